@@ -1,0 +1,18 @@
+##
+## mpich-hier: hierarchical and segmented collectives
+##
+
+AM_CPPFLAGS += -I$(top_srcdir)/src/mpi/coll/hier
+
+mpi_core_sources += \
+    src/mpi/coll/hier/hier_segment.c \
+    src/mpi/coll/hier/hier_levels.c \
+    src/mpi/coll/hier/hier_comm.c \
+    src/mpi/coll/hier/hier_select.c \
+    src/mpi/coll/hier/bcast_intra_hier.c
+
+noinst_HEADERS += \
+    src/mpi/coll/hier/coll_hier_csel.h \
+    src/mpi/coll/hier/hier_segment.h \
+    src/mpi/coll/hier/hier_levels.h \
+    src/mpi/coll/hier/hier_impl.h

@@ -1,0 +1,285 @@
+/*
+ * mpich-hier: HAN pipelined hierarchical broadcast.
+ */
+
+#include "hier_impl.h"
+
+/*
+=== BEGIN_MPI_T_CVAR_INFO_BLOCK ===
+
+cvars:
+    - name        : MPIR_CVAR_BCAST_HIER_SEGSIZE
+      category    : COLLECTIVE
+      type        : int
+      default     : 65536
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : >-
+        Pipeline segment size fs, in bytes, of the hier bcast (rounded down to whole
+        elements of the type signature). 0 sends the whole message as one segment.
+
+    - name        : MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM
+      category    : COLLECTIVE
+      type        : enum
+      default     : auto
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : |-
+        Non-blocking inter-node bcast of the hier bcast, run on the node leaders
+        auto           - MPIR_Ibcast (MPICH's own selection)
+        sched_binomial - MPIR_Ibcast_intra_sched_binomial
+        tsp_kary       - MPIR_TSP_Ibcast_sched_intra_tree, k-ary tree
+        tsp_knomial    - MPIR_TSP_Ibcast_sched_intra_tree, k-nomial tree
+        tsp_ring       - MPIR_TSP_Ibcast_sched_intra_tree, chain
+
+    - name        : MPIR_CVAR_BCAST_HIER_INTER_KVAL
+      category    : COLLECTIVE
+      type        : int
+      default     : 2
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : >-
+        Tree radix k of the tsp_kary and tsp_knomial inter-node bcast of the hier bcast.
+
+    - name        : MPIR_CVAR_BCAST_HIER_INTER_CHUNK_SIZE
+      category    : COLLECTIVE
+      type        : int
+      default     : 0
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : >-
+        Pipeline chunk size, in bytes, inside the tsp inter-node bcast of one hier
+        segment. 0 does not split a segment further.
+
+    - name        : MPIR_CVAR_BCAST_HIER_INTRA_ALGORITHM
+      category    : COLLECTIVE
+      type        : enum
+      default     : auto
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : |-
+        Blocking intra-node bcast of the hier bcast
+        auto     - MPIR_Bcast_allcomm_auto on the node communicator (MPIR Csel tree)
+        binomial - MPIR_Bcast_intra_binomial
+
+=== END_MPI_T_CVAR_INFO_BLOCK ===
+*/
+
+typedef struct {
+    int segsize;
+    int inter_algo;
+    int inter_k;
+    int inter_chunk;
+    int intra_algo;
+} bcast_params;
+
+/* ib: start the inter-node bcast of one segment on the leaders' communicator */
+static int start_inter(char *buf, MPI_Aint len, int root, MPIR_Comm * comm,
+                       const bcast_params * prm, MPIR_Request ** req)
+{
+    int mpi_errno = MPI_SUCCESS;
+    const bool is_persistent = false;
+    enum MPIR_sched_type sched_type;
+    enum MPIR_sched_type *sched_type_p = &sched_type;
+    void *sched;
+    void **sched_p = &sched;
+    MPIR_Comm *comm_ptr = comm; /* named as MPII_SCHED_CREATE_SCHED_P expects */
+
+    *req = NULL;
+    switch (prm->inter_algo) {
+        case MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM_sched_binomial:
+            MPII_SCHED_CREATE_SCHED_P();
+            mpi_errno = MPIR_Ibcast_intra_sched_binomial(buf, len, MPI_BYTE, root, comm_ptr,
+                                                         *sched_p);
+            break;
+        case MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM_tsp_kary:
+            MPII_GENTRAN_CREATE_SCHED_P();
+            mpi_errno = MPIR_TSP_Ibcast_sched_intra_tree(buf, len, MPI_BYTE, root, comm_ptr,
+                                                         MPIR_TREE_TYPE_KARY, prm->inter_k,
+                                                         prm->inter_chunk, *sched_p);
+            break;
+        case MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM_tsp_knomial:
+            MPII_GENTRAN_CREATE_SCHED_P();
+            mpi_errno = MPIR_TSP_Ibcast_sched_intra_tree(buf, len, MPI_BYTE, root, comm_ptr,
+                                                         MPIR_TREE_TYPE_KNOMIAL_1, prm->inter_k,
+                                                         prm->inter_chunk, *sched_p);
+            break;
+        case MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM_tsp_ring:
+            MPII_GENTRAN_CREATE_SCHED_P();
+            mpi_errno = MPIR_TSP_Ibcast_sched_intra_tree(buf, len, MPI_BYTE, root, comm_ptr,
+                                                         MPIR_TREE_TYPE_KARY, 1,
+                                                         prm->inter_chunk, *sched_p);
+            break;
+        default:
+            return MPIR_Ibcast(buf, len, MPI_BYTE, root, comm, req);
+    }
+    MPIR_ERR_CHECK(mpi_errno);
+    MPII_SCHED_START(sched_type, sched, comm_ptr, req);
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+/* sb: blocking intra-node bcast of one segment.  Never MPIR_Bcast_impl: a forced
+ * hier CVAR would send it straight back here. */
+static int run_intra(char *buf, MPI_Aint len, int root, MPIR_Comm * node_comm,
+                     const bcast_params * prm, MPIR_Errflag_t * errflag)
+{
+    if (prm->intra_algo == MPIR_CVAR_BCAST_HIER_INTRA_ALGORITHM_binomial)
+        return MPIR_Bcast_intra_binomial(buf, len, MPI_BYTE, root, node_comm, errflag);
+    return MPIR_Bcast_allcomm_auto(buf, len, MPI_BYTE, root, node_comm, errflag);
+}
+
+static int resolve_params(bcast_params * prm, int segsize, int inter_algo, int inter_k,
+                          int inter_chunk, int intra_algo)
+{
+    int mpi_errno = MPI_SUCCESS;
+
+    prm->segsize = segsize >= 0 ? segsize : MPIR_CVAR_BCAST_HIER_SEGSIZE;
+    prm->inter_algo = inter_algo >= 0 ? inter_algo : MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM;
+    prm->inter_k = inter_k >= 0 ? inter_k : MPIR_CVAR_BCAST_HIER_INTER_KVAL;
+    prm->inter_chunk = inter_chunk >= 0 ? inter_chunk : MPIR_CVAR_BCAST_HIER_INTER_CHUNK_SIZE;
+    prm->intra_algo = intra_algo >= 0 ? intra_algo : MPIR_CVAR_BCAST_HIER_INTRA_ALGORITHM;
+
+    MPIR_ERR_CHKANDJUMP1(prm->segsize < 0, mpi_errno, MPI_ERR_ARG, "**arg", "**arg %s",
+                         "MPIR_CVAR_BCAST_HIER_SEGSIZE must be >= 0");
+    MPIR_ERR_CHKANDJUMP1(prm->inter_k < 1, mpi_errno, MPI_ERR_ARG, "**arg", "**arg %s",
+                         "MPIR_CVAR_BCAST_HIER_INTER_KVAL must be >= 1");
+    MPIR_ERR_CHKANDJUMP1(prm->inter_chunk < 0, mpi_errno, MPI_ERR_ARG, "**arg", "**arg %s",
+                         "MPIR_CVAR_BCAST_HIER_INTER_CHUNK_SIZE must be >= 0");
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+/* Algorithm: HAN pipelined hierarchical bcast (HAN paper, section III-A)
+ *
+ * The payload is cut into u segments.  The leader of each node (for a root at local
+ * rank j, the node's member j mod ppn: the root leads its own node) runs
+ *     ib(0); sbib(1) .. sbib(u-1); sb(u-1)
+ * where sbib(t) starts the non-blocking inter-node bcast of segment t among the
+ * leaders, runs the blocking intra-node bcast of segment t-1, and waits for the
+ * former.  Other ranks run sb(0) .. sb(u-1).
+ *
+ * Single-level communicators run one level: the inter-node step when every node has
+ * one rank, the intra-node step when there is one node.
+ */
+int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, int root,
+                          MPIR_Comm * comm_ptr, int segsize, int inter_algo, int inter_k,
+                          int inter_chunk, int intra_algo, MPIR_Errflag_t * errflag)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int mpi_errno_ret = MPI_SUCCESS;
+    bcast_params prm;
+    MPII_Hier_comm *hier = NULL;
+    MPII_Hier_payload payload = { 0 };
+    MPII_Hier_seg_plan plan;
+    MPIR_Comm *up_comm = NULL;
+    MPIR_Request *req = NULL;
+    int payload_started = 0;
+
+    MPII_HIER_PVAR_ADD(BCAST_HIER, 1);
+
+    mpi_errno = resolve_params(&prm, segsize, inter_algo, inter_k, inter_chunk, intra_algo);
+    MPIR_ERR_CHECK(mpi_errno);
+
+    if (comm_ptr->local_size == 1 || count == 0)
+        goto fn_exit;
+
+    mpi_errno = MPII_Hier_get(comm_ptr, &hier);
+    MPIR_ERR_CHECK(mpi_errno);
+    if (!hier) {
+        /* issued while our own sub-communicators are being created */
+        mpi_errno = MPIR_Bcast_intra_binomial(buffer, count, datatype, root, comm_ptr, errflag);
+        goto fn_exit;
+    }
+
+    mpi_errno = MPII_Hier_payload_start(&payload, buffer, count, datatype,
+                                        comm_ptr->rank == root);
+    MPIR_ERR_CHECK(mpi_errno);
+    payload_started = 1;
+    MPII_Hier_seg_plan_init(&plan, payload.nbytes, prm.segsize, payload.unit);
+    MPII_HIER_PVAR_ADD(BCAST_HIER_SEGMENTS, plan.nsegs);
+
+    const MPII_Hier_levels *lv = &hier->levels;
+    int root_node = lv->node_of[root];
+    int column = lv->local_of[root];
+    int intra_root = MPII_Hier_levels_column_local(lv, hier->my_node, column);
+    int is_leader = intra_root == hier->my_local;
+    MPIR_Comm *node_comm = hier->node_comm;
+
+    if (lv->nnodes == 1) {
+        /* one node: the intra module on comm itself.  A tree that picks hier for this
+         * comm again lands here re-entered: stop that loop with binomial. */
+        if (hier->reentered)
+            prm.intra_algo = MPIR_CVAR_BCAST_HIER_INTRA_ALGORITHM_binomial;
+        hier->reentered++;
+        for (int64_t t = 0; t < plan.nsegs; t++) {
+            mpi_errno = run_intra(payload.bytes + MPII_Hier_seg_offset(&plan, t),
+                                  MPII_Hier_seg_len(&plan, t), root, comm_ptr, &prm, errflag);
+            MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+        }
+        hier->reentered--;
+        goto fn_exit;
+    } else if (!MPII_Hier_levels_is_multilevel(lv)) {
+        node_comm = NULL;       /* one rank per node: the inter level only */
+    }
+
+    if (lv->nnodes > 1) {
+        if (MPII_Hier_levels_is_multilevel(lv)) {
+            mpi_errno = MPII_Hier_column_comm(comm_ptr, hier, column, &up_comm);
+            MPIR_ERR_CHECK(mpi_errno);
+        } else {
+            up_comm = comm_ptr;
+            root_node = root;   /* nodes are ranks here */
+        }
+        MPIR_Assert(!is_leader || up_comm);
+    }
+
+    for (int64_t t = 0; t <= plan.nsegs; t++) {
+        /* ib(t) on the leaders, overlapped with sb(t-1) below */
+        if (is_leader && t < plan.nsegs) {
+            mpi_errno = start_inter(payload.bytes + MPII_Hier_seg_offset(&plan, t),
+                                    MPII_Hier_seg_len(&plan, t), root_node, up_comm, &prm, &req);
+            MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+        }
+        /* sb(t-1) */
+        if (node_comm && t > 0) {
+            mpi_errno = run_intra(payload.bytes + MPII_Hier_seg_offset(&plan, t - 1),
+                                  MPII_Hier_seg_len(&plan, t - 1), intra_root, node_comm, &prm,
+                                  errflag);
+            MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+        }
+        if (req) {
+            mpi_errno = MPIC_Wait(req, errflag);
+            MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+            MPIR_Request_free(req);
+            req = NULL;
+        }
+    }
+
+  fn_exit:
+    if (payload_started) {
+        int finish_errno = MPII_Hier_payload_finish(&payload, buffer, count, datatype,
+                                                    comm_ptr->rank != root);
+        if (!mpi_errno)
+            mpi_errno = finish_errno;
+    }
+    if (mpi_errno)
+        return mpi_errno;
+    if (mpi_errno_ret)
+        mpi_errno = mpi_errno_ret;
+    else if (*errflag != MPIR_ERR_NONE)
+        MPIR_ERR_SET(mpi_errno, *errflag, "**coll_fail");
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}

@@ -1,0 +1,210 @@
+/*
+ * mpich-hier: per-communicator levels and their sub-communicators.
+ */
+
+#include "hier_impl.h"
+
+static int build_levels(MPIR_Comm * comm, MPII_Hier_comm * hier)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int size = comm->local_size;
+    int *node_id = MPL_malloc(sizeof(int) * size, MPL_MEM_COLL);
+    MPIR_ERR_CHKANDJUMP(!node_id, mpi_errno, MPI_ERR_OTHER, "**nomem");
+
+    /* MPID_Get_node_id honours MPIR_CVAR_NUM_CLIQUES, like MPICH's own node split */
+    for (int r = 0; r < size; r++) {
+        mpi_errno = MPID_Get_node_id(comm, r, &node_id[r]);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+    MPIR_ERR_CHKANDJUMP(MPII_Hier_levels_build(&hier->levels, size, node_id) != 0,
+                        mpi_errno, MPI_ERR_OTHER, "**nomem");
+    hier->my_node = hier->levels.node_of[comm->rank];
+    hier->my_local = hier->levels.local_of[comm->rank];
+
+  fn_exit:
+    MPL_free(node_id);
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+/* Reuse MPICH's node_comm when its ranks are ours in the same order; else split. */
+static int build_node_comm(MPIR_Comm * comm, MPII_Hier_comm * hier)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int node_size = MPII_Hier_levels_node_size(&hier->levels, hier->my_node);
+    MPIR_Comm *mpich_node_comm = comm->hierarchy_kind == MPIR_COMM_HIERARCHY_KIND__PARENT ?
+        comm->node_comm : NULL;
+    int mine_ok, all_ok;
+    MPIR_Errflag_t errflag = MPIR_ERR_NONE;
+
+    if (node_size == 1)
+        mine_ok = mpich_node_comm == NULL;
+    else
+        mine_ok = mpich_node_comm && mpich_node_comm->local_size == node_size &&
+            mpich_node_comm->rank == hier->my_local;
+    /* every rank must take the same branch: agree on it */
+    mpi_errno = MPIR_Allreduce_impl(&mine_ok, &all_ok, 1, MPI_INT, MPI_LAND, comm, &errflag);
+    MPIR_ERR_CHECK(mpi_errno);
+
+    if (all_ok) {
+        hier->node_comm = mpich_node_comm;
+        hier->own_node_comm = 0;
+    } else {
+        mpi_errno = MPIR_Comm_split_impl(comm, hier->my_node, comm->rank, &hier->node_comm);
+        MPIR_ERR_CHECK(mpi_errno);
+        hier->own_node_comm = 1;
+        if (hier->node_comm && hier->node_comm->local_size == 1) {
+            MPIR_Comm_free_impl(hier->node_comm);
+            hier->node_comm = NULL;
+        }
+    }
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+int MPII_Hier_get(MPIR_Comm * comm, MPII_Hier_comm ** hier_p)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPII_Hier_comm *hier = comm->coll.hier;
+
+    if (hier) {
+        *hier_p = hier->building ? NULL : hier;
+        return MPI_SUCCESS;
+    }
+
+    hier = MPL_calloc(1, sizeof(MPII_Hier_comm), MPL_MEM_COLL);
+    MPIR_ERR_CHKANDJUMP(!hier, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    comm->coll.hier = hier;
+    hier->building = 1;
+
+    mpi_errno = build_levels(comm, hier);
+    MPIR_ERR_CHECK(mpi_errno);
+    if (MPII_Hier_levels_is_multilevel(&hier->levels)) {
+        mpi_errno = build_node_comm(comm, hier);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+    hier->column_comm = MPL_calloc(hier->levels.max_ppn, sizeof(MPIR_Comm *), MPL_MEM_COLL);
+    hier->column_ready = MPL_calloc(hier->levels.max_ppn, 1, MPL_MEM_COLL);
+    MPIR_ERR_CHKANDJUMP(!hier->column_comm || !hier->column_ready, mpi_errno, MPI_ERR_OTHER,
+                        "**nomem");
+
+    hier->building = 0;
+    *hier_p = hier;
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    MPII_Hier_comm_cleanup(comm);
+    goto fn_exit;
+}
+
+int MPII_Hier_column_comm(MPIR_Comm * comm, MPII_Hier_comm * hier, int column,
+                          MPIR_Comm ** column_comm)
+{
+    int mpi_errno = MPI_SUCCESS;
+
+    MPIR_Assert(column >= 0 && column < hier->levels.max_ppn);
+    if (!hier->column_ready[column]) {
+        int leader = MPII_Hier_levels_column_leader(&hier->levels, hier->my_node, column);
+        /* key = node index, so a leader's rank in the column comm is its node's index */
+        hier->building = 1;
+        mpi_errno = MPIR_Comm_split_impl(comm, leader == comm->rank ? 0 : MPI_UNDEFINED,
+                                         hier->my_node, &hier->column_comm[column]);
+        hier->building = 0;
+        MPIR_ERR_CHECK(mpi_errno);
+        hier->column_ready[column] = 1;
+    }
+    *column_comm = hier->column_comm[column];
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+int MPII_Hier_comm_cleanup(MPIR_Comm * comm)
+{
+    MPII_Hier_comm *hier = comm->coll.hier;
+
+    if (!hier)
+        return MPI_SUCCESS;
+    comm->coll.hier = NULL;
+    if (hier->column_comm) {
+        for (int j = 0; j < hier->levels.max_ppn; j++)
+            if (hier->column_comm[j])
+                MPIR_Comm_free_impl(hier->column_comm[j]);
+    }
+    if (hier->own_node_comm && hier->node_comm)
+        MPIR_Comm_free_impl(hier->node_comm);
+    MPL_free(hier->column_comm);
+    MPL_free(hier->column_ready);
+    MPII_Hier_levels_free(&hier->levels);
+    MPL_free(hier);
+    return MPI_SUCCESS;
+}
+
+int MPII_Hier_payload_start(MPII_Hier_payload * payload, void *buf, MPI_Aint count,
+                            MPI_Datatype datatype, int pack_now)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPI_Aint type_size, true_lb, extent;
+    MPI_Datatype basic_type;
+    int is_contig;
+
+    MPIR_Datatype_get_size_macro(datatype, type_size);
+    MPIR_Datatype_get_extent_macro(datatype, extent);
+    MPIR_Datatype_is_contig(datatype, &is_contig);
+    /* count > 1 of a type with trailing padding is not one contiguous block */
+    if (count > 1 && extent != type_size)
+        is_contig = 0;
+    MPIR_Datatype_get_true_lb(datatype, &true_lb);
+    MPIR_Datatype_get_basic_type(datatype, basic_type);
+
+    payload->nbytes = type_size * count;
+    /* a homogeneous signature has a basic type on every rank; mixed ones on none */
+    payload->unit = basic_type != MPI_DATATYPE_NULL ?
+        MPIR_Datatype_get_basic_size(basic_type) : 1;
+    if (payload->unit < 1)
+        payload->unit = 1;
+    payload->packed = NULL;
+
+    if (is_contig || payload->nbytes == 0) {
+        payload->bytes = (char *) buf + true_lb;
+    } else {
+        payload->packed = MPL_malloc(payload->nbytes, MPL_MEM_COLL);
+        MPIR_ERR_CHKANDJUMP(!payload->packed, mpi_errno, MPI_ERR_OTHER, "**nomem");
+        payload->bytes = payload->packed;
+        if (pack_now) {
+            MPI_Aint actual;
+            mpi_errno = MPIR_Typerep_pack(buf, count, datatype, 0, payload->packed,
+                                          payload->nbytes, &actual);
+            MPIR_ERR_CHECK(mpi_errno);
+        }
+    }
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+int MPII_Hier_payload_finish(MPII_Hier_payload * payload, void *buf, MPI_Aint count,
+                             MPI_Datatype datatype, int unpack)
+{
+    int mpi_errno = MPI_SUCCESS;
+
+    if (payload->packed) {
+        if (unpack) {
+            MPI_Aint actual;
+            mpi_errno = MPIR_Typerep_unpack(payload->packed, payload->nbytes, buf, count,
+                                            datatype, 0, &actual);
+        }
+        MPL_free(payload->packed);
+        payload->packed = NULL;
+    }
+    return mpi_errno;
+}

@@ -1,0 +1,77 @@
+/*
+ * mpich-hier: a Csel JSON tree naming MPIR_Bcast_intra_hier with parameters is used.
+ *
+ * Run with MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=hier_tree.json (make_hier_tree.py:
+ * hier with segsize=4096 on parent comms, MPICH's own choices elsewhere) on emulated
+ * nodes, and no algorithm CVAR.  Checks through the plugin's pvars that:
+ *   - a bcast on a multi-node comm ran hier, with the tree's segment size (which wins
+ *     over MPIR_CVAR_BCAST_HIER_SEGSIZE);
+ *   - a bcast on a one-node comm did not run hier (the tree's other branch);
+ *   - the data arrived.
+ */
+
+#include "hier_util.h"
+
+static int errors;
+
+static void expect(int cond, const char *what)
+{
+    if (!cond) {
+        fprintf(stderr, "failed: %s\n", what);
+        errors++;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int provided, rank, size, total_errors, node_size;
+    const int n = 65536 / sizeof(int);  /* 64 KiB: 16 segments of 4096 B */
+    int *buf = malloc(n * sizeof(int));
+    hier_pvar calls, segs;
+    unsigned long long calls0, segs0;
+    MPI_Comm node;
+
+    MPI_Init(&argc, &argv);
+    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    hier_pvar_open(&calls, "coll_hier_bcast_hier_count");
+    hier_pvar_open(&segs, "coll_hier_bcast_hier_segments");
+    hier_cvar_write_int("MPIR_CVAR_BCAST_HIER_SEGSIZE", 1024);
+
+    for (int i = 0; i < n; i++)
+        buf[i] = rank == size - 1 ? i * 3 + 1 : -1;
+    calls0 = hier_pvar_read(&calls);
+    segs0 = hier_pvar_read(&segs);
+    MPI_Bcast(buf, n, MPI_INT, size - 1, MPI_COMM_WORLD);
+    expect(hier_pvar_read(&calls) - calls0 == 1, "hier ran once on MPI_COMM_WORLD");
+    expect(hier_pvar_read(&segs) - segs0 == 16, "the tree's segsize=4096 gave 16 segments");
+    for (int i = 0; i < n; i++)
+        if (buf[i] != i * 3 + 1) {
+            expect(0, "broadcast data");
+            break;
+        }
+
+    /* one emulated node: comm_hierarchy is not parent, the stock branch applies */
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &node_size);
+    expect(node_size < size, "emulated nodes are set up (MPIR_CVAR_NUM_CLIQUES)");
+    calls0 = hier_pvar_read(&calls);
+    MPI_Bcast(buf, n, MPI_INT, 0, node);
+    expect(hier_pvar_read(&calls) == calls0, "hier did not run on a one-node comm");
+    MPI_Comm_free(&node);
+
+    hier_pvar_close(&calls);
+    hier_pvar_close(&segs);
+    free(buf);
+    MPI_Allreduce(&errors, &total_errors, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0) {
+        if (total_errors)
+            printf(" Found %d errors\n", total_errors);
+        else
+            printf(" No Errors\n");
+    }
+    MPI_T_finalize();
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,72 @@
+/*
+ * Helpers shared by the mpich-hier MPI tests: MPI_T cvar writes and pvar reads.
+ */
+
+#ifndef HIER_UTIL_H_INCLUDED
+#define HIER_UTIL_H_INCLUDED
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HIER_FAIL(...) \
+    do { \
+        fprintf(stderr, __VA_ARGS__); \
+        fputc('\n', stderr); \
+        MPI_Abort(MPI_COMM_WORLD, 1); \
+    } while (0)
+
+static inline void hier_cvar_write_int(const char *name, int value)
+{
+    int index, count;
+    MPI_T_cvar_handle handle;
+    if (MPI_T_cvar_get_index(name, &index) != MPI_SUCCESS)
+        HIER_FAIL("no MPI_T cvar %s: is this MPICH built with mpich-hier?", name);
+    MPI_T_cvar_handle_alloc(index, NULL, &handle, &count);
+    if (MPI_T_cvar_write(handle, &value) != MPI_SUCCESS)
+        HIER_FAIL("cannot write MPI_T cvar %s", name);
+    MPI_T_cvar_handle_free(&handle);
+}
+
+static inline int hier_cvar_read_int(const char *name)
+{
+    int index, count, value;
+    MPI_T_cvar_handle handle;
+    if (MPI_T_cvar_get_index(name, &index) != MPI_SUCCESS)
+        HIER_FAIL("no MPI_T cvar %s: is this MPICH built with mpich-hier?", name);
+    MPI_T_cvar_handle_alloc(index, NULL, &handle, &count);
+    MPI_T_cvar_read(handle, &value);
+    MPI_T_cvar_handle_free(&handle);
+    return value;
+}
+
+/* An invocation counter of the plugin (e.g. "coll_hier_bcast_hier_count"). */
+typedef struct {
+    MPI_T_pvar_session session;
+    MPI_T_pvar_handle handle;
+} hier_pvar;
+
+static inline void hier_pvar_open(hier_pvar * pv, const char *name)
+{
+    int index, count;
+    if (MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_COUNTER, &index) != MPI_SUCCESS)
+        HIER_FAIL("no MPI_T pvar %s: is this MPICH built with mpich-hier?", name);
+    MPI_T_pvar_session_create(&pv->session);
+    MPI_T_pvar_handle_alloc(pv->session, index, NULL, &pv->handle, &count);
+}
+
+static inline unsigned long long hier_pvar_read(hier_pvar * pv)
+{
+    unsigned long long value = 0;
+    MPI_T_pvar_read(pv->session, pv->handle, &value);
+    return value;
+}
+
+static inline void hier_pvar_close(hier_pvar * pv)
+{
+    MPI_T_pvar_handle_free(pv->session, &pv->handle);
+    MPI_T_pvar_session_free(&pv->session);
+}
+
+#endif /* HIER_UTIL_H_INCLUDED */

@@ -1,0 +1,234 @@
+/*
+ * Unit tests of mpich-hier's pure logic: segment plans and level maps.
+ */
+
+#include <check.h>
+#include <stdlib.h>
+#include "hier_segment.h"
+#include "hier_levels.h"
+
+/* ---- segment plans ---- */
+
+START_TEST(seg_empty_payload_has_no_segments)
+{
+    MPII_Hier_seg_plan p;
+    MPII_Hier_seg_plan_init(&p, 0, 1024, 4);
+    ck_assert_int_eq(p.nsegs, 0);
+}
+END_TEST
+
+START_TEST(seg_zero_segsize_is_one_segment)
+{
+    MPII_Hier_seg_plan p;
+    MPII_Hier_seg_plan_init(&p, 5000, 0, 4);
+    ck_assert_int_eq(p.nsegs, 1);
+    ck_assert_int_eq(MPII_Hier_seg_len(&p, 0), 5000);
+}
+END_TEST
+
+START_TEST(seg_exact_multiple)
+{
+    MPII_Hier_seg_plan p;
+    MPII_Hier_seg_plan_init(&p, 4096, 1024, 4);
+    ck_assert_int_eq(p.nsegs, 4);
+    for (int s = 0; s < 4; s++) {
+        ck_assert_int_eq(MPII_Hier_seg_offset(&p, s), 1024 * s);
+        ck_assert_int_eq(MPII_Hier_seg_len(&p, s), 1024);
+    }
+}
+END_TEST
+
+START_TEST(seg_not_a_multiple_has_short_last_segment)
+{
+    MPII_Hier_seg_plan p;
+    MPII_Hier_seg_plan_init(&p, 4100, 1024, 4);
+    ck_assert_int_eq(p.nsegs, 5);
+    ck_assert_int_eq(MPII_Hier_seg_len(&p, 4), 4);
+}
+END_TEST
+
+START_TEST(seg_rounds_down_to_whole_elements)
+{
+    MPII_Hier_seg_plan p;
+    MPII_Hier_seg_plan_init(&p, 8000, 1001, 8);
+    ck_assert_int_eq(p.seg_bytes, 1000);
+    MPII_Hier_seg_plan_init(&p, 8000, 5, 8);    /* smaller than one element */
+    ck_assert_int_eq(p.seg_bytes, 8);
+    MPII_Hier_seg_plan_init(&p, 24, 16, 12);    /* e.g. MPI_DOUBLE_INT-like units */
+    ck_assert_int_eq(p.seg_bytes, 12);
+    ck_assert_int_eq(p.nsegs, 2);
+}
+END_TEST
+
+START_TEST(seg_segments_tile_the_payload)
+{
+    const int64_t units[] = { 1, 2, 4, 8, 12, 16 };
+    for (int u = 0; u < 6; u++) {
+        for (int64_t n = 1; n < 120; n += 1) {
+            int64_t nbytes = n * units[u];
+            for (int64_t segsize = 0; segsize < 70; segsize += 5) {
+                MPII_Hier_seg_plan p;
+                int64_t expect = 0;
+                MPII_Hier_seg_plan_init(&p, nbytes, segsize, units[u]);
+                ck_assert_int_ge(p.nsegs, 1);
+                for (int64_t s = 0; s < p.nsegs; s++) {
+                    int64_t len = MPII_Hier_seg_len(&p, s);
+                    ck_assert_int_eq(MPII_Hier_seg_offset(&p, s), expect);
+                    ck_assert_int_gt(len, 0);
+                    /* never splits an element */
+                    ck_assert_int_eq(MPII_Hier_seg_offset(&p, s) % units[u], 0);
+                    ck_assert_int_eq(len % units[u], 0);
+                    expect += len;
+                }
+                ck_assert_int_eq(expect, nbytes);
+            }
+        }
+    }
+}
+END_TEST
+
+/* ---- level maps ---- */
+
+static void check_levels_invariants(const MPII_Hier_levels * lv, const int *node_id)
+{
+    int *seen = calloc(lv->nranks, sizeof(int));
+    int max_ppn = 0;
+    for (int n = 0; n < lv->nnodes; n++) {
+        int size = MPII_Hier_levels_node_size(lv, n);
+        ck_assert_int_ge(size, 1);
+        if (size > max_ppn)
+            max_ppn = size;
+        for (int i = 0; i < size; i++) {
+            int r = lv->members[lv->node_start[n] + i];
+            seen[r]++;
+            ck_assert_int_eq(lv->node_of[r], n);
+            ck_assert_int_eq(lv->local_of[r], i);
+            ck_assert_int_eq(node_id[r], node_id[lv->members[lv->node_start[n]]]);
+            if (i > 0)
+                ck_assert_int_lt(lv->members[lv->node_start[n] + i - 1], r);
+        }
+        /* nodes are numbered by their lowest rank */
+        if (n > 0)
+            ck_assert_int_lt(lv->members[lv->node_start[n - 1]], lv->members[lv->node_start[n]]);
+    }
+    for (int r = 0; r < lv->nranks; r++)
+        ck_assert_int_eq(seen[r], 1);
+    ck_assert_int_eq(lv->max_ppn, max_ppn);
+    /* ranks with the same node id share a node index, and only they */
+    for (int a = 0; a < lv->nranks; a++)
+        for (int b = 0; b < lv->nranks; b++)
+            ck_assert_int_eq(node_id[a] == node_id[b], lv->node_of[a] == lv->node_of[b]);
+    free(seen);
+}
+
+static void check_column_leaders(const MPII_Hier_levels * lv)
+{
+    for (int root = 0; root < lv->nranks; root++) {
+        int column = lv->local_of[root];
+        /* the root leads its own node */
+        ck_assert_int_eq(MPII_Hier_levels_column_leader(lv, lv->node_of[root], column), root);
+        for (int n = 0; n < lv->nnodes; n++) {
+            int leader = MPII_Hier_levels_column_leader(lv, n, column);
+            ck_assert_int_eq(lv->node_of[leader], n);
+            ck_assert_int_eq(lv->local_of[leader],
+                             MPII_Hier_levels_column_local(lv, n, column));
+            ck_assert_int_lt(lv->local_of[leader], MPII_Hier_levels_node_size(lv, n));
+        }
+    }
+}
+
+START_TEST(levels_round_robin_uneven_cliques)
+{
+    /* 8 ranks on 3 cliques, round robin: sizes 3, 3, 2 */
+    int node_id[8] = { 0, 1, 2, 0, 1, 2, 0, 1 };
+    MPII_Hier_levels lv;
+    ck_assert_int_eq(MPII_Hier_levels_build(&lv, 8, node_id), 0);
+    ck_assert_int_eq(lv.nnodes, 3);
+    ck_assert_int_eq(lv.max_ppn, 3);
+    ck_assert_int_eq(MPII_Hier_levels_node_size(&lv, 2), 2);
+    ck_assert_int_eq(lv.local_of[7], 2);
+    ck_assert(MPII_Hier_levels_is_multilevel(&lv));
+    /* root 6 is local rank 2 of node 0; node 2 has no local rank 2: its rank 0 leads */
+    ck_assert_int_eq(MPII_Hier_levels_column_leader(&lv, 2, lv.local_of[6]), 2);
+    check_levels_invariants(&lv, node_id);
+    check_column_leaders(&lv);
+    MPII_Hier_levels_free(&lv);
+}
+END_TEST
+
+START_TEST(levels_degenerate_shapes)
+{
+    int one_node[5] = { 7, 7, 7, 7, 7 };
+    int one_per_node[4] = { 3, 1, 2, 0 };
+    int single[1] = { 0 };
+    MPII_Hier_levels lv;
+
+    ck_assert_int_eq(MPII_Hier_levels_build(&lv, 5, one_node), 0);
+    ck_assert_int_eq(lv.nnodes, 1);
+    ck_assert(!MPII_Hier_levels_is_multilevel(&lv));
+    MPII_Hier_levels_free(&lv);
+
+    ck_assert_int_eq(MPII_Hier_levels_build(&lv, 4, one_per_node), 0);
+    ck_assert_int_eq(lv.nnodes, 4);
+    ck_assert_int_eq(lv.max_ppn, 1);
+    ck_assert(!MPII_Hier_levels_is_multilevel(&lv));
+    check_column_leaders(&lv);
+    MPII_Hier_levels_free(&lv);
+
+    ck_assert_int_eq(MPII_Hier_levels_build(&lv, 1, single), 0);
+    ck_assert_int_eq(lv.nnodes, 1);
+    MPII_Hier_levels_free(&lv);
+
+    ck_assert_int_eq(MPII_Hier_levels_build(&lv, 0, single), -1);
+    ck_assert_int_eq(MPII_Hier_levels_build(&lv, 3, NULL), -1);
+}
+END_TEST
+
+START_TEST(levels_random_placements)
+{
+    unsigned seed = 12345;
+    for (int trial = 0; trial < 400; trial++) {
+        int nranks = 1 + trial % 64;
+        int nnodes = 1 + (int) (rand_r(&seed) % 9);
+        int *node_id = malloc(sizeof(int) * nranks);
+        MPII_Hier_levels lv;
+        for (int r = 0; r < nranks; r++)
+            node_id[r] = 100 + (int) (rand_r(&seed) % nnodes);  /* non-consecutive */
+        ck_assert_int_eq(MPII_Hier_levels_build(&lv, nranks, node_id), 0);
+        ck_assert_int_le(lv.nnodes, nnodes);
+        check_levels_invariants(&lv, node_id);
+        check_column_leaders(&lv);
+        MPII_Hier_levels_free(&lv);
+        free(node_id);
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("mpich-hier logic");
+    TCase *seg = tcase_create("segment plans");
+    TCase *lv = tcase_create("level maps");
+    SRunner *sr;
+    int failed;
+
+    tcase_set_timeout(seg, 60);
+    tcase_set_timeout(lv, 60);
+    tcase_add_test(seg, seg_empty_payload_has_no_segments);
+    tcase_add_test(seg, seg_zero_segsize_is_one_segment);
+    tcase_add_test(seg, seg_exact_multiple);
+    tcase_add_test(seg, seg_not_a_multiple_has_short_last_segment);
+    tcase_add_test(seg, seg_rounds_down_to_whole_elements);
+    tcase_add_test(seg, seg_segments_tile_the_payload);
+    tcase_add_test(lv, levels_round_robin_uneven_cliques);
+    tcase_add_test(lv, levels_degenerate_shapes);
+    tcase_add_test(lv, levels_random_placements);
+    suite_add_tcase(s, seg);
+    suite_add_tcase(s, lv);
+
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
