@@ -58,8 +58,9 @@ for line in open(sys.argv[1]):
         out.append('                .MPIR_CVAR_BCAST_HIER_SEGSIZE=0,1024,65536\n')
 sys.stdout.write(''.join(out))
 PY
-(cd "$suite/maint" && sed 's/"coll_cvars.txt"/"coll_cvars_hier.txt"/' gen_coll_cvar.py > gen_coll_cvar_hier.py &&
-    python3 gen_coll_cvar_hier.py > /dev/null)
+sed 's/"coll_cvars.txt"/"coll_cvars_hier.txt"/' "$suite/maint/gen_coll_cvar.py" \
+    > "$suite/maint/gen_coll_cvar_hier.py"
+(cd "$suite" && python3 maint/gen_coll_cvar_hier.py > /dev/null)   # writes coll/testlist.cvar
 # keep the hier lines; drop DEVICE_COLLECTIVE=0 so the CH4 route to MPIR is exercised;
 # run each on uneven round-robin and by-block cliques
 grep 'BCAST_INTRA_ALGORITHM=hier' "$coll/testlist.cvar" | sed 's/ env=MPIR_CVAR_BCAST_DEVICE_COLLECTIVE=0//' |

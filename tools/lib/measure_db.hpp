@@ -1,0 +1,157 @@
+// Measurement database of `hiertune bench` (SQLite, one file).
+//
+// The exhaustive sweep over (collective, size, algorithm, parameters) for one
+// job writes each measured point as soon as it is known, so a run killed at
+// any moment and restarted resumes with pending() and loses no point.
+//
+// Schema, version 1 (PRAGMA user_version = 1, PRAGMA application_id =
+// kApplicationId, journal_mode = WAL, synchronous = FULL):
+//
+//   jobs    id          INTEGER PRIMARY KEY
+//           machine     TEXT    NOT NULL   -- cluster/host name, free form
+//           ranks       INTEGER NOT NULL   -- > 0
+//           nodes       INTEGER NOT NULL   -- > 0
+//           ppn         INTEGER NOT NULL   -- > 0, processes per node
+//           placement   TEXT    NOT NULL   -- e.g. "block", "cyclic"
+//           mpich_build TEXT    NOT NULL   -- version + configure options/commit
+//           created_at  TEXT    NOT NULL   -- UTC ISO 8601, first run of the job
+//           UNIQUE (machine, ranks, nodes, ppn, placement, mpich_build)
+//
+//   points  job_id      INTEGER NOT NULL REFERENCES jobs(id)
+//           collective  TEXT    NOT NULL   -- e.g. "bcast"
+//           msg_bytes   INTEGER NOT NULL   -- >= 0
+//           algorithm   TEXT    NOT NULL
+//           params      TEXT    NOT NULL   -- canonical_params(): "k=v;k=v", keys sorted, "" if none
+//           n           INTEGER NOT NULL   -- > 0 repetitions
+//           median, ci_lo, ci_hi, min, max, mean  REAL NOT NULL  -- seconds,
+//                                          -- min <= ci_lo <= median <= ci_hi <= max
+//           converged   INTEGER NOT NULL   -- 0/1
+//           measured_at TEXT    NOT NULL   -- UTC ISO 8601
+//           PRIMARY KEY (job_id, collective, msg_bytes, algorithm, params)
+//
+// Each point is one INSERT in its own transaction: after a crash or SIGKILL a
+// point is either entirely present or absent, never half-written.
+//
+// Not thread-safe; one MeasureDb per thread/process (never carried across
+// fork()).  Several processes may share the file (busy timeout 10 s).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "stats.hpp"
+
+struct sqlite3;
+
+namespace hiertune {
+
+// Any database failure: unreadable, corrupt, foreign or too new file, I/O errors.
+class DbError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Algorithm parameters, e.g. {"segsize", "65536"}, {"tree", "knomial"}.
+// Keys must be non-empty; neither keys nor values may contain ';' or '='.
+using Params = std::map<std::string, std::string>;
+
+// "k=v;k=v" with keys sorted; "" for no parameters.  Throws std::invalid_argument.
+std::string canonical_params(const Params& params);
+// Inverse of canonical_params (accepts any key order).  Throws std::invalid_argument.
+Params parse_params(std::string_view text);
+
+using JobId = std::int64_t;
+
+// Identity of a job: rerunning the same description finds the same job.
+struct JobDescription {
+    std::string machine;
+    int ranks = 0;
+    int nodes = 0;
+    int ppn = 0;
+    std::string placement;
+    std::string mpich_build;
+};
+
+struct Job {
+    JobId id = 0;
+    JobDescription description;
+    std::string created_at;
+};
+
+struct PointKey {
+    std::string collective;
+    std::uint64_t msg_bytes = 0;
+    std::string algorithm;
+    Params params;
+};
+bool operator==(const PointKey& a, const PointKey& b);
+bool operator!=(const PointKey& a, const PointKey& b);
+bool operator<(const PointKey& a, const PointKey& b);  // lexicographic, for sets/maps
+
+struct StoredPoint {
+    PointKey key;
+    Summary summary;
+    std::string measured_at;
+};
+
+class MeasureDb {
+public:
+    static constexpr int kSchemaVersion = 1;
+    static constexpr std::int32_t kApplicationId = 0x48547562;  // "HTub"
+
+    // Opens the file, creating and initialising it if missing or empty.
+    // Throws DbError (message names the path) if it cannot be opened, is not
+    // an SQLite file, is an SQLite file of another application, or was
+    // written by a newer schema version.
+    static MeasureDb open(const std::string& path);
+
+    MeasureDb(MeasureDb&&) noexcept;
+    MeasureDb& operator=(MeasureDb&&) noexcept;
+    ~MeasureDb();
+
+    const std::string& path() const { return path_; }
+
+    JobId find_or_create_job(const JobDescription& job);
+    std::optional<Job> find_job(const JobDescription& job) const;
+    std::vector<Job> jobs() const;  // by id
+
+    bool has_point(JobId job, const PointKey& key) const;
+
+    // Inserts the point; returns false (and keeps the stored one) if the key
+    // is already recorded.  Throws std::invalid_argument for an inconsistent
+    // summary (n == 0, non-finite or unordered values) or unknown job.
+    bool record_point(JobId job, const PointKey& key, const Summary& summary);
+
+    // All points of the job ordered by collective, msg_bytes, algorithm, params.
+    std::vector<StoredPoint> points(JobId job) const;
+    std::size_t count_points(JobId job) const;
+
+    // Per message size (ascending), the point of `collective` with the lowest
+    // median; ties go to fewer parameters, then algorithm name, then
+    // canonical params (deterministic).  Converged or not: check the flag.
+    std::vector<StoredPoint> best_per_size(JobId job, const std::string& collective) const;
+
+    // The sweep points not yet recorded, in sweep order (what resume runs).
+    std::vector<PointKey> pending(JobId job, const std::vector<PointKey>& sweep) const;
+
+    // PRAGMA integrity_check: "ok" or the problems found.
+    std::string integrity_check() const;
+
+private:
+    struct CloseConnection {
+        void operator()(sqlite3* db) const noexcept;
+    };
+
+    MeasureDb(std::string path, std::unique_ptr<sqlite3, CloseConnection> db);
+
+    std::string path_;
+    std::unique_ptr<sqlite3, CloseConnection> db_;
+};
+
+}  // namespace hiertune

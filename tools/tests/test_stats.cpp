@@ -1,0 +1,257 @@
+#include "stats.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+namespace hiertune {
+namespace {
+
+// Deterministic, evenly spread values in [1, 11): fractional parts of i * golden ratio.
+double spread_sample(std::size_t i) {
+    const double golden = 0.6180339887498949;
+    const double x = static_cast<double>(i) * golden;
+    return 1.0 + 10.0 * (x - std::floor(x));
+}
+
+TEST(Median, OddSize) {
+    EXPECT_DOUBLE_EQ(median({3.0}), 3.0);
+    EXPECT_DOUBLE_EQ(median({5.0, 1.0, 3.0}), 3.0);
+    EXPECT_DOUBLE_EQ(median({9.0, 2.0, 7.0, 4.0, 1.0}), 4.0);
+}
+
+TEST(Median, EvenSizeAveragesTheMiddlePair) {
+    EXPECT_DOUBLE_EQ(median({1.0, 2.0}), 1.5);
+    EXPECT_DOUBLE_EQ(median({4.0, 1.0, 3.0, 2.0}), 2.5);
+    EXPECT_DOUBLE_EQ(median({10.0, 1.0, 1.0, 10.0, 5.0, 6.0}), 5.5);
+}
+
+TEST(Median, EmptyThrows) {
+    EXPECT_THROW(median({}), std::invalid_argument);
+    EXPECT_THROW(median_of_sorted({}), std::invalid_argument);
+}
+
+// Expected ranks computed by hand from the Bin(n, 1/2) CDF: j is the largest
+// rank with P(B <= j-1) <= 0.025, k = n + 1 - j.
+TEST(MedianCiRanks, NoIntervalBelowSixSamples) {
+    for (std::size_t n = 0; n <= 5; ++n) EXPECT_FALSE(median_ci_ranks(n).has_value()) << n;
+}
+
+TEST(MedianCiRanks, SmallSamples) {
+    // n=6: P(B<=0) = 1/64 = 0.016 -> [1, 6]
+    auto r6 = median_ci_ranks(6);
+    ASSERT_TRUE(r6);
+    EXPECT_EQ(r6->lower, 1u);
+    EXPECT_EQ(r6->upper, 6u);
+    // n=10: P(B<=1) = 11/1024 = 0.0107, P(B<=2) = 56/1024 = 0.055 -> [2, 9]
+    auto r10 = median_ci_ranks(10);
+    ASSERT_TRUE(r10);
+    EXPECT_EQ(r10->lower, 2u);
+    EXPECT_EQ(r10->upper, 9u);
+}
+
+TEST(MedianCiRanks, ThirtySamples) {
+    // P(B<=9) = 0.0214, P(B<=10) = 0.0494 -> [10, 21]
+    auto r = median_ci_ranks(30);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->lower, 10u);
+    EXPECT_EQ(r->upper, 21u);
+}
+
+TEST(MedianCiRanks, LargeSamplesMatchNormalApproximation) {
+    // floor(n/2 - 0.98 sqrt(n)), ceil(n/2 + 1 + 0.98 sqrt(n)): 100 -> [40, 61], 1000 -> [469, 532]
+    auto r100 = median_ci_ranks(100);
+    ASSERT_TRUE(r100);
+    EXPECT_EQ(r100->lower, 40u);
+    EXPECT_EQ(r100->upper, 61u);
+    auto r1000 = median_ci_ranks(1000);
+    ASSERT_TRUE(r1000);
+    EXPECT_EQ(r1000->lower, 469u);
+    EXPECT_EQ(r1000->upper, 532u);
+}
+
+TEST(MedianCiRanks, HugeSampleDoesNotUnderflow) {
+    auto r = median_ci_ranks(100000);  // 2^-100000 underflows; log space must not
+    ASSERT_TRUE(r);
+    const double expected_lower = 50000 - 0.98 * std::sqrt(100000.0);  // ~49690
+    EXPECT_NEAR(static_cast<double>(r->lower), expected_lower, 2.0);
+    EXPECT_EQ(r->upper, 100001u - r->lower);
+}
+
+TEST(MedianCiRanks, RejectsBadConfidence) {
+    EXPECT_THROW(median_ci_ranks(10, 0.0), std::invalid_argument);
+    EXPECT_THROW(median_ci_ranks(10, 1.0), std::invalid_argument);
+}
+
+TEST(Summarize, UsesOrderStatisticsForTheInterval) {
+    // 10 samples 1..10 shuffled: CI = [x_(2), x_(9)] = [2, 9]
+    Summary s = summarize({7, 3, 10, 1, 5, 9, 2, 8, 4, 6});
+    EXPECT_EQ(s.n, 10u);
+    EXPECT_DOUBLE_EQ(s.median, 5.5);
+    EXPECT_DOUBLE_EQ(s.ci_lo, 2.0);
+    EXPECT_DOUBLE_EQ(s.ci_hi, 9.0);
+    EXPECT_DOUBLE_EQ(s.min, 1.0);
+    EXPECT_DOUBLE_EQ(s.max, 10.0);
+    EXPECT_DOUBLE_EQ(s.mean, 5.5);
+    EXPECT_DOUBLE_EQ(s.relative_half_width(), 3.5 / 5.5);
+    EXPECT_FALSE(s.converged);
+}
+
+TEST(Summarize, TooFewSamplesReportsMinMaxNotConverged) {
+    Summary s = summarize({2.0, 2.0, 2.0});
+    EXPECT_DOUBLE_EQ(s.ci_lo, 2.0);
+    EXPECT_DOUBLE_EQ(s.ci_hi, 2.0);
+    EXPECT_FALSE(s.converged);  // even constant data: no interval at n=3
+
+    Summary spread = summarize({1.0, 4.0, 2.0});
+    EXPECT_DOUBLE_EQ(spread.ci_lo, 1.0);
+    EXPECT_DOUBLE_EQ(spread.ci_hi, 4.0);
+    EXPECT_FALSE(spread.converged);
+}
+
+TEST(Summarize, OneHugeOutlierChangesNeitherMedianNorConvergence) {
+    std::vector<double> samples(50, 1.0e-5);
+    Summary clean = summarize(samples);
+    samples.insert(samples.begin() + 20, 1.0e-2);  // 1000x
+    Summary noisy = summarize(samples);
+    EXPECT_DOUBLE_EQ(clean.median, 1.0e-5);
+    EXPECT_DOUBLE_EQ(noisy.median, 1.0e-5);
+    EXPECT_DOUBLE_EQ(noisy.ci_lo, 1.0e-5);
+    EXPECT_DOUBLE_EQ(noisy.ci_hi, 1.0e-5);
+    EXPECT_TRUE(clean.converged);
+    EXPECT_TRUE(noisy.converged);
+    EXPECT_DOUBLE_EQ(noisy.max, 1.0e-2);
+    EXPECT_GT(noisy.mean, 2 * clean.mean);  // the mean is not robust, hence not used
+}
+
+TEST(RelativeHalfWidth, ZeroMedian) {
+    Summary degenerate;
+    EXPECT_EQ(degenerate.relative_half_width(), 0.0);
+    Summary wide;
+    wide.ci_hi = 1.0;
+    EXPECT_EQ(wide.relative_half_width(), std::numeric_limits<double>::infinity());
+}
+
+TEST(Sampler, ConstantDataStopsAtMinReps) {
+    StoppingRule rule;
+    rule.min_reps = 10;
+    Sampler sampler(rule);
+    for (int i = 0; i < 9; ++i) {
+        sampler.add(2.0e-6);
+        EXPECT_FALSE(sampler.done()) << "after " << sampler.count();
+    }
+    sampler.add(2.0e-6);
+    EXPECT_TRUE(sampler.done());
+    EXPECT_EQ(sampler.stop_reason(), StopReason::converged);
+    Summary s = sampler.summary();
+    EXPECT_EQ(s.n, 10u);
+    EXPECT_TRUE(s.converged);
+    EXPECT_DOUBLE_EQ(s.median, 2.0e-6);
+}
+
+TEST(Sampler, ConstantDataNeedsSixSamplesForAnInterval) {
+    StoppingRule rule;
+    rule.min_reps = 1;
+    Sampler sampler(rule);
+    for (int i = 0; i < 5; ++i) {
+        sampler.add(1.0);
+        EXPECT_FALSE(sampler.done());
+    }
+    sampler.add(1.0);
+    EXPECT_TRUE(sampler.done());
+}
+
+TEST(Sampler, WarmupSamplesAreDiscarded) {
+    StoppingRule rule;
+    rule.warmup_reps = 2;
+    rule.min_reps = 6;
+    Sampler sampler(rule);
+    sampler.add(100.0);  // cold caches
+    sampler.add(50.0);
+    EXPECT_EQ(sampler.count(), 0u);
+    EXPECT_THROW(sampler.summary(), std::logic_error);
+    for (int i = 0; i < 6; ++i) sampler.add(1.0);
+    EXPECT_TRUE(sampler.done());
+    EXPECT_DOUBLE_EQ(sampler.summary().max, 1.0);
+}
+
+TEST(Sampler, SpreadDataRunsToTheCap) {
+    StoppingRule rule;  // precision 2.5%, max_reps 1000
+    Sampler sampler(rule);
+    std::size_t i = 0;
+    while (!sampler.done()) sampler.add(spread_sample(i++));
+    EXPECT_EQ(sampler.count(), 1000u);
+    EXPECT_EQ(sampler.stop_reason(), StopReason::max_reps);
+    Summary s = sampler.summary();
+    EXPECT_FALSE(s.converged);
+    EXPECT_GT(s.relative_half_width(), rule.precision);
+    EXPECT_NEAR(s.median, 6.0, 0.1);
+}
+
+TEST(Sampler, SmallCapIsHit) {
+    StoppingRule rule;
+    rule.max_reps = 20;
+    Sampler sampler(rule);
+    for (std::size_t i = 0; i < 19; ++i) {
+        sampler.add(spread_sample(i));
+        EXPECT_FALSE(sampler.done());
+    }
+    sampler.add(spread_sample(19));
+    EXPECT_TRUE(sampler.done());
+    EXPECT_EQ(sampler.stop_reason(), StopReason::max_reps);
+    EXPECT_FALSE(sampler.summary().converged);
+}
+
+TEST(Sampler, TimeCapIsHit) {
+    StoppingRule rule;
+    rule.max_seconds = 2.0;
+    Sampler sampler(rule);
+    const double samples[] = {0.25, 0.75, 0.25, 0.75};  // sums exactly to 2.0
+    for (double s : samples) {
+        EXPECT_FALSE(sampler.done());
+        sampler.add(s);
+    }
+    EXPECT_TRUE(sampler.done());
+    EXPECT_EQ(sampler.stop_reason(), StopReason::max_seconds);
+}
+
+TEST(Sampler, EarlyOutlierDoesNotDelayConvergence) {
+    StoppingRule rule;
+    rule.min_reps = 10;
+    Sampler sampler(rule);
+    for (int i = 0; i < 10; ++i) sampler.add(i == 2 ? 1000.0 : 1.0);
+    EXPECT_TRUE(sampler.done());
+    EXPECT_EQ(sampler.stop_reason(), StopReason::converged);
+    EXPECT_DOUBLE_EQ(sampler.summary().median, 1.0);
+}
+
+TEST(Sampler, ConvergesOnModeratelyNoisyData) {
+    // +-1% around 1.0: well within 2.5% once the interval exists.
+    StoppingRule rule;
+    Sampler sampler(rule);
+    std::size_t i = 0;
+    while (!sampler.done()) sampler.add(0.99 + 0.002 * (spread_sample(i++) - 1.0));
+    EXPECT_EQ(sampler.stop_reason(), StopReason::converged);
+    EXPECT_EQ(sampler.count(), rule.min_reps);
+    EXPECT_NEAR(sampler.summary().median, 1.0, 0.01);
+}
+
+TEST(Sampler, RejectsBadInput) {
+    Sampler sampler;
+    EXPECT_THROW(sampler.add(-1.0), std::invalid_argument);
+    EXPECT_THROW(sampler.add(std::nan("")), std::invalid_argument);
+    EXPECT_THROW(sampler.add(std::numeric_limits<double>::infinity()), std::invalid_argument);
+    StoppingRule inverted;
+    inverted.min_reps = 10;
+    inverted.max_reps = 5;
+    EXPECT_THROW(Sampler{inverted}, std::invalid_argument);
+    StoppingRule no_precision;
+    no_precision.precision = 0;
+    EXPECT_THROW(Sampler{no_precision}, std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace hiertune
