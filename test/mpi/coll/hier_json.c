@@ -6,7 +6,8 @@
  * nodes, and no algorithm CVAR.  Checks through the plugin's pvars that:
  *   - a bcast on a multi-node comm ran hier, with the tree's segment size (which wins
  *     over MPIR_CVAR_BCAST_HIER_SEGSIZE);
- *   - a bcast on a one-node comm did not run hier (the tree's other branch);
+ *   - a bcast on a flat comm (one rank per node: MPICH gives it no node hierarchy) did
+ *     not run hier (the tree's other branch);
  *   - the data arrived.
  */
 
@@ -24,12 +25,12 @@ static void expect(int cond, const char *what)
 
 int main(int argc, char **argv)
 {
-    int provided, rank, size, total_errors, node_size;
+    int provided, rank, size, total_errors, node_size, node_rank, flat_size;
     const int n = 65536 / sizeof(int);  /* 64 KiB: 16 segments of 4096 B */
     int *buf = malloc(n * sizeof(int));
     hier_pvar calls, segs;
     unsigned long long calls0, segs0;
-    MPI_Comm node;
+    MPI_Comm node, flat;
 
     MPI_Init(&argc, &argv);
     MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
@@ -52,13 +53,26 @@ int main(int argc, char **argv)
             break;
         }
 
-    /* one emulated node: comm_hierarchy is not parent, the stock branch applies */
+    /* the same local rank on every node: one rank per node, a flat comm for MPICH
+     * (a one-node comm is a parent comm too), so the stock branch applies */
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     MPI_Comm_size(node, &node_size);
+    MPI_Comm_rank(node, &node_rank);
     expect(node_size < size, "emulated nodes are set up (MPIR_CVAR_NUM_CLIQUES)");
+    MPI_Comm_split(MPI_COMM_WORLD, node_rank, rank, &flat);
+    MPI_Comm_size(flat, &flat_size);
     calls0 = hier_pvar_read(&calls);
-    MPI_Bcast(buf, n, MPI_INT, 0, node);
-    expect(hier_pvar_read(&calls) == calls0, "hier did not run on a one-node comm");
+    for (int i = 0; i < n; i++)
+        buf[i] = node_rank == 0 && rank == 0 ? i - 5 : -1;
+    MPI_Bcast(buf, n, MPI_INT, 0, flat);
+    expect(hier_pvar_read(&calls) == calls0, "hier did not run on a flat comm");
+    if (flat_size > 1 && node_rank == 0)
+        for (int i = 0; i < n; i++)
+            if (buf[i] != i - 5) {
+                expect(0, "broadcast data on the flat comm");
+                break;
+            }
+    MPI_Comm_free(&flat);
     MPI_Comm_free(&node);
 
     hier_pvar_close(&calls);
