@@ -50,11 +50,12 @@ sync_file() {
 
 sync_plugin() {
     local f
-    for f in "$repo"/src/mpi/coll/hier/*; do
+    # sources only: a build in the repo may leave objects next to them
+    for f in "$repo"/src/mpi/coll/hier/*.[ch] "$repo"/src/mpi/coll/hier/Makefile.mk; do
         sync_file "$f" "$dest/src/mpi/coll/hier/$(basename "$f")"
     done
-    # plugin files removed from the repo leave the copy too
-    for f in "$dest"/src/mpi/coll/hier/*; do
+    # plugin sources removed from the repo leave the copy too
+    for f in "$dest"/src/mpi/coll/hier/*.[ch]; do
         [ -e "$repo/src/mpi/coll/hier/$(basename "$f")" ] || rm -f "$f"
     done
 }

@@ -184,6 +184,51 @@ START_TEST(levels_degenerate_shapes)
 }
 END_TEST
 
+/* reference: ranks of a node form one block, i.e. the node id changes at most once
+ * between any rank and the next per node */
+static int blocks_by_node(int nranks, const int *node_id)
+{
+    for (int r = 0; r < nranks; r++)
+        for (int q = r + 2; q < nranks; q++)
+            if (node_id[q] == node_id[r] && node_id[q - 1] != node_id[r])
+                return 0;
+    return 1;
+}
+
+START_TEST(levels_rank_order)
+{
+    int by_block[7] = { 4, 4, 4, 9, 9, 1, 1 };
+    int round_robin[6] = { 0, 1, 2, 0, 1, 2 };
+    int one_node[3] = { 5, 5, 5 };
+    int split_tail[5] = { 0, 0, 1, 1, 0 };
+    MPII_Hier_levels lv;
+
+    ck_assert_int_eq(MPII_Hier_levels_build(&lv, 7, by_block), 0);
+    ck_assert(MPII_Hier_levels_is_rank_ordered(&lv));
+    MPII_Hier_levels_free(&lv);
+    ck_assert_int_eq(MPII_Hier_levels_build(&lv, 6, round_robin), 0);
+    ck_assert(!MPII_Hier_levels_is_rank_ordered(&lv));
+    MPII_Hier_levels_free(&lv);
+    ck_assert_int_eq(MPII_Hier_levels_build(&lv, 3, one_node), 0);
+    ck_assert(MPII_Hier_levels_is_rank_ordered(&lv));
+    MPII_Hier_levels_free(&lv);
+    ck_assert_int_eq(MPII_Hier_levels_build(&lv, 5, split_tail), 0);
+    ck_assert(!MPII_Hier_levels_is_rank_ordered(&lv));
+    MPII_Hier_levels_free(&lv);
+
+    unsigned seed = 777;
+    for (int trial = 0; trial < 500; trial++) {
+        int nranks = 1 + trial % 20;
+        int node_id[20];
+        for (int r = 0; r < nranks; r++)    /* runs, so block layouts come up often */
+            node_id[r] = r > 0 && rand_r(&seed) % 3 ? node_id[r - 1] : (int) (rand_r(&seed) % 4);
+        ck_assert_int_eq(MPII_Hier_levels_build(&lv, nranks, node_id), 0);
+        ck_assert_int_eq(MPII_Hier_levels_is_rank_ordered(&lv), blocks_by_node(nranks, node_id));
+        MPII_Hier_levels_free(&lv);
+    }
+}
+END_TEST
+
 START_TEST(levels_random_placements)
 {
     unsigned seed = 12345;
@@ -223,6 +268,7 @@ int main(void)
     tcase_add_test(lv, levels_round_robin_uneven_cliques);
     tcase_add_test(lv, levels_degenerate_shapes);
     tcase_add_test(lv, levels_random_placements);
+    tcase_add_test(lv, levels_rank_order);
     suite_add_tcase(s, seg);
     suite_add_tcase(s, lv);
 

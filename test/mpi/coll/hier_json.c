@@ -2,10 +2,11 @@
  * mpich-hier: a Csel JSON tree naming MPIR_Bcast_intra_hier with parameters is used.
  *
  * Run with MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=hier_tree.json (make_hier_tree.py:
- * hier with segsize=4096 on parent comms, MPICH's own choices elsewhere) on emulated
- * nodes, and no algorithm CVAR.  Checks through the plugin's pvars that:
- *   - a bcast on a multi-node comm ran hier, with the tree's segment size (which wins
- *     over MPIR_CVAR_BCAST_HIER_SEGSIZE);
+ * hier bcast and reduce with segsize=4096, hier allreduce with segsize=8192 on parent
+ * comms, MPICH's own choices elsewhere) on emulated nodes, and no algorithm CVAR.
+ * Checks through the plugin's pvars that:
+ *   - a bcast, a reduce and an allreduce on a multi-node comm ran hier, with the tree's
+ *     segment sizes (which win over the MPIR_CVAR_<COLL>_HIER_SEGSIZE CVARs);
  *   - a bcast on a flat comm (one rank per node: MPICH gives it no node hierarchy) did
  *     not run hier (the tree's other branch);
  *   - the data arrived.
@@ -31,6 +32,8 @@ int main(int argc, char **argv)
     hier_pvar calls, segs;
     unsigned long long calls0, segs0;
     MPI_Comm node, flat;
+    int *sum = malloc(n * sizeof(int));
+    hier_pvar red_calls, red_segs, allred_calls, allred_segs;
 
     MPI_Init(&argc, &argv);
     MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
@@ -38,7 +41,13 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     hier_pvar_open(&calls, "coll_hier_bcast_hier_count");
     hier_pvar_open(&segs, "coll_hier_bcast_hier_segments");
+    hier_pvar_open(&red_calls, "coll_hier_reduce_hier_count");
+    hier_pvar_open(&red_segs, "coll_hier_reduce_hier_segments");
+    hier_pvar_open(&allred_calls, "coll_hier_allreduce_hier_count");
+    hier_pvar_open(&allred_segs, "coll_hier_allreduce_hier_segments");
     hier_cvar_write_int("MPIR_CVAR_BCAST_HIER_SEGSIZE", 1024);
+    hier_cvar_write_int("MPIR_CVAR_REDUCE_HIER_SEGSIZE", 1024);
+    hier_cvar_write_int("MPIR_CVAR_ALLREDUCE_HIER_SEGSIZE", 1024);
 
     for (int i = 0; i < n; i++)
         buf[i] = rank == size - 1 ? i * 3 + 1 : -1;
@@ -50,6 +59,31 @@ int main(int argc, char **argv)
     for (int i = 0; i < n; i++)
         if (buf[i] != i * 3 + 1) {
             expect(0, "broadcast data");
+            break;
+        }
+
+    /* reduce at a root that is not rank 0, then allreduce */
+    for (int i = 0; i < n; i++)
+        buf[i] = rank + i;
+    calls0 = hier_pvar_read(&red_calls);
+    segs0 = hier_pvar_read(&red_segs);
+    MPI_Reduce(buf, sum, n, MPI_INT, MPI_SUM, size / 2, MPI_COMM_WORLD);
+    expect(hier_pvar_read(&red_calls) - calls0 == 1, "hier reduce ran once");
+    expect(hier_pvar_read(&red_segs) - segs0 == 16, "the tree's segsize=4096 gave 16 segments");
+    if (rank == size / 2)
+        for (int i = 0; i < n; i++)
+            if (sum[i] != size * i + size * (size - 1) / 2) {
+                expect(0, "reduce data");
+                break;
+            }
+    calls0 = hier_pvar_read(&allred_calls);
+    segs0 = hier_pvar_read(&allred_segs);
+    MPI_Allreduce(buf, sum, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    expect(hier_pvar_read(&allred_calls) - calls0 == 1, "hier allreduce ran once");
+    expect(hier_pvar_read(&allred_segs) - segs0 == 8, "the tree's segsize=8192 gave 8 segments");
+    for (int i = 0; i < n; i++)
+        if (sum[i] != size * i + size * (size - 1) / 2) {
+            expect(0, "allreduce data");
             break;
         }
 
@@ -77,7 +111,12 @@ int main(int argc, char **argv)
 
     hier_pvar_close(&calls);
     hier_pvar_close(&segs);
+    hier_pvar_close(&red_calls);
+    hier_pvar_close(&red_segs);
+    hier_pvar_close(&allred_calls);
+    hier_pvar_close(&allred_segs);
     free(buf);
+    free(sum);
     MPI_Allreduce(&errors, &total_errors, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0) {
         if (total_errors)

@@ -9,7 +9,10 @@ mpi_core_sources += \
     src/mpi/coll/hier/hier_levels.c \
     src/mpi/coll/hier/hier_comm.c \
     src/mpi/coll/hier/hier_select.c \
-    src/mpi/coll/hier/bcast_intra_hier.c
+    src/mpi/coll/hier/hier_submodules.c \
+    src/mpi/coll/hier/bcast_intra_hier.c \
+    src/mpi/coll/hier/reduce_intra_hier.c \
+    src/mpi/coll/hier/allreduce_intra_hier.c
 
 noinst_HEADERS += \
     src/mpi/coll/hier/coll_hier_csel.h \

@@ -66,99 +66,13 @@ cvars:
         Blocking intra-node bcast of the hier bcast
         auto     - MPIR_Bcast_allcomm_auto on the node communicator (MPIR Csel tree)
         binomial - MPIR_Bcast_intra_binomial
+        shm      - the device's shared-memory bcast (CH4 POSIX release_gather),
+                   binomial where the device cannot
 
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 
-typedef struct {
-    int segsize;
-    int inter_algo;
-    int inter_k;
-    int inter_chunk;
-    int intra_algo;
-} bcast_params;
-
-/* ib: start the inter-node bcast of one segment on the leaders' communicator */
-static int start_inter(char *buf, MPI_Aint len, int root, MPIR_Comm * comm,
-                       const bcast_params * prm, MPIR_Request ** req)
-{
-    int mpi_errno = MPI_SUCCESS;
-    const bool is_persistent = false;
-    enum MPIR_sched_type sched_type;
-    enum MPIR_sched_type *sched_type_p = &sched_type;
-    void *sched;
-    void **sched_p = &sched;
-    MPIR_Comm *comm_ptr = comm; /* named as MPII_SCHED_CREATE_SCHED_P expects */
-
-    *req = NULL;
-    switch (prm->inter_algo) {
-        case MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM_sched_binomial:
-            MPII_SCHED_CREATE_SCHED_P();
-            mpi_errno = MPIR_Ibcast_intra_sched_binomial(buf, len, MPI_BYTE, root, comm_ptr,
-                                                         *sched_p);
-            break;
-        case MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM_tsp_kary:
-            MPII_GENTRAN_CREATE_SCHED_P();
-            mpi_errno = MPIR_TSP_Ibcast_sched_intra_tree(buf, len, MPI_BYTE, root, comm_ptr,
-                                                         MPIR_TREE_TYPE_KARY, prm->inter_k,
-                                                         prm->inter_chunk, *sched_p);
-            break;
-        case MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM_tsp_knomial:
-            MPII_GENTRAN_CREATE_SCHED_P();
-            mpi_errno = MPIR_TSP_Ibcast_sched_intra_tree(buf, len, MPI_BYTE, root, comm_ptr,
-                                                         MPIR_TREE_TYPE_KNOMIAL_1, prm->inter_k,
-                                                         prm->inter_chunk, *sched_p);
-            break;
-        case MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM_tsp_ring:
-            MPII_GENTRAN_CREATE_SCHED_P();
-            mpi_errno = MPIR_TSP_Ibcast_sched_intra_tree(buf, len, MPI_BYTE, root, comm_ptr,
-                                                         MPIR_TREE_TYPE_KARY, 1,
-                                                         prm->inter_chunk, *sched_p);
-            break;
-        default:
-            return MPIR_Ibcast(buf, len, MPI_BYTE, root, comm, req);
-    }
-    MPIR_ERR_CHECK(mpi_errno);
-    MPII_SCHED_START(sched_type, sched, comm_ptr, req);
-
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
-}
-
-/* sb: blocking intra-node bcast of one segment.  Never MPIR_Bcast_impl: a forced
- * hier CVAR would send it straight back here. */
-static int run_intra(char *buf, MPI_Aint len, int root, MPIR_Comm * node_comm,
-                     const bcast_params * prm, MPIR_Errflag_t * errflag)
-{
-    if (prm->intra_algo == MPIR_CVAR_BCAST_HIER_INTRA_ALGORITHM_binomial)
-        return MPIR_Bcast_intra_binomial(buf, len, MPI_BYTE, root, node_comm, errflag);
-    return MPIR_Bcast_allcomm_auto(buf, len, MPI_BYTE, root, node_comm, errflag);
-}
-
-static int resolve_params(bcast_params * prm, int segsize, int inter_algo, int inter_k,
-                          int inter_chunk, int intra_algo)
-{
-    int mpi_errno = MPI_SUCCESS;
-
-    prm->segsize = segsize >= 0 ? segsize : MPIR_CVAR_BCAST_HIER_SEGSIZE;
-    prm->inter_algo = inter_algo >= 0 ? inter_algo : MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM;
-    prm->inter_k = inter_k >= 0 ? inter_k : MPIR_CVAR_BCAST_HIER_INTER_KVAL;
-    prm->inter_chunk = inter_chunk >= 0 ? inter_chunk : MPIR_CVAR_BCAST_HIER_INTER_CHUNK_SIZE;
-    prm->intra_algo = intra_algo >= 0 ? intra_algo : MPIR_CVAR_BCAST_HIER_INTRA_ALGORITHM;
-
-    MPIR_ERR_CHKANDJUMP1(prm->segsize < 0, mpi_errno, MPI_ERR_ARG, "**arg", "**arg %s",
-                         "MPIR_CVAR_BCAST_HIER_SEGSIZE must be >= 0");
-    MPIR_ERR_CHKANDJUMP1(prm->inter_k < 1, mpi_errno, MPI_ERR_ARG, "**arg", "**arg %s",
-                         "MPIR_CVAR_BCAST_HIER_INTER_KVAL must be >= 1");
-    MPIR_ERR_CHKANDJUMP1(prm->inter_chunk < 0, mpi_errno, MPI_ERR_ARG, "**arg", "**arg %s",
-                         "MPIR_CVAR_BCAST_HIER_INTER_CHUNK_SIZE must be >= 0");
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
-}
+MPII_HIER_CHECK_CVAR_ENUMS(BCAST);
 
 /* Algorithm: HAN pipelined hierarchical bcast (HAN paper, section III-A)
  *
@@ -178,7 +92,12 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
 {
     int mpi_errno = MPI_SUCCESS;
     int mpi_errno_ret = MPI_SUCCESS;
-    bcast_params prm;
+    MPII_Hier_params prm;
+    const MPII_Hier_params given = { segsize, inter_algo, inter_k, inter_chunk, intra_algo };
+    const MPII_Hier_params cvars = { MPIR_CVAR_BCAST_HIER_SEGSIZE,
+        MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM, MPIR_CVAR_BCAST_HIER_INTER_KVAL,
+        MPIR_CVAR_BCAST_HIER_INTER_CHUNK_SIZE, MPIR_CVAR_BCAST_HIER_INTRA_ALGORITHM
+    };
     MPII_Hier_comm *hier = NULL;
     MPII_Hier_payload payload = { 0 };
     MPII_Hier_seg_plan plan;
@@ -188,7 +107,7 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
 
     MPII_HIER_PVAR_ADD(BCAST_HIER, 1);
 
-    mpi_errno = resolve_params(&prm, segsize, inter_algo, inter_k, inter_chunk, intra_algo);
+    mpi_errno = MPII_Hier_params_resolve(&prm, &given, &cvars);
     MPIR_ERR_CHECK(mpi_errno);
 
     if (comm_ptr->local_size == 1 || count == 0)
@@ -220,11 +139,12 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
         /* one node: the intra module on comm itself.  A tree that picks hier for this
          * comm again lands here re-entered: stop that loop with binomial. */
         if (hier->reentered)
-            prm.intra_algo = MPIR_CVAR_BCAST_HIER_INTRA_ALGORITHM_binomial;
+            prm.intra_algo = MPII_HIER_INTRA_BINOMIAL;
         hier->reentered++;
         for (int64_t t = 0; t < plan.nsegs; t++) {
-            mpi_errno = run_intra(payload.bytes + MPII_Hier_seg_offset(&plan, t),
-                                  MPII_Hier_seg_len(&plan, t), root, comm_ptr, &prm, errflag);
+            mpi_errno = MPII_Hier_intra_bcast(payload.bytes + MPII_Hier_seg_offset(&plan, t),
+                                              MPII_Hier_seg_len(&plan, t), MPI_BYTE, root,
+                                              comm_ptr, prm.intra_algo, errflag);
             MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
         }
         hier->reentered--;
@@ -247,23 +167,20 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
     for (int64_t t = 0; t <= plan.nsegs; t++) {
         /* ib(t) on the leaders, overlapped with sb(t-1) below */
         if (is_leader && t < plan.nsegs) {
-            mpi_errno = start_inter(payload.bytes + MPII_Hier_seg_offset(&plan, t),
-                                    MPII_Hier_seg_len(&plan, t), root_node, up_comm, &prm, &req);
+            mpi_errno = MPII_Hier_start_ibcast(payload.bytes + MPII_Hier_seg_offset(&plan, t),
+                                               MPII_Hier_seg_len(&plan, t), MPI_BYTE, root_node,
+                                               up_comm, &prm, &req);
             MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
         }
         /* sb(t-1) */
         if (node_comm && t > 0) {
-            mpi_errno = run_intra(payload.bytes + MPII_Hier_seg_offset(&plan, t - 1),
-                                  MPII_Hier_seg_len(&plan, t - 1), intra_root, node_comm, &prm,
-                                  errflag);
+            mpi_errno = MPII_Hier_intra_bcast(payload.bytes + MPII_Hier_seg_offset(&plan, t - 1),
+                                              MPII_Hier_seg_len(&plan, t - 1), MPI_BYTE,
+                                              intra_root, node_comm, prm.intra_algo, errflag);
             MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
         }
-        if (req) {
-            mpi_errno = MPIC_Wait(req, errflag);
-            MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
-            MPIR_Request_free(req);
-            req = NULL;
-        }
+        mpi_errno = MPII_Hier_wait(&req, errflag);
+        MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
     }
 
   fn_exit:
@@ -273,13 +190,7 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
         if (!mpi_errno)
             mpi_errno = finish_errno;
     }
-    if (mpi_errno)
-        return mpi_errno;
-    if (mpi_errno_ret)
-        mpi_errno = mpi_errno_ret;
-    else if (*errflag != MPIR_ERR_NONE)
-        MPIR_ERR_SET(mpi_errno, *errflag, "**coll_fail");
-    return mpi_errno;
+    return MPII_Hier_final_errno(mpi_errno, mpi_errno_ret, errflag);
   fn_fail:
     goto fn_exit;
 }

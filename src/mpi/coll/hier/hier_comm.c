@@ -28,26 +28,33 @@ static int build_levels(MPIR_Comm * comm, MPII_Hier_comm * hier)
     goto fn_exit;
 }
 
-/* Reuse MPICH's node_comm when its ranks are ours in the same order; else split. */
-static int build_node_comm(MPIR_Comm * comm, MPII_Hier_comm * hier)
+/* Reuse MPICH's node_comm, and its node_roots_comm as the leaders of column 0, when
+ * their ranks are ours in the same order; else split.  Reuse matters beyond saving
+ * communicators: the first allreduce on a comm may be its own context-id allocation,
+ * where a split (a nested allocation) cannot run. */
+static int build_node_comms(MPIR_Comm * comm, MPII_Hier_comm * hier)
 {
     int mpi_errno = MPI_SUCCESS;
     int node_size = MPII_Hier_levels_node_size(&hier->levels, hier->my_node);
-    MPIR_Comm *mpich_node_comm = comm->hierarchy_kind == MPIR_COMM_HIERARCHY_KIND__PARENT ?
-        comm->node_comm : NULL;
-    int mine_ok, all_ok;
+    int is_parent = comm->hierarchy_kind == MPIR_COMM_HIERARCHY_KIND__PARENT;
+    MPIR_Comm *mpich_node_comm = is_parent ? comm->node_comm : NULL;
+    MPIR_Comm *mpich_roots_comm = is_parent ? comm->node_roots_comm : NULL;
+    int mine_ok[2], all_ok[2];
     MPIR_Errflag_t errflag = MPIR_ERR_NONE;
 
     if (node_size == 1)
-        mine_ok = mpich_node_comm == NULL;
+        mine_ok[0] = mpich_node_comm == NULL;
     else
-        mine_ok = mpich_node_comm && mpich_node_comm->local_size == node_size &&
+        mine_ok[0] = mpich_node_comm && mpich_node_comm->local_size == node_size &&
             mpich_node_comm->rank == hier->my_local;
+    mine_ok[1] = hier->my_local != 0 || (mpich_roots_comm &&
+                                         mpich_roots_comm->local_size == hier->levels.nnodes &&
+                                         mpich_roots_comm->rank == hier->my_node);
     /* every rank must take the same branch: agree on it */
-    mpi_errno = MPIR_Allreduce_impl(&mine_ok, &all_ok, 1, MPI_INT, MPI_LAND, comm, &errflag);
+    mpi_errno = MPIR_Allreduce_impl(mine_ok, all_ok, 2, MPI_INT, MPI_LAND, comm, &errflag);
     MPIR_ERR_CHECK(mpi_errno);
 
-    if (all_ok) {
+    if (all_ok[0]) {
         hier->node_comm = mpich_node_comm;
         hier->own_node_comm = 0;
     } else {
@@ -58,6 +65,11 @@ static int build_node_comm(MPIR_Comm * comm, MPII_Hier_comm * hier)
             MPIR_Comm_free_impl(hier->node_comm);
             hier->node_comm = NULL;
         }
+    }
+    if (all_ok[1]) {
+        hier->column_comm[0] = hier->my_local == 0 ? mpich_roots_comm : NULL;
+        hier->column_ready[0] = 1;
+        hier->own_column0 = 0;
     }
 
   fn_exit:
@@ -83,14 +95,15 @@ int MPII_Hier_get(MPIR_Comm * comm, MPII_Hier_comm ** hier_p)
 
     mpi_errno = build_levels(comm, hier);
     MPIR_ERR_CHECK(mpi_errno);
-    if (MPII_Hier_levels_is_multilevel(&hier->levels)) {
-        mpi_errno = build_node_comm(comm, hier);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
     hier->column_comm = MPL_calloc(hier->levels.max_ppn, sizeof(MPIR_Comm *), MPL_MEM_COLL);
     hier->column_ready = MPL_calloc(hier->levels.max_ppn, 1, MPL_MEM_COLL);
     MPIR_ERR_CHKANDJUMP(!hier->column_comm || !hier->column_ready, mpi_errno, MPI_ERR_OTHER,
                         "**nomem");
+    hier->own_column0 = 1;
+    if (MPII_Hier_levels_is_multilevel(&hier->levels)) {
+        mpi_errno = build_node_comms(comm, hier);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
 
     hier->building = 0;
     *hier_p = hier;
@@ -134,7 +147,7 @@ int MPII_Hier_comm_cleanup(MPIR_Comm * comm)
         return MPI_SUCCESS;
     comm->coll.hier = NULL;
     if (hier->column_comm) {
-        for (int j = 0; j < hier->levels.max_ppn; j++)
+        for (int j = hier->own_column0 ? 0 : 1; j < hier->levels.max_ppn; j++)
             if (hier->column_comm[j])
                 MPIR_Comm_free_impl(hier->column_comm[j]);
     }

@@ -19,6 +19,7 @@ typedef struct {
     MPIR_Comm *node_comm;       /* NULL when my node has one rank */
     int own_node_comm;          /* node_comm was split by us, not comm->node_comm */
     MPIR_Comm **column_comm;    /* [max_ppn]: leaders of column j, NULL if not a member */
+    int own_column0;            /* column_comm[0] was split by us, not comm->node_roots_comm */
     char *column_ready;         /* [max_ppn] */
 } MPII_Hier_comm;
 
@@ -34,10 +35,75 @@ int MPII_Hier_column_comm(MPIR_Comm * comm, MPII_Hier_comm * hier, int column,
 enum {
     MPII_HIER_PVAR_BCAST_HIER,
     MPII_HIER_PVAR_BCAST_HIER_SEGMENTS,
+    MPII_HIER_PVAR_REDUCE_HIER,
+    MPII_HIER_PVAR_REDUCE_HIER_SEGMENTS,
+    MPII_HIER_PVAR_ALLREDUCE_HIER,
+    MPII_HIER_PVAR_ALLREDUCE_HIER_SEGMENTS,
+    MPII_HIER_PVAR_FLAT_FALLBACKS,
     MPII_HIER_PVAR_COUNT
 };
 extern unsigned long long MPII_Hier_pvars[MPII_HIER_PVAR_COUNT];
 #define MPII_HIER_PVAR_ADD(which_, n_) (MPII_Hier_pvars[MPII_HIER_PVAR_##which_] += (n_))
+
+/* Submodules of a hierarchical algorithm (HAN Table II).  The values are those of the
+ * MPIR_CVAR_<COLL>_HIER_INTER_ALGORITHM / _INTRA_ALGORITHM enums, in the order their
+ * descriptions list them (checked at compile time in each algorithm's file). */
+enum {
+    MPII_HIER_INTER_AUTO,           /* MPICH's own selection of the non-blocking collective */
+    MPII_HIER_INTER_SCHED_BINOMIAL,
+    MPII_HIER_INTER_TSP_KARY,
+    MPII_HIER_INTER_TSP_KNOMIAL,
+    MPII_HIER_INTER_TSP_RING
+};
+enum {
+    MPII_HIER_INTRA_AUTO,           /* MPIR Csel tree on the node communicator */
+    MPII_HIER_INTRA_BINOMIAL,
+    MPII_HIER_INTRA_SHM             /* device shared-memory collectives, MPIR fallback */
+};
+
+/* The CVAR enums of collective COLL list the submodules in the order above. */
+#define MPII_HIER_CHECK_CVAR_ENUMS(COLL) \
+    _Static_assert(MPIR_CVAR_##COLL##_HIER_INTER_ALGORITHM_sched_binomial == \
+                   MPII_HIER_INTER_SCHED_BINOMIAL && \
+                   MPIR_CVAR_##COLL##_HIER_INTER_ALGORITHM_tsp_kary == MPII_HIER_INTER_TSP_KARY && \
+                   MPIR_CVAR_##COLL##_HIER_INTER_ALGORITHM_tsp_knomial == \
+                   MPII_HIER_INTER_TSP_KNOMIAL && \
+                   MPIR_CVAR_##COLL##_HIER_INTER_ALGORITHM_tsp_ring == MPII_HIER_INTER_TSP_RING && \
+                   MPIR_CVAR_##COLL##_HIER_INTRA_ALGORITHM_binomial == MPII_HIER_INTRA_BINOMIAL && \
+                   MPIR_CVAR_##COLL##_HIER_INTRA_ALGORITHM_shm == MPII_HIER_INTRA_SHM, \
+                   "MPIR_CVAR_" #COLL "_HIER_*_ALGORITHM lists submodules in hier_impl.h order")
+
+/* Parameters of one call; a negative argument means "take the CVAR". */
+typedef struct {
+    int segsize;                /* pipeline segment fs, bytes, 0 = one segment */
+    int inter_algo;
+    int inter_k;                /* radix of tsp_kary / tsp_knomial */
+    int inter_chunk;            /* bytes, pipelining inside one inter-node step, 0 = none */
+    int intra_algo;
+} MPII_Hier_params;
+
+/* Fill prm from the call's arguments, each negative one from its CVAR, and check it. */
+int MPII_Hier_params_resolve(MPII_Hier_params * prm, const MPII_Hier_params * given,
+                             const MPII_Hier_params * cvars);
+
+/* Inter-node steps: start a non-blocking bcast / reduce on the leaders' comm. */
+int MPII_Hier_start_ibcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int root,
+                           MPIR_Comm * comm, const MPII_Hier_params * prm, MPIR_Request ** req);
+int MPII_Hier_start_ireduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
+                            MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * comm,
+                            const MPII_Hier_params * prm, MPIR_Request ** req);
+/* Intra-node steps: blocking bcast / reduce on the node comm.  Never MPIR_<Coll>_impl
+ * directly: a forced hier CVAR would send it straight back to the plugin. */
+int MPII_Hier_intra_bcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int root,
+                          MPIR_Comm * node_comm, int intra_algo, MPIR_Errflag_t * errflag);
+int MPII_Hier_intra_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
+                           MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * node_comm,
+                           int intra_algo, MPIR_Errflag_t * errflag);
+/* Wait for a started inter-node step, if any, and release it. */
+int MPII_Hier_wait(MPIR_Request ** req, MPIR_Errflag_t * errflag);
+
+/* The result of errors recorded by MPII_HIER_RECORD_ERROR, as an algorithm returns it. */
+int MPII_Hier_final_errno(int mpi_errno, int mpi_errno_ret, MPIR_Errflag_t * errflag);
 
 /* The payload of (buf, count, datatype) as contiguous bytes: buf itself when the
  * type is contiguous, else a packed copy that MPII_Hier_payload_finish unpacks. */

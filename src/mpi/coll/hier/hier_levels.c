@@ -93,3 +93,12 @@ int MPII_Hier_levels_is_multilevel(const MPII_Hier_levels * levels)
 {
     return levels->nnodes > 1 && levels->max_ppn > 1;
 }
+
+int MPII_Hier_levels_is_rank_ordered(const MPII_Hier_levels * levels)
+{
+    /* members are grouped by node in node order: rank order iff they read 0, 1, 2, ... */
+    for (int i = 0; i < levels->nranks; i++)
+        if (levels->members[i] != i)
+            return 0;
+    return 1;
+}

@@ -33,4 +33,8 @@ int MPII_Hier_levels_column_leader(const MPII_Hier_levels * levels, int node, in
 /* more than one node, and at least one node with more than one rank */
 int MPII_Hier_levels_is_multilevel(const MPII_Hier_levels * levels);
 
+/* every node's ranks are one consecutive block, so combining node by node, in node
+ * order, is combining in rank order (what non-commutative reductions need) */
+int MPII_Hier_levels_is_rank_ordered(const MPII_Hier_levels * levels);
+
 #endif /* HIER_LEVELS_H_INCLUDED */

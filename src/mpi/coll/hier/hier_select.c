@@ -15,6 +15,17 @@ static const struct {
                                    "number of MPI_Bcast calls run by MPIR_Bcast_intra_hier"},
     [MPII_HIER_PVAR_BCAST_HIER_SEGMENTS] = {"coll_hier_bcast_hier_segments",
                                             "pipeline segments moved by MPIR_Bcast_intra_hier"},
+    [MPII_HIER_PVAR_REDUCE_HIER] = {"coll_hier_reduce_hier_count",
+                                    "number of MPI_Reduce calls run by MPIR_Reduce_intra_hier"},
+    [MPII_HIER_PVAR_REDUCE_HIER_SEGMENTS] = {"coll_hier_reduce_hier_segments",
+                                             "pipeline segments moved by MPIR_Reduce_intra_hier"},
+    [MPII_HIER_PVAR_ALLREDUCE_HIER] = {"coll_hier_allreduce_hier_count",
+                                       "number of MPI_Allreduce calls run by MPIR_Allreduce_intra_hier"},
+    [MPII_HIER_PVAR_ALLREDUCE_HIER_SEGMENTS] = {"coll_hier_allreduce_hier_segments",
+                                                "pipeline segments moved by MPIR_Allreduce_intra_hier"},
+    [MPII_HIER_PVAR_FLAT_FALLBACKS] = {"coll_hier_flat_fallbacks",
+                                       "hier reduce/allreduce calls on several nodes run flat "
+                                       "(non-commutative op, nodes not blocks of consecutive ranks)"},
 };
 
 int MPII_Hier_init(void)
@@ -53,12 +64,18 @@ int MPII_Hier_wants_mpir_level(int coll_type, MPIR_Comm * comm)
     if (comm->hierarchy_kind != MPIR_COMM_HIERARCHY_KIND__PARENT)
         return 0;
     /* a user MPIR tree decides for the collectives the plugin serves */
-    if (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE[0] &&
-        !MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE[0])
-        return coll_type == MPIR_CSEL_COLL_TYPE__BCAST;
+    int user_mpir_tree = MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE[0] &&
+        !MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE[0];
     switch (coll_type) {
         case MPIR_CSEL_COLL_TYPE__BCAST:
-            return MPIR_CVAR_BCAST_INTRA_ALGORITHM != MPIR_CVAR_BCAST_INTRA_ALGORITHM_auto;
+            return user_mpir_tree ||
+                MPIR_CVAR_BCAST_INTRA_ALGORITHM != MPIR_CVAR_BCAST_INTRA_ALGORITHM_auto;
+        case MPIR_CSEL_COLL_TYPE__REDUCE:
+            return user_mpir_tree ||
+                MPIR_CVAR_REDUCE_INTRA_ALGORITHM != MPIR_CVAR_REDUCE_INTRA_ALGORITHM_auto;
+        case MPIR_CSEL_COLL_TYPE__ALLREDUCE:
+            return user_mpir_tree ||
+                MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM != MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM_auto;
         default:
             return 0;
     }
@@ -71,28 +88,40 @@ typedef struct {
     int value;
 } name_value;
 
-static const name_value bcast_inter_algos[] = {
-    {"auto", MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM_auto},
-    {"sched_binomial", MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM_sched_binomial},
-    {"tsp_kary", MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM_tsp_kary},
-    {"tsp_knomial", MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM_tsp_knomial},
-    {"tsp_ring", MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM_tsp_ring},
+/* the plugin's submodule numbers are its CVAR enums' values (hier_impl.h) */
+static const name_value inter_algos[] = {
+    {"auto", MPII_HIER_INTER_AUTO},
+    {"sched_binomial", MPII_HIER_INTER_SCHED_BINOMIAL},
+    {"tsp_kary", MPII_HIER_INTER_TSP_KARY},
+    {"tsp_knomial", MPII_HIER_INTER_TSP_KNOMIAL},
+    {"tsp_ring", MPII_HIER_INTER_TSP_RING},
     {NULL, 0}
 };
 
-static const name_value bcast_intra_algos[] = {
-    {"auto", MPIR_CVAR_BCAST_HIER_INTRA_ALGORITHM_auto},
-    {"binomial", MPIR_CVAR_BCAST_HIER_INTRA_ALGORITHM_binomial},
+static const name_value intra_algos[] = {
+    {"auto", MPII_HIER_INTRA_AUTO},
+    {"binomial", MPII_HIER_INTRA_BINOMIAL},
+    {"shm", MPII_HIER_INTRA_SHM},
+    {NULL, 0}
+};
+
+static const name_value containers[] = {
+    {"MPIR_Bcast_intra_hier", MPII_CSEL_CONTAINER_TYPE__ALGORITHM__MPIR_Bcast_intra_hier},
+    {"MPIR_Reduce_intra_hier", MPII_CSEL_CONTAINER_TYPE__ALGORITHM__MPIR_Reduce_intra_hier},
+    {"MPIR_Allreduce_intra_hier",
+     MPII_CSEL_CONTAINER_TYPE__ALGORITHM__MPIR_Allreduce_intra_hier},
     {NULL, 0}
 };
 
 int MPII_Hier_csel_container_id(const char *ckey)
 {
-    if (!strcmp(ckey, "algorithm=MPIR_Bcast_intra_hier"))
-        return MPII_CSEL_CONTAINER_TYPE__ALGORITHM__MPIR_Bcast_intra_hier;
+    if (strncmp(ckey, "algorithm=", 10))
+        return -1;
+    for (int i = 0; containers[i].name; i++)
+        if (!strcmp(ckey + 10, containers[i].name))
+            return containers[i].value;
     return -1;
 }
-
 /* The tuning file is read once at MPI_Init: a bad entry is a configuration error. */
 static void bad_param(const char *algo, const char *param)
 {
@@ -121,39 +150,53 @@ static int parse_name(const char *algo, const char *param, const char *value,
     return -1;
 }
 
+/* "segsize=131072" etc. into a hierarchical algorithm's parameter block */
+static void parse_hier_params(struct json_object *obj, const char *algo, int *segsize,
+                              int *inter_algo, int *inter_k, int *inter_chunk, int *intra_algo)
+{
+    /* unset parameters follow their CVARs at call time */
+    *segsize = *inter_algo = *inter_k = *inter_chunk = *intra_algo = -1;
+    json_object_object_foreach(obj, key, val) {
+        char *ckey = MPL_strdup_no_spaces(key);
+        char *eq = strchr(ckey, '=');
+        const char *value;
+        if (!eq)
+            bad_param(algo, key);
+        *eq = '\0';
+        value = eq + 1;
+        if (!strcmp(ckey, "segsize"))
+            *segsize = parse_int(algo, key, value, 0);
+        else if (!strcmp(ckey, "inter_algo"))
+            *inter_algo = parse_name(algo, key, value, inter_algos);
+        else if (!strcmp(ckey, "inter_k"))
+            *inter_k = parse_int(algo, key, value, 1);
+        else if (!strcmp(ckey, "inter_chunk"))
+            *inter_chunk = parse_int(algo, key, value, 0);
+        else if (!strcmp(ckey, "intra_algo"))
+            *intra_algo = parse_name(algo, key, value, intra_algos);
+        else
+            bad_param(algo, key);
+        MPL_free(ckey);
+    }
+}
+
+#define PARSE_HIER_PARAMS(obj_, algo_, block_) \
+    parse_hier_params((obj_), (algo_), &(block_).segsize, &(block_).inter_algo, \
+                      &(block_).inter_k, &(block_).inter_chunk, &(block_).intra_algo)
+
 void MPII_Hier_csel_parse_params(struct json_object *obj, MPII_Csel_container_s * cnt)
 {
-    if (cnt->id == MPII_CSEL_CONTAINER_TYPE__ALGORITHM__MPIR_Bcast_intra_hier) {
-        const char *algo = "MPIR_Bcast_intra_hier";
-        /* unset parameters follow their CVARs at call time */
-        cnt->u.bcast.intra_hier.segsize = -1;
-        cnt->u.bcast.intra_hier.inter_algo = -1;
-        cnt->u.bcast.intra_hier.inter_k = -1;
-        cnt->u.bcast.intra_hier.inter_chunk = -1;
-        cnt->u.bcast.intra_hier.intra_algo = -1;
-        json_object_object_foreach(obj, key, val) {
-            char *ckey = MPL_strdup_no_spaces(key);
-            char *eq = strchr(ckey, '=');
-            const char *value;
-            if (!eq)
-                bad_param(algo, key);
-            *eq = '\0';
-            value = eq + 1;
-            if (!strcmp(ckey, "segsize"))
-                cnt->u.bcast.intra_hier.segsize = parse_int(algo, key, value, 0);
-            else if (!strcmp(ckey, "inter_algo"))
-                cnt->u.bcast.intra_hier.inter_algo =
-                    parse_name(algo, key, value, bcast_inter_algos);
-            else if (!strcmp(ckey, "inter_k"))
-                cnt->u.bcast.intra_hier.inter_k = parse_int(algo, key, value, 1);
-            else if (!strcmp(ckey, "inter_chunk"))
-                cnt->u.bcast.intra_hier.inter_chunk = parse_int(algo, key, value, 0);
-            else if (!strcmp(ckey, "intra_algo"))
-                cnt->u.bcast.intra_hier.intra_algo =
-                    parse_name(algo, key, value, bcast_intra_algos);
-            else
-                bad_param(algo, key);
-            MPL_free(ckey);
-        }
+    switch (cnt->id) {
+        case MPII_CSEL_CONTAINER_TYPE__ALGORITHM__MPIR_Bcast_intra_hier:
+            PARSE_HIER_PARAMS(obj, "MPIR_Bcast_intra_hier", cnt->u.bcast.intra_hier);
+            break;
+        case MPII_CSEL_CONTAINER_TYPE__ALGORITHM__MPIR_Reduce_intra_hier:
+            PARSE_HIER_PARAMS(obj, "MPIR_Reduce_intra_hier", cnt->u.reduce.intra_hier);
+            break;
+        case MPII_CSEL_CONTAINER_TYPE__ALGORITHM__MPIR_Allreduce_intra_hier:
+            PARSE_HIER_PARAMS(obj, "MPIR_Allreduce_intra_hier", cnt->u.allreduce.intra_hier);
+            break;
+        default:
+            break;
     }
 }

@@ -1,0 +1,180 @@
+/*
+ * mpich-hier: the submodules of the hierarchical algorithms (HAN Table II): the
+ * non-blocking inter-node steps on the leaders and the blocking intra-node steps.
+ */
+
+#include "hier_impl.h"
+
+int MPII_Hier_params_resolve(MPII_Hier_params * prm, const MPII_Hier_params * given,
+                             const MPII_Hier_params * cvars)
+{
+    int mpi_errno = MPI_SUCCESS;
+
+    prm->segsize = given->segsize >= 0 ? given->segsize : cvars->segsize;
+    prm->inter_algo = given->inter_algo >= 0 ? given->inter_algo : cvars->inter_algo;
+    prm->inter_k = given->inter_k >= 0 ? given->inter_k : cvars->inter_k;
+    prm->inter_chunk = given->inter_chunk >= 0 ? given->inter_chunk : cvars->inter_chunk;
+    prm->intra_algo = given->intra_algo >= 0 ? given->intra_algo : cvars->intra_algo;
+
+    MPIR_ERR_CHKANDJUMP2(prm->segsize < 0, mpi_errno, MPI_ERR_ARG, "**argneg",
+                         "**argneg %s %d", "hier segment size", prm->segsize);
+    MPIR_ERR_CHKANDJUMP1(prm->inter_k < 1, mpi_errno, MPI_ERR_ARG, "**arg", "**arg %s",
+                         "hier inter-node tree radix must be >= 1");
+    MPIR_ERR_CHKANDJUMP2(prm->inter_chunk < 0, mpi_errno, MPI_ERR_ARG, "**argneg",
+                         "**argneg %s %d", "hier inter-node chunk size", prm->inter_chunk);
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+/* The tsp tree of an inter-node algorithm: its type and radix. */
+static void tsp_tree_of(const MPII_Hier_params * prm, int *tree_type, int *k)
+{
+    *tree_type = prm->inter_algo == MPII_HIER_INTER_TSP_KNOMIAL ?
+        MPIR_TREE_TYPE_KNOMIAL_1 : MPIR_TREE_TYPE_KARY;
+    *k = prm->inter_algo == MPII_HIER_INTER_TSP_RING ? 1 : prm->inter_k;
+}
+
+int MPII_Hier_start_ibcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int root,
+                           MPIR_Comm * comm, const MPII_Hier_params * prm, MPIR_Request ** req)
+{
+    int mpi_errno = MPI_SUCCESS;
+    const bool is_persistent = false;
+    enum MPIR_sched_type sched_type;
+    enum MPIR_sched_type *sched_type_p = &sched_type;
+    void *sched;
+    void **sched_p = &sched;
+    MPIR_Comm *comm_ptr = comm; /* named as MPII_SCHED_START expects */
+    int tree_type, k;
+
+    *req = NULL;
+    switch (prm->inter_algo) {
+        case MPII_HIER_INTER_SCHED_BINOMIAL:
+            MPII_SCHED_CREATE_SCHED_P();
+            mpi_errno = MPIR_Ibcast_intra_sched_binomial(buf, count, datatype, root, comm,
+                                                         *sched_p);
+            break;
+        case MPII_HIER_INTER_TSP_KARY:
+        case MPII_HIER_INTER_TSP_KNOMIAL:
+        case MPII_HIER_INTER_TSP_RING:
+            tsp_tree_of(prm, &tree_type, &k);
+            MPII_GENTRAN_CREATE_SCHED_P();
+            mpi_errno = MPIR_TSP_Ibcast_sched_intra_tree(buf, count, datatype, root, comm,
+                                                         tree_type, k, prm->inter_chunk,
+                                                         *sched_p);
+            break;
+        default:
+            return MPIR_Ibcast(buf, count, datatype, root, comm, req);
+    }
+    MPIR_ERR_CHECK(mpi_errno);
+    MPII_SCHED_START(sched_type, sched, comm_ptr, req);
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+int MPII_Hier_start_ireduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
+                            MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * comm,
+                            const MPII_Hier_params * prm, MPIR_Request ** req)
+{
+    int mpi_errno = MPI_SUCCESS;
+    const bool is_persistent = false;
+    enum MPIR_sched_type sched_type;
+    enum MPIR_sched_type *sched_type_p = &sched_type;
+    void *sched;
+    void **sched_p = &sched;
+    MPIR_Comm *comm_ptr = comm;
+    int tree_type, k;
+    int inter_algo = prm->inter_algo;
+
+    /* MPICH's tsp tree reduce is registered for commutative ops only; the binomial
+     * schedule combines in rank order, which the leaders' comm follows */
+    if (!MPIR_Op_is_commutative(op))
+        inter_algo = MPII_HIER_INTER_SCHED_BINOMIAL;
+
+    *req = NULL;
+    switch (inter_algo) {
+        case MPII_HIER_INTER_SCHED_BINOMIAL:
+            MPII_SCHED_CREATE_SCHED_P();
+            mpi_errno = MPIR_Ireduce_intra_sched_binomial(sendbuf, recvbuf, count, datatype, op,
+                                                          root, comm, *sched_p);
+            break;
+        case MPII_HIER_INTER_TSP_KARY:
+        case MPII_HIER_INTER_TSP_KNOMIAL:
+        case MPII_HIER_INTER_TSP_RING:
+            tsp_tree_of(prm, &tree_type, &k);
+            MPII_GENTRAN_CREATE_SCHED_P();
+            mpi_errno = MPIR_TSP_Ireduce_sched_intra_tree(sendbuf, recvbuf, count, datatype, op,
+                                                          root, comm, tree_type, k,
+                                                          prm->inter_chunk, 0, *sched_p);
+            break;
+        default:
+            return MPIR_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, req);
+    }
+    MPIR_ERR_CHECK(mpi_errno);
+    MPII_SCHED_START(sched_type, sched, comm_ptr, req);
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+int MPII_Hier_intra_bcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int root,
+                          MPIR_Comm * node_comm, int intra_algo, MPIR_Errflag_t * errflag)
+{
+    if (intra_algo == MPII_HIER_INTRA_SHM) {
+        int used, mpi_errno;
+        mpi_errno = MPID_Hier_shm_bcast(buf, count, datatype, root, node_comm, &used, errflag);
+        if (used)
+            return mpi_errno;
+    }
+    if (intra_algo == MPII_HIER_INTRA_BINOMIAL)
+        return MPIR_Bcast_intra_binomial(buf, count, datatype, root, node_comm, errflag);
+    return MPIR_Bcast_allcomm_auto(buf, count, datatype, root, node_comm, errflag);
+}
+
+int MPII_Hier_intra_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
+                           MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * node_comm,
+                           int intra_algo, MPIR_Errflag_t * errflag)
+{
+    if (intra_algo == MPII_HIER_INTRA_SHM) {
+        int used, mpi_errno;
+        mpi_errno = MPID_Hier_shm_reduce(sendbuf, recvbuf, count, datatype, op, root,
+                                         node_comm, &used, errflag);
+        if (used)
+            return mpi_errno;
+    }
+    /* binomial combines in rank order: the one choice right for non-commutative ops */
+    if (intra_algo == MPII_HIER_INTRA_BINOMIAL || !MPIR_Op_is_commutative(op))
+        return MPIR_Reduce_intra_binomial(sendbuf, recvbuf, count, datatype, op, root,
+                                          node_comm, errflag);
+    return MPIR_Reduce_allcomm_auto(sendbuf, recvbuf, count, datatype, op, root, node_comm,
+                                    errflag);
+}
+
+int MPII_Hier_wait(MPIR_Request ** req, MPIR_Errflag_t * errflag)
+{
+    int mpi_errno = MPI_SUCCESS;
+
+    if (*req) {
+        mpi_errno = MPIC_Wait(*req, errflag);
+        MPIR_Request_free(*req);
+        *req = NULL;
+    }
+    return mpi_errno;
+}
+
+int MPII_Hier_final_errno(int mpi_errno, int mpi_errno_ret, MPIR_Errflag_t * errflag)
+{
+    if (mpi_errno)
+        return mpi_errno;
+    if (mpi_errno_ret)
+        return mpi_errno_ret;
+    if (*errflag != MPIR_ERR_NONE)
+        MPIR_ERR_SET(mpi_errno, *errflag, "**coll_fail");
+    return mpi_errno;
+}

@@ -1,0 +1,210 @@
+/*
+ * mpich-hier: HAN pipelined hierarchical reduce.
+ */
+
+#include "hier_impl.h"
+
+/*
+=== BEGIN_MPI_T_CVAR_INFO_BLOCK ===
+
+cvars:
+    - name        : MPIR_CVAR_REDUCE_HIER_SEGSIZE
+      category    : COLLECTIVE
+      type        : int
+      default     : 65536
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : >-
+        Pipeline segment size fs, in bytes, of the hier reduce (rounded down to whole
+        datatype elements, at least one). 0 reduces the whole message as one segment.
+
+    - name        : MPIR_CVAR_REDUCE_HIER_INTER_ALGORITHM
+      category    : COLLECTIVE
+      type        : enum
+      default     : auto
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : |-
+        Non-blocking inter-node reduce of the hier reduce, run on the node leaders.
+        Non-commutative ops always use sched_binomial.
+        auto           - MPIR_Ireduce (MPICH's own selection)
+        sched_binomial - MPIR_Ireduce_intra_sched_binomial
+        tsp_kary       - MPICH's tsp tree reduce, k-ary tree
+        tsp_knomial    - MPICH's tsp tree reduce, k-nomial tree
+        tsp_ring       - MPICH's tsp tree reduce, chain
+
+    - name        : MPIR_CVAR_REDUCE_HIER_INTER_KVAL
+      category    : COLLECTIVE
+      type        : int
+      default     : 2
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : >-
+        Tree radix k of the tsp_kary and tsp_knomial inter-node reduce of the hier reduce.
+
+    - name        : MPIR_CVAR_REDUCE_HIER_INTER_CHUNK_SIZE
+      category    : COLLECTIVE
+      type        : int
+      default     : 0
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : >-
+        Pipeline chunk size, in bytes, inside the tsp inter-node reduce of one hier
+        reduce segment. 0 does not split a segment further.
+
+    - name        : MPIR_CVAR_REDUCE_HIER_INTRA_ALGORITHM
+      category    : COLLECTIVE
+      type        : enum
+      default     : auto
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : |-
+        Blocking intra-node reduce of the hier reduce
+        auto     - MPIR_Reduce_allcomm_auto on the node communicator (MPIR Csel tree)
+        binomial - MPIR_Reduce_intra_binomial
+        shm      - the device's shared-memory reduce (CH4 POSIX
+                   release_gather), MPIR where the device cannot (e.g. non-commutative ops)
+
+=== END_MPI_T_CVAR_INFO_BLOCK ===
+*/
+
+MPII_HIER_CHECK_CVAR_ENUMS(REDUCE);
+
+/* Algorithm: HAN pipelined hierarchical reduce, any root (HAN paper, section III-B)
+ *
+ * The message is cut into u segments of whole elements.  For a root at local rank j,
+ * the leader of each node is its member j mod ppn (the root leads its own node, so a
+ * root that is not local rank 0 costs no extra hop).  sr(t) reduces segment t onto the
+ * node's leader, ir(t) reduces the leaders' results onto the root.  Leaders run
+ *     sr(0); irsr(1) .. irsr(u-1); ir(u-1)
+ * where irsr(t) starts the non-blocking inter-node reduce of segment t-1, runs the
+ * blocking intra-node reduce of segment t and waits for the former.  Other ranks run
+ * sr(0) .. sr(u-1).
+ *
+ * Non-commutative ops combine in rank order: binomial trees when every node is one
+ * block of consecutive ranks; otherwise the flat binomial reduce runs instead.
+ */
+int MPIR_Reduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
+                           MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * comm_ptr,
+                           int segsize, int inter_algo, int inter_k, int inter_chunk,
+                           int intra_algo, MPIR_Errflag_t * errflag)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int mpi_errno_ret = MPI_SUCCESS;
+    MPII_Hier_params prm;
+    const MPII_Hier_params given = { segsize, inter_algo, inter_k, inter_chunk, intra_algo };
+    const MPII_Hier_params cvars = { MPIR_CVAR_REDUCE_HIER_SEGSIZE,
+        MPIR_CVAR_REDUCE_HIER_INTER_ALGORITHM, MPIR_CVAR_REDUCE_HIER_INTER_KVAL,
+        MPIR_CVAR_REDUCE_HIER_INTER_CHUNK_SIZE, MPIR_CVAR_REDUCE_HIER_INTRA_ALGORITHM
+    };
+    MPII_Hier_comm *hier = NULL;
+    MPII_Hier_seg_plan plan;
+    MPIR_Comm *up_comm = NULL, *node_comm;
+    MPIR_Request *ireduce_req = NULL;
+    MPI_Aint type_size, extent, true_lb, true_extent;
+    void *partial_alloc = NULL;
+    char *partial;              /* where this leader's node result is formed */
+    int is_root = comm_ptr->rank == root;
+
+    MPII_HIER_PVAR_ADD(REDUCE_HIER, 1);
+
+    mpi_errno = MPII_Hier_params_resolve(&prm, &given, &cvars);
+    MPIR_ERR_CHECK(mpi_errno);
+
+    MPIR_Datatype_get_size_macro(datatype, type_size);
+    MPIR_Datatype_get_extent_macro(datatype, extent);
+    if (count == 0 || type_size == 0)
+        goto fn_exit;
+
+    if (comm_ptr->local_size == 1) {
+        if (sendbuf != MPI_IN_PLACE)
+            mpi_errno = MPIR_Localcopy(sendbuf, count, datatype, recvbuf, count, datatype);
+        goto fn_exit;
+    }
+
+    mpi_errno = MPII_Hier_get(comm_ptr, &hier);
+    MPIR_ERR_CHECK(mpi_errno);
+    const MPII_Hier_levels *lv = hier ? &hier->levels : NULL;
+    if (!hier || lv->nnodes == 1 ||
+        (!MPIR_Op_is_commutative(op) && !MPII_Hier_levels_is_rank_ordered(lv))) {
+        /* one node (also the re-entry of a tree that picks hier for the node comm), our
+         * own comm creation, or an order no hierarchy keeps: flat and rank-ordered */
+        if (hier && lv->nnodes > 1)
+            MPII_HIER_PVAR_ADD(FLAT_FALLBACKS, 1);
+        mpi_errno = MPIR_Reduce_intra_binomial(sendbuf, recvbuf, count, datatype, op, root,
+                                               comm_ptr, errflag);
+        goto fn_exit;
+    }
+
+    MPII_Hier_seg_plan_init(&plan, count * type_size, prm.segsize, type_size);
+    MPII_HIER_PVAR_ADD(REDUCE_HIER_SEGMENTS, plan.nsegs);
+
+    int multilevel = MPII_Hier_levels_is_multilevel(lv);
+    int column = lv->local_of[root];
+    int intra_root = MPII_Hier_levels_column_local(lv, hier->my_node, column);
+    int is_leader = intra_root == hier->my_local;
+    int up_root = lv->node_of[root];
+    node_comm = multilevel ? hier->node_comm : NULL;
+    if (multilevel) {
+        mpi_errno = MPII_Hier_column_comm(comm_ptr, hier, column, &up_comm);
+        MPIR_ERR_CHECK(mpi_errno);
+    } else {
+        up_comm = comm_ptr;     /* one rank per node: nodes are ranks */
+        up_root = root;
+    }
+    MPIR_Assert(!is_leader || up_comm);
+
+    /* the root forms its node's result in recvbuf; a leader alone on its node already
+     * has it in its send buffer; other leaders need room for it */
+    partial = NULL;
+    if (is_root) {
+        partial = recvbuf;
+        if (!node_comm && sendbuf != MPI_IN_PLACE) {
+            mpi_errno = MPIR_Localcopy(sendbuf, count, datatype, recvbuf, count, datatype);
+            MPIR_ERR_CHECK(mpi_errno);
+        }
+    } else if (is_leader && !node_comm) {
+        partial = (char *) sendbuf;
+    } else if (is_leader) {
+        MPIR_Type_get_true_extent_impl(datatype, &true_lb, &true_extent);
+        partial_alloc = MPL_malloc(count * MPL_MAX(extent, true_extent), MPL_MEM_COLL);
+        MPIR_ERR_CHKANDJUMP(!partial_alloc, mpi_errno, MPI_ERR_OTHER, "**nomem");
+        partial = (char *) partial_alloc - true_lb;
+    }
+
+#define SEG_COUNT(t_) (MPII_Hier_seg_len(&plan, (t_)) / type_size)
+#define SEG_AT(buf_, t_) ((char *) (buf_) + MPII_Hier_seg_offset(&plan, (t_)) / type_size * extent)
+    for (int64_t s = 0; s < plan.nsegs + 1; s++) {
+        int64_t ir = s - 1, sr = s;
+        if (is_leader && ir >= 0) {
+            mpi_errno = MPII_Hier_start_ireduce(is_root ? MPI_IN_PLACE : SEG_AT(partial, ir),
+                                                is_root ? SEG_AT(recvbuf, ir) : NULL,
+                                                SEG_COUNT(ir), datatype, op, up_root, up_comm,
+                                                &prm, &ireduce_req);
+            MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+        }
+        if (node_comm && sr < plan.nsegs) {
+            const void *contribution = sendbuf == MPI_IN_PLACE ? MPI_IN_PLACE :
+                SEG_AT(sendbuf, sr);
+            mpi_errno = MPII_Hier_intra_reduce(contribution, is_leader ? SEG_AT(partial, sr) :
+                                               NULL, SEG_COUNT(sr), datatype, op, intra_root,
+                                               node_comm, prm.intra_algo, errflag);
+            MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+        }
+        mpi_errno = MPII_Hier_wait(&ireduce_req, errflag);
+        MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+    }
+#undef SEG_COUNT
+#undef SEG_AT
+
+  fn_exit:
+    MPL_free(partial_alloc);
+    return MPII_Hier_final_errno(mpi_errno, mpi_errno_ret, errflag);
+  fn_fail:
+    goto fn_exit;
+}

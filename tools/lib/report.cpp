@@ -1,0 +1,188 @@
+#include "report.hpp"
+
+#include <cstdio>
+#include <sstream>
+
+namespace hiertune {
+
+namespace {
+
+constexpr int kSizeWidth = 10;   // OSU's "%-10d"
+constexpr int kFieldWidth = 18;  // OSU's FIELD_WIDTH
+constexpr int kPrecision = 2;    // OSU's FLOAT_PRECISION
+
+double us(double seconds) { return seconds * 1e6; }
+
+std::string fixed(double value, int precision) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*f", precision, value);
+    return buffer;
+}
+
+const char* source_name(const PointResult& point) { return point.from_db ? "db" : "measured"; }
+
+std::string data_check_name(const PointResult& point) {
+    if (!point.data_ok) return "";
+    return *point.data_ok ? "passed" : "failed";
+}
+
+bool same_configuration(const PointKey& a, const PointKey& b) {
+    return a.collective == b.collective && a.algorithm == b.algorithm && a.params == b.params;
+}
+
+}  // namespace
+
+std::string mpi_function_name(const std::string& collective) {
+    if (collective == "bcast") return "MPI_Bcast";
+    if (collective == "reduce") return "MPI_Reduce";
+    if (collective == "allreduce") return "MPI_Allreduce";
+    return collective;
+}
+
+std::string osu_title(const std::string& collective) {
+    std::string test = collective;
+    if (collective == "bcast") test = "Broadcast";
+    if (collective == "reduce") test = "Reduce";
+    if (collective == "allreduce") test = "Allreduce";
+    return "# OSU MPI " + test + " Latency Test (hiertune bench)";
+}
+
+std::string describe_job(const JobDescription& job) {
+    return job.machine + ", " + std::to_string(job.ranks) + " ranks, " + std::to_string(job.nodes) +
+           " nodes x " + std::to_string(job.ppn) + " ppn, " + job.placement;
+}
+
+std::string describe_configuration(const PointKey& key) {
+    std::string text = key.algorithm;
+    for (const auto& [name, value] : key.params) text += " " + name + "=" + value;
+    return text;
+}
+
+std::string osu_column_header(bool full) {
+    char buffer[160];
+    if (full)
+        std::snprintf(buffer, sizeof buffer, "# %-*s%*s%*s%*s%*s", kSizeWidth - 2, "Size", kFieldWidth,
+                      "Avg Latency(us)", kFieldWidth, "Min Latency(us)", kFieldWidth,
+                      "Max Latency(us)", 12, "Iterations");
+    else
+        std::snprintf(buffer, sizeof buffer, "# %-*s%*s", kSizeWidth - 2, "Size", kFieldWidth,
+                      "Avg Latency(us)");
+    return buffer;
+}
+
+std::string osu_row(const PointResult& point, bool full) {
+    char buffer[160];
+    const Summary& s = point.summary;
+    if (full)
+        std::snprintf(buffer, sizeof buffer, "%-*llu%*.*f%*.*f%*.*f%*zu", kSizeWidth,
+                      static_cast<unsigned long long>(point.key.msg_bytes), kFieldWidth, kPrecision,
+                      us(s.median), kFieldWidth, kPrecision, us(s.min), kFieldWidth, kPrecision,
+                      us(s.max), 12, s.n);
+    else
+        std::snprintf(buffer, sizeof buffer, "%-*llu%*.*f", kSizeWidth,
+                      static_cast<unsigned long long>(point.key.msg_bytes), kFieldWidth, kPrecision,
+                      us(s.median));
+    return buffer;
+}
+
+nlohmann::ordered_json point_json(const PointResult& point, const JobDescription* job) {
+    const Summary& s = point.summary;
+    nlohmann::ordered_json params = nlohmann::ordered_json::object();
+    for (const auto& [name, value] : point.key.params) params[name] = value;
+    nlohmann::ordered_json object = {
+        {"collective", point.key.collective},
+        {"size", point.key.msg_bytes},
+        {"algorithm", point.key.algorithm},
+        {"params", params},
+        {"median_us", us(s.median)},
+        {"ci_lo_us", us(s.ci_lo)},
+        {"ci_hi_us", us(s.ci_hi)},
+        {"min_us", us(s.min)},
+        {"max_us", us(s.max)},
+        {"mean_us", us(s.mean)},
+        {"n", s.n},
+        {"converged", s.converged},
+        {"source", source_name(point)},
+    };
+    if (point.data_ok) object["data_check"] = data_check_name(point);
+    if (point.job) object["job"] = *point.job;
+    if (job) {
+        object["ranks"] = job->ranks;
+        object["nodes"] = job->nodes;
+        object["ppn"] = job->ppn;
+        object["placement"] = job->placement;
+    }
+    return object;
+}
+
+std::string csv_field(std::string_view text) {
+    if (text.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(text);
+    std::string quoted = "\"";
+    for (char c : text) {
+        if (c == '"') quoted += '"';
+        quoted += c;
+    }
+    return quoted + '"';
+}
+
+std::string csv_header(bool with_job) {
+    return std::string(with_job ? "job," : "") +
+           "collective,size,algorithm,params,median_us,ci_lo_us,ci_hi_us,min_us,max_us,mean_us,n,"
+           "converged,source,data_check";
+}
+
+std::string csv_row(const PointResult& point, bool with_job) {
+    const Summary& s = point.summary;
+    std::ostringstream row;
+    if (with_job) row << (point.job ? std::to_string(*point.job) : "") << ',';
+    row << csv_field(point.key.collective) << ',' << point.key.msg_bytes << ','
+        << csv_field(point.key.algorithm) << ',' << csv_field(canonical_params(point.key.params));
+    for (double value : {s.median, s.ci_lo, s.ci_hi, s.min, s.max, s.mean}) row << ',' << fixed(us(value), 3);
+    row << ',' << s.n << ',' << (s.converged ? 1 : 0) << ',' << source_name(point) << ','
+        << data_check_name(point);
+    return row.str();
+}
+
+Reporter::Reporter(std::ostream& out, OutputFormat format, bool full, const JobDescription* job,
+                   bool with_job)
+    : out_(out), format_(format), full_(full), job_(job), with_job_(with_job) {}
+
+void Reporter::preamble(const std::string& text) {
+    if (format_ == OutputFormat::osu) out_ << "# " << text << '\n' << std::flush;
+}
+
+void Reporter::point(const PointResult& point) {
+    switch (format_) {
+        case OutputFormat::osu:
+            if (!block_ || !same_configuration(*block_, point.key)) {
+                if (block_) out_ << '\n';
+                out_ << osu_title(point.key.collective) << '\n'
+                     << "# " << mpi_function_name(point.key.collective)
+                     << ", algorithm: " << describe_configuration(point.key) << '\n'
+                     << osu_column_header(full_) << '\n';
+                block_ = point.key;
+            }
+            out_ << osu_row(point, full_) << '\n';
+            break;
+        case OutputFormat::json:
+            out_ << point_json(point, job_).dump() << '\n';
+            break;
+        case OutputFormat::csv:
+            if (!header_done_) out_ << csv_header(with_job_) << '\n';
+            header_done_ = true;
+            out_ << csv_row(point, with_job_) << '\n';
+            break;
+    }
+    out_ << std::flush;  // a long sweep shows (and a killed one keeps) its rows
+}
+
+std::string progress_line(std::size_t done, std::size_t total, std::string_view label,
+                          std::size_t bar_width) {
+    const std::size_t filled = total == 0 ? bar_width : bar_width * std::min(done, total) / total;
+    std::string line = "[" + std::string(filled, '#') + std::string(bar_width - filled, '.') + "] ";
+    line += std::to_string(done) + "/" + std::to_string(total);
+    if (!label.empty()) line += "  " + std::string(label);
+    return line;
+}
+
+}  // namespace hiertune

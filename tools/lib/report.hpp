@@ -1,0 +1,77 @@
+// Output of `hiertune bench` and `hiertune db`.
+//
+//   osu   OSU-compatible text: "# ..." comment lines, then "Size  Avg Latency(us)"
+//         rows (-f adds Min/Max Latency(us) and Iterations, as OSU's -f).
+//         Avg Latency is the *median* over repetitions of the max-over-ranks
+//         time; one header block per collective and configuration.
+//   json  JSON Lines: one object per point (fields as the CSV columns,
+//         params as an object, plus the job's ranks/nodes/ppn/placement).
+//   csv   a header line, then one row per point.
+// Times are in microseconds everywhere.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "measure_db.hpp"
+#include "stats.hpp"
+
+namespace hiertune {
+
+enum class OutputFormat { osu, json, csv };
+
+struct PointResult {
+    std::optional<JobId> job;      // shown by `hiertune db` only
+    PointKey key;
+    Summary summary;               // seconds
+    bool from_db = false;          // resumed from the database, not measured now
+    std::optional<bool> data_ok;   // -c: received data/result checked on every rank
+};
+
+// "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce" (else the name as given).
+std::string mpi_function_name(const std::string& collective);
+// "# OSU MPI Broadcast Latency Test (hiertune bench)" for bcast, etc.
+std::string osu_title(const std::string& collective);
+// "vm, 8 ranks, 4 nodes x 2 ppn, round-robin"
+std::string describe_job(const JobDescription& job);
+// "default", or "hier MPIR_CVAR_BCAST_HIER_SEGSIZE=65536 ..."
+std::string describe_configuration(const PointKey& key);
+
+std::string osu_column_header(bool full);
+std::string osu_row(const PointResult& point, bool full);
+nlohmann::ordered_json point_json(const PointResult& point, const JobDescription* job);
+std::string csv_header(bool with_job);
+std::string csv_row(const PointResult& point, bool with_job);
+// RFC 4180 quoting when the field needs it.
+std::string csv_field(std::string_view text);
+
+// Writes points as they come, one header block per configuration in OSU format.
+class Reporter {
+public:
+    // job may be null; with_job adds the job id column (CSV) / field (JSON).
+    Reporter(std::ostream& out, OutputFormat format, bool full, const JobDescription* job,
+             bool with_job = false);
+    // OSU: "# <ranks> ranks, ..." preamble line(s); nothing for JSON/CSV.
+    void preamble(const std::string& text);
+    void point(const PointResult& point);
+
+private:
+    std::ostream& out_;
+    OutputFormat format_;
+    bool full_;
+    const JobDescription* job_;
+    bool with_job_;
+    bool header_done_ = false;  // CSV
+    std::optional<PointKey> block_;  // OSU: configuration of the open header block
+};
+
+// "[#######.............]  12/40  bcast hier 65536 B" (no newline).
+std::string progress_line(std::size_t done, std::size_t total, std::string_view label,
+                          std::size_t bar_width = 24);
+
+}  // namespace hiertune

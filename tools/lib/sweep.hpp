@@ -1,0 +1,96 @@
+// What `hiertune bench` measures: collectives x algorithms x parameter sets x sizes.
+//
+// Specs on the command line (validated against the MPI_T catalogue):
+//
+//   -a ALGO[:NAME=V[/V...][,NAME=V[/V...]...]]   one algorithm with its own parameters
+//   -p NAME=V[/V...]                             parameters for every algorithm
+//
+// ALGO is an item of the enum MPIR_CVAR_<COLL>_INTRA_ALGORITHM, "default"
+// (MPICH's own selection; "auto" is the same) or "all" (default and every
+// item).  NAME is any writable MPI_T control variable (MPIR_CVAR_ prefix and
+// case optional), V one value ("all" on an enum: every item); value lists
+// multiply out, so "-a hier:bcast_hier_segsize=16K/64K" is two configurations.
+//
+// A configuration is written to MPI_T as a complete assignment of every
+// variable any configuration touches (the others keep their initial values),
+// so the order configurations run in never matters.  "default" alone needs no
+// MPI_T variable at all (plain OSU-style runs work with any MPI library).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cvars.hpp"
+#include "measure_db.hpp"
+
+namespace hiertune {
+
+constexpr const char* kDefaultAlgorithm = "default";
+constexpr const char* kAllAlgorithms = "all";
+
+struct ParamSpec {
+    std::string name;                 // as typed
+    std::vector<std::string> values;  // as typed, at least one
+};
+
+struct AlgorithmSpec {
+    std::string algorithm;  // as typed
+    std::vector<ParamSpec> params;
+};
+
+// "NAME=V[/V...]".  Throws UsageError.
+ParamSpec parse_param_spec(std::string_view text);
+// "ALGO[:NAME=V[/V...][,...]]".  Throws UsageError.
+AlgorithmSpec parse_algorithm_spec(std::string_view text);
+
+// bcast, reduce, allreduce.
+const std::vector<std::string>& supported_collectives();
+std::string algorithm_cvar(const std::string& collective);          // MPIR_CVAR_BCAST_INTRA_ALGORITHM
+std::string device_collective_cvar(const std::string& collective);  // MPIR_CVAR_BCAST_DEVICE_COLLECTIVE
+
+// One thing to time at every size.  algorithm is "default" or an enum item
+// name; params maps full cvar names to canonical values.
+struct Configuration {
+    std::string collective;
+    std::string algorithm;
+    Params params;
+};
+bool operator==(const Configuration& a, const Configuration& b);
+bool operator!=(const Configuration& a, const Configuration& b);
+
+Configuration configuration_of(const PointKey& key);
+
+// Every configuration, in command-line order (collectives outermost, then
+// algorithm specs, their expansion, then parameter combinations), without
+// duplicates.  An empty algorithm list means {"default"}.  Throws UsageError
+// for an unknown collective, algorithm, variable or value, a variable given
+// twice, or one that selects the algorithm itself (use -a for that).
+std::vector<Configuration> plan_configurations(const std::vector<std::string>& collectives,
+                                               const std::vector<AlgorithmSpec>& algorithms,
+                                               const std::vector<ParamSpec>& common_params,
+                                               const CvarCatalog& catalog);
+
+// The sweep: configuration-major, sizes ascending, without duplicates.
+std::vector<PointKey> plan_points(const std::vector<Configuration>& configurations,
+                                  const std::vector<std::uint64_t>& sizes);
+
+// The MPI_T variables the configurations write (read their initial values
+// first).  A collective measured with "default" only touches no selector.
+std::set<std::string> touched_cvars(const std::vector<Configuration>& configurations,
+                                    const CvarCatalog& catalog);
+
+// The complete assignment that makes `configuration` current: `initial`
+// (every touched variable) overridden by the algorithm variable ("auto" for
+// default, if touched), the device-collective switch (0 for a forced
+// algorithm, so that CH4 hands the call to the MPIR level where the algorithm
+// variable is read; its initial value for default) and the parameters.
+// Throws UsageError.
+std::map<std::string, CvarValue> cvar_assignment(const Configuration& configuration,
+                                                 const std::map<std::string, CvarValue>& initial,
+                                                 const CvarCatalog& catalog);
+
+}  // namespace hiertune

@@ -1,0 +1,488 @@
+#include "bench.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include <mpi.h>
+#include <unistd.h>
+
+#include "mpi_cvars.hpp"
+#include "topology.hpp"
+#include "usage_error.hpp"
+
+namespace hiertune {
+
+namespace {
+
+constexpr const char* kPollsBeforeYield = "MPIR_CVAR_POLLS_BEFORE_YIELD";
+
+// MPI_T_init_thread .. MPI_T_finalize.
+class MpiToolsSession {
+public:
+    MpiToolsSession() {
+        int provided = 0;
+        MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+    }
+    ~MpiToolsSession() { MPI_T_finalize(); }
+    MpiToolsSession(const MpiToolsSession&) = delete;
+    MpiToolsSession& operator=(const MpiToolsSession&) = delete;
+};
+
+int world_rank() {
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    return rank;
+}
+
+// True on every rank iff `ok` on every rank: decisions taken together.
+bool all_ok(bool ok) {
+    int value = ok ? 1 : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return value == 1;
+}
+
+// Everything rank 0 needs to describe the job, gathered from all ranks.
+struct JobFacts {
+    JobDescription job;
+    std::vector<HostLoad> oversubscribed;
+};
+
+JobFacts gather_job_facts(const std::string& machine) {
+    const int rank = world_rank();
+    int size = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+
+    // A node is an MPI_COMM_TYPE_SHARED group (emulated cliques included),
+    // named by the world rank of its first member.
+    MPI_Comm shared = MPI_COMM_NULL;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared);
+    int leader = rank;
+    MPI_Bcast(&leader, 1, MPI_INT, 0, shared);
+    MPI_Comm_free(&shared);
+    std::vector<int> node_of_rank(static_cast<std::size_t>(size));
+    MPI_Gather(&leader, 1, MPI_INT, node_of_rank.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+
+    // Real hosts by processor name: cliques share one host and its cores.
+    char name[MPI_MAX_PROCESSOR_NAME] = {};
+    int name_len = 0;
+    MPI_Get_processor_name(name, &name_len);
+    std::vector<char> names(static_cast<std::size_t>(size) * MPI_MAX_PROCESSOR_NAME);
+    MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0,
+               MPI_COMM_WORLD);
+    const int cores = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+    std::vector<int> cores_of_rank(static_cast<std::size_t>(size));
+    MPI_Gather(&cores, 1, MPI_INT, cores_of_rank.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+
+    JobFacts facts;
+    if (rank != 0) return facts;
+    std::vector<std::string> host_of_rank;
+    for (int r = 0; r < size; ++r) {
+        const char* host = &names[static_cast<std::size_t>(r) * MPI_MAX_PROCESSOR_NAME];
+        host_of_rank.emplace_back(host, strnlen(host, MPI_MAX_PROCESSOR_NAME));
+    }
+    facts.oversubscribed = oversubscribed_hosts(host_of_rank, cores_of_rank);
+
+    char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+    int version_len = 0;
+    MPI_Get_library_version(version, &version_len);
+
+    const Layout layout = describe_layout(node_of_rank);
+    JobDescription& job = facts.job;
+    job.machine = machine.empty() ? host_of_rank[0] : machine;
+    job.ranks = size;
+    job.nodes = layout.nodes;
+    job.ppn = layout.ppn;
+    job.placement = layout.placement;
+    job.mpich_build = condense_library_version(std::string(version, strnlen(version, sizeof version)));
+    return facts;
+}
+
+// Parent of a process, from /proc (0 if unknown).
+pid_t parent_of(pid_t pid) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const std::size_t close = text.rfind(')');  // the command name may contain spaces
+    if (close == std::string::npos) return 0;
+    std::istringstream fields(text.substr(close + 1));
+    char state = 0;
+    pid_t parent = 0;
+    fields >> state >> parent;
+    return parent;
+}
+
+// Where descriptor `fd` of a process points ("/dev/pts/3", "pipe:[123]", ...).
+std::string fd_target(pid_t pid, int fd) {
+    char target[256];
+    const std::string link = "/proc/" + std::to_string(pid) + "/fd/" + std::to_string(fd);
+    const ssize_t length = readlink(link.c_str(), target, sizeof target - 1);
+    return length > 0 ? std::string(target, static_cast<std::size_t>(length)) : std::string();
+}
+
+// Whether descriptor `fd` of this process ends on a terminal.  Under mpiexec
+// a rank's output is a pipe to the launcher (hydra: rank -> proxy -> mpiexec),
+// so follow pipes up the parents to the first descriptor that is not one.
+bool reaches_terminal(int fd) {
+    pid_t pid = getpid();
+    for (int level = 0; level < 4 && pid > 1; ++level, pid = parent_of(pid)) {
+        const std::string target = fd_target(pid, fd);
+        if (target.rfind("pipe:", 0) == 0) continue;
+        return target.rfind("/dev/pts/", 0) == 0 || target.rfind("/dev/tty", 0) == 0 ||
+               (level == 0 && isatty(fd));
+    }
+    return false;
+}
+
+// A progress bar on stderr, only where someone watches it: stderr on a
+// terminal and stdout not (rows on a terminal show the progress themselves,
+// and the launcher forwards the two streams in no guaranteed order, so
+// redrawing a bar between rows could garble them).
+class Progress {
+public:
+    Progress(bool enabled, std::ostream& err, std::size_t total)
+        : enabled_(enabled && reaches_terminal(STDERR_FILENO) && !reaches_terminal(STDOUT_FILENO)),
+          err_(err),
+          total_(total) {}
+    void show(std::size_t done, const std::string& label) {
+        if (!enabled_) return;
+        err_ << '\r' << progress_line(done, total_, label) << "\033[K" << std::flush;
+        shown_ = true;
+    }
+    void clear() {
+        if (!shown_) return;
+        err_ << "\r\033[K" << std::flush;
+        shown_ = false;
+    }
+
+private:
+    bool enabled_;
+    std::ostream& err_;
+    std::size_t total_;
+    bool shown_ = false;
+};
+
+// Message buffers and the data check of -c.  Reductions use MPI_UNSIGNED_CHAR
+// with MPI_SUM (any byte count is valid; the sum mod 256 is exact).
+class Payload {
+public:
+    Payload(std::uint64_t max_bytes, int rank, int size)
+        : send_(std::max<std::uint64_t>(max_bytes, 1), static_cast<unsigned char>(rank)),
+          recv_(std::max<std::uint64_t>(max_bytes, 1), 0),
+          rank_(rank),
+          size_(size) {}
+
+    // Fills the buffers for repetition `rep` so that a collective that does
+    // nothing, or moves stale data, fails check().
+    void prepare(const std::string& collective, std::size_t bytes, std::size_t rep) {
+        if (collective == "bcast") {
+            for (std::size_t i = 0; i < bytes; ++i)
+                send_[i] = rank_ == 0 ? expected_bcast(i, rep) : static_cast<unsigned char>(~expected_bcast(i, rep));
+            return;
+        }
+        for (std::size_t i = 0; i < bytes; ++i) {
+            send_[i] = contribution(i, rep, rank_);
+            recv_[i] = static_cast<unsigned char>(~expected_sum(i, rep));
+        }
+    }
+
+    // True if this rank holds the right result of repetition `rep`.
+    bool check(const std::string& collective, std::size_t bytes, std::size_t rep) const {
+        if (collective == "bcast") {
+            for (std::size_t i = 0; i < bytes; ++i)
+                if (send_[i] != expected_bcast(i, rep)) return false;
+            return true;
+        }
+        if (collective == "reduce" && rank_ != 0) return true;  // only the root has a result
+        for (std::size_t i = 0; i < bytes; ++i)
+            if (recv_[i] != expected_sum(i, rep)) return false;
+        return true;
+    }
+
+    int run(const std::string& collective, std::size_t bytes, MPI_Comm comm) {
+        const int count = static_cast<int>(bytes);
+        if (collective == "bcast") return MPI_Bcast(send_.data(), count, MPI_BYTE, 0, comm);
+        if (collective == "reduce")
+            return MPI_Reduce(send_.data(), recv_.data(), count, MPI_UNSIGNED_CHAR, MPI_SUM, 0, comm);
+        return MPI_Allreduce(send_.data(), recv_.data(), count, MPI_UNSIGNED_CHAR, MPI_SUM, comm);
+    }
+
+private:
+    static unsigned char expected_bcast(std::size_t i, std::size_t rep) {
+        return static_cast<unsigned char>(i * 31 + rep * 7 + 1);
+    }
+    static unsigned char contribution(std::size_t i, std::size_t rep, int rank) {
+        return static_cast<unsigned char>(i * 31 + rep * 7 + static_cast<std::size_t>(rank) * 13);
+    }
+    unsigned char expected_sum(std::size_t i, std::size_t rep) const {
+        const auto n = static_cast<std::size_t>(size_);
+        return static_cast<unsigned char>(n * (i * 31 + rep * 7) + 13 * (n * (n - 1) / 2));
+    }
+
+    std::vector<unsigned char> send_;
+    std::vector<unsigned char> recv_;
+    int rank_;
+    int size_;
+};
+
+struct Measurement {
+    Summary summary;  // rank 0 only
+    bool data_ok = true;
+};
+
+// Times one point: warm-up, then repetitions until rank 0's Sampler (or the
+// wall-clock cap) says stop; rank 0 broadcasts the decision so that all
+// ranks run the same number of repetitions.
+Measurement measure_point(const PointKey& key, const BenchOptions& options, Payload& payload,
+                          MPI_Comm comm) {
+    const int rank = world_rank();
+    const std::size_t bytes = static_cast<std::size_t>(key.msg_bytes);
+    Sampler sampler(options.rule);
+    const double start = MPI_Wtime();
+    int wrong = 0;
+    for (std::size_t rep = 0;; ++rep) {
+        if (options.validate) payload.prepare(key.collective, bytes, rep);
+        MPI_Barrier(comm);
+        const double begin = MPI_Wtime();
+        payload.run(key.collective, bytes, comm);
+        const double local = MPI_Wtime() - begin;
+        double slowest = 0;  // a collective ends when its last rank is done
+        MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+        if (options.validate && !payload.check(key.collective, bytes, rep)) wrong = 1;
+
+        int stop = 0;
+        if (rank == 0) {
+            sampler.add(slowest);
+            const bool out_of_time =
+                options.max_time > 0 && sampler.count() > 0 && MPI_Wtime() - start >= options.max_time;
+            stop = sampler.done() || out_of_time ? 1 : 0;
+        }
+        MPI_Bcast(&stop, 1, MPI_INT, 0, comm);
+        if (stop) break;
+    }
+    Measurement result;
+    MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_INT, MPI_MAX, comm);
+    result.data_ok = wrong == 0;
+    if (rank == 0) result.summary = sampler.summary();
+    return result;
+}
+
+// Runs a configuration once, untimed, with errors returned rather than fatal:
+// a parameter value the library rejects (identically on every rank, since
+// every rank wrote the same variables) then ends the run with the library's
+// message instead of an abort.  Later calls keep MPI_ERRORS_ARE_FATAL, so a
+// failure on some ranks only cannot leave the others waiting.  Returns the
+// error text, empty if every rank succeeded.
+std::string probe(const PointKey& key, Payload& payload, MPI_Comm comm) {
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    const int rc = payload.run(key.collective, static_cast<std::size_t>(key.msg_bytes), comm);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_ARE_FATAL);
+    int failed = rc == MPI_SUCCESS ? 0 : 1;
+    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
+    if (!failed) return "";
+    if (rc == MPI_SUCCESS) return "failed on another rank";
+    char text[MPI_MAX_ERROR_STRING] = {};
+    int length = 0;
+    MPI_Error_string(rc, text, &length);
+    return std::string(text, static_cast<std::size_t>(length));
+}
+
+std::string point_label(const PointKey& key) {
+    return key.collective + " " + describe_configuration(key) + " " + std::to_string(key.msg_bytes) + " B";
+}
+
+// MPI_T state: the catalogue, the planned configurations and their writes.
+struct Plan {
+    std::unique_ptr<MpiCvars> cvars;
+    std::vector<Configuration> configurations;
+    std::vector<PointKey> points;
+    std::map<std::string, CvarValue> initial;  // every touched variable
+    std::optional<CvarValue> polls_before_yield;
+};
+
+Plan make_plan(const BenchOptions& options) {
+    Plan plan;
+    plan.cvars = std::make_unique<MpiCvars>();
+    const CvarCatalog& catalog = plan.cvars->catalog();
+    plan.configurations = plan_configurations(options.collectives, options.algorithms, options.params, catalog);
+    plan.points = plan_points(plan.configurations, options.sizes);
+    const std::set<std::string> touched = touched_cvars(plan.configurations, catalog);
+    plan.cvars->prepare(touched);
+    for (const std::string& name : touched) plan.initial[name] = plan.cvars->read(name);
+    // Every assignment is checked before the first measurement.
+    for (const Configuration& configuration : plan.configurations)
+        cvar_assignment(configuration, plan.initial, catalog);
+    if (catalog.find(kPollsBeforeYield)) {
+        plan.cvars->prepare({kPollsBeforeYield});
+        plan.polls_before_yield = plan.cvars->read(kPollsBeforeYield);
+    }
+    return plan;
+}
+
+void warn_oversubscription(const JobFacts& facts, const Plan& plan, std::ostream& err) {
+    if (facts.oversubscribed.empty()) return;
+    bool never_yields = plan.polls_before_yield && plan.polls_before_yield->integer == 0;
+    for (const Configuration& configuration : plan.configurations) {
+        const auto it = configuration.params.find(kPollsBeforeYield);
+        never_yields = never_yields || (it != configuration.params.end() && it->second == "0");
+    }
+    for (const HostLoad& host : facts.oversubscribed) {
+        err << "hiertune: " << (never_yields ? "warning" : "note") << ": host " << host.host << " runs "
+            << host.ranks << " ranks on " << host.cores << " cores";
+        if (never_yields)
+            err << " and " << kPollsBeforeYield
+                << " is 0: waiting ranks spin without yielding the core, so timings measure the"
+                   " scheduler; set it > 0 (MPICH-hier default 1000)\n";
+        else if (plan.polls_before_yield)
+            err << "; waiting ranks yield every " << plan.polls_before_yield->text << " polls ("
+                << kPollsBeforeYield << ")\n";
+        else
+            err << "\n";
+    }
+}
+
+// Writes the variables whose value differs from `current`.
+void apply(MpiCvars& cvars, const std::map<std::string, CvarValue>& wanted,
+           std::map<std::string, CvarValue>& current) {
+    for (const auto& [name, value] : wanted) {
+        const auto it = current.find(name);
+        if (it != current.end() && it->second == value) continue;
+        cvars.write(name, value);
+        current[name] = value;
+    }
+}
+
+}  // namespace
+
+int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err) {
+    const int rank = world_rank();
+    int size = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MpiToolsSession tools;
+
+    // 1. Plan and validate everything on every rank; a bad algorithm, variable
+    //    or value stops all ranks together before anything is measured.
+    Plan plan;
+    std::string error;
+    try {
+        plan = make_plan(options);
+    } catch (const std::exception& e) {
+        error = e.what();
+    }
+    if (!all_ok(error.empty())) {
+        if (rank == 0) err << "hiertune: error: " << (error.empty() ? "invalid setup on another rank" : error) << '\n';
+        return 1;
+    }
+
+    const JobFacts facts = gather_job_facts(options.machine);
+    if (rank == 0) warn_oversubscription(facts, plan, err);
+
+    // 2. Rank 0 opens the database and decides what still needs measuring.
+    std::vector<char> to_measure(plan.points.size(), 1);
+    std::optional<MeasureDb> db;
+    JobId job_id = 0;
+    std::map<PointKey, StoredPoint> stored;
+    if (rank == 0 && !options.db_path.empty()) {
+        try {
+            db = MeasureDb::open(options.db_path);
+            job_id = db->find_or_create_job(facts.job);
+            for (StoredPoint& point : db->points(job_id)) stored.emplace(point.key, std::move(point));
+            for (std::size_t i = 0; i < plan.points.size(); ++i)
+                to_measure[i] = stored.count(plan.points[i]) ? 0 : 1;
+        } catch (const std::exception& e) {
+            error = e.what();
+        }
+    }
+    if (!all_ok(error.empty())) {
+        if (rank == 0) err << "hiertune: error: " << error << '\n';
+        return 1;
+    }
+    MPI_Bcast(to_measure.data(), static_cast<int>(to_measure.size()), MPI_CHAR, 0, MPI_COMM_WORLD);
+    const auto pending = static_cast<std::size_t>(std::count(to_measure.begin(), to_measure.end(), 1));
+    if (rank == 0 && db)
+        err << "hiertune: " << options.db_path << " job " << job_id << " (" << describe_job(facts.job)
+            << "): " << plan.points.size() - pending << " of " << plan.points.size()
+            << " points already stored, " << pending << " to measure\n";
+
+    // 3. Measure in plan order; stored points are reported from the database.
+    std::uint64_t max_bytes = 0;
+    for (std::size_t i = 0; i < plan.points.size(); ++i)
+        if (to_measure[i]) max_bytes = std::max(max_bytes, plan.points[i].msg_bytes);
+    Payload payload(max_bytes, rank, size);
+    MPI_Comm comm = MPI_COMM_NULL;  // the measured collectives get a communicator of their own
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+
+    Reporter reporter(out, options.format, options.full, &facts.job);
+    if (rank == 0)
+        reporter.preamble(std::to_string(facts.job.ranks) + " ranks, " + std::to_string(facts.job.nodes) +
+                          " nodes x " + std::to_string(facts.job.ppn) + " ppn, " + facts.job.placement +
+                          "; Avg Latency = median over repetitions of the max-over-ranks time");
+    Progress progress(options.progress && rank == 0, err, plan.points.size());
+    std::map<std::string, CvarValue> current = plan.initial;
+    const CvarCatalog& catalog = plan.cvars->catalog();
+    std::size_t unconverged = 0, failed_checks = 0;
+    std::set<std::string> probed;  // configurations run once already
+    const auto finish = [&](int status) {
+        progress.clear();
+        apply(*plan.cvars, plan.initial, current);  // leave MPI_T as found
+        MPI_Comm_free(&comm);
+        return status;
+    };
+
+    for (std::size_t i = 0; i < plan.points.size(); ++i) {
+        const PointKey& key = plan.points[i];
+        PointResult result;
+        result.key = key;
+        if (!to_measure[i]) {
+            if (rank != 0) continue;
+            result.summary = stored.at(key).summary;
+            result.from_db = true;
+        } else {
+            progress.show(i, point_label(key));
+            apply(*plan.cvars, cvar_assignment(configuration_of(key), plan.initial, catalog), current);
+            const std::string configuration = key.collective + " " + describe_configuration(key);
+            if (probed.insert(configuration).second) {
+                const std::string failure = probe(key, payload, comm);
+                if (!failure.empty()) {
+                    progress.clear();
+                    if (rank == 0)
+                        err << "hiertune: error: the MPI library rejects " << point_label(key) << ":\n"
+                            << failure << '\n';
+                    return finish(1);
+                }
+            }
+            const Measurement measurement = measure_point(key, options, payload, comm);
+            if (options.validate) result.data_ok = measurement.data_ok;
+            if (!measurement.data_ok) ++failed_checks;
+            if (rank != 0) continue;
+            result.summary = measurement.summary;
+            // A point with wrong data is reported, never stored as a result.
+            if (db && measurement.data_ok) {
+                try {
+                    db->record_point(job_id, key, result.summary);
+                } catch (const std::exception& e) {
+                    progress.clear();
+                    err << "hiertune: error: " << e.what() << '\n';
+                    MPI_Abort(MPI_COMM_WORLD, 1);  // the others wait in the next collective
+                }
+            }
+        }
+        progress.clear();
+        if (!result.summary.converged) ++unconverged;
+        if (result.data_ok == false)
+            err << "hiertune: error: data check FAILED for " << point_label(key)
+                << ": some rank received wrong data\n";
+        reporter.point(result);
+    }
+    if (rank == 0 && unconverged > 0)
+        err << "hiertune: " << unconverged << " of " << plan.points.size()
+            << " points stopped at a cap before their 95% CI reached " << options.rule.precision * 100
+            << "% (see -f / --json: n, converged)\n";
+    return finish(failed_checks == 0 ? 0 : 1);
+}
+
+}  // namespace hiertune

@@ -1,0 +1,37 @@
+// `hiertune bench`: times MPI_Bcast / MPI_Reduce / MPI_Allreduce over message
+// sizes for any algorithm and parameter set, switched at run time by MPI_T
+// control-variable writes.  Runs on every rank of MPI_COMM_WORLD (MPI already
+// initialised); only rank 0 prints and touches the database.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "report.hpp"
+#include "stats.hpp"
+#include "sweep.hpp"
+
+namespace hiertune {
+
+struct BenchOptions {
+    std::vector<std::string> collectives{"bcast"};
+    std::vector<AlgorithmSpec> algorithms;  // empty: MPICH's default selection
+    std::vector<ParamSpec> params;          // for every algorithm
+    std::vector<std::uint64_t> sizes;
+    StoppingRule rule;
+    double max_time = 5;  // wall-clock seconds per point, synchronisation included; 0: none
+    OutputFormat format = OutputFormat::osu;
+    bool full = false;      // -f: Min/Max/Iterations columns
+    bool validate = false;  // -c: check the data on every rank, every repetition
+    bool progress = true;   // on stderr, when it is a terminal
+    std::string db_path;    // record every point and resume; empty: no database
+    std::string machine;    // job identity; empty: rank 0's processor name
+};
+
+// Returns the process exit status (0, or 1 after a reported error or a
+// failed data check); every rank returns the same.
+int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace hiertune

@@ -1,0 +1,217 @@
+// hiertune: measure MPICH collective algorithms and find the best per size.
+//
+//   hiertune bench [options]            (under mpiexec) time collectives
+//   hiertune db list|best|points|check  query a measurement database
+//
+// This file only maps the command line onto the library (tools/lib) and the
+// MPI runner (bench.cpp); see tools/README.md for the options.
+#include <algorithm>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <CLI/CLI.hpp>
+
+#include "bench.hpp"
+#include "db_commands.hpp"
+#include "mpi_session.hpp"
+#include "sizes.hpp"
+#include "usage_error.hpp"
+
+namespace {
+
+using namespace hiertune;
+
+struct OutputFlags {
+    bool json = false;
+    bool csv = false;
+    OutputFormat format() const { return json ? OutputFormat::json : csv ? OutputFormat::csv : OutputFormat::osu; }
+};
+
+void add_output_flags(CLI::App& command, OutputFlags& flags) {
+    auto* json = command.add_flag("--json", flags.json, "JSON Lines: one object per point");
+    auto* csv = command.add_flag("--csv", flags.csv, "CSV with a header line");
+    json->excludes(csv);
+}
+
+// The raw bench command line, turned into BenchOptions once parsed.
+struct BenchArgs {
+    std::vector<std::string> collectives{"bcast"};
+    std::vector<std::string> algorithms;
+    std::vector<std::string> params;
+    std::string size_range;
+    std::vector<std::string> sizes;
+    std::size_t warmup = 10;
+    std::size_t min_reps = 10;
+    bool min_reps_given = false;
+    std::size_t max_reps = 1000;
+    double precision_percent = 2.5;
+    double max_time = 5;
+    OutputFlags output;
+    bool full = false;
+    bool validate = false;
+    bool no_progress = false;
+    std::string db_path;
+    std::string machine;
+
+    BenchOptions options() const {  // throws UsageError
+        BenchOptions options;
+        options.collectives = collectives;
+        for (const std::string& text : algorithms) options.algorithms.push_back(parse_algorithm_spec(text));
+        for (const std::string& text : params) options.params.push_back(parse_param_spec(text));
+        options.sizes = message_sizes(size_range, sizes);
+        options.rule.warmup_reps = warmup;
+        options.rule.min_reps = min_reps;
+        options.rule.max_reps = max_reps;
+        options.rule.precision = precision_percent / 100;
+        if (min_reps_given && min_reps > max_reps)
+            throw UsageError("--min-reps must not exceed --max-reps");
+        options.rule.min_reps = std::min(min_reps, max_reps);  // a small -i lowers the default
+        options.max_time = max_time;
+        options.format = output.format();
+        options.full = full;
+        options.validate = validate;
+        options.progress = !no_progress;
+        options.db_path = db_path;
+        options.machine = machine;
+        return options;
+    }
+};
+
+CLI::App* add_bench_command(CLI::App& app, BenchArgs& args) {
+    CLI::App* bench = app.add_subcommand(
+        "bench",
+        "Time MPI_Bcast/MPI_Reduce/MPI_Allreduce per message size, algorithm and parameter set "
+        "(run it under mpiexec)");
+    bench->add_option("-C,--collective", args.collectives, "Collectives to time (comma-separated)")
+        ->delimiter(',')
+        ->check(CLI::IsMember({"bcast", "reduce", "allreduce"}))
+        ->capture_default_str();
+    bench->add_option("-a,--algorithm", args.algorithms,
+                      "ALGO[:NAME=V[/V...][,NAME=V...]] (repeatable): an item of "
+                      "MPIR_CVAR_<COLL>_INTRA_ALGORITHM, 'default' (MPICH's selection) or 'all', with "
+                      "parameters of its own; default: default")
+        ->allow_extra_args(false);
+    bench->add_option("-p,--param", args.params,
+                      "NAME=V[/V...] (repeatable): an MPI_T control variable (MPIR_CVAR_ prefix optional) "
+                      "set for every algorithm; value lists multiply out")
+        ->allow_extra_args(false);
+    bench->add_option("-m,--message-size", args.size_range,
+                      "[MIN:]MAX: powers of two from MIN (default 1) to MAX, OSU style; K/M/G suffixes "
+                      "(default 1:1048576 unless --sizes)");
+    bench->add_option("--sizes", args.sizes, "Explicit sizes, e.g. 3,1000,65537 (added to -m)")
+        ->allow_extra_args(false);
+    bench->add_option("-x,--warmup", args.warmup, "Warm-up repetitions per point (not recorded)")
+        ->capture_default_str();
+    bench->add_option("--min-reps", args.min_reps, "Repetitions before a point may stop")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    bench->add_option("-i,--max-reps", args.max_reps, "Cap on repetitions per point")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    bench->add_option("--precision", args.precision_percent,
+                      "Stop when the 95% CI half-width of the median is within this percentage of it")
+        ->check(CLI::Range(0.001, 100.0))
+        ->capture_default_str();
+    bench->add_option("--max-time", args.max_time, "Cap on wall-clock seconds per point (0: none)")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    add_output_flags(*bench, args.output);
+    bench->add_flag("-f,--full", args.full, "OSU format: add Min/Max Latency(us) and Iterations columns");
+    bench->add_flag("-c,--validate", args.validate,
+                    "Check the received data/result on every rank, every repetition (exit 1 on failure)");
+    bench->add_flag("--no-progress", args.no_progress, "No progress bar on stderr");
+    bench->add_option("--db", args.db_path,
+                      "Record every point in this SQLite database and skip points already there "
+                      "(rerun the same command to resume a killed sweep)");
+    bench->add_option("--machine", args.machine, "Machine name of the job in the database (default: host name)");
+    return bench;
+}
+
+struct DbArgs {
+    std::string path;
+    std::vector<std::string> collectives;
+    std::optional<JobId> job;
+    OutputFlags output;
+    bool full = false;
+
+    DbQuery query() const { return DbQuery{job, collectives, output.format(), full}; }
+};
+
+CLI::App* add_db_query(CLI::App& db, const std::string& name, const std::string& description, DbArgs& args,
+                       bool with_filters) {
+    CLI::App* command = db.add_subcommand(name, description);
+    command->add_option("--db", args.path, "Measurement database")->required();
+    if (with_filters) {
+        command->add_option("-C,--collective", args.collectives, "Only these collectives")->delimiter(',');
+        command->add_option("--job", args.job, "Only this job (see 'db list')");
+    }
+    add_output_flags(*command, args.output);
+    return command;
+}
+
+int print_error(const std::string& message) {
+    std::cerr << "hiertune: error: " << message << '\n';
+    return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    // bench runs under mpiexec: MPI comes up before parsing, so that a bad
+    // command line is reported once (rank 0) and every rank exits alike.
+    std::optional<MpiSession> mpi;
+    if (argc > 1 && std::string_view(argv[1]) == "bench") mpi.emplace(argc, argv);
+    const bool speaker = !mpi || mpi->rank() == 0;
+
+    CLI::App app{"hiertune: measure MPICH collective algorithms and find the best per message size"};
+    app.require_subcommand(1);
+    BenchArgs bench_args;
+    CLI::App* bench = add_bench_command(app, bench_args);
+
+    CLI::App* db = app.add_subcommand("db", "Query a measurement database written by 'bench --db'");
+    db->require_subcommand(1);
+    DbArgs db_args;
+    CLI::App* db_list = add_db_query(*db, "list", "Jobs in the database and their point counts", db_args, false);
+    CLI::App* db_best = add_db_query(*db, "best", "Best configuration (lowest median) per job, collective and size",
+                                     db_args, true);
+    CLI::App* db_points = add_db_query(*db, "points", "Every stored point", db_args, true);
+    CLI::App* db_check = db->add_subcommand("check", "SQLite integrity check (exit 1 unless ok)");
+    db_check->add_option("--db", db_args.path, "Measurement database")->required();
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        const int status = speaker ? app.exit(e) : e.get_exit_code();
+        return status == 0 ? 0 : 1;
+    }
+    bench_args.min_reps_given = bench->count("--min-reps") > 0;
+
+    if (bench->parsed()) {
+        if (!mpi) return print_error("'bench' must be the first argument");
+        BenchOptions options;
+        try {
+            options = bench_args.options();
+        } catch (const UsageError& e) {
+            return speaker ? print_error(e.what()) : 1;  // every rank parsed the same text
+        }
+        try {
+            return run_bench(options, std::cout, std::cerr);
+        } catch (const std::exception& e) {  // e.g. no memory for the buffers, on some rank
+            std::cerr << "hiertune: error on rank " << mpi->rank() << ": " << e.what() << '\n';
+            mpi->abort(1);
+        }
+    }
+
+    try {
+        const MeasureDb measurements = open_existing_db(db_args.path);
+        if (db_list->parsed()) print_jobs(measurements, db_args.output.format(), std::cout);
+        if (db_best->parsed()) print_best(measurements, db_args.query(), std::cout);
+        if (db_points->parsed()) print_points(measurements, db_args.query(), std::cout);
+        if (db_check->parsed()) return print_check(measurements, std::cout) ? 0 : 1;
+    } catch (const std::exception& e) {
+        return print_error(e.what());
+    }
+    return 0;
+}

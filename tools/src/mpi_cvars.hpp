@@ -1,0 +1,38 @@
+// The running MPI library's control variables, through MPI_T.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+
+#include <mpi.h>
+
+#include "cvars.hpp"
+
+namespace hiertune {
+
+// Needs MPI_T initialised for its whole lifetime.
+class MpiCvars {
+public:
+    MpiCvars();  // discovers every variable into catalog()
+    ~MpiCvars();
+    MpiCvars(const MpiCvars&) = delete;
+    MpiCvars& operator=(const MpiCvars&) = delete;
+
+    const CvarCatalog& catalog() const { return catalog_; }
+
+    // Allocates handles for the variables; throws UsageError unless each is
+    // a writable scalar hiertune supports.
+    void prepare(const std::set<std::string>& names);
+    // Prepared variables only.  Throw std::runtime_error on MPI_T failures.
+    CvarValue read(const std::string& name) const;
+    void write(const std::string& name, const CvarValue& value);
+
+private:
+    const CvarInfo& info(const std::string& name) const;
+
+    CvarCatalog catalog_;
+    std::map<std::string, MPI_T_cvar_handle> handles_;
+};
+
+}  // namespace hiertune

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# hiertune bench under mpiexec, 4 ranks on 2 emulated nodes: a database sweep
+# of two bcast algorithms (one with two parameter values) over a few sizes,
+# its rerun (nothing to measure), the db queries, the output formats, the
+# data check, the oversubscription warning and the errors of bad input.
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/mpi_common.sh"
+
+db=$tmp/sweep.sqlite
+sweep=(--db "$db" -a binomial -a hier:bcast_hier_segsize=1K/64K -m 8:512 --sizes 1000,65537 -c)
+planned=27  # 3 configurations x (8, 16, ..., 512, 1000, 65537)
+
+echo "== sweep into $db"
+bench 4 "${sweep[@]}" "${fast[@]}" > "$tmp/out1" 2> "$tmp/err1" || { cat "$tmp/err1"; fail "sweep failed"; }
+grep -q "0 of $planned points already stored, $planned to measure" "$tmp/err1" || { cat "$tmp/err1"; fail "unexpected plan"; }
+check_db "$db" $planned
+[ "$(grep -c '^# Size' "$tmp/out1")" = 3 ] || fail "expected 3 OSU header blocks"
+[ "$(grep -c '^[0-9]' "$tmp/out1")" = $planned ] || fail "expected $planned OSU rows"
+grep -q '^# MPI_Bcast, algorithm: hier MPIR_CVAR_BCAST_HIER_SEGSIZE=65536$' "$tmp/out1" || fail "no hier 64K block"
+
+echo "== same command again: everything is in the database"
+bench 4 "${sweep[@]}" "${fast[@]}" -f > "$tmp/out2" 2> "$tmp/err2" || { cat "$tmp/err2"; fail "rerun failed"; }
+grep -q "$planned of $planned points already stored, 0 to measure" "$tmp/err2" || { cat "$tmp/err2"; fail "rerun measured again"; }
+check_db "$db" $planned
+[ "$(grep -c '^[0-9]' "$tmp/out2")" = $planned ] || fail "rerun does not print every point"
+
+echo "== db queries"
+"$hiertune" db list --db "$db" | grep -q "4 ranks, 2 nodes x 2 ppn, round-robin, $planned points" ||
+    fail "db list: wrong job description"
+[ "$("$hiertune" db best --db "$db" --collective bcast | grep -c '^[0-9]')" = 9 ] || fail "db best: expected 9 sizes"
+"$hiertune" db check --db "$db" | grep -q ': ok$' || fail "db check"
+
+echo "== JSON and CSV output, reduce and allreduce with the data check"
+bench 4 -C bcast,reduce,allreduce --sizes 3,4096 -c --json "${fast[@]}" > "$tmp/json" 2> "$tmp/err3" ||
+    { cat "$tmp/err3"; fail "json run failed"; }
+[ "$(wc -l < "$tmp/json")" = 6 ] || fail "expected 6 JSON lines"
+python3 - "$tmp/json" <<'PY' || fail "bad JSON lines"
+import json, sys
+for line in open(sys.argv[1]):
+    p = json.loads(line)
+    assert p["data_check"] == "passed" and p["source"] == "measured", p
+    assert 0 < p["min_us"] <= p["ci_lo_us"] <= p["median_us"] <= p["ci_hi_us"] <= p["max_us"], p
+    assert p["n"] >= 1 and p["ranks"] == 4 and p["nodes"] == 2 and p["algorithm"] == "default", p
+PY
+bench 2 -a binomial --sizes 1000 --csv "${fast[@]}" > "$tmp/csv" 2>/dev/null || fail "csv run failed"
+head -1 "$tmp/csv" | grep -q '^collective,size,algorithm,params,median_us,ci_lo_us,ci_hi_us,min_us,max_us' ||
+    fail "csv header"
+
+echo "== oversubscription warning"
+if [ "$(getconf _NPROCESSORS_ONLN)" -lt 4 ]; then
+    MPIR_CVAR_POLLS_BEFORE_YIELD=0 bench 4 --sizes 8 "${fast[@]}" > /dev/null 2> "$tmp/err4" ||
+        fail "run without yielding failed"
+    grep -q "warning: host .* runs 4 ranks on .* cores and MPIR_CVAR_POLLS_BEFORE_YIELD is 0" "$tmp/err4" ||
+        { cat "$tmp/err4"; fail "no oversubscription warning"; }
+else
+    echo "(more than 3 cores: 4 ranks do not oversubscribe, not checked)"
+fi
+
+echo "== bad input: a clear message and exit status 1"
+expect_error() {  # expect_error PATTERN ARGS...
+    local pattern=$1 status=0
+    shift
+    bench 2 "$@" --sizes 8 "${fast[@]}" > "$tmp/bad.out" 2> "$tmp/bad.err" || status=$?
+    [ "$status" = 1 ] || { cat "$tmp/bad.err"; fail "'$*' exited with $status, expected 1"; }
+    grep -q -- "$pattern" "$tmp/bad.err" || { cat "$tmp/bad.err"; fail "'$*': no '$pattern'"; }
+    [ "$(grep -c 'hiertune: error' "$tmp/bad.err")" = 1 ] || fail "'$*': error not printed exactly once"
+}
+expect_error "unknown bcast algorithm 'nosuch'" -a nosuch
+expect_error "unknown MPI_T control variable 'nosuch'" -a hier:nosuch=1
+expect_error "invalid value 'bogus' for MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM" -a hier:bcast_hier_inter_algorithm=bogus
+expect_error "message size '5X'" -m 5X
+expect_error "empty entry" --sizes 3,,5
+expect_error "larger than the maximum" -m 4G
+echo "not a database" > "$tmp/junk.sqlite"
+expect_error "not an SQLite file" --db "$tmp/junk.sqlite"
+expect_error "the MPI library rejects bcast hier MPIR_CVAR_BCAST_HIER_SEGSIZE=-1" -a hier:bcast_hier_segsize=-1
+status=0
+"$hiertune" db list --db "$tmp/absent.sqlite" 2> "$tmp/bad.err" || status=$?
+[ "$status" = 1 ] && grep -q "does not exist" "$tmp/bad.err" || fail "db list on a missing file"
+
+echo "PASS: mpi_bench_sweep"

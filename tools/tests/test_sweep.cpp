@@ -1,0 +1,400 @@
+// What `hiertune bench` is asked to measure: sizes, MPI_T variables and
+// values, algorithm/parameter specs, the sweep plan and its resumption.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cvars.hpp"
+#include "measure_db.hpp"
+#include "sizes.hpp"
+#include "sweep.hpp"
+#include "usage_error.hpp"
+
+namespace hiertune {
+namespace {
+
+using Sizes = std::vector<std::uint64_t>;
+
+// Message of the UsageError `statement` throws ("" if it throws none).
+template <typename Statement>
+std::string usage_error(Statement statement) {
+    try {
+        statement();
+    } catch (const UsageError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+// ---------------------------------------------------------------- sizes
+
+TEST(Sizes, ParsesByteCountsWithBinarySuffixes) {
+    EXPECT_EQ(parse_size("0"), 0u);
+    EXPECT_EQ(parse_size("65537"), 65537u);
+    EXPECT_EQ(parse_size("64K"), 65536u);
+    EXPECT_EQ(parse_size("4m"), 4u << 20);
+    EXPECT_EQ(parse_size("1G"), kMaxMessageBytes);
+}
+
+TEST(Sizes, RejectsMalformedAndOutOfRangeSizes) {
+    for (const char* bad : {"", "-1", "+5", " 5", "5 ", "4X", "4KB", "0x10", "1.5K", "K"})
+        EXPECT_THROW(parse_size(bad), UsageError) << bad;
+    EXPECT_NE(usage_error([] { parse_size("2G"); }).find("maximum 1073741824"), std::string::npos);
+    EXPECT_NE(usage_error([] { parse_size("1073741825"); }).find("maximum"), std::string::npos);
+    EXPECT_NE(usage_error([] { parse_size("99999999999999999999999"); }).find("too large"), std::string::npos);
+}
+
+TEST(Sizes, OsuRangeDoublesFromMinToMax) {
+    EXPECT_EQ(osu_size_range("1:16"), (Sizes{1, 2, 4, 8, 16}));
+    EXPECT_EQ(osu_size_range("16"), (Sizes{1, 2, 4, 8, 16}));  // MIN defaults to 1
+    EXPECT_EQ(osu_size_range("0:4"), (Sizes{0, 1, 2, 4}));     // as OSU: 0, then 1, 2, ...
+    EXPECT_EQ(osu_size_range("3:20"), (Sizes{3, 6, 12}));      // MAX itself only if reached
+    EXPECT_EQ(osu_size_range("8:8"), (Sizes{8}));
+    EXPECT_EQ(osu_size_range("1M:4M"), (Sizes{1 << 20, 2 << 20, 4 << 20}));
+    for (const char* bad : {"16:8", "1:2:3", ":8", "1:", "", "a:b"})
+        EXPECT_THROW(osu_size_range(bad), UsageError) << bad;
+}
+
+TEST(Sizes, UnionOfRangeAndListsIsSortedAndUnique) {
+    EXPECT_EQ(message_sizes("", {}), osu_size_range(kDefaultSizeRange));
+    EXPECT_EQ(message_sizes("1:4", {"3,1000", "4"}), (Sizes{1, 2, 3, 4, 1000}));
+    EXPECT_EQ(message_sizes("", {"65537,3"}), (Sizes{3, 65537}));  // no default range with a list
+    for (const char* bad : {"3,,5", ",3", "3,", "3;5"})
+        EXPECT_THROW(message_sizes("", {bad}), UsageError) << bad;
+}
+
+// ---------------------------------------------------------------- catalogue
+
+CvarInfo enum_cvar(const std::string& name, const std::vector<std::string>& items) {
+    CvarInfo info;
+    info.name = name;
+    info.type = CvarType::enumeration;
+    for (std::size_t i = 0; i < items.size(); ++i) info.items.push_back({items[i], static_cast<int>(i)});
+    return info;
+}
+
+CvarInfo typed_cvar(const std::string& name, CvarType type) {
+    CvarInfo info;
+    info.name = name;
+    info.type = type;
+    return info;
+}
+
+// A small stand-in for what MPI_T reports.
+CvarCatalog test_catalog() {
+    CvarCatalog catalog;
+    catalog.add(enum_cvar("MPIR_CVAR_BCAST_INTRA_ALGORITHM", {"auto", "binomial", "smp", "hier"}));
+    catalog.add(enum_cvar("MPIR_CVAR_REDUCE_INTRA_ALGORITHM", {"auto", "binomial", "reduce_scatter_gather"}));
+    catalog.add(enum_cvar("MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM", {"auto", "tsp_kary", "tsp_knomial"}));
+    catalog.add(typed_cvar("MPIR_CVAR_BCAST_DEVICE_COLLECTIVE", CvarType::int_));
+    catalog.add(typed_cvar("MPIR_CVAR_REDUCE_DEVICE_COLLECTIVE", CvarType::int_));
+    catalog.add(typed_cvar("MPIR_CVAR_BCAST_HIER_SEGSIZE", CvarType::int_));
+    catalog.add(typed_cvar("MPIR_CVAR_BCAST_HIER_INTER_KVAL", CvarType::int_));
+    catalog.add(typed_cvar("MPIR_CVAR_POLLS_BEFORE_YIELD", CvarType::int_));
+    catalog.add(typed_cvar("MPIR_CVAR_SOME_UNSIGNED", CvarType::unsigned_));
+    catalog.add(typed_cvar("MPIR_CVAR_SOME_DOUBLE", CvarType::double_));
+    CvarInfo text = typed_cvar("MPIR_CVAR_NETMOD", CvarType::unsupported);
+    text.unsupported_why = "a string";
+    catalog.add(text);
+    CvarInfo fixed = typed_cvar("MPIR_CVAR_FIXED", CvarType::int_);
+    fixed.writable = false;
+    catalog.add(fixed);
+    return catalog;
+}
+
+TEST(Cvars, LookupAcceptsShortAndLowerCaseNames) {
+    const CvarCatalog catalog = test_catalog();
+    EXPECT_EQ(catalog.lookup("MPIR_CVAR_BCAST_HIER_SEGSIZE").name, "MPIR_CVAR_BCAST_HIER_SEGSIZE");
+    EXPECT_EQ(catalog.lookup("bcast_hier_segsize").name, "MPIR_CVAR_BCAST_HIER_SEGSIZE");
+    EXPECT_EQ(catalog.lookup("mpir_cvar_bcast_hier_segsize").name, "MPIR_CVAR_BCAST_HIER_SEGSIZE");
+    EXPECT_EQ(catalog.find("bcast_hier_segsize"), nullptr);  // find() is exact
+}
+
+TEST(Cvars, UnknownNameSuggestsSimilarOnes) {
+    const CvarCatalog catalog = test_catalog();
+    const std::string message = usage_error([&] { catalog.lookup("segsize"); });
+    EXPECT_NE(message.find("unknown MPI_T control variable 'segsize'"), std::string::npos);
+    EXPECT_NE(message.find("MPIR_CVAR_BCAST_HIER_SEGSIZE"), std::string::npos);
+    EXPECT_EQ(usage_error([&] { catalog.lookup("nothing_like_it"); }),
+              "unknown MPI_T control variable 'nothing_like_it'");
+}
+
+TEST(Cvars, ParsesValuesByType) {
+    const CvarCatalog catalog = test_catalog();
+    const CvarInfo& inter = catalog.lookup("bcast_hier_inter_algorithm");
+    const CvarValue knomial = parse_cvar_value(inter, "TSP_KNOMIAL");
+    EXPECT_EQ(knomial.text, "tsp_knomial");  // canonical item name
+    EXPECT_EQ(knomial.integer, 2);
+
+    const CvarInfo& segsize = catalog.lookup("bcast_hier_segsize");
+    EXPECT_EQ(parse_cvar_value(segsize, "65536").integer, 65536);
+    EXPECT_EQ(parse_cvar_value(segsize, "-1").text, "-1");
+    EXPECT_EQ(parse_cvar_value(segsize, "64k").text, "65536");
+    EXPECT_EQ(parse_cvar_value(segsize, "true").integer, 1);
+    EXPECT_EQ(parse_cvar_value(segsize, "FALSE").text, "0");
+    EXPECT_EQ(parse_cvar_value(catalog.lookup("some_unsigned"), "4294967295").integer, 4294967295);
+    EXPECT_DOUBLE_EQ(parse_cvar_value(catalog.lookup("some_double"), "0.5").real, 0.5);
+}
+
+TEST(Cvars, RejectsBadValuesNamingTheVariable) {
+    const CvarCatalog catalog = test_catalog();
+    const std::string bad_item =
+        usage_error([&] { parse_cvar_value(catalog.lookup("bcast_hier_inter_algorithm"), "ring"); });
+    EXPECT_NE(bad_item.find("MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM"), std::string::npos);
+    EXPECT_NE(bad_item.find("auto, tsp_kary, tsp_knomial"), std::string::npos);
+
+    const CvarInfo& segsize = catalog.lookup("bcast_hier_segsize");
+    for (const char* bad : {"", "abc", "12KB", "k", "-1K", "2G", "2147483648", "1.5", " 1"})
+        EXPECT_THROW(parse_cvar_value(segsize, bad), UsageError) << bad;
+    EXPECT_THROW(parse_cvar_value(catalog.lookup("some_unsigned"), "-1"), UsageError);
+    EXPECT_THROW(parse_cvar_value(catalog.lookup("some_unsigned"), "4294967296"), UsageError);
+    EXPECT_THROW(parse_cvar_value(catalog.lookup("some_double"), "inf"), UsageError);
+    EXPECT_NE(usage_error([&] { parse_cvar_value(catalog.lookup("netmod"), "ofi"); }).find("a string"),
+              std::string::npos);
+    EXPECT_NE(usage_error([&] { parse_cvar_value(catalog.lookup("fixed"), "1"); }).find("read-only"),
+              std::string::npos);
+}
+
+TEST(Cvars, AllExpandsToEveryEnumItem) {
+    const CvarCatalog catalog = test_catalog();
+    EXPECT_EQ(expand_cvar_values(catalog.lookup("bcast_hier_inter_algorithm"), "all"),
+              (std::vector<std::string>{"auto", "tsp_kary", "tsp_knomial"}));
+    EXPECT_THROW(expand_cvar_values(catalog.lookup("bcast_hier_segsize"), "all"), UsageError);
+}
+
+TEST(Cvars, ValuesReadBackGetCanonicalText) {
+    const CvarCatalog catalog = test_catalog();
+    EXPECT_EQ(cvar_value_from_integer(catalog.lookup("bcast_intra_algorithm"), 3).text, "hier");
+    EXPECT_EQ(cvar_value_from_integer(catalog.lookup("bcast_intra_algorithm"), 9).text, "9");
+    EXPECT_EQ(cvar_value_from_integer(catalog.lookup("bcast_hier_segsize"), 4096).text, "4096");
+    EXPECT_EQ(cvar_value_from_real(0.25).text, "0.25");
+}
+
+TEST(Cvars, EnumTableFromTheMpichBuild) {
+    const auto table = parse_enum_table("\nMPIR_CVAR_A auto x y\n\nMPIR_CVAR_B auto\n");
+    ASSERT_EQ(table.size(), 2u);
+    EXPECT_EQ(table.at("MPIR_CVAR_A"), (std::vector<std::string>{"auto", "x", "y"}));
+    EXPECT_THROW(parse_enum_table("MPIR_CVAR_A\n"), std::invalid_argument);
+    EXPECT_THROW(parse_enum_table("MPIR_CVAR_A a\nMPIR_CVAR_A b\n"), std::invalid_argument);
+}
+
+// MPICH 4.0.2 glues the description lines together without separators.
+constexpr const char* kGluedDescription =
+    "Variable to select bcast algorithmauto - Internal algorithm selection (can be overridden)"
+    "binomial         - Force Binomial Treenb               - Force nonblocking algorithm"
+    "scatter_ring     - Force Scatter Ringhier             - Force hier (mpich-hier)";
+
+TEST(Cvars, DescriptionMustListExactlyTheTableItems) {
+    const std::vector<std::string> items{"auto", "binomial", "nb", "scatter_ring", "hier"};
+    EXPECT_TRUE(description_lists_items(kGluedDescription, items));
+    EXPECT_FALSE(description_lists_items(kGluedDescription, {"auto", "binomial", "nb", "scatter_ring"}));
+    EXPECT_FALSE(description_lists_items(kGluedDescription,
+                                         {"auto", "binomial", "nb", "scatter_ring", "hier", "new"}));
+    EXPECT_FALSE(description_lists_items(kGluedDescription, {"auto", "nb", "binomial", "scatter_ring", "hier"}));
+    EXPECT_FALSE(description_lists_items(kGluedDescription, {"auto", "binomial", "nb", "ring", "hier"}));
+    EXPECT_FALSE(description_lists_items("no items here", {"auto"}));
+    EXPECT_TRUE(description_lists_items("Pick oneauto - a (x)sched_binomial - b", {"auto", "sched_binomial"}));
+}
+
+// ---------------------------------------------------------------- specs
+
+TEST(Specs, ParsesParameterValueLists) {
+    const ParamSpec spec = parse_param_spec("bcast_hier_segsize=16K/65536");
+    EXPECT_EQ(spec.name, "bcast_hier_segsize");
+    EXPECT_EQ(spec.values, (std::vector<std::string>{"16K", "65536"}));
+    for (const char* bad : {"segsize", "=1", "segsize=", "segsize=1//2", "segsize=1/"})
+        EXPECT_THROW(parse_param_spec(bad), UsageError) << bad;
+}
+
+TEST(Specs, ParsesAlgorithmsWithTheirParameters) {
+    const AlgorithmSpec plain = parse_algorithm_spec("binomial");
+    EXPECT_EQ(plain.algorithm, "binomial");
+    EXPECT_TRUE(plain.params.empty());
+    const AlgorithmSpec hier = parse_algorithm_spec("hier:bcast_hier_segsize=8192/65536,bcast_hier_inter_kval=4");
+    EXPECT_EQ(hier.algorithm, "hier");
+    ASSERT_EQ(hier.params.size(), 2u);
+    EXPECT_EQ(hier.params[0].values.size(), 2u);
+    EXPECT_EQ(hier.params[1].name, "bcast_hier_inter_kval");
+    for (const char* bad : {"", ":x=1", "hier:", "hier:x", "hier:x=1,", "hier:x=1,,y=2"})
+        EXPECT_THROW(parse_algorithm_spec(bad), UsageError) << bad;
+}
+
+// ---------------------------------------------------------------- plans
+
+std::vector<Configuration> plan(const std::vector<std::string>& collectives,
+                                const std::vector<std::string>& algorithms,
+                                const std::vector<std::string>& params = {}) {
+    std::vector<AlgorithmSpec> algorithm_specs;
+    for (const std::string& text : algorithms) algorithm_specs.push_back(parse_algorithm_spec(text));
+    std::vector<ParamSpec> param_specs;
+    for (const std::string& text : params) param_specs.push_back(parse_param_spec(text));
+    return plan_configurations(collectives, algorithm_specs, param_specs, test_catalog());
+}
+
+TEST(Plan, DefaultIsMpichsOwnSelection) {
+    EXPECT_EQ(plan({"bcast"}, {}), (std::vector<Configuration>{{"bcast", "default", {}}}));
+    EXPECT_EQ(plan({"bcast"}, {"auto"}), plan({"bcast"}, {"default"}));
+}
+
+TEST(Plan, AllIsDefaultAndEveryAlgorithmButAuto) {
+    std::vector<std::string> names;
+    for (const Configuration& c : plan({"bcast"}, {"all"})) names.push_back(c.algorithm);
+    EXPECT_EQ(names, (std::vector<std::string>{"default", "binomial", "smp", "hier"}));
+}
+
+TEST(Plan, ValueListsMultiplyOutFirstParameterSlowest) {
+    const auto configurations =
+        plan({"bcast"}, {"HIER:bcast_hier_segsize=8K/64K,bcast_hier_inter_algorithm=tsp_kary/tsp_knomial"});
+    ASSERT_EQ(configurations.size(), 4u);
+    EXPECT_EQ(configurations[0].algorithm, "hier");  // canonical item name
+    EXPECT_EQ(canonical_params(configurations[0].params),
+              "MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM=tsp_kary;MPIR_CVAR_BCAST_HIER_SEGSIZE=8192");
+    EXPECT_EQ(canonical_params(configurations[1].params),
+              "MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM=tsp_knomial;MPIR_CVAR_BCAST_HIER_SEGSIZE=8192");
+    EXPECT_EQ(configurations[3].params.at("MPIR_CVAR_BCAST_HIER_SEGSIZE"), "65536");
+}
+
+TEST(Plan, CommonParametersApplyToEveryAlgorithm) {
+    const auto configurations = plan({"bcast"}, {"binomial", "hier"}, {"polls_before_yield=0/1000"});
+    ASSERT_EQ(configurations.size(), 4u);
+    EXPECT_EQ(configurations[0], (Configuration{"bcast", "binomial", {{"MPIR_CVAR_POLLS_BEFORE_YIELD", "0"}}}));
+    EXPECT_EQ(configurations[3], (Configuration{"bcast", "hier", {{"MPIR_CVAR_POLLS_BEFORE_YIELD", "1000"}}}));
+}
+
+TEST(Plan, DuplicatesCollapseInCommandLineOrder) {
+    const auto configurations = plan({"bcast", "reduce"}, {"binomial", "default", "binomial", "auto"});
+    EXPECT_EQ(configurations, (std::vector<Configuration>{{"bcast", "binomial", {}},
+                                                          {"bcast", "default", {}},
+                                                          {"reduce", "binomial", {}},
+                                                          {"reduce", "default", {}}}));
+}
+
+TEST(Plan, RejectsWhatTheLibraryDoesNotHave) {
+    const std::string unknown = usage_error([] { plan({"bcast"}, {"ring"}); });
+    EXPECT_NE(unknown.find("unknown bcast algorithm 'ring'"), std::string::npos);
+    EXPECT_NE(unknown.find("auto, binomial, smp, hier"), std::string::npos);
+    // hier exists for bcast only in this catalogue
+    EXPECT_NE(usage_error([] { plan({"bcast", "reduce"}, {"hier"}); }).find("unknown reduce algorithm"),
+              std::string::npos);
+    EXPECT_NE(usage_error([] { plan({"allreduce"}, {"binomial"}); }).find("no MPI_T variable MPIR_CVAR_ALLREDUCE"),
+              std::string::npos);
+    EXPECT_EQ(plan({"allreduce"}, {}).size(), 1u);  // default needs no selector variable
+    EXPECT_NE(usage_error([] { plan({"scatter"}, {}); }).find("unknown collective"), std::string::npos);
+    EXPECT_THROW(plan({}, {}), UsageError);
+    EXPECT_THROW(plan({"bcast"}, {"hier:no_such_cvar=1"}), UsageError);
+    EXPECT_THROW(plan({"bcast"}, {"hier:bcast_hier_segsize=big"}), UsageError);
+    EXPECT_THROW(plan({"bcast"}, {"hier:bcast_hier_inter_algorithm=tsp_ring"}), UsageError);
+    EXPECT_THROW(plan({"bcast"}, {"hier:netmod=ofi"}), UsageError);
+}
+
+TEST(Plan, RejectsParametersGivenTwiceOrSelectingTheAlgorithm) {
+    EXPECT_NE(usage_error([] { plan({"bcast"}, {"hier:bcast_hier_segsize=1,BCAST_HIER_SEGSIZE=2"}); })
+                  .find("given twice"),
+              std::string::npos);
+    EXPECT_THROW(plan({"bcast"}, {"hier:bcast_hier_segsize=1"}, {"bcast_hier_segsize=2"}), UsageError);
+    EXPECT_NE(usage_error([] { plan({"bcast"}, {}, {"bcast_intra_algorithm=hier"}); }).find("use -a"),
+              std::string::npos);
+    EXPECT_THROW(plan({"bcast"}, {}, {"reduce_device_collective=0"}), UsageError);
+}
+
+TEST(Plan, PointsAreConfigurationMajorWithSizesAscending) {
+    const std::vector<Configuration> configurations{{"bcast", "binomial", {}}, {"bcast", "hier", {}}};
+    const std::vector<PointKey> points = plan_points(configurations, {8, 1024});
+    ASSERT_EQ(points.size(), 4u);
+    EXPECT_EQ(points[0], (PointKey{"bcast", 8, "binomial", {}}));
+    EXPECT_EQ(points[1], (PointKey{"bcast", 1024, "binomial", {}}));
+    EXPECT_EQ(points[2], (PointKey{"bcast", 8, "hier", {}}));
+    EXPECT_EQ(configuration_of(points[3]), configurations[1]);
+    EXPECT_EQ(plan_points({configurations[0], configurations[0]}, {8}).size(), 1u);
+}
+
+TEST(Plan, TouchedVariablesIncludeDeviceSwitchesAndParameters) {
+    const auto configurations = plan({"bcast", "reduce"}, {"binomial"}, {"polls_before_yield=0"});
+    EXPECT_EQ(touched_cvars(configurations, test_catalog()),
+              (std::set<std::string>{"MPIR_CVAR_BCAST_DEVICE_COLLECTIVE", "MPIR_CVAR_BCAST_INTRA_ALGORITHM",
+                                     "MPIR_CVAR_POLLS_BEFORE_YIELD", "MPIR_CVAR_REDUCE_DEVICE_COLLECTIVE",
+                                     "MPIR_CVAR_REDUCE_INTRA_ALGORITHM"}));
+}
+
+TEST(Plan, DefaultOnlyTouchesNoSelector) {
+    const auto configurations = plan({"bcast", "allreduce"}, {"default"}, {"polls_before_yield=0"});
+    EXPECT_EQ(touched_cvars(configurations, test_catalog()),
+              (std::set<std::string>{"MPIR_CVAR_POLLS_BEFORE_YIELD"}));
+    const std::map<std::string, CvarValue> initial{
+        {"MPIR_CVAR_POLLS_BEFORE_YIELD", cvar_value_from_integer(test_catalog().lookup("polls_before_yield"), 1000)}};
+    EXPECT_EQ(cvar_assignment(configurations[1], initial, test_catalog()).at("MPIR_CVAR_POLLS_BEFORE_YIELD").integer,
+              0);
+}
+
+TEST(Plan, AssignmentForcesTheAlgorithmAtTheMpirLevel) {
+    const CvarCatalog catalog = test_catalog();
+    const auto configurations = plan({"bcast"}, {"default", "hier:bcast_hier_segsize=4096"});
+    std::map<std::string, CvarValue> initial;
+    for (const std::string& name : touched_cvars(configurations, catalog))
+        initial[name] = cvar_value_from_integer(catalog.lookup(name), name.find("DEVICE") != std::string::npos);
+    initial["MPIR_CVAR_BCAST_HIER_SEGSIZE"] = cvar_value_from_integer(catalog.lookup("bcast_hier_segsize"), 65536);
+
+    const auto hier = cvar_assignment(configurations[1], initial, catalog);
+    EXPECT_EQ(hier.at("MPIR_CVAR_BCAST_INTRA_ALGORITHM").text, "hier");
+    EXPECT_EQ(hier.at("MPIR_CVAR_BCAST_INTRA_ALGORITHM").integer, 3);
+    EXPECT_EQ(hier.at("MPIR_CVAR_BCAST_DEVICE_COLLECTIVE").integer, 0);
+    EXPECT_EQ(hier.at("MPIR_CVAR_BCAST_HIER_SEGSIZE").integer, 4096);
+
+    // default restores what the previous configuration changed
+    const auto default_selection = cvar_assignment(configurations[0], initial, catalog);
+    EXPECT_EQ(default_selection.at("MPIR_CVAR_BCAST_INTRA_ALGORITHM").text, "auto");
+    EXPECT_EQ(default_selection.at("MPIR_CVAR_BCAST_DEVICE_COLLECTIVE").integer, 1);
+    EXPECT_EQ(default_selection.at("MPIR_CVAR_BCAST_HIER_SEGSIZE").integer, 65536);
+    EXPECT_EQ(default_selection.size(), initial.size());
+}
+
+// ---------------------------------------------------------------- resume
+
+class ResumeTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        std::string pattern = ::testing::TempDir() + "hiertune_resume_XXXXXX";
+        ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+        dir_ = pattern;
+    }
+    void TearDown() override { std::filesystem::remove_all(dir_); }
+    std::filesystem::path dir_;
+};
+
+Summary some_summary(double median) {
+    Summary s;
+    s.n = 12;
+    s.median = s.ci_lo = s.ci_hi = s.min = s.max = s.mean = median;
+    s.converged = true;
+    return s;
+}
+
+TEST_F(ResumeTest, RerunMeasuresOnlyWhatIsMissingInPlanOrder) {
+    const auto configurations = plan({"bcast"}, {"binomial", "hier:bcast_hier_segsize=8K/64K"});
+    const std::vector<PointKey> sweep = plan_points(configurations, message_sizes("1:8", {"1000"}));
+    ASSERT_EQ(sweep.size(), 15u);  // 3 configurations x 5 sizes
+
+    const std::string path = (dir_ / "sweep.sqlite").string();
+    JobDescription job{"box", 4, 2, 2, "round-robin", "MPICH 4.0.2"};
+    {
+        MeasureDb db = MeasureDb::open(path);
+        const JobId id = db.find_or_create_job(job);
+        for (std::size_t i = 0; i < 6; ++i) db.record_point(id, sweep[i], some_summary(1e-5 * (i + 1)));
+    }  // "killed" here
+
+    MeasureDb db = MeasureDb::open(path);
+    const JobId id = db.find_or_create_job(job);  // same command, same job
+    ASSERT_EQ(db.jobs().size(), 1u);
+    const std::vector<PointKey> pending = db.pending(id, sweep);
+    EXPECT_EQ(pending, std::vector<PointKey>(sweep.begin() + 6, sweep.end()));
+    for (const PointKey& key : pending) EXPECT_TRUE(db.record_point(id, key, some_summary(2e-5)));
+    EXPECT_TRUE(db.pending(id, sweep).empty());
+    EXPECT_EQ(db.count_points(id), sweep.size());
+    EXPECT_FALSE(db.record_point(id, sweep[0], some_summary(9.0)));  // never twice
+}
+
+}  // namespace
+}  // namespace hiertune
