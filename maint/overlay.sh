@@ -1,21 +1,28 @@
 #!/usr/bin/env bash
 # Overlay the mpich-hier plugin onto a pristine MPICH 4.0.2 copy and regenerate.
 #   overlay.sh PRISTINE(DIR|TARBALL) REPO DEST
-# DEST is (re)created from PRISTINE when the registration patches change; otherwise
-# only changed plugin files are copied in, so MPICH's make redoes only their work.
+# DEST is created from PRISTINE once.  Later runs copy in only the plugin files that
+# changed and, when the registration patches changed, only the MPICH files they touch,
+# so MPICH's make redoes only the work that depends on them.
 # Regeneration (autogen) keeps the timestamps of files whose content it did not change.
 set -euo pipefail
 
 pristine=$1 repo=$2 dest=$3
 die() { echo "overlay: $*" >&2; exit 1; }
 
-full_fingerprint() {
-    cat "$repo"/maint/patches/*.patch "$repo/maint/overlay.sh" | sha256sum | cut -d' ' -f1
+patch_fingerprint() {
+    cat "$repo"/maint/patches/*.patch | sha256sum | cut -d' ' -f1
+}
+
+# MPICH files the registration patches touch, relative to the tree's top
+patched_files() {
+    sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$repo"/maint/patches/*.patch | sort -u
 }
 
 # What autogen turns into generated files: CVAR blocks, source lists, algorithm lists.
 regen_fingerprint() {
     {
+        cat "$repo"/maint/patches/*.patch
         cat "$repo/src/mpi/coll/hier/Makefile.mk"
         for f in "$repo"/src/mpi/coll/hier/*.c; do
             sed -n '/BEGIN_MPI_T_CVAR_INFO_BLOCK/,/END_MPI_T_CVAR_INFO_BLOCK/p' "$f"
@@ -32,10 +39,42 @@ fresh_copy() {
     else
         tar xf "$pristine" -C "$dest" --strip-components=1
     fi
+    apply_patches "$dest"
+}
+
+apply_patches() {
+    local p
     for p in "$repo"/maint/patches/*.patch; do
-        patch -d "$dest" -p1 --forward --no-backup-if-mismatch -s < "$p" ||
+        patch -d "$1" -p1 --forward --no-backup-if-mismatch -s < "$p" ||
             die "patch $(basename "$p") does not apply: is this pristine MPICH 4.0.2?"
     done
+}
+
+# Patches changed on an overlaid tree: rebuild only the files they touch (now or
+# before) from pristine, so make redoes only the work that depends on them.
+repatch() {
+    local tmp f
+    tmp=$(mktemp -d)
+    { patched_files; cat "$dest/.mpich-hier-patched-files" 2>/dev/null || true; } | sort -u > "$tmp/files"
+    mkdir "$tmp/tree"
+    if [ -d "$pristine" ]; then
+        (cd "$pristine" && xargs -a "$tmp/files" cp --parents -t "$tmp/tree" 2>/dev/null) || true
+    else
+        local top
+        top=$(set +o pipefail; tar tf "$pristine" | head -1 | cut -d/ -f1)
+        sed "s|^|$top/|" "$tmp/files" > "$tmp/members"
+        tar xf "$pristine" -C "$tmp/tree" --strip-components=1 -T "$tmp/members" 2>/dev/null || true
+    fi
+    echo "overlay: registration patches changed, re-applying them" >&2
+    apply_patches "$tmp/tree"
+    while read -r f; do
+        if [ -e "$tmp/tree/$f" ]; then
+            sync_file "$tmp/tree/$f" "$dest/$f"
+        else
+            rm -f "$dest/$f"        # a file only a patch created
+        fi
+    done < "$tmp/files"
+    rm -rf "$tmp"
 }
 
 # copy a file only when its content differs, so make sees only real changes
@@ -44,7 +83,7 @@ sync_file() {
     if ! cmp -s "$from" "$to"; then
         mkdir -p "$(dirname "$to")"
         cp "$from" "$to"
-        echo "overlay: updated ${to#$dest/}" >&2
+        echo "overlay: updated ${to#"$dest"/}" >&2
     fi
 }
 
@@ -72,18 +111,21 @@ regenerate() {
     rm -f "$snap"
 }
 
-full=$(full_fingerprint)
-regen=$(regen_fingerprint)
-if [ "$(cat "$dest/.mpich-hier-overlay" 2>/dev/null)" != "$full" ]; then
+# A tree is overlaid once from its pristine source; later runs bring it up to date.
+if [ "$(cat "$dest/.mpich-hier-source" 2>/dev/null)" != "$pristine" ]; then
     fresh_copy
     sync_plugin
     regenerate
-    echo "$full" > "$dest/.mpich-hier-overlay"
-    echo "$regen" > "$dest/.mpich-hier-regen"
+    echo "$pristine" > "$dest/.mpich-hier-source"
 else
+    if [ "$(cat "$dest/.mpich-hier-patches" 2>/dev/null)" != "$(patch_fingerprint)" ]; then
+        repatch
+    fi
     sync_plugin
-    if [ "$(cat "$dest/.mpich-hier-regen" 2>/dev/null)" != "$regen" ]; then
+    if [ "$(cat "$dest/.mpich-hier-regen" 2>/dev/null)" != "$(regen_fingerprint)" ]; then
         regenerate
-        echo "$regen" > "$dest/.mpich-hier-regen"
     fi
 fi
+patch_fingerprint > "$dest/.mpich-hier-patches"
+patched_files > "$dest/.mpich-hier-patched-files"
+regen_fingerprint > "$dest/.mpich-hier-regen"
