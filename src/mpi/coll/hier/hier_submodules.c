@@ -124,6 +124,7 @@ int MPII_Hier_start_ireduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
     MPIR_Comm *comm_ptr = comm;
     int tree_type, k;
     int inter_algo = prm->inter_algo;
+    MPII_Hier_tree_kind tree;
 
     /* MPICH's tsp tree reduce is registered for commutative ops only; the binomial
      * schedule combines in rank order, which the leaders' comm follows.  The seg trees
@@ -154,10 +155,9 @@ int MPII_Hier_start_ireduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
         case MPII_HIER_INTER_SEG_BINOMIAL:
         case MPII_HIER_INTER_SEG_IN_ORDER_BINARY:
             MPII_GENTRAN_CREATE_SCHED_P();
+            tree = seg_tree_of(inter_algo, MPII_HIER_TREE_IN_ORDER_BINARY);
             mpi_errno = MPII_Hier_seg_ireduce_sched(sendbuf, recvbuf, count, datatype, op, root,
-                                                    comm, seg_tree_of(inter_algo,
-                                                                      MPII_HIER_TREE_IN_ORDER_BINARY),
-                                                    prm->inter_chunk, prm->inter_k,
+                                                    comm, tree, prm->inter_chunk, prm->inter_k,
                                                     MPIR_CVAR_REDUCE_SEG_WINDOW, *sched_p);
             break;
         default:

@@ -158,7 +158,8 @@ int MPII_Hier_seg_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
 
 #define SEG_COUNT(t_) (MPII_Hier_seg_len(&plan, (t_)) / type_size)
 #define SEG_AT(buf_, t_) ((char *) (buf_) + MPII_Hier_seg_offset(&plan, (t_)) / type_size * extent)
-#define TMP_AT(c_, t_) (tmp + (((t_) % window) * nch + (c_)) * seg_max * MPL_MAX(extent, true_extent))
+#define TMP_AT(c_, t_) \
+    (tmp + (((t_) % window) * nch + (c_)) * seg_max * MPL_MAX(extent, true_extent))
     for (int64_t t = 0; t < plan.nsegs; t++) {
         int slot = (int) (t % window);
         /* keep window segments posted per child, and of the result at a root not top */
@@ -273,8 +274,9 @@ int MPIR_Reduce_intra_seg_binomial(const void *sendbuf, void *recvbuf, MPI_Aint 
 }
 
 int MPIR_Reduce_intra_seg_in_order_binary(const void *sendbuf, void *recvbuf, MPI_Aint count,
-                                          MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * comm_ptr,
-                                          int segsize, MPIR_Errflag_t * errflag)
+                                          MPI_Datatype datatype, MPI_Op op, int root,
+                                          MPIR_Comm * comm_ptr, int segsize,
+                                          MPIR_Errflag_t * errflag)
 {
     MPII_HIER_PVAR_ADD(REDUCE_SEG_IN_ORDER_BINARY, 1);
     return seg_reduce(sendbuf, recvbuf, count, datatype, op, root, comm_ptr,
