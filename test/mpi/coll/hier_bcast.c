@@ -9,6 +9,9 @@
  * written.  With -big, 4 MiB + 28 B broadcasts too.  With -expect-hier, the
  * plugin's pvar must show that hier ran for every call.
  *
+ * With -algo NAME (a segmented tree, e.g. seg_binary) the segment sizes go to
+ * MPIR_CVAR_BCAST_SEG_SEGSIZE and -expect-hier checks the pvar of MPIR_Bcast_intra_NAME.
+ *
  * Run with MPIR_CVAR_BCAST_INTRA_ALGORITHM=hier (or a tuning file naming hier) and
  * MPIR_CVAR_NUM_CLIQUES / MPIR_CVAR_CLIQUES_BY_BLOCK for emulated nodes.
  */
@@ -32,6 +35,8 @@ typedef struct {
 static layout layouts[3];       /* int, vector, struct */
 static int errors;
 static long long hier_calls;
+static const char *algo = "hier";       /* -algo: the algorithm the pvar check expects */
+static const char *segsize_cvar = "MPIR_CVAR_BCAST_HIER_SEGSIZE";
 
 static void add_run(layout * l, int off, int len)
 {
@@ -140,7 +145,7 @@ static void run_comm(MPI_Comm comm, const char *name, int big)
     MPI_Comm_size(comm, &size);
 
     for (int s = 0; s < 3; s++) {
-        hier_cvar_write_int("MPIR_CVAR_BCAST_HIER_SEGSIZE", segsizes[s]);
+        hier_cvar_write_int(segsize_cvar, segsizes[s]);
         for (int t = 0; t < NTYPES; t++) {
             int data_bytes = layouts[t == T_MIXED ? T_VECTOR : t].ndata;
             long long exact = segsizes[s] ? 3LL * segsizes[s] / data_bytes : 1000;
@@ -151,7 +156,7 @@ static void run_comm(MPI_Comm comm, const char *name, int big)
         }
     }
     if (big) {
-        hier_cvar_write_int("MPIR_CVAR_BCAST_HIER_SEGSIZE", 65536);
+        hier_cvar_write_int(segsize_cvar, 65536);
         bcast_case(comm, name, T_INT, (4LL << 20) / 4 + 7, 0, 65536, iter++);
         bcast_case(comm, name, T_INT, (4LL << 20) / 4 + 7, size - 1, 65536, iter++);
     }
@@ -160,6 +165,7 @@ static void run_comm(MPI_Comm comm, const char *name, int big)
 int main(int argc, char **argv)
 {
     int provided, rank, size, big = 0, expect_hier = 0, total_errors;
+    char pvar_name[128];
     long long total_calls;
     MPI_Comm dup, parity, half;
     hier_pvar pv;
@@ -170,6 +176,8 @@ int main(int argc, char **argv)
             big = 1;
         else if (!strcmp(argv[i], "-expect-hier"))
             expect_hier = 1;
+        else if (!strcmp(argv[i], "-algo") && i + 1 < argc)
+            algo = argv[++i];
     }
 
     MPI_Init(&argc, &argv);
@@ -177,7 +185,10 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     make_layouts();
-    hier_pvar_open(&pv, "coll_hier_bcast_hier_count");
+    if (strcmp(algo, "hier"))
+        segsize_cvar = "MPIR_CVAR_BCAST_SEG_SEGSIZE";
+    snprintf(pvar_name, sizeof(pvar_name), "coll_hier_bcast_%s_count", algo);
+    hier_pvar_open(&pv, pvar_name);
     before = hier_pvar_read(&pv);
 
     /* created while hier may be forced by CVAR */
@@ -193,7 +204,7 @@ int main(int argc, char **argv)
     if (expect_hier) {
         unsigned long long ran = hier_pvar_read(&pv) - before;
         if (ran < (unsigned long long) hier_calls) {
-            fprintf(stderr, "rank %d: hier ran %llu times for %lld broadcasts\n", rank, ran,
+            fprintf(stderr, "rank %d: %s ran %llu times for %lld broadcasts\n", rank, algo, ran,
                     hier_calls);
             errors++;
         }

@@ -11,7 +11,10 @@
  *
  * The reference is computed locally with MPI_Reduce_local over every rank's
  * contribution in rank order; every rank checks every data byte of its result and that
- * no hole was written.  With -expect-hier the plugin's pvars must show hier ran every
+ * no hole was written.  With -algo NAME (a segmented tree, e.g. seg_binomial) the reduce
+ * is MPIR_Reduce_intra_NAME: segment sizes go to MPIR_CVAR_REDUCE_SEG_SEGSIZE and
+ * -expect-hier checks its pvar and the in-order substitutions for non-commutative ops.
+ * With -expect-hier the plugin's pvars must show hier ran every
  * call, and ran flat exactly when the op is non-commutative and the comm's nodes are not
  * blocks of consecutive ranks.
  *
@@ -322,8 +325,10 @@ static void describe(test_comm * tc, MPI_Comm comm, const char *name)
     free(lowest_of);
 }
 
-static hier_pvar reduce_pv, allreduce_pv, fallback_pv;
-static long long reduce_calls, allreduce_calls, fallbacks_expected;
+static hier_pvar reduce_pv, allreduce_pv, fallback_pv, subst_pv;
+static long long reduce_calls, allreduce_calls, fallbacks_expected, substs_expected;
+static const char *algo = "hier";       /* -algo: the reduce algorithm the pvars expect */
+static int seg_mode;                    /* algo is a segmented tree (seg_*) */
 
 static void one_case(test_comm * tc, const op_case * c, long long count, int root,
                      int in_place, int segsize)
@@ -355,6 +360,8 @@ static void one_case(test_comm * tc, const op_case * c, long long count, int roo
         MPI_Reduce(in_place && is_root ? MPI_IN_PLACE : sendbuf, is_root ? recvbuf : NULL,
                    (int) count, c->type, c->op, root, tc->comm);
         reduce_calls += counted;
+        if (counted && !c->commutative && strcmp(algo, "seg_in_order_binary"))
+            substs_expected++;  /* a seg reduce runs the in-order tree for it */
         snprintf(what, sizeof(what), "reduce comm %s (size %d) root %d %s count %lld "
                  "segsize %d%s", tc->name, tc->size, root, c->name, count, segsize,
                  in_place ? " in-place" : "");
@@ -372,8 +379,12 @@ static void run_comm(test_comm * tc)
     int iter = 0;
 
     for (int s = 0; s < 3; s++) {
-        hier_cvar_write_int("MPIR_CVAR_REDUCE_HIER_SEGSIZE", segsizes[s]);
-        hier_cvar_write_int("MPIR_CVAR_ALLREDUCE_HIER_SEGSIZE", segsizes[s]);
+        if (seg_mode) {
+            hier_cvar_write_int("MPIR_CVAR_REDUCE_SEG_SEGSIZE", segsizes[s]);
+        } else {
+            hier_cvar_write_int("MPIR_CVAR_REDUCE_HIER_SEGSIZE", segsizes[s]);
+            hier_cvar_write_int("MPIR_CVAR_ALLREDUCE_HIER_SEGSIZE", segsizes[s]);
+        }
         for (int k = 0; k < ncases; k++) {
             const op_case *c = &cases[k];
             long long exact = segsizes[s] ? 3LL * segsizes[s] / c->size : 100;
@@ -402,13 +413,17 @@ static void expect_count(hier_pvar * pv, unsigned long long before, long long wa
 int main(int argc, char **argv)
 {
     int provided, rank, size, expect_hier = 0, total_errors;
+    char pvar_name[128];
     MPI_Comm dup, parity, half;
     test_comm comms[4];
-    unsigned long long reduce0, allreduce0, fallback0;
+    unsigned long long reduce0, allreduce0, fallback0, subst0;
 
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "-expect-hier"))
             expect_hier = 1;
+        else if (!strcmp(argv[i], "-algo") && i + 1 < argc)
+            algo = argv[++i];
+    seg_mode = strcmp(algo, "hier") != 0;
 
     MPI_Init(&argc, &argv);
     MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
@@ -425,24 +440,34 @@ int main(int argc, char **argv)
     describe(&comms[2], parity, "parity-reversed");
     describe(&comms[3], half, "half");
 
-    hier_pvar_open(&reduce_pv, "coll_hier_reduce_hier_count");
+    snprintf(pvar_name, sizeof(pvar_name), "coll_hier_reduce_%s_count", algo);
+    hier_pvar_open(&reduce_pv, pvar_name);
+    hier_pvar_open(&subst_pv, "coll_hier_reduce_seg_in_order_subst");
     hier_pvar_open(&allreduce_pv, "coll_hier_allreduce_hier_count");
     hier_pvar_open(&fallback_pv, "coll_hier_flat_fallbacks");
     reduce0 = hier_pvar_read(&reduce_pv);
     allreduce0 = hier_pvar_read(&allreduce_pv);
     fallback0 = hier_pvar_read(&fallback_pv);
+    subst0 = hier_pvar_read(&subst_pv);
 
     for (int i = 0; i < 4; i++)
         run_comm(&comms[i]);
 
-    if (expect_hier) {
+    if (expect_hier && !seg_mode) {
         expect_count(&reduce_pv, reduce0, reduce_calls, "hier reduce", 0);
         expect_count(&allreduce_pv, allreduce0, allreduce_calls, "hier allreduce", 0);
         expect_count(&fallback_pv, fallback0, fallbacks_expected, "flat fallbacks", 1);
+    } else if (expect_hier) {
+        /* allreduce ran MPICH's own algorithm; every reduce ran the seg tree, and each
+         * one with a non-commutative op ran the in-order tree instead (at least: MPICH
+         * may reduce with the forced algorithm inside other collectives too) */
+        expect_count(&reduce_pv, reduce0, reduce_calls, algo, 0);
+        expect_count(&subst_pv, subst0, substs_expected, "seg in-order substitutions", 0);
     }
     hier_pvar_close(&reduce_pv);
     hier_pvar_close(&allreduce_pv);
     hier_pvar_close(&fallback_pv);
+    hier_pvar_close(&subst_pv);
 
     MPI_Comm_free(&dup);
     MPI_Comm_free(&parity);

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Print an MPIR Csel tree that is MPICH's generic.json with bcast, reduce and allreduce
-on parent communicators sent to the hier algorithms with parameters (used by hier_json).
+on parent communicators sent to the hier algorithms with parameters (used by hier_json),
+or, with `seg`, bcast and reduce sent to segmented trees (used by hier_seg_json).
 
-    make_hier_tree.py MPICH/maint/tuning/coll/mpir/generic.json > tree.json
+    make_hier_tree.py MPICH/maint/tuning/coll/mpir/generic.json [seg] > tree.json
 """
 import json
 import sys
@@ -11,16 +12,23 @@ HIER = {
     "bcast": {"algorithm=MPIR_Bcast_intra_hier": {
         "segsize=4096": {}, "inter_algo=tsp_kary": {}, "inter_k=3": {}, "intra_algo=binomial": {}}},
     "reduce": {"algorithm=MPIR_Reduce_intra_hier": {
-        "segsize=4096": {}, "inter_algo=tsp_knomial": {}, "inter_k=2": {}, "intra_algo=binomial": {}}},
+        "segsize=4096": {}, "inter_algo=seg_in_order_binary": {}, "inter_chunk=1024": {},
+        "intra_algo=binomial": {}}},
     "allreduce": {"algorithm=MPIR_Allreduce_intra_hier": {
         "segsize=8192": {}, "inter_algo=sched_binomial": {}, "intra_algo=shm": {}}},
+}
+
+SEG = {
+    "bcast": {"algorithm=MPIR_Bcast_intra_seg_chain": {"segsize=4096": {}, "fanout=3": {}}},
+    "reduce": {"algorithm=MPIR_Reduce_intra_seg_binomial": {"segsize=2048": {}}},
 }
 
 
 def main():
     with open(sys.argv[1]) as f:
         tree = json.load(f)
-    for coll, hier in HIER.items():
+    chosen = SEG if sys.argv[2:] == ["seg"] else HIER
+    for coll, hier in chosen.items():
         node = tree["collective=" + coll]
         stock_intra = node["comm_type=intra"]
         # sibling keys are an if/else-if chain in file order: parent comms first

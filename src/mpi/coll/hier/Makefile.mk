@@ -7,15 +7,20 @@ AM_CPPFLAGS += -I$(top_srcdir)/src/mpi/coll/hier
 mpi_core_sources += \
     src/mpi/coll/hier/hier_segment.c \
     src/mpi/coll/hier/hier_levels.c \
+    src/mpi/coll/hier/hier_trees.c \
     src/mpi/coll/hier/hier_comm.c \
     src/mpi/coll/hier/hier_select.c \
     src/mpi/coll/hier/hier_submodules.c \
     src/mpi/coll/hier/bcast_intra_hier.c \
     src/mpi/coll/hier/reduce_intra_hier.c \
-    src/mpi/coll/hier/allreduce_intra_hier.c
+    src/mpi/coll/hier/allreduce_intra_hier.c \
+    src/mpi/coll/hier/bcast_intra_seg.c \
+    src/mpi/coll/hier/reduce_intra_seg.c \
+    src/mpi/coll/hier/hier_seg_sched.c
 
 noinst_HEADERS += \
     src/mpi/coll/hier/coll_hier_csel.h \
     src/mpi/coll/hier/hier_segment.h \
     src/mpi/coll/hier/hier_levels.h \
+    src/mpi/coll/hier/hier_trees.h \
     src/mpi/coll/hier/hier_impl.h

@@ -29,12 +29,19 @@ cvars:
       description : |-
         Non-blocking inter-node reduce and bcast of the hier allreduce (the same for both,
         so they overlap in opposite directions), run on the node leaders.
-        Non-commutative ops always use sched_binomial.
+        Non-commutative ops use sched_binomial, or seg_in_order_binary for the seg_*
+        items (rank order). The seg_* trees cut each hier segment into
+        MPIR_CVAR_ALLREDUCE_HIER_INTER_CHUNK_SIZE pieces (0: one).
         auto           - MPIR_Ireduce and MPIR_Ibcast (MPICH's own selection)
         sched_binomial - MPIR_Ireduce/Ibcast_intra_sched_binomial
         tsp_kary       - MPICH's tsp tree reduce and bcast, k-ary tree
         tsp_knomial    - MPICH's tsp tree reduce and bcast, k-nomial tree
         tsp_ring       - MPICH's tsp tree reduce and bcast, chain
+        seg_linear     - segmented linear tree (every leader sends to the root)
+        seg_chain      - segmented chains, inter_k of them
+        seg_pipeline   - segmented single chain
+        seg_binary     - segmented binary tree
+        seg_binomial   - segmented binomial tree
 
     - name        : MPIR_CVAR_ALLREDUCE_HIER_INTER_KVAL
       category    : COLLECTIVE
@@ -114,7 +121,7 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
 
     MPII_HIER_PVAR_ADD(ALLREDUCE_HIER, 1);
 
-    mpi_errno = MPII_Hier_params_resolve(&prm, &given, &cvars);
+    mpi_errno = MPII_Hier_params_resolve(&prm, &given, &cvars, MPII_HIER_INTER_COUNT_ALLREDUCE);
     MPIR_ERR_CHECK(mpi_errno);
 
     MPIR_Datatype_get_size_macro(datatype, type_size);

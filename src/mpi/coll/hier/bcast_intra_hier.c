@@ -27,12 +27,20 @@ cvars:
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
       description : |-
-        Non-blocking inter-node bcast of the hier bcast, run on the node leaders
+        Non-blocking inter-node bcast of the hier bcast, run on the node leaders.
+        The seg_* trees (mpich-hier transport schedules) cut each hier segment into
+        MPIR_CVAR_BCAST_HIER_INTER_CHUNK_SIZE pieces (0: one).
         auto           - MPIR_Ibcast (MPICH's own selection)
         sched_binomial - MPIR_Ibcast_intra_sched_binomial
         tsp_kary       - MPIR_TSP_Ibcast_sched_intra_tree, k-ary tree
         tsp_knomial    - MPIR_TSP_Ibcast_sched_intra_tree, k-nomial tree
         tsp_ring       - MPIR_TSP_Ibcast_sched_intra_tree, chain
+        seg_linear     - segmented linear tree (root sends to every leader)
+        seg_chain      - segmented chains, inter_k of them
+        seg_pipeline   - segmented single chain
+        seg_binary     - segmented binary tree
+        seg_binomial   - segmented binomial tree
+        seg_split_binary - segmented split-binary tree (halves, then exchange)
 
     - name        : MPIR_CVAR_BCAST_HIER_INTER_KVAL
       category    : COLLECTIVE
@@ -73,6 +81,7 @@ cvars:
 */
 
 MPII_HIER_CHECK_CVAR_ENUMS(BCAST);
+MPII_HIER_CHECK_CVAR_ITEM(BCAST, seg_split_binary, MPII_HIER_INTER_SEG_SPLIT_BINARY);
 
 /* Algorithm: HAN pipelined hierarchical bcast (HAN paper, section III-A)
  *
@@ -107,7 +116,7 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
 
     MPII_HIER_PVAR_ADD(BCAST_HIER, 1);
 
-    mpi_errno = MPII_Hier_params_resolve(&prm, &given, &cvars);
+    mpi_errno = MPII_Hier_params_resolve(&prm, &given, &cvars, MPII_HIER_INTER_COUNT_BCAST);
     MPIR_ERR_CHECK(mpi_errno);
 
     if (comm_ptr->local_size == 1 || count == 0)

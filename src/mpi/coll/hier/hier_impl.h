@@ -8,6 +8,7 @@
 #include "mpiimpl.h"
 #include "hier_levels.h"
 #include "hier_segment.h"
+#include "hier_trees.h"
 
 /* Per-communicator levels, built on first use and freed with the communicator. */
 typedef struct {
@@ -40,6 +41,25 @@ enum {
     MPII_HIER_PVAR_ALLREDUCE_HIER,
     MPII_HIER_PVAR_ALLREDUCE_HIER_SEGMENTS,
     MPII_HIER_PVAR_FLAT_FALLBACKS,
+    /* segmented trees (blocking MPIR_<Coll>_intra_seg_*): calls per algorithm as the
+     * caller chose it, and segments moved */
+    MPII_HIER_PVAR_BCAST_SEG_LINEAR,
+    MPII_HIER_PVAR_BCAST_SEG_CHAIN,
+    MPII_HIER_PVAR_BCAST_SEG_PIPELINE,
+    MPII_HIER_PVAR_BCAST_SEG_BINARY,
+    MPII_HIER_PVAR_BCAST_SEG_SPLIT_BINARY,
+    MPII_HIER_PVAR_BCAST_SEG_BINOMIAL,
+    MPII_HIER_PVAR_BCAST_SEG_SEGMENTS,
+    MPII_HIER_PVAR_REDUCE_SEG_LINEAR,
+    MPII_HIER_PVAR_REDUCE_SEG_CHAIN,
+    MPII_HIER_PVAR_REDUCE_SEG_PIPELINE,
+    MPII_HIER_PVAR_REDUCE_SEG_BINARY,
+    MPII_HIER_PVAR_REDUCE_SEG_BINOMIAL,
+    MPII_HIER_PVAR_REDUCE_SEG_IN_ORDER_BINARY,
+    MPII_HIER_PVAR_REDUCE_SEG_SEGMENTS,
+    /* seg reduces (blocking or inter-node submodule) with a non-commutative op that ran
+     * the in-order binary tree instead of the tree asked for */
+    MPII_HIER_PVAR_REDUCE_SEG_IN_ORDER_SUBST,
     MPII_HIER_PVAR_COUNT
 };
 extern unsigned long long MPII_Hier_pvars[MPII_HIER_PVAR_COUNT];
@@ -53,15 +73,35 @@ enum {
     MPII_HIER_INTER_SCHED_BINOMIAL,
     MPII_HIER_INTER_TSP_KARY,
     MPII_HIER_INTER_TSP_KNOMIAL,
-    MPII_HIER_INTER_TSP_RING
+    MPII_HIER_INTER_TSP_RING,
+    /* segmented trees scheduled on MPICH's transport (hier_seg_sched.c): segment size =
+     * inter_chunk, fanout = inter_k */
+    MPII_HIER_INTER_SEG_LINEAR,
+    MPII_HIER_INTER_SEG_CHAIN,
+    MPII_HIER_INTER_SEG_PIPELINE,
+    MPII_HIER_INTER_SEG_BINARY,
+    MPII_HIER_INTER_SEG_BINOMIAL,
+    /* The last item is the collective's own tree: bcast lists seg_split_binary there,
+     * reduce seg_in_order_binary; allreduce (which runs both) lists neither. */
+    MPII_HIER_INTER_SEG_OWN_TREE,
+    MPII_HIER_INTER_SEG_SPLIT_BINARY = MPII_HIER_INTER_SEG_OWN_TREE,    /* bcast only */
+    MPII_HIER_INTER_SEG_IN_ORDER_BINARY = MPII_HIER_INTER_SEG_OWN_TREE, /* reduce only */
 };
+/* how many items MPIR_CVAR_<COLL>_HIER_INTER_ALGORITHM has */
+#define MPII_HIER_INTER_COUNT_BCAST (MPII_HIER_INTER_SEG_OWN_TREE + 1)
+#define MPII_HIER_INTER_COUNT_REDUCE (MPII_HIER_INTER_SEG_OWN_TREE + 1)
+#define MPII_HIER_INTER_COUNT_ALLREDUCE MPII_HIER_INTER_SEG_OWN_TREE
 enum {
     MPII_HIER_INTRA_AUTO,           /* MPIR Csel tree on the node communicator */
     MPII_HIER_INTRA_BINOMIAL,
     MPII_HIER_INTRA_SHM             /* device shared-memory collectives, MPIR fallback */
 };
 
-/* The CVAR enums of collective COLL list the submodules in the order above. */
+/* The CVAR enums of collective COLL list the submodules in the order above (the items
+ * common to every collective; MPII_HIER_CHECK_CVAR_ITEM checks a collective's own). */
+#define MPII_HIER_CHECK_CVAR_ITEM(COLL, item, value) \
+    _Static_assert(MPIR_CVAR_##COLL##_HIER_INTER_ALGORITHM_##item == (value), \
+                   "MPIR_CVAR_" #COLL "_HIER_INTER_ALGORITHM lists " #item " in hier_impl.h order")
 #define MPII_HIER_CHECK_CVAR_ENUMS(COLL) \
     _Static_assert(MPIR_CVAR_##COLL##_HIER_INTER_ALGORITHM_sched_binomial == \
                    MPII_HIER_INTER_SCHED_BINOMIAL && \
@@ -69,6 +109,13 @@ enum {
                    MPIR_CVAR_##COLL##_HIER_INTER_ALGORITHM_tsp_knomial == \
                    MPII_HIER_INTER_TSP_KNOMIAL && \
                    MPIR_CVAR_##COLL##_HIER_INTER_ALGORITHM_tsp_ring == MPII_HIER_INTER_TSP_RING && \
+                   MPIR_CVAR_##COLL##_HIER_INTER_ALGORITHM_seg_linear == MPII_HIER_INTER_SEG_LINEAR && \
+                   MPIR_CVAR_##COLL##_HIER_INTER_ALGORITHM_seg_chain == MPII_HIER_INTER_SEG_CHAIN && \
+                   MPIR_CVAR_##COLL##_HIER_INTER_ALGORITHM_seg_pipeline == \
+                   MPII_HIER_INTER_SEG_PIPELINE && \
+                   MPIR_CVAR_##COLL##_HIER_INTER_ALGORITHM_seg_binary == MPII_HIER_INTER_SEG_BINARY && \
+                   MPIR_CVAR_##COLL##_HIER_INTER_ALGORITHM_seg_binomial == \
+                   MPII_HIER_INTER_SEG_BINOMIAL && \
                    MPIR_CVAR_##COLL##_HIER_INTRA_ALGORITHM_binomial == MPII_HIER_INTRA_BINOMIAL && \
                    MPIR_CVAR_##COLL##_HIER_INTRA_ALGORITHM_shm == MPII_HIER_INTRA_SHM, \
                    "MPIR_CVAR_" #COLL "_HIER_*_ALGORITHM lists submodules in hier_impl.h order")
@@ -82,9 +129,10 @@ typedef struct {
     int intra_algo;
 } MPII_Hier_params;
 
-/* Fill prm from the call's arguments, each negative one from its CVAR, and check it. */
+/* Fill prm from the call's arguments, each negative one from its CVAR, and check it;
+ * n_inter_algos: the collective's MPII_HIER_INTER_COUNT_<COLL>. */
 int MPII_Hier_params_resolve(MPII_Hier_params * prm, const MPII_Hier_params * given,
-                             const MPII_Hier_params * cvars);
+                             const MPII_Hier_params * cvars, int n_inter_algos);
 
 /* Inter-node steps: start a non-blocking bcast / reduce on the leaders' comm. */
 int MPII_Hier_start_ibcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int root,
@@ -101,6 +149,36 @@ int MPII_Hier_intra_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
                            int intra_algo, MPIR_Errflag_t * errflag);
 /* Wait for a started inter-node step, if any, and release it. */
 int MPII_Hier_wait(MPIR_Request ** req, MPIR_Errflag_t * errflag);
+
+/* Segmented trees (bcast_intra_seg.c, reduce_intra_seg.c): one engine per collective,
+ * driven by the tree shape.  segsize in bytes (0: one segment), fanout for CHAIN,
+ * window: segments posted ahead (bounds the outstanding requests).  The reduce runs
+ * IN_ORDER_BINARY instead of the shape asked for when op is not commutative. */
+int MPII_Hier_seg_bcast(void *buffer, MPI_Aint count, MPI_Datatype datatype, int root,
+                        MPIR_Comm * comm, MPII_Hier_tree_kind kind, int segsize, int fanout,
+                        int window, MPIR_Errflag_t * errflag);
+int MPII_Hier_seg_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
+                         MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * comm,
+                         MPII_Hier_tree_kind kind, int segsize, int fanout, int window,
+                         MPIR_Errflag_t * errflag);
+/* The same trees as transport schedules (hier_seg_sched.c), the inter-node submodules:
+ * segments of whole elements of datatype, receives and sends chained by vertex
+ * dependencies so that segments pipeline with at most `window` in flight per peer. */
+int MPII_Hier_seg_ibcast_sched(void *buffer, MPI_Aint count, MPI_Datatype datatype, int root,
+                               MPIR_Comm * comm, MPII_Hier_tree_kind kind, int segsize,
+                               int fanout, int window, MPIR_TSP_sched_t sched);
+int MPII_Hier_seg_ireduce_sched(const void *sendbuf, void *recvbuf, MPI_Aint count,
+                                MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * comm,
+                                MPII_Hier_tree_kind kind, int segsize, int fanout, int window,
+                                MPIR_TSP_sched_t sched);
+/* The tree a reduce with op actually runs (IN_ORDER_BINARY for non-commutative ops),
+ * counting a substitution in the pvar. */
+MPII_Hier_tree_kind MPII_Hier_seg_reduce_kind(MPII_Hier_tree_kind kind, MPI_Op op);
+/* SPLIT_BINARY: bytes (or elements) in the first half of n units, whole units. */
+static inline MPI_Aint MPII_Hier_split_first_half(MPI_Aint n)
+{
+    return (n + 1) / 2;
+}
 
 /* The result of errors recorded by MPII_HIER_RECORD_ERROR, as an algorithm returns it. */
 int MPII_Hier_final_errno(int mpi_errno, int mpi_errno_ret, MPIR_Errflag_t * errflag);

@@ -26,6 +26,31 @@ static const struct {
     [MPII_HIER_PVAR_FLAT_FALLBACKS] = {"coll_hier_flat_fallbacks",
                                        "hier reduce/allreduce calls on several nodes run flat "
                                        "(non-commutative op, nodes not blocks of consecutive ranks)"},
+#define SEG_PVAR(ID_, coll_, algo_) \
+    [MPII_HIER_PVAR_##ID_] = {"coll_hier_" #coll_ "_" #algo_ "_count", \
+                              "number of MPI_" #coll_ " calls run by MPIR_" #coll_ "_intra_" #algo_}
+    SEG_PVAR(BCAST_SEG_LINEAR, bcast, seg_linear),
+    SEG_PVAR(BCAST_SEG_CHAIN, bcast, seg_chain),
+    SEG_PVAR(BCAST_SEG_PIPELINE, bcast, seg_pipeline),
+    SEG_PVAR(BCAST_SEG_BINARY, bcast, seg_binary),
+    SEG_PVAR(BCAST_SEG_SPLIT_BINARY, bcast, seg_split_binary),
+    SEG_PVAR(BCAST_SEG_BINOMIAL, bcast, seg_binomial),
+    [MPII_HIER_PVAR_BCAST_SEG_SEGMENTS] = {"coll_hier_bcast_seg_segments",
+                                           "segments of the calling rank's part of the "
+                                           "payload in the MPIR_Bcast_intra_seg_* algorithms"},
+    SEG_PVAR(REDUCE_SEG_LINEAR, reduce, seg_linear),
+    SEG_PVAR(REDUCE_SEG_CHAIN, reduce, seg_chain),
+    SEG_PVAR(REDUCE_SEG_PIPELINE, reduce, seg_pipeline),
+    SEG_PVAR(REDUCE_SEG_BINARY, reduce, seg_binary),
+    SEG_PVAR(REDUCE_SEG_BINOMIAL, reduce, seg_binomial),
+    SEG_PVAR(REDUCE_SEG_IN_ORDER_BINARY, reduce, seg_in_order_binary),
+#undef SEG_PVAR
+    [MPII_HIER_PVAR_REDUCE_SEG_SEGMENTS] = {"coll_hier_reduce_seg_segments",
+                                            "segments of the MPIR_Reduce_intra_seg_* algorithms"},
+    [MPII_HIER_PVAR_REDUCE_SEG_IN_ORDER_SUBST] = {"coll_hier_reduce_seg_in_order_subst",
+                                                  "seg reduces (blocking or hier inter-node) with a "
+                                                  "non-commutative op that ran the in-order binary "
+                                                  "tree instead of the tree asked for"},
 };
 
 int MPII_Hier_init(void)
@@ -95,6 +120,23 @@ static const name_value inter_algos[] = {
     {"tsp_kary", MPII_HIER_INTER_TSP_KARY},
     {"tsp_knomial", MPII_HIER_INTER_TSP_KNOMIAL},
     {"tsp_ring", MPII_HIER_INTER_TSP_RING},
+    {"seg_linear", MPII_HIER_INTER_SEG_LINEAR},
+    {"seg_chain", MPII_HIER_INTER_SEG_CHAIN},
+    {"seg_pipeline", MPII_HIER_INTER_SEG_PIPELINE},
+    {"seg_binary", MPII_HIER_INTER_SEG_BINARY},
+    {"seg_binomial", MPII_HIER_INTER_SEG_BINOMIAL},
+    {NULL, 0}
+};
+/* each collective's own tree, after the common ones */
+static const name_value bcast_inter_algos[] = {
+    {"seg_split_binary", MPII_HIER_INTER_SEG_SPLIT_BINARY},
+    {NULL, 0}
+};
+static const name_value reduce_inter_algos[] = {
+    {"seg_in_order_binary", MPII_HIER_INTER_SEG_IN_ORDER_BINARY},
+    {NULL, 0}
+};
+static const name_value no_inter_algos[] = {
     {NULL, 0}
 };
 
@@ -110,6 +152,21 @@ static const name_value containers[] = {
     {"MPIR_Reduce_intra_hier", MPII_CSEL_CONTAINER_TYPE__ALGORITHM__MPIR_Reduce_intra_hier},
     {"MPIR_Allreduce_intra_hier",
      MPII_CSEL_CONTAINER_TYPE__ALGORITHM__MPIR_Allreduce_intra_hier},
+#define SEG_CONTAINER(Coll_, algo_) \
+    {"MPIR_" #Coll_ "_intra_" #algo_, MPII_CSEL_CONTAINER_TYPE__ALGORITHM__MPIR_##Coll_##_intra_##algo_}
+    SEG_CONTAINER(Bcast, seg_linear),
+    SEG_CONTAINER(Bcast, seg_chain),
+    SEG_CONTAINER(Bcast, seg_pipeline),
+    SEG_CONTAINER(Bcast, seg_binary),
+    SEG_CONTAINER(Bcast, seg_split_binary),
+    SEG_CONTAINER(Bcast, seg_binomial),
+    SEG_CONTAINER(Reduce, seg_linear),
+    SEG_CONTAINER(Reduce, seg_chain),
+    SEG_CONTAINER(Reduce, seg_pipeline),
+    SEG_CONTAINER(Reduce, seg_binary),
+    SEG_CONTAINER(Reduce, seg_binomial),
+    SEG_CONTAINER(Reduce, seg_in_order_binary),
+#undef SEG_CONTAINER
     {NULL, 0}
 };
 
@@ -141,17 +198,21 @@ static int parse_int(const char *algo, const char *param, const char *value, int
 }
 
 static int parse_name(const char *algo, const char *param, const char *value,
-                      const name_value * table)
+                      const name_value * table, const name_value * more)
 {
     for (int i = 0; table[i].name; i++)
         if (!strcmp(table[i].name, value))
             return table[i].value;
+    for (int i = 0; more && more[i].name; i++)
+        if (!strcmp(more[i].name, value))
+            return more[i].value;
     bad_param(algo, param);
     return -1;
 }
 
 /* "segsize=131072" etc. into a hierarchical algorithm's parameter block */
-static void parse_hier_params(struct json_object *obj, const char *algo, int *segsize,
+static void parse_hier_params(struct json_object *obj, const char *algo,
+                              const name_value * own_inter_algos, int *segsize,
                               int *inter_algo, int *inter_k, int *inter_chunk, int *intra_algo)
 {
     /* unset parameters follow their CVARs at call time */
@@ -167,34 +228,88 @@ static void parse_hier_params(struct json_object *obj, const char *algo, int *se
         if (!strcmp(ckey, "segsize"))
             *segsize = parse_int(algo, key, value, 0);
         else if (!strcmp(ckey, "inter_algo"))
-            *inter_algo = parse_name(algo, key, value, inter_algos);
+            *inter_algo = parse_name(algo, key, value, inter_algos, own_inter_algos);
         else if (!strcmp(ckey, "inter_k"))
             *inter_k = parse_int(algo, key, value, 1);
         else if (!strcmp(ckey, "inter_chunk"))
             *inter_chunk = parse_int(algo, key, value, 0);
         else if (!strcmp(ckey, "intra_algo"))
-            *intra_algo = parse_name(algo, key, value, intra_algos);
+            *intra_algo = parse_name(algo, key, value, intra_algos, NULL);
         else
             bad_param(algo, key);
         MPL_free(ckey);
     }
 }
 
-#define PARSE_HIER_PARAMS(obj_, algo_, block_) \
-    parse_hier_params((obj_), (algo_), &(block_).segsize, &(block_).inter_algo, \
+#define PARSE_HIER_PARAMS(obj_, algo_, own_, block_) \
+    parse_hier_params((obj_), (algo_), (own_), &(block_).segsize, &(block_).inter_algo, \
                       &(block_).inter_k, &(block_).inter_chunk, &(block_).intra_algo)
+
+/* "segsize=8192", "fanout=3" (fanout: NULL for the trees without one) into a segmented
+ * tree's parameter block */
+static void parse_seg_params(struct json_object *obj, const char *algo, int *segsize,
+                             int *fanout)
+{
+    /* unset parameters follow their CVARs at call time */
+    *segsize = -1;
+    if (fanout)
+        *fanout = -1;
+    json_object_object_foreach(obj, key, val) {
+        char *ckey = MPL_strdup_no_spaces(key);
+        char *eq = strchr(ckey, '=');
+        if (!eq)
+            bad_param(algo, key);
+        *eq = '\0';
+        if (!strcmp(ckey, "segsize"))
+            *segsize = parse_int(algo, key, eq + 1, 0);
+        else if (fanout && !strcmp(ckey, "fanout"))
+            *fanout = parse_int(algo, key, eq + 1, 1);
+        else
+            bad_param(algo, key);
+        MPL_free(ckey);
+    }
+}
+
+#define PARSE_SEG(coll_, Coll_, algo_) \
+        case MPII_CSEL_CONTAINER_TYPE__ALGORITHM__MPIR_##Coll_##_intra_##algo_: \
+            parse_seg_params(obj, "MPIR_" #Coll_ "_intra_" #algo_, \
+                             &cnt->u.coll_.intra_##algo_.segsize, NULL); \
+            break
 
 void MPII_Hier_csel_parse_params(struct json_object *obj, MPII_Csel_container_s * cnt)
 {
     switch (cnt->id) {
         case MPII_CSEL_CONTAINER_TYPE__ALGORITHM__MPIR_Bcast_intra_hier:
-            PARSE_HIER_PARAMS(obj, "MPIR_Bcast_intra_hier", cnt->u.bcast.intra_hier);
+            PARSE_HIER_PARAMS(obj, "MPIR_Bcast_intra_hier", bcast_inter_algos,
+                              cnt->u.bcast.intra_hier);
             break;
         case MPII_CSEL_CONTAINER_TYPE__ALGORITHM__MPIR_Reduce_intra_hier:
-            PARSE_HIER_PARAMS(obj, "MPIR_Reduce_intra_hier", cnt->u.reduce.intra_hier);
+            PARSE_HIER_PARAMS(obj, "MPIR_Reduce_intra_hier", reduce_inter_algos,
+                              cnt->u.reduce.intra_hier);
             break;
         case MPII_CSEL_CONTAINER_TYPE__ALGORITHM__MPIR_Allreduce_intra_hier:
-            PARSE_HIER_PARAMS(obj, "MPIR_Allreduce_intra_hier", cnt->u.allreduce.intra_hier);
+            PARSE_HIER_PARAMS(obj, "MPIR_Allreduce_intra_hier", no_inter_algos,
+                              cnt->u.allreduce.intra_hier);
+            break;
+        PARSE_SEG(bcast, Bcast, seg_linear);
+        PARSE_SEG(bcast, Bcast, seg_pipeline);
+        PARSE_SEG(bcast, Bcast, seg_binary);
+        PARSE_SEG(bcast, Bcast, seg_split_binary);
+        PARSE_SEG(bcast, Bcast, seg_binomial);
+        PARSE_SEG(reduce, Reduce, seg_linear);
+        PARSE_SEG(reduce, Reduce, seg_pipeline);
+        PARSE_SEG(reduce, Reduce, seg_binary);
+        PARSE_SEG(reduce, Reduce, seg_binomial);
+        PARSE_SEG(reduce, Reduce, seg_in_order_binary);
+        case MPII_CSEL_CONTAINER_TYPE__ALGORITHM__MPIR_Bcast_intra_seg_chain:
+            parse_seg_params(obj, "MPIR_Bcast_intra_seg_chain",
+                             &cnt->u.bcast.intra_seg_chain.segsize,
+                             &cnt->u.bcast.intra_seg_chain.fanout);
+            break;
+        case MPII_CSEL_CONTAINER_TYPE__ALGORITHM__MPIR_Reduce_intra_seg_chain:
+            parse_seg_params(obj, "MPIR_Reduce_intra_seg_chain",
+                             &cnt->u.reduce.intra_seg_chain.segsize,
+                             &cnt->u.reduce.intra_seg_chain.fanout);
             break;
         default:
             break;

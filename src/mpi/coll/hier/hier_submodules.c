@@ -6,7 +6,7 @@
 #include "hier_impl.h"
 
 int MPII_Hier_params_resolve(MPII_Hier_params * prm, const MPII_Hier_params * given,
-                             const MPII_Hier_params * cvars)
+                             const MPII_Hier_params * cvars, int n_inter_algos)
 {
     int mpi_errno = MPI_SUCCESS;
 
@@ -18,6 +18,9 @@ int MPII_Hier_params_resolve(MPII_Hier_params * prm, const MPII_Hier_params * gi
 
     MPIR_ERR_CHKANDJUMP2(prm->segsize < 0, mpi_errno, MPI_ERR_ARG, "**argneg",
                          "**argneg %s %d", "hier segment size", prm->segsize);
+    MPIR_ERR_CHKANDJUMP1(prm->inter_algo < 0 || prm->inter_algo >= n_inter_algos, mpi_errno,
+                         MPI_ERR_ARG, "**arg", "**arg %s",
+                         "hier inter-node algorithm is not one of this collective's");
     MPIR_ERR_CHKANDJUMP1(prm->inter_k < 1, mpi_errno, MPI_ERR_ARG, "**arg", "**arg %s",
                          "hier inter-node tree radix must be >= 1");
     MPIR_ERR_CHKANDJUMP2(prm->inter_chunk < 0, mpi_errno, MPI_ERR_ARG, "**argneg",
@@ -34,6 +37,25 @@ static void tsp_tree_of(const MPII_Hier_params * prm, int *tree_type, int *k)
     *tree_type = prm->inter_algo == MPII_HIER_INTER_TSP_KNOMIAL ?
         MPIR_TREE_TYPE_KNOMIAL_1 : MPIR_TREE_TYPE_KARY;
     *k = prm->inter_algo == MPII_HIER_INTER_TSP_RING ? 1 : prm->inter_k;
+}
+
+/* The tree of a seg_* inter-node algorithm (own_tree: the collective's own shape). */
+static MPII_Hier_tree_kind seg_tree_of(int inter_algo, MPII_Hier_tree_kind own_tree)
+{
+    switch (inter_algo) {
+        case MPII_HIER_INTER_SEG_LINEAR:
+            return MPII_HIER_TREE_LINEAR;
+        case MPII_HIER_INTER_SEG_CHAIN:
+            return MPII_HIER_TREE_CHAIN;
+        case MPII_HIER_INTER_SEG_PIPELINE:
+            return MPII_HIER_TREE_PIPELINE;
+        case MPII_HIER_INTER_SEG_BINARY:
+            return MPII_HIER_TREE_BINARY;
+        case MPII_HIER_INTER_SEG_BINOMIAL:
+            return MPII_HIER_TREE_BINOMIAL;
+        default:
+            return own_tree;
+    }
 }
 
 int MPII_Hier_start_ibcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int root,
@@ -64,6 +86,19 @@ int MPII_Hier_start_ibcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int
                                                          tree_type, k, prm->inter_chunk,
                                                          *sched_p);
             break;
+        case MPII_HIER_INTER_SEG_LINEAR:
+        case MPII_HIER_INTER_SEG_CHAIN:
+        case MPII_HIER_INTER_SEG_PIPELINE:
+        case MPII_HIER_INTER_SEG_BINARY:
+        case MPII_HIER_INTER_SEG_BINOMIAL:
+        case MPII_HIER_INTER_SEG_SPLIT_BINARY:
+            MPII_GENTRAN_CREATE_SCHED_P();
+            mpi_errno = MPII_Hier_seg_ibcast_sched(buf, count, datatype, root, comm,
+                                                   seg_tree_of(prm->inter_algo,
+                                                               MPII_HIER_TREE_SPLIT_BINARY),
+                                                   prm->inter_chunk, prm->inter_k,
+                                                   MPIR_CVAR_BCAST_SEG_WINDOW, *sched_p);
+            break;
         default:
             return MPIR_Ibcast(buf, count, datatype, root, comm, req);
     }
@@ -89,10 +124,12 @@ int MPII_Hier_start_ireduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
     MPIR_Comm *comm_ptr = comm;
     int tree_type, k;
     int inter_algo = prm->inter_algo;
+    MPII_Hier_tree_kind tree;
 
     /* MPICH's tsp tree reduce is registered for commutative ops only; the binomial
-     * schedule combines in rank order, which the leaders' comm follows */
-    if (!MPIR_Op_is_commutative(op))
+     * schedule combines in rank order, which the leaders' comm follows.  The seg trees
+     * run the in-order binary tree (MPII_Hier_seg_ireduce_sched counts it). */
+    if (!MPIR_Op_is_commutative(op) && inter_algo < MPII_HIER_INTER_SEG_LINEAR)
         inter_algo = MPII_HIER_INTER_SCHED_BINOMIAL;
 
     *req = NULL;
@@ -110,6 +147,18 @@ int MPII_Hier_start_ireduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
             mpi_errno = MPIR_TSP_Ireduce_sched_intra_tree(sendbuf, recvbuf, count, datatype, op,
                                                           root, comm, tree_type, k,
                                                           prm->inter_chunk, 0, *sched_p);
+            break;
+        case MPII_HIER_INTER_SEG_LINEAR:
+        case MPII_HIER_INTER_SEG_CHAIN:
+        case MPII_HIER_INTER_SEG_PIPELINE:
+        case MPII_HIER_INTER_SEG_BINARY:
+        case MPII_HIER_INTER_SEG_BINOMIAL:
+        case MPII_HIER_INTER_SEG_IN_ORDER_BINARY:
+            MPII_GENTRAN_CREATE_SCHED_P();
+            tree = seg_tree_of(inter_algo, MPII_HIER_TREE_IN_ORDER_BINARY);
+            mpi_errno = MPII_Hier_seg_ireduce_sched(sendbuf, recvbuf, count, datatype, op, root,
+                                                    comm, tree, prm->inter_chunk, prm->inter_k,
+                                                    MPIR_CVAR_REDUCE_SEG_WINDOW, *sched_p);
             break;
         default:
             return MPIR_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, req);

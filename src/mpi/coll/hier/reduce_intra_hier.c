@@ -28,12 +28,20 @@ cvars:
       scope       : MPI_T_SCOPE_ALL_EQ
       description : |-
         Non-blocking inter-node reduce of the hier reduce, run on the node leaders.
-        Non-commutative ops always use sched_binomial.
+        Non-commutative ops use sched_binomial, or seg_in_order_binary for the seg_*
+        items (rank order). The seg_* trees cut each hier segment into
+        MPIR_CVAR_REDUCE_HIER_INTER_CHUNK_SIZE pieces (0: one).
         auto           - MPIR_Ireduce (MPICH's own selection)
         sched_binomial - MPIR_Ireduce_intra_sched_binomial
         tsp_kary       - MPICH's tsp tree reduce, k-ary tree
         tsp_knomial    - MPICH's tsp tree reduce, k-nomial tree
         tsp_ring       - MPICH's tsp tree reduce, chain
+        seg_linear     - segmented linear tree (every leader sends to the root)
+        seg_chain      - segmented chains, inter_k of them
+        seg_pipeline   - segmented single chain
+        seg_binary     - segmented binary tree
+        seg_binomial   - segmented binomial tree
+        seg_in_order_binary - segmented in-order binary tree (rank order)
 
     - name        : MPIR_CVAR_REDUCE_HIER_INTER_KVAL
       category    : COLLECTIVE
@@ -74,6 +82,7 @@ cvars:
 */
 
 MPII_HIER_CHECK_CVAR_ENUMS(REDUCE);
+MPII_HIER_CHECK_CVAR_ITEM(REDUCE, seg_in_order_binary, MPII_HIER_INTER_SEG_IN_ORDER_BINARY);
 
 /* Algorithm: HAN pipelined hierarchical reduce, any root (HAN paper, section III-B)
  *
@@ -113,7 +122,7 @@ int MPIR_Reduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
 
     MPII_HIER_PVAR_ADD(REDUCE_HIER, 1);
 
-    mpi_errno = MPII_Hier_params_resolve(&prm, &given, &cvars);
+    mpi_errno = MPII_Hier_params_resolve(&prm, &given, &cvars, MPII_HIER_INTER_COUNT_REDUCE);
     MPIR_ERR_CHECK(mpi_errno);
 
     MPIR_Datatype_get_size_macro(datatype, type_size);

@@ -1,0 +1,313 @@
+/*
+ * mpich-hier: the segmented trees as schedules of MPICH's transport (gentran), the
+ * non-blocking inter-node submodules of the hier algorithms (inter_algo=seg_*).
+ *
+ * Same trees and per-segment messages as the blocking engines (bcast_intra_seg.c,
+ * reduce_intra_seg.c); here each segment's receive, combine and send are vertices whose
+ * dependencies let segment t+1 move while segment t is still in flight.  Segments are
+ * whole elements of the call's datatype (any datatype: a segment is a count of elements
+ * at its extent offset, as in MPICH's tsp tree algorithms).  `window` bounds the
+ * operations in flight: the receive of segment t waits for that of t-window (and, in a
+ * reduce, for the combine that frees its buffer), a send of t for the send of t-window
+ * to the same peer.
+ */
+
+#include "hier_impl.h"
+
+/* Elements [first, first+n) of a message cut into segments of seg elements. */
+typedef struct {
+    MPI_Aint first, n, seg;
+    int64_t nsegs;
+} elem_range;
+
+static void erange_init(elem_range * rg, MPI_Aint first, MPI_Aint n, MPI_Aint seg)
+{
+    rg->first = first;
+    rg->n = n;
+    rg->seg = seg;
+    rg->nsegs = n > 0 ? (n + seg - 1) / seg : 0;
+}
+
+static MPI_Aint erange_count(const elem_range * rg, int64_t t)
+{
+    MPI_Aint left = rg->n - t * rg->seg;
+    return left < rg->seg ? left : rg->seg;
+}
+
+static MPI_Aint erange_start(const elem_range * rg, int64_t t)
+{
+    return rg->first + t * rg->seg;
+}
+
+/* segment size in bytes -> whole elements, at least one; 0: everything in one */
+static MPI_Aint seg_elems(int segsize, MPI_Aint count, MPI_Aint type_size)
+{
+    MPII_Hier_seg_plan plan;
+    MPII_Hier_seg_plan_init(&plan, count * type_size, segsize, type_size);
+    return plan.nsegs ? plan.seg_bytes / type_size : 1;
+}
+
+/* dependency list helpers: up to 2 vertices, -1 entries dropped */
+static int deps2(int *v, int a, int b)
+{
+    int n = 0;
+    if (a >= 0)
+        v[n++] = a;
+    if (b >= 0)
+        v[n++] = b;
+    return n;
+}
+
+/* Windowed pipelined receive of range rg from src: vertex ids into ids[t]. */
+static int sched_recv_range(char *buf, MPI_Aint extent, const elem_range * rg,
+                            MPI_Datatype datatype, int src, int tag, MPIR_Comm * comm,
+                            int window, int *ids, MPIR_TSP_sched_t sched)
+{
+    int mpi_errno = MPI_SUCCESS, v[2];
+    for (int64_t t = 0; t < rg->nsegs; t++) {
+        int n = deps2(v, t >= window ? ids[t - window] : -1, -1);
+        mpi_errno = MPIR_TSP_sched_irecv(buf + erange_start(rg, t) * extent, erange_count(rg, t),
+                                         datatype, src, tag, comm, sched, n, v, &ids[t]);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+/* Windowed pipelined send of range rg to dest, segment t after ready[t] (NULL: no
+ * dependency).  sent[] (nsegs ints) is scratch for the vertex ids. */
+static int sched_send_range(char *buf, MPI_Aint extent, const elem_range * rg,
+                            MPI_Datatype datatype, int dest, int tag, MPIR_Comm * comm,
+                            int window, const int *ready, int *sent, MPIR_TSP_sched_t sched)
+{
+    int mpi_errno = MPI_SUCCESS, v[2];
+    for (int64_t t = 0; t < rg->nsegs; t++) {
+        int n = deps2(v, ready ? ready[t] : -1, t >= window ? sent[t - window] : -1);
+        mpi_errno = MPIR_TSP_sched_isend(buf + erange_start(rg, t) * extent, erange_count(rg, t),
+                                         datatype, dest, tag, comm, sched, n, v, &sent[t]);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+int MPII_Hier_seg_ibcast_sched(void *buffer, MPI_Aint count, MPI_Datatype datatype, int root,
+                               MPIR_Comm * comm, MPII_Hier_tree_kind kind, int segsize,
+                               int fanout, int window, MPIR_TSP_sched_t sched)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int rank = comm->rank, size = comm->local_size, tag, xtag;
+    MPI_Aint type_size, extent, true_lb, true_extent, seg;
+    MPII_Hier_tree_node node = { -1, 0, NULL };
+    elem_range whole, half[2];
+    const elem_range *my_rg;
+    int *recv_ids = NULL, *scratch = NULL, *xrecv_ids = NULL, *unmatched = NULL;
+    int split = kind == MPII_HIER_TREE_SPLIT_BINARY;
+
+    MPIR_ERR_CHKANDJUMP1(fanout < 1 || window < 1, mpi_errno, MPI_ERR_ARG, "**arg", "**arg %s",
+                         "seg inter-node bcast fanout and window must be >= 1");
+    /* every rank takes the same tags, whatever it has to do */
+    mpi_errno = MPIR_Sched_next_tag(comm, &tag);
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = MPIR_Sched_next_tag(comm, &xtag);       /* split-binary exchange */
+    MPIR_ERR_CHECK(mpi_errno);
+
+    MPIR_Datatype_get_size_macro(datatype, type_size);
+    if (size == 1 || count == 0 || type_size == 0)
+        goto fn_exit;
+    MPIR_Datatype_get_extent_macro(datatype, extent);
+    MPIR_Type_get_true_extent_impl(datatype, &true_lb, &true_extent);
+    seg = seg_elems(segsize, count, type_size);
+
+    MPIR_ERR_CHKANDJUMP(MPII_Hier_tree_node_init(&node, kind, size, root, fanout, rank) != 0,
+                        mpi_errno, MPI_ERR_OTHER, "**nomem");
+    erange_init(&whole, 0, count, seg);
+    my_rg = &whole;
+    if (split) {
+        MPI_Aint first = MPII_Hier_split_first_half(count);
+        erange_init(&half[0], 0, first, seg);
+        erange_init(&half[1], first, count - first, seg);
+        if (rank != root)
+            my_rg = &half[MPII_Hier_tree_split_binary_half(size, root, rank)];
+    }
+
+    /* room for the vertex ids of the longest range */
+    recv_ids = MPL_malloc(sizeof(int) * (whole.nsegs + 1), MPL_MEM_COLL);
+    scratch = MPL_malloc(sizeof(int) * (whole.nsegs + 1), MPL_MEM_COLL);
+    xrecv_ids = MPL_malloc(sizeof(int) * (whole.nsegs + 1), MPL_MEM_COLL);
+    MPIR_ERR_CHKANDJUMP(!recv_ids || !scratch || !xrecv_ids, mpi_errno, MPI_ERR_OTHER,
+                        "**nomem");
+
+    /* tree phase: receive my range, forward each segment once it is in */
+    if (node.parent >= 0) {
+        mpi_errno = sched_recv_range(buffer, extent, my_rg, datatype, node.parent, tag, comm,
+                                     window, recv_ids, sched);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+    for (int c = 0; c < node.nchildren; c++) {
+        const elem_range *rg = split && rank == root ? &half[c] : my_rg;
+        mpi_errno = sched_send_range(buffer, extent, rg, datatype, node.children[c], tag, comm,
+                                     window, node.parent >= 0 ? recv_ids : NULL, scratch, sched);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+
+    /* split-binary exchange phase, on its own tag: may overlap the tree phase */
+    if (split && rank == root) {
+        int n = MPII_Hier_tree_split_binary_unmatched(size, root, NULL);
+        unmatched = MPL_malloc(sizeof(int) * MPL_MAX(n, 1), MPL_MEM_COLL);
+        MPIR_ERR_CHKANDJUMP(!unmatched, mpi_errno, MPI_ERR_OTHER, "**nomem");
+        MPII_Hier_tree_split_binary_unmatched(size, root, unmatched);
+        for (int i = 0; i < n; i++) {
+            mpi_errno = sched_send_range(buffer, extent, &half[1], datatype, unmatched[i], xtag,
+                                         comm, window, NULL, scratch, sched);
+            MPIR_ERR_CHECK(mpi_errno);
+        }
+    } else if (split) {
+        int side = MPII_Hier_tree_split_binary_half(size, root, rank);
+        int partner = MPII_Hier_tree_split_binary_partner(size, root, rank);
+        mpi_errno = sched_recv_range(buffer, extent, &half[1 - side], datatype, partner, xtag,
+                                     comm, window, xrecv_ids, sched);
+        MPIR_ERR_CHECK(mpi_errno);
+        if (partner != root) {
+            mpi_errno = sched_send_range(buffer, extent, &half[side], datatype, partner, xtag,
+                                         comm, window, recv_ids, scratch, sched);
+            MPIR_ERR_CHECK(mpi_errno);
+        }
+    }
+
+  fn_exit:
+    MPL_free(recv_ids);
+    MPL_free(scratch);
+    MPL_free(xrecv_ids);
+    MPL_free(unmatched);
+    MPII_Hier_tree_node_free(&node);
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+int MPII_Hier_seg_ireduce_sched(const void *sendbuf, void *recvbuf, MPI_Aint count,
+                                MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * comm,
+                                MPII_Hier_tree_kind kind, int segsize, int fanout, int window,
+                                MPIR_TSP_sched_t sched)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int rank = comm->rank, size = comm->local_size, tag;
+    MPI_Aint type_size, extent, true_lb, true_extent, elem_bytes, seg, slot_bytes;
+    MPII_Hier_tree_node node = { -1, 0, NULL };
+    elem_range whole;
+    int top, up, final_recv, nch, copy_id = -1;
+    char *acc, *tmp = NULL;
+    int *recv_ids = NULL, *red_ids = NULL, *ready = NULL, *scratch = NULL;
+
+    MPIR_ERR_CHKANDJUMP1(fanout < 1 || window < 1, mpi_errno, MPI_ERR_ARG, "**arg", "**arg %s",
+                         "seg inter-node reduce fanout and window must be >= 1");
+    mpi_errno = MPIR_Sched_next_tag(comm, &tag);
+    MPIR_ERR_CHECK(mpi_errno);
+
+    MPIR_Datatype_get_size_macro(datatype, type_size);
+    if (count == 0 || type_size == 0)
+        goto fn_exit;
+    if (size == 1) {
+        if (sendbuf != MPI_IN_PLACE) {
+            mpi_errno = MPIR_TSP_sched_localcopy(sendbuf, count, datatype, recvbuf, count,
+                                                 datatype, sched, 0, NULL, &copy_id);
+            MPIR_ERR_CHECK(mpi_errno);
+        }
+        goto fn_exit;
+    }
+    MPIR_Datatype_get_extent_macro(datatype, extent);
+    MPIR_Type_get_true_extent_impl(datatype, &true_lb, &true_extent);
+    elem_bytes = MPL_MAX(extent, true_extent);  /* room per element in temporaries */
+    seg = seg_elems(segsize, count, type_size);
+    erange_init(&whole, 0, count, seg);
+
+    kind = MPII_Hier_seg_reduce_kind(kind, op);
+    MPIR_ERR_CHKANDJUMP(MPII_Hier_tree_node_init(&node, kind, size, root, fanout, rank) != 0,
+                        mpi_errno, MPI_ERR_OTHER, "**nomem");
+    nch = node.nchildren;
+    top = MPII_Hier_tree_top(kind, size, root);
+    up = node.parent >= 0 ? node.parent : (top != root ? root : -1);
+    final_recv = rank == root && top != root;
+
+    /* acc as in MPII_Hier_seg_reduce; copies into it are one vertex all segments wait for */
+    if (rank == root && !final_recv) {
+        acc = recvbuf;
+        if (sendbuf != MPI_IN_PLACE) {
+            mpi_errno = MPIR_TSP_sched_localcopy(sendbuf, count, datatype, recvbuf, count,
+                                                 datatype, sched, 0, NULL, &copy_id);
+            MPIR_ERR_CHECK(mpi_errno);
+        }
+    } else if (nch == 0 && rank != root) {
+        acc = (char *) sendbuf;
+    } else {
+        acc = (char *) MPIR_TSP_sched_malloc(count * elem_bytes, sched) - true_lb;
+        mpi_errno = MPIR_TSP_sched_localcopy(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count,
+                                             datatype, acc, count, datatype, sched, 0, NULL,
+                                             &copy_id);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+
+    slot_bytes = seg * elem_bytes;
+    if (nch > 0)
+        tmp = (char *) MPIR_TSP_sched_malloc(slot_bytes * window * nch, sched) - true_lb;
+    recv_ids = MPL_malloc(sizeof(int) * MPL_MAX(nch, 1), MPL_MEM_COLL);
+    red_ids = MPL_malloc(sizeof(int) * whole.nsegs * MPL_MAX(nch, 1), MPL_MEM_COLL);
+    ready = MPL_malloc(sizeof(int) * whole.nsegs, MPL_MEM_COLL);
+    scratch = MPL_malloc(sizeof(int) * whole.nsegs, MPL_MEM_COLL);
+    MPIR_ERR_CHKANDJUMP(!recv_ids || !red_ids || !ready || !scratch, mpi_errno, MPI_ERR_OTHER,
+                        "**nomem");
+
+    for (int64_t t = 0; t < whole.nsegs; t++) {
+        MPI_Aint n = erange_count(&whole, t);
+        char *acc_t = acc + erange_start(&whole, t) * extent;
+        int last = copy_id, v[2], nv;
+        for (int c = 0; c < nch; c++) {
+            /* the slot is free once the combine of segment t-window from c is done */
+            char *slot = tmp + ((t % window) * nch + c) * slot_bytes;
+            nv = deps2(v, t >= window ? red_ids[(t - window) * nch + c] : -1, -1);
+            mpi_errno = MPIR_TSP_sched_irecv(slot, n, datatype, node.children[c], tag, comm,
+                                             sched, nv, v, &recv_ids[c]);
+            MPIR_ERR_CHECK(mpi_errno);
+        }
+        /* child op ... op own, last child first, one combine after the other */
+        for (int c = nch - 1; c >= 0; c--) {
+            char *slot = tmp + ((t % window) * nch + c) * slot_bytes;
+            nv = deps2(v, recv_ids[c], last);
+            mpi_errno = MPIR_TSP_sched_reduce_local(slot, acc_t, n, datatype, op, sched, nv, v,
+                                                    &red_ids[t * nch + c]);
+            MPIR_ERR_CHECK(mpi_errno);
+            last = red_ids[t * nch + c];
+        }
+        ready[t] = last;
+    }
+    if (up >= 0) {
+        mpi_errno = sched_send_range(acc, extent, &whole, datatype, up, tag, comm, window,
+                                     ready, scratch, sched);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+    if (final_recv) {
+        /* the result from the top lands in recvbuf: after my contribution left it */
+        for (int64_t t = 0; t < whole.nsegs; t++) {
+            int v[2], nv = deps2(v, copy_id, t >= window ? scratch[t - window] : -1);
+            mpi_errno = MPIR_TSP_sched_irecv((char *) recvbuf + erange_start(&whole, t) * extent,
+                                             erange_count(&whole, t), datatype, top, tag, comm,
+                                             sched, nv, v, &scratch[t]);
+            MPIR_ERR_CHECK(mpi_errno);
+        }
+    }
+
+  fn_exit:
+    MPL_free(recv_ids);
+    MPL_free(red_ids);
+    MPL_free(ready);
+    MPL_free(scratch);
+    MPII_Hier_tree_node_free(&node);
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
