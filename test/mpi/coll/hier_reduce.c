@@ -8,7 +8,8 @@
  * commutative user sum on a vector with holes (MPICH 4.0.2 rejects builtin ops on
  * derived types), a commutative user op on a struct with gaps and a non-commutative
  * user op (composition of affine maps mod a prime).  MPI_IN_PLACE on alternate calls.
- * Reduce at every root for one segment size, at the first and last for the others.
+ * Reduce at every root for the 1 KiB segment's non-multiple count and the
+ * non-commutative op, at the first and last root otherwise.
  *
  * The reference is computed locally with MPI_Reduce_local over every rank's
  * contribution in rank order; every rank checks every data byte of its result and that
@@ -405,8 +406,11 @@ static void run_comm(test_comm * tc)
             long long counts[] = { 0, 1, 17, exact, exact + 3 };
             for (int n = 0; n < 5; n++) {
                 one_case(tc, c, counts[n], -1, iter++ % 2, segsizes[s]);
+                /* every root for the multi-segment count that is not a multiple of
+                 * the segment (1 KiB) and for the non-commutative op; else the ends */
+                int all_roots = s == 2 && (n == 4 || !c->commutative);
                 for (int root = 0; root < tc->size; root++)
-                    if (s == 2 || root == 0 || root == tc->size - 1)
+                    if (all_roots || root == 0 || root == tc->size - 1)
                         one_case(tc, c, counts[n], root, iter++ % 2, segsizes[s]);
             }
         }

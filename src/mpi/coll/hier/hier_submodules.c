@@ -172,12 +172,20 @@ int MPII_Hier_start_ireduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
     goto fn_exit;
 }
 
+/* A device shm collective is running.  Its set-up (the shared segment's allocation) and
+ * its own fallback issue MPIR collectives on the node comm; a forced hier CVAR brings
+ * those back here, where they must not enter the half-initialised shm path again.  The
+ * hook serves single-threaded MPICH only, so a process-wide flag is enough. */
+static int shm_running;
+
 int MPII_Hier_intra_bcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int root,
                           MPIR_Comm * node_comm, int intra_algo, MPIR_Errflag_t * errflag)
 {
-    if (intra_algo == MPII_HIER_INTRA_SHM) {
+    if (intra_algo == MPII_HIER_INTRA_SHM && !shm_running) {
         int used, mpi_errno;
+        shm_running++;
         mpi_errno = MPID_Hier_shm_bcast(buf, count, datatype, root, node_comm, &used, errflag);
+        shm_running--;
         if (used)
             return mpi_errno;
     }
@@ -190,10 +198,12 @@ int MPII_Hier_intra_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
                            MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * node_comm,
                            int intra_algo, MPIR_Errflag_t * errflag)
 {
-    if (intra_algo == MPII_HIER_INTRA_SHM) {
+    if (intra_algo == MPII_HIER_INTRA_SHM && !shm_running) {
         int used, mpi_errno;
+        shm_running++;
         mpi_errno = MPID_Hier_shm_reduce(sendbuf, recvbuf, count, datatype, op, root,
                                          node_comm, &used, errflag);
+        shm_running--;
         if (used)
             return mpi_errno;
     }
