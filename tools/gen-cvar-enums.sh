@@ -1,5 +1,5 @@
 #!/bin/sh
-# gen-cvar-enums.sh MPIR_CVARS_H > mpich_cvar_enums.inc
+# gen-cvar-enums.sh [-c] MPIR_CVARS_H > mpich_cvar_enums.inc
 #
 # MPICH 4.0.2 registers its enum control variables (MPIR_CVAR_*_ALGORITHM, ...)
 # with MPI_T_ENUM_NULL, so MPI_T gives no item names.  Their items are the C
@@ -8,16 +8,22 @@
 # writes them as a C++ raw string literal, one "MPIR_CVAR_<NAME> item item ..."
 # line per variable, for tools/src/mpi_cvars.cpp; at run time hiertune checks
 # each list against the library's MPI_T description before trusting it.
+# With -c the same lines come as adjacent C string literals (bench/coll_compare.c).
 set -eu
-header=${1:?usage: gen-cvar-enums.sh MPIR_CVARS_H}
+c_strings=0
+if [ "${1:-}" = -c ]; then c_strings=1; shift; fi
+header=${1:?usage: gen-cvar-enums.sh [-c] MPIR_CVARS_H}
 [ -r "$header" ] || { echo "gen-cvar-enums: cannot read $header" >&2; exit 1; }
-echo 'R"HIERTUNE_ENUMS('
-awk '
+[ $c_strings = 1 ] || echo 'R"HIERTUNE_ENUMS('
+awk -v c_strings=$c_strings '
     /^enum [A-Za-z0-9_]+_choice *\{/ {
         name = $2; sub(/_choice$/, "", name); name = "MPIR_CVAR_" name
         line = name; inside = 1; next
     }
-    inside && /\}/ { print line; inside = 0; next }
+    inside && /\}/ {
+        if (c_strings) print "\"" line "\\n\""; else print line
+        inside = 0; next
+    }
     inside {
         item = $0; gsub(/[ \t,]/, "", item)
         if (item == "") next
@@ -27,4 +33,4 @@ awk '
     }
     END { if (bad || inside) { print "gen-cvar-enums: unexpected enum layout" > "/dev/stderr"; exit 1 } }
 ' "$header"
-echo ')HIERTUNE_ENUMS"'
+[ $c_strings = 1 ] || echo ')HIERTUNE_ENUMS"'

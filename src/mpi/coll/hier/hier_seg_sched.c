@@ -10,6 +10,12 @@
  * operations in flight: the receive of segment t waits for that of t-window (and, in a
  * reduce, for the combine that frees its buffer), a send of t for the send of t-window
  * to the same peer.
+ *
+ * Segment t travels on tag tags[t % window], one tag per window slot.  Gentran issues a
+ * vertex as soon as its dependencies complete, even in the middle of the start loop
+ * that issues the independent vertices in order, so the send of t+window can leave
+ * before the send of t+1: with one tag, a receive would match the wrong segment.
+ * Within a slot the window dependencies keep segments in order.
  */
 
 #include "hier_impl.h"
@@ -47,6 +53,22 @@ static MPI_Aint seg_elems(int segsize, MPI_Aint count, MPI_Aint type_size)
     return plan.nsegs ? plan.seg_bytes / type_size : 1;
 }
 
+/* window tags for one schedule; every rank of comm takes the same, whatever it does */
+static int sched_tags(MPIR_Comm * comm, int window, int **tags)
+{
+    int mpi_errno = MPI_SUCCESS;
+    *tags = MPL_malloc(sizeof(int) * window, MPL_MEM_COLL);
+    MPIR_ERR_CHKANDJUMP(!*tags, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    for (int i = 0; i < window; i++) {
+        mpi_errno = MPIR_Sched_next_tag(comm, &(*tags)[i]);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
 /* dependency list helpers: up to 2 vertices, -1 entries dropped */
 static int deps2(int *v, int a, int b)
 {
@@ -60,14 +82,15 @@ static int deps2(int *v, int a, int b)
 
 /* Windowed pipelined receive of range rg from src: vertex ids into ids[t]. */
 static int sched_recv_range(char *buf, MPI_Aint extent, const elem_range * rg,
-                            MPI_Datatype datatype, int src, int tag, MPIR_Comm * comm,
+                            MPI_Datatype datatype, int src, const int *tags, MPIR_Comm * comm,
                             int window, int *ids, MPIR_TSP_sched_t sched)
 {
     int mpi_errno = MPI_SUCCESS, v[2];
     for (int64_t t = 0; t < rg->nsegs; t++) {
         int n = deps2(v, t >= window ? ids[t - window] : -1, -1);
         mpi_errno = MPIR_TSP_sched_irecv(buf + erange_start(rg, t) * extent, erange_count(rg, t),
-                                         datatype, src, tag, comm, sched, n, v, &ids[t]);
+                                         datatype, src, tags[t % window], comm, sched, n, v,
+                                         &ids[t]);
         MPIR_ERR_CHECK(mpi_errno);
     }
   fn_exit:
@@ -79,14 +102,15 @@ static int sched_recv_range(char *buf, MPI_Aint extent, const elem_range * rg,
 /* Windowed pipelined send of range rg to dest, segment t after ready[t] (NULL: no
  * dependency).  sent[] (nsegs ints) is scratch for the vertex ids. */
 static int sched_send_range(char *buf, MPI_Aint extent, const elem_range * rg,
-                            MPI_Datatype datatype, int dest, int tag, MPIR_Comm * comm,
+                            MPI_Datatype datatype, int dest, const int *tags, MPIR_Comm * comm,
                             int window, const int *ready, int *sent, MPIR_TSP_sched_t sched)
 {
     int mpi_errno = MPI_SUCCESS, v[2];
     for (int64_t t = 0; t < rg->nsegs; t++) {
         int n = deps2(v, ready ? ready[t] : -1, t >= window ? sent[t - window] : -1);
         mpi_errno = MPIR_TSP_sched_isend(buf + erange_start(rg, t) * extent, erange_count(rg, t),
-                                         datatype, dest, tag, comm, sched, n, v, &sent[t]);
+                                         datatype, dest, tags[t % window], comm, sched, n, v,
+                                         &sent[t]);
         MPIR_ERR_CHECK(mpi_errno);
     }
   fn_exit:
@@ -100,7 +124,7 @@ int MPII_Hier_seg_ibcast_sched(void *buffer, MPI_Aint count, MPI_Datatype dataty
                                int fanout, int window, MPIR_TSP_sched_t sched)
 {
     int mpi_errno = MPI_SUCCESS;
-    int rank = comm->rank, size = comm->local_size, tag, xtag;
+    int rank = comm->rank, size = comm->local_size, *tags = NULL, *xtags = NULL;
     MPI_Aint type_size, extent, true_lb, true_extent, seg;
     MPII_Hier_tree_node node = { -1, 0, NULL };
     elem_range whole, half[2];
@@ -111,9 +135,9 @@ int MPII_Hier_seg_ibcast_sched(void *buffer, MPI_Aint count, MPI_Datatype dataty
     MPIR_ERR_CHKANDJUMP1(fanout < 1 || window < 1, mpi_errno, MPI_ERR_ARG, "**arg", "**arg %s",
                          "seg inter-node bcast fanout and window must be >= 1");
     /* every rank takes the same tags, whatever it has to do */
-    mpi_errno = MPIR_Sched_next_tag(comm, &tag);
+    mpi_errno = sched_tags(comm, window, &tags);
     MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = MPIR_Sched_next_tag(comm, &xtag);       /* split-binary exchange */
+    mpi_errno = sched_tags(comm, window, &xtags);       /* split-binary exchange */
     MPIR_ERR_CHECK(mpi_errno);
 
     MPIR_Datatype_get_size_macro(datatype, type_size);
@@ -144,14 +168,14 @@ int MPII_Hier_seg_ibcast_sched(void *buffer, MPI_Aint count, MPI_Datatype dataty
 
     /* tree phase: receive my range, forward each segment once it is in */
     if (node.parent >= 0) {
-        mpi_errno = sched_recv_range(buffer, extent, my_rg, datatype, node.parent, tag, comm,
+        mpi_errno = sched_recv_range(buffer, extent, my_rg, datatype, node.parent, tags, comm,
                                      window, recv_ids, sched);
         MPIR_ERR_CHECK(mpi_errno);
     }
     for (int c = 0; c < node.nchildren; c++) {
         const elem_range *rg = split && rank == root ? &half[c] : my_rg;
-        mpi_errno = sched_send_range(buffer, extent, rg, datatype, node.children[c], tag, comm,
-                                     window, node.parent >= 0 ? recv_ids : NULL, scratch, sched);
+        mpi_errno = sched_send_range(buffer, extent, rg, datatype, node.children[c], tags,
+                                     comm, window, node.parent >= 0 ? recv_ids : NULL, scratch, sched);
         MPIR_ERR_CHECK(mpi_errno);
     }
 
@@ -162,18 +186,18 @@ int MPII_Hier_seg_ibcast_sched(void *buffer, MPI_Aint count, MPI_Datatype dataty
         MPIR_ERR_CHKANDJUMP(!unmatched, mpi_errno, MPI_ERR_OTHER, "**nomem");
         MPII_Hier_tree_split_binary_unmatched(size, root, unmatched);
         for (int i = 0; i < n; i++) {
-            mpi_errno = sched_send_range(buffer, extent, &half[1], datatype, unmatched[i], xtag,
+            mpi_errno = sched_send_range(buffer, extent, &half[1], datatype, unmatched[i], xtags,
                                          comm, window, NULL, scratch, sched);
             MPIR_ERR_CHECK(mpi_errno);
         }
     } else if (split) {
         int side = MPII_Hier_tree_split_binary_half(size, root, rank);
         int partner = MPII_Hier_tree_split_binary_partner(size, root, rank);
-        mpi_errno = sched_recv_range(buffer, extent, &half[1 - side], datatype, partner, xtag,
+        mpi_errno = sched_recv_range(buffer, extent, &half[1 - side], datatype, partner, xtags,
                                      comm, window, xrecv_ids, sched);
         MPIR_ERR_CHECK(mpi_errno);
         if (partner != root) {
-            mpi_errno = sched_send_range(buffer, extent, &half[side], datatype, partner, xtag,
+            mpi_errno = sched_send_range(buffer, extent, &half[side], datatype, partner, xtags,
                                          comm, window, recv_ids, scratch, sched);
             MPIR_ERR_CHECK(mpi_errno);
         }
@@ -184,6 +208,8 @@ int MPII_Hier_seg_ibcast_sched(void *buffer, MPI_Aint count, MPI_Datatype dataty
     MPL_free(scratch);
     MPL_free(xrecv_ids);
     MPL_free(unmatched);
+    MPL_free(tags);
+    MPL_free(xtags);
     MPII_Hier_tree_node_free(&node);
     return mpi_errno;
   fn_fail:
@@ -196,7 +222,7 @@ int MPII_Hier_seg_ireduce_sched(const void *sendbuf, void *recvbuf, MPI_Aint cou
                                 MPIR_TSP_sched_t sched)
 {
     int mpi_errno = MPI_SUCCESS;
-    int rank = comm->rank, size = comm->local_size, tag;
+    int rank = comm->rank, size = comm->local_size, *tags = NULL;
     MPI_Aint type_size, extent, true_lb, true_extent, elem_bytes, seg, slot_bytes;
     MPII_Hier_tree_node node = { -1, 0, NULL };
     elem_range whole;
@@ -206,7 +232,7 @@ int MPII_Hier_seg_ireduce_sched(const void *sendbuf, void *recvbuf, MPI_Aint cou
 
     MPIR_ERR_CHKANDJUMP1(fanout < 1 || window < 1, mpi_errno, MPI_ERR_ARG, "**arg", "**arg %s",
                          "seg inter-node reduce fanout and window must be >= 1");
-    mpi_errno = MPIR_Sched_next_tag(comm, &tag);
+    mpi_errno = sched_tags(comm, window, &tags);
     MPIR_ERR_CHECK(mpi_errno);
 
     MPIR_Datatype_get_size_macro(datatype, type_size);
@@ -270,7 +296,8 @@ int MPII_Hier_seg_ireduce_sched(const void *sendbuf, void *recvbuf, MPI_Aint cou
             /* the slot is free once the combine of segment t-window from c is done */
             char *slot = tmp + ((t % window) * nch + c) * slot_bytes;
             nv = deps2(v, t >= window ? red_ids[(t - window) * nch + c] : -1, -1);
-            mpi_errno = MPIR_TSP_sched_irecv(slot, n, datatype, node.children[c], tag, comm,
+            mpi_errno = MPIR_TSP_sched_irecv(slot, n, datatype, node.children[c],
+                                             tags[t % window], comm,
                                              sched, nv, v, &recv_ids[c]);
             MPIR_ERR_CHECK(mpi_errno);
         }
@@ -286,7 +313,7 @@ int MPII_Hier_seg_ireduce_sched(const void *sendbuf, void *recvbuf, MPI_Aint cou
         ready[t] = last;
     }
     if (up >= 0) {
-        mpi_errno = sched_send_range(acc, extent, &whole, datatype, up, tag, comm, window,
+        mpi_errno = sched_send_range(acc, extent, &whole, datatype, up, tags, comm, window,
                                      ready, scratch, sched);
         MPIR_ERR_CHECK(mpi_errno);
     }
@@ -295,7 +322,8 @@ int MPII_Hier_seg_ireduce_sched(const void *sendbuf, void *recvbuf, MPI_Aint cou
         for (int64_t t = 0; t < whole.nsegs; t++) {
             int v[2], nv = deps2(v, copy_id, t >= window ? scratch[t - window] : -1);
             mpi_errno = MPIR_TSP_sched_irecv((char *) recvbuf + erange_start(&whole, t) * extent,
-                                             erange_count(&whole, t), datatype, top, tag, comm,
+                                             erange_count(&whole, t), datatype, top,
+                                             tags[t % window], comm,
                                              sched, nv, v, &scratch[t]);
             MPIR_ERR_CHECK(mpi_errno);
         }
@@ -306,6 +334,7 @@ int MPII_Hier_seg_ireduce_sched(const void *sendbuf, void *recvbuf, MPI_Aint cou
     MPL_free(red_ids);
     MPL_free(ready);
     MPL_free(scratch);
+    MPL_free(tags);
     MPII_Hier_tree_node_free(&node);
     return mpi_errno;
   fn_fail:

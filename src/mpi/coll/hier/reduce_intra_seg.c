@@ -95,7 +95,8 @@ int MPII_Hier_seg_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
     int top, up, final_recv, nch;
     char *acc, *acc_alloc = NULL, *tmp = NULL, *tmp_alloc = NULL;
     MPIR_Request **child_req = NULL, **send_req = NULL, **final_req = NULL;
-    int64_t posted = 0;
+    int64_t posted = 0, final_posted = 0;
+    int final_window;
 
     MPIR_ERR_CHKANDJUMP2(segsize < 0, mpi_errno, MPI_ERR_ARG, "**argneg", "**argneg %s %d",
                          "seg reduce segment size", segsize);
@@ -123,6 +124,10 @@ int MPII_Hier_seg_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
     top = MPII_Hier_tree_top(kind, size, root);
     up = node.parent >= 0 ? node.parent : (top != root ? root : -1);
     final_recv = rank == root && top != root;
+    /* the root's own contribution must never wait for results, or each segment costs a
+     * whole trip through the tree: while it contributes, result receives are posted into
+     * free slots only (the top's sends may arrive unexpected meanwhile), the rest after */
+    final_window = 2 * window;
 
     /* acc: where this rank combines segment t before sending it up (the root's result
      * when the root is the top).  A leaf sends its data as it is, except the root,
@@ -152,7 +157,7 @@ int MPII_Hier_seg_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
     }
     child_req = MPL_calloc(window * MPL_MAX(nch, 1), sizeof(MPIR_Request *), MPL_MEM_COLL);
     send_req = MPL_calloc(window, sizeof(MPIR_Request *), MPL_MEM_COLL);
-    final_req = MPL_calloc(window, sizeof(MPIR_Request *), MPL_MEM_COLL);
+    final_req = MPL_calloc(final_window, sizeof(MPIR_Request *), MPL_MEM_COLL);
     MPIR_ERR_CHKANDJUMP(!child_req || !send_req || !final_req, mpi_errno, MPI_ERR_OTHER,
                         "**nomem");
 
@@ -170,11 +175,18 @@ int MPII_Hier_seg_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
                                        &child_req[(posted % window) * nch + c]);
                 MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
             }
-            if (final_recv) {
-                mpi_errno = MPIC_Irecv(SEG_AT(recvbuf, posted), SEG_COUNT(posted), datatype,
-                                       top, MPIR_REDUCE_TAG, comm, &final_req[posted % window]);
-                MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
-            }
+        }
+        /* results into free slots only: see final_window */
+        for (; final_recv && final_posted < plan.nsegs && final_posted < t + window;
+             final_posted++) {
+            MPIR_Request **freq = &final_req[final_posted % final_window];
+            if (*freq && !MPIR_Request_is_complete(*freq))
+                break;
+            mpi_errno = wait_free(freq, errflag);
+            MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+            mpi_errno = MPIC_Irecv(SEG_AT(recvbuf, final_posted), SEG_COUNT(final_posted),
+                                   datatype, top, MPIR_REDUCE_TAG, comm, freq);
+            MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
         }
         for (int c = 0; c < nch; c++) {
             mpi_errno = wait_free(&child_req[slot * nch + c], errflag);
@@ -193,10 +205,14 @@ int MPII_Hier_seg_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
                                    comm, &send_req[slot], errflag);
             MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
         }
-        if (final_recv) {
-            mpi_errno = wait_free(&final_req[slot], errflag);
-            MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
-        }
+    }
+    for (; final_recv && final_posted < plan.nsegs; final_posted++) {
+        MPIR_Request **freq = &final_req[final_posted % final_window];
+        mpi_errno = wait_free(freq, errflag);
+        MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+        mpi_errno = MPIC_Irecv(SEG_AT(recvbuf, final_posted), SEG_COUNT(final_posted),
+                               datatype, top, MPIR_REDUCE_TAG, comm, freq);
+        MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
     }
 #undef SEG_COUNT
 #undef SEG_AT
@@ -204,7 +220,9 @@ int MPII_Hier_seg_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
     for (int i = 0; i < window; i++) {
         mpi_errno = wait_free(&send_req[i], errflag);
         MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
-        mpi_errno = wait_free(&final_req[i], errflag);  /* none left unless posting failed */
+    }
+    for (int i = 0; i < final_window; i++) {
+        mpi_errno = wait_free(&final_req[i], errflag);
         MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
     }
     for (int i = 0; i < window * nch; i++) {
