@@ -2,6 +2,7 @@
 //
 //   hiertune bench [options]            (under mpiexec) time collectives
 //   hiertune db list|best|points|check  query a measurement database
+//   hiertune generate                   write a Csel JSON tree from a database
 //
 // This file only maps the command line onto the library (tools/lib) and the
 // MPI runner (bench.cpp); see tools/README.md for the options.
@@ -15,6 +16,7 @@
 
 #include "bench.hpp"
 #include "db_commands.hpp"
+#include "generate.hpp"
 #include "mpi_session.hpp"
 #include "sizes.hpp"
 #include "usage_error.hpp"
@@ -151,6 +153,72 @@ CLI::App* add_db_query(CLI::App& db, const std::string& name, const std::string&
     return command;
 }
 
+struct GenerateArgs {
+    std::string db_path;
+    std::string stock_path;
+    std::string output_path;
+    std::string from = "measured";
+    std::vector<std::string> collectives;
+    std::vector<JobId> jobs;
+    std::string size_range;
+    std::vector<std::string> sizes;
+    bool prune = false;
+    bool no_collapse = false;
+
+    GenerateOptions options() const {  // throws UsageError
+        GenerateOptions options;
+        options.source = from == "model" ? GenerateSource::model : GenerateSource::measured;
+        options.collectives = collectives;
+        options.jobs = jobs;
+        if (!size_range.empty() || !sizes.empty()) {
+            if (options.source != GenerateSource::model)
+                throw UsageError("-m/--sizes choose the sizes the model evaluates: they need --from model");
+            options.sizes = message_sizes(size_range, sizes);
+        }
+        options.model.prune.enabled = prune;
+        options.model.collapse_oversize_segments = !no_collapse;
+        return options;
+    }
+};
+
+CLI::App* add_generate_command(CLI::App& app, GenerateArgs& args) {
+    CLI::App* generate = app.add_subcommand(
+        "generate",
+        "Write a complete MPIR Csel JSON tree (for MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE) from a database");
+    generate->add_option("--db", args.db_path, "Measurement database")->required();
+    generate->add_option("--stock", args.stock_path,
+                         "MPICH's stock tree (maint/tuning/coll/mpir/generic.json) to start from")
+        ->required();
+    generate->add_option("-o,--output", args.output_path, "Tree file to write")->required();
+    generate->add_option("--from", args.from,
+                         "measured: fastest measured point per size; model: HAN task model vs measured stock")
+        ->check(CLI::IsMember({"measured", "model"}))
+        ->capture_default_str();
+    generate->add_option("-C,--collective", args.collectives,
+                         "Collectives to tune (default: bcast,reduce,allreduce; model: bcast,allreduce)")
+        ->delimiter(',');
+    generate->add_option("--job", args.jobs, "Only these jobs (repeatable; see 'db list')")->allow_extra_args(false);
+    generate->add_option("-m,--message-size", args.size_range,
+                         "--from model: [MIN:]MAX sizes to evaluate (default: the measured stock sizes, else 1:1M)");
+    generate->add_option("--sizes", args.sizes, "--from model: explicit sizes to evaluate")->allow_extra_args(false);
+    generate->add_flag("--prune", args.prune, "--from model: HAN III-C pruning heuristics");
+    generate->add_flag("--no-collapse", args.no_collapse,
+                       "--from model: also consider every segment size larger than the message");
+    return generate;
+}
+
+int run_generate(const GenerateArgs& args) {
+    const GenerateOptions options = args.options();
+    const MeasureDb measurements = open_existing_db(args.db_path);
+    const csel::Json stock = csel::load_tree(args.stock_path);
+    const GenerateReport report = generate_tree(measurements, stock, options);
+    csel::save_tree(report.tree.tree, args.output_path);
+    for (const std::string& line : report.lines) std::cout << line << '\n';
+    std::cout << "wrote " << args.output_path << " (" << csel::collectives_of(report.tree.tree).size()
+              << " collectives); use it with MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=" << args.output_path << '\n';
+    return 0;
+}
+
 int print_error(const std::string& message) {
     std::cerr << "hiertune: error: " << message << '\n';
     return 1;
@@ -180,6 +248,9 @@ int main(int argc, char** argv) {
     CLI::App* db_check = db->add_subcommand("check", "SQLite integrity check (exit 1 unless ok)");
     db_check->add_option("--db", db_args.path, "Measurement database")->required();
 
+    GenerateArgs generate_args;
+    CLI::App* generate = add_generate_command(app, generate_args);
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -201,6 +272,14 @@ int main(int argc, char** argv) {
         } catch (const std::exception& e) {  // e.g. no memory for the buffers, on some rank
             std::cerr << "hiertune: error on rank " << mpi->rank() << ": " << e.what() << '\n';
             mpi->abort(1);
+        }
+    }
+
+    if (generate->parsed()) {
+        try {
+            return run_generate(generate_args);
+        } catch (const std::exception& e) {
+            return print_error(e.what());
         }
     }
 
