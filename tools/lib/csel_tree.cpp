@@ -247,7 +247,8 @@ KeyKind classify(const std::string& key, std::string* problem) {
 void check_hier_params(const std::string& where, const std::string& name, const Json& params,
                        std::vector<std::string>& problems) {
     static const std::map<std::string, std::set<std::string>> names{
-        {"inter_algo", {"auto", "sched_binomial", "tsp_kary", "tsp_knomial", "tsp_ring"}},
+        {"inter_algo", {"auto", "sched_binomial", "tsp_kary", "tsp_knomial", "tsp_ring", "seg_linear", "seg_chain",
+                        "seg_pipeline", "seg_binary", "seg_binomial"}},
         {"intra_algo", {"auto", "binomial", "shm"}}};
     static const std::set<std::string> ints{"segsize", "inter_k", "inter_chunk"};
     for (const auto& [key, value] : params.items()) {
@@ -258,6 +259,19 @@ void check_hier_params(const std::string& where, const std::string& name, const 
         if (ok && names.count(param)) ok = names.at(param).count(text) > 0;
         else if (ok && ints.count(param)) ok = is_int_text(text) && !(param == "inter_k" && text == "0");
         else ok = false;
+        if (!ok) problems.push_back(where + ": invalid parameter '" + key + "' of " + name);
+    }
+}
+
+// MPIR_<Coll>_intra_seg_<shape>: segsize (>= 0) and fanout (>= 1).
+void check_seg_params(const std::string& where, const std::string& name, const Json& params,
+                      std::vector<std::string>& problems) {
+    for (const auto& [key, value] : params.items()) {
+        const std::size_t eq = key.find('=');
+        const std::string param = key.substr(0, eq);
+        const std::string text = eq == std::string::npos ? "" : key.substr(eq + 1);
+        const bool ok = eq != std::string::npos && value.is_object() && value.empty() && is_int_text(text) &&
+                        (param == "segsize" || (param == "fanout" && text != "0"));
         if (!ok) problems.push_back(where + ": invalid parameter '" + key + "' of " + name);
     }
 }
@@ -287,6 +301,8 @@ void walk(const Json& node, const std::string& where, std::vector<std::string>& 
                 problems.push_back(here + ": parameters are not an object");
             } else if (key.size() > 15 && key.compare(key.size() - 11, 11, "_intra_hier") == 0) {
                 check_hier_params(where, key.substr(10), value, problems);
+            } else if (key.find("_intra_seg_") != std::string::npos) {
+                check_seg_params(where, key.substr(10), value, problems);
             }
             return;
         }

@@ -138,7 +138,8 @@ TreeResult build_tree(const Json& stock, const TreeInput& input);
 // Problems found walking a tree as MPICH 4.0.2 parses and validates it:
 // unknown keys, values that are not objects, empty subtrees, an algorithm key
 // not alone, `=any` not last, a numeric chain not ending with an always-true
-// key, bounds beyond int, unknown hier parameters; plus every collective in
+// key, bounds beyond int, unknown parameters of the plugin's containers
+// (MPIR_<Coll>_intra_hier, MPIR_<Coll>_intra_seg_*); plus every collective in
 // `required` that is missing.  Empty when the tree is fine.
 std::vector<std::string> check_tree(const Json& tree, const std::vector<std::string>& required = {});
 

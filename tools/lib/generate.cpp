@@ -40,6 +40,19 @@ std::optional<csel::Choice> choice_of_point(const PointKey& key) {
         if (!key.params.empty()) return std::nullopt;
         return csel::Choice::stock_tree();
     }
+    if (key.algorithm.rfind("seg_", 0) == 0) {  // the plugin's segmented trees
+        const std::string prefix = "MPIR_CVAR_" + upper(key.collective) + "_SEG_";
+        Params params;
+        for (const auto& [cvar, value] : key.params) {
+            if (cvar == prefix + "SEGSIZE")
+                params["segsize"] = value;
+            else if (cvar == prefix + "FANOUT")
+                params["fanout"] = value;
+            else
+                return std::nullopt;
+        }
+        return csel::Choice::container(csel::container_name(key.collective, key.algorithm), params);
+    }
     if (key.algorithm != "hier") {
         if (!key.params.empty()) return std::nullopt;
         return csel::Choice::container(csel::container_name(key.collective, key.algorithm));

@@ -41,7 +41,9 @@ struct GenerateOptions {
 // algorithm other than hier with parameters).  Hier parameters map from their
 // control variables: MPIR_CVAR_<COLL>_HIER_SEGSIZE -> segsize, _INTER_ALGORITHM
 // -> inter_algo, _INTER_KVAL -> inter_k, _INTER_CHUNK_SIZE -> inter_chunk,
-// _INTRA_ALGORITHM -> intra_algo.
+// _INTRA_ALGORITHM -> intra_algo; the segmented trees (seg_*, in the plugin
+// since the seg branch) from MPIR_CVAR_<COLL>_SEG_SEGSIZE -> segsize and
+// _SEG_FANOUT -> fanout (any other variable, e.g. _SEG_WINDOW: not expressible).
 std::optional<csel::Choice> choice_of_point(const PointKey& key);
 
 // The (comm_size, ppn) a job is filed under in the tree.

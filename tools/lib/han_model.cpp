@@ -125,7 +125,8 @@ bool pruned(const Candidate& candidate, int nodes, std::uint64_t msg_bytes, cons
         const auto found = candidate.config.find(key);
         return found == candidate.config.end() ? std::string() : found->second;
     };
-    if (value_of("inter_algo") == "tsp_ring") {
+    const std::string inter = value_of("inter_algo");
+    if (std::find(prune.chain_algos.begin(), prune.chain_algos.end(), inter) != prune.chain_algos.end()) {
         const double u = static_cast<double>(segment_count(msg_bytes, candidate.segsize));
         if (u < prune.chain_min_segments_per_node * nodes) return true;
     }

@@ -89,8 +89,9 @@ struct Candidate {
 // for fewer task benchmarks).
 struct PruneOptions {
     bool enabled = false;
-    // A chain (inter_algo=tsp_ring) needs segments to fill its pipeline: skip it
+    // A chain needs segments to fill its pipeline: skip these inter_algo values
     // while u < chain_min_segments_per_node * nodes.
+    std::vector<std::string> chain_algos{"tsp_ring", "seg_chain", "seg_pipeline"};
     double chain_min_segments_per_node = 1.0;
     // "config value only from this segment size on", e.g. {"intra_algo", "shm", 524288}.
     struct MinSegsize {

@@ -216,6 +216,14 @@ TEST(CselCheck, FindsWhatMpichWouldAssertOn) {
                                                     "inter_algo=tree": {}, "inter_k=3": {}}}})")
                   .size(),
               2u);
+    EXPECT_EQ(problems_of(R"({"collective=bcast": {"algorithm=MPIR_Bcast_intra_hier": {"inter_algo=seg_chain": {},
+                                                    "intra_algo=shm": {}, "inter_chunk=0": {}}}})")
+                  .size(),
+              0u);
+    EXPECT_EQ(problems_of(R"({"collective=bcast": {"algorithm=MPIR_Bcast_intra_seg_binary": {"segsize=8192": {},
+                                                    "fanout=0": {}, "window=2": {}}}})")
+                  .size(),
+              2u);
     EXPECT_EQ(problems_of(R"({"collective=bcast": {"algorithm=A": {}}})", {"bcast", "reduce"}).size(), 1u);
     EXPECT_EQ(problems_of(R"({"collective=bcast": {"comm_type=intra": {"comm_avg_ppn<=2": {"algorithm=A": {}},
                                                     "comm_size=any": {"algorithm=B": {}}}}})")

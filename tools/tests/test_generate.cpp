@@ -77,6 +77,10 @@ TEST(GenerateMapping, PointsToChoices) {
                                                               {"inter_k", "3"},
                                                               {"inter_chunk", "1024"},
                                                               {"intra_algo", "shm"}}));
+    EXPECT_EQ(choice_of_point(PointKey{"reduce", 8, "seg_chain",
+                                       {{"MPIR_CVAR_REDUCE_SEG_SEGSIZE", "4096"}, {"MPIR_CVAR_REDUCE_SEG_FANOUT", "2"}}}),
+              Choice::container("MPIR_Reduce_intra_seg_chain", {{"segsize", "4096"}, {"fanout", "2"}}));
+    EXPECT_FALSE(choice_of_point(PointKey{"bcast", 8, "seg_chain", {{"MPIR_CVAR_BCAST_SEG_WINDOW", "4"}}}));
     // not expressible: another collective's variable, a foreign variable, parameters of a stock algorithm
     EXPECT_FALSE(choice_of_point(PointKey{"bcast", 8, "hier", {{"MPIR_CVAR_REDUCE_HIER_SEGSIZE", "1"}}}));
     EXPECT_FALSE(choice_of_point(PointKey{"bcast", 8, "hier", {{"MPIR_CVAR_POLLS_BEFORE_YIELD", "1"}}}));

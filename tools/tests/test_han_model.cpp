@@ -141,6 +141,8 @@ TEST(HanModel, PruningIsOptional) {
     // 8 segments fill it
     EXPECT_EQ(best_candidate(Collective::bcast, candidates, 8, 800, options)->candidate->config.at("inter_algo"),
               "tsp_ring");
+    const std::vector<Candidate> seg{bcast_candidate("seg_pipeline", 100, 1, 1, 1), candidates[1]};
+    EXPECT_EQ(best_candidate(Collective::bcast, seg, 8, 300, options)->candidate->config.at("inter_algo"), "tsp_kary");
     options.prune.min_segsize.push_back({"inter_algo", "tsp_ring", 1000});
     EXPECT_EQ(best_candidate(Collective::bcast, candidates, 8, 800, options)->candidate->config.at("inter_algo"),
               "tsp_kary");
