@@ -27,7 +27,31 @@ std::string container_name(const std::string& collective, const std::string& alg
         throw std::invalid_argument("container name needs a collective and an algorithm");
     std::string coll = collective;
     coll[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(coll[0])));
+    if (algorithm_item == "nb") return "MPIR_" + coll + "_allcomm_nb";
     return "MPIR_" + coll + "_intra_" + algorithm_item;
+}
+
+bool known_container(const std::string& collective, const std::string& name) {
+    // csel_container.c of MPICH 4.0.2, plus the plugin's registrations
+    static const std::map<std::string, std::set<std::string>> known{
+        {"bcast",
+         {"MPIR_Bcast_allcomm_nb", "MPIR_Bcast_intra_binomial", "MPIR_Bcast_intra_scatter_recursive_doubling_allgather",
+          "MPIR_Bcast_intra_scatter_ring_allgather", "MPIR_Bcast_intra_smp", "MPIR_Bcast_intra_hier",
+          "MPIR_Bcast_intra_seg_linear", "MPIR_Bcast_intra_seg_chain", "MPIR_Bcast_intra_seg_pipeline",
+          "MPIR_Bcast_intra_seg_binary", "MPIR_Bcast_intra_seg_split_binary", "MPIR_Bcast_intra_seg_binomial",
+          "MPIR_Bcast_inter_remote_send_local_bcast"}},
+        {"reduce",
+         {"MPIR_Reduce_allcomm_nb", "MPIR_Reduce_intra_binomial", "MPIR_Reduce_intra_reduce_scatter_gather",
+          "MPIR_Reduce_intra_smp", "MPIR_Reduce_intra_hier", "MPIR_Reduce_intra_seg_linear",
+          "MPIR_Reduce_intra_seg_chain", "MPIR_Reduce_intra_seg_pipeline", "MPIR_Reduce_intra_seg_binary",
+          "MPIR_Reduce_intra_seg_binomial", "MPIR_Reduce_intra_seg_in_order_binary",
+          "MPIR_Reduce_inter_local_reduce_remote_send"}},
+        {"allreduce",
+         {"MPIR_Allreduce_allcomm_nb", "MPIR_Allreduce_intra_recursive_doubling",
+          "MPIR_Allreduce_intra_reduce_scatter_allgather", "MPIR_Allreduce_intra_smp", "MPIR_Allreduce_intra_hier",
+          "MPIR_Allreduce_inter_reduce_exchange_bcast"}}};
+    const auto found = known.find(collective);
+    return found == known.end() || found->second.count(name) > 0;
 }
 
 namespace {
@@ -276,7 +300,8 @@ void check_seg_params(const std::string& where, const std::string& name, const J
     }
 }
 
-void walk(const Json& node, const std::string& where, std::vector<std::string>& problems) {
+void walk(const Json& node, const std::string& where, const std::string& collective,
+          std::vector<std::string>& problems) {
     if (!node.is_object()) {
         problems.push_back(where + ": not a JSON object");
         return;
@@ -296,6 +321,8 @@ void walk(const Json& node, const std::string& where, std::vector<std::string>& 
         const std::string here = where + "/" + key;
         if (!problem.empty()) problems.push_back(here + ": " + problem);
         if (kind == KeyKind::container) {
+            if (key.rfind("algorithm=", 0) == 0 && !known_container(collective, key.substr(10)))
+                problems.push_back(here + ": MPICH has no algorithm " + key.substr(10) + " for " + collective);
             if (count != 1) problems.push_back(here + ": an algorithm key must be alone in its object");
             if (!value.is_object()) {
                 problems.push_back(here + ": parameters are not an object");
@@ -309,7 +336,7 @@ void walk(const Json& node, const std::string& where, std::vector<std::string>& 
         if (kind == KeyKind::any && index + 1 != count)
             problems.push_back(here + ": an '=any' key must be the last of its chain");
         if (kind == KeyKind::numeric) has_numeric = true;
-        walk(value, here, problems);
+        walk(value, here, kind == KeyKind::collective ? key.substr(11) : collective, problems);
         last_key = key;
         last_kind = kind;
         ++index;
@@ -336,7 +363,7 @@ std::vector<std::string> check_tree(const Json& tree, const std::vector<std::str
     }
     for (const auto& [key, value] : tree.items())
         if (key.rfind("collective=", 0) != 0) problems.push_back("top-level key '" + key + "' is not a collective");
-    walk(tree, "", problems);
+    walk(tree, "", "", problems);
     const std::vector<std::string> present = collectives_of(tree);
     for (const std::string& collective : required)
         if (std::find(present.begin(), present.end(), collective) == present.end())

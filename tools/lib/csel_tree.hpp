@@ -74,8 +74,14 @@ struct Choice {
 bool operator==(const Choice& a, const Choice& b);
 bool operator!=(const Choice& a, const Choice& b);
 
-// "bcast", "hier" -> "MPIR_Bcast_intra_hier".
+// An item of MPIR_CVAR_<COLL>_INTRA_ALGORITHM to its container name: "bcast",
+// "hier" -> "MPIR_Bcast_intra_hier"; "nb" -> "MPIR_Bcast_allcomm_nb".
 std::string container_name(const std::string& collective, const std::string& algorithm_item);
+
+// Whether MPICH 4.0.2 with the plugin (hier, seg_*) knows this container for
+// an intra communicator of bcast, reduce or allreduce (an unknown name makes
+// MPICH assert when it reads the tree).  Other collectives: always true.
+bool known_container(const std::string& collective, const std::string& name);
 
 // The best choice at one sampled point of one collective.
 struct SampledChoice {
@@ -138,8 +144,9 @@ TreeResult build_tree(const Json& stock, const TreeInput& input);
 // Problems found walking a tree as MPICH 4.0.2 parses and validates it:
 // unknown keys, values that are not objects, empty subtrees, an algorithm key
 // not alone, `=any` not last, a numeric chain not ending with an always-true
-// key, bounds beyond int, unknown parameters of the plugin's containers
-// (MPIR_<Coll>_intra_hier, MPIR_<Coll>_intra_seg_*); plus every collective in
+// key, bounds beyond int, unknown containers of bcast/reduce/allreduce,
+// unknown parameters of the plugin's containers (MPIR_<Coll>_intra_hier,
+// MPIR_<Coll>_intra_seg_*); plus every collective in
 // `required` that is missing.  Empty when the tree is fine.
 std::vector<std::string> check_tree(const Json& tree, const std::vector<std::string>& required = {});
 

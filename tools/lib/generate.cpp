@@ -54,8 +54,9 @@ std::optional<csel::Choice> choice_of_point(const PointKey& key) {
         return csel::Choice::container(csel::container_name(key.collective, key.algorithm), params);
     }
     if (key.algorithm != "hier") {
-        if (!key.params.empty()) return std::nullopt;
-        return csel::Choice::container(csel::container_name(key.collective, key.algorithm));
+        const std::string name = csel::container_name(key.collective, key.algorithm);
+        if (!key.params.empty() || !csel::known_container(key.collective, name)) return std::nullopt;
+        return csel::Choice::container(name);
     }
     const std::string prefix = "MPIR_CVAR_" + upper(key.collective) + "_HIER_";
     static const std::map<std::string, std::string> json_name{{"SEGSIZE", "segsize"},
@@ -220,7 +221,7 @@ GenerateReport generate_tree(const MeasureDb& db, const csel::Json& stock, const
         }
         if (skipped)
             report.lines.push_back(collective + ": " + std::to_string(skipped) +
-                                   " measured points skipped (parameters a tree cannot express)");
+                                   " measured points skipped (parameters or algorithms a tree cannot express)");
         if (sampled.empty()) {
             report.lines.push_back(collective + ": no data, stock tree kept");
             input.choices.erase(collective);

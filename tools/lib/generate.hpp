@@ -37,8 +37,9 @@ struct GenerateOptions {
 };
 
 // The tree's choice for a measured point, or nullopt when a tree cannot
-// express it (a parameter that is not one of the hier algorithm's own, or an
-// algorithm other than hier with parameters).  Hier parameters map from their
+// express it (a parameter that is not one of the hier algorithm's own, an
+// algorithm other than hier with parameters, or one MPICH has no container
+// for, e.g. binomial for allreduce).  Hier parameters map from their
 // control variables: MPIR_CVAR_<COLL>_HIER_SEGSIZE -> segsize, _INTER_ALGORITHM
 // -> inter_algo, _INTER_KVAL -> inter_k, _INTER_CHUNK_SIZE -> inter_chunk,
 // _INTRA_ALGORITHM -> intra_algo; the segmented trees (seg_*, in the plugin

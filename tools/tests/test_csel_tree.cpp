@@ -198,18 +198,18 @@ TEST(CselCheck, FindsWhatMpichWouldAssertOn) {
     const auto problems_of = [](const char* text, std::vector<std::string> required = {}) {
         return check_tree(Json::parse(text), required);
     };
-    EXPECT_EQ(problems_of(R"({"collective=bcast": {"comm_size<=8": {"algorithm=A": {}}}})").size(), 1u);  // no =any
-    EXPECT_EQ(problems_of(R"({"collective=bcast": {"comm_size=any": {"algorithm=A": {}},
-                                                    "comm_size<=8": {"algorithm=B": {}}}})")
+    EXPECT_EQ(problems_of(R"({"collective=bcast": {"comm_size<=8": {"algorithm=MPIR_Bcast_intra_binomial": {}}}})").size(), 1u);  // no =any
+    EXPECT_EQ(problems_of(R"({"collective=bcast": {"comm_size=any": {"algorithm=MPIR_Bcast_intra_binomial": {}},
+                                                    "comm_size<=8": {"algorithm=MPIR_Bcast_intra_smp": {}}}})")
                   .size(),
               2u);  // =any not last, chain does not end with =any
-    EXPECT_EQ(problems_of(R"({"collective=bcast": {"avg_msg_size<=x": {"algorithm=A": {}},
-                                                    "avg_msg_size=any": {"algorithm=A": {}}}})")
+    EXPECT_EQ(problems_of(R"({"collective=bcast": {"avg_msg_size<=x": {"algorithm=MPIR_Bcast_intra_binomial": {}},
+                                                    "avg_msg_size=any": {"algorithm=MPIR_Bcast_intra_binomial": {}}}})")
                   .size(),
               1u);
-    EXPECT_EQ(problems_of(R"({"collective=bcast": {"comm_sise=any": {"algorithm=A": {}}}})").size(), 1u);
+    EXPECT_EQ(problems_of(R"({"collective=bcast": {"comm_sise=any": {"algorithm=MPIR_Bcast_intra_binomial": {}}}})").size(), 1u);
     EXPECT_EQ(problems_of(R"({"collective=bcast": {"comm_type=intra": {}}})").size(), 1u);
-    EXPECT_EQ(problems_of(R"({"collective=bcast": {"comm_type=intra": {"algorithm=A": {}, "comm_size=any": {}}}})")
+    EXPECT_EQ(problems_of(R"({"collective=bcast": {"comm_type=intra": {"algorithm=MPIR_Bcast_intra_binomial": {}, "comm_size=any": {}}}})")
                   .size(),
               1u);
     EXPECT_EQ(problems_of(R"({"collective=bcast": {"algorithm=MPIR_Bcast_intra_hier": {"segsize=-1": {},
@@ -224,9 +224,11 @@ TEST(CselCheck, FindsWhatMpichWouldAssertOn) {
                                                     "fanout=0": {}, "window=2": {}}}})")
                   .size(),
               2u);
-    EXPECT_EQ(problems_of(R"({"collective=bcast": {"algorithm=A": {}}})", {"bcast", "reduce"}).size(), 1u);
-    EXPECT_EQ(problems_of(R"({"collective=bcast": {"comm_type=intra": {"comm_avg_ppn<=2": {"algorithm=A": {}},
-                                                    "comm_size=any": {"algorithm=B": {}}}}})")
+    EXPECT_EQ(problems_of(R"({"collective=gather": {"algorithm=MPIR_Gather_intra_binomial": {}}})", {"gather", "reduce"}).size(), 1u);
+    EXPECT_EQ(problems_of(R"({"collective=allreduce": {"algorithm=MPIR_Allreduce_intra_binomial": {}}})").size(),
+              1u);  // what MPICH asserts on ("unrecognized key")
+    EXPECT_EQ(problems_of(R"({"collective=bcast": {"comm_type=intra": {"comm_avg_ppn<=2": {"algorithm=MPIR_Bcast_intra_binomial": {}},
+                                                    "comm_size=any": {"algorithm=MPIR_Bcast_intra_smp": {}}}}})")
                   .size(),
               0u);
 }

@@ -81,6 +81,8 @@ TEST(GenerateMapping, PointsToChoices) {
                                        {{"MPIR_CVAR_REDUCE_SEG_SEGSIZE", "4096"}, {"MPIR_CVAR_REDUCE_SEG_FANOUT", "2"}}}),
               Choice::container("MPIR_Reduce_intra_seg_chain", {{"segsize", "4096"}, {"fanout", "2"}}));
     EXPECT_FALSE(choice_of_point(PointKey{"bcast", 8, "seg_chain", {{"MPIR_CVAR_BCAST_SEG_WINDOW", "4"}}}));
+    EXPECT_EQ(choice_of_point(PointKey{"reduce", 8, "nb", {}}), Choice::container("MPIR_Reduce_allcomm_nb"));
+    EXPECT_FALSE(choice_of_point(PointKey{"allreduce", 8, "binomial", {}}));  // no such container
     // not expressible: another collective's variable, a foreign variable, parameters of a stock algorithm
     EXPECT_FALSE(choice_of_point(PointKey{"bcast", 8, "hier", {{"MPIR_CVAR_REDUCE_HIER_SEGSIZE", "1"}}}));
     EXPECT_FALSE(choice_of_point(PointKey{"bcast", 8, "hier", {{"MPIR_CVAR_POLLS_BEFORE_YIELD", "1"}}}));
