@@ -30,6 +30,8 @@ std::uint64_t depth(Collective collective) {  // largest lag
     return d;
 }
 
+}  // namespace
+
 std::string step_task(Collective collective, std::uint64_t step, std::uint64_t segments) {
     std::string name;
     for (const Stage& stage : stages(collective))
@@ -37,7 +39,7 @@ std::string step_task(Collective collective, std::uint64_t step, std::uint64_t s
     return name;
 }
 
-}  // namespace
+std::uint64_t step_count(Collective collective, std::uint64_t segments) { return segments + depth(collective); }
 
 std::string to_string(Collective collective) {
     return collective == Collective::bcast ? "bcast" : "allreduce";

@@ -55,6 +55,12 @@ struct Step {
     std::string task;
     bool steady = false;
 };
+// The task a leader runs at step s (0 .. u-1+depth) of a u-segment pipeline,
+// e.g. bcast step 0: "ib"; allreduce step 3 of 9: "sbibirsr".  Empty past the end.
+std::string step_task(Collective collective, std::uint64_t step, std::uint64_t segments);
+// Steps of a u-segment pipeline: u+1 (bcast), u+3 (allreduce).
+std::uint64_t step_count(Collective collective, std::uint64_t segments);
+
 // Distinct steps in order with their multiplicity (the steady step has u-1
 // resp. u-3 repetitions), e.g. bcast u=4: {ib,1}, {sbib,3}, {sb,1}.
 std::vector<std::pair<Step, std::uint64_t>> task_sequence(Collective collective, std::uint64_t segments);
