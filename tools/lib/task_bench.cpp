@@ -135,7 +135,6 @@ std::vector<std::pair<std::string, std::string>> submodule_cvars(const std::stri
             cvars.emplace_back(inb + "INTRA_ALGORITHM", inter);
         } else {
             cvars.emplace_back(inb + "INTRA_ALGORITHM", "tsp_tree");
-            cvars.emplace_back(inb + "TREE_TYPE", inter == "tsp_knomial" ? "knomial_1" : "kary");
             cvars.emplace_back(inb + "TREE_KVAL", inter == "tsp_ring" ? "1" : value_of("inter_k", "2"));
             cvars.emplace_back(inb + "TREE_PIPELINE_CHUNK_SIZE", value_of("inter_chunk", "0"));
         }
@@ -148,6 +147,17 @@ std::vector<std::pair<std::string, std::string>> submodule_cvars(const std::stri
             cvars.emplace_back(b + "INTRA_ALGORITHM", intra);
         }
     }
+    return cvars;
+}
+
+std::vector<std::pair<std::string, std::string>> launch_cvars(const std::string& collective, const Params& config) {
+    const auto found = config.find("inter_algo");
+    const std::string inter = found == config.end() ? "auto" : found->second;
+    std::vector<std::pair<std::string, std::string>> cvars;
+    if (inter.rfind("tsp_", 0) != 0) return cvars;
+    const std::string type = inter == "tsp_knomial" ? "knomial_1" : "kary";
+    cvars.emplace_back("MPIR_CVAR_IBCAST_TREE_TYPE", type);
+    if (collective == "allreduce") cvars.emplace_back("MPIR_CVAR_IREDUCE_TREE_TYPE", type);
     return cvars;
 }
 

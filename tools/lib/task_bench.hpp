@@ -52,13 +52,20 @@ std::vector<TaskKey> task_keys(const std::string& collective, const Params& conf
 // the leaders' communicator and MPI_Bcast/MPI_Reduce on the node communicator
 // run what the hier algorithm runs internally:
 //   inter_algo auto -> I<COLL>_INTRA_ALGORITHM=auto; sched_binomial -> sched_binomial;
-//   tsp_kary/tsp_knomial/tsp_ring -> tsp_tree with I<COLL>_TREE_TYPE kary/knomial_1/kary,
-//   I<COLL>_TREE_KVAL inter_k (ring: 1), I<COLL>_TREE_PIPELINE_CHUNK_SIZE inter_chunk;
+//   tsp_kary/tsp_knomial/tsp_ring -> tsp_tree with I<COLL>_TREE_KVAL inter_k
+//   (ring: 1), I<COLL>_TREE_PIPELINE_CHUNK_SIZE inter_chunk (the tree type:
+//   launch_cvars);
 //   intra_algo binomial/auto -> <COLL>_INTRA_ALGORITHM binomial/auto with the
 //   device collective off; shm -> the device collective on (CH4's own choice).
 // I<COLL>_DEVICE_COLLECTIVE=0 so that the MPIR level reads the algorithm.
 // collective "bcast" uses ibcast/bcast; "allreduce" also ireduce/reduce.
 // Throws UsageError for the plugin-only seg_* inter algorithms.
 std::vector<std::pair<std::string, std::string>> submodule_cvars(const std::string& collective, const Params& config);
+
+// Variables the configuration needs that MPICH 4.0.2 reads only at MPI_Init,
+// so they must be in the environment of the launch: I<COLL>_TREE_TYPE
+// (string; kary for tsp_kary and tsp_ring, knomial_1 for tsp_knomial; unset
+// means kary).  Empty for the other inter algorithms.
+std::vector<std::pair<std::string, std::string>> launch_cvars(const std::string& collective, const Params& config);
 
 }  // namespace hiertune

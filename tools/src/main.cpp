@@ -2,6 +2,7 @@
 //
 //   hiertune bench [options]            (under mpiexec) time collectives
 //   hiertune db list|best|points|check  query a measurement database
+//   hiertune tasks [options]            (under mpiexec) HAN task benchmarks
 //   hiertune generate                   write a Csel JSON tree from a database
 //
 // This file only maps the command line onto the library (tools/lib) and the
@@ -19,6 +20,8 @@
 #include "generate.hpp"
 #include "mpi_session.hpp"
 #include "sizes.hpp"
+#include "task_bench.hpp"
+#include "tasks.hpp"
 #include "usage_error.hpp"
 
 namespace {
@@ -153,6 +156,53 @@ CLI::App* add_db_query(CLI::App& db, const std::string& name, const std::string&
     return command;
 }
 
+struct TasksArgs {
+    std::vector<std::string> collectives{"bcast"};
+    std::string configs;
+    std::vector<std::string> segsizes;
+    std::uint64_t steady = 8;
+    std::size_t warmup = 3;
+    std::size_t reps = 20;
+    std::string db_path;
+    std::string machine;
+
+    TasksOptions options() const {  // throws UsageError
+        TasksOptions options;
+        options.collectives = collectives;
+        options.configs = parse_task_configs(configs);
+        for (const std::string& text : segsizes)
+            for (std::uint64_t size : parse_size_list(text)) options.segsizes.push_back(size);
+        options.steady_segments = steady;
+        options.warmup = warmup;
+        options.reps = reps;
+        options.db_path = db_path;
+        options.machine = machine;
+        return options;
+    }
+};
+
+CLI::App* add_tasks_command(CLI::App& app, TasksArgs& args) {
+    CLI::App* tasks = app.add_subcommand(
+        "tasks", "HAN task benchmarks of the hier pipeline per leader (run it under mpiexec, >= 2 nodes)");
+    tasks->add_option("-C,--collective", args.collectives, "bcast, allreduce (comma-separated)")
+        ->delimiter(',')
+        ->check(CLI::IsMember({"bcast", "allreduce"}))
+        ->capture_default_str();
+    tasks->add_option("--config", args.configs,
+                      "NAME=V[/V...][,...] of inter_algo, inter_k, inter_chunk, intra_algo (multiplied out)");
+    tasks->add_option("-s,--segsize", args.segsizes, "Segment sizes, e.g. 4K,64K (repeatable)")
+        ->required()
+        ->allow_extra_args(false);
+    tasks->add_option("--steady", args.steady, "Segments of the steady run (>= 4)")->capture_default_str();
+    tasks->add_option("-x,--warmup", args.warmup, "Warm-up repetitions per run")->capture_default_str();
+    tasks->add_option("-i,--reps", args.reps, "Timed repetitions per run")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    tasks->add_option("--db", args.db_path, "Record the task costs here and skip the groups already there");
+    tasks->add_option("--machine", args.machine, "Machine name of the job in the database (default: host name)");
+    return tasks;
+}
+
 struct GenerateArgs {
     std::string db_path;
     std::string stock_path;
@@ -230,7 +280,8 @@ int main(int argc, char** argv) {
     // bench runs under mpiexec: MPI comes up before parsing, so that a bad
     // command line is reported once (rank 0) and every rank exits alike.
     std::optional<MpiSession> mpi;
-    if (argc > 1 && std::string_view(argv[1]) == "bench") mpi.emplace(argc, argv);
+    if (argc > 1 && (std::string_view(argv[1]) == "bench" || std::string_view(argv[1]) == "tasks"))
+        mpi.emplace(argc, argv);
     const bool speaker = !mpi || mpi->rank() == 0;
 
     CLI::App app{"hiertune: measure MPICH collective algorithms and find the best per message size"};
@@ -248,6 +299,8 @@ int main(int argc, char** argv) {
     CLI::App* db_check = db->add_subcommand("check", "SQLite integrity check (exit 1 unless ok)");
     db_check->add_option("--db", db_args.path, "Measurement database")->required();
 
+    TasksArgs tasks_args;
+    CLI::App* tasks = add_tasks_command(app, tasks_args);
     GenerateArgs generate_args;
     CLI::App* generate = add_generate_command(app, generate_args);
 
@@ -270,6 +323,22 @@ int main(int argc, char** argv) {
         try {
             return run_bench(options, std::cout, std::cerr);
         } catch (const std::exception& e) {  // e.g. no memory for the buffers, on some rank
+            std::cerr << "hiertune: error on rank " << mpi->rank() << ": " << e.what() << '\n';
+            mpi->abort(1);
+        }
+    }
+
+    if (tasks->parsed()) {
+        if (!mpi) return print_error("'tasks' must be the first argument");
+        TasksOptions options;
+        try {
+            options = tasks_args.options();
+        } catch (const UsageError& e) {
+            return speaker ? print_error(e.what()) : 1;
+        }
+        try {
+            return run_tasks(options, std::cout, std::cerr);
+        } catch (const std::exception& e) {
             std::cerr << "hiertune: error on rank " << mpi->rank() << ": " << e.what() << '\n';
             mpi->abort(1);
         }

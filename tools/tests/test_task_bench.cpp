@@ -56,15 +56,18 @@ TEST(TaskBench, SubmoduleStandIns) {
     EXPECT_EQ(submodule_cvars("bcast", Params{{"inter_algo", "tsp_knomial"}, {"inter_k", "4"}, {"intra_algo", "binomial"}}),
               (V{{"MPIR_CVAR_IBCAST_DEVICE_COLLECTIVE", "0"},
                  {"MPIR_CVAR_IBCAST_INTRA_ALGORITHM", "tsp_tree"},
-                 {"MPIR_CVAR_IBCAST_TREE_TYPE", "knomial_1"},
                  {"MPIR_CVAR_IBCAST_TREE_KVAL", "4"},
                  {"MPIR_CVAR_IBCAST_TREE_PIPELINE_CHUNK_SIZE", "0"},
                  {"MPIR_CVAR_BCAST_DEVICE_COLLECTIVE", "0"},
                  {"MPIR_CVAR_BCAST_INTRA_ALGORITHM", "binomial"}}));
     const auto ring = submodule_cvars("allreduce", Params{{"inter_algo", "tsp_ring"}, {"intra_algo", "shm"}});
-    EXPECT_EQ(ring.size(), 14u);
-    EXPECT_EQ(ring[3], (std::pair<std::string, std::string>{"MPIR_CVAR_IBCAST_TREE_KVAL", "1"}));
-    EXPECT_EQ(ring[13], (std::pair<std::string, std::string>{"MPIR_CVAR_REDUCE_INTRA_ALGORITHM", "auto"}));
+    EXPECT_EQ(ring.size(), 12u);
+    EXPECT_EQ(ring[2], (std::pair<std::string, std::string>{"MPIR_CVAR_IBCAST_TREE_KVAL", "1"}));
+    EXPECT_EQ(ring[11], (std::pair<std::string, std::string>{"MPIR_CVAR_REDUCE_INTRA_ALGORITHM", "auto"}));
+    EXPECT_EQ(launch_cvars("allreduce", Params{{"inter_algo", "tsp_knomial"}}),
+              (V{{"MPIR_CVAR_IBCAST_TREE_TYPE", "knomial_1"}, {"MPIR_CVAR_IREDUCE_TREE_TYPE", "knomial_1"}}));
+    EXPECT_EQ(launch_cvars("bcast", Params{{"inter_algo", "tsp_ring"}}), (V{{"MPIR_CVAR_IBCAST_TREE_TYPE", "kary"}}));
+    EXPECT_TRUE(launch_cvars("bcast", Params{{"inter_algo", "sched_binomial"}}).empty());
     EXPECT_THROW(submodule_cvars("bcast", Params{{"inter_algo", "seg_chain"}}), UsageError);
 }
 
