@@ -69,6 +69,15 @@ bool operator<(const PointKey& a, const PointKey& b) {
            std::tie(b.collective, b.msg_bytes, b.algorithm, b.params);
 }
 
+bool operator==(const TaskKey& a, const TaskKey& b) {
+    return std::tie(a.collective, a.task, a.config, a.seg_bytes) ==
+           std::tie(b.collective, b.task, b.config, b.seg_bytes);
+}
+bool operator<(const TaskKey& a, const TaskKey& b) {
+    return std::tie(a.collective, a.task, a.config, a.seg_bytes) <
+           std::tie(b.collective, b.task, b.config, b.seg_bytes);
+}
+
 // ---------------------------------------------------------------- SQLite RAII
 
 namespace {
@@ -196,6 +205,29 @@ CREATE TABLE points (
 );
 )sql";
 
+// Version 2: task benchmarks of the HAN cost model.
+constexpr const char* kCreateTasks = R"sql(
+CREATE TABLE tasks (
+    job_id      INTEGER NOT NULL REFERENCES jobs(id),
+    collective  TEXT    NOT NULL,
+    task        TEXT    NOT NULL,
+    config      TEXT    NOT NULL,
+    seg_bytes   INTEGER NOT NULL CHECK (seg_bytes > 0),
+    leader      INTEGER NOT NULL CHECK (leader >= -1),
+    n           INTEGER NOT NULL CHECK (n > 0),
+    median      REAL    NOT NULL,
+    ci_lo       REAL    NOT NULL,
+    ci_hi       REAL    NOT NULL,
+    min         REAL    NOT NULL,
+    max         REAL    NOT NULL,
+    mean        REAL    NOT NULL,
+    converged   INTEGER NOT NULL CHECK (converged IN (0, 1)),
+    measured_at TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+    PRIMARY KEY (job_id, collective, task, config, seg_bytes, leader),
+    CHECK (min <= ci_lo AND ci_lo <= median AND median <= ci_hi AND ci_hi <= max)
+);
+)sql";
+
 struct FileState {
     std::int64_t application_id = 0;
     std::int64_t user_version = 0;
@@ -229,9 +261,21 @@ void initialise_if_blank(sqlite3* db, const std::string& path) {
     Transaction transaction(db, path);
     // Re-check under the write lock: another process may have won the race.
     if (!read_file_state(db, path).blank()) return;
-    if (sqlite3_exec(db, kCreateSchema, nullptr, nullptr, nullptr) != SQLITE_OK)
+    if (sqlite3_exec(db, kCreateSchema, nullptr, nullptr, nullptr) != SQLITE_OK ||
+        sqlite3_exec(db, kCreateTasks, nullptr, nullptr, nullptr) != SQLITE_OK)
         fail(db, path, "cannot create schema");
     exec(db, path, ("PRAGMA application_id=" + std::to_string(MeasureDb::kApplicationId)).c_str());
+    exec(db, path, ("PRAGMA user_version=" + std::to_string(MeasureDb::kSchemaVersion)).c_str());
+    transaction.commit();
+}
+
+// Version 1 -> 2: add the tasks table; points and jobs are untouched.
+void upgrade_if_old(sqlite3* db, const std::string& path) {
+    Transaction transaction(db, path);
+    // Re-check under the write lock: another process may have upgraded it.
+    if (read_file_state(db, path).user_version >= MeasureDb::kSchemaVersion) return;
+    if (sqlite3_exec(db, kCreateTasks, nullptr, nullptr, nullptr) != SQLITE_OK)
+        fail(db, path, "cannot add the tasks table (schema version 1 -> 2)");
     exec(db, path, ("PRAGMA user_version=" + std::to_string(MeasureDb::kSchemaVersion)).c_str());
     transaction.commit();
 }
@@ -361,6 +405,7 @@ MeasureDb MeasureDb::open(const std::string& path) {
     check_ours(state, path);
 
     set_wal_mode(raw, path);
+    if (state.user_version < kSchemaVersion) upgrade_if_old(raw, path);
     // FULL: a committed point survives power loss too, at one fsync per point,
     // which is negligible next to measuring it.
     exec(raw, path, "PRAGMA synchronous=FULL");
@@ -509,6 +554,141 @@ std::vector<PointKey> MeasureDb::pending(JobId job, const std::vector<PointKey>&
         const StoredKey stored{key.collective, to_db_bytes(key.msg_bytes), key.algorithm,
                                canonical_params(key.params)};
         if (recorded.count(stored) == 0) result.push_back(key);
+    }
+    return result;
+}
+
+namespace {
+
+void check_task_key(const TaskKey& key) {
+    if (key.collective.empty()) throw std::invalid_argument("task benchmark without a collective name");
+    if (key.task.empty()) throw std::invalid_argument("task benchmark without a task name");
+    if (key.seg_bytes == 0) throw std::invalid_argument("task benchmark with segment size 0");
+    to_db_bytes(key.seg_bytes);
+}
+
+// Binds collective, task, config, seg_bytes at indexes first..first+3.
+void bind_task_key(Statement& statement, int first, const TaskKey& key) {
+    statement.bind(first, key.collective)
+        .bind(first + 1, key.task)
+        .bind(first + 2, canonical_params(key.config))
+        .bind(first + 3, to_db_bytes(key.seg_bytes));
+}
+
+}  // namespace
+
+bool MeasureDb::record_task(JobId job, const TaskKey& key, const std::vector<TaskTiming>& timings) {
+    check_task_key(key);
+    if (timings.empty()) throw std::invalid_argument("task benchmark without timings");
+    std::set<int> leaders;
+    for (const TaskTiming& timing : timings) {
+        if (timing.leader < kMaxOverLeaders)
+            throw std::invalid_argument("invalid leader index " + std::to_string(timing.leader));
+        if (!leaders.insert(timing.leader).second)
+            throw std::invalid_argument("leader " + std::to_string(timing.leader) + " given twice");
+        check_summary(timing.summary);
+    }
+
+    // One transaction per task benchmark: all its leaders or none.
+    Transaction transaction(db_.get(), path_);
+    {
+        Statement job_exists(db_.get(), path_, "SELECT 1 FROM jobs WHERE id = ?1");
+        job_exists.bind(1, job);
+        if (!job_exists.step()) throw std::invalid_argument("unknown job id " + std::to_string(job));
+    }
+    {
+        Statement exists(db_.get(), path_,
+                         "SELECT 1 FROM tasks WHERE job_id = ?1 AND collective = ?2 AND task = ?3"
+                         " AND config = ?4 AND seg_bytes = ?5");
+        exists.bind(1, job);
+        bind_task_key(exists, 2, key);
+        if (exists.step()) return false;  // rolled back: nothing written
+    }
+    for (const TaskTiming& timing : timings) {
+        Statement insert(db_.get(), path_,
+                         "INSERT INTO tasks (job_id, collective, task, config, seg_bytes, leader, n, median,"
+                         " ci_lo, ci_hi, min, max, mean, converged)"
+                         " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
+        insert.bind(1, job);
+        bind_task_key(insert, 2, key);
+        const Summary& s = timing.summary;
+        insert.bind(6, static_cast<std::int64_t>(timing.leader))
+            .bind(7, static_cast<std::int64_t>(s.n))
+            .bind(8, s.median)
+            .bind(9, s.ci_lo)
+            .bind(10, s.ci_hi)
+            .bind(11, s.min)
+            .bind(12, s.max)
+            .bind(13, s.mean)
+            .bind(14, static_cast<std::int64_t>(s.converged ? 1 : 0));
+        insert.step();
+    }
+    transaction.commit();
+    return true;
+}
+
+bool MeasureDb::has_task(JobId job, const TaskKey& key) const {
+    check_task_key(key);
+    Statement select(db_.get(), path_,
+                     "SELECT 1 FROM tasks WHERE job_id = ?1 AND collective = ?2 AND task = ?3"
+                     " AND config = ?4 AND seg_bytes = ?5");
+    select.bind(1, job);
+    bind_task_key(select, 2, key);
+    return select.step();
+}
+
+std::vector<StoredTask> MeasureDb::tasks(JobId job) const {
+    Statement select(db_.get(), path_,
+                     "SELECT collective, task, config, seg_bytes, leader, n, median, ci_lo, ci_hi, min, max,"
+                     " mean, converged, measured_at FROM tasks WHERE job_id = ?1"
+                     " ORDER BY collective, task, config, seg_bytes, leader");
+    select.bind(1, job);
+    std::vector<StoredTask> result;
+    while (select.step()) {
+        TaskKey key;
+        key.collective = select.text(0);
+        key.task = select.text(1);
+        key.config = parse_params(select.text(2));
+        key.seg_bytes = static_cast<std::uint64_t>(select.int64(3));
+        TaskTiming timing;
+        timing.leader = static_cast<int>(select.int64(4));
+        timing.summary.n = static_cast<std::size_t>(select.int64(5));
+        timing.summary.median = select.real(6);
+        timing.summary.ci_lo = select.real(7);
+        timing.summary.ci_hi = select.real(8);
+        timing.summary.min = select.real(9);
+        timing.summary.max = select.real(10);
+        timing.summary.mean = select.real(11);
+        timing.summary.converged = select.int64(12) != 0;
+        if (result.empty() || !(result.back().key == key))
+            result.push_back(StoredTask{std::move(key), {}, select.text(13)});
+        result.back().timings.push_back(timing);
+    }
+    return result;
+}
+
+std::size_t MeasureDb::count_tasks(JobId job) const {
+    Statement select(db_.get(), path_,
+                     "SELECT count(*) FROM (SELECT DISTINCT collective, task, config, seg_bytes"
+                     " FROM tasks WHERE job_id = ?1)");
+    select.bind(1, job);
+    select.step();
+    return static_cast<std::size_t>(select.int64(0));
+}
+
+std::vector<TaskKey> MeasureDb::pending_tasks(JobId job, const std::vector<TaskKey>& plan) const {
+    using StoredKey = std::tuple<std::string, std::string, std::string, std::int64_t>;
+    std::set<StoredKey> recorded;
+    Statement select(db_.get(), path_,
+                     "SELECT DISTINCT collective, task, config, seg_bytes FROM tasks WHERE job_id = ?1");
+    select.bind(1, job);
+    while (select.step()) recorded.emplace(select.text(0), select.text(1), select.text(2), select.int64(3));
+    std::vector<TaskKey> result;
+    for (const TaskKey& key : plan) {
+        check_task_key(key);
+        if (recorded.count(StoredKey{key.collective, key.task, canonical_params(key.config),
+                                     to_db_bytes(key.seg_bytes)}) == 0)
+            result.push_back(key);
     }
     return result;
 }

@@ -4,7 +4,7 @@
 // job writes each measured point as soon as it is known, so a run killed at
 // any moment and restarted resumes with pending() and loses no point.
 //
-// Schema, version 1 (PRAGMA user_version = 1, PRAGMA application_id =
+// Schema, version 2 (PRAGMA user_version = 2, PRAGMA application_id =
 // kApplicationId, journal_mode = WAL, synchronous = FULL):
 //
 //   jobs    id          INTEGER PRIMARY KEY
@@ -28,6 +28,19 @@
 //           converged   INTEGER NOT NULL   -- 0/1
 //           measured_at TEXT    NOT NULL   -- UTC ISO 8601
 //           PRIMARY KEY (job_id, collective, msg_bytes, algorithm, params)
+//
+//   tasks   job_id      INTEGER NOT NULL REFERENCES jobs(id)      (version 2)
+//           collective  TEXT    NOT NULL   -- "bcast", "allreduce"
+//           task        TEXT    NOT NULL   -- HAN task: "ib", "sbib", "sb", "irsr", ...
+//           config      TEXT    NOT NULL   -- canonical_params() of the configuration
+//                                          -- without the segment size, "" if none
+//           seg_bytes   INTEGER NOT NULL   -- > 0, segment size fs
+//           leader      INTEGER NOT NULL   -- >= 0: node leader (0 = root's node);
+//                                          -- -1 (kMaxOverLeaders): max over leaders
+//           n, median, ci_lo, ci_hi, min, max, mean, converged, measured_at  as in points
+//           PRIMARY KEY (job_id, collective, task, config, seg_bytes, leader)
+//
+// A version 1 file gets the tasks table when opened (and becomes version 2).
 //
 // Each point is one INSERT in its own transaction: after a crash or SIGKILL a
 // point is either entirely present or absent, never half-written.
@@ -100,9 +113,34 @@ struct StoredPoint {
     std::string measured_at;
 };
 
+// One task benchmark: a task of a collective's hierarchical algorithm in one
+// configuration at one segment size.
+struct TaskKey {
+    std::string collective;
+    std::string task;
+    Params config;
+    std::uint64_t seg_bytes = 0;
+};
+bool operator==(const TaskKey& a, const TaskKey& b);
+bool operator<(const TaskKey& a, const TaskKey& b);
+
+constexpr int kMaxOverLeaders = -1;
+
+// The time of a task on one node leader, or the max over leaders.
+struct TaskTiming {
+    int leader = kMaxOverLeaders;
+    Summary summary;
+};
+
+struct StoredTask {
+    TaskKey key;
+    std::vector<TaskTiming> timings;  // by leader (kMaxOverLeaders first)
+    std::string measured_at;
+};
+
 class MeasureDb {
 public:
-    static constexpr int kSchemaVersion = 1;
+    static constexpr int kSchemaVersion = 2;
     static constexpr std::int32_t kApplicationId = 0x48547562;  // "HTub"
 
     // Opens the file, creating and initialising it if missing or empty.
@@ -139,6 +177,19 @@ public:
 
     // The sweep points not yet recorded, in sweep order (what resume runs).
     std::vector<PointKey> pending(JobId job, const std::vector<PointKey>& sweep) const;
+
+    // Inserts all timings of a task benchmark in one transaction (all or none);
+    // returns false (and keeps the stored ones) if the key is already recorded.
+    // Throws std::invalid_argument for no timings, a leader given twice or
+    // < -1, seg_bytes == 0, an empty collective or task name, an inconsistent
+    // summary or an unknown job.
+    bool record_task(JobId job, const TaskKey& key, const std::vector<TaskTiming>& timings);
+    bool has_task(JobId job, const TaskKey& key) const;
+    // All task benchmarks of the job ordered by collective, task, config, seg_bytes.
+    std::vector<StoredTask> tasks(JobId job) const;
+    std::size_t count_tasks(JobId job) const;
+    // The task benchmarks not yet recorded, in the order given (what resume runs).
+    std::vector<TaskKey> pending_tasks(JobId job, const std::vector<TaskKey>& plan) const;
 
     // PRAGMA integrity_check: "ok" or the problems found.
     std::string integrity_check() const;

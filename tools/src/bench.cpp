@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "mpi_cvars.hpp"
+#include "mpi_job.hpp"
 #include "topology.hpp"
 #include "usage_error.hpp"
 
@@ -22,17 +23,15 @@ namespace {
 
 constexpr const char* kPollsBeforeYield = "MPIR_CVAR_POLLS_BEFORE_YIELD";
 
-// MPI_T_init_thread .. MPI_T_finalize.
-class MpiToolsSession {
-public:
-    MpiToolsSession() {
-        int provided = 0;
-        MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
-    }
-    ~MpiToolsSession() { MPI_T_finalize(); }
-    MpiToolsSession(const MpiToolsSession&) = delete;
-    MpiToolsSession& operator=(const MpiToolsSession&) = delete;
-};
+}  // namespace
+
+// ---- shared with `hiertune tasks` (mpi_job.hpp)
+
+MpiToolsSession::MpiToolsSession() {
+    int provided = 0;
+    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+}
+MpiToolsSession::~MpiToolsSession() { MPI_T_finalize(); }
 
 int world_rank() {
     int rank = 0;
@@ -46,12 +45,6 @@ bool all_ok(bool ok) {
     MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     return value == 1;
 }
-
-// Everything rank 0 needs to describe the job, gathered from all ranks.
-struct JobFacts {
-    JobDescription job;
-    std::vector<HostLoad> oversubscribed;
-};
 
 JobFacts gather_job_facts(const std::string& machine) {
     const int rank = world_rank();
@@ -102,6 +95,8 @@ JobFacts gather_job_facts(const std::string& machine) {
     job.mpich_build = condense_library_version(std::string(version, strnlen(version, sizeof version)));
     return facts;
 }
+
+namespace {
 
 // Parent of a process, from /proc (0 if unknown).
 pid_t parent_of(pid_t pid) {

@@ -2,6 +2,8 @@
 //
 //   hiertune bench [options]            (under mpiexec) time collectives
 //   hiertune db list|best|points|check  query a measurement database
+//   hiertune tasks [options]            (under mpiexec) HAN task benchmarks
+//   hiertune generate                   write a Csel JSON tree from a database
 //
 // This file only maps the command line onto the library (tools/lib) and the
 // MPI runner (bench.cpp); see tools/README.md for the options.
@@ -15,8 +17,11 @@
 
 #include "bench.hpp"
 #include "db_commands.hpp"
+#include "generate.hpp"
 #include "mpi_session.hpp"
 #include "sizes.hpp"
+#include "task_bench.hpp"
+#include "tasks.hpp"
 #include "usage_error.hpp"
 
 namespace {
@@ -151,6 +156,119 @@ CLI::App* add_db_query(CLI::App& db, const std::string& name, const std::string&
     return command;
 }
 
+struct TasksArgs {
+    std::vector<std::string> collectives{"bcast"};
+    std::string configs;
+    std::vector<std::string> segsizes;
+    std::uint64_t steady = 8;
+    std::size_t warmup = 3;
+    std::size_t reps = 20;
+    std::string db_path;
+    std::string machine;
+
+    TasksOptions options() const {  // throws UsageError
+        TasksOptions options;
+        options.collectives = collectives;
+        options.configs = parse_task_configs(configs);
+        for (const std::string& text : segsizes)
+            for (std::uint64_t size : parse_size_list(text)) options.segsizes.push_back(size);
+        options.steady_segments = steady;
+        options.warmup = warmup;
+        options.reps = reps;
+        options.db_path = db_path;
+        options.machine = machine;
+        return options;
+    }
+};
+
+CLI::App* add_tasks_command(CLI::App& app, TasksArgs& args) {
+    CLI::App* tasks = app.add_subcommand(
+        "tasks", "HAN task benchmarks of the hier pipeline per leader (run it under mpiexec, >= 2 nodes)");
+    tasks->add_option("-C,--collective", args.collectives, "bcast, allreduce (comma-separated)")
+        ->delimiter(',')
+        ->check(CLI::IsMember({"bcast", "allreduce"}))
+        ->capture_default_str();
+    tasks->add_option("--config", args.configs,
+                      "NAME=V[/V...][,...] of inter_algo, inter_k, inter_chunk, intra_algo (multiplied out)");
+    tasks->add_option("-s,--segsize", args.segsizes, "Segment sizes, e.g. 4K,64K (repeatable)")
+        ->required()
+        ->allow_extra_args(false);
+    tasks->add_option("--steady", args.steady, "Segments of the steady run (>= 4)")->capture_default_str();
+    tasks->add_option("-x,--warmup", args.warmup, "Warm-up repetitions per run")->capture_default_str();
+    tasks->add_option("-i,--reps", args.reps, "Timed repetitions per run")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    tasks->add_option("--db", args.db_path, "Record the task costs here and skip the groups already there");
+    tasks->add_option("--machine", args.machine, "Machine name of the job in the database (default: host name)");
+    return tasks;
+}
+
+struct GenerateArgs {
+    std::string db_path;
+    std::string stock_path;
+    std::string output_path;
+    std::string from = "measured";
+    std::vector<std::string> collectives;
+    std::vector<JobId> jobs;
+    std::string size_range;
+    std::vector<std::string> sizes;
+    bool prune = false;
+    bool no_collapse = false;
+
+    GenerateOptions options() const {  // throws UsageError
+        GenerateOptions options;
+        options.source = from == "model" ? GenerateSource::model : GenerateSource::measured;
+        options.collectives = collectives;
+        options.jobs = jobs;
+        if (!size_range.empty() || !sizes.empty()) {
+            if (options.source != GenerateSource::model)
+                throw UsageError("-m/--sizes choose the sizes the model evaluates: they need --from model");
+            options.sizes = message_sizes(size_range, sizes);
+        }
+        options.model.prune.enabled = prune;
+        options.model.collapse_oversize_segments = !no_collapse;
+        return options;
+    }
+};
+
+CLI::App* add_generate_command(CLI::App& app, GenerateArgs& args) {
+    CLI::App* generate = app.add_subcommand(
+        "generate",
+        "Write a complete MPIR Csel JSON tree (for MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE) from a database");
+    generate->add_option("--db", args.db_path, "Measurement database")->required();
+    generate->add_option("--stock", args.stock_path,
+                         "MPICH's stock tree (maint/tuning/coll/mpir/generic.json) to start from")
+        ->required();
+    generate->add_option("-o,--output", args.output_path, "Tree file to write")->required();
+    generate->add_option("--from", args.from,
+                         "measured: fastest measured point per size; model: HAN task model vs measured stock")
+        ->check(CLI::IsMember({"measured", "model"}))
+        ->capture_default_str();
+    generate->add_option("-C,--collective", args.collectives,
+                         "Collectives to tune (default: bcast,reduce,allreduce; model: bcast,allreduce)")
+        ->delimiter(',');
+    generate->add_option("--job", args.jobs, "Only these jobs (repeatable; see 'db list')")->allow_extra_args(false);
+    generate->add_option("-m,--message-size", args.size_range,
+                         "--from model: [MIN:]MAX sizes to evaluate (default: the measured stock sizes, else 1:1M)");
+    generate->add_option("--sizes", args.sizes, "--from model: explicit sizes to evaluate")->allow_extra_args(false);
+    generate->add_flag("--prune", args.prune, "--from model: HAN III-C pruning heuristics");
+    generate->add_flag("--no-collapse", args.no_collapse,
+                       "--from model: also consider every segment size larger than the message");
+    return generate;
+}
+
+int run_generate(const GenerateArgs& args) {
+    const GenerateOptions options = args.options();
+    const MeasureDb measurements = open_existing_db(args.db_path);
+    const csel::Json stock = csel::load_tree(args.stock_path);
+    const GenerateReport report = generate_tree(measurements, stock, options);
+    csel::save_tree(report.tree.tree, args.output_path);
+    for (const std::string& line : report.lines) std::cout << line << '\n';
+    std::cout << "wrote " << args.output_path << " (" << csel::collectives_of(report.tree.tree).size()
+              << " collectives); use it with MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=" << args.output_path << '\n';
+    return 0;
+}
+
 int print_error(const std::string& message) {
     std::cerr << "hiertune: error: " << message << '\n';
     return 1;
@@ -162,7 +280,8 @@ int main(int argc, char** argv) {
     // bench runs under mpiexec: MPI comes up before parsing, so that a bad
     // command line is reported once (rank 0) and every rank exits alike.
     std::optional<MpiSession> mpi;
-    if (argc > 1 && std::string_view(argv[1]) == "bench") mpi.emplace(argc, argv);
+    if (argc > 1 && (std::string_view(argv[1]) == "bench" || std::string_view(argv[1]) == "tasks"))
+        mpi.emplace(argc, argv);
     const bool speaker = !mpi || mpi->rank() == 0;
 
     CLI::App app{"hiertune: measure MPICH collective algorithms and find the best per message size"};
@@ -179,6 +298,11 @@ int main(int argc, char** argv) {
     CLI::App* db_points = add_db_query(*db, "points", "Every stored point", db_args, true);
     CLI::App* db_check = db->add_subcommand("check", "SQLite integrity check (exit 1 unless ok)");
     db_check->add_option("--db", db_args.path, "Measurement database")->required();
+
+    TasksArgs tasks_args;
+    CLI::App* tasks = add_tasks_command(app, tasks_args);
+    GenerateArgs generate_args;
+    CLI::App* generate = add_generate_command(app, generate_args);
 
     try {
         app.parse(argc, argv);
@@ -201,6 +325,30 @@ int main(int argc, char** argv) {
         } catch (const std::exception& e) {  // e.g. no memory for the buffers, on some rank
             std::cerr << "hiertune: error on rank " << mpi->rank() << ": " << e.what() << '\n';
             mpi->abort(1);
+        }
+    }
+
+    if (tasks->parsed()) {
+        if (!mpi) return print_error("'tasks' must be the first argument");
+        TasksOptions options;
+        try {
+            options = tasks_args.options();
+        } catch (const UsageError& e) {
+            return speaker ? print_error(e.what()) : 1;
+        }
+        try {
+            return run_tasks(options, std::cout, std::cerr);
+        } catch (const std::exception& e) {
+            std::cerr << "hiertune: error on rank " << mpi->rank() << ": " << e.what() << '\n';
+            mpi->abort(1);
+        }
+    }
+
+    if (generate->parsed()) {
+        try {
+            return run_generate(generate_args);
+        } catch (const std::exception& e) {
+            return print_error(e.what());
         }
     }
 

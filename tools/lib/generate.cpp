@@ -1,0 +1,265 @@
+#include "generate.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include "sizes.hpp"
+#include "usage_error.hpp"
+
+namespace hiertune {
+
+namespace {
+
+std::string upper(std::string text) {
+    for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return text;
+}
+
+bool is_default(const std::string& algorithm) { return algorithm == "default" || algorithm == "auto"; }
+
+const std::vector<std::string>& tuned_collectives() {
+    static const std::vector<std::string> all{"bcast", "reduce", "allreduce"};
+    return all;
+}
+
+std::string describe_job(const Job& job) {
+    std::ostringstream text;
+    text << "job " << job.id << " (" << job.description.machine << ", " << job.description.ranks << " ranks, "
+         << job.description.nodes << " nodes, " << job.description.placement << ")";
+    return text.str();
+}
+
+}  // namespace
+
+std::optional<csel::Choice> choice_of_point(const PointKey& key) {
+    if (is_default(key.algorithm)) {
+        if (!key.params.empty()) return std::nullopt;
+        return csel::Choice::stock_tree();
+    }
+    if (key.algorithm.rfind("seg_", 0) == 0) {  // the plugin's segmented trees
+        const std::string prefix = "MPIR_CVAR_" + upper(key.collective) + "_SEG_";
+        Params params;
+        for (const auto& [cvar, value] : key.params) {
+            if (cvar == prefix + "SEGSIZE")
+                params["segsize"] = value;
+            else if (cvar == prefix + "FANOUT")
+                params["fanout"] = value;
+            else
+                return std::nullopt;
+        }
+        return csel::Choice::container(csel::container_name(key.collective, key.algorithm), params);
+    }
+    if (key.algorithm != "hier") {
+        const std::string name = csel::container_name(key.collective, key.algorithm);
+        if (!key.params.empty() || !csel::known_container(key.collective, name)) return std::nullopt;
+        return csel::Choice::container(name);
+    }
+    const std::string prefix = "MPIR_CVAR_" + upper(key.collective) + "_HIER_";
+    static const std::map<std::string, std::string> json_name{{"SEGSIZE", "segsize"},
+                                                              {"INTER_ALGORITHM", "inter_algo"},
+                                                              {"INTER_KVAL", "inter_k"},
+                                                              {"INTER_CHUNK_SIZE", "inter_chunk"},
+                                                              {"INTRA_ALGORITHM", "intra_algo"}};
+    Params params;
+    for (const auto& [cvar, value] : key.params) {
+        if (cvar.rfind(prefix, 0) != 0) return std::nullopt;
+        const auto found = json_name.find(cvar.substr(prefix.size()));
+        if (found == json_name.end()) return std::nullopt;
+        params[found->second] = value;
+    }
+    return csel::Choice::container(csel::container_name(key.collective, "hier"), params);
+}
+
+std::pair<int, int> tree_position(const JobDescription& job) {
+    return {job.ranks, (job.ranks + job.nodes - 1) / job.nodes};
+}
+
+std::vector<csel::SampledChoice> best_measured(const Job& job, const std::vector<StoredPoint>& points,
+                                               const std::string& collective, std::size_t* skipped) {
+    const auto [comm_size, ppn] = tree_position(job.description);
+    std::map<std::uint64_t, std::pair<const StoredPoint*, csel::Choice>> best;
+    std::size_t not_expressible = 0;
+    for (const StoredPoint& point : points) {
+        if (point.key.collective != collective) continue;
+        const std::optional<csel::Choice> choice = choice_of_point(point.key);
+        if (!choice) {
+            ++not_expressible;
+            continue;
+        }
+        const auto found = best.find(point.key.msg_bytes);
+        const auto rank = [](const StoredPoint& p, const csel::Choice& c) {
+            return std::make_tuple(p.summary.median, p.key.params.size(), c.describe());
+        };
+        if (found == best.end() || rank(point, *choice) < rank(*found->second.first, found->second.second))
+            best[point.key.msg_bytes] = {&point, *choice};
+    }
+    if (skipped) *skipped += not_expressible;
+    std::vector<csel::SampledChoice> result;
+    for (const auto& [bytes, entry] : best) result.push_back({comm_size, ppn, bytes, entry.second});
+    return result;
+}
+
+std::vector<han::Candidate> candidates_from_tasks(const std::vector<StoredTask>& tasks, const std::string& collective) {
+    // (config text, segsize) -> candidate; per task, leaders' medians or the max
+    std::map<std::pair<std::string, std::uint64_t>, han::Candidate> by_key;
+    for (const StoredTask& task : tasks) {
+        if (task.key.collective != collective) continue;
+        han::Candidate& candidate = by_key[{canonical_params(task.key.config), task.key.seg_bytes}];
+        candidate.config = task.key.config;
+        candidate.segsize = task.key.seg_bytes;
+        std::vector<double> per_leader;
+        std::optional<double> max_value;
+        for (const TaskTiming& timing : task.timings) {  // ordered by leader, -1 first
+            if (timing.leader == kMaxOverLeaders)
+                max_value = timing.summary.median;
+            else
+                per_leader.push_back(timing.summary.median);
+        }
+        candidate.costs[task.key.task] = per_leader.empty() ? std::vector<double>{*max_value} : per_leader;
+    }
+    std::vector<han::Candidate> result;
+    for (auto& [key, candidate] : by_key) result.push_back(std::move(candidate));
+    return result;
+}
+
+namespace {
+
+std::vector<Job> selected_jobs(const MeasureDb& db, const GenerateOptions& options) {
+    const std::vector<Job> all = db.jobs();
+    if (options.jobs.empty()) return all;
+    std::vector<Job> result;
+    for (JobId id : options.jobs) {
+        const auto found = std::find_if(all.begin(), all.end(), [&](const Job& job) { return job.id == id; });
+        if (found == all.end()) throw UsageError("no job " + std::to_string(id) + " in " + db.path() + " (see 'db list')");
+        result.push_back(*found);
+    }
+    return result;
+}
+
+}  // namespace
+
+GenerateReport generate_tree(const MeasureDb& db, const csel::Json& stock, const GenerateOptions& options) {
+    const bool model = options.source == GenerateSource::model;
+    std::vector<std::string> collectives = options.collectives;
+    if (collectives.empty())
+        collectives = model ? std::vector<std::string>{"bcast", "allreduce"} : tuned_collectives();
+    for (const std::string& collective : collectives) {
+        if (std::find(tuned_collectives().begin(), tuned_collectives().end(), collective) == tuned_collectives().end())
+            throw UsageError("collective '" + collective + "': generate tunes bcast, reduce and allreduce");
+        if (model && collective == "reduce")
+            throw UsageError("the task model covers bcast and allreduce; use --from measured for reduce");
+    }
+    const std::vector<Job> jobs = selected_jobs(db, options);
+
+    GenerateReport report;
+    csel::TreeInput input;
+    // model only: per (collective, comm_size, ppn), what a midpoint query needs
+    struct ModelContext {
+        std::vector<han::Candidate> candidates;
+        int nodes = 0;
+        bool has_stock = false;
+    };
+    std::map<std::tuple<std::string, int, int>, ModelContext> contexts;
+
+    for (const std::string& collective : collectives) {
+        std::map<std::pair<int, int>, JobId> position_owner;
+        std::vector<csel::SampledChoice>& sampled = input.choices[collective];
+        std::size_t skipped = 0;
+        for (const Job& job : jobs) {
+            const auto position = tree_position(job.description);
+            const std::vector<StoredPoint> points = db.points(job.id);
+            std::vector<csel::SampledChoice> best;
+            if (!model) {
+                best = best_measured(job, points, collective, &skipped);
+            } else {
+                ModelContext context;
+                context.candidates = candidates_from_tasks(db.tasks(job.id), collective);
+                context.nodes = job.description.nodes;
+                if (context.candidates.empty()) continue;
+                const han::Collective coll = han::parse_collective(collective);
+                std::map<std::uint64_t, double> stock_time;
+                for (const StoredPoint& p : points)
+                    if (p.key.collective == collective && is_default(p.key.algorithm) && p.key.params.empty())
+                        stock_time[p.key.msg_bytes] = p.summary.median;
+                context.has_stock = !stock_time.empty();
+                std::vector<std::uint64_t> sizes = options.sizes;
+                if (sizes.empty())
+                    for (const auto& [bytes, time] : stock_time) sizes.push_back(bytes);
+                if (sizes.empty()) sizes = osu_size_range(kDefaultSizeRange);
+                for (std::uint64_t bytes : sizes) {
+                    const auto prediction =
+                        han::best_candidate(coll, context.candidates, context.nodes, bytes, options.model);
+                    const auto stock_found = stock_time.find(bytes);
+                    csel::Choice choice;
+                    if (prediction && (stock_found == stock_time.end() || prediction->time < stock_found->second)) {
+                        Params params = prediction->candidate->config;
+                        params["segsize"] = std::to_string(prediction->candidate->segsize);
+                        choice = csel::Choice::container(csel::container_name(collective, "hier"), params);
+                    } else if (stock_found == stock_time.end()) {
+                        continue;  // nothing known at this size
+                    }
+                    best.push_back({position.first, position.second, bytes, choice});
+                }
+                contexts[{collective, position.first, position.second}] = std::move(context);
+            }
+            if (best.empty()) continue;
+            const auto [owner, fresh] = position_owner.emplace(position, job.id);
+            if (!fresh)
+                throw UsageError("jobs " + std::to_string(owner->second) + " and " + std::to_string(job.id) +
+                                 " both have " + std::to_string(position.first) + " ranks and average ppn " +
+                                 std::to_string(position.second) + ": the tree cannot tell them apart; pick one with --job");
+            report.lines.push_back(collective + ": " + describe_job(job) + ": " + std::to_string(best.size()) +
+                                   " sizes, " +
+                                   std::to_string(std::count_if(best.begin(), best.end(),
+                                                                [](const auto& p) { return !p.choice.stock; })) +
+                                   " not stock");
+            sampled.insert(sampled.end(), best.begin(), best.end());
+        }
+        if (skipped)
+            report.lines.push_back(collective + ": " + std::to_string(skipped) +
+                                   " measured points skipped (parameters or algorithms a tree cannot express)");
+        if (sampled.empty()) {
+            report.lines.push_back(collective + ": no data, stock tree kept");
+            input.choices.erase(collective);
+        }
+    }
+    if (input.choices.empty())
+        throw UsageError(std::string("nothing to generate from in ") + db.path() + ": no " +
+                         (model ? "task benchmarks" : "measured points") + " for the requested collectives");
+
+    if (model)
+        input.requery = [&](const std::string& collective, int comm_size, int ppn,
+                            std::uint64_t bytes) -> std::optional<csel::Choice> {
+            const auto found = contexts.find({collective, comm_size, ppn});
+            if (found == contexts.end() || found->second.has_stock) return std::nullopt;  // stock not measured there
+            const auto prediction = han::best_candidate(han::parse_collective(collective), found->second.candidates,
+                                                        found->second.nodes, bytes, options.model);
+            if (!prediction) return std::nullopt;
+            Params params = prediction->candidate->config;
+            params["segsize"] = std::to_string(prediction->candidate->segsize);
+            return csel::Choice::container(csel::container_name(collective, "hier"), params);
+        };
+
+    try {
+        report.tree = csel::build_tree(stock, input);
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+    }
+    const std::vector<std::string> problems = csel::check_tree(report.tree.tree, csel::collectives_of(stock));
+    if (!problems.empty()) throw UsageError("generated tree fails its check: " + problems.front());
+
+    for (const std::string& collective : report.tree.unchanged)
+        report.lines.push_back(collective + ": stock is best everywhere, stock tree kept");
+    report.lines.push_back(std::to_string(report.tree.message_rules) + " message-size rules written");
+    for (const csel::Midpoint& m : report.tree.wanted)
+        report.lines.push_back("worth measuring: " + m.collective + " " + std::to_string(m.msg_bytes) + " bytes at " +
+                               std::to_string(m.comm_size) + " ranks, ppn " + std::to_string(m.ppn) +
+                               " (midpoint where the choice changes)");
+    return report;
+}
+
+}  // namespace hiertune

@@ -1,0 +1,75 @@
+// `hiertune generate`: a complete MPIR Csel tree from a measurement database
+// (no MPI needed).
+//
+//   --from measured  per job, collective and size, the fastest measured point
+//                    that a tree can express (MPICH's own selection = the
+//                    stock subtree, an algorithm without parameters, or hier
+//                    with its parameters);
+//   --from model     per job, collective and size, the HAN task model's best
+//                    hier configuration (tasks table), against the measured
+//                    stock point ("default") of that size where there is one.
+//
+// A job becomes (comm_size = ranks, ppn = ceil(ranks / nodes)): the values the
+// tree's comm_size<= and comm_avg_ppn<= tests compare against.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "csel_tree.hpp"
+#include "han_model.hpp"
+#include "measure_db.hpp"
+
+namespace hiertune {
+
+enum class GenerateSource { measured, model };
+
+struct GenerateOptions {
+    GenerateSource source = GenerateSource::measured;
+    std::vector<std::string> collectives;  // default: bcast, reduce, allreduce (model: bcast, allreduce)
+    std::vector<JobId> jobs;               // default: every job
+    std::vector<std::uint64_t> sizes;      // model: sizes to evaluate (default: the measured stock
+                                           // sizes of the job, else 1..1M powers of two)
+    han::ModelOptions model;
+};
+
+// The tree's choice for a measured point, or nullopt when a tree cannot
+// express it (a parameter that is not one of the hier algorithm's own, an
+// algorithm other than hier with parameters, or one MPICH has no container
+// for, e.g. binomial for allreduce).  Hier parameters map from their
+// control variables: MPIR_CVAR_<COLL>_HIER_SEGSIZE -> segsize, _INTER_ALGORITHM
+// -> inter_algo, _INTER_KVAL -> inter_k, _INTER_CHUNK_SIZE -> inter_chunk,
+// _INTRA_ALGORITHM -> intra_algo; the segmented trees (seg_*, in the plugin
+// since the seg branch) from MPIR_CVAR_<COLL>_SEG_SEGSIZE -> segsize and
+// _SEG_FANOUT -> fanout (any other variable, e.g. _SEG_WINDOW: not expressible).
+std::optional<csel::Choice> choice_of_point(const PointKey& key);
+
+// The (comm_size, ppn) a job is filed under in the tree.
+std::pair<int, int> tree_position(const JobDescription& job);
+
+// Per size, the fastest expressible point of the collective (ties: fewer
+// parameters, then the choice's text).  skipped counts the points that a tree
+// cannot express.
+std::vector<csel::SampledChoice> best_measured(const Job& job, const std::vector<StoredPoint>& points,
+                                               const std::string& collective, std::size_t* skipped = nullptr);
+
+// Model candidates of a collective from stored task benchmarks: per
+// (configuration, segment size), the median of each task per leader (or the
+// max over leaders where no per-leader timing is stored).
+std::vector<han::Candidate> candidates_from_tasks(const std::vector<StoredTask>& tasks, const std::string& collective);
+
+struct GenerateReport {
+    csel::TreeResult tree;
+    std::vector<std::string> lines;  // human-readable summary, one item per line
+};
+
+// Builds the tree from the database.  Throws UsageError for unusable input
+// (unknown collective or job, no data for any requested collective, two jobs
+// filed under the same tree position), TreeError for a stock tree lacking a
+// collective, and UsageError when the resulting tree fails check_tree.
+GenerateReport generate_tree(const MeasureDb& db, const csel::Json& stock, const GenerateOptions& options);
+
+}  // namespace hiertune

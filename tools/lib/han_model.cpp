@@ -1,0 +1,173 @@
+#include "han_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+
+namespace hiertune::han {
+
+namespace {
+
+// A pipeline stage and how many steps after the segment's first stage it runs.
+struct Stage {
+    const char* name;
+    std::uint64_t lag;
+};
+
+// In task-name order (sb, ib, ir, sr), as the paper names its tasks.
+const std::vector<Stage>& stages(Collective collective) {
+    static const std::vector<Stage> bcast{{"sb", 1}, {"ib", 0}};
+    static const std::vector<Stage> allreduce{{"sb", 3}, {"ib", 2}, {"ir", 1}, {"sr", 0}};
+    return collective == Collective::bcast ? bcast : allreduce;
+}
+
+std::uint64_t depth(Collective collective) {  // largest lag
+    std::uint64_t d = 0;
+    for (const Stage& stage : stages(collective)) d = std::max(d, stage.lag);
+    return d;
+}
+
+}  // namespace
+
+std::string step_task(Collective collective, std::uint64_t step, std::uint64_t segments) {
+    std::string name;
+    for (const Stage& stage : stages(collective))
+        if (step >= stage.lag && step - stage.lag < segments) name += stage.name;
+    return name;
+}
+
+std::uint64_t step_count(Collective collective, std::uint64_t segments) { return segments + depth(collective); }
+
+std::string to_string(Collective collective) {
+    return collective == Collective::bcast ? "bcast" : "allreduce";
+}
+
+Collective parse_collective(const std::string& name) {
+    if (name == "bcast") return Collective::bcast;
+    if (name == "allreduce") return Collective::allreduce;
+    throw std::invalid_argument("the task model knows bcast and allreduce, not '" + name + "'");
+}
+
+std::uint64_t segment_count(std::uint64_t msg_bytes, std::uint64_t segsize) {
+    if (segsize == 0) throw std::invalid_argument("segment size 0: the task model needs fs > 0");
+    return std::max<std::uint64_t>(1, msg_bytes / segsize + (msg_bytes % segsize != 0));
+}
+
+std::vector<std::pair<Step, std::uint64_t>> task_sequence(Collective collective, std::uint64_t segments) {
+    if (segments == 0) throw std::invalid_argument("a collective has at least one segment");
+    const std::uint64_t d = depth(collective);
+    std::vector<std::pair<Step, std::uint64_t>> sequence;
+    for (std::uint64_t s = 0; s < segments + d; ++s) {
+        if (s == d && segments > d) {  // steps d .. u-1 have every stage: the steady state
+            sequence.push_back({Step{step_task(collective, s, segments), true}, segments - d});
+            s = segments - 1;
+            continue;
+        }
+        sequence.push_back({Step{step_task(collective, s, segments), false}, 1});
+    }
+    return sequence;
+}
+
+std::vector<std::string> task_names(Collective collective) {
+    if (collective == Collective::bcast) return {"ib", "sbib", "sb"};
+    return {"sr", "ir", "irsr", "ib", "ibir", "ibirsr", "sbibirsr", "sbibir", "sbib", "sb"};
+}
+
+std::vector<std::string> required_tasks(Collective collective, std::uint64_t segments) {
+    std::vector<std::string> names;
+    for (const auto& [step, count] : task_sequence(collective, segments))
+        if (std::find(names.begin(), names.end(), step.task) == names.end()) names.push_back(step.task);
+    return names;
+}
+
+std::optional<double> predict(Collective collective, const TaskCosts& costs, std::uint64_t segsize,
+                              std::uint64_t msg_bytes, std::vector<std::string>* missing) {
+    const std::uint64_t u = segment_count(msg_bytes, segsize);
+    const auto sequence = task_sequence(collective, u);
+
+    std::size_t leaders = 1;
+    std::vector<std::string> absent;
+    for (const auto& [step, count] : sequence) {
+        const auto found = costs.find(step.task);
+        if (found == costs.end() || found->second.empty()) {
+            if (std::find(absent.begin(), absent.end(), step.task) == absent.end()) absent.push_back(step.task);
+            continue;
+        }
+        for (double value : found->second)
+            if (!std::isfinite(value) || value < 0)
+                throw std::invalid_argument("task " + step.task + ": cost must be finite and >= 0");
+        const std::size_t n = found->second.size();
+        if (n == 1) continue;
+        if (leaders != 1 && leaders != n)
+            throw std::invalid_argument("task " + step.task + " has " + std::to_string(n) +
+                                        " leaders, another task " + std::to_string(leaders));
+        leaders = n;
+    }
+    if (missing) *missing = absent;
+    if (!absent.empty()) return std::nullopt;
+
+    double worst = 0;
+    for (std::size_t leader = 0; leader < leaders; ++leader) {
+        double total = 0;
+        for (const auto& [step, count] : sequence) {
+            const std::vector<double>& values = costs.at(step.task);
+            total += static_cast<double>(count) * values[values.size() == 1 ? 0 : leader];
+        }
+        worst = std::max(worst, total);
+    }
+    return worst;
+}
+
+bool pruned(const Candidate& candidate, int nodes, std::uint64_t msg_bytes, const PruneOptions& prune) {
+    if (!prune.enabled) return false;
+    const auto value_of = [&](const std::string& key) -> std::string {
+        const auto found = candidate.config.find(key);
+        return found == candidate.config.end() ? std::string() : found->second;
+    };
+    const std::string inter = value_of("inter_algo");
+    if (std::find(prune.chain_algos.begin(), prune.chain_algos.end(), inter) != prune.chain_algos.end()) {
+        const double u = static_cast<double>(segment_count(msg_bytes, candidate.segsize));
+        if (u < prune.chain_min_segments_per_node * nodes) return true;
+    }
+    for (const PruneOptions::MinSegsize& rule : prune.min_segsize)
+        if (value_of(rule.param) == rule.value && candidate.segsize < rule.min_segsize) return true;
+    return false;
+}
+
+std::optional<Prediction> best_candidate(Collective collective, const std::vector<Candidate>& candidates,
+                                         int nodes, std::uint64_t msg_bytes, const ModelOptions& options) {
+    // Per configuration, the smallest segment size that covers the message.
+    std::map<std::string, std::uint64_t> smallest_cover;
+    if (options.collapse_oversize_segments)
+        for (const Candidate& c : candidates)
+            if (c.segsize >= msg_bytes && c.segsize > 0) {
+                const std::string key = canonical_params(c.config);
+                const auto found = smallest_cover.find(key);
+                if (found == smallest_cover.end() || c.segsize < found->second) smallest_cover[key] = c.segsize;
+            }
+
+    std::optional<Prediction> best;
+    std::string best_key;
+    for (const Candidate& c : candidates) {
+        const std::string key = canonical_params(c.config);
+        if (options.collapse_oversize_segments && c.segsize > msg_bytes) {
+            const auto found = smallest_cover.find(key);
+            if (found != smallest_cover.end() && c.segsize != found->second) continue;
+        }
+        if (pruned(c, nodes, msg_bytes, options.prune)) continue;
+        const std::optional<double> time = predict(collective, c.costs, c.segsize, msg_bytes);
+        if (!time) continue;
+        const bool better = !best || std::tie(*time, c.segsize, key) <
+                                         std::tie(best->time, best->candidate->segsize, best_key);
+        if (better) {
+            best = Prediction{&c, *time};
+            best_key = key;
+        }
+    }
+    return best;
+}
+
+}  // namespace hiertune::han

@@ -1,0 +1,164 @@
+#include "task_bench.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+#include <stdexcept>
+
+#include "usage_error.hpp"
+
+namespace hiertune {
+
+namespace {
+
+const std::map<std::string, std::set<std::string>>& named_values() {
+    static const std::map<std::string, std::set<std::string>> values{
+        {"inter_algo", {"auto", "sched_binomial", "tsp_kary", "tsp_knomial", "tsp_ring", "seg_linear", "seg_chain",
+                        "seg_pipeline", "seg_binary", "seg_binomial"}},
+        {"intra_algo", {"auto", "binomial", "shm"}}};
+    return values;
+}
+
+bool is_count(const std::string& text, bool positive) {
+    if (text.empty() || text.size() > 10 ||
+        !std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); }))
+        return false;
+    const unsigned long long value = std::stoull(text);
+    return value <= 2147483647ull && (!positive || value > 0);
+}
+
+std::vector<std::string> split(const std::string& text, char separator) {
+    std::vector<std::string> parts;
+    std::size_t start = 0;
+    while (true) {
+        const std::size_t end = text.find(separator, start);
+        parts.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
+        if (end == std::string::npos) return parts;
+        start = end + 1;
+    }
+}
+
+}  // namespace
+
+std::vector<Params> parse_task_configs(const std::string& spec) {
+    std::vector<Params> configs{Params{}};
+    if (spec.empty()) return configs;
+    std::set<std::string> seen;
+    for (const std::string& item : split(spec, ',')) {
+        const std::size_t eq = item.find('=');
+        if (eq == std::string::npos || eq == 0)
+            throw UsageError("configuration item '" + item + "' is not NAME=V[/V...]");
+        const std::string name = item.substr(0, eq);
+        if (!seen.insert(name).second) throw UsageError("configuration parameter '" + name + "' given twice");
+        const std::vector<std::string> values = split(item.substr(eq + 1), '/');
+        for (const std::string& value : values) {
+            bool ok = false;
+            if (named_values().count(name))
+                ok = named_values().at(name).count(value) > 0;
+            else if (name == "inter_k")
+                ok = is_count(value, true);
+            else if (name == "inter_chunk")
+                ok = is_count(value, false);
+            else
+                throw UsageError("unknown configuration parameter '" + name +
+                                 "' (inter_algo, inter_k, inter_chunk, intra_algo; the segment size is --segsize)");
+            if (!ok) throw UsageError("invalid value '" + value + "' for " + name);
+        }
+        std::vector<Params> expanded;
+        for (const Params& config : configs)
+            for (const std::string& value : values) {
+                Params next = config;
+                next[name] = value;
+                expanded.push_back(std::move(next));
+            }
+        configs = std::move(expanded);
+    }
+    return configs;
+}
+
+std::vector<std::uint64_t> task_runs(han::Collective collective, std::uint64_t steady_segments) {
+    if (steady_segments < 4) throw std::invalid_argument("the steady run needs at least 4 segments");
+    if (collective == han::Collective::bcast) return {steady_segments};
+    return {steady_segments, 2, 1};
+}
+
+std::map<std::string, double> tasks_of_run(han::Collective collective, std::uint64_t segments,
+                                           const std::vector<double>& step_times) {
+    const std::uint64_t steps = han::step_count(collective, segments);
+    if (step_times.size() != steps)
+        throw std::invalid_argument("expected " + std::to_string(steps) + " step times, got " +
+                                    std::to_string(step_times.size()));
+    std::map<std::string, double> tasks;
+    std::map<std::string, std::vector<double>> steady;
+    for (std::uint64_t s = 0; s < steps; ++s) {
+        const std::string task = han::step_task(collective, s, segments);
+        // the steady steps repeat; the others occur once per run
+        const bool is_steady = task == (collective == han::Collective::bcast ? "sbib" : "sbibirsr");
+        if (is_steady)
+            steady[task].push_back(step_times[s]);
+        else
+            tasks[task] = step_times[s];
+    }
+    for (const auto& [task, times] : steady) {
+        const std::size_t first = times.size() / 2;  // second half: the pipeline is full
+        double sum = 0;
+        for (std::size_t i = first; i < times.size(); ++i) sum += times[i];
+        tasks[task] = sum / static_cast<double>(times.size() - first);
+    }
+    return tasks;
+}
+
+std::vector<TaskKey> task_keys(const std::string& collective, const Params& config, std::uint64_t segsize) {
+    std::vector<TaskKey> keys;
+    for (const std::string& task : han::task_names(han::parse_collective(collective)))
+        keys.push_back(TaskKey{collective, task, config, segsize});
+    return keys;
+}
+
+std::vector<std::pair<std::string, std::string>> submodule_cvars(const std::string& collective, const Params& config) {
+    const auto value_of = [&](const std::string& key, const std::string& fallback) {
+        const auto found = config.find(key);
+        return found == config.end() ? fallback : found->second;
+    };
+    const std::string inter = value_of("inter_algo", "auto");
+    const std::string intra = value_of("intra_algo", "auto");
+    if (inter.rfind("seg_", 0) == 0)
+        throw UsageError("inter_algo=" + inter + " exists only inside the plugin: no public-API stand-in to time");
+
+    std::vector<std::string> colls{"BCAST"};
+    if (collective == "allreduce") colls.push_back("REDUCE");
+    std::vector<std::pair<std::string, std::string>> cvars;
+    for (const std::string& coll : colls) {
+        const std::string inb = "MPIR_CVAR_I" + coll + "_";
+        cvars.emplace_back(inb + "DEVICE_COLLECTIVE", "0");
+        if (inter == "auto" || inter == "sched_binomial") {
+            cvars.emplace_back(inb + "INTRA_ALGORITHM", inter);
+        } else {
+            cvars.emplace_back(inb + "INTRA_ALGORITHM", "tsp_tree");
+            cvars.emplace_back(inb + "TREE_KVAL", inter == "tsp_ring" ? "1" : value_of("inter_k", "2"));
+            cvars.emplace_back(inb + "TREE_PIPELINE_CHUNK_SIZE", value_of("inter_chunk", "0"));
+        }
+        const std::string b = "MPIR_CVAR_" + coll + "_";
+        if (intra == "shm") {
+            cvars.emplace_back(b + "DEVICE_COLLECTIVE", "1");
+            cvars.emplace_back(b + "INTRA_ALGORITHM", "auto");
+        } else {
+            cvars.emplace_back(b + "DEVICE_COLLECTIVE", "0");
+            cvars.emplace_back(b + "INTRA_ALGORITHM", intra);
+        }
+    }
+    return cvars;
+}
+
+std::vector<std::pair<std::string, std::string>> launch_cvars(const std::string& collective, const Params& config) {
+    const auto found = config.find("inter_algo");
+    const std::string inter = found == config.end() ? "auto" : found->second;
+    std::vector<std::pair<std::string, std::string>> cvars;
+    if (inter.rfind("tsp_", 0) != 0) return cvars;
+    const std::string type = inter == "tsp_knomial" ? "knomial_1" : "kary";
+    cvars.emplace_back("MPIR_CVAR_IBCAST_TREE_TYPE", type);
+    if (collective == "allreduce") cvars.emplace_back("MPIR_CVAR_IREDUCE_TREE_TYPE", type);
+    return cvars;
+}
+
+}  // namespace hiertune

@@ -1,0 +1,71 @@
+// What `hiertune tasks` measures and how its timings become HAN task costs
+// (no MPI here; the runner is tools/src/tasks.cpp).
+//
+// The task benchmarks run the hierarchical pipeline itself for a few segment
+// counts u and time every step on every node leader.  Executing the real
+// prefix gives each task the start time it has in the collective (HAN's
+// "delayed start": sbib(1) starts when that leader's ib(0) ends), and the
+// steady-state cost sbib(s) / sbibirsr(s) is read once the pipeline is full:
+//
+//   bcast      u = K         -> ib, sbib(s), sb
+//   allreduce  u = K, 2, 1   -> sr, irsr, ibirsr, sbibirsr(s), sbibir, sbib, sb;
+//                               ibir (u = 2); ir, ib (u = 1)
+//
+// with K = steady_segments (>= 4).  The steady cost of one repetition is the
+// mean of the second half of its steady steps (the first ones still fill the
+// pipeline, HAN Fig. 3).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "han_model.hpp"
+#include "measure_db.hpp"
+
+namespace hiertune {
+
+// "inter_algo=tsp_kary/tsp_knomial,inter_k=2/4,intra_algo=shm": the hier
+// parameters (JSON names, without segsize) with value lists, multiplied out in
+// the order given.  "" gives one configuration with no parameters (the
+// CVAR defaults).  Throws UsageError for unknown names or values, or a
+// parameter given twice.
+std::vector<Params> parse_task_configs(const std::string& spec);
+
+// The segment counts to run for a collective.
+std::vector<std::uint64_t> task_runs(han::Collective collective, std::uint64_t steady_segments);
+
+// Task costs of one leader and one repetition of a u-segment run, from its
+// per-step times (step_count(collective, u) of them).  Throws
+// std::invalid_argument for a wrong number of steps.
+std::map<std::string, double> tasks_of_run(han::Collective collective, std::uint64_t segments,
+                                           const std::vector<double>& step_times);
+
+// The database keys of one (collective, configuration, segment size) group:
+// one per task name of the collective.
+std::vector<TaskKey> task_keys(const std::string& collective, const Params& config, std::uint64_t segsize);
+
+// The public-API stand-ins for the plugin's submodules of a configuration:
+// control variables (full names) and values that make MPI_Ibcast/MPI_Ireduce on
+// the leaders' communicator and MPI_Bcast/MPI_Reduce on the node communicator
+// run what the hier algorithm runs internally:
+//   inter_algo auto -> I<COLL>_INTRA_ALGORITHM=auto; sched_binomial -> sched_binomial;
+//   tsp_kary/tsp_knomial/tsp_ring -> tsp_tree with I<COLL>_TREE_KVAL inter_k
+//   (ring: 1), I<COLL>_TREE_PIPELINE_CHUNK_SIZE inter_chunk (the tree type:
+//   launch_cvars);
+//   intra_algo binomial/auto -> <COLL>_INTRA_ALGORITHM binomial/auto with the
+//   device collective off; shm -> the device collective on (CH4's own choice).
+// I<COLL>_DEVICE_COLLECTIVE=0 so that the MPIR level reads the algorithm.
+// collective "bcast" uses ibcast/bcast; "allreduce" also ireduce/reduce.
+// Throws UsageError for the plugin-only seg_* inter algorithms.
+std::vector<std::pair<std::string, std::string>> submodule_cvars(const std::string& collective, const Params& config);
+
+// Variables the configuration needs that MPICH 4.0.2 reads only at MPI_Init,
+// so they must be in the environment of the launch: I<COLL>_TREE_TYPE
+// (string; kary for tsp_kary and tsp_ring, knomial_1 for tsp_knomial; unset
+// means kary).  Empty for the other inter algorithms.
+std::vector<std::pair<std::string, std::string>> launch_cvars(const std::string& collective, const Params& config);
+
+}  // namespace hiertune

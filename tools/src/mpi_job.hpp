@@ -1,0 +1,34 @@
+// MPI helpers shared by `hiertune bench` and `hiertune tasks` (defined in bench.cpp).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "measure_db.hpp"
+#include "topology.hpp"
+
+namespace hiertune {
+
+// MPI_T_init_thread .. MPI_T_finalize.
+class MpiToolsSession {
+public:
+    MpiToolsSession();
+    ~MpiToolsSession();
+    MpiToolsSession(const MpiToolsSession&) = delete;
+    MpiToolsSession& operator=(const MpiToolsSession&) = delete;
+};
+
+int world_rank();
+
+// True on every rank iff `ok` on every rank: decisions taken together.
+bool all_ok(bool ok);
+
+// Everything rank 0 needs to describe the job, gathered from all ranks
+// (collective; filled on rank 0 only).
+struct JobFacts {
+    JobDescription job;
+    std::vector<HostLoad> oversubscribed;
+};
+JobFacts gather_job_facts(const std::string& machine);
+
+}  // namespace hiertune

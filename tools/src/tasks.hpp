@@ -1,0 +1,27 @@
+// `hiertune tasks`: the HAN task benchmarks (under mpiexec), see lib/task_bench.hpp.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "measure_db.hpp"
+
+namespace hiertune {
+
+struct TasksOptions {
+    std::vector<std::string> collectives{"bcast"};  // bcast, allreduce
+    std::vector<Params> configs{Params{}};          // hier parameters without segsize
+    std::vector<std::uint64_t> segsizes;            // > 0
+    std::uint64_t steady_segments = 8;              // K of the steady run
+    std::size_t warmup = 3;
+    std::size_t reps = 20;
+    std::string db_path;  // record here, skip what is there
+    std::string machine;
+};
+
+// Runs on every rank; returns the exit status (same on all ranks).
+int run_tasks(const TasksOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace hiertune

@@ -1,0 +1,268 @@
+// Csel JSON tree generation: midpoints, merging, completeness, key validity, =any terminators.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+
+#include "csel_tree.hpp"
+
+namespace hiertune::csel {
+namespace {
+
+const Choice kStock = Choice::stock_tree();
+
+Choice hier(const std::string& segsize) {
+    return Choice::container("MPIR_Bcast_intra_hier", {{"segsize", segsize}, {"inter_algo", "tsp_kary"}});
+}
+
+// A small stand-in for MPICH's generic.json: three collectives, stock chains.
+Json small_stock() {
+    return Json::parse(R"({
+      "collective=bcast": {
+        "comm_type=intra": {
+          "comm_size<8": {"avg_msg_size=any": {"algorithm=MPIR_Bcast_intra_binomial": {}}},
+          "comm_size=any": {
+            "avg_msg_size<=12288": {"algorithm=MPIR_Bcast_intra_binomial": {}},
+            "avg_msg_size=any": {"algorithm=MPIR_Bcast_intra_scatter_ring_allgather": {}}}},
+        "comm_type=inter": {"algorithm=MPIR_Bcast_inter_remote_send_local_bcast": {}}},
+      "collective=allreduce": {
+        "comm_type=intra": {"avg_msg_size=any": {"algorithm=MPIR_Allreduce_intra_recursive_doubling": {}}},
+        "comm_type=inter": {"algorithm=MPIR_Allreduce_inter_reduce_exchange_bcast": {}}},
+      "collective=barrier": {
+        "comm_type=intra": {"algorithm=MPIR_Barrier_intra_dissemination": {}},
+        "comm_type=inter": {"algorithm=MPIR_Barrier_inter_bcast": {}}}
+    })");
+}
+
+std::vector<std::pair<std::uint64_t, Choice>> samples(std::initializer_list<std::pair<std::uint64_t, Choice>> list) {
+    return list;
+}
+
+TEST(CselRules, MidpointBetweenSampledSizes) {
+    std::vector<std::uint64_t> wanted;
+    const auto rules = compact_rules(samples({{1024, kStock}, {4096, kStock}, {16384, hier("8192")},
+                                              {65536, hier("8192")}}),
+                                     {}, &wanted);
+    ASSERT_EQ(rules.size(), 2u);
+    EXPECT_EQ(rules[0].upper, std::optional<std::uint64_t>(10240));  // (4096 + 16384) / 2
+    EXPECT_EQ(rules[0].choice, kStock);
+    EXPECT_FALSE(rules[1].upper);
+    EXPECT_EQ(rules[1].choice, hier("8192"));
+    EXPECT_EQ(wanted, std::vector<std::uint64_t>{10240});
+}
+
+TEST(CselRules, AdjacentSizesNeedNoMidpoint) {
+    std::vector<std::uint64_t> wanted;
+    const auto rules = compact_rules(samples({{7, kStock}, {8, hier("4096")}}), {}, &wanted);
+    ASSERT_EQ(rules.size(), 2u);
+    EXPECT_EQ(*rules[0].upper, 7u);
+    EXPECT_TRUE(wanted.empty());
+}
+
+TEST(CselRules, EqualNeighboursMerge) {
+    const auto rules = compact_rules(samples({{1, hier("4096")}, {2, hier("4096")}, {4, hier("4096")},
+                                              {8, kStock}, {16, kStock}, {32, hier("65536")}}),
+                                     {}, nullptr);
+    ASSERT_EQ(rules.size(), 3u);
+    EXPECT_EQ(*rules[0].upper, 6u);
+    EXPECT_EQ(*rules[1].upper, 24u);
+    EXPECT_FALSE(rules[2].upper);
+    EXPECT_EQ(rules[2].choice, hier("65536"));
+    // one choice everywhere: a single =any rule
+    const auto one = compact_rules(samples({{1, kStock}, {1024, kStock}}), {}, nullptr);
+    ASSERT_EQ(one.size(), 1u);
+    EXPECT_FALSE(one[0].upper);
+}
+
+TEST(CselRules, RequeryAtMidpointGivesThreeRulesThenMerges) {
+    // ACCLAiM: <=A: ALG-A, <C: ALG-B, then ALG-C
+    std::vector<std::uint64_t> asked, wanted;
+    const auto rules = compact_rules(samples({{1000, kStock}, {2000, hier("1024")}}),
+                                     [&](std::uint64_t bytes) -> std::optional<Choice> {
+                                         asked.push_back(bytes);
+                                         return hier("512");
+                                     },
+                                     &wanted);
+    EXPECT_EQ(asked, std::vector<std::uint64_t>{1500});
+    EXPECT_TRUE(wanted.empty());
+    ASSERT_EQ(rules.size(), 3u);
+    EXPECT_EQ(*rules[0].upper, 1000u);
+    EXPECT_EQ(*rules[1].upper, 1999u);
+    EXPECT_EQ(rules[1].choice, hier("512"));
+    // ALG-B = ALG-C: the last two merge
+    const auto merged = compact_rules(samples({{1000, kStock}, {2000, hier("1024")}}),
+                                      [](std::uint64_t) -> std::optional<Choice> { return hier("1024"); }, nullptr);
+    ASSERT_EQ(merged.size(), 2u);
+    EXPECT_EQ(*merged[0].upper, 1000u);
+    // no answer: the midpoint rule
+    const auto guessed = compact_rules(samples({{1000, kStock}, {2000, hier("1024")}}),
+                                       [](std::uint64_t) -> std::optional<Choice> { return std::nullopt; }, nullptr);
+    EXPECT_EQ(*guessed[0].upper, 1500u);
+}
+
+TEST(CselRules, BadInputThrows) {
+    EXPECT_THROW(compact_rules({}, {}, nullptr), std::invalid_argument);
+    EXPECT_THROW(compact_rules(samples({{8, kStock}, {4, kStock}}), {}, nullptr), std::invalid_argument);
+    EXPECT_THROW(compact_rules(samples({{8, kStock}, {8, kStock}}), {}, nullptr), std::invalid_argument);
+}
+
+TEST(CselTree, ContainerNames) {
+    EXPECT_EQ(container_name("bcast", "hier"), "MPIR_Bcast_intra_hier");
+    EXPECT_EQ(container_name("allreduce", "recursive_doubling"), "MPIR_Allreduce_intra_recursive_doubling");
+}
+
+TreeInput bcast_input() {
+    TreeInput input;
+    auto& points = input.choices["bcast"];
+    for (int comm_size : {8, 16})
+        for (int ppn : {2, 4})
+            for (std::uint64_t bytes : {1024u, 4096u, 65536u, 1048576u}) {
+                // large messages on more ranks go hier; 8 ranks with ppn 4 stays stock
+                Choice choice = kStock;
+                if (bytes >= 65536 && !(comm_size == 8 && ppn == 4)) choice = hier(bytes >= 1048576 ? "131072" : "16384");
+                points.push_back({comm_size, ppn, bytes, choice});
+            }
+    return input;
+}
+
+TEST(CselTree, InsertsParentBranchInFrontOfStock) {
+    const Json stock = small_stock();
+    const TreeResult result = build_tree(stock, bcast_input());
+    EXPECT_TRUE(check_tree(result.tree, collectives_of(stock)).empty());
+    const Json& intra = result.tree["collective=bcast"]["comm_type=intra"];
+    ASSERT_EQ(intra.size(), 2u);
+    EXPECT_EQ(intra.begin().key(), "comm_hierarchy=parent");  // file order is the if/else-if order
+    EXPECT_EQ(intra["comm_hierarchy=any"], stock["collective=bcast"]["comm_type=intra"]);
+    // comm sizes 8 and 16 differ (8 with ppn 4 stays stock): midpoint 12
+    const Json& parent = intra["comm_hierarchy=parent"];
+    ASSERT_TRUE(parent.contains("comm_size<=12"));
+    ASSERT_TRUE(parent.contains("comm_size=any"));
+    // under 8 ranks ppn 2 and 4 differ: midpoint 3, chain ended by comm_size=any
+    const Json& small = parent["comm_size<=12"];
+    ASSERT_TRUE(small.contains("comm_avg_ppn<=3"));
+    EXPECT_EQ((--small.end()).key(), "comm_size=any");
+    EXPECT_EQ(small["comm_size=any"], (Json{{"avg_msg_size=any", stock["collective=bcast"]["comm_type=intra"]}}));
+    // 16 ranks: ppn 2 and 4 agree, so no ppn test
+    const Json& big = parent["comm_size=any"];
+    EXPECT_FALSE(big.contains("comm_avg_ppn<=3"));
+    ASSERT_EQ(big.size(), 3u);
+    EXPECT_TRUE(big.contains("avg_msg_size<=34816"));   // (4096 + 65536) / 2
+    EXPECT_TRUE(big.contains("avg_msg_size<=557056"));  // (65536 + 1048576) / 2
+    EXPECT_EQ(big["avg_msg_size=any"],
+              (Json{{"algorithm=MPIR_Bcast_intra_hier", {{"inter_algo=tsp_kary", Json::object()},
+                                                          {"segsize=131072", Json::object()}}}}));
+    // untouched collectives are byte-identical
+    EXPECT_EQ(result.tree["collective=allreduce"], stock["collective=allreduce"]);
+    EXPECT_EQ(result.tree["collective=barrier"], stock["collective=barrier"]);
+    EXPECT_EQ(collectives_of(result.tree), collectives_of(stock));
+    // the midpoints guessed at: two changes for each (comm size, ppn) but (8, 4)
+    ASSERT_EQ(result.wanted.size(), 6u);
+    EXPECT_EQ(result.wanted[0].collective, "bcast");
+    EXPECT_EQ(result.wanted[0].comm_size, 8);
+    EXPECT_EQ(result.wanted[0].ppn, 2);
+    EXPECT_EQ(result.wanted[0].msg_bytes, 34816u);
+}
+
+TEST(CselTree, AllStockLeavesTheCollectiveAlone) {
+    TreeInput input;
+    input.choices["allreduce"] = {{8, 2, 8, kStock}, {8, 2, 1024, kStock}};
+    const TreeResult result = build_tree(small_stock(), input);
+    EXPECT_EQ(result.tree, small_stock());
+    EXPECT_EQ(result.unchanged, std::vector<std::string>{"allreduce"});
+}
+
+TEST(CselTree, BadInputIsRefused) {
+    TreeInput input;
+    input.choices["reduce"] = {{8, 2, 8, hier("1024")}};
+    EXPECT_THROW(build_tree(small_stock(), input), TreeError);  // no reduce in this stock tree
+    input.choices.clear();
+    input.choices["bcast"] = {{8, 2, 8, hier("1024")}, {8, 2, 8, kStock}};
+    EXPECT_THROW(build_tree(small_stock(), input), std::invalid_argument);
+    input.choices["bcast"] = {{8, 2, 8, kStock}, {8, 2, 1ull << 33, hier("1024")}};
+    EXPECT_THROW(build_tree(small_stock(), input), std::invalid_argument);  // midpoint beyond int
+}
+
+TEST(CselTree, RoundTripThroughAFile) {
+    const TreeResult result = build_tree(small_stock(), bcast_input());
+    const std::string path = ::testing::TempDir() + "hiertune_tree_test.json";
+    save_tree(result.tree, path);
+    const Json back = load_tree(path);
+    std::filesystem::remove(path);
+    EXPECT_EQ(back, result.tree);  // order kept
+    EXPECT_TRUE(check_tree(back, {"bcast", "allreduce", "barrier"}).empty());
+    EXPECT_THROW(load_tree(path), TreeError);
+}
+
+TEST(CselCheck, FindsWhatMpichWouldAssertOn) {
+    const auto problems_of = [](const char* text, std::vector<std::string> required = {}) {
+        return check_tree(Json::parse(text), required);
+    };
+    EXPECT_EQ(problems_of(R"({"collective=bcast": {"comm_size<=8": {"algorithm=MPIR_Bcast_intra_binomial": {}}}})").size(), 1u);  // no =any
+    EXPECT_EQ(problems_of(R"({"collective=bcast": {"comm_size=any": {"algorithm=MPIR_Bcast_intra_binomial": {}},
+                                                    "comm_size<=8": {"algorithm=MPIR_Bcast_intra_smp": {}}}})")
+                  .size(),
+              2u);  // =any not last, chain does not end with =any
+    EXPECT_EQ(problems_of(R"({"collective=bcast": {"avg_msg_size<=x": {"algorithm=MPIR_Bcast_intra_binomial": {}},
+                                                    "avg_msg_size=any": {"algorithm=MPIR_Bcast_intra_binomial": {}}}})")
+                  .size(),
+              1u);
+    EXPECT_EQ(problems_of(R"({"collective=bcast": {"comm_sise=any": {"algorithm=MPIR_Bcast_intra_binomial": {}}}})").size(), 1u);
+    EXPECT_EQ(problems_of(R"({"collective=bcast": {"comm_type=intra": {}}})").size(), 1u);
+    EXPECT_EQ(problems_of(R"({"collective=bcast": {"comm_type=intra": {"algorithm=MPIR_Bcast_intra_binomial": {}, "comm_size=any": {}}}})")
+                  .size(),
+              1u);
+    EXPECT_EQ(problems_of(R"({"collective=bcast": {"algorithm=MPIR_Bcast_intra_hier": {"segsize=-1": {},
+                                                    "inter_algo=tree": {}, "inter_k=3": {}}}})")
+                  .size(),
+              2u);
+    EXPECT_EQ(problems_of(R"({"collective=bcast": {"algorithm=MPIR_Bcast_intra_hier": {"inter_algo=seg_chain": {},
+                                                    "intra_algo=shm": {}, "inter_chunk=0": {}}}})")
+                  .size(),
+              0u);
+    EXPECT_EQ(problems_of(R"({"collective=bcast": {"algorithm=MPIR_Bcast_intra_seg_binary": {"segsize=8192": {},
+                                                    "fanout=0": {}, "window=2": {}}}})")
+                  .size(),
+              2u);
+    EXPECT_EQ(problems_of(R"({"collective=gather": {"algorithm=MPIR_Gather_intra_binomial": {}}})", {"gather", "reduce"}).size(), 1u);
+    EXPECT_EQ(problems_of(R"({"collective=allreduce": {"algorithm=MPIR_Allreduce_intra_binomial": {}}})").size(),
+              1u);  // what MPICH asserts on ("unrecognized key")
+    EXPECT_EQ(problems_of(R"({"collective=bcast": {"comm_type=intra": {"comm_avg_ppn<=2": {"algorithm=MPIR_Bcast_intra_binomial": {}},
+                                                    "comm_size=any": {"algorithm=MPIR_Bcast_intra_smp": {}}}}})")
+                  .size(),
+              0u);
+}
+
+// MPICH's own generic.json, when a build is around (MPICH_GENERIC_JSON or the usual place).
+std::string generic_json() {
+    if (const char* env = std::getenv("MPICH_GENERIC_JSON")) return env;
+    for (const char* path : {"build/mpich-4.0.2/maint/tuning/coll/mpir/generic.json",
+                             "../build/mpich-4.0.2/maint/tuning/coll/mpir/generic.json",
+                             "/work/main/build/mpich-4.0.2/maint/tuning/coll/mpir/generic.json"})
+        if (std::filesystem::exists(path)) return path;
+    return "";
+}
+
+TEST(CselTree, MpichGenericTreeStaysComplete) {
+    const std::string path = generic_json();
+    if (path.empty()) GTEST_SKIP() << "no MPICH generic.json (set MPICH_GENERIC_JSON)";
+    const Json stock = load_tree(path);
+    const std::vector<std::string> all = collectives_of(stock);
+    EXPECT_EQ(all.size(), 44u);
+    EXPECT_TRUE(check_tree(stock, all).empty()) << check_tree(stock, all).front();
+    TreeInput input = bcast_input();
+    input.choices["allreduce"] = {{8, 2, 8, kStock},
+                                  {8, 2, 65536, Choice::container("MPIR_Allreduce_intra_hier",
+                                                                  {{"segsize", "8192"}, {"intra_algo", "shm"}})}};
+    input.choices["reduce"] = {{8, 2, 65536, Choice::container("MPIR_Reduce_intra_hier", {{"segsize", "4096"}})}};
+    const TreeResult result = build_tree(stock, input);
+    const auto problems = check_tree(result.tree, all);
+    EXPECT_TRUE(problems.empty()) << problems.front();
+    EXPECT_EQ(collectives_of(result.tree), all);
+    EXPECT_EQ(result.tree["collective=reduce"]["comm_type=intra"]["comm_hierarchy=parent"],
+              (Json{{"comm_size=any", {{"avg_msg_size=any", {{"algorithm=MPIR_Reduce_intra_hier",
+                                                              {{"segsize=4096", Json::object()}}}}}}}}));
+}
+
+}  // namespace
+}  // namespace hiertune::csel

@@ -1,0 +1,177 @@
+// `hiertune generate` library: measured points and task benchmarks to a tree.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+
+#include "generate.hpp"
+#include "usage_error.hpp"
+
+namespace hiertune {
+namespace {
+
+namespace fs = std::filesystem;
+using csel::Choice;
+using csel::Json;
+
+class GenerateTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        std::string pattern = ::testing::TempDir() + "hiertune_gen_XXXXXX";
+        ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+        dir_ = pattern;
+        db_.emplace(MeasureDb::open((dir_ / "m.sqlite").string()));
+    }
+    void TearDown() override {
+        db_.reset();
+        fs::remove_all(dir_);
+    }
+    JobId job(int ranks, int nodes, const std::string& placement = "block") {
+        return db_->find_or_create_job(JobDescription{"box", ranks, nodes, (ranks + nodes - 1) / nodes, placement, "b"});
+    }
+    void point(JobId job, const std::string& coll, std::uint64_t bytes, const std::string& algo, Params params,
+               double median) {
+        Summary s;
+        s.n = 10;
+        s.median = s.ci_lo = s.ci_hi = s.min = s.max = s.mean = median;
+        s.converged = true;
+        db_->record_point(job, PointKey{coll, bytes, algo, std::move(params)}, s);
+    }
+    void task(JobId job, const std::string& name, const Params& config, std::uint64_t seg, std::vector<double> leaders) {
+        std::vector<TaskTiming> timings;
+        for (std::size_t i = 0; i < leaders.size(); ++i) {
+            Summary s;
+            s.n = 10;
+            s.median = s.ci_lo = s.ci_hi = s.min = s.max = s.mean = leaders[i];
+            timings.push_back({static_cast<int>(i), s});
+        }
+        db_->record_task(job, TaskKey{"bcast", name, config, seg}, timings);
+    }
+
+    fs::path dir_;
+    std::optional<MeasureDb> db_;
+};
+
+Json stock() {
+    return Json::parse(R"({
+      "collective=bcast": {"comm_type=intra": {"algorithm=MPIR_Bcast_intra_binomial": {}},
+                           "comm_type=inter": {"algorithm=MPIR_Bcast_inter_remote_send_local_bcast": {}}},
+      "collective=reduce": {"comm_type=intra": {"algorithm=MPIR_Reduce_intra_binomial": {}}},
+      "collective=allreduce": {"comm_type=intra": {"algorithm=MPIR_Allreduce_intra_recursive_doubling": {}}},
+      "collective=barrier": {"comm_type=intra": {"algorithm=MPIR_Barrier_intra_dissemination": {}}}
+    })");
+}
+
+TEST(GenerateMapping, PointsToChoices) {
+    EXPECT_EQ(choice_of_point(PointKey{"bcast", 8, "default", {}}), Choice::stock_tree());
+    EXPECT_EQ(choice_of_point(PointKey{"bcast", 8, "binomial", {}}),
+              Choice::container("MPIR_Bcast_intra_binomial"));
+    EXPECT_EQ(choice_of_point(PointKey{"allreduce", 8, "hier",
+                                       {{"MPIR_CVAR_ALLREDUCE_HIER_SEGSIZE", "8192"},
+                                        {"MPIR_CVAR_ALLREDUCE_HIER_INTER_ALGORITHM", "tsp_kary"},
+                                        {"MPIR_CVAR_ALLREDUCE_HIER_INTER_KVAL", "3"},
+                                        {"MPIR_CVAR_ALLREDUCE_HIER_INTER_CHUNK_SIZE", "1024"},
+                                        {"MPIR_CVAR_ALLREDUCE_HIER_INTRA_ALGORITHM", "shm"}}}),
+              Choice::container("MPIR_Allreduce_intra_hier", {{"segsize", "8192"},
+                                                              {"inter_algo", "tsp_kary"},
+                                                              {"inter_k", "3"},
+                                                              {"inter_chunk", "1024"},
+                                                              {"intra_algo", "shm"}}));
+    EXPECT_EQ(choice_of_point(PointKey{"reduce", 8, "seg_chain",
+                                       {{"MPIR_CVAR_REDUCE_SEG_SEGSIZE", "4096"}, {"MPIR_CVAR_REDUCE_SEG_FANOUT", "2"}}}),
+              Choice::container("MPIR_Reduce_intra_seg_chain", {{"segsize", "4096"}, {"fanout", "2"}}));
+    EXPECT_FALSE(choice_of_point(PointKey{"bcast", 8, "seg_chain", {{"MPIR_CVAR_BCAST_SEG_WINDOW", "4"}}}));
+    EXPECT_EQ(choice_of_point(PointKey{"reduce", 8, "nb", {}}), Choice::container("MPIR_Reduce_allcomm_nb"));
+    EXPECT_FALSE(choice_of_point(PointKey{"allreduce", 8, "binomial", {}}));  // no such container
+    // not expressible: another collective's variable, a foreign variable, parameters of a stock algorithm
+    EXPECT_FALSE(choice_of_point(PointKey{"bcast", 8, "hier", {{"MPIR_CVAR_REDUCE_HIER_SEGSIZE", "1"}}}));
+    EXPECT_FALSE(choice_of_point(PointKey{"bcast", 8, "hier", {{"MPIR_CVAR_POLLS_BEFORE_YIELD", "1"}}}));
+    EXPECT_FALSE(choice_of_point(PointKey{"bcast", 8, "binomial", {{"MPIR_CVAR_BCAST_TREE_KVAL", "4"}}}));
+    EXPECT_FALSE(choice_of_point(PointKey{"bcast", 8, "default", {{"MPIR_CVAR_BCAST_TREE_KVAL", "4"}}}));
+    EXPECT_EQ(tree_position(JobDescription{"m", 7, 3, 3, "block", ""}), (std::pair<int, int>{7, 3}));
+}
+
+TEST_F(GenerateTest, MeasuredBestPerSizeBecomesRules) {
+    const JobId j = job(8, 4);
+    const Params seg64k{{"MPIR_CVAR_BCAST_HIER_SEGSIZE", "65536"}};
+    for (std::uint64_t bytes : {1024u, 4096u, 65536u, 262144u}) {
+        point(j, "bcast", bytes, "default", {}, bytes < 65536 ? 1.0 : 5.0);
+        point(j, "bcast", bytes, "hier", seg64k, bytes < 65536 ? 2.0 : 3.0);
+        point(j, "bcast", bytes, "hier", {{"MPIR_CVAR_POLLS_BEFORE_YIELD", "1"}}, 0.1);  // fastest, not expressible
+    }
+    GenerateOptions options;
+    options.collectives = {"bcast"};
+    const GenerateReport report = generate_tree(*db_, stock(), options);
+    const Json& parent = report.tree.tree["collective=bcast"]["comm_type=intra"]["comm_hierarchy=parent"];
+    ASSERT_TRUE(parent.contains("comm_size=any"));
+    const Json& chain = parent["comm_size=any"];
+    ASSERT_EQ(chain.size(), 2u);
+    EXPECT_EQ(chain["avg_msg_size<=34816"], stock()["collective=bcast"]["comm_type=intra"]);
+    EXPECT_EQ(chain["avg_msg_size=any"],
+              (Json{{"algorithm=MPIR_Bcast_intra_hier", {{"segsize=65536", Json::object()}}}}));
+    ASSERT_EQ(report.tree.wanted.size(), 1u);
+    EXPECT_EQ(report.tree.wanted[0].msg_bytes, 34816u);
+    EXPECT_TRUE(csel::check_tree(report.tree.tree, {"bcast", "reduce", "allreduce", "barrier"}).empty());
+    const bool mentions_skipped = std::any_of(report.lines.begin(), report.lines.end(), [](const std::string& line) {
+        return line.find("4 measured points skipped") != std::string::npos;
+    });
+    EXPECT_TRUE(mentions_skipped);
+}
+
+TEST_F(GenerateTest, ModelPicksHierAgainstMeasuredStock) {
+    const JobId j = job(8, 4);
+    const Params kary{{"inter_algo", "tsp_kary"}, {"intra_algo", "shm"}};
+    // fs = 16K: ib 10, sbib 6, sb 2 (two leaders, leader 1 slower on sbib)
+    task(j, "ib", kary, 16384, {10, 10});
+    task(j, "sbib", kary, 16384, {6, 7});
+    task(j, "sb", kary, 16384, {2, 2});
+    // stock: 5 at 1K, 100 at 64K (hier predicts 12 at 1K, 10 + 3*7 + 2 = 33 at 64K)
+    point(j, "bcast", 1024, "default", {}, 5);
+    point(j, "bcast", 65536, "default", {}, 100);
+    GenerateOptions options;
+    options.source = GenerateSource::model;
+    options.collectives = {"bcast"};
+    const GenerateReport report = generate_tree(*db_, stock(), options);
+    const Json& chain =
+        report.tree.tree["collective=bcast"]["comm_type=intra"]["comm_hierarchy=parent"]["comm_size=any"];
+    ASSERT_EQ(chain.size(), 2u);
+    EXPECT_TRUE(chain.contains("avg_msg_size<=33280"));
+    EXPECT_EQ(chain["avg_msg_size=any"],
+              (Json{{"algorithm=MPIR_Bcast_intra_hier",
+                     {{"inter_algo=tsp_kary", Json::object()}, {"intra_algo=shm", Json::object()},
+                      {"segsize=16384", Json::object()}}}}));
+
+    // explicit sizes and no stock: pure model, midpoints asked of the model (none wanted)
+    options.sizes = {1024, 1u << 20};
+    const GenerateReport sized = generate_tree(*db_, stock(), options);
+    EXPECT_TRUE(csel::check_tree(sized.tree.tree).empty());
+}
+
+TEST_F(GenerateTest, ErrorsAreUsageErrors) {
+    GenerateOptions options;
+    EXPECT_THROW(generate_tree(*db_, stock(), options), UsageError);  // empty database
+    const JobId a = job(8, 4, "block");
+    const JobId b = job(8, 4, "round-robin");
+    point(a, "bcast", 8, "default", {}, 1);
+    point(b, "bcast", 8, "binomial", {}, 1);
+    EXPECT_THROW(generate_tree(*db_, stock(), options), UsageError);  // same tree position
+    options.jobs = {a};
+    EXPECT_NO_THROW(generate_tree(*db_, stock(), options));
+    options.jobs = {99};
+    EXPECT_THROW(generate_tree(*db_, stock(), options), UsageError);
+    options.jobs = {};
+    options.collectives = {"gather"};
+    EXPECT_THROW(generate_tree(*db_, stock(), options), UsageError);
+    options.collectives = {"reduce"};
+    options.source = GenerateSource::model;
+    EXPECT_THROW(generate_tree(*db_, stock(), options), UsageError);
+    options.source = GenerateSource::measured;
+    options.collectives = {"bcast"};
+    options.jobs = {b};
+    Json no_bcast = stock();
+    no_bcast.erase("collective=bcast");
+    EXPECT_THROW(generate_tree(*db_, no_bcast, options), csel::TreeError);
+}
+
+}  // namespace
+}  // namespace hiertune

@@ -1,0 +1,152 @@
+// HAN task-based cost model: hand-computed eq. (3) and (4), short pipelines, selection.
+#include <gtest/gtest.h>
+
+#include "han_model.hpp"
+
+namespace hiertune::han {
+namespace {
+
+TEST(HanModel, SegmentCount) {
+    EXPECT_EQ(segment_count(0, 100), 1u);
+    EXPECT_EQ(segment_count(1, 100), 1u);
+    EXPECT_EQ(segment_count(100, 100), 1u);
+    EXPECT_EQ(segment_count(101, 100), 2u);
+    EXPECT_EQ(segment_count(350, 100), 4u);
+    EXPECT_THROW(segment_count(10, 0), std::invalid_argument);
+}
+
+TEST(HanModel, BcastTaskSequence) {
+    const auto u1 = task_sequence(Collective::bcast, 1);
+    ASSERT_EQ(u1.size(), 2u);
+    EXPECT_EQ(u1[0].first.task, "ib");
+    EXPECT_EQ(u1[1].first.task, "sb");
+    const auto u4 = task_sequence(Collective::bcast, 4);
+    ASSERT_EQ(u4.size(), 3u);
+    EXPECT_EQ(u4[1].first.task, "sbib");
+    EXPECT_TRUE(u4[1].first.steady);
+    EXPECT_EQ(u4[1].second, 3u);
+}
+
+TEST(HanModel, AllreduceTaskSequences) {
+    using V = std::vector<std::string>;
+    EXPECT_EQ(required_tasks(Collective::allreduce, 1), (V{"sr", "ir", "ib", "sb"}));
+    EXPECT_EQ(required_tasks(Collective::allreduce, 2), (V{"sr", "irsr", "ibir", "sbib", "sb"}));
+    EXPECT_EQ(required_tasks(Collective::allreduce, 3), (V{"sr", "irsr", "ibirsr", "sbibir", "sbib", "sb"}));
+    EXPECT_EQ(required_tasks(Collective::allreduce, 9),
+              (V{"sr", "irsr", "ibirsr", "sbibirsr", "sbibir", "sbib", "sb"}));
+    const auto u9 = task_sequence(Collective::allreduce, 9);
+    ASSERT_EQ(u9.size(), 7u);
+    EXPECT_TRUE(u9[3].first.steady);
+    EXPECT_EQ(u9[3].second, 6u);  // sbibirsr(3..8)
+    std::uint64_t steps = 0;
+    for (const auto& [step, count] : u9) steps += count;
+    EXPECT_EQ(steps, 9u + 3u);  // the plugin's loop runs u+3 steps
+}
+
+// Eq. (3): max_i ib_i(0) + (u-1) sbib_i(s) + sb_i, two leaders.
+TEST(HanModel, BcastEquation3ByHand) {
+    const TaskCosts costs{{"ib", {1.0, 2.0}}, {"sbib", {3.0, 2.5}}, {"sb", {0.5, 0.5}}};
+    // u = 4: leader 0: 1 + 3*3 + 0.5 = 10.5; leader 1: 2 + 3*2.5 + 0.5 = 10
+    EXPECT_DOUBLE_EQ(*predict(Collective::bcast, costs, 100, 350), 10.5);
+    // u = 2: 1 + 3 + 0.5 = 4.5; 2 + 2.5 + 0.5 = 5
+    EXPECT_DOUBLE_EQ(*predict(Collective::bcast, costs, 100, 200), 5.0);
+    // u = 1 (and an empty message): ib + sb; 1.5 vs 2.5
+    EXPECT_DOUBLE_EQ(*predict(Collective::bcast, costs, 100, 100), 2.5);
+    EXPECT_DOUBLE_EQ(*predict(Collective::bcast, costs, 100, 0), 2.5);
+    // u = 1001: leader 0: 1 + 1000*3 + 0.5; leader 1: 2 + 1000*2.5 + 0.5
+    EXPECT_DOUBLE_EQ(*predict(Collective::bcast, costs, 1, 1001), 3001.5);
+}
+
+TEST(HanModel, SingleValueAppliesToEveryLeader) {
+    const TaskCosts costs{{"ib", {1.0, 2.0}}, {"sbib", {3.0}}, {"sb", {0.5}}};
+    // u = 3: leader 0: 1 + 6 + 0.5; leader 1: 2 + 6 + 0.5
+    EXPECT_DOUBLE_EQ(*predict(Collective::bcast, costs, 10, 30), 8.5);
+}
+
+// Eq. (4) with the closing sb(u-1), and u = 1, 2 from the task sequence.
+TEST(HanModel, AllreduceEquation4ByHand) {
+    const TaskCosts costs{{"sr", {1}},   {"ir", {2}},       {"irsr", {3}},   {"ib", {4}},
+                          {"ibir", {5}}, {"ibirsr", {6}},   {"sbibirsr", {7}}, {"sbibir", {8}},
+                          {"sbib", {9}}, {"sb", {10}}};
+    EXPECT_DOUBLE_EQ(*predict(Collective::allreduce, costs, 8, 8), 1 + 2 + 4 + 10.0);
+    EXPECT_DOUBLE_EQ(*predict(Collective::allreduce, costs, 8, 16), 1 + 3 + 5 + 9 + 10.0);
+    EXPECT_DOUBLE_EQ(*predict(Collective::allreduce, costs, 8, 24), 1 + 3 + 6 + 8 + 9 + 10.0);
+    // u = 5: sr + irsr + ibirsr + 2 sbibirsr + sbibir + sbib + sb
+    EXPECT_DOUBLE_EQ(*predict(Collective::allreduce, costs, 8, 40), 1 + 3 + 6 + 2 * 7 + 8 + 9 + 10.0);
+}
+
+TEST(HanModel, AllreduceMaxOverLeaders) {
+    const TaskCosts costs{{"sr", {1, 1}},      {"irsr", {3, 2}},   {"ibirsr", {6, 5}}, {"sbibirsr", {7, 8}},
+                          {"sbibir", {8, 8}}, {"sbib", {9, 9}},   {"sb", {10, 10}}};
+    // u = 4: leader 0: 1+3+6+7+8+9+10 = 44; leader 1: 1+2+5+8+8+9+10 = 43
+    EXPECT_DOUBLE_EQ(*predict(Collective::allreduce, costs, 1, 4), 44.0);
+    // u = 10: leader 0: 44 + 6*7 = 86; leader 1: 43 + 6*8 = 91
+    EXPECT_DOUBLE_EQ(*predict(Collective::allreduce, costs, 1, 10), 91.0);
+}
+
+TEST(HanModel, MissingTasksAndBadInput) {
+    const TaskCosts costs{{"ib", {1.0}}, {"sb", {0.5}}};
+    EXPECT_DOUBLE_EQ(*predict(Collective::bcast, costs, 100, 50), 1.5);
+    std::vector<std::string> missing;
+    EXPECT_FALSE(predict(Collective::bcast, costs, 100, 150, &missing));
+    EXPECT_EQ(missing, std::vector<std::string>{"sbib"});
+    EXPECT_THROW(predict(Collective::bcast, {{"ib", {1, 2}}, {"sb", {1, 2, 3}}}, 10, 5), std::invalid_argument);
+    EXPECT_THROW(predict(Collective::bcast, {{"ib", {-1}}, {"sb", {1}}}, 10, 5), std::invalid_argument);
+    EXPECT_THROW(predict(Collective::bcast, costs, 0, 5), std::invalid_argument);
+    EXPECT_THROW(parse_collective("reduce"), std::invalid_argument);
+}
+
+Candidate bcast_candidate(const std::string& inter, std::uint64_t fs, double ib, double sbib, double sb) {
+    return Candidate{Params{{"inter_algo", inter}}, fs, TaskCosts{{"ib", {ib}}, {"sbib", {sbib}}, {"sb", {sb}}}};
+}
+
+TEST(HanModel, BestCandidateCrossover) {
+    // small segments: cheap start, dearer steady state; large: the opposite
+    const std::vector<Candidate> candidates{bcast_candidate("tsp_kary", 100, 1, 2, 1),
+                                            bcast_candidate("tsp_knomial", 1000, 5, 3, 1)};
+    // m = 100: kary u=1: 2; knomial u=1: 6
+    auto best = best_candidate(Collective::bcast, candidates, 4, 100);
+    ASSERT_TRUE(best);
+    EXPECT_EQ(best->candidate->config.at("inter_algo"), "tsp_kary");
+    EXPECT_DOUBLE_EQ(best->time, 2.0);
+    // m = 10000: kary u=100: 1 + 99*2 + 1 = 200; knomial u=10: 5 + 27 + 1 = 33
+    best = best_candidate(Collective::bcast, candidates, 4, 10000);
+    ASSERT_TRUE(best);
+    EXPECT_EQ(best->candidate->config.at("inter_algo"), "tsp_knomial");
+    EXPECT_DOUBLE_EQ(best->time, 33.0);
+    EXPECT_FALSE(best_candidate(Collective::allreduce, candidates, 4, 10));  // no allreduce tasks
+}
+
+TEST(HanModel, OversizeSegmentsCollapse) {
+    // fs = 4096 and 65536 both cover a 1000-byte message: only the smaller counts
+    const std::vector<Candidate> candidates{bcast_candidate("tsp_kary", 4096, 3, 1, 3),
+                                            bcast_candidate("tsp_kary", 65536, 1, 1, 1)};
+    auto best = best_candidate(Collective::bcast, candidates, 2, 1000);
+    EXPECT_EQ(best->candidate->segsize, 4096u);
+    ModelOptions literal;
+    literal.collapse_oversize_segments = false;
+    best = best_candidate(Collective::bcast, candidates, 2, 1000, literal);
+    EXPECT_EQ(best->candidate->segsize, 65536u);
+}
+
+TEST(HanModel, PruningIsOptional) {
+    const std::vector<Candidate> candidates{bcast_candidate("tsp_ring", 100, 1, 1, 1),
+                                            bcast_candidate("tsp_kary", 100, 2, 2, 2)};
+    // 3 segments on 8 nodes: the chain wins unpruned, is skipped pruned
+    EXPECT_EQ(best_candidate(Collective::bcast, candidates, 8, 300)->candidate->config.at("inter_algo"), "tsp_ring");
+    ModelOptions options;
+    options.prune.enabled = true;
+    EXPECT_EQ(best_candidate(Collective::bcast, candidates, 8, 300, options)->candidate->config.at("inter_algo"),
+              "tsp_kary");
+    // 8 segments fill it
+    EXPECT_EQ(best_candidate(Collective::bcast, candidates, 8, 800, options)->candidate->config.at("inter_algo"),
+              "tsp_ring");
+    const std::vector<Candidate> seg{bcast_candidate("seg_pipeline", 100, 1, 1, 1), candidates[1]};
+    EXPECT_EQ(best_candidate(Collective::bcast, seg, 8, 300, options)->candidate->config.at("inter_algo"), "tsp_kary");
+    options.prune.min_segsize.push_back({"inter_algo", "tsp_ring", 1000});
+    EXPECT_EQ(best_candidate(Collective::bcast, candidates, 8, 800, options)->candidate->config.at("inter_algo"),
+              "tsp_kary");
+}
+
+}  // namespace
+}  // namespace hiertune::han

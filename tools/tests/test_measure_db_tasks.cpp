@@ -1,0 +1,250 @@
+// Task benchmarks in the measurement database (schema v2): storage, resume,
+// atomicity under SIGKILL, upgrade of a version-1 file.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "measure_db.hpp"
+
+namespace hiertune {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TaskDbTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        std::string pattern = ::testing::TempDir() + "hiertune_taskdb_XXXXXX";
+        ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+        dir_ = pattern;
+        path_ = (dir_ / "measurements.sqlite").string();
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+
+    fs::path dir_;
+    std::string path_;
+};
+
+JobDescription job_description() {
+    return JobDescription{"testbox", 8, 4, 2, "block", "4.0.2 ch4:ofi fast"};
+}
+
+Summary summary(double median) {
+    Summary s;
+    s.n = 30;
+    s.median = median;
+    s.ci_lo = 0.95 * median;
+    s.ci_hi = 1.05 * median;
+    s.min = 0.9 * median;
+    s.max = 2 * median;
+    s.mean = 1.1 * median;
+    s.converged = true;
+    return s;
+}
+
+TaskKey task(const std::string& name, std::uint64_t seg, const std::string& inter = "tsp_kary") {
+    return TaskKey{"bcast", name, Params{{"inter_algo", inter}, {"intra_algo", "shm"}}, seg};
+}
+
+std::vector<TaskTiming> leaders(double base, int count) {
+    std::vector<TaskTiming> timings;
+    for (int leader = 0; leader < count; ++leader) timings.push_back({leader, summary(base + leader)});
+    return timings;
+}
+
+int sql(const std::string& path, const std::string& text) {
+    sqlite3* db = nullptr;
+    if (sqlite3_open(path.c_str(), &db) != SQLITE_OK) return -1;
+    const int rc = sqlite3_exec(db, text.c_str(), nullptr, nullptr, nullptr);
+    sqlite3_close(db);
+    return rc;
+}
+
+std::string sql_value(const std::string& path, const std::string& query) {
+    sqlite3* db = nullptr;
+    std::string result;
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_open(path.c_str(), &db) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, query.c_str(), -1, &stmt, nullptr) == SQLITE_OK &&
+        sqlite3_step(stmt) == SQLITE_ROW && sqlite3_column_text(stmt, 0))
+        result = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
+    sqlite3_finalize(stmt);
+    sqlite3_close(db);
+    return result;
+}
+
+TEST_F(TaskDbTest, PerLeaderAndMaxTimingsRoundTrip) {
+    MeasureDb db = MeasureDb::open(path_);
+    const JobId job = db.find_or_create_job(job_description());
+    EXPECT_TRUE(db.record_task(job, task("sbib", 65536), leaders(1e-3, 4)));
+    EXPECT_TRUE(db.record_task(job, task("ib", 65536), {{kMaxOverLeaders, summary(2e-3)}}));
+    EXPECT_TRUE(db.has_task(job, task("ib", 65536)));
+    EXPECT_FALSE(db.has_task(job, task("ib", 4096)));
+    EXPECT_EQ(db.count_tasks(job), 2u);
+
+    const std::vector<StoredTask> stored = db.tasks(job);
+    ASSERT_EQ(stored.size(), 2u);
+    EXPECT_EQ(stored[0].key, task("ib", 65536));  // ordered by task name
+    ASSERT_EQ(stored[0].timings.size(), 1u);
+    EXPECT_EQ(stored[0].timings[0].leader, kMaxOverLeaders);
+    EXPECT_EQ(stored[0].timings[0].summary.median, 2e-3);
+    EXPECT_EQ(stored[1].key, task("sbib", 65536));
+    ASSERT_EQ(stored[1].timings.size(), 4u);
+    for (int leader = 0; leader < 4; ++leader) {
+        EXPECT_EQ(stored[1].timings[leader].leader, leader);
+        EXPECT_EQ(stored[1].timings[leader].summary.median, 1e-3 + leader);
+        EXPECT_EQ(stored[1].timings[leader].summary.max, 2 * (1e-3 + leader));
+    }
+    EXPECT_FALSE(stored[1].measured_at.empty());
+    EXPECT_EQ(sql_value(path_, "SELECT config FROM tasks LIMIT 1"), "inter_algo=tsp_kary;intra_algo=shm");
+}
+
+TEST_F(TaskDbTest, RecordingTheSameTaskTwiceKeepsTheFirst) {
+    MeasureDb db = MeasureDb::open(path_);
+    const JobId job = db.find_or_create_job(job_description());
+    EXPECT_TRUE(db.record_task(job, task("sb", 4096), leaders(1.0, 2)));
+    EXPECT_FALSE(db.record_task(job, task("sb", 4096), leaders(5.0, 3)));
+    const auto stored = db.tasks(job);
+    ASSERT_EQ(stored.size(), 1u);
+    ASSERT_EQ(stored[0].timings.size(), 2u);
+    EXPECT_EQ(stored[0].timings[0].summary.median, 1.0);
+}
+
+TEST_F(TaskDbTest, InvalidTasksAreRejectedAndNothingIsWritten) {
+    MeasureDb db = MeasureDb::open(path_);
+    const JobId job = db.find_or_create_job(job_description());
+    EXPECT_THROW(db.record_task(job, task("sb", 4096), {}), std::invalid_argument);
+    EXPECT_THROW(db.record_task(job, task("sb", 0), leaders(1, 1)), std::invalid_argument);
+    EXPECT_THROW(db.record_task(job, task("", 4096), leaders(1, 1)), std::invalid_argument);
+    EXPECT_THROW(db.record_task(job, TaskKey{"", "sb", {}, 4096}, leaders(1, 1)), std::invalid_argument);
+    EXPECT_THROW(db.record_task(job, task("sb", 4096), {{0, summary(1)}, {0, summary(2)}}), std::invalid_argument);
+    EXPECT_THROW(db.record_task(job, task("sb", 4096), {{-2, summary(1)}}), std::invalid_argument);
+    Summary unordered = summary(1);
+    unordered.min = 5;
+    EXPECT_THROW(db.record_task(job, task("sb", 4096), {{0, summary(1)}, {1, unordered}}), std::invalid_argument);
+    EXPECT_THROW(db.record_task(job + 7, task("sb", 4096), leaders(1, 2)), std::invalid_argument);
+    EXPECT_EQ(db.count_tasks(job), 0u);
+    EXPECT_EQ(sql_value(path_, "SELECT count(*) FROM tasks"), "0");
+}
+
+TEST_F(TaskDbTest, PendingTasksInPlanOrderPerJob) {
+    MeasureDb db = MeasureDb::open(path_);
+    const JobId job = db.find_or_create_job(job_description());
+    JobDescription other_description = job_description();
+    other_description.ranks = 16;
+    other_description.nodes = 8;
+    const JobId other = db.find_or_create_job(other_description);
+    const std::vector<TaskKey> plan{task("ib", 4096), task("sbib", 4096), task("sb", 4096),
+                                    task("ib", 65536, "tsp_knomial")};
+    db.record_task(job, plan[1], leaders(1, 4));
+    db.record_task(other, plan[0], leaders(1, 8));
+    EXPECT_EQ(db.pending_tasks(job, plan), (std::vector<TaskKey>{plan[0], plan[2], plan[3]}));
+    EXPECT_EQ(db.pending_tasks(other, plan), (std::vector<TaskKey>{plan[1], plan[2], plan[3]}));
+}
+
+// A version-1 file (points only) is upgraded in place when opened.
+TEST_F(TaskDbTest, VersionOneFileIsUpgraded) {
+    ASSERT_EQ(sql(path_, R"sql(
+        PRAGMA journal_mode=WAL;
+        CREATE TABLE jobs (id INTEGER PRIMARY KEY, machine TEXT NOT NULL, ranks INTEGER NOT NULL,
+            nodes INTEGER NOT NULL, ppn INTEGER NOT NULL, placement TEXT NOT NULL, mpich_build TEXT NOT NULL,
+            created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+            UNIQUE (machine, ranks, nodes, ppn, placement, mpich_build));
+        CREATE TABLE points (job_id INTEGER NOT NULL REFERENCES jobs(id), collective TEXT NOT NULL,
+            msg_bytes INTEGER NOT NULL, algorithm TEXT NOT NULL, params TEXT NOT NULL, n INTEGER NOT NULL,
+            median REAL NOT NULL, ci_lo REAL NOT NULL, ci_hi REAL NOT NULL, min REAL NOT NULL,
+            max REAL NOT NULL, mean REAL NOT NULL, converged INTEGER NOT NULL,
+            measured_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+            PRIMARY KEY (job_id, collective, msg_bytes, algorithm, params));
+        INSERT INTO jobs (machine, ranks, nodes, ppn, placement, mpich_build)
+            VALUES ('testbox', 8, 4, 2, 'block', '4.0.2 ch4:ofi fast');
+        INSERT INTO points (job_id, collective, msg_bytes, algorithm, params, n, median, ci_lo, ci_hi,
+            min, max, mean, converged) VALUES (1, 'bcast', 8, 'binomial', '', 10, 2, 1, 3, 1, 4, 2, 1);
+        PRAGMA application_id=1213494626;
+        PRAGMA user_version=1;
+    )sql"),
+              SQLITE_OK);
+    ASSERT_EQ(std::to_string(MeasureDb::kApplicationId), "1213494626");
+    MeasureDb db = MeasureDb::open(path_);
+    EXPECT_EQ(sql_value(path_, "PRAGMA user_version"), "2");
+    const auto job = db.find_job(job_description());
+    ASSERT_TRUE(job);
+    EXPECT_EQ(db.count_points(job->id), 1u);
+    EXPECT_TRUE(db.record_task(job->id, task("ib", 4096), leaders(1, 2)));
+    EXPECT_EQ(db.integrity_check(), "ok");
+    MeasureDb again = MeasureDb::open(path_);  // a second open finds version 2: nothing to do
+    EXPECT_EQ(again.count_tasks(job->id), 1u);
+}
+
+bool write_all(int fd, const void* data, std::size_t size) {
+    const char* p = static_cast<const char*>(data);
+    while (size > 0) {
+        const ssize_t n = write(fd, p, size);
+        if (n <= 0) return false;
+        p += n;
+        size -= static_cast<std::size_t>(n);
+    }
+    return true;
+}
+
+// A task benchmark is stored with all its leaders or not at all, whenever the writer dies.
+TEST_F(TaskDbTest, KilledWriterLeavesWholeTasksAndResumes) {
+    constexpr int kLeaders = 6;
+    std::vector<TaskKey> plan;
+    for (const char* name : {"ib", "sbib", "sb"})
+        for (std::uint64_t seg = 1024; seg <= (1u << 20); seg *= 2)
+            for (const char* inter : {"tsp_kary", "tsp_knomial", "tsp_ring"}) plan.push_back(task(name, seg, inter));
+    JobId job = 0;
+    {
+        MeasureDb db = MeasureDb::open(path_);
+        job = db.find_or_create_job(job_description());
+    }
+    int pipe_fds[2];
+    ASSERT_EQ(pipe(pipe_fds), 0);
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        close(pipe_fds[0]);
+        try {
+            MeasureDb db = MeasureDb::open(path_);
+            for (std::uint32_t i = 0;; i = (i + 1) % plan.size()) {
+                db.record_task(job, plan[i], leaders(i, kLeaders));
+                if (!write_all(pipe_fds[1], &i, sizeof i)) _exit(3);
+            }
+        } catch (...) {
+            _exit(4);
+        }
+    }
+    close(pipe_fds[1]);
+    std::uint32_t index = 0;
+    for (int seen = 0; seen < 15; ++seen) ASSERT_EQ(read(pipe_fds[0], &index, sizeof index), (ssize_t)sizeof index);
+    kill(pid, SIGKILL);
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    close(pipe_fds[0]);
+    ASSERT_TRUE(WIFSIGNALED(status));
+
+    MeasureDb db = MeasureDb::open(path_);
+    EXPECT_EQ(db.integrity_check(), "ok");
+    const auto stored = db.tasks(job);
+    EXPECT_GE(stored.size(), 15u);
+    for (const StoredTask& t : stored) EXPECT_EQ(t.timings.size(), static_cast<std::size_t>(kLeaders));
+    const auto pending = db.pending_tasks(job, plan);
+    EXPECT_EQ(pending.size() + stored.size(), plan.size());
+    for (const TaskKey& key : pending) EXPECT_TRUE(db.record_task(job, key, leaders(0, kLeaders)));
+    EXPECT_TRUE(db.pending_tasks(job, plan).empty());
+    EXPECT_EQ(sql_value(path_, "SELECT count(*) FROM tasks"), std::to_string(plan.size() * kLeaders));
+}
+
+}  // namespace
+}  // namespace hiertune

@@ -1,0 +1,75 @@
+// Task benchmark planning and step timings -> task costs.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "task_bench.hpp"
+#include "usage_error.hpp"
+
+namespace hiertune {
+namespace {
+
+TEST(TaskBench, ConfigsMultiplyOut) {
+    const auto configs = parse_task_configs("inter_algo=tsp_kary/tsp_knomial,inter_k=2/4,intra_algo=shm");
+    ASSERT_EQ(configs.size(), 4u);
+    EXPECT_EQ(configs[0], (Params{{"inter_algo", "tsp_kary"}, {"inter_k", "2"}, {"intra_algo", "shm"}}));
+    EXPECT_EQ(configs[3], (Params{{"inter_algo", "tsp_knomial"}, {"inter_k", "4"}, {"intra_algo", "shm"}}));
+    EXPECT_EQ(parse_task_configs(""), std::vector<Params>{Params{}});
+    EXPECT_THROW(parse_task_configs("inter_algo=tree"), UsageError);
+    EXPECT_THROW(parse_task_configs("inter_k=0"), UsageError);
+    EXPECT_THROW(parse_task_configs("segsize=4096"), UsageError);
+    EXPECT_THROW(parse_task_configs("inter_k=2,inter_k=3"), UsageError);
+    EXPECT_THROW(parse_task_configs("inter_k"), UsageError);
+}
+
+TEST(TaskBench, RunsAndKeys) {
+    EXPECT_EQ(task_runs(han::Collective::bcast, 8), std::vector<std::uint64_t>{8});
+    EXPECT_EQ(task_runs(han::Collective::allreduce, 8), (std::vector<std::uint64_t>{8, 2, 1}));
+    EXPECT_THROW(task_runs(han::Collective::bcast, 3), std::invalid_argument);
+    const auto keys = task_keys("allreduce", Params{{"inter_algo", "auto"}}, 8192);
+    EXPECT_EQ(keys.size(), 10u);
+    EXPECT_EQ(keys[0].seg_bytes, 8192u);
+    // the allreduce runs cover every task the model may need
+    std::set<std::string> covered;
+    for (std::uint64_t u : task_runs(han::Collective::allreduce, 8))
+        for (const auto& [task, time] :
+             tasks_of_run(han::Collective::allreduce, u, std::vector<double>(han::step_count(han::Collective::allreduce, u), 1.0)))
+            covered.insert(task);
+    for (const TaskKey& key : keys) EXPECT_TRUE(covered.count(key.task)) << key.task;
+}
+
+TEST(TaskBench, StepTimesToTasks) {
+    // bcast u = 6: ib, sbib x5, sb; steady = mean of the last 3 sbib (5 // 2 = 2 skipped)
+    const auto bcast = tasks_of_run(han::Collective::bcast, 6, {1, 9, 8, 3, 4, 5, 0.5});
+    ASSERT_EQ(bcast.size(), 3u);
+    EXPECT_DOUBLE_EQ(bcast.at("ib"), 1);
+    EXPECT_DOUBLE_EQ(bcast.at("sbib"), 4);
+    EXPECT_DOUBLE_EQ(bcast.at("sb"), 0.5);
+    // allreduce u = 2: sr, irsr, ibir, sbib, sb
+    const auto two = tasks_of_run(han::Collective::allreduce, 2, {1, 2, 3, 4, 5});
+    EXPECT_EQ(two, (std::map<std::string, double>{{"sr", 1}, {"irsr", 2}, {"ibir", 3}, {"sbib", 4}, {"sb", 5}}));
+    EXPECT_THROW(tasks_of_run(han::Collective::allreduce, 2, {1, 2, 3}), std::invalid_argument);
+}
+
+TEST(TaskBench, SubmoduleStandIns) {
+    using V = std::vector<std::pair<std::string, std::string>>;
+    EXPECT_EQ(submodule_cvars("bcast", Params{{"inter_algo", "tsp_knomial"}, {"inter_k", "4"}, {"intra_algo", "binomial"}}),
+              (V{{"MPIR_CVAR_IBCAST_DEVICE_COLLECTIVE", "0"},
+                 {"MPIR_CVAR_IBCAST_INTRA_ALGORITHM", "tsp_tree"},
+                 {"MPIR_CVAR_IBCAST_TREE_KVAL", "4"},
+                 {"MPIR_CVAR_IBCAST_TREE_PIPELINE_CHUNK_SIZE", "0"},
+                 {"MPIR_CVAR_BCAST_DEVICE_COLLECTIVE", "0"},
+                 {"MPIR_CVAR_BCAST_INTRA_ALGORITHM", "binomial"}}));
+    const auto ring = submodule_cvars("allreduce", Params{{"inter_algo", "tsp_ring"}, {"intra_algo", "shm"}});
+    EXPECT_EQ(ring.size(), 12u);
+    EXPECT_EQ(ring[2], (std::pair<std::string, std::string>{"MPIR_CVAR_IBCAST_TREE_KVAL", "1"}));
+    EXPECT_EQ(ring[11], (std::pair<std::string, std::string>{"MPIR_CVAR_REDUCE_INTRA_ALGORITHM", "auto"}));
+    EXPECT_EQ(launch_cvars("allreduce", Params{{"inter_algo", "tsp_knomial"}}),
+              (V{{"MPIR_CVAR_IBCAST_TREE_TYPE", "knomial_1"}, {"MPIR_CVAR_IREDUCE_TREE_TYPE", "knomial_1"}}));
+    EXPECT_EQ(launch_cvars("bcast", Params{{"inter_algo", "tsp_ring"}}), (V{{"MPIR_CVAR_IBCAST_TREE_TYPE", "kary"}}));
+    EXPECT_TRUE(launch_cvars("bcast", Params{{"inter_algo", "sched_binomial"}}).empty());
+    EXPECT_THROW(submodule_cvars("bcast", Params{{"inter_algo", "seg_chain"}}), UsageError);
+}
+
+}  // namespace
+}  // namespace hiertune
