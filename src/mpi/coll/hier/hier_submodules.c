@@ -174,8 +174,9 @@ int MPII_Hier_start_ireduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
 
 /* A device shm collective is running.  Its set-up (the shared segment's allocation) and
  * its own fallback issue MPIR collectives on the node comm; a forced hier CVAR brings
- * those back here, where they must not enter the half-initialised shm path again.  The
- * hook serves single-threaded MPICH only, so a process-wide flag is enough. */
+ * those back here, where they must not enter the half-initialised shm path again.  A
+ * process-wide flag: under MPI_THREAD_MULTIPLE another thread's call may see it and run
+ * the MPIR intra-node step instead, which is only slower. */
 static int shm_running;
 
 int MPII_Hier_intra_bcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int root,
