@@ -126,6 +126,25 @@ std::vector<han::Candidate> candidates_from_tasks(const std::vector<StoredTask>&
     return result;
 }
 
+Params candidate_params(const han::Candidate& candidate) {
+    Params params = candidate.config;
+    params["segsize"] = std::to_string(candidate.segsize);
+    return params;
+}
+
+std::optional<ModelPick> model_pick(const std::string& collective, const std::vector<han::Candidate>& candidates,
+                                    int nodes, std::uint64_t msg_bytes, std::optional<double> stock_time,
+                                    const han::ModelOptions& options) {
+    ModelPick pick;
+    pick.prediction = han::best_candidate(han::parse_collective(collective), candidates, nodes, msg_bytes, options);
+    if (pick.prediction && (!stock_time || pick.prediction->time < *stock_time))
+        pick.choice = csel::Choice::container(csel::container_name(collective, "hier"),
+                                              candidate_params(*pick.prediction->candidate));
+    else if (!stock_time)
+        return std::nullopt;
+    return pick;
+}
+
 namespace {
 
 std::vector<Job> selected_jobs(const MeasureDb& db, const GenerateOptions& options) {
@@ -178,9 +197,14 @@ GenerateReport generate_tree(const MeasureDb& db, const csel::Json& stock, const
             } else {
                 ModelContext context;
                 context.candidates = candidates_from_tasks(db.tasks(job.id), collective);
+                if (options.candidate_filter)
+                    context.candidates.erase(std::remove_if(context.candidates.begin(), context.candidates.end(),
+                                                            [&](const han::Candidate& candidate) {
+                                                                return !options.candidate_filter(candidate);
+                                                            }),
+                                             context.candidates.end());
                 context.nodes = job.description.nodes;
                 if (context.candidates.empty()) continue;
-                const han::Collective coll = han::parse_collective(collective);
                 std::map<std::uint64_t, double> stock_time;
                 for (const StoredPoint& p : points)
                     if (p.key.collective == collective && is_default(p.key.algorithm) && p.key.params.empty())
@@ -191,18 +215,14 @@ GenerateReport generate_tree(const MeasureDb& db, const csel::Json& stock, const
                     for (const auto& [bytes, time] : stock_time) sizes.push_back(bytes);
                 if (sizes.empty()) sizes = osu_size_range(kDefaultSizeRange);
                 for (std::uint64_t bytes : sizes) {
-                    const auto prediction =
-                        han::best_candidate(coll, context.candidates, context.nodes, bytes, options.model);
                     const auto stock_found = stock_time.find(bytes);
-                    csel::Choice choice;
-                    if (prediction && (stock_found == stock_time.end() || prediction->time < stock_found->second)) {
-                        Params params = prediction->candidate->config;
-                        params["segsize"] = std::to_string(prediction->candidate->segsize);
-                        choice = csel::Choice::container(csel::container_name(collective, "hier"), params);
-                    } else if (stock_found == stock_time.end()) {
-                        continue;  // nothing known at this size
-                    }
-                    best.push_back({position.first, position.second, bytes, choice});
+                    const std::optional<ModelPick> pick =
+                        model_pick(collective, context.candidates, context.nodes, bytes,
+                                   stock_found == stock_time.end() ? std::nullopt
+                                                                   : std::optional<double>(stock_found->second),
+                                   options.model);
+                    if (!pick) continue;  // nothing known at this size
+                    best.push_back({position.first, position.second, bytes, pick->choice});
                 }
                 contexts[{collective, position.first, position.second}] = std::move(context);
             }
@@ -239,9 +259,8 @@ GenerateReport generate_tree(const MeasureDb& db, const csel::Json& stock, const
             const auto prediction = han::best_candidate(han::parse_collective(collective), found->second.candidates,
                                                         found->second.nodes, bytes, options.model);
             if (!prediction) return std::nullopt;
-            Params params = prediction->candidate->config;
-            params["segsize"] = std::to_string(prediction->candidate->segsize);
-            return csel::Choice::container(csel::container_name(collective, "hier"), params);
+            return csel::Choice::container(csel::container_name(collective, "hier"),
+                                           candidate_params(*prediction->candidate));
         };
 
     try {

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -34,6 +35,9 @@ struct GenerateOptions {
     std::vector<std::uint64_t> sizes;      // model: sizes to evaluate (default: the measured stock
                                            // sizes of the job, else 1..1M powers of two)
     han::ModelOptions model;
+    // model: only the task-benchmarked candidates this accepts (default: all),
+    // e.g. tune's search space when the database holds more.
+    std::function<bool(const han::Candidate&)> candidate_filter;
 };
 
 // The tree's choice for a measured point, or nullopt when a tree cannot
@@ -60,6 +64,23 @@ std::vector<csel::SampledChoice> best_measured(const Job& job, const std::vector
 // (configuration, segment size), the median of each task per leader (or the
 // max over leaders where no per-leader timing is stored).
 std::vector<han::Candidate> candidates_from_tasks(const std::vector<StoredTask>& tasks, const std::string& collective);
+
+// What --from model chooses for an m-byte message: the model's best hier
+// candidate (choice: MPIR_<Coll>_intra_hier with the candidate's parameters
+// and segsize), unless the stock point of that size is measured (stock_time)
+// and not slower, then the stock subtree.  nullopt when the model cannot
+// predict any candidate and no stock time is known.
+struct ModelPick {
+    csel::Choice choice;
+    std::optional<han::Prediction> prediction;  // the model's best candidate, if any
+};
+std::optional<ModelPick> model_pick(const std::string& collective, const std::vector<han::Candidate>& candidates,
+                                    int nodes, std::uint64_t msg_bytes, std::optional<double> stock_time,
+                                    const han::ModelOptions& options);
+
+// The parameters of a candidate as the tree and the measurements name them:
+// its configuration plus segsize.
+Params candidate_params(const han::Candidate& candidate);
 
 struct GenerateReport {
     csel::TreeResult tree;

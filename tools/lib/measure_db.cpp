@@ -228,6 +228,17 @@ CREATE TABLE tasks (
 );
 )sql";
 
+// Version 3: wall time of each step of `hiertune tune`, one row per run of a
+// step (a resumed step adds a row; the step's total is the sum).
+constexpr const char* kCreateStepTimes = R"sql(
+CREATE TABLE IF NOT EXISTS step_times (
+    job_id      INTEGER NOT NULL REFERENCES jobs(id),
+    step        TEXT    NOT NULL CHECK (step <> ''),
+    seconds     REAL    NOT NULL CHECK (seconds >= 0),
+    recorded_at TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+);
+)sql";
+
 struct FileState {
     std::int64_t application_id = 0;
     std::int64_t user_version = 0;
@@ -262,20 +273,25 @@ void initialise_if_blank(sqlite3* db, const std::string& path) {
     // Re-check under the write lock: another process may have won the race.
     if (!read_file_state(db, path).blank()) return;
     if (sqlite3_exec(db, kCreateSchema, nullptr, nullptr, nullptr) != SQLITE_OK ||
-        sqlite3_exec(db, kCreateTasks, nullptr, nullptr, nullptr) != SQLITE_OK)
+        sqlite3_exec(db, kCreateTasks, nullptr, nullptr, nullptr) != SQLITE_OK ||
+        sqlite3_exec(db, kCreateStepTimes, nullptr, nullptr, nullptr) != SQLITE_OK)
         fail(db, path, "cannot create schema");
     exec(db, path, ("PRAGMA application_id=" + std::to_string(MeasureDb::kApplicationId)).c_str());
     exec(db, path, ("PRAGMA user_version=" + std::to_string(MeasureDb::kSchemaVersion)).c_str());
     transaction.commit();
 }
 
-// Version 1 -> 2: add the tasks table; points and jobs are untouched.
+// Version 1 -> 2: add the tasks table; 2 -> 3: the step_times table; points
+// and jobs are untouched.
 void upgrade_if_old(sqlite3* db, const std::string& path) {
     Transaction transaction(db, path);
     // Re-check under the write lock: another process may have upgraded it.
-    if (read_file_state(db, path).user_version >= MeasureDb::kSchemaVersion) return;
-    if (sqlite3_exec(db, kCreateTasks, nullptr, nullptr, nullptr) != SQLITE_OK)
+    const std::int64_t version = read_file_state(db, path).user_version;
+    if (version >= MeasureDb::kSchemaVersion) return;
+    if (version < 2 && sqlite3_exec(db, kCreateTasks, nullptr, nullptr, nullptr) != SQLITE_OK)
         fail(db, path, "cannot add the tasks table (schema version 1 -> 2)");
+    if (sqlite3_exec(db, kCreateStepTimes, nullptr, nullptr, nullptr) != SQLITE_OK)
+        fail(db, path, "cannot add the step_times table (schema version " + std::to_string(version) + " -> 3)");
     exec(db, path, ("PRAGMA user_version=" + std::to_string(MeasureDb::kSchemaVersion)).c_str());
     transaction.commit();
 }
@@ -664,6 +680,31 @@ std::vector<StoredTask> MeasureDb::tasks(JobId job) const {
             result.push_back(StoredTask{std::move(key), {}, select.text(13)});
         result.back().timings.push_back(timing);
     }
+    return result;
+}
+
+void MeasureDb::add_step_time(JobId job, const std::string& step, double seconds) {
+    if (step.empty()) throw std::invalid_argument("step time without a step name");
+    if (!std::isfinite(seconds) || seconds < 0)
+        throw std::invalid_argument("step time must be finite and >= 0");
+    Transaction transaction(db_.get(), path_);
+    {
+        Statement job_exists(db_.get(), path_, "SELECT 1 FROM jobs WHERE id = ?1");
+        job_exists.bind(1, job);
+        if (!job_exists.step()) throw std::invalid_argument("unknown job id " + std::to_string(job));
+    }
+    Statement insert(db_.get(), path_, "INSERT INTO step_times (job_id, step, seconds) VALUES (?1, ?2, ?3)");
+    insert.bind(1, job).bind(2, step).bind(3, seconds);
+    insert.step();
+    transaction.commit();
+}
+
+std::map<std::string, double> MeasureDb::step_times(JobId job) const {
+    Statement select(db_.get(), path_,
+                     "SELECT step, sum(seconds) FROM step_times WHERE job_id = ?1 GROUP BY step ORDER BY step");
+    select.bind(1, job);
+    std::map<std::string, double> result;
+    while (select.step()) result[select.text(0)] = select.real(1);
     return result;
 }
 

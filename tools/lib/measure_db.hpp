@@ -40,7 +40,13 @@
 //           n, median, ci_lo, ci_hi, min, max, mean, converged, measured_at  as in points
 //           PRIMARY KEY (job_id, collective, task, config, seg_bytes, leader)
 //
-// A version 1 file gets the tasks table when opened (and becomes version 2).
+//   step_times job_id   INTEGER NOT NULL REFERENCES jobs(id)      (version 3)
+//           step        TEXT    NOT NULL   -- a step of `hiertune tune`: "tasks", "bench", ...
+//           seconds     REAL    NOT NULL   -- >= 0, wall time of one run of the step
+//           recorded_at TEXT    NOT NULL   -- UTC ISO 8601
+//           (no key: a resumed step adds a row; its total is the sum)
+//
+// An older file gets the missing tables when opened (and becomes version 3).
 //
 // Each point is one INSERT in its own transaction: after a crash or SIGKILL a
 // point is either entirely present or absent, never half-written.
@@ -140,7 +146,7 @@ struct StoredTask {
 
 class MeasureDb {
 public:
-    static constexpr int kSchemaVersion = 2;
+    static constexpr int kSchemaVersion = 3;
     static constexpr std::int32_t kApplicationId = 0x48547562;  // "HTub"
 
     // Opens the file, creating and initialising it if missing or empty.
@@ -190,6 +196,13 @@ public:
     std::size_t count_tasks(JobId job) const;
     // The task benchmarks not yet recorded, in the order given (what resume runs).
     std::vector<TaskKey> pending_tasks(JobId job, const std::vector<TaskKey>& plan) const;
+
+    // Wall time of one run of a step of `hiertune tune` (seconds >= 0, finite;
+    // throws std::invalid_argument otherwise or for an empty step name or an
+    // unknown job).
+    void add_step_time(JobId job, const std::string& step, double seconds);
+    // Per step, the total wall time of its runs (steps never recorded are absent).
+    std::map<std::string, double> step_times(JobId job) const;
 
     // PRAGMA integrity_check: "ok" or the problems found.
     std::string integrity_check() const;

@@ -4,10 +4,18 @@
 //   hiertune db list|best|points|check  query a measurement database
 //   hiertune tasks [options]            (under mpiexec) HAN task benchmarks
 //   hiertune generate                   write a Csel JSON tree from a database
+//   hiertune tune [options]             (without mpiexec) tasks, model, tree,
+//                                       verify, exhaustive sweep, report
+//   hiertune verify --case ...          (under mpiexec; run by tune) check the
+//                                       tree's choices through the plugin's pvars
 //
 // This file only maps the command line onto the library (tools/lib) and the
 // MPI runner (bench.cpp); see tools/README.md for the options.
+#include <unistd.h>
+
 #include <algorithm>
+#include <climits>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -22,7 +30,17 @@
 #include "sizes.hpp"
 #include "task_bench.hpp"
 #include "tasks.hpp"
+#include "tune.hpp"
 #include "usage_error.hpp"
+#include "verify.hpp"
+
+// Where the MPICH this hiertune is built against lives (Makefile.am).
+#ifndef HIERTUNE_MPICH_PREFIX
+#define HIERTUNE_MPICH_PREFIX ""
+#endif
+#ifndef HIERTUNE_GENERIC_JSON
+#define HIERTUNE_GENERIC_JSON ""
+#endif
 
 namespace {
 
@@ -269,6 +287,131 @@ int run_generate(const GenerateArgs& args) {
     return 0;
 }
 
+struct TuneArgs {
+    int ranks = 0;
+    int nodes = 0;
+    std::vector<std::string> collectives{"bcast", "allreduce"};
+    std::string size_range;
+    std::vector<std::string> sizes;
+    std::string configs;
+    std::vector<std::string> segsizes{"16K", "64K", "256K"};
+    std::string db_path = "tune.sqlite";
+    std::string output_path = "tree.json";
+    std::string stock_path = HIERTUNE_GENERIC_JSON;
+    std::string report_dir = "tune-report";
+    std::string mpiexec;
+    std::vector<std::string> mpiexec_args;
+    std::string machine;
+    std::uint64_t steady = 8;
+    std::size_t task_warmup = 3;
+    std::size_t task_reps = 20;
+    std::size_t bench_warmup = 10;
+    std::size_t bench_min_reps = 10;
+    std::size_t bench_max_reps = 1000;
+    double precision_percent = 2.5;
+    double max_time = 5;
+    bool prune = false;
+    bool no_collapse = false;
+
+    TuneOptions options(bool nodes_given) const {  // throws UsageError
+        TuneOptions options;
+        options.ranks = ranks;
+        if (nodes_given) options.nodes = nodes;
+        options.collectives = collectives;
+        options.sizes = message_sizes(size_range.empty() && sizes.empty() ? "1K:1M" : size_range, sizes);
+        options.configs = configs;
+        for (const std::string& text : segsizes)
+            for (std::uint64_t size : parse_size_list(text)) options.segsizes.push_back(size);
+        options.db_path = db_path;
+        options.tree_path = output_path;
+        options.report_dir = report_dir;
+        if (stock_path.empty())
+            throw UsageError("--stock: this hiertune knows no MPICH build tree; name MPICH's "
+                             "maint/tuning/coll/mpir/generic.json");
+        options.stock_path = stock_path;
+        options.mpiexec = mpiexec.empty() ? std::string(HIERTUNE_MPICH_PREFIX) + "/bin/mpiexec" : mpiexec;
+        options.mpiexec_args = mpiexec_args;
+        options.machine = machine;
+        if (options.machine.empty()) {
+            char host[HOST_NAME_MAX + 1] = {};
+            if (gethostname(host, sizeof host - 1) != 0) throw UsageError("cannot read the host name: give --machine");
+            options.machine = host;
+        }
+        options.steady_segments = steady;
+        options.task_warmup = task_warmup;
+        options.task_reps = task_reps;
+        options.bench_warmup = bench_warmup;
+        if (bench_min_reps > bench_max_reps) throw UsageError("--bench-min-reps must not exceed --bench-reps");
+        options.bench_min_reps = bench_min_reps;
+        options.bench_max_reps = bench_max_reps;
+        options.bench_precision_percent = precision_percent;
+        options.bench_max_time = max_time;
+        options.model.prune.enabled = prune;
+        options.model.collapse_oversize_segments = !no_collapse;
+        return options;
+    }
+};
+
+CLI::App* add_tune_command(CLI::App& app, TuneArgs& args) {
+    CLI::App* tune = app.add_subcommand(
+        "tune",
+        "Tune at install (run it WITHOUT mpiexec): task benchmarks, HAN model, tree, its check in MPICH, "
+        "exhaustive sweep and the validation report");
+    tune->add_option("-n,--ranks", args.ranks, "Ranks of the MPI jobs")->required()->check(CLI::Range(2, 1 << 20));
+    tune->add_option("--nodes", args.nodes, "Emulated nodes (sets MPIR_CVAR_NUM_CLIQUES for the jobs)");
+    tune->add_option("-C,--collective", args.collectives, "bcast, allreduce (comma-separated)")
+        ->delimiter(',')
+        ->check(CLI::IsMember({"bcast", "allreduce"}))
+        ->capture_default_str();
+    tune->add_option("-m,--message-size", args.size_range, "[MIN:]MAX: message sizes, OSU style (default 1K:1M)");
+    tune->add_option("--sizes", args.sizes, "Explicit message sizes (added to -m)")->allow_extra_args(false);
+    tune->add_option("--config", args.configs,
+                     "Search space: NAME=V[/V...][,...] of inter_algo, inter_k, inter_chunk, intra_algo (as tasks)");
+    tune->add_option("-s,--segsize", args.segsizes, "Segment sizes of the search space")
+        ->allow_extra_args(false)
+        ->capture_default_str();
+    tune->add_option("--db", args.db_path, "Measurement database (created; a rerun resumes)")->capture_default_str();
+    tune->add_option("-o,--output", args.output_path, "Tree file to write")->capture_default_str();
+    tune->add_option("--stock", args.stock_path, "MPICH's maint/tuning/coll/mpir/generic.json")
+        ->capture_default_str();
+    tune->add_option("--report", args.report_dir, "Directory of the validation report")->capture_default_str();
+    tune->add_option("--mpiexec", args.mpiexec,
+                     "mpiexec to launch the jobs with (default: the one of the MPICH hiertune is built against, " +
+                         std::string(HIERTUNE_MPICH_PREFIX) + "/bin/mpiexec)");
+    tune->add_option("--mpiexec-arg", args.mpiexec_args, "Extra mpiexec argument (repeatable, e.g. -f)")
+        ->allow_extra_args(false);
+    tune->add_option("--machine", args.machine, "Machine name of the job in the database (default: host name)");
+    tune->add_option("--steady", args.steady, "tasks: segments of the steady run")->capture_default_str();
+    tune->add_option("--task-warmup", args.task_warmup, "tasks: warm-up repetitions")->capture_default_str();
+    tune->add_option("--task-reps", args.task_reps, "tasks: timed repetitions")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    tune->add_option("--bench-warmup", args.bench_warmup, "bench: warm-up repetitions per point")
+        ->capture_default_str();
+    tune->add_option("--bench-min-reps", args.bench_min_reps, "bench: repetitions before a point may stop")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    tune->add_option("--bench-reps", args.bench_max_reps, "bench: cap on repetitions per point")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    tune->add_option("--precision", args.precision_percent, "bench: CI half-width target in % of the median")
+        ->check(CLI::Range(0.001, 100.0))
+        ->capture_default_str();
+    tune->add_option("--max-time", args.max_time, "bench: cap on seconds per point (0: none)")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    tune->add_flag("--prune", args.prune, "Model: HAN III-C pruning heuristics");
+    tune->add_flag("--no-collapse", args.no_collapse, "Model: also rank segment sizes larger than the message");
+    return tune;
+}
+
+std::string own_path(const char* argv0) {
+    std::error_code ec;
+    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec) return self.string();
+    return std::filesystem::absolute(argv0).string();
+}
+
 int print_error(const std::string& message) {
     std::cerr << "hiertune: error: " << message << '\n';
     return 1;
@@ -280,7 +423,8 @@ int main(int argc, char** argv) {
     // bench runs under mpiexec: MPI comes up before parsing, so that a bad
     // command line is reported once (rank 0) and every rank exits alike.
     std::optional<MpiSession> mpi;
-    if (argc > 1 && (std::string_view(argv[1]) == "bench" || std::string_view(argv[1]) == "tasks"))
+    if (argc > 1 && (std::string_view(argv[1]) == "bench" || std::string_view(argv[1]) == "tasks" ||
+                     std::string_view(argv[1]) == "verify"))
         mpi.emplace(argc, argv);
     const bool speaker = !mpi || mpi->rank() == 0;
 
@@ -303,6 +447,16 @@ int main(int argc, char** argv) {
     CLI::App* tasks = add_tasks_command(app, tasks_args);
     GenerateArgs generate_args;
     CLI::App* generate = add_generate_command(app, generate_args);
+
+    TuneArgs tune_args;
+    CLI::App* tune = add_tune_command(app, tune_args);
+    std::vector<std::string> verify_cases;
+    CLI::App* verify = app.add_subcommand(
+        "verify", "Check through the plugin's pvars that collectives run what the loaded tree says "
+                  "(under mpiexec; run by tune)");
+    verify->add_option("--case", verify_cases, "COLL:BYTES:hier/SEGMENTS or COLL:BYTES:any (repeatable)")
+        ->required()
+        ->allow_extra_args(false);
 
     try {
         app.parse(argc, argv);
@@ -341,6 +495,32 @@ int main(int argc, char** argv) {
         } catch (const std::exception& e) {
             std::cerr << "hiertune: error on rank " << mpi->rank() << ": " << e.what() << '\n';
             mpi->abort(1);
+        }
+    }
+
+    if (verify->parsed()) {
+        if (!mpi) return print_error("'verify' must be the first argument");
+        std::vector<VerifyCase> cases;
+        try {
+            for (const std::string& text : verify_cases) cases.push_back(parse_verify_case(text));
+        } catch (const UsageError& e) {
+            return speaker ? print_error(e.what()) : 1;
+        }
+        try {
+            return run_verify(cases, std::cout, std::cerr);
+        } catch (const std::exception& e) {
+            std::cerr << "hiertune: error on rank " << mpi->rank() << ": " << e.what() << '\n';
+            mpi->abort(1);
+        }
+    }
+
+    if (tune->parsed()) {
+        try {
+            const TuneOptions options = tune_args.options(tune->count("--nodes") > 0);
+            return run_tune(options, own_path(argv[0]), std::cout, std::cerr);
+        } catch (const std::exception& e) {
+            std::cout.flush();
+            return print_error(e.what());
         }
     }
 

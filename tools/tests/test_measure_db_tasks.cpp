@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -176,14 +177,38 @@ TEST_F(TaskDbTest, VersionOneFileIsUpgraded) {
               SQLITE_OK);
     ASSERT_EQ(std::to_string(MeasureDb::kApplicationId), "1213494626");
     MeasureDb db = MeasureDb::open(path_);
-    EXPECT_EQ(sql_value(path_, "PRAGMA user_version"), "2");
+    EXPECT_EQ(sql_value(path_, "PRAGMA user_version"), "3");
     const auto job = db.find_job(job_description());
     ASSERT_TRUE(job);
     EXPECT_EQ(db.count_points(job->id), 1u);
     EXPECT_TRUE(db.record_task(job->id, task("ib", 4096), leaders(1, 2)));
     EXPECT_EQ(db.integrity_check(), "ok");
-    MeasureDb again = MeasureDb::open(path_);  // a second open finds version 2: nothing to do
+    db.add_step_time(job->id, "tasks", 1.5);  // version 3's table is there too
+    MeasureDb again = MeasureDb::open(path_);  // a second open finds version 3: nothing to do
     EXPECT_EQ(again.count_tasks(job->id), 1u);
+    EXPECT_EQ(again.step_times(job->id).at("tasks"), 1.5);
+}
+
+// Wall times of tune steps: one row per run, summed per step, per job.
+TEST_F(TaskDbTest, StepTimesAddUpPerStepAndJob) {
+    MeasureDb db = MeasureDb::open(path_);
+    const JobId job = db.find_or_create_job(job_description());
+    JobDescription other_description = job_description();
+    other_description.ranks = 16;
+    const JobId other = db.find_or_create_job(other_description);
+    EXPECT_TRUE(db.step_times(job).empty());
+    db.add_step_time(job, "tasks", 2.0);
+    db.add_step_time(job, "tasks", 0.5);  // a resumed run
+    db.add_step_time(job, "bench", 10.0);
+    db.add_step_time(other, "bench", 7.0);
+    const std::map<std::string, double> times = db.step_times(job);
+    EXPECT_EQ(times, (std::map<std::string, double>{{"bench", 10.0}, {"tasks", 2.5}}));
+    EXPECT_EQ(db.step_times(other), (std::map<std::string, double>{{"bench", 7.0}}));
+    EXPECT_THROW(db.add_step_time(job, "", 1.0), std::invalid_argument);
+    EXPECT_THROW(db.add_step_time(job, "tasks", -1.0), std::invalid_argument);
+    EXPECT_THROW(db.add_step_time(job, "tasks", std::nan("")), std::invalid_argument);
+    EXPECT_THROW(db.add_step_time(job + 99, "tasks", 1.0), std::invalid_argument);
+    EXPECT_EQ(db.step_times(job).at("tasks"), 2.5);  // failed calls wrote nothing
 }
 
 bool write_all(int fd, const void* data, std::size_t size) {

@@ -1,0 +1,346 @@
+#include "tune.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string_view>
+
+#include "csel_tree.hpp"
+#include "generate.hpp"
+#include "task_bench.hpp"
+#include "usage_error.hpp"
+
+namespace hiertune {
+
+namespace {
+
+std::string join_sizes(const std::vector<std::uint64_t>& sizes, char separator) {
+    std::string text;
+    for (std::uint64_t size : sizes) {
+        if (!text.empty()) text += separator;
+        text += std::to_string(size);
+    }
+    return text;
+}
+
+std::string join(const std::vector<std::string>& items, char separator) {
+    std::string text;
+    for (const std::string& item : items) {
+        if (!text.empty()) text += separator;
+        text += item;
+    }
+    return text;
+}
+
+std::string format_number(double value) {
+    std::ostringstream text;
+    text << value;
+    return text.str();
+}
+
+// mpiexec [args] -n N  (the hiertune command follows)
+std::vector<std::string> mpiexec_prefix(const TuneOptions& options) {
+    std::vector<std::string> argv{options.mpiexec};
+    argv.insert(argv.end(), options.mpiexec_args.begin(), options.mpiexec_args.end());
+    argv.push_back("-n");
+    argv.push_back(std::to_string(options.ranks));
+    return argv;
+}
+
+std::vector<std::pair<std::string, std::string>> base_env(const TuneOptions& options) {
+    std::vector<std::pair<std::string, std::string>> env;
+    if (options.nodes) env.emplace_back("MPIR_CVAR_NUM_CLIQUES", std::to_string(*options.nodes));
+    return env;
+}
+
+bool needs_quoting(const std::string& word) {
+    return word.empty() || std::any_of(word.begin(), word.end(), [](unsigned char c) {
+               return !(std::isalnum(c) || std::string_view("_-+=/.,:@%").find(static_cast<char>(c)) !=
+                                                std::string_view::npos);
+           });
+}
+
+std::string shell_word(const std::string& word) {
+    if (!needs_quoting(word)) return word;
+    std::string quoted = "'";
+    for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return quoted + "'";
+}
+
+const std::map<std::string, std::string>& hier_cvar_suffix() {
+    static const std::map<std::string, std::string> suffix{{"segsize", "segsize"},
+                                                           {"inter_algo", "inter_algorithm"},
+                                                           {"inter_k", "inter_kval"},
+                                                           {"inter_chunk", "inter_chunk_size"},
+                                                           {"intra_algo", "intra_algorithm"}};
+    return suffix;
+}
+
+}  // namespace
+
+void check_tune_options(const TuneOptions& options) {
+    if (options.ranks < 2) throw UsageError("-n: tune needs at least 2 ranks");
+    if (options.nodes && (*options.nodes < 2 || *options.nodes > options.ranks))
+        throw UsageError("--nodes " + std::to_string(*options.nodes) + ": need 2 .. " +
+                         std::to_string(options.ranks) + " (the ranks) emulated nodes");
+    if (options.sizes.empty()) throw UsageError("no message sizes (-m, --sizes)");
+    if (std::count(options.sizes.begin(), options.sizes.end(), 0u))
+        throw UsageError("message size 0: tune needs sizes > 0");
+    if (options.segsizes.empty()) throw UsageError("no segment sizes (-s)");
+    if (std::count(options.segsizes.begin(), options.segsizes.end(), 0u))
+        throw UsageError("segment size 0: segment sizes must be > 0");
+    if (options.collectives.empty()) throw UsageError("no collectives (-C)");
+    std::set<std::string> seen;
+    for (const std::string& collective : options.collectives) {
+        if (collective != "bcast" && collective != "allreduce")
+            throw UsageError("collective '" + collective + "': the task model covers bcast and allreduce");
+        if (!seen.insert(collective).second) throw UsageError("collective '" + collective + "' given twice");
+    }
+    for (const Params& config : parse_task_configs(options.configs))
+        for (const std::string& collective : options.collectives) submodule_cvars(collective, config);
+    if (options.db_path.empty()) throw UsageError("--db: no database file");
+    if (options.tree_path.empty()) throw UsageError("-o: no tree file");
+    if (options.report_dir.empty()) throw UsageError("--report: no report directory");
+    if (options.steady_segments < 4) throw UsageError("--steady must be at least 4");
+}
+
+std::string describe(const Launch& launch) {
+    std::vector<std::string> words;
+    for (const auto& [name, value] : launch.env) words.push_back(name + "=" + shell_word(value));
+    for (const std::string& arg : launch.argv) words.push_back(shell_word(arg));
+    return join(words, ' ');
+}
+
+std::vector<std::pair<std::vector<std::pair<std::string, std::string>>, std::vector<Params>>>
+launch_groups(const TuneOptions& options) {
+    std::vector<std::pair<std::vector<std::pair<std::string, std::string>>, std::vector<Params>>> groups;
+    for (const Params& config : parse_task_configs(options.configs)) {
+        std::vector<std::pair<std::string, std::string>> env;
+        for (const std::string& collective : options.collectives)
+            for (const auto& entry : launch_cvars(collective, config))
+                if (std::find(env.begin(), env.end(), entry) == env.end()) env.push_back(entry);
+        std::sort(env.begin(), env.end());
+        const auto found =
+            std::find_if(groups.begin(), groups.end(), [&](const auto& group) { return group.first == env; });
+        if (found == groups.end())
+            groups.push_back({env, {config}});
+        else
+            found->second.push_back(config);
+    }
+    return groups;
+}
+
+std::string config_spec(const Params& config) {
+    std::vector<std::string> items;
+    for (const auto& [name, value] : config) items.push_back(name + "=" + value);
+    return join(items, ',');
+}
+
+std::vector<Launch> tasks_launches(const TuneOptions& options, const std::string& hiertune) {
+    const auto groups = launch_groups(options);
+    // tasks --config is one product spec: the user's when one launch covers
+    // it, else one launch per configuration.
+    std::vector<std::pair<std::vector<std::pair<std::string, std::string>>, std::string>> specs;
+    if (groups.size() == 1)
+        specs.emplace_back(groups.front().first, options.configs);
+    else
+        for (const auto& [launch_env, configs] : groups)
+            for (const Params& config : configs) specs.emplace_back(launch_env, config_spec(config));
+    std::vector<Launch> launches;
+    for (const auto& [launch_env, spec] : specs) {
+        Launch launch{"tasks", mpiexec_prefix(options), base_env(options)};
+        launch.env.insert(launch.env.end(), launch_env.begin(), launch_env.end());
+        launch.argv.insert(launch.argv.end(),
+                           {hiertune, "tasks", "-C", join(options.collectives, ','), "-s",
+                            join_sizes(options.segsizes, ','), "--steady", std::to_string(options.steady_segments),
+                            "-x", std::to_string(options.task_warmup), "-i", std::to_string(options.task_reps)});
+        if (!spec.empty()) launch.argv.insert(launch.argv.end(), {"--config", spec});
+        launch.argv.insert(launch.argv.end(), {"--db", options.db_path, "--machine", options.machine});
+        launches.push_back(std::move(launch));
+    }
+    return launches;
+}
+
+std::string bench_algorithm_spec(const std::string& collective, const Params& config,
+                                 const std::vector<std::uint64_t>& segsizes) {
+    std::string spec = "hier:" + collective + "_hier_segsize=" + join_sizes(segsizes, '/');
+    for (const auto& [name, value] : config) {
+        const auto found = hier_cvar_suffix().find(name);
+        if (found == hier_cvar_suffix().end() || name == "segsize")
+            throw UsageError("configuration parameter '" + name + "' has no hier control variable");
+        spec += "," + collective + "_hier_" + found->second + "=" + value;
+    }
+    return spec;
+}
+
+std::vector<Launch> bench_launches(const TuneOptions& options, const std::string& hiertune) {
+    std::vector<Launch> launches;
+    for (const std::string& collective : options.collectives) {
+        for (const auto& [launch_env, configs] : launch_groups(options)) {
+            Launch launch{"bench", mpiexec_prefix(options), base_env(options)};
+            launch.env.insert(launch.env.end(), launch_env.begin(), launch_env.end());
+            launch.argv.insert(launch.argv.end(), {hiertune, "bench", "-C", collective});
+            for (const Params& config : configs) {
+                launch.argv.push_back("-a");
+                launch.argv.push_back(bench_algorithm_spec(collective, config, options.segsizes));
+            }
+            launch.argv.insert(
+                launch.argv.end(),
+                {"--sizes", join_sizes(options.sizes, ','), "-x", std::to_string(options.bench_warmup), "--min-reps",
+                 std::to_string(std::min(options.bench_min_reps, options.bench_max_reps)), "-i",
+                 std::to_string(options.bench_max_reps), "--precision", format_number(options.bench_precision_percent),
+                 "--max-time", format_number(options.bench_max_time), "--no-progress", "--db", options.db_path,
+                 "--machine", options.machine});
+            launches.push_back(std::move(launch));
+        }
+    }
+    return launches;
+}
+
+bool operator==(const VerifyCase& a, const VerifyCase& b) {
+    return a.collective == b.collective && a.msg_bytes == b.msg_bytes && a.hier == b.hier &&
+           a.segments == b.segments;
+}
+
+std::string to_string(const VerifyCase& c) {
+    return c.collective + ":" + std::to_string(c.msg_bytes) + ":" +
+           (c.hier ? "hier/" + std::to_string(c.segments) : std::string("any"));
+}
+
+VerifyCase parse_verify_case(const std::string& text) {
+    const auto bad = [&](const std::string& why) {
+        return UsageError("verify case '" + text + "': " + why + " (COLL:BYTES:hier/SEGMENTS or COLL:BYTES:any)");
+    };
+    const auto digits = [](const std::string& s) {
+        return !s.empty() && s.size() <= 19 &&
+               std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
+    };
+    const std::size_t first = text.find(':');
+    const std::size_t second = first == std::string::npos ? first : text.find(':', first + 1);
+    if (second == std::string::npos) throw bad("not three fields");
+    VerifyCase c;
+    c.collective = text.substr(0, first);
+    if (c.collective != "bcast" && c.collective != "allreduce") throw bad("collective must be bcast or allreduce");
+    const std::string bytes = text.substr(first + 1, second - first - 1);
+    if (!digits(bytes) || std::stoull(bytes) == 0) throw bad("size must be a positive integer");
+    c.msg_bytes = std::stoull(bytes);
+    const std::string expect = text.substr(second + 1);
+    if (expect == "any") return c;
+    if (expect.rfind("hier/", 0) != 0) throw bad("expectation must be hier/SEGMENTS or any");
+    const std::string segments = expect.substr(5);
+    if (!digits(segments) || std::stoull(segments) == 0) throw bad("segments must be a positive integer");
+    c.hier = true;
+    c.segments = std::stoull(segments);
+    return c;
+}
+
+Launch verify_launch(const TuneOptions& options, const std::string& hiertune, const std::string& tree,
+                     const std::vector<VerifyCase>& cases) {
+    if (tree.empty() || tree.front() != '/') throw UsageError("verify needs an absolute tree path, not '" + tree + "'");
+    Launch launch{"verify", mpiexec_prefix(options), base_env(options)};
+    launch.env.emplace_back("MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE", tree);
+    launch.argv.push_back(hiertune);
+    launch.argv.push_back("verify");
+    for (const VerifyCase& c : cases) {
+        launch.argv.push_back("--case");
+        launch.argv.push_back(to_string(c));
+    }
+    return launch;
+}
+
+bool in_search_space(const TuneOptions& options, const han::Candidate& candidate) {
+    if (std::find(options.segsizes.begin(), options.segsizes.end(), candidate.segsize) == options.segsizes.end())
+        return false;
+    const std::vector<Params> configs = parse_task_configs(options.configs);
+    return std::find(configs.begin(), configs.end(), candidate.config) != configs.end();
+}
+
+std::optional<Job> find_tune_job(const std::vector<Job>& jobs, const TuneOptions& options) {
+    std::optional<Job> found;
+    for (const Job& job : jobs) {  // by id: the last match is the newest
+        if (job.description.machine != options.machine || job.description.ranks != options.ranks) continue;
+        if (options.nodes && job.description.nodes != *options.nodes) continue;
+        found = job;
+    }
+    return found;
+}
+
+std::string config_label(const Params& params) {
+    std::vector<std::string> words;
+    const auto segsize = params.find("segsize");
+    if (segsize != params.end()) words.push_back("segsize=" + segsize->second);
+    for (const auto& [name, value] : params)
+        if (name != "segsize") words.push_back(name + "=" + value);
+    return join(words, ' ');
+}
+
+TuneCases tune_cases(const TuneOptions& options, const std::vector<StoredTask>& tasks,
+                     const std::vector<StoredPoint>& points, int nodes) {
+    // The search space: configurations x segment sizes, as labels.
+    std::vector<std::pair<Params, std::uint64_t>> space;
+    for (const Params& config : parse_task_configs(options.configs))
+        for (std::uint64_t segsize : options.segsizes) space.emplace_back(config, segsize);
+
+    TuneCases result;
+    for (const std::string& collective : options.collectives) {
+        const han::Collective coll = han::parse_collective(collective);
+        // the job's candidates, restricted to the search space
+        std::vector<han::Candidate> candidates;
+        for (han::Candidate& candidate : candidates_from_tasks(tasks, collective)) {
+            const auto in_space = std::find_if(space.begin(), space.end(), [&](const auto& entry) {
+                return entry.first == candidate.config && entry.second == candidate.segsize;
+            });
+            if (in_space != space.end()) candidates.push_back(std::move(candidate));
+        }
+        // measured medians by (size, label)
+        std::map<std::pair<std::uint64_t, std::string>, double> measured;
+        for (const StoredPoint& point : points) {
+            if (point.key.collective != collective) continue;
+            const std::optional<csel::Choice> choice = choice_of_point(point.key);
+            if (!choice) continue;
+            if (choice->stock)
+                measured[{point.key.msg_bytes, kStockLabel}] = point.summary.median;
+            else if (choice->algorithm == csel::container_name(collective, "hier"))
+                measured[{point.key.msg_bytes, config_label(choice->params)}] = point.summary.median;
+        }
+        for (std::uint64_t bytes : options.sizes) {
+            const auto stock = measured.find({bytes, kStockLabel});
+            const std::optional<double> stock_time =
+                stock == measured.end() ? std::nullopt : std::optional<double>(stock->second);
+            const std::optional<ModelPick> pick =
+                model_pick(collective, candidates, nodes, bytes, stock_time, options.model);
+            if (!pick) {
+                result.unpredicted.push_back(collective + " " + std::to_string(bytes) + " B");
+                continue;
+            }
+            SizeCase c;
+            c.collective = collective;
+            c.msg_bytes = bytes;
+            c.pick = pick->choice.stock ? std::string(kStockLabel) : config_label(pick->choice.params);
+            for (const auto& [config, segsize] : space) {
+                Params params = config;
+                params["segsize"] = std::to_string(segsize);
+                ConfigTime entry;
+                entry.config = config_label(params);
+                const auto candidate = std::find_if(candidates.begin(), candidates.end(), [&](const auto& cand) {
+                    return cand.config == config && cand.segsize == segsize;
+                });
+                if (candidate != candidates.end())
+                    entry.predicted = han::predict(coll, candidate->costs, segsize, bytes);
+                const auto time = measured.find({bytes, entry.config});
+                if (time != measured.end()) entry.measured = time->second;
+                c.configs.push_back(std::move(entry));
+            }
+            if (stock_time) c.configs.push_back(ConfigTime{kStockLabel, std::nullopt, stock_time});
+            VerifyCase v{collective, bytes, !pick->choice.stock, 0};
+            if (v.hier) v.segments = han::segment_count(bytes, pick->prediction->candidate->segsize);
+            result.verify.push_back(v);
+            result.cases.push_back(std::move(c));
+        }
+    }
+    return result;
+}
+
+}  // namespace hiertune

@@ -1,0 +1,149 @@
+#include "verify.hpp"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <mpi.h>
+
+#include "mpi_job.hpp"
+
+namespace hiertune {
+
+namespace {
+
+// One plugin counter, read through its own MPI_T session.
+class Counter {
+public:
+    // ok() is false when the library has no such pvar (not built with mpich-hier).
+    explicit Counter(const std::string& name) {
+        int index = 0;
+        if (MPI_T_pvar_get_index(name.c_str(), MPI_T_PVAR_CLASS_COUNTER, &index) != MPI_SUCCESS) return;
+        int count = 0;
+        if (MPI_T_pvar_session_create(&session_) != MPI_SUCCESS) return;
+        if (MPI_T_pvar_handle_alloc(session_, index, nullptr, &handle_, &count) != MPI_SUCCESS) return;
+        MPI_T_pvar_start(session_, handle_);  // continuous counters refuse: they always count
+        ok_ = true;
+    }
+    ~Counter() {
+        if (ok_) MPI_T_pvar_handle_free(session_, &handle_);
+        if (session_ != MPI_T_PVAR_SESSION_NULL) MPI_T_pvar_session_free(&session_);
+    }
+    Counter(const Counter&) = delete;
+    Counter& operator=(const Counter&) = delete;
+
+    bool ok() const { return ok_; }
+    unsigned long long read() {
+        unsigned long long value = 0;
+        MPI_T_pvar_read(session_, handle_, &value);
+        return value;
+    }
+
+private:
+    MPI_T_pvar_session session_ = MPI_T_PVAR_SESSION_NULL;
+    MPI_T_pvar_handle handle_ = MPI_T_PVAR_HANDLE_NULL;
+    bool ok_ = false;
+};
+
+unsigned char pattern(std::uint64_t i, int rank) { return static_cast<unsigned char>((i * 7 + rank * 13 + 1) & 0xff); }
+
+// Calls the collective once; true when the data is right on this rank.
+bool call_and_check(const VerifyCase& c, MPI_Comm comm, int rank, int size) {
+    const std::size_t bytes = static_cast<std::size_t>(c.msg_bytes);
+    const int count = static_cast<int>(bytes);
+    std::vector<unsigned char> buffer(bytes);
+    if (c.collective == "bcast") {
+        for (std::size_t i = 0; i < bytes; ++i) buffer[i] = rank == 0 ? pattern(i, 0) : 0xee;
+        MPI_Bcast(buffer.data(), count, MPI_BYTE, 0, comm);
+        for (std::size_t i = 0; i < bytes; ++i)
+            if (buffer[i] != pattern(i, 0)) return false;
+        return true;
+    }
+    std::vector<unsigned char> result(bytes, 0xee);
+    for (std::size_t i = 0; i < bytes; ++i) buffer[i] = pattern(i, rank);
+    MPI_Allreduce(buffer.data(), result.data(), count, MPI_UNSIGNED_CHAR, MPI_SUM, comm);
+    for (std::size_t i = 0; i < bytes; ++i) {
+        unsigned sum = 0;
+        for (int r = 0; r < size; ++r) sum += pattern(i, r);
+        if (result[i] != static_cast<unsigned char>(sum & 0xff)) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+int run_verify(const std::vector<VerifyCase>& cases, std::ostream& out, std::ostream& err) {
+    MpiToolsSession tools;
+    const int rank = world_rank();
+    int size = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    for (const VerifyCase& c : cases)
+        if (c.msg_bytes > 1u << 30) {
+            if (rank == 0) err << "hiertune: error: verify case " << to_string(c) << ": at most 1 GiB\n";
+            return 1;
+        }
+
+    std::map<std::string, std::pair<std::unique_ptr<Counter>, std::unique_ptr<Counter>>> counters;
+    for (const VerifyCase& c : cases) {
+        auto& entry = counters[c.collective];
+        if (entry.first) continue;
+        const std::string prefix = "coll_hier_" + c.collective + "_hier_";
+        entry.first = std::make_unique<Counter>(prefix + "count");
+        entry.second = std::make_unique<Counter>(prefix + "segments");
+        if (!all_ok(entry.first->ok() && entry.second->ok())) {
+            if (rank == 0)
+                err << "hiertune: error: no MPI_T counter " << prefix
+                    << "count/segments: the library is not MPICH built with mpich-hier\n";
+            return 1;
+        }
+    }
+
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    int failures = 0;
+    for (const VerifyCase& c : cases) {
+        Counter& calls = *counters[c.collective].first;
+        Counter& segments = *counters[c.collective].second;
+        call_and_check(c, comm, rank, size);  // warm-up: the first call may build sub-communicators
+        MPI_Barrier(comm);
+        const unsigned long long calls0 = calls.read();
+        const unsigned long long segments0 = segments.read();
+        const bool data_ok = call_and_check(c, comm, rank, size);
+        // per rank: [data failed, min calls, max calls, min segments, max segments] via max of negations
+        long long local[5] = {data_ok ? 0 : 1, -static_cast<long long>(calls.read() - calls0),
+                              static_cast<long long>(calls.read() - calls0),
+                              -static_cast<long long>(segments.read() - segments0),
+                              static_cast<long long>(segments.read() - segments0)};
+        long long global[5] = {0, 0, 0, 0, 0};
+        MPI_Allreduce(local, global, 5, MPI_LONG_LONG, MPI_MAX, comm);
+        const bool data_failed = global[0] != 0;
+        const long long min_calls = -global[1], max_calls = global[2];
+        const long long min_segments = -global[3], max_segments = global[4];
+        std::string verdict;
+        bool ok = !data_failed;
+        if (c.hier) {
+            const bool ran = min_calls == 1 && max_calls == 1;
+            const bool segs = min_segments == static_cast<long long>(c.segments) && max_segments == min_segments;
+            ok = ok && ran && segs;
+            verdict = ran ? "hier ran with " + std::to_string(min_segments) +
+                                (max_segments != min_segments ? ".." + std::to_string(max_segments) : "") +
+                                " segments (expected " + std::to_string(c.segments) + ")"
+                          : "hier ran " + std::to_string(min_calls) + ".." + std::to_string(max_calls) +
+                                " times per rank (expected once: the tree's choice did not run)";
+        } else {
+            verdict = max_calls > 0 ? "hier ran (stock choice)" : "stock choice ran";
+        }
+        if (rank == 0)
+            out << "verify " << c.collective << " " << c.msg_bytes << " B: " << verdict
+                << (data_failed ? ", WRONG DATA" : ", data ok") << (ok ? ": ok" : ": FAILED") << '\n';
+        if (!ok) ++failures;
+    }
+    MPI_Comm_free(&comm);
+    if (rank == 0)
+        out << "verify: " << cases.size() - static_cast<std::size_t>(failures) << " of " << cases.size() << " cases as the tree says\n";
+    return failures == 0 ? 0 : 1;
+}
+
+}  // namespace hiertune

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# hiertune tune end to end, small: 4 ranks on 2 emulated nodes, 3 sizes, a
+# 2-configuration search space (one segment size), both collectives.  tune
+# launches its own jobs (tasks, verify under the tree, the exhaustive sweep);
+# then: the tree exists and MPICH loads it, the report has a row per size with
+# slowdowns >= 1, the rerun measures nothing, and bad input fails cleanly.
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/mpi_common.sh"
+unset MPIR_CVAR_NUM_CLIQUES  # tune sets it from --nodes
+
+stock=${MPICH_GENERIC_JSON:-${MPICH_HIER_BUILDDIR:-}/mpich-4.0.2/maint/tuning/coll/mpir/generic.json}
+[ -r "$stock" ] || fail "no MPICH generic.json at '$stock' (set MPICH_GENERIC_JSON or MPICH_HIER_BUILDDIR)"
+
+db=$tmp/tune.sqlite tree=$tmp/tree.json report=$tmp/report
+args=(tune -n 4 --nodes 2 -C bcast,allreduce --sizes 2K,24K,200K -s 8K
+      --config inter_algo=tsp_kary/sched_binomial,intra_algo=binomial
+      --db "$db" -o "$tree" --report "$report" --stock "$stock" --mpiexec "$mpiexec"
+      --task-warmup 1 --task-reps 5 --bench-warmup 1 --bench-min-reps 3 --bench-reps 10 --max-time 1)
+
+echo "== tune"
+start=$SECONDS
+"$hiertune" "${args[@]}" > "$tmp/out1" 2> "$tmp/err1" || { cat "$tmp/out1" "$tmp/err1"; fail "tune failed"; }
+cat "$tmp/out1"
+echo "(tune took $((SECONDS - start)) s)"
+for step in 1 2 3 4 5 6; do grep -q "^== tune step $step/6" "$tmp/out1" || fail "step $step missing"; done
+grep -q "^verify: 6 of 6 cases as the tree says" "$tmp/out1" || fail "verify did not check 6 cases"
+
+echo "== the tree exists and MPICH loads it"
+[ -s "$tree" ] || fail "no tree at $tree"
+python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tree" || fail "tree is not JSON"
+MPIR_CVAR_NUM_CLIQUES=2 MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=$tree \
+    bench 4 -C bcast,allreduce --sizes 2048,30000 -c "${fast[@]}" > /dev/null 2> "$tmp/err2" ||
+    { cat "$tmp/err2"; fail "collectives under the tuned tree failed"; }
+
+echo "== the report"
+for f in report.txt summary.csv predictions.csv prediction.gp; do
+    [ -s "$report/$f" ] || fail "no $report/$f"
+done
+# a row per (collective, size), every slowdown >= 1
+[ "$(tail -n +2 "$report/summary.csv" | wc -l)" = 6 ] || { cat "$report/summary.csv"; fail "expected 6 summary rows"; }
+for coll in bcast allreduce; do
+    for size in 2048 24576 204800; do
+        grep -q "^$coll,$size," "$report/summary.csv" || fail "no row for $coll $size"
+    done
+done
+awk -F, 'NR > 1 && !($8 >= 1) { print "FAIL: slowdown < 1: " $0 > "/dev/stderr"; bad = 1 } END { exit bad }' \
+    "$report/summary.csv" || fail "slowdown below 1"
+# 2 configurations per size, predicted and measured
+[ "$(tail -n +2 "$report/predictions.csv" | wc -l)" = 12 ] || fail "expected 12 prediction rows"
+grep -q "^average slowdown: .* over 6 sizes (target <= 1.050): " "$report/report.txt" || fail "no average slowdown"
+grep -q "^worst slowdown: " "$report/report.txt" || fail "no worst slowdown"
+grep -q "task share .* (target <= 25 %): " "$report/report.txt" || fail "no time comparison"
+if command -v gnuplot > /dev/null; then
+    [ -s "$report/prediction.png" ] || fail "gnuplot is installed but no plot"
+else
+    grep -q "gnuplot not found" "$tmp/out1" || fail "missing gnuplot not reported"
+fi
+
+echo "== rerun: everything stored, nothing measured"
+"$hiertune" "${args[@]}" > "$tmp/out3" 2> "$tmp/err3" || { cat "$tmp/out3" "$tmp/err3"; fail "rerun failed"; }
+grep -q "all task benchmarks stored" "$tmp/out3" || fail "rerun measured tasks again"
+grep -q "every configuration measured" "$tmp/out3" || fail "rerun swept again"
+
+echo "== errors"
+"$hiertune" tune -n 4 --nodes 2 --stock "$stock" --db "$tmp/e.sqlite" --mpiexec "$tmp/none" 2> "$tmp/e1" &&
+    fail "missing mpiexec accepted"
+grep -q "^hiertune: error: no mpiexec at $tmp/none" "$tmp/e1" || fail "missing mpiexec: $(cat "$tmp/e1")"
+"$hiertune" tune -n 4 --nodes 2 --stock "$tmp/none.json" --db "$tmp/e.sqlite" 2> "$tmp/e2" &&
+    fail "missing stock accepted"
+grep -q "^hiertune: error: cannot read JSON tree" "$tmp/e2" || fail "missing stock: $(cat "$tmp/e2")"
+"$hiertune" tune -n 4 --nodes 2 -C reduce --stock "$stock" 2> "$tmp/e3" && fail "reduce accepted"
+grep -q "^hiertune: error:" "$tmp/e3" || fail "reduce: $(cat "$tmp/e3")"
+"$hiertune" tune -n 4 --nodes 2 --config inter_algo=seg_chain --stock "$stock" 2> "$tmp/e4" &&
+    fail "seg_chain accepted"
+grep -q "^hiertune: error: .*exists only inside the plugin" "$tmp/e4" || fail "seg_chain: $(cat "$tmp/e4")"
+# a job that fails (a launcher that always fails)
+"$hiertune" tune -n 2 --nodes 2 --mpiexec /bin/false --sizes 1K -s 4K \
+    --stock "$stock" --db "$tmp/e5.sqlite" -o "$tmp/e5.json" --report "$tmp/e5" > /dev/null 2> "$tmp/e5" &&
+    fail "a failing job accepted"
+grep -q "^hiertune: error: step 1 (tasks) failed: the tasks job exited with status" "$tmp/e5" ||
+    fail "failing job: $(cat "$tmp/e5")"
+[ ! -e "$tmp/e5.json" ] || fail "a failed tune wrote a tree"
+echo "PASS: mpi_tune"

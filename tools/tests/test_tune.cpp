@@ -1,0 +1,258 @@
+// `hiertune tune` orchestration without MPI: options, the jobs' command lines,
+// verify cases, the job lookup and the validation cases from stored data.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "tune.hpp"
+#include "usage_error.hpp"
+
+namespace hiertune {
+namespace {
+
+TuneOptions options() {
+    TuneOptions o;
+    o.ranks = 4;
+    o.nodes = 2;
+    o.collectives = {"bcast"};
+    o.sizes = {1024, 65536};
+    o.configs = "inter_algo=tsp_kary/sched_binomial";
+    o.segsizes = {4096, 32768};
+    o.db_path = "/d/t.sqlite";
+    o.tree_path = "/d/tree.json";
+    o.report_dir = "/d/report";
+    o.mpiexec = "/opt/mpich/bin/mpiexec";
+    o.machine = "box";
+    return o;
+}
+
+bool contains(const std::vector<std::string>& argv, const std::vector<std::string>& run) {
+    return std::search(argv.begin(), argv.end(), run.begin(), run.end()) != argv.end();
+}
+
+TEST(Tune, OptionsAreChecked) {
+    EXPECT_NO_THROW(check_tune_options(options()));
+    TuneOptions o = options();
+    o.ranks = 1;
+    EXPECT_THROW(check_tune_options(o), UsageError);
+    o = options();
+    o.nodes = 5;  // more nodes than ranks
+    EXPECT_THROW(check_tune_options(o), UsageError);
+    o = options();
+    o.nodes = 1;
+    EXPECT_THROW(check_tune_options(o), UsageError);
+    o = options();
+    o.sizes = {0, 8};
+    EXPECT_THROW(check_tune_options(o), UsageError);
+    o = options();
+    o.segsizes.clear();
+    EXPECT_THROW(check_tune_options(o), UsageError);
+    o = options();
+    o.collectives = {"reduce"};
+    EXPECT_THROW(check_tune_options(o), UsageError);
+    o = options();
+    o.collectives = {"bcast", "bcast"};
+    EXPECT_THROW(check_tune_options(o), UsageError);
+    o = options();
+    o.configs = "inter_algo=seg_chain";  // no stand-in for the task benchmarks
+    EXPECT_THROW(check_tune_options(o), UsageError);
+    o = options();
+    o.configs = "bogus=1";
+    EXPECT_THROW(check_tune_options(o), UsageError);
+    o = options();
+    o.nodes.reset();  // a real cluster: nodes from the launch
+    EXPECT_NO_THROW(check_tune_options(o));
+}
+
+TEST(Tune, TasksLaunch) {
+    const std::vector<Launch> launches = tasks_launches(options(), "/bin/hiertune");
+    ASSERT_EQ(launches.size(), 1u);
+    const Launch& l = launches[0];
+    EXPECT_EQ(l.step, "tasks");
+    EXPECT_EQ(l.argv, (std::vector<std::string>{"/opt/mpich/bin/mpiexec", "-n", "4", "/bin/hiertune", "tasks", "-C",
+                                                "bcast", "-s", "4096,32768", "--steady", "8", "-x", "3", "-i", "20",
+                                                "--config", "inter_algo=tsp_kary/sched_binomial", "--db",
+                                                "/d/t.sqlite", "--machine", "box"}));
+    EXPECT_EQ(l.env, (std::vector<std::pair<std::string, std::string>>{{"MPIR_CVAR_NUM_CLIQUES", "2"}}));
+    EXPECT_EQ(describe(l),
+              "MPIR_CVAR_NUM_CLIQUES=2 /opt/mpich/bin/mpiexec -n 4 /bin/hiertune tasks -C bcast -s 4096,32768 "
+              "--steady 8 -x 3 -i 20 --config inter_algo=tsp_kary/sched_binomial --db /d/t.sqlite --machine box");
+}
+
+TEST(Tune, KnomialGetsItsOwnLaunch) {
+    TuneOptions o = options();
+    o.configs = "inter_algo=tsp_kary/tsp_knomial,inter_k=2";
+    o.mpiexec_args = {"-f", "hosts"};
+    o.nodes.reset();
+    const std::vector<Launch> launches = tasks_launches(o, "hiertune");
+    ASSERT_EQ(launches.size(), 2u);
+    EXPECT_TRUE(launches[0].env.empty());
+    EXPECT_TRUE(contains(launches[0].argv, {"--config", "inter_algo=tsp_kary,inter_k=2"}));
+    EXPECT_TRUE(contains(launches[0].argv, {"/opt/mpich/bin/mpiexec", "-f", "hosts", "-n", "4"}));
+    EXPECT_EQ(launches[1].env,
+              (std::vector<std::pair<std::string, std::string>>{{"MPIR_CVAR_IBCAST_TREE_TYPE", "knomial_1"}}));
+    EXPECT_TRUE(contains(launches[1].argv, {"--config", "inter_algo=tsp_knomial,inter_k=2"}));
+    const std::vector<Launch> bench = bench_launches(o, "hiertune");
+    ASSERT_EQ(bench.size(), 2u);
+    EXPECT_EQ(bench[1].env, launches[1].env);
+}
+
+TEST(Tune, BenchSpecAndLaunch) {
+    EXPECT_EQ(bench_algorithm_spec("bcast", {}, {4096}), "hier:bcast_hier_segsize=4096");
+    EXPECT_EQ(bench_algorithm_spec("allreduce",
+                                   {{"inter_algo", "tsp_kary"}, {"inter_k", "4"}, {"inter_chunk", "1024"},
+                                    {"intra_algo", "shm"}},
+                                   {4096, 65536}),
+              "hier:allreduce_hier_segsize=4096/65536,allreduce_hier_inter_algorithm=tsp_kary,"
+              "allreduce_hier_inter_chunk_size=1024,allreduce_hier_inter_kval=4,allreduce_hier_intra_algorithm=shm");
+    EXPECT_THROW(bench_algorithm_spec("bcast", {{"window", "2"}}, {4096}), UsageError);
+
+    TuneOptions o = options();
+    o.collectives = {"bcast", "allreduce"};
+    const std::vector<Launch> launches = bench_launches(o, "/bin/hiertune");
+    ASSERT_EQ(launches.size(), 2u);  // one per collective
+    EXPECT_EQ(launches[0].argv,
+              (std::vector<std::string>{"/opt/mpich/bin/mpiexec", "-n", "4", "/bin/hiertune", "bench", "-C", "bcast",
+                                        "-a", "hier:bcast_hier_segsize=4096/32768,bcast_hier_inter_algorithm=tsp_kary",
+                                        "-a",
+                                        "hier:bcast_hier_segsize=4096/32768,bcast_hier_inter_algorithm=sched_binomial",
+                                        "--sizes", "1024,65536", "-x", "10", "--min-reps", "10", "-i", "1000",
+                                        "--precision", "2.5", "--max-time", "5", "--no-progress", "--db",
+                                        "/d/t.sqlite", "--machine", "box"}));
+    EXPECT_TRUE(contains(launches[1].argv, {"-C", "allreduce"}));
+}
+
+TEST(Tune, VerifyCases) {
+    const VerifyCase hier{"bcast", 65536, true, 16};
+    const VerifyCase any{"allreduce", 8, false, 0};
+    EXPECT_EQ(to_string(hier), "bcast:65536:hier/16");
+    EXPECT_EQ(to_string(any), "allreduce:8:any");
+    EXPECT_EQ(parse_verify_case("bcast:65536:hier/16"), hier);
+    EXPECT_EQ(parse_verify_case("allreduce:8:any"), any);
+    for (const char* bad : {"", "bcast", "bcast:8", "reduce:8:any", "bcast:0:any", "bcast:x:any", "bcast:8:hier",
+                            "bcast:8:hier/0", "bcast:8:hier/x", "bcast:8:stock", "bcast:-8:any"})
+        EXPECT_THROW(parse_verify_case(bad), UsageError) << bad;
+
+    const Launch launch = verify_launch(options(), "/bin/hiertune", "/d/tree.json", {hier, any});
+    EXPECT_EQ(launch.argv, (std::vector<std::string>{"/opt/mpich/bin/mpiexec", "-n", "4", "/bin/hiertune", "verify",
+                                                     "--case", "bcast:65536:hier/16", "--case", "allreduce:8:any"}));
+    EXPECT_EQ(launch.env, (std::vector<std::pair<std::string, std::string>>{
+                              {"MPIR_CVAR_NUM_CLIQUES", "2"},
+                              {"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE", "/d/tree.json"}}));
+    EXPECT_THROW(verify_launch(options(), "/bin/hiertune", "tree.json", {hier}), UsageError);
+}
+
+TEST(Tune, FindsItsJob) {
+    const auto job = [](JobId id, const std::string& machine, int ranks, int nodes) {
+        return Job{id, JobDescription{machine, ranks, nodes, (ranks + nodes - 1) / nodes, "block", "b"}, ""};
+    };
+    const std::vector<Job> jobs{job(1, "box", 4, 2), job(2, "other", 4, 2), job(3, "box", 8, 2),
+                                job(4, "box", 4, 4), job(5, "box", 4, 2)};
+    TuneOptions o = options();
+    ASSERT_TRUE(find_tune_job(jobs, o));
+    EXPECT_EQ(find_tune_job(jobs, o)->id, 5);  // the newest of 1 and 5
+    o.nodes = 4;
+    EXPECT_EQ(find_tune_job(jobs, o)->id, 4);
+    o.nodes.reset();
+    EXPECT_EQ(find_tune_job(jobs, o)->id, 5);
+    o.ranks = 16;
+    EXPECT_FALSE(find_tune_job(jobs, o));
+}
+
+TEST(Tune, ConfigLabel) {
+    EXPECT_EQ(config_label({{"segsize", "4096"}, {"inter_algo", "tsp_kary"}, {"inter_k", "2"}}),
+              "segsize=4096 inter_algo=tsp_kary inter_k=2");
+    EXPECT_EQ(config_label({{"segsize", "4096"}}), "segsize=4096");
+    EXPECT_EQ(config_label({}), "");
+}
+
+// Stored data by hand: bcast tasks of two configurations x two segment sizes
+// (max over leaders), the measured sweep of the same space.
+StoredTask task(const std::string& name, const std::string& algo, std::uint64_t seg, double seconds) {
+    Summary s;
+    s.n = 5;
+    s.median = s.ci_lo = s.ci_hi = s.min = s.max = s.mean = seconds;
+    return StoredTask{TaskKey{"bcast", name, {{"inter_algo", algo}}, seg}, {TaskTiming{kMaxOverLeaders, s}}, ""};
+}
+
+StoredPoint point(std::uint64_t bytes, const std::string& algo, std::uint64_t seg, double seconds) {
+    Summary s;
+    s.n = 5;
+    s.median = s.ci_lo = s.ci_hi = s.min = s.max = s.mean = seconds;
+    Params params{{"MPIR_CVAR_BCAST_HIER_SEGSIZE", std::to_string(seg)}};
+    if (!algo.empty()) params["MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM"] = algo;
+    return StoredPoint{PointKey{"bcast", bytes, algo.empty() ? "default" : "hier", algo.empty() ? Params{} : params},
+                       s, ""};
+}
+
+std::vector<StoredTask> stored_tasks() {
+    // kary: ib 10, sbib 4, sb 1 (us) at 4K; 20/6/2 at 32K.  binomial: twice kary.
+    std::vector<StoredTask> tasks;
+    for (const auto& [algo, factor] : {std::pair<std::string, double>{"tsp_kary", 1}, {"sched_binomial", 2}}) {
+        tasks.push_back(task("ib", algo, 4096, 10e-6 * factor));
+        tasks.push_back(task("sbib", algo, 4096, 4e-6 * factor));
+        tasks.push_back(task("sb", algo, 4096, 1e-6 * factor));
+        tasks.push_back(task("ib", algo, 32768, 20e-6 * factor));
+        tasks.push_back(task("sbib", algo, 32768, 6e-6 * factor));
+        tasks.push_back(task("sb", algo, 32768, 2e-6 * factor));
+    }
+    tasks.push_back(task("ib", "tsp_ring", 4096, 1e-9));  // outside the search space: ignored
+    tasks.push_back(task("sbib", "tsp_ring", 4096, 1e-9));
+    tasks.push_back(task("sb", "tsp_ring", 4096, 1e-9));
+    return tasks;
+}
+
+TEST(Tune, CasesFromStoredData) {
+    // 1024 B: one segment everywhere; collapse keeps 4K per config: kary 10+1 = 11 us.
+    // 65536 B: kary 4K: 16 segs: 10 + 15*4 + 1 = 71; kary 32K: 2 segs: 20 + 6 + 2 = 28 -> kary 32K.
+    const std::vector<StoredPoint> points{
+        point(1024, "tsp_kary", 4096, 12e-6),        point(1024, "tsp_kary", 32768, 13e-6),
+        point(1024, "sched_binomial", 4096, 11e-6),  point(1024, "sched_binomial", 32768, 14e-6),
+        point(65536, "tsp_kary", 4096, 80e-6),       point(65536, "tsp_kary", 32768, 30e-6),
+        point(65536, "sched_binomial", 4096, 90e-6), point(65536, "sched_binomial", 32768, 60e-6)};
+    const TuneCases result = tune_cases(options(), stored_tasks(), points, 2);
+    EXPECT_TRUE(result.unpredicted.empty());
+    ASSERT_EQ(result.cases.size(), 2u);
+    const SizeCase& small = result.cases[0];
+    EXPECT_EQ(small.msg_bytes, 1024u);
+    EXPECT_EQ(small.pick, "segsize=4096 inter_algo=tsp_kary");
+    ASSERT_EQ(small.configs.size(), 4u);  // no stock point measured
+    EXPECT_EQ(small.configs[0].config, "segsize=4096 inter_algo=tsp_kary");
+    EXPECT_DOUBLE_EQ(*small.configs[0].predicted, 11e-6);
+    EXPECT_DOUBLE_EQ(*small.configs[0].measured, 12e-6);
+    EXPECT_DOUBLE_EQ(*small.configs[1].predicted, 22e-6);  // kary at 32K: ib 20 + sb 2
+    const SizeCase& large = result.cases[1];
+    EXPECT_EQ(large.pick, "segsize=32768 inter_algo=tsp_kary");
+    EXPECT_DOUBLE_EQ(*large.configs[0].predicted, 71e-6);
+    EXPECT_EQ(result.verify, (std::vector<VerifyCase>{{"bcast", 1024, true, 1}, {"bcast", 65536, true, 2}}));
+
+    const ValidationReport report = validate(result.cases, 1.0, 4.0);
+    EXPECT_DOUBLE_EQ(report.verdicts[0].slowdown, 12.0 / 11.0);  // binomial 4K measured best
+    EXPECT_EQ(report.verdicts[0].best, "segsize=4096 inter_algo=sched_binomial");
+    EXPECT_DOUBLE_EQ(report.verdicts[1].slowdown, 1.0);
+}
+
+TEST(Tune, StockPointWinsWhereMeasuredFaster) {
+    std::vector<StoredPoint> points{point(1024, "", 0, 5e-6)};  // default: 5 us < 11 us predicted
+    const TuneCases result = tune_cases(options(), stored_tasks(), points, 2);
+    ASSERT_EQ(result.cases.size(), 2u);
+    EXPECT_EQ(result.cases[0].pick, kStockLabel);
+    EXPECT_EQ(result.cases[0].configs.back().config, kStockLabel);
+    EXPECT_EQ(result.verify[0], (VerifyCase{"bcast", 1024, false, 0}));
+    EXPECT_EQ(result.cases[1].pick, "segsize=32768 inter_algo=tsp_kary");  // no stock point there
+    // the sweep is missing: a clear error, not a report
+    EXPECT_THROW(validate(result.cases, std::nullopt, std::nullopt), ValidationError);
+}
+
+TEST(Tune, SizesWithoutTasksAreNamed) {
+    TuneOptions o = options();
+    o.collectives = {"bcast", "allreduce"};  // no allreduce tasks stored
+    const TuneCases result = tune_cases(o, stored_tasks(), {}, 2);
+    EXPECT_EQ(result.cases.size(), 2u);
+    EXPECT_EQ(result.unpredicted, (std::vector<std::string>{"allreduce 1024 B", "allreduce 65536 B"}));
+}
+
+}  // namespace
+}  // namespace hiertune
