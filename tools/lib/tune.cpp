@@ -120,7 +120,10 @@ launch_groups(const TuneOptions& options) {
         std::vector<std::pair<std::string, std::string>> env;
         for (const std::string& collective : options.collectives)
             for (const auto& entry : launch_cvars(collective, config))
-                if (std::find(env.begin(), env.end(), entry) == env.end()) env.push_back(entry);
+                // kary is what MPICH uses when the variable is unset: such
+                // configurations share the launch of those needing nothing.
+                if (entry.second != "kary" && std::find(env.begin(), env.end(), entry) == env.end())
+                    env.push_back(entry);
         std::sort(env.begin(), env.end());
         const auto found =
             std::find_if(groups.begin(), groups.end(), [&](const auto& group) { return group.first == env; });

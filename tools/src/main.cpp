@@ -30,7 +30,7 @@
 #include "sizes.hpp"
 #include "task_bench.hpp"
 #include "tasks.hpp"
-#include "tune.hpp"
+#include "tune_run.hpp"
 #include "usage_error.hpp"
 #include "verify.hpp"
 

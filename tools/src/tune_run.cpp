@@ -1,4 +1,4 @@
-#include "tune.hpp"
+#include "tune_run.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>
