@@ -178,28 +178,61 @@ std::string bench_algorithm_spec(const std::string& collective, const Params& co
     return spec;
 }
 
+namespace {
+
+// One `hiertune bench --db` job: collectives x algorithm specs over the sizes.
+Launch bench_launch(const TuneOptions& options, const std::string& hiertune, const std::string& collectives,
+                    const std::vector<std::string>& algorithms,
+                    const std::vector<std::pair<std::string, std::string>>& launch_env) {
+    Launch launch{"bench", mpiexec_prefix(options), base_env(options)};
+    launch.env.insert(launch.env.end(), launch_env.begin(), launch_env.end());
+    launch.argv.insert(launch.argv.end(), {hiertune, "bench", "-C", collectives});
+    for (const std::string& algorithm : algorithms) {
+        launch.argv.push_back("-a");
+        launch.argv.push_back(algorithm);
+    }
+    launch.argv.insert(launch.argv.end(),
+                       {"--sizes", join_sizes(options.sizes, ','), "-x", std::to_string(options.bench_warmup),
+                        "--min-reps", std::to_string(std::min(options.bench_min_reps, options.bench_max_reps)), "-i",
+                        std::to_string(options.bench_max_reps), "--precision",
+                        format_number(options.bench_precision_percent), "--max-time",
+                        format_number(options.bench_max_time), "--no-progress", "--db", options.db_path,
+                        "--machine", options.machine});
+    return launch;
+}
+
+}  // namespace
+
 std::vector<Launch> bench_launches(const TuneOptions& options, const std::string& hiertune) {
     std::vector<Launch> launches;
     for (const std::string& collective : options.collectives) {
         for (const auto& [launch_env, configs] : launch_groups(options)) {
-            Launch launch{"bench", mpiexec_prefix(options), base_env(options)};
-            launch.env.insert(launch.env.end(), launch_env.begin(), launch_env.end());
-            launch.argv.insert(launch.argv.end(), {hiertune, "bench", "-C", collective});
-            for (const Params& config : configs) {
-                launch.argv.push_back("-a");
-                launch.argv.push_back(bench_algorithm_spec(collective, config, options.segsizes));
-            }
-            launch.argv.insert(
-                launch.argv.end(),
-                {"--sizes", join_sizes(options.sizes, ','), "-x", std::to_string(options.bench_warmup), "--min-reps",
-                 std::to_string(std::min(options.bench_min_reps, options.bench_max_reps)), "-i",
-                 std::to_string(options.bench_max_reps), "--precision", format_number(options.bench_precision_percent),
-                 "--max-time", format_number(options.bench_max_time), "--no-progress", "--db", options.db_path,
-                 "--machine", options.machine});
-            launches.push_back(std::move(launch));
+            std::vector<std::string> algorithms;
+            for (const Params& config : configs)
+                algorithms.push_back(bench_algorithm_spec(collective, config, options.segsizes));
+            launches.push_back(bench_launch(options, hiertune, collective, algorithms, launch_env));
         }
     }
     return launches;
+}
+
+Launch stock_launch(const TuneOptions& options, const std::string& hiertune) {
+    Launch launch = bench_launch(options, hiertune, join(options.collectives, ','), {"default"}, {});
+    launch.step = "stock";
+    return launch;
+}
+
+std::vector<std::string> missing_stock_points(const TuneOptions& options, const std::vector<StoredPoint>& points) {
+    std::set<std::pair<std::string, std::uint64_t>> stored;
+    for (const StoredPoint& point : points) {
+        const std::optional<csel::Choice> choice = choice_of_point(point.key);
+        if (choice && choice->stock) stored.insert({point.key.collective, point.key.msg_bytes});
+    }
+    std::vector<std::string> missing;
+    for (const std::string& collective : options.collectives)
+        for (std::uint64_t bytes : options.sizes)
+            if (!stored.count({collective, bytes})) missing.push_back(collective + " " + std::to_string(bytes) + " B");
+    return missing;
 }
 
 bool operator==(const VerifyCase& a, const VerifyCase& b) {

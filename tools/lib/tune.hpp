@@ -1,7 +1,8 @@
 // `hiertune tune`: the site admin's one command (no MPI here; the runner that
 // launches the jobs is tools/src/tune.cpp).
 //
-//   (a) tasks     `hiertune tasks` for the search space into the database
+//   (a) tasks     `hiertune tasks` for the search space into the database,
+//                 and the stock selection measured at every size (--no-stock: not)
 //   (b) model     HAN model predictions per (size, configuration)
 //   (c) generate  `generate --from model` -> the tree
 //   (d) verify    `hiertune verify` under the tree: the tuned collectives run,
@@ -51,6 +52,7 @@ struct TuneOptions {
     std::size_t bench_max_reps = 1000;
     double bench_precision_percent = 2.5;
     double bench_max_time = 5;
+    bool stock = true;  // measure the stock selection in step (a)
     han::ModelOptions model;
 };
 
@@ -92,6 +94,16 @@ std::string bench_algorithm_spec(const std::string& collective, const Params& co
 
 // Step (e): one `hiertune bench --db` job per collective and launch group.
 std::vector<Launch> bench_launches(const TuneOptions& options, const std::string& hiertune);
+
+// Step (a), second half: the stock selection (`bench -a default`) of every
+// collective and size, in one job (step "stock").  The model's pick is hier
+// only where it predicts less than this measured time, so that a tuned tree
+// never trades a measured stock time for a worse predicted one.
+Launch stock_launch(const TuneOptions& options, const std::string& hiertune);
+
+// The (collective, size) pairs of the options without a stored stock point,
+// as "bcast 1024 B".
+std::vector<std::string> missing_stock_points(const TuneOptions& options, const std::vector<StoredPoint>& points);
 
 // What step (d) expects of one collective call under the tree.
 struct VerifyCase {

@@ -232,6 +232,7 @@ struct GenerateArgs {
     std::vector<std::string> sizes;
     bool prune = false;
     bool no_collapse = false;
+    bool no_stock = false;
 
     GenerateOptions options() const {  // throws UsageError
         GenerateOptions options;
@@ -312,6 +313,7 @@ struct TuneArgs {
     double max_time = 5;
     bool prune = false;
     bool no_collapse = false;
+    bool no_stock = false;
 
     TuneOptions options(bool nodes_given) const {  // throws UsageError
         TuneOptions options;
@@ -346,6 +348,7 @@ struct TuneArgs {
         options.bench_max_reps = bench_max_reps;
         options.bench_precision_percent = precision_percent;
         options.bench_max_time = max_time;
+        options.stock = !no_stock;
         options.model.prune.enabled = prune;
         options.model.collapse_oversize_segments = !no_collapse;
         return options;
@@ -400,6 +403,8 @@ CLI::App* add_tune_command(CLI::App& app, TuneArgs& args) {
     tune->add_option("--max-time", args.max_time, "bench: cap on seconds per point (0: none)")
         ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
+    tune->add_flag("--no-stock", args.no_stock,
+                   "Do not measure the stock selection (the tree then takes hier wherever the model predicts it)");
     tune->add_flag("--prune", args.prune, "Model: HAN III-C pruning heuristics");
     tune->add_flag("--no-collapse", args.no_collapse, "Model: also rank segment sizes larger than the message");
     return tune;

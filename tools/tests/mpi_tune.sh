@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # hiertune tune end to end, small: 4 ranks on 2 emulated nodes, 3 sizes, a
 # 2-configuration search space (one segment size), both collectives.  tune
-# launches its own jobs (tasks, verify under the tree, the exhaustive sweep);
+# launches its own jobs (tasks, the stock reference, verify under the tree, the
+# exhaustive sweep);
 # then: the tree exists and MPICH loads it, the report has a row per size with
 # slowdowns >= 1, the rerun measures nothing, and bad input fails cleanly.
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,6 +25,7 @@ cat "$tmp/out1"
 echo "(tune took $((SECONDS - start)) s)"
 for step in 1 2 3 4 5 6; do grep -q "^== tune step $step/6" "$tmp/out1" || fail "step $step missing"; done
 grep -q "^verify: 6 of 6 cases as the tree says" "$tmp/out1" || fail "verify did not check 6 cases"
+grep -q "^stock reference: " "$tmp/out1" || fail "the stock selection was not measured"
 
 echo "== the tree exists and MPICH loads it"
 [ -s "$tree" ] || fail "no tree at $tree"
@@ -45,8 +47,9 @@ for coll in bcast allreduce; do
 done
 awk -F, 'NR > 1 && !($8 >= 1) { print "FAIL: slowdown < 1: " $0 > "/dev/stderr"; bad = 1 } END { exit bad }' \
     "$report/summary.csv" || fail "slowdown below 1"
-# 2 configurations per size, predicted and measured
-[ "$(tail -n +2 "$report/predictions.csv" | wc -l)" = 12 ] || fail "expected 12 prediction rows"
+# 2 hier configurations and the stock selection per size, all measured
+[ "$(tail -n +2 "$report/predictions.csv" | wc -l)" = 18 ] || fail "expected 18 prediction rows"
+[ "$(grep -c ',stock,' "$report/predictions.csv")" = 6 ] || fail "expected a stock row per size"
 grep -q "^average slowdown: .* over 6 sizes (target <= 1.050): " "$report/report.txt" || fail "no average slowdown"
 grep -q "^worst slowdown: " "$report/report.txt" || fail "no worst slowdown"
 grep -q "task share .* (target <= 25 %): " "$report/report.txt" || fail "no time comparison"
@@ -59,6 +62,7 @@ fi
 echo "== rerun: everything stored, nothing measured"
 "$hiertune" "${args[@]}" > "$tmp/out3" 2> "$tmp/err3" || { cat "$tmp/out3" "$tmp/err3"; fail "rerun failed"; }
 grep -q "all task benchmarks stored" "$tmp/out3" || fail "rerun measured tasks again"
+grep -q "stock selection measured at every size" "$tmp/out3" || fail "rerun measured the stock selection again"
 grep -q "every configuration measured" "$tmp/out3" || fail "rerun swept again"
 
 echo "== errors"

@@ -254,5 +254,26 @@ TEST(Tune, SizesWithoutTasksAreNamed) {
     EXPECT_EQ(result.unpredicted, (std::vector<std::string>{"allreduce 1024 B", "allreduce 65536 B"}));
 }
 
+TEST(Tune, StockReference) {
+    TuneOptions o = options();
+    o.collectives = {"bcast", "allreduce"};
+    const Launch launch = stock_launch(o, "/bin/hiertune");
+    EXPECT_EQ(launch.step, "stock");
+    EXPECT_EQ(launch.argv, (std::vector<std::string>{"/opt/mpich/bin/mpiexec", "-n", "4", "/bin/hiertune", "bench",
+                                                     "-C", "bcast,allreduce", "-a", "default", "--sizes",
+                                                     "1024,65536", "-x", "10", "--min-reps", "10", "-i", "1000",
+                                                     "--precision", "2.5", "--max-time", "5", "--no-progress",
+                                                     "--db", "/d/t.sqlite", "--machine", "box"}));
+    EXPECT_EQ(launch.env, (std::vector<std::pair<std::string, std::string>>{{"MPIR_CVAR_NUM_CLIQUES", "2"}}));
+
+    // hier points do not count; a stock point counts for its collective and size only
+    const std::vector<StoredPoint> points{point(1024, "", 0, 5e-6), point(65536, "tsp_kary", 4096, 8e-5)};
+    EXPECT_EQ(missing_stock_points(o, points),
+              (std::vector<std::string>{"bcast 65536 B", "allreduce 1024 B", "allreduce 65536 B"}));
+    o.collectives = {"bcast"};
+    o.sizes = {1024};
+    EXPECT_TRUE(missing_stock_points(o, points).empty());
+}
+
 }  // namespace
 }  // namespace hiertune
