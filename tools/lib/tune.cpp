@@ -158,9 +158,14 @@ std::vector<Launch> tasks_launches(const TuneOptions& options, const std::string
         launch.argv.insert(launch.argv.end(),
                            {hiertune, "tasks", "-C", join(options.collectives, ','), "-s",
                             join_sizes(options.segsizes, ','), "--steady", std::to_string(options.steady_segments),
-                            "-x", std::to_string(options.task_warmup), "-i", std::to_string(options.task_reps)});
+                            "-x", std::to_string(options.task_warmup), "--min-reps",
+                            std::to_string(std::min(options.task_min_reps, options.task_reps)), "-i",
+                            std::to_string(options.task_reps), "--precision",
+                            format_number(options.bench_precision_percent), "--max-time",
+                            format_number(options.bench_max_time)});
         if (!spec.empty()) launch.argv.insert(launch.argv.end(), {"--config", spec});
-        launch.argv.insert(launch.argv.end(), {"--db", options.db_path, "--machine", options.machine});
+        launch.argv.insert(launch.argv.end(),
+                           {"--db", options.db_path, "--machine", options.machine, "--account", launch.step});
         launches.push_back(std::move(launch));
     }
     return launches;
@@ -197,7 +202,7 @@ Launch bench_launch(const TuneOptions& options, const std::string& hiertune, con
                         std::to_string(options.bench_max_reps), "--precision",
                         format_number(options.bench_precision_percent), "--max-time",
                         format_number(options.bench_max_time), "--no-progress", "--db", options.db_path,
-                        "--machine", options.machine});
+                        "--machine", options.machine, "--account", launch.step});
     return launch;
 }
 
@@ -219,6 +224,7 @@ std::vector<Launch> bench_launches(const TuneOptions& options, const std::string
 Launch stock_launch(const TuneOptions& options, const std::string& hiertune) {
     Launch launch = bench_launch(options, hiertune, join(options.collectives, ','), {"default"}, {});
     launch.step = "stock";
+    launch.argv.back() = launch.step;  // --account stock
     return launch;
 }
 

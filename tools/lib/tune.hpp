@@ -46,7 +46,8 @@ struct TuneOptions {
     // measurement effort of the jobs
     std::uint64_t steady_segments = 8;
     std::size_t task_warmup = 3;
-    std::size_t task_reps = 20;
+    std::size_t task_min_reps = 10;
+    std::size_t task_reps = 100;  // cap; runs stop earlier by bench's precision and time cap
     std::size_t bench_warmup = 10;
     std::size_t bench_min_reps = 10;
     std::size_t bench_max_reps = 1000;

@@ -428,6 +428,7 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err)
         return status;
     };
 
+    double mark = MPI_Wtime();  // --account: each point's time from the end of the previous one
     for (std::size_t i = 0; i < plan.points.size(); ++i) {
         const PointKey& key = plan.points[i];
         PointResult result;
@@ -459,6 +460,11 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err)
             if (db && measurement.data_ok) {
                 try {
                     db->record_point(job_id, key, result.summary);
+                    if (!options.account_step.empty()) {
+                        const double now = MPI_Wtime();
+                        db->add_step_time(job_id, options.account_step, now - mark);
+                        mark = now;
+                    }
                 } catch (const std::exception& e) {
                     progress.clear();
                     err << "hiertune: error: " << e.what() << '\n';

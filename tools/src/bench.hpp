@@ -28,6 +28,7 @@ struct BenchOptions {
     bool progress = true;   // on stderr, when it is a terminal
     std::string db_path;    // record every point and resume; empty: no database
     std::string machine;    // job identity; empty: rank 0's processor name
+    std::string account_step;  // add each measured point's time to this step_times entry
 };
 
 // Returns the process exit status (0, or 1 after a reported error or a

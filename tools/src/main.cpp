@@ -77,6 +77,7 @@ struct BenchArgs {
     bool no_progress = false;
     std::string db_path;
     std::string machine;
+    std::string account_step;
 
     BenchOptions options() const {  // throws UsageError
         BenchOptions options;
@@ -98,6 +99,7 @@ struct BenchArgs {
         options.progress = !no_progress;
         options.db_path = db_path;
         options.machine = machine;
+        options.account_step = account_step;
         return options;
     }
 };
@@ -149,6 +151,10 @@ CLI::App* add_bench_command(CLI::App& app, BenchArgs& args) {
                       "Record every point in this SQLite database and skip points already there "
                       "(rerun the same command to resume a killed sweep)");
     bench->add_option("--machine", args.machine, "Machine name of the job in the database (default: host name)");
+    bench->add_option("--account", args.account_step,
+                      "Add each point's measuring time to this step of the database's step times "
+                      "(hiertune tune's bookkeeping; survives a kill)")
+        ->needs("--db");
     return bench;
 }
 
@@ -180,9 +186,13 @@ struct TasksArgs {
     std::vector<std::string> segsizes;
     std::uint64_t steady = 8;
     std::size_t warmup = 3;
-    std::size_t reps = 20;
+    std::size_t min_reps = 10;
+    std::size_t reps = 100;
+    double precision_percent = 2.5;
+    double max_time = 5;
     std::string db_path;
     std::string machine;
+    std::string account_step;
 
     TasksOptions options() const {  // throws UsageError
         TasksOptions options;
@@ -192,9 +202,13 @@ struct TasksArgs {
             for (std::uint64_t size : parse_size_list(text)) options.segsizes.push_back(size);
         options.steady_segments = steady;
         options.warmup = warmup;
+        options.min_reps = std::min(min_reps, reps);  // a small -i lowers the default
         options.reps = reps;
+        options.precision = precision_percent / 100;
+        options.max_time = max_time;
         options.db_path = db_path;
         options.machine = machine;
+        options.account_step = account_step;
         return options;
     }
 };
@@ -213,11 +227,27 @@ CLI::App* add_tasks_command(CLI::App& app, TasksArgs& args) {
         ->allow_extra_args(false);
     tasks->add_option("--steady", args.steady, "Segments of the steady run (>= 4)")->capture_default_str();
     tasks->add_option("-x,--warmup", args.warmup, "Warm-up repetitions per run")->capture_default_str();
-    tasks->add_option("-i,--reps", args.reps, "Timed repetitions per run")
+    tasks->add_option("--min-reps", args.min_reps, "Timed repetitions per run before it may stop")
         ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    tasks->add_option("-i,--reps", args.reps, "Cap on timed repetitions per run")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    tasks->add_option("--precision", args.precision_percent,
+                      "Stop a run when every leader's every task has its 95% CI half-width within this "
+                      "percentage of its median")
+        ->check(CLI::Range(0.001, 100.0))
+        ->capture_default_str();
+    tasks->add_option("--max-time", args.max_time,
+                      "Cap on wall-clock seconds per group, shared by its runs (0: none; --min-reps still run)")
+        ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
     tasks->add_option("--db", args.db_path, "Record the task costs here and skip the groups already there");
     tasks->add_option("--machine", args.machine, "Machine name of the job in the database (default: host name)");
+    tasks->add_option("--account", args.account_step,
+                      "Add each group's measuring time to this step of the database's step times "
+                      "(hiertune tune's bookkeeping; survives a kill)")
+        ->needs("--db");
     return tasks;
 }
 
@@ -305,7 +335,8 @@ struct TuneArgs {
     std::string machine;
     std::uint64_t steady = 8;
     std::size_t task_warmup = 3;
-    std::size_t task_reps = 20;
+    std::size_t task_min_reps = 10;
+    std::size_t task_reps = 100;
     std::size_t bench_warmup = 10;
     std::size_t bench_min_reps = 10;
     std::size_t bench_max_reps = 1000;
@@ -341,6 +372,7 @@ struct TuneArgs {
         }
         options.steady_segments = steady;
         options.task_warmup = task_warmup;
+        options.task_min_reps = std::min(task_min_reps, task_reps);  // a small --task-reps lowers it
         options.task_reps = task_reps;
         options.bench_warmup = bench_warmup;
         if (bench_min_reps > bench_max_reps) throw UsageError("--bench-min-reps must not exceed --bench-reps");
@@ -386,7 +418,10 @@ CLI::App* add_tune_command(CLI::App& app, TuneArgs& args) {
     tune->add_option("--machine", args.machine, "Machine name of the job in the database (default: host name)");
     tune->add_option("--steady", args.steady, "tasks: segments of the steady run")->capture_default_str();
     tune->add_option("--task-warmup", args.task_warmup, "tasks: warm-up repetitions")->capture_default_str();
-    tune->add_option("--task-reps", args.task_reps, "tasks: timed repetitions")
+    tune->add_option("--task-min-reps", args.task_min_reps, "tasks: timed repetitions per run before it may stop")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    tune->add_option("--task-reps", args.task_reps, "tasks: cap on timed repetitions per run")
         ->check(CLI::PositiveNumber)
         ->capture_default_str();
     tune->add_option("--bench-warmup", args.bench_warmup, "bench: warm-up repetitions per point")
@@ -397,10 +432,12 @@ CLI::App* add_tune_command(CLI::App& app, TuneArgs& args) {
     tune->add_option("--bench-reps", args.bench_max_reps, "bench: cap on repetitions per point")
         ->check(CLI::PositiveNumber)
         ->capture_default_str();
-    tune->add_option("--precision", args.precision_percent, "bench: CI half-width target in % of the median")
+    tune->add_option("--precision", args.precision_percent,
+                     "bench and tasks: CI half-width target in % of the median")
         ->check(CLI::Range(0.001, 100.0))
         ->capture_default_str();
-    tune->add_option("--max-time", args.max_time, "bench: cap on seconds per point (0: none)")
+    tune->add_option("--max-time", args.max_time,
+                     "bench: cap on seconds per point; tasks: per segment-size group (0: none)")
         ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
     tune->add_flag("--no-stock", args.no_stock,

@@ -211,6 +211,7 @@ int run_tasks(const TasksOptions& options, std::ostream& out, std::ostream& err)
 
     // 3. Measure.
     int status = 0;
+    double mark = MPI_Wtime();  // --account: each group's time from the end of the previous one
     for (std::size_t g = 0; g < groups.size(); ++g) {
         if (!to_run[g]) continue;
         const Group& group = groups[g];
@@ -229,13 +230,31 @@ int run_tasks(const TasksOptions& options, std::ostream& out, std::ostream& err)
 
         std::vector<unsigned char> buffer(options.steady_segments * group.segsize, 1);
         std::map<std::string, std::vector<double>> samples;  // leaders: the first run providing a task wins
-        for (std::uint64_t u : task_runs(collective, options.steady_segments)) {
+        const std::vector<std::uint64_t> runs = task_runs(collective, options.steady_segments);
+        std::uint64_t all_steps = 0;
+        for (std::uint64_t u : runs) all_steps += han::step_count(collective, u);
+        for (std::uint64_t u : runs) {
+            // bench's stopping rule per run: every leader's every task converged, or a cap;
+            // the group's time cap is shared among its runs by their step counts
+            const double run_cap = options.max_time * static_cast<double>(han::step_count(collective, u)) /
+                                   static_cast<double>(all_steps);
             std::map<std::string, std::vector<double>> run;
-            for (std::size_t rep = 0; rep < options.warmup + options.reps; ++rep) {
+            double timed_since = 0;
+            for (std::size_t rep = 0;; ++rep) {
+                if (rep == options.warmup) timed_since = MPI_Wtime();
                 MPI_Barrier(MPI_COMM_WORLD);
                 const std::vector<double> steps = run_pipeline(collective, u, group.segsize, buffer.data(), comms);
                 if (comms.leader && rep >= options.warmup)
                     for (const auto& [task, time] : tasks_of_run(collective, u, steps)) run[task].push_back(time);
+                if (rep + 1 < options.warmup + options.min_reps) continue;
+                if (rep + 1 >= options.warmup + options.reps) break;
+                int local[2] = {1, 1};  // converged here, time left (rank 0's clock decides)
+                for (const auto& [task, times] : run)
+                    if (!summarize(times, options.precision).converged) local[0] = 0;
+                if (rank == 0 && options.max_time > 0 && MPI_Wtime() - timed_since >= run_cap) local[1] = 0;
+                int global[2] = {0, 0};
+                MPI_Allreduce(local, global, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+                if (global[0] || !global[1]) break;
             }
             for (auto& [task, times] : run) samples.emplace(task, std::move(times));
         }
@@ -247,7 +266,7 @@ int run_tasks(const TasksOptions& options, std::ostream& out, std::ostream& err)
             for (std::size_t t = 0; t < tasks.size(); ++t) {
                 const auto found = samples.find(tasks[t]);
                 if (found != samples.end() && !found->second.empty())
-                    pack(summarize(found->second), &mine[t * kPacked]);
+                    pack(summarize(found->second, options.precision), &mine[t * kPacked]);
             }
             std::vector<double> all(rank == 0 ? mine.size() * static_cast<std::size_t>(comms.nodes) : 0);
             MPI_Gather(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(),
@@ -276,6 +295,15 @@ int run_tasks(const TasksOptions& options, std::ostream& out, std::ostream& err)
                     }
                 }
                 out << line.str() << "  (us, max over leaders of the medians)\n" << std::flush;
+                if (db && !options.account_step.empty() && error.empty()) {
+                    const double now = MPI_Wtime();
+                    try {
+                        db->add_step_time(job, options.account_step, now - mark);
+                    } catch (const std::exception& e) {
+                        error = e.what();
+                    }
+                    mark = now;
+                }
             }
         }
         if (!all_ok(error.empty())) {

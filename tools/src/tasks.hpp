@@ -16,8 +16,12 @@ struct TasksOptions {
     std::vector<std::uint64_t> segsizes;            // > 0
     std::uint64_t steady_segments = 8;              // K of the steady run
     std::size_t warmup = 3;
-    std::size_t reps = 20;
+    std::size_t min_reps = 10;   // per run, before it may stop
+    std::size_t reps = 100;      // cap per run
+    double precision = 0.025;    // stop when every task's median CI is this narrow
+    double max_time = 5;         // cap on the seconds of a group (its runs share it); 0: none
     std::string db_path;  // record here, skip what is there
+    std::string account_step;  // add each group's measuring time to this step_times entry
     std::string machine;
 };
 

@@ -141,9 +141,10 @@ int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out
         if (tasks_complete(db, options)) {
             out << "all task benchmarks stored in " << options.db_path << ": nothing to measure\n";
         } else {
+            // the jobs add each group's time to the database as it is stored (--account),
+            // so the report's times survive a kill and a resume
             const double seconds = run_step("step 1 (tasks)", tasks_launches(options, hiertune), out);
-            const Job job = tune_job(db, options, "after the task benchmarks");
-            db.add_step_time(job.id, "tasks", seconds);
+            tune_job(db, options, "after the task benchmarks");
             out << "task benchmarks: " << seconds_text(seconds) << '\n';
         }
         // the stock reference: hier goes into the tree only where predicted faster
@@ -154,7 +155,6 @@ int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out
                 out << "stock selection measured at every size: nothing to measure\n";
             } else {
                 const double seconds = run_step("step 1 (stock)", {stock_launch(options, hiertune)}, out);
-                db.add_step_time(job.id, "stock", seconds);
                 out << "stock reference: " << seconds_text(seconds) << '\n';
             }
         }
@@ -204,7 +204,6 @@ int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out
         out << "every configuration measured in " << options.db_path << ": nothing to measure\n";
     } else {
         const double seconds = run_step("step 5 (bench)", bench_launches(options, hiertune), out);
-        db.add_step_time(job.id, "bench", seconds);
         out << "exhaustive sweep: " << seconds_text(seconds) << '\n';
     }
 

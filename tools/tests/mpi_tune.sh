@@ -27,6 +27,20 @@ for step in 1 2 3 4 5 6; do grep -q "^== tune step $step/6" "$tmp/out1" || fail 
 grep -q "^verify: 6 of 6 cases as the tree says" "$tmp/out1" || fail "verify did not check 6 cases"
 grep -q "^stock reference: " "$tmp/out1" || fail "the stock selection was not measured"
 
+echo "== step times: the jobs account every measured item in the database"
+count_steps() {
+    python3 - "$db" << 'PY'
+import sqlite3, sys
+rows = sqlite3.connect(sys.argv[1]).execute(
+    "SELECT step, count(*), min(seconds) FROM step_times GROUP BY step ORDER BY step").fetchall()
+print(" ".join(f"{step}={n}" for step, n, low in rows), "positive" if all(low > 0 for _, _, low in rows) else "ZERO")
+PY
+}
+# 4 task groups (2 collectives x 2 configurations x 1 segment size), 6 stock
+# points, 2 x 2 x 3 = 12 swept points
+steps=$(count_steps)
+[ "$steps" = "bench=12 stock=6 tasks=4 positive" ] || fail "step_times rows: $steps"
+
 echo "== the tree exists and MPICH loads it"
 [ -s "$tree" ] || fail "no tree at $tree"
 python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tree" || fail "tree is not JSON"
@@ -64,6 +78,7 @@ echo "== rerun: everything stored, nothing measured"
 grep -q "all task benchmarks stored" "$tmp/out3" || fail "rerun measured tasks again"
 grep -q "stock selection measured at every size" "$tmp/out3" || fail "rerun measured the stock selection again"
 grep -q "every configuration measured" "$tmp/out3" || fail "rerun swept again"
+[ "$(count_steps)" = "$steps" ] || fail "rerun added step times: $(count_steps)"
 
 echo "== errors"
 "$hiertune" tune -n 4 --nodes 2 --stock "$stock" --db "$tmp/e.sqlite" --mpiexec "$tmp/none" 2> "$tmp/e1" &&

@@ -72,13 +72,15 @@ TEST(Tune, TasksLaunch) {
     const Launch& l = launches[0];
     EXPECT_EQ(l.step, "tasks");
     EXPECT_EQ(l.argv, (std::vector<std::string>{"/opt/mpich/bin/mpiexec", "-n", "4", "/bin/hiertune", "tasks", "-C",
-                                                "bcast", "-s", "4096,32768", "--steady", "8", "-x", "3", "-i", "20",
+                                                "bcast", "-s", "4096,32768", "--steady", "8", "-x", "3", "--min-reps",
+                                                "10", "-i", "100", "--precision", "2.5", "--max-time", "5",
                                                 "--config", "inter_algo=tsp_kary/sched_binomial", "--db",
-                                                "/d/t.sqlite", "--machine", "box"}));
+                                                "/d/t.sqlite", "--machine", "box", "--account", "tasks"}));
     EXPECT_EQ(l.env, (std::vector<std::pair<std::string, std::string>>{{"MPIR_CVAR_NUM_CLIQUES", "2"}}));
     EXPECT_EQ(describe(l),
               "MPIR_CVAR_NUM_CLIQUES=2 /opt/mpich/bin/mpiexec -n 4 /bin/hiertune tasks -C bcast -s 4096,32768 "
-              "--steady 8 -x 3 -i 20 --config inter_algo=tsp_kary/sched_binomial --db /d/t.sqlite --machine box");
+              "--steady 8 -x 3 --min-reps 10 -i 100 --precision 2.5 --max-time 5 --config "
+              "inter_algo=tsp_kary/sched_binomial --db /d/t.sqlite --machine box --account tasks");
 }
 
 TEST(Tune, KnomialGetsItsOwnLaunch) {
@@ -120,7 +122,7 @@ TEST(Tune, BenchSpecAndLaunch) {
                                         "hier:bcast_hier_segsize=4096/32768,bcast_hier_inter_algorithm=sched_binomial",
                                         "--sizes", "1024,65536", "-x", "10", "--min-reps", "10", "-i", "1000",
                                         "--precision", "2.5", "--max-time", "5", "--no-progress", "--db",
-                                        "/d/t.sqlite", "--machine", "box"}));
+                                        "/d/t.sqlite", "--machine", "box", "--account", "bench"}));
     EXPECT_TRUE(contains(launches[1].argv, {"-C", "allreduce"}));
 }
 
@@ -263,7 +265,8 @@ TEST(Tune, StockReference) {
                                                      "-C", "bcast,allreduce", "-a", "default", "--sizes",
                                                      "1024,65536", "-x", "10", "--min-reps", "10", "-i", "1000",
                                                      "--precision", "2.5", "--max-time", "5", "--no-progress",
-                                                     "--db", "/d/t.sqlite", "--machine", "box"}));
+                                                     "--db", "/d/t.sqlite", "--machine", "box", "--account",
+                                                     "stock"}));
     EXPECT_EQ(launch.env, (std::vector<std::pair<std::string, std::string>>{{"MPIR_CVAR_NUM_CLIQUES", "2"}}));
 
     // hier points do not count; a stock point counts for its collective and size only
