@@ -146,9 +146,14 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
 
     if (lv->nnodes == 1) {
         /* one node: the intra module on comm itself.  A tree that picks hier for this
-         * comm again lands here re-entered: stop that loop with binomial. */
+         * comm again lands here re-entered: stop that loop with binomial.  Never the
+         * device shm path here: the device's own release_gather set-up on a node comm
+         * broadcasts on that comm (MPIR_Bcast_impl), and a forced hier would enter
+         * release_gather again on the half-initialised comm. */
         if (hier->reentered)
             prm.intra_algo = MPII_HIER_INTRA_BINOMIAL;
+        else if (prm.intra_algo == MPII_HIER_INTRA_SHM)
+            prm.intra_algo = MPII_HIER_INTRA_AUTO;
         hier->reentered++;
         for (int64_t t = 0; t < plan.nsegs; t++) {
             mpi_errno = MPII_Hier_intra_bcast(payload.bytes + MPII_Hier_seg_offset(&plan, t),
