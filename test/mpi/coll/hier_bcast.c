@@ -166,9 +166,8 @@ static void run_comm(MPI_Comm comm, const char *name, int big)
 
 int main(int argc, char **argv)
 {
-    int provided, rank, size, big = 0, expect_hier = 0, total_errors;
+    int provided, rank, size, big = 0, expect_hier = 0;
     char pvar_name[128];
-    long long total_calls;
     MPI_Comm dup, parity, half;
     hier_pvar pv;
     unsigned long long before;
@@ -219,14 +218,7 @@ int main(int argc, char **argv)
     MPI_Type_free(&layouts[T_VECTOR].type);
     MPI_Type_free(&layouts[T_STRUCT].type);
 
-    MPI_Allreduce(&errors, &total_errors, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    MPI_Allreduce(&hier_calls, &total_calls, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0) {
-        if (total_errors)
-            printf(" Found %d errors\n", total_errors);
-        else
-            printf(" No Errors\n");
-    }
+    hier_report_errors(errors);
     MPI_T_finalize();
     MPI_Finalize();
     return 0;

@@ -26,7 +26,7 @@ static void expect(int cond, const char *what)
 
 int main(int argc, char **argv)
 {
-    int provided, rank, size, total_errors, node_size, node_rank, flat_size;
+    int provided, rank, size, node_size, node_rank, flat_size;
     const int n = 65536 / sizeof(int);  /* 64 KiB: 16 segments of 4096 B */
     int *buf = malloc(n * sizeof(int));
     hier_pvar calls, segs;
@@ -117,13 +117,7 @@ int main(int argc, char **argv)
     hier_pvar_close(&allred_segs);
     free(buf);
     free(sum);
-    MPI_Allreduce(&errors, &total_errors, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0) {
-        if (total_errors)
-            printf(" Found %d errors\n", total_errors);
-        else
-            printf(" No Errors\n");
-    }
+    hier_report_errors(errors);
     MPI_T_finalize();
     MPI_Finalize();
     return 0;

@@ -430,7 +430,7 @@ static void expect_count(hier_pvar * pv, unsigned long long before, long long wa
 
 int main(int argc, char **argv)
 {
-    int provided, rank, size, expect_hier = 0, total_errors;
+    int provided, rank, size, expect_hier = 0;
     char pvar_name[128];
     MPI_Comm dup, parity, half;
     test_comm comms[4];
@@ -492,13 +492,7 @@ int main(int argc, char **argv)
     MPI_Comm_free(&half);
     free_cases();
 
-    MPI_Allreduce(&errors, &total_errors, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0) {
-        if (total_errors)
-            printf(" Found %d errors\n", total_errors);
-        else
-            printf(" No Errors\n");
-    }
+    hier_report_errors(errors);
     MPI_T_finalize();
     MPI_Finalize();
     return 0;

@@ -72,7 +72,7 @@ static void exercise(MPI_Comm comm, int salt)
 
 int main(int argc, char **argv)
 {
-    int rank, total_errors;
+    int rank;
     MPI_Comm dup, half, late;
 
     MPI_Init(&argc, &argv);
@@ -90,13 +90,7 @@ int main(int argc, char **argv)
     MPI_Comm_free(&late);
     MPI_Comm_free(&half);
     MPI_Comm_free(&dup);
-    MPI_Allreduce(&errors, &total_errors, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0) {
-        if (total_errors)
-            printf(" Found %d errors\n", total_errors);
-        else
-            printf(" No Errors\n");
-    }
+    hier_report_errors(errors);
     MPI_Finalize();
     return 0;
 }

@@ -17,6 +17,20 @@
         MPI_Abort(MPI_COMM_WORLD, 1); \
     } while (0)
 
+/* MPICH test-suite verdict: every rank's error count summed, printed by rank 0 */
+static inline void hier_report_errors(int errors)
+{
+    int rank, total;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Allreduce(&errors, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0) {
+        if (total)
+            printf(" Found %d errors\n", total);
+        else
+            printf(" No Errors\n");
+    }
+}
+
 static inline void hier_cvar_write_int(const char *name, int value)
 {
     int index, count;
