@@ -82,6 +82,18 @@ std::vector<std::uint64_t> task_runs(han::Collective collective, std::uint64_t s
     return {steady_segments, 2, 1};
 }
 
+std::uint64_t steady_run_segments(std::uint64_t steady_segments, std::uint64_t segsize, std::uint64_t max_message) {
+    if (steady_segments < 4) throw std::invalid_argument("the steady run needs at least 4 segments");
+    if (segsize == 0) throw std::invalid_argument("segment size 0");
+    if (max_message == 0) return steady_segments;
+    const std::uint64_t needed = max_message / segsize + (max_message % segsize != 0);
+    return std::clamp<std::uint64_t>(needed, 4, steady_segments);
+}
+
+std::size_t run_warmup(std::size_t warmup, std::size_t run_index) {
+    return run_index == 0 ? warmup : std::min<std::size_t>(warmup, 1);
+}
+
 std::map<std::string, double> tasks_of_run(han::Collective collective, std::uint64_t segments,
                                            const std::vector<double>& step_times) {
     const std::uint64_t steps = han::step_count(collective, segments);

@@ -11,9 +11,11 @@
 //   allreduce  u = K, 2, 1   -> sr, irsr, ibirsr, sbibirsr(s), sbibir, sbib, sb;
 //                               ibir (u = 2); ir, ib (u = 1)
 //
-// with K = steady_segments (>= 4).  The steady cost of one repetition is the
-// mean of the second half of its steady steps (the first ones still fill the
-// pipeline, HAN Fig. 3).
+// with K = steady_segments (>= 4), or fewer where no message of interest has
+// K segments of this size (steady_run_segments).  The steady cost of one
+// repetition is the mean of the second half of its steady steps (the first ones
+// still fill the pipeline, HAN Fig. 3).  Only a group's first run warms up
+// fully: the later ones reuse its buffer and connections (run_warmup).
 #pragma once
 
 #include <cstdint>
@@ -36,6 +38,16 @@ std::vector<Params> parse_task_configs(const std::string& spec);
 
 // The segment counts to run for a collective.
 std::vector<std::uint64_t> task_runs(han::Collective collective, std::uint64_t steady_segments);
+
+// K of the steady run for one segment size: the segments of the largest
+// message the costs are for, at least 4 and at most steady_segments (longer
+// pipelines than any message has would only cost time); max_message 0: no
+// limit.  Throws std::invalid_argument for steady_segments < 4 or segsize 0.
+std::uint64_t steady_run_segments(std::uint64_t steady_segments, std::uint64_t segsize, std::uint64_t max_message);
+
+// Warm-up repetitions of the run_index-th run of a group: all of them before
+// the first, one before each later run (a new pipeline shape, same buffer).
+std::size_t run_warmup(std::size_t warmup, std::size_t run_index);
 
 // Task costs of one leader and one repetition of a u-segment run, from its
 // per-step times (step_count(collective, u) of them).  Throws

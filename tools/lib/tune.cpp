@@ -158,6 +158,7 @@ std::vector<Launch> tasks_launches(const TuneOptions& options, const std::string
         launch.argv.insert(launch.argv.end(),
                            {hiertune, "tasks", "-C", join(options.collectives, ','), "-s",
                             join_sizes(options.segsizes, ','), "--steady", std::to_string(options.steady_segments),
+                            "--max-message", std::to_string(*std::max_element(options.sizes.begin(), options.sizes.end())),
                             "-x", std::to_string(options.task_warmup), "--min-reps",
                             std::to_string(std::min(options.task_min_reps, options.task_reps)), "-i",
                             std::to_string(options.task_reps), "--precision",

@@ -185,6 +185,7 @@ struct TasksArgs {
     std::string configs;
     std::vector<std::string> segsizes;
     std::uint64_t steady = 8;
+    std::string max_message = "0";
     std::size_t warmup = 3;
     std::size_t min_reps = 10;
     std::size_t reps = 100;
@@ -201,6 +202,7 @@ struct TasksArgs {
         for (const std::string& text : segsizes)
             for (std::uint64_t size : parse_size_list(text)) options.segsizes.push_back(size);
         options.steady_segments = steady;
+        options.max_message = max_message == "0" ? 0 : parse_size(max_message);
         options.warmup = warmup;
         options.min_reps = std::min(min_reps, reps);  // a small -i lowers the default
         options.reps = reps;
@@ -226,7 +228,13 @@ CLI::App* add_tasks_command(CLI::App& app, TasksArgs& args) {
         ->required()
         ->allow_extra_args(false);
     tasks->add_option("--steady", args.steady, "Segments of the steady run (>= 4)")->capture_default_str();
-    tasks->add_option("-x,--warmup", args.warmup, "Warm-up repetitions per run")->capture_default_str();
+    tasks->add_option("--max-message", args.max_message,
+                      "Largest message size the costs are for (e.g. 1M): the steady run has no more segments "
+                      "than it needs, at least 4 (0: always --steady)")
+        ->capture_default_str();
+    tasks->add_option("-x,--warmup", args.warmup,
+                      "Warm-up repetitions before a group's first run (1 before each later run)")
+        ->capture_default_str();
     tasks->add_option("--min-reps", args.min_reps, "Timed repetitions per run before it may stop")
         ->check(CLI::PositiveNumber)
         ->capture_default_str();

@@ -228,12 +228,15 @@ int run_tasks(const TasksOptions& options, std::ostream& out, std::ostream& err)
             break;
         }
 
-        std::vector<unsigned char> buffer(options.steady_segments * group.segsize, 1);
+        const std::uint64_t steady = steady_run_segments(options.steady_segments, group.segsize, options.max_message);
+        std::vector<unsigned char> buffer(steady * group.segsize, 1);
         std::map<std::string, std::vector<double>> samples;  // leaders: the first run providing a task wins
-        const std::vector<std::uint64_t> runs = task_runs(collective, options.steady_segments);
+        const std::vector<std::uint64_t> runs = task_runs(collective, steady);
         std::uint64_t all_steps = 0;
         for (std::uint64_t u : runs) all_steps += han::step_count(collective, u);
-        for (std::uint64_t u : runs) {
+        for (std::size_t r = 0; r < runs.size(); ++r) {
+            const std::uint64_t u = runs[r];
+            const std::size_t warmup = run_warmup(options.warmup, r);
             // bench's stopping rule per run: every leader's every task converged, or a cap;
             // the group's time cap is shared among its runs by their step counts
             const double run_cap = options.max_time * static_cast<double>(han::step_count(collective, u)) /
@@ -241,13 +244,13 @@ int run_tasks(const TasksOptions& options, std::ostream& out, std::ostream& err)
             std::map<std::string, std::vector<double>> run;
             double timed_since = 0;
             for (std::size_t rep = 0;; ++rep) {
-                if (rep == options.warmup) timed_since = MPI_Wtime();
+                if (rep == warmup) timed_since = MPI_Wtime();
                 MPI_Barrier(MPI_COMM_WORLD);
                 const std::vector<double> steps = run_pipeline(collective, u, group.segsize, buffer.data(), comms);
-                if (comms.leader && rep >= options.warmup)
+                if (comms.leader && rep >= warmup)
                     for (const auto& [task, time] : tasks_of_run(collective, u, steps)) run[task].push_back(time);
-                if (rep + 1 < options.warmup + options.min_reps) continue;
-                if (rep + 1 >= options.warmup + options.reps) break;
+                if (rep + 1 < warmup + options.min_reps) continue;
+                if (rep + 1 >= warmup + options.reps) break;
                 int local[2] = {1, 1};  // converged here, time left (rank 0's clock decides)
                 for (const auto& [task, times] : run)
                     if (!summarize(times, options.precision).converged) local[0] = 0;

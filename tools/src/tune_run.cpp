@@ -228,7 +228,14 @@ int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out
     }
     std::ostringstream text;
     write_report_text(report, text);
-    if (stock_seconds) text << "(both times include the stock reference measurement, " << seconds_text(*stock_seconds) << ")\n";
+    if (stock_seconds) {
+        text << "(both times include the stock reference measurement, " << seconds_text(*stock_seconds) << ")\n";
+        const std::optional<double> tasks = time_of("tasks"), bench = time_of("bench");
+        if (tasks && bench && *bench > 0)
+            text << "without it: task benchmarks " << seconds_text(*tasks) << " vs exhaustive sweep "
+                 << seconds_text(*bench) << ", task share " << std::fixed << std::setprecision(1)
+                 << *tasks / *bench * 100 << " %\n";
+    }
     std::ostringstream summary, predictions;
     write_summary_csv(report, summary);
     write_predictions_csv(report, predictions);

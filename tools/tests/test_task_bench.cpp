@@ -38,6 +38,21 @@ TEST(TaskBench, RunsAndKeys) {
     for (const TaskKey& key : keys) EXPECT_TRUE(covered.count(key.task)) << key.task;
 }
 
+TEST(TaskBench, SteadyRunLength) {
+    EXPECT_EQ(steady_run_segments(8, 16384, 0), 8u);              // no message limit
+    EXPECT_EQ(steady_run_segments(8, 16384, 1 << 20), 8u);        // 64 segments needed: capped
+    EXPECT_EQ(steady_run_segments(8, 262144, 1 << 20), 4u);       // 1 MiB is 4 segments
+    EXPECT_EQ(steady_run_segments(8, 200000, 1 << 20), 6u);       // 5.24 segments: the partial one counts
+    EXPECT_EQ(steady_run_segments(8, 1 << 20, 1024), 4u);         // never below 4
+    EXPECT_EQ(steady_run_segments(16, 65536, 1 << 20), 16u);
+    EXPECT_THROW(steady_run_segments(3, 4096, 0), std::invalid_argument);
+    EXPECT_THROW(steady_run_segments(8, 0, 4096), std::invalid_argument);
+    EXPECT_EQ(run_warmup(3, 0), 3u);
+    EXPECT_EQ(run_warmup(3, 1), 1u);
+    EXPECT_EQ(run_warmup(3, 2), 1u);
+    EXPECT_EQ(run_warmup(0, 1), 0u);
+}
+
 TEST(TaskBench, StepTimesToTasks) {
     // bcast u = 6: ib, sbib x5, sb; steady = mean of the last 3 sbib (5 // 2 = 2 skipped)
     const auto bcast = tasks_of_run(han::Collective::bcast, 6, {1, 9, 8, 3, 4, 5, 0.5});

@@ -72,14 +72,15 @@ TEST(Tune, TasksLaunch) {
     const Launch& l = launches[0];
     EXPECT_EQ(l.step, "tasks");
     EXPECT_EQ(l.argv, (std::vector<std::string>{"/opt/mpich/bin/mpiexec", "-n", "4", "/bin/hiertune", "tasks", "-C",
-                                                "bcast", "-s", "4096,32768", "--steady", "8", "-x", "3", "--min-reps",
+                                                "bcast", "-s", "4096,32768", "--steady", "8", "--max-message", "65536",
+                                                "-x", "3", "--min-reps",
                                                 "10", "-i", "100", "--precision", "2.5", "--max-time", "5",
                                                 "--config", "inter_algo=tsp_kary/sched_binomial", "--db",
                                                 "/d/t.sqlite", "--machine", "box", "--account", "tasks"}));
     EXPECT_EQ(l.env, (std::vector<std::pair<std::string, std::string>>{{"MPIR_CVAR_NUM_CLIQUES", "2"}}));
     EXPECT_EQ(describe(l),
               "MPIR_CVAR_NUM_CLIQUES=2 /opt/mpich/bin/mpiexec -n 4 /bin/hiertune tasks -C bcast -s 4096,32768 "
-              "--steady 8 -x 3 --min-reps 10 -i 100 --precision 2.5 --max-time 5 --config "
+              "--steady 8 --max-message 65536 -x 3 --min-reps 10 -i 100 --precision 2.5 --max-time 5 --config "
               "inter_algo=tsp_kary/sched_binomial --db /d/t.sqlite --machine box --account tasks");
 }
 
