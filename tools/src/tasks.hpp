@@ -16,7 +16,7 @@ struct TasksOptions {
     std::vector<std::uint64_t> segsizes;            // > 0
     std::uint64_t steady_segments = 8;              // K of the steady run (at most)
     std::uint64_t max_message = 0;                  // largest message of interest; 0: any
-    std::size_t warmup = 3;
+    std::size_t warmup = 3;      // before a group's first run; 1 before each later one
     std::size_t min_reps = 10;   // per run, before it may stop
     std::size_t reps = 100;      // cap per run
     double precision = 0.025;    // stop when every task's median CI is this narrow
