@@ -202,7 +202,7 @@ struct TasksArgs {
         for (const std::string& text : segsizes)
             for (std::uint64_t size : parse_size_list(text)) options.segsizes.push_back(size);
         options.steady_segments = steady;
-        options.max_message = max_message == "0" ? 0 : parse_size(max_message);
+        options.max_message = parse_size(max_message);  // 0: no limit
         options.warmup = warmup;
         options.min_reps = std::min(min_reps, reps);  // a small -i lowers the default
         options.reps = reps;
