@@ -11,6 +11,12 @@
  *   mpiexec -n 8 coll_compare -coll allreduce -sizes 8,65536,4194304 \
  *       -config default: -config hier:MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=hier [-reps N]
  *
+ * With HIERTUNE_LINK_RATE (bytes/s of each node's link; maint/emucluster run sets it)
+ * the table adds the link bound: the bytes the busiest node link must carry in one
+ * direction (bcast, reduce: the message; allreduce over N nodes: 2(N-1)/N of it, the
+ * reduce-scatter + allgather minimum) divided by the rate, and each configuration's
+ * ratio to it.
+ *
  * MPICH 4.0.2 registers its enum cvars without an MPI_T enum; their item names come
  * from the MPICH build (cvar_enums.h, tools/gen-cvar-enums.sh -c) and are used only
  * when the library's description of the cvar names every one of them.
@@ -195,6 +201,28 @@ static double timed(const char *coll, char *sendbuf, char *recvbuf, long bytes)
     return tmax;
 }
 
+/* Number of nodes (MPI_COMM_TYPE_SHARED groups) of MPI_COMM_WORLD. */
+static int count_nodes(void)
+{
+    MPI_Comm node;
+    int node_rank, leaders;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &node_rank);
+    int is_leader = node_rank == 0;
+    MPI_Allreduce(&is_leader, &leaders, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Comm_free(&node);
+    return leaders;
+}
+
+/* Seconds the busiest node link needs for one call (see the header), 0 if unknown. */
+static double link_bound(const char *coll, long bytes, int nodes, double rate)
+{
+    if (rate <= 0 || nodes < 2)
+        return 0;
+    double through = !strcmp(coll, "allreduce") ? 2.0 * (nodes - 1) / nodes * bytes : bytes;
+    return through / rate;
+}
+
 int main(int argc, char **argv)
 {
     int provided, size, reps = 31, nconfigs = 0, nsizes = 0;
@@ -255,15 +283,26 @@ int main(int argc, char **argv)
     memset(sendbuf, 0, max_bytes);
     memset(recvbuf, 0, max_bytes);
     double *t = malloc(sizeof(double) * reps * nconfigs);
+    const char *rate_text = getenv("HIERTUNE_LINK_RATE");
+    double rate = rate_text ? atof(rate_text) : 0;
+    int nodes = count_nodes();
 
     if (rank == 0) {
-        printf("# MPI_%s, %d ranks, median of %d repetitions (max over ranks), us\n", coll,
-               size, reps);
+        printf("# MPI_%s, %d ranks on %d nodes, median of %d repetitions (max over ranks), us\n",
+               coll, size, nodes, reps);
+        if (rate > 0)
+            printf("# links %.0f B/s (%s)\n", rate,
+                   getenv("HIERTUNE_CLUSTER") ? getenv("HIERTUNE_CLUSTER") : "HIERTUNE_LINK_RATE");
         printf("# %-10s", "Size");
         for (int c = 0; c < nconfigs; c++)
             printf(" %14s", configs[c].name);
         for (int c = 1; c < nconfigs; c++)
             printf(" %8s/%-8s", configs[0].name, configs[c].name);
+        if (rate > 0) {
+            printf(" %14s", "link bound");
+            for (int c = 0; c < nconfigs; c++)
+                printf(" %8s/bound", configs[c].name);
+        }
         printf("\n");
     }
     for (int s = 0; s < nsizes; s++) {
@@ -287,6 +326,12 @@ int main(int argc, char **argv)
             }
             for (int c = 1; c < nconfigs; c++)
                 printf(" %17.2f", med[0] / med[c]);
+            double bound = link_bound(coll, sizes[s], nodes, rate) * 1e6;
+            if (bound > 0) {
+                printf(" %14.1f", bound);
+                for (int c = 0; c < nconfigs; c++)
+                    printf(" %14.2f", med[c] / bound);
+            }
             printf("\n");
             fflush(stdout);
         }

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# The emulated cluster's regime check: is a link slow enough that the network, not the
+# scheduler, decides large-message times?  For each link rate, 4 nodes x 2 ranks, it runs
+# coll_compare ROUNDS times (configurations alternating inside each run) and prints per
+# (collective, size, configuration): the median of every round, their spread
+# ((max - min) / min), the link bound and the ratio of the median of medians to it; then
+# whether the ranking of the configurations was the same in every round.
+#
+#   bench/regime.sh [--rates 1gbit,100mbit] [--burst 16kb] [--rounds 5] [--reps 9]
+#                   [--sizes 1048576,4194304] [--colls bcast,allreduce]
+#
+# Needs root (maint/emucluster) and `make bench`; brings each cluster up and down itself
+# (refuses to run while another cluster is up).
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+emu=$here/maint/emucluster
+compare=$here/build/bench/coll_compare
+rates=1gbit,100mbit burst=16kb rounds=5 reps=9 sizes=1048576,4194304 colls=bcast,allreduce
+while [ $# -gt 0 ]; do
+    case $1 in
+        --rates) rates=$2; shift 2 ;;
+        --burst) burst=$2; shift 2 ;;
+        --rounds) rounds=$2; shift 2 ;;
+        --reps) reps=$2; shift 2 ;;
+        --sizes) sizes=$2; shift 2 ;;
+        --colls) colls=$2; shift 2 ;;
+        *) echo "regime.sh: unknown option $1" >&2; exit 2 ;;
+    esac
+done
+[ -x "$compare" ] || { echo "regime.sh: no $compare (make bench)" >&2; exit 1; }
+[ "$("$emu" status)" = down ] || { echo "regime.sh: a cluster is up; take it down first" >&2; exit 1; }
+trap '"$emu" down --force > /dev/null 2>&1 || true' EXIT
+
+# the configurations compared: MPICH as shipped, hier with its defaults, hier with the
+# small segments and chain the issue's regime table used
+configs() {
+    local c=${1^^}
+    echo "-config stock: -config hier:MPIR_CVAR_${c}_INTRA_ALGORITHM=hier"
+    echo "-config hier16K:MPIR_CVAR_${c}_INTRA_ALGORITHM=hier,MPIR_CVAR_${c}_HIER_SEGSIZE=16384,MPIR_CVAR_${c}_HIER_INTER_ALGORITHM=tsp_ring"
+}
+
+raw=$(mktemp)
+for rate in ${rates//,/ }; do
+    "$emu" up --nodes 4 --rate "$rate" --burst "$burst" 2> /dev/null
+    for coll in ${colls//,/ }; do
+        for ((round = 1; round <= rounds; round++)); do
+            # shellcheck disable=SC2046
+            "$emu" run --ppn 2 --env MPIR_CVAR_POLLS_BEFORE_YIELD="${MPIR_CVAR_POLLS_BEFORE_YIELD:-1000}" -- \
+                "$compare" -coll "$coll" -sizes "$sizes" -reps "$reps" $(configs "$coll") |
+                awk -v rate="$rate" -v coll="$coll" -v round="$round" '
+                    /^# +Size/ { nc = 0; for (i = 3; i <= NF && $i !~ /\//; i++) names[++nc] = $i }
+                    /^  [0-9]/ { for (c = 1; c <= nc; c++) print rate, coll, $1, names[c], round, $(c + 1), $(2 * nc + 1) }'
+        done
+    done >> "$raw"
+    "$emu" down > /dev/null 2>&1
+done
+
+printf '%-8s %-9s %9s %-8s %s %8s %10s %8s\n' rate coll bytes config "medians of the rounds (ms)" spread% "bound(ms)" "x bound"
+awk '{ key = $1 " " $2 " " $3 " " $4; if (!(key in seen)) { order[++k] = key; seen[key] = 1 }
+       t[key] = t[key] " " $6; bound[key] = $7 }
+     END { for (i = 1; i <= k; i++) {
+             key = order[i]; n = split(t[key], v, " "); lo = hi = v[1]
+             for (j = 1; j <= n; j++) { if (v[j] < lo) lo = v[j]; if (v[j] > hi) hi = v[j]; s[j] = v[j] }
+             asort(s); med = n % 2 ? s[(n + 1) / 2] : (s[n / 2] + s[n / 2 + 1]) / 2
+             line = ""; for (j = 1; j <= n; j++) line = line sprintf(" %8.1f", v[j] / 1000)
+             split(key, f, " ")
+             printf "%-8s %-9s %9s %-8s%s %8.1f %10.1f %8.2f\n", f[1], f[2], f[3], f[4], line,
+                    (hi - lo) / lo * 100, bound[key] / 1000, bound[key] > 0 ? med / bound[key] : 0 } }' "$raw"
+
+# ranking stability: the order of the configurations by time, per round
+echo
+awk '{ key = $1 " " $2 " " $3 " " $5; t[key, $4] = $6; cfg[$4] = 1; keys[key] = 1 }
+     END { for (key in keys) { r = ""; m = 0
+             for (c in cfg) if ((key, c) in t) { a[++m] = t[key, c] " " c }
+             asort(a); for (j = 1; j <= m; j++) { split(a[j], p, " "); r = r (j > 1 ? "<" : "") p[2] }
+             split(key, f, " "); rank[f[1] " " f[2] " " f[3]] = rank[f[1] " " f[2] " " f[3]] " " r
+             delete a } 
+           for (k in rank) { n = split(rank[k], rr, " "); same = 1
+             for (j = 2; j <= n; j++) if (rr[j] != rr[1]) same = 0
+             printf "%s: ranking %s in all %d rounds%s\n", k, rr[1], n, same ? "" : " -- NOT stable:" rank[k] } }' "$raw" | sort
+rm -f "$raw"
