@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "cluster_env.hpp"
 #include "csel_tree.hpp"
 #include "generate.hpp"
 #include "task_bench.hpp"
@@ -51,7 +52,7 @@ std::vector<std::string> mpiexec_prefix(const TuneOptions& options) {
 
 std::vector<std::pair<std::string, std::string>> base_env(const TuneOptions& options) {
     std::vector<std::pair<std::string, std::string>> env;
-    if (options.nodes) env.emplace_back("MPIR_CVAR_NUM_CLIQUES", std::to_string(*options.nodes));
+    if (options.nodes) env.emplace_back(kNumCliquesEnv, std::to_string(*options.nodes));
     return env;
 }
 
@@ -104,6 +105,12 @@ void check_tune_options(const TuneOptions& options) {
     if (options.tree_path.empty()) throw UsageError("-o: no tree file");
     if (options.report_dir.empty()) throw UsageError("--report: no report directory");
     if (options.steady_segments < 4) throw UsageError("--steady must be at least 4");
+}
+
+std::optional<std::string> tune_cliques_refusal(const TuneOptions& options, const char* num_cliques) {
+    if (options.allow_cliques) return std::nullopt;
+    if (options.nodes) return cliques_error("--nodes " + std::to_string(*options.nodes));
+    return cliques_refusal(num_cliques);
 }
 
 std::string describe(const Launch& launch) {
@@ -167,6 +174,7 @@ std::vector<Launch> tasks_launches(const TuneOptions& options, const std::string
         if (!spec.empty()) launch.argv.insert(launch.argv.end(), {"--config", spec});
         launch.argv.insert(launch.argv.end(),
                            {"--db", options.db_path, "--machine", options.machine, "--account", launch.step});
+        if (options.allow_cliques) launch.argv.push_back(kAllowCliquesFlag);
         launches.push_back(std::move(launch));
     }
     return launches;
@@ -186,11 +194,11 @@ std::string bench_algorithm_spec(const std::string& collective, const Params& co
 
 namespace {
 
-// One `hiertune bench --db` job: collectives x algorithm specs over the sizes.
-Launch bench_launch(const TuneOptions& options, const std::string& hiertune, const std::string& collectives,
-                    const std::vector<std::string>& algorithms,
+// One `hiertune bench --db` job of a step: collectives x algorithm specs over the sizes.
+Launch bench_launch(const TuneOptions& options, const std::string& hiertune, const std::string& step,
+                    const std::string& collectives, const std::vector<std::string>& algorithms,
                     const std::vector<std::pair<std::string, std::string>>& launch_env) {
-    Launch launch{"bench", mpiexec_prefix(options), base_env(options)};
+    Launch launch{step, mpiexec_prefix(options), base_env(options)};
     launch.env.insert(launch.env.end(), launch_env.begin(), launch_env.end());
     launch.argv.insert(launch.argv.end(), {hiertune, "bench", "-C", collectives});
     for (const std::string& algorithm : algorithms) {
@@ -204,6 +212,7 @@ Launch bench_launch(const TuneOptions& options, const std::string& hiertune, con
                         format_number(options.bench_precision_percent), "--max-time",
                         format_number(options.bench_max_time), "--no-progress", "--db", options.db_path,
                         "--machine", options.machine, "--account", launch.step});
+    if (options.allow_cliques) launch.argv.push_back(kAllowCliquesFlag);
     return launch;
 }
 
@@ -216,17 +225,14 @@ std::vector<Launch> bench_launches(const TuneOptions& options, const std::string
             std::vector<std::string> algorithms;
             for (const Params& config : configs)
                 algorithms.push_back(bench_algorithm_spec(collective, config, options.segsizes));
-            launches.push_back(bench_launch(options, hiertune, collective, algorithms, launch_env));
+            launches.push_back(bench_launch(options, hiertune, "bench", collective, algorithms, launch_env));
         }
     }
     return launches;
 }
 
 Launch stock_launch(const TuneOptions& options, const std::string& hiertune) {
-    Launch launch = bench_launch(options, hiertune, join(options.collectives, ','), {"default"}, {});
-    launch.step = "stock";
-    launch.argv.back() = launch.step;  // --account stock
-    return launch;
+    return bench_launch(options, hiertune, "stock", join(options.collectives, ','), {"default"}, {});
 }
 
 std::vector<std::string> missing_stock_points(const TuneOptions& options, const std::vector<StoredPoint>& points) {

@@ -42,7 +42,9 @@ struct TuneOptions {
     std::string report_dir;
     std::string mpiexec;                                       // resolved by the runner
     std::vector<std::string> mpiexec_args;                     // e.g. -f hostfile
-    std::string machine;                                       // resolved by the runner (host name)
+    std::vector<std::string> launcher;                         // --launcher words: replace mpiexec [args] -n N
+    std::string machine;                                       // --machine, HIERTUNE_MACHINE or host name
+    bool allow_cliques = false;                                // --allow-cliques, passed to the measuring jobs
     // measurement effort of the jobs
     std::uint64_t steady_segments = 8;
     std::size_t task_warmup = 3;
@@ -60,8 +62,14 @@ struct TuneOptions {
 // Throws UsageError for: ranks < 2, nodes < 2 or > ranks, no or zero sizes,
 // no or zero segment sizes, a collective other than bcast/allreduce (the task
 // model covers those) or given twice, an invalid configuration spec (as tasks
-// --config, seg_* refused: no stand-in), empty paths.
+// --config, seg_* refused: no stand-in), empty paths, a launcher together
+// with nodes, mpiexec or mpiexec arguments.
 void check_tune_options(const TuneOptions& options);
+
+// The error of tune asked to time emulated cliques (--nodes, or
+// MPIR_CVAR_NUM_CLIQUES > 1 in tune's environment `num_cliques`) without
+// --allow-cliques; nullopt when it may go on.
+std::optional<std::string> tune_cliques_refusal(const TuneOptions& options, const char* num_cliques);
 
 // One MPI job: argv[0] is mpiexec; env entries are added to the launch
 // environment.

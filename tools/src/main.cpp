@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -24,6 +25,7 @@
 #include <CLI/CLI.hpp>
 
 #include "bench.hpp"
+#include "cluster_env.hpp"
 #include "db_commands.hpp"
 #include "generate.hpp"
 #include "mpi_session.hpp"
@@ -58,6 +60,21 @@ void add_output_flags(CLI::App& command, OutputFlags& flags) {
     json->excludes(csv);
 }
 
+// Performance commands refuse emulated cliques unless --allow-cliques.
+void refuse_cliques(bool allowed) {  // throws UsageError
+    if (allowed) return;
+    if (const std::optional<std::string> why = cliques_refusal(std::getenv(kNumCliquesEnv))) throw UsageError(*why);
+}
+
+void add_allow_cliques_flag(CLI::App& command, bool& allowed) {
+    command.add_flag(kAllowCliquesFlag, allowed,
+                     std::string("Run even on emulated nodes (") + kNumCliquesEnv +
+                         " > 1): their timings measure the scheduler, for correctness runs only");
+}
+
+const std::string kMachineHelp = std::string("Machine name of the job in the database (default: ") + kMachineEnv +
+                                 ", else rank 0's processor name)";
+
 // The raw bench command line, turned into BenchOptions once parsed.
 struct BenchArgs {
     std::vector<std::string> collectives{"bcast"};
@@ -78,8 +95,10 @@ struct BenchArgs {
     std::string db_path;
     std::string machine;
     std::string account_step;
+    bool allow_cliques = false;
 
     BenchOptions options() const {  // throws UsageError
+        refuse_cliques(allow_cliques);
         BenchOptions options;
         options.collectives = collectives;
         for (const std::string& text : algorithms) options.algorithms.push_back(parse_algorithm_spec(text));
@@ -98,7 +117,7 @@ struct BenchArgs {
         options.validate = validate;
         options.progress = !no_progress;
         options.db_path = db_path;
-        options.machine = machine;
+        options.machine = machine_name(machine, std::getenv(kMachineEnv));
         options.account_step = account_step;
         return options;
     }
@@ -150,11 +169,12 @@ CLI::App* add_bench_command(CLI::App& app, BenchArgs& args) {
     bench->add_option("--db", args.db_path,
                       "Record every point in this SQLite database and skip points already there "
                       "(rerun the same command to resume a killed sweep)");
-    bench->add_option("--machine", args.machine, "Machine name of the job in the database (default: host name)");
+    bench->add_option("--machine", args.machine, kMachineHelp);
     bench->add_option("--account", args.account_step,
                       "Add each point's measuring time to this step of the database's step times "
                       "(hiertune tune's bookkeeping; survives a kill)")
         ->needs("--db");
+    add_allow_cliques_flag(*bench, args.allow_cliques);
     return bench;
 }
 
@@ -194,8 +214,10 @@ struct TasksArgs {
     std::string db_path;
     std::string machine;
     std::string account_step;
+    bool allow_cliques = false;
 
     TasksOptions options() const {  // throws UsageError
+        refuse_cliques(allow_cliques);
         TasksOptions options;
         options.collectives = collectives;
         options.configs = parse_task_configs(configs);
@@ -209,7 +231,7 @@ struct TasksArgs {
         options.precision = precision_percent / 100;
         options.max_time = max_time;
         options.db_path = db_path;
-        options.machine = machine;
+        options.machine = machine_name(machine, std::getenv(kMachineEnv));
         options.account_step = account_step;
         return options;
     }
@@ -251,11 +273,12 @@ CLI::App* add_tasks_command(CLI::App& app, TasksArgs& args) {
         ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
     tasks->add_option("--db", args.db_path, "Record the task costs here and skip the groups already there");
-    tasks->add_option("--machine", args.machine, "Machine name of the job in the database (default: host name)");
+    tasks->add_option("--machine", args.machine, kMachineHelp);
     tasks->add_option("--account", args.account_step,
                       "Add each group's measuring time to this step of the database's step times "
                       "(hiertune tune's bookkeeping; survives a kill)")
         ->needs("--db");
+    add_allow_cliques_flag(*tasks, args.allow_cliques);
     return tasks;
 }
 
@@ -353,6 +376,7 @@ struct TuneArgs {
     bool prune = false;
     bool no_collapse = false;
     bool no_stock = false;
+    bool allow_cliques = false;
 
     TuneOptions options(bool nodes_given) const {  // throws UsageError
         TuneOptions options;
@@ -372,7 +396,7 @@ struct TuneArgs {
         options.stock_path = stock_path;
         options.mpiexec = mpiexec.empty() ? std::string(HIERTUNE_MPICH_PREFIX) + "/bin/mpiexec" : mpiexec;
         options.mpiexec_args = mpiexec_args;
-        options.machine = machine;
+        options.machine = machine_name(machine, std::getenv(kMachineEnv));
         if (options.machine.empty()) {
             char host[HOST_NAME_MAX + 1] = {};
             if (gethostname(host, sizeof host - 1) != 0) throw UsageError("cannot read the host name: give --machine");
@@ -389,6 +413,7 @@ struct TuneArgs {
         options.bench_precision_percent = precision_percent;
         options.bench_max_time = max_time;
         options.stock = !no_stock;
+        options.allow_cliques = allow_cliques;
         options.model.prune.enabled = prune;
         options.model.collapse_oversize_segments = !no_collapse;
         return options;
@@ -423,7 +448,9 @@ CLI::App* add_tune_command(CLI::App& app, TuneArgs& args) {
                          std::string(HIERTUNE_MPICH_PREFIX) + "/bin/mpiexec)");
     tune->add_option("--mpiexec-arg", args.mpiexec_args, "Extra mpiexec argument (repeatable, e.g. -f)")
         ->allow_extra_args(false);
-    tune->add_option("--machine", args.machine, "Machine name of the job in the database (default: host name)");
+    tune->add_option("--machine", args.machine,
+                     std::string("Machine name of the job in the database (default: ") + kMachineEnv +
+                         ", else host name)");
     tune->add_option("--steady", args.steady, "tasks: segments of the steady run")->capture_default_str();
     tune->add_option("--task-warmup", args.task_warmup, "tasks: warm-up repetitions")->capture_default_str();
     tune->add_option("--task-min-reps", args.task_min_reps, "tasks: timed repetitions per run before it may stop")
@@ -452,6 +479,10 @@ CLI::App* add_tune_command(CLI::App& app, TuneArgs& args) {
                    "Do not measure the stock selection (the tree then takes hier wherever the model predicts it)");
     tune->add_flag("--prune", args.prune, "Model: HAN III-C pruning heuristics");
     tune->add_flag("--no-collapse", args.no_collapse, "Model: also rank segment sizes larger than the message");
+    tune->add_flag(kAllowCliquesFlag, args.allow_cliques,
+                   std::string("Run on emulated nodes (--nodes, ") + kNumCliquesEnv +
+                       " > 1) anyway and pass the flag to the jobs: timings measure the scheduler, for "
+                       "correctness runs only");
     return tune;
 }
 

@@ -15,10 +15,12 @@
 #include <map>
 #include <sstream>
 
+#include "cluster_env.hpp"
 #include "csel_tree.hpp"
 #include "generate.hpp"
 #include "measure_db.hpp"
 #include "task_bench.hpp"
+#include "usage_error.hpp"
 #include "validation.hpp"
 
 namespace hiertune {
@@ -124,6 +126,8 @@ void write_file(const fs::path& path, const std::string& text) {
 
 int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out, std::ostream& err) {
     check_tune_options(options);
+    if (const std::optional<std::string> why = tune_cliques_refusal(options, std::getenv(kNumCliquesEnv)))
+        throw UsageError(*why);
     options.db_path = fs::absolute(options.db_path).string();
     options.tree_path = fs::absolute(options.tree_path).string();
     const fs::path report_dir = fs::absolute(options.report_dir);

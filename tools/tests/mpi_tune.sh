@@ -16,7 +16,8 @@ db=$tmp/tune.sqlite tree=$tmp/tree.json report=$tmp/report
 args=(tune -n 4 --nodes 2 -C bcast,allreduce --sizes 2K,24K,200K -s 8K
       --config inter_algo=tsp_kary/sched_binomial,intra_algo=binomial
       --db "$db" -o "$tree" --report "$report" --stock "$stock" --mpiexec "$mpiexec"
-      --task-warmup 1 --task-reps 5 --bench-warmup 1 --bench-min-reps 3 --bench-reps 10 --max-time 1)
+      --task-warmup 1 --task-reps 5 --bench-warmup 1 --bench-min-reps 3 --bench-reps 10 --max-time 1
+      --allow-cliques)
 
 echo "== tune"
 start=$SECONDS
@@ -81,22 +82,29 @@ grep -q "every configuration measured" "$tmp/out3" || fail "rerun swept again"
 [ "$(count_steps)" = "$steps" ] || fail "rerun added step times: $(count_steps)"
 
 echo "== errors"
-"$hiertune" tune -n 4 --nodes 2 --stock "$stock" --db "$tmp/e.sqlite" --mpiexec "$tmp/none" 2> "$tmp/e1" &&
+"$hiertune" tune -n 4 --nodes 2 --allow-cliques --stock "$stock" --db "$tmp/e.sqlite" --mpiexec "$tmp/none" 2> "$tmp/e1" &&
     fail "missing mpiexec accepted"
 grep -q "^hiertune: error: no mpiexec at $tmp/none" "$tmp/e1" || fail "missing mpiexec: $(cat "$tmp/e1")"
-"$hiertune" tune -n 4 --nodes 2 --stock "$tmp/none.json" --db "$tmp/e.sqlite" 2> "$tmp/e2" &&
+"$hiertune" tune -n 4 --nodes 2 --allow-cliques --stock "$tmp/none.json" --db "$tmp/e.sqlite" 2> "$tmp/e2" &&
     fail "missing stock accepted"
 grep -q "^hiertune: error: cannot read JSON tree" "$tmp/e2" || fail "missing stock: $(cat "$tmp/e2")"
-"$hiertune" tune -n 4 --nodes 2 -C reduce --stock "$stock" 2> "$tmp/e3" && fail "reduce accepted"
+"$hiertune" tune -n 4 --nodes 2 --allow-cliques -C reduce --stock "$stock" 2> "$tmp/e3" && fail "reduce accepted"
 grep -q "reduce not in {bcast,allreduce}" "$tmp/e3" || fail "reduce: $(cat "$tmp/e3")"
-"$hiertune" tune -n 4 --nodes 2 --config inter_algo=seg_chain --stock "$stock" 2> "$tmp/e4" &&
+"$hiertune" tune -n 4 --nodes 2 --allow-cliques --config inter_algo=seg_chain --stock "$stock" 2> "$tmp/e4" &&
     fail "seg_chain accepted"
 grep -q "^hiertune: error: .*exists only inside the plugin" "$tmp/e4" || fail "seg_chain: $(cat "$tmp/e4")"
 # a job that fails (a launcher that always fails)
-"$hiertune" tune -n 2 --nodes 2 --mpiexec /bin/false --sizes 1K -s 4K \
+"$hiertune" tune -n 2 --nodes 2 --allow-cliques --mpiexec /bin/false --sizes 1K -s 4K \
     --stock "$stock" --db "$tmp/e5.sqlite" -o "$tmp/e5.json" --report "$tmp/e5-report" > /dev/null 2> "$tmp/e5" &&
     fail "a failing job accepted"
 grep -q "^hiertune: error: step 1 (tasks) failed: the tasks job exited with status" "$tmp/e5" ||
     fail "failing job: $(cat "$tmp/e5")"
 [ ! -e "$tmp/e5.json" ] || fail "a failed tune wrote a tree"
+# emulated nodes without --allow-cliques: refused before anything runs
+"$hiertune" tune -n 4 --nodes 2 --stock "$stock" --db "$tmp/e6.sqlite" 2> "$tmp/e6" && fail "--nodes accepted"
+grep -q "^hiertune: error: --nodes 2: emulated nodes share one host's cores" "$tmp/e6" || fail "--nodes: $(cat "$tmp/e6")"
+MPIR_CVAR_NUM_CLIQUES=2 "$hiertune" tune -n 4 --stock "$stock" --db "$tmp/e6.sqlite" 2> "$tmp/e7" &&
+    fail "MPIR_CVAR_NUM_CLIQUES accepted"
+grep -q "^hiertune: error: MPIR_CVAR_NUM_CLIQUES=2: emulated" "$tmp/e7" || fail "cliques: $(cat "$tmp/e7")"
+[ ! -e "$tmp/e6.sqlite" ] || fail "a refused tune created its database"
 echo "PASS: mpi_tune"

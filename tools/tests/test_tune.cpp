@@ -127,6 +127,41 @@ TEST(Tune, BenchSpecAndLaunch) {
     EXPECT_TRUE(contains(launches[1].argv, {"-C", "allreduce"}));
 }
 
+TEST(Tune, AllowCliquesReachesTheMeasuringJobs) {
+    TuneOptions o = options();
+    o.collectives = {"bcast", "allreduce"};
+    o.allow_cliques = true;
+    std::vector<Launch> launches = tasks_launches(o, "/bin/hiertune");
+    const std::vector<Launch> bench = bench_launches(o, "/bin/hiertune");
+    launches.insert(launches.end(), bench.begin(), bench.end());
+    launches.push_back(stock_launch(o, "/bin/hiertune"));
+    ASSERT_EQ(launches.size(), 4u);
+    for (const Launch& l : launches) {
+        EXPECT_EQ(l.argv.back(), "--allow-cliques") << describe(l);
+        EXPECT_EQ(std::count(l.argv.begin(), l.argv.end(), "--allow-cliques"), 1) << describe(l);
+    }
+    EXPECT_TRUE(contains(launches.back().argv, {"--account", "stock", "--allow-cliques"}));
+    // verify is a correctness run: it never needs the flag
+    const Launch verify = verify_launch(o, "/bin/hiertune", "/d/tree.json", {{"bcast", 8, false, 0}});
+    EXPECT_EQ(std::count(verify.argv.begin(), verify.argv.end(), "--allow-cliques"), 0);
+}
+
+TEST(Tune, CliquesAreRefusedWithoutTheFlag) {
+    TuneOptions o = options();  // --nodes 2
+    const std::optional<std::string> why = tune_cliques_refusal(o, nullptr);
+    ASSERT_TRUE(why);
+    EXPECT_EQ(why->rfind("--nodes 2: emulated nodes share one host's cores", 0), 0u) << *why;
+    o.nodes.reset();
+    EXPECT_FALSE(tune_cliques_refusal(o, nullptr));
+    EXPECT_FALSE(tune_cliques_refusal(o, "1"));
+    ASSERT_TRUE(tune_cliques_refusal(o, "4"));
+    EXPECT_EQ(tune_cliques_refusal(o, "4")->rfind("MPIR_CVAR_NUM_CLIQUES=4: ", 0), 0u);
+    o.allow_cliques = true;
+    EXPECT_FALSE(tune_cliques_refusal(o, "4"));
+    o.nodes = 2;
+    EXPECT_FALSE(tune_cliques_refusal(o, nullptr));
+}
+
 TEST(Tune, VerifyCases) {
     const VerifyCase hier{"bcast", 65536, true, 16};
     const VerifyCase any{"allreduce", 8, false, 0};
