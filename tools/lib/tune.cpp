@@ -41,8 +41,9 @@ std::string format_number(double value) {
     return text.str();
 }
 
-// mpiexec [args] -n N  (the hiertune command follows)
+// mpiexec [args] -n N, or the launcher's words (the hiertune command follows)
 std::vector<std::string> mpiexec_prefix(const TuneOptions& options) {
+    if (!options.launcher.empty()) return options.launcher;
     std::vector<std::string> argv{options.mpiexec};
     argv.insert(argv.end(), options.mpiexec_args.begin(), options.mpiexec_args.end());
     argv.push_back("-n");
@@ -81,8 +82,58 @@ const std::map<std::string, std::string>& hier_cvar_suffix() {
 
 }  // namespace
 
+std::vector<std::string> launcher_words(const std::string& text) {
+    std::vector<std::string> words;
+    std::string word;
+    bool in_word = false;  // a word has begun (it may still be empty: '')
+    const auto end_word = [&] {
+        if (in_word) words.push_back(word);
+        word.clear();
+        in_word = false;
+    };
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c == ' ' || c == '\t' || c == '\n') {
+            end_word();
+        } else if (c == '\'') {
+            const std::size_t close = text.find('\'', i + 1);
+            if (close == std::string::npos) throw UsageError("--launcher '" + text + "': unterminated '");
+            word += text.substr(i + 1, close - i - 1);
+            in_word = true;
+            i = close;
+        } else if (c == '"') {
+            in_word = true;
+            for (++i;; ++i) {
+                if (i >= text.size()) throw UsageError("--launcher '" + text + "': unterminated \"");
+                if (text[i] == '"') break;
+                if (text[i] == '\\' && i + 1 < text.size() &&
+                    std::string_view("\"\\$`\n").find(text[i + 1]) != std::string_view::npos) {
+                    if (text[++i] != '\n') word += text[i];
+                } else {
+                    word += text[i];
+                }
+            }
+        } else if (c == '\\') {
+            if (i + 1 >= text.size()) throw UsageError("--launcher '" + text + "': ends in a backslash");
+            if (text[++i] != '\n') {
+                word += text[i];
+                in_word = true;
+            }
+        } else {
+            word += c;
+            in_word = true;
+        }
+    }
+    end_word();
+    if (words.empty() || words.front().empty()) throw UsageError("--launcher '" + text + "': no command");
+    return words;
+}
+
 void check_tune_options(const TuneOptions& options) {
     if (options.ranks < 2) throw UsageError("-n: tune needs at least 2 ranks");
+    if (!options.launcher.empty() && (options.nodes || !options.mpiexec.empty() || !options.mpiexec_args.empty()))
+        throw UsageError("--launcher replaces mpiexec, its arguments and -n in every job: --nodes, --mpiexec and "
+                         "--mpiexec-arg do not go with it (put them into the launcher's words)");
     if (options.nodes && (*options.nodes < 2 || *options.nodes > options.ranks))
         throw UsageError("--nodes " + std::to_string(*options.nodes) + ": need 2 .. " +
                          std::to_string(options.ranks) + " (the ranks) emulated nodes");

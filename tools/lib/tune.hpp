@@ -71,8 +71,15 @@ void check_tune_options(const TuneOptions& options);
 // --allow-cliques; nullopt when it may go on.
 std::optional<std::string> tune_cliques_refusal(const TuneOptions& options, const char* num_cliques);
 
-// One MPI job: argv[0] is mpiexec; env entries are added to the launch
-// environment.
+// --launcher TEXT: its words as a POSIX shell splits them, without expansions:
+// blanks separate words; '...' is literal; in "..." a backslash escapes
+// only " \ $ ` and newline; elsewhere a backslash escapes the next
+// character (backslash-newline vanishes).  Throws UsageError for an
+// unterminated quote, a trailing backslash, no words or an empty first word.
+std::vector<std::string> launcher_words(const std::string& text);
+
+// One MPI job: argv[0] is mpiexec (or the launcher's first word); env entries
+// are added to the launch environment.
 struct Launch {
     std::string step;  // "tasks", "verify", "bench"
     std::vector<std::string> argv;

@@ -363,6 +363,7 @@ struct TuneArgs {
     std::string report_dir = "tune-report";
     std::string mpiexec;
     std::vector<std::string> mpiexec_args;
+    std::string launcher;
     std::string machine;
     std::uint64_t steady = 8;
     std::size_t task_warmup = 3;
@@ -378,7 +379,7 @@ struct TuneArgs {
     bool no_stock = false;
     bool allow_cliques = false;
 
-    TuneOptions options(bool nodes_given) const {  // throws UsageError
+    TuneOptions options(bool nodes_given, bool launcher_given) const {  // throws UsageError
         TuneOptions options;
         options.ranks = ranks;
         if (nodes_given) options.nodes = nodes;
@@ -394,7 +395,9 @@ struct TuneArgs {
             throw UsageError("--stock: this hiertune knows no MPICH build tree; name MPICH's "
                              "maint/tuning/coll/mpir/generic.json");
         options.stock_path = stock_path;
-        options.mpiexec = mpiexec.empty() ? std::string(HIERTUNE_MPICH_PREFIX) + "/bin/mpiexec" : mpiexec;
+        if (launcher_given) options.launcher = launcher_words(launcher);
+        options.mpiexec = mpiexec.empty() && !launcher_given ? std::string(HIERTUNE_MPICH_PREFIX) + "/bin/mpiexec"
+                                                             : mpiexec;
         options.mpiexec_args = mpiexec_args;
         options.machine = machine_name(machine, std::getenv(kMachineEnv));
         if (options.machine.empty()) {
@@ -448,6 +451,10 @@ CLI::App* add_tune_command(CLI::App& app, TuneArgs& args) {
                          std::string(HIERTUNE_MPICH_PREFIX) + "/bin/mpiexec)");
     tune->add_option("--mpiexec-arg", args.mpiexec_args, "Extra mpiexec argument (repeatable, e.g. -f)")
         ->allow_extra_args(false);
+    tune->add_option("--launcher", args.launcher,
+                     "Launch prefix of every job instead of 'MPIEXEC [--mpiexec-arg ...] -n N', split into words "
+                     "like a shell, e.g. 'maint/emucluster run --ppn 2 --' or 'srun -N 4 --ntasks-per-node=4' "
+                     "(-n still names the job in the database)");
     tune->add_option("--machine", args.machine,
                      std::string("Machine name of the job in the database (default: ") + kMachineEnv +
                          ", else host name)");
@@ -597,7 +604,8 @@ int main(int argc, char** argv) {
 
     if (tune->parsed()) {
         try {
-            const TuneOptions options = tune_args.options(tune->count("--nodes") > 0);
+            const TuneOptions options =
+                tune_args.options(tune->count("--nodes") > 0, tune->count("--launcher") > 0);
             return run_tune(options, own_path(argv[0]), std::cout, std::cerr);
         } catch (const std::exception& e) {
             std::cout.flush();

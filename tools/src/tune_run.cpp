@@ -58,6 +58,20 @@ int run_process(const std::vector<std::string>& argv, const std::vector<std::pai
     return 1;
 }
 
+// Whether execvp could start `command`: a path with a slash as it is, a
+// bare name through PATH.
+bool runnable(const std::string& command) {
+    if (command.find('/') != std::string::npos) return access(command.c_str(), X_OK) == 0;
+    const char* path = std::getenv("PATH");
+    std::istringstream dirs(path ? path : "");
+    for (std::string dir; std::getline(dirs, dir, ':');) {
+        const fs::path candidate = fs::path(dir.empty() ? "." : dir) / command;
+        std::error_code ec;
+        if (fs::is_regular_file(candidate, ec) && access(candidate.c_str(), X_OK) == 0) return true;
+    }
+    return false;
+}
+
 // Runs the launches of a step; returns their wall time in seconds.
 double run_step(const std::string& title, const std::vector<Launch>& launches, std::ostream& out) {
     const auto start = std::chrono::steady_clock::now();
@@ -131,8 +145,11 @@ int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out
     options.db_path = fs::absolute(options.db_path).string();
     options.tree_path = fs::absolute(options.tree_path).string();
     const fs::path report_dir = fs::absolute(options.report_dir);
-    if (access(options.mpiexec.c_str(), X_OK) != 0)
+    if (options.launcher.empty() && access(options.mpiexec.c_str(), X_OK) != 0)
         throw TuneError("no mpiexec at " + options.mpiexec + " (give --mpiexec)");
+    if (!options.launcher.empty() && !runnable(options.launcher.front()))
+        throw TuneError("--launcher: cannot run '" + options.launcher.front() + "' (not an executable file" +
+                        (options.launcher.front().find('/') == std::string::npos ? " in PATH)" : ")"));
     const csel::Json stock = csel::load_tree(options.stock_path);  // fail before measuring anything
     std::error_code ec;
     fs::create_directories(report_dir, ec);
