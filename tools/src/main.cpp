@@ -3,6 +3,7 @@
 //   hiertune bench [options]            (under mpiexec) time collectives
 //   hiertune db list|best|points|check  query a measurement database
 //   hiertune tasks [options]            (under mpiexec) HAN task benchmarks
+//   hiertune calibrate [options]        (under mpiexec) latency and bandwidth per link
 //   hiertune generate                   write a Csel JSON tree from a database
 //   hiertune tune [options]             (without mpiexec) tasks, model, tree,
 //                                       verify, exhaustive sweep, report
@@ -25,6 +26,8 @@
 #include <CLI/CLI.hpp>
 
 #include "bench.hpp"
+#include "calibrate.hpp"
+#include "calibration.hpp"
 #include "cluster_env.hpp"
 #include "db_commands.hpp"
 #include "generate.hpp"
@@ -176,6 +179,97 @@ CLI::App* add_bench_command(CLI::App& app, BenchArgs& args) {
         ->needs("--db");
     add_allow_cliques_flag(*bench, args.allow_cliques);
     return bench;
+}
+
+struct CalibrateArgs {
+    std::size_t warmup = 1;
+    std::size_t min_reps = 10;
+    std::size_t max_reps = 1000;
+    double precision_percent = 2.5;
+    double max_time = 5;
+    std::string bw_size = "1M";
+    std::uint64_t bw_window = 8;
+    OutputFlags output;
+    std::string db_path;
+    std::string machine;
+    bool if_missing = false;
+    std::string expect_rate;
+    double tolerance_percent = 10;
+    bool allow_cliques = false;
+
+    CalibrateOptions options(bool min_reps_given, bool expect_rate_given) const {  // throws UsageError
+        refuse_cliques(allow_cliques);
+        CalibrateOptions options;
+        options.rule.warmup_reps = warmup;
+        if (min_reps_given && min_reps > max_reps) throw UsageError("--min-reps must not exceed --max-reps");
+        options.rule.min_reps = std::min(min_reps, max_reps);  // a small -i lowers the default
+        options.rule.max_reps = max_reps;
+        options.rule.precision = precision_percent / 100;
+        options.max_time = max_time;
+        options.bw_size = parse_size(bw_size);
+        if (options.bw_size == 0) throw UsageError("--bw-size must be > 0");
+        options.bw_window = bw_window;
+        if (options.bw_size * options.bw_window > kMaxMessageBytes)
+            throw UsageError("--bw-size x --bw-window is " + std::to_string(options.bw_size * options.bw_window) +
+                             " bytes: at most " + std::to_string(kMaxMessageBytes) + " (1G) may be in flight");
+        options.format = output.format();
+        options.db_path = db_path;
+        options.machine = machine_name(machine, std::getenv(kMachineEnv));
+        options.if_missing = if_missing;
+        const std::string rate_env = env_text(std::getenv(kLinkRateEnv));
+        if (expect_rate_given)
+            options.expect_rate = parse_rate(expect_rate, "--expect-rate");
+        else if (!rate_env.empty())
+            options.expect_rate = parse_rate(rate_env, kLinkRateEnv);
+        options.tolerance_percent = tolerance_percent;
+        options.cluster = env_text(std::getenv(kClusterEnv));
+        return options;
+    }
+};
+
+CLI::App* add_calibrate_command(CLI::App& app, CalibrateArgs& args) {
+    CLI::App* calibrate = app.add_subcommand(
+        "calibrate",
+        "Point-to-point latency and bandwidth from node 0's leader to every other node leader, and of one "
+        "intra-node pair (run it under mpiexec, >= 2 nodes)");
+    calibrate->add_option("-x,--warmup", args.warmup, "Warm-up repetitions of each measurement (not recorded)")
+        ->capture_default_str();
+    calibrate->add_option("--min-reps", args.min_reps, "Repetitions before a measurement may stop")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    calibrate->add_option("-i,--max-reps", args.max_reps, "Cap on repetitions per measurement")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    calibrate->add_option("--precision", args.precision_percent,
+                          "Stop when the 95% CI half-width of the median is within this percentage of it")
+        ->check(CLI::Range(0.001, 100.0))
+        ->capture_default_str();
+    calibrate->add_option("--max-time", args.max_time,
+                          "Cap on wall-clock seconds per measurement (a link's latency or bandwidth; 0: none)")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    calibrate->add_option("--bw-size", args.bw_size, "Bytes per message of the bandwidth stream (K, M, G: 1024s)")
+        ->capture_default_str();
+    calibrate->add_option("--bw-window", args.bw_window, "Messages in flight before the 1-byte ack")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    add_output_flags(*calibrate, args.output);
+    calibrate->add_option("--db", args.db_path,
+                          "Store the calibration of the job in this measurement database (replacing a stored one)");
+    calibrate->add_option("--machine", args.machine, kMachineHelp);
+    calibrate->add_flag("--if-missing", args.if_missing,
+                        "With --db: keep the job's stored calibration if it has these links and holds the expected "
+                        "rate (print it, measure nothing)")
+        ->needs("--db");
+    calibrate->add_option("--expect-rate", args.expect_rate,
+                          std::string("Bytes/s every inter-node link should carry, e.g. 12500000, 12.5M, 100mbit "
+                                      "(K/M/G: powers of 1000; default: ") +
+                              kLinkRateEnv + " if set): exit 1 if a link is off by more than --tolerance");
+    calibrate->add_option("--tolerance", args.tolerance_percent, "Percent a link's bandwidth may be off the rate")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    add_allow_cliques_flag(*calibrate, args.allow_cliques);
+    return calibrate;
 }
 
 struct DbArgs {
@@ -512,7 +606,7 @@ int main(int argc, char** argv) {
     // command line is reported once (rank 0) and every rank exits alike.
     std::optional<MpiSession> mpi;
     if (argc > 1 && (std::string_view(argv[1]) == "bench" || std::string_view(argv[1]) == "tasks" ||
-                     std::string_view(argv[1]) == "verify"))
+                     std::string_view(argv[1]) == "calibrate" || std::string_view(argv[1]) == "verify"))
         mpi.emplace(argc, argv);
     const bool speaker = !mpi || mpi->rank() == 0;
 
@@ -533,6 +627,8 @@ int main(int argc, char** argv) {
 
     TasksArgs tasks_args;
     CLI::App* tasks = add_tasks_command(app, tasks_args);
+    CalibrateArgs calibrate_args;
+    CLI::App* calibrate = add_calibrate_command(app, calibrate_args);
     GenerateArgs generate_args;
     CLI::App* generate = add_generate_command(app, generate_args);
 
@@ -580,6 +676,23 @@ int main(int argc, char** argv) {
         }
         try {
             return run_tasks(options, std::cout, std::cerr);
+        } catch (const std::exception& e) {
+            std::cerr << "hiertune: error on rank " << mpi->rank() << ": " << e.what() << '\n';
+            mpi->abort(1);
+        }
+    }
+
+    if (calibrate->parsed()) {
+        if (!mpi) return print_error("'calibrate' must be the first argument");
+        CalibrateOptions options;
+        try {
+            options = calibrate_args.options(calibrate->count("--min-reps") > 0,
+                                             calibrate->count("--expect-rate") > 0);
+        } catch (const UsageError& e) {
+            return speaker ? print_error(e.what()) : 1;
+        }
+        try {
+            return run_calibrate(options, std::cout, std::cerr);
         } catch (const std::exception& e) {
             std::cerr << "hiertune: error on rank " << mpi->rank() << ": " << e.what() << '\n';
             mpi->abort(1);
