@@ -156,6 +156,7 @@ void check_tune_options(const TuneOptions& options) {
     if (options.tree_path.empty()) throw UsageError("-o: no tree file");
     if (options.report_dir.empty()) throw UsageError("--report: no report directory");
     if (options.steady_segments < 4) throw UsageError("--steady must be at least 4");
+    if (!(options.rate_tolerance_percent >= 0)) throw UsageError("--rate-tolerance must be >= 0");
 }
 
 std::optional<std::string> tune_cliques_refusal(const TuneOptions& options, const char* num_cliques) {
@@ -169,6 +170,18 @@ std::string describe(const Launch& launch) {
     for (const auto& [name, value] : launch.env) words.push_back(name + "=" + shell_word(value));
     for (const std::string& arg : launch.argv) words.push_back(shell_word(arg));
     return join(words, ' ');
+}
+
+Launch calibrate_launch(const TuneOptions& options, const std::string& hiertune) {
+    Launch launch{"calibrate", mpiexec_prefix(options), base_env(options)};
+    launch.argv.insert(launch.argv.end(),
+                       {hiertune, "calibrate", "--db", options.db_path, "--if-missing", "--json", "--precision",
+                        format_number(options.bench_precision_percent), "--max-time",
+                        format_number(options.bench_max_time), "--tolerance",
+                        format_number(options.rate_tolerance_percent)});
+    if (!options.machine.empty()) launch.argv.insert(launch.argv.end(), {"--machine", options.machine});
+    if (options.allow_cliques) launch.argv.push_back(kAllowCliquesFlag);
+    return launch;
 }
 
 std::vector<std::pair<std::vector<std::pair<std::string, std::string>>, std::vector<Params>>>

@@ -1,6 +1,8 @@
 // `hiertune tune`: the site admin's one command (no MPI here; the runner that
-// launches the jobs is tools/src/tune.cpp).
+// launches the jobs is tools/src/tune_run.cpp).
 //
+//   (0) calibrate `hiertune calibrate --db --if-missing`: latency and bandwidth
+//                 per link, and the job all later steps file under
 //   (a) tasks     `hiertune tasks` for the search space into the database,
 //                 and the stock selection measured at every size (--no-stock: not)
 //   (b) model     HAN model predictions per (size, configuration)
@@ -11,8 +13,8 @@
 //   (e) bench     the exhaustive sweep of the same space into the database
 //   (f) report    lib/validation
 //
-// Every step is resumable through the database (tasks and bench measure only
-// what is missing; the others are cheap and recomputed).  This file holds the
+// Every step is resumable through the database (calibrate, tasks and bench
+// measure only what is missing; the others are cheap and recomputed).  This file holds the
 // MPI-free parts: the options, the command lines of the jobs, the verify cases
 // and the validation cases from the database.
 #pragma once
@@ -43,7 +45,8 @@ struct TuneOptions {
     std::string mpiexec;                                       // resolved by the runner
     std::vector<std::string> mpiexec_args;                     // e.g. -f hostfile
     std::vector<std::string> launcher;                         // --launcher words: replace mpiexec [args] -n N
-    std::string machine;                                       // --machine, HIERTUNE_MACHINE or host name
+    std::string machine;                                       // --machine or HIERTUNE_MACHINE; else, once
+                                                               // step 0 ran, the name its job is filed under
     bool allow_cliques = false;                                // --allow-cliques, passed to the measuring jobs
     // measurement effort of the jobs
     std::uint64_t steady_segments = 8;
@@ -55,6 +58,7 @@ struct TuneOptions {
     std::size_t bench_max_reps = 1000;
     double bench_precision_percent = 2.5;
     double bench_max_time = 5;
+    double rate_tolerance_percent = 10;  // step 0: calibrate --tolerance
     bool stock = true;  // measure the stock selection in step (a)
     han::ModelOptions model;
 };
@@ -89,6 +93,11 @@ struct Launch {
 // Shell-style one-line rendering of a launch (env assignments first), for
 // messages.
 std::string describe(const Launch& launch);
+
+// Step 0: `hiertune calibrate --db --if-missing --json` (the stored
+// calibration is kept; its JSON lines name the job), with bench's stopping
+// rule, --machine when known and --allow-cliques when given.
+Launch calibrate_launch(const TuneOptions& options, const std::string& hiertune);
 
 // The configurations grouped by what they need at launch (task_bench
 // launch_cvars of every tuned collective): one group per distinct set, in

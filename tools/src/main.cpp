@@ -5,17 +5,15 @@
 //   hiertune tasks [options]            (under mpiexec) HAN task benchmarks
 //   hiertune calibrate [options]        (under mpiexec) latency and bandwidth per link
 //   hiertune generate                   write a Csel JSON tree from a database
-//   hiertune tune [options]             (without mpiexec) tasks, model, tree,
+//   hiertune tune [options]             (without mpiexec) calibrate, tasks, model, tree,
 //                                       verify, exhaustive sweep, report
 //   hiertune verify --case ...          (under mpiexec; run by tune) check the
 //                                       tree's choices through the plugin's pvars
 //
 // This file only maps the command line onto the library (tools/lib) and the
-// MPI runner (bench.cpp); see tools/README.md for the options.
-#include <unistd.h>
-
+// MPI runners (bench.cpp, tasks.cpp, calibrate.cpp, verify.cpp) and tune's
+// runner (tune_run.cpp); see tools/README.md for the options.
 #include <algorithm>
-#include <climits>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -468,6 +466,7 @@ struct TuneArgs {
     std::size_t bench_max_reps = 1000;
     double precision_percent = 2.5;
     double max_time = 5;
+    double rate_tolerance_percent = 10;
     bool prune = false;
     bool no_collapse = false;
     bool no_stock = false;
@@ -493,12 +492,7 @@ struct TuneArgs {
         options.mpiexec = mpiexec.empty() && !launcher_given ? std::string(HIERTUNE_MPICH_PREFIX) + "/bin/mpiexec"
                                                              : mpiexec;
         options.mpiexec_args = mpiexec_args;
-        options.machine = machine_name(machine, std::getenv(kMachineEnv));
-        if (options.machine.empty()) {
-            char host[HOST_NAME_MAX + 1] = {};
-            if (gethostname(host, sizeof host - 1) != 0) throw UsageError("cannot read the host name: give --machine");
-            options.machine = host;
-        }
+        options.machine = machine_name(machine, std::getenv(kMachineEnv));  // else: step 0's job names it
         options.steady_segments = steady;
         options.task_warmup = task_warmup;
         options.task_min_reps = std::min(task_min_reps, task_reps);  // a small --task-reps lowers it
@@ -509,6 +503,7 @@ struct TuneArgs {
         options.bench_max_reps = bench_max_reps;
         options.bench_precision_percent = precision_percent;
         options.bench_max_time = max_time;
+        options.rate_tolerance_percent = rate_tolerance_percent;
         options.stock = !no_stock;
         options.allow_cliques = allow_cliques;
         options.model.prune.enabled = prune;
@@ -520,8 +515,8 @@ struct TuneArgs {
 CLI::App* add_tune_command(CLI::App& app, TuneArgs& args) {
     CLI::App* tune = app.add_subcommand(
         "tune",
-        "Tune at install (run it WITHOUT mpiexec): task benchmarks, HAN model, tree, its check in MPICH, "
-        "exhaustive sweep and the validation report");
+        "Tune at install (run it WITHOUT mpiexec): link calibration, task benchmarks, HAN model, tree, its check "
+        "in MPICH, exhaustive sweep and the validation report");
     tune->add_option("-n,--ranks", args.ranks, "Ranks of the MPI jobs")->required()->check(CLI::Range(2, 1 << 20));
     tune->add_option("--nodes", args.nodes, "Emulated nodes (sets MPIR_CVAR_NUM_CLIQUES for the jobs)");
     tune->add_option("-C,--collective", args.collectives, "bcast, allreduce (comma-separated)")
@@ -551,7 +546,8 @@ CLI::App* add_tune_command(CLI::App& app, TuneArgs& args) {
                      "(-n still names the job in the database)");
     tune->add_option("--machine", args.machine,
                      std::string("Machine name of the job in the database (default: ") + kMachineEnv +
-                         ", else host name)");
+                         ", else the name the calibrate job of step 0 files it under: the launch's " + kMachineEnv +
+                         " or rank 0's processor name)");
     tune->add_option("--steady", args.steady, "tasks: segments of the steady run")->capture_default_str();
     tune->add_option("--task-warmup", args.task_warmup, "tasks: warm-up repetitions")->capture_default_str();
     tune->add_option("--task-min-reps", args.task_min_reps, "tasks: timed repetitions per run before it may stop")
@@ -569,11 +565,17 @@ CLI::App* add_tune_command(CLI::App& app, TuneArgs& args) {
         ->check(CLI::PositiveNumber)
         ->capture_default_str();
     tune->add_option("--precision", args.precision_percent,
-                     "bench and tasks: CI half-width target in % of the median")
+                     "bench, tasks and calibrate: CI half-width target in % of the median")
         ->check(CLI::Range(0.001, 100.0))
         ->capture_default_str();
     tune->add_option("--max-time", args.max_time,
-                     "bench: cap on seconds per point; tasks: per segment-size group (0: none)")
+                     "bench: cap on seconds per point; tasks: per segment-size group; calibrate: per "
+                     "measurement (0: none)")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    tune->add_option("--rate-tolerance", args.rate_tolerance_percent,
+                     std::string("calibrate: percent an inter-node link's bandwidth may be off ") + kLinkRateEnv +
+                         " (where the launch sets it) before step 0 fails")
         ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
     tune->add_flag("--no-stock", args.no_stock,

@@ -15,10 +15,12 @@
 #include <map>
 #include <sstream>
 
+#include "calibration.hpp"
 #include "cluster_env.hpp"
 #include "csel_tree.hpp"
 #include "generate.hpp"
 #include "measure_db.hpp"
+#include "report.hpp"
 #include "task_bench.hpp"
 #include "usage_error.hpp"
 #include "validation.hpp"
@@ -72,12 +74,14 @@ bool runnable(const std::string& command) {
     return false;
 }
 
-// Runs the launches of a step; returns their wall time in seconds.
-double run_step(const std::string& title, const std::vector<Launch>& launches, std::ostream& out) {
+// Runs the launches of a step (their stdout into `stdout_path` if given);
+// returns their wall time in seconds.
+double run_step(const std::string& title, const std::vector<Launch>& launches, std::ostream& out,
+                const std::string& stdout_path = "") {
     const auto start = std::chrono::steady_clock::now();
     for (const Launch& launch : launches) {
-        out << "$ " << describe(launch) << std::endl;
-        const int status = run_process(launch.argv, launch.env);
+        out << "$ " << describe(launch) << (stdout_path.empty() ? "" : " > " + stdout_path) << std::endl;
+        const int status = run_process(launch.argv, launch.env, stdout_path);
         if (status == kExecFailed)
             throw TuneError(title + " failed: cannot run '" + launch.argv.front() + "' (or the job exited with " +
                             std::to_string(kExecFailed) + ")");
@@ -101,17 +105,32 @@ std::string us_text(const std::optional<double>& seconds) {
     return text.str();
 }
 
-Job tune_job(const MeasureDb& db, const TuneOptions& options, const std::string& after) {
-    const std::optional<Job> job = find_tune_job(db.jobs(), options);
-    if (!job)
-        throw TuneError("no job of " + options.machine + " with " + std::to_string(options.ranks) + " ranks in " +
-                        db.path() + " " + after);
+// Step 0: the calibrate job (it keeps a stored calibration) names the job
+// every later step files under; options.machine becomes its machine.
+Job calibrate_step(TuneOptions& options, const std::string& hiertune, const fs::path& report_dir,
+                   std::ostream& out) {
+    const fs::path output = report_dir / "calibration.jsonl";
+    run_step("step 0 (calibrate)", {calibrate_launch(options, hiertune)}, out, output.string());
+    std::ifstream lines(output);
+    const std::optional<CalibratedJob> calibrated = calibrated_job(lines);
+    if (!calibrated) throw TuneError("step 0 (calibrate): its output " + output.string() + " names no job");
+    const MeasureDb db = MeasureDb::open(options.db_path);
+    std::optional<Job> job;
+    for (const Job& stored : db.jobs())
+        if (stored.id == calibrated->job) job = stored;
+    if (!job) throw TuneError("step 0 (calibrate): no job " + std::to_string(calibrated->job) + " in " + db.path());
+    options.machine = job->description.machine;
+    if (!find_tune_job({*job}, options))
+        throw TuneError("step 0 (calibrate): the launch ran " + describe_job(job->description) + ", not -n " +
+                        std::to_string(options.ranks) +
+                        (options.nodes ? " on " + std::to_string(*options.nodes) + " nodes" : std::string()));
+    if (!calibrated->measured) out << "calibration stored in " << options.db_path << ": nothing to measure\n";
+    out << "job " << job->id << ": " << describe_job(job->description) << '\n'
+        << calibration_report(db.calibration(job->id));
     return *job;
 }
 
-bool tasks_complete(const MeasureDb& db, const TuneOptions& options) {
-    const std::optional<Job> job = find_tune_job(db.jobs(), options);
-    if (!job) return false;
+bool tasks_complete(const MeasureDb& db, JobId job, const TuneOptions& options) {
     std::vector<TaskKey> plan;
     for (const std::string& collective : options.collectives)
         for (const Params& config : parse_task_configs(options.configs))
@@ -119,7 +138,7 @@ bool tasks_complete(const MeasureDb& db, const TuneOptions& options) {
                 const auto keys = task_keys(collective, config, segsize);
                 plan.insert(plan.end(), keys.begin(), keys.end());
             }
-    return db.pending_tasks(job->id, plan).empty();
+    return db.pending_tasks(job, plan).empty();
 }
 
 bool sweep_complete(const TuneCases& cases) {
@@ -155,27 +174,36 @@ int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out
     fs::create_directories(report_dir, ec);
     if (ec) throw TuneError("cannot create the report directory " + report_dir.string() + ": " + ec.message());
 
+    // (0) the links, and the job every later step files under
+    out << "== tune step 0/6: calibrate the links\n";
+    const Job job = calibrate_step(options, hiertune, report_dir, out);
+    // a later job filed elsewhere (the launch placed the ranks otherwise) leaves this job incomplete
+    const std::string elsewhere = " not stored under job " + std::to_string(job.id) + " (" +
+                                  describe_job(job.description) +
+                                  ") after the jobs ran: did the launch place the ranks otherwise than in step 0?";
+
     // (a) task benchmarks
     out << "== tune step 1/6: task benchmarks\n";
     {
         MeasureDb db = MeasureDb::open(options.db_path);
-        if (tasks_complete(db, options)) {
+        if (tasks_complete(db, job.id, options)) {
             out << "all task benchmarks stored in " << options.db_path << ": nothing to measure\n";
         } else {
             // the jobs add each group's time to the database as it is stored (--account),
             // so the report's times survive a kill and a resume
             const double seconds = run_step("step 1 (tasks)", tasks_launches(options, hiertune), out);
-            tune_job(db, options, "after the task benchmarks");
+            if (!tasks_complete(db, job.id, options)) throw TuneError("step 1 (tasks): task benchmarks" + elsewhere);
             out << "task benchmarks: " << seconds_text(seconds) << '\n';
         }
         // the stock reference: hier goes into the tree only where predicted faster
         if (options.stock) {
-            const Job job = tune_job(db, options, "after the task benchmarks");
             const std::vector<std::string> missing = missing_stock_points(options, db.points(job.id));
             if (missing.empty()) {
                 out << "stock selection measured at every size: nothing to measure\n";
             } else {
                 const double seconds = run_step("step 1 (stock)", {stock_launch(options, hiertune)}, out);
+                if (!missing_stock_points(options, db.points(job.id)).empty())
+                    throw TuneError("step 1 (stock): stock points" + elsewhere);
                 out << "stock reference: " << seconds_text(seconds) << '\n';
             }
         }
@@ -184,7 +212,6 @@ int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out
     // (b) model predictions
     out << "== tune step 2/6: model predictions\n";
     MeasureDb db = MeasureDb::open(options.db_path);
-    const Job job = tune_job(db, options, "after the task benchmarks");
     TuneCases cases = tune_cases(options, db.tasks(job.id), db.points(job.id), job.description.nodes);
     if (!cases.unpredicted.empty())
         throw TuneError("step 2 (model): no prediction for " + cases.unpredicted.front() +
@@ -248,6 +275,7 @@ int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out
         throw TuneError(std::string("step 6 (report): ") + e.what());
     }
     std::ostringstream text;
+    text << calibration_report(db.calibration(job.id)) << '\n';
     write_report_text(report, text);
     if (stock_seconds) {
         text << "(both times include the stock reference measurement, " << seconds_text(*stock_seconds) << ")\n";

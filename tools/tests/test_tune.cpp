@@ -215,6 +215,32 @@ TEST(Tune, LauncherReplacesMpiexecAndRanks) {
     EXPECT_THROW(check_tune_options(bad), UsageError);
 }
 
+TEST(Tune, CalibrateLaunch) {
+    TuneOptions o = options();
+    Launch l = calibrate_launch(o, "/bin/hiertune");
+    EXPECT_EQ(l.step, "calibrate");
+    EXPECT_EQ(l.argv, (std::vector<std::string>{"/opt/mpich/bin/mpiexec", "-n", "4", "/bin/hiertune", "calibrate",
+                                                "--db", "/d/t.sqlite", "--if-missing", "--json", "--precision", "2.5",
+                                                "--max-time", "5", "--tolerance", "10", "--machine", "box"}));
+    EXPECT_EQ(l.env, (std::vector<std::pair<std::string, std::string>>{{"MPIR_CVAR_NUM_CLIQUES", "2"}}));
+    // no machine yet: the job names itself (HIERTUNE_MACHINE of the launch or rank 0's processor name)
+    o.machine.clear();
+    o.allow_cliques = true;
+    o.bench_precision_percent = 1;
+    o.bench_max_time = 0.5;
+    o.rate_tolerance_percent = 25;
+    o.nodes.reset();
+    o.mpiexec.clear();
+    o.launcher = {"srun", "-N", "2"};
+    l = calibrate_launch(o, "h");
+    EXPECT_EQ(describe(l),
+              "srun -N 2 h calibrate --db /d/t.sqlite --if-missing --json --precision 1 --max-time 0.5 --tolerance 25 "
+              "--allow-cliques");
+    EXPECT_TRUE(l.env.empty());
+    o.rate_tolerance_percent = -1;
+    EXPECT_THROW(check_tune_options(o), UsageError);
+}
+
 TEST(Tune, VerifyCases) {
     const VerifyCase hier{"bcast", 65536, true, 16};
     const VerifyCase any{"allreduce", 8, false, 0};
