@@ -150,7 +150,7 @@ int run_calibrate(const CalibrateOptions& options, std::ostream& out, std::ostre
     MPI_Bcast(&measure, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (rank == 0 && db)
         err << "hiertune: " << options.db_path << " job " << job << " (" << describe_job(facts.job) << "): "
-            << (measure ? "measuring " + std::to_string(pairs.size()) + " links"
+            << (measure ? "measuring " + std::to_string(pairs.size()) + (pairs.size() == 1 ? " link" : " links")
                         : "calibration stored (measured " + run.measured_at + "): nothing to measure")
             << '\n';
 
