@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <set>
 
+#include "calibration.hpp"
 #include "usage_error.hpp"
 
 namespace hiertune {
@@ -53,6 +54,20 @@ std::string best_row(const StoredPoint& point) {
     return buffer + describe_configuration(point.key);
 }
 
+// {"cluster": ..., "measured_at": ..., "links": [one calibrate --json object per link]}, null if none.
+nlohmann::ordered_json calibration_object(const StoredCalibration& calibration) {
+    if (calibration.links.empty()) return nullptr;
+    const CalibrationRun run{{}, calibration.cluster, true, calibration.measured_at, std::nullopt, nullptr};
+    nlohmann::ordered_json links = nlohmann::ordered_json::array();
+    for (const LinkCalibration& link : calibration.links) {
+        nlohmann::ordered_json object = calibration_json(link, run);
+        object.erase("source");
+        object.erase("cluster");
+        links.push_back(object);
+    }
+    return {{"cluster", calibration.cluster}, {"measured_at", calibration.measured_at}, {"links", links}};
+}
+
 }  // namespace
 
 MeasureDb open_existing_db(const std::string& path) {
@@ -71,19 +86,21 @@ void print_jobs(const MeasureDb& db, OutputFormat format, std::ostream& out) {
                                   {"ranks", d.ranks},        {"nodes", d.nodes},
                                   {"ppn", d.ppn},            {"placement", d.placement},
                                   {"mpich_build", d.mpich_build}, {"created_at", job.created_at},
-                                  {"points", db.count_points(job.id)}}
+                                  {"points", db.count_points(job.id)},
+                                  {"calibration", calibration_object(db.calibration(job.id))}}
                        .dump()
                 << '\n';
         }
         return;
     }
     if (format == OutputFormat::csv) {
-        out << "job,machine,ranks,nodes,ppn,placement,points,created_at,mpich_build\n";
+        out << "job,machine,ranks,nodes,ppn,placement,points,created_at,mpich_build,calibration\n";
         for (const Job& job : jobs) {
             const JobDescription& d = job.description;
             out << job.id << ',' << csv_field(d.machine) << ',' << d.ranks << ',' << d.nodes << ','
                 << d.ppn << ',' << csv_field(d.placement) << ',' << db.count_points(job.id) << ','
-                << job.created_at << ',' << csv_field(d.mpich_build) << '\n';
+                << job.created_at << ',' << csv_field(d.mpich_build) << ','
+                << csv_field(calibration_summary(db.calibration(job.id))) << '\n';
         }
         return;
     }
@@ -91,7 +108,7 @@ void print_jobs(const MeasureDb& db, OutputFormat format, std::ostream& out) {
     for (const Job& job : jobs)
         out << "job " << job.id << ": " << describe_job(job.description) << ", "
             << db.count_points(job.id) << " points, since " << job.created_at << "\n    "
-            << job.description.mpich_build << '\n';
+            << job.description.mpich_build << "\n    " << calibration_summary(db.calibration(job.id)) << '\n';
 }
 
 void print_best(const MeasureDb& db, const DbQuery& query, std::ostream& out) {

@@ -239,6 +239,21 @@ CREATE TABLE IF NOT EXISTS step_times (
 );
 )sql";
 
+// Version 4: point-to-point latency and bandwidth per link (`hiertune calibrate`).
+constexpr const char* kCreateCalibration = R"sql(
+CREATE TABLE IF NOT EXISTS calibration (
+    job_id      INTEGER NOT NULL REFERENCES jobs(id),
+    link        TEXT    NOT NULL CHECK (link <> ''),
+    latency     REAL    NOT NULL CHECK (latency >= 0),
+    bandwidth   REAL    NOT NULL CHECK (bandwidth > 0),
+    n_latency   INTEGER NOT NULL CHECK (n_latency > 0),
+    n_bandwidth INTEGER NOT NULL CHECK (n_bandwidth > 0),
+    cluster     TEXT    NOT NULL,
+    measured_at TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+    PRIMARY KEY (job_id, link)
+);
+)sql";
+
 struct FileState {
     std::int64_t application_id = 0;
     std::int64_t user_version = 0;
@@ -274,15 +289,16 @@ void initialise_if_blank(sqlite3* db, const std::string& path) {
     if (!read_file_state(db, path).blank()) return;
     if (sqlite3_exec(db, kCreateSchema, nullptr, nullptr, nullptr) != SQLITE_OK ||
         sqlite3_exec(db, kCreateTasks, nullptr, nullptr, nullptr) != SQLITE_OK ||
-        sqlite3_exec(db, kCreateStepTimes, nullptr, nullptr, nullptr) != SQLITE_OK)
+        sqlite3_exec(db, kCreateStepTimes, nullptr, nullptr, nullptr) != SQLITE_OK ||
+        sqlite3_exec(db, kCreateCalibration, nullptr, nullptr, nullptr) != SQLITE_OK)
         fail(db, path, "cannot create schema");
     exec(db, path, ("PRAGMA application_id=" + std::to_string(MeasureDb::kApplicationId)).c_str());
     exec(db, path, ("PRAGMA user_version=" + std::to_string(MeasureDb::kSchemaVersion)).c_str());
     transaction.commit();
 }
 
-// Version 1 -> 2: add the tasks table; 2 -> 3: the step_times table; points
-// and jobs are untouched.
+// Version 1 -> 2: add the tasks table; 2 -> 3: the step_times table; 3 -> 4:
+// the calibration table; points and jobs are untouched.
 void upgrade_if_old(sqlite3* db, const std::string& path) {
     Transaction transaction(db, path);
     // Re-check under the write lock: another process may have upgraded it.
@@ -290,8 +306,10 @@ void upgrade_if_old(sqlite3* db, const std::string& path) {
     if (version >= MeasureDb::kSchemaVersion) return;
     if (version < 2 && sqlite3_exec(db, kCreateTasks, nullptr, nullptr, nullptr) != SQLITE_OK)
         fail(db, path, "cannot add the tasks table (schema version 1 -> 2)");
-    if (sqlite3_exec(db, kCreateStepTimes, nullptr, nullptr, nullptr) != SQLITE_OK)
+    if (version < 3 && sqlite3_exec(db, kCreateStepTimes, nullptr, nullptr, nullptr) != SQLITE_OK)
         fail(db, path, "cannot add the step_times table (schema version " + std::to_string(version) + " -> 3)");
+    if (version < 4 && sqlite3_exec(db, kCreateCalibration, nullptr, nullptr, nullptr) != SQLITE_OK)
+        fail(db, path, "cannot add the calibration table (schema version " + std::to_string(version) + " -> 4)");
     exec(db, path, ("PRAGMA user_version=" + std::to_string(MeasureDb::kSchemaVersion)).c_str());
     transaction.commit();
 }
@@ -730,6 +748,70 @@ std::vector<TaskKey> MeasureDb::pending_tasks(JobId job, const std::vector<TaskK
         if (recorded.count(StoredKey{key.collective, key.task, canonical_params(key.config),
                                      to_db_bytes(key.seg_bytes)}) == 0)
             result.push_back(key);
+    }
+    return result;
+}
+
+bool operator==(const LinkCalibration& a, const LinkCalibration& b) {
+    return std::tie(a.link, a.latency, a.bandwidth, a.n_latency, a.n_bandwidth) ==
+           std::tie(b.link, b.latency, b.bandwidth, b.n_latency, b.n_bandwidth);
+}
+
+void MeasureDb::record_calibration(JobId job, const std::vector<LinkCalibration>& links,
+                                   const std::string& cluster) {
+    if (links.empty()) throw std::invalid_argument("calibration without links");
+    std::set<std::string> names;
+    for (const LinkCalibration& link : links) {
+        if (link.link.empty()) throw std::invalid_argument("calibration of a link without a name");
+        if (!names.insert(link.link).second) throw std::invalid_argument("link " + link.link + " given twice");
+        if (!std::isfinite(link.latency) || link.latency < 0)
+            throw std::invalid_argument("link " + link.link + ": latency must be finite and >= 0");
+        if (!std::isfinite(link.bandwidth) || link.bandwidth <= 0)
+            throw std::invalid_argument("link " + link.link + ": bandwidth must be finite and > 0");
+        if (link.n_latency == 0 || link.n_bandwidth == 0)
+            throw std::invalid_argument("link " + link.link + ": no repetitions");
+    }
+    // One transaction: the job's old calibration or the new one, never a mix.
+    Transaction transaction(db_.get(), path_);
+    {
+        Statement job_exists(db_.get(), path_, "SELECT 1 FROM jobs WHERE id = ?1");
+        job_exists.bind(1, job);
+        if (!job_exists.step()) throw std::invalid_argument("unknown job id " + std::to_string(job));
+    }
+    {
+        Statement remove(db_.get(), path_, "DELETE FROM calibration WHERE job_id = ?1");
+        remove.bind(1, job);
+        remove.step();
+    }
+    for (const LinkCalibration& link : links) {
+        Statement insert(db_.get(), path_,
+                         "INSERT INTO calibration (job_id, link, latency, bandwidth, n_latency, n_bandwidth, cluster)"
+                         " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+        insert.bind(1, job)
+            .bind(2, link.link)
+            .bind(3, link.latency)
+            .bind(4, link.bandwidth)
+            .bind(5, static_cast<std::int64_t>(link.n_latency))
+            .bind(6, static_cast<std::int64_t>(link.n_bandwidth))
+            .bind(7, cluster);
+        insert.step();
+    }
+    transaction.commit();
+}
+
+StoredCalibration MeasureDb::calibration(JobId job) const {
+    // rowid: the order of insertion, which is the order measured
+    Statement select(db_.get(), path_,
+                     "SELECT link, latency, bandwidth, n_latency, n_bandwidth, cluster, measured_at"
+                     " FROM calibration WHERE job_id = ?1 ORDER BY rowid");
+    select.bind(1, job);
+    StoredCalibration result;
+    while (select.step()) {
+        result.links.push_back(LinkCalibration{select.text(0), select.real(1), select.real(2),
+                                               static_cast<std::size_t>(select.int64(3)),
+                                               static_cast<std::size_t>(select.int64(4))});
+        result.cluster = select.text(5);
+        result.measured_at = select.text(6);
     }
     return result;
 }

@@ -4,7 +4,7 @@
 // job writes each measured point as soon as it is known, so a run killed at
 // any moment and restarted resumes with pending() and loses no point.
 //
-// Schema, version 2 (PRAGMA user_version = 2, PRAGMA application_id =
+// Schema, version 4 (PRAGMA user_version = 4, PRAGMA application_id =
 // kApplicationId, journal_mode = WAL, synchronous = FULL):
 //
 //   jobs    id          INTEGER PRIMARY KEY
@@ -46,7 +46,16 @@
 //           recorded_at TEXT    NOT NULL   -- UTC ISO 8601
 //           (no key: a resumed step adds a row; its total is the sum)
 //
-// An older file gets the missing tables when opened (and becomes version 3).
+//   calibration job_id  INTEGER NOT NULL REFERENCES jobs(id)      (version 4)
+//           link        TEXT    NOT NULL   -- "0-1", "0-2", ...: node 0's leader to node k's; "intra"
+//           latency     REAL    NOT NULL   -- >= 0 seconds, one way (median round trip / 2)
+//           bandwidth   REAL    NOT NULL   -- > 0 bytes/s
+//           n_latency, n_bandwidth INTEGER NOT NULL  -- > 0 repetitions
+//           cluster     TEXT    NOT NULL   -- HIERTUNE_CLUSTER of the run, "" if unset
+//           measured_at TEXT    NOT NULL   -- UTC ISO 8601
+//           PRIMARY KEY (job_id, link); a rerun replaces the job's rows
+//
+// An older file gets the missing tables when opened (and becomes version 4).
 //
 // Each point is one INSERT in its own transaction: after a crash or SIGKILL a
 // point is either entirely present or absent, never half-written.
@@ -144,9 +153,26 @@ struct StoredTask {
     std::string measured_at;
 };
 
+// Point-to-point latency and bandwidth of one link (`hiertune calibrate`).
+struct LinkCalibration {
+    std::string link;          // "0-1", "0-2", ... (node 0's leader to node k's) or "intra"
+    double latency = 0;        // seconds, one way
+    double bandwidth = 0;      // bytes/s
+    std::size_t n_latency = 0;    // repetitions behind each
+    std::size_t n_bandwidth = 0;
+};
+bool operator==(const LinkCalibration& a, const LinkCalibration& b);
+
+// A job's calibration: its links in the order measured (empty: none stored).
+struct StoredCalibration {
+    std::vector<LinkCalibration> links;
+    std::string cluster;      // HIERTUNE_CLUSTER of the run, "" if unset
+    std::string measured_at;  // UTC ISO 8601
+};
+
 class MeasureDb {
 public:
-    static constexpr int kSchemaVersion = 3;
+    static constexpr int kSchemaVersion = 4;
     static constexpr std::int32_t kApplicationId = 0x48547562;  // "HTub"
 
     // Opens the file, creating and initialising it if missing or empty.
@@ -203,6 +229,13 @@ public:
     void add_step_time(JobId job, const std::string& step, double seconds);
     // Per step, the total wall time of its runs (steps never recorded are absent).
     std::map<std::string, double> step_times(JobId job) const;
+
+    // Replaces the job's calibration by `links` (in this order) in one
+    // transaction.  Throws std::invalid_argument for no links, an empty or
+    // repeated link name, a latency not finite and >= 0, a bandwidth not
+    // finite and > 0, a repetition count 0 or an unknown job.
+    void record_calibration(JobId job, const std::vector<LinkCalibration>& links, const std::string& cluster);
+    StoredCalibration calibration(JobId job) const;
 
     // PRAGMA integrity_check: "ok" or the problems found.
     std::string integrity_check() const;

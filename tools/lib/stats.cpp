@@ -110,4 +110,9 @@ Summary Sampler::summary() const {
     return s;
 }
 
+bool time_to_stop(const Sampler& sampler, double elapsed_seconds, double max_time) {
+    if (sampler.done()) return true;
+    return max_time > 0 && sampler.count() > 0 && elapsed_seconds >= max_time;
+}
+
 }  // namespace hiertune

@@ -100,4 +100,10 @@ private:
     double sum_ = 0;
 };
 
+// The stopping rule of `bench` (and `tasks`, `calibrate`) after each
+// repetition: the sampler is done, or `max_time` wall-clock seconds (0: no
+// cap) have passed since the first repetition, warm-up included, and at
+// least one sample counts.
+bool time_to_stop(const Sampler& sampler, double elapsed_seconds, double max_time);
+
 }  // namespace hiertune

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "cluster_env.hpp"
 #include "csel_tree.hpp"
 #include "generate.hpp"
 #include "task_bench.hpp"
@@ -40,8 +41,9 @@ std::string format_number(double value) {
     return text.str();
 }
 
-// mpiexec [args] -n N  (the hiertune command follows)
+// mpiexec [args] -n N, or the launcher's words (the hiertune command follows)
 std::vector<std::string> mpiexec_prefix(const TuneOptions& options) {
+    if (!options.launcher.empty()) return options.launcher;
     std::vector<std::string> argv{options.mpiexec};
     argv.insert(argv.end(), options.mpiexec_args.begin(), options.mpiexec_args.end());
     argv.push_back("-n");
@@ -51,7 +53,7 @@ std::vector<std::string> mpiexec_prefix(const TuneOptions& options) {
 
 std::vector<std::pair<std::string, std::string>> base_env(const TuneOptions& options) {
     std::vector<std::pair<std::string, std::string>> env;
-    if (options.nodes) env.emplace_back("MPIR_CVAR_NUM_CLIQUES", std::to_string(*options.nodes));
+    if (options.nodes) env.emplace_back(kNumCliquesEnv, std::to_string(*options.nodes));
     return env;
 }
 
@@ -80,8 +82,58 @@ const std::map<std::string, std::string>& hier_cvar_suffix() {
 
 }  // namespace
 
+std::vector<std::string> launcher_words(const std::string& text) {
+    std::vector<std::string> words;
+    std::string word;
+    bool in_word = false;  // a word has begun (it may still be empty: '')
+    const auto end_word = [&] {
+        if (in_word) words.push_back(word);
+        word.clear();
+        in_word = false;
+    };
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c == ' ' || c == '\t' || c == '\n') {
+            end_word();
+        } else if (c == '\'') {
+            const std::size_t close = text.find('\'', i + 1);
+            if (close == std::string::npos) throw UsageError("--launcher '" + text + "': unterminated '");
+            word += text.substr(i + 1, close - i - 1);
+            in_word = true;
+            i = close;
+        } else if (c == '"') {
+            in_word = true;
+            for (++i;; ++i) {
+                if (i >= text.size()) throw UsageError("--launcher '" + text + "': unterminated \"");
+                if (text[i] == '"') break;
+                if (text[i] == '\\' && i + 1 < text.size() &&
+                    std::string_view("\"\\$`\n").find(text[i + 1]) != std::string_view::npos) {
+                    if (text[++i] != '\n') word += text[i];
+                } else {
+                    word += text[i];
+                }
+            }
+        } else if (c == '\\') {
+            if (i + 1 >= text.size()) throw UsageError("--launcher '" + text + "': ends in a backslash");
+            if (text[++i] != '\n') {
+                word += text[i];
+                in_word = true;
+            }
+        } else {
+            word += c;
+            in_word = true;
+        }
+    }
+    end_word();
+    if (words.empty() || words.front().empty()) throw UsageError("--launcher '" + text + "': no command");
+    return words;
+}
+
 void check_tune_options(const TuneOptions& options) {
     if (options.ranks < 2) throw UsageError("-n: tune needs at least 2 ranks");
+    if (!options.launcher.empty() && (options.nodes || !options.mpiexec.empty() || !options.mpiexec_args.empty()))
+        throw UsageError("--launcher replaces mpiexec, its arguments and -n in every job: --nodes, --mpiexec and "
+                         "--mpiexec-arg do not go with it (put them into the launcher's words)");
     if (options.nodes && (*options.nodes < 2 || *options.nodes > options.ranks))
         throw UsageError("--nodes " + std::to_string(*options.nodes) + ": need 2 .. " +
                          std::to_string(options.ranks) + " (the ranks) emulated nodes");
@@ -104,6 +156,13 @@ void check_tune_options(const TuneOptions& options) {
     if (options.tree_path.empty()) throw UsageError("-o: no tree file");
     if (options.report_dir.empty()) throw UsageError("--report: no report directory");
     if (options.steady_segments < 4) throw UsageError("--steady must be at least 4");
+    if (!(options.rate_tolerance_percent >= 0)) throw UsageError("--rate-tolerance must be >= 0");
+}
+
+std::optional<std::string> tune_cliques_refusal(const TuneOptions& options, const char* num_cliques) {
+    if (options.allow_cliques) return std::nullopt;
+    if (options.nodes) return cliques_error("--nodes " + std::to_string(*options.nodes));
+    return cliques_refusal(num_cliques);
 }
 
 std::string describe(const Launch& launch) {
@@ -111,6 +170,18 @@ std::string describe(const Launch& launch) {
     for (const auto& [name, value] : launch.env) words.push_back(name + "=" + shell_word(value));
     for (const std::string& arg : launch.argv) words.push_back(shell_word(arg));
     return join(words, ' ');
+}
+
+Launch calibrate_launch(const TuneOptions& options, const std::string& hiertune) {
+    Launch launch{"calibrate", mpiexec_prefix(options), base_env(options)};
+    launch.argv.insert(launch.argv.end(),
+                       {hiertune, "calibrate", "--db", options.db_path, "--if-missing", "--json", "--precision",
+                        format_number(options.bench_precision_percent), "--max-time",
+                        format_number(options.bench_max_time), "--tolerance",
+                        format_number(options.rate_tolerance_percent)});
+    if (!options.machine.empty()) launch.argv.insert(launch.argv.end(), {"--machine", options.machine});
+    if (options.allow_cliques) launch.argv.push_back(kAllowCliquesFlag);
+    return launch;
 }
 
 std::vector<std::pair<std::vector<std::pair<std::string, std::string>>, std::vector<Params>>>
@@ -167,6 +238,7 @@ std::vector<Launch> tasks_launches(const TuneOptions& options, const std::string
         if (!spec.empty()) launch.argv.insert(launch.argv.end(), {"--config", spec});
         launch.argv.insert(launch.argv.end(),
                            {"--db", options.db_path, "--machine", options.machine, "--account", launch.step});
+        if (options.allow_cliques) launch.argv.push_back(kAllowCliquesFlag);
         launches.push_back(std::move(launch));
     }
     return launches;
@@ -186,11 +258,11 @@ std::string bench_algorithm_spec(const std::string& collective, const Params& co
 
 namespace {
 
-// One `hiertune bench --db` job: collectives x algorithm specs over the sizes.
-Launch bench_launch(const TuneOptions& options, const std::string& hiertune, const std::string& collectives,
-                    const std::vector<std::string>& algorithms,
+// One `hiertune bench --db` job of a step: collectives x algorithm specs over the sizes.
+Launch bench_launch(const TuneOptions& options, const std::string& hiertune, const std::string& step,
+                    const std::string& collectives, const std::vector<std::string>& algorithms,
                     const std::vector<std::pair<std::string, std::string>>& launch_env) {
-    Launch launch{"bench", mpiexec_prefix(options), base_env(options)};
+    Launch launch{step, mpiexec_prefix(options), base_env(options)};
     launch.env.insert(launch.env.end(), launch_env.begin(), launch_env.end());
     launch.argv.insert(launch.argv.end(), {hiertune, "bench", "-C", collectives});
     for (const std::string& algorithm : algorithms) {
@@ -204,6 +276,7 @@ Launch bench_launch(const TuneOptions& options, const std::string& hiertune, con
                         format_number(options.bench_precision_percent), "--max-time",
                         format_number(options.bench_max_time), "--no-progress", "--db", options.db_path,
                         "--machine", options.machine, "--account", launch.step});
+    if (options.allow_cliques) launch.argv.push_back(kAllowCliquesFlag);
     return launch;
 }
 
@@ -216,17 +289,14 @@ std::vector<Launch> bench_launches(const TuneOptions& options, const std::string
             std::vector<std::string> algorithms;
             for (const Params& config : configs)
                 algorithms.push_back(bench_algorithm_spec(collective, config, options.segsizes));
-            launches.push_back(bench_launch(options, hiertune, collective, algorithms, launch_env));
+            launches.push_back(bench_launch(options, hiertune, "bench", collective, algorithms, launch_env));
         }
     }
     return launches;
 }
 
 Launch stock_launch(const TuneOptions& options, const std::string& hiertune) {
-    Launch launch = bench_launch(options, hiertune, join(options.collectives, ','), {"default"}, {});
-    launch.step = "stock";
-    launch.argv.back() = launch.step;  // --account stock
-    return launch;
+    return bench_launch(options, hiertune, "stock", join(options.collectives, ','), {"default"}, {});
 }
 
 std::vector<std::string> missing_stock_points(const TuneOptions& options, const std::vector<StoredPoint>& points) {

@@ -1,6 +1,8 @@
 // `hiertune tune`: the site admin's one command (no MPI here; the runner that
-// launches the jobs is tools/src/tune.cpp).
+// launches the jobs is tools/src/tune_run.cpp).
 //
+//   (0) calibrate `hiertune calibrate --db --if-missing`: latency and bandwidth
+//                 per link, and the job all later steps file under
 //   (a) tasks     `hiertune tasks` for the search space into the database,
 //                 and the stock selection measured at every size (--no-stock: not)
 //   (b) model     HAN model predictions per (size, configuration)
@@ -11,8 +13,8 @@
 //   (e) bench     the exhaustive sweep of the same space into the database
 //   (f) report    lib/validation
 //
-// Every step is resumable through the database (tasks and bench measure only
-// what is missing; the others are cheap and recomputed).  This file holds the
+// Every step is resumable through the database (calibrate, tasks and bench
+// measure only what is missing; the others are cheap and recomputed).  This file holds the
 // MPI-free parts: the options, the command lines of the jobs, the verify cases
 // and the validation cases from the database.
 #pragma once
@@ -42,7 +44,10 @@ struct TuneOptions {
     std::string report_dir;
     std::string mpiexec;                                       // resolved by the runner
     std::vector<std::string> mpiexec_args;                     // e.g. -f hostfile
-    std::string machine;                                       // resolved by the runner (host name)
+    std::vector<std::string> launcher;                         // --launcher words: replace mpiexec [args] -n N
+    std::string machine;                                       // --machine or HIERTUNE_MACHINE; else, once
+                                                               // step 0 ran, the name its job is filed under
+    bool allow_cliques = false;                                // --allow-cliques, passed to the measuring jobs
     // measurement effort of the jobs
     std::uint64_t steady_segments = 8;
     std::size_t task_warmup = 3;
@@ -53,6 +58,7 @@ struct TuneOptions {
     std::size_t bench_max_reps = 1000;
     double bench_precision_percent = 2.5;
     double bench_max_time = 5;
+    double rate_tolerance_percent = 10;  // step 0: calibrate --tolerance
     bool stock = true;  // measure the stock selection in step (a)
     han::ModelOptions model;
 };
@@ -60,11 +66,24 @@ struct TuneOptions {
 // Throws UsageError for: ranks < 2, nodes < 2 or > ranks, no or zero sizes,
 // no or zero segment sizes, a collective other than bcast/allreduce (the task
 // model covers those) or given twice, an invalid configuration spec (as tasks
-// --config, seg_* refused: no stand-in), empty paths.
+// --config, seg_* refused: no stand-in), empty paths, a launcher together
+// with nodes, mpiexec or mpiexec arguments.
 void check_tune_options(const TuneOptions& options);
 
-// One MPI job: argv[0] is mpiexec; env entries are added to the launch
-// environment.
+// The error of tune asked to time emulated cliques (--nodes, or
+// MPIR_CVAR_NUM_CLIQUES > 1 in tune's environment `num_cliques`) without
+// --allow-cliques; nullopt when it may go on.
+std::optional<std::string> tune_cliques_refusal(const TuneOptions& options, const char* num_cliques);
+
+// --launcher TEXT: its words as a POSIX shell splits them, without expansions:
+// blanks separate words; '...' is literal; in "..." a backslash escapes
+// only " \ $ ` and newline; elsewhere a backslash escapes the next
+// character (backslash-newline vanishes).  Throws UsageError for an
+// unterminated quote, a trailing backslash, no words or an empty first word.
+std::vector<std::string> launcher_words(const std::string& text);
+
+// One MPI job: argv[0] is mpiexec (or the launcher's first word); env entries
+// are added to the launch environment.
 struct Launch {
     std::string step;  // "tasks", "verify", "bench"
     std::vector<std::string> argv;
@@ -74,6 +93,11 @@ struct Launch {
 // Shell-style one-line rendering of a launch (env assignments first), for
 // messages.
 std::string describe(const Launch& launch);
+
+// Step 0: `hiertune calibrate --db --if-missing --json` (the stored
+// calibration is kept; its JSON lines name the job), with bench's stopping
+// rule, --machine when known and --allow-cliques when given.
+Launch calibrate_launch(const TuneOptions& options, const std::string& hiertune);
 
 // The configurations grouped by what they need at launch (task_bench
 // launch_cvars of every tuned collective): one group per distinct set, in

@@ -46,20 +46,25 @@ bool all_ok(bool ok) {
     return value == 1;
 }
 
-JobFacts gather_job_facts(const std::string& machine) {
+std::vector<int> node_of_each_rank() {
     const int rank = world_rank();
     int size = 0;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-
-    // A node is an MPI_COMM_TYPE_SHARED group (emulated cliques included),
-    // named by the world rank of its first member.
     MPI_Comm shared = MPI_COMM_NULL;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared);
     int leader = rank;
     MPI_Bcast(&leader, 1, MPI_INT, 0, shared);
     MPI_Comm_free(&shared);
     std::vector<int> node_of_rank(static_cast<std::size_t>(size));
-    MPI_Gather(&leader, 1, MPI_INT, node_of_rank.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Allgather(&leader, 1, MPI_INT, node_of_rank.data(), 1, MPI_INT, MPI_COMM_WORLD);
+    return node_of_rank;
+}
+
+JobFacts gather_job_facts(const std::string& machine) {
+    const int rank = world_rank();
+    int size = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const std::vector<int> node_of_rank = node_of_each_rank();
 
     // Real hosts by processor name: cliques share one host and its cores.
     char name[MPI_MAX_PROCESSOR_NAME] = {};
@@ -252,9 +257,7 @@ Measurement measure_point(const PointKey& key, const BenchOptions& options, Payl
         int stop = 0;
         if (rank == 0) {
             sampler.add(slowest);
-            const bool out_of_time =
-                options.max_time > 0 && sampler.count() > 0 && MPI_Wtime() - start >= options.max_time;
-            stop = sampler.done() || out_of_time ? 1 : 0;
+            stop = time_to_stop(sampler, MPI_Wtime() - start, options.max_time) ? 1 : 0;
         }
         MPI_Bcast(&stop, 1, MPI_INT, 0, comm);
         if (stop) break;

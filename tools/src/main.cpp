@@ -3,18 +3,18 @@
 //   hiertune bench [options]            (under mpiexec) time collectives
 //   hiertune db list|best|points|check  query a measurement database
 //   hiertune tasks [options]            (under mpiexec) HAN task benchmarks
+//   hiertune calibrate [options]        (under mpiexec) latency and bandwidth per link
 //   hiertune generate                   write a Csel JSON tree from a database
-//   hiertune tune [options]             (without mpiexec) tasks, model, tree,
+//   hiertune tune [options]             (without mpiexec) calibrate, tasks, model, tree,
 //                                       verify, exhaustive sweep, report
 //   hiertune verify --case ...          (under mpiexec; run by tune) check the
 //                                       tree's choices through the plugin's pvars
 //
 // This file only maps the command line onto the library (tools/lib) and the
-// MPI runner (bench.cpp); see tools/README.md for the options.
-#include <unistd.h>
-
+// MPI runners (bench.cpp, tasks.cpp, calibrate.cpp, verify.cpp) and tune's
+// runner (tune_run.cpp); see tools/README.md for the options.
 #include <algorithm>
-#include <climits>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -24,6 +24,9 @@
 #include <CLI/CLI.hpp>
 
 #include "bench.hpp"
+#include "calibrate.hpp"
+#include "calibration.hpp"
+#include "cluster_env.hpp"
 #include "db_commands.hpp"
 #include "generate.hpp"
 #include "mpi_session.hpp"
@@ -58,6 +61,21 @@ void add_output_flags(CLI::App& command, OutputFlags& flags) {
     json->excludes(csv);
 }
 
+// Performance commands refuse emulated cliques unless --allow-cliques.
+void refuse_cliques(bool allowed) {  // throws UsageError
+    if (allowed) return;
+    if (const std::optional<std::string> why = cliques_refusal(std::getenv(kNumCliquesEnv))) throw UsageError(*why);
+}
+
+void add_allow_cliques_flag(CLI::App& command, bool& allowed) {
+    command.add_flag(kAllowCliquesFlag, allowed,
+                     std::string("Run even on emulated nodes (") + kNumCliquesEnv +
+                         " > 1): their timings measure the scheduler, for correctness runs only");
+}
+
+const std::string kMachineHelp = std::string("Machine name of the job in the database (default: ") + kMachineEnv +
+                                 ", else rank 0's processor name)";
+
 // The raw bench command line, turned into BenchOptions once parsed.
 struct BenchArgs {
     std::vector<std::string> collectives{"bcast"};
@@ -78,8 +96,10 @@ struct BenchArgs {
     std::string db_path;
     std::string machine;
     std::string account_step;
+    bool allow_cliques = false;
 
     BenchOptions options() const {  // throws UsageError
+        refuse_cliques(allow_cliques);
         BenchOptions options;
         options.collectives = collectives;
         for (const std::string& text : algorithms) options.algorithms.push_back(parse_algorithm_spec(text));
@@ -98,7 +118,7 @@ struct BenchArgs {
         options.validate = validate;
         options.progress = !no_progress;
         options.db_path = db_path;
-        options.machine = machine;
+        options.machine = machine_name(machine, std::getenv(kMachineEnv));
         options.account_step = account_step;
         return options;
     }
@@ -150,12 +170,104 @@ CLI::App* add_bench_command(CLI::App& app, BenchArgs& args) {
     bench->add_option("--db", args.db_path,
                       "Record every point in this SQLite database and skip points already there "
                       "(rerun the same command to resume a killed sweep)");
-    bench->add_option("--machine", args.machine, "Machine name of the job in the database (default: host name)");
+    bench->add_option("--machine", args.machine, kMachineHelp);
     bench->add_option("--account", args.account_step,
                       "Add each point's measuring time to this step of the database's step times "
                       "(hiertune tune's bookkeeping; survives a kill)")
         ->needs("--db");
+    add_allow_cliques_flag(*bench, args.allow_cliques);
     return bench;
+}
+
+struct CalibrateArgs {
+    std::size_t warmup = 1;
+    std::size_t min_reps = 10;
+    std::size_t max_reps = 1000;
+    double precision_percent = 2.5;
+    double max_time = 5;
+    std::string bw_size = "1M";
+    std::uint64_t bw_window = 8;
+    OutputFlags output;
+    std::string db_path;
+    std::string machine;
+    bool if_missing = false;
+    std::string expect_rate;
+    double tolerance_percent = 10;
+    bool allow_cliques = false;
+
+    CalibrateOptions options(bool min_reps_given, bool expect_rate_given) const {  // throws UsageError
+        refuse_cliques(allow_cliques);
+        CalibrateOptions options;
+        options.rule.warmup_reps = warmup;
+        if (min_reps_given && min_reps > max_reps) throw UsageError("--min-reps must not exceed --max-reps");
+        options.rule.min_reps = std::min(min_reps, max_reps);  // a small -i lowers the default
+        options.rule.max_reps = max_reps;
+        options.rule.precision = precision_percent / 100;
+        options.max_time = max_time;
+        options.bw_size = parse_size(bw_size);
+        if (options.bw_size == 0) throw UsageError("--bw-size must be > 0");
+        options.bw_window = bw_window;
+        if (options.bw_size * options.bw_window > kMaxMessageBytes)
+            throw UsageError("--bw-size x --bw-window is " + std::to_string(options.bw_size * options.bw_window) +
+                             " bytes: at most " + std::to_string(kMaxMessageBytes) + " (1G) may be in flight");
+        options.format = output.format();
+        options.db_path = db_path;
+        options.machine = machine_name(machine, std::getenv(kMachineEnv));
+        options.if_missing = if_missing;
+        const std::string rate_env = env_text(std::getenv(kLinkRateEnv));
+        if (expect_rate_given)
+            options.expect_rate = parse_rate(expect_rate, "--expect-rate");
+        else if (!rate_env.empty())
+            options.expect_rate = parse_rate(rate_env, kLinkRateEnv);
+        options.tolerance_percent = tolerance_percent;
+        options.cluster = env_text(std::getenv(kClusterEnv));
+        return options;
+    }
+};
+
+CLI::App* add_calibrate_command(CLI::App& app, CalibrateArgs& args) {
+    CLI::App* calibrate = app.add_subcommand(
+        "calibrate",
+        "Point-to-point latency and bandwidth from node 0's leader to every other node leader, and of one "
+        "intra-node pair (run it under mpiexec, >= 2 nodes)");
+    calibrate->add_option("-x,--warmup", args.warmup, "Warm-up repetitions of each measurement (not recorded)")
+        ->capture_default_str();
+    calibrate->add_option("--min-reps", args.min_reps, "Repetitions before a measurement may stop")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    calibrate->add_option("-i,--max-reps", args.max_reps, "Cap on repetitions per measurement")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    calibrate->add_option("--precision", args.precision_percent,
+                          "Stop when the 95% CI half-width of the median is within this percentage of it")
+        ->check(CLI::Range(0.001, 100.0))
+        ->capture_default_str();
+    calibrate->add_option("--max-time", args.max_time,
+                          "Cap on wall-clock seconds per measurement (a link's latency or bandwidth; 0: none)")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    calibrate->add_option("--bw-size", args.bw_size, "Bytes per message of the bandwidth stream (K, M, G: 1024s)")
+        ->capture_default_str();
+    calibrate->add_option("--bw-window", args.bw_window, "Messages in flight before the 1-byte ack")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    add_output_flags(*calibrate, args.output);
+    calibrate->add_option("--db", args.db_path,
+                          "Store the calibration of the job in this measurement database (replacing a stored one)");
+    calibrate->add_option("--machine", args.machine, kMachineHelp);
+    calibrate->add_flag("--if-missing", args.if_missing,
+                        "With --db: keep the job's stored calibration if it has these links and holds the expected "
+                        "rate (print it, measure nothing)")
+        ->needs("--db");
+    calibrate->add_option("--expect-rate", args.expect_rate,
+                          std::string("Bytes/s every inter-node link should carry, e.g. 12500000, 12.5M, 100mbit "
+                                      "(K/M/G: powers of 1000; default: ") +
+                              kLinkRateEnv + " if set): exit 1 if a link is off by more than --tolerance");
+    calibrate->add_option("--tolerance", args.tolerance_percent, "Percent a link's bandwidth may be off the rate")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    add_allow_cliques_flag(*calibrate, args.allow_cliques);
+    return calibrate;
 }
 
 struct DbArgs {
@@ -194,8 +306,10 @@ struct TasksArgs {
     std::string db_path;
     std::string machine;
     std::string account_step;
+    bool allow_cliques = false;
 
     TasksOptions options() const {  // throws UsageError
+        refuse_cliques(allow_cliques);
         TasksOptions options;
         options.collectives = collectives;
         options.configs = parse_task_configs(configs);
@@ -209,7 +323,7 @@ struct TasksArgs {
         options.precision = precision_percent / 100;
         options.max_time = max_time;
         options.db_path = db_path;
-        options.machine = machine;
+        options.machine = machine_name(machine, std::getenv(kMachineEnv));
         options.account_step = account_step;
         return options;
     }
@@ -251,11 +365,12 @@ CLI::App* add_tasks_command(CLI::App& app, TasksArgs& args) {
         ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
     tasks->add_option("--db", args.db_path, "Record the task costs here and skip the groups already there");
-    tasks->add_option("--machine", args.machine, "Machine name of the job in the database (default: host name)");
+    tasks->add_option("--machine", args.machine, kMachineHelp);
     tasks->add_option("--account", args.account_step,
                       "Add each group's measuring time to this step of the database's step times "
                       "(hiertune tune's bookkeeping; survives a kill)")
         ->needs("--db");
+    add_allow_cliques_flag(*tasks, args.allow_cliques);
     return tasks;
 }
 
@@ -340,6 +455,7 @@ struct TuneArgs {
     std::string report_dir = "tune-report";
     std::string mpiexec;
     std::vector<std::string> mpiexec_args;
+    std::string launcher;
     std::string machine;
     std::uint64_t steady = 8;
     std::size_t task_warmup = 3;
@@ -350,11 +466,13 @@ struct TuneArgs {
     std::size_t bench_max_reps = 1000;
     double precision_percent = 2.5;
     double max_time = 5;
+    double rate_tolerance_percent = 10;
     bool prune = false;
     bool no_collapse = false;
     bool no_stock = false;
+    bool allow_cliques = false;
 
-    TuneOptions options(bool nodes_given) const {  // throws UsageError
+    TuneOptions options(bool nodes_given, bool launcher_given) const {  // throws UsageError
         TuneOptions options;
         options.ranks = ranks;
         if (nodes_given) options.nodes = nodes;
@@ -370,14 +488,11 @@ struct TuneArgs {
             throw UsageError("--stock: this hiertune knows no MPICH build tree; name MPICH's "
                              "maint/tuning/coll/mpir/generic.json");
         options.stock_path = stock_path;
-        options.mpiexec = mpiexec.empty() ? std::string(HIERTUNE_MPICH_PREFIX) + "/bin/mpiexec" : mpiexec;
+        if (launcher_given) options.launcher = launcher_words(launcher);
+        options.mpiexec = mpiexec.empty() && !launcher_given ? std::string(HIERTUNE_MPICH_PREFIX) + "/bin/mpiexec"
+                                                             : mpiexec;
         options.mpiexec_args = mpiexec_args;
-        options.machine = machine;
-        if (options.machine.empty()) {
-            char host[HOST_NAME_MAX + 1] = {};
-            if (gethostname(host, sizeof host - 1) != 0) throw UsageError("cannot read the host name: give --machine");
-            options.machine = host;
-        }
+        options.machine = machine_name(machine, std::getenv(kMachineEnv));  // else: step 0's job names it
         options.steady_segments = steady;
         options.task_warmup = task_warmup;
         options.task_min_reps = std::min(task_min_reps, task_reps);  // a small --task-reps lowers it
@@ -388,7 +503,9 @@ struct TuneArgs {
         options.bench_max_reps = bench_max_reps;
         options.bench_precision_percent = precision_percent;
         options.bench_max_time = max_time;
+        options.rate_tolerance_percent = rate_tolerance_percent;
         options.stock = !no_stock;
+        options.allow_cliques = allow_cliques;
         options.model.prune.enabled = prune;
         options.model.collapse_oversize_segments = !no_collapse;
         return options;
@@ -398,8 +515,8 @@ struct TuneArgs {
 CLI::App* add_tune_command(CLI::App& app, TuneArgs& args) {
     CLI::App* tune = app.add_subcommand(
         "tune",
-        "Tune at install (run it WITHOUT mpiexec): task benchmarks, HAN model, tree, its check in MPICH, "
-        "exhaustive sweep and the validation report");
+        "Tune at install (run it WITHOUT mpiexec): link calibration, task benchmarks, HAN model, tree, its check "
+        "in MPICH, exhaustive sweep and the validation report");
     tune->add_option("-n,--ranks", args.ranks, "Ranks of the MPI jobs")->required()->check(CLI::Range(2, 1 << 20));
     tune->add_option("--nodes", args.nodes, "Emulated nodes (sets MPIR_CVAR_NUM_CLIQUES for the jobs)");
     tune->add_option("-C,--collective", args.collectives, "bcast, allreduce (comma-separated)")
@@ -423,7 +540,14 @@ CLI::App* add_tune_command(CLI::App& app, TuneArgs& args) {
                          std::string(HIERTUNE_MPICH_PREFIX) + "/bin/mpiexec)");
     tune->add_option("--mpiexec-arg", args.mpiexec_args, "Extra mpiexec argument (repeatable, e.g. -f)")
         ->allow_extra_args(false);
-    tune->add_option("--machine", args.machine, "Machine name of the job in the database (default: host name)");
+    tune->add_option("--launcher", args.launcher,
+                     "Launch prefix of every job instead of 'MPIEXEC [--mpiexec-arg ...] -n N', split into words "
+                     "like a shell, e.g. 'maint/emucluster run --ppn 2 --' or 'srun -N 4 --ntasks-per-node=4' "
+                     "(-n still names the job in the database)");
+    tune->add_option("--machine", args.machine,
+                     std::string("Machine name of the job in the database (default: ") + kMachineEnv +
+                         ", else the name the calibrate job of step 0 files it under: the launch's " + kMachineEnv +
+                         " or rank 0's processor name)");
     tune->add_option("--steady", args.steady, "tasks: segments of the steady run")->capture_default_str();
     tune->add_option("--task-warmup", args.task_warmup, "tasks: warm-up repetitions")->capture_default_str();
     tune->add_option("--task-min-reps", args.task_min_reps, "tasks: timed repetitions per run before it may stop")
@@ -441,17 +565,27 @@ CLI::App* add_tune_command(CLI::App& app, TuneArgs& args) {
         ->check(CLI::PositiveNumber)
         ->capture_default_str();
     tune->add_option("--precision", args.precision_percent,
-                     "bench and tasks: CI half-width target in % of the median")
+                     "bench, tasks and calibrate: CI half-width target in % of the median")
         ->check(CLI::Range(0.001, 100.0))
         ->capture_default_str();
     tune->add_option("--max-time", args.max_time,
-                     "bench: cap on seconds per point; tasks: per segment-size group (0: none)")
+                     "bench: cap on seconds per point; tasks: per segment-size group; calibrate: per "
+                     "measurement (0: none)")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    tune->add_option("--rate-tolerance", args.rate_tolerance_percent,
+                     std::string("calibrate: percent an inter-node link's bandwidth may be off ") + kLinkRateEnv +
+                         " (where the launch sets it) before step 0 fails")
         ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
     tune->add_flag("--no-stock", args.no_stock,
                    "Do not measure the stock selection (the tree then takes hier wherever the model predicts it)");
     tune->add_flag("--prune", args.prune, "Model: HAN III-C pruning heuristics");
     tune->add_flag("--no-collapse", args.no_collapse, "Model: also rank segment sizes larger than the message");
+    tune->add_flag(kAllowCliquesFlag, args.allow_cliques,
+                   std::string("Run on emulated nodes (--nodes, ") + kNumCliquesEnv +
+                       " > 1) anyway and pass the flag to the jobs: timings measure the scheduler, for "
+                       "correctness runs only");
     return tune;
 }
 
@@ -474,7 +608,7 @@ int main(int argc, char** argv) {
     // command line is reported once (rank 0) and every rank exits alike.
     std::optional<MpiSession> mpi;
     if (argc > 1 && (std::string_view(argv[1]) == "bench" || std::string_view(argv[1]) == "tasks" ||
-                     std::string_view(argv[1]) == "verify"))
+                     std::string_view(argv[1]) == "calibrate" || std::string_view(argv[1]) == "verify"))
         mpi.emplace(argc, argv);
     const bool speaker = !mpi || mpi->rank() == 0;
 
@@ -495,6 +629,8 @@ int main(int argc, char** argv) {
 
     TasksArgs tasks_args;
     CLI::App* tasks = add_tasks_command(app, tasks_args);
+    CalibrateArgs calibrate_args;
+    CLI::App* calibrate = add_calibrate_command(app, calibrate_args);
     GenerateArgs generate_args;
     CLI::App* generate = add_generate_command(app, generate_args);
 
@@ -548,6 +684,23 @@ int main(int argc, char** argv) {
         }
     }
 
+    if (calibrate->parsed()) {
+        if (!mpi) return print_error("'calibrate' must be the first argument");
+        CalibrateOptions options;
+        try {
+            options = calibrate_args.options(calibrate->count("--min-reps") > 0,
+                                             calibrate->count("--expect-rate") > 0);
+        } catch (const UsageError& e) {
+            return speaker ? print_error(e.what()) : 1;
+        }
+        try {
+            return run_calibrate(options, std::cout, std::cerr);
+        } catch (const std::exception& e) {
+            std::cerr << "hiertune: error on rank " << mpi->rank() << ": " << e.what() << '\n';
+            mpi->abort(1);
+        }
+    }
+
     if (verify->parsed()) {
         if (!mpi) return print_error("'verify' must be the first argument");
         std::vector<VerifyCase> cases;
@@ -566,7 +719,8 @@ int main(int argc, char** argv) {
 
     if (tune->parsed()) {
         try {
-            const TuneOptions options = tune_args.options(tune->count("--nodes") > 0);
+            const TuneOptions options =
+                tune_args.options(tune->count("--nodes") > 0, tune->count("--launcher") > 0);
             return run_tune(options, own_path(argv[0]), std::cout, std::cerr);
         } catch (const std::exception& e) {
             std::cout.flush();

@@ -15,10 +15,14 @@
 #include <map>
 #include <sstream>
 
+#include "calibration.hpp"
+#include "cluster_env.hpp"
 #include "csel_tree.hpp"
 #include "generate.hpp"
 #include "measure_db.hpp"
+#include "report.hpp"
 #include "task_bench.hpp"
+#include "usage_error.hpp"
 #include "validation.hpp"
 
 namespace hiertune {
@@ -56,12 +60,28 @@ int run_process(const std::vector<std::string>& argv, const std::vector<std::pai
     return 1;
 }
 
-// Runs the launches of a step; returns their wall time in seconds.
-double run_step(const std::string& title, const std::vector<Launch>& launches, std::ostream& out) {
+// Whether execvp could start `command`: a path with a slash as it is, a
+// bare name through PATH.
+bool runnable(const std::string& command) {
+    if (command.find('/') != std::string::npos) return access(command.c_str(), X_OK) == 0;
+    const char* path = std::getenv("PATH");
+    std::istringstream dirs(path ? path : "");
+    for (std::string dir; std::getline(dirs, dir, ':');) {
+        const fs::path candidate = fs::path(dir.empty() ? "." : dir) / command;
+        std::error_code ec;
+        if (fs::is_regular_file(candidate, ec) && access(candidate.c_str(), X_OK) == 0) return true;
+    }
+    return false;
+}
+
+// Runs the launches of a step (their stdout into `stdout_path` if given);
+// returns their wall time in seconds.
+double run_step(const std::string& title, const std::vector<Launch>& launches, std::ostream& out,
+                const std::string& stdout_path = "") {
     const auto start = std::chrono::steady_clock::now();
     for (const Launch& launch : launches) {
-        out << "$ " << describe(launch) << std::endl;
-        const int status = run_process(launch.argv, launch.env);
+        out << "$ " << describe(launch) << (stdout_path.empty() ? "" : " > " + stdout_path) << std::endl;
+        const int status = run_process(launch.argv, launch.env, stdout_path);
         if (status == kExecFailed)
             throw TuneError(title + " failed: cannot run '" + launch.argv.front() + "' (or the job exited with " +
                             std::to_string(kExecFailed) + ")");
@@ -85,17 +105,32 @@ std::string us_text(const std::optional<double>& seconds) {
     return text.str();
 }
 
-Job tune_job(const MeasureDb& db, const TuneOptions& options, const std::string& after) {
-    const std::optional<Job> job = find_tune_job(db.jobs(), options);
-    if (!job)
-        throw TuneError("no job of " + options.machine + " with " + std::to_string(options.ranks) + " ranks in " +
-                        db.path() + " " + after);
+// Step 0: the calibrate job (it keeps a stored calibration) names the job
+// every later step files under; options.machine becomes its machine.
+Job calibrate_step(TuneOptions& options, const std::string& hiertune, const fs::path& report_dir,
+                   std::ostream& out) {
+    const fs::path output = report_dir / "calibration.jsonl";
+    run_step("step 0 (calibrate)", {calibrate_launch(options, hiertune)}, out, output.string());
+    std::ifstream lines(output);
+    const std::optional<CalibratedJob> calibrated = calibrated_job(lines);
+    if (!calibrated) throw TuneError("step 0 (calibrate): its output " + output.string() + " names no job");
+    const MeasureDb db = MeasureDb::open(options.db_path);
+    std::optional<Job> job;
+    for (const Job& stored : db.jobs())
+        if (stored.id == calibrated->job) job = stored;
+    if (!job) throw TuneError("step 0 (calibrate): no job " + std::to_string(calibrated->job) + " in " + db.path());
+    options.machine = job->description.machine;
+    if (!find_tune_job({*job}, options))
+        throw TuneError("step 0 (calibrate): the launch ran " + describe_job(job->description) + ", not -n " +
+                        std::to_string(options.ranks) +
+                        (options.nodes ? " on " + std::to_string(*options.nodes) + " nodes" : std::string()));
+    if (!calibrated->measured) out << "calibration stored in " << options.db_path << ": nothing to measure\n";
+    out << "job " << job->id << ": " << describe_job(job->description) << '\n'
+        << calibration_report(db.calibration(job->id));
     return *job;
 }
 
-bool tasks_complete(const MeasureDb& db, const TuneOptions& options) {
-    const std::optional<Job> job = find_tune_job(db.jobs(), options);
-    if (!job) return false;
+bool tasks_complete(const MeasureDb& db, JobId job, const TuneOptions& options) {
     std::vector<TaskKey> plan;
     for (const std::string& collective : options.collectives)
         for (const Params& config : parse_task_configs(options.configs))
@@ -103,7 +138,7 @@ bool tasks_complete(const MeasureDb& db, const TuneOptions& options) {
                 const auto keys = task_keys(collective, config, segsize);
                 plan.insert(plan.end(), keys.begin(), keys.end());
             }
-    return db.pending_tasks(job->id, plan).empty();
+    return db.pending_tasks(job, plan).empty();
 }
 
 bool sweep_complete(const TuneCases& cases) {
@@ -124,37 +159,51 @@ void write_file(const fs::path& path, const std::string& text) {
 
 int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out, std::ostream& err) {
     check_tune_options(options);
+    if (const std::optional<std::string> why = tune_cliques_refusal(options, std::getenv(kNumCliquesEnv)))
+        throw UsageError(*why);
     options.db_path = fs::absolute(options.db_path).string();
     options.tree_path = fs::absolute(options.tree_path).string();
     const fs::path report_dir = fs::absolute(options.report_dir);
-    if (access(options.mpiexec.c_str(), X_OK) != 0)
+    if (options.launcher.empty() && access(options.mpiexec.c_str(), X_OK) != 0)
         throw TuneError("no mpiexec at " + options.mpiexec + " (give --mpiexec)");
+    if (!options.launcher.empty() && !runnable(options.launcher.front()))
+        throw TuneError("--launcher: cannot run '" + options.launcher.front() + "' (not an executable file" +
+                        (options.launcher.front().find('/') == std::string::npos ? " in PATH)" : ")"));
     const csel::Json stock = csel::load_tree(options.stock_path);  // fail before measuring anything
     std::error_code ec;
     fs::create_directories(report_dir, ec);
     if (ec) throw TuneError("cannot create the report directory " + report_dir.string() + ": " + ec.message());
 
+    // (0) the links, and the job every later step files under
+    out << "== tune step 0/6: calibrate the links\n";
+    const Job job = calibrate_step(options, hiertune, report_dir, out);
+    // a later job filed elsewhere (the launch placed the ranks otherwise) leaves this job incomplete
+    const std::string elsewhere = " not stored under job " + std::to_string(job.id) + " (" +
+                                  describe_job(job.description) +
+                                  ") after the jobs ran: did the launch place the ranks otherwise than in step 0?";
+
     // (a) task benchmarks
     out << "== tune step 1/6: task benchmarks\n";
     {
         MeasureDb db = MeasureDb::open(options.db_path);
-        if (tasks_complete(db, options)) {
+        if (tasks_complete(db, job.id, options)) {
             out << "all task benchmarks stored in " << options.db_path << ": nothing to measure\n";
         } else {
             // the jobs add each group's time to the database as it is stored (--account),
             // so the report's times survive a kill and a resume
             const double seconds = run_step("step 1 (tasks)", tasks_launches(options, hiertune), out);
-            tune_job(db, options, "after the task benchmarks");
+            if (!tasks_complete(db, job.id, options)) throw TuneError("step 1 (tasks): task benchmarks" + elsewhere);
             out << "task benchmarks: " << seconds_text(seconds) << '\n';
         }
         // the stock reference: hier goes into the tree only where predicted faster
         if (options.stock) {
-            const Job job = tune_job(db, options, "after the task benchmarks");
             const std::vector<std::string> missing = missing_stock_points(options, db.points(job.id));
             if (missing.empty()) {
                 out << "stock selection measured at every size: nothing to measure\n";
             } else {
                 const double seconds = run_step("step 1 (stock)", {stock_launch(options, hiertune)}, out);
+                if (!missing_stock_points(options, db.points(job.id)).empty())
+                    throw TuneError("step 1 (stock): stock points" + elsewhere);
                 out << "stock reference: " << seconds_text(seconds) << '\n';
             }
         }
@@ -163,7 +212,6 @@ int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out
     // (b) model predictions
     out << "== tune step 2/6: model predictions\n";
     MeasureDb db = MeasureDb::open(options.db_path);
-    const Job job = tune_job(db, options, "after the task benchmarks");
     TuneCases cases = tune_cases(options, db.tasks(job.id), db.points(job.id), job.description.nodes);
     if (!cases.unpredicted.empty())
         throw TuneError("step 2 (model): no prediction for " + cases.unpredicted.front() +
@@ -227,6 +275,7 @@ int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out
         throw TuneError(std::string("step 6 (report): ") + e.what());
     }
     std::ostringstream text;
+    text << calibration_report(db.calibration(job.id)) << '\n';
     write_report_text(report, text);
     if (stock_seconds) {
         text << "(both times include the stock reference measurement, " << seconds_text(*stock_seconds) << ")\n";

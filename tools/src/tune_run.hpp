@@ -16,7 +16,8 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-// Runs the steps; options.mpiexec, machine and stock_path must be resolved.
+// Runs the steps; options.mpiexec (without a launcher) and stock_path must be
+// resolved, options.machine may be empty (step 0's job names it).
 // Returns 0; throws TuneError, UsageError, DbError, ValidationError.
 int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out, std::ostream& err);
 

@@ -21,7 +21,7 @@ kill_mid_sweep() {
     local reps=$1 count=0 launcher pids alive pid
     db=$tmp/killed-$reps.sqlite
     sweep=(--db "$db" -a binomial -a hier -m 1:64K -x 1 --min-reps "$reps" -i "$reps" --precision 0.001
-           --no-progress)
+           --no-progress --allow-cliques)
     "$mpiexec" -n 4 "$hiertune" bench "${sweep[@]}" > "$tmp/out1" 2>&1 &
     launcher=$!
     for _ in $(seq 1 2400); do  # poll every 0.05 s, 120 s at most

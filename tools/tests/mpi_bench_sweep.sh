@@ -75,6 +75,11 @@ echo "not a database" > "$tmp/junk.sqlite"
 expect_error "not an SQLite file" --db "$tmp/junk.sqlite"
 expect_error "the MPI library rejects bcast hier MPIR_CVAR_BCAST_HIER_SEGSIZE=-1" -a hier:bcast_hier_segsize=-1
 status=0
+"$mpiexec" -n 2 "$hiertune" bench --sizes 8 "${fast[@]}" > /dev/null 2> "$tmp/bad.err" || status=$?
+[ "$status" = 1 ] || fail "bench on cliques without --allow-cliques exited with $status"
+[ "$(grep -c "^hiertune: error: MPIR_CVAR_NUM_CLIQUES=2: emulated nodes share one host's cores" "$tmp/bad.err")" = 1 ] ||
+    { cat "$tmp/bad.err"; fail "cliques: no single refusal line"; }
+status=0
 "$hiertune" db list --db "$tmp/absent.sqlite" 2> "$tmp/bad.err" || status=$?
 [ "$status" = 1 ] && grep -q "does not exist" "$tmp/bad.err" || fail "db list on a missing file"
 

@@ -11,7 +11,7 @@ stock=${MPICH_GENERIC_JSON:-${MPICH_HIER_BUILDDIR:-}/mpich-4.0.2/maint/tuning/co
 
 db=$tmp/tasks.sqlite
 args=(tasks -C bcast,allreduce --config inter_algo=tsp_kary/sched_binomial,intra_algo=binomial -s 4K,32K -x 1 -i 5
-      --db "$db")
+      --db "$db" --allow-cliques)
 echo "== task benchmarks"
 "$mpiexec" -n 4 "$hiertune" "${args[@]}" > "$tmp/out1" 2> "$tmp/err1" || { cat "$tmp/err1"; fail "tasks failed"; }
 cat "$tmp/out1"
@@ -36,8 +36,11 @@ MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=$tree \
 echo "== errors"
 MPIR_CVAR_NUM_CLIQUES=1 "$mpiexec" -n 2 "$hiertune" tasks -s 4K 2> "$tmp/e1" && fail "one node accepted"
 grep -q "need at least 2 nodes" "$tmp/e1" || fail "one node: $(cat "$tmp/e1")"
-"$mpiexec" -n 4 "$hiertune" tasks -s 4K --config inter_algo=tsp_knomial 2> "$tmp/e2" && fail "knomial accepted"
+"$mpiexec" -n 4 "$hiertune" tasks -s 4K --config inter_algo=tsp_knomial --allow-cliques 2> "$tmp/e2" && fail "knomial accepted"
 grep -q "needs MPIR_CVAR_IBCAST_TREE_TYPE=knomial_1 at launch" "$tmp/e2" || fail "knomial: $(cat "$tmp/e2")"
-"$mpiexec" -n 4 "$hiertune" tasks -s 4K --config inter_algo=seg_chain 2> "$tmp/e3" && fail "seg_chain accepted"
+"$mpiexec" -n 4 "$hiertune" tasks -s 4K --config inter_algo=seg_chain --allow-cliques 2> "$tmp/e3" && fail "seg_chain accepted"
 grep -q "exists only inside the plugin" "$tmp/e3" || fail "seg_chain: $(cat "$tmp/e3")"
+"$mpiexec" -n 4 "$hiertune" tasks -s 4K 2> "$tmp/e4" && fail "cliques accepted without --allow-cliques"
+grep -q "^hiertune: error: MPIR_CVAR_NUM_CLIQUES=2: emulated nodes share one host's cores" "$tmp/e4" ||
+    fail "cliques: $(cat "$tmp/e4")"
 echo "PASS: mpi_tasks"

@@ -177,16 +177,18 @@ TEST_F(TaskDbTest, VersionOneFileIsUpgraded) {
               SQLITE_OK);
     ASSERT_EQ(std::to_string(MeasureDb::kApplicationId), "1213494626");
     MeasureDb db = MeasureDb::open(path_);
-    EXPECT_EQ(sql_value(path_, "PRAGMA user_version"), "3");
+    EXPECT_EQ(sql_value(path_, "PRAGMA user_version"), "4");
     const auto job = db.find_job(job_description());
     ASSERT_TRUE(job);
     EXPECT_EQ(db.count_points(job->id), 1u);
     EXPECT_TRUE(db.record_task(job->id, task("ib", 4096), leaders(1, 2)));
     EXPECT_EQ(db.integrity_check(), "ok");
     db.add_step_time(job->id, "tasks", 1.5);  // version 3's table is there too
-    MeasureDb again = MeasureDb::open(path_);  // a second open finds version 3: nothing to do
+    db.record_calibration(job->id, {LinkCalibration{"0-1", 5e-5, 1.2e7, 10, 8}}, "");  // and version 4's
+    MeasureDb again = MeasureDb::open(path_);  // a second open finds version 4: nothing to do
     EXPECT_EQ(again.count_tasks(job->id), 1u);
     EXPECT_EQ(again.step_times(job->id).at("tasks"), 1.5);
+    EXPECT_EQ(again.calibration(job->id).links.size(), 1u);
 }
 
 // Wall times of tune steps: one row per run, summed per step, per job.

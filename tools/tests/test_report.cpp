@@ -219,6 +219,43 @@ TEST_F(DbQueryTest, ListShowsJobsAndPointCounts) {
     EXPECT_EQ(nlohmann::json::parse(json.str())["points"], 5);
 }
 
+TEST_F(DbQueryTest, ListShowsTheCalibrationInOneLine) {
+    {
+        MeasureDb db = MeasureDb::open(path_);
+        db.record_calibration(job_, {{"0-1", 45.2e-6, 11.5e6, 100, 12}, {"intra", 0.8e-6, 5e9, 1000, 50}},
+                              "emucluster: 4 nodes");
+        db.find_or_create_job(JobDescription{"vm", 16, 4, 4, "block", "MPICH 4.0.2"});  // job 2: none
+    }
+    std::ostringstream out;
+    print_jobs(open_existing_db(path_), OutputFormat::osu, out);
+    const std::vector<std::string> rows = lines(out.str());
+    ASSERT_EQ(rows.size(), 7u);  // title, then per job: description, build, calibration
+    EXPECT_EQ(rows[3].rfind("    calibration: 0-1 45.20 us 11.50 MB/s, intra 0.80 us 5000.00 MB/s; "
+                            "cluster: emucluster: 4 nodes; measured ", 0),
+              0u)
+        << rows[3];
+    EXPECT_EQ(rows[6], "    calibration: none");
+
+    std::ostringstream json;
+    print_jobs(open_existing_db(path_), OutputFormat::json, json);
+    const std::vector<std::string> objects = lines(json.str());
+    ASSERT_EQ(objects.size(), 2u);
+    const nlohmann::json first = nlohmann::json::parse(objects[0]);
+    EXPECT_EQ(first["calibration"]["cluster"], "emucluster: 4 nodes");
+    ASSERT_EQ(first["calibration"]["links"].size(), 2u);
+    EXPECT_EQ(first["calibration"]["links"][1]["link"], "intra");
+    EXPECT_DOUBLE_EQ(first["calibration"]["links"][0]["bandwidth_MBps"].get<double>(), 11.5);
+    EXPECT_TRUE(nlohmann::json::parse(objects[1])["calibration"].is_null());
+
+    std::ostringstream csv;
+    print_jobs(open_existing_db(path_), OutputFormat::csv, csv);
+    const std::vector<std::string> csv_rows = lines(csv.str());
+    ASSERT_EQ(csv_rows.size(), 3u);
+    EXPECT_EQ(csv_rows[0], "job,machine,ranks,nodes,ppn,placement,points,created_at,mpich_build,calibration");
+    EXPECT_NE(csv_rows[1].find(",\"calibration: 0-1 45.20 us 11.50 MB/s, intra"), std::string::npos) << csv_rows[1];
+    EXPECT_EQ(csv_rows[2].substr(csv_rows[2].size() - 18), ",calibration: none");
+}
+
 TEST_F(DbQueryTest, BestPerSizeAndCollective) {
     std::ostringstream out;
     DbQuery query;

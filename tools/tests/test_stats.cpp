@@ -253,5 +253,23 @@ TEST(Sampler, RejectsBadInput) {
     EXPECT_THROW(Sampler{no_precision}, std::invalid_argument);
 }
 
+TEST(TimeToStop, ConvergedOrOutOfTimeWithASample) {
+    StoppingRule rule;
+    rule.warmup_reps = 1;
+    rule.min_reps = 3;
+    rule.max_reps = 100;
+    Sampler sampler(rule);
+    EXPECT_FALSE(time_to_stop(sampler, 10, 5));  // no sample yet: even past the cap
+    sampler.add(9.0);                           // the warm-up
+    EXPECT_FALSE(time_to_stop(sampler, 10, 5));  // still none that counts
+    sampler.add(1.0);
+    EXPECT_TRUE(time_to_stop(sampler, 5, 5));    // at the cap
+    EXPECT_FALSE(time_to_stop(sampler, 4.9, 5));
+    EXPECT_FALSE(time_to_stop(sampler, 1e9, 0));  // 0: no cap
+    for (int i = 0; i < 20; ++i) sampler.add(1.0);  // identical samples: converged
+    EXPECT_TRUE(sampler.done());
+    EXPECT_TRUE(time_to_stop(sampler, 0, 5));
+}
+
 }  // namespace
 }  // namespace hiertune

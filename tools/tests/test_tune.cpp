@@ -127,6 +127,120 @@ TEST(Tune, BenchSpecAndLaunch) {
     EXPECT_TRUE(contains(launches[1].argv, {"-C", "allreduce"}));
 }
 
+TEST(Tune, AllowCliquesReachesTheMeasuringJobs) {
+    TuneOptions o = options();
+    o.collectives = {"bcast", "allreduce"};
+    o.allow_cliques = true;
+    std::vector<Launch> launches = tasks_launches(o, "/bin/hiertune");
+    const std::vector<Launch> bench = bench_launches(o, "/bin/hiertune");
+    launches.insert(launches.end(), bench.begin(), bench.end());
+    launches.push_back(stock_launch(o, "/bin/hiertune"));
+    ASSERT_EQ(launches.size(), 4u);
+    for (const Launch& l : launches) {
+        EXPECT_EQ(l.argv.back(), "--allow-cliques") << describe(l);
+        EXPECT_EQ(std::count(l.argv.begin(), l.argv.end(), "--allow-cliques"), 1) << describe(l);
+    }
+    EXPECT_TRUE(contains(launches.back().argv, {"--account", "stock", "--allow-cliques"}));
+    // verify is a correctness run: it never needs the flag
+    const Launch verify = verify_launch(o, "/bin/hiertune", "/d/tree.json", {{"bcast", 8, false, 0}});
+    EXPECT_EQ(std::count(verify.argv.begin(), verify.argv.end(), "--allow-cliques"), 0);
+}
+
+TEST(Tune, CliquesAreRefusedWithoutTheFlag) {
+    TuneOptions o = options();  // --nodes 2
+    const std::optional<std::string> why = tune_cliques_refusal(o, nullptr);
+    ASSERT_TRUE(why);
+    EXPECT_EQ(why->rfind("--nodes 2: emulated nodes share one host's cores", 0), 0u) << *why;
+    o.nodes.reset();
+    EXPECT_FALSE(tune_cliques_refusal(o, nullptr));
+    EXPECT_FALSE(tune_cliques_refusal(o, "1"));
+    ASSERT_TRUE(tune_cliques_refusal(o, "4"));
+    EXPECT_EQ(tune_cliques_refusal(o, "4")->rfind("MPIR_CVAR_NUM_CLIQUES=4: ", 0), 0u);
+    o.allow_cliques = true;
+    EXPECT_FALSE(tune_cliques_refusal(o, "4"));
+    o.nodes = 2;
+    EXPECT_FALSE(tune_cliques_refusal(o, nullptr));
+}
+
+TEST(Tune, LauncherWordsSplitLikeAShell) {
+    using Words = std::vector<std::string>;
+    EXPECT_EQ(launcher_words("maint/emucluster run --ppn 2 --"),
+              (Words{"maint/emucluster", "run", "--ppn", "2", "--"}));
+    EXPECT_EQ(launcher_words("  mpiexec\t-f hostfile\n-n 16 "), (Words{"mpiexec", "-f", "hostfile", "-n", "16"}));
+    EXPECT_EQ(launcher_words("srun -N 4 --ntasks-per-node=4"), (Words{"srun", "-N", "4", "--ntasks-per-node=4"}));
+    // quotes group and concatenate; '' is an empty word; nothing is expanded
+    EXPECT_EQ(launcher_words("env 'A=b c' \"x\\\"y\" a\\ b '' \"$HOME\"'*'"),
+              (Words{"env", "A=b c", "x\"y", "a b", "", "$HOME*"}));
+    // in double quotes a backslash escapes only \" \\ $ ` and newline
+    EXPECT_EQ(launcher_words("echo \"a\\n\\$b\\\\\""), (Words{"echo", "a\\n$b\\"}));
+    EXPECT_EQ(launcher_words("echo 'a\\\"b'"), (Words{"echo", "a\\\"b"}));  // literal in single quotes
+    EXPECT_EQ(launcher_words("mpiexec \\\n-n 2"), (Words{"mpiexec", "-n", "2"}));  // line continuation
+    for (const char* bad : {"", "   ", "''", "mpiexec 'a", "mpiexec \"a", "mpiexec a\\"})
+        EXPECT_THROW(launcher_words(bad), UsageError) << bad;
+}
+
+TEST(Tune, LauncherReplacesMpiexecAndRanks) {
+    TuneOptions o = options();
+    o.nodes.reset();
+    o.mpiexec.clear();
+    o.launcher = {"maint/emucluster", "run", "--ppn", "2", "--"};
+    EXPECT_NO_THROW(check_tune_options(o));
+    const std::vector<Launch> tasks = tasks_launches(o, "/bin/hiertune");
+    ASSERT_EQ(tasks.size(), 1u);
+    EXPECT_EQ(tasks[0].argv, (std::vector<std::string>{"maint/emucluster", "run", "--ppn", "2", "--",
+                                                       "/bin/hiertune", "tasks", "-C", "bcast", "-s", "4096,32768",
+                                                       "--steady", "8", "--max-message", "65536", "-x", "3",
+                                                       "--min-reps", "10", "-i", "100", "--precision", "2.5",
+                                                       "--max-time", "5", "--config",
+                                                       "inter_algo=tsp_kary/sched_binomial", "--db", "/d/t.sqlite",
+                                                       "--machine", "box", "--account", "tasks"}));
+    EXPECT_TRUE(tasks[0].env.empty());  // no MPIR_CVAR_NUM_CLIQUES: the launch places the ranks
+    for (const Launch& l : {bench_launches(o, "/bin/hiertune").at(0), stock_launch(o, "/bin/hiertune"),
+                            verify_launch(o, "/bin/hiertune", "/d/tree.json", {{"bcast", 8, false, 0}})}) {
+        EXPECT_TRUE(contains(l.argv, {"maint/emucluster", "run", "--ppn", "2", "--", "/bin/hiertune"})) << describe(l);
+        EXPECT_EQ(std::count(l.argv.begin(), l.argv.end(), "-n"), 0) << describe(l);
+    }
+    EXPECT_EQ(describe(stock_launch(o, "h")).rfind("maint/emucluster run --ppn 2 -- h bench -C bcast -a default", 0),
+              0u);
+
+    // the launcher's words replace --nodes, --mpiexec and --mpiexec-arg
+    TuneOptions bad = o;
+    bad.nodes = 2;
+    EXPECT_THROW(check_tune_options(bad), UsageError);
+    bad = o;
+    bad.mpiexec = "/opt/mpich/bin/mpiexec";
+    EXPECT_THROW(check_tune_options(bad), UsageError);
+    bad = o;
+    bad.mpiexec_args = {"-f", "hosts"};
+    EXPECT_THROW(check_tune_options(bad), UsageError);
+}
+
+TEST(Tune, CalibrateLaunch) {
+    TuneOptions o = options();
+    Launch l = calibrate_launch(o, "/bin/hiertune");
+    EXPECT_EQ(l.step, "calibrate");
+    EXPECT_EQ(l.argv, (std::vector<std::string>{"/opt/mpich/bin/mpiexec", "-n", "4", "/bin/hiertune", "calibrate",
+                                                "--db", "/d/t.sqlite", "--if-missing", "--json", "--precision", "2.5",
+                                                "--max-time", "5", "--tolerance", "10", "--machine", "box"}));
+    EXPECT_EQ(l.env, (std::vector<std::pair<std::string, std::string>>{{"MPIR_CVAR_NUM_CLIQUES", "2"}}));
+    // no machine yet: the job names itself (HIERTUNE_MACHINE of the launch or rank 0's processor name)
+    o.machine.clear();
+    o.allow_cliques = true;
+    o.bench_precision_percent = 1;
+    o.bench_max_time = 0.5;
+    o.rate_tolerance_percent = 25;
+    o.nodes.reset();
+    o.mpiexec.clear();
+    o.launcher = {"srun", "-N", "2"};
+    l = calibrate_launch(o, "h");
+    EXPECT_EQ(describe(l),
+              "srun -N 2 h calibrate --db /d/t.sqlite --if-missing --json --precision 1 --max-time 0.5 --tolerance 25 "
+              "--allow-cliques");
+    EXPECT_TRUE(l.env.empty());
+    o.rate_tolerance_percent = -1;
+    EXPECT_THROW(check_tune_options(o), UsageError);
+}
+
 TEST(Tune, VerifyCases) {
     const VerifyCase hier{"bcast", 65536, true, 16};
     const VerifyCase any{"allreduce", 8, false, 0};
