@@ -8,7 +8,7 @@ source "$(dirname "$0")/common.sh"
 [ -z "$(made_objects)" ] || fail "objects of prefix $EMUCLUSTER_PREFIX exist before the test: $(made_objects)"
 
 # a link of someone else's is never adopted nor removed
-ip link add "$EMUCLUSTER_PREFIX-n1" type dummy
+ip link add "$EMUCLUSTER_PREFIX-n1" type bridge
 "$emucluster" up --nodes 3 --rate 100mbit 2> "$tmp/err" && fail "up adopted a foreign interface"
 grep -q "not this cluster's" "$tmp/err" || fail "no message naming the foreign interface: $(cat "$tmp/err")"
 ip link show "$EMUCLUSTER_PREFIX-n1" > /dev/null || fail "the foreign interface was removed"
@@ -28,11 +28,11 @@ objects=$(made_objects)
 # 3 namespaces, 3 host-side links, the bridge
 [ "$(printf '%s\n' "$objects" | grep -c '^netns ')" = 3 ] || fail "expected 3 namespaces: $objects"
 printf '%s\n' "$objects" | grep -qx "link $EMUCLUSTER_PREFIX-sw" || fail "no bridge: $objects"
-"$emucluster" status | grep -q '^state: up' || fail "status does not say up"
+grep -q '^state: up' <<< "$("$emucluster" status)" || fail "status does not say up"
 for i in 0 1 2; do
-    ip netns exec "$EMUCLUSTER_PREFIX-n$i" tc qdisc show dev eth0 | grep -q 'tbf.*rate 100Mbit' ||
+    grep -q 'tbf.*rate 100Mbit' <<< "$(ip netns exec "$EMUCLUSTER_PREFIX-n$i" tc qdisc show dev eth0)" ||
         fail "no 100Mbit tbf on node $i's eth0"
-    tc qdisc show dev "$EMUCLUSTER_PREFIX-n$i" | grep -q 'tbf.*rate 100Mbit' ||
+    grep -q 'tbf.*rate 100Mbit' <<< "$(tc qdisc show dev "$EMUCLUSTER_PREFIX-n$i")" ||
         fail "no 100Mbit tbf on node $i's switch port"
 done
 
@@ -48,7 +48,7 @@ grep -q "down first" "$tmp/err" || fail "no 'down first': $(cat "$tmp/err")"
 run_pid=$!
 job_started() { [ -n "$(ip netns pids "$EMUCLUSTER_PREFIX-n2" 2> /dev/null)" ]; }
 wait_for 60 "the job did not start on node 2" job_started
-"$emucluster" status | grep -q '^job: pid' || fail "status does not show the job"
+grep -q '^job: pid' <<< "$("$emucluster" status)" || fail "status does not show the job"
 "$emucluster" run --ppn 1 -- true 2> "$tmp/err" && fail "second run accepted while one runs"
 grep -q busy "$tmp/err" || fail "second run: no 'busy': $(cat "$tmp/err")"
 "$emucluster" up --nodes 3 --rate 100mbit 2> "$tmp/err" && fail "up accepted while a job runs"
@@ -86,7 +86,7 @@ done
 
 # an up that fails half-way (here: tc fails on its 4th call, after the first node is
 # made) removes what it made, and only that
-ip link add "$EMUCLUSTER_PREFIX-x" type dummy
+ip link add "$EMUCLUSTER_PREFIX-x" type bridge
 mkdir -p "$tmp/bin"
 cat > "$tmp/bin/tc" << EOT
 #!/bin/sh

@@ -21,7 +21,7 @@ namespace hiertune {
 
 namespace {
 
-constexpr const char* kPollsBeforeYield = "MPIR_CVAR_POLLS_BEFORE_YIELD";
+constexpr const char* kPollsBeforeYield = "MPIR_CVAR_CH4_POLLS_BEFORE_YIELD";
 
 }  // namespace
 
@@ -334,7 +334,10 @@ void warn_oversubscription(const JobFacts& facts, const Plan& plan, std::ostream
         if (never_yields)
             err << " and " << kPollsBeforeYield
                 << " is 0: waiting ranks spin without yielding the core, so timings measure the"
-                   " scheduler; set it > 0 (MPICH-hier default 1000)\n";
+                   " scheduler; set it > 0 at launch (e.g. 1000)\n";
+        else if (plan.polls_before_yield && plan.polls_before_yield->integer < 0)
+            err << "; waiting ranks yield only where MPICH sees more ranks on its node than cores ("
+                << kPollsBeforeYield << "=-1, auto; emulated nodes hide the host)\n";
         else if (plan.polls_before_yield)
             err << "; waiting ranks yield every " << plan.polls_before_yield->text << " polls ("
                 << kPollsBeforeYield << ")\n";
