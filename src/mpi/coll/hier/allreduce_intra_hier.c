@@ -11,7 +11,7 @@ cvars:
     - name        : MPIR_CVAR_ALLREDUCE_HIER_SEGSIZE
       category    : COLLECTIVE
       type        : int
-      default     : 65536
+      default     : 16384
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
@@ -22,7 +22,7 @@ cvars:
     - name        : MPIR_CVAR_ALLREDUCE_HIER_INTER_ALGORITHM
       category    : COLLECTIVE
       type        : enum
-      default     : auto
+      default     : tsp_ring
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The link rate holds: hiertune calibrate measures every inter-node link of a 100 Mbit/s
+# emulated cluster within 10 % of the rate (MPI point-to-point, both directions loaded in
+# turn), and a 4-node switch topology with a slower uplink is made and removed.
+source "$(dirname "$0")/common.sh"
+hiertune=${HIERTUNE:-$srcdir/tools/hiertune}
+[ -x "$hiertune" ] || fail "no hiertune at $hiertune (make builds it; or set HIERTUNE)"
+
+"$emucluster" up --nodes 3 --rate 100mbit > /dev/null 2>&1
+out=$("$emucluster" run --ppn 1 -- "$hiertune" calibrate --tolerance 10 --max-time 3 2>&1) ||
+    fail "calibrate: a link is off the 100mbit rate by more than 10 %:
+$out"
+for link in 0-1 0-2; do
+    grep -q "^$link: rate holds" <<< "$out" ||
+        fail "no 'rate holds' for link $link:
+$out"
+done
+# a rate the links cannot have is caught (the check can fail)
+"$emucluster" run --ppn 1 -- "$hiertune" calibrate --expect-rate 1gbit --max-time 2 > "$tmp/out" 2>&1 &&
+    fail "calibrate accepted 1gbit on 100mbit links: $(cat "$tmp/out")"
+"$emucluster" down > /dev/null 2>&1
+
+# leaf switches of 2 nodes, uplinks at 50mbit: a pair under one leaf gets the node link's
+# rate, a pair across the spine the uplink's (calibrate's own check against the node rate
+# fails there, so its exit status is not the verdict here)
+"$emucluster" up --nodes 4 --rate 100mbit --leaf-size 2 --uplink-rate 50mbit > /dev/null 2>&1
+for l in 0 1; do
+    grep -q 'tbf.*rate 50Mbit' <<< "$(tc qdisc show dev "$EMUCLUSTER_PREFIX-u${l}l")" ||
+        fail "no 50Mbit tbf on uplink $l"
+done
+"$emucluster" run --ppn 1 -- "$hiertune" calibrate --csv --max-time 3 > "$tmp/csv" 2> /dev/null || true
+# link,latency_us,bandwidth_MBps,...
+check_rate() {  # check_rate LINK MB/s
+    awk -F, -v link="$1" -v want="$2" '$1 == link { found = 1; got = $3
+        if (got < 0.9 * want || got > 1.1 * want) { print "link " link ": " got " MB/s, expected " want; exit 1 } }
+        END { if (!found) { print "no link " link; exit 1 } }' "$tmp/csv"
+}
+check_rate 0-1 12.5 || fail "same-leaf link off its 100mbit rate: $(cat "$tmp/csv")"
+check_rate 0-2 6.25 || fail "cross-spine link off its 50mbit uplink rate: $(cat "$tmp/csv")"
+check_rate 0-3 6.25 || fail "cross-spine link off its 50mbit uplink rate: $(cat "$tmp/csv")"
+"$emucluster" down > /dev/null 2>&1
+[ -z "$(made_objects)" ] || fail "down left $(made_objects)"
+echo "PASS: link rates on the emulated cluster"
