@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The emulated cluster's regime check: is a link slow enough that the network, not the
-# scheduler, decides large-message times?  For each link rate, 4 nodes x 2 ranks, it runs
+# scheduler, decides large-message times?  For each case RATE:YIELD (link rate, and
+# MPIR_CVAR_CH4_POLLS_BEFORE_YIELD: 0 = ranks spin as in stock MPICH), 4 nodes x 2 ranks, it runs
 # coll_compare ROUNDS times (configurations alternating inside each run) and prints per
 # (collective, size, configuration): the median of every round, their spread
 # ((max - min) / min), the link bound and the ratio of the median of medians to it; then
 # whether the ranking of the configurations was the same in every round.
 #
-#   bench/regime.sh [--rates 1gbit,100mbit] [--burst 16kb] [--rounds 5] [--reps 9]
+#   bench/regime.sh [--cases 1gbit:100,100mbit:0,100mbit:100] [--burst 16kb] [--rounds 5] [--reps 9]
 #                   [--sizes 1048576,4194304] [--colls bcast,allreduce]
 #
 # Needs root (maint/emucluster) and `make bench`; brings each cluster up and down itself
@@ -15,10 +16,10 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 emu=$here/maint/emucluster
 compare=$here/build/bench/coll_compare
-rates=1gbit,100mbit burst=16kb rounds=5 reps=9 sizes=1048576,4194304 colls=bcast,allreduce
+cases=1gbit:100,100mbit:0,100mbit:100 burst=16kb rounds=5 reps=9 sizes=1048576,4194304 colls=bcast,allreduce
 while [ $# -gt 0 ]; do
     case $1 in
-        --rates) rates=$2; shift 2 ;;
+        --cases) cases=$2; shift 2 ;;
         --burst) burst=$2; shift 2 ;;
         --rounds) rounds=$2; shift 2 ;;
         --reps) reps=$2; shift 2 ;;
@@ -31,31 +32,33 @@ done
 [ "$("$emu" status)" = down ] || { echo "regime.sh: a cluster is up; take it down first" >&2; exit 1; }
 trap '"$emu" down --force > /dev/null 2>&1 || true' EXIT
 
-# the configurations compared: MPICH as shipped, hier with its defaults, hier with the
-# small segments and chain the issue's regime table used
+# the configurations compared: MPICH as shipped, hier with its defaults (16 KiB segments,
+# tsp_ring), hier with the earlier defaults (64 KiB segments, MPICH's own inter-node pick)
 configs() {
     local c=${1^^}
     echo "-config stock: -config hier:MPIR_CVAR_${c}_INTRA_ALGORITHM=hier"
-    echo "-config hier16K:MPIR_CVAR_${c}_INTRA_ALGORITHM=hier,MPIR_CVAR_${c}_HIER_SEGSIZE=16384,MPIR_CVAR_${c}_HIER_INTER_ALGORITHM=tsp_ring"
+    echo "-config hier64K:MPIR_CVAR_${c}_INTRA_ALGORITHM=hier,MPIR_CVAR_${c}_HIER_SEGSIZE=65536,MPIR_CVAR_${c}_HIER_INTER_ALGORITHM=auto"
 }
 
-raw=$(mktemp)
-for rate in ${rates//,/ }; do
+raw=${REGIME_RAW:-$(mktemp)}
+for case in ${cases//,/ }; do
+    rate=${case%%:*} yield=${case#*:}
+    "$emu" down > /dev/null 2>&1
     "$emu" up --nodes 4 --rate "$rate" --burst "$burst" 2> /dev/null
     for coll in ${colls//,/ }; do
         for ((round = 1; round <= rounds; round++)); do
             # shellcheck disable=SC2046
-            "$emu" run --ppn 2 --env MPIR_CVAR_POLLS_BEFORE_YIELD="${MPIR_CVAR_POLLS_BEFORE_YIELD:-1000}" -- \
+            "$emu" run --ppn 2 --env MPIR_CVAR_CH4_POLLS_BEFORE_YIELD="$yield" -- \
                 "$compare" -coll "$coll" -sizes "$sizes" -reps "$reps" $(configs "$coll") |
-                awk -v rate="$rate" -v coll="$coll" -v round="$round" '
+                awk -v rate="$rate/y$yield" -v coll="$coll" -v round="$round" '
                     /^# +Size/ { nc = 0; for (i = 3; i <= NF && $i !~ /\//; i++) names[++nc] = $i }
                     /^  [0-9]/ { for (c = 1; c <= nc; c++) print rate, coll, $1, names[c], round, $(c + 1), $(2 * nc + 1) }'
         done
     done >> "$raw"
-    "$emu" down > /dev/null 2>&1
 done
+"$emu" down > /dev/null 2>&1
 
-printf '%-8s %-9s %9s %-8s %s %8s %10s %8s\n' rate coll bytes config "medians of the rounds (ms)" spread% "bound(ms)" "x bound"
+printf '%-12s %-9s %9s %-8s %s %8s %10s %8s\n' rate coll bytes config "medians of the rounds (ms)" spread% "bound(ms)" "x bound"
 awk '{ key = $1 " " $2 " " $3 " " $4; if (!(key in seen)) { order[++k] = key; seen[key] = 1 }
        t[key] = t[key] " " $6; bound[key] = $7 }
      END { for (i = 1; i <= k; i++) {
@@ -64,7 +67,7 @@ awk '{ key = $1 " " $2 " " $3 " " $4; if (!(key in seen)) { order[++k] = key; se
              asort(s); med = n % 2 ? s[(n + 1) / 2] : (s[n / 2] + s[n / 2 + 1]) / 2
              line = ""; for (j = 1; j <= n; j++) line = line sprintf(" %8.1f", v[j] / 1000)
              split(key, f, " ")
-             printf "%-8s %-9s %9s %-8s%s %8.1f %10.1f %8.2f\n", f[1], f[2], f[3], f[4], line,
+             printf "%-12s %-9s %9s %-8s%s %8.1f %10.1f %8.2f\n", f[1], f[2], f[3], f[4], line,
                     (hi - lo) / lo * 100, bound[key] / 1000, bound[key] > 0 ? med / bound[key] : 0 } }' "$raw"
 
 # ranking stability: the order of the configurations by time, per round
@@ -78,4 +81,4 @@ awk '{ key = $1 " " $2 " " $3 " " $5; t[key, $4] = $6; cfg[$4] = 1; keys[key] = 
            for (k in rank) { n = split(rank[k], rr, " "); same = 1
              for (j = 2; j <= n; j++) if (rr[j] != rr[1]) same = 0
              printf "%s: ranking %s in all %d rounds%s\n", k, rr[1], n, same ? "" : " -- NOT stable:" rank[k] } }' "$raw" | sort
-rm -f "$raw"
+[ -n "${REGIME_RAW:-}" ] || rm -f "$raw"
