@@ -29,6 +29,28 @@ expect_layout "--ppn 1 --nodes 3" "node: 0
 node: 1
 node: 2"
 
+# -n N (test harnesses) follows a clique layout given in the environment: that many real
+# nodes, round robin, or blocks with MPIR_CVAR_CLIQUES_BY_BLOCK=1; without it, blocks
+# over all nodes
+expect_n_layout() {  # expect_n_layout "ENV" N "EXPECTED LINES"
+    local got
+    # shellcheck disable=SC2086
+    got=$(env $1 "$emucluster" run -n "$2" "$tmp/node_layout") || fail "run -n $2 ($1) failed"
+    [ "$got" = "$3" ] || fail "run -n $2 ($1): layout
+$got
+expected
+$3"
+}
+expect_n_layout "MPIR_CVAR_NUM_CLIQUES=3" 7 "node: 0 3 6
+node: 1 4
+node: 2 5"
+expect_n_layout "MPIR_CVAR_NUM_CLIQUES=3 MPIR_CVAR_CLIQUES_BY_BLOCK=1" 7 "node: 0 1 2
+node: 3 4 5
+node: 6"
+expect_n_layout "X=1" 6 "node: 0 1
+node: 2 3
+node: 4 5"
+
 # 4 MiB from rank 0: node 1 (ranks 2, 3) must receive at least that on its eth0
 rx() { ip netns exec "$EMUCLUSTER_PREFIX-n$1" cat /sys/class/net/eth0/statistics/rx_bytes; }
 before=$(rx 1)
