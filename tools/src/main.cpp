@@ -77,18 +77,54 @@ const std::string kMachineHelp = std::string("Machine name of the job in the dat
                                  ", else rank 0's processor name)";
 
 // The raw bench command line, turned into BenchOptions once parsed.
+// The stopping rule of a measurement (bench's points, calibrate's measurements): the
+// same five options, parsed into lib/stats' StoppingRule and a time cap.
+struct StoppingArgs {
+    std::size_t warmup;
+    std::size_t min_reps = 10;
+    std::size_t max_reps = 1000;
+    double precision_percent = 2.5;
+    double max_time = 5;
+
+    explicit StoppingArgs(std::size_t default_warmup) : warmup(default_warmup) {}
+
+    StoppingRule rule(bool min_reps_given) const {  // throws UsageError
+        if (min_reps_given && min_reps > max_reps) throw UsageError("--min-reps must not exceed --max-reps");
+        StoppingRule rule;
+        rule.warmup_reps = warmup;
+        rule.min_reps = std::min(min_reps, max_reps);  // a small -i lowers the default
+        rule.max_reps = max_reps;
+        rule.precision = precision_percent / 100;
+        return rule;
+    }
+};
+
+// `what`: "point", "measurement"; `time_help`: the --max-time help.
+void add_stopping_options(CLI::App& command, StoppingArgs& args, const std::string& what,
+                          const std::string& time_help) {
+    command.add_option("-x,--warmup", args.warmup, "Warm-up repetitions per " + what + " (not recorded)")
+        ->capture_default_str();
+    command.add_option("--min-reps", args.min_reps, "Repetitions before a " + what + " may stop")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    command.add_option("-i,--max-reps", args.max_reps, "Cap on repetitions per " + what)
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    command.add_option("--precision", args.precision_percent,
+                       "Stop when the 95% CI half-width of the median is within this percentage of it")
+        ->check(CLI::Range(0.001, 100.0))
+        ->capture_default_str();
+    command.add_option("--max-time", args.max_time, time_help)->check(CLI::NonNegativeNumber)->capture_default_str();
+}
+
 struct BenchArgs {
     std::vector<std::string> collectives{"bcast"};
     std::vector<std::string> algorithms;
     std::vector<std::string> params;
     std::string size_range;
     std::vector<std::string> sizes;
-    std::size_t warmup = 10;
-    std::size_t min_reps = 10;
+    StoppingArgs stopping{10};
     bool min_reps_given = false;
-    std::size_t max_reps = 1000;
-    double precision_percent = 2.5;
-    double max_time = 5;
     OutputFlags output;
     bool full = false;
     bool validate = false;
@@ -105,14 +141,8 @@ struct BenchArgs {
         for (const std::string& text : algorithms) options.algorithms.push_back(parse_algorithm_spec(text));
         for (const std::string& text : params) options.params.push_back(parse_param_spec(text));
         options.sizes = message_sizes(size_range, sizes);
-        options.rule.warmup_reps = warmup;
-        options.rule.min_reps = min_reps;
-        options.rule.max_reps = max_reps;
-        options.rule.precision = precision_percent / 100;
-        if (min_reps_given && min_reps > max_reps)
-            throw UsageError("--min-reps must not exceed --max-reps");
-        options.rule.min_reps = std::min(min_reps, max_reps);  // a small -i lowers the default
-        options.max_time = max_time;
+        options.rule = stopping.rule(min_reps_given);
+        options.max_time = stopping.max_time;
         options.format = output.format();
         options.full = full;
         options.validate = validate;
@@ -147,21 +177,7 @@ CLI::App* add_bench_command(CLI::App& app, BenchArgs& args) {
                       "(default 1:1048576 unless --sizes)");
     bench->add_option("--sizes", args.sizes, "Explicit sizes, e.g. 3,1000,65537 (added to -m)")
         ->allow_extra_args(false);
-    bench->add_option("-x,--warmup", args.warmup, "Warm-up repetitions per point (not recorded)")
-        ->capture_default_str();
-    bench->add_option("--min-reps", args.min_reps, "Repetitions before a point may stop")
-        ->check(CLI::PositiveNumber)
-        ->capture_default_str();
-    bench->add_option("-i,--max-reps", args.max_reps, "Cap on repetitions per point")
-        ->check(CLI::PositiveNumber)
-        ->capture_default_str();
-    bench->add_option("--precision", args.precision_percent,
-                      "Stop when the 95% CI half-width of the median is within this percentage of it")
-        ->check(CLI::Range(0.001, 100.0))
-        ->capture_default_str();
-    bench->add_option("--max-time", args.max_time, "Cap on wall-clock seconds per point (0: none)")
-        ->check(CLI::NonNegativeNumber)
-        ->capture_default_str();
+    add_stopping_options(*bench, args.stopping, "point", "Cap on wall-clock seconds per point (0: none)");
     add_output_flags(*bench, args.output);
     bench->add_flag("-f,--full", args.full, "OSU format: add Min/Max Latency(us) and Iterations columns");
     bench->add_flag("-c,--validate", args.validate,
@@ -180,11 +196,7 @@ CLI::App* add_bench_command(CLI::App& app, BenchArgs& args) {
 }
 
 struct CalibrateArgs {
-    std::size_t warmup = 1;
-    std::size_t min_reps = 10;
-    std::size_t max_reps = 1000;
-    double precision_percent = 2.5;
-    double max_time = 5;
+    StoppingArgs stopping{1};
     std::string bw_size = "1M";
     std::uint64_t bw_window = 8;
     OutputFlags output;
@@ -198,12 +210,8 @@ struct CalibrateArgs {
     CalibrateOptions options(bool min_reps_given, bool expect_rate_given) const {  // throws UsageError
         refuse_cliques(allow_cliques);
         CalibrateOptions options;
-        options.rule.warmup_reps = warmup;
-        if (min_reps_given && min_reps > max_reps) throw UsageError("--min-reps must not exceed --max-reps");
-        options.rule.min_reps = std::min(min_reps, max_reps);  // a small -i lowers the default
-        options.rule.max_reps = max_reps;
-        options.rule.precision = precision_percent / 100;
-        options.max_time = max_time;
+        options.rule = stopping.rule(min_reps_given);
+        options.max_time = stopping.max_time;
         options.bw_size = parse_size(bw_size);
         if (options.bw_size == 0) throw UsageError("--bw-size must be > 0");
         options.bw_window = bw_window;
@@ -230,22 +238,8 @@ CLI::App* add_calibrate_command(CLI::App& app, CalibrateArgs& args) {
         "calibrate",
         "Point-to-point latency and bandwidth from node 0's leader to every other node leader, and of one "
         "intra-node pair (run it under mpiexec, >= 2 nodes)");
-    calibrate->add_option("-x,--warmup", args.warmup, "Warm-up repetitions of each measurement (not recorded)")
-        ->capture_default_str();
-    calibrate->add_option("--min-reps", args.min_reps, "Repetitions before a measurement may stop")
-        ->check(CLI::PositiveNumber)
-        ->capture_default_str();
-    calibrate->add_option("-i,--max-reps", args.max_reps, "Cap on repetitions per measurement")
-        ->check(CLI::PositiveNumber)
-        ->capture_default_str();
-    calibrate->add_option("--precision", args.precision_percent,
-                          "Stop when the 95% CI half-width of the median is within this percentage of it")
-        ->check(CLI::Range(0.001, 100.0))
-        ->capture_default_str();
-    calibrate->add_option("--max-time", args.max_time,
-                          "Cap on wall-clock seconds per measurement (a link's latency or bandwidth; 0: none)")
-        ->check(CLI::NonNegativeNumber)
-        ->capture_default_str();
+    add_stopping_options(*calibrate, args.stopping, "measurement",
+                         "Cap on wall-clock seconds per measurement (a link's latency or bandwidth; 0: none)");
     calibrate->add_option("--bw-size", args.bw_size, "Bytes per message of the bandwidth stream (K, M, G: 1024s)")
         ->capture_default_str();
     calibrate->add_option("--bw-window", args.bw_window, "Messages in flight before the 1-byte ack")
