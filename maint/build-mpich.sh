@@ -10,6 +10,15 @@ tree=$builddir/mpich-4.0.2
 log=$builddir/mpich-build.log
 die() { echo "build-mpich: $*" >&2; exit 1; }
 
+# two makes in one build tree (e.g. `make check` beside `make`) would overlay and
+# compile the same MPICH tree at once: the second waits for the first
+mkdir -p "$builddir"
+exec 9> "$builddir/.build-mpich.lock"
+if ! flock -n 9; then
+    echo "build-mpich: another build of $tree is running; waiting for it" >&2
+    flock 9
+fi
+
 case $profile in
     fast) profile_args="--disable-fortran --disable-romio --disable-static --enable-shared" ;;
     full) profile_args="--enable-fortran=all --enable-romio --enable-static --enable-shared" ;;

@@ -48,6 +48,8 @@ done
     > "$coll/hier_tree.json"
 "$srcdir/test/mpi/coll/make_hier_tree.py" "$mpich_tree/maint/tuning/coll/mpir/generic.json" seg \
     > "$coll/hier_seg_tree.json"
+"$srcdir/test/mpi/coll/make_hier_tree.py" "$mpich_tree/maint/tuning/coll/mpir/generic.json" route \
+    > "$coll/hier_route_tree.json"
 sed "s|@COLLDIR@|$coll|g" "$srcdir/test/mpi/coll/testlist.in" > "$coll/testlist.hier"
 
 # MPICH's bcast, reduce and allreduce tests with hier forced: coll_cvars.txt plus hier

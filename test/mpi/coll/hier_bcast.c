@@ -2,12 +2,14 @@
  * mpich-hier: MPI_Bcast correctness matrix.
  *
  * Several communicators (world, a dup, a parity split with reversed keys, halves):
- * every root with 1 KiB segments, the first, middle and last root otherwise; counts 0, 1, 17, an exact multiple of the segment and one that is
- * not, segment sizes 0, 1 KiB and 64 KiB (set through MPI_T), and datatypes: int,
- * a vector with holes, a struct with gaps, and a vector at the root received as
- * plain ints elsewhere.  Every rank checks every data byte and that no hole was
+ * every root with 1020 B segments, the first, middle and last root otherwise; counts 0, 1, 17, an exact multiple of the segment and one that is
+ * not, segment sizes 0, 1020 B and 64 KiB (set through MPI_T), and datatypes: int,
+ * a vector with holes, a struct with gaps, a vector at the root received as plain
+ * ints elsewhere, and MPI_2INT at the root received as twice as many MPI_INT (element
+ * sizes 8 and 4 under a segment size that 8 does not divide).  Every rank checks every data byte and that no hole was
  * written.  With -big, 4 MiB + 28 B broadcasts too.  With -expect-hier, the
- * plugin's pvar must show that hier ran for every call.
+ * plugin's pvar must show that hier ran for every call, and on a single-level comm
+ * (one node, or one rank per node) in one step: one segment per call.
  *
  * With -algo NAME (a segmented tree, e.g. seg_binary) the segment sizes go to
  * MPIR_CVAR_BCAST_SEG_SEGSIZE and -expect-hier checks the pvar of MPIR_Bcast_intra_NAME.
@@ -19,8 +21,10 @@
 #include "hier_util.h"
 #include <stdint.h>
 
-enum { T_INT, T_VECTOR, T_STRUCT, T_MIXED, NTYPES };
-static const char *type_names[NTYPES] = { "int", "vector", "struct", "vector-vs-int" };
+enum { T_INT, T_VECTOR, T_STRUCT, T_MIXED, T_PAIR, NTYPES };
+static const char *type_names[NTYPES] = { "int", "vector", "struct", "vector-vs-int",
+    "2int-vs-int"
+};
 
 #define GAP 0xA5
 #define GARBAGE 0x5A
@@ -33,10 +37,13 @@ typedef struct {
 } layout;
 
 static layout layouts[3];       /* int, vector, struct */
+static layout pair_layout;      /* MPI_2INT */
 static int errors;
 static long long hier_calls;
 static const char *algo = "hier";       /* -algo: the algorithm the pvar check expects */
 static const char *segsize_cvar = "MPIR_CVAR_BCAST_HIER_SEGSIZE";
+static int check_one_step;              /* -expect-hier with hier: count segments */
+static hier_pvar seg_pv;
 
 static void add_run(layout * l, int off, int len)
 {
@@ -73,6 +80,25 @@ static void make_layouts(void)
     add_run(&layouts[T_STRUCT], 0, 1);
     add_run(&layouts[T_STRUCT], 8, 8);
     add_run(&layouts[T_STRUCT], 20, 4);
+
+    pair_layout.type = MPI_2INT;
+    pair_layout.extent = 8;
+    add_run(&pair_layout, 0, 8);
+}
+
+/* The layout of type case t at the root, and elsewhere with the count factor */
+static const layout *layout_of(int t, int at_root, long long *factor)
+{
+    *factor = 1;
+    if (t == T_MIXED && !at_root)
+        *factor = 6;
+    if (t == T_PAIR && !at_root)
+        *factor = 2;
+    if (t == T_MIXED)
+        return &layouts[at_root ? T_VECTOR : T_INT];
+    if (t == T_PAIR)
+        return at_root ? &pair_layout : &layouts[T_INT];
+    return &layouts[t];
 }
 
 static unsigned char expected_byte(long long k, int root, int iter)
@@ -114,22 +140,28 @@ static void check(const unsigned char *buf, const layout * l, long long count, i
 }
 
 static void bcast_case(MPI_Comm comm, const char *comm_name, int t, long long count, int root,
-                       int segsize, int iter)
+                       int segsize, int iter, int one_level)
 {
     int rank, size;
     char what[256];
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
 
-    /* T_MIXED: the root sends vectors, the others receive the same signature as ints */
-    const layout *l = &layouts[t == T_MIXED ? (rank == root ? T_VECTOR : T_INT) : t];
-    long long my_count = count;
-    if (t == T_MIXED && rank != root)
-        my_count = count * 6;
+    /* T_MIXED, T_PAIR: the others receive the root's signature as ints */
+    long long factor;
+    const layout *l = layout_of(t, rank == root, &factor);
+    long long my_count = count * factor;
 
     unsigned char *buf = malloc(l->extent * (my_count ? my_count : 1));
     fill(buf, l, my_count, rank == root, root, iter);
+    unsigned long long segs0 = check_one_step ? hier_pvar_read(&seg_pv) : 0;
     MPI_Bcast(buf, (int) my_count, l->type, root, comm);
+    if (check_one_step && one_level && size > 1 && count > 0 &&
+        hier_pvar_read(&seg_pv) - segs0 != 1) {
+        fprintf(stderr, "comm %s (size %d): a single-level bcast of %lld took %llu segments\n",
+                comm_name, size, count, hier_pvar_read(&seg_pv) - segs0);
+        errors++;
+    }
     if (size > 1 && count > 0)
         hier_calls++;
     snprintf(what, sizeof(what), "comm %s (size %d) root %d type %s count %lld segsize %d",
@@ -140,27 +172,29 @@ static void bcast_case(MPI_Comm comm, const char *comm_name, int t, long long co
 
 static void run_comm(MPI_Comm comm, const char *name, int big)
 {
-    static const int segsizes[] = { 0, 1024, 65536 };
+    static const int segsizes[] = { 0, 1020, 65536 };
     int size, iter = 0;
     MPI_Comm_size(comm, &size);
+    int one_level = hier_comm_is_one_level(comm);
 
     for (int s = 0; s < 3; s++) {
         hier_cvar_write_int(segsize_cvar, segsizes[s]);
         for (int t = 0; t < NTYPES; t++) {
-            int data_bytes = layouts[t == T_MIXED ? T_VECTOR : t].ndata;
+            long long factor;
+            int data_bytes = layout_of(t, 1, &factor)->ndata;
             long long exact = segsizes[s] ? 3LL * segsizes[s] / data_bytes : 1000;
             long long counts[] = { 0, 1, 17, exact, exact + 3 };
-            /* every root where segments pipeline (1 KiB); the ends and the middle else */
+            /* every root where segments pipeline (1020 B); the ends and the middle else */
             for (int c = 0; c < 5; c++)
                 for (int root = 0; root < size; root++)
                     if (s == 1 || root == 0 || root == size / 2 || root == size - 1)
-                        bcast_case(comm, name, t, counts[c], root, segsizes[s], iter++);
+                        bcast_case(comm, name, t, counts[c], root, segsizes[s], iter++, one_level);
         }
     }
     if (big) {
         hier_cvar_write_int(segsize_cvar, 65536);
-        bcast_case(comm, name, T_INT, (4LL << 20) / 4 + 7, 0, 65536, iter++);
-        bcast_case(comm, name, T_INT, (4LL << 20) / 4 + 7, size - 1, 65536, iter++);
+        bcast_case(comm, name, T_INT, (4LL << 20) / 4 + 7, 0, 65536, iter++, one_level);
+        bcast_case(comm, name, T_INT, (4LL << 20) / 4 + 7, size - 1, 65536, iter++, one_level);
     }
 }
 
@@ -191,6 +225,9 @@ int main(int argc, char **argv)
     snprintf(pvar_name, sizeof(pvar_name), "coll_hier_bcast_%s_count", algo);
     hier_pvar_open(&pv, pvar_name);
     before = hier_pvar_read(&pv);
+    check_one_step = expect_hier && !strcmp(algo, "hier");
+    if (check_one_step)
+        hier_pvar_open(&seg_pv, "coll_hier_bcast_hier_segments");
 
     /* created while hier may be forced by CVAR */
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
@@ -211,6 +248,8 @@ int main(int argc, char **argv)
         }
     }
     hier_pvar_close(&pv);
+    if (check_one_step)
+        hier_pvar_close(&seg_pv);
 
     MPI_Comm_free(&dup);
     MPI_Comm_free(&parity);

@@ -55,6 +55,22 @@ static inline int hier_cvar_read_int(const char *name)
     return value;
 }
 
+/* Whether comm has a single level for the plugin: one (emulated) node, or one rank on
+ * each node.  Collective over comm. */
+static inline int hier_comm_is_one_level(MPI_Comm comm)
+{
+    MPI_Comm node;
+    int node_rank, node_size, max_node_size, nnodes;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &node_rank);
+    MPI_Comm_size(node, &node_size);
+    MPI_Comm_free(&node);
+    int leader = node_rank == 0;
+    MPI_Allreduce(&node_size, &max_node_size, 1, MPI_INT, MPI_MAX, comm);
+    MPI_Allreduce(&leader, &nnodes, 1, MPI_INT, MPI_SUM, comm);
+    return max_node_size == 1 || nnodes == 1;
+}
+
 /* An invocation counter of the plugin (e.g. "coll_hier_bcast_hier_count"). */
 typedef struct {
     MPI_T_pvar_session session;

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Print an MPIR Csel tree that is MPICH's generic.json with bcast, reduce and allreduce
 on parent communicators sent to the hier algorithms with parameters (used by hier_json),
-or, with `seg`, bcast and reduce sent to segmented trees (used by hier_seg_json).
+or, with `seg`, bcast and reduce sent to segmented trees (used by hier_seg_json), or, with
+`route`, only bcast of at most 4 KiB on parent communicators sent to hier (used by
+hier_route: every other call must keep the device's selection).
 
-    make_hier_tree.py MPICH/maint/tuning/coll/mpir/generic.json [seg] > tree.json
+    make_hier_tree.py MPICH/maint/tuning/coll/mpir/generic.json [seg|route] > tree.json
 """
 import json
 import sys
@@ -23,11 +25,17 @@ SEG = {
     "reduce": {"algorithm=MPIR_Reduce_intra_seg_binomial": {"segsize=2048": {}}},
 }
 
+ROUTE = {
+    "bcast": {"avg_msg_size<=4096": {"algorithm=MPIR_Bcast_intra_hier": {}},
+              "avg_msg_size=any": {"algorithm=MPIR_Bcast_intra_binomial": {}}},
+}
+
 
 def main():
     with open(sys.argv[1]) as f:
         tree = json.load(f)
-    chosen = SEG if sys.argv[2:] == ["seg"] else HIER
+    mode = sys.argv[2] if len(sys.argv) > 2 else ""
+    chosen = {"seg": SEG, "route": ROUTE}.get(mode, HIER)
     for coll, hier in chosen.items():
         node = tree["collective=" + coll]
         stock_intra = node["comm_type=intra"]

@@ -22,7 +22,7 @@ cvars:
     - name        : MPIR_CVAR_ALLREDUCE_HIER_INTER_ALGORITHM
       category    : COLLECTIVE
       type        : enum
-      default     : tsp_ring
+      default     : tsp_allreduce_ring
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
@@ -42,6 +42,10 @@ cvars:
         seg_pipeline   - segmented single chain
         seg_binary     - segmented binary tree
         seg_binomial   - segmented binomial tree
+        tsp_allreduce_ring - one step instead of reduce + bcast: MPICH's tsp ring
+                         allreduce (reduce-scatter then allgather around the leaders),
+                         which sends 2(N-1)/N of a segment through each node link where
+                         a reduce chain and a bcast chain send 2 (commutative ops)
 
     - name        : MPIR_CVAR_ALLREDUCE_HIER_INTER_KVAL
       category    : COLLECTIVE
@@ -82,6 +86,7 @@ cvars:
 */
 
 MPII_HIER_CHECK_CVAR_ENUMS(ALLREDUCE);
+MPII_HIER_CHECK_CVAR_ITEM(ALLREDUCE, tsp_allreduce_ring, MPII_HIER_INTER_TSP_ALLREDUCE_RING);
 
 /* Algorithm: HAN pipelined hierarchical allreduce (HAN paper, section III-B)
  *
@@ -95,6 +100,10 @@ MPII_HIER_CHECK_CVAR_ENUMS(ALLREDUCE);
  * works on two other segments.  Other ranks run the same intra-node steps in the same
  * order (sbsr).  ir(s) waits for sr(s), ib(s) for ir(s), sb(s) for ib(s): each was
  * completed one step earlier.
+ *
+ * With the one-step inter-node submodule (tsp_allreduce_ring) ia(t), an allreduce among
+ * the leaders, replaces ir(t) and ib(t): leaders run s = 0 .. u+1 as
+ *     start ia(s-1); sb(s-2); sr(s); wait for ia
  *
  * Non-commutative ops combine in rank order: intra-node and inter-node binomial trees
  * when every node is one block of consecutive ranks; otherwise no hierarchical order
@@ -116,7 +125,7 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
     MPII_Hier_comm *hier = NULL;
     MPII_Hier_seg_plan plan;
     MPIR_Comm *up_comm = NULL, *node_comm;
-    MPIR_Request *ireduce_req = NULL, *ibcast_req = NULL;
+    MPIR_Request *ireduce_req = NULL, *ibcast_req = NULL, *iallreduce_req = NULL;
     MPI_Aint type_size, extent;
 
     MPII_HIER_PVAR_ADD(ALLREDUCE_HIER, 1);
@@ -149,11 +158,14 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
         goto fn_exit;
     }
 
+    int multilevel = MPII_Hier_levels_is_multilevel(lv);
+    /* the ring allreduce alone (one rank per node) runs once on the whole message */
+    int whole = !multilevel && prm.inter_algo == MPII_HIER_INTER_TSP_ALLREDUCE_RING &&
+        MPIR_Op_is_commutative(op);
     /* segments of whole elements (the op works on elements) */
-    MPII_Hier_seg_plan_init(&plan, count * type_size, prm.segsize, type_size);
+    MPII_Hier_seg_plan_init(&plan, count * type_size, whole ? 0 : prm.segsize, type_size);
     MPII_HIER_PVAR_ADD(ALLREDUCE_HIER_SEGMENTS, plan.nsegs);
 
-    int multilevel = MPII_Hier_levels_is_multilevel(lv);
     int is_leader = hier->my_local == 0;
     node_comm = multilevel ? hier->node_comm : NULL;
     if (multilevel) {
@@ -170,16 +182,30 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
         MPIR_ERR_CHECK(mpi_errno);
     }
 
+    /* the ring combines in ring order; a non-commutative op keeps rank order by ir + ib */
+    int one_inter_step = prm.inter_algo == MPII_HIER_INTER_TSP_ALLREDUCE_RING;
+    if (one_inter_step && !MPIR_Op_is_commutative(op)) {
+        one_inter_step = 0;
+        prm.inter_algo = MPII_HIER_INTER_SCHED_BINOMIAL;
+    }
+    /* steps from sr(t) to sb(t) */
+    const int64_t sb_lag = one_inter_step ? 2 : 3;
+
 #define SEG_COUNT(t_) (MPII_Hier_seg_len(&plan, (t_)) / type_size)
 #define SEG_AT(buf_, t_) ((char *) (buf_) + MPII_Hier_seg_offset(&plan, (t_)) / type_size * extent)
-    for (int64_t s = 0; s < plan.nsegs + 3; s++) {
-        int64_t ib = s - 2, ir = s - 1, sb = s - 3, sr = s;
-        if (is_leader && ib >= 0 && ib < plan.nsegs) {
+    for (int64_t s = 0; s < plan.nsegs + sb_lag; s++) {
+        int64_t ia = s - 1, ib = s - 2, ir = s - 1, sb = s - sb_lag, sr = s;
+        if (one_inter_step && is_leader && ia >= 0 && ia < plan.nsegs) {
+            mpi_errno = MPII_Hier_start_iallreduce(SEG_AT(recvbuf, ia), SEG_COUNT(ia), datatype,
+                                                   op, up_comm, &iallreduce_req);
+            MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+        }
+        if (!one_inter_step && is_leader && ib >= 0 && ib < plan.nsegs) {
             mpi_errno = MPII_Hier_start_ibcast(SEG_AT(recvbuf, ib), SEG_COUNT(ib), datatype, 0,
                                                up_comm, &prm, &ibcast_req);
             MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
         }
-        if (is_leader && ir >= 0 && ir < plan.nsegs) {
+        if (!one_inter_step && is_leader && ir >= 0 && ir < plan.nsegs) {
             int up_root = up_comm->rank == 0;
             mpi_errno = MPII_Hier_start_ireduce(up_root ? MPI_IN_PLACE : SEG_AT(recvbuf, ir),
                                                 up_root ? SEG_AT(recvbuf, ir) : NULL,
@@ -205,6 +231,8 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
         mpi_errno = MPII_Hier_wait(&ibcast_req, errflag);
         MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
         mpi_errno = MPII_Hier_wait(&ireduce_req, errflag);
+        MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+        mpi_errno = MPII_Hier_wait(&iallreduce_req, errflag);
         MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
     }
 #undef SEG_COUNT

@@ -92,8 +92,10 @@ MPII_HIER_CHECK_CVAR_ITEM(BCAST, seg_split_binary, MPII_HIER_INTER_SEG_SPLIT_BIN
  * leaders, runs the blocking intra-node bcast of segment t-1, and waits for the
  * former.  Other ranks run sb(0) .. sb(u-1).
  *
- * Single-level communicators run one level: the inter-node step when every node has
- * one rank, the intra-node step when there is one node.
+ * Single-level communicators run one step of one level, the whole payload at once: the
+ * intra-node step when there is one node, the inter-node step when every node has one
+ * rank (pipelined inside by its chunks, the segment size when no chunk is set).  With
+ * nothing to overlap, segments run one after another would only add latency.
  */
 int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, int root,
                           MPIR_Comm * comm_ptr, int segsize, int inter_algo, int inter_k,
@@ -134,10 +136,13 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
                                         comm_ptr->rank == root);
     MPIR_ERR_CHECK(mpi_errno);
     payload_started = 1;
-    MPII_Hier_seg_plan_init(&plan, payload.nbytes, prm.segsize, payload.unit);
+    const MPII_Hier_levels *lv = &hier->levels;
+    int one_level = !MPII_Hier_levels_is_multilevel(lv);
+    if (one_level && lv->nnodes > 1 && prm.inter_chunk == 0)
+        prm.inter_chunk = prm.segsize;
+    MPII_Hier_seg_plan_init(&plan, payload.nbytes, one_level ? 0 : prm.segsize, 1);
     MPII_HIER_PVAR_ADD(BCAST_HIER_SEGMENTS, plan.nsegs);
 
-    const MPII_Hier_levels *lv = &hier->levels;
     int root_node = lv->node_of[root];
     int column = lv->local_of[root];
     int intra_root = MPII_Hier_levels_column_local(lv, hier->my_node, column);
@@ -155,15 +160,12 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
         else if (prm.intra_algo == MPII_HIER_INTRA_SHM)
             prm.intra_algo = MPII_HIER_INTRA_AUTO;
         hier->reentered++;
-        for (int64_t t = 0; t < plan.nsegs; t++) {
-            mpi_errno = MPII_Hier_intra_bcast(payload.bytes + MPII_Hier_seg_offset(&plan, t),
-                                              MPII_Hier_seg_len(&plan, t), MPI_BYTE, root,
-                                              comm_ptr, prm.intra_algo, errflag);
-            MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
-        }
+        mpi_errno = MPII_Hier_intra_bcast(payload.bytes, payload.nbytes, MPI_BYTE, root,
+                                          comm_ptr, prm.intra_algo, errflag);
+        MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
         hier->reentered--;
         goto fn_exit;
-    } else if (!MPII_Hier_levels_is_multilevel(lv)) {
+    } else if (one_level) {
         node_comm = NULL;       /* one rank per node: the inter level only */
     }
 

@@ -54,10 +54,11 @@ typedef struct {
     MPII_Hier_seg_plan plan;
 } seg_range;
 
-static void range_init(seg_range * rg, MPI_Aint off, MPI_Aint nbytes, int segsize, MPI_Aint unit)
+/* segments by bytes of the payload (see MPII_Hier_payload) */
+static void range_init(seg_range * rg, MPI_Aint off, MPI_Aint nbytes, int segsize)
 {
     rg->off = off;
-    MPII_Hier_seg_plan_init(&rg->plan, nbytes, segsize, unit);
+    MPII_Hier_seg_plan_init(&rg->plan, nbytes, segsize, 1);
 }
 
 #define SEG_PTR(bytes_, rg_, t_) ((bytes_) + (rg_)->off + MPII_Hier_seg_offset(&(rg_)->plan, (t_)))
@@ -227,13 +228,12 @@ int MPII_Hier_seg_bcast(void *buffer, MPI_Aint count, MPI_Datatype datatype, int
     child_rg = MPL_malloc(sizeof(seg_range) * MPL_MAX(node.nchildren, 1), MPL_MEM_COLL);
     MPIR_ERR_CHKANDJUMP(!child_rg, mpi_errno, MPI_ERR_OTHER, "**nomem");
 
-    range_init(&whole, 0, payload.nbytes, segsize, payload.unit);
+    range_init(&whole, 0, payload.nbytes, segsize);
     my_rg = &whole;
     if (kind == MPII_HIER_TREE_SPLIT_BINARY) {
-        MPI_Aint nunits = payload.nbytes / payload.unit;
-        MPI_Aint first = MPII_Hier_split_first_half(nunits) * payload.unit;
-        range_init(&half[0], 0, first, segsize, payload.unit);
-        range_init(&half[1], first, payload.nbytes - first, segsize, payload.unit);
+        MPI_Aint first = MPII_Hier_split_first_half(payload.nbytes);
+        range_init(&half[0], 0, first, segsize);
+        range_init(&half[1], first, payload.nbytes - first, segsize);
         if (rank != root)
             my_rg = &half[MPII_Hier_tree_split_binary_half(size, root, rank)];
     }

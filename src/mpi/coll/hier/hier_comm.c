@@ -165,7 +165,6 @@ int MPII_Hier_payload_start(MPII_Hier_payload * payload, void *buf, MPI_Aint cou
 {
     int mpi_errno = MPI_SUCCESS;
     MPI_Aint type_size, true_lb, extent;
-    MPI_Datatype basic_type;
     int is_contig;
 
     MPIR_Datatype_get_size_macro(datatype, type_size);
@@ -175,14 +174,8 @@ int MPII_Hier_payload_start(MPII_Hier_payload * payload, void *buf, MPI_Aint cou
     if (count > 1 && extent != type_size)
         is_contig = 0;
     MPIR_Datatype_get_true_lb(datatype, &true_lb);
-    MPIR_Datatype_get_basic_type(datatype, basic_type);
 
     payload->nbytes = type_size * count;
-    /* a homogeneous signature has a basic type on every rank; mixed ones on none */
-    payload->unit = basic_type != MPI_DATATYPE_NULL ?
-        MPIR_Datatype_get_basic_size(basic_type) : 1;
-    if (payload->unit < 1)
-        payload->unit = 1;
     payload->packed = NULL;
 
     if (is_contig || payload->nbytes == 0) {

@@ -60,6 +60,7 @@ enum {
     /* seg reduces (blocking or inter-node submodule) with a non-commutative op that ran
      * the in-order binary tree instead of the tree asked for */
     MPII_HIER_PVAR_REDUCE_SEG_IN_ORDER_SUBST,
+    MPII_HIER_PVAR_MPIR_ROUTED,
     MPII_HIER_PVAR_COUNT
 };
 extern unsigned long long MPII_Hier_pvars[MPII_HIER_PVAR_COUNT];
@@ -81,16 +82,18 @@ enum {
     MPII_HIER_INTER_SEG_PIPELINE,
     MPII_HIER_INTER_SEG_BINARY,
     MPII_HIER_INTER_SEG_BINOMIAL,
-    /* The last item is the collective's own tree: bcast lists seg_split_binary there,
-     * reduce seg_in_order_binary; allreduce (which runs both) lists neither. */
-    MPII_HIER_INTER_SEG_OWN_TREE,
-    MPII_HIER_INTER_SEG_SPLIT_BINARY = MPII_HIER_INTER_SEG_OWN_TREE,    /* bcast only */
-    MPII_HIER_INTER_SEG_IN_ORDER_BINARY = MPII_HIER_INTER_SEG_OWN_TREE, /* reduce only */
+    /* The last item is the collective's own: bcast lists seg_split_binary there, reduce
+     * seg_in_order_binary, allreduce tsp_allreduce_ring (one inter-node allreduce
+     * instead of a reduce and a bcast). */
+    MPII_HIER_INTER_OWN,
+    MPII_HIER_INTER_SEG_SPLIT_BINARY = MPII_HIER_INTER_OWN,     /* bcast only */
+    MPII_HIER_INTER_SEG_IN_ORDER_BINARY = MPII_HIER_INTER_OWN,  /* reduce only */
+    MPII_HIER_INTER_TSP_ALLREDUCE_RING = MPII_HIER_INTER_OWN,   /* allreduce only */
 };
 /* how many items MPIR_CVAR_<COLL>_HIER_INTER_ALGORITHM has */
-#define MPII_HIER_INTER_COUNT_BCAST (MPII_HIER_INTER_SEG_OWN_TREE + 1)
-#define MPII_HIER_INTER_COUNT_REDUCE (MPII_HIER_INTER_SEG_OWN_TREE + 1)
-#define MPII_HIER_INTER_COUNT_ALLREDUCE MPII_HIER_INTER_SEG_OWN_TREE
+#define MPII_HIER_INTER_COUNT_BCAST (MPII_HIER_INTER_OWN + 1)
+#define MPII_HIER_INTER_COUNT_REDUCE (MPII_HIER_INTER_OWN + 1)
+#define MPII_HIER_INTER_COUNT_ALLREDUCE (MPII_HIER_INTER_OWN + 1)
 enum {
     MPII_HIER_INTRA_AUTO,           /* MPIR Csel tree on the node communicator */
     MPII_HIER_INTRA_BINOMIAL,
@@ -140,6 +143,9 @@ int MPII_Hier_start_ibcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int
 int MPII_Hier_start_ireduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
                             MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * comm,
                             const MPII_Hier_params * prm, MPIR_Request ** req);
+/* The one-step inter-node allreduce (tsp_allreduce_ring, commutative ops), in place. */
+int MPII_Hier_start_iallreduce(void *buf, MPI_Aint count, MPI_Datatype datatype, MPI_Op op,
+                               MPIR_Comm * comm, MPIR_Request ** req);
 /* Intra-node steps: blocking bcast / reduce on the node comm.  Never MPIR_<Coll>_impl
  * directly: a forced hier CVAR would send it straight back to the plugin. */
 int MPII_Hier_intra_bcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int root,
@@ -184,11 +190,13 @@ static inline MPI_Aint MPII_Hier_split_first_half(MPI_Aint n)
 int MPII_Hier_final_errno(int mpi_errno, int mpi_errno_ret, MPIR_Errflag_t * errflag);
 
 /* The payload of (buf, count, datatype) as contiguous bytes: buf itself when the
- * type is contiguous, else a packed copy that MPII_Hier_payload_finish unpacks. */
+ * type is contiguous, else a packed copy that MPII_Hier_payload_finish unpacks.  Bcasts
+ * cut it into segments by bytes: ranks may describe the same signature with different
+ * datatypes (MPI_2INT at the root, twice as many MPI_INT elsewhere), so only byte
+ * offsets are the same on every rank. */
 typedef struct {
     char *bytes;
     MPI_Aint nbytes;
-    MPI_Aint unit;              /* bytes of one basic element of the signature, or 1 */
     void *packed;               /* temporary, NULL when contiguous */
 } MPII_Hier_payload;
 

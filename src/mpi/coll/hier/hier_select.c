@@ -26,6 +26,10 @@ static const struct {
     [MPII_HIER_PVAR_FLAT_FALLBACKS] = {"coll_hier_flat_fallbacks",
                                        "hier reduce/allreduce calls on several nodes run flat "
                                        "(non-commutative op, nodes not blocks of consecutive ranks)"},
+    [MPII_HIER_PVAR_MPIR_ROUTED] = {"coll_hier_mpir_routed",
+                                    "MPI_Bcast/Reduce/Allreduce calls on multi-node comms that the "
+                                    "device handed to the MPIR level because a plugin algorithm "
+                                    "was selected there (forced CVAR or the user's tree)"},
 #define SEG_PVAR(ID_, coll_, algo_) \
     [MPII_HIER_PVAR_##ID_] = {"coll_hier_" #coll_ "_" #algo_ "_count", \
                               "number of MPI_" #coll_ " calls run by MPIR_" #coll_ "_intra_" #algo_}
@@ -84,26 +88,47 @@ int MPII_Hier_init(void)
     goto fn_exit;
 }
 
-int MPII_Hier_wants_mpir_level(int coll_type, MPIR_Comm * comm)
+/* The plugin's items of the MPIR_CVAR_<COLL>_INTRA_ALGORITHM enums come after MPICH's
+ * own, from hier on (maint/patches/01). */
+static int forced_plugin_algorithm(int coll_type, int *forced)
 {
-    if (comm->hierarchy_kind != MPIR_COMM_HIERARCHY_KIND__PARENT)
-        return 0;
-    /* a user MPIR tree decides for the collectives the plugin serves */
-    int user_mpir_tree = MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE[0] &&
-        !MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE[0];
     switch (coll_type) {
         case MPIR_CSEL_COLL_TYPE__BCAST:
-            return user_mpir_tree ||
-                MPIR_CVAR_BCAST_INTRA_ALGORITHM != MPIR_CVAR_BCAST_INTRA_ALGORITHM_auto;
+            *forced = MPIR_CVAR_BCAST_INTRA_ALGORITHM != MPIR_CVAR_BCAST_INTRA_ALGORITHM_auto;
+            return MPIR_CVAR_BCAST_INTRA_ALGORITHM >= MPIR_CVAR_BCAST_INTRA_ALGORITHM_hier;
         case MPIR_CSEL_COLL_TYPE__REDUCE:
-            return user_mpir_tree ||
-                MPIR_CVAR_REDUCE_INTRA_ALGORITHM != MPIR_CVAR_REDUCE_INTRA_ALGORITHM_auto;
+            *forced = MPIR_CVAR_REDUCE_INTRA_ALGORITHM != MPIR_CVAR_REDUCE_INTRA_ALGORITHM_auto;
+            return MPIR_CVAR_REDUCE_INTRA_ALGORITHM >= MPIR_CVAR_REDUCE_INTRA_ALGORITHM_hier;
         case MPIR_CSEL_COLL_TYPE__ALLREDUCE:
-            return user_mpir_tree ||
-                MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM != MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM_auto;
+            *forced = MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM !=
+                MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM_auto;
+            return MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM >= MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM_hier;
         default:
+            *forced = 0;
             return 0;
     }
+}
+
+static int is_plugin_container(int id);
+
+int MPII_Hier_wants_mpir_level(MPIR_Comm * comm, MPIR_Csel_coll_sig_s * coll_sig)
+{
+    int forced, route = 0;
+
+    if (comm->hierarchy_kind != MPIR_COMM_HIERARCHY_KIND__PARENT)
+        return 0;
+    route = forced_plugin_algorithm(coll_sig->coll_type, &forced);
+    /* a stock CVAR value keeps its stock meaning; without one, the user's MPIR tree
+     * decides (MPICH's built-in MPIR tree names no plugin algorithm), unless a user CH4
+     * tree is given: its choices (gamma: MPIR on the whole comm) stand */
+    if (!forced && MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE[0] &&
+        !MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE[0]) {
+        MPII_Csel_container_s *cnt = MPIR_Csel_search(comm->csel_comm, *coll_sig);
+        route = cnt && is_plugin_container(cnt->id);
+    }
+    if (route)
+        MPII_HIER_PVAR_ADD(MPIR_ROUTED, 1);
+    return route;
 }
 
 /* ---- Csel JSON: "algorithm=MPIR_Bcast_intra_hier": {"segsize=131072":{}, ...} ---- */
@@ -136,7 +161,8 @@ static const name_value reduce_inter_algos[] = {
     {"seg_in_order_binary", MPII_HIER_INTER_SEG_IN_ORDER_BINARY},
     {NULL, 0}
 };
-static const name_value no_inter_algos[] = {
+static const name_value allreduce_inter_algos[] = {
+    {"tsp_allreduce_ring", MPII_HIER_INTER_TSP_ALLREDUCE_RING},
     {NULL, 0}
 };
 
@@ -169,6 +195,14 @@ static const name_value containers[] = {
 #undef SEG_CONTAINER
     {NULL, 0}
 };
+
+static int is_plugin_container(int id)
+{
+    for (int i = 0; containers[i].name; i++)
+        if (containers[i].value == id)
+            return 1;
+    return 0;
+}
 
 int MPII_Hier_csel_container_id(const char *ckey)
 {
@@ -288,7 +322,7 @@ void MPII_Hier_csel_parse_params(struct json_object *obj, MPII_Csel_container_s 
                               cnt->u.reduce.intra_hier);
             break;
         case MPII_CSEL_CONTAINER_TYPE__ALGORITHM__MPIR_Allreduce_intra_hier:
-            PARSE_HIER_PARAMS(obj, "MPIR_Allreduce_intra_hier", no_inter_algos,
+            PARSE_HIER_PARAMS(obj, "MPIR_Allreduce_intra_hier", allreduce_inter_algos,
                               cnt->u.allreduce.intra_hier);
             break;
         PARSE_SEG(bcast, Bcast, seg_linear);

@@ -58,6 +58,28 @@ static MPII_Hier_tree_kind seg_tree_of(int inter_algo, MPII_Hier_tree_kind own_t
     }
 }
 
+/* Start a schedule the caller built, or free it when building it failed (nobody else
+ * would: it never reaches a request). */
+static int start_or_free(int build_errno, enum MPIR_sched_type sched_type, void *sched,
+                         MPIR_Comm * comm_ptr, MPIR_Request ** req)
+{
+    int mpi_errno = build_errno;
+
+    if (mpi_errno) {
+        if (sched_type == MPIR_SCHED_GENTRAN)
+            MPIR_TSP_sched_free(sched);
+        else
+            MPIR_Sched_free(sched);
+        goto fn_fail;
+    }
+    MPII_SCHED_START(sched_type, sched, comm_ptr, req);
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
 int MPII_Hier_start_ibcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int root,
                            MPIR_Comm * comm, const MPII_Hier_params * prm, MPIR_Request ** req)
 {
@@ -102,8 +124,8 @@ int MPII_Hier_start_ibcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int
         default:
             return MPIR_Ibcast(buf, count, datatype, root, comm, req);
     }
+    mpi_errno = start_or_free(mpi_errno, sched_type, sched, comm_ptr, req);
     MPIR_ERR_CHECK(mpi_errno);
-    MPII_SCHED_START(sched_type, sched, comm_ptr, req);
 
   fn_exit:
     return mpi_errno;
@@ -163,8 +185,34 @@ int MPII_Hier_start_ireduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
         default:
             return MPIR_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, req);
     }
+    mpi_errno = start_or_free(mpi_errno, sched_type, sched, comm_ptr, req);
     MPIR_ERR_CHECK(mpi_errno);
-    MPII_SCHED_START(sched_type, sched, comm_ptr, req);
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+int MPII_Hier_start_iallreduce(void *buf, MPI_Aint count, MPI_Datatype datatype, MPI_Op op,
+                               MPIR_Comm * comm, MPIR_Request ** req)
+{
+    int mpi_errno = MPI_SUCCESS;
+    const bool is_persistent = false;
+    enum MPIR_sched_type sched_type;
+    enum MPIR_sched_type *sched_type_p = &sched_type;
+    void *sched;
+    void **sched_p = &sched;
+    MPIR_Comm *comm_ptr = comm;
+
+    /* MPICH's ring reduces in ring order: registered for commutative ops only */
+    MPIR_Assert(MPIR_Op_is_commutative(op));
+    *req = NULL;
+    MPII_GENTRAN_CREATE_SCHED_P();
+    mpi_errno = MPIR_TSP_Iallreduce_sched_intra_ring(MPI_IN_PLACE, buf, count, datatype, op,
+                                                     comm, *sched_p);
+    mpi_errno = start_or_free(mpi_errno, sched_type, sched, comm_ptr, req);
+    MPIR_ERR_CHECK(mpi_errno);
 
   fn_exit:
     return mpi_errno;
@@ -222,6 +270,9 @@ int MPII_Hier_wait(MPIR_Request ** req, MPIR_Errflag_t * errflag)
 
     if (*req) {
         mpi_errno = MPIC_Wait(*req, errflag);
+        /* a schedule's failed step is reported in its request's status only */
+        if (mpi_errno == MPI_SUCCESS)
+            mpi_errno = (*req)->status.MPI_ERROR;
         MPIR_Request_free(*req);
         *req = NULL;
     }

@@ -95,6 +95,10 @@ MPII_HIER_CHECK_CVAR_ITEM(REDUCE, seg_in_order_binary, MPII_HIER_INTER_SEG_IN_OR
  * blocking intra-node reduce of segment t and waits for the former.  Other ranks run
  * sr(0) .. sr(u-1).
  *
+ * With one rank per node the inter-node reduce runs once on the whole message,
+ * pipelined inside by its chunks (the segment size when no chunk is set): there is no
+ * intra-node step to overlap.
+ *
  * Non-commutative ops combine in rank order: binomial trees when every node is one
  * block of consecutive ranks; otherwise the flat binomial reduce runs instead.
  */
@@ -150,10 +154,12 @@ int MPIR_Reduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
         goto fn_exit;
     }
 
-    MPII_Hier_seg_plan_init(&plan, count * type_size, prm.segsize, type_size);
+    int multilevel = MPII_Hier_levels_is_multilevel(lv);
+    if (!multilevel && prm.inter_chunk == 0)
+        prm.inter_chunk = prm.segsize;
+    MPII_Hier_seg_plan_init(&plan, count * type_size, multilevel ? prm.segsize : 0, type_size);
     MPII_HIER_PVAR_ADD(REDUCE_HIER_SEGMENTS, plan.nsegs);
 
-    int multilevel = MPII_Hier_levels_is_multilevel(lv);
     int column = lv->local_of[root];
     int intra_root = MPII_Hier_levels_column_local(lv, hier->my_node, column);
     int is_leader = intra_root == hier->my_local;
