@@ -272,7 +272,7 @@ void check_hier_params(const std::string& where, const std::string& name, const 
                        std::vector<std::string>& problems) {
     static const std::map<std::string, std::set<std::string>> names{
         {"inter_algo", {"auto", "sched_binomial", "tsp_kary", "tsp_knomial", "tsp_ring", "seg_linear", "seg_chain",
-                        "seg_pipeline", "seg_binary", "seg_binomial"}},
+                        "seg_pipeline", "seg_binary", "seg_binomial", "tsp_allreduce_ring"}},
         {"intra_algo", {"auto", "binomial", "shm"}}};
     static const std::set<std::string> ints{"segsize", "inter_k", "inter_chunk"};
     for (const auto& [key, value] : params.items()) {

@@ -17,29 +17,56 @@ struct Stage {
     std::uint64_t lag;
 };
 
-// In task-name order (sb, ib, ir, sr), as the paper names its tasks.
-const std::vector<Stage>& stages(Collective collective) {
+// In task-name order (sb, ib, ia, ir, sr), as the paper names its tasks.
+const std::vector<Stage>& stages(Decomposition form) {
     static const std::vector<Stage> bcast{{"sb", 1}, {"ib", 0}};
     static const std::vector<Stage> allreduce{{"sb", 3}, {"ib", 2}, {"ir", 1}, {"sr", 0}};
-    return collective == Collective::bcast ? bcast : allreduce;
+    static const std::vector<Stage> allreduce_ia{{"sb", 2}, {"ia", 1}, {"sr", 0}};
+    switch (form) {
+        case Decomposition::bcast: return bcast;
+        case Decomposition::allreduce: return allreduce;
+        case Decomposition::allreduce_ia: return allreduce_ia;
+    }
+    throw std::invalid_argument("unknown decomposition");
 }
 
-std::uint64_t depth(Collective collective) {  // largest lag
+std::uint64_t depth(Decomposition form) {  // largest lag
     std::uint64_t d = 0;
-    for (const Stage& stage : stages(collective)) d = std::max(d, stage.lag);
+    for (const Stage& stage : stages(form)) d = std::max(d, stage.lag);
     return d;
 }
 
 }  // namespace
 
-std::string step_task(Collective collective, std::uint64_t step, std::uint64_t segments) {
+bool applies(Collective collective, const Params& config) {
+    const auto inter = config.find("inter_algo");
+    return collective == Collective::allreduce || inter == config.end() || inter->second != kOneStepInterAlgo;
+}
+
+Decomposition decomposition(Collective collective, const Params& config) {
+    if (!applies(collective, config))
+        throw std::invalid_argument(std::string("inter_algo=") + kOneStepInterAlgo + " is allreduce's own: " +
+                                    to_string(collective) + " has no such pipeline");
+    if (collective == Collective::bcast) return Decomposition::bcast;
+    const auto inter = config.find("inter_algo");
+    return inter != config.end() && inter->second == kOneStepInterAlgo ? Decomposition::allreduce_ia
+                                                                       : Decomposition::allreduce;
+}
+
+std::string step_task(Decomposition form, std::uint64_t step, std::uint64_t segments) {
     std::string name;
-    for (const Stage& stage : stages(collective))
+    for (const Stage& stage : stages(form))
         if (step >= stage.lag && step - stage.lag < segments) name += stage.name;
     return name;
 }
 
-std::uint64_t step_count(Collective collective, std::uint64_t segments) { return segments + depth(collective); }
+std::uint64_t step_count(Decomposition form, std::uint64_t segments) { return segments + depth(form); }
+
+std::string steady_task(Decomposition form) {
+    std::string name;
+    for (const Stage& stage : stages(form)) name += stage.name;
+    return name;
+}
 
 std::string to_string(Collective collective) {
     return collective == Collective::bcast ? "bcast" : "allreduce";
@@ -56,37 +83,42 @@ std::uint64_t segment_count(std::uint64_t msg_bytes, std::uint64_t segsize) {
     return std::max<std::uint64_t>(1, msg_bytes / segsize + (msg_bytes % segsize != 0));
 }
 
-std::vector<std::pair<Step, std::uint64_t>> task_sequence(Collective collective, std::uint64_t segments) {
+std::vector<std::pair<Step, std::uint64_t>> task_sequence(Decomposition form, std::uint64_t segments) {
     if (segments == 0) throw std::invalid_argument("a collective has at least one segment");
-    const std::uint64_t d = depth(collective);
+    const std::uint64_t d = depth(form);
     std::vector<std::pair<Step, std::uint64_t>> sequence;
     for (std::uint64_t s = 0; s < segments + d; ++s) {
         if (s == d && segments > d) {  // steps d .. u-1 have every stage: the steady state
-            sequence.push_back({Step{step_task(collective, s, segments), true}, segments - d});
+            sequence.push_back({Step{step_task(form, s, segments), true}, segments - d});
             s = segments - 1;
             continue;
         }
-        sequence.push_back({Step{step_task(collective, s, segments), false}, 1});
+        sequence.push_back({Step{step_task(form, s, segments), false}, 1});
     }
     return sequence;
 }
 
-std::vector<std::string> task_names(Collective collective) {
-    if (collective == Collective::bcast) return {"ib", "sbib", "sb"};
-    return {"sr", "ir", "irsr", "ib", "ibir", "ibirsr", "sbibirsr", "sbibir", "sbib", "sb"};
+std::vector<std::string> task_names(Decomposition form) {
+    switch (form) {
+        case Decomposition::bcast: return {"ib", "sbib", "sb"};
+        case Decomposition::allreduce:
+            return {"sr", "ir", "irsr", "ib", "ibir", "ibirsr", "sbibirsr", "sbibir", "sbib", "sb"};
+        case Decomposition::allreduce_ia: return {"sr", "ia", "iasr", "sbiasr", "sbia", "sb"};
+    }
+    throw std::invalid_argument("unknown decomposition");
 }
 
-std::vector<std::string> required_tasks(Collective collective, std::uint64_t segments) {
+std::vector<std::string> required_tasks(Decomposition form, std::uint64_t segments) {
     std::vector<std::string> names;
-    for (const auto& [step, count] : task_sequence(collective, segments))
+    for (const auto& [step, count] : task_sequence(form, segments))
         if (std::find(names.begin(), names.end(), step.task) == names.end()) names.push_back(step.task);
     return names;
 }
 
-std::optional<double> predict(Collective collective, const TaskCosts& costs, std::uint64_t segsize,
+std::optional<double> predict(Decomposition form, const TaskCosts& costs, std::uint64_t segsize,
                               std::uint64_t msg_bytes, std::vector<std::string>* missing) {
     const std::uint64_t u = segment_count(msg_bytes, segsize);
-    const auto sequence = task_sequence(collective, u);
+    const auto sequence = task_sequence(form, u);
 
     std::size_t leaders = 1;
     std::vector<std::string> absent;
@@ -157,8 +189,9 @@ std::optional<Prediction> best_candidate(Collective collective, const std::vecto
             const auto found = smallest_cover.find(key);
             if (found != smallest_cover.end() && c.segsize != found->second) continue;
         }
-        if (pruned(c, nodes, msg_bytes, options.prune)) continue;
-        const std::optional<double> time = predict(collective, c.costs, c.segsize, msg_bytes);
+        if (!applies(collective, c.config) || pruned(c, nodes, msg_bytes, options.prune)) continue;
+        const std::optional<double> time =
+            predict(decomposition(collective, c.config), c.costs, c.segsize, msg_bytes);
         if (!time) continue;
         const bool better = !best || std::tie(*time, c.segsize, key) <
                                          std::tie(best->time, best->candidate->segsize, best_key);

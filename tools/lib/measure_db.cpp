@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <set>
 #include <sstream>
@@ -254,6 +255,29 @@ CREATE TABLE IF NOT EXISTS calibration (
 );
 )sql";
 
+// Version 5: tune's timing of its tree as loaded against no tree, per round.
+constexpr const char* kCreateTreeTimings = R"sql(
+CREATE TABLE IF NOT EXISTS tree_timings (
+    job_id      INTEGER NOT NULL REFERENCES jobs(id),
+    tree        TEXT    NOT NULL CHECK (tree <> ''),
+    round       INTEGER NOT NULL CHECK (round >= 1),
+    variant     TEXT    NOT NULL CHECK (variant IN ('tree', 'no-tree')),
+    collective  TEXT    NOT NULL CHECK (collective <> ''),
+    msg_bytes   INTEGER NOT NULL CHECK (msg_bytes >= 0),
+    n           INTEGER NOT NULL CHECK (n > 0),
+    median      REAL    NOT NULL,
+    ci_lo       REAL    NOT NULL,
+    ci_hi       REAL    NOT NULL,
+    min         REAL    NOT NULL,
+    max         REAL    NOT NULL,
+    mean        REAL    NOT NULL,
+    converged   INTEGER NOT NULL CHECK (converged IN (0, 1)),
+    measured_at TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+    PRIMARY KEY (job_id, tree, round, variant, collective, msg_bytes),
+    CHECK (min <= ci_lo AND ci_lo <= median AND median <= ci_hi AND ci_hi <= max)
+);
+)sql";
+
 struct FileState {
     std::int64_t application_id = 0;
     std::int64_t user_version = 0;
@@ -290,7 +314,8 @@ void initialise_if_blank(sqlite3* db, const std::string& path) {
     if (sqlite3_exec(db, kCreateSchema, nullptr, nullptr, nullptr) != SQLITE_OK ||
         sqlite3_exec(db, kCreateTasks, nullptr, nullptr, nullptr) != SQLITE_OK ||
         sqlite3_exec(db, kCreateStepTimes, nullptr, nullptr, nullptr) != SQLITE_OK ||
-        sqlite3_exec(db, kCreateCalibration, nullptr, nullptr, nullptr) != SQLITE_OK)
+        sqlite3_exec(db, kCreateCalibration, nullptr, nullptr, nullptr) != SQLITE_OK ||
+        sqlite3_exec(db, kCreateTreeTimings, nullptr, nullptr, nullptr) != SQLITE_OK)
         fail(db, path, "cannot create schema");
     exec(db, path, ("PRAGMA application_id=" + std::to_string(MeasureDb::kApplicationId)).c_str());
     exec(db, path, ("PRAGMA user_version=" + std::to_string(MeasureDb::kSchemaVersion)).c_str());
@@ -298,7 +323,8 @@ void initialise_if_blank(sqlite3* db, const std::string& path) {
 }
 
 // Version 1 -> 2: add the tasks table; 2 -> 3: the step_times table; 3 -> 4:
-// the calibration table; points and jobs are untouched.
+// the calibration table; 4 -> 5: the tree_timings table; points and jobs are
+// untouched.
 void upgrade_if_old(sqlite3* db, const std::string& path) {
     Transaction transaction(db, path);
     // Re-check under the write lock: another process may have upgraded it.
@@ -310,6 +336,8 @@ void upgrade_if_old(sqlite3* db, const std::string& path) {
         fail(db, path, "cannot add the step_times table (schema version " + std::to_string(version) + " -> 3)");
     if (version < 4 && sqlite3_exec(db, kCreateCalibration, nullptr, nullptr, nullptr) != SQLITE_OK)
         fail(db, path, "cannot add the calibration table (schema version " + std::to_string(version) + " -> 4)");
+    if (version < 5 && sqlite3_exec(db, kCreateTreeTimings, nullptr, nullptr, nullptr) != SQLITE_OK)
+        fail(db, path, "cannot add the tree_timings table (schema version " + std::to_string(version) + " -> 5)");
     exec(db, path, ("PRAGMA user_version=" + std::to_string(MeasureDb::kSchemaVersion)).c_str());
     transaction.commit();
 }
@@ -812,6 +840,85 @@ StoredCalibration MeasureDb::calibration(JobId job) const {
                                                static_cast<std::size_t>(select.int64(4))});
         result.cluster = select.text(5);
         result.measured_at = select.text(6);
+    }
+    return result;
+}
+
+std::string tree_digest(std::string_view content) {
+    std::uint64_t hash = 0xcbf29ce484222325ull;
+    for (unsigned char c : content) {
+        hash ^= c;
+        hash *= 0x100000001b3ull;
+    }
+    char text[17];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+    return text;
+}
+
+void MeasureDb::record_tree_timings(JobId job, const std::string& tree, const std::vector<TreeTiming>& timings) {
+    if (tree.empty()) throw std::invalid_argument("tree timings without a tree digest");
+    for (const TreeTiming& timing : timings) {
+        if (timing.round < 1) throw std::invalid_argument("tree timing round must be >= 1");
+        if (timing.variant != kTreeVariant && timing.variant != kNoTreeVariant)
+            throw std::invalid_argument("tree timing variant '" + timing.variant + "': must be tree or no-tree");
+        if (timing.collective.empty()) throw std::invalid_argument("tree timing without a collective name");
+        to_db_bytes(timing.msg_bytes);
+        check_summary(timing.summary);
+    }
+    // One transaction per job's timings: a killed tune keeps whole jobs only.
+    Transaction transaction(db_.get(), path_);
+    {
+        Statement job_exists(db_.get(), path_, "SELECT 1 FROM jobs WHERE id = ?1");
+        job_exists.bind(1, job);
+        if (!job_exists.step()) throw std::invalid_argument("unknown job id " + std::to_string(job));
+    }
+    for (const TreeTiming& timing : timings) {
+        Statement insert(db_.get(), path_,
+                         "INSERT OR REPLACE INTO tree_timings (job_id, tree, round, variant, collective, msg_bytes,"
+                         " n, median, ci_lo, ci_hi, min, max, mean, converged)"
+                         " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
+        const Summary& s = timing.summary;
+        insert.bind(1, job)
+            .bind(2, tree)
+            .bind(3, static_cast<std::int64_t>(timing.round))
+            .bind(4, timing.variant)
+            .bind(5, timing.collective)
+            .bind(6, to_db_bytes(timing.msg_bytes))
+            .bind(7, static_cast<std::int64_t>(s.n))
+            .bind(8, s.median)
+            .bind(9, s.ci_lo)
+            .bind(10, s.ci_hi)
+            .bind(11, s.min)
+            .bind(12, s.max)
+            .bind(13, s.mean)
+            .bind(14, static_cast<std::int64_t>(s.converged ? 1 : 0));
+        insert.step();
+    }
+    transaction.commit();
+}
+
+std::vector<TreeTiming> MeasureDb::tree_timings(JobId job, const std::string& tree) const {
+    Statement select(db_.get(), path_,
+                     "SELECT round, variant, collective, msg_bytes, n, median, ci_lo, ci_hi, min, max, mean,"
+                     " converged FROM tree_timings WHERE job_id = ?1 AND tree = ?2"
+                     " ORDER BY collective, msg_bytes, variant, round");
+    select.bind(1, job).bind(2, tree);
+    std::vector<TreeTiming> result;
+    while (select.step()) {
+        TreeTiming timing;
+        timing.round = static_cast<int>(select.int64(0));
+        timing.variant = select.text(1);
+        timing.collective = select.text(2);
+        timing.msg_bytes = static_cast<std::uint64_t>(select.int64(3));
+        timing.summary.n = static_cast<std::size_t>(select.int64(4));
+        timing.summary.median = select.real(5);
+        timing.summary.ci_lo = select.real(6);
+        timing.summary.ci_hi = select.real(7);
+        timing.summary.min = select.real(8);
+        timing.summary.max = select.real(9);
+        timing.summary.mean = select.real(10);
+        timing.summary.converged = select.int64(11) != 0;
+        result.push_back(std::move(timing));
     }
     return result;
 }

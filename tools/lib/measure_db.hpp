@@ -4,7 +4,7 @@
 // job writes each measured point as soon as it is known, so a run killed at
 // any moment and restarted resumes with pending() and loses no point.
 //
-// Schema, version 4 (PRAGMA user_version = 4, PRAGMA application_id =
+// Schema, version 5 (PRAGMA user_version = 5, PRAGMA application_id =
 // kApplicationId, journal_mode = WAL, synchronous = FULL):
 //
 //   jobs    id          INTEGER PRIMARY KEY
@@ -55,7 +55,17 @@
 //           measured_at TEXT    NOT NULL   -- UTC ISO 8601
 //           PRIMARY KEY (job_id, link); a rerun replaces the job's rows
 //
-// An older file gets the missing tables when opened (and becomes version 4).
+//   tree_timings job_id INTEGER NOT NULL REFERENCES jobs(id)      (version 5)
+//           tree        TEXT    NOT NULL   -- tree_digest() of the tree file timed
+//           round       INTEGER NOT NULL   -- >= 1
+//           variant     TEXT    NOT NULL   -- "tree" (the tree loaded) or "no-tree"
+//           collective  TEXT    NOT NULL
+//           msg_bytes   INTEGER NOT NULL   -- >= 0
+//           n, median, ci_lo, ci_hi, min, max, mean, converged, measured_at  as in points
+//           PRIMARY KEY (job_id, tree, round, variant, collective, msg_bytes);
+//           a rerun of a round's job replaces its rows
+//
+// An older file gets the missing tables when opened (and becomes version 5).
 //
 // Each point is one INSERT in its own transaction: after a crash or SIGKILL a
 // point is either entirely present or absent, never half-written.
@@ -170,9 +180,26 @@ struct StoredCalibration {
     std::string measured_at;  // UTC ISO 8601
 };
 
+// One (collective, size) of one job of tune's tree timing: the default
+// selection (`bench -a default`) in round `round`, with the tree loaded
+// (variant "tree") or without it ("no-tree").
+struct TreeTiming {
+    int round = 0;  // >= 1
+    std::string variant;
+    std::string collective;
+    std::uint64_t msg_bytes = 0;
+    Summary summary;
+};
+constexpr const char* kTreeVariant = "tree";
+constexpr const char* kNoTreeVariant = "no-tree";
+// The key of a tree's timings: FNV-1a (64 bits) of the tree file's bytes as
+// 16 hex digits, so that a rerun with the same tree resumes and another tree
+// is timed anew.
+std::string tree_digest(std::string_view content);
+
 class MeasureDb {
 public:
-    static constexpr int kSchemaVersion = 4;
+    static constexpr int kSchemaVersion = 5;
     static constexpr std::int32_t kApplicationId = 0x48547562;  // "HTub"
 
     // Opens the file, creating and initialising it if missing or empty.
@@ -236,6 +263,15 @@ public:
     // finite and > 0, a repetition count 0 or an unknown job.
     void record_calibration(JobId job, const std::vector<LinkCalibration>& links, const std::string& cluster);
     StoredCalibration calibration(JobId job) const;
+
+    // Stores the timings of a tree (`tree`: its tree_digest()) in one
+    // transaction, each replacing a stored row of the same key.  Throws
+    // std::invalid_argument for an empty tree, a round < 1, a variant other
+    // than "tree"/"no-tree", an empty collective, an inconsistent summary or
+    // an unknown job.
+    void record_tree_timings(JobId job, const std::string& tree, const std::vector<TreeTiming>& timings);
+    // The tree's timings ordered by collective, msg_bytes, variant, round.
+    std::vector<TreeTiming> tree_timings(JobId job, const std::string& tree) const;
 
     // PRAGMA integrity_check: "ok" or the problems found.
     std::string integrity_check() const;

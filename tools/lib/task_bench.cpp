@@ -14,7 +14,7 @@ namespace {
 const std::map<std::string, std::set<std::string>>& named_values() {
     static const std::map<std::string, std::set<std::string>> values{
         {"inter_algo", {"auto", "sched_binomial", "tsp_kary", "tsp_knomial", "tsp_ring", "seg_linear", "seg_chain",
-                        "seg_pipeline", "seg_binary", "seg_binomial"}},
+                        "seg_pipeline", "seg_binary", "seg_binomial", "tsp_allreduce_ring"}},
         {"intra_algo", {"auto", "binomial", "shm"}}};
     return values;
 }
@@ -76,10 +76,31 @@ std::vector<Params> parse_task_configs(const std::string& spec) {
     return configs;
 }
 
-std::vector<std::uint64_t> task_runs(han::Collective collective, std::uint64_t steady_segments) {
+std::vector<Params> configs_for(const std::string& collective, const std::vector<Params>& configs,
+                                std::vector<std::string>* notes) {
+    const han::Collective coll = han::parse_collective(collective);
+    std::vector<Params> result;
+    for (const Params& config : configs) {
+        if (han::applies(coll, config)) {
+            result.push_back(config);
+            continue;
+        }
+        if (!notes) continue;
+        std::string text;
+        for (const auto& [name, value] : config) text += (text.empty() ? "" : ",") + name + "=" + value;
+        notes->push_back(collective + ": " + text + " skipped (" + han::kOneStepInterAlgo + " is allreduce only)");
+    }
+    return result;
+}
+
+std::vector<std::uint64_t> task_runs(han::Decomposition form, std::uint64_t steady_segments) {
     if (steady_segments < 4) throw std::invalid_argument("the steady run needs at least 4 segments");
-    if (collective == han::Collective::bcast) return {steady_segments};
-    return {steady_segments, 2, 1};
+    switch (form) {
+        case han::Decomposition::bcast: return {steady_segments};
+        case han::Decomposition::allreduce: return {steady_segments, 2, 1};  // ibir only at u = 2
+        case han::Decomposition::allreduce_ia: return {steady_segments, 1};   // u = 2: the K run's tasks
+    }
+    throw std::invalid_argument("unknown decomposition");
 }
 
 std::uint64_t steady_run_segments(std::uint64_t steady_segments, std::uint64_t segsize, std::uint64_t max_message) {
@@ -94,19 +115,19 @@ std::size_t run_warmup(std::size_t warmup, std::size_t run_index) {
     return run_index == 0 ? warmup : std::min<std::size_t>(warmup, 1);
 }
 
-std::map<std::string, double> tasks_of_run(han::Collective collective, std::uint64_t segments,
+std::map<std::string, double> tasks_of_run(han::Decomposition form, std::uint64_t segments,
                                            const std::vector<double>& step_times) {
-    const std::uint64_t steps = han::step_count(collective, segments);
+    const std::uint64_t steps = han::step_count(form, segments);
     if (step_times.size() != steps)
         throw std::invalid_argument("expected " + std::to_string(steps) + " step times, got " +
                                     std::to_string(step_times.size()));
     std::map<std::string, double> tasks;
     std::map<std::string, std::vector<double>> steady;
+    const std::string steady_task = han::steady_task(form);
     for (std::uint64_t s = 0; s < steps; ++s) {
-        const std::string task = han::step_task(collective, s, segments);
+        const std::string task = han::step_task(form, s, segments);
         // the steady steps repeat; the others occur once per run
-        const bool is_steady = task == (collective == han::Collective::bcast ? "sbib" : "sbibirsr");
-        if (is_steady)
+        if (task == steady_task)
             steady[task].push_back(step_times[s]);
         else
             tasks[task] = step_times[s];
@@ -122,7 +143,7 @@ std::map<std::string, double> tasks_of_run(han::Collective collective, std::uint
 
 std::vector<TaskKey> task_keys(const std::string& collective, const Params& config, std::uint64_t segsize) {
     std::vector<TaskKey> keys;
-    for (const std::string& task : han::task_names(han::parse_collective(collective)))
+    for (const std::string& task : han::task_names(han::decomposition(han::parse_collective(collective), config)))
         keys.push_back(TaskKey{collective, task, config, segsize});
     return keys;
 }
@@ -136,19 +157,28 @@ std::vector<std::pair<std::string, std::string>> submodule_cvars(const std::stri
     const std::string intra = value_of("intra_algo", "auto");
     if (inter.rfind("seg_", 0) == 0)
         throw UsageError("inter_algo=" + inter + " exists only inside the plugin: no public-API stand-in to time");
+    if (!han::applies(han::parse_collective(collective), config))
+        throw UsageError("inter_algo=" + inter + " is allreduce only: " + collective + " has no such submodule");
 
     std::vector<std::string> colls{"BCAST"};
     if (collective == "allreduce") colls.push_back("REDUCE");
     std::vector<std::pair<std::string, std::string>> cvars;
+    const bool one_step = inter == han::kOneStepInterAlgo;
+    if (one_step) {  // ia for ib and ir: the tsp ring, which the plugin calls directly
+        cvars.emplace_back("MPIR_CVAR_IALLREDUCE_DEVICE_COLLECTIVE", "0");
+        cvars.emplace_back("MPIR_CVAR_IALLREDUCE_INTRA_ALGORITHM", "tsp_ring");
+    }
     for (const std::string& coll : colls) {
-        const std::string inb = "MPIR_CVAR_I" + coll + "_";
-        cvars.emplace_back(inb + "DEVICE_COLLECTIVE", "0");
-        if (inter == "auto" || inter == "sched_binomial") {
-            cvars.emplace_back(inb + "INTRA_ALGORITHM", inter);
-        } else {
-            cvars.emplace_back(inb + "INTRA_ALGORITHM", "tsp_tree");
-            cvars.emplace_back(inb + "TREE_KVAL", inter == "tsp_ring" ? "1" : value_of("inter_k", "2"));
-            cvars.emplace_back(inb + "TREE_PIPELINE_CHUNK_SIZE", value_of("inter_chunk", "0"));
+        if (!one_step) {
+            const std::string inb = "MPIR_CVAR_I" + coll + "_";
+            cvars.emplace_back(inb + "DEVICE_COLLECTIVE", "0");
+            if (inter == "auto" || inter == "sched_binomial") {
+                cvars.emplace_back(inb + "INTRA_ALGORITHM", inter);
+            } else {
+                cvars.emplace_back(inb + "INTRA_ALGORITHM", "tsp_tree");
+                cvars.emplace_back(inb + "TREE_KVAL", inter == "tsp_ring" ? "1" : value_of("inter_k", "2"));
+                cvars.emplace_back(inb + "TREE_PIPELINE_CHUNK_SIZE", value_of("inter_chunk", "0"));
+            }
         }
         const std::string b = "MPIR_CVAR_" + coll + "_";
         if (intra == "shm") {
@@ -166,7 +196,7 @@ std::vector<std::pair<std::string, std::string>> launch_cvars(const std::string&
     const auto found = config.find("inter_algo");
     const std::string inter = found == config.end() ? "auto" : found->second;
     std::vector<std::pair<std::string, std::string>> cvars;
-    if (inter.rfind("tsp_", 0) != 0) return cvars;
+    if (inter.rfind("tsp_", 0) != 0 || inter == han::kOneStepInterAlgo) return cvars;
     const std::string type = inter == "tsp_knomial" ? "knomial_1" : "kary";
     cvars.emplace_back("MPIR_CVAR_IBCAST_TREE_TYPE", type);
     if (collective == "allreduce") cvars.emplace_back("MPIR_CVAR_IREDUCE_TREE_TYPE", type);

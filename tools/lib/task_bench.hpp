@@ -5,11 +5,14 @@
 // counts u and time every step on every node leader.  Executing the real
 // prefix gives each task the start time it has in the collective (HAN's
 // "delayed start": sbib(1) starts when that leader's ib(0) ends), and the
-// steady-state cost sbib(s) / sbibirsr(s) is read once the pipeline is full:
+// steady-state cost sbib(s) / sbibirsr(s) / sbiasr(s) is read once the
+// pipeline is full:
 //
-//   bcast      u = K         -> ib, sbib(s), sb
-//   allreduce  u = K, 2, 1   -> sr, irsr, ibirsr, sbibirsr(s), sbibir, sbib, sb;
-//                               ibir (u = 2); ir, ib (u = 1)
+//   bcast         u = K         -> ib, sbib(s), sb
+//   allreduce     u = K, 2, 1   -> sr, irsr, ibirsr, sbibirsr(s), sbibir, sbib, sb;
+//                                  ibir (u = 2); ir, ib (u = 1)
+//   allreduce ia  u = K, 1      -> sr, iasr, sbiasr(s), sbia, sb; ia (u = 1)
+//                                  (u = 2 has no task of its own)
 //
 // with K = steady_segments (>= 4), or fewer where no message of interest has
 // K segments of this size (steady_run_segments).  The steady cost of one
@@ -36,8 +39,14 @@ namespace hiertune {
 // parameter given twice.
 std::vector<Params> parse_task_configs(const std::string& spec);
 
-// The segment counts to run for a collective.
-std::vector<std::uint64_t> task_runs(han::Collective collective, std::uint64_t steady_segments);
+// The configurations that have a pipeline for the collective (han::applies:
+// bcast skips inter_algo=tsp_allreduce_ring, allreduce's own); notes, if
+// given, receives a line per skipped one ("bcast: inter_algo=... skipped (...)").
+std::vector<Params> configs_for(const std::string& collective, const std::vector<Params>& configs,
+                                std::vector<std::string>* notes = nullptr);
+
+// The segment counts to run for a decomposition.
+std::vector<std::uint64_t> task_runs(han::Decomposition form, std::uint64_t steady_segments);
 
 // K of the steady run for one segment size: the segments of the largest
 // message the costs are for, at least 4 and at most steady_segments (longer
@@ -50,34 +59,41 @@ std::uint64_t steady_run_segments(std::uint64_t steady_segments, std::uint64_t s
 std::size_t run_warmup(std::size_t warmup, std::size_t run_index);
 
 // Task costs of one leader and one repetition of a u-segment run, from its
-// per-step times (step_count(collective, u) of them).  Throws
+// per-step times (step_count(form, u) of them).  Throws
 // std::invalid_argument for a wrong number of steps.
-std::map<std::string, double> tasks_of_run(han::Collective collective, std::uint64_t segments,
+std::map<std::string, double> tasks_of_run(han::Decomposition form, std::uint64_t segments,
                                            const std::vector<double>& step_times);
 
 // The database keys of one (collective, configuration, segment size) group:
-// one per task name of the collective.
+// one per task name of the configuration's decomposition.  Throws
+// std::invalid_argument for a configuration that does not apply.
 std::vector<TaskKey> task_keys(const std::string& collective, const Params& config, std::uint64_t segsize);
 
 // The public-API stand-ins for the plugin's submodules of a configuration:
-// control variables (full names) and values that make MPI_Ibcast/MPI_Ireduce on
-// the leaders' communicator and MPI_Bcast/MPI_Reduce on the node communicator
-// run what the hier algorithm runs internally:
+// control variables (full names) and values that make MPI_Ibcast/MPI_Ireduce
+// (MPI_Iallreduce for tsp_allreduce_ring) on the leaders' communicator and
+// MPI_Bcast/MPI_Reduce on the node communicator run what the hier algorithm
+// runs internally:
 //   inter_algo auto -> I<COLL>_INTRA_ALGORITHM=auto; sched_binomial -> sched_binomial;
 //   tsp_kary/tsp_knomial/tsp_ring -> tsp_tree with I<COLL>_TREE_KVAL inter_k
 //   (ring: 1), I<COLL>_TREE_PIPELINE_CHUNK_SIZE inter_chunk (the tree type:
 //   launch_cvars);
+//   tsp_allreduce_ring (allreduce) -> IALLREDUCE_INTRA_ALGORITHM=tsp_ring with
+//   IALLREDUCE_DEVICE_COLLECTIVE=0 (the ring the plugin starts; it ignores
+//   inter_k and inter_chunk), no I<COLL> variables;
 //   intra_algo binomial/auto -> <COLL>_INTRA_ALGORITHM binomial/auto with the
 //   device collective off; shm -> the device collective on (CH4's own choice).
 // I<COLL>_DEVICE_COLLECTIVE=0 so that the MPIR level reads the algorithm.
 // collective "bcast" uses ibcast/bcast; "allreduce" also ireduce/reduce.
-// Throws UsageError for the plugin-only seg_* inter algorithms.
+// Throws UsageError for the plugin-only seg_* inter algorithms and for a
+// configuration that does not apply to the collective (configs_for).
 std::vector<std::pair<std::string, std::string>> submodule_cvars(const std::string& collective, const Params& config);
 
 // Variables the configuration needs that MPICH 4.0.2 reads only at MPI_Init,
 // so they must be in the environment of the launch: I<COLL>_TREE_TYPE
 // (string; kary for tsp_kary and tsp_ring, knomial_1 for tsp_knomial; unset
-// means kary).  Empty for the other inter algorithms.
+// means kary).  Empty for the other inter algorithms (tsp_allreduce_ring: the
+// ring reads no tree type).
 std::vector<std::pair<std::string, std::string>> launch_cvars(const std::string& collective, const Params& config);
 
 }  // namespace hiertune

@@ -5,7 +5,10 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <string_view>
+
+#include <nlohmann/json.hpp>
 
 #include "cluster_env.hpp"
 #include "csel_tree.hpp"
@@ -150,13 +153,46 @@ void check_tune_options(const TuneOptions& options) {
             throw UsageError("collective '" + collective + "': the task model covers bcast and allreduce");
         if (!seen.insert(collective).second) throw UsageError("collective '" + collective + "' given twice");
     }
-    for (const Params& config : parse_task_configs(options.configs))
-        for (const std::string& collective : options.collectives) submodule_cvars(collective, config);
+    const std::vector<Params> configs = parse_task_configs(options.configs);
+    for (const std::string& collective : options.collectives) {
+        std::vector<std::string> skipped;
+        const std::vector<Params> applying = configs_for(collective, configs, &skipped);
+        if (applying.empty())
+            throw UsageError("no configuration of the search space applies to " + collective + " (" +
+                             skipped.back() + ")");
+        for (const Params& config : applying) submodule_cvars(collective, config);
+    }
     if (options.db_path.empty()) throw UsageError("--db: no database file");
     if (options.tree_path.empty()) throw UsageError("-o: no tree file");
     if (options.report_dir.empty()) throw UsageError("--report: no report directory");
     if (options.steady_segments < 4) throw UsageError("--steady must be at least 4");
     if (!(options.rate_tolerance_percent >= 0)) throw UsageError("--rate-tolerance must be >= 0");
+    if (options.tree_rounds < 2) throw UsageError("--tree-rounds must be at least 2 (one round has no noise)");
+    if (!(options.tree_tolerance >= 0 && options.tree_tolerance < 1))
+        throw UsageError("--tree-tolerance must be >= 0 and < 100 (percent)");
+}
+
+void check_tree_timing_options(const TuneOptions& options) {
+    if (options.ranks < 2) throw UsageError("-n: at least 2 ranks");
+    if (!options.launcher.empty() && (options.nodes || !options.mpiexec.empty() || !options.mpiexec_args.empty()))
+        throw UsageError("--launcher replaces mpiexec, its arguments and -n in every job: --nodes, --mpiexec and "
+                         "--mpiexec-arg do not go with it (put them into the launcher's words)");
+    if (options.nodes && (*options.nodes < 2 || *options.nodes > options.ranks))
+        throw UsageError("--nodes " + std::to_string(*options.nodes) + ": need 2 .. " +
+                         std::to_string(options.ranks) + " (the ranks) emulated nodes");
+    if (options.sizes.empty()) throw UsageError("no message sizes (-m, --sizes)");
+    if (std::count(options.sizes.begin(), options.sizes.end(), 0u)) throw UsageError("message size 0: need sizes > 0");
+    if (options.collectives.empty()) throw UsageError("no collectives (-C)");
+    std::set<std::string> seen;
+    for (const std::string& collective : options.collectives) {
+        if (collective != "bcast" && collective != "reduce" && collective != "allreduce")
+            throw UsageError("collective '" + collective + "': bcast, reduce or allreduce");
+        if (!seen.insert(collective).second) throw UsageError("collective '" + collective + "' given twice");
+    }
+    if (options.tree_path.empty()) throw UsageError("--tree: no tree file");
+    if (options.tree_rounds < 2) throw UsageError("--rounds must be at least 2 (one round has no noise)");
+    if (!(options.tree_tolerance >= 0 && options.tree_tolerance < 1))
+        throw UsageError("--tolerance must be >= 0 and < 100 (percent)");
 }
 
 std::optional<std::string> tune_cliques_refusal(const TuneOptions& options, const char* num_cliques) {
@@ -287,8 +323,9 @@ std::vector<Launch> bench_launches(const TuneOptions& options, const std::string
     for (const std::string& collective : options.collectives) {
         for (const auto& [launch_env, configs] : launch_groups(options)) {
             std::vector<std::string> algorithms;
-            for (const Params& config : configs)
+            for (const Params& config : configs_for(collective, configs))
                 algorithms.push_back(bench_algorithm_spec(collective, config, options.segsizes));
+            if (algorithms.empty()) continue;
             launches.push_back(bench_launch(options, hiertune, "bench", collective, algorithms, launch_env));
         }
     }
@@ -363,6 +400,126 @@ Launch verify_launch(const TuneOptions& options, const std::string& hiertune, co
     return launch;
 }
 
+Launch tree_timing_launch(const TuneOptions& options, const std::string& hiertune, const std::string& tree,
+                          bool with_tree) {
+    if (tree.empty() || tree.front() != '/')
+        throw UsageError("the tree timing needs an absolute tree path, not '" + tree + "'");
+    Launch launch{with_tree ? kTreeVariant : kNoTreeVariant, mpiexec_prefix(options), base_env(options)};
+    // "": MPICH's built-in tree even where the caller's environment names one
+    launch.env.emplace_back("MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE", with_tree ? tree : "");
+    launch.argv.insert(launch.argv.end(),
+                       {hiertune, "bench", "-C", join(options.collectives, ','), "-a", "default", "--sizes",
+                        join_sizes(options.sizes, ','), "-x", std::to_string(options.bench_warmup), "--min-reps",
+                        std::to_string(std::min(options.bench_min_reps, options.bench_max_reps)), "-i",
+                        std::to_string(options.bench_max_reps), "--precision",
+                        format_number(options.bench_precision_percent), "--max-time",
+                        format_number(options.bench_max_time), "--no-progress", "--json"});
+    if (options.allow_cliques) launch.argv.push_back(kAllowCliquesFlag);
+    return launch;
+}
+
+TreeTimingOutput parse_tree_timing_output(std::istream& lines, const TuneOptions& options, int round,
+                                          const std::string& variant) {
+    TreeTimingOutput output;
+    bool have_layout = false;
+    std::set<std::pair<std::string, std::uint64_t>> seen;
+    std::size_t number = 0;
+    for (std::string line; std::getline(lines, line);) {
+        ++number;
+        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+        const auto bad = [&](const std::string& why) {
+            return std::runtime_error("line " + std::to_string(number) + " of the " + variant +
+                                      " job's output: " + why);
+        };
+        try {
+            const nlohmann::json point = nlohmann::json::parse(line);
+            if (point.at("algorithm").get<std::string>() != "default" || !point.at("params").empty())
+                throw bad("not a point of the default selection");
+            JobDescription layout;
+            layout.ranks = point.at("ranks").get<int>();
+            layout.nodes = point.at("nodes").get<int>();
+            layout.ppn = point.at("ppn").get<int>();
+            layout.placement = point.at("placement").get<std::string>();
+            if (have_layout && !same_layout(layout, output.layout)) throw bad("points of two job layouts");
+            output.layout = layout;
+            have_layout = true;
+            TreeTiming timing;
+            timing.round = round;
+            timing.variant = variant;
+            timing.collective = point.at("collective").get<std::string>();
+            timing.msg_bytes = point.at("size").get<std::uint64_t>();
+            const std::string at = timing.collective + " " + std::to_string(timing.msg_bytes) + " B";
+            if (std::find(options.collectives.begin(), options.collectives.end(), timing.collective) ==
+                    options.collectives.end() ||
+                std::find(options.sizes.begin(), options.sizes.end(), timing.msg_bytes) == options.sizes.end())
+                throw bad(at + " was not asked for");
+            if (!seen.insert({timing.collective, timing.msg_bytes}).second) throw bad(at + " twice");
+            Summary& s = timing.summary;
+            s.median = point.at("median_us").get<double>() * 1e-6;
+            s.ci_lo = point.at("ci_lo_us").get<double>() * 1e-6;
+            s.ci_hi = point.at("ci_hi_us").get<double>() * 1e-6;
+            s.min = point.at("min_us").get<double>() * 1e-6;
+            s.max = point.at("max_us").get<double>() * 1e-6;
+            s.mean = point.at("mean_us").get<double>() * 1e-6;
+            s.n = point.at("n").get<std::size_t>();
+            s.converged = point.at("converged").get<bool>();
+            output.timings.push_back(std::move(timing));
+        } catch (const nlohmann::json::exception& e) {
+            throw bad(std::string("not a bench JSON point (") + e.what() + ")");
+        }
+    }
+    for (const std::string& collective : options.collectives)
+        for (std::uint64_t bytes : options.sizes)
+            if (!seen.count({collective, bytes}))
+                throw std::runtime_error("the " + variant + " job's output has no point for " + collective + " " +
+                                         std::to_string(bytes) + " B");
+    return output;
+}
+
+bool same_layout(const JobDescription& a, const JobDescription& b) {
+    return a.ranks == b.ranks && a.nodes == b.nodes && a.ppn == b.ppn && a.placement == b.placement;
+}
+
+namespace {
+
+// The round's time of (collective, size, round, variant), if stored.
+std::optional<double> tree_time(const std::vector<TreeTiming>& timings, const std::string& collective,
+                                std::uint64_t bytes, int round, const std::string& variant) {
+    for (const TreeTiming& timing : timings)
+        if (timing.collective == collective && timing.msg_bytes == bytes && timing.round == round &&
+            timing.variant == variant)
+            return timing.summary.median;
+    return std::nullopt;
+}
+
+}  // namespace
+
+bool tree_round_stored(const TuneOptions& options, const std::vector<TreeTiming>& timings, int round,
+                       const std::string& variant) {
+    for (const std::string& collective : options.collectives)
+        for (std::uint64_t bytes : options.sizes)
+            if (!tree_time(timings, collective, bytes, round, variant)) return false;
+    return true;
+}
+
+std::vector<TreeTimingCase> tree_timing_cases(const TuneOptions& options, const std::vector<TreeTiming>& timings) {
+    std::vector<TreeTimingCase> cases;
+    for (const std::string& collective : options.collectives)
+        for (std::uint64_t bytes : options.sizes) {
+            TreeTimingCase c{collective, bytes, {}, {}};
+            for (int round = 1; round <= options.tree_rounds; ++round)
+                for (const char* variant : {kTreeVariant, kNoTreeVariant}) {
+                    const std::optional<double> time = tree_time(timings, collective, bytes, round, variant);
+                    if (!time)
+                        throw std::runtime_error("no " + std::string(variant) + " timing of " + collective + " " +
+                                                 std::to_string(bytes) + " B in round " + std::to_string(round));
+                    (variant == std::string(kTreeVariant) ? c.tree : c.no_tree).push_back(*time);
+                }
+            cases.push_back(std::move(c));
+        }
+    return cases;
+}
+
 bool in_search_space(const TuneOptions& options, const han::Candidate& candidate) {
     if (std::find(options.segsizes.begin(), options.segsizes.end(), candidate.segsize) == options.segsizes.end())
         return false;
@@ -391,14 +548,14 @@ std::string config_label(const Params& params) {
 
 TuneCases tune_cases(const TuneOptions& options, const std::vector<StoredTask>& tasks,
                      const std::vector<StoredPoint>& points, int nodes) {
-    // The search space: configurations x segment sizes, as labels.
-    std::vector<std::pair<Params, std::uint64_t>> space;
-    for (const Params& config : parse_task_configs(options.configs))
-        for (std::uint64_t segsize : options.segsizes) space.emplace_back(config, segsize);
-
+    const std::vector<Params> configs = parse_task_configs(options.configs);
     TuneCases result;
     for (const std::string& collective : options.collectives) {
         const han::Collective coll = han::parse_collective(collective);
+        // The search space of the collective: configurations x segment sizes.
+        std::vector<std::pair<Params, std::uint64_t>> space;
+        for (const Params& config : configs_for(collective, configs, &result.skipped))
+            for (std::uint64_t segsize : options.segsizes) space.emplace_back(config, segsize);
         // the job's candidates, restricted to the search space
         std::vector<han::Candidate> candidates;
         for (han::Candidate& candidate : candidates_from_tasks(tasks, collective)) {
@@ -441,7 +598,8 @@ TuneCases tune_cases(const TuneOptions& options, const std::vector<StoredTask>& 
                     return cand.config == config && cand.segsize == segsize;
                 });
                 if (candidate != candidates.end())
-                    entry.predicted = han::predict(coll, candidate->costs, segsize, bytes);
+                    entry.predicted =
+                        han::predict(han::decomposition(coll, config), candidate->costs, segsize, bytes);
                 const auto time = measured.find({bytes, entry.config});
                 if (time != measured.end()) entry.measured = time->second;
                 c.configs.push_back(std::move(entry));

@@ -10,16 +10,21 @@
 //   (d) verify    `hiertune verify` under the tree: the tuned collectives run,
 //                 the plugin's pvars show that the chosen algorithm ran (hier,
 //                 with the tree's segment size) and the data arrives
-//   (e) bench     the exhaustive sweep of the same space into the database
-//   (f) report    lib/validation
+//   (e) tree timing  the tree as loaded: R rounds of two alternating jobs,
+//                 `bench -a default` with the tree in the environment and
+//                 without it (the tree is read at MPI_Init only)
+//   (f) bench     the exhaustive sweep of the same space into the database
+//   (g) report    lib/validation
 //
-// Every step is resumable through the database (calibrate, tasks and bench
-// measure only what is missing; the others are cheap and recomputed).  This file holds the
+// Every step is resumable through the database (calibrate, tasks, the tree
+// timing and bench measure only what is missing; the others are cheap and
+// recomputed).  This file holds the
 // MPI-free parts: the options, the command lines of the jobs, the verify cases
 // and the validation cases from the database.
 #pragma once
 
 #include <cstdint>
+#include <istream>
 #include <optional>
 #include <string>
 #include <utility>
@@ -61,14 +66,26 @@ struct TuneOptions {
     double rate_tolerance_percent = 10;  // step 0: calibrate --tolerance
     bool stock = true;  // measure the stock selection in step (a)
     han::ModelOptions model;
+    // step (e), the tree as loaded (also `hiertune tree-timing`)
+    int tree_rounds = 3;           // rounds of the two jobs (>= 2)
+    double tree_tolerance = 0.05;  // a slower tree fails below ratio 1 - tolerance
+    bool allow_tree_slower = false;
 };
 
 // Throws UsageError for: ranks < 2, nodes < 2 or > ranks, no or zero sizes,
 // no or zero segment sizes, a collective other than bcast/allreduce (the task
 // model covers those) or given twice, an invalid configuration spec (as tasks
-// --config, seg_* refused: no stand-in), empty paths, a launcher together
-// with nodes, mpiexec or mpiexec arguments.
+// --config, seg_* refused: no stand-in), a collective no configuration
+// applies to (bcast with only tsp_allreduce_ring), empty paths, a launcher
+// together with nodes, mpiexec or mpiexec arguments.
 void check_tune_options(const TuneOptions& options);
+
+// What `hiertune tree-timing` needs of the options (tune checks it too):
+// throws UsageError for ranks < 2, nodes < 2 or > ranks, no or zero sizes,
+// no collectives, one not bcast/reduce/allreduce or given twice, no tree
+// path, rounds < 2, a tolerance not in [0, 1), a launcher together with
+// nodes, mpiexec or mpiexec arguments.
+void check_tree_timing_options(const TuneOptions& options);
 
 // The error of tune asked to time emulated cliques (--nodes, or
 // MPIR_CVAR_NUM_CLIQUES > 1 in tune's environment `num_cliques`) without
@@ -117,7 +134,8 @@ std::vector<Launch> tasks_launches(const TuneOptions& options, const std::string
 std::string bench_algorithm_spec(const std::string& collective, const Params& config,
                                  const std::vector<std::uint64_t>& segsizes);
 
-// Step (e): one `hiertune bench --db` job per collective and launch group.
+// Step (e): one `hiertune bench --db` job per collective and launch group
+// (of the configurations that apply to the collective).
 std::vector<Launch> bench_launches(const TuneOptions& options, const std::string& hiertune);
 
 // Step (a), second half: the stock selection (`bench -a default`) of every
@@ -148,6 +166,41 @@ VerifyCase parse_verify_case(const std::string& text);
 Launch verify_launch(const TuneOptions& options, const std::string& hiertune, const std::string& tree,
                      const std::vector<VerifyCase>& cases);
 
+// Step (e): one job of the tree timing, `hiertune bench -a default --json`
+// over the collectives and sizes with the bench effort of the options, the
+// launch environment setting MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE to the
+// tree (absolute) or, without it, to "" (MPICH's built-in tree, whatever the
+// caller's environment holds).  Step name "tree" or "no-tree".
+Launch tree_timing_launch(const TuneOptions& options, const std::string& hiertune, const std::string& tree,
+                          bool with_tree);
+
+// The output of a tree timing job: its points as timings of `round` and
+// `variant`, and the layout the job ran in (ranks, nodes, ppn, placement).
+struct TreeTimingOutput {
+    std::vector<TreeTiming> timings;
+    JobDescription layout;
+};
+// Reads the JSON lines of a tree_timing_launch job.  Throws std::runtime_error
+// for a line that is not a bench point of the default selection, points of
+// several layouts, a (collective, size) of the options missing or twice, or
+// one not asked for.
+TreeTimingOutput parse_tree_timing_output(std::istream& lines, const TuneOptions& options, int round,
+                                          const std::string& variant);
+
+// Whether two jobs ran in the same layout: ranks, nodes, ppn, placement.
+bool same_layout(const JobDescription& a, const JobDescription& b);
+
+// Whether `timings` hold every (collective, size) of the options for this
+// round and variant (a resumed step skips that job).
+bool tree_round_stored(const TuneOptions& options, const std::vector<TreeTiming>& timings, int round,
+                       const std::string& variant);
+
+// Rounds 1 .. options.tree_rounds of both variants per collective and size,
+// in the options' order, for evaluate_tree_timings.  Throws
+// std::runtime_error naming the first (collective, size, round, variant)
+// missing.
+std::vector<TreeTimingCase> tree_timing_cases(const TuneOptions& options, const std::vector<TreeTiming>& timings);
+
 // Whether a task-benchmarked candidate is in the search space (one of the
 // configurations at one of the segment sizes).
 bool in_search_space(const TuneOptions& options, const han::Candidate& candidate);
@@ -168,11 +221,14 @@ constexpr const char* kStockLabel = "stock";
 // database with these parameters; "stock" added where the stock point of
 // that size is measured).  The candidates come from the job's tasks table.
 // A size where the model predicts nothing and no stock point exists is left
-// out and named in `unpredicted`.
+// out and named in `unpredicted`.  Configurations without a pipeline for a
+// collective (bcast: inter_algo=tsp_allreduce_ring) are left out of its
+// search space and named in `skipped` (task_bench configs_for).
 struct TuneCases {
     std::vector<SizeCase> cases;
     std::vector<VerifyCase> verify;
     std::vector<std::string> unpredicted;
+    std::vector<std::string> skipped;
 };
 TuneCases tune_cases(const TuneOptions& options, const std::vector<StoredTask>& tasks,
                      const std::vector<StoredPoint>& points, int nodes);

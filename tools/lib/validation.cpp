@@ -1,10 +1,13 @@
 #include "validation.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <set>
 #include <sstream>
 #include <utility>
+
+#include "stats.hpp"
 
 namespace hiertune {
 
@@ -206,6 +209,122 @@ std::string gnuplot_script(const ValidationReport& report, const std::string& pr
     }
     gp << "\nunset multiplot\n";
     return gp.str();
+}
+
+// ---------------------------------------------------------------- tree timing
+
+std::string to_string(TreeVerdict verdict) {
+    switch (verdict) {
+        case TreeVerdict::faster:
+            return "faster";
+        case TreeVerdict::slower:
+            return "slower";
+        case TreeVerdict::within_noise:
+            break;
+    }
+    return "within_noise";
+}
+
+std::vector<const TreeTimingRow*> TreeTimingReport::slower() const {
+    std::vector<const TreeTimingRow*> result;
+    for (const TreeTimingRow& row : rows)
+        if (row.verdict == TreeVerdict::slower) result.push_back(&row);
+    return result;
+}
+
+TreeTimingReport evaluate_tree_timings(const std::vector<TreeTimingCase>& cases, double tolerance,
+                                       bool allow_slower) {
+    if (cases.empty()) throw ValidationError("no tree timings: no message sizes");
+    if (!(tolerance >= 0 && tolerance < 1)) throw ValidationError("the tree timing tolerance must be in [0, 1)");
+    TreeTimingReport report;
+    report.tolerance = tolerance;
+    report.allow_slower = allow_slower;
+    std::set<std::pair<std::string, std::uint64_t>> seen;
+    for (const TreeTimingCase& c : cases) {
+        const std::string at = c.collective + " " + std::to_string(c.msg_bytes) + " B";
+        if (!seen.insert({c.collective, c.msg_bytes}).second)
+            throw ValidationError("tree timing of " + at + " given twice");
+        if (c.tree.size() != c.no_tree.size())
+            throw ValidationError("tree timing of " + at + ": " + std::to_string(c.tree.size()) +
+                                  " rounds with the tree, " + std::to_string(c.no_tree.size()) + " without");
+        if (c.tree.size() < 2)
+            throw ValidationError("tree timing of " + at + ": " + std::to_string(c.tree.size()) +
+                                  " round(s); at least 2 give a noise");
+        for (const auto* times : {&c.tree, &c.no_tree})
+            for (double t : *times)
+                if (!(std::isfinite(t) && t > 0))
+                    throw ValidationError("tree timing of " + at + ": a time that is not a positive number");
+        TreeTimingRow row;
+        row.collective = c.collective;
+        row.msg_bytes = c.msg_bytes;
+        row.rounds = c.tree.size();
+        row.tree = median(c.tree);
+        row.no_tree = median(c.no_tree);
+        row.ratio = row.no_tree / row.tree;
+        const auto spread = [](const std::vector<double>& times, double middle) {
+            const auto [low, high] = std::minmax_element(times.begin(), times.end());
+            return (*high - *low) / middle;
+        };
+        row.noise = std::max(spread(c.tree, row.tree), spread(c.no_tree, row.no_tree));
+        // beyond the noise: the two jobs' rounds do not overlap at all
+        const double tree_min = *std::min_element(c.tree.begin(), c.tree.end());
+        const double tree_max = *std::max_element(c.tree.begin(), c.tree.end());
+        const double no_tree_min = *std::min_element(c.no_tree.begin(), c.no_tree.end());
+        const double no_tree_max = *std::max_element(c.no_tree.begin(), c.no_tree.end());
+        if (tree_min > no_tree_max && row.ratio < 1 - tolerance)
+            row.verdict = TreeVerdict::slower;
+        else if (tree_max < no_tree_min && row.ratio > 1 + tolerance)
+            row.verdict = TreeVerdict::faster;
+        report.rows.push_back(std::move(row));
+    }
+    return report;
+}
+
+void write_tree_timing_text(const TreeTimingReport& report, std::ostream& out) {
+    std::ostringstream tolerance;
+    tolerance << std::fixed << std::setprecision(3) << report.tolerance;
+    out << "# hiertune: the tree as loaded vs no tree (times in us)\n"
+        << "# per size: alternating jobs with MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=<tree> and without it;\n"
+        << "#   a round's time = the job's median over repetitions of the max-over-ranks time (bench -a default)\n"
+        << "# tree, no-tree: median over the rounds; ratio = no-tree / tree (> 1: the tree is faster);\n"
+        << "#   noise = the larger (max - min) / median of the two jobs' rounds\n"
+        << "# FAIL (slower): every round with the tree slower than every round without it AND ratio < 1 - "
+        << tolerance.str() << ";\n"
+        << "#   faster: every round with the tree faster AND ratio > 1 + " << tolerance.str()
+        << "; else within noise\n";
+    out << std::left << std::setw(10) << "collective" << std::right << std::setw(10) << "size" << std::setw(8)
+        << "rounds" << std::setw(12) << "tree" << std::setw(12) << "no-tree" << std::setw(9) << "ratio"
+        << std::setw(9) << "noise" << "  verdict\n";
+    for (const TreeTimingRow& row : report.rows) {
+        std::ostringstream noise;
+        noise << std::fixed << std::setprecision(1) << row.noise * 100 << "%";
+        out << std::left << std::setw(10) << row.collective << std::right << std::setw(10) << row.msg_bytes
+            << std::setw(8) << row.rounds << std::setw(12) << microseconds(row.tree) << std::setw(12)
+            << microseconds(row.no_tree) << std::setw(9) << ratio(row.ratio) << std::setw(9) << noise.str() << "  "
+            << (row.verdict == TreeVerdict::slower ? "FAIL (slower)"
+                : row.verdict == TreeVerdict::faster ? "faster"
+                                                     : "within noise")
+            << '\n';
+    }
+    const std::vector<const TreeTimingRow*> slower = report.slower();
+    out << "tree vs no tree: " << slower.size() << " of " << report.rows.size()
+        << " sizes slower beyond the noise: ";
+    if (slower.empty()) {
+        out << "ok\n";
+        return;
+    }
+    out << (report.allow_slower ? "accepted (--allow-tree-slower)" : "FAILED") << " (";
+    for (std::size_t i = 0; i < slower.size(); ++i)
+        out << (i ? ", " : "") << slower[i]->collective << " " << slower[i]->msg_bytes << " B";
+    out << ")\n";
+}
+
+void write_tree_timing_csv(const TreeTimingReport& report, std::ostream& out) {
+    out << "collective,msg_bytes,rounds,tree_us,no_tree_us,ratio,noise,verdict\n";
+    for (const TreeTimingRow& row : report.rows)
+        out << row.collective << ',' << row.msg_bytes << ',' << row.rounds << ',' << microseconds(row.tree) << ','
+            << microseconds(row.no_tree) << ',' << std::setprecision(6) << row.ratio << ',' << row.noise << ','
+            << to_string(row.verdict) << '\n';
 }
 
 }  // namespace hiertune

@@ -10,6 +10,11 @@
 //
 // Targets (issue 6, after HAN section IV): average slowdown <= 1.05 and task
 // benchmarking time <= 25 % of the exhaustive sweep's.
+//
+// And the tree as loaded (issue 13): per (collective, size) R rounds of two
+// alternating jobs timing MPICH's selection, one with the tree loaded and one
+// without it; the ratio no-tree / tree, the noise of the rounds and whether
+// the tree is slower than no tree beyond the noise (a failure of the report).
 #pragma once
 
 #include <cstdint>
@@ -103,5 +108,60 @@ void write_predictions_csv(const ValidationReport& report, std::ostream& out);
 // the best against the message size.
 std::string gnuplot_script(const ValidationReport& report, const std::string& predictions_csv,
                            const std::string& png_path);
+
+// ---- the tree as loaded vs no tree
+
+// Per round (in round order), the time of the job with the tree and of the one
+// without: each the job's median over repetitions of the max-over-ranks time.
+struct TreeTimingCase {
+    std::string collective;
+    std::uint64_t msg_bytes = 0;
+    std::vector<double> tree;
+    std::vector<double> no_tree;
+};
+
+// faster: every round with the tree faster than every round without it and
+// ratio > 1 + tolerance; slower: the mirror (ratio < 1 - tolerance), a
+// failure; else within the noise.
+enum class TreeVerdict { faster, within_noise, slower };
+
+struct TreeTimingRow {
+    std::string collective;
+    std::uint64_t msg_bytes = 0;
+    double tree = 0;     // median over rounds, seconds
+    double no_tree = 0;  // median over rounds, seconds
+    double ratio = 1;    // no_tree / tree: > 1 where the tree is faster
+    double noise = 0;    // the larger (max - min) / median of the two jobs' rounds
+    std::size_t rounds = 0;
+    TreeVerdict verdict = TreeVerdict::within_noise;
+};
+
+struct TreeTimingReport {
+    std::vector<TreeTimingRow> rows;  // as the cases were given
+    double tolerance = 0.05;
+    bool allow_slower = false;  // --allow-tree-slower: failures reported, accepted
+
+    // Rows with the verdict slower, in order.
+    std::vector<const TreeTimingRow*> slower() const;
+    bool failed() const { return !slower().empty() && !allow_slower; }
+};
+
+// Evaluates the cases.  Throws ValidationError for no cases, a (collective,
+// size) given twice, fewer than 2 rounds or unequal round counts of the two
+// jobs (one round has no noise), a time not finite and > 0, or a tolerance
+// not in [0, 1).
+TreeTimingReport evaluate_tree_timings(const std::vector<TreeTimingCase>& cases, double tolerance = 0.05,
+                                       bool allow_slower = false);
+
+// The definition of the table (header lines), a row per size, and the verdict
+// line: "tree vs no tree: N of M sizes slower beyond the noise: ok|FAILED|accepted ...".
+void write_tree_timing_text(const TreeTimingReport& report, std::ostream& out);
+
+// CSV: collective,msg_bytes,rounds,tree_us,no_tree_us,ratio,noise,verdict
+// (verdict faster, within_noise, slower).
+void write_tree_timing_csv(const TreeTimingReport& report, std::ostream& out);
+
+// "faster", "within_noise", "slower".
+std::string to_string(TreeVerdict verdict);
 
 }  // namespace hiertune

@@ -6,9 +6,11 @@
 //   hiertune calibrate [options]        (under mpiexec) latency and bandwidth per link
 //   hiertune generate                   write a Csel JSON tree from a database
 //   hiertune tune [options]             (without mpiexec) calibrate, tasks, model, tree,
-//                                       verify, exhaustive sweep, report
+//                                       verify, tree timing, exhaustive sweep, report
 //   hiertune verify --case ...          (under mpiexec; run by tune) check the
 //                                       tree's choices through the plugin's pvars
+//   hiertune tree-timing --tree FILE    (without mpiexec) a tree as loaded vs no
+//                                       tree, alternating jobs
 //
 // This file only maps the command line onto the library (tools/lib) and the
 // MPI runners (bench.cpp, tasks.cpp, calibrate.cpp, verify.cpp) and tune's
@@ -461,6 +463,9 @@ struct TuneArgs {
     double precision_percent = 2.5;
     double max_time = 5;
     double rate_tolerance_percent = 10;
+    int tree_rounds = 3;
+    double tree_tolerance_percent = 5;
+    bool allow_tree_slower = false;
     bool prune = false;
     bool no_collapse = false;
     bool no_stock = false;
@@ -498,6 +503,9 @@ struct TuneArgs {
         options.bench_precision_percent = precision_percent;
         options.bench_max_time = max_time;
         options.rate_tolerance_percent = rate_tolerance_percent;
+        options.tree_rounds = tree_rounds;
+        options.tree_tolerance = tree_tolerance_percent / 100;
+        options.allow_tree_slower = allow_tree_slower;
         options.stock = !no_stock;
         options.allow_cliques = allow_cliques;
         options.model.prune.enabled = prune;
@@ -510,7 +518,7 @@ CLI::App* add_tune_command(CLI::App& app, TuneArgs& args) {
     CLI::App* tune = app.add_subcommand(
         "tune",
         "Tune at install (run it WITHOUT mpiexec): link calibration, task benchmarks, HAN model, tree, its check "
-        "in MPICH, exhaustive sweep and the validation report");
+        "in MPICH, its timing as loaded against no tree, exhaustive sweep and the validation report");
     tune->add_option("-n,--ranks", args.ranks, "Ranks of the MPI jobs")->required()->check(CLI::Range(2, 1 << 20));
     tune->add_option("--nodes", args.nodes, "Emulated nodes (sets MPIR_CVAR_NUM_CLIQUES for the jobs)");
     tune->add_option("-C,--collective", args.collectives, "bcast, allreduce (comma-separated)")
@@ -572,6 +580,16 @@ CLI::App* add_tune_command(CLI::App& app, TuneArgs& args) {
                          " (where the launch sets it) before step 0 fails")
         ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
+    tune->add_option("--tree-rounds", args.tree_rounds,
+                     "Step 5: rounds of the two alternating jobs timing the tree as loaded and no tree (>= 2)")
+        ->capture_default_str();
+    tune->add_option("--tree-tolerance", args.tree_tolerance_percent,
+                     "Step 5: percent the tree may be slower (median ratio no-tree / tree below 1 - this) before "
+                     "a size whose every tree round is slower than every no-tree round fails")
+        ->capture_default_str();
+    tune->add_flag("--allow-tree-slower", args.allow_tree_slower,
+                   "Report sizes where the tree is slower than no tree beyond the noise, but exit 0 (e.g. on "
+                   "emulated cliques, where timings measure the scheduler)");
     tune->add_flag("--no-stock", args.no_stock,
                    "Do not measure the stock selection (the tree then takes hier wherever the model predicts it)");
     tune->add_flag("--prune", args.prune, "Model: HAN III-C pruning heuristics");
@@ -581,6 +599,82 @@ CLI::App* add_tune_command(CLI::App& app, TuneArgs& args) {
                        " > 1) anyway and pass the flag to the jobs: timings measure the scheduler, for "
                        "correctness runs only");
     return tune;
+}
+
+// `hiertune tree-timing`: tune's step 5 for any tree.
+struct TreeTimingArgs {
+    std::string tree_path;
+    int ranks = 0;
+    int nodes = 0;
+    std::vector<std::string> collectives{"bcast", "allreduce"};
+    std::string size_range;
+    std::vector<std::string> sizes;
+    std::string mpiexec;
+    std::vector<std::string> mpiexec_args;
+    std::string launcher;
+    int rounds = 3;
+    double tolerance_percent = 5;
+    bool allow_slower = false;
+    StoppingArgs stopping{10};
+    bool allow_cliques = false;
+
+    TuneOptions options(bool nodes_given, bool launcher_given, bool min_reps_given) const {  // throws UsageError
+        TuneOptions options;
+        options.tree_path = tree_path;
+        options.ranks = ranks;
+        if (nodes_given) options.nodes = nodes;
+        options.collectives = collectives;
+        options.sizes = message_sizes(size_range.empty() && sizes.empty() ? "1K:1M" : size_range, sizes);
+        if (launcher_given) options.launcher = launcher_words(launcher);
+        options.mpiexec = mpiexec.empty() && !launcher_given ? std::string(HIERTUNE_MPICH_PREFIX) + "/bin/mpiexec"
+                                                             : mpiexec;
+        options.mpiexec_args = mpiexec_args;
+        const StoppingRule rule = stopping.rule(min_reps_given);
+        options.bench_warmup = rule.warmup_reps;
+        options.bench_min_reps = rule.min_reps;
+        options.bench_max_reps = rule.max_reps;
+        options.bench_precision_percent = stopping.precision_percent;
+        options.bench_max_time = stopping.max_time;
+        options.tree_rounds = rounds;
+        options.tree_tolerance = tolerance_percent / 100;
+        options.allow_tree_slower = allow_slower;
+        options.allow_cliques = allow_cliques;
+        return options;
+    }
+};
+
+CLI::App* add_tree_timing_command(CLI::App& app, TreeTimingArgs& args) {
+    CLI::App* command = app.add_subcommand(
+        "tree-timing",
+        "Time a Csel tree as loaded against no tree (run it WITHOUT mpiexec): alternating jobs of 'bench -a "
+        "default' with MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=TREE and without it, the ratio per size");
+    command->add_option("--tree", args.tree_path, "The tree (JSON) to time")->required();
+    command->add_option("-n,--ranks", args.ranks, "Ranks of the jobs")->required()->check(CLI::Range(2, 1 << 20));
+    command->add_option("--nodes", args.nodes, "Emulated nodes (sets MPIR_CVAR_NUM_CLIQUES for the jobs)");
+    command->add_option("-C,--collective", args.collectives, "bcast, reduce, allreduce (comma-separated)")
+        ->delimiter(',')
+        ->check(CLI::IsMember({"bcast", "reduce", "allreduce"}))
+        ->capture_default_str();
+    command->add_option("-m,--message-size", args.size_range, "[MIN:]MAX: message sizes, OSU style (default 1K:1M)");
+    command->add_option("--sizes", args.sizes, "Explicit message sizes (added to -m)")->allow_extra_args(false);
+    command->add_option("--mpiexec", args.mpiexec,
+                        "mpiexec to launch the jobs with (default: " + std::string(HIERTUNE_MPICH_PREFIX) +
+                            "/bin/mpiexec)");
+    command->add_option("--mpiexec-arg", args.mpiexec_args, "Extra mpiexec argument (repeatable, e.g. -f)")
+        ->allow_extra_args(false);
+    command->add_option("--launcher", args.launcher,
+                        "Launch prefix of every job instead of 'MPIEXEC [--mpiexec-arg ...] -n N', split into "
+                        "words like a shell (as for tune)");
+    command->add_option("--rounds", args.rounds, "Rounds of the two alternating jobs (>= 2)")->capture_default_str();
+    command->add_option("--tolerance", args.tolerance_percent,
+                        "Percent the tree may be slower (median ratio below 1 - this) before a size whose every "
+                        "tree round is slower than every no-tree round fails")
+        ->capture_default_str();
+    command->add_flag("--allow-tree-slower", args.allow_slower,
+                      "Report sizes where the tree is slower beyond the noise, but exit 0");
+    add_stopping_options(*command, args.stopping, "point", "Cap on wall-clock seconds per point (0: none)");
+    add_allow_cliques_flag(*command, args.allow_cliques);
+    return command;
 }
 
 std::string own_path(const char* argv0) {
@@ -630,6 +724,8 @@ int main(int argc, char** argv) {
 
     TuneArgs tune_args;
     CLI::App* tune = add_tune_command(app, tune_args);
+    TreeTimingArgs tree_timing_args;
+    CLI::App* tree_timing = add_tree_timing_command(app, tree_timing_args);
     std::vector<std::string> verify_cases;
     CLI::App* verify = app.add_subcommand(
         "verify", "Check through the plugin's pvars that collectives run what the loaded tree says "
@@ -716,6 +812,18 @@ int main(int argc, char** argv) {
             const TuneOptions options =
                 tune_args.options(tune->count("--nodes") > 0, tune->count("--launcher") > 0);
             return run_tune(options, own_path(argv[0]), std::cout, std::cerr);
+        } catch (const std::exception& e) {
+            std::cout.flush();
+            return print_error(e.what());
+        }
+    }
+
+    if (tree_timing->parsed()) {
+        try {
+            const TuneOptions options =
+                tree_timing_args.options(tree_timing->count("--nodes") > 0, tree_timing->count("--launcher") > 0,
+                                         tree_timing->count("--min-reps") > 0);
+            return run_tree_timing(options, own_path(argv[0]), std::cout, std::cerr);
         } catch (const std::exception& e) {
             std::cout.flush();
             return print_error(e.what());

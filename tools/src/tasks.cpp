@@ -64,23 +64,27 @@ struct Comms {
 // One repetition of a u-segment pipeline in the plugin's lock step
 // (bcast_intra_hier.c, allreduce_intra_hier.c); the time of every step on
 // this process.
-std::vector<double> run_pipeline(han::Collective collective, std::uint64_t segments, std::uint64_t segsize,
+std::vector<double> run_pipeline(han::Decomposition form, std::uint64_t segments, std::uint64_t segsize,
                                  unsigned char* buffer, const Comms& comms) {
-    const bool allreduce = collective == han::Collective::allreduce;
+    const bool allreduce = form != han::Decomposition::bcast;
+    const bool one_step = form == han::Decomposition::allreduce_ia;  // ia(s-1) instead of ir(s-1), ib(s-2)
     const std::int64_t u = static_cast<std::int64_t>(segments);
-    const std::int64_t lag_ib = allreduce ? 2 : 0, lag_ir = 1, lag_sb = allreduce ? 3 : 1;
+    const std::int64_t lag_ib = allreduce ? 2 : 0, lag_ir = 1, lag_ia = 1;
+    const std::int64_t lag_sb = one_step ? 2 : allreduce ? 3 : 1;
     const int count = static_cast<int>(segsize);
     const auto valid = [u](std::int64_t t) { return t >= 0 && t < u; };
     const auto seg = [&](std::int64_t t) { return buffer + t * static_cast<std::int64_t>(segsize); };
 
-    std::vector<double> times(han::step_count(collective, segments));
+    std::vector<double> times(han::step_count(form, segments));
     for (std::int64_t s = 0; s < static_cast<std::int64_t>(times.size()); ++s) {
         const double start = MPI_Wtime();
-        MPI_Request ib_req = MPI_REQUEST_NULL, ir_req = MPI_REQUEST_NULL;
-        const std::int64_t ib = s - lag_ib, ir = s - lag_ir, sb = s - lag_sb, sr = s;
-        if (comms.leader && comms.nodes > 1 && valid(ib))
+        MPI_Request ib_req = MPI_REQUEST_NULL, ir_req = MPI_REQUEST_NULL, ia_req = MPI_REQUEST_NULL;
+        const std::int64_t ia = s - lag_ia, ib = s - lag_ib, ir = s - lag_ir, sb = s - lag_sb, sr = s;
+        if (one_step && comms.leader && comms.nodes > 1 && valid(ia))
+            MPI_Iallreduce(MPI_IN_PLACE, seg(ia), count, MPI_UNSIGNED_CHAR, MPI_SUM, comms.leaders, &ia_req);
+        if (!one_step && comms.leader && comms.nodes > 1 && valid(ib))
             MPI_Ibcast(seg(ib), count, MPI_BYTE, 0, comms.leaders, &ib_req);
-        if (allreduce && comms.leader && comms.nodes > 1 && valid(ir))
+        if (allreduce && !one_step && comms.leader && comms.nodes > 1 && valid(ir))
             MPI_Ireduce(comms.leader_index == 0 ? MPI_IN_PLACE : seg(ir), seg(ir), count, MPI_UNSIGNED_CHAR, MPI_SUM,
                         0, comms.leaders, &ir_req);
         if (comms.node_size > 1 && valid(sb)) MPI_Bcast(seg(sb), count, MPI_BYTE, 0, comms.node);
@@ -89,6 +93,7 @@ std::vector<double> run_pipeline(han::Collective collective, std::uint64_t segme
                        MPI_UNSIGNED_CHAR, MPI_SUM, 0, comms.node);
         MPI_Wait(&ib_req, MPI_STATUS_IGNORE);
         MPI_Wait(&ir_req, MPI_STATUS_IGNORE);
+        MPI_Wait(&ia_req, MPI_STATUS_IGNORE);
         times[static_cast<std::size_t>(s)] = MPI_Wtime() - start;
     }
     return times;
@@ -131,15 +136,18 @@ int run_tasks(const TasksOptions& options, std::ostream& out, std::ostream& err)
     // 1. The plan and its control variables, the same on every rank.
     std::vector<Group> groups;
     std::set<std::string> names;
+    std::vector<std::string> skipped;  // configurations a collective has no pipeline for
     try {
         if (options.segsizes.empty()) throw UsageError("no segment size (--segsize)");
         for (std::uint64_t fs : options.segsizes)
             if (fs == 0 || fs > (1u << 30) / std::max<std::uint64_t>(options.steady_segments, 1))
                 throw UsageError("segment size " + std::to_string(fs) + " out of range");
-        task_runs(han::Collective::bcast, options.steady_segments);  // K >= 4
+        task_runs(han::Decomposition::bcast, options.steady_segments);  // K >= 4
         for (const std::string& collective : options.collectives) {
-            han::parse_collective(collective);
-            for (const Params& config : options.configs) {
+            const std::vector<Params> configs = configs_for(collective, options.configs, &skipped);
+            if (configs.empty())
+                throw UsageError("no configuration applies to " + collective + " (" + skipped.back() + ")");
+            for (const Params& config : configs) {
                 for (const auto& [name, value] : submodule_cvars(collective, config)) names.insert(name);
                 for (const auto& [name, value] : launch_cvars(collective, config)) {
                     const char* env = std::getenv(name.c_str());
@@ -204,6 +212,7 @@ int run_tasks(const TasksOptions& options, std::ostream& out, std::ostream& err)
     }
     MPI_Bcast(to_run.data(), static_cast<int>(to_run.size()), MPI_CHAR, 0, MPI_COMM_WORLD);
     if (rank == 0) {
+        for (const std::string& note : skipped) err << note << '\n';
         const auto stored = std::count(to_run.begin(), to_run.end(), 0);
         err << stored << " of " << groups.size() << " task groups already stored, " << groups.size() - stored
             << " to measure (" << comms.nodes << " nodes)\n";
@@ -215,7 +224,7 @@ int run_tasks(const TasksOptions& options, std::ostream& out, std::ostream& err)
     for (std::size_t g = 0; g < groups.size(); ++g) {
         if (!to_run[g]) continue;
         const Group& group = groups[g];
-        const han::Collective collective = han::parse_collective(group.collective);
+        const han::Decomposition form = han::decomposition(han::parse_collective(group.collective), group.config);
         try {
             for (const auto& [name, text] : submodule_cvars(group.collective, group.config))
                 cvars.write(name, parse_cvar_value(cvars.catalog().lookup(name), text));
@@ -231,24 +240,24 @@ int run_tasks(const TasksOptions& options, std::ostream& out, std::ostream& err)
         const std::uint64_t steady = steady_run_segments(options.steady_segments, group.segsize, options.max_message);
         std::vector<unsigned char> buffer(steady * group.segsize, 1);
         std::map<std::string, std::vector<double>> samples;  // leaders: the first run providing a task wins
-        const std::vector<std::uint64_t> runs = task_runs(collective, steady);
+        const std::vector<std::uint64_t> runs = task_runs(form, steady);
         std::uint64_t all_steps = 0;
-        for (std::uint64_t u : runs) all_steps += han::step_count(collective, u);
+        for (std::uint64_t u : runs) all_steps += han::step_count(form, u);
         for (std::size_t r = 0; r < runs.size(); ++r) {
             const std::uint64_t u = runs[r];
             const std::size_t warmup = run_warmup(options.warmup, r);
             // bench's stopping rule per run: every leader's every task converged, or a cap;
             // the group's time cap is shared among its runs by their step counts
-            const double run_cap = options.max_time * static_cast<double>(han::step_count(collective, u)) /
+            const double run_cap = options.max_time * static_cast<double>(han::step_count(form, u)) /
                                    static_cast<double>(all_steps);
             std::map<std::string, std::vector<double>> run;
             double timed_since = 0;
             for (std::size_t rep = 0;; ++rep) {
                 if (rep == warmup) timed_since = MPI_Wtime();
                 MPI_Barrier(MPI_COMM_WORLD);
-                const std::vector<double> steps = run_pipeline(collective, u, group.segsize, buffer.data(), comms);
+                const std::vector<double> steps = run_pipeline(form, u, group.segsize, buffer.data(), comms);
                 if (comms.leader && rep >= warmup)
-                    for (const auto& [task, time] : tasks_of_run(collective, u, steps)) run[task].push_back(time);
+                    for (const auto& [task, time] : tasks_of_run(form, u, steps)) run[task].push_back(time);
                 if (rep + 1 < warmup + options.min_reps) continue;
                 if (rep + 1 >= warmup + options.reps) break;
                 int local[2] = {1, 1};  // converged here, time left (rank 0's clock decides)
@@ -263,7 +272,7 @@ int run_tasks(const TasksOptions& options, std::ostream& out, std::ostream& err)
         }
 
         // 4. Per leader and task a summary, gathered on rank 0 (leader 0).
-        const std::vector<std::string> tasks = han::task_names(collective);
+        const std::vector<std::string> tasks = han::task_names(form);
         if (comms.leader) {
             std::vector<double> mine(tasks.size() * kPacked, 0.0);
             for (std::size_t t = 0; t < tasks.size(); ++t) {

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -133,7 +134,7 @@ Job calibrate_step(TuneOptions& options, const std::string& hiertune, const fs::
 bool tasks_complete(const MeasureDb& db, JobId job, const TuneOptions& options) {
     std::vector<TaskKey> plan;
     for (const std::string& collective : options.collectives)
-        for (const Params& config : parse_task_configs(options.configs))
+        for (const Params& config : configs_for(collective, parse_task_configs(options.configs)))
             for (std::uint64_t segsize : options.segsizes) {
                 const auto keys = task_keys(collective, config, segsize);
                 plan.insert(plan.end(), keys.begin(), keys.end());
@@ -146,6 +147,62 @@ bool sweep_complete(const TuneCases& cases) {
         for (const ConfigTime& config : c.configs)
             if (!config.measured) return false;
     return cases.unpredicted.empty();
+}
+
+std::string read_whole_file(const std::string& path) {
+    std::ifstream file(path, std::ios::binary);
+    if (!file) throw TuneError("cannot read " + path);
+    std::ostringstream content;
+    content << file.rdbuf();
+    return content.str();
+}
+
+// mpiexec, or the launcher's command, must be runnable before any job starts.
+void check_launch_command(const TuneOptions& options) {
+    if (options.launcher.empty() && access(options.mpiexec.c_str(), X_OK) != 0)
+        throw TuneError("no mpiexec at " + options.mpiexec + " (give --mpiexec)");
+    if (!options.launcher.empty() && !runnable(options.launcher.front()))
+        throw TuneError("--launcher: cannot run '" + options.launcher.front() + "' (not an executable file" +
+                        (options.launcher.front().find('/') == std::string::npos ? " in PATH)" : ")"));
+}
+
+// The tree as loaded: rounds 1 .. options.tree_rounds of the job with the tree
+// and the one without, alternating (the tree is read at MPI_Init only, so
+// each is a job of its own).  A job whose (round, variant) `stored` reports is
+// skipped; each other job's output (JSON lines into `output_dir`) goes to
+// `store`.  Returns the number of jobs run.
+int run_tree_rounds(const TuneOptions& options, const std::string& hiertune, const fs::path& output_dir,
+                    const std::string& title, const std::function<bool(int, const std::string&)>& stored,
+                    const std::function<void(const TreeTimingOutput&)>& store, std::ostream& out) {
+    int jobs = 0;
+    for (int round = 1; round <= options.tree_rounds; ++round)
+        for (const bool with_tree : {true, false}) {
+            const std::string variant = with_tree ? kTreeVariant : kNoTreeVariant;
+            if (stored(round, variant)) continue;
+            const fs::path output = output_dir / ("round-" + std::to_string(round) + "-" + variant + ".jsonl");
+            out << "round " << round << "/" << options.tree_rounds << ", " << variant << ":\n";
+            run_step(title, {tree_timing_launch(options, hiertune, options.tree_path, with_tree)}, out,
+                     output.string());
+            std::ifstream lines(output);
+            try {
+                store(parse_tree_timing_output(lines, options, round, variant));
+            } catch (const std::runtime_error& e) {
+                if (dynamic_cast<const TuneError*>(&e)) throw;
+                throw TuneError(title + ": " + e.what() + " (" + output.string() + ")");
+            }
+            ++jobs;
+        }
+    return jobs;
+}
+
+// The one-line error of a tree slower than no tree beyond the noise.
+std::string tree_slower_error(const TreeTimingReport& report) {
+    const auto slower = report.slower();
+    std::string sizes;
+    for (const TreeTimingRow* row : slower)
+        sizes += (sizes.empty() ? "" : ", ") + row->collective + " " + std::to_string(row->msg_bytes) + " B";
+    return "the tree is slower than no tree beyond the noise at " + std::to_string(slower.size()) + " of " +
+           std::to_string(report.rows.size()) + " sizes (" + sizes + "; --allow-tree-slower accepts it)";
 }
 
 void write_file(const fs::path& path, const std::string& text) {
@@ -164,18 +221,14 @@ int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out
     options.db_path = fs::absolute(options.db_path).string();
     options.tree_path = fs::absolute(options.tree_path).string();
     const fs::path report_dir = fs::absolute(options.report_dir);
-    if (options.launcher.empty() && access(options.mpiexec.c_str(), X_OK) != 0)
-        throw TuneError("no mpiexec at " + options.mpiexec + " (give --mpiexec)");
-    if (!options.launcher.empty() && !runnable(options.launcher.front()))
-        throw TuneError("--launcher: cannot run '" + options.launcher.front() + "' (not an executable file" +
-                        (options.launcher.front().find('/') == std::string::npos ? " in PATH)" : ")"));
+    check_launch_command(options);
     const csel::Json stock = csel::load_tree(options.stock_path);  // fail before measuring anything
     std::error_code ec;
     fs::create_directories(report_dir, ec);
     if (ec) throw TuneError("cannot create the report directory " + report_dir.string() + ": " + ec.message());
 
     // (0) the links, and the job every later step files under
-    out << "== tune step 0/6: calibrate the links\n";
+    out << "== tune step 0/7: calibrate the links\n";
     const Job job = calibrate_step(options, hiertune, report_dir, out);
     // a later job filed elsewhere (the launch placed the ranks otherwise) leaves this job incomplete
     const std::string elsewhere = " not stored under job " + std::to_string(job.id) + " (" +
@@ -183,7 +236,7 @@ int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out
                                   ") after the jobs ran: did the launch place the ranks otherwise than in step 0?";
 
     // (a) task benchmarks
-    out << "== tune step 1/6: task benchmarks\n";
+    out << "== tune step 1/7: task benchmarks\n";
     {
         MeasureDb db = MeasureDb::open(options.db_path);
         if (tasks_complete(db, job.id, options)) {
@@ -210,12 +263,13 @@ int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out
     }
 
     // (b) model predictions
-    out << "== tune step 2/6: model predictions\n";
+    out << "== tune step 2/7: model predictions\n";
     MeasureDb db = MeasureDb::open(options.db_path);
     TuneCases cases = tune_cases(options, db.tasks(job.id), db.points(job.id), job.description.nodes);
     if (!cases.unpredicted.empty())
         throw TuneError("step 2 (model): no prediction for " + cases.unpredicted.front() +
                         " (task benchmarks missing in " + options.db_path + ")");
+    for (const std::string& note : cases.skipped) out << note << '\n';
     for (const SizeCase& c : cases.cases) {
         std::optional<double> predicted;
         for (const ConfigTime& config : c.configs)
@@ -225,7 +279,7 @@ int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out
     }
 
     // (c) the tree
-    out << "== tune step 3/6: generate --from model\n";
+    out << "== tune step 3/7: generate --from model\n";
     GenerateOptions generate;
     generate.source = GenerateSource::model;
     generate.collectives = options.collectives;
@@ -243,20 +297,56 @@ int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out
     out << "wrote " << options.tree_path << '\n';
 
     // (d) the tree loaded into MPICH: the chosen algorithms run
-    out << "== tune step 4/6: verify the tree in MPICH\n";
+    out << "== tune step 4/7: verify the tree in MPICH\n";
     run_step("step 4 (verify)", {verify_launch(options, hiertune, options.tree_path, cases.verify)}, out);
 
-    // (e) the exhaustive sweep
-    out << "== tune step 5/6: exhaustive sweep\n";
+    // (e) the tree as loaded against no tree, in alternating jobs
+    out << "== tune step 5/7: time the tree as loaded\n";
+    const std::string digest = tree_digest(read_whole_file(options.tree_path));
+    {
+        const std::vector<TreeTiming> stored = db.tree_timings(job.id, digest);
+        const auto is_stored = [&](int round, const std::string& variant) {
+            return tree_round_stored(options, stored, round, variant);
+        };
+        const fs::path output_dir = report_dir / "tree-timing";
+        fs::create_directories(output_dir, ec);
+        if (ec) throw TuneError("cannot create " + output_dir.string() + ": " + ec.message());
+        auto mark = std::chrono::steady_clock::now();
+        const auto store = [&](const TreeTimingOutput& output) {
+            if (!same_layout(output.layout, job.description))
+                throw TuneError("step 5 (tree timing): the job ran " + std::to_string(output.layout.ranks) +
+                                " ranks on " + std::to_string(output.layout.nodes) + " nodes x " +
+                                std::to_string(output.layout.ppn) + " ppn, " + output.layout.placement +
+                                ", not as job " + std::to_string(job.id) + " (" + describe_job(job.description) +
+                                "): did the launch place the ranks otherwise than in step 0?");
+            db.record_tree_timings(job.id, digest, output.timings);
+            // the job's wall time, kept like the other steps' (a killed round is not counted)
+            const auto now = std::chrono::steady_clock::now();
+            db.add_step_time(job.id, "tree-timing", std::chrono::duration<double>(now - mark).count());
+            mark = now;
+        };
+        const auto start = std::chrono::steady_clock::now();
+        const int jobs = run_tree_rounds(options, hiertune, output_dir, "step 5 (tree timing)", is_stored, store, out);
+        if (jobs == 0)
+            out << "tree " << digest << " timed in " << options.db_path << " (" << options.tree_rounds
+                << " rounds): nothing to measure\n";
+        else
+            out << "tree timing: " << jobs << " jobs, "
+                << seconds_text(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count())
+                << '\n';
+    }
+
+    // (f) the exhaustive sweep
+    out << "== tune step 6/7: exhaustive sweep\n";
     if (sweep_complete(cases)) {
         out << "every configuration measured in " << options.db_path << ": nothing to measure\n";
     } else {
-        const double seconds = run_step("step 5 (bench)", bench_launches(options, hiertune), out);
+        const double seconds = run_step("step 6 (bench)", bench_launches(options, hiertune), out);
         out << "exhaustive sweep: " << seconds_text(seconds) << '\n';
     }
 
-    // (f) the report
-    out << "== tune step 6/6: validation report\n";
+    // (g) the report
+    out << "== tune step 7/7: validation report\n";
     cases = tune_cases(options, db.tasks(job.id), db.points(job.id), job.description.nodes);
     const std::map<std::string, double> times = db.step_times(job.id);
     const auto time_of = [&](const char* step) {
@@ -272,10 +362,18 @@ int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out
         };
         report = validate(cases.cases, plus_stock(time_of("tasks")), plus_stock(time_of("bench")));
     } catch (const ValidationError& e) {
-        throw TuneError(std::string("step 6 (report): ") + e.what());
+        throw TuneError(std::string("step 7 (report): ") + e.what());
+    }
+    TreeTimingReport tree_report;
+    try {
+        tree_report = evaluate_tree_timings(tree_timing_cases(options, db.tree_timings(job.id, digest)),
+                                            options.tree_tolerance, options.allow_tree_slower);
+    } catch (const std::runtime_error& e) {  // ValidationError, or a round missing
+        throw TuneError(std::string("step 7 (report): the tree timing: ") + e.what());
     }
     std::ostringstream text;
     text << calibration_report(db.calibration(job.id)) << '\n';
+    for (const std::string& note : cases.skipped) text << note << '\n';
     write_report_text(report, text);
     if (stock_seconds) {
         text << "(both times include the stock reference measurement, " << seconds_text(*stock_seconds) << ")\n";
@@ -285,27 +383,85 @@ int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out
                  << seconds_text(*bench) << ", task share " << std::fixed << std::setprecision(1)
                  << *tasks / *bench * 100 << " %\n";
     }
-    std::ostringstream summary, predictions;
+    text << '\n';
+    write_tree_timing_text(tree_report, text);
+    std::ostringstream summary, predictions, tree_csv;
     write_summary_csv(report, summary);
     write_predictions_csv(report, predictions);
+    write_tree_timing_csv(tree_report, tree_csv);
     const fs::path predictions_csv = report_dir / "predictions.csv";
     const fs::path png = report_dir / "prediction.png";
     const fs::path script = report_dir / "prediction.gp";
     write_file(report_dir / "report.txt", text.str());
     write_file(report_dir / "summary.csv", summary.str());
     write_file(predictions_csv, predictions.str());
+    write_file(report_dir / "tree-timing.csv", tree_csv.str());
     write_file(script, gnuplot_script(report, predictions_csv.string(), png.string()));
     out << text.str();
     const int status = run_process({"gnuplot", script.string()}, {});
     if (status == kExecFailed)
         out << "gnuplot not found: no plot (install gnuplot-nox, then run: gnuplot " << script.string() << ")\n";
     else if (status != 0)
-        throw TuneError("step 6 (report): gnuplot " + script.string() + " exited with status " +
+        throw TuneError("step 7 (report): gnuplot " + script.string() + " exited with status " +
                         std::to_string(status));
     else
         out << "plot: " << png.string() << '\n';
-    out << "report: " << report_dir.string() << " (report.txt, summary.csv, predictions.csv)\n";
+    out << "report: " << report_dir.string() << " (report.txt, summary.csv, predictions.csv, tree-timing.csv)\n";
     (void)err;
+    if (tree_report.failed())
+        throw TuneError(tree_slower_error(tree_report) + ": see " + (report_dir / "report.txt").string());
+    return 0;
+}
+
+int run_tree_timing(TuneOptions options, const std::string& hiertune, std::ostream& out, std::ostream& err) {
+    check_tree_timing_options(options);
+    if (const std::optional<std::string> why = tune_cliques_refusal(options, std::getenv(kNumCliquesEnv)))
+        throw UsageError(*why);
+    options.tree_path = fs::absolute(options.tree_path).string();
+    csel::load_tree(options.tree_path);  // an unreadable tree fails before any job
+    check_launch_command(options);
+
+    // the jobs' output, in a directory of our own that goes when we do
+    const char* tmpdir = std::getenv("TMPDIR");
+    std::string pattern = (tmpdir && *tmpdir ? std::string(tmpdir) : std::string("/tmp")) + "/hiertune-tree.XXXXXX";
+    if (!mkdtemp(pattern.data()))
+        throw TuneError("cannot create a directory like " + pattern + ": " + std::strerror(errno));
+    struct RemoveDir {
+        fs::path path;
+        ~RemoveDir() {
+            std::error_code ignored;
+            fs::remove_all(path, ignored);
+        }
+    } output_dir{pattern};
+
+    std::vector<TreeTiming> timings;
+    std::optional<JobDescription> layout;
+    const auto store = [&](const TreeTimingOutput& output) {
+        // every job must run as the first did, and as -n (and --nodes) say
+        const JobDescription& ran = output.layout;
+        if (ran.ranks != options.ranks || (options.nodes && ran.nodes != *options.nodes) ||
+            (layout && !same_layout(ran, *layout)))
+            throw TuneError("tree-timing: a job ran " + std::to_string(ran.ranks) + " ranks on " +
+                            std::to_string(ran.nodes) + " nodes x " + std::to_string(ran.ppn) + " ppn, " +
+                            ran.placement + ": not -n " + std::to_string(options.ranks) +
+                            (options.nodes ? " --nodes " + std::to_string(*options.nodes) : std::string()) +
+                            (layout ? " or not as the first job" : ""));
+        layout = ran;
+        timings.insert(timings.end(), output.timings.begin(), output.timings.end());
+    };
+    out << "# tree " << options.tree_path << '\n';
+    run_tree_rounds(
+        options, hiertune, output_dir.path, "tree-timing", [](int, const std::string&) { return false; }, store, out);
+    const TreeTimingReport report = evaluate_tree_timings(tree_timing_cases(options, timings), options.tree_tolerance,
+                                                          options.allow_tree_slower);
+    out << "# " << layout->ranks << " ranks, " << layout->nodes << " nodes x " << layout->ppn << " ppn, "
+        << layout->placement << "; " << options.tree_rounds << " rounds\n";
+    write_tree_timing_text(report, out);
+    if (report.failed()) {
+        out.flush();
+        err << "hiertune: error: " << tree_slower_error(report) << '\n';
+        return 1;
+    }
     return 0;
 }
 

@@ -18,7 +18,17 @@ public:
 
 // Runs the steps; options.mpiexec (without a launcher) and stock_path must be
 // resolved, options.machine may be empty (step 0's job names it).
-// Returns 0; throws TuneError, UsageError, DbError, ValidationError.
+// Returns 0; throws TuneError, UsageError, DbError, ValidationError.  A tree
+// slower than no tree beyond the noise (step 5) throws TuneError once the
+// whole report is written, unless options.allow_tree_slower.
 int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out, std::ostream& err);
+
+// `hiertune tree-timing` (run WITHOUT mpiexec): tune's step 5 for any tree,
+// options.tree_path, with the launch fields, collectives, sizes, bench effort
+// and tree_* fields of the options; prints the jobs and the table.  Returns 1
+// (after an error line on `err`) when the tree is slower than no tree beyond
+// the noise at some size and allow_tree_slower is not set, else 0; throws
+// TuneError, UsageError, ValidationError, csel errors.
+int run_tree_timing(TuneOptions options, const std::string& hiertune, std::ostream& out, std::ostream& err);
 
 }  // namespace hiertune

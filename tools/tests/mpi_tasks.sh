@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# hiertune tasks, 4 ranks on 2 emulated nodes: task benchmarks of two
-# configurations into a database, the rerun (nothing measured again), a tree
-# generated from them by the model and the collectives data-checked under it;
-# then the errors (one node, a tree type that needs another launch).
+# hiertune tasks, 4 ranks on 2 emulated nodes: task benchmarks of three
+# configurations into a database (tsp_allreduce_ring: allreduce's ia tasks,
+# skipped for bcast), the rerun (nothing measured again), a tree generated
+# from them by the model and the collectives data-checked under it; then the
+# errors (one node, a tree type that needs another launch, bcast with only the
+# allreduce ring).
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/mpi_common.sh"
 
@@ -10,19 +12,37 @@ stock=${MPICH_GENERIC_JSON:-${MPICH_HIER_BUILDDIR:-}/mpich-4.0.2/maint/tuning/co
 [ -r "$stock" ] || fail "no MPICH generic.json at '$stock' (set MPICH_GENERIC_JSON or MPICH_HIER_BUILDDIR)"
 
 db=$tmp/tasks.sqlite
-args=(tasks -C bcast,allreduce --config inter_algo=tsp_kary/sched_binomial,intra_algo=binomial -s 4K,32K -x 1 -i 5
-      --db "$db" --allow-cliques)
+args=(tasks -C bcast,allreduce --config inter_algo=tsp_kary/sched_binomial/tsp_allreduce_ring,intra_algo=binomial
+      -s 4K,32K -x 1 -i 5 --db "$db" --allow-cliques)
 echo "== task benchmarks"
 "$mpiexec" -n 4 "$hiertune" "${args[@]}" > "$tmp/out1" 2> "$tmp/err1" || { cat "$tmp/err1"; fail "tasks failed"; }
 cat "$tmp/out1"
-grep -q "0 of 8 task groups already stored, 8 to measure (2 nodes)" "$tmp/err1" || { cat "$tmp/err1"; fail "plan"; }
+# bcast 2 configurations, allreduce 3, x 2 segment sizes
+grep -q "0 of 10 task groups already stored, 10 to measure (2 nodes)" "$tmp/err1" || { cat "$tmp/err1"; fail "plan"; }
+grep -q "^bcast: inter_algo=tsp_allreduce_ring,intra_algo=binomial skipped (tsp_allreduce_ring is allreduce only)$" \
+    "$tmp/err1" || { cat "$tmp/err1"; fail "bcast's skip of the ring not reported"; }
+grep -q "^bcast .*tsp_allreduce_ring" "$tmp/out1" && fail "ring measured for bcast"
 [ "$(grep -c ' sbib ' "$tmp/out1")" = 8 ] || fail "expected 8 result lines with sbib"
 grep -q '^allreduce segsize=32768 inter_algo=sched_binomial intra_algo=binomial: sr .* ibir .* sbibirsr .* sb ' \
     "$tmp/out1" || fail "allreduce tasks missing"
+for fs in 4096 32768; do
+    grep -q "^allreduce segsize=$fs inter_algo=tsp_allreduce_ring intra_algo=binomial: sr [0-9.]* ia [0-9.]* \
+iasr [0-9.]* sbiasr [0-9.]* sbia [0-9.]* sb [0-9.]*  (us" "$tmp/out1" || fail "allreduce ia tasks missing at $fs"
+done
+ia_rows=$(python3 - "$db" << 'PY'
+import sqlite3, sys
+rows = sqlite3.connect(sys.argv[1]).execute(
+    "SELECT collective, count(DISTINCT task), count(*), min(median) > 0 FROM tasks"
+    " WHERE config LIKE '%tsp_allreduce_ring%' GROUP BY collective").fetchall()
+print(" ".join(f"{c}:{tasks}:{n}:{ok}" for c, tasks, n, ok in rows))
+PY
+)
+# allreduce only: 6 tasks x 2 segment sizes x 2 leaders
+[ "$ia_rows" = "allreduce:6:24:1" ] || fail "stored ia tasks: $ia_rows"
 
 echo "== rerun: everything stored"
 "$mpiexec" -n 4 "$hiertune" "${args[@]}" > "$tmp/out2" 2> "$tmp/err2" || { cat "$tmp/err2"; fail "rerun failed"; }
-grep -q "8 of 8 task groups already stored, 0 to measure" "$tmp/err2" || { cat "$tmp/err2"; fail "rerun measured"; }
+grep -q "10 of 10 task groups already stored, 0 to measure" "$tmp/err2" || { cat "$tmp/err2"; fail "rerun measured"; }
 
 echo "== model tree, collectives under it"
 tree=$tmp/tree.json
@@ -33,6 +53,23 @@ MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=$tree \
     bench 4 -C bcast,allreduce --sizes 1,1000,20000,100000,1048576 -c "${fast[@]}" > /dev/null 2> "$tmp/err3" ||
     { cat "$tmp/err3"; fail "collectives under the model tree failed"; }
 
+echo "== the ia configuration alone: the model's tree names it, MPICH runs it"
+# a copy of the database with only the ring's tasks: the model can pick nothing else
+python3 - "$db" "$tmp/ring.sqlite" << 'PY'
+import sqlite3, sys
+src, dst = sqlite3.connect(sys.argv[1]), sqlite3.connect(sys.argv[2])
+src.backup(dst)
+dst.execute("DELETE FROM tasks WHERE config NOT LIKE '%tsp_allreduce_ring%'")
+dst.commit()
+PY
+"$hiertune" generate --db "$tmp/ring.sqlite" --stock "$stock" -o "$tmp/ring.json" --from model -C allreduce \
+    --sizes 1K,100000 > "$tmp/gen_ring" || { cat "$tmp/gen_ring"; fail "generate from the ia tasks failed"; }
+grep -q "^allreduce: job 1 .*: 2 sizes, 2 not stock" "$tmp/gen_ring" || { cat "$tmp/gen_ring"; fail "ia not picked"; }
+grep -q '"inter_algo=tsp_allreduce_ring"' "$tmp/ring.json" || fail "the tree does not name tsp_allreduce_ring"
+MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=$tmp/ring.json \
+    bench 4 -C allreduce --sizes 1,1000,20000,100000,1048576 -c "${fast[@]}" > /dev/null 2> "$tmp/err4" ||
+    { cat "$tmp/err4"; fail "allreduce under the ia tree failed"; }
+
 echo "== errors"
 MPIR_CVAR_NUM_CLIQUES=1 "$mpiexec" -n 2 "$hiertune" tasks -s 4K 2> "$tmp/e1" && fail "one node accepted"
 grep -q "need at least 2 nodes" "$tmp/e1" || fail "one node: $(cat "$tmp/e1")"
@@ -40,6 +77,10 @@ grep -q "need at least 2 nodes" "$tmp/e1" || fail "one node: $(cat "$tmp/e1")"
 grep -q "needs MPIR_CVAR_IBCAST_TREE_TYPE=knomial_1 at launch" "$tmp/e2" || fail "knomial: $(cat "$tmp/e2")"
 "$mpiexec" -n 4 "$hiertune" tasks -s 4K --config inter_algo=seg_chain --allow-cliques 2> "$tmp/e3" && fail "seg_chain accepted"
 grep -q "exists only inside the plugin" "$tmp/e3" || fail "seg_chain: $(cat "$tmp/e3")"
+"$mpiexec" -n 4 "$hiertune" tasks -s 4K --config inter_algo=tsp_allreduce_ring --allow-cliques 2> "$tmp/e5" &&
+    fail "bcast with only the allreduce ring accepted"
+grep -q "^hiertune: error: no configuration applies to bcast (bcast: inter_algo=tsp_allreduce_ring skipped" "$tmp/e5" ||
+    fail "ring for bcast: $(cat "$tmp/e5")"
 "$mpiexec" -n 4 "$hiertune" tasks -s 4K 2> "$tmp/e4" && fail "cliques accepted without --allow-cliques"
 grep -q "^hiertune: error: MPIR_CVAR_NUM_CLIQUES=2: emulated nodes share one host's cores" "$tmp/e4" ||
     fail "cliques: $(cat "$tmp/e4")"

@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # hiertune tune end to end, small: 4 ranks on 2 emulated nodes, 3 sizes, a
-# 2-configuration search space (one segment size), both collectives.  tune
+# 3-configuration search space (one segment size; tsp_allreduce_ring, the
+# one-step allreduce, skipped for bcast), both collectives.  tune
 # launches its own jobs (calibrate, tasks, the stock reference, verify under
-# the tree, the exhaustive sweep);
+# the tree, 2 rounds of the tree timing, the exhaustive sweep);
 # then: the tree exists and MPICH loads it, the report starts with the cluster
-# line and the calibration and has a row per size with slowdowns >= 1, the
-# rerun (through --launcher) measures nothing, and bad input fails cleanly.
+# line and the calibration and has a row per size with slowdowns >= 1 and a
+# tree-timing row per size, the rerun (through --launcher) measures nothing, a
+# tree slower than no tree (stored timings made so) fails tune unless
+# --allow-tree-slower, `tree-timing` times any tree, and bad input fails
+# cleanly.  Cliques time the scheduler: the runs that measure pass
+# --allow-tree-slower.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/mpi_common.sh"
 unset MPIR_CVAR_NUM_CLIQUES  # tune sets it from --nodes
@@ -15,10 +20,10 @@ stock=${MPICH_GENERIC_JSON:-${MPICH_HIER_BUILDDIR:-}/mpich-4.0.2/maint/tuning/co
 
 db=$tmp/tune.sqlite tree=$tmp/tree.json report=$tmp/report
 args=(tune -n 4 --nodes 2 -C bcast,allreduce --sizes 2K,24K,200K -s 8K
-      --config inter_algo=tsp_kary/sched_binomial,intra_algo=binomial
+      --config inter_algo=tsp_kary/sched_binomial/tsp_allreduce_ring,intra_algo=binomial
       --db "$db" -o "$tree" --report "$report" --stock "$stock" --mpiexec "$mpiexec"
       --task-warmup 1 --task-reps 5 --bench-warmup 1 --bench-min-reps 3 --bench-reps 10 --max-time 1
-      --allow-cliques)
+      --tree-rounds 2 --allow-tree-slower --allow-cliques)
 
 echo "== tune"
 start=$SECONDS
@@ -26,12 +31,15 @@ HIERTUNE_CLUSTER="cliques: mpi_tune" "$hiertune" "${args[@]}" > "$tmp/out1" 2> "
     { cat "$tmp/out1" "$tmp/err1"; fail "tune failed"; }
 cat "$tmp/out1"
 echo "(tune took $((SECONDS - start)) s)"
-for step in 0 1 2 3 4 5 6; do grep -q "^== tune step $step/6" "$tmp/out1" || fail "step $step missing"; done
+for step in 0 1 2 3 4 5 6 7; do grep -q "^== tune step $step/7" "$tmp/out1" || fail "step $step missing"; done
 grep -q "^\\$ .*/hiertune calibrate --db $db --if-missing --json .* > $report/calibration.jsonl$" "$tmp/out1" ||
     fail "no calibrate job"
 grep -q "calibration stored in" "$tmp/out1" && fail "first run found a stored calibration"
 grep -q "^verify: 6 of 6 cases as the tree says" "$tmp/out1" || fail "verify did not check 6 cases"
 grep -q "^stock reference: " "$tmp/out1" || fail "the stock selection was not measured"
+skip_note="bcast: inter_algo=tsp_allreduce_ring,intra_algo=binomial skipped (tsp_allreduce_ring is allreduce only)"
+grep -qxF "$skip_note" "$tmp/out1" || fail "bcast's skip of the ring not reported"
+grep -q "^\\$ .*/hiertune bench -C bcast .*tsp_allreduce_ring" "$tmp/out1" && fail "ring swept for bcast"
 
 echo "== step times: the jobs account every measured item in the database"
 count_steps() {
@@ -42,10 +50,34 @@ rows = sqlite3.connect(sys.argv[1]).execute(
 print(" ".join(f"{step}={n}" for step, n, low in rows), "positive" if all(low > 0 for _, _, low in rows) else "ZERO")
 PY
 }
-# 4 task groups (2 collectives x 2 configurations x 1 segment size), 6 stock
-# points, 2 x 2 x 3 = 12 swept points
+# 5 task groups (bcast 2 configurations, allreduce 3, x 1 segment size), 6
+# stock points, (2 + 3) x 3 = 15 swept points, 2 x 2 tree timing jobs
 steps=$(count_steps)
-[ "$steps" = "bench=12 stock=6 tasks=4 positive" ] || fail "step_times rows: $steps"
+[ "$steps" = "bench=15 stock=6 tasks=5 tree-timing=4 positive" ] || fail "step_times rows: $steps"
+
+echo "== step 5: the tree as loaded, alternating with no tree"
+# the jobs in order: round 1 tree, no-tree, round 2 tree, no-tree; bench -a default over the tune's sizes
+sed -n '/^== tune step 5\/7/,/^== tune step 6\/7/p' "$tmp/out1" | grep '^\$ ' > "$tmp/tree-jobs"
+[ "$(wc -l < "$tmp/tree-jobs")" = 4 ] || fail "expected 4 tree timing jobs: $(cat "$tmp/tree-jobs")"
+grep -v ' bench -C bcast,allreduce -a default --sizes 2048,24576,204800 .* --json --allow-cliques > ' \
+    "$tmp/tree-jobs" && fail "a tree timing job is not bench -a default over the tune's sizes"
+jobs=$(sed -E 's/^\$ MPIR_CVAR_NUM_CLIQUES=2 MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=([^ ]*) .*\/(round-.*)\.jsonl$/\1:\2/' \
+    "$tmp/tree-jobs" | tr '\n' ' ')
+[ "$jobs" = "$tree:round-1-tree '':round-1-no-tree $tree:round-2-tree '':round-2-no-tree " ] ||
+    fail "tree timing jobs: $jobs"
+for f in round-1-tree round-1-no-tree round-2-tree round-2-no-tree; do
+    [ "$(grep -c '"algorithm":"default"' "$report/tree-timing/$f.jsonl")" = 6 ] || fail "$f.jsonl: not 6 points"
+done
+# 2 rounds x 2 jobs x 6 (collective, size), under one tree digest
+timings=$(python3 - "$db" << 'PY'
+import sqlite3, sys
+rows = sqlite3.connect(sys.argv[1]).execute(
+    "SELECT count(*), count(DISTINCT tree), count(DISTINCT round || variant), sum(median > 0) FROM tree_timings"
+).fetchone()
+print(*rows)
+PY
+)
+[ "$timings" = "24 1 4 24" ] || fail "tree_timings rows (count, trees, jobs, positive): $timings"
 
 echo "== step 0: the calibration in the database and atop the report"
 calibration=$(python3 - "$db" << 'PY'
@@ -84,12 +116,36 @@ for coll in bcast allreduce; do
 done
 awk -F, 'NR > 1 && !($8 >= 1) { print "FAIL: slowdown < 1: " $0 > "/dev/stderr"; bad = 1 } END { exit bad }' \
     "$report/summary.csv" || fail "slowdown below 1"
-# 2 hier configurations and the stock selection per size, all measured
-[ "$(tail -n +2 "$report/predictions.csv" | wc -l)" = 18 ] || fail "expected 18 prediction rows"
+# the hier configurations (bcast 2, allreduce 3) and the stock selection per size, all measured
+[ "$(tail -n +2 "$report/predictions.csv" | wc -l)" = 21 ] || fail "expected 21 prediction rows"
 [ "$(grep -c ',stock,' "$report/predictions.csv")" = 6 ] || fail "expected a stock row per size"
+# the ia configuration predicted by its own tasks and measured, for allreduce only
+ring="segsize=8192 inter_algo=tsp_allreduce_ring intra_algo=binomial"
+[ "$(grep -cE "^allreduce,[0-9]+,$ring,[0-9.]+,[0-9.]+," "$report/predictions.csv")" = 3 ] ||
+    { cat "$report/predictions.csv"; fail "expected 3 predicted and measured ia rows"; }
+grep -q "^bcast,.*tsp_allreduce_ring" "$report/predictions.csv" && fail "ring row for bcast"
+grep -qxF "$skip_note" "$report/report.txt" || fail "report.txt: bcast's skip of the ring not named"
 grep -q "^average slowdown: .* over 6 sizes (target <= 1.050): " "$report/report.txt" || fail "no average slowdown"
 grep -q "^worst slowdown: " "$report/report.txt" || fail "no worst slowdown"
 grep -q "task share .* (target <= 25 %): " "$report/report.txt" || fail "no time comparison"
+# the tree as loaded: its definition, a row per (collective, size) of 2 rounds, the verdict line
+grep -qxF "# hiertune: the tree as loaded vs no tree (times in us)" "$report/report.txt" ||
+    fail "report.txt: no tree timing table"
+grep -q "^# FAIL (slower): every round with the tree slower than every round without it AND ratio < 1 - 0.050;" \
+    "$report/report.txt" || fail "report.txt: the failure is not defined"
+grep -q '^collective *size *rounds *tree *no-tree *ratio *noise *verdict$' "$report/report.txt" ||
+    fail "report.txt: no tree timing header"
+for coll in bcast allreduce; do
+    for size in 2048 24576 204800; do
+        grep -qE "^$coll +$size +2 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+% +(faster|within noise|FAIL \(slower\))$" \
+            "$report/report.txt" || fail "report.txt: no tree timing row for $coll $size"
+    done
+done
+grep -qE "^tree vs no tree: [0-6] of 6 sizes slower beyond the noise: (ok|accepted \(--allow-tree-slower\) .*)$" \
+    "$report/report.txt" || fail "report.txt: no tree timing verdict"
+[ "$(tail -n +2 "$report/tree-timing.csv" | wc -l)" = 6 ] || fail "expected 6 tree-timing.csv rows"
+awk -F, 'NR > 1 && !($3 == 2 && $4 > 0 && $5 > 0 && $6 > 0 && $7 >= 0) { bad = 1 } END { exit bad }' \
+    "$report/tree-timing.csv" || fail "tree-timing.csv: $(cat "$report/tree-timing.csv")"
 if command -v gnuplot > /dev/null; then
     [ -s "$report/prediction.png" ] || fail "gnuplot is installed but no plot"
 else
@@ -113,7 +169,56 @@ grep -q "calibration stored in $db: nothing to measure" "$tmp/out3" || fail "rer
 grep -q "all task benchmarks stored" "$tmp/out3" || fail "rerun measured tasks again"
 grep -q "stock selection measured at every size" "$tmp/out3" || fail "rerun measured the stock selection again"
 grep -q "every configuration measured" "$tmp/out3" || fail "rerun swept again"
+grep -q "^tree [0-9a-f]\{16\} timed in $db (2 rounds): nothing to measure" "$tmp/out3" ||
+    fail "rerun timed the tree again"
 [ "$(count_steps)" = "$steps" ] || fail "rerun added step times: $(count_steps)"
+
+echo "== a tree slower than no tree beyond the noise fails tune (stored timings made so)"
+# bcast 2048: every tree round 1 s, every no-tree round 1 ms; elsewhere both alike (ratio 1)
+python3 - "$db" << 'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("UPDATE tree_timings SET median = 1e-4, ci_lo = 1e-4, ci_hi = 1e-4, min = 1e-4, max = 1e-4, mean = 1e-4")
+for variant, t in (("tree", 1.0), ("no-tree", 1e-3)):
+    db.execute("UPDATE tree_timings SET median = ?1, ci_lo = ?1, ci_hi = ?1, min = ?1, max = ?1, mean = ?1"
+               " WHERE collective = 'bcast' AND msg_bytes = 2048 AND variant = ?2", (t, variant))
+db.commit()
+PY
+strict=()
+for word in "${relaunch[@]}"; do [ "$word" = --allow-tree-slower ] || strict+=("$word"); done
+"$hiertune" "${strict[@]}" --launcher "env MPIR_CVAR_NUM_CLIQUES=2 '$mpiexec' -n 4" > "$tmp/out4" 2> "$tmp/err4" &&
+    { cat "$tmp/out4"; fail "tune accepted a tree slower than no tree"; }
+slower="the tree is slower than no tree beyond the noise at 1 of 6 sizes (bcast 2048 B; --allow-tree-slower accepts it)"
+grep -qxF "hiertune: error: $slower: see $report/report.txt" "$tmp/err4" || fail "slower tree: $(cat "$tmp/err4")"
+grep -qE "^bcast +2048 +2 +1000000.00 +1000.00 +0.001 +0.0% +FAIL \(slower\)$" "$report/report.txt" ||
+    fail "report.txt: no failing row: $(grep -A12 'tree as loaded' "$report/report.txt")"
+[ "$(grep -cE '^(bcast|allreduce) .* within noise$' "$report/report.txt")" = 5 ] ||
+    fail "report.txt: expected 5 sizes within noise"
+grep -qxF "tree vs no tree: 1 of 6 sizes slower beyond the noise: FAILED (bcast 2048 B)" "$report/report.txt" ||
+    fail "report.txt: no FAILED line"
+grep -q "^bcast,2048,2,1000000.00,1000.00,0.001,0,slower$" "$report/tree-timing.csv" ||
+    fail "tree-timing.csv: no slower row"
+grep -q "^tree [0-9a-f]\{16\} timed in $db (2 rounds): nothing to measure" "$tmp/out4" ||
+    fail "the failing rerun measured"
+# with the flag: reported, accepted
+"$hiertune" "${relaunch[@]}" --launcher "env MPIR_CVAR_NUM_CLIQUES=2 '$mpiexec' -n 4" > "$tmp/out5" 2> "$tmp/err5" ||
+    { cat "$tmp/out5" "$tmp/err5"; fail "--allow-tree-slower did not accept the slower tree"; }
+grep -qxF "tree vs no tree: 1 of 6 sizes slower beyond the noise: accepted (--allow-tree-slower) (bcast 2048 B)" \
+    "$report/report.txt" || fail "report.txt: the slower tree not accepted"
+
+echo "== tree-timing: any tree, standalone"
+"$hiertune" tree-timing --tree "$tree" -n 4 --nodes 2 -C bcast,reduce --sizes 2K --rounds 2 -x 1 --min-reps 3 -i 5 \
+    --max-time 1 --mpiexec "$mpiexec" --allow-cliques --allow-tree-slower > "$tmp/out6" 2> "$tmp/err6" ||
+    { cat "$tmp/out6" "$tmp/err6"; fail "tree-timing failed"; }
+cat "$tmp/out6"
+standalone='^\$ MPIR_CVAR_NUM_CLIQUES=2 MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=.* bench -C bcast,reduce -a default --sizes 2048 '
+[ "$(grep -c "$standalone" "$tmp/out6")" = 4 ] || fail "tree-timing: expected 4 jobs"
+grep -q "^# 4 ranks, 2 nodes x 2 ppn, .*; 2 rounds$" "$tmp/out6" || fail "tree-timing: no layout line"
+for coll in bcast reduce; do
+    grep -qE "^$coll +2048 +2 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+% +(faster|within noise|FAIL \(slower\))$" "$tmp/out6" ||
+        fail "tree-timing: no row for $coll"
+done
+grep -qE "^tree vs no tree: [0-2] of 2 sizes slower beyond the noise: " "$tmp/out6" || fail "tree-timing: no verdict"
 
 echo "== errors"
 "$hiertune" tune -n 4 --nodes 2 --allow-cliques --stock "$stock" --db "$tmp/e.sqlite" --mpiexec "$tmp/none" 2> "$tmp/e1" &&
@@ -150,4 +255,16 @@ grep -q "^hiertune: error: --launcher replaces mpiexec, its arguments and -n" "$
 grep -q "^hiertune: error: --launcher: cannot run '$tmp/no such'" "$tmp/e9" || fail "launcher: $(cat "$tmp/e9")"
 "$hiertune" tune -n 4 --launcher "mpiexec 'oops" --stock "$stock" 2> "$tmp/e10" && fail "bad quoting accepted"
 grep -q "^hiertune: error: --launcher 'mpiexec 'oops': unterminated '" "$tmp/e10" || fail "quoting: $(cat "$tmp/e10")"
+# tree-timing's own errors: cliques without the flag, one round, no tree file
+"$hiertune" tree-timing --tree "$tree" -n 4 --nodes 2 --sizes 2K --mpiexec "$mpiexec" 2> "$tmp/e11" &&
+    fail "tree-timing on cliques accepted"
+grep -q "^hiertune: error: --nodes 2: emulated nodes share one host's cores" "$tmp/e11" || fail "tree-timing: $(cat "$tmp/e11")"
+"$hiertune" tree-timing --tree "$tree" -n 4 --nodes 2 --sizes 2K --rounds 1 --allow-cliques 2> "$tmp/e12" &&
+    fail "one round accepted"
+grep -q "^hiertune: error: --rounds must be at least 2" "$tmp/e12" || fail "tree-timing rounds: $(cat "$tmp/e12")"
+"$hiertune" tree-timing --tree "$tmp/none.json" -n 4 --nodes 2 --sizes 2K --allow-cliques --mpiexec "$mpiexec" \
+    2> "$tmp/e13" && fail "missing tree accepted"
+grep -q "^hiertune: error: cannot read JSON tree" "$tmp/e13" || fail "tree-timing tree: $(cat "$tmp/e13")"
+"$hiertune" tune -n 4 --nodes 2 --allow-cliques --stock "$stock" --tree-rounds 1 2> "$tmp/e14" && fail "--tree-rounds 1 accepted"
+grep -q "^hiertune: error: --tree-rounds must be at least 2" "$tmp/e14" || fail "tree rounds: $(cat "$tmp/e14")"
 echo "PASS: mpi_tune"

@@ -286,7 +286,7 @@ TEST_F(CalibrationDbTest, VersionThreeFileIsUpgraded) {
     ASSERT_EQ(sql_value("SELECT count(*) FROM sqlite_master WHERE name = 'calibration'"), "0");
 
     MeasureDb db = MeasureDb::open(path_);
-    EXPECT_EQ(sql_value("PRAGMA user_version"), "4");
+    EXPECT_EQ(sql_value("PRAGMA user_version"), std::to_string(MeasureDb::kSchemaVersion));
     const auto job = db.find_job(job_description());
     ASSERT_TRUE(job);
     EXPECT_EQ(db.count_points(job->id), 1u);

@@ -1,4 +1,5 @@
-// HAN task-based cost model: hand-computed eq. (3) and (4), short pipelines, selection.
+// HAN task-based cost model: hand-computed eq. (3) and (4), the one-step (ia)
+// allreduce, short pipelines, selection.
 #include <gtest/gtest.h>
 
 #include "han_model.hpp"
@@ -16,11 +17,11 @@ TEST(HanModel, SegmentCount) {
 }
 
 TEST(HanModel, BcastTaskSequence) {
-    const auto u1 = task_sequence(Collective::bcast, 1);
+    const auto u1 = task_sequence(Decomposition::bcast, 1);
     ASSERT_EQ(u1.size(), 2u);
     EXPECT_EQ(u1[0].first.task, "ib");
     EXPECT_EQ(u1[1].first.task, "sb");
-    const auto u4 = task_sequence(Collective::bcast, 4);
+    const auto u4 = task_sequence(Decomposition::bcast, 4);
     ASSERT_EQ(u4.size(), 3u);
     EXPECT_EQ(u4[1].first.task, "sbib");
     EXPECT_TRUE(u4[1].first.steady);
@@ -29,12 +30,12 @@ TEST(HanModel, BcastTaskSequence) {
 
 TEST(HanModel, AllreduceTaskSequences) {
     using V = std::vector<std::string>;
-    EXPECT_EQ(required_tasks(Collective::allreduce, 1), (V{"sr", "ir", "ib", "sb"}));
-    EXPECT_EQ(required_tasks(Collective::allreduce, 2), (V{"sr", "irsr", "ibir", "sbib", "sb"}));
-    EXPECT_EQ(required_tasks(Collective::allreduce, 3), (V{"sr", "irsr", "ibirsr", "sbibir", "sbib", "sb"}));
-    EXPECT_EQ(required_tasks(Collective::allreduce, 9),
+    EXPECT_EQ(required_tasks(Decomposition::allreduce, 1), (V{"sr", "ir", "ib", "sb"}));
+    EXPECT_EQ(required_tasks(Decomposition::allreduce, 2), (V{"sr", "irsr", "ibir", "sbib", "sb"}));
+    EXPECT_EQ(required_tasks(Decomposition::allreduce, 3), (V{"sr", "irsr", "ibirsr", "sbibir", "sbib", "sb"}));
+    EXPECT_EQ(required_tasks(Decomposition::allreduce, 9),
               (V{"sr", "irsr", "ibirsr", "sbibirsr", "sbibir", "sbib", "sb"}));
-    const auto u9 = task_sequence(Collective::allreduce, 9);
+    const auto u9 = task_sequence(Decomposition::allreduce, 9);
     ASSERT_EQ(u9.size(), 7u);
     EXPECT_TRUE(u9[3].first.steady);
     EXPECT_EQ(u9[3].second, 6u);  // sbibirsr(3..8)
@@ -47,20 +48,20 @@ TEST(HanModel, AllreduceTaskSequences) {
 TEST(HanModel, BcastEquation3ByHand) {
     const TaskCosts costs{{"ib", {1.0, 2.0}}, {"sbib", {3.0, 2.5}}, {"sb", {0.5, 0.5}}};
     // u = 4: leader 0: 1 + 3*3 + 0.5 = 10.5; leader 1: 2 + 3*2.5 + 0.5 = 10
-    EXPECT_DOUBLE_EQ(*predict(Collective::bcast, costs, 100, 350), 10.5);
+    EXPECT_DOUBLE_EQ(*predict(Decomposition::bcast, costs, 100, 350), 10.5);
     // u = 2: 1 + 3 + 0.5 = 4.5; 2 + 2.5 + 0.5 = 5
-    EXPECT_DOUBLE_EQ(*predict(Collective::bcast, costs, 100, 200), 5.0);
+    EXPECT_DOUBLE_EQ(*predict(Decomposition::bcast, costs, 100, 200), 5.0);
     // u = 1 (and an empty message): ib + sb; 1.5 vs 2.5
-    EXPECT_DOUBLE_EQ(*predict(Collective::bcast, costs, 100, 100), 2.5);
-    EXPECT_DOUBLE_EQ(*predict(Collective::bcast, costs, 100, 0), 2.5);
+    EXPECT_DOUBLE_EQ(*predict(Decomposition::bcast, costs, 100, 100), 2.5);
+    EXPECT_DOUBLE_EQ(*predict(Decomposition::bcast, costs, 100, 0), 2.5);
     // u = 1001: leader 0: 1 + 1000*3 + 0.5; leader 1: 2 + 1000*2.5 + 0.5
-    EXPECT_DOUBLE_EQ(*predict(Collective::bcast, costs, 1, 1001), 3001.5);
+    EXPECT_DOUBLE_EQ(*predict(Decomposition::bcast, costs, 1, 1001), 3001.5);
 }
 
 TEST(HanModel, SingleValueAppliesToEveryLeader) {
     const TaskCosts costs{{"ib", {1.0, 2.0}}, {"sbib", {3.0}}, {"sb", {0.5}}};
     // u = 3: leader 0: 1 + 6 + 0.5; leader 1: 2 + 6 + 0.5
-    EXPECT_DOUBLE_EQ(*predict(Collective::bcast, costs, 10, 30), 8.5);
+    EXPECT_DOUBLE_EQ(*predict(Decomposition::bcast, costs, 10, 30), 8.5);
 }
 
 // Eq. (4) with the closing sb(u-1), and u = 1, 2 from the task sequence.
@@ -68,32 +69,111 @@ TEST(HanModel, AllreduceEquation4ByHand) {
     const TaskCosts costs{{"sr", {1}},   {"ir", {2}},       {"irsr", {3}},   {"ib", {4}},
                           {"ibir", {5}}, {"ibirsr", {6}},   {"sbibirsr", {7}}, {"sbibir", {8}},
                           {"sbib", {9}}, {"sb", {10}}};
-    EXPECT_DOUBLE_EQ(*predict(Collective::allreduce, costs, 8, 8), 1 + 2 + 4 + 10.0);
-    EXPECT_DOUBLE_EQ(*predict(Collective::allreduce, costs, 8, 16), 1 + 3 + 5 + 9 + 10.0);
-    EXPECT_DOUBLE_EQ(*predict(Collective::allreduce, costs, 8, 24), 1 + 3 + 6 + 8 + 9 + 10.0);
+    EXPECT_DOUBLE_EQ(*predict(Decomposition::allreduce, costs, 8, 8), 1 + 2 + 4 + 10.0);
+    EXPECT_DOUBLE_EQ(*predict(Decomposition::allreduce, costs, 8, 16), 1 + 3 + 5 + 9 + 10.0);
+    EXPECT_DOUBLE_EQ(*predict(Decomposition::allreduce, costs, 8, 24), 1 + 3 + 6 + 8 + 9 + 10.0);
     // u = 5: sr + irsr + ibirsr + 2 sbibirsr + sbibir + sbib + sb
-    EXPECT_DOUBLE_EQ(*predict(Collective::allreduce, costs, 8, 40), 1 + 3 + 6 + 2 * 7 + 8 + 9 + 10.0);
+    EXPECT_DOUBLE_EQ(*predict(Decomposition::allreduce, costs, 8, 40), 1 + 3 + 6 + 2 * 7 + 8 + 9 + 10.0);
 }
 
 TEST(HanModel, AllreduceMaxOverLeaders) {
     const TaskCosts costs{{"sr", {1, 1}},      {"irsr", {3, 2}},   {"ibirsr", {6, 5}}, {"sbibirsr", {7, 8}},
                           {"sbibir", {8, 8}}, {"sbib", {9, 9}},   {"sb", {10, 10}}};
     // u = 4: leader 0: 1+3+6+7+8+9+10 = 44; leader 1: 1+2+5+8+8+9+10 = 43
-    EXPECT_DOUBLE_EQ(*predict(Collective::allreduce, costs, 1, 4), 44.0);
+    EXPECT_DOUBLE_EQ(*predict(Decomposition::allreduce, costs, 1, 4), 44.0);
     // u = 10: leader 0: 44 + 6*7 = 86; leader 1: 43 + 6*8 = 91
-    EXPECT_DOUBLE_EQ(*predict(Collective::allreduce, costs, 1, 10), 91.0);
+    EXPECT_DOUBLE_EQ(*predict(Decomposition::allreduce, costs, 1, 10), 91.0);
 }
 
 TEST(HanModel, MissingTasksAndBadInput) {
     const TaskCosts costs{{"ib", {1.0}}, {"sb", {0.5}}};
-    EXPECT_DOUBLE_EQ(*predict(Collective::bcast, costs, 100, 50), 1.5);
+    EXPECT_DOUBLE_EQ(*predict(Decomposition::bcast, costs, 100, 50), 1.5);
     std::vector<std::string> missing;
-    EXPECT_FALSE(predict(Collective::bcast, costs, 100, 150, &missing));
+    EXPECT_FALSE(predict(Decomposition::bcast, costs, 100, 150, &missing));
     EXPECT_EQ(missing, std::vector<std::string>{"sbib"});
-    EXPECT_THROW(predict(Collective::bcast, {{"ib", {1, 2}}, {"sb", {1, 2, 3}}}, 10, 5), std::invalid_argument);
-    EXPECT_THROW(predict(Collective::bcast, {{"ib", {-1}}, {"sb", {1}}}, 10, 5), std::invalid_argument);
-    EXPECT_THROW(predict(Collective::bcast, costs, 0, 5), std::invalid_argument);
+    EXPECT_THROW(predict(Decomposition::bcast, {{"ib", {1, 2}}, {"sb", {1, 2, 3}}}, 10, 5), std::invalid_argument);
+    EXPECT_THROW(predict(Decomposition::bcast, {{"ib", {-1}}, {"sb", {1}}}, 10, 5), std::invalid_argument);
+    EXPECT_THROW(predict(Decomposition::bcast, costs, 0, 5), std::invalid_argument);
     EXPECT_THROW(parse_collective("reduce"), std::invalid_argument);
+}
+
+TEST(HanModel, DecompositionFromConfig) {
+    const Params ring{{"inter_algo", "tsp_allreduce_ring"}, {"intra_algo", "shm"}};
+    EXPECT_EQ(decomposition(Collective::bcast, {}), Decomposition::bcast);
+    EXPECT_EQ(decomposition(Collective::allreduce, {}), Decomposition::allreduce);
+    EXPECT_EQ(decomposition(Collective::allreduce, {{"inter_algo", "tsp_ring"}}), Decomposition::allreduce);
+    EXPECT_EQ(decomposition(Collective::allreduce, ring), Decomposition::allreduce_ia);
+    EXPECT_TRUE(applies(Collective::bcast, {{"inter_algo", "tsp_kary"}}));
+    EXPECT_TRUE(applies(Collective::allreduce, ring));
+    EXPECT_FALSE(applies(Collective::bcast, ring));  // allreduce's own: bcast has no ia
+    EXPECT_THROW(decomposition(Collective::bcast, ring), std::invalid_argument);
+    EXPECT_EQ(steady_task(Decomposition::bcast), "sbib");
+    EXPECT_EQ(steady_task(Decomposition::allreduce), "sbibirsr");
+    EXPECT_EQ(steady_task(Decomposition::allreduce_ia), "sbiasr");
+}
+
+// The plugin's one-step loop: s = 0 .. u+1, ia(s-1), sb(s-2), sr(s).
+TEST(HanModel, AllreduceIaTaskSequences) {
+    using V = std::vector<std::string>;
+    EXPECT_EQ(task_names(Decomposition::allreduce_ia), (V{"sr", "ia", "iasr", "sbiasr", "sbia", "sb"}));
+    EXPECT_EQ(required_tasks(Decomposition::allreduce_ia, 1), (V{"sr", "ia", "sb"}));
+    EXPECT_EQ(required_tasks(Decomposition::allreduce_ia, 2), (V{"sr", "iasr", "sbia", "sb"}));
+    EXPECT_EQ(required_tasks(Decomposition::allreduce_ia, 3), (V{"sr", "iasr", "sbiasr", "sbia", "sb"}));
+    EXPECT_EQ(required_tasks(Decomposition::allreduce_ia, 9), (V{"sr", "iasr", "sbiasr", "sbia", "sb"}));
+    EXPECT_EQ(step_task(Decomposition::allreduce_ia, 1, 1), "ia");
+    EXPECT_EQ(step_task(Decomposition::allreduce_ia, 3, 1), "");
+    const auto u2 = task_sequence(Decomposition::allreduce_ia, 2);
+    ASSERT_EQ(u2.size(), 4u);
+    for (const auto& [step, count] : u2) EXPECT_FALSE(step.steady) << step.task;  // no step has all 3 stages
+    const auto u9 = task_sequence(Decomposition::allreduce_ia, 9);
+    ASSERT_EQ(u9.size(), 5u);
+    EXPECT_EQ(u9[2].first.task, "sbiasr");
+    EXPECT_TRUE(u9[2].first.steady);
+    EXPECT_EQ(u9[2].second, 7u);  // sbiasr(2..8)
+    std::uint64_t steps = 0;
+    for (const auto& [step, count] : u9) steps += count;
+    EXPECT_EQ(steps, 9u + 2u);  // the plugin's loop runs u+2 steps
+    EXPECT_EQ(step_count(Decomposition::allreduce_ia, 9), 11u);
+}
+
+// u = 1: sr + ia + sb; u >= 2: sr + iasr + (u-2) sbiasr + sbia + sb.
+TEST(HanModel, AllreduceIaByHand) {
+    const TaskCosts costs{{"sr", {1}}, {"ia", {2}}, {"iasr", {3}}, {"sbiasr", {4}}, {"sbia", {5}}, {"sb", {6}}};
+    EXPECT_DOUBLE_EQ(*predict(Decomposition::allreduce_ia, costs, 8, 8), 1 + 2 + 6.0);
+    EXPECT_DOUBLE_EQ(*predict(Decomposition::allreduce_ia, costs, 8, 16), 1 + 3 + 5 + 6.0);
+    EXPECT_DOUBLE_EQ(*predict(Decomposition::allreduce_ia, costs, 8, 24), 1 + 3 + 4 + 5 + 6.0);
+    // u = 5: 1 + 3 + 3*4 + 5 + 6 = 27
+    EXPECT_DOUBLE_EQ(*predict(Decomposition::allreduce_ia, costs, 8, 40), 27.0);
+    // HAN's tasks do not predict the ia form, nor the other way round
+    std::vector<std::string> missing;
+    EXPECT_FALSE(predict(Decomposition::allreduce, costs, 8, 8, &missing));
+    EXPECT_EQ(missing, (std::vector<std::string>{"ir", "ib"}));
+
+    // two leaders, max over them
+    const TaskCosts two{{"sr", {1, 1}}, {"iasr", {3, 2}}, {"sbiasr", {4, 6}}, {"sbia", {5, 5}}, {"sb", {6, 6}}};
+    // u = 2: leader 0: 1+3+5+6 = 15; leader 1: 1+2+5+6 = 14
+    EXPECT_DOUBLE_EQ(*predict(Decomposition::allreduce_ia, two, 1, 2), 15.0);
+    // u = 4: leader 0: 1+3+2*4+5+6 = 23; leader 1: 1+2+2*6+5+6 = 26
+    EXPECT_DOUBLE_EQ(*predict(Decomposition::allreduce_ia, two, 1, 4), 26.0);
+}
+
+// Each candidate is predicted with its own decomposition.
+TEST(HanModel, BestCandidateMixesDecompositions) {
+    TaskCosts han_costs;  // 1 per task
+    for (const std::string& task : task_names(Decomposition::allreduce)) han_costs[task] = {1};
+    const TaskCosts ia_costs{{"sr", {1}}, {"ia", {1}}, {"iasr", {1}}, {"sbiasr", {2}}, {"sbia", {1}}, {"sb", {1}}};
+    const std::vector<Candidate> candidates{Candidate{Params{{"inter_algo", "tsp_ring"}}, 100, han_costs},
+                                            Candidate{Params{{"inter_algo", "tsp_allreduce_ring"}}, 100, ia_costs}};
+    // m = 100, u = 1: ir+ib form sr+ir+ib+sb = 4; ia form sr+ia+sb = 3
+    auto best = best_candidate(Collective::allreduce, candidates, 4, 100);
+    ASSERT_TRUE(best);
+    EXPECT_EQ(best->candidate->config.at("inter_algo"), "tsp_allreduce_ring");
+    EXPECT_DOUBLE_EQ(best->time, 3.0);
+    // m = 1000, u = 10: ir+ib 1+1+1+7*1+1+1+1 = 13; ia 1+1+8*2+1+1 = 20
+    best = best_candidate(Collective::allreduce, candidates, 4, 1000);
+    ASSERT_TRUE(best);
+    EXPECT_EQ(best->candidate->config.at("inter_algo"), "tsp_ring");
+    EXPECT_DOUBLE_EQ(best->time, 13.0);
 }
 
 Candidate bcast_candidate(const std::string& inter, std::uint64_t fs, double ib, double sbib, double sb) {
@@ -115,6 +195,9 @@ TEST(HanModel, BestCandidateCrossover) {
     EXPECT_EQ(best->candidate->config.at("inter_algo"), "tsp_knomial");
     EXPECT_DOUBLE_EQ(best->time, 33.0);
     EXPECT_FALSE(best_candidate(Collective::allreduce, candidates, 4, 10));  // no allreduce tasks
+    // tsp_allreduce_ring has no bcast pipeline: skipped even with (free) bcast tasks
+    const std::vector<Candidate> with_ring{bcast_candidate("tsp_allreduce_ring", 100, 0, 0, 0), candidates[0]};
+    EXPECT_EQ(best_candidate(Collective::bcast, with_ring, 4, 100)->candidate->config.at("inter_algo"), "tsp_kary");
 }
 
 TEST(HanModel, OversizeSegmentsCollapse) {

@@ -1,5 +1,6 @@
 // Task benchmarks in the measurement database (schema v2): storage, resume,
-// atomicity under SIGKILL, upgrade of a version-1 file.
+// atomicity under SIGKILL, upgrade of a version-1 file; tune's tree timings
+// (schema v5) and the upgrade of a version-4 file.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sqlite3.h>
@@ -177,7 +178,7 @@ TEST_F(TaskDbTest, VersionOneFileIsUpgraded) {
               SQLITE_OK);
     ASSERT_EQ(std::to_string(MeasureDb::kApplicationId), "1213494626");
     MeasureDb db = MeasureDb::open(path_);
-    EXPECT_EQ(sql_value(path_, "PRAGMA user_version"), "4");
+    EXPECT_EQ(sql_value(path_, "PRAGMA user_version"), std::to_string(MeasureDb::kSchemaVersion));
     const auto job = db.find_job(job_description());
     ASSERT_TRUE(job);
     EXPECT_EQ(db.count_points(job->id), 1u);
@@ -185,10 +186,91 @@ TEST_F(TaskDbTest, VersionOneFileIsUpgraded) {
     EXPECT_EQ(db.integrity_check(), "ok");
     db.add_step_time(job->id, "tasks", 1.5);  // version 3's table is there too
     db.record_calibration(job->id, {LinkCalibration{"0-1", 5e-5, 1.2e7, 10, 8}}, "");  // and version 4's
-    MeasureDb again = MeasureDb::open(path_);  // a second open finds version 4: nothing to do
+    db.record_tree_timings(job->id, "t", {TreeTiming{1, kTreeVariant, "bcast", 8, summary(1e-5)}});  // and 5's
+    MeasureDb again = MeasureDb::open(path_);  // a second open finds the current version: nothing to do
     EXPECT_EQ(again.count_tasks(job->id), 1u);
     EXPECT_EQ(again.step_times(job->id).at("tasks"), 1.5);
     EXPECT_EQ(again.calibration(job->id).links.size(), 1u);
+    EXPECT_EQ(again.tree_timings(job->id, "t").size(), 1u);
+}
+
+// A version-4 file (no tree_timings table) gets it when opened, its data kept.
+TEST_F(TaskDbTest, VersionFourFileIsUpgraded) {
+    {
+        MeasureDb db = MeasureDb::open(path_);
+        const JobId job = db.find_or_create_job(job_description());
+        db.record_point(job, PointKey{"bcast", 8, "default", {}}, summary(2e-5));
+        db.record_calibration(job, {LinkCalibration{"0-1", 5e-5, 1.2e7, 10, 8}}, "c");
+    }
+    ASSERT_EQ(sql(path_, "DROP TABLE tree_timings; PRAGMA user_version=4;"), SQLITE_OK);
+    MeasureDb db = MeasureDb::open(path_);
+    EXPECT_EQ(sql_value(path_, "PRAGMA user_version"), "5");
+    const auto job = db.find_job(job_description());
+    ASSERT_TRUE(job);
+    EXPECT_EQ(db.count_points(job->id), 1u);
+    EXPECT_EQ(db.calibration(job->id).cluster, "c");
+    EXPECT_TRUE(db.tree_timings(job->id, "t").empty());
+    db.record_tree_timings(job->id, "t", {TreeTiming{1, kNoTreeVariant, "bcast", 8, summary(1e-5)}});
+    EXPECT_EQ(db.tree_timings(job->id, "t").size(), 1u);
+    EXPECT_EQ(db.integrity_check(), "ok");
+}
+
+// Tune's tree timings: per tree digest and job, a rerun of a round's job
+// replaces its rows, ordered by collective, size, variant, round.
+TEST_F(TaskDbTest, TreeTimingsPerTreeAndJob) {
+    MeasureDb db = MeasureDb::open(path_);
+    const JobId job = db.find_or_create_job(job_description());
+    JobDescription other_description = job_description();
+    other_description.ranks = 16;
+    const JobId other = db.find_or_create_job(other_description);
+    db.record_tree_timings(job, "aaaa",
+                           {TreeTiming{2, kTreeVariant, "bcast", 1024, summary(3e-5)},
+                            TreeTiming{1, kTreeVariant, "bcast", 1024, summary(1e-5)},
+                            TreeTiming{1, kNoTreeVariant, "bcast", 1024, summary(2e-5)},
+                            TreeTiming{1, kTreeVariant, "allreduce", 8, summary(4e-6)}});
+    db.record_tree_timings(job, "bbbb", {TreeTiming{1, kTreeVariant, "bcast", 1024, summary(9e-5)}});
+    db.record_tree_timings(other, "aaaa", {TreeTiming{1, kTreeVariant, "bcast", 1024, summary(8e-5)}});
+    std::vector<TreeTiming> stored = db.tree_timings(job, "aaaa");
+    ASSERT_EQ(stored.size(), 4u);
+    EXPECT_EQ(stored[0].collective, "allreduce");
+    EXPECT_EQ(stored[1].variant, kNoTreeVariant);  // "no-tree" < "tree"
+    EXPECT_EQ(stored[2].round, 1);
+    EXPECT_EQ(stored[2].variant, kTreeVariant);
+    EXPECT_EQ(stored[3].round, 2);
+    EXPECT_DOUBLE_EQ(stored[3].summary.median, 3e-5);
+    EXPECT_EQ(stored[3].summary.n, 30u);
+    EXPECT_DOUBLE_EQ(stored[3].summary.max, 6e-5);
+    EXPECT_TRUE(stored[3].summary.converged);
+    // a rerun of round 2's tree job replaces its row
+    db.record_tree_timings(job, "aaaa", {TreeTiming{2, kTreeVariant, "bcast", 1024, summary(5e-5)}});
+    stored = db.tree_timings(job, "aaaa");
+    ASSERT_EQ(stored.size(), 4u);
+    EXPECT_DOUBLE_EQ(stored[3].summary.median, 5e-5);
+    EXPECT_EQ(db.tree_timings(job, "bbbb").size(), 1u);
+    EXPECT_DOUBLE_EQ(db.tree_timings(other, "aaaa").at(0).summary.median, 8e-5);
+    EXPECT_TRUE(db.tree_timings(job, "cccc").empty());
+}
+
+TEST_F(TaskDbTest, InvalidTreeTimingsAreRejectedAndNothingIsWritten) {
+    MeasureDb db = MeasureDb::open(path_);
+    const JobId job = db.find_or_create_job(job_description());
+    const TreeTiming good{1, kTreeVariant, "bcast", 8, summary(1e-5)};
+    TreeTiming round0 = good, variant = good, nameless = good, unordered = good;
+    round0.round = 0;
+    variant.variant = "default";
+    nameless.collective = "";
+    unordered.summary.min = 1;  // above the median
+    for (const TreeTiming& bad : {round0, variant, nameless, unordered})
+        EXPECT_THROW(db.record_tree_timings(job, "t", {good, bad}), std::invalid_argument);
+    EXPECT_THROW(db.record_tree_timings(job, "", {good}), std::invalid_argument);
+    EXPECT_THROW(db.record_tree_timings(job + 99, "t", {good}), std::invalid_argument);
+    EXPECT_TRUE(db.tree_timings(job, "t").empty());  // all or nothing
+}
+
+TEST(TreeDigest, FnvOfTheBytes) {
+    EXPECT_EQ(tree_digest(""), "cbf29ce484222325");  // the FNV-1a 64 offset basis
+    EXPECT_EQ(tree_digest("a"), "af63dc4c8601ec8c");  // FNV-1a 64 test vector
+    EXPECT_NE(tree_digest("{\"a\": 1}"), tree_digest("{\"a\": 2}"));
 }
 
 // Wall times of tune steps: one row per run, summed per step, per job.

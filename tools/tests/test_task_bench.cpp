@@ -23,19 +23,42 @@ TEST(TaskBench, ConfigsMultiplyOut) {
 }
 
 TEST(TaskBench, RunsAndKeys) {
-    EXPECT_EQ(task_runs(han::Collective::bcast, 8), std::vector<std::uint64_t>{8});
-    EXPECT_EQ(task_runs(han::Collective::allreduce, 8), (std::vector<std::uint64_t>{8, 2, 1}));
-    EXPECT_THROW(task_runs(han::Collective::bcast, 3), std::invalid_argument);
+    using han::Decomposition;
+    EXPECT_EQ(task_runs(Decomposition::bcast, 8), std::vector<std::uint64_t>{8});
+    EXPECT_EQ(task_runs(Decomposition::allreduce, 8), (std::vector<std::uint64_t>{8, 2, 1}));
+    EXPECT_EQ(task_runs(Decomposition::allreduce_ia, 8), (std::vector<std::uint64_t>{8, 1}));
+    EXPECT_THROW(task_runs(Decomposition::bcast, 3), std::invalid_argument);
     const auto keys = task_keys("allreduce", Params{{"inter_algo", "auto"}}, 8192);
     EXPECT_EQ(keys.size(), 10u);
     EXPECT_EQ(keys[0].seg_bytes, 8192u);
-    // the allreduce runs cover every task the model may need
-    std::set<std::string> covered;
-    for (std::uint64_t u : task_runs(han::Collective::allreduce, 8))
-        for (const auto& [task, time] :
-             tasks_of_run(han::Collective::allreduce, u, std::vector<double>(han::step_count(han::Collective::allreduce, u), 1.0)))
-            covered.insert(task);
-    for (const TaskKey& key : keys) EXPECT_TRUE(covered.count(key.task)) << key.task;
+    const auto ia_keys = task_keys("allreduce", Params{{"inter_algo", "tsp_allreduce_ring"}}, 8192);
+    EXPECT_EQ(ia_keys.size(), 6u);  // sr ia iasr sbiasr sbia sb
+    EXPECT_EQ(ia_keys[1].task, "ia");
+    EXPECT_THROW(task_keys("bcast", Params{{"inter_algo", "tsp_allreduce_ring"}}, 8192), std::invalid_argument);
+    // the runs of both allreduce forms cover every task the model may need (any u from 1 to 8)
+    for (const auto& [form, form_keys] :
+         {std::pair{Decomposition::allreduce, keys}, {Decomposition::allreduce_ia, ia_keys}}) {
+        std::set<std::string> covered;
+        for (std::uint64_t u : task_runs(form, 8))
+            for (const auto& [task, time] : tasks_of_run(form, u, std::vector<double>(han::step_count(form, u), 1.0)))
+                covered.insert(task);
+        for (const TaskKey& key : form_keys) EXPECT_TRUE(covered.count(key.task)) << key.task;
+        for (std::uint64_t u = 1; u <= 8; ++u)
+            for (const std::string& task : han::required_tasks(form, u)) EXPECT_TRUE(covered.count(task)) << task;
+    }
+}
+
+TEST(TaskBench, BcastSkipsTheAllreduceRing) {
+    const auto configs = parse_task_configs("inter_algo=tsp_kary/tsp_allreduce_ring,intra_algo=binomial");
+    ASSERT_EQ(configs.size(), 2u);
+    std::vector<std::string> notes;
+    EXPECT_EQ(configs_for("bcast", configs, &notes), std::vector<Params>{configs[0]});
+    EXPECT_EQ(notes, std::vector<std::string>{"bcast: inter_algo=tsp_allreduce_ring,intra_algo=binomial skipped "
+                                              "(tsp_allreduce_ring is allreduce only)"});
+    notes.clear();
+    EXPECT_EQ(configs_for("allreduce", configs, &notes), configs);
+    EXPECT_TRUE(notes.empty());
+    EXPECT_TRUE(configs_for("bcast", {configs[1]}).empty());
 }
 
 TEST(TaskBench, SteadyRunLength) {
@@ -55,15 +78,22 @@ TEST(TaskBench, SteadyRunLength) {
 
 TEST(TaskBench, StepTimesToTasks) {
     // bcast u = 6: ib, sbib x5, sb; steady = mean of the last 3 sbib (5 // 2 = 2 skipped)
-    const auto bcast = tasks_of_run(han::Collective::bcast, 6, {1, 9, 8, 3, 4, 5, 0.5});
+    const auto bcast = tasks_of_run(han::Decomposition::bcast, 6, {1, 9, 8, 3, 4, 5, 0.5});
     ASSERT_EQ(bcast.size(), 3u);
     EXPECT_DOUBLE_EQ(bcast.at("ib"), 1);
     EXPECT_DOUBLE_EQ(bcast.at("sbib"), 4);
     EXPECT_DOUBLE_EQ(bcast.at("sb"), 0.5);
     // allreduce u = 2: sr, irsr, ibir, sbib, sb
-    const auto two = tasks_of_run(han::Collective::allreduce, 2, {1, 2, 3, 4, 5});
+    const auto two = tasks_of_run(han::Decomposition::allreduce, 2, {1, 2, 3, 4, 5});
     EXPECT_EQ(two, (std::map<std::string, double>{{"sr", 1}, {"irsr", 2}, {"ibir", 3}, {"sbib", 4}, {"sb", 5}}));
-    EXPECT_THROW(tasks_of_run(han::Collective::allreduce, 2, {1, 2, 3}), std::invalid_argument);
+    EXPECT_THROW(tasks_of_run(han::Decomposition::allreduce, 2, {1, 2, 3}), std::invalid_argument);
+    // allreduce ia u = 5 (u+2 steps): sr, iasr, sbiasr x3, sbia, sb; steady = mean of the last 2 (3 // 2 = 1 skipped)
+    const auto ia = tasks_of_run(han::Decomposition::allreduce_ia, 5, {1, 2, 3, 4, 5, 6, 7});
+    EXPECT_EQ(ia, (std::map<std::string, double>{{"sr", 1}, {"iasr", 2}, {"sbiasr", 4.5}, {"sbia", 6}, {"sb", 7}}));
+    // u = 1: sr, ia, sb
+    EXPECT_EQ(tasks_of_run(han::Decomposition::allreduce_ia, 1, {1, 2, 3}),
+              (std::map<std::string, double>{{"sr", 1}, {"ia", 2}, {"sb", 3}}));
+    EXPECT_THROW(tasks_of_run(han::Decomposition::allreduce_ia, 1, {1, 2, 3, 4}), std::invalid_argument);
 }
 
 TEST(TaskBench, SubmoduleStandIns) {
@@ -84,6 +114,18 @@ TEST(TaskBench, SubmoduleStandIns) {
     EXPECT_EQ(launch_cvars("bcast", Params{{"inter_algo", "tsp_ring"}}), (V{{"MPIR_CVAR_IBCAST_TREE_TYPE", "kary"}}));
     EXPECT_TRUE(launch_cvars("bcast", Params{{"inter_algo", "sched_binomial"}}).empty());
     EXPECT_THROW(submodule_cvars("bcast", Params{{"inter_algo", "seg_chain"}}), UsageError);
+
+    // ia: MPI_Iallreduce on the leaders under MPICH's tsp ring; no ib/ir variables, no launch variable
+    const Params one_step{{"inter_algo", "tsp_allreduce_ring"}, {"inter_k", "4"}, {"intra_algo", "binomial"}};
+    EXPECT_EQ(submodule_cvars("allreduce", one_step),
+              (V{{"MPIR_CVAR_IALLREDUCE_DEVICE_COLLECTIVE", "0"},
+                 {"MPIR_CVAR_IALLREDUCE_INTRA_ALGORITHM", "tsp_ring"},
+                 {"MPIR_CVAR_BCAST_DEVICE_COLLECTIVE", "0"},
+                 {"MPIR_CVAR_BCAST_INTRA_ALGORITHM", "binomial"},
+                 {"MPIR_CVAR_REDUCE_DEVICE_COLLECTIVE", "0"},
+                 {"MPIR_CVAR_REDUCE_INTRA_ALGORITHM", "binomial"}}));
+    EXPECT_TRUE(launch_cvars("allreduce", one_step).empty());
+    EXPECT_THROW(submodule_cvars("bcast", one_step), UsageError);
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -64,6 +66,171 @@ TEST(Tune, OptionsAreChecked) {
     o = options();
     o.nodes.reset();  // a real cluster: nodes from the launch
     EXPECT_NO_THROW(check_tune_options(o));
+    // tsp_allreduce_ring is allreduce's own: bcast skips it, but needs another configuration
+    o = options();
+    o.configs = "inter_algo=tsp_allreduce_ring";
+    EXPECT_THROW(check_tune_options(o), UsageError);
+    o.collectives = {"allreduce"};
+    EXPECT_NO_THROW(check_tune_options(o));
+    o.collectives = {"bcast", "allreduce"};
+    o.configs = "inter_algo=tsp_kary/tsp_allreduce_ring";
+    EXPECT_NO_THROW(check_tune_options(o));
+    // step 5: at least 2 rounds, a tolerance in [0, 1)
+    o = options();
+    o.tree_rounds = 1;
+    EXPECT_THROW(check_tune_options(o), UsageError);
+    o = options();
+    o.tree_tolerance = 1;
+    EXPECT_THROW(check_tune_options(o), UsageError);
+    o.tree_tolerance = 0;
+    EXPECT_NO_THROW(check_tune_options(o));
+}
+
+// ---- step 5 and `hiertune tree-timing`: the tree as loaded vs no tree
+
+TEST(TreeTiming, OptionsAreChecked) {
+    TuneOptions o = options();
+    o.collectives = {"bcast", "reduce", "allreduce"};  // any tree: reduce too
+    o.configs = "inter_algo=seg_chain";                  // tune's search space is not looked at
+    o.segsizes.clear();
+    EXPECT_NO_THROW(check_tree_timing_options(o));
+    for (const auto& change : std::vector<void (*)(TuneOptions&)>{
+             [](TuneOptions& t) { t.ranks = 1; }, [](TuneOptions& t) { t.nodes = 5; },
+             [](TuneOptions& t) { t.sizes = {0}; }, [](TuneOptions& t) { t.sizes.clear(); },
+             [](TuneOptions& t) { t.collectives = {"alltoall"}; },
+             [](TuneOptions& t) { t.collectives = {"bcast", "bcast"}; }, [](TuneOptions& t) { t.tree_path.clear(); },
+             [](TuneOptions& t) { t.tree_rounds = 1; }, [](TuneOptions& t) { t.tree_tolerance = -0.01; },
+             [](TuneOptions& t) { t.launcher = {"srun"}; }}) {
+        TuneOptions bad = o;
+        change(bad);
+        EXPECT_THROW(check_tree_timing_options(bad), UsageError);
+    }
+}
+
+TEST(TreeTiming, LaunchesWithAndWithoutTheTree) {
+    TuneOptions o = options();
+    o.collectives = {"bcast", "allreduce"};
+    o.allow_cliques = true;
+    const Launch with = tree_timing_launch(o, "/bin/hiertune", "/d/tree.json", true);
+    EXPECT_EQ(with.step, "tree");
+    EXPECT_EQ(with.argv, (std::vector<std::string>{"/opt/mpich/bin/mpiexec", "-n", "4", "/bin/hiertune", "bench",
+                                                   "-C", "bcast,allreduce", "-a", "default", "--sizes", "1024,65536",
+                                                   "-x", "10", "--min-reps", "10", "-i", "1000", "--precision", "2.5",
+                                                   "--max-time", "5", "--no-progress", "--json",
+                                                   "--allow-cliques"}));
+    using Env = std::vector<std::pair<std::string, std::string>>;
+    EXPECT_EQ(with.env, (Env{{"MPIR_CVAR_NUM_CLIQUES", "2"},
+                             {"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE", "/d/tree.json"}}));
+    // without: the variable set empty (MPICH's built-in tree), whatever tune's environment holds
+    const Launch without = tree_timing_launch(o, "/bin/hiertune", "/d/tree.json", false);
+    EXPECT_EQ(without.step, "no-tree");
+    EXPECT_EQ(without.argv, with.argv);
+    EXPECT_EQ(without.env, (Env{{"MPIR_CVAR_NUM_CLIQUES", "2"}, {"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE", ""}}));
+    EXPECT_EQ(describe(without).rfind("MPIR_CVAR_NUM_CLIQUES=2 MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE='' "
+                                      "/opt/mpich/bin/mpiexec -n 4 /bin/hiertune bench",
+                                      0),
+              0u)
+        << describe(without);
+    // the bench effort of the options; the launcher's words
+    o.bench_warmup = 1;
+    o.bench_min_reps = 3;
+    o.bench_max_reps = 2;  // min-reps capped by -i
+    o.allow_cliques = false;
+    o.nodes.reset();
+    o.mpiexec.clear();
+    o.launcher = {"srun", "-N", "2"};
+    const Launch launched = tree_timing_launch(o, "h", "/d/tree.json", true);
+    EXPECT_TRUE(contains(launched.argv, {"srun", "-N", "2", "h", "bench"}));
+    EXPECT_TRUE(contains(launched.argv, {"-x", "1", "--min-reps", "2", "-i", "2"}));
+    EXPECT_EQ(launched.argv.back(), "--json");
+    EXPECT_EQ(launched.env, (Env{{"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE", "/d/tree.json"}}));
+    EXPECT_THROW(tree_timing_launch(o, "h", "tree.json", true), UsageError);  // MPICH's cwd is not ours
+}
+
+std::string bench_point(const std::string& collective, std::uint64_t size, double median_us,
+                        const std::string& algorithm = "default", int nodes = 2) {
+    std::ostringstream line;
+    line << R"({"collective":")" << collective << R"(","size":)" << size << R"(,"algorithm":")" << algorithm
+         << R"(","params":{},"median_us":)" << median_us << R"(,"ci_lo_us":)" << median_us * 0.9
+         << R"(,"ci_hi_us":)" << median_us * 1.1 << R"(,"min_us":)" << median_us * 0.8 << R"(,"max_us":)"
+         << median_us * 2 << R"(,"mean_us":)" << median_us * 1.2
+         << R"(,"n":12,"converged":true,"source":"measured","ranks":4,"nodes":)" << nodes
+         << R"(,"ppn":2,"placement":"block"})" << '\n';
+    return line.str();
+}
+
+TEST(TreeTiming, ParsesTheJobsJsonLines) {
+    TuneOptions o = options();  // bcast at 1024 and 65536
+    std::istringstream lines(bench_point("bcast", 1024, 12.5) + "\n" + bench_point("bcast", 65536, 400));
+    const TreeTimingOutput output = parse_tree_timing_output(lines, o, 2, kNoTreeVariant);
+    ASSERT_EQ(output.timings.size(), 2u);
+    const TreeTiming& t = output.timings[0];
+    EXPECT_EQ(t.round, 2);
+    EXPECT_EQ(t.variant, "no-tree");
+    EXPECT_EQ(t.collective, "bcast");
+    EXPECT_EQ(t.msg_bytes, 1024u);
+    EXPECT_NEAR(t.summary.median, 12.5e-6, 1e-15);
+    EXPECT_NEAR(t.summary.max, 25e-6, 1e-15);
+    EXPECT_EQ(t.summary.n, 12u);
+    EXPECT_TRUE(t.summary.converged);
+    EXPECT_NEAR(output.timings[1].summary.median, 400e-6, 1e-15);
+    EXPECT_EQ(output.layout.ranks, 4);
+    EXPECT_EQ(output.layout.nodes, 2);
+    EXPECT_EQ(output.layout.ppn, 2);
+    EXPECT_EQ(output.layout.placement, "block");
+    EXPECT_TRUE(same_layout(output.layout, JobDescription{"box", 4, 2, 2, "block", "4.0.2"}));
+    EXPECT_FALSE(same_layout(output.layout, JobDescription{"box", 4, 2, 2, "round-robin", "4.0.2"}));
+
+    const std::string good = bench_point("bcast", 1024, 12.5);
+    for (const std::string& bad : {
+             good,                                                           // 65536 missing
+             good + bench_point("bcast", 65536, 400) + bench_point("bcast", 8, 3),   // not asked for
+             good + good + bench_point("bcast", 65536, 400),                  // twice
+             good + bench_point("allreduce", 65536, 400),                     // another collective
+             good + bench_point("bcast", 65536, 400, "binomial"),             // not the default selection
+             good + bench_point("bcast", 65536, 400, "default", 4),           // another layout
+             good + "# OSU MPI Broadcast Latency Test\n" + bench_point("bcast", 65536, 400),  // not JSON
+             good + R"({"collective":"bcast","size":65536})" + "\n",       // fields missing
+         }) {
+        std::istringstream input(bad);
+        EXPECT_THROW(parse_tree_timing_output(input, o, 1, kTreeVariant), std::runtime_error) << bad;
+    }
+}
+
+TEST(TreeTiming, RoundsStoredAndCases) {
+    TuneOptions o = options();
+    o.tree_rounds = 2;
+    const auto timing = [](int round, const char* variant, std::uint64_t bytes, double median) {
+        Summary s;
+        s.n = 3;
+        s.median = s.ci_lo = s.ci_hi = s.min = s.max = s.mean = median;
+        return TreeTiming{round, variant, "bcast", bytes, s};
+    };
+    std::vector<TreeTiming> stored{timing(1, kTreeVariant, 1024, 1), timing(1, kTreeVariant, 65536, 2),
+                                   timing(1, kNoTreeVariant, 1024, 3), timing(2, kTreeVariant, 1024, 5)};
+    EXPECT_TRUE(tree_round_stored(o, stored, 1, kTreeVariant));
+    EXPECT_FALSE(tree_round_stored(o, stored, 1, kNoTreeVariant));  // 65536 missing
+    EXPECT_FALSE(tree_round_stored(o, stored, 2, kTreeVariant));
+    EXPECT_FALSE(tree_round_stored(o, stored, 2, kNoTreeVariant));
+    try {
+        tree_timing_cases(o, stored);
+        ADD_FAILURE() << "incomplete rounds accepted";
+    } catch (const std::runtime_error& e) {
+        EXPECT_STREQ(e.what(), "no no-tree timing of bcast 1024 B in round 2");
+    }
+    stored.push_back(timing(1, kNoTreeVariant, 65536, 4));
+    stored.push_back(timing(2, kNoTreeVariant, 1024, 7));
+    stored.push_back(timing(2, kTreeVariant, 65536, 6));
+    stored.push_back(timing(2, kNoTreeVariant, 65536, 8));
+    stored.push_back(timing(3, kNoTreeVariant, 65536, 99));  // a round beyond --tree-rounds is not used
+    const std::vector<TreeTimingCase> cases = tree_timing_cases(o, stored);
+    ASSERT_EQ(cases.size(), 2u);
+    EXPECT_EQ(cases[0].collective, "bcast");
+    EXPECT_EQ(cases[0].msg_bytes, 1024u);
+    EXPECT_EQ(cases[0].tree, (std::vector<double>{1, 5}));
+    EXPECT_EQ(cases[0].no_tree, (std::vector<double>{3, 7}));
+    EXPECT_EQ(cases[1].tree, (std::vector<double>{2, 6}));
+    EXPECT_EQ(cases[1].no_tree, (std::vector<double>{4, 8}));
 }
 
 TEST(Tune, TasksLaunch) {
@@ -125,6 +292,27 @@ TEST(Tune, BenchSpecAndLaunch) {
                                         "--precision", "2.5", "--max-time", "5", "--no-progress", "--db",
                                         "/d/t.sqlite", "--machine", "box", "--account", "bench"}));
     EXPECT_TRUE(contains(launches[1].argv, {"-C", "allreduce"}));
+}
+
+TEST(Tune, BcastSkipsTheAllreduceRing) {
+    TuneOptions o = options();
+    o.collectives = {"bcast", "allreduce"};
+    o.configs = "inter_algo=tsp_kary/tsp_allreduce_ring";
+    // one tasks job: the ring needs no launch variable (the job skips it for bcast)
+    const std::vector<Launch> tasks = tasks_launches(o, "/bin/hiertune");
+    ASSERT_EQ(tasks.size(), 1u);
+    EXPECT_TRUE(contains(tasks[0].argv, {"--config", "inter_algo=tsp_kary/tsp_allreduce_ring"}));
+    EXPECT_EQ(tasks[0].env, (std::vector<std::pair<std::string, std::string>>{{"MPIR_CVAR_NUM_CLIQUES", "2"}}));
+    // the sweep: bcast without the ring, allreduce with it
+    const std::vector<Launch> bench = bench_launches(o, "/bin/hiertune");
+    ASSERT_EQ(bench.size(), 2u);
+    EXPECT_EQ(std::count(bench[0].argv.begin(), bench[0].argv.end(), "-a"), 1);
+    EXPECT_TRUE(contains(bench[0].argv,
+                         {"-a", "hier:bcast_hier_segsize=4096/32768,bcast_hier_inter_algorithm=tsp_kary", "--sizes"}));
+    EXPECT_TRUE(contains(
+        bench[1].argv,
+        {"-a", "hier:allreduce_hier_segsize=4096/32768,allreduce_hier_inter_algorithm=tsp_kary", "-a",
+         "hier:allreduce_hier_segsize=4096/32768,allreduce_hier_inter_algorithm=tsp_allreduce_ring", "--sizes"}));
 }
 
 TEST(Tune, AllowCliquesReachesTheMeasuringJobs) {
@@ -287,11 +475,12 @@ TEST(Tune, ConfigLabel) {
 
 // Stored data by hand: bcast tasks of two configurations x two segment sizes
 // (max over leaders), the measured sweep of the same space.
-StoredTask task(const std::string& name, const std::string& algo, std::uint64_t seg, double seconds) {
+StoredTask task(const std::string& name, const std::string& algo, std::uint64_t seg, double seconds,
+                const std::string& collective = "bcast") {
     Summary s;
     s.n = 5;
     s.median = s.ci_lo = s.ci_hi = s.min = s.max = s.mean = seconds;
-    return StoredTask{TaskKey{"bcast", name, {{"inter_algo", algo}}, seg}, {TaskTiming{kMaxOverLeaders, s}}, ""};
+    return StoredTask{TaskKey{collective, name, {{"inter_algo", algo}}, seg}, {TaskTiming{kMaxOverLeaders, s}}, ""};
 }
 
 StoredPoint point(std::uint64_t bytes, const std::string& algo, std::uint64_t seg, double seconds) {
@@ -349,6 +538,36 @@ TEST(Tune, CasesFromStoredData) {
     EXPECT_DOUBLE_EQ(report.verdicts[0].slowdown, 12.0 / 11.0);  // binomial 4K measured best
     EXPECT_EQ(report.verdicts[0].best, "segsize=4096 inter_algo=sched_binomial");
     EXPECT_DOUBLE_EQ(report.verdicts[1].slowdown, 1.0);
+}
+
+TEST(Tune, CasesSkipTheRingForBcastAndModelItsIaForAllreduce) {
+    TuneOptions o = options();
+    o.collectives = {"bcast", "allreduce"};
+    o.configs = "inter_algo=tsp_kary/sched_binomial/tsp_allreduce_ring";
+    o.segsizes = {4096};
+    std::vector<StoredTask> tasks = stored_tasks();
+    // allreduce ia at 4K (us): sr 1, ia 2, iasr 3, sbiasr 4, sbia 5, sb 6
+    const std::vector<std::pair<std::string, double>> ia{{"sr", 1}, {"ia", 2},    {"iasr", 3},
+                                                         {"sbiasr", 4}, {"sbia", 5}, {"sb", 6}};
+    for (const auto& [name, us] : ia) tasks.push_back(task(name, "tsp_allreduce_ring", 4096, us * 1e-6, "allreduce"));
+    const TuneCases result = tune_cases(o, tasks, {}, 2);
+    EXPECT_EQ(result.skipped, std::vector<std::string>{"bcast: inter_algo=tsp_allreduce_ring skipped "
+                                                       "(tsp_allreduce_ring is allreduce only)"});
+    // no allreduce tasks for kary and binomial: those stay unpredicted, the sizes are not
+    EXPECT_TRUE(result.unpredicted.empty());
+    ASSERT_EQ(result.cases.size(), 4u);
+    for (const SizeCase& c : result.cases) {
+        const std::size_t configs = c.collective == "bcast" ? 2 : 3;  // bcast: kary and binomial only
+        EXPECT_EQ(c.configs.size(), configs) << c.collective << " " << c.msg_bytes;
+    }
+    const SizeCase& small = result.cases[2];
+    EXPECT_EQ(small.collective, "allreduce");
+    EXPECT_EQ(small.pick, "segsize=4096 inter_algo=tsp_allreduce_ring");
+    EXPECT_DOUBLE_EQ(*small.configs[2].predicted, 9e-6);  // u = 1: sr 1 + ia 2 + sb 6
+    EXPECT_FALSE(small.configs[0].predicted);             // kary: no allreduce tasks stored
+    // 65536 B, u = 16: sr 1 + iasr 3 + 14 sbiasr 4 + sbia 5 + sb 6 = 71
+    EXPECT_DOUBLE_EQ(*result.cases[3].configs[2].predicted, 71e-6);
+    EXPECT_EQ(result.verify[3], (VerifyCase{"allreduce", 65536, true, 16}));
 }
 
 TEST(Tune, StockPointWinsWhereMeasuredFaster) {

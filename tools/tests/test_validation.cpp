@@ -1,5 +1,6 @@
 // The validation report of `hiertune tune`: hand-computed slowdowns, averages,
-// the targets, missing measurements and the report files.
+// the targets, missing measurements and the report files; the tree as loaded
+// vs no tree (hand-computed ratios, noise and verdicts).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -156,6 +157,124 @@ TEST(Validation, GnuplotScriptNamesItsFiles) {
     EXPECT_NE(script.find("set output '/r/it''s.png'"), std::string::npos) << script;
     EXPECT_NE(script.find("'/r/predictions.csv' skip 1 using (strcol(1) eq 'bcast'"), std::string::npos) << script;
     EXPECT_NE(script.find("unset multiplot"), std::string::npos);
+}
+
+// ---- the tree as loaded vs no tree (times in us, per round)
+
+TreeTimingCase rounds(std::uint64_t bytes, std::vector<double> tree_us, std::vector<double> no_tree_us) {
+    for (double& t : tree_us) t *= 1e-6;
+    for (double& t : no_tree_us) t *= 1e-6;
+    return TreeTimingCase{"bcast", bytes, tree_us, no_tree_us};
+}
+
+TEST(TreeTiming, FasterTree) {
+    // medians 11 and 20; ratio 20/11; noise: tree (12-10)/11, no-tree (21-19)/20 = 0.1
+    const TreeTimingReport report = evaluate_tree_timings({rounds(8, {10, 12, 11}, {20, 21, 19})});
+    ASSERT_EQ(report.rows.size(), 1u);
+    const TreeTimingRow& row = report.rows[0];
+    EXPECT_EQ(row.rounds, 3u);
+    EXPECT_NEAR(row.tree, 11e-6, 1e-15);
+    EXPECT_NEAR(row.no_tree, 20e-6, 1e-15);
+    EXPECT_NEAR(row.ratio, 20.0 / 11, 1e-12);
+    EXPECT_NEAR(row.noise, 2.0 / 11, 1e-12);
+    EXPECT_EQ(row.verdict, TreeVerdict::faster);
+    EXPECT_FALSE(report.failed());
+}
+
+TEST(TreeTiming, SlowerBeyondTheNoiseFails) {
+    // every tree round (12, 12.5, 13) above every no-tree round (10, 10.5, 11);
+    // ratio 10.5 / 12.5 = 0.84 < 0.95
+    const TreeTimingReport report = evaluate_tree_timings({rounds(8, {12, 13, 12.5}, {10, 11, 10.5})});
+    const TreeTimingRow& row = report.rows.at(0);
+    EXPECT_NEAR(row.ratio, 0.84, 1e-12);
+    EXPECT_NEAR(row.noise, 1.0 / 10.5, 1e-12);  // no-tree 1/10.5 = 0.095 > tree 1/12.5 = 0.08
+    EXPECT_EQ(row.verdict, TreeVerdict::slower);
+    ASSERT_EQ(report.slower().size(), 1u);
+    EXPECT_TRUE(report.failed());
+}
+
+TEST(TreeTiming, OverlappingRoundsAreNoise) {
+    // median ratio 11 / 12 = 0.917 < 0.95, but a tree round (10) beats a no-tree round (11.5)
+    const TreeTimingRow row = evaluate_tree_timings({rounds(8, {12, 13, 10}, {10.5, 11, 11.5})}).rows.at(0);
+    EXPECT_NEAR(row.ratio, 11.0 / 12, 1e-12);
+    EXPECT_NEAR(row.noise, 3.0 / 12, 1e-12);
+    EXPECT_EQ(row.verdict, TreeVerdict::within_noise);
+}
+
+TEST(TreeTiming, SeparatedWithinTheToleranceIsNoise) {
+    // two rounds: medians are the means, 10.35 and 10.05; ratio 0.971 >= 0.95
+    const TreeTimingReport report = evaluate_tree_timings({rounds(8, {10.3, 10.4}, {10.0, 10.1})});
+    const TreeTimingRow& row = report.rows.at(0);
+    EXPECT_NEAR(row.tree, 10.35e-6, 1e-15);
+    EXPECT_NEAR(row.ratio, 10.05 / 10.35, 1e-12);
+    EXPECT_EQ(row.verdict, TreeVerdict::within_noise);
+    EXPECT_FALSE(report.failed());
+    // the same rounds with tolerance 0.02: ratio 0.971 < 0.98, a failure
+    EXPECT_EQ(evaluate_tree_timings({rounds(8, {10.3, 10.4}, {10.0, 10.1})}, 0.02).rows.at(0).verdict,
+              TreeVerdict::slower);
+    // and mirrored, faster only beyond the tolerance too
+    EXPECT_EQ(evaluate_tree_timings({rounds(8, {10.0, 10.1}, {10.3, 10.4})}).rows.at(0).verdict,
+              TreeVerdict::within_noise);
+    EXPECT_EQ(evaluate_tree_timings({rounds(8, {10.0, 10.1}, {10.3, 10.4})}, 0.02).rows.at(0).verdict,
+              TreeVerdict::faster);
+}
+
+TEST(TreeTiming, AllowSlowerReportsButDoesNotFail) {
+    const TreeTimingReport report =
+        evaluate_tree_timings({rounds(8, {12, 13}, {10, 11}), rounds(1024, {5, 5}, {5, 5})}, 0.05, true);
+    EXPECT_EQ(report.slower().size(), 1u);
+    EXPECT_FALSE(report.failed());
+    EXPECT_EQ(report.rows[1].verdict, TreeVerdict::within_noise);  // equal rounds: ratio 1, noise 0
+    EXPECT_DOUBLE_EQ(report.rows[1].noise, 0.0);
+    std::ostringstream text;
+    write_tree_timing_text(report, text);
+    EXPECT_NE(text.str().find("tree vs no tree: 1 of 2 sizes slower beyond the noise: accepted "
+                              "(--allow-tree-slower) (bcast 8 B)"),
+              std::string::npos)
+        << text.str();
+}
+
+TEST(TreeTiming, BadInputIsRefused) {
+    EXPECT_THROW(evaluate_tree_timings({}), ValidationError);
+    EXPECT_THROW(evaluate_tree_timings({rounds(8, {10}, {11})}), ValidationError);          // one round: no noise
+    EXPECT_THROW(evaluate_tree_timings({rounds(8, {10, 11, 12}, {11, 12})}), ValidationError);  // unequal
+    EXPECT_THROW(evaluate_tree_timings({rounds(8, {10, 0}, {11, 12})}), ValidationError);
+    EXPECT_THROW(evaluate_tree_timings({rounds(8, {10, std::nan("")}, {11, 12})}), ValidationError);
+    EXPECT_THROW(evaluate_tree_timings({rounds(8, {10, 11}, {11, 12}), rounds(8, {10, 11}, {11, 12})}),
+                 ValidationError);  // a size twice
+    EXPECT_THROW(evaluate_tree_timings({rounds(8, {10, 11}, {11, 12})}, 1.0), ValidationError);
+    EXPECT_THROW(evaluate_tree_timings({rounds(8, {10, 11}, {11, 12})}, -0.1), ValidationError);
+}
+
+TEST(TreeTiming, TextAndCsv) {
+    const TreeTimingReport report =
+        evaluate_tree_timings({rounds(8, {10, 12, 11}, {20, 21, 19}), rounds(1024, {12, 13, 12.5}, {10, 11, 10.5})});
+    std::ostringstream text;
+    write_tree_timing_text(report, text);
+    const std::string t = text.str();
+    EXPECT_EQ(t.rfind("# hiertune: the tree as loaded vs no tree (times in us)\n", 0), 0u) << t;
+    EXPECT_NE(t.find("# FAIL (slower): every round with the tree slower than every round without it AND ratio < 1 - "
+                     "0.050;"),
+              std::string::npos)
+        << t;
+    EXPECT_NE(t.find("collective      size  rounds        tree     no-tree    ratio    noise  verdict\n"),
+              std::string::npos)
+        << t;
+    EXPECT_NE(t.find("bcast              8       3       11.00       20.00    1.818    18.2%  faster\n"),
+              std::string::npos)
+        << t;
+    EXPECT_NE(t.find("bcast           1024       3       12.50       10.50    0.840     9.5%  FAIL (slower)\n"),
+              std::string::npos)
+        << t;
+    EXPECT_NE(t.find("tree vs no tree: 1 of 2 sizes slower beyond the noise: FAILED (bcast 1024 B)\n"),
+              std::string::npos)
+        << t;
+    std::ostringstream csv;
+    write_tree_timing_csv(report, csv);
+    EXPECT_EQ(csv.str(),
+              "collective,msg_bytes,rounds,tree_us,no_tree_us,ratio,noise,verdict\n"
+              "bcast,8,3,11.00,20.00,1.81818,0.181818,faster\n"
+              "bcast,1024,3,12.50,10.50,0.84,0.0952381,slower\n");
 }
 
 }  // namespace
