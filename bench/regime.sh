@@ -35,8 +35,9 @@ analyse_only=${analyse_only:-0}
 [ "$analyse_only" = 1 ] || [ "$("$emu" status)" = down ] || { echo "regime.sh: a cluster is up; take it down first" >&2; exit 1; }
 trap '"$emu" down --force > /dev/null 2>&1 || true' EXIT
 
-# the configurations compared: MPICH as shipped, hier with its defaults (16 KiB segments,
-# tsp_ring), hier with the earlier defaults (64 KiB segments, MPICH's own inter-node pick)
+# the configurations compared: MPICH as shipped, hier with its defaults (16 KiB segments;
+# tsp_ring for bcast, tsp_allreduce_ring for allreduce), hier with the first defaults (64 KiB
+# segments, MPICH's own inter-node pick)
 configs() {
     local c=${1^^}
     echo "-config stock: -config hier:MPIR_CVAR_${c}_INTRA_ALGORITHM=hier"

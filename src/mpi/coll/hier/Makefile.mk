@@ -10,6 +10,7 @@ mpi_core_sources += \
     src/mpi/coll/hier/hier_trees.c \
     src/mpi/coll/hier/hier_comm.c \
     src/mpi/coll/hier/hier_select.c \
+    src/mpi/coll/hier/hier_json.c \
     src/mpi/coll/hier/hier_submodules.c \
     src/mpi/coll/hier/bcast_intra_hier.c \
     src/mpi/coll/hier/reduce_intra_hier.c \

@@ -186,6 +186,9 @@ static inline MPI_Aint MPII_Hier_split_first_half(MPI_Aint n)
     return (n + 1) / 2;
 }
 
+/* Csel JSON (hier_json.c): whether a container id is one of the plugin's algorithms */
+int MPII_Hier_csel_is_plugin_container(int id);
+
 /* The result of errors recorded by MPII_HIER_RECORD_ERROR, as an algorithm returns it. */
 int MPII_Hier_final_errno(int mpi_errno, int mpi_errno_ret, MPIR_Errflag_t * errflag);
 

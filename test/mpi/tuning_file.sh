@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE as a user meets it: a bad tree makes MPI_Init
+# fail on every rank with the file, the place in the tree and the bad item (never an
+# assert); a tree that names only some collectives is merged over MPICH's built-in one.
+# Env: MPICH_HIER_PREFIX (set by make check).
+set -euo pipefail
+prefix=${MPICH_HIER_PREFIX:?}
+fail() { echo "FAIL: $*" >&2; exit 1; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tuning-file.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+"$prefix/bin/mpicc" -O2 -Wall -o "$tmp/tree_smoke" "$(dirname "$0")/tuning_file/tree_smoke.c"
+export FI_PROVIDER=tcp FI_TCP_IFACE=lo MPIR_CVAR_CH4_POLLS_BEFORE_YIELD=100 MPIEXEC_TIMEOUT=60
+ranks=4
+
+run() {  # run FILE: the job's output (stdout and stderr) in $tmp/out, its status returned
+    local status=0
+    MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=$1 MPIR_CVAR_NUM_CLIQUES=2 \
+        "$prefix/bin/mpiexec" -n $ranks "$tmp/tree_smoke" > "$tmp/out" 2>&1 || status=$?
+    return $status
+}
+
+# expect_refused NAME JSON MESSAGE: MPI_Init fails, every rank prints MESSAGE, no assert
+# (JSON "-": no file at all)
+expect_refused() {
+    local file=$tmp/$1.json
+    [ "$2" = - ] || printf '%s' "$2" > "$file"
+    if run "$file"; then fail "$1: the job ran: $(cat "$tmp/out")"; fi
+    local lines
+    lines=$(grep -cF "mpich-hier: MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=$file: $3" "$tmp/out" || true)
+    [ "$lines" = $ranks ] || fail "$1: $ranks ranks should say '$3', $lines did:
+$(head -20 "$tmp/out")"
+    ! grep -q "Assertion failed" "$tmp/out" || fail "$1: an assertion:
+$(head -20 "$tmp/out")"
+}
+
+expect_refused missing - 'cannot be read (No such file or directory)'
+expect_refused empty-file '' 'not valid JSON: the file is empty'
+expect_refused truncated '{"collective=bcast": ' 'not valid JSON: the file ends inside a value'
+expect_refused syntax $'{\n  "collective=bcast": {\n    "comm_type=intra" {}\n  }\n}' \
+    'not valid JSON at line 3, column'
+expect_refused unknown-key '{"collective=bcast": {"comm_type=intra": {"comm_sizee<=8": {"algorithm=MPIR_Bcast_intra_binomial": {}}}}}' \
+    'at collective=bcast > comm_type=intra: an unknown key "comm_sizee<=8"'
+expect_refused bad-number '{"collective=bcast": {"avg_msg_size<=4k": {"algorithm=MPIR_Bcast_intra_binomial": {}}}}' \
+    'at collective=bcast: an unknown key "avg_msg_size<=4k"'
+expect_refused unknown-collective '{"collective=bcats": {"algorithm=MPIR_Bcast_intra_binomial": {}}}' \
+    'at the top: not a collective ("collective=NAME") "collective=bcats"'
+expect_refused other-collective '{"collective=bcast": {"algorithm=MPIR_Reduce_intra_binomial": {}}}' \
+    'at collective=bcast: not an algorithm of this collective "algorithm=MPIR_Reduce_intra_binomial"'
+expect_refused bad-param '{"collective=bcast": {"comm_hierarchy=parent": {"algorithm=MPIR_Bcast_intra_hier": {"segsize=4096": {}, "inter_algo=seg_in_order_binary": {}}}}}' \
+    'at collective=bcast > comm_hierarchy=parent: invalid parameter of MPIR_Bcast_intra_hier: "inter_algo=seg_in_order_binary"'
+expect_refused fanout '{"collective=reduce": {"algorithm=MPIR_Reduce_intra_seg_binary": {"fanout=3": {}}}}' \
+    'at collective=reduce: invalid parameter of MPIR_Reduce_intra_seg_binary: "fanout=3"'
+expect_refused composition '{"collective=bcast": {"composition=MPIDI_Bcast_intra_composition_alpha": {}}}' \
+    'at collective=bcast: a CH4 composition in an MPIR tree "composition=MPIDI_Bcast_intra_composition_alpha"'
+expect_refused empty '{"collective=bcast": {"comm_size<=8": {}}}' \
+    'at collective=bcast > comm_size<=8: an empty object: no algorithm chosen "{}"'
+
+# a tree of bcast alone: reduce and allreduce keep the built-in tree, bcast runs hier
+printf '%s' '{"collective=bcast": {"comm_type=intra": {"comm_hierarchy=parent": {"algorithm=MPIR_Bcast_intra_hier": {"segsize=1024": {}}}, "comm_hierarchy=any": {"algorithm=MPIR_Bcast_intra_binomial": {}}}}}' \
+    > "$tmp/bcast-only.json"
+run "$tmp/bcast-only.json" || fail "a tree of bcast alone: $(head -20 "$tmp/out")"
+grep -qx "ok, hier bcasts: [1-9][0-9]*" "$tmp/out" || fail "a tree of bcast alone: $(head -20 "$tmp/out")"
+echo "PASS: tuning files"
