@@ -111,6 +111,20 @@ Json leaf(const Choice& choice, const Json& stock_intra) {
     return container;
 }
 
+// A chain on one quantity (comm size or average ppn) that applies the tuned subtrees
+// only where they were tuned: stock below the smallest tuned value and above the
+// largest, the midpoint rules of `compact` between them.  "comm_size=any" ends a
+// chain whatever it tests (MPICH has no "comm_avg_ppn=any").
+Json keyed_chain(const std::string& prefix, const std::vector<std::pair<std::uint64_t, Json>>& tuned,
+                 const Json& stock_intra) {
+    Json chain = Json::object();
+    if (tuned.front().first > 1) chain[prefix + bound_text(tuned.front().first - 1)] = stock_intra;
+    for (const auto& [upper, subtree] : compact<Json>(tuned, {}, nullptr))
+        chain[prefix + bound_text(upper ? *upper : tuned.back().first)] = subtree;
+    chain["comm_size=any"] = stock_intra;
+    return chain;
+}
+
 // The comm_hierarchy=parent subtree of one collective.
 Json parent_branch(const std::string& collective, const std::vector<SampledChoice>& points,
                    const Json& stock_intra, const TreeInput& input, TreeResult& result) {
@@ -144,21 +158,10 @@ Json parent_branch(const std::string& collective, const std::vector<SampledChoic
             result.message_rules += rules.size();
             by_ppn.emplace_back(ppn, std::move(chain));
         }
-        const auto ppn_rules = compact<Json>(by_ppn, {}, nullptr);
-        Json ppn_chain;
-        if (ppn_rules.size() == 1) {
-            ppn_chain = ppn_rules.front().second;  // no ppn test needed
-        } else {
-            ppn_chain = Json::object();
-            for (const auto& [upper, subtree] : ppn_rules)
-                ppn_chain[upper ? "comm_avg_ppn<=" + bound_text(*upper) : "comm_size=any"] = subtree;
-        }
-        by_size.emplace_back(static_cast<std::uint64_t>(comm_size), std::move(ppn_chain));
+        by_size.emplace_back(static_cast<std::uint64_t>(comm_size),
+                             keyed_chain("comm_avg_ppn<=", by_ppn, stock_intra));
     }
-    Json size_chain = Json::object();
-    for (const auto& [upper, subtree] : compact<Json>(by_size, {}, nullptr))
-        size_chain[upper ? "comm_size<=" + bound_text(*upper) : "comm_size=any"] = subtree;
-    return size_chain;
+    return keyed_chain("comm_size<=", by_size, stock_intra);
 }
 
 }  // namespace

@@ -134,18 +134,27 @@ TEST(CselTree, InsertsParentBranchInFrontOfStock) {
     ASSERT_EQ(intra.size(), 2u);
     EXPECT_EQ(intra.begin().key(), "comm_hierarchy=parent");  // file order is the if/else-if order
     EXPECT_EQ(intra["comm_hierarchy=any"], stock["collective=bcast"]["comm_type=intra"]);
-    // comm sizes 8 and 16 differ (8 with ppn 4 stays stock): midpoint 12
+    // keyed on what was tuned: stock below 8 ranks and above 16; 8 and 16 differ (8 with
+    // ppn 4 stays stock): midpoint 12
+    const Json& stock_intra = stock["collective=bcast"]["comm_type=intra"];
     const Json& parent = intra["comm_hierarchy=parent"];
-    ASSERT_TRUE(parent.contains("comm_size<=12"));
-    ASSERT_TRUE(parent.contains("comm_size=any"));
-    // under 8 ranks ppn 2 and 4 differ: midpoint 3, chain ended by comm_size=any
+    std::vector<std::string> keys;
+    for (const auto& item : parent.items()) keys.push_back(item.key());
+    EXPECT_EQ(keys, (std::vector<std::string>{"comm_size<=7", "comm_size<=12", "comm_size<=16", "comm_size=any"}));
+    EXPECT_EQ(parent["comm_size<=7"], stock_intra);
+    EXPECT_EQ(parent["comm_size=any"], stock_intra);
+    // 8 ranks: stock below ppn 2 and above 4, ppn 2 and 4 differ: midpoint 3
     const Json& small = parent["comm_size<=12"];
-    ASSERT_TRUE(small.contains("comm_avg_ppn<=3"));
-    EXPECT_EQ((--small.end()).key(), "comm_size=any");
-    EXPECT_EQ(small["comm_size=any"], (Json{{"avg_msg_size=any", stock["collective=bcast"]["comm_type=intra"]}}));
-    // 16 ranks: ppn 2 and 4 agree, so no ppn test
-    const Json& big = parent["comm_size=any"];
-    EXPECT_FALSE(big.contains("comm_avg_ppn<=3"));
+    keys.clear();
+    for (const auto& item : small.items()) keys.push_back(item.key());
+    EXPECT_EQ(keys, (std::vector<std::string>{"comm_avg_ppn<=1", "comm_avg_ppn<=3", "comm_avg_ppn<=4", "comm_size=any"}));
+    EXPECT_EQ(small["comm_avg_ppn<=4"], (Json{{"avg_msg_size=any", stock_intra}}));
+    EXPECT_EQ(small["comm_size=any"], stock_intra);
+    // 16 ranks: ppn 2 and 4 agree, one rule for both
+    const Json& sixteen = parent["comm_size<=16"];
+    ASSERT_EQ(sixteen.size(), 3u);
+    EXPECT_EQ(sixteen["comm_avg_ppn<=1"], stock_intra);
+    const Json& big = sixteen["comm_avg_ppn<=4"];
     ASSERT_EQ(big.size(), 3u);
     EXPECT_TRUE(big.contains("avg_msg_size<=34816"));   // (4096 + 65536) / 2
     EXPECT_TRUE(big.contains("avg_msg_size<=557056"));  // (65536 + 1048576) / 2
@@ -259,9 +268,13 @@ TEST(CselTree, MpichGenericTreeStaysComplete) {
     const auto problems = check_tree(result.tree, all);
     EXPECT_TRUE(problems.empty()) << problems.front();
     EXPECT_EQ(collectives_of(result.tree), all);
+    const Json& reduce_stock = stock["collective=reduce"]["comm_type=intra"];
+    const Json tuned{{"avg_msg_size=any", {{"algorithm=MPIR_Reduce_intra_hier", {{"segsize=4096", Json::object()}}}}}};
     EXPECT_EQ(result.tree["collective=reduce"]["comm_type=intra"]["comm_hierarchy=parent"],
-              (Json{{"comm_size=any", {{"avg_msg_size=any", {{"algorithm=MPIR_Reduce_intra_hier",
-                                                              {{"segsize=4096", Json::object()}}}}}}}}));
+              (Json{{"comm_size<=7", reduce_stock},
+                    {"comm_size<=8", {{"comm_avg_ppn<=1", reduce_stock}, {"comm_avg_ppn<=2", tuned},
+                                      {"comm_size=any", reduce_stock}}},
+                    {"comm_size=any", reduce_stock}}));
 }
 
 }  // namespace

@@ -103,8 +103,10 @@ TEST_F(GenerateTest, MeasuredBestPerSizeBecomesRules) {
     options.collectives = {"bcast"};
     const GenerateReport report = generate_tree(*db_, stock(), options);
     const Json& parent = report.tree.tree["collective=bcast"]["comm_type=intra"]["comm_hierarchy=parent"];
-    ASSERT_TRUE(parent.contains("comm_size=any"));
-    const Json& chain = parent["comm_size=any"];
+    // keyed on the job: 8 ranks, 2 per node; stock elsewhere
+    EXPECT_EQ(parent["comm_size=any"], stock()["collective=bcast"]["comm_type=intra"]);
+    EXPECT_EQ(parent["comm_size<=7"], stock()["collective=bcast"]["comm_type=intra"]);
+    const Json& chain = parent["comm_size<=8"]["comm_avg_ppn<=2"];
     ASSERT_EQ(chain.size(), 2u);
     EXPECT_EQ(chain["avg_msg_size<=34816"], stock()["collective=bcast"]["comm_type=intra"]);
     EXPECT_EQ(chain["avg_msg_size=any"],
@@ -133,7 +135,8 @@ TEST_F(GenerateTest, ModelPicksHierAgainstMeasuredStock) {
     options.collectives = {"bcast"};
     const GenerateReport report = generate_tree(*db_, stock(), options);
     const Json& chain =
-        report.tree.tree["collective=bcast"]["comm_type=intra"]["comm_hierarchy=parent"]["comm_size=any"];
+        report.tree.tree["collective=bcast"]["comm_type=intra"]["comm_hierarchy=parent"]["comm_size<=8"]
+                        ["comm_avg_ppn<=2"];
     ASSERT_EQ(chain.size(), 2u);
     EXPECT_TRUE(chain.contains("avg_msg_size<=33280"));
     EXPECT_EQ(chain["avg_msg_size=any"],

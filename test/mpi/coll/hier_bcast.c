@@ -8,7 +8,8 @@
  * ints elsewhere, and MPI_2INT at the root received as twice as many MPI_INT (element
  * sizes 8 and 4 under a segment size that 8 does not divide).  Every rank checks every data byte and that no hole was
  * written.  With -big, 4 MiB + 28 B broadcasts too.  With -expect-hier, the
- * plugin's pvar must show that hier ran for every call, and on a single-level comm
+ * plugin's pvar must show that hier ran for every call (exactly once per call that moves
+ * data with hier itself; at least once with a seg tree), and on a single-level comm
  * (one node, or one rank per node) in one step: one segment per call.
  *
  * With -algo NAME (a segmented tree, e.g. seg_binary) the segment sizes go to
@@ -42,8 +43,8 @@ static int errors;
 static long long hier_calls;
 static const char *algo = "hier";       /* -algo: the algorithm the pvar check expects */
 static const char *segsize_cvar = "MPIR_CVAR_BCAST_HIER_SEGSIZE";
-static int check_one_step;              /* -expect-hier with hier: count segments */
-static hier_pvar seg_pv;
+static int check_one_step;              /* -expect-hier with hier: count each call */
+static hier_pvar seg_pv, pv;
 
 static void add_run(layout * l, int off, int len)
 {
@@ -155,7 +156,15 @@ static void bcast_case(MPI_Comm comm, const char *comm_name, int t, long long co
     unsigned char *buf = malloc(l->extent * (my_count ? my_count : 1));
     fill(buf, l, my_count, rank == root, root, iter);
     unsigned long long segs0 = check_one_step ? hier_pvar_read(&seg_pv) : 0;
+    unsigned long long ran0 = check_one_step ? hier_pvar_read(&pv) : 0;
     MPI_Bcast(buf, (int) my_count, l->type, root, comm);
+    /* hier counts the calls that move data: exactly this one, or none */
+    unsigned long long want = size > 1 && count > 0;
+    if (check_one_step && hier_pvar_read(&pv) - ran0 != want) {
+        fprintf(stderr, "comm %s (size %d): a bcast of %lld ran hier %llu times\n", comm_name,
+                size, count, hier_pvar_read(&pv) - ran0);
+        errors++;
+    }
     if (check_one_step && one_level && size > 1 && count > 0 &&
         hier_pvar_read(&seg_pv) - segs0 != 1) {
         fprintf(stderr, "comm %s (size %d): a single-level bcast of %lld took %llu segments\n",
@@ -203,7 +212,6 @@ int main(int argc, char **argv)
     int provided, rank, size, big = 0, expect_hier = 0;
     char pvar_name[128];
     MPI_Comm dup, parity, half;
-    hier_pvar pv;
     unsigned long long before;
 
     for (int i = 1; i < argc; i++) {

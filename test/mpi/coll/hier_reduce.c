@@ -472,8 +472,8 @@ int main(int argc, char **argv)
         run_comm(&comms[i]);
 
     if (expect_hier && !seg_mode) {
-        expect_count(&reduce_pv, reduce0, reduce_calls, "hier reduce", 0);
-        expect_count(&allreduce_pv, allreduce0, allreduce_calls, "hier allreduce", 0);
+        expect_count(&reduce_pv, reduce0, reduce_calls, "hier reduce", 1);
+        expect_count(&allreduce_pv, allreduce0, allreduce_calls, "hier allreduce", 1);
         expect_count(&fallback_pv, fallback0, fallbacks_expected, "flat fallbacks", 1);
     } else if (expect_hier) {
         /* allreduce ran MPICH's own algorithm; every reduce ran the seg tree, and each

@@ -128,8 +128,6 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
     MPIR_Request *ireduce_req = NULL, *ibcast_req = NULL, *iallreduce_req = NULL;
     MPI_Aint type_size, extent;
 
-    MPII_HIER_PVAR_ADD(ALLREDUCE_HIER, 1);
-
     mpi_errno = MPII_Hier_params_resolve(&prm, &given, &cvars, MPII_HIER_INTER_COUNT_ALLREDUCE);
     MPIR_ERR_CHECK(mpi_errno);
 
@@ -147,6 +145,9 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
     mpi_errno = MPII_Hier_get(comm_ptr, &hier);
     MPIR_ERR_CHECK(mpi_errno);
     const MPII_Hier_levels *lv = hier ? &hier->levels : NULL;
+    /* user calls that move data (not those issued while our own comms are created) */
+    if (hier)
+        MPII_HIER_PVAR_ADD(ALLREDUCE_HIER, 1);
     if (!hier || lv->nnodes == 1 ||
         (!MPIR_Op_is_commutative(op) && !MPII_Hier_levels_is_rank_ordered(lv))) {
         /* one node (also the re-entry of a tree that picks hier for the node comm), our

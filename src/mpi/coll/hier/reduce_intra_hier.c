@@ -124,8 +124,6 @@ int MPIR_Reduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
     char *partial;              /* where this leader's node result is formed */
     int is_root = comm_ptr->rank == root;
 
-    MPII_HIER_PVAR_ADD(REDUCE_HIER, 1);
-
     mpi_errno = MPII_Hier_params_resolve(&prm, &given, &cvars, MPII_HIER_INTER_COUNT_REDUCE);
     MPIR_ERR_CHECK(mpi_errno);
 
@@ -143,6 +141,9 @@ int MPIR_Reduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
     mpi_errno = MPII_Hier_get(comm_ptr, &hier);
     MPIR_ERR_CHECK(mpi_errno);
     const MPII_Hier_levels *lv = hier ? &hier->levels : NULL;
+    /* user calls that move data (not those issued while our own comms are created) */
+    if (hier)
+        MPII_HIER_PVAR_ADD(REDUCE_HIER, 1);
     if (!hier || lv->nnodes == 1 ||
         (!MPIR_Op_is_commutative(op) && !MPII_Hier_levels_is_rank_ordered(lv))) {
         /* one node (also the re-entry of a tree that picks hier for the node comm), our

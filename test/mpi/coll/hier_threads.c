@@ -1,0 +1,79 @@
+/*
+ * mpich-hier: hier collectives under MPI_THREAD_MULTIPLE.  NTHREADS threads per rank,
+ * each on its own dup of MPI_COMM_WORLD, run MPI_Bcast, MPI_Reduce and MPI_Allreduce
+ * (several segments, every root in turn) at the same time and check every result; the
+ * plugin's per-communicator state and the shm step's guard must not mix them up.
+ * Run with MPIR_CVAR_{BCAST,REDUCE,ALLREDUCE}_INTRA_ALGORITHM=hier and emulated nodes.
+ */
+
+#include "hier_util.h"
+#include <pthread.h>
+
+#define NTHREADS 3
+#define ITERS 6
+#define COUNT 5000              /* ints: several 16 KiB segments */
+
+static MPI_Comm comms[NTHREADS];
+static int errors[NTHREADS];
+
+static void *worker(void *arg)
+{
+    int t = (int) (long) arg, rank, size;
+    MPI_Comm comm = comms[t];
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int *buf = malloc(sizeof(int) * COUNT), *out = malloc(sizeof(int) * COUNT);
+
+    for (int it = 0; it < ITERS; it++) {
+        int root = (it + t) % size;
+        for (int i = 0; i < COUNT; i++)
+            buf[i] = rank == root ? i * 3 + t + it : -1;
+        MPI_Bcast(buf, COUNT, MPI_INT, root, comm);
+        for (int i = 0; i < COUNT; i++)
+            if (buf[i] != i * 3 + t + it) {
+                errors[t]++;
+                break;
+            }
+        for (int i = 0; i < COUNT; i++)
+            buf[i] = rank + i + t;
+        MPI_Reduce(buf, out, COUNT, MPI_INT, MPI_SUM, root, comm);
+        for (int i = 0; rank == root && i < COUNT; i++)
+            if (out[i] != size * (size - 1) / 2 + size * (i + t)) {
+                errors[t]++;
+                break;
+            }
+        MPI_Allreduce(buf, out, COUNT, MPI_INT, MPI_SUM, comm);
+        for (int i = 0; i < COUNT; i++)
+            if (out[i] != size * (size - 1) / 2 + size * (i + t)) {
+                errors[t]++;
+                break;
+            }
+    }
+    free(buf);
+    free(out);
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    int provided, total = 0;
+    pthread_t threads[NTHREADS];
+
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    if (provided != MPI_THREAD_MULTIPLE)
+        HIER_FAIL("MPI_THREAD_MULTIPLE not provided (%d)", provided);
+    for (int t = 0; t < NTHREADS; t++)
+        MPI_Comm_dup(MPI_COMM_WORLD, &comms[t]);
+    for (int t = 0; t < NTHREADS; t++)
+        pthread_create(&threads[t], NULL, worker, (void *) (long) t);
+    for (int t = 0; t < NTHREADS; t++) {
+        pthread_join(threads[t], NULL);
+        total += errors[t];
+        if (errors[t])
+            fprintf(stderr, "thread %d: %d wrong results\n", t, errors[t]);
+        MPI_Comm_free(&comms[t]);
+    }
+    hier_report_errors(total);
+    MPI_Finalize();
+    return 0;
+}
