@@ -145,8 +145,7 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
     mpi_errno = MPII_Hier_get(comm_ptr, &hier);
     MPIR_ERR_CHECK(mpi_errno);
     const MPII_Hier_levels *lv = hier ? &hier->levels : NULL;
-    /* user calls that move data (not those issued while our own comms are created) */
-    if (hier)
+    if (MPII_Hier_is_user_call(hier))
         MPII_HIER_PVAR_ADD(ALLREDUCE_HIER, 1);
     if (!hier || lv->nnodes == 1 ||
         (!MPIR_Op_is_commutative(op) && !MPII_Hier_levels_is_rank_ordered(lv))) {

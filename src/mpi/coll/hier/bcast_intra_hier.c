@@ -124,8 +124,8 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
 
     mpi_errno = MPII_Hier_get(comm_ptr, &hier);
     MPIR_ERR_CHECK(mpi_errno);
-    if (hier)
-        MPII_HIER_PVAR_ADD(BCAST_HIER, 1);      /* user calls that move data */
+    if (MPII_Hier_is_user_call(hier))
+        MPII_HIER_PVAR_ADD(BCAST_HIER, 1);
     if (!hier) {
         /* issued while our own sub-communicators are being created */
         mpi_errno = MPIR_Bcast_intra_binomial(buffer, count, datatype, root, comm_ptr, errflag);

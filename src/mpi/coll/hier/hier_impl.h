@@ -186,6 +186,18 @@ static inline MPI_Aint MPII_Hier_split_first_half(MPI_Aint n)
     return (n + 1) / 2;
 }
 
+/* Whether a device shm collective of an intra-node step is running (its set-up issues
+ * collectives on the node comm that a forced hier brings back to the plugin). */
+int MPII_Hier_shm_running(void);
+
+/* The call counts in the algorithm's pvar: a user's call, not one MPICH issues while
+ * the plugin creates its comms (hier NULL), sets up a device shm step, or re-enters
+ * a single-node hier. */
+static inline int MPII_Hier_is_user_call(const MPII_Hier_comm * hier)
+{
+    return hier && !hier->reentered && !MPII_Hier_shm_running();
+}
+
 /* Csel JSON (hier_json.c): whether a container id is one of the plugin's algorithms */
 int MPII_Hier_csel_is_plugin_container(int id);
 

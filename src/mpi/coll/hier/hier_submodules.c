@@ -227,6 +227,11 @@ int MPII_Hier_start_iallreduce(void *buf, MPI_Aint count, MPI_Datatype datatype,
  * the MPIR intra-node step instead, which is only slower. */
 static int shm_running;
 
+int MPII_Hier_shm_running(void)
+{
+    return shm_running;
+}
+
 int MPII_Hier_intra_bcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int root,
                           MPIR_Comm * node_comm, int intra_algo, MPIR_Errflag_t * errflag)
 {
