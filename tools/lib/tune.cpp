@@ -132,8 +132,11 @@ std::vector<std::string> launcher_words(const std::string& text) {
     return words;
 }
 
-void check_tune_options(const TuneOptions& options) {
-    if (options.ranks < 2) throw UsageError("-n: tune needs at least 2 ranks");
+namespace {
+
+// What every job of tune and tree-timing needs: ranks, the launch, message sizes.
+void check_job_options(const TuneOptions& options) {
+    if (options.ranks < 2) throw UsageError("-n: at least 2 ranks");
     if (!options.launcher.empty() && (options.nodes || !options.mpiexec.empty() || !options.mpiexec_args.empty()))
         throw UsageError("--launcher replaces mpiexec, its arguments and -n in every job: --nodes, --mpiexec and "
                          "--mpiexec-arg do not go with it (put them into the launcher's words)");
@@ -141,8 +144,13 @@ void check_tune_options(const TuneOptions& options) {
         throw UsageError("--nodes " + std::to_string(*options.nodes) + ": need 2 .. " +
                          std::to_string(options.ranks) + " (the ranks) emulated nodes");
     if (options.sizes.empty()) throw UsageError("no message sizes (-m, --sizes)");
-    if (std::count(options.sizes.begin(), options.sizes.end(), 0u))
-        throw UsageError("message size 0: tune needs sizes > 0");
+    if (std::count(options.sizes.begin(), options.sizes.end(), 0u)) throw UsageError("message size 0: need sizes > 0");
+}
+
+}  // namespace
+
+void check_tune_options(const TuneOptions& options) {
+    check_job_options(options);
     if (options.segsizes.empty()) throw UsageError("no segment sizes (-s)");
     if (std::count(options.segsizes.begin(), options.segsizes.end(), 0u))
         throw UsageError("segment size 0: segment sizes must be > 0");
@@ -173,15 +181,7 @@ void check_tune_options(const TuneOptions& options) {
 }
 
 void check_tree_timing_options(const TuneOptions& options) {
-    if (options.ranks < 2) throw UsageError("-n: at least 2 ranks");
-    if (!options.launcher.empty() && (options.nodes || !options.mpiexec.empty() || !options.mpiexec_args.empty()))
-        throw UsageError("--launcher replaces mpiexec, its arguments and -n in every job: --nodes, --mpiexec and "
-                         "--mpiexec-arg do not go with it (put them into the launcher's words)");
-    if (options.nodes && (*options.nodes < 2 || *options.nodes > options.ranks))
-        throw UsageError("--nodes " + std::to_string(*options.nodes) + ": need 2 .. " +
-                         std::to_string(options.ranks) + " (the ranks) emulated nodes");
-    if (options.sizes.empty()) throw UsageError("no message sizes (-m, --sizes)");
-    if (std::count(options.sizes.begin(), options.sizes.end(), 0u)) throw UsageError("message size 0: need sizes > 0");
+    check_job_options(options);
     if (options.collectives.empty()) throw UsageError("no collectives (-C)");
     std::set<std::string> seen;
     for (const std::string& collective : options.collectives) {
