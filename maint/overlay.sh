@@ -95,8 +95,15 @@ sync_plugin() {
     done
     # plugin sources removed from the repo leave the copy too
     for f in "$dest"/src/mpi/coll/hier/*.[ch]; do
-        [ -e "$repo/src/mpi/coll/hier/$(basename "$f")" ] || rm -f "$f"
+        [ "$(basename "$f")" = hier_mpich_keys.h ] ||
+            [ -e "$repo/src/mpi/coll/hier/$(basename "$f")" ] || rm -f "$f"
     done
+    # the Csel keys this MPICH knows, for the plugin's tree check
+    local keys
+    keys=$(mktemp)
+    sh "$repo/maint/gen-mpich-keys.sh" "$dest" > "$keys" || die "cannot list MPICH's Csel keys"
+    sync_file "$keys" "$dest/src/mpi/coll/hier/hier_mpich_keys.h"
+    rm -f "$keys"
 }
 
 regenerate() {

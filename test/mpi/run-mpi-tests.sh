@@ -51,16 +51,37 @@ done
 "$srcdir/test/mpi/coll/make_hier_tree.py" "$mpich_tree/maint/tuning/coll/mpir/generic.json" route \
     > "$coll/hier_route_tree.json"
 sed "s|@COLLDIR@|$coll|g" "$srcdir/test/mpi/coll/testlist.in" > "$coll/testlist.hier"
+# every inter- and intra-node submodule of the grammar runs in the plugin's own tests
+python3 - "$srcdir" <<'PY' || die "testlist.in misses submodules of the grammar"
+import re, sys
+sys.path.insert(0, sys.argv[1] + '/test/mpi')
+import hier_grammar
+g = hier_grammar.load(sys.argv[1])
+lines = [l for l in open(sys.argv[1] + '/test/mpi/coll/testlist.in') if not l.startswith('#')]
+missing = []
+for coll in g.collectives:
+    forced = [l for l in lines if 'MPIR_CVAR_%s_INTRA_ALGORITHM=hier' % coll.upper() in l]
+    for kind, names in (('INTER', g.inter_algos(coll)), ('INTRA', g.intra_algos())):
+        for name in names:
+            cvar = 'MPIR_CVAR_%s_HIER_%s_ALGORITHM=%s' % (coll.upper(), kind, name)
+            if not any(re.search(re.escape(cvar) + r'(\s|$)', l) for l in forced):
+                missing.append(cvar)
+for m in missing:
+    print('run-mpi-tests: no test line forces hier with ' + m, file=sys.stderr)
+sys.exit(1 if missing else 0)
+PY
 
 # MPICH's bcast, reduce and allreduce tests with hier forced: coll_cvars.txt plus hier
-python3 - "$suite/maint/coll_cvars.txt" > "$suite/maint/coll_cvars_hier.txt" <<'PY'
+python3 - "$suite/maint/coll_cvars.txt" "$srcdir" > "$suite/maint/coll_cvars_hier.txt" <<'PY'
 import sys
+sys.path.insert(0, sys.argv[2] + '/test/mpi')
+import hier_grammar
+g = hier_grammar.load(sys.argv[2])
 SEGSIZES = {'bcast': '0,1024,65536', 'reduce': '1024', 'allreduce': '1024'}
-# the segmented trees (mpich-hier), one segment size each (odd, so segments end mid-run)
-SEG = {'bcast': ['seg_linear', 'seg_chain', 'seg_pipeline', 'seg_binary', 'seg_split_binary',
-                 'seg_binomial'],
-       'reduce': ['seg_linear', 'seg_chain', 'seg_pipeline', 'seg_binary', 'seg_binomial',
-                  'seg_in_order_binary']}
+# every other plugin algorithm of the grammar (the segmented trees), one segment size each
+# (odd, so segments end mid-run)
+SEG = {coll: [a for a in g.algorithms[coll] if a != 'hier'] for coll in g.collectives}
+assert set(SEGSIZES) == set(g.collectives), 'a hier collective without MPICH tests'
 out, in_algos, coll = [], False, None
 for line in open(sys.argv[1]):
     out.append(line)
@@ -74,7 +95,7 @@ for line in open(sys.argv[1]):
         for algo in SEG.get(coll, []):
             out.append('            %s\n' % algo)
             out.append('                .MPIR_CVAR_%s_SEG_SEGSIZE=1000\n' % coll.upper())
-            if algo == 'seg_chain':
+            if 'fanout' in g.params(coll, algo):
                 out.append('                .MPIR_CVAR_%s_SEG_FANOUT=3\n' % coll.upper())
 sys.stdout.write(''.join(out))
 PY

@@ -40,8 +40,19 @@ expect_refused syntax $'{\n  "collective=bcast": {\n    "comm_type=intra" {}\n  
     'not valid JSON at line 3, column'
 expect_refused unknown-key '{"collective=bcast": {"comm_type=intra": {"comm_sizee<=8": {"algorithm=MPIR_Bcast_intra_binomial": {}}}}}' \
     'at collective=bcast > comm_type=intra: an unknown key "comm_sizee<=8"'
-expect_refused bad-number '{"collective=bcast": {"avg_msg_size<=4k": {"algorithm=MPIR_Bcast_intra_binomial": {}}}}' \
-    'at collective=bcast: an unknown key "avg_msg_size<=4k"'
+expect_refused bad-number '{"collective=bcast": {"avg_msg_size<=4k": {"algorithm=MPIR_Bcast_intra_binomial": {}}, "avg_msg_size=any": {"algorithm=MPIR_Bcast_intra_binomial": {}}}}' \
+    'at collective=bcast: a bound that is not an integer in 0..INT_MAX: "avg_msg_size<=4k"'
+expect_refused typo-algorithm '{"collective=bcast": {"algorithm=MPIR_Bcast_intra_binomal": {}}}' \
+    'at collective=bcast: an algorithm MPICH does not know "algorithm=MPIR_Bcast_intra_binomal"'
+expect_refused no-match '{"collective=bcast": {"avg_msg_size<=4096": {"algorithm=MPIR_Bcast_intra_binomial": {}}}}' \
+    'at collective=bcast: a chain of bounds that can all fail (MPICH asserts): it ends with "avg_msg_size<=4096"'
+expect_refused smp-flat '{"collective=barrier": {"comm_type=intra": {"algorithm=MPIR_Barrier_intra_smp": {}}}}' \
+    'at collective=barrier > comm_type=intra: MPIR_Barrier_intra_smp selected where "comm_hierarchy=parent" does not hold'
+# every problem of a tree, each on its own line, on every rank
+expect_refused three-problems '{"collective=bcast": {"algorithm=MPIR_Bcast_intra_seg_binary": {"fanout=2": {}, "window=4": {}}}, "collective=reduce": {"algorithm=MPIR_Reduce_intra_hier": {"intra_algo=ring": {}}}}' \
+    'at collective=reduce: invalid parameter of MPIR_Reduce_intra_hier: "intra_algo=ring"'
+[ "$(grep -c 'invalid parameter of' "$tmp/out")" = $((3 * ranks)) ] ||
+    fail "three-problems: $ranks x 3 lines expected: $(head -20 "$tmp/out")"
 expect_refused unknown-collective '{"collective=bcats": {"algorithm=MPIR_Bcast_intra_binomial": {}}}' \
     'at the top: not a collective ("collective=NAME") "collective=bcats"'
 expect_refused other-collective '{"collective=bcast": {"algorithm=MPIR_Reduce_intra_binomial": {}}}' \

@@ -60,6 +60,32 @@ START_TEST(seg_rounds_down_to_whole_elements)
 }
 END_TEST
 
+/* a seg_linear root of 1024 ranks with window 4 and 64 KiB segments would hold 256 MiB */
+START_TEST(seg_bounded_temporaries)
+{
+    const int64_t limit = 8 << 20;
+    int64_t seg = MPII_Hier_seg_bounded(65536, 1 << 30, 4, 4 * 1023, limit);
+    ck_assert_int_le(seg * 4 * 1023, limit);
+    ck_assert_int_eq(seg % 4, 0);
+    ck_assert_int_eq(seg, limit / (4 * 1023) / 4 * 4);
+    /* narrow trees keep the segment asked for */
+    ck_assert_int_eq(MPII_Hier_seg_bounded(65536, 1 << 30, 4, 4 * 2, limit), 65536);
+    /* one segment (segsize 0) is bounded too, and never beyond the payload */
+    ck_assert_int_eq(MPII_Hier_seg_bounded(0, 1000, 8, 2, limit), 1000);
+    ck_assert_int_eq(MPII_Hier_seg_bounded(0, 1 << 30, 8, 2, limit), limit / 2);
+    /* at least one unit, however tight */
+    ck_assert_int_eq(MPII_Hier_seg_bounded(65536, 1 << 20, 24, 1000, 100), 24);
+    /* no limit */
+    ck_assert_int_eq(MPII_Hier_seg_bounded(65536, 1 << 30, 4, 4 * 1023, 0), 65536);
+    /* a bounded plan still tiles the payload in whole units */
+    MPII_Hier_seg_plan plan;
+    MPII_Hier_seg_plan_init(&plan, 1000003 * 4, MPII_Hier_seg_bounded(0, 1000003 * 4, 4, 12, 1 << 20), 4);
+    ck_assert_int_le(plan.seg_bytes * 12, 1 << 20);
+    ck_assert_int_eq(plan.seg_bytes % 4, 0);
+    ck_assert_int_ge(plan.seg_bytes * plan.nsegs, plan.nbytes);
+}
+END_TEST
+
 START_TEST(seg_segments_tile_the_payload)
 {
     const int64_t units[] = { 1, 2, 4, 8, 12, 16 };
@@ -265,6 +291,7 @@ int main(void)
     tcase_add_test(seg, seg_not_a_multiple_has_short_last_segment);
     tcase_add_test(seg, seg_rounds_down_to_whole_elements);
     tcase_add_test(seg, seg_segments_tile_the_payload);
+    tcase_add_test(seg, seg_bounded_temporaries);
     tcase_add_test(lv, levels_round_robin_uneven_cliques);
     tcase_add_test(lv, levels_degenerate_shapes);
     tcase_add_test(lv, levels_random_placements);

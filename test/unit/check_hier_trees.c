@@ -602,6 +602,31 @@ END_TEST
 
 /* ---- invalid input ---- */
 
+/* the widest node of every tree, as the seg reduces bound their temporaries with it */
+START_TEST(trees_max_children_is_the_widest_node)
+{
+    for (int kind = 0; kind < MPII_HIER_TREE_NKINDS; kind++)
+        for (int size = 1; size <= MAX_SIZE; size++)
+            for (int fanout = 1; fanout <= MAX_FANOUT; fanout++) {
+                int widest = 0;
+                for (int root = 0; root < size; root += (size > 8 ? 7 : 1))
+                    for (int rank = 0; rank < size; rank++) {
+                        MPII_Hier_tree_node node;
+                        EXPECT(MPII_Hier_tree_node_init(&node, kind, size, root, fanout, rank) == 0,
+                               "node_init failed");
+                        if (node.nchildren > widest)
+                            widest = node.nchildren;
+                        MPII_Hier_tree_node_free(&node);
+                    }
+                EXPECT(MPII_Hier_tree_max_children(kind, size, fanout) == widest,
+                       "%s size %d fanout %d: max_children %d, widest node %d", kind_name[kind],
+                       size, fanout, MPII_Hier_tree_max_children(kind, size, fanout), widest);
+            }
+    ck_assert_int_eq(MPII_Hier_tree_max_children(MPII_HIER_TREE_LINEAR, 0, 1), -1);
+    ck_assert_int_eq(MPII_Hier_tree_max_children(MPII_HIER_TREE_CHAIN, 4, 0), -1);
+}
+END_TEST
+
 START_TEST(trees_invalid_input)
 {
     MPII_Hier_tree_node nd;
@@ -664,6 +689,7 @@ int main(void)
     tcase_add_test(shape, trees_binomial);
     tcase_add_test(shape, trees_binomial_small_example);
     tcase_add_test(shape, trees_fanout_ignored_outside_chain);
+    tcase_add_test(shape, trees_max_children_is_the_widest_node);
     tcase_add_test(inorder, trees_in_order_binary);
     tcase_add_test(inorder, trees_in_order_binary_reduces_in_rank_order);
     tcase_add_test(split, trees_split_binary_halves_and_partners);

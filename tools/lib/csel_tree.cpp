@@ -1,5 +1,7 @@
 #include "csel_tree.hpp"
 
+#include "grammar.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <climits>
@@ -32,26 +34,7 @@ std::string container_name(const std::string& collective, const std::string& alg
 }
 
 bool known_container(const std::string& collective, const std::string& name) {
-    // csel_container.c of MPICH 4.0.2, plus the plugin's registrations
-    static const std::map<std::string, std::set<std::string>> known{
-        {"bcast",
-         {"MPIR_Bcast_allcomm_nb", "MPIR_Bcast_intra_binomial", "MPIR_Bcast_intra_scatter_recursive_doubling_allgather",
-          "MPIR_Bcast_intra_scatter_ring_allgather", "MPIR_Bcast_intra_smp", "MPIR_Bcast_intra_hier",
-          "MPIR_Bcast_intra_seg_linear", "MPIR_Bcast_intra_seg_chain", "MPIR_Bcast_intra_seg_pipeline",
-          "MPIR_Bcast_intra_seg_binary", "MPIR_Bcast_intra_seg_split_binary", "MPIR_Bcast_intra_seg_binomial",
-          "MPIR_Bcast_inter_remote_send_local_bcast"}},
-        {"reduce",
-         {"MPIR_Reduce_allcomm_nb", "MPIR_Reduce_intra_binomial", "MPIR_Reduce_intra_reduce_scatter_gather",
-          "MPIR_Reduce_intra_smp", "MPIR_Reduce_intra_hier", "MPIR_Reduce_intra_seg_linear",
-          "MPIR_Reduce_intra_seg_chain", "MPIR_Reduce_intra_seg_pipeline", "MPIR_Reduce_intra_seg_binary",
-          "MPIR_Reduce_intra_seg_binomial", "MPIR_Reduce_intra_seg_in_order_binary",
-          "MPIR_Reduce_inter_local_reduce_remote_send"}},
-        {"allreduce",
-         {"MPIR_Allreduce_allcomm_nb", "MPIR_Allreduce_intra_recursive_doubling",
-          "MPIR_Allreduce_intra_reduce_scatter_allgather", "MPIR_Allreduce_intra_smp", "MPIR_Allreduce_intra_hier",
-          "MPIR_Allreduce_inter_reduce_exchange_bcast"}}};
-    const auto found = known.find(collective);
-    return found == known.end() || found->second.count(name) > 0;
+    return grammar::known_container(collective, name);
 }
 
 namespace {
@@ -109,6 +92,25 @@ Json leaf(const Choice& choice, const Json& stock_intra) {
     Json container = Json::object();
     container["algorithm=" + choice.algorithm] = params;
     return container;
+}
+
+// The stock subtree as it must read below the tuned keys.  MPICH 4.0.2 tests
+// "comm_size<N" strictly when it prunes the comm keys at the top of a tree
+// (csel.c, prune), but as "<= N" when it searches below other keys (csel.c,
+// MPIR_Csel_search): moved below a message-size key, stock's "comm_size<8" would
+// also take 8-rank comms.  "comm_size<=N-1" reads the same both ways.
+Json strict_comm_size(const Json& node) {
+    if (!node.is_object()) return node;
+    Json out = Json::object();
+    for (const auto& [key, value] : node.items()) {
+        std::string k = key;
+        if (k.rfind("comm_size<", 0) == 0 && k.rfind("comm_size<=", 0) != 0) {
+            const long bound = std::stol(k.substr(10));
+            k = "comm_size<=" + std::to_string(bound - 1);
+        }
+        out[k] = k.rfind("algorithm=", 0) == 0 ? value : strict_comm_size(value);
+    }
+    return out;
 }
 
 // A chain on one quantity (comm size or average ppn) that applies the tuned subtrees
@@ -209,7 +211,7 @@ TreeResult build_tree(const Json& stock, const TreeInput& input) {
             continue;
         }
         Json& node = result.tree[key];
-        const Json stock_intra = node["comm_type=intra"];
+        const Json stock_intra = strict_comm_size(node["comm_type=intra"]);
         Json intra = Json::object();
         intra["comm_hierarchy=parent"] = parent_branch(collective, points, stock_intra, input, result);
         intra["comm_hierarchy=any"] = stock_intra;
@@ -220,136 +222,6 @@ TreeResult build_tree(const Json& stock, const TreeInput& input) {
 
 // ---------------------------------------------------------------- checking
 
-namespace {
-
-const std::set<std::string> kCollectives{
-    "allgather", "allgatherv", "allreduce", "alltoall", "alltoallv", "alltoallw", "barrier", "bcast",
-    "exscan", "gather", "gatherv", "iallgather", "iallgatherv", "iallreduce", "ialltoall", "ialltoallv",
-    "ialltoallw", "ibarrier", "ibcast", "iexscan", "igather", "igatherv", "ineighbor_allgather",
-    "ineighbor_allgatherv", "ineighbor_alltoall", "ineighbor_alltoallv", "ineighbor_alltoallw", "ireduce",
-    "ireduce_scatter", "ireduce_scatter_block", "iscan", "iscatter", "iscatterv", "neighbor_allgather",
-    "neighbor_allgatherv", "neighbor_alltoall", "neighbor_alltoallv", "neighbor_alltoallw", "reduce",
-    "reduce_scatter", "reduce_scatter_block", "scan", "scatter", "scatterv"};
-
-enum class KeyKind { unknown, boolean, numeric, any, collective, container };
-
-bool is_int_text(const std::string& text) {
-    if (text.empty() || text.size() > 10) return false;
-    if (!std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); })) return false;
-    return std::stoull(text) <= static_cast<unsigned long long>(INT_MAX);
-}
-
-// Classifies a key as csel.c's parse_json_tree does (spaces are stripped there too).
-KeyKind classify(const std::string& key, std::string* problem) {
-    static const std::set<std::string> booleans{
-        "is_multi_threaded=yes", "is_multi_threaded=no", "comm_type=intra", "comm_type=inter",
-        "is_commutative=yes", "is_commutative=no", "is_sendbuf_inplace=yes", "is_sendbuf_inplace=no",
-        "is_op_built_in=yes", "is_op_built_in=no", "is_block_regular=yes", "is_block_regular=no",
-        "is_node_consecutive=yes", "is_node_consecutive=no", "comm_hierarchy=parent",
-        "comm_hierarchy=node_roots", "comm_hierarchy=node", "comm_hierarchy=flat"};
-    static const std::set<std::string> always{"comm_size=any", "avg_msg_size=any", "total_msg_size=any",
-                                              "count=any", "comm_hierarchy=any"};
-    static const std::set<std::string> numeric_fixed{"comm_size=pow2", "comm_size=node_comm_size", "count<pow2"};
-    static const std::vector<std::string> numeric_prefixes{"comm_size<=", "comm_size<", "avg_msg_size<=",
-                                                           "avg_msg_size<", "total_msg_size<=",
-                                                           "total_msg_size<", "count<=", "comm_avg_ppn<="};
-    if (key.rfind("algorithm=", 0) == 0 || key.rfind("composition=", 0) == 0) return KeyKind::container;
-    if (key.rfind("collective=", 0) == 0) {
-        if (!kCollectives.count(key.substr(11))) *problem = "unknown collective '" + key + "'";
-        return KeyKind::collective;
-    }
-    if (booleans.count(key)) return KeyKind::boolean;
-    if (always.count(key)) return KeyKind::any;
-    if (numeric_fixed.count(key)) return KeyKind::numeric;
-    for (const std::string& prefix : numeric_prefixes)
-        if (key.rfind(prefix, 0) == 0) {
-            if (!is_int_text(key.substr(prefix.size())))
-                *problem = "'" + key + "': bound is not an integer within 0..INT_MAX";
-            return KeyKind::numeric;
-        }
-    *problem = "unknown key '" + key + "'";
-    return KeyKind::unknown;
-}
-
-void check_hier_params(const std::string& where, const std::string& name, const Json& params,
-                       std::vector<std::string>& problems) {
-    static const std::map<std::string, std::set<std::string>> names{
-        {"inter_algo", {"auto", "sched_binomial", "tsp_kary", "tsp_knomial", "tsp_ring", "seg_linear", "seg_chain",
-                        "seg_pipeline", "seg_binary", "seg_binomial", "tsp_allreduce_ring"}},
-        {"intra_algo", {"auto", "binomial", "shm"}}};
-    static const std::set<std::string> ints{"segsize", "inter_k", "inter_chunk"};
-    for (const auto& [key, value] : params.items()) {
-        const std::size_t eq = key.find('=');
-        const std::string param = key.substr(0, eq);
-        const std::string text = eq == std::string::npos ? "" : key.substr(eq + 1);
-        bool ok = eq != std::string::npos && value.is_object() && value.empty();
-        if (ok && names.count(param)) ok = names.at(param).count(text) > 0;
-        else if (ok && ints.count(param)) ok = is_int_text(text) && !(param == "inter_k" && text == "0");
-        else ok = false;
-        if (!ok) problems.push_back(where + ": invalid parameter '" + key + "' of " + name);
-    }
-}
-
-// MPIR_<Coll>_intra_seg_<shape>: segsize (>= 0) and fanout (>= 1).
-void check_seg_params(const std::string& where, const std::string& name, const Json& params,
-                      std::vector<std::string>& problems) {
-    for (const auto& [key, value] : params.items()) {
-        const std::size_t eq = key.find('=');
-        const std::string param = key.substr(0, eq);
-        const std::string text = eq == std::string::npos ? "" : key.substr(eq + 1);
-        const bool ok = eq != std::string::npos && value.is_object() && value.empty() && is_int_text(text) &&
-                        (param == "segsize" || (param == "fanout" && text != "0"));
-        if (!ok) problems.push_back(where + ": invalid parameter '" + key + "' of " + name);
-    }
-}
-
-void walk(const Json& node, const std::string& where, const std::string& collective,
-          std::vector<std::string>& problems) {
-    if (!node.is_object()) {
-        problems.push_back(where + ": not a JSON object");
-        return;
-    }
-    if (node.empty()) {
-        problems.push_back(where + ": empty subtree (MPICH needs a success path)");
-        return;
-    }
-    const auto items = node.items();
-    std::size_t index = 0, count = node.size();
-    bool has_numeric = false;
-    std::string last_key;
-    KeyKind last_kind = KeyKind::unknown;
-    for (const auto& [key, value] : items) {
-        std::string problem;
-        const KeyKind kind = classify(key, &problem);
-        const std::string here = where + "/" + key;
-        if (!problem.empty()) problems.push_back(here + ": " + problem);
-        if (kind == KeyKind::container) {
-            if (key.rfind("algorithm=", 0) == 0 && !known_container(collective, key.substr(10)))
-                problems.push_back(here + ": MPICH has no algorithm " + key.substr(10) + " for " + collective);
-            if (count != 1) problems.push_back(here + ": an algorithm key must be alone in its object");
-            if (!value.is_object()) {
-                problems.push_back(here + ": parameters are not an object");
-            } else if (key.size() > 15 && key.compare(key.size() - 11, 11, "_intra_hier") == 0) {
-                check_hier_params(where, key.substr(10), value, problems);
-            } else if (key.find("_intra_seg_") != std::string::npos) {
-                check_seg_params(where, key.substr(10), value, problems);
-            }
-            return;
-        }
-        if (kind == KeyKind::any && index + 1 != count)
-            problems.push_back(here + ": an '=any' key must be the last of its chain");
-        if (kind == KeyKind::numeric) has_numeric = true;
-        walk(value, here, kind == KeyKind::collective ? key.substr(11) : collective, problems);
-        last_key = key;
-        last_kind = kind;
-        ++index;
-    }
-    if (has_numeric && last_kind != KeyKind::any)
-        problems.push_back(where + ": numeric chain ends with '" + last_key + "', not an always-true '=any' key");
-}
-
-}  // namespace
-
 std::vector<std::string> collectives_of(const Json& tree) {
     std::vector<std::string> result;
     if (!tree.is_object()) return result;
@@ -359,14 +231,7 @@ std::vector<std::string> collectives_of(const Json& tree) {
 }
 
 std::vector<std::string> check_tree(const Json& tree, const std::vector<std::string>& required) {
-    std::vector<std::string> problems;
-    if (!tree.is_object() || tree.empty()) {
-        problems.push_back("tree is not a non-empty JSON object");
-        return problems;
-    }
-    for (const auto& [key, value] : tree.items())
-        if (key.rfind("collective=", 0) != 0) problems.push_back("top-level key '" + key + "' is not a collective");
-    walk(tree, "", "", problems);
+    std::vector<std::string> problems = grammar::check_tree(tree, grammar::Level::mpir);
     const std::vector<std::string> present = collectives_of(tree);
     for (const std::string& collective : required)
         if (std::find(present.begin(), present.end(), collective) == present.end())

@@ -78,9 +78,9 @@ bool operator!=(const Choice& a, const Choice& b);
 // "hier" -> "MPIR_Bcast_intra_hier"; "nb" -> "MPIR_Bcast_allcomm_nb".
 std::string container_name(const std::string& collective, const std::string& algorithm_item);
 
-// Whether MPICH 4.0.2 with the plugin (hier, seg_*) knows this container for
-// an intra communicator of bcast, reduce or allreduce (an unknown name makes
-// MPICH assert when it reads the tree).  Other collectives: always true.
+// Whether MPICH 4.0.2 with the plugin knows this MPIR container for the
+// collective (an unknown name makes MPICH assert when it reads the tree):
+// grammar::known_container.
 bool known_container(const std::string& collective, const std::string& name);
 
 // The best choice at one sampled point of one collective.
@@ -141,13 +141,9 @@ void save_tree(const Json& tree, const std::string& path);
 // a bound beyond INT_MAX).
 TreeResult build_tree(const Json& stock, const TreeInput& input);
 
-// Problems found walking a tree as MPICH 4.0.2 parses and validates it:
-// unknown keys, values that are not objects, empty subtrees, an algorithm key
-// not alone, `=any` not last, a numeric chain not ending with an always-true
-// key, bounds beyond int, unknown containers of bcast/reduce/allreduce,
-// unknown parameters of the plugin's containers (MPIR_<Coll>_intra_hier,
-// MPIR_<Coll>_intra_seg_*); plus every collective in
-// `required` that is missing.  Empty when the tree is fine.
+// The problems MPI_Init reports for this tree as MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE
+// (grammar::check_tree: the plugin's own check, hier_grammar.c), plus every
+// collective in `required` that is missing.  Empty when the tree is fine.
 std::vector<std::string> check_tree(const Json& tree, const std::vector<std::string>& required = {});
 
 // The collectives ("bcast", ...) at the top of a tree, in file order.

@@ -1,5 +1,7 @@
 #include "generate.hpp"
 
+#include "grammar.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -14,17 +16,9 @@ namespace hiertune {
 
 namespace {
 
-std::string upper(std::string text) {
-    for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    return text;
-}
-
 bool is_default(const std::string& algorithm) { return algorithm == "default" || algorithm == "auto"; }
 
-const std::vector<std::string>& tuned_collectives() {
-    static const std::vector<std::string> all{"bcast", "reduce", "allreduce"};
-    return all;
-}
+const std::vector<std::string>& tuned_collectives() { return grammar::collectives(); }
 
 std::string describe_job(const Job& job) {
     std::ostringstream text;
@@ -40,38 +34,20 @@ std::optional<csel::Choice> choice_of_point(const PointKey& key) {
         if (!key.params.empty()) return std::nullopt;
         return csel::Choice::stock_tree();
     }
-    if (key.algorithm.rfind("seg_", 0) == 0) {  // the plugin's segmented trees
-        const std::string prefix = "MPIR_CVAR_" + upper(key.collective) + "_SEG_";
+    if (const grammar::Algorithm* plugin = grammar::find(key.collective, key.algorithm)) {
+        // the plugin's algorithms: each CVAR the point set becomes its JSON parameter
         Params params;
         for (const auto& [cvar, value] : key.params) {
-            if (cvar == prefix + "SEGSIZE")
-                params["segsize"] = value;
-            else if (cvar == prefix + "FANOUT")
-                params["fanout"] = value;
-            else
-                return std::nullopt;
+            const auto param = std::find_if(plugin->params.begin(), plugin->params.end(),
+                                            [&](const grammar::Param& p) { return plugin->cvar(p) == cvar; });
+            if (param == plugin->params.end() || !grammar::valid(*plugin, param->name, value)) return std::nullopt;
+            params[param->name] = value;
         }
-        return csel::Choice::container(csel::container_name(key.collective, key.algorithm), params);
+        return csel::Choice::container(plugin->container, params);
     }
-    if (key.algorithm != "hier") {
-        const std::string name = csel::container_name(key.collective, key.algorithm);
-        if (!key.params.empty() || !csel::known_container(key.collective, name)) return std::nullopt;
-        return csel::Choice::container(name);
-    }
-    const std::string prefix = "MPIR_CVAR_" + upper(key.collective) + "_HIER_";
-    static const std::map<std::string, std::string> json_name{{"SEGSIZE", "segsize"},
-                                                              {"INTER_ALGORITHM", "inter_algo"},
-                                                              {"INTER_KVAL", "inter_k"},
-                                                              {"INTER_CHUNK_SIZE", "inter_chunk"},
-                                                              {"INTRA_ALGORITHM", "intra_algo"}};
-    Params params;
-    for (const auto& [cvar, value] : key.params) {
-        if (cvar.rfind(prefix, 0) != 0) return std::nullopt;
-        const auto found = json_name.find(cvar.substr(prefix.size()));
-        if (found == json_name.end()) return std::nullopt;
-        params[found->second] = value;
-    }
-    return csel::Choice::container(csel::container_name(key.collective, "hier"), params);
+    const std::string name = csel::container_name(key.collective, key.algorithm);
+    if (!key.params.empty() || !csel::known_container(key.collective, name)) return std::nullopt;
+    return csel::Choice::container(name);
 }
 
 std::pair<int, int> tree_position(const JobDescription& job) {

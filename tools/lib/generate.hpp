@@ -43,12 +43,10 @@ struct GenerateOptions {
 // The tree's choice for a measured point, or nullopt when a tree cannot
 // express it (a parameter that is not one of the hier algorithm's own, an
 // algorithm other than hier with parameters, or one MPICH has no container
-// for, e.g. binomial for allreduce).  Hier parameters map from their
-// control variables: MPIR_CVAR_<COLL>_HIER_SEGSIZE -> segsize, _INTER_ALGORITHM
-// -> inter_algo, _INTER_KVAL -> inter_k, _INTER_CHUNK_SIZE -> inter_chunk,
-// _INTRA_ALGORITHM -> intra_algo; the segmented trees (seg_*, in the plugin
-// since the seg branch) from MPIR_CVAR_<COLL>_SEG_SEGSIZE -> segsize and
-// _SEG_FANOUT -> fanout (any other variable, e.g. _SEG_WINDOW: not expressible).
+// for, e.g. binomial for allreduce).  The plugin's parameters map from their
+// control variables as the grammar names them (grammar::Algorithm::cvar:
+// MPIR_CVAR_BCAST_HIER_SEGSIZE -> segsize, MPIR_CVAR_REDUCE_SEG_FANOUT -> fanout
+// of seg_chain only); any other variable, e.g. _SEG_WINDOW, is not expressible.
 std::optional<csel::Choice> choice_of_point(const PointKey& key);
 
 // The (comm_size, ppn) a job is filed under in the tree.

@@ -5,26 +5,25 @@
 #include <set>
 #include <stdexcept>
 
+#include "grammar.hpp"
 #include "usage_error.hpp"
 
 namespace hiertune {
 
 namespace {
 
-const std::map<std::string, std::set<std::string>>& named_values() {
-    static const std::map<std::string, std::set<std::string>> values{
-        {"inter_algo", {"auto", "sched_binomial", "tsp_kary", "tsp_knomial", "tsp_ring", "seg_linear", "seg_chain",
-                        "seg_pipeline", "seg_binary", "seg_binomial", "tsp_allreduce_ring"}},
-        {"intra_algo", {"auto", "binomial", "shm"}}};
-    return values;
+// Whether value is valid for parameter name of some collective's hier algorithm (the
+// configurations are checked per collective when they run: configs_for).
+bool valid_hier_param(const std::string& name, const std::string& value) {
+    for (const std::string& collective : grammar::collectives())
+        if (const grammar::Algorithm* hier = grammar::find(collective, "hier"))
+            if (grammar::valid(*hier, name, value)) return true;
+    return false;
 }
 
-bool is_count(const std::string& text, bool positive) {
-    if (text.empty() || text.size() > 10 ||
-        !std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); }))
-        return false;
-    const unsigned long long value = std::stoull(text);
-    return value <= 2147483647ull && (!positive || value > 0);
+bool is_hier_param(const std::string& name) {
+    const grammar::Algorithm* hier = grammar::find(grammar::collectives().front(), "hier");
+    return name != "segsize" && hier && hier->param(name);
 }
 
 std::vector<std::string> split(const std::string& text, char separator) {
@@ -52,16 +51,10 @@ std::vector<Params> parse_task_configs(const std::string& spec) {
         if (!seen.insert(name).second) throw UsageError("configuration parameter '" + name + "' given twice");
         const std::vector<std::string> values = split(item.substr(eq + 1), '/');
         for (const std::string& value : values) {
-            bool ok = false;
-            if (named_values().count(name))
-                ok = named_values().at(name).count(value) > 0;
-            else if (name == "inter_k")
-                ok = is_count(value, true);
-            else if (name == "inter_chunk")
-                ok = is_count(value, false);
-            else
+            if (!is_hier_param(name))
                 throw UsageError("unknown configuration parameter '" + name +
                                  "' (inter_algo, inter_k, inter_chunk, intra_algo; the segment size is --segsize)");
+            const bool ok = valid_hier_param(name, value);
             if (!ok) throw UsageError("invalid value '" + value + "' for " + name);
         }
         std::vector<Params> expanded;

@@ -11,6 +11,7 @@
 //                                       tree's choices through the plugin's pvars
 //   hiertune tree-timing --tree FILE    (without mpiexec) a tree as loaded vs no
 //                                       tree, alternating jobs
+//   hiertune show-tree FILE             what a Csel tree selects, as a table
 //
 // This file only maps the command line onto the library (tools/lib) and the
 // MPI runners (bench.cpp, tasks.cpp, calibrate.cpp, verify.cpp) and tune's
@@ -29,8 +30,10 @@
 #include "calibrate.hpp"
 #include "calibration.hpp"
 #include "cluster_env.hpp"
+#include "csel_show.hpp"
 #include "db_commands.hpp"
 #include "generate.hpp"
+#include "grammar.hpp"
 #include "mpi_session.hpp"
 #include "sizes.hpp"
 #include "task_bench.hpp"
@@ -437,6 +440,112 @@ int run_generate(const GenerateArgs& args) {
     return 0;
 }
 
+// `hiertune show-tree`: the selections of a tree, no MPI.
+struct ShowTreeArgs {
+    std::string tree_path;
+    std::vector<std::string> collectives;
+    std::vector<int> comm_sizes;
+    std::vector<int> ppns;
+    std::uint64_t type_size = 1;
+    bool json = false;
+};
+
+CLI::App* add_show_tree_command(CLI::App& app, ShowTreeArgs& args) {
+    CLI::App* command = app.add_subcommand(
+        "show-tree",
+        "Print what an MPIR Csel JSON tree (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE) selects per collective, "
+        "comm size, ppn and message-size range, walked as MPICH 4.0.2 walks it");
+    command->add_option("file", args.tree_path, "The tree (JSON)")->required();
+    command->add_option("-C,--collective", args.collectives,
+                        "Collectives to show (repeatable or comma-separated; default bcast,reduce,allreduce)")
+        ->delimiter(',')
+        ->check(CLI::IsMember(csel::known_collectives()));
+    command->add_option("--comm-sizes", args.comm_sizes,
+                        "Comm sizes, e.g. 8,16 (default: both sides of the tree's comm_size bounds)")
+        ->delimiter(',')
+        ->check(CLI::Range(1, 1 << 20));
+    command->add_option("--ppn", args.ppns,
+                        "Ranks per node, e.g. 1,2,4 (default: 1, 2 and both sides of the tree's comm_avg_ppn "
+                        "bounds); above the comm size means one node")
+        ->delimiter(',')
+        ->check(CLI::Range(1, 1 << 20));
+    command->add_option("--type-size", args.type_size, "Bytes per element: count = bytes / type size")
+        ->check(CLI::Range(1, 1 << 20))
+        ->capture_default_str();
+    command->add_flag("--json", args.json, "A JSON array of row objects");
+    return command;
+}
+
+int run_show_tree(const ShowTreeArgs& args) {
+    const csel::Json tree = csel::load_tree(args.tree_path);
+    // MPICH walks the whole tree when it loads it: problems off the table's paths count too
+    const std::vector<std::string> problems = csel::check_tree(tree);
+    for (const std::string& problem : problems) std::cerr << "hiertune: warning: " << problem << '\n';
+    if (!problems.empty())
+        std::cerr << "hiertune: warning: MPI_Init refuses this tree (" << problems.size() << " problem"
+                  << (problems.size() == 1 ? "" : "s") << ")\n";
+    csel::TableOptions options;
+    options.collectives = args.collectives;
+    options.comm_sizes = args.comm_sizes;
+    options.ppns = args.ppns;
+    options.type_size = args.type_size;
+    const std::vector<csel::TableRow> rows = csel::selection_table(tree, options);
+    if (args.json)
+        std::cout << csel::table_json(rows).dump(2) << '\n';
+    else
+        csel::print_table(rows, std::cout);
+    return 0;
+}
+
+// `hiertune check-tree`: the problems MPI_Init would report, one line each.
+struct CheckTreeArgs {
+    std::vector<std::string> paths;
+    std::string level = "auto";
+};
+
+CLI::App* add_check_tree_command(CLI::App& app, CheckTreeArgs& args) {
+    CLI::App* command = app.add_subcommand(
+        "check-tree",
+        "Check Csel JSON trees against MPICH 4.0.2's keys and the plugin's grammar, as MPI_Init does: one line "
+        "per problem (exit 1 if any)");
+    command->add_option("files", args.paths, "Tree files (JSON)")->required();
+    command->add_option("--level", args.level,
+                        "mpir: MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE; ch4: MPIR_CVAR_CH4_COLL_SELECTION_"
+                        "TUNING_JSON_FILE; auto: from the tree's first container")
+        ->check(CLI::IsMember({"auto", "mpir", "ch4"}))
+        ->capture_default_str();
+    return command;
+}
+
+int run_check_tree(const CheckTreeArgs& args) {
+    int failed = 0;
+    for (const std::string& path : args.paths) {
+        grammar::Level level = args.level == "ch4" ? grammar::Level::ch4 : grammar::Level::mpir;
+        std::vector<std::string> collectives;
+        try {  // a file that does not load is reported by the check itself
+            const csel::Json tree = csel::load_tree(path);
+            if (args.level == "auto") level = grammar::level_of(tree);
+            collectives = csel::collectives_of(tree);
+        } catch (const csel::TreeError&) {
+        }
+        const std::vector<std::string> problems = grammar::check_tree_file(path, level);
+        for (const std::string& problem : problems) std::cout << path << ": " << problem << '\n';
+        const char* kind = level == grammar::Level::ch4 ? "CH4" : "MPIR";
+        if (!problems.empty()) {
+            std::cout << path << ": " << problems.size() << " problem(s) in this " << kind << " tree\n";
+            ++failed;
+            continue;
+        }
+        // what the tree leaves out: MPIR trees are merged over MPICH's built-in one at
+        // MPI_Init, CH4 trees fall back to the MPIR level
+        std::cout << path << ": ok (" << kind << " tree, " << collectives.size() << " collectives; "
+                  << (level == grammar::Level::mpir ? "the others keep MPICH's built-in choices"
+                                                    : "the others go to the MPIR level")
+                  << ")\n";
+    }
+    return failed ? 1 : 0;
+}
+
 struct TuneArgs {
     int ranks = 0;
     int nodes = 0;
@@ -726,6 +835,10 @@ int main(int argc, char** argv) {
     CLI::App* tune = add_tune_command(app, tune_args);
     TreeTimingArgs tree_timing_args;
     CLI::App* tree_timing = add_tree_timing_command(app, tree_timing_args);
+    ShowTreeArgs show_tree_args;
+    CLI::App* show_tree = add_show_tree_command(app, show_tree_args);
+    CheckTreeArgs check_tree_args;
+    CLI::App* check_tree = add_check_tree_command(app, check_tree_args);
     std::vector<std::string> verify_cases;
     CLI::App* verify = app.add_subcommand(
         "verify", "Check through the plugin's pvars that collectives run what the loaded tree says "
@@ -834,6 +947,17 @@ int main(int argc, char** argv) {
         try {
             return run_generate(generate_args);
         } catch (const std::exception& e) {
+            return print_error(e.what());
+        }
+    }
+
+    if (check_tree->parsed()) return run_check_tree(check_tree_args);
+
+    if (show_tree->parsed()) {
+        try {
+            return run_show_tree(show_tree_args);
+        } catch (const std::exception& e) {
+            std::cout.flush();
             return print_error(e.what());
         }
     }

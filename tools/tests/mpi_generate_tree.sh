@@ -32,6 +32,18 @@ for key in stock:
         assert stock[key] == tree[key], key
 PY
 
+echo "== check-tree and show-tree: what MPI_Init checks, what the tree selects"
+"$hiertune" check-tree "$tree" "$stock" > "$tmp/check" || { cat "$tmp/check"; fail "check-tree refused the tree"; }
+grep -q "^$tree: ok (MPIR tree, 44 collectives" "$tmp/check" || fail "check-tree: $(cat "$tmp/check")"
+ch4=$(dirname "$stock")/../ch4/generic.json
+"$hiertune" check-tree "$ch4" | grep -q ": ok (CH4 tree" || fail "check-tree: MPICH's CH4 tree"
+printf '%s' '{"collective=bcast": {"comm_size<=8": {"algorithm=MPIR_Bcast_intra_seg_binary": {"fanout=2": {}}}}}' \
+    > "$tmp/bad.json"
+if "$hiertune" check-tree "$tmp/bad.json" > "$tmp/check"; then fail "check-tree passed a bad tree"; fi
+[ "$(grep -c "^$tmp/bad.json: " "$tmp/check")" = 3 ] || fail "check-tree: 2 problems and a count: $(cat "$tmp/check")"
+"$hiertune" show-tree "$tree" -C bcast --comm-sizes 4 --ppn 2 > "$tmp/show" || fail "show-tree failed"
+grep -q "MPIR_Bcast_intra_" "$tmp/show" || fail "show-tree: $(cat "$tmp/show")"
+
 echo "== collectives under the tree (sizes around every boundary)"
 sizes=1,8,100,1024,5000,131072,262144,300000
 MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=$tree \

@@ -1,6 +1,8 @@
 // Csel JSON tree generation: midpoints, merging, completeness, key validity, =any terminators.
 #include <gtest/gtest.h>
 
+#include "mpich_trees.hpp"
+
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -133,10 +135,16 @@ TEST(CselTree, InsertsParentBranchInFrontOfStock) {
     const Json& intra = result.tree["collective=bcast"]["comm_type=intra"];
     ASSERT_EQ(intra.size(), 2u);
     EXPECT_EQ(intra.begin().key(), "comm_hierarchy=parent");  // file order is the if/else-if order
-    EXPECT_EQ(intra["comm_hierarchy=any"], stock["collective=bcast"]["comm_type=intra"]);
+    // the stock subtree with its comm_size<8 as comm_size<=7: MPICH searches "<" as "<="
+    // below other keys, and "<=7" reads the same pruned or searched
+    const Json stock_intra = Json::parse(R"({
+          "comm_size<=7": {"avg_msg_size=any": {"algorithm=MPIR_Bcast_intra_binomial": {}}},
+          "comm_size=any": {
+            "avg_msg_size<=12288": {"algorithm=MPIR_Bcast_intra_binomial": {}},
+            "avg_msg_size=any": {"algorithm=MPIR_Bcast_intra_scatter_ring_allgather": {}}}})");
+    EXPECT_EQ(intra["comm_hierarchy=any"], stock_intra);
     // keyed on what was tuned: stock below 8 ranks and above 16; 8 and 16 differ (8 with
     // ppn 4 stays stock): midpoint 12
-    const Json& stock_intra = stock["collective=bcast"]["comm_type=intra"];
     const Json& parent = intra["comm_hierarchy=parent"];
     std::vector<std::string> keys;
     for (const auto& item : parent.items()) keys.push_back(item.key());
@@ -209,7 +217,7 @@ TEST(CselCheck, FindsWhatMpichWouldAssertOn) {
     };
     EXPECT_EQ(problems_of(R"({"collective=bcast": {"comm_size<=8": {"algorithm=MPIR_Bcast_intra_binomial": {}}}})").size(), 1u);  // no =any
     EXPECT_EQ(problems_of(R"({"collective=bcast": {"comm_size=any": {"algorithm=MPIR_Bcast_intra_binomial": {}},
-                                                    "comm_size<=8": {"algorithm=MPIR_Bcast_intra_smp": {}}}})")
+                                                    "comm_size<=8": {"algorithm=MPIR_Bcast_intra_binomial": {}}}})")
                   .size(),
               2u);  // =any not last, chain does not end with =any
     EXPECT_EQ(problems_of(R"({"collective=bcast": {"avg_msg_size<=x": {"algorithm=MPIR_Bcast_intra_binomial": {}},
@@ -237,23 +245,16 @@ TEST(CselCheck, FindsWhatMpichWouldAssertOn) {
     EXPECT_EQ(problems_of(R"({"collective=allreduce": {"algorithm=MPIR_Allreduce_intra_binomial": {}}})").size(),
               1u);  // what MPICH asserts on ("unrecognized key")
     EXPECT_EQ(problems_of(R"({"collective=bcast": {"comm_type=intra": {"comm_avg_ppn<=2": {"algorithm=MPIR_Bcast_intra_binomial": {}},
-                                                    "comm_size=any": {"algorithm=MPIR_Bcast_intra_smp": {}}}}})")
+                                                    "comm_size=any": {"algorithm=MPIR_Bcast_intra_binomial": {}}}}})")
                   .size(),
               0u);
-}
-
-// MPICH's own generic.json, when a build is around (MPICH_GENERIC_JSON or the usual place).
-std::string generic_json() {
-    if (const char* env = std::getenv("MPICH_GENERIC_JSON")) return env;
-    for (const char* path : {"build/mpich-4.0.2/maint/tuning/coll/mpir/generic.json",
-                             "../build/mpich-4.0.2/maint/tuning/coll/mpir/generic.json",
-                             "/work/main/build/mpich-4.0.2/maint/tuning/coll/mpir/generic.json"})
-        if (std::filesystem::exists(path)) return path;
-    return "";
+    // MPICH's smp bcast asserts on a comm without node hierarchy
+    EXPECT_EQ(problems_of(R"({"collective=bcast": {"comm_type=intra": {"algorithm=MPIR_Bcast_intra_smp": {}}}})").size(),
+              1u);
 }
 
 TEST(CselTree, MpichGenericTreeStaysComplete) {
-    const std::string path = generic_json();
+    const std::string path = test::generic_json();
     if (path.empty()) GTEST_SKIP() << "no MPICH generic.json (set MPICH_GENERIC_JSON)";
     const Json stock = load_tree(path);
     const std::vector<std::string> all = collectives_of(stock);

@@ -81,6 +81,17 @@ TEST(GenerateMapping, PointsToChoices) {
                                        {{"MPIR_CVAR_REDUCE_SEG_SEGSIZE", "4096"}, {"MPIR_CVAR_REDUCE_SEG_FANOUT", "2"}}}),
               Choice::container("MPIR_Reduce_intra_seg_chain", {{"segsize", "4096"}, {"fanout", "2"}}));
     EXPECT_FALSE(choice_of_point(PointKey{"bcast", 8, "seg_chain", {{"MPIR_CVAR_BCAST_SEG_WINDOW", "4"}}}));
+    // the grammar's parameters only: fanout is seg_chain's, each collective has its own
+    // inter-node submodule, values are checked (MPICH would refuse the tree at MPI_Init)
+    EXPECT_FALSE(choice_of_point(PointKey{"bcast", 8, "seg_binary", {{"MPIR_CVAR_BCAST_SEG_FANOUT", "2"}}}));
+    EXPECT_EQ(choice_of_point(PointKey{"bcast", 8, "seg_binary", {{"MPIR_CVAR_BCAST_SEG_SEGSIZE", "512"}}}),
+              Choice::container("MPIR_Bcast_intra_seg_binary", {{"segsize", "512"}}));
+    EXPECT_EQ(choice_of_point(PointKey{"bcast", 8, "hier", {{"MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM", "seg_split_binary"}}}),
+              Choice::container("MPIR_Bcast_intra_hier", {{"inter_algo", "seg_split_binary"}}));
+    EXPECT_EQ(choice_of_point(PointKey{"reduce", 8, "hier", {{"MPIR_CVAR_REDUCE_HIER_INTER_ALGORITHM", "seg_in_order_binary"}}}),
+              Choice::container("MPIR_Reduce_intra_hier", {{"inter_algo", "seg_in_order_binary"}}));
+    EXPECT_FALSE(choice_of_point(PointKey{"bcast", 8, "hier", {{"MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM", "tsp_allreduce_ring"}}}));
+    EXPECT_FALSE(choice_of_point(PointKey{"bcast", 8, "hier", {{"MPIR_CVAR_BCAST_HIER_INTER_KVAL", "0"}}}));
     EXPECT_EQ(choice_of_point(PointKey{"reduce", 8, "nb", {}}), Choice::container("MPIR_Reduce_allcomm_nb"));
     EXPECT_FALSE(choice_of_point(PointKey{"allreduce", 8, "binomial", {}}));  // no such container
     // not expressible: another collective's variable, a foreign variable, parameters of a stock algorithm

@@ -428,9 +428,48 @@ static void expect_count(hier_pvar * pv, unsigned long long before, long long wa
     }
 }
 
+/* MPIR_CVAR_REDUCE_SEG_TMP_MAX bounds a seg_linear root's segment buffers (window
+ * segments per child, size-1 children): a 64 KiB reduce runs in the segments that fit,
+ * with the right result */
+static void check_tmp_bound(void)
+{
+    int rank, size, count = 16384;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int tmp_max = hier_cvar_read_int("MPIR_CVAR_REDUCE_SEG_TMP_MAX");
+    int window = hier_cvar_read_int("MPIR_CVAR_REDUCE_SEG_WINDOW");
+    hier_cvar_write_int("MPIR_CVAR_REDUCE_SEG_SEGSIZE", 65536);
+    long long cap = (long long) tmp_max / (window * (size - 1)) / 4 * 4;
+    if (cap < 4)
+        cap = 4;
+    long long want_segs = (4LL * count + cap - 1) / cap;
+    hier_pvar pv;
+    hier_pvar_open(&pv, "coll_hier_reduce_seg_segments");
+    unsigned long long before = hier_pvar_read(&pv);
+    int *in = malloc(sizeof(int) * count), *out = malloc(sizeof(int) * count);
+    for (int i = 0; i < count; i++)
+        in[i] = rank + i;
+    MPI_Reduce(in, out, count, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    unsigned long long segs = hier_pvar_read(&pv) - before;
+    if (segs != (unsigned long long) want_segs) {
+        fprintf(stderr, "rank %d: seg_linear under TMP_MAX %d: %llu segments, expected %lld\n",
+                rank, tmp_max, segs, want_segs);
+        errors++;
+    }
+    for (int i = 0; rank == 0 && i < count; i++)
+        if (out[i] != size * (size - 1) / 2 + size * i) {
+            fprintf(stderr, "seg_linear under TMP_MAX: out[%d] = %d\n", i, out[i]);
+            errors++;
+            break;
+        }
+    hier_pvar_close(&pv);
+    free(in);
+    free(out);
+}
+
 int main(int argc, char **argv)
 {
-    int provided, rank, size, expect_hier = 0;
+    int provided, rank, size, expect_hier = 0, tmp_bound = 0;
     char pvar_name[128];
     MPI_Comm dup, parity, half;
     test_comm comms[4];
@@ -441,6 +480,8 @@ int main(int argc, char **argv)
             expect_hier = 1;
         else if (!strcmp(argv[i], "-algo") && i + 1 < argc)
             algo = argv[++i];
+        else if (!strcmp(argv[i], "-tmp-bound"))
+            tmp_bound = 1;
     seg_mode = strcmp(algo, "hier") != 0;
 
     MPI_Init(&argc, &argv);
@@ -470,6 +511,8 @@ int main(int argc, char **argv)
 
     for (int i = 0; i < 4; i++)
         run_comm(&comms[i]);
+    if (tmp_bound)
+        check_tmp_bound();
 
     if (expect_hier && !seg_mode) {
         expect_count(&reduce_pv, reduce0, reduce_calls, "hier reduce", 1);

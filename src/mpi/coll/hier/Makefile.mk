@@ -10,6 +10,7 @@ mpi_core_sources += \
     src/mpi/coll/hier/hier_trees.c \
     src/mpi/coll/hier/hier_comm.c \
     src/mpi/coll/hier/hier_select.c \
+    src/mpi/coll/hier/hier_grammar.c \
     src/mpi/coll/hier/hier_json.c \
     src/mpi/coll/hier/hier_submodules.c \
     src/mpi/coll/hier/bcast_intra_hier.c \
@@ -21,6 +22,8 @@ mpi_core_sources += \
 
 noinst_HEADERS += \
     src/mpi/coll/hier/coll_hier_csel.h \
+    src/mpi/coll/hier/hier_grammar.h \
+    src/mpi/coll/hier/hier_mpich_keys.h \
     src/mpi/coll/hier/hier_segment.h \
     src/mpi/coll/hier/hier_levels.h \
     src/mpi/coll/hier/hier_trees.h \

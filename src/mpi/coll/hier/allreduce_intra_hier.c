@@ -85,8 +85,6 @@ cvars:
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 
-MPII_HIER_CHECK_CVAR_ENUMS(ALLREDUCE);
-MPII_HIER_CHECK_CVAR_ITEM(ALLREDUCE, tsp_allreduce_ring, MPII_HIER_INTER_TSP_ALLREDUCE_RING);
 
 /* Algorithm: HAN pipelined hierarchical allreduce (HAN paper, section III-B)
  *
@@ -128,7 +126,7 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
     MPIR_Request *ireduce_req = NULL, *ibcast_req = NULL, *iallreduce_req = NULL;
     MPI_Aint type_size, extent;
 
-    mpi_errno = MPII_Hier_params_resolve(&prm, &given, &cvars, MPII_HIER_INTER_COUNT_ALLREDUCE);
+    mpi_errno = MPII_Hier_params_resolve(&prm, &given, &cvars, MPII_HIER_INTER_COUNT);
     MPIR_ERR_CHECK(mpi_errno);
 
     MPIR_Datatype_get_size_macro(datatype, type_size);

@@ -80,8 +80,6 @@ cvars:
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 
-MPII_HIER_CHECK_CVAR_ENUMS(BCAST);
-MPII_HIER_CHECK_CVAR_ITEM(BCAST, seg_split_binary, MPII_HIER_INTER_SEG_SPLIT_BINARY);
 
 /* Algorithm: HAN pipelined hierarchical bcast (HAN paper, section III-A)
  *
@@ -116,7 +114,7 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
     MPIR_Request *req = NULL;
     int payload_started = 0;
 
-    mpi_errno = MPII_Hier_params_resolve(&prm, &given, &cvars, MPII_HIER_INTER_COUNT_BCAST);
+    mpi_errno = MPII_Hier_params_resolve(&prm, &given, &cvars, MPII_HIER_INTER_COUNT);
     MPIR_ERR_CHECK(mpi_errno);
 
     if (comm_ptr->local_size == 1 || count == 0)

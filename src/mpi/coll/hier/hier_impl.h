@@ -9,6 +9,7 @@
 #include "hier_levels.h"
 #include "hier_segment.h"
 #include "hier_trees.h"
+#include "hier_grammar.h"
 
 /* Per-communicator levels, built on first use and freed with the communicator. */
 typedef struct {
@@ -66,62 +67,8 @@ enum {
 extern unsigned long long MPII_Hier_pvars[MPII_HIER_PVAR_COUNT];
 #define MPII_HIER_PVAR_ADD(which_, n_) (MPII_Hier_pvars[MPII_HIER_PVAR_##which_] += (n_))
 
-/* Submodules of a hierarchical algorithm (HAN Table II).  The values are those of the
- * MPIR_CVAR_<COLL>_HIER_INTER_ALGORITHM / _INTRA_ALGORITHM enums, in the order their
- * descriptions list them (checked at compile time in each algorithm's file). */
-enum {
-    MPII_HIER_INTER_AUTO,           /* MPICH's own selection of the non-blocking collective */
-    MPII_HIER_INTER_SCHED_BINOMIAL,
-    MPII_HIER_INTER_TSP_KARY,
-    MPII_HIER_INTER_TSP_KNOMIAL,
-    MPII_HIER_INTER_TSP_RING,
-    /* segmented trees scheduled on MPICH's transport (hier_seg_sched.c): segment size =
-     * inter_chunk, fanout = inter_k */
-    MPII_HIER_INTER_SEG_LINEAR,
-    MPII_HIER_INTER_SEG_CHAIN,
-    MPII_HIER_INTER_SEG_PIPELINE,
-    MPII_HIER_INTER_SEG_BINARY,
-    MPII_HIER_INTER_SEG_BINOMIAL,
-    /* The last item is the collective's own: bcast lists seg_split_binary there, reduce
-     * seg_in_order_binary, allreduce tsp_allreduce_ring (one inter-node allreduce
-     * instead of a reduce and a bcast). */
-    MPII_HIER_INTER_OWN,
-    MPII_HIER_INTER_SEG_SPLIT_BINARY = MPII_HIER_INTER_OWN,     /* bcast only */
-    MPII_HIER_INTER_SEG_IN_ORDER_BINARY = MPII_HIER_INTER_OWN,  /* reduce only */
-    MPII_HIER_INTER_TSP_ALLREDUCE_RING = MPII_HIER_INTER_OWN,   /* allreduce only */
-};
-/* how many items MPIR_CVAR_<COLL>_HIER_INTER_ALGORITHM has */
-#define MPII_HIER_INTER_COUNT_BCAST (MPII_HIER_INTER_OWN + 1)
-#define MPII_HIER_INTER_COUNT_REDUCE (MPII_HIER_INTER_OWN + 1)
-#define MPII_HIER_INTER_COUNT_ALLREDUCE (MPII_HIER_INTER_OWN + 1)
-enum {
-    MPII_HIER_INTRA_AUTO,           /* MPIR Csel tree on the node communicator */
-    MPII_HIER_INTRA_BINOMIAL,
-    MPII_HIER_INTRA_SHM             /* device shared-memory collectives, MPIR fallback */
-};
-
-/* The CVAR enums of collective COLL list the submodules in the order above (the items
- * common to every collective; MPII_HIER_CHECK_CVAR_ITEM checks a collective's own). */
-#define MPII_HIER_CHECK_CVAR_ITEM(COLL, item, value) \
-    _Static_assert(MPIR_CVAR_##COLL##_HIER_INTER_ALGORITHM_##item == (value), \
-                   "MPIR_CVAR_" #COLL "_HIER_INTER_ALGORITHM lists " #item " in hier_impl.h order")
-#define MPII_HIER_CHECK_CVAR_ENUMS(COLL) \
-    _Static_assert(MPIR_CVAR_##COLL##_HIER_INTER_ALGORITHM_sched_binomial == \
-                   MPII_HIER_INTER_SCHED_BINOMIAL && \
-                   MPIR_CVAR_##COLL##_HIER_INTER_ALGORITHM_tsp_kary == MPII_HIER_INTER_TSP_KARY && \
-                   MPIR_CVAR_##COLL##_HIER_INTER_ALGORITHM_tsp_knomial == \
-                   MPII_HIER_INTER_TSP_KNOMIAL && \
-                   MPIR_CVAR_##COLL##_HIER_INTER_ALGORITHM_tsp_ring == MPII_HIER_INTER_TSP_RING && \
-                   MPIR_CVAR_##COLL##_HIER_INTER_ALGORITHM_seg_linear == MPII_HIER_INTER_SEG_LINEAR && \
-                   MPIR_CVAR_##COLL##_HIER_INTER_ALGORITHM_seg_chain == MPII_HIER_INTER_SEG_CHAIN && \
-                   MPIR_CVAR_##COLL##_HIER_INTER_ALGORITHM_seg_pipeline == \
-                   MPII_HIER_INTER_SEG_PIPELINE && \
-                   MPIR_CVAR_##COLL##_HIER_INTER_ALGORITHM_seg_binary == MPII_HIER_INTER_SEG_BINARY && \
-                   MPIR_CVAR_##COLL##_HIER_INTER_ALGORITHM_seg_binomial == \
-                   MPII_HIER_INTER_SEG_BINOMIAL && \
-                   MPIR_CVAR_##COLL##_HIER_INTRA_ALGORITHM_binomial == MPII_HIER_INTRA_BINOMIAL && \
-                   MPIR_CVAR_##COLL##_HIER_INTRA_ALGORITHM_shm == MPII_HIER_INTRA_SHM, \
-                   "MPIR_CVAR_" #COLL "_HIER_*_ALGORITHM lists submodules in hier_impl.h order")
+/* Submodules of a hierarchical algorithm (HAN Table II): MPII_HIER_INTER_* and
+ * MPII_HIER_INTRA_*, the values of their CVARs, come from the grammar (hier_grammar.h). */
 
 /* Parameters of one call; a negative argument means "take the CVAR". */
 typedef struct {
@@ -133,7 +80,7 @@ typedef struct {
 } MPII_Hier_params;
 
 /* Fill prm from the call's arguments, each negative one from its CVAR, and check it;
- * n_inter_algos: the collective's MPII_HIER_INTER_COUNT_<COLL>. */
+ * n_inter_algos: the number of items of the collective's inter-node CVAR. */
 int MPII_Hier_params_resolve(MPII_Hier_params * prm, const MPII_Hier_params * given,
                              const MPII_Hier_params * cvars, int n_inter_algos);
 

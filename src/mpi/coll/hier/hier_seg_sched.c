@@ -46,7 +46,7 @@ static MPI_Aint erange_start(const elem_range * rg, int64_t t)
 }
 
 /* segment size in bytes -> whole elements, at least one; 0: everything in one */
-static MPI_Aint seg_elems(int segsize, MPI_Aint count, MPI_Aint type_size)
+static MPI_Aint seg_elems(int64_t segsize, MPI_Aint count, MPI_Aint type_size)
 {
     MPII_Hier_seg_plan plan;
     MPII_Hier_seg_plan_init(&plan, count * type_size, segsize, type_size);
@@ -249,10 +249,14 @@ int MPII_Hier_seg_ireduce_sched(const void *sendbuf, void *recvbuf, MPI_Aint cou
     MPIR_Datatype_get_extent_macro(datatype, extent);
     MPIR_Type_get_true_extent_impl(datatype, &true_lb, &true_extent);
     elem_bytes = MPL_MAX(extent, true_extent);  /* room per element in temporaries */
-    seg = seg_elems(segsize, count, type_size);
+    kind = MPII_Hier_seg_reduce_kind(kind, op);
+    /* window segments per child, bounded as in MPII_Hier_seg_reduce */
+    seg = seg_elems(MPII_Hier_seg_bounded(segsize, count * type_size, type_size,
+                                          (int64_t) window *
+                                          MPII_Hier_tree_max_children(kind, size, fanout),
+                                          MPIR_CVAR_REDUCE_SEG_TMP_MAX), count, type_size);
     erange_init(&whole, 0, count, seg);
 
-    kind = MPII_Hier_seg_reduce_kind(kind, op);
     MPIR_ERR_CHKANDJUMP(MPII_Hier_tree_node_init(&node, kind, size, root, fanout, rank) != 0,
                         mpi_errno, MPI_ERR_OTHER, "**nomem");
     nch = node.nchildren;

@@ -27,6 +27,20 @@ void MPII_Hier_seg_plan_init(MPII_Hier_seg_plan * plan, int64_t nbytes, int64_t 
     plan->nsegs = (plan->nbytes + plan->seg_bytes - 1) / plan->seg_bytes;
 }
 
+int64_t MPII_Hier_seg_bounded(int64_t segsize, int64_t nbytes, int64_t unit, int64_t slots,
+                              int64_t limit)
+{
+    int64_t seg = segsize <= 0 || segsize > nbytes ? nbytes : segsize;
+    if (unit < 1)
+        unit = 1;
+    if (limit <= 0 || slots < 1)
+        return seg;
+    int64_t cap = limit / slots / unit * unit;
+    if (cap < unit)
+        cap = unit;
+    return seg < cap ? seg : cap;
+}
+
 int64_t MPII_Hier_seg_offset(const MPII_Hier_seg_plan * plan, int64_t seg)
 {
     return seg * plan->seg_bytes;

@@ -20,6 +20,11 @@ typedef struct {
 /* segsize <= 0 or >= nbytes: one segment.  unit < 1 is taken as 1. */
 void MPII_Hier_seg_plan_init(MPII_Hier_seg_plan * plan, int64_t nbytes, int64_t segsize,
                              int64_t unit);
+/* The segment size to plan with when `slots` segments are held at once in temporaries
+ * of at most `limit` bytes: segsize (as plan_init reads it, <= 0 meaning nbytes) or
+ * less, whole units, at least one unit.  limit <= 0: no bound. */
+int64_t MPII_Hier_seg_bounded(int64_t segsize, int64_t nbytes, int64_t unit, int64_t slots,
+                              int64_t limit);
 int64_t MPII_Hier_seg_offset(const MPII_Hier_seg_plan * plan, int64_t seg);
 int64_t MPII_Hier_seg_len(const MPII_Hier_seg_plan * plan, int64_t seg);
 

@@ -221,6 +221,30 @@ int MPII_Hier_tree_top(MPII_Hier_tree_kind kind, int size, int root)
     return kind == MPII_HIER_TREE_IN_ORDER_BINARY ? size - 1 : root;
 }
 
+int MPII_Hier_tree_max_children(MPII_Hier_tree_kind kind, int size, int fanout)
+{
+    if (size < 1 || (kind == MPII_HIER_TREE_CHAIN && fanout < 1))
+        return -1;
+    if (size == 1)
+        return 0;
+    switch (kind) {
+        case MPII_HIER_TREE_LINEAR:
+            return size - 1;
+        case MPII_HIER_TREE_CHAIN:
+            return fanout < size - 1 ? fanout : size - 1;
+        case MPII_HIER_TREE_PIPELINE:
+            return 1;
+        case MPII_HIER_TREE_BINOMIAL:{
+                int levels = 0;
+                while ((1 << levels) < size)
+                    levels++;
+                return levels;      /* the root's: ceil(log2 size) */
+            }
+        default:       /* the binary shapes */
+            return size == 2 ? 1 : 2;
+    }
+}
+
 int MPII_Hier_tree_split_binary_half(int size, int root, int rank)
 {
     int r;

@@ -85,6 +85,8 @@ void MPII_Hier_tree_node_free(MPII_Hier_tree_node * node);
 
 /* The rank whose parent is -1: root, or size-1 for IN_ORDER_BINARY; -1 on bad input. */
 int MPII_Hier_tree_top(MPII_Hier_tree_kind kind, int size, int root);
+/* The most children any rank has (the "children" column above), -1 on invalid input. */
+int MPII_Hier_tree_max_children(MPII_Hier_tree_kind kind, int size, int fanout);
 
 /* SPLIT_BINARY: -1 for the root, 0 in the subtree of r = 1, 1 in the subtree of r = 2.
  * This and the two functions below return -1 (or 0 ranks) on bad input. */

@@ -81,8 +81,6 @@ cvars:
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 
-MPII_HIER_CHECK_CVAR_ENUMS(REDUCE);
-MPII_HIER_CHECK_CVAR_ITEM(REDUCE, seg_in_order_binary, MPII_HIER_INTER_SEG_IN_ORDER_BINARY);
 
 /* Algorithm: HAN pipelined hierarchical reduce, any root (HAN paper, section III-B)
  *
@@ -124,7 +122,7 @@ int MPIR_Reduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
     char *partial;              /* where this leader's node result is formed */
     int is_root = comm_ptr->rank == root;
 
-    mpi_errno = MPII_Hier_params_resolve(&prm, &given, &cvars, MPII_HIER_INTER_COUNT_REDUCE);
+    mpi_errno = MPII_Hier_params_resolve(&prm, &given, &cvars, MPII_HIER_INTER_COUNT);
     MPIR_ERR_CHECK(mpi_errno);
 
     MPIR_Datatype_get_size_macro(datatype, type_size);

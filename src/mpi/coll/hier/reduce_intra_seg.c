@@ -46,6 +46,20 @@ cvars:
         sends in flight (at least 1). Also used by the seg_* inter-node submodules of
         the hier algorithms.
 
+    - name        : MPIR_CVAR_REDUCE_SEG_TMP_MAX
+      category    : COLLECTIVE
+      type        : int
+      default     : 8388608
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : >-
+        Bound, in bytes of the type signature, on the segment buffers a segmented tree
+        reduce (blocking or inter-node submodule) holds at once: window segments per child
+        of the tree's widest node. Wide trees (seg_linear or seg_chain with many children)
+        get a smaller segment than MPIR_CVAR_REDUCE_SEG_SEGSIZE to stay within it; 0 = no
+        bound.
+
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 
@@ -114,7 +128,12 @@ int MPII_Hier_seg_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
     kind = MPII_Hier_seg_reduce_kind(kind, op);
     MPIR_Datatype_get_extent_macro(datatype, extent);
     MPIR_Type_get_true_extent_impl(datatype, &true_lb, &true_extent);
-    MPII_Hier_seg_plan_init(&plan, count * type_size, segsize, type_size);
+    /* window segments per child: wide trees get smaller segments, alike on every rank */
+    MPII_Hier_seg_plan_init(&plan, count * type_size,
+                            MPII_Hier_seg_bounded(segsize, count * type_size, type_size,
+                                                  (int64_t) window *
+                                                  MPII_Hier_tree_max_children(kind, size, fanout),
+                                                  MPIR_CVAR_REDUCE_SEG_TMP_MAX), type_size);
     MPII_HIER_PVAR_ADD(REDUCE_SEG_SEGMENTS, plan.nsegs);
     seg_max = plan.seg_bytes / type_size;
 

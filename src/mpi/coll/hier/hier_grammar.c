@@ -1,0 +1,394 @@
+/*
+ * mpich-hier: the plugin's grammar (hier_grammar.h) as lookups, and the check of a Csel
+ * tree against it and against the keys MPICH 4.0.2 knows (hier_mpich_keys.h, generated
+ * from MPICH's source by maint/gen-mpich-keys.sh).  json-c only, no MPI: MPICH runs it
+ * at MPI_Init on a user's tuning file, hiertune check-tree on any tree, and the unit
+ * tests directly.
+ */
+
+#include "hier_grammar.h"
+#include "hier_mpich_keys.h"
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json.h>
+
+/* ---- the plugin's algorithms and parameters ---- */
+
+typedef enum { PARAM_INT, PARAM_NAME } param_kind;
+
+typedef struct {
+    const char *name;
+    param_kind kind;
+    int min;                    /* PARAM_INT */
+    int names;                  /* PARAM_NAME: INTER_ALGOS or INTRA_ALGOS */
+} param_spec;
+
+enum { INTER_ALGOS, INTRA_ALGOS };
+
+#define INT_PARAM_(name_, min_, cvar_) {#name_, PARAM_INT, min_, 0},
+#define NAME_PARAM_(name_, list_, cvar_) {#name_, PARAM_NAME, 0, list_},
+static const param_spec params_hier[] = { MPII_HIER_PARAMS_HIER(INT_PARAM_, NAME_PARAM_) };
+static const param_spec params_seg[] = { MPII_HIER_PARAMS_SEG(INT_PARAM_, NAME_PARAM_) };
+static const param_spec params_seg_chain[] = {
+    MPII_HIER_PARAMS_SEG_CHAIN(INT_PARAM_, NAME_PARAM_)
+};
+
+typedef struct {
+    const char *container;
+    const char *coll;
+    const param_spec *params;
+    int n_params;
+} algorithm_spec;
+
+#define ALGORITHM_(coll_, Coll_, COLL_, algo_, PARAMS_) \
+    {"MPIR_" #Coll_ "_intra_" #algo_, #coll_, params_##PARAMS_, \
+     (int) (sizeof(params_##PARAMS_) / sizeof(param_spec))},
+#define params_HIER params_hier
+#define params_SEG params_seg
+#define params_SEG_CHAIN params_seg_chain
+static const algorithm_spec algorithms[] = { MPII_HIER_ALGORITHMS(ALGORITHM_) };
+#define N_ALGORITHMS ((int) (sizeof(algorithms) / sizeof(algorithms[0])))
+
+typedef struct {
+    const char *name;
+    const char *coll;           /* NULL: every hier collective */
+    int value;
+} named_value;
+
+#define INTER_ALL_(name_, NAME_) {#name_, NULL, MPII_HIER_INTER_##NAME_},
+#define INTER_OWN_(coll_, COLL_, name_, NAME_) {#name_, #coll_, MPII_HIER_INTER_##NAME_},
+#define INTRA_(name_, NAME_) {#name_, NULL, MPII_HIER_INTRA_##NAME_},
+static const named_value inter_algos[] = { MPII_HIER_INTER_ALGOS(INTER_ALL_, INTER_OWN_) {0} };
+static const named_value intra_algos[] = { MPII_HIER_INTRA_ALGOS(INTRA_) {0} };
+
+int MPII_Hier_grammar_algorithm(const char *container)
+{
+    for (int i = 0; i < N_ALGORITHMS; i++)
+        if (!strcmp(container, algorithms[i].container))
+            return i;
+    return -1;
+}
+
+int MPII_Hier_grammar_param_count(int i)
+{
+    return i >= 0 && i < N_ALGORITHMS ? algorithms[i].n_params : 0;
+}
+
+/* a decimal integer in min..INT_MAX, nothing else */
+static int parse_int(const char *text, int min, int *out)
+{
+    char *end;
+    if (*text < '0' || *text > '9')
+        return -1;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (*end != '\0' || errno || v < min || v > INT_MAX)
+        return -1;
+    *out = (int) v;
+    return 0;
+}
+
+int MPII_Hier_grammar_param(int i, const char *name, const char *value, int *value_out)
+{
+    if (i < 0 || i >= N_ALGORITHMS)
+        return -1;
+    const algorithm_spec *a = &algorithms[i];
+    for (int p = 0; p < a->n_params; p++) {
+        const param_spec *s = &a->params[p];
+        if (strcmp(s->name, name))
+            continue;
+        if (s->kind == PARAM_INT)
+            return parse_int(value, s->min, value_out) ? -1 : p;
+        const named_value *v = s->names == INTER_ALGOS ? inter_algos : intra_algos;
+        for (; v->name; v++)
+            if (!strcmp(v->name, value) && (!v->coll || !strcmp(v->coll, a->coll))) {
+                *value_out = v->value;
+                return p;
+            }
+        return -1;
+    }
+    return -1;
+}
+
+/* ---- MPICH's keys ---- */
+
+#define STRING_(s_) s_,
+static const char *const mpich_collectives[] = { MPII_HIER_MPICH_COLLECTIVES(STRING_) NULL };
+static const char *const mpich_conditions[] = { MPII_HIER_MPICH_CONDITIONS(STRING_) NULL };
+static const char *const mpich_bounds[] = { MPII_HIER_MPICH_BOUNDS(STRING_) NULL };
+static const char *const mpich_algorithms[] = { MPII_HIER_MPICH_ALGORITHMS(STRING_) NULL };
+static const char *const mpich_compositions[] = { MPII_HIER_MPICH_COMPOSITIONS(STRING_) NULL };
+
+#define REQUIREMENT_(container_, condition_) {#container_, #condition_},
+static const struct {
+    const char *container;
+    const char *condition;
+} requirements[] = { MPII_HIER_MPICH_REQUIREMENTS(REQUIREMENT_) {0} };
+
+static int in_list(const char *const *list, const char *s)
+{
+    for (int i = 0; list[i]; i++)
+        if (!strcmp(list[i], s))
+            return 1;
+    return 0;
+}
+
+typedef enum { KEY_UNKNOWN, KEY_CONDITION, KEY_BOUND, KEY_ANY, KEY_BAD_BOUND } key_kind;
+
+static int ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), m = strlen(tail);
+    return n >= m && !strcmp(s + n - m, tail);
+}
+
+/* "=any" keys are always true; a bounded key ("comm_size<=N", also "comm_size=pow2"
+ * and the like) may be false for some calls, so its chain needs an "=any" after it. */
+static key_kind classify(const char *ckey)
+{
+    if (in_list(mpich_conditions, ckey)) {
+        if (ends_with(ckey, "=any"))
+            return KEY_ANY;
+        if (strstr(ckey, "pow2") || strstr(ckey, "node_comm_size"))
+            return KEY_BOUND;
+        return KEY_CONDITION;
+    }
+    /* the prefix that leaves only digits: "comm_size<=8" is "comm_size<=" and 8 */
+    for (int i = 0; mpich_bounds[i]; i++) {
+        size_t n = strlen(mpich_bounds[i]);
+        if (strncmp(ckey, mpich_bounds[i], n) || ckey[n] == '=')
+            continue;
+        int bound;
+        return parse_int(ckey + n, 0, &bound) ? KEY_BAD_BOUND : KEY_BOUND;
+    }
+    return KEY_UNKNOWN;
+}
+
+/* ---- the tree check ---- */
+
+#define MAX_DEPTH 32
+
+typedef struct {
+    MPII_Hier_tree_level level;
+    MPII_Hier_problem_fn fn;
+    void *ctx;
+    int problems;
+    const char *path[MAX_DEPTH];        /* keys from the top */
+    int depth;
+} tree_check;
+
+static void problem(tree_check * tc, const char *what, const char *item)
+{
+    char where[1024] = "the top";
+    size_t len = 0;
+    for (int i = 0; i < tc->depth && len < sizeof(where); i++)
+        len += snprintf(where + len, sizeof(where) - len, "%s%s", i ? " > " : "", tc->path[i]);
+    tc->problems++;
+    if (tc->fn)
+        tc->fn(tc->ctx, where, what, item);
+}
+
+/* whether key (without spaces) is on the path, whose keys are as written */
+static int on_path(const tree_check * tc, const char *key)
+{
+    for (int i = 0; i < tc->depth; i++) {
+        const char *a = tc->path[i], *b = key;
+        for (;; a++, b++) {
+            while (*a == ' ')
+                a++;
+            if (*a != *b)
+                break;
+            if (!*a)
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* MPIR_<Coll>_..., or MPIDI_<Coll>_... for a composition */
+static int names_collective(const char *name, const char *prefix, const char *coll)
+{
+    size_t p = strlen(prefix), c = strlen(coll);
+    if (strncmp(name, prefix, p) || strlen(name) <= p + c || name[p + c] != '_')
+        return 0;
+    for (size_t i = 0; i < c; i++)
+        if ((i == 0 ? coll[i] - 'a' + 'A' : coll[i]) != name[p + i])
+            return 0;
+    return 1;
+}
+
+static void check_params(tree_check * tc, int algo, const char *name, struct json_object *params)
+{
+    char what[200];
+    snprintf(what, sizeof(what), "invalid parameter of %s:", name);
+    json_object_object_foreach(params, key, val) {
+        char param[256];
+        snprintf(param, sizeof(param), "%s", key);
+        char *eq = strchr(param, '=');
+        int value;
+        if (eq)
+            *eq = '\0';
+        if (!eq || !json_object_is_type(val, json_type_object) ||
+            json_object_object_length(val) != 0 ||
+            MPII_Hier_grammar_param(algo, param, eq + 1, &value) < 0)
+            problem(tc, what, key);
+    }
+}
+
+static void check_container(tree_check * tc, const char *key, struct json_object *params,
+                            const char *coll)
+{
+    const int mpir = !strncmp(key, "algorithm=", 10);
+    const char *name = strchr(key, '=') + 1;
+    if (mpir != (tc->level == MPII_HIER_TREE_MPIR)) {
+        problem(tc, mpir ? "an MPIR algorithm in a CH4 tree" : "a CH4 composition in an MPIR tree",
+                key);
+        return;
+    }
+    if (!names_collective(name, mpir ? "MPIR_" : "MPIDI_", coll)) {
+        problem(tc, "not an algorithm of this collective", key);
+        return;
+    }
+    int algo = mpir ? MPII_Hier_grammar_algorithm(name) : -1;
+    if (algo < 0 && !in_list(mpir ? mpich_algorithms : mpich_compositions, name)) {
+        problem(tc, "an algorithm MPICH does not know", key);
+        return;
+    }
+    if (!json_object_is_type(params, json_type_object)) {
+        problem(tc, "algorithm parameters that are not an object:", key);
+        return;
+    }
+    if (algo >= 0)
+        check_params(tc, algo, name, params);
+    else if (json_object_object_length(params) != 0 && mpir)
+        problem(tc, "parameters for an algorithm without parameters:", key);
+    for (int i = 0; requirements[i].container; i++)
+        if (!strcmp(requirements[i].container, name) && !on_path(tc, requirements[i].condition)) {
+            char what[200];
+            snprintf(what, sizeof(what), "%s selected where \"%s\" does not hold:", name,
+                     requirements[i].condition);
+            problem(tc, what, key);
+        }
+}
+
+static void check_node(tree_check * tc, struct json_object *obj, const char *coll);
+
+static void check_child(tree_check * tc, const char *key, struct json_object *val,
+                        const char *coll)
+{
+    if (tc->depth == MAX_DEPTH) {
+        problem(tc, "a tree nested too deep:", key);
+        return;
+    }
+    tc->path[tc->depth++] = key;
+    check_node(tc, val, coll);
+    tc->depth--;
+}
+
+static void check_node(tree_check * tc, struct json_object *obj, const char *coll)
+{
+    if (!json_object_is_type(obj, json_type_object)) {
+        problem(tc, "a value that is not a JSON object:", json_object_to_json_string(obj));
+        return;
+    }
+    int n = json_object_object_length(obj), i = 0;
+    if (n == 0) {
+        problem(tc, "an empty object: no algorithm chosen", "{}");
+        return;
+    }
+    int bounded = 0;
+    const char *last = NULL;
+    key_kind last_kind = KEY_UNKNOWN;
+    json_object_object_foreach(obj, key, val) {
+        char ckey[256];
+        size_t len = 0;
+        for (const char *s = key; *s && len + 1 < sizeof(ckey); s++)
+            if (*s != ' ')
+                ckey[len++] = *s;       /* MPICH strips spaces from keys */
+        ckey[len] = '\0';
+        i++;
+        if (!coll) {
+            if (strncmp(ckey, "collective=", 11) || !in_list(mpich_collectives, ckey + 11))
+                problem(tc, "not a collective (\"collective=NAME\")", key);
+            else
+                check_child(tc, key, val, ckey + 11);
+            continue;
+        }
+        if (!strncmp(ckey, "algorithm=", 10) || !strncmp(ckey, "composition=", 12)) {
+            if (n != 1)
+                problem(tc, "an algorithm beside other keys (it must be alone):", key);
+            else
+                check_container(tc, ckey, val, coll);
+            return;
+        }
+        key_kind kind = classify(ckey);
+        if (kind == KEY_UNKNOWN)
+            problem(tc, "an unknown key", key);
+        else if (kind == KEY_BAD_BOUND)
+            problem(tc, "a bound that is not an integer in 0..INT_MAX:", key);
+        else if (kind == KEY_ANY && i != n)
+            problem(tc, "an always-true key before the end of its chain:", key);
+        bounded |= kind == KEY_BOUND;
+        last = key;
+        last_kind = kind;
+        check_child(tc, key, val, coll);
+    }
+    /* MPIR asserts when no algorithm matches; CH4 falls back to MPIR */
+    if (bounded && last_kind != KEY_ANY && tc->level == MPII_HIER_TREE_MPIR)
+        problem(tc, "a chain of bounds that can all fail (MPICH asserts): it ends with", last);
+}
+
+int MPII_Hier_check_tree(struct json_object *tree, MPII_Hier_tree_level level,
+                         MPII_Hier_problem_fn fn, void *ctx)
+{
+    tree_check tc = { level, fn, ctx, 0, {0}, 0 };
+    check_node(&tc, tree, NULL);
+    return tc.problems;
+}
+
+struct json_object *MPII_Hier_read_tree(const char *path, MPII_Hier_problem_fn fn, void *ctx)
+{
+    struct json_object *tree = NULL;
+    char what[256];
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(what, sizeof(what), "cannot be read (%s)", strerror(errno));
+        fn(ctx, "", what, path);
+        return NULL;
+    }
+    struct json_tokener *tok = json_tokener_new();
+    char buf[4096];
+    size_t n, offset = 0;
+    int line = 1, col = 1;
+    enum json_tokener_error jerr = json_tokener_continue;
+    while (!tree && (n = fread(buf, 1, sizeof(buf), f)) > 0) {
+        tree = json_tokener_parse_ex(tok, buf, (int) n);
+        jerr = json_tokener_get_error(tok);
+        size_t upto = jerr == json_tokener_continue || jerr == json_tokener_success ? n :
+            (size_t) json_tokener_get_parse_end(tok);
+        for (size_t i = 0; i < upto; i++, col++)
+            if (buf[i] == '\n') {
+                line++;
+                col = 0;
+            }
+        offset += upto;
+        if (jerr != json_tokener_continue && jerr != json_tokener_success)
+            break;
+    }
+    what[0] = '\0';
+    if (!tree && offset == 0)
+        snprintf(what, sizeof(what), "not valid JSON: the file is empty");
+    else if (!tree && jerr == json_tokener_continue)
+        snprintf(what, sizeof(what), "not valid JSON: the file ends inside a value "
+                 "(after %zu bytes)", offset);
+    else if (!tree)
+        snprintf(what, sizeof(what), "not valid JSON at line %d, column %d: %s", line, col,
+                 json_tokener_error_desc(jerr));
+    if (!tree)
+        fn(ctx, "", what, path);
+    json_tokener_free(tok);
+    fclose(f);
+    return tree;
+}

@@ -1,0 +1,189 @@
+/*
+ * mpich-hier: the plugin's grammar, written once.  Its algorithms, their Csel JSON
+ * parameters and the values those take, as X-macro tables with no includes: the C
+ * plugin (container ids, parameter blocks, CVAR checks, the parser), the C++ tools
+ * (tools/lib/grammar.cpp) and the test scripts (test/mpi/coll/make_hier_tree.py reads
+ * this file) all take them from here.
+ *
+ * MPII_HIER_COLLECTIVES(X)          X(coll, Coll, COLL): a collective with plugin algorithms
+ * MPII_HIER_ALGORITHMS_<COLL>(X)    X(coll, Coll, COLL, algo, PARAMS): container
+ *                                   "MPIR_<Coll>_intra_<algo>", CVAR item
+ *                                   MPIR_CVAR_<COLL>_INTRA_ALGORITHM=<algo>, its JSON
+ *                                   parameters MPII_HIER_PARAMS_<PARAMS>
+ * MPII_HIER_PARAMS_<PARAMS>(INT, NAME)
+ *                                   INT(param, min, CVAR): an integer in min..INT_MAX;
+ *                                   NAME(param, LIST, CVAR): a name of MPII_HIER_<LIST>.
+ *                                   A parameter left out follows its CVAR,
+ *                                   MPIR_CVAR_<COLL>_<CVAR>, at call time.
+ * MPII_HIER_INTER_ALGOS(ALL, OWN)   inter-node submodules, in CVAR order: ALL(name, NAME)
+ *                                   of every hier collective, then OWN(coll, COLL, name,
+ *                                   NAME), one collective's own last item
+ * MPII_HIER_INTRA_ALGOS(X)          X(name, NAME): intra-node submodules, in CVAR order
+ *
+ * One entry per line: the scripts read the lines, not the C preprocessor.
+ */
+
+#ifndef HIER_GRAMMAR_H_INCLUDED
+#define HIER_GRAMMAR_H_INCLUDED
+
+#define MPII_HIER_COLLECTIVES(X) \
+    X(bcast, Bcast, BCAST) \
+    X(reduce, Reduce, REDUCE) \
+    X(allreduce, Allreduce, ALLREDUCE)
+
+#define MPII_HIER_ALGORITHMS_BCAST(X) \
+    X(bcast, Bcast, BCAST, hier, HIER) \
+    X(bcast, Bcast, BCAST, seg_linear, SEG) \
+    X(bcast, Bcast, BCAST, seg_chain, SEG_CHAIN) \
+    X(bcast, Bcast, BCAST, seg_pipeline, SEG) \
+    X(bcast, Bcast, BCAST, seg_binary, SEG) \
+    X(bcast, Bcast, BCAST, seg_split_binary, SEG) \
+    X(bcast, Bcast, BCAST, seg_binomial, SEG)
+
+#define MPII_HIER_ALGORITHMS_REDUCE(X) \
+    X(reduce, Reduce, REDUCE, hier, HIER) \
+    X(reduce, Reduce, REDUCE, seg_linear, SEG) \
+    X(reduce, Reduce, REDUCE, seg_chain, SEG_CHAIN) \
+    X(reduce, Reduce, REDUCE, seg_pipeline, SEG) \
+    X(reduce, Reduce, REDUCE, seg_binary, SEG) \
+    X(reduce, Reduce, REDUCE, seg_binomial, SEG) \
+    X(reduce, Reduce, REDUCE, seg_in_order_binary, SEG)
+
+#define MPII_HIER_ALGORITHMS_ALLREDUCE(X) \
+    X(allreduce, Allreduce, ALLREDUCE, hier, HIER)
+
+#define MPII_HIER_ALGORITHMS(X) \
+    MPII_HIER_ALGORITHMS_BCAST(X) \
+    MPII_HIER_ALGORITHMS_REDUCE(X) \
+    MPII_HIER_ALGORITHMS_ALLREDUCE(X)
+
+/* HAN Table II: segment size (bytes, 0 = one segment), inter-node submodule, its radix
+ * (tsp_kary, tsp_knomial; fanout of seg_chain), its pipeline chunk (bytes, 0 = none),
+ * intra-node submodule */
+#define MPII_HIER_PARAMS_HIER(INT, NAME) \
+    INT(segsize, 0, HIER_SEGSIZE) \
+    NAME(inter_algo, INTER_ALGOS, HIER_INTER_ALGORITHM) \
+    INT(inter_k, 1, HIER_INTER_KVAL) \
+    INT(inter_chunk, 0, HIER_INTER_CHUNK_SIZE) \
+    NAME(intra_algo, INTRA_ALGOS, HIER_INTRA_ALGORITHM)
+
+/* the segmented trees: segment size in bytes (0 = one segment); seg_chain's number of
+ * chains */
+#define MPII_HIER_PARAMS_SEG(INT, NAME) \
+    INT(segsize, 0, SEG_SEGSIZE)
+
+#define MPII_HIER_PARAMS_SEG_CHAIN(INT, NAME) \
+    INT(segsize, 0, SEG_SEGSIZE) \
+    INT(fanout, 1, SEG_FANOUT)
+
+#define MPII_HIER_INTER_ALGOS(ALL, OWN) \
+    ALL(auto, AUTO) \
+    ALL(sched_binomial, SCHED_BINOMIAL) \
+    ALL(tsp_kary, TSP_KARY) \
+    ALL(tsp_knomial, TSP_KNOMIAL) \
+    ALL(tsp_ring, TSP_RING) \
+    ALL(seg_linear, SEG_LINEAR) \
+    ALL(seg_chain, SEG_CHAIN) \
+    ALL(seg_pipeline, SEG_PIPELINE) \
+    ALL(seg_binary, SEG_BINARY) \
+    ALL(seg_binomial, SEG_BINOMIAL) \
+    OWN(bcast, BCAST, seg_split_binary, SEG_SPLIT_BINARY) \
+    OWN(reduce, REDUCE, seg_in_order_binary, SEG_IN_ORDER_BINARY) \
+    OWN(allreduce, ALLREDUCE, tsp_allreduce_ring, TSP_ALLREDUCE_RING)
+
+#define MPII_HIER_INTRA_ALGOS(X) \
+    X(auto, AUTO) \
+    X(binomial, BINOMIAL) \
+    X(shm, SHM)
+
+/* What MPICH 4.0.2's own algorithms need from the branch that selects them (they assert,
+ * or move no data, otherwise): X(container, condition key that must be on the path). */
+#define MPII_HIER_MPICH_REQUIREMENTS(X) \
+    X(MPIR_Bcast_intra_smp, comm_hierarchy=parent) \
+    X(MPIR_Barrier_intra_smp, comm_hierarchy=parent) \
+    X(MPIR_Reduce_intra_smp, is_commutative=yes) \
+    X(MPIR_Reduce_intra_reduce_scatter_gather, is_op_built_in=yes) \
+    X(MPIR_Allreduce_intra_reduce_scatter_allgather, is_op_built_in=yes) \
+    X(MPIR_Allgather_intra_recursive_doubling, comm_size=pow2) \
+    X(MPIR_Reduce_scatter_intra_noncommutative, comm_size=pow2) \
+    X(MPIR_Reduce_scatter_block_intra_noncommutative, comm_size=pow2) \
+    X(MPIR_Reduce_scatter_intra_pairwise, is_commutative=yes) \
+    X(MPIR_Reduce_scatter_intra_recursive_halving, is_commutative=yes) \
+    X(MPIR_Reduce_scatter_block_intra_pairwise, is_commutative=yes) \
+    X(MPIR_Reduce_scatter_block_intra_recursive_halving, is_commutative=yes) \
+    X(MPIR_Alltoall_intra_brucks, is_sendbuf_inplace=no) \
+    X(MPIR_Alltoall_intra_pairwise, is_sendbuf_inplace=no) \
+    X(MPIR_Alltoall_intra_scattered, is_sendbuf_inplace=no) \
+    X(MPIDI_Bcast_intra_composition_alpha, comm_hierarchy=parent) \
+    X(MPIDI_Bcast_intra_composition_beta, comm_hierarchy=parent) \
+    X(MPIDI_Reduce_intra_composition_alpha, comm_hierarchy=parent) \
+    X(MPIDI_Reduce_intra_composition_beta, comm_hierarchy=parent) \
+    X(MPIDI_Allreduce_intra_composition_alpha, comm_hierarchy=parent) \
+    X(MPIDI_Barrier_intra_composition_alpha, comm_hierarchy=parent) \
+    X(MPIDI_Allreduce_intra_composition_gamma, comm_size=node_comm_size)
+
+/* ---- derived from the tables ---- */
+
+/* Submodule numbers: the values of MPIR_CVAR_<COLL>_HIER_INTER_ALGORITHM and
+ * _INTRA_ALGORITHM (checked at compile time in hier_json.c).  Each collective's own
+ * inter-node submodule takes the slot after the common ones. */
+#define MPII_HIER_INTER_ENUM_ALL_(name_, NAME_) MPII_HIER_INTER_##NAME_,
+#define MPII_HIER_INTER_ENUM_OWN_(coll_, COLL_, name_, NAME_) \
+    MPII_HIER_INTER_##NAME_ = MPII_HIER_INTER_OWN,
+#define MPII_HIER_INTER_ENUM_SKIP_ALL_(name_, NAME_)
+#define MPII_HIER_INTER_ENUM_SKIP_OWN_(coll_, COLL_, name_, NAME_)
+enum {
+    MPII_HIER_INTER_ALGOS(MPII_HIER_INTER_ENUM_ALL_, MPII_HIER_INTER_ENUM_SKIP_OWN_)
+    MPII_HIER_INTER_OWN,
+    MPII_HIER_INTER_ALGOS(MPII_HIER_INTER_ENUM_SKIP_ALL_, MPII_HIER_INTER_ENUM_OWN_)
+    MPII_HIER_INTER_COUNT = MPII_HIER_INTER_OWN + 1     /* items of each collective's CVAR */
+};
+#define MPII_HIER_INTRA_ENUM_(name_, NAME_) MPII_HIER_INTRA_##NAME_,
+enum {
+    MPII_HIER_INTRA_ALGOS(MPII_HIER_INTRA_ENUM_)
+    MPII_HIER_INTRA_COUNT
+};
+
+/* ---- pure functions (hier_grammar.c; json-c only, no MPI) ---- */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct json_object;
+
+/* The plugin algorithm a container name ("MPIR_Bcast_intra_hier") names: its index in
+ * MPII_HIER_ALGORITHMS order, -1 if none. */
+int MPII_Hier_grammar_algorithm(const char *container);
+/* Parameter "name=value" of algorithm i: its field (position in the algorithm's
+ * parameter list) with *value_out set, or -1 when it is not a valid one. */
+int MPII_Hier_grammar_param(int i, const char *name, const char *value, int *value_out);
+/* The number of parameters of algorithm i. */
+int MPII_Hier_grammar_param_count(int i);
+
+/* Problems in a tree, one call each: where (keys from the top, " > " between them),
+ * what is wrong, and the item. */
+typedef void (*MPII_Hier_problem_fn) (void *ctx, const char *where, const char *what,
+                                      const char *item);
+
+/* Which tree: MPIR's (algorithm=MPIR_... leaves, MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE)
+ * or CH4's (composition=MPIDI_... leaves, MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE). */
+typedef enum { MPII_HIER_TREE_MPIR, MPII_HIER_TREE_CH4 } MPII_Hier_tree_level;
+
+/* Checks a tree as MPICH 4.0.2 reads and evaluates it (csel.c): every key known, values
+ * objects, no empty subtree, an algorithm alone in its object with valid parameters, an
+ * "=any" key last in its chain, bounds that fit an int, MPICH's algorithms only where
+ * their requirements hold, and in an MPIR tree a chain of bounds ended by an always-true
+ * key (MPIR asserts when nothing matches; CH4 falls back to MPIR).  Reports each problem
+ * through fn; returns their number. */
+int MPII_Hier_check_tree(struct json_object *tree, MPII_Hier_tree_level level,
+                         MPII_Hier_problem_fn fn, void *ctx);
+/* Reads a JSON file; on failure reports (where = "") why, with line and column of a
+ * syntax error, and returns NULL. */
+struct json_object *MPII_Hier_read_tree(const char *path, MPII_Hier_problem_fn fn, void *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HIER_GRAMMAR_H_INCLUDED */

@@ -1,0 +1,337 @@
+/*
+ * Unit tests of mpich-hier's grammar (hier_grammar.c): the lookups of its table, and
+ * the check of Csel trees that MPI_Init and hiertune check-tree run.  MPICH's shipped
+ * trees must pass; each kind of problem must be found, all of them, with its place.
+ * MPICH_HIER_BUILDDIR (set by make check) locates MPICH's shipped trees.
+ */
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <json.h>
+#include "hier_grammar.h"
+
+#define MAX_PROBLEMS 16
+
+typedef struct {
+    int n;
+    char line[MAX_PROBLEMS][512];
+} problems;
+
+static void collect(void *ctx, const char *where, const char *what, const char *item)
+{
+    problems *p = ctx;
+    if (p->n < MAX_PROBLEMS)
+        snprintf(p->line[p->n], sizeof(p->line[0]), "%s | %s | %s", where, what, item);
+    p->n++;
+}
+
+/* number of problems in a tree given as JSON text; their lines in *p */
+static int check_text(const char *text, MPII_Hier_tree_level level, problems * p)
+{
+    memset(p, 0, sizeof(*p));
+    struct json_object *tree = json_tokener_parse(text);
+    ck_assert_msg(tree != NULL, "test tree is not JSON: %s", text);
+    int n = MPII_Hier_check_tree(tree, level, collect, p);
+    json_object_put(tree);
+    ck_assert_int_eq(n, p->n);
+    return n;
+}
+
+static int mentions(const problems * p, int i, const char *text)
+{
+    return i < p->n && strstr(p->line[i], text) != NULL;
+}
+
+static int param(const char *container, const char *name, const char *value, int *out)
+{
+    return MPII_Hier_grammar_param(MPII_Hier_grammar_algorithm(container), name, value, out);
+}
+
+START_TEST(algorithms_by_container)
+{
+    ck_assert_int_ge(MPII_Hier_grammar_algorithm("MPIR_Bcast_intra_hier"), 0);
+    ck_assert_int_ge(MPII_Hier_grammar_algorithm("MPIR_Reduce_intra_seg_in_order_binary"), 0);
+    ck_assert_int_ge(MPII_Hier_grammar_algorithm("MPIR_Allreduce_intra_hier"), 0);
+    ck_assert_int_eq(MPII_Hier_grammar_algorithm("MPIR_Allreduce_intra_seg_chain"), -1);
+    ck_assert_int_eq(MPII_Hier_grammar_algorithm("MPIR_Bcast_intra_seg_in_order_binary"), -1);
+    ck_assert_int_eq(MPII_Hier_grammar_algorithm("MPIR_Bcast_intra_binomial"), -1);
+    ck_assert_int_eq(MPII_Hier_grammar_param_count(MPII_Hier_grammar_algorithm
+                                                   ("MPIR_Bcast_intra_hier")), 5);
+    ck_assert_int_eq(MPII_Hier_grammar_param_count(MPII_Hier_grammar_algorithm
+                                                   ("MPIR_Reduce_intra_seg_chain")), 2);
+    ck_assert_int_eq(MPII_Hier_grammar_param_count(-1), 0);
+}
+END_TEST
+
+START_TEST(integer_parameters)
+{
+    int v = -7;
+    ck_assert_int_eq(param("MPIR_Bcast_intra_hier", "segsize", "0", &v), 0);
+    ck_assert_int_eq(v, 0);
+    ck_assert_int_eq(param("MPIR_Bcast_intra_hier", "segsize", "2147483647", &v), 0);
+    ck_assert_int_eq(v, 2147483647);
+    ck_assert_int_eq(param("MPIR_Bcast_intra_hier", "segsize", "2147483648", &v), -1);
+    ck_assert_int_eq(param("MPIR_Bcast_intra_hier", "segsize", "-1", &v), -1);
+    ck_assert_int_eq(param("MPIR_Bcast_intra_hier", "segsize", "12k", &v), -1);
+    ck_assert_int_eq(param("MPIR_Bcast_intra_hier", "segsize", "", &v), -1);
+    ck_assert_int_eq(param("MPIR_Bcast_intra_hier", "inter_k", "0", &v), -1);
+    ck_assert_int_eq(param("MPIR_Bcast_intra_hier", "inter_k", "3", &v), 2);
+    ck_assert_int_eq(v, 3);
+    ck_assert_int_eq(param("MPIR_Reduce_intra_hier", "inter_chunk", "4096", &v), 3);
+    ck_assert_int_eq(param("MPIR_Reduce_intra_hier", "fanout", "2", &v), -1);
+}
+END_TEST
+
+/* fanout belongs to seg_chain only: MPICH rejected a generated tree that wrote it for
+ * every segmented tree */
+START_TEST(fanout_only_for_chain)
+{
+    int v;
+    ck_assert_int_eq(param("MPIR_Bcast_intra_seg_chain", "fanout", "3", &v), 1);
+    ck_assert_int_eq(v, 3);
+    ck_assert_int_eq(param("MPIR_Reduce_intra_seg_chain", "fanout", "0", &v), -1);
+    ck_assert_int_eq(param("MPIR_Bcast_intra_seg_binary", "fanout", "2", &v), -1);
+    ck_assert_int_eq(param("MPIR_Reduce_intra_seg_linear", "fanout", "2", &v), -1);
+    ck_assert_int_eq(param("MPIR_Bcast_intra_seg_binary", "segsize", "1024", &v), 0);
+}
+END_TEST
+
+/* each collective's own inter-node submodule is valid for it alone */
+START_TEST(own_inter_algos)
+{
+    int v = -1;
+    ck_assert_int_eq(param("MPIR_Bcast_intra_hier", "inter_algo", "seg_split_binary", &v), 1);
+    ck_assert_int_eq(v, MPII_HIER_INTER_SEG_SPLIT_BINARY);
+    ck_assert_int_eq(v, MPII_HIER_INTER_OWN);
+    ck_assert_int_eq(param("MPIR_Reduce_intra_hier", "inter_algo", "seg_split_binary", &v), -1);
+    ck_assert_int_eq(param("MPIR_Reduce_intra_hier", "inter_algo", "seg_in_order_binary", &v), 1);
+    ck_assert_int_eq(param("MPIR_Allreduce_intra_hier", "inter_algo", "seg_in_order_binary", &v),
+                     -1);
+    ck_assert_int_eq(param("MPIR_Allreduce_intra_hier", "inter_algo", "tsp_allreduce_ring", &v),
+                     1);
+    ck_assert_int_eq(param("MPIR_Bcast_intra_hier", "inter_algo", "tsp_allreduce_ring", &v), -1);
+    ck_assert_int_eq(param("MPIR_Reduce_intra_hier", "inter_algo", "tsp_ring", &v), 1);
+    ck_assert_int_eq(v, MPII_HIER_INTER_TSP_RING);
+    ck_assert_int_eq(param("MPIR_Reduce_intra_hier", "intra_algo", "shm", &v), 4);
+    ck_assert_int_eq(v, MPII_HIER_INTRA_SHM);
+    ck_assert_int_eq(param("MPIR_Reduce_intra_hier", "intra_algo", "tsp_ring", &v), -1);
+    ck_assert_int_eq(MPII_HIER_INTER_COUNT, MPII_HIER_INTER_OWN + 1);
+}
+END_TEST
+
+START_TEST(good_trees)
+{
+    problems p;
+    ck_assert_int_eq(check_text("{\"collective=bcast\": {\"comm_type=intra\": {"
+                                "\"avg_msg_size<=65536\": {\"algorithm=MPIR_Bcast_intra_binomial\":{}},"
+                                "\"avg_msg_size=any\": {\"algorithm=MPIR_Bcast_intra_hier\":"
+                                " {\"segsize=65536\":{}, \"inter_algo=tsp_ring\":{}}}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 0);
+    /* spaces in keys are MPICH's to strip */
+    ck_assert_int_eq(check_text("{\"collective = reduce\": {\"comm_hierarchy=parent\": {"
+                                "\"is_commutative = yes\": {\"algorithm=MPIR_Reduce_intra_smp\":{}},"
+                                "\"is_commutative=no\": {\"algorithm=MPIR_Reduce_intra_seg_chain\":"
+                                " {\"fanout=2\":{}}}}, \"comm_hierarchy=any\": "
+                                "{\"algorithm=MPIR_Reduce_intra_binomial\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 0);
+}
+END_TEST
+
+START_TEST(unknown_names)
+{
+    problems p;
+    ck_assert_int_eq(check_text("{\"collective=bcast\": {\"algorithm=MPIR_Bcast_intra_binomal\":{}}}",
+                                MPII_HIER_TREE_MPIR, &p), 1);
+    ck_assert(mentions(&p, 0, "collective=bcast | an algorithm MPICH does not know"));
+    ck_assert_int_eq(check_text("{\"collective=bcast\": {\"algorithm=MPIR_Reduce_intra_binomial\":{}}}",
+                                MPII_HIER_TREE_MPIR, &p), 1);
+    ck_assert(mentions(&p, 0, "not an algorithm of this collective"));
+    ck_assert_int_eq(check_text("{\"collective=bcst\": {\"algorithm=MPIR_Bcast_intra_binomial\":{}}}",
+                                MPII_HIER_TREE_MPIR, &p), 1);
+    ck_assert(mentions(&p, 0, "not a collective"));
+    ck_assert_int_eq(check_text("{\"collective=bcast\": {\"comm_sise<=4\": "
+                                "{\"algorithm=MPIR_Bcast_intra_binomial\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 1);
+    ck_assert(mentions(&p, 0, "an unknown key | comm_sise<=4"));
+    ck_assert_int_eq(check_text("{\"collective=bcast\": {\"comm_size<=8x\": "
+                                "{\"algorithm=MPIR_Bcast_intra_binomial\":{}}, \"comm_size=any\":"
+                                "{\"algorithm=MPIR_Bcast_intra_binomial\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 1);
+    ck_assert(mentions(&p, 0, "not an integer"));
+}
+END_TEST
+
+START_TEST(bad_parameters)
+{
+    problems p;
+    ck_assert_int_eq(check_text("{\"collective=bcast\": {\"algorithm=MPIR_Bcast_intra_seg_binary\":"
+                                " {\"segsize=1024\":{}, \"fanout=2\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 1);
+    ck_assert(mentions(&p, 0, "invalid parameter of MPIR_Bcast_intra_seg_binary: | fanout=2"));
+    ck_assert_int_eq(check_text("{\"collective=allreduce\": {\"algorithm=MPIR_Allreduce_intra_hier\":"
+                                " {\"inter_algo=seg_split_binary\":{}, \"segsize\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 2);
+    ck_assert_int_eq(check_text("{\"collective=bcast\": {\"algorithm=MPIR_Bcast_intra_binomial\":"
+                                " {\"segsize=1\":{}}}}", MPII_HIER_TREE_MPIR, &p), 1);
+    ck_assert(mentions(&p, 0, "parameters for an algorithm without parameters"));
+}
+END_TEST
+
+START_TEST(chains)
+{
+    problems p;
+    /* every bound can fail: MPICH finds no algorithm and asserts */
+    ck_assert_int_eq(check_text("{\"collective=bcast\": {\"avg_msg_size<=1024\": "
+                                "{\"algorithm=MPIR_Bcast_intra_binomial\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 1);
+    ck_assert(mentions(&p, 0, "can all fail"));
+    ck_assert_int_eq(check_text("{\"collective=bcast\": {\"avg_msg_size<=1024\": "
+                                "{\"composition=MPIDI_Bcast_intra_composition_gamma\":{}}}}",
+                                MPII_HIER_TREE_CH4, &p), 0);
+    ck_assert_int_eq(check_text("{\"collective=bcast\": {\"comm_size=any\": "
+                                "{\"algorithm=MPIR_Bcast_intra_binomial\":{}}, \"comm_size<=4\":"
+                                "{\"algorithm=MPIR_Bcast_intra_binomial\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 2);
+    ck_assert(mentions(&p, 0, "always-true key before the end"));
+    ck_assert_int_eq(check_text("{\"collective=bcast\": {\"comm_type=intra\": {}}}",
+                                MPII_HIER_TREE_MPIR, &p), 1);
+    ck_assert(mentions(&p, 0, "collective=bcast > comm_type=intra | an empty object"));
+    ck_assert_int_eq(check_text("{\"collective=bcast\": {\"comm_type=intra\": 5}}",
+                                MPII_HIER_TREE_MPIR, &p), 1);
+    ck_assert_int_eq(check_text("{\"collective=bcast\": {\"comm_type=intra\": "
+                                "{\"algorithm=MPIR_Bcast_intra_binomial\":{}, \"count=any\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 1);
+    ck_assert(mentions(&p, 0, "must be alone"));
+}
+END_TEST
+
+/* MPICH's algorithms where their requirements do not hold (MPICH issue 7456: a shipped
+ * CH4 tree selected the single-node allreduce on multi-node comms) */
+START_TEST(requirements)
+{
+    problems p;
+    ck_assert_int_eq(check_text("{\"collective=bcast\": {\"comm_hierarchy=any\": "
+                                "{\"algorithm=MPIR_Bcast_intra_smp\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 1);
+    ck_assert(mentions(&p, 0, "where \"comm_hierarchy=parent\" does not hold"));
+    ck_assert_int_eq(check_text("{\"collective=allreduce\": {\"comm_type=intra\": {\"comm_size=any\": "
+                                "{\"composition=MPIDI_Allreduce_intra_composition_gamma\":{}}}}}",
+                                MPII_HIER_TREE_CH4, &p), 1);
+    ck_assert(mentions(&p, 0, "comm_size=node_comm_size"));
+    ck_assert_int_eq(check_text("{\"collective=allreduce\": {\"comm_size=node_comm_size\": "
+                                "{\"composition=MPIDI_Allreduce_intra_composition_gamma\":{}},"
+                                "\"comm_size=any\": "
+                                "{\"composition=MPIDI_Allreduce_intra_composition_beta\":{}}}}",
+                                MPII_HIER_TREE_CH4, &p), 0);
+    ck_assert_int_eq(check_text("{\"collective=allreduce\": "
+                                "{\"composition=MPIDI_Allreduce_intra_composition_beta\":{}}}",
+                                MPII_HIER_TREE_MPIR, &p), 1);
+    ck_assert(mentions(&p, 0, "a CH4 composition in an MPIR tree"));
+    ck_assert_int_eq(check_text("{\"collective=allreduce\": "
+                                "{\"algorithm=MPIR_Allreduce_intra_hier\":{}}}",
+                                MPII_HIER_TREE_CH4, &p), 1);
+}
+END_TEST
+
+/* every problem is reported, each with its own place */
+START_TEST(all_problems)
+{
+    problems p;
+    ck_assert_int_eq(check_text("{\"collective=bcast\": {\"comm_type=intra\": {"
+                                "\"count<=x\": {\"algorithm=MPIR_Bcast_intra_hier\": {\"k=1\":{}}},"
+                                "\"count=any\": {\"algorithm=MPIR_Bcast_intra_nope\":{}}}},"
+                                "\"collective=reduce\": {\"algorithm=MPIR_Reduce_intra_hier\":"
+                                " {\"intra_algo=ring\":{}}}}", MPII_HIER_TREE_MPIR, &p), 4);
+    ck_assert(mentions(&p, 0, "collective=bcast > comm_type=intra | a bound"));
+    ck_assert(mentions(&p, 1, "collective=bcast > comm_type=intra > count<=x | invalid parameter"));
+    ck_assert(mentions(&p, 2, "collective=bcast > comm_type=intra > count=any | an algorithm MPICH"));
+    ck_assert(mentions(&p, 3, "collective=reduce | invalid parameter of MPIR_Reduce_intra_hier"));
+}
+END_TEST
+
+static int check_file(const char *path, MPII_Hier_tree_level level, problems * p)
+{
+    memset(p, 0, sizeof(*p));
+    struct json_object *tree = MPII_Hier_read_tree(path, collect, p);
+    if (!tree)
+        return -1;
+    int n = MPII_Hier_check_tree(tree, level, collect, p);
+    json_object_put(tree);
+    return n;
+}
+
+START_TEST(unreadable_files)
+{
+    problems p;
+    char path[] = "/tmp/check_hier_grammar_XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    fputs("{\"collective=bcast\": ", f);
+    fclose(f);
+    ck_assert_int_eq(check_file(path, MPII_HIER_TREE_MPIR, &p), -1);
+    ck_assert(mentions(&p, 0, "ends inside a value"));
+    f = fopen(path, "w");
+    fputs("{\"collective=bcast\":\n  {\"comm_type=intra\" {}}}\n", f);
+    fclose(f);
+    ck_assert_int_eq(check_file(path, MPII_HIER_TREE_MPIR, &p), -1);
+    ck_assert(mentions(&p, 0, "at line 2, column"));
+    f = fopen(path, "w");
+    fclose(f);
+    ck_assert_int_eq(check_file(path, MPII_HIER_TREE_MPIR, &p), -1);
+    ck_assert(mentions(&p, 0, "the file is empty"));
+    unlink(path);
+    ck_assert_int_eq(check_file(path, MPII_HIER_TREE_MPIR, &p), -1);
+    ck_assert(mentions(&p, 0, "cannot be read"));
+}
+END_TEST
+
+/* the trees MPICH ships pass: the check knows MPICH's whole grammar */
+START_TEST(mpich_trees)
+{
+    const char *builddir = getenv("MPICH_HIER_BUILDDIR");
+    if (!builddir)
+        return;
+    const struct {
+        const char *file;
+        MPII_Hier_tree_level level;
+    } trees[] = {
+        {"maint/tuning/coll/mpir/generic.json", MPII_HIER_TREE_MPIR},
+        {"maint/tuning/coll/ch4/generic.json", MPII_HIER_TREE_CH4},
+    };
+    for (size_t i = 0; i < sizeof(trees) / sizeof(trees[0]); i++) {
+        char path[4096];
+        problems p;
+        snprintf(path, sizeof(path), "%s/mpich-4.0.2/%s", builddir, trees[i].file);
+        int n = check_file(path, trees[i].level, &p);
+        ck_assert_msg(n == 0, "%s: %d problems, first: %s", path, n, p.line[0]);
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("mpich-hier grammar");
+    TCase *tc = tcase_create("grammar");
+    tcase_add_test(tc, algorithms_by_container);
+    tcase_add_test(tc, integer_parameters);
+    tcase_add_test(tc, fanout_only_for_chain);
+    tcase_add_test(tc, own_inter_algos);
+    tcase_add_test(tc, good_trees);
+    tcase_add_test(tc, unknown_names);
+    tcase_add_test(tc, bad_parameters);
+    tcase_add_test(tc, chains);
+    tcase_add_test(tc, requirements);
+    tcase_add_test(tc, all_problems);
+    tcase_add_test(tc, unreadable_files);
+    tcase_add_test(tc, mpich_trees);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

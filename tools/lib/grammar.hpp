@@ -1,0 +1,59 @@
+// The plugin's grammar (src/mpi/coll/hier/hier_grammar.h, the one table of its
+// algorithms, JSON parameters, their values and CVARs) for the tools, and the
+// tree check MPICH runs at MPI_Init (hier_grammar.c, compiled in), so that
+// hiertune writes and checks exactly what the plugin accepts.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace hiertune::grammar {
+
+struct Param {
+    std::string name;         // JSON name: "segsize", "inter_algo", ...
+    bool named = false;       // a name from a list (else an integer >= min)
+    int min = 0;
+    std::string cvar_suffix;  // MPIR_CVAR_<COLL>_<suffix>: "HIER_SEGSIZE", "SEG_FANOUT", ...
+};
+
+struct Algorithm {
+    std::string collective;  // "bcast"
+    std::string item;        // MPIR_CVAR_<COLL>_INTRA_ALGORITHM item: "hier", "seg_chain"
+    std::string container;   // "MPIR_Bcast_intra_hier"
+    std::vector<Param> params;
+
+    std::string cvar(const Param& param) const;  // "MPIR_CVAR_BCAST_HIER_SEGSIZE"
+    const Param* param(const std::string& name) const;
+};
+
+// The collectives with plugin algorithms ("bcast", "reduce", "allreduce").
+const std::vector<std::string>& collectives();
+// The plugin's algorithms, in the table's order.
+const std::vector<Algorithm>& plugin_algorithms();
+// The one a container name or (collective, CVAR item) names; nullptr if none.
+const Algorithm* find(const std::string& container);
+const Algorithm* find(const std::string& collective, const std::string& item);
+// Whether "name=value" is a valid parameter of algorithm.
+bool valid(const Algorithm& algorithm, const std::string& name, const std::string& value);
+// The values a named parameter takes for this algorithm (its collective's own
+// inter-node submodule included); empty for an integer parameter.
+std::vector<std::string> values(const Algorithm& algorithm, const std::string& name);
+
+// Whether MPICH (with the plugin) knows an MPIR container of this collective.
+bool known_container(const std::string& collective, const std::string& container);
+
+// The trees MPICH reads: MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE (algorithm=MPIR_...)
+// or MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE (composition=MPIDI_...).
+enum class Level { mpir, ch4 };
+
+// The problems MPI_Init would report for a tree, one line each:
+// "collective=bcast > comm_size<=8: an unknown key \"...\"".  Empty when fine.
+std::vector<std::string> check_tree(const nlohmann::ordered_json& tree, Level level);
+// The same for a file; an unreadable file or bad JSON is one problem.
+std::vector<std::string> check_tree_file(const std::string& path, Level level);
+// mpir unless the tree's first container is a composition.
+Level level_of(const nlohmann::ordered_json& tree);
+
+}  // namespace hiertune::grammar

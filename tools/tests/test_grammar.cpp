@@ -1,0 +1,96 @@
+// The tools' view of the plugin's grammar (hier_grammar.h) and its tree check.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "grammar.hpp"
+
+namespace hiertune::grammar {
+namespace {
+
+bool has(const std::vector<std::string>& list, const std::string& item) {
+    return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+TEST(Grammar, AlgorithmsAndParameters) {
+    EXPECT_EQ(collectives(), (std::vector<std::string>{"bcast", "reduce", "allreduce"}));
+    const Algorithm* hier = find("bcast", "hier");
+    ASSERT_NE(hier, nullptr);
+    EXPECT_EQ(hier->container, "MPIR_Bcast_intra_hier");
+    EXPECT_EQ(find("MPIR_Bcast_intra_hier"), hier);
+    ASSERT_EQ(hier->params.size(), 5u);
+    EXPECT_EQ(hier->params[1].name, "inter_algo");
+    EXPECT_TRUE(hier->params[1].named);
+    EXPECT_EQ(hier->cvar(hier->params[2]), "MPIR_CVAR_BCAST_HIER_INTER_KVAL");
+    const Algorithm* chain = find("reduce", "seg_chain");
+    ASSERT_NE(chain, nullptr);
+    ASSERT_NE(chain->param("fanout"), nullptr);
+    EXPECT_EQ(chain->cvar(*chain->param("fanout")), "MPIR_CVAR_REDUCE_SEG_FANOUT");
+    EXPECT_EQ(find("reduce", "seg_binary")->param("fanout"), nullptr);
+    EXPECT_EQ(find("allreduce", "seg_chain"), nullptr);
+    EXPECT_EQ(find("MPIR_Bcast_intra_binomial"), nullptr);
+}
+
+TEST(Grammar, EachCollectiveHasItsOwnInterNodeSubmodule) {
+    const auto bcast = values(*find("bcast", "hier"), "inter_algo");
+    const auto reduce = values(*find("reduce", "hier"), "inter_algo");
+    const auto allreduce = values(*find("allreduce", "hier"), "inter_algo");
+    EXPECT_EQ(bcast.size(), reduce.size());
+    EXPECT_EQ(bcast.size(), allreduce.size());
+    EXPECT_TRUE(has(bcast, "seg_split_binary") && !has(reduce, "seg_split_binary"));
+    EXPECT_TRUE(has(reduce, "seg_in_order_binary") && !has(allreduce, "seg_in_order_binary"));
+    EXPECT_TRUE(has(allreduce, "tsp_allreduce_ring") && !has(bcast, "tsp_allreduce_ring"));
+    EXPECT_EQ(bcast.back(), "seg_split_binary");  // the CVAR's last item
+    EXPECT_EQ(values(*find("bcast", "hier"), "intra_algo"), (std::vector<std::string>{"auto", "binomial", "shm"}));
+    EXPECT_TRUE(values(*find("bcast", "hier"), "segsize").empty());
+    EXPECT_TRUE(valid(*find("bcast", "hier"), "inter_algo", "seg_split_binary"));
+    EXPECT_FALSE(valid(*find("allreduce", "hier"), "inter_algo", "seg_split_binary"));
+    EXPECT_FALSE(valid(*find("bcast", "seg_binary"), "fanout", "2"));
+    EXPECT_TRUE(valid(*find("bcast", "seg_chain"), "fanout", "2"));
+}
+
+TEST(Grammar, KnownContainersAreMpichsAndThePlugins) {
+    EXPECT_TRUE(known_container("bcast", "MPIR_Bcast_intra_binomial"));
+    EXPECT_TRUE(known_container("gather", "MPIR_Gather_intra_binomial"));
+    EXPECT_TRUE(known_container("reduce", "MPIR_Reduce_intra_seg_in_order_binary"));
+    EXPECT_FALSE(known_container("bcast", "MPIR_Reduce_intra_binomial"));
+    EXPECT_FALSE(known_container("bcast", "MPIR_Bcast_intra_binomal"));
+    EXPECT_FALSE(known_container("allreduce", "MPIR_Allreduce_intra_binomial"));
+}
+
+TEST(Grammar, CheckTreeReportsEveryProblemWithItsPlace) {
+    const auto problems = check_tree(nlohmann::ordered_json::parse(R"({
+      "collective=bcast": {"comm_size<=8": {"algorithm=MPIR_Bcast_intra_seg_binary": {"fanout=2": {}}}},
+      "collective=barrier": {"algorithm=MPIR_Barrier_intra_smp": {}}})"),
+                                     Level::mpir);
+    ASSERT_EQ(problems.size(), 3u);
+    EXPECT_EQ(problems[0], "collective=bcast > comm_size<=8: invalid parameter of MPIR_Bcast_intra_seg_binary: \"fanout=2\"");
+    EXPECT_NE(problems[1].find("collective=bcast: a chain of bounds that can all fail"), std::string::npos);
+    EXPECT_NE(problems[2].find("comm_hierarchy=parent"), std::string::npos);
+}
+
+TEST(Grammar, CheckTreeFileNamesTheSyntaxError) {
+    const std::string path = ::testing::TempDir() + "hiertune_grammar_test.json";
+    std::ofstream(path) << "{\"collective=bcast\":\n {\"algorithm=MPIR_Bcast_intra_binomial\": {}";
+    auto problems = check_tree_file(path, Level::mpir);
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_NE(problems[0].find("ends inside a value"), std::string::npos);
+    std::filesystem::remove(path);
+    problems = check_tree_file(path, Level::mpir);
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_NE(problems[0].find("cannot be read"), std::string::npos);
+}
+
+TEST(Grammar, LevelFromTheFirstContainer) {
+    EXPECT_EQ(level_of(nlohmann::ordered_json::parse(
+                  R"({"collective=bcast": {"comm_type=intra": {"composition=MPIDI_Bcast_intra_composition_alpha": {}}}})")),
+              Level::ch4);
+    EXPECT_EQ(level_of(nlohmann::ordered_json::parse(R"({"collective=bcast": {"algorithm=MPIR_Bcast_intra_binomial": {}}})")),
+              Level::mpir);
+}
+
+}  // namespace
+}  // namespace hiertune::grammar
