@@ -118,21 +118,24 @@ regenerate() {
     rm -f "$snap"
 }
 
-# A tree is overlaid once from its pristine source; later runs bring it up to date.
+# A tree is overlaid once from its pristine source; later runs bring it up to date.  The
+# fingerprints are taken before anything is copied: an edit made while this runs is seen
+# by the next run.
+patches_now=$(patch_fingerprint) regen_now=$(regen_fingerprint) files_now=$(patched_files)
 if [ "$(cat "$dest/.mpich-hier-source" 2>/dev/null)" != "$pristine" ]; then
     fresh_copy
     sync_plugin
     regenerate
     echo "$pristine" > "$dest/.mpich-hier-source"
 else
-    if [ "$(cat "$dest/.mpich-hier-patches" 2>/dev/null)" != "$(patch_fingerprint)" ]; then
+    if [ "$(cat "$dest/.mpich-hier-patches" 2>/dev/null)" != "$patches_now" ]; then
         repatch
     fi
     sync_plugin
-    if [ "$(cat "$dest/.mpich-hier-regen" 2>/dev/null)" != "$(regen_fingerprint)" ]; then
+    if [ "$(cat "$dest/.mpich-hier-regen" 2>/dev/null)" != "$regen_now" ]; then
         regenerate
     fi
 fi
-patch_fingerprint > "$dest/.mpich-hier-patches"
-patched_files > "$dest/.mpich-hier-patched-files"
-regen_fingerprint > "$dest/.mpich-hier-regen"
+echo "$patches_now" > "$dest/.mpich-hier-patches"
+echo "$files_now" > "$dest/.mpich-hier-patched-files"
+echo "$regen_now" > "$dest/.mpich-hier-regen"

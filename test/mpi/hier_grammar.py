@@ -6,6 +6,10 @@ same table the C plugin and hiertune are built from, read line by line.
     g.algorithms['reduce']      -> ['hier', 'seg_linear', ...]
     g.params('bcast', 'seg_chain') -> ['segsize', 'fanout']
     g.inter_algos('allreduce')  -> ['auto', ..., 'tsp_allreduce_ring']
+    g.param_specs('bcast', 'hier') -> [('segsize', 'INT', '0', 'HIER_SEGSIZE'),
+                                       ('inter_algo', 'NAME', 'INTER_ALGOS', ...), ...]
+    g.container('bcast', 'hier') -> 'MPIR_Bcast_intra_hier'
+    g.cvar('bcast', 'HIER_SEGSIZE') -> 'MPIR_CVAR_BCAST_HIER_SEGSIZE'
 """
 import os
 import re
@@ -15,9 +19,11 @@ _MACRO = re.compile(r'^#define (MPII_HIER_[A-Z_]+)\(')
 
 
 class Grammar:
-    def __init__(self, tables):
+    def __init__(self, tables, types=None):
         self._tables = tables
+        self._types = types or {}
         self.collectives = [e[0] for e in tables['MPII_HIER_COLLECTIVES']]
+        self._spelling = {e[0]: (e[1], e[2]) for e in tables['MPII_HIER_COLLECTIVES']}
         self.algorithms = {}
         self._kind = {}
         for coll in self.collectives:
@@ -29,6 +35,19 @@ class Grammar:
     def params(self, coll, algo):
         return [e[0] for e in self._tables['MPII_HIER_PARAMS_' + self._kind[(coll, algo)]]]
 
+    def param_specs(self, coll, algo):
+        """Each JSON parameter of the algorithm as (param, 'INT', min, cvar) or
+        (param, 'NAME', list, cvar): its kind, its minimum or its list of names
+        (MPII_HIER_<list>), and the suffix of the CVAR it defaults from."""
+        table = 'MPII_HIER_PARAMS_' + self._kind[(coll, algo)]
+        return [(e[0], t, e[1], e[2]) for t, e in zip(self._types[table], self._tables[table])]
+
+    def container(self, coll, algo):
+        return 'MPIR_%s_intra_%s' % (self._spelling[coll][0], algo)
+
+    def cvar(self, coll, suffix):
+        return 'MPIR_CVAR_%s_%s' % (self._spelling[coll][1], suffix)
+
     def inter_algos(self, coll):
         return [e[0] if len(e) == 2 else e[2] for e in self._tables['MPII_HIER_INTER_ALGOS']
                 if len(e) == 2 or e[0] == coll]
@@ -38,17 +57,18 @@ class Grammar:
 
 
 def load(srcdir):
-    tables, current = {}, None
+    tables, types, current = {}, {}, None
     with open(os.path.join(srcdir, 'src/mpi/coll/hier/hier_grammar.h')) as f:
         for line in f:
             m = _MACRO.match(line)
             if m:
                 current = m.group(1)
-                tables[current] = []
+                tables[current], types[current] = [], []
                 continue
             m = _ENTRY.match(line)
             if m and current:
                 tables[current].append([a.strip() for a in m.group(2).split(',')])
+                types[current].append(m.group(1))
             if not line.rstrip().endswith('\\'):
                 current = None
-    return Grammar(tables)
+    return Grammar(tables, types)

@@ -9,7 +9,9 @@ mpi_core_sources += \
     src/mpi/coll/hier/hier_levels.c \
     src/mpi/coll/hier/hier_trees.c \
     src/mpi/coll/hier/hier_comm.c \
-    src/mpi/coll/hier/hier_select.c \
+    src/mpi/coll/hier/hier_pvars.c \
+    src/mpi/coll/hier/hier_route.c \
+    src/mpi/coll/hier/hier_payload.c \
     src/mpi/coll/hier/hier_grammar.c \
     src/mpi/coll/hier/hier_json.c \
     src/mpi/coll/hier/hier_submodules.c \

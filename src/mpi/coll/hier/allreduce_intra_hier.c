@@ -126,6 +126,8 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
     MPIR_Request *ireduce_req = NULL, *ibcast_req = NULL, *iallreduce_req = NULL;
     MPI_Aint type_size, extent;
 
+    MPIR_FUNC_ENTER;
+
     mpi_errno = MPII_Hier_params_resolve(&prm, &given, &cvars, MPII_HIER_INTER_COUNT);
     MPIR_ERR_CHECK(mpi_errno);
 
@@ -196,12 +198,12 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
         if (one_inter_step && is_leader && ia >= 0 && ia < plan.nsegs) {
             mpi_errno = MPII_Hier_start_iallreduce(SEG_AT(recvbuf, ia), SEG_COUNT(ia), datatype,
                                                    op, up_comm, &iallreduce_req);
-            MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
         }
         if (!one_inter_step && is_leader && ib >= 0 && ib < plan.nsegs) {
             mpi_errno = MPII_Hier_start_ibcast(SEG_AT(recvbuf, ib), SEG_COUNT(ib), datatype, 0,
                                                up_comm, &prm, &ibcast_req);
-            MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
         }
         if (!one_inter_step && is_leader && ir >= 0 && ir < plan.nsegs) {
             int up_root = up_comm->rank == 0;
@@ -209,12 +211,12 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
                                                 up_root ? SEG_AT(recvbuf, ir) : NULL,
                                                 SEG_COUNT(ir), datatype, op, 0, up_comm, &prm,
                                                 &ireduce_req);
-            MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
         }
         if (node_comm && sb >= 0 && sb < plan.nsegs) {
             mpi_errno = MPII_Hier_intra_bcast(SEG_AT(recvbuf, sb), SEG_COUNT(sb), datatype, 0,
                                               node_comm, prm.intra_algo, errflag);
-            MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
         }
         if (node_comm && sr < plan.nsegs) {
             const void *contribution = sendbuf == MPI_IN_PLACE ? SEG_AT(recvbuf, sr) :
@@ -224,19 +226,20 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
             mpi_errno = MPII_Hier_intra_reduce(contribution, is_leader ? SEG_AT(recvbuf, sr) :
                                                NULL, SEG_COUNT(sr), datatype, op, 0, node_comm,
                                                prm.intra_algo, errflag);
-            MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
         }
         mpi_errno = MPII_Hier_wait(&ibcast_req, errflag);
-        MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
         mpi_errno = MPII_Hier_wait(&ireduce_req, errflag);
-        MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
         mpi_errno = MPII_Hier_wait(&iallreduce_req, errflag);
-        MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
     }
 #undef SEG_COUNT
 #undef SEG_AT
 
   fn_exit:
+    MPIR_FUNC_EXIT;
     return MPII_Hier_final_errno(mpi_errno, mpi_errno_ret, errflag);
   fn_fail:
     goto fn_exit;

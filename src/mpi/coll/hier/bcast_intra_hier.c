@@ -114,6 +114,8 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
     MPIR_Request *req = NULL;
     int payload_started = 0;
 
+    MPIR_FUNC_ENTER;
+
     mpi_errno = MPII_Hier_params_resolve(&prm, &given, &cvars, MPII_HIER_INTER_COUNT);
     MPIR_ERR_CHECK(mpi_errno);
 
@@ -160,7 +162,7 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
         hier->reentered++;
         mpi_errno = MPII_Hier_intra_bcast(payload.bytes, payload.nbytes, MPI_BYTE, root,
                                           comm_ptr, prm.intra_algo, errflag);
-        MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
         hier->reentered--;
         goto fn_exit;
     } else if (one_level) {
@@ -184,17 +186,17 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
             mpi_errno = MPII_Hier_start_ibcast(payload.bytes + MPII_Hier_seg_offset(&plan, t),
                                                MPII_Hier_seg_len(&plan, t), MPI_BYTE, root_node,
                                                up_comm, &prm, &req);
-            MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
         }
         /* sb(t-1) */
         if (node_comm && t > 0) {
             mpi_errno = MPII_Hier_intra_bcast(payload.bytes + MPII_Hier_seg_offset(&plan, t - 1),
                                               MPII_Hier_seg_len(&plan, t - 1), MPI_BYTE,
                                               intra_root, node_comm, prm.intra_algo, errflag);
-            MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
         }
         mpi_errno = MPII_Hier_wait(&req, errflag);
-        MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
     }
 
   fn_exit:
@@ -204,6 +206,7 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
         if (!mpi_errno)
             mpi_errno = finish_errno;
     }
+    MPIR_FUNC_EXIT;
     return MPII_Hier_final_errno(mpi_errno, mpi_errno_ret, errflag);
   fn_fail:
     goto fn_exit;

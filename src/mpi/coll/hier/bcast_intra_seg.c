@@ -108,32 +108,32 @@ static int tree_phase(char *bytes, MPIR_Comm * comm, const MPII_Hier_tree_node *
                 mpi_errno = MPIC_Irecv(SEG_PTR(bytes, my_rg, posted), SEG_LEN(my_rg, posted),
                                        MPI_BYTE, node->parent, MPIR_BCAST_TAG, comm,
                                        &recv_req[posted % window]);
-                MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
             }
             if (t < my_rg->plan.nsegs) {
                 mpi_errno = wait_free(&recv_req[slot], errflag);
-                MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
             }
         }
         for (int c = 0; c < nch; c++) {
             MPIR_Request **req = &send_req[slot * nch + c];
             mpi_errno = wait_free(req, errflag);
-            MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
             if (t < child_rg[c].plan.nsegs) {
                 mpi_errno = MPIC_Isend(SEG_PTR(bytes, &child_rg[c], t), SEG_LEN(&child_rg[c], t),
                                        MPI_BYTE, node->children[c], MPIR_BCAST_TAG, comm, req,
                                        errflag);
-                MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
             }
         }
     }
     for (int i = 0; i < window * nch; i++) {
         mpi_errno = wait_free(&send_req[i], errflag);
-        MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
     }
     for (int i = 0; i < window; i++) {
         mpi_errno = wait_free(&recv_req[i], errflag);   /* none left unless posting failed */
-        MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
     }
 
   fn_exit:
@@ -161,22 +161,22 @@ static int exchange(char *bytes, MPIR_Comm * comm, const seg_range * send_rg, in
         int slot = (int) (t % window);
         for (int i = 0; i < 2; i++) {
             mpi_errno = wait_free(&req[2 * slot + i], errflag);
-            MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
         }
         if (t < nr) {
             mpi_errno = MPIC_Irecv(SEG_PTR(bytes, recv_rg, t), SEG_LEN(recv_rg, t), MPI_BYTE,
                                    src, MPIR_BCAST_TAG, comm, &req[2 * slot]);
-            MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
         }
         if (t < ns) {
             mpi_errno = MPIC_Isend(SEG_PTR(bytes, send_rg, t), SEG_LEN(send_rg, t), MPI_BYTE,
                                    dest, MPIR_BCAST_TAG, comm, &req[2 * slot + 1], errflag);
-            MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
         }
     }
     for (int i = 0; i < 2 * window; i++) {
         mpi_errno = wait_free(&req[i], errflag);
-        MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
     }
 
   fn_exit:
@@ -209,6 +209,10 @@ int MPII_Hier_seg_bcast(void *buffer, MPI_Aint count, MPI_Datatype datatype, int
     seg_range whole, half[2], *child_rg = NULL;
     const seg_range *my_rg;
     int payload_started = 0;
+    int *unmatched;
+    MPIR_CHKLMEM_DECL(2);
+
+    MPIR_FUNC_ENTER;
 
     MPIR_ERR_CHKANDJUMP2(segsize < 0, mpi_errno, MPI_ERR_ARG, "**argneg", "**argneg %s %d",
                          "seg bcast segment size", segsize);
@@ -225,8 +229,8 @@ int MPII_Hier_seg_bcast(void *buffer, MPI_Aint count, MPI_Datatype datatype, int
 
     MPIR_ERR_CHKANDJUMP(MPII_Hier_tree_node_init(&node, kind, size, root, fanout, rank) != 0,
                         mpi_errno, MPI_ERR_OTHER, "**nomem");
-    child_rg = MPL_malloc(sizeof(seg_range) * MPL_MAX(node.nchildren, 1), MPL_MEM_COLL);
-    MPIR_ERR_CHKANDJUMP(!child_rg, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    MPIR_CHKLMEM_MALLOC(child_rg, seg_range *, sizeof(seg_range) * MPL_MAX(node.nchildren, 1),
+                        mpi_errno, "seg bcast child ranges", MPL_MEM_COLL);
 
     range_init(&whole, 0, payload.nbytes, segsize);
     my_rg = &whole;
@@ -242,26 +246,25 @@ int MPII_Hier_seg_bcast(void *buffer, MPI_Aint count, MPI_Datatype datatype, int
     MPII_HIER_PVAR_ADD(BCAST_SEG_SEGMENTS, my_rg->plan.nsegs);
 
     mpi_errno = tree_phase(payload.bytes, comm, &node, my_rg, child_rg, window, errflag);
-    MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+    MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
 
     if (kind == MPII_HIER_TREE_SPLIT_BINARY) {
         if (rank == root) {
             int n = MPII_Hier_tree_split_binary_unmatched(size, root, NULL);
-            int *unmatched = MPL_malloc(sizeof(int) * MPL_MAX(n, 1), MPL_MEM_COLL);
-            MPIR_ERR_CHKANDJUMP(!unmatched, mpi_errno, MPI_ERR_OTHER, "**nomem");
+            MPIR_CHKLMEM_MALLOC(unmatched, int *, sizeof(int) * MPL_MAX(n, 1), mpi_errno,
+                                "seg bcast unmatched ranks", MPL_MEM_COLL);
             MPII_Hier_tree_split_binary_unmatched(size, root, unmatched);
             for (int i = 0; i < n; i++) {
                 mpi_errno = exchange(payload.bytes, comm, &half[1], unmatched[i], NULL, -1,
                                      window, errflag);
-                MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
             }
-            MPL_free(unmatched);
         } else {
             int side = MPII_Hier_tree_split_binary_half(size, root, rank);
             int partner = MPII_Hier_tree_split_binary_partner(size, root, rank);
             mpi_errno = exchange(payload.bytes, comm, partner == root ? NULL : &half[side],
                                  partner, &half[1 - side], partner, window, errflag);
-            MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
         }
     }
 
@@ -272,8 +275,9 @@ int MPII_Hier_seg_bcast(void *buffer, MPI_Aint count, MPI_Datatype datatype, int
         if (!mpi_errno)
             mpi_errno = finish_errno;
     }
-    MPL_free(child_rg);
+    MPIR_CHKLMEM_FREEALL();
     MPII_Hier_tree_node_free(&node);
+    MPIR_FUNC_EXIT;
     return MPII_Hier_final_errno(mpi_errno, mpi_errno_ret, errflag);
   fn_fail:
     goto fn_exit;

@@ -8,8 +8,10 @@ static int build_levels(MPIR_Comm * comm, MPII_Hier_comm * hier)
 {
     int mpi_errno = MPI_SUCCESS;
     int size = comm->local_size;
-    int *node_id = MPL_malloc(sizeof(int) * size, MPL_MEM_COLL);
-    MPIR_ERR_CHKANDJUMP(!node_id, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    int *node_id;
+    MPIR_CHKLMEM_DECL(1);
+
+    MPIR_CHKLMEM_MALLOC(node_id, int *, sizeof(int) * size, mpi_errno, "node ids", MPL_MEM_COLL);
 
     /* MPID_Get_node_id honours MPIR_CVAR_NUM_CLIQUES, like MPICH's own node split */
     for (int r = 0; r < size; r++) {
@@ -22,7 +24,7 @@ static int build_levels(MPIR_Comm * comm, MPII_Hier_comm * hier)
     hier->my_local = hier->levels.local_of[comm->rank];
 
   fn_exit:
-    MPL_free(node_id);
+    MPIR_CHKLMEM_FREEALL();
     return mpi_errno;
   fn_fail:
     goto fn_exit;
@@ -158,59 +160,4 @@ int MPII_Hier_comm_cleanup(MPIR_Comm * comm)
     MPII_Hier_levels_free(&hier->levels);
     MPL_free(hier);
     return MPI_SUCCESS;
-}
-
-int MPII_Hier_payload_start(MPII_Hier_payload * payload, void *buf, MPI_Aint count,
-                            MPI_Datatype datatype, int pack_now)
-{
-    int mpi_errno = MPI_SUCCESS;
-    MPI_Aint type_size, true_lb, extent;
-    int is_contig;
-
-    MPIR_Datatype_get_size_macro(datatype, type_size);
-    MPIR_Datatype_get_extent_macro(datatype, extent);
-    MPIR_Datatype_is_contig(datatype, &is_contig);
-    /* count > 1 of a type with trailing padding is not one contiguous block */
-    if (count > 1 && extent != type_size)
-        is_contig = 0;
-    MPIR_Datatype_get_true_lb(datatype, &true_lb);
-
-    payload->nbytes = type_size * count;
-    payload->packed = NULL;
-
-    if (is_contig || payload->nbytes == 0) {
-        payload->bytes = (char *) buf + true_lb;
-    } else {
-        payload->packed = MPL_malloc(payload->nbytes, MPL_MEM_COLL);
-        MPIR_ERR_CHKANDJUMP(!payload->packed, mpi_errno, MPI_ERR_OTHER, "**nomem");
-        payload->bytes = payload->packed;
-        if (pack_now) {
-            MPI_Aint actual;
-            mpi_errno = MPIR_Typerep_pack(buf, count, datatype, 0, payload->packed,
-                                          payload->nbytes, &actual);
-            MPIR_ERR_CHECK(mpi_errno);
-        }
-    }
-
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
-}
-
-int MPII_Hier_payload_finish(MPII_Hier_payload * payload, void *buf, MPI_Aint count,
-                             MPI_Datatype datatype, int unpack)
-{
-    int mpi_errno = MPI_SUCCESS;
-
-    if (payload->packed) {
-        if (unpack) {
-            MPI_Aint actual;
-            mpi_errno = MPIR_Typerep_unpack(payload->packed, payload->nbytes, buf, count,
-                                            datatype, 0, &actual);
-        }
-        MPL_free(payload->packed);
-        payload->packed = NULL;
-    }
-    return mpi_errno;
 }

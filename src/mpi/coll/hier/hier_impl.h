@@ -148,7 +148,9 @@ static inline int MPII_Hier_is_user_call(const MPII_Hier_comm * hier)
 /* Csel JSON (hier_json.c): whether a container id is one of the plugin's algorithms */
 int MPII_Hier_csel_is_plugin_container(int id);
 
-/* The result of errors recorded by MPII_HIER_RECORD_ERROR, as an algorithm returns it. */
+/* What an algorithm returns after its steps recorded their errors with
+ * MPIR_ERR_COLL_CHECKANDCONT and went on (so one failed peer does not hang the others):
+ * the recorded errors first, as MPICH's algorithms do. */
 int MPII_Hier_final_errno(int mpi_errno, int mpi_errno_ret, MPIR_Errflag_t * errflag);
 
 /* The payload of (buf, count, datatype) as contiguous bytes: buf itself when the
@@ -167,21 +169,5 @@ int MPII_Hier_payload_start(MPII_Hier_payload * payload, void *buf, MPI_Aint cou
 int MPII_Hier_payload_finish(MPII_Hier_payload * payload, void *buf, MPI_Aint count,
                              MPI_Datatype datatype, int unpack);
 
-/* Record a failed step in errflag and mpi_errno_ret and carry on, as MPICH's algorithms
- * do, so one failed peer does not hang the others.  Returns MPI_SUCCESS. */
-static inline int MPII_Hier_record_error(int mpi_errno, int *mpi_errno_ret,
-                                         MPIR_Errflag_t * errflag)
-{
-    if (mpi_errno) {
-        *errflag = MPIX_ERR_PROC_FAILED == MPIR_ERR_GET_CLASS(mpi_errno) ?
-            MPIR_ERR_PROC_FAILED : MPIR_ERR_OTHER;
-        MPIR_ERR_SET(mpi_errno, *errflag, "**fail");
-        MPIR_ERR_ADD(*mpi_errno_ret, mpi_errno);
-    }
-    return MPI_SUCCESS;
-}
-
-#define MPII_HIER_RECORD_ERROR(mpi_errno_, mpi_errno_ret_, errflag_) \
-    (mpi_errno_) = MPII_Hier_record_error((mpi_errno_), &(mpi_errno_ret_), (errflag_))
 
 #endif /* HIER_IMPL_H_INCLUDED */

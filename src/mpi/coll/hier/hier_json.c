@@ -22,7 +22,9 @@
 #define CHECK_PARAM_CVAR_(param_, arg_, cvar_) \
     _Static_assert(sizeof(CAT3(MPIR_CVAR_, CHECKED_COLL, _##cvar_)) == sizeof(int), "");
 #define CHECK_ALGORITHM_(coll_, Coll_, COLL_, algo_, PARAMS_) \
-    _Static_assert(MPIR_CVAR_##COLL_##_INTRA_ALGORITHM_##algo_ >= 0, "");
+    _Static_assert(MPIR_CVAR_##COLL_##_INTRA_ALGORITHM_##algo_ >= \
+                   MPIR_CVAR_##COLL_##_INTRA_ALGORITHM_hier, \
+                   "the plugin's INTRA_ALGORITHM items come after MPICH's, from hier on");
 #define CHECK_INTER_(name_, NAME_) \
     _Static_assert(CAT3(MPIR_CVAR_, CHECKED_COLL, _HIER_INTER_ALGORITHM_##name_) == \
                    MPII_HIER_INTER_##NAME_, "HIER_INTER_ALGORITHM CVAR in grammar order");
@@ -106,8 +108,10 @@ static const char *parse_params(struct json_object *obj, MPII_Csel_container_s *
 {
     int n;
     int *block = param_block(cnt, &n);
+    if (!block)
+        return NULL;    /* one of MPICH's algorithms without parameters */
     int algo = MPII_Hier_grammar_algorithm(container_name(cnt->id));
-    MPIR_Assert(block && n == MPII_Hier_grammar_param_count(algo));
+    MPIR_Assert(n == MPII_Hier_grammar_param_count(algo));
     for (int i = 0; i < n; i++)
         block[i] = -1;
     json_object_object_foreach(obj, key, val) {

@@ -54,13 +54,11 @@ static MPI_Aint seg_elems(int64_t segsize, MPI_Aint count, MPI_Aint type_size)
 }
 
 /* window tags for one schedule; every rank of comm takes the same, whatever it does */
-static int sched_tags(MPIR_Comm * comm, int window, int **tags)
+static int sched_tags(MPIR_Comm * comm, int window, int *tags)
 {
     int mpi_errno = MPI_SUCCESS;
-    *tags = MPL_malloc(sizeof(int) * window, MPL_MEM_COLL);
-    MPIR_ERR_CHKANDJUMP(!*tags, mpi_errno, MPI_ERR_OTHER, "**nomem");
     for (int i = 0; i < window; i++) {
-        mpi_errno = MPIR_Sched_next_tag(comm, &(*tags)[i]);
+        mpi_errno = MPIR_Sched_next_tag(comm, &tags[i]);
         MPIR_ERR_CHECK(mpi_errno);
     }
   fn_exit:
@@ -131,13 +129,16 @@ int MPII_Hier_seg_ibcast_sched(void *buffer, MPI_Aint count, MPI_Datatype dataty
     const elem_range *my_rg;
     int *recv_ids = NULL, *scratch = NULL, *xrecv_ids = NULL, *unmatched = NULL;
     int split = kind == MPII_HIER_TREE_SPLIT_BINARY;
+    MPIR_CHKLMEM_DECL(6);
 
     MPIR_ERR_CHKANDJUMP1(fanout < 1 || window < 1, mpi_errno, MPI_ERR_ARG, "**arg", "**arg %s",
                          "seg inter-node bcast fanout and window must be >= 1");
     /* every rank takes the same tags, whatever it has to do */
-    mpi_errno = sched_tags(comm, window, &tags);
+    MPIR_CHKLMEM_MALLOC(tags, int *, sizeof(int) * window, mpi_errno, "seg tags", MPL_MEM_COLL);
+    MPIR_CHKLMEM_MALLOC(xtags, int *, sizeof(int) * window, mpi_errno, "seg tags", MPL_MEM_COLL);
+    mpi_errno = sched_tags(comm, window, tags);
     MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = sched_tags(comm, window, &xtags);       /* split-binary exchange */
+    mpi_errno = sched_tags(comm, window, xtags);        /* split-binary exchange */
     MPIR_ERR_CHECK(mpi_errno);
 
     MPIR_Datatype_get_size_macro(datatype, type_size);
@@ -160,11 +161,12 @@ int MPII_Hier_seg_ibcast_sched(void *buffer, MPI_Aint count, MPI_Datatype dataty
     }
 
     /* room for the vertex ids of the longest range */
-    recv_ids = MPL_malloc(sizeof(int) * (whole.nsegs + 1), MPL_MEM_COLL);
-    scratch = MPL_malloc(sizeof(int) * (whole.nsegs + 1), MPL_MEM_COLL);
-    xrecv_ids = MPL_malloc(sizeof(int) * (whole.nsegs + 1), MPL_MEM_COLL);
-    MPIR_ERR_CHKANDJUMP(!recv_ids || !scratch || !xrecv_ids, mpi_errno, MPI_ERR_OTHER,
-                        "**nomem");
+    MPIR_CHKLMEM_MALLOC(recv_ids, int *, sizeof(int) * (whole.nsegs + 1), mpi_errno,
+                        "seg vertex ids", MPL_MEM_COLL);
+    MPIR_CHKLMEM_MALLOC(scratch, int *, sizeof(int) * (whole.nsegs + 1), mpi_errno,
+                        "seg vertex ids", MPL_MEM_COLL);
+    MPIR_CHKLMEM_MALLOC(xrecv_ids, int *, sizeof(int) * (whole.nsegs + 1), mpi_errno,
+                        "seg vertex ids", MPL_MEM_COLL);
 
     /* tree phase: receive my range, forward each segment once it is in */
     if (node.parent >= 0) {
@@ -182,8 +184,8 @@ int MPII_Hier_seg_ibcast_sched(void *buffer, MPI_Aint count, MPI_Datatype dataty
     /* split-binary exchange phase, on its own tag: may overlap the tree phase */
     if (split && rank == root) {
         int n = MPII_Hier_tree_split_binary_unmatched(size, root, NULL);
-        unmatched = MPL_malloc(sizeof(int) * MPL_MAX(n, 1), MPL_MEM_COLL);
-        MPIR_ERR_CHKANDJUMP(!unmatched, mpi_errno, MPI_ERR_OTHER, "**nomem");
+        MPIR_CHKLMEM_MALLOC(unmatched, int *, sizeof(int) * MPL_MAX(n, 1), mpi_errno,
+                            "seg unmatched ranks", MPL_MEM_COLL);
         MPII_Hier_tree_split_binary_unmatched(size, root, unmatched);
         for (int i = 0; i < n; i++) {
             mpi_errno = sched_send_range(buffer, extent, &half[1], datatype, unmatched[i], xtags,
@@ -204,12 +206,7 @@ int MPII_Hier_seg_ibcast_sched(void *buffer, MPI_Aint count, MPI_Datatype dataty
     }
 
   fn_exit:
-    MPL_free(recv_ids);
-    MPL_free(scratch);
-    MPL_free(xrecv_ids);
-    MPL_free(unmatched);
-    MPL_free(tags);
-    MPL_free(xtags);
+    MPIR_CHKLMEM_FREEALL();
     MPII_Hier_tree_node_free(&node);
     return mpi_errno;
   fn_fail:
@@ -229,10 +226,12 @@ int MPII_Hier_seg_ireduce_sched(const void *sendbuf, void *recvbuf, MPI_Aint cou
     int top, up, final_recv, nch, copy_id = -1;
     char *acc, *tmp = NULL;
     int *recv_ids = NULL, *red_ids = NULL, *ready = NULL, *scratch = NULL;
+    MPIR_CHKLMEM_DECL(5);
 
     MPIR_ERR_CHKANDJUMP1(fanout < 1 || window < 1, mpi_errno, MPI_ERR_ARG, "**arg", "**arg %s",
                          "seg inter-node reduce fanout and window must be >= 1");
-    mpi_errno = sched_tags(comm, window, &tags);
+    MPIR_CHKLMEM_MALLOC(tags, int *, sizeof(int) * window, mpi_errno, "seg tags", MPL_MEM_COLL);
+    mpi_errno = sched_tags(comm, window, tags);
     MPIR_ERR_CHECK(mpi_errno);
 
     MPIR_Datatype_get_size_macro(datatype, type_size);
@@ -285,12 +284,14 @@ int MPII_Hier_seg_ireduce_sched(const void *sendbuf, void *recvbuf, MPI_Aint cou
     slot_bytes = seg * elem_bytes;
     if (nch > 0)
         tmp = (char *) MPIR_TSP_sched_malloc(slot_bytes * window * nch, sched) - true_lb;
-    recv_ids = MPL_malloc(sizeof(int) * MPL_MAX(nch, 1), MPL_MEM_COLL);
-    red_ids = MPL_malloc(sizeof(int) * whole.nsegs * MPL_MAX(nch, 1), MPL_MEM_COLL);
-    ready = MPL_malloc(sizeof(int) * whole.nsegs, MPL_MEM_COLL);
-    scratch = MPL_malloc(sizeof(int) * whole.nsegs, MPL_MEM_COLL);
-    MPIR_ERR_CHKANDJUMP(!recv_ids || !red_ids || !ready || !scratch, mpi_errno, MPI_ERR_OTHER,
-                        "**nomem");
+    MPIR_CHKLMEM_MALLOC(recv_ids, int *, sizeof(int) * MPL_MAX(nch, 1), mpi_errno,
+                        "seg vertex ids", MPL_MEM_COLL);
+    MPIR_CHKLMEM_MALLOC(red_ids, int *, sizeof(int) * whole.nsegs * MPL_MAX(nch, 1), mpi_errno,
+                        "seg vertex ids", MPL_MEM_COLL);
+    MPIR_CHKLMEM_MALLOC(ready, int *, sizeof(int) * whole.nsegs, mpi_errno, "seg vertex ids",
+                        MPL_MEM_COLL);
+    MPIR_CHKLMEM_MALLOC(scratch, int *, sizeof(int) * whole.nsegs, mpi_errno, "seg vertex ids",
+                        MPL_MEM_COLL);
 
     for (int64_t t = 0; t < whole.nsegs; t++) {
         MPI_Aint n = erange_count(&whole, t);
@@ -334,11 +335,7 @@ int MPII_Hier_seg_ireduce_sched(const void *sendbuf, void *recvbuf, MPI_Aint cou
     }
 
   fn_exit:
-    MPL_free(recv_ids);
-    MPL_free(red_ids);
-    MPL_free(ready);
-    MPL_free(scratch);
-    MPL_free(tags);
+    MPIR_CHKLMEM_FREEALL();
     MPII_Hier_tree_node_free(&node);
     return mpi_errno;
   fn_fail:

@@ -286,10 +286,10 @@ int MPII_Hier_wait(MPIR_Request ** req, MPIR_Errflag_t * errflag)
 
 int MPII_Hier_final_errno(int mpi_errno, int mpi_errno_ret, MPIR_Errflag_t * errflag)
 {
-    if (mpi_errno)
-        return mpi_errno;
     if (mpi_errno_ret)
         return mpi_errno_ret;
+    if (mpi_errno)
+        return mpi_errno;
     if (*errflag != MPIR_ERR_NONE)
         MPIR_ERR_SET(mpi_errno, *errflag, "**coll_fail");
     return mpi_errno;

@@ -119,8 +119,11 @@ int MPIR_Reduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
     MPIR_Request *ireduce_req = NULL;
     MPI_Aint type_size, extent, true_lb, true_extent;
     void *partial_alloc = NULL;
+    MPIR_CHKLMEM_DECL(1);
     char *partial;              /* where this leader's node result is formed */
     int is_root = comm_ptr->rank == root;
+
+    MPIR_FUNC_ENTER;
 
     mpi_errno = MPII_Hier_params_resolve(&prm, &given, &cvars, MPII_HIER_INTER_COUNT);
     MPIR_ERR_CHECK(mpi_errno);
@@ -185,8 +188,8 @@ int MPIR_Reduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
         partial = (char *) sendbuf;
     } else if (is_leader) {
         MPIR_Type_get_true_extent_impl(datatype, &true_lb, &true_extent);
-        partial_alloc = MPL_malloc(count * MPL_MAX(extent, true_extent), MPL_MEM_COLL);
-        MPIR_ERR_CHKANDJUMP(!partial_alloc, mpi_errno, MPI_ERR_OTHER, "**nomem");
+        MPIR_CHKLMEM_MALLOC(partial_alloc, void *, count * MPL_MAX(extent, true_extent), mpi_errno,
+                            "hier reduce partial result", MPL_MEM_COLL);
         partial = (char *) partial_alloc - true_lb;
     }
 
@@ -199,7 +202,7 @@ int MPIR_Reduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
                                                 is_root ? SEG_AT(recvbuf, ir) : NULL,
                                                 SEG_COUNT(ir), datatype, op, up_root, up_comm,
                                                 &prm, &ireduce_req);
-            MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
         }
         if (node_comm && sr < plan.nsegs) {
             const void *contribution = sendbuf == MPI_IN_PLACE ? MPI_IN_PLACE :
@@ -207,16 +210,17 @@ int MPIR_Reduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
             mpi_errno = MPII_Hier_intra_reduce(contribution, is_leader ? SEG_AT(partial, sr) :
                                                NULL, SEG_COUNT(sr), datatype, op, intra_root,
                                                node_comm, prm.intra_algo, errflag);
-            MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
         }
         mpi_errno = MPII_Hier_wait(&ireduce_req, errflag);
-        MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
     }
 #undef SEG_COUNT
 #undef SEG_AT
 
   fn_exit:
-    MPL_free(partial_alloc);
+    MPIR_CHKLMEM_FREEALL();
+    MPIR_FUNC_EXIT;
     return MPII_Hier_final_errno(mpi_errno, mpi_errno_ret, errflag);
   fn_fail:
     goto fn_exit;

@@ -108,9 +108,12 @@ int MPII_Hier_seg_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
     MPI_Aint type_size, extent, true_lb, true_extent, seg_max;
     int top, up, final_recv, nch;
     char *acc, *acc_alloc = NULL, *tmp = NULL, *tmp_alloc = NULL;
+    MPIR_CHKLMEM_DECL(5);
     MPIR_Request **child_req = NULL, **send_req = NULL, **final_req = NULL;
     int64_t posted = 0, final_posted = 0;
     int final_window;
+
+    MPIR_FUNC_ENTER;
 
     MPIR_ERR_CHKANDJUMP2(segsize < 0, mpi_errno, MPI_ERR_ARG, "**argneg", "**argneg %s %d",
                          "seg reduce segment size", segsize);
@@ -160,8 +163,8 @@ int MPII_Hier_seg_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
     } else if (nch == 0 && rank != root) {
         acc = (char *) sendbuf;
     } else {
-        acc_alloc = MPL_malloc(count * MPL_MAX(extent, true_extent), MPL_MEM_COLL);
-        MPIR_ERR_CHKANDJUMP(!acc_alloc, mpi_errno, MPI_ERR_OTHER, "**nomem");
+        MPIR_CHKLMEM_MALLOC(acc_alloc, char *, count * MPL_MAX(extent, true_extent), mpi_errno,
+                            "seg reduce accumulator", MPL_MEM_COLL);
         acc = acc_alloc - true_lb;
         mpi_errno = MPIR_Localcopy(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, datatype,
                                    acc, count, datatype);
@@ -170,15 +173,19 @@ int MPII_Hier_seg_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
     if (nch > 0) {
         /* window segment buffers per child */
         MPI_Aint slot_bytes = seg_max * MPL_MAX(extent, true_extent);
-        tmp_alloc = MPL_malloc(slot_bytes * window * nch, MPL_MEM_COLL);
-        MPIR_ERR_CHKANDJUMP(!tmp_alloc, mpi_errno, MPI_ERR_OTHER, "**nomem");
+        MPIR_CHKLMEM_MALLOC(tmp_alloc, char *, slot_bytes * window * nch, mpi_errno,
+                            "seg reduce segment buffers", MPL_MEM_COLL);
         tmp = tmp_alloc - true_lb;
     }
-    child_req = MPL_calloc(window * MPL_MAX(nch, 1), sizeof(MPIR_Request *), MPL_MEM_COLL);
-    send_req = MPL_calloc(window, sizeof(MPIR_Request *), MPL_MEM_COLL);
-    final_req = MPL_calloc(final_window, sizeof(MPIR_Request *), MPL_MEM_COLL);
-    MPIR_ERR_CHKANDJUMP(!child_req || !send_req || !final_req, mpi_errno, MPI_ERR_OTHER,
-                        "**nomem");
+    MPIR_CHKLMEM_MALLOC(child_req, MPIR_Request **, sizeof(MPIR_Request *) * window * MPL_MAX(nch, 1),
+                        mpi_errno, "seg reduce requests", MPL_MEM_COLL);
+    MPIR_CHKLMEM_MALLOC(send_req, MPIR_Request **, sizeof(MPIR_Request *) * window, mpi_errno,
+                        "seg reduce requests", MPL_MEM_COLL);
+    MPIR_CHKLMEM_MALLOC(final_req, MPIR_Request **, sizeof(MPIR_Request *) * final_window,
+                        mpi_errno, "seg reduce requests", MPL_MEM_COLL);
+    memset(child_req, 0, sizeof(MPIR_Request *) * window * MPL_MAX(nch, 1));
+    memset(send_req, 0, sizeof(MPIR_Request *) * window);
+    memset(final_req, 0, sizeof(MPIR_Request *) * final_window);
 
 #define SEG_COUNT(t_) (MPII_Hier_seg_len(&plan, (t_)) / type_size)
 #define SEG_AT(buf_, t_) ((char *) (buf_) + MPII_Hier_seg_offset(&plan, (t_)) / type_size * extent)
@@ -192,7 +199,7 @@ int MPII_Hier_seg_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
                 mpi_errno = MPIC_Irecv(TMP_AT(c, posted), SEG_COUNT(posted), datatype,
                                        node.children[c], MPIR_REDUCE_TAG, comm,
                                        &child_req[(posted % window) * nch + c]);
-                MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
             }
         }
         /* results into free slots only: see final_window */
@@ -202,60 +209,57 @@ int MPII_Hier_seg_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
             if (*freq && !MPIR_Request_is_complete(*freq))
                 break;
             mpi_errno = wait_free(freq, errflag);
-            MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
             mpi_errno = MPIC_Irecv(SEG_AT(recvbuf, final_posted), SEG_COUNT(final_posted),
                                    datatype, top, MPIR_REDUCE_TAG, comm, freq);
-            MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
         }
         for (int c = 0; c < nch; c++) {
             mpi_errno = wait_free(&child_req[slot * nch + c], errflag);
-            MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
         }
         /* child op ... op own, last child first */
         for (int c = nch - 1; c >= 0; c--) {
             mpi_errno = MPIR_Reduce_local(TMP_AT(c, t), SEG_AT(acc, t), SEG_COUNT(t), datatype,
                                           op);
-            MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
         }
         if (up >= 0) {
             mpi_errno = wait_free(&send_req[slot], errflag);
-            MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
             mpi_errno = MPIC_Isend(SEG_AT(acc, t), SEG_COUNT(t), datatype, up, MPIR_REDUCE_TAG,
                                    comm, &send_req[slot], errflag);
-            MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
         }
     }
     for (; final_recv && final_posted < plan.nsegs; final_posted++) {
         MPIR_Request **freq = &final_req[final_posted % final_window];
         mpi_errno = wait_free(freq, errflag);
-        MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
         mpi_errno = MPIC_Irecv(SEG_AT(recvbuf, final_posted), SEG_COUNT(final_posted),
                                datatype, top, MPIR_REDUCE_TAG, comm, freq);
-        MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
     }
 #undef SEG_COUNT
 #undef SEG_AT
 #undef TMP_AT
     for (int i = 0; i < window; i++) {
         mpi_errno = wait_free(&send_req[i], errflag);
-        MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
     }
     for (int i = 0; i < final_window; i++) {
         mpi_errno = wait_free(&final_req[i], errflag);
-        MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
     }
     for (int i = 0; i < window * nch; i++) {
         mpi_errno = wait_free(&child_req[i], errflag);
-        MPII_HIER_RECORD_ERROR(mpi_errno, mpi_errno_ret, errflag);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
     }
 
   fn_exit:
-    MPL_free(child_req);
-    MPL_free(send_req);
-    MPL_free(final_req);
-    MPL_free(acc_alloc);
-    MPL_free(tmp_alloc);
+    MPIR_CHKLMEM_FREEALL();
     MPII_Hier_tree_node_free(&node);
+    MPIR_FUNC_EXIT;
     return MPII_Hier_final_errno(mpi_errno, mpi_errno_ret, errflag);
   fn_fail:
     goto fn_exit;

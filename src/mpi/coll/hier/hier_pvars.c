@@ -1,7 +1,6 @@
 /*
- * mpich-hier: what MPICH's selection needs from the plugin: pvars, the check of the
- * tuning file at MPI_Init, and the CH4 hook that lets MPIR-level choices of plugin
- * algorithms reach parent comms (the Csel JSON grammar is in hier_json.c).
+ * mpich-hier: the plugin's MPI_T performance variables (class COUNTER, category
+ * COLLECTIVE), registered at MPI_Init by MPII_Hier_init.
  */
 
 #include "hier_impl.h"
@@ -31,24 +30,24 @@ static const struct {
                                     "MPI_Bcast/Reduce/Allreduce calls on multi-node comms that the "
                                     "device handed to the MPIR level because a plugin algorithm "
                                     "was selected there (forced CVAR or the user's tree)"},
-#define SEG_PVAR(ID_, coll_, algo_) \
+#define SEG_PVAR(ID_, coll_, Coll_, algo_) \
     [MPII_HIER_PVAR_##ID_] = {"coll_hier_" #coll_ "_" #algo_ "_count", \
-                              "number of MPI_" #coll_ " calls run by MPIR_" #coll_ "_intra_" #algo_}
-    SEG_PVAR(BCAST_SEG_LINEAR, bcast, seg_linear),
-    SEG_PVAR(BCAST_SEG_CHAIN, bcast, seg_chain),
-    SEG_PVAR(BCAST_SEG_PIPELINE, bcast, seg_pipeline),
-    SEG_PVAR(BCAST_SEG_BINARY, bcast, seg_binary),
-    SEG_PVAR(BCAST_SEG_SPLIT_BINARY, bcast, seg_split_binary),
-    SEG_PVAR(BCAST_SEG_BINOMIAL, bcast, seg_binomial),
+                              "number of MPI_" #Coll_ " calls run by MPIR_" #Coll_ "_intra_" #algo_}
+    SEG_PVAR(BCAST_SEG_LINEAR, bcast, Bcast, seg_linear),
+    SEG_PVAR(BCAST_SEG_CHAIN, bcast, Bcast, seg_chain),
+    SEG_PVAR(BCAST_SEG_PIPELINE, bcast, Bcast, seg_pipeline),
+    SEG_PVAR(BCAST_SEG_BINARY, bcast, Bcast, seg_binary),
+    SEG_PVAR(BCAST_SEG_SPLIT_BINARY, bcast, Bcast, seg_split_binary),
+    SEG_PVAR(BCAST_SEG_BINOMIAL, bcast, Bcast, seg_binomial),
     [MPII_HIER_PVAR_BCAST_SEG_SEGMENTS] = {"coll_hier_bcast_seg_segments",
                                            "segments of the calling rank's part of the "
                                            "payload in the MPIR_Bcast_intra_seg_* algorithms"},
-    SEG_PVAR(REDUCE_SEG_LINEAR, reduce, seg_linear),
-    SEG_PVAR(REDUCE_SEG_CHAIN, reduce, seg_chain),
-    SEG_PVAR(REDUCE_SEG_PIPELINE, reduce, seg_pipeline),
-    SEG_PVAR(REDUCE_SEG_BINARY, reduce, seg_binary),
-    SEG_PVAR(REDUCE_SEG_BINOMIAL, reduce, seg_binomial),
-    SEG_PVAR(REDUCE_SEG_IN_ORDER_BINARY, reduce, seg_in_order_binary),
+    SEG_PVAR(REDUCE_SEG_LINEAR, reduce, Reduce, seg_linear),
+    SEG_PVAR(REDUCE_SEG_CHAIN, reduce, Reduce, seg_chain),
+    SEG_PVAR(REDUCE_SEG_PIPELINE, reduce, Reduce, seg_pipeline),
+    SEG_PVAR(REDUCE_SEG_BINARY, reduce, Reduce, seg_binary),
+    SEG_PVAR(REDUCE_SEG_BINOMIAL, reduce, Reduce, seg_binomial),
+    SEG_PVAR(REDUCE_SEG_IN_ORDER_BINARY, reduce, Reduce, seg_in_order_binary),
 #undef SEG_PVAR
     [MPII_HIER_PVAR_REDUCE_SEG_SEGMENTS] = {"coll_hier_reduce_seg_segments",
                                             "segments of the MPIR_Reduce_intra_seg_* algorithms"},
@@ -70,45 +69,4 @@ int MPII_Hier_init(void)
                                   NULL, NULL, "COLLECTIVE", pvar_info[i].desc);
     }
     return MPI_SUCCESS;
-}
-
-/* The plugin's items of the MPIR_CVAR_<COLL>_INTRA_ALGORITHM enums come after MPICH's
- * own, from hier on (maint/patches/01). */
-static int forced_plugin_algorithm(int coll_type, int *forced)
-{
-    switch (coll_type) {
-        case MPIR_CSEL_COLL_TYPE__BCAST:
-            *forced = MPIR_CVAR_BCAST_INTRA_ALGORITHM != MPIR_CVAR_BCAST_INTRA_ALGORITHM_auto;
-            return MPIR_CVAR_BCAST_INTRA_ALGORITHM >= MPIR_CVAR_BCAST_INTRA_ALGORITHM_hier;
-        case MPIR_CSEL_COLL_TYPE__REDUCE:
-            *forced = MPIR_CVAR_REDUCE_INTRA_ALGORITHM != MPIR_CVAR_REDUCE_INTRA_ALGORITHM_auto;
-            return MPIR_CVAR_REDUCE_INTRA_ALGORITHM >= MPIR_CVAR_REDUCE_INTRA_ALGORITHM_hier;
-        case MPIR_CSEL_COLL_TYPE__ALLREDUCE:
-            *forced = MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM !=
-                MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM_auto;
-            return MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM >= MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM_hier;
-        default:
-            *forced = 0;
-            return 0;
-    }
-}
-
-int MPII_Hier_wants_mpir_level(MPIR_Comm * comm, MPIR_Csel_coll_sig_s * coll_sig)
-{
-    int forced, route = 0;
-
-    if (comm->hierarchy_kind != MPIR_COMM_HIERARCHY_KIND__PARENT)
-        return 0;
-    route = forced_plugin_algorithm(coll_sig->coll_type, &forced);
-    /* a stock CVAR value keeps its stock meaning; without one, the user's MPIR tree
-     * decides (MPICH's built-in MPIR tree names no plugin algorithm), unless a user CH4
-     * tree is given: its choices (gamma: MPIR on the whole comm) stand */
-    if (!forced && MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE[0] &&
-        !MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE[0]) {
-        MPII_Csel_container_s *cnt = MPIR_Csel_search(comm->csel_comm, *coll_sig);
-        route = cnt && MPII_Hier_csel_is_plugin_container(cnt->id);
-    }
-    if (route)
-        MPII_HIER_PVAR_ADD(MPIR_ROUTED, 1);
-    return route;
 }

@@ -1,0 +1,275 @@
+#!/usr/bin/env python3
+"""Write doc/reference.md: everything a user of mpich-hier can set or read.
+
+    maint/gen-reference.py [-o FILE|-] [SRCDIR]
+
+Sources: the grammar (src/mpi/coll/hier/hier_grammar.h, read by test/mpi/hier_grammar.py),
+the MPI_T CVAR info blocks of src/mpi/coll/hier/*.c and of maint/patches/*.patch (with the
+items the patches add to MPICH's own cvars.txt), and the pvar table of
+src/mpi/coll/hier/hier_pvars.c.  test/doc_reference.sh fails when the file is stale.
+"""
+import argparse
+import glob
+import os
+import re
+import sys
+
+HIER = 'src/mpi/coll/hier'
+STRING = r'"(?:[^"\\]|\\.)*"'
+# a NAME parameter's list: what it is called here, and its names for a collective
+LISTS = {'INTER_ALGOS': ('inter-node submodule', lambda g, coll: g.inter_algos(coll)),
+         'INTRA_ALGOS': ('intra-node submodule', lambda g, coll: g.intra_algos())}
+
+
+def md(text):
+    """Text for a Markdown table cell."""
+    return text.replace('|', '\\|').replace('*', '\\*')
+
+
+def table(header, rows):
+    out = ['| ' + ' | '.join(header) + ' |', '|' + '---|' * len(header)]
+    return out + ['| ' + ' | '.join(row) + ' |' for row in rows] + ['']
+
+
+# ---- CVAR info blocks ----
+
+KEY = re.compile(r'^( *)(- )?(\w+) *: ?(.*)$')
+ITEM = re.compile(r'^(\w+)\s+- (.*)$')
+
+
+def parse_cvars(lines):
+    """The CVARs of one info block's lines: dicts of their keys; 'description' becomes
+    'text' (one line of prose) and 'items' (name -> one line, an enum's item list)."""
+    cvars, key_col, field = [], None, None
+    for line in lines:
+        m = KEY.match(line)
+        col = m and len(m.group(1)) + len(m.group(2) or '')
+        if m and (key_col is None or col <= key_col):
+            if m.group(2):
+                cvars.append({})
+                key_col = col
+            if cvars:
+                field = m.group(3)
+                cvars[-1][field] = m.group(4).strip()
+        elif field and line.strip():
+            cvars[-1][field] += '\n' + line.rstrip()
+    for cvar in cvars:
+        cvar['text'], cvar['items'] = split_description(cvar.get('description', ''))
+    return cvars
+
+
+def split_description(desc):
+    """(prose, {item: text}) of a description: '>-' folds; '|-' keeps lines, where a
+    line 'name - text' at the base indent starts an item and deeper lines continue it."""
+    style, _, body = desc.partition('\n')
+    lines = [l for l in body.split('\n') if l.strip()]
+    base = min((len(l) - len(l.lstrip()) for l in lines), default=0)
+    prose, items, item = [], {}, None
+    for line in lines:
+        m = ITEM.match(line[base:]) if style == '|-' else None
+        if m:
+            item = m.group(1)
+            items[item] = m.group(2).strip()
+        elif item and len(line) - len(line.lstrip()) > base:
+            items[item] += ' ' + line.strip()
+        else:
+            item = None
+            prose.append(line.strip())
+    return ' '.join(prose), items
+
+
+def info_blocks(lines):
+    """The info blocks among lines: lists of their lines."""
+    blocks, block = [], None
+    for line in lines:
+        if '=== BEGIN_MPI_T_CVAR_INFO_BLOCK ===' in line:
+            block = []
+        elif '=== END_MPI_T_CVAR_INFO_BLOCK ===' in line:
+            blocks.append(block)
+            block = None
+        elif block is not None:
+            block.append(line)
+    return blocks
+
+
+def patch_added(path):
+    """The lines a patch adds: (file patched, run of consecutive '+' lines) in order."""
+    runs, target, run = [], None, None
+    for line in open(path).read().split('\n'):
+        if line.startswith('+++ '):
+            target = re.sub(r'^b/', '', line[4:].split('\t')[0])
+        elif line.startswith('+'):
+            if run is None:
+                run = []
+                runs.append((target, run))
+            run.append(line[1:])
+            continue
+        run = None
+    return runs
+
+
+def load_cvars(srcdir, g):
+    """(new CVARs, each with its 'source'; items added to MPICH's enum CVARs:
+    (cvar, item, text, source)).  The CVAR a run of items in MPICH's cvars.txt extends
+    is the <COLL>_INTRA_ALGORITHM of the collective whose grammar algorithms they are
+    (a unified diff does not show the name)."""
+    new, added = [], []
+    for path in sorted(glob.glob(os.path.join(srcdir, HIER, '*.c'))):
+        for block in info_blocks(open(path).read().split('\n')):
+            new += [dict(c, source=os.path.relpath(path, srcdir)) for c in parse_cvars(block)]
+    for path in sorted(glob.glob(os.path.join(srcdir, 'maint/patches/*.patch'))):
+        source = os.path.relpath(path, srcdir)
+        runs = patch_added(path)
+        for block in info_blocks([l for _, run in runs for l in run]):
+            new += [dict(c, source=source) for c in parse_cvars(block)]
+        for target, run in runs:
+            if not target.endswith('cvars.txt'):
+                continue
+            _, items = split_description('|-\n' + '\n'.join(run))
+            colls = [c for c in g.collectives if set(items) == set(g.algorithms[c])]
+            if len(colls) != 1:
+                sys.exit('gen-reference: %s: items %s added to %s are not the algorithms of one '
+                         'collective of the grammar' % (source, sorted(items), target))
+            cvar = g.cvar(colls[0], 'INTRA_ALGORITHM')
+            added += [(cvar, item, text, source) for item, text in items.items()]
+    return new, added
+
+
+# ---- sections ----
+
+def algorithms_section(g, cvars):
+    out = ['## Algorithms and their Csel JSON parameters', '',
+           'From `%s/hier_grammar.h`.  Force an algorithm with its CVAR item, or select it in '
+           'a Csel JSON tree (`MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE`) as '
+           '`"algorithm=<container>": {"<param>=<value>":{}, ...}`; a parameter left out '
+           'follows its CVAR at call time.' % HIER, '']
+    for coll in g.collectives:
+        out += ['### %s' % coll, '']
+        out += table(['algorithm', 'container', 'forced by', 'JSON parameters'],
+                     [['`%s`' % a, '`%s`' % g.container(coll, a),
+                       '`%s=%s`' % (g.cvar(coll, 'INTRA_ALGORITHM'), a),
+                       ', '.join('`%s`' % p for p in g.params(coll, a))]
+                      for a in g.algorithms[coll]])
+        specs = {}
+        for algo in g.algorithms[coll]:
+            for spec in g.param_specs(coll, algo):
+                specs.setdefault(spec, []).append(algo)
+        rows = []
+        for (param, kind, arg, suffix), algos in specs.items():
+            cvar = cvars[g.cvar(coll, suffix)]
+            values = ('integer >= %s' % arg if kind == 'INT' else
+                      'one of ' + ', '.join('`%s`' % n for n in LISTS[arg][1](g, coll)))
+            rows.append(['`%s`' % param, ', '.join('`%s`' % a for a in algos), values,
+                         '`%s`' % cvar['name'], '`%s`' % cvar['default'], md(cvar['text'])])
+        out += table(['parameter', 'of', 'values', 'default from CVAR', 'CVAR default',
+                      'CVAR description'], rows)
+    return out
+
+
+def cvars_section(new, added):
+    out = ['## CVARs', '', 'The CVARs the plugin defines: the MPI_T CVAR info blocks of '
+           '`%s/*.c` and those the registration patches `maint/patches/*.patch` add, in '
+           'source order.  An enum CVAR takes the values listed.' % HIER, '']
+    rows = []
+    for c in new:
+        text = c['text']
+        if c['items']:
+            text = text.rstrip('.') + '. Values: ' + ', '.join('`%s`' % i for i in c['items']) + '.'
+        rows.append(['`%s`' % c['name'], c['type'], '`%s`' % c['default'], md(text),
+                     '`%s`' % c['source']])
+    out += table(['CVAR', 'type', 'default', 'description', 'defined in'], rows)
+    out += ['### Items added to MPICH\'s CVARs', '']
+    out += table(['CVAR', 'item', 'description', 'added by'],
+                 [['`%s`' % c, '`%s`' % i, md(t), '`%s`' % s] for c, i, t, s in added])
+    return out
+
+
+def expand_macros(text):
+    """text with its function-like #defines expanded (# and ## included; no nesting)."""
+    for m in list(re.finditer(r'^#define (\w+)\(([^)]*)\)((?:.*\\\n)*.*)$', text, re.M)):
+        name, params = m.group(1), [p.strip() for p in m.group(2).split(',')]
+        body = m.group(3).replace('\\\n', ' ')
+        text = text.replace(m.group(0), '')
+
+        def call(c):
+            args = dict(zip(params, (a.strip() for a in c.group(1).split(','))))
+            return re.sub(STRING + r'|##|#\s*(\w+)|\w+', lambda t: (
+                '' if t.group(0) == '##' else '"%s"' % args[t.group(1)] if t.group(1)
+                else args.get(t.group(0), t.group(0))), body)
+        text = re.sub(r'\b%s\(([^)]*)\)' % name, call, text)
+    return text
+
+
+def pvars_section(srcdir):
+    text = expand_macros(open(os.path.join(srcdir, HIER, 'hier_pvars.c')).read())
+    strings = lambda s: ''.join(t[1:-1] for t in re.findall(STRING, s))
+    info = {m.group(1): (strings(m.group(2)), strings(m.group(3))) for m in re.finditer(
+        r'\[(MPII_HIER_PVAR_\w+)\]\s*=\s*\{\s*((?:%s\s*)+),\s*((?:%s\s*)+)\}' % (STRING, STRING),
+        text)}
+    enum = re.search(r'enum\s*\{([^}]*)\bMPII_HIER_PVAR_COUNT\b',
+                     open(os.path.join(srcdir, HIER, 'hier_impl.h')).read()).group(1)
+    ids = re.findall(r'\b(MPII_HIER_PVAR_\w+)', re.sub(r'/\*.*?\*/', '', enum, flags=re.S))
+    if sorted(ids) != sorted(info):
+        sys.exit('gen-reference: pvars of hier_impl.h and hier_pvars.c differ: %s'
+                 % sorted(set(ids) ^ set(info)))
+    cls = re.search(r'MPI_T_PVAR_CLASS_(\w+)', text).group(1)
+    out = ['## MPI_T performance variables', '',
+           'From `%s/hier_pvars.c` (`SEG_PVAR` expanded), in registration order.  All of '
+           'class %s.' % (HIER, cls), '']
+    return out + table(['pvar', 'description'],
+                       [['`%s`' % info[i][0], md(info[i][1])] for i in ids])
+
+
+def submodules_section(g, cvars):
+    out = ['## Submodules of the hier algorithms', '',
+           'From the grammar: the values of each `NAME` parameter, with the CVAR item that '
+           'sets it and the item\'s description in that CVAR.', '']
+    for coll in g.collectives:
+        seen = set()
+        for algo in g.algorithms[coll]:
+            for param, kind, arg, suffix in g.param_specs(coll, algo):
+                if kind != 'NAME' or (param, suffix) in seen:
+                    continue
+                seen.add((param, suffix))
+                cvar = cvars[g.cvar(coll, suffix)]
+                out += ['### %s: %ss (`%s`, `%s`)' % (coll, LISTS[arg][0], param, cvar['name']), '']
+                out += table(['submodule', 'CVAR', 'JSON', 'description'],
+                             [['`%s`' % n, '`%s=%s`' % (cvar['name'], n), '`%s=%s`' % (param, n),
+                               md(cvar['items'].get(n, '(not described in the CVAR)'))]
+                              for n in LISTS[arg][1](g, coll)])
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('srcdir', nargs='?',
+                    default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    ap.add_argument('-o', '--output', help='default SRCDIR/doc/reference.md; - for stdout')
+    a = ap.parse_args()
+    sys.dont_write_bytecode = True
+    sys.path.insert(0, os.path.join(a.srcdir, 'test/mpi'))
+    import hier_grammar
+    g = hier_grammar.load(a.srcdir)
+    new, added = load_cvars(a.srcdir, g)
+    cvars = {c['name']: c for c in new}
+    sources = sorted({c['source'] for c in new} | {s for *_, s in added})
+    lines = ['<!-- Generated by maint/gen-reference.py from %s/hier_grammar.h, '
+             '%s/hier_pvars.c and the CVAR blocks of %s: do not edit by hand. -->'
+             % (HIER, HIER, ', '.join(sources)), '',
+             '# mpich-hier reference', '',
+             'Everything a user can set (CVARs, Csel JSON parameters) or read (MPI_T pvars). '
+             'Generated by `maint/gen-reference.py`; `test/doc_reference.sh` checks it is '
+             'current.', '']
+    lines += algorithms_section(g, cvars) + submodules_section(g, cvars)
+    lines += cvars_section(new, added) + pvars_section(a.srcdir)
+    text = '\n'.join(lines).rstrip('\n') + '\n'
+    out = a.output or os.path.join(a.srcdir, 'doc/reference.md')
+    if out == '-':
+        sys.stdout.write(text)
+    else:
+        with open(out, 'w') as f:
+            f.write(text)
+
+
+if __name__ == '__main__':
+    main()
