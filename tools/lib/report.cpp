@@ -1,4 +1,4 @@
-#include "report.hpp"
+#include "hiertune/report.hpp"
 
 #include <cstdio>
 #include <sstream>

@@ -12,10 +12,10 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include "hiertune/topology.hpp"
+#include "hiertune/usage_error.hpp"
 #include "mpi_cvars.hpp"
 #include "mpi_job.hpp"
-#include "topology.hpp"
-#include "usage_error.hpp"
 
 namespace hiertune {
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "report.hpp"
-#include "stats.hpp"
-#include "sweep.hpp"
+#include "hiertune/report.hpp"
+#include "hiertune/stats.hpp"
+#include "hiertune/sweep.hpp"
 
 namespace hiertune {
 

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "measure_db.hpp"
-#include "topology.hpp"
+#include "hiertune/measure_db.hpp"
+#include "hiertune/topology.hpp"
 
 namespace hiertune {
 

@@ -1,12 +1,12 @@
 // `hiertune tune` (run WITHOUT mpiexec: it launches the MPI jobs itself), see
-// lib/tune.hpp for the steps.
+// lib/hiertune/tune.hpp for the steps.
 #pragma once
 
 #include <ostream>
 #include <stdexcept>
 #include <string>
 
-#include "tune.hpp"
+#include "hiertune/tune.hpp"
 
 namespace hiertune {
 

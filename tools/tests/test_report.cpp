@@ -10,10 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "db_commands.hpp"
-#include "report.hpp"
-#include "topology.hpp"
-#include "usage_error.hpp"
+#include "hiertune/db_commands.hpp"
+#include "hiertune/report.hpp"
+#include "hiertune/topology.hpp"
+#include "hiertune/usage_error.hpp"
 
 namespace hiertune {
 namespace {

@@ -18,8 +18,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "measure_db.hpp"
-#include "stats.hpp"
+#include "hiertune/measure_db.hpp"
+#include "hiertune/stats.hpp"
 
 namespace hiertune {
 

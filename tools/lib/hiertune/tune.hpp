@@ -30,9 +30,9 @@
 #include <utility>
 #include <vector>
 
-#include "han_model.hpp"
-#include "measure_db.hpp"
-#include "validation.hpp"
+#include "hiertune/han_model.hpp"
+#include "hiertune/measure_db.hpp"
+#include "hiertune/validation.hpp"
 
 namespace hiertune {
 
