@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "hiertune/report.hpp"
+#include "hiertune/bench_output.hpp"
 #include "hiertune/stats.hpp"
 #include "hiertune/sweep.hpp"
 

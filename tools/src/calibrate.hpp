@@ -9,7 +9,7 @@
 #include <ostream>
 #include <string>
 
-#include "hiertune/report.hpp"
+#include "hiertune/bench_output.hpp"
 #include "hiertune/stats.hpp"
 
 namespace hiertune {

@@ -15,7 +15,7 @@
 //
 // This file only maps the command line onto the library (tools/lib) and the
 // MPI runners (bench.cpp, tasks.cpp, calibrate.cpp, verify.cpp) and tune's
-// runner (tune_run.cpp); see tools/README.md for the options.
+// runner (tune_command.cpp); see tools/README.md for the options.
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -39,7 +39,7 @@
 #include "hiertune/usage_error.hpp"
 #include "mpi_session.hpp"
 #include "tasks.hpp"
-#include "tune_run.hpp"
+#include "tune_command.hpp"
 #include "verify.hpp"
 
 // Where the MPICH this hiertune is built against lives (Makefile.am).

@@ -8,7 +8,7 @@
 #include <ostream>
 #include <vector>
 
-#include "hiertune/tune.hpp"
+#include "hiertune/tune_steps.hpp"
 
 namespace hiertune {
 

@@ -17,8 +17,8 @@
 #include <string_view>
 #include <vector>
 
+#include "hiertune/bench_output.hpp"
 #include "hiertune/measure_db.hpp"
-#include "hiertune/report.hpp"
 
 namespace hiertune {
 

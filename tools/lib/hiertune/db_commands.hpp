@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "hiertune/bench_output.hpp"
 #include "hiertune/measure_db.hpp"
-#include "hiertune/report.hpp"
 
 namespace hiertune {
 

@@ -1,4 +1,4 @@
-#include "hiertune/report.hpp"
+#include "hiertune/bench_output.hpp"
 
 #include <cstdio>
 #include <sstream>

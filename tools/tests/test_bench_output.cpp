@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hiertune/bench_output.hpp"
 #include "hiertune/db_commands.hpp"
-#include "hiertune/report.hpp"
 #include "hiertune/topology.hpp"
 #include "hiertune/usage_error.hpp"
 

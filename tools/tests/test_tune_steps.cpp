@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "hiertune/tune.hpp"
+#include "hiertune/tune_steps.hpp"
 #include "hiertune/usage_error.hpp"
 
 namespace hiertune {

@@ -1,4 +1,4 @@
-#include "hiertune/tune.hpp"
+#include "hiertune/tune_steps.hpp"
 
 #include <algorithm>
 #include <cctype>
