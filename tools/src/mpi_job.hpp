@@ -1,4 +1,4 @@
-// MPI helpers shared by `hiertune bench` and `hiertune tasks` (defined in bench.cpp).
+// MPI helpers shared by the MPI runners (`hiertune bench`, `tasks`, `calibrate`, `verify`).
 #pragma once
 
 #include <string>
