@@ -185,4 +185,16 @@ std::string progress_line(std::size_t done, std::size_t total, std::string_view 
     return line;
 }
 
+bool draw_progress(ProgressMode mode, bool stderr_is_terminal, bool stdout_is_terminal) {
+    switch (mode) {
+        case ProgressMode::always:
+            return true;
+        case ProgressMode::never:
+            return false;
+        case ProgressMode::automatic:
+            break;
+    }
+    return stderr_is_terminal && !stdout_is_terminal;
+}
+
 }  // namespace hiertune

@@ -1,12 +1,9 @@
 #include "bench.hpp"
 
 #include <algorithm>
-#include <fstream>
-#include <iterator>
 #include <memory>
 #include <optional>
 #include <set>
-#include <sstream>
 
 #include <mpi.h>
 #include <unistd.h>
@@ -22,51 +19,10 @@ namespace {
 
 constexpr const char* kPollsBeforeYield = "MPIR_CVAR_CH4_POLLS_BEFORE_YIELD";
 
-// Parent of a process, from /proc (0 if unknown).
-pid_t parent_of(pid_t pid) {
-    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-    const std::size_t close = text.rfind(')');  // the command name may contain spaces
-    if (close == std::string::npos) return 0;
-    std::istringstream fields(text.substr(close + 1));
-    char state = 0;
-    pid_t parent = 0;
-    fields >> state >> parent;
-    return parent;
-}
-
-// Where descriptor `fd` of a process points ("/dev/pts/3", "pipe:[123]", ...).
-std::string fd_target(pid_t pid, int fd) {
-    char target[256];
-    const std::string link = "/proc/" + std::to_string(pid) + "/fd/" + std::to_string(fd);
-    const ssize_t length = readlink(link.c_str(), target, sizeof target - 1);
-    return length > 0 ? std::string(target, static_cast<std::size_t>(length)) : std::string();
-}
-
-// Whether descriptor `fd` of this process ends on a terminal.  Under mpiexec
-// a rank's output is a pipe to the launcher (hydra: rank -> proxy -> mpiexec),
-// so follow pipes up the parents to the first descriptor that is not one.
-bool reaches_terminal(int fd) {
-    pid_t pid = getpid();
-    for (int level = 0; level < 4 && pid > 1; ++level, pid = parent_of(pid)) {
-        const std::string target = fd_target(pid, fd);
-        if (target.rfind("pipe:", 0) == 0) continue;
-        return target.rfind("/dev/pts/", 0) == 0 || target.rfind("/dev/tty", 0) == 0 ||
-               (level == 0 && isatty(fd));
-    }
-    return false;
-}
-
-// A progress bar on stderr, only where someone watches it: stderr on a
-// terminal and stdout not (rows on a terminal show the progress themselves,
-// and the launcher forwards the two streams in no guaranteed order, so
-// redrawing a bar between rows could garble them).
+// A progress bar on stderr (draw_progress decides whether).
 class Progress {
 public:
-    Progress(bool enabled, std::ostream& err, std::size_t total)
-        : enabled_(enabled && reaches_terminal(STDERR_FILENO) && !reaches_terminal(STDOUT_FILENO)),
-          err_(err),
-          total_(total) {}
+    Progress(bool enabled, std::ostream& err, std::size_t total) : enabled_(enabled), err_(err), total_(total) {}
     void show(std::size_t done, const std::string& label) {
         if (!enabled_) return;
         err_ << '\r' << progress_line(done, total_, label) << "\033[K" << std::flush;
@@ -341,7 +297,8 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err)
         reporter.preamble(std::to_string(facts.job.ranks) + " ranks, " + std::to_string(facts.job.nodes) +
                           " nodes x " + std::to_string(facts.job.ppn) + " ppn, " + facts.job.placement +
                           "; Avg Latency = median over repetitions of the max-over-ranks time");
-    Progress progress(options.progress && rank == 0, err, plan.points.size());
+    Progress progress(rank == 0 && draw_progress(options.progress, isatty(STDERR_FILENO), isatty(STDOUT_FILENO)),
+                      err, plan.points.size());
     std::map<std::string, CvarValue> current = plan.initial;
     const CvarCatalog& catalog = plan.cvars->catalog();
     std::size_t unconverged = 0, failed_checks = 0;

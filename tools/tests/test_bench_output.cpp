@@ -148,6 +148,18 @@ TEST(Progress, BarCountAndLabel) {
     EXPECT_EQ(progress_line(0, 0, "", 4), "[####] 0/0");
 }
 
+TEST(Progress, DrawnAsAskedElseOnlyOnATerminalWithoutRows) {
+    for (const bool err_tty : {false, true})
+        for (const bool out_tty : {false, true}) {
+            EXPECT_TRUE(draw_progress(ProgressMode::always, err_tty, out_tty));
+            EXPECT_FALSE(draw_progress(ProgressMode::never, err_tty, out_tty));
+        }
+    EXPECT_TRUE(draw_progress(ProgressMode::automatic, true, false));
+    EXPECT_FALSE(draw_progress(ProgressMode::automatic, true, true));    // rows on the terminal
+    EXPECT_FALSE(draw_progress(ProgressMode::automatic, false, false));  // e.g. under mpiexec
+    EXPECT_FALSE(draw_progress(ProgressMode::automatic, false, true));
+}
+
 // ---------------------------------------------------------------- topology
 
 TEST(Topology, PlacementFromTheNodeOfEachRank) {
