@@ -1,4 +1,4 @@
-#include "calibration.hpp"
+#include "hiertune/calibration.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -10,7 +10,7 @@
 #include <ostream>
 #include <stdexcept>
 
-#include "usage_error.hpp"
+#include "hiertune/usage_error.hpp"
 
 namespace hiertune {
 

@@ -1,4 +1,4 @@
-#include "cluster_env.hpp"
+#include "hiertune/cluster_env.hpp"
 
 #include <cctype>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-#include "csel_show.hpp"
+#include "hiertune/csel_show.hpp"
 
 #include <algorithm>
 #include <climits>

@@ -1,6 +1,6 @@
-#include "csel_tree.hpp"
+#include "hiertune/csel_tree.hpp"
 
-#include "grammar.hpp"
+#include "hiertune/grammar.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "cvars.hpp"
+#include "hiertune/cvars.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -7,7 +7,7 @@
 #include <limits>
 #include <sstream>
 
-#include "usage_error.hpp"
+#include "hiertune/usage_error.hpp"
 
 namespace hiertune {
 

@@ -1,12 +1,12 @@
-#include "db_commands.hpp"
+#include "hiertune/db_commands.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <set>
 
-#include "calibration.hpp"
-#include "usage_error.hpp"
+#include "hiertune/calibration.hpp"
+#include "hiertune/usage_error.hpp"
 
 namespace hiertune {
 

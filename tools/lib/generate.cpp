@@ -1,6 +1,6 @@
-#include "generate.hpp"
+#include "hiertune/generate.hpp"
 
-#include "grammar.hpp"
+#include "hiertune/grammar.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -9,8 +9,8 @@
 #include <sstream>
 #include <tuple>
 
-#include "sizes.hpp"
-#include "usage_error.hpp"
+#include "hiertune/sizes.hpp"
+#include "hiertune/usage_error.hpp"
 
 namespace hiertune {
 

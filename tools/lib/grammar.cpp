@@ -1,4 +1,4 @@
-#include "grammar.hpp"
+#include "hiertune/grammar.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "han_model.hpp"
+#include "hiertune/han_model.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "measure_db.hpp"
+#include "hiertune/measure_db.hpp"
 
 #include <sqlite3.h>
 

@@ -1,9 +1,9 @@
-#include "sizes.hpp"
+#include "hiertune/sizes.hpp"
 
 #include <algorithm>
 #include <charconv>
 
-#include "usage_error.hpp"
+#include "hiertune/usage_error.hpp"
 
 namespace hiertune {
 

@@ -1,10 +1,10 @@
-#include "sweep.hpp"
+#include "hiertune/sweep.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <utility>
 
-#include "usage_error.hpp"
+#include "hiertune/usage_error.hpp"
 
 namespace hiertune {
 

@@ -1,12 +1,12 @@
-#include "task_bench.hpp"
+#include "hiertune/task_bench.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <set>
 #include <stdexcept>
 
-#include "grammar.hpp"
-#include "usage_error.hpp"
+#include "hiertune/grammar.hpp"
+#include "hiertune/usage_error.hpp"
 
 namespace hiertune {
 

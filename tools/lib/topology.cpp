@@ -1,4 +1,4 @@
-#include "topology.hpp"
+#include "hiertune/topology.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "validation.hpp"
+#include "hiertune/validation.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <sstream>
 #include <utility>
 
-#include "stats.hpp"
+#include "hiertune/stats.hpp"
 
 namespace hiertune {
 

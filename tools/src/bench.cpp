@@ -1,21 +1,17 @@
 #include "bench.hpp"
 
 #include <algorithm>
-#include <cstring>
-#include <fstream>
-#include <iterator>
 #include <memory>
 #include <optional>
 #include <set>
-#include <sstream>
 
 #include <mpi.h>
 #include <unistd.h>
 
+#include "hiertune/topology.hpp"
+#include "hiertune/usage_error.hpp"
 #include "mpi_cvars.hpp"
 #include "mpi_job.hpp"
-#include "topology.hpp"
-#include "usage_error.hpp"
 
 namespace hiertune {
 
@@ -23,131 +19,10 @@ namespace {
 
 constexpr const char* kPollsBeforeYield = "MPIR_CVAR_CH4_POLLS_BEFORE_YIELD";
 
-}  // namespace
-
-// ---- shared with `hiertune tasks` (mpi_job.hpp)
-
-MpiToolsSession::MpiToolsSession() {
-    int provided = 0;
-    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
-}
-MpiToolsSession::~MpiToolsSession() { MPI_T_finalize(); }
-
-int world_rank() {
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    return rank;
-}
-
-// True on every rank iff `ok` on every rank: decisions taken together.
-bool all_ok(bool ok) {
-    int value = ok ? 1 : 0;
-    MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    return value == 1;
-}
-
-std::vector<int> node_of_each_rank() {
-    const int rank = world_rank();
-    int size = 0;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Comm shared = MPI_COMM_NULL;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared);
-    int leader = rank;
-    MPI_Bcast(&leader, 1, MPI_INT, 0, shared);
-    MPI_Comm_free(&shared);
-    std::vector<int> node_of_rank(static_cast<std::size_t>(size));
-    MPI_Allgather(&leader, 1, MPI_INT, node_of_rank.data(), 1, MPI_INT, MPI_COMM_WORLD);
-    return node_of_rank;
-}
-
-JobFacts gather_job_facts(const std::string& machine) {
-    const int rank = world_rank();
-    int size = 0;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    const std::vector<int> node_of_rank = node_of_each_rank();
-
-    // Real hosts by processor name: cliques share one host and its cores.
-    char name[MPI_MAX_PROCESSOR_NAME] = {};
-    int name_len = 0;
-    MPI_Get_processor_name(name, &name_len);
-    std::vector<char> names(static_cast<std::size_t>(size) * MPI_MAX_PROCESSOR_NAME);
-    MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0,
-               MPI_COMM_WORLD);
-    const int cores = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
-    std::vector<int> cores_of_rank(static_cast<std::size_t>(size));
-    MPI_Gather(&cores, 1, MPI_INT, cores_of_rank.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-
-    JobFacts facts;
-    if (rank != 0) return facts;
-    std::vector<std::string> host_of_rank;
-    for (int r = 0; r < size; ++r) {
-        const char* host = &names[static_cast<std::size_t>(r) * MPI_MAX_PROCESSOR_NAME];
-        host_of_rank.emplace_back(host, strnlen(host, MPI_MAX_PROCESSOR_NAME));
-    }
-    facts.oversubscribed = oversubscribed_hosts(host_of_rank, cores_of_rank);
-
-    char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-    int version_len = 0;
-    MPI_Get_library_version(version, &version_len);
-
-    const Layout layout = describe_layout(node_of_rank);
-    JobDescription& job = facts.job;
-    job.machine = machine.empty() ? host_of_rank[0] : machine;
-    job.ranks = size;
-    job.nodes = layout.nodes;
-    job.ppn = layout.ppn;
-    job.placement = layout.placement;
-    job.mpich_build = condense_library_version(std::string(version, strnlen(version, sizeof version)));
-    return facts;
-}
-
-namespace {
-
-// Parent of a process, from /proc (0 if unknown).
-pid_t parent_of(pid_t pid) {
-    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-    const std::size_t close = text.rfind(')');  // the command name may contain spaces
-    if (close == std::string::npos) return 0;
-    std::istringstream fields(text.substr(close + 1));
-    char state = 0;
-    pid_t parent = 0;
-    fields >> state >> parent;
-    return parent;
-}
-
-// Where descriptor `fd` of a process points ("/dev/pts/3", "pipe:[123]", ...).
-std::string fd_target(pid_t pid, int fd) {
-    char target[256];
-    const std::string link = "/proc/" + std::to_string(pid) + "/fd/" + std::to_string(fd);
-    const ssize_t length = readlink(link.c_str(), target, sizeof target - 1);
-    return length > 0 ? std::string(target, static_cast<std::size_t>(length)) : std::string();
-}
-
-// Whether descriptor `fd` of this process ends on a terminal.  Under mpiexec
-// a rank's output is a pipe to the launcher (hydra: rank -> proxy -> mpiexec),
-// so follow pipes up the parents to the first descriptor that is not one.
-bool reaches_terminal(int fd) {
-    pid_t pid = getpid();
-    for (int level = 0; level < 4 && pid > 1; ++level, pid = parent_of(pid)) {
-        const std::string target = fd_target(pid, fd);
-        if (target.rfind("pipe:", 0) == 0) continue;
-        return target.rfind("/dev/pts/", 0) == 0 || target.rfind("/dev/tty", 0) == 0 ||
-               (level == 0 && isatty(fd));
-    }
-    return false;
-}
-
-// A progress bar on stderr, only where someone watches it: stderr on a
-// terminal and stdout not (rows on a terminal show the progress themselves,
-// and the launcher forwards the two streams in no guaranteed order, so
-// redrawing a bar between rows could garble them).
+// A progress bar on stderr (draw_progress decides whether).
 class Progress {
 public:
-    Progress(bool enabled, std::ostream& err, std::size_t total)
-        : enabled_(enabled && reaches_terminal(STDERR_FILENO) && !reaches_terminal(STDOUT_FILENO)),
-          err_(err),
-          total_(total) {}
+    Progress(bool enabled, std::ostream& err, std::size_t total) : enabled_(enabled), err_(err), total_(total) {}
     void show(std::size_t done, const std::string& label) {
         if (!enabled_) return;
         err_ << '\r' << progress_line(done, total_, label) << "\033[K" << std::flush;
@@ -422,7 +297,8 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err)
         reporter.preamble(std::to_string(facts.job.ranks) + " ranks, " + std::to_string(facts.job.nodes) +
                           " nodes x " + std::to_string(facts.job.ppn) + " ppn, " + facts.job.placement +
                           "; Avg Latency = median over repetitions of the max-over-ranks time");
-    Progress progress(options.progress && rank == 0, err, plan.points.size());
+    Progress progress(rank == 0 && draw_progress(options.progress, isatty(STDERR_FILENO), isatty(STDOUT_FILENO)),
+                      err, plan.points.size());
     std::map<std::string, CvarValue> current = plan.initial;
     const CvarCatalog& catalog = plan.cvars->catalog();
     std::size_t unconverged = 0, failed_checks = 0;

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "report.hpp"
-#include "stats.hpp"
-#include "sweep.hpp"
+#include "hiertune/bench_output.hpp"
+#include "hiertune/stats.hpp"
+#include "hiertune/sweep.hpp"
 
 namespace hiertune {
 
@@ -25,7 +25,7 @@ struct BenchOptions {
     OutputFormat format = OutputFormat::osu;
     bool full = false;      // -f: Min/Max/Iterations columns
     bool validate = false;  // -c: check the data on every rank, every repetition
-    bool progress = true;   // on stderr, when it is a terminal
+    ProgressMode progress = ProgressMode::automatic;  // the bar on stderr (draw_progress)
     std::string db_path;    // record every point and resume; empty: no database
     std::string machine;    // job identity; empty: rank 0's processor name
     std::string account_step;  // add each measured point's time to this step_times entry

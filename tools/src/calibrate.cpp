@@ -6,7 +6,7 @@
 
 #include <mpi.h>
 
-#include "calibration.hpp"
+#include "hiertune/calibration.hpp"
 #include "mpi_job.hpp"
 
 namespace hiertune {

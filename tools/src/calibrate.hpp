@@ -9,8 +9,8 @@
 #include <ostream>
 #include <string>
 
-#include "report.hpp"
-#include "stats.hpp"
+#include "hiertune/bench_output.hpp"
+#include "hiertune/stats.hpp"
 
 namespace hiertune {
 

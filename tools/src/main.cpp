@@ -15,7 +15,7 @@
 //
 // This file only maps the command line onto the library (tools/lib) and the
 // MPI runners (bench.cpp, tasks.cpp, calibrate.cpp, verify.cpp) and tune's
-// runner (tune_run.cpp); see tools/README.md for the options.
+// runner (tune_command.cpp); see tools/README.md for the options.
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -28,18 +28,18 @@
 
 #include "bench.hpp"
 #include "calibrate.hpp"
-#include "calibration.hpp"
-#include "cluster_env.hpp"
-#include "csel_show.hpp"
-#include "db_commands.hpp"
-#include "generate.hpp"
-#include "grammar.hpp"
+#include "hiertune/calibration.hpp"
+#include "hiertune/cluster_env.hpp"
+#include "hiertune/csel_show.hpp"
+#include "hiertune/db_commands.hpp"
+#include "hiertune/generate.hpp"
+#include "hiertune/grammar.hpp"
+#include "hiertune/sizes.hpp"
+#include "hiertune/task_bench.hpp"
+#include "hiertune/usage_error.hpp"
 #include "mpi_session.hpp"
-#include "sizes.hpp"
-#include "task_bench.hpp"
 #include "tasks.hpp"
-#include "tune_run.hpp"
-#include "usage_error.hpp"
+#include "tune_command.hpp"
 #include "verify.hpp"
 
 // Where the MPICH this hiertune is built against lives (Makefile.am).
@@ -133,6 +133,7 @@ struct BenchArgs {
     OutputFlags output;
     bool full = false;
     bool validate = false;
+    bool progress = false;
     bool no_progress = false;
     std::string db_path;
     std::string machine;
@@ -151,7 +152,7 @@ struct BenchArgs {
         options.format = output.format();
         options.full = full;
         options.validate = validate;
-        options.progress = !no_progress;
+        options.progress = progress ? ProgressMode::always : no_progress ? ProgressMode::never : ProgressMode::automatic;
         options.db_path = db_path;
         options.machine = machine_name(machine, std::getenv(kMachineEnv));
         options.account_step = account_step;
@@ -187,7 +188,10 @@ CLI::App* add_bench_command(CLI::App& app, BenchArgs& args) {
     bench->add_flag("-f,--full", args.full, "OSU format: add Min/Max Latency(us) and Iterations columns");
     bench->add_flag("-c,--validate", args.validate,
                     "Check the received data/result on every rank, every repetition (exit 1 on failure)");
-    bench->add_flag("--no-progress", args.no_progress, "No progress bar on stderr");
+    CLI::Option* progress = bench->add_flag(
+        "--progress", args.progress,
+        "Draw a progress bar on stderr (default: only when stderr is a terminal and stdout is not)");
+    bench->add_flag("--no-progress", args.no_progress, "No progress bar on stderr")->excludes(progress);
     bench->add_option("--db", args.db_path,
                       "Record every point in this SQLite database and skip points already there "
                       "(rerun the same command to resume a killed sweep)");

@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "usage_error.hpp"
+#include "hiertune/usage_error.hpp"
 
 namespace hiertune {
 

@@ -7,7 +7,7 @@
 
 #include <mpi.h>
 
-#include "cvars.hpp"
+#include "hiertune/cvars.hpp"
 
 namespace hiertune {
 

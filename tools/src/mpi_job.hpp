@@ -1,11 +1,11 @@
-// MPI helpers shared by `hiertune bench` and `hiertune tasks` (defined in bench.cpp).
+// MPI helpers shared by the MPI runners (`hiertune bench`, `tasks`, `calibrate`, `verify`).
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "measure_db.hpp"
-#include "topology.hpp"
+#include "hiertune/measure_db.hpp"
+#include "hiertune/topology.hpp"
 
 namespace hiertune {
 

@@ -11,12 +11,12 @@
 
 #include <mpi.h>
 
-#include "han_model.hpp"
+#include "hiertune/han_model.hpp"
+#include "hiertune/stats.hpp"
+#include "hiertune/task_bench.hpp"
+#include "hiertune/usage_error.hpp"
 #include "mpi_cvars.hpp"
 #include "mpi_job.hpp"
-#include "stats.hpp"
-#include "task_bench.hpp"
-#include "usage_error.hpp"
 
 namespace hiertune {
 

@@ -8,7 +8,7 @@
 #include <ostream>
 #include <vector>
 
-#include "tune.hpp"
+#include "hiertune/tune_steps.hpp"
 
 namespace hiertune {
 

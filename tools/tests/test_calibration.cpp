@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "calibration.hpp"
-#include "usage_error.hpp"
+#include "hiertune/calibration.hpp"
+#include "hiertune/usage_error.hpp"
 
 namespace hiertune {
 namespace {

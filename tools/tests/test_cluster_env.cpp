@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "cluster_env.hpp"
+#include "hiertune/cluster_env.hpp"
 
 namespace hiertune {
 namespace {

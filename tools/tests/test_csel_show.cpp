@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "csel_show.hpp"
+#include "hiertune/csel_show.hpp"
 
 namespace hiertune::csel {
 namespace {

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <functional>
 
-#include "csel_tree.hpp"
+#include "hiertune/csel_tree.hpp"
 
 namespace hiertune::csel {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <filesystem>
 
-#include "generate.hpp"
-#include "usage_error.hpp"
+#include "hiertune/generate.hpp"
+#include "hiertune/usage_error.hpp"
 
 namespace hiertune {
 namespace {

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "grammar.hpp"
+#include "hiertune/grammar.hpp"
 
 namespace hiertune::grammar {
 namespace {

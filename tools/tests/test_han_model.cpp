@@ -2,7 +2,7 @@
 // allreduce, short pipelines, selection.
 #include <gtest/gtest.h>
 
-#include "han_model.hpp"
+#include "hiertune/han_model.hpp"
 
 namespace hiertune::han {
 namespace {

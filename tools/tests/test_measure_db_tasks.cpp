@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "measure_db.hpp"
+#include "hiertune/measure_db.hpp"
 
 namespace hiertune {
 namespace {

@@ -1,4 +1,4 @@
-#include "stats.hpp"
+#include "hiertune/stats.hpp"
 
 #include <gtest/gtest.h>
 

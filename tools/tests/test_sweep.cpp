@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "cvars.hpp"
-#include "measure_db.hpp"
-#include "sizes.hpp"
-#include "sweep.hpp"
-#include "usage_error.hpp"
+#include "hiertune/cvars.hpp"
+#include "hiertune/measure_db.hpp"
+#include "hiertune/sizes.hpp"
+#include "hiertune/sweep.hpp"
+#include "hiertune/usage_error.hpp"
 
 namespace hiertune {
 namespace {

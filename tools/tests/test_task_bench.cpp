@@ -3,8 +3,8 @@
 
 #include <set>
 
-#include "task_bench.hpp"
-#include "usage_error.hpp"
+#include "hiertune/task_bench.hpp"
+#include "hiertune/usage_error.hpp"
 
 namespace hiertune {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "validation.hpp"
+#include "hiertune/validation.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "report.hpp"
+#include "hiertune/bench_output.hpp"
 
 #include <cstdio>
 #include <sstream>
@@ -183,6 +183,18 @@ std::string progress_line(std::size_t done, std::size_t total, std::string_view 
     line += std::to_string(done) + "/" + std::to_string(total);
     if (!label.empty()) line += "  " + std::string(label);
     return line;
+}
+
+bool draw_progress(ProgressMode mode, bool stderr_is_terminal, bool stdout_is_terminal) {
+    switch (mode) {
+        case ProgressMode::always:
+            return true;
+        case ProgressMode::never:
+            return false;
+        case ProgressMode::automatic:
+            break;
+    }
+    return stderr_is_terminal && !stdout_is_terminal;
 }
 
 }  // namespace hiertune

@@ -1,5 +1,5 @@
 // `hiertune tune`: the site admin's one command (no MPI here; the runner that
-// launches the jobs is tools/src/tune_run.cpp).
+// launches the jobs is tools/src/tune_command.cpp).
 //
 //   (0) calibrate `hiertune calibrate --db --if-missing`: latency and bandwidth
 //                 per link, and the job all later steps file under
@@ -30,9 +30,9 @@
 #include <utility>
 #include <vector>
 
-#include "han_model.hpp"
-#include "measure_db.hpp"
-#include "validation.hpp"
+#include "hiertune/han_model.hpp"
+#include "hiertune/measure_db.hpp"
+#include "hiertune/validation.hpp"
 
 namespace hiertune {
 

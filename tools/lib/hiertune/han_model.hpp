@@ -44,7 +44,7 @@
 #include <string>
 #include <vector>
 
-#include "measure_db.hpp"  // Params
+#include "hiertune/measure_db.hpp"  // Params
 
 namespace hiertune::han {
 

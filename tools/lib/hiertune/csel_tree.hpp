@@ -46,7 +46,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "measure_db.hpp"  // Params
+#include "hiertune/measure_db.hpp"  // Params
 
 namespace hiertune::csel {
 

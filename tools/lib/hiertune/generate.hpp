@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "csel_tree.hpp"
-#include "han_model.hpp"
-#include "measure_db.hpp"
+#include "hiertune/csel_tree.hpp"
+#include "hiertune/han_model.hpp"
+#include "hiertune/measure_db.hpp"
 
 namespace hiertune {
 

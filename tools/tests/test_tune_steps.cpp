@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "tune.hpp"
-#include "usage_error.hpp"
+#include "hiertune/tune_steps.hpp"
+#include "hiertune/usage_error.hpp"
 
 namespace hiertune {
 namespace {

@@ -24,8 +24,8 @@
 #include <string_view>
 #include <vector>
 
-#include "cvars.hpp"
-#include "measure_db.hpp"
+#include "hiertune/cvars.hpp"
+#include "hiertune/measure_db.hpp"
 
 namespace hiertune {
 

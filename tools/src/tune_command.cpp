@@ -1,4 +1,4 @@
-#include "tune_run.hpp"
+#include "tune_command.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,15 +16,15 @@
 #include <map>
 #include <sstream>
 
-#include "calibration.hpp"
-#include "cluster_env.hpp"
-#include "csel_tree.hpp"
-#include "generate.hpp"
-#include "measure_db.hpp"
-#include "report.hpp"
-#include "task_bench.hpp"
-#include "usage_error.hpp"
-#include "validation.hpp"
+#include "hiertune/bench_output.hpp"
+#include "hiertune/calibration.hpp"
+#include "hiertune/cluster_env.hpp"
+#include "hiertune/csel_tree.hpp"
+#include "hiertune/generate.hpp"
+#include "hiertune/measure_db.hpp"
+#include "hiertune/task_bench.hpp"
+#include "hiertune/usage_error.hpp"
+#include "hiertune/validation.hpp"
 
 namespace hiertune {
 

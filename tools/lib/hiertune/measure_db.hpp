@@ -83,7 +83,7 @@
 #include <string_view>
 #include <vector>
 
-#include "stats.hpp"
+#include "hiertune/stats.hpp"
 
 struct sqlite3;
 

@@ -10,10 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "db_commands.hpp"
-#include "report.hpp"
-#include "topology.hpp"
-#include "usage_error.hpp"
+#include "hiertune/bench_output.hpp"
+#include "hiertune/db_commands.hpp"
+#include "hiertune/topology.hpp"
+#include "hiertune/usage_error.hpp"
 
 namespace hiertune {
 namespace {
@@ -146,6 +146,18 @@ TEST(Progress, BarCountAndLabel) {
     EXPECT_EQ(progress_line(2, 4, "", 8), "[####....] 2/4");
     EXPECT_EQ(progress_line(4, 4, "x", 8), "[########] 4/4  x");
     EXPECT_EQ(progress_line(0, 0, "", 4), "[####] 0/0");
+}
+
+TEST(Progress, DrawnAsAskedElseOnlyOnATerminalWithoutRows) {
+    for (const bool err_tty : {false, true})
+        for (const bool out_tty : {false, true}) {
+            EXPECT_TRUE(draw_progress(ProgressMode::always, err_tty, out_tty));
+            EXPECT_FALSE(draw_progress(ProgressMode::never, err_tty, out_tty));
+        }
+    EXPECT_TRUE(draw_progress(ProgressMode::automatic, true, false));
+    EXPECT_FALSE(draw_progress(ProgressMode::automatic, true, true));    // rows on the terminal
+    EXPECT_FALSE(draw_progress(ProgressMode::automatic, false, false));  // e.g. under mpiexec
+    EXPECT_FALSE(draw_progress(ProgressMode::automatic, false, true));
 }
 
 // ---------------------------------------------------------------- topology

@@ -18,8 +18,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "measure_db.hpp"
-#include "stats.hpp"
+#include "hiertune/measure_db.hpp"
+#include "hiertune/stats.hpp"
 
 namespace hiertune {
 
@@ -73,5 +73,13 @@ private:
 // "[#######.............]  12/40  bcast hier 65536 B" (no newline).
 std::string progress_line(std::size_t done, std::size_t total, std::string_view label,
                           std::size_t bar_width = 24);
+
+// Whether bench draws its progress bar: --progress (always), --no-progress
+// (never), or neither (automatic): only when stderr is a terminal and stdout is
+// not (rows on a terminal show the progress themselves, and a launcher forwards
+// the two streams in no guaranteed order, so a bar redrawn between rows could
+// garble them).  Under mpiexec a rank's streams are pipes: no bar unless asked.
+enum class ProgressMode { automatic, always, never };
+bool draw_progress(ProgressMode mode, bool stderr_is_terminal, bool stdout_is_terminal);
 
 }  // namespace hiertune

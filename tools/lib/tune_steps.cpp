@@ -1,4 +1,4 @@
-#include "tune.hpp"
+#include "hiertune/tune_steps.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -10,11 +10,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cluster_env.hpp"
-#include "csel_tree.hpp"
-#include "generate.hpp"
-#include "task_bench.hpp"
-#include "usage_error.hpp"
+#include "hiertune/cluster_env.hpp"
+#include "hiertune/csel_tree.hpp"
+#include "hiertune/generate.hpp"
+#include "hiertune/task_bench.hpp"
+#include "hiertune/usage_error.hpp"
 
 namespace hiertune {
 

@@ -1,12 +1,12 @@
-// `hiertune tune` (run WITHOUT mpiexec: it launches the MPI jobs itself), see
-// lib/tune.hpp for the steps.
+// The commands `hiertune tune` and `hiertune tree-timing` (run WITHOUT mpiexec:
+// they launch the MPI jobs themselves), see lib/hiertune/tune_steps.hpp for the steps.
 #pragma once
 
 #include <ostream>
 #include <stdexcept>
 #include <string>
 
-#include "tune.hpp"
+#include "hiertune/tune_steps.hpp"
 
 namespace hiertune {
 

@@ -27,8 +27,8 @@
 #include <utility>
 #include <vector>
 
-#include "han_model.hpp"
-#include "measure_db.hpp"
+#include "hiertune/han_model.hpp"
+#include "hiertune/measure_db.hpp"
 
 namespace hiertune {
 

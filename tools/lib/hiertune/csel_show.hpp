@@ -49,7 +49,7 @@
 #include <utility>
 #include <vector>
 
-#include "csel_tree.hpp"  // Json, TreeError
+#include "hiertune/csel_tree.hpp"  // Json, TreeError
 
 namespace hiertune::csel {
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "measure_db.hpp"
-#include "report.hpp"
+#include "hiertune/bench_output.hpp"
+#include "hiertune/measure_db.hpp"
 
 namespace hiertune {
 
