@@ -121,6 +121,7 @@ void apply(MpiCvars& cvars, const std::map<std::string, CvarValue>& wanted,
 // The outcome of one group (the configurations of one size), in its order.
 struct GroupMeasurement {
     std::vector<Summary> summaries;  // rank 0 only
+    std::vector<double> seconds;     // rank 0 only: wall-clock time of each one's turns
     std::vector<char> data_ok;       // every rank: 1 if every rank held the right data every time
 };
 
@@ -172,6 +173,7 @@ GroupMeasurement measure_group(const std::vector<PointKey>& keys,
         result.data_ok.push_back(wrong[c] == 0 ? 1 : 0);
         if (rank == 0) result.summaries.push_back(samplers[c].summary());
     }
+    if (rank == 0) result.seconds = elapsed;
     return result;
 }
 
@@ -350,7 +352,7 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err)
             if (plan.points[i].collective == collective) reporter.point(results[i]);
     };
 
-    double mark = MPI_Wtime();  // --account: each group's time from the end of the previous one
+    double mark = MPI_Wtime();  // --account: the time from the end of the previous stored point
     for (std::size_t g = 0; g < groups.size(); ++g) {
         const std::vector<std::size_t>& group = groups[g];
         const PointKey& first = plan.points[group.front()];
@@ -387,7 +389,7 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err)
         if (rank != 0) continue;
 
         std::vector<PointResult> group_results;
-        bool recorded = false;
+        std::vector<double> recorded_seconds;  // --account: each recorded point's own turns
         for (std::size_t i : group) {
             PointResult result;
             result.key = plan.points[i];
@@ -406,7 +408,7 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err)
             if (db && data_ok) {
                 try {
                     db->record_point(job_id, result.key, result.summary);
-                    recorded = true;
+                    recorded_seconds.push_back(measurement.seconds[c]);
                 } catch (const std::exception& e) {
                     progress.clear();
                     err << "hiertune: error: " << e.what() << '\n';
@@ -415,16 +417,22 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err)
             }
             group_results.push_back(std::move(result));
         }
-        if (recorded && !options.account_step.empty()) {
+        if (!recorded_seconds.empty() && !options.account_step.empty()) {
+            // one row per stored point: the time since the previous row, shared
+            // in proportion to the points' own turns
+            const double now = MPI_Wtime();
+            double turns = 0;
+            for (double seconds : recorded_seconds) turns += seconds;
             try {
-                const double now = MPI_Wtime();
-                db->add_step_time(job_id, options.account_step, now - mark);
-                mark = now;
+                for (double seconds : recorded_seconds)
+                    db->add_step_time(job_id, options.account_step,
+                                      (now - mark) * (turns > 0 ? seconds / turns : 1.0 / recorded_seconds.size()));
             } catch (const std::exception& e) {
                 progress.clear();
                 err << "hiertune: error: " << e.what() << '\n';
                 MPI_Abort(MPI_COMM_WORLD, 1);
             }
+            mark = now;
         }
         progress.clear();
         compare_configurations(group_results, options.link_rate, facts.job.nodes);

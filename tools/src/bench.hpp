@@ -33,7 +33,8 @@ struct BenchOptions {
     ProgressMode progress = ProgressMode::automatic;  // the bar on stderr (draw_progress)
     std::string db_path;    // record every point and resume; empty: no database
     std::string machine;    // job identity; empty: rank 0's processor name
-    std::string account_step;  // add each measured size's time (its configurations) to this step_times entry
+    std::string account_step;  // add each measured point's time to this step_times entry (a size's time
+                               // shared among its points in proportion to their own turns)
     std::optional<double> link_rate;  // HIERTUNE_LINK_RATE, bytes/s: the link bound (compare.hpp)
     std::string cluster;              // HIERTUNE_CLUSTER, named with the rate
 };

@@ -214,7 +214,7 @@ CLI::App* add_bench_command(CLI::App& app, BenchArgs& args) {
                       "(rerun the same command to resume a killed sweep)");
     bench->add_option("--machine", args.machine, kMachineHelp);
     bench->add_option("--account", args.account_step,
-                      "Add each size's measuring time to this step of the database's step times "
+                      "Add each point's measuring time to this step of the database's step times "
                       "(hiertune tune's bookkeeping; survives a kill)")
         ->needs("--db");
     add_allow_cliques_flag(*bench, args.allow_cliques);
