@@ -2,7 +2,7 @@
 # The emulated cluster's regime check: is a link slow enough that the network, not the
 # scheduler, decides large-message times?  For each case RATE:YIELD (link rate, and
 # MPIR_CVAR_CH4_POLLS_BEFORE_YIELD: 0 = ranks spin as in stock MPICH), 4 nodes x 2 ranks, it runs
-# coll_compare ROUNDS times (configurations alternating inside each run) and prints per
+# hiertune bench ROUNDS times (configurations in turns inside each run) and prints per
 # (collective, size, configuration): the median of every round, their spread
 # ((max - min) / min), the link bound and the ratio of the median of medians to it; then
 # whether the ranking of the configurations was the same in every round.
@@ -11,12 +11,12 @@
 #                   [--sizes 1048576,4194304] [--colls bcast,allreduce] [--raw FILE]
 # REGIME_RAW=FILE keeps the measurements; --raw FILE only analyses such a file.
 #
-# Needs root (maint/emucluster) and `make bench`; brings each cluster up and down itself
+# Needs root (maint/emucluster) and tools/hiertune (make); brings each cluster up and down itself
 # (refuses to run while another cluster is up).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 emu=$here/maint/emucluster
-compare=$here/build/bench/coll_compare
+hiertune=$here/tools/hiertune
 cases=1gbit:100,100mbit:0,100mbit:100 burst=16kb rounds=5 reps=9 sizes=1048576,4194304 colls=bcast,allreduce
 while [ $# -gt 0 ]; do
     case $1 in
@@ -31,17 +31,18 @@ while [ $# -gt 0 ]; do
     esac
 done
 analyse_only=${analyse_only:-0}
-[ "$analyse_only" = 1 ] || [ -x "$compare" ] || { echo "regime.sh: no $compare (make bench)" >&2; exit 1; }
+[ "$analyse_only" = 1 ] || [ -x "$hiertune" ] || { echo "regime.sh: no $hiertune (make)" >&2; exit 1; }
 [ "$analyse_only" = 1 ] || [ "$("$emu" status)" = down ] || { echo "regime.sh: a cluster is up; take it down first" >&2; exit 1; }
-trap '"$emu" down --force > /dev/null 2>&1 || true' EXIT
+# (--raw only analyses: it leaves any cluster alone)
+[ "$analyse_only" = 1 ] || trap '"$emu" down --force > /dev/null 2>&1 || true' EXIT
 
-# the configurations compared: MPICH as shipped, hier with its defaults (16 KiB segments;
-# tsp_ring for bcast, tsp_allreduce_ring for allreduce), hier with the first defaults (64 KiB
-# segments, MPICH's own inter-node pick)
+# the configurations compared, named stock, hier, hier64K by their order: MPICH as shipped,
+# hier with its defaults (16 KiB segments; tsp_ring for bcast, tsp_allreduce_ring for
+# allreduce), hier with the first defaults (64 KiB segments, MPICH's own inter-node pick)
 configs() {
     local c=${1^^}
-    echo "-config stock: -config hier:MPIR_CVAR_${c}_INTRA_ALGORITHM=hier"
-    echo "-config hier64K:MPIR_CVAR_${c}_INTRA_ALGORITHM=hier,MPIR_CVAR_${c}_HIER_SEGSIZE=65536,MPIR_CVAR_${c}_HIER_INTER_ALGORITHM=auto"
+    echo "-a default -a hier"
+    echo "-a hier:MPIR_CVAR_${c}_HIER_SEGSIZE=65536,MPIR_CVAR_${c}_HIER_INTER_ALGORITHM=auto"
 }
 
 raw=${REGIME_RAW:-$(mktemp)}
@@ -54,10 +55,12 @@ for case in ${cases//,/ }; do
         for ((round = 1; round <= rounds; round++)); do
             # shellcheck disable=SC2046
             "$emu" run --ppn 2 --env MPIR_CVAR_CH4_POLLS_BEFORE_YIELD="$yield" -- \
-                "$compare" -coll "$coll" -sizes "$sizes" -reps "$reps" $(configs "$coll") |
-                awk -v rate="$rate/y$yield" -v coll="$coll" -v round="$round" '
-                    /^# +Size/ { nc = 0; for (i = 3; i <= NF && $i !~ /\//; i++) names[++nc] = $i }
-                    /^  [0-9]/ { for (c = 1; c <= nc; c++) print rate, coll, $1, names[c], round, $(c + 1), $(2 * nc + 1) }'
+                "$hiertune" bench --no-progress --csv -C "$coll" --sizes "$sizes" -x 3 -r "$reps" $(configs "$coll") |
+                awk -F, -v rate="$rate/y$yield" -v coll="$coll" -v round="$round" '
+                    NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; split("stock hier hier64K", names, " "); next }
+                    { k = $col["size"] == size ? k + 1 : 1; size = $col["size"]
+                      print rate, coll, size, names[k], round, $col["median_us"],
+                            ("link_bound_us" in col ? $col["link_bound_us"] : 0) }'
         done
     done >> "$raw"
 done

@@ -1,5 +1,5 @@
 #!/bin/sh
-# gen-cvar-enums.sh [-c] MPIR_CVARS_H > mpich_cvar_enums.inc
+# gen-cvar-enums.sh MPIR_CVARS_H > mpich_cvar_enums.inc
 #
 # MPICH 4.0.2 registers its enum control variables (MPIR_CVAR_*_ALGORITHM, ...)
 # with MPI_T_ENUM_NULL, so MPI_T gives no item names.  Their items are the C
@@ -8,20 +8,17 @@
 # writes them as a C++ raw string literal, one "MPIR_CVAR_<NAME> item item ..."
 # line per variable, for tools/src/mpi_cvars.cpp; at run time hiertune checks
 # each list against the library's MPI_T description before trusting it.
-# With -c the same lines come as adjacent C string literals (bench/coll_compare.c).
 set -eu
-c_strings=0
-if [ "${1:-}" = -c ]; then c_strings=1; shift; fi
-header=${1:?usage: gen-cvar-enums.sh [-c] MPIR_CVARS_H}
+header=${1:?usage: gen-cvar-enums.sh MPIR_CVARS_H}
 [ -r "$header" ] || { echo "gen-cvar-enums: cannot read $header" >&2; exit 1; }
-[ $c_strings = 1 ] || echo 'R"HIERTUNE_ENUMS('
-awk -v c_strings=$c_strings '
+echo 'R"HIERTUNE_ENUMS('
+awk '
     /^enum [A-Za-z0-9_]+_choice *\{/ {
         name = $2; sub(/_choice$/, "", name); name = "MPIR_CVAR_" name
         line = name; inside = 1; next
     }
     inside && /\}/ {
-        if (c_strings) print "\"" line "\\n\""; else print line
+        print line
         inside = 0; next
     }
     inside {
@@ -33,4 +30,4 @@ awk -v c_strings=$c_strings '
     }
     END { if (bad || inside) { print "gen-cvar-enums: unexpected enum layout" > "/dev/stderr"; exit 1 } }
 ' "$header"
-[ $c_strings = 1 ] || echo ')HIERTUNE_ENUMS"'
+echo ')HIERTUNE_ENUMS"'

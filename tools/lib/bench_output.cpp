@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <sstream>
+#include <vector>
 
 namespace hiertune {
 
@@ -24,6 +25,46 @@ const char* source_name(const PointResult& point) { return point.from_db ? "db" 
 std::string data_check_name(const PointResult& point) {
     if (!point.data_ok) return "";
     return *point.data_ok ? "passed" : "failed";
+}
+
+constexpr int kRatioPrecision = 3;
+
+// median / link bound, if the point has a bound.
+std::optional<double> ratio_to_bound(const PointResult& point) {
+    if (!point.link_bound || !(*point.link_bound > 0)) return std::nullopt;
+    return point.summary.median / *point.link_bound;
+}
+
+// The comparison columns of `point` (value, OSU decimals) in column order; a
+// value the point lacks is nullopt.
+struct ColumnValue {
+    std::optional<double> value;
+    int precision;
+};
+std::vector<ColumnValue> comparison_values(const PointResult& point, ReportColumns columns) {
+    std::vector<ColumnValue> values;
+    if (columns.ratio_to_first) values.push_back({point.ratio_to_first, kRatioPrecision});
+    if (columns.link_bound) {
+        values.push_back({point.link_bound ? std::optional<double>(us(*point.link_bound)) : std::nullopt, kPrecision});
+        values.push_back({ratio_to_bound(point), kRatioPrecision});
+    }
+    return values;
+}
+
+// OSU's own columns.
+std::string osu_basic_row(const PointResult& point, bool full) {
+    char buffer[160];
+    const Summary& s = point.summary;
+    if (full)
+        std::snprintf(buffer, sizeof buffer, "%-*llu%*.*f%*.*f%*.*f%*zu", kSizeWidth,
+                      static_cast<unsigned long long>(point.key.msg_bytes), kFieldWidth, kPrecision,
+                      us(s.median), kFieldWidth, kPrecision, us(s.min), kFieldWidth, kPrecision,
+                      us(s.max), 12, s.n);
+    else
+        std::snprintf(buffer, sizeof buffer, "%-*llu%*.*f", kSizeWidth,
+                      static_cast<unsigned long long>(point.key.msg_bytes), kFieldWidth, kPrecision,
+                      us(s.median));
+    return buffer;
 }
 
 bool same_configuration(const PointKey& a, const PointKey& b) {
@@ -58,7 +99,7 @@ std::string describe_configuration(const PointKey& key) {
     return text;
 }
 
-std::string osu_column_header(bool full) {
+std::string osu_column_header(bool full, ReportColumns columns) {
     char buffer[160];
     if (full)
         std::snprintf(buffer, sizeof buffer, "# %-*s%*s%*s%*s%*s", kSizeWidth - 2, "Size", kFieldWidth,
@@ -67,22 +108,30 @@ std::string osu_column_header(bool full) {
     else
         std::snprintf(buffer, sizeof buffer, "# %-*s%*s", kSizeWidth - 2, "Size", kFieldWidth,
                       "Avg Latency(us)");
-    return buffer;
+    std::string header = buffer;
+    const auto add = [&](const char* name) {
+        std::snprintf(buffer, sizeof buffer, "%*s", kFieldWidth, name);
+        header += buffer;
+    };
+    if (columns.ratio_to_first) add("Ratio to first");
+    if (columns.link_bound) {
+        add("Link bound(us)");
+        add("Ratio to bound");
+    }
+    return header;
 }
 
-std::string osu_row(const PointResult& point, bool full) {
-    char buffer[160];
-    const Summary& s = point.summary;
-    if (full)
-        std::snprintf(buffer, sizeof buffer, "%-*llu%*.*f%*.*f%*.*f%*zu", kSizeWidth,
-                      static_cast<unsigned long long>(point.key.msg_bytes), kFieldWidth, kPrecision,
-                      us(s.median), kFieldWidth, kPrecision, us(s.min), kFieldWidth, kPrecision,
-                      us(s.max), 12, s.n);
-    else
-        std::snprintf(buffer, sizeof buffer, "%-*llu%*.*f", kSizeWidth,
-                      static_cast<unsigned long long>(point.key.msg_bytes), kFieldWidth, kPrecision,
-                      us(s.median));
-    return buffer;
+std::string osu_row(const PointResult& point, bool full, ReportColumns columns) {
+    std::string row = osu_basic_row(point, full);
+    char buffer[64];
+    for (const ColumnValue& column : comparison_values(point, columns)) {
+        if (column.value)
+            std::snprintf(buffer, sizeof buffer, "%*.*f", kFieldWidth, column.precision, *column.value);
+        else
+            std::snprintf(buffer, sizeof buffer, "%*s", kFieldWidth, "-");
+        row += buffer;
+    }
+    return row;
 }
 
 nlohmann::ordered_json point_json(const PointResult& point, const JobDescription* job) {
@@ -105,6 +154,11 @@ nlohmann::ordered_json point_json(const PointResult& point, const JobDescription
         {"source", source_name(point)},
     };
     if (point.data_ok) object["data_check"] = data_check_name(point);
+    if (point.ratio_to_first) object["ratio_to_first"] = *point.ratio_to_first;
+    if (point.link_bound) {
+        object["link_bound_us"] = us(*point.link_bound);
+        if (const auto ratio = ratio_to_bound(point)) object["ratio_to_bound"] = *ratio;
+    }
     if (point.job) object["job"] = *point.job;
     if (job) {
         object["ranks"] = job->ranks;
@@ -125,13 +179,14 @@ std::string csv_field(std::string_view text) {
     return quoted + '"';
 }
 
-std::string csv_header(bool with_job) {
+std::string csv_header(bool with_job, ReportColumns columns) {
     return std::string(with_job ? "job," : "") +
            "collective,size,algorithm,params,median_us,ci_lo_us,ci_hi_us,min_us,max_us,mean_us,n,"
-           "converged,source,data_check";
+           "converged,source,data_check" +
+           (columns.ratio_to_first ? ",ratio_to_first" : "") + (columns.link_bound ? ",link_bound_us,ratio_to_bound" : "");
 }
 
-std::string csv_row(const PointResult& point, bool with_job) {
+std::string csv_row(const PointResult& point, bool with_job, ReportColumns columns) {
     const Summary& s = point.summary;
     std::ostringstream row;
     if (with_job) row << (point.job ? std::to_string(*point.job) : "") << ',';
@@ -140,12 +195,16 @@ std::string csv_row(const PointResult& point, bool with_job) {
     for (double value : {s.median, s.ci_lo, s.ci_hi, s.min, s.max, s.mean}) row << ',' << fixed(us(value), 3);
     row << ',' << s.n << ',' << (s.converged ? 1 : 0) << ',' << source_name(point) << ','
         << data_check_name(point);
+    for (const ColumnValue& column : comparison_values(point, columns)) {
+        row << ',';
+        if (column.value) row << fixed(*column.value, 3);  // as the times
+    }
     return row.str();
 }
 
 Reporter::Reporter(std::ostream& out, OutputFormat format, bool full, const JobDescription* job,
-                   bool with_job)
-    : out_(out), format_(format), full_(full), job_(job), with_job_(with_job) {}
+                   bool with_job, ReportColumns columns)
+    : out_(out), format_(format), full_(full), job_(job), with_job_(with_job), columns_(columns) {}
 
 void Reporter::preamble(const std::string& text) {
     if (format_ == OutputFormat::osu) out_ << "# " << text << '\n' << std::flush;
@@ -159,18 +218,18 @@ void Reporter::point(const PointResult& point) {
                 out_ << osu_title(point.key.collective) << '\n'
                      << "# " << mpi_function_name(point.key.collective)
                      << ", algorithm: " << describe_configuration(point.key) << '\n'
-                     << osu_column_header(full_) << '\n';
+                     << osu_column_header(full_, columns_) << '\n';
                 block_ = point.key;
             }
-            out_ << osu_row(point, full_) << '\n';
+            out_ << osu_row(point, full_, columns_) << '\n';
             break;
         case OutputFormat::json:
             out_ << point_json(point, job_).dump() << '\n';
             break;
         case OutputFormat::csv:
-            if (!header_done_) out_ << csv_header(with_job_) << '\n';
+            if (!header_done_) out_ << csv_header(with_job_, columns_) << '\n';
             header_done_ = true;
-            out_ << csv_row(point, with_job_) << '\n';
+            out_ << csv_row(point, with_job_, columns_) << '\n';
             break;
     }
     out_ << std::flush;  // a long sweep shows (and a killed one keeps) its rows

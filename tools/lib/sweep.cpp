@@ -205,6 +205,23 @@ std::vector<PointKey> plan_points(const std::vector<Configuration>& configuratio
     return points;
 }
 
+std::vector<std::vector<std::size_t>> point_groups(const std::vector<PointKey>& points) {
+    std::vector<std::string> collectives;  // in order of first appearance
+    std::map<std::pair<std::string, std::uint64_t>, std::vector<std::size_t>> by_point;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        const PointKey& key = points[i];
+        if (std::find(collectives.begin(), collectives.end(), key.collective) == collectives.end())
+            collectives.push_back(key.collective);
+        by_point[{key.collective, key.msg_bytes}].push_back(i);
+    }
+    std::vector<std::vector<std::size_t>> groups;
+    for (const std::string& collective : collectives)
+        for (auto it = by_point.lower_bound({collective, 0}); it != by_point.end() && it->first.first == collective;
+             ++it)
+            groups.push_back(it->second);
+    return groups;
+}
+
 std::set<std::string> touched_cvars(const std::vector<Configuration>& configurations,
                                     const CvarCatalog& catalog) {
     std::set<std::string> names;

@@ -1,6 +1,7 @@
 #include "bench.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <set>
@@ -8,6 +9,8 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include "hiertune/cluster_env.hpp"
+#include "hiertune/compare.hpp"
 #include "hiertune/topology.hpp"
 #include "hiertune/usage_error.hpp"
 #include "mpi_cvars.hpp"
@@ -104,43 +107,73 @@ private:
     int size_;
 };
 
-struct Measurement {
-    Summary summary;  // rank 0 only
-    bool data_ok = true;
+// Writes the variables whose value differs from `current`.
+void apply(MpiCvars& cvars, const std::map<std::string, CvarValue>& wanted,
+           std::map<std::string, CvarValue>& current) {
+    for (const auto& [name, value] : wanted) {
+        const auto it = current.find(name);
+        if (it != current.end() && it->second == value) continue;
+        cvars.write(name, value);
+        current[name] = value;
+    }
+}
+
+// The outcome of one group (the configurations of one size), in its order.
+struct GroupMeasurement {
+    std::vector<Summary> summaries;  // rank 0 only
+    std::vector<double> seconds;     // rank 0 only: wall-clock time of each one's turns
+    std::vector<char> data_ok;       // every rank: 1 if every rank held the right data every time
 };
 
-// Times one point: warm-up, then repetitions until rank 0's Sampler (or the
-// wall-clock cap) says stop; rank 0 broadcasts the decision so that all
-// ranks run the same number of repetitions.
-Measurement measure_point(const PointKey& key, const BenchOptions& options, Payload& payload,
-                          MPI_Comm comm) {
+// Times the configurations of one size in turns: each round runs one
+// repetition (warm-up included) of every configuration still going, its MPI_T
+// writes first, so that all of them see the same machine state.  Each keeps
+// its own Sampler and its own wall-clock time (its turns only); after each
+// round rank 0 applies the stopping rule to each and broadcasts which go on,
+// so that all ranks run the same turns.  The group ends when every
+// configuration has converged or reached a cap.
+GroupMeasurement measure_group(const std::vector<PointKey>& keys,
+                               const std::vector<std::map<std::string, CvarValue>>& assignments, MpiCvars& cvars,
+                               std::map<std::string, CvarValue>& current, const BenchOptions& options,
+                               Payload& payload, MPI_Comm comm) {
     const int rank = world_rank();
-    const std::size_t bytes = static_cast<std::size_t>(key.msg_bytes);
-    Sampler sampler(options.rule);
-    const double start = MPI_Wtime();
-    int wrong = 0;
-    for (std::size_t rep = 0;; ++rep) {
-        if (options.validate) payload.prepare(key.collective, bytes, rep);
-        MPI_Barrier(comm);
-        const double begin = MPI_Wtime();
-        payload.run(key.collective, bytes, comm);
-        const double local = MPI_Wtime() - begin;
-        double slowest = 0;  // a collective ends when its last rank is done
-        MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
-        if (options.validate && !payload.check(key.collective, bytes, rep)) wrong = 1;
-
-        int stop = 0;
-        if (rank == 0) {
-            sampler.add(slowest);
-            stop = time_to_stop(sampler, MPI_Wtime() - start, options.max_time) ? 1 : 0;
+    const std::size_t count = keys.size();
+    const std::string& collective = keys.front().collective;
+    const std::size_t bytes = static_cast<std::size_t>(keys.front().msg_bytes);
+    std::vector<Sampler> samplers(count, Sampler(options.rule));
+    std::vector<double> elapsed(count, 0.0);
+    std::vector<char> going(count, 1);
+    std::vector<int> wrong(count, 0);
+    for (std::size_t turn = 0; std::find(going.begin(), going.end(), 1) != going.end();) {
+        for (std::size_t c = 0; c < count; ++c, ++turn) {
+            if (!going[c]) continue;
+            const double start = MPI_Wtime();
+            apply(cvars, assignments[c], current);
+            if (options.validate) payload.prepare(collective, bytes, turn);
+            MPI_Barrier(comm);
+            const double begin = MPI_Wtime();
+            payload.run(collective, bytes, comm);
+            const double local = MPI_Wtime() - begin;
+            double slowest = 0;  // a collective ends when its last rank is done
+            MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+            if (options.validate && !payload.check(collective, bytes, turn)) wrong[c] = 1;
+            if (rank == 0) {
+                samplers[c].add(slowest);
+                elapsed[c] += MPI_Wtime() - start;
+            }
         }
-        MPI_Bcast(&stop, 1, MPI_INT, 0, comm);
-        if (stop) break;
+        if (rank == 0)
+            for (std::size_t c = 0; c < count; ++c)
+                going[c] = going[c] && !time_to_stop(samplers[c], elapsed[c], options.max_time);
+        MPI_Bcast(going.data(), static_cast<int>(count), MPI_CHAR, 0, comm);
     }
-    Measurement result;
-    MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_INT, MPI_MAX, comm);
-    result.data_ok = wrong == 0;
-    if (rank == 0) result.summary = sampler.summary();
+    GroupMeasurement result;
+    MPI_Allreduce(MPI_IN_PLACE, wrong.data(), static_cast<int>(count), MPI_INT, MPI_MAX, comm);
+    for (std::size_t c = 0; c < count; ++c) {
+        result.data_ok.push_back(wrong[c] == 0 ? 1 : 0);
+        if (rank == 0) result.summaries.push_back(samplers[c].summary());
+    }
+    if (rank == 0) result.seconds = elapsed;
     return result;
 }
 
@@ -221,17 +254,6 @@ void warn_oversubscription(const JobFacts& facts, const Plan& plan, std::ostream
     }
 }
 
-// Writes the variables whose value differs from `current`.
-void apply(MpiCvars& cvars, const std::map<std::string, CvarValue>& wanted,
-           std::map<std::string, CvarValue>& current) {
-    for (const auto& [name, value] : wanted) {
-        const auto it = current.find(name);
-        if (it != current.end() && it->second == value) continue;
-        cvars.write(name, value);
-        current[name] = value;
-    }
-}
-
 }  // namespace
 
 int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err) {
@@ -284,7 +306,8 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err)
             << "): " << plan.points.size() - pending << " of " << plan.points.size()
             << " points already stored, " << pending << " to measure\n";
 
-    // 3. Measure in plan order; stored points are reported from the database.
+    // 3. Measure size by size (collective, size), the configurations of a
+    //    size in turns; stored points are reported from the database.
     std::uint64_t max_bytes = 0;
     for (std::size_t i = 0; i < plan.points.size(); ++i)
         if (to_measure[i]) max_bytes = std::max(max_bytes, plan.points[i].msg_bytes);
@@ -292,16 +315,28 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err)
     MPI_Comm comm = MPI_COMM_NULL;  // the measured collectives get a communicator of their own
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
 
-    Reporter reporter(out, options.format, options.full, &facts.job);
-    if (rank == 0)
+    const std::vector<std::vector<std::size_t>> groups = point_groups(plan.points);
+    ReportColumns columns;
+    for (const std::vector<std::size_t>& group : groups) columns.ratio_to_first |= group.size() > 1;
+    columns.link_bound = options.link_rate && facts.job.nodes >= 2;
+    Reporter reporter(out, options.format, options.full, &facts.job, false, columns);
+    if (rank == 0) {
         reporter.preamble(std::to_string(facts.job.ranks) + " ranks, " + std::to_string(facts.job.nodes) +
                           " nodes x " + std::to_string(facts.job.ppn) + " ppn, " + facts.job.placement +
                           "; Avg Latency = median over repetitions of the max-over-ranks time");
+        if (columns.ratio_to_first)
+            reporter.preamble("the configurations of a size are timed in turns, repetition by repetition; "
+                              "Ratio to first = Avg Latency / that of the first configuration at the size");
+        if (columns.link_bound)
+            reporter.preamble("links " + std::to_string(std::llround(*options.link_rate)) + " B/s (" +
+                              (options.cluster.empty() ? std::string(kLinkRateEnv) : options.cluster) +
+                              "); Link bound = bytes through the busiest node link / rate");
+    }
     Progress progress(rank == 0 && draw_progress(options.progress, isatty(STDERR_FILENO), isatty(STDOUT_FILENO)),
                       err, plan.points.size());
     std::map<std::string, CvarValue> current = plan.initial;
     const CvarCatalog& catalog = plan.cvars->catalog();
-    std::size_t unconverged = 0, failed_checks = 0;
+    std::size_t unconverged = 0, failed_checks = 0, done = 0;
     std::set<std::string> probed;  // configurations run once already
     const auto finish = [&](int status) {
         progress.clear();
@@ -309,21 +344,34 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err)
         MPI_Comm_free(&comm);
         return status;
     };
+    // OSU: one header block per configuration, so a collective's rows are
+    // written once all its sizes are measured; JSON and CSV rows as they come.
+    std::vector<PointResult> results(plan.points.size());
+    const auto report_collective = [&](const std::string& collective) {
+        for (std::size_t i = 0; i < plan.points.size(); ++i)
+            if (plan.points[i].collective == collective) reporter.point(results[i]);
+    };
 
-    double mark = MPI_Wtime();  // --account: each point's time from the end of the previous one
-    for (std::size_t i = 0; i < plan.points.size(); ++i) {
-        const PointKey& key = plan.points[i];
-        PointResult result;
-        result.key = key;
-        if (!to_measure[i]) {
-            if (rank != 0) continue;
-            result.summary = stored.at(key).summary;
-            result.from_db = true;
-        } else {
-            progress.show(i, point_label(key));
-            apply(*plan.cvars, cvar_assignment(configuration_of(key), plan.initial, catalog), current);
-            const std::string configuration = key.collective + " " + describe_configuration(key);
-            if (probed.insert(configuration).second) {
+    double mark = MPI_Wtime();  // --account: the time from the end of the previous stored point
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        const std::vector<std::size_t>& group = groups[g];
+        const PointKey& first = plan.points[group.front()];
+        std::vector<std::size_t> measured;  // the group's points to measure, in plan order
+        for (std::size_t i : group)
+            if (to_measure[i]) measured.push_back(i);
+        GroupMeasurement measurement;
+        if (!measured.empty()) {
+            progress.show(done, first.collective + " " + std::to_string(first.msg_bytes) + " B, " +
+                                    std::to_string(measured.size()) + " configuration" +
+                                    (measured.size() == 1 ? "" : "s"));
+            std::vector<PointKey> keys;
+            std::vector<std::map<std::string, CvarValue>> assignments;
+            for (std::size_t i : measured) {
+                const PointKey& key = plan.points[i];
+                keys.push_back(key);
+                assignments.push_back(cvar_assignment(configuration_of(key), plan.initial, catalog));
+                if (!probed.insert(key.collective + " " + describe_configuration(key)).second) continue;
+                apply(*plan.cvars, assignments.back(), current);
                 const std::string failure = probe(key, payload, comm);
                 if (!failure.empty()) {
                     progress.clear();
@@ -333,35 +381,77 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err)
                     return finish(1);
                 }
             }
-            const Measurement measurement = measure_point(key, options, payload, comm);
-            if (options.validate) result.data_ok = measurement.data_ok;
-            if (!measurement.data_ok) ++failed_checks;
-            if (rank != 0) continue;
-            result.summary = measurement.summary;
+            measurement = measure_group(keys, assignments, *plan.cvars, current, options, payload, comm);
+            failed_checks += static_cast<std::size_t>(
+                std::count(measurement.data_ok.begin(), measurement.data_ok.end(), 0));
+        }
+        done += group.size();
+        if (rank != 0) continue;
+
+        std::vector<PointResult> group_results;
+        std::vector<double> recorded_seconds;  // --account: each recorded point's own turns
+        for (std::size_t i : group) {
+            PointResult result;
+            result.key = plan.points[i];
+            const auto m = std::find(measured.begin(), measured.end(), i);
+            if (m == measured.end()) {
+                result.summary = stored.at(result.key).summary;
+                result.from_db = true;
+                group_results.push_back(std::move(result));
+                continue;
+            }
+            const auto c = static_cast<std::size_t>(m - measured.begin());
+            result.summary = measurement.summaries[c];
+            const bool data_ok = measurement.data_ok[c] != 0;
+            if (options.validate) result.data_ok = data_ok;
             // A point with wrong data is reported, never stored as a result.
-            if (db && measurement.data_ok) {
+            if (db && data_ok) {
                 try {
-                    db->record_point(job_id, key, result.summary);
-                    if (!options.account_step.empty()) {
-                        const double now = MPI_Wtime();
-                        db->add_step_time(job_id, options.account_step, now - mark);
-                        mark = now;
-                    }
+                    db->record_point(job_id, result.key, result.summary);
+                    recorded_seconds.push_back(measurement.seconds[c]);
                 } catch (const std::exception& e) {
                     progress.clear();
                     err << "hiertune: error: " << e.what() << '\n';
                     MPI_Abort(MPI_COMM_WORLD, 1);  // the others wait in the next collective
                 }
             }
+            group_results.push_back(std::move(result));
+        }
+        if (!recorded_seconds.empty() && !options.account_step.empty()) {
+            // one row per stored point: the time since the previous row, shared
+            // in proportion to the points' own turns
+            const double now = MPI_Wtime();
+            double turns = 0;
+            for (double seconds : recorded_seconds) turns += seconds;
+            try {
+                for (double seconds : recorded_seconds)
+                    db->add_step_time(job_id, options.account_step,
+                                      (now - mark) * (turns > 0 ? seconds / turns : 1.0 / recorded_seconds.size()));
+            } catch (const std::exception& e) {
+                progress.clear();
+                err << "hiertune: error: " << e.what() << '\n';
+                MPI_Abort(MPI_COMM_WORLD, 1);
+            }
+            mark = now;
         }
         progress.clear();
-        if (!result.summary.converged) ++unconverged;
-        if (result.data_ok == false)
-            err << "hiertune: error: data check FAILED for " << point_label(key)
-                << ": some rank received wrong data\n";
-        reporter.point(result);
+        compare_configurations(group_results, options.link_rate, facts.job.nodes);
+        for (std::size_t k = 0; k < group.size(); ++k) {
+            const PointResult& result = group_results[k];
+            if (!result.summary.converged) ++unconverged;
+            if (result.data_ok == false)
+                err << "hiertune: error: data check FAILED for " << point_label(result.key)
+                    << ": some rank received wrong data\n";
+            if (options.format == OutputFormat::osu)
+                results[group[k]] = result;
+            else
+                reporter.point(result);
+        }
+        const bool last_of_collective =
+            g + 1 == groups.size() || plan.points[groups[g + 1].front()].collective != first.collective;
+        if (options.format == OutputFormat::osu && last_of_collective) report_collective(first.collective);
     }
-    if (rank == 0 && unconverged > 0)
+    if (rank == 0 && unconverged > 0 && options.reps == 0)
         err << "hiertune: " << unconverged << " of " << plan.points.size()
             << " points stopped at a cap before their 95% CI reached " << options.rule.precision * 100
             << "% (see -f / --json: n, converged)\n";

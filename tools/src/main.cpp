@@ -130,6 +130,7 @@ struct BenchArgs {
     std::vector<std::string> sizes;
     StoppingArgs stopping{10};
     bool min_reps_given = false;
+    std::size_t reps = 0;
     OutputFlags output;
     bool full = false;
     bool validate = false;
@@ -149,6 +150,11 @@ struct BenchArgs {
         options.sizes = message_sizes(size_range, sizes);
         options.rule = stopping.rule(min_reps_given);
         options.max_time = stopping.max_time;
+        if (reps > 0) {  // a fixed count: no precision stop, no caps below it
+            options.reps = reps;
+            options.rule.min_reps = options.rule.max_reps = reps;
+            options.max_time = 0;
+        }
         options.format = output.format();
         options.full = full;
         options.validate = validate;
@@ -156,6 +162,9 @@ struct BenchArgs {
         options.db_path = db_path;
         options.machine = machine_name(machine, std::getenv(kMachineEnv));
         options.account_step = account_step;
+        const std::string rate_env = env_text(std::getenv(kLinkRateEnv));
+        if (!rate_env.empty()) options.link_rate = parse_rate(rate_env, kLinkRateEnv);
+        options.cluster = env_text(std::getenv(kClusterEnv));
         return options;
     }
 };
@@ -163,8 +172,8 @@ struct BenchArgs {
 CLI::App* add_bench_command(CLI::App& app, BenchArgs& args) {
     CLI::App* bench = app.add_subcommand(
         "bench",
-        "Time MPI_Bcast/MPI_Reduce/MPI_Allreduce per message size, algorithm and parameter set "
-        "(run it under mpiexec)");
+        "Time MPI_Bcast/MPI_Reduce/MPI_Allreduce per message size, algorithm and parameter set, the "
+        "configurations of a size in turns, each compared with the first (run it under mpiexec)");
     bench->add_option("-C,--collective", args.collectives, "Collectives to time (comma-separated)")
         ->delimiter(',')
         ->check(CLI::IsMember({"bcast", "reduce", "allreduce"}))
@@ -183,7 +192,15 @@ CLI::App* add_bench_command(CLI::App& app, BenchArgs& args) {
                       "(default 1:1048576 unless --sizes)");
     bench->add_option("--sizes", args.sizes, "Explicit sizes, e.g. 3,1000,65537 (added to -m)")
         ->allow_extra_args(false);
-    add_stopping_options(*bench, args.stopping, "point", "Cap on wall-clock seconds per point (0: none)");
+    add_stopping_options(*bench, args.stopping, "point",
+                         "Cap on wall-clock seconds per point, its own turns (0: none)");
+    bench->add_option("-r,--reps", args.reps,
+                      "Exactly this many repetitions per point (after the -x warm-up ones): no stopping rule")
+        ->check(CLI::PositiveNumber)
+        ->excludes("--min-reps")
+        ->excludes("--max-reps")
+        ->excludes("--precision")
+        ->excludes("--max-time");
     add_output_flags(*bench, args.output);
     bench->add_flag("-f,--full", args.full, "OSU format: add Min/Max Latency(us) and Iterations columns");
     bench->add_flag("-c,--validate", args.validate,

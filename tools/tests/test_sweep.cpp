@@ -311,6 +311,19 @@ TEST(Plan, PointsAreConfigurationMajorWithSizesAscending) {
     EXPECT_EQ(plan_points({configurations[0], configurations[0]}, {8}).size(), 1u);
 }
 
+TEST(Plan, GroupsAreTheConfigurationsOfOneSizeInPlanOrder) {
+    const std::vector<Configuration> configurations{
+        {"bcast", "default", {}}, {"bcast", "hier", {}}, {"allreduce", "default", {}}, {"allreduce", "hier", {}}};
+    const std::vector<PointKey> points = plan_points(configurations, {8, 1024});
+    // points: bcast default 8, 1024; bcast hier 8, 1024; allreduce default 8, 1024; allreduce hier 8, 1024
+    const std::vector<std::vector<std::size_t>> expected{{0, 2}, {1, 3}, {4, 6}, {5, 7}};
+    EXPECT_EQ(point_groups(points), expected);
+    // sizes ascending whatever the order of the points; a configuration alone makes groups of one
+    const std::vector<PointKey> unsorted{{"reduce", 4096, "default", {}}, {"reduce", 8, "default", {}}};
+    EXPECT_EQ(point_groups(unsorted), (std::vector<std::vector<std::size_t>>{{1}, {0}}));
+    EXPECT_TRUE(point_groups({}).empty());
+}
+
 TEST(Plan, TouchedVariablesIncludeDeviceSwitchesAndParameters) {
     const auto configurations = plan({"bcast", "reduce"}, {"binomial"}, {"polls_before_yield=0"});
     EXPECT_EQ(touched_cvars(configurations, test_catalog()),

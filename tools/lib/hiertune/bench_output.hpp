@@ -8,6 +8,13 @@
 //         params as an object, plus the job's ranks/nodes/ppn/placement).
 //   csv   a header line, then one row per point.
 // Times are in microseconds everywhere.
+//
+// bench compares the configurations of a point (compare.hpp): with
+// ReportColumns it adds "Ratio to first" (median / the first configuration's
+// median at that size) and "Link bound(us)" with "Ratio to bound" (median /
+// link bound) as OSU columns and CSV columns (ratio_to_first, link_bound_us,
+// ratio_to_bound) after the usual ones; JSON has those fields whenever a
+// point has them.  A value a point lacks is "-" (OSU) or empty (CSV).
 #pragma once
 
 #include <cstddef>
@@ -31,6 +38,14 @@ struct PointResult {
     Summary summary;               // seconds
     bool from_db = false;          // resumed from the database, not measured now
     std::optional<bool> data_ok;   // -c: received data/result checked on every rank
+    std::optional<double> ratio_to_first;  // median / the point's first configuration's median
+    std::optional<double> link_bound;      // seconds (compare.hpp)
+};
+
+// The comparison columns of OSU and CSV output (JSON: fields as present).
+struct ReportColumns {
+    bool ratio_to_first = false;
+    bool link_bound = false;  // and the ratio to it
 };
 
 // "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce" (else the name as given).
@@ -42,11 +57,11 @@ std::string describe_job(const JobDescription& job);
 // "default", or "hier MPIR_CVAR_BCAST_HIER_SEGSIZE=65536 ..."
 std::string describe_configuration(const PointKey& key);
 
-std::string osu_column_header(bool full);
-std::string osu_row(const PointResult& point, bool full);
+std::string osu_column_header(bool full, ReportColumns columns = {});
+std::string osu_row(const PointResult& point, bool full, ReportColumns columns = {});
 nlohmann::ordered_json point_json(const PointResult& point, const JobDescription* job);
-std::string csv_header(bool with_job);
-std::string csv_row(const PointResult& point, bool with_job);
+std::string csv_header(bool with_job, ReportColumns columns = {});
+std::string csv_row(const PointResult& point, bool with_job, ReportColumns columns = {});
 // RFC 4180 quoting when the field needs it.
 std::string csv_field(std::string_view text);
 
@@ -55,7 +70,7 @@ class Reporter {
 public:
     // job may be null; with_job adds the job id column (CSV) / field (JSON).
     Reporter(std::ostream& out, OutputFormat format, bool full, const JobDescription* job,
-             bool with_job = false);
+             bool with_job = false, ReportColumns columns = {});
     // OSU: "# <ranks> ranks, ..." preamble line(s); nothing for JSON/CSV.
     void preamble(const std::string& text);
     void point(const PointResult& point);
@@ -66,6 +81,7 @@ private:
     bool full_;
     const JobDescription* job_;
     bool with_job_;
+    ReportColumns columns_;
     bool header_done_ = false;  // CSV
     std::optional<PointKey> block_;  // OSU: configuration of the open header block
 };

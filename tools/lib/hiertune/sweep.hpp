@@ -78,6 +78,13 @@ std::vector<Configuration> plan_configurations(const std::vector<std::string>& c
 std::vector<PointKey> plan_points(const std::vector<Configuration>& configurations,
                                   const std::vector<std::uint64_t>& sizes);
 
+// bench's measuring order: the indices of `points` (plan_points' order) by
+// (collective, size), the collectives in order of first appearance, the sizes
+// ascending; a group's indices ascending, so its configurations come in plan
+// order and the first is the one the others are compared with.  bench times
+// the configurations of a group in turns, repetition by repetition.
+std::vector<std::vector<std::size_t>> point_groups(const std::vector<PointKey>& points);
+
 // The MPI_T variables the configurations write (read their initial values
 // first).  A collective measured with "default" only touches no selector.
 std::set<std::string> touched_cvars(const std::vector<Configuration>& configurations,

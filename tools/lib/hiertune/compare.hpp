@@ -1,0 +1,40 @@
+// What `hiertune bench` adds to the configurations of one collective at one
+// message size, which it times in turns: each one's ratio to the first, and
+// with the node link rate (HIERTUNE_LINK_RATE) the link bound and each one's
+// ratio to it.
+//
+// The link bound of a call is the time the busiest node link needs to carry,
+// in one direction, the bytes every algorithm must send through it: bcast and
+// reduce the message (some node other than the root's must receive it all, or
+// send its whole contribution); allreduce over N nodes 2(N-1)/N of it, the
+// reduce-scatter + allgather minimum.  No algorithm can beat it, so
+// median / bound says how far a configuration is from what the network allows.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hiertune/bench_output.hpp"
+
+namespace hiertune {
+
+// Bytes the busiest node link carries in one direction for one call of
+// `collective` on `bytes` over `nodes` nodes (0 on fewer than 2 nodes).
+// Throws std::invalid_argument for a collective other than bcast, reduce,
+// allreduce.
+double busiest_link_bytes(const std::string& collective, std::uint64_t bytes, int nodes);
+
+// busiest_link_bytes / rate (bytes/s), in seconds; nullopt on fewer than 2
+// nodes or without a positive rate.
+std::optional<double> link_bound_seconds(const std::string& collective, std::uint64_t bytes, int nodes,
+                                         double rate);
+
+// Sets ratio_to_first (median / the first point's median) on every point of
+// `group`, the configurations of one size in plan order, when it has more
+// than one (a zero first median gives none), and link_bound from `link_rate`
+// over `nodes` nodes on each (see link_bound_seconds).
+void compare_configurations(std::vector<PointResult>& group, std::optional<double> link_rate, int nodes);
+
+}  // namespace hiertune

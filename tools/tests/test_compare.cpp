@@ -1,0 +1,85 @@
+// The comparison of the configurations of one size: link bound, ratios.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <vector>
+
+#include "hiertune/compare.hpp"
+
+namespace hiertune {
+namespace {
+
+PointResult point(const std::string& collective, std::uint64_t bytes, const std::string& algorithm,
+                  double median_seconds) {
+    PointResult result;
+    result.key = PointKey{collective, bytes, algorithm, {}};
+    result.summary.median = median_seconds;
+    return result;
+}
+
+TEST(LinkBound, BusiestLinkCarriesTheMessageOrTheAllreduceShare) {
+    // bcast, reduce: the whole message through some non-root node's link
+    EXPECT_DOUBLE_EQ(busiest_link_bytes("bcast", 1048576, 4), 1048576);
+    EXPECT_DOUBLE_EQ(busiest_link_bytes("reduce", 1000, 2), 1000);
+    // allreduce: 2 (N-1)/N of it; 4 nodes: 2 * 3/4 = 1.5 x, 2 nodes: 1 x, 8 nodes: 1.75 x
+    EXPECT_DOUBLE_EQ(busiest_link_bytes("allreduce", 4194304, 4), 6291456);
+    EXPECT_DOUBLE_EQ(busiest_link_bytes("allreduce", 4096, 2), 4096);
+    EXPECT_DOUBLE_EQ(busiest_link_bytes("allreduce", 1000, 8), 1750);
+    // one node: no link
+    EXPECT_DOUBLE_EQ(busiest_link_bytes("bcast", 1000, 1), 0);
+    EXPECT_THROW(busiest_link_bytes("alltoall", 8, 4), std::invalid_argument);
+}
+
+TEST(LinkBound, SecondsAtTheLinkRate) {
+    // 100 Mbit/s = 12.5e6 B/s: 1 MiB bcast 1048576 / 12.5e6 = 0.08388608 s
+    EXPECT_DOUBLE_EQ(*link_bound_seconds("bcast", 1048576, 4, 12.5e6), 0.08388608);
+    // 4 MiB allreduce on 4 nodes: 6291456 / 12.5e6 = 0.50331648 s
+    EXPECT_DOUBLE_EQ(*link_bound_seconds("allreduce", 4194304, 4, 12.5e6), 0.50331648);
+    // 1 Gbit/s = 125e6 B/s: 8 B reduce = 6.4e-8 s
+    EXPECT_DOUBLE_EQ(*link_bound_seconds("reduce", 8, 2, 125e6), 6.4e-8);
+    EXPECT_FALSE(link_bound_seconds("bcast", 1048576, 1, 12.5e6));  // one node
+    EXPECT_FALSE(link_bound_seconds("bcast", 1048576, 4, 0));       // no rate
+}
+
+TEST(Compare, RatiosToTheFirstConfigurationAndToTheBound) {
+    // stock 0.2 s, hier 0.1 s, binomial 0.3 s for a 1 MiB bcast on 4 nodes at 12.5e6 B/s
+    std::vector<PointResult> group{point("bcast", 1048576, "default", 0.2), point("bcast", 1048576, "hier", 0.1),
+                                   point("bcast", 1048576, "binomial", 0.3)};
+    compare_configurations(group, 12.5e6, 4);
+    EXPECT_DOUBLE_EQ(*group[0].ratio_to_first, 1.0);
+    EXPECT_DOUBLE_EQ(*group[1].ratio_to_first, 0.5);
+    EXPECT_DOUBLE_EQ(*group[2].ratio_to_first, 1.5);
+    for (const PointResult& result : group) EXPECT_DOUBLE_EQ(*result.link_bound, 0.08388608);
+
+    std::vector<PointResult> alone{group[1]};
+    compare_configurations(alone, std::nullopt, 4);
+    EXPECT_FALSE(alone[0].ratio_to_first);  // nothing to compare with
+    EXPECT_FALSE(alone[0].link_bound);      // no rate
+}
+
+TEST(Compare, OutputColumns) {
+    std::vector<PointResult> group{point("bcast", 1048576, "default", 0.2), point("bcast", 1048576, "hier", 0.1)};
+    compare_configurations(group, 12.5e6, 4);
+    const ReportColumns both{true, true};
+    // 100000 us; ratio to first 0.5; bound 83886.08 us; 0.1 / 0.08388608 = 1.1920929
+    EXPECT_EQ(osu_column_header(false, both),
+              "# Size       Avg Latency(us)    Ratio to first    Link bound(us)    Ratio to bound");
+    EXPECT_EQ(osu_row(group[1], false, both),
+              "1048576            100000.00             0.500          83886.08             1.192");
+    EXPECT_EQ(csv_header(false, both).substr(csv_header(false).size()), ",ratio_to_first,link_bound_us,ratio_to_bound");
+    const std::string row = csv_row(group[1], false, both);
+    EXPECT_EQ(row.substr(row.size() - 22), ",0.500,83886.080,1.192") << row;
+    const nlohmann::ordered_json json = point_json(group[1], nullptr);
+    EXPECT_DOUBLE_EQ(json["ratio_to_first"].get<double>(), 0.5);
+    EXPECT_DOUBLE_EQ(json["link_bound_us"].get<double>(), 83886.08);
+    EXPECT_NEAR(json["ratio_to_bound"].get<double>(), 1.1920929, 1e-7);
+
+    // a point without the values: "-" in OSU, empty in CSV, absent in JSON
+    const PointResult bare = point("bcast", 8, "default", 10e-6);
+    EXPECT_EQ(osu_row(bare, false, ReportColumns{true, false}), "8                      10.00                 -");
+    EXPECT_EQ(csv_row(bare, false, both).substr(csv_row(bare, false).size()), ",,,");
+    EXPECT_FALSE(point_json(bare, nullptr).contains("ratio_to_first"));
+}
+
+}  // namespace
+}  // namespace hiertune
