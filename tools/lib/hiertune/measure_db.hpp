@@ -83,6 +83,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hiertune/params_codec.hpp"
 #include "hiertune/stats.hpp"
 
 struct sqlite3;
@@ -94,15 +95,6 @@ class DbError : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
 };
-
-// Algorithm parameters, e.g. {"segsize", "65536"}, {"tree", "knomial"}.
-// Keys must be non-empty; neither keys nor values may contain ';' or '='.
-using Params = std::map<std::string, std::string>;
-
-// "k=v;k=v" with keys sorted; "" for no parameters.  Throws std::invalid_argument.
-std::string canonical_params(const Params& params);
-// Inverse of canonical_params (accepts any key order).  Throws std::invalid_argument.
-Params parse_params(std::string_view text);
 
 using JobId = std::int64_t;
 
