@@ -34,49 +34,44 @@ CREATE TABLE jobs (
 );
 )sql";
 
-constexpr const char* kCreatePoints = R"sql(
-CREATE TABLE points (
+// A table of measured summaries (points, tasks, tree_timings): "CREATE ..." of
+// the table, its key columns (each line ending in ",\n"), then the summary's
+// columns (stats.hpp's Summary) and measured_at, the primary key and the
+// summary's order.
+std::string summary_table(const std::string& create, const std::string& key_columns,
+                          const std::string& primary_key) {
+    return "\n" + create + " (" + key_columns +
+           "    n           INTEGER NOT NULL CHECK (n > 0),\n"
+           "    median      REAL    NOT NULL,\n"
+           "    ci_lo       REAL    NOT NULL,\n"
+           "    ci_hi       REAL    NOT NULL,\n"
+           "    min         REAL    NOT NULL,\n"
+           "    max         REAL    NOT NULL,\n"
+           "    mean        REAL    NOT NULL,\n"
+           "    converged   INTEGER NOT NULL CHECK (converged IN (0, 1)),\n"
+           "    measured_at TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),\n"
+           "    PRIMARY KEY (" + primary_key + "),\n"
+           "    CHECK (min <= ci_lo AND ci_lo <= median AND median <= ci_hi AND ci_hi <= max)\n"
+           ");\n";
+}
+
+const std::string kCreatePoints = summary_table("CREATE TABLE points", R"sql(
     job_id      INTEGER NOT NULL REFERENCES jobs(id),
     collective  TEXT    NOT NULL,
     msg_bytes   INTEGER NOT NULL CHECK (msg_bytes >= 0),
     algorithm   TEXT    NOT NULL,
     params      TEXT    NOT NULL,
-    n           INTEGER NOT NULL CHECK (n > 0),
-    median      REAL    NOT NULL,
-    ci_lo       REAL    NOT NULL,
-    ci_hi       REAL    NOT NULL,
-    min         REAL    NOT NULL,
-    max         REAL    NOT NULL,
-    mean        REAL    NOT NULL,
-    converged   INTEGER NOT NULL CHECK (converged IN (0, 1)),
-    measured_at TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
-    PRIMARY KEY (job_id, collective, msg_bytes, algorithm, params),
-    CHECK (min <= ci_lo AND ci_lo <= median AND median <= ci_hi AND ci_hi <= max)
-);
-)sql";
+)sql", "job_id, collective, msg_bytes, algorithm, params");
 
 // Version 2: task benchmarks of the HAN cost model.
-constexpr const char* kCreateTasks = R"sql(
-CREATE TABLE tasks (
+const std::string kCreateTasks = summary_table("CREATE TABLE tasks", R"sql(
     job_id      INTEGER NOT NULL REFERENCES jobs(id),
     collective  TEXT    NOT NULL,
     task        TEXT    NOT NULL,
     config      TEXT    NOT NULL,
     seg_bytes   INTEGER NOT NULL CHECK (seg_bytes > 0),
     leader      INTEGER NOT NULL CHECK (leader >= -1),
-    n           INTEGER NOT NULL CHECK (n > 0),
-    median      REAL    NOT NULL,
-    ci_lo       REAL    NOT NULL,
-    ci_hi       REAL    NOT NULL,
-    min         REAL    NOT NULL,
-    max         REAL    NOT NULL,
-    mean        REAL    NOT NULL,
-    converged   INTEGER NOT NULL CHECK (converged IN (0, 1)),
-    measured_at TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
-    PRIMARY KEY (job_id, collective, task, config, seg_bytes, leader),
-    CHECK (min <= ci_lo AND ci_lo <= median AND median <= ci_hi AND ci_hi <= max)
-);
-)sql";
+)sql", "job_id, collective, task, config, seg_bytes, leader");
 
 // Version 3: wall time of each step of `hiertune tune`, one row per run of a
 // step (a resumed step adds a row; the step's total is the sum).
@@ -105,27 +100,14 @@ CREATE TABLE IF NOT EXISTS calibration (
 )sql";
 
 // Version 5: tune's timing of its tree as loaded against no tree, per round.
-constexpr const char* kCreateTreeTimings = R"sql(
-CREATE TABLE IF NOT EXISTS tree_timings (
+const std::string kCreateTreeTimings = summary_table("CREATE TABLE IF NOT EXISTS tree_timings", R"sql(
     job_id      INTEGER NOT NULL REFERENCES jobs(id),
     tree        TEXT    NOT NULL CHECK (tree <> ''),
     round       INTEGER NOT NULL CHECK (round >= 1),
     variant     TEXT    NOT NULL CHECK (variant IN ('tree', 'no-tree')),
     collective  TEXT    NOT NULL CHECK (collective <> ''),
     msg_bytes   INTEGER NOT NULL CHECK (msg_bytes >= 0),
-    n           INTEGER NOT NULL CHECK (n > 0),
-    median      REAL    NOT NULL,
-    ci_lo       REAL    NOT NULL,
-    ci_hi       REAL    NOT NULL,
-    min         REAL    NOT NULL,
-    max         REAL    NOT NULL,
-    mean        REAL    NOT NULL,
-    converged   INTEGER NOT NULL CHECK (converged IN (0, 1)),
-    measured_at TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
-    PRIMARY KEY (job_id, tree, round, variant, collective, msg_bytes),
-    CHECK (min <= ci_lo AND ci_lo <= median AND median <= ci_hi AND ci_hi <= max)
-);
-)sql";
+)sql", "job_id, tree, round, variant, collective, msg_bytes");
 
 // The tables added after version 1 (jobs and points), by the version that
 // added them: a file of version V gets those of the versions above V.
