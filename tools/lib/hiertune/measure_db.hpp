@@ -72,6 +72,14 @@
 //
 // Not thread-safe; one MeasureDb per thread/process (never carried across
 // fork()).  Several processes may share the file (busy timeout 10 s).
+//
+// SQLite through SQLiteCpp (libsqlitecpp-dev); its exceptions leave MeasureDb
+// as DbError.  The code by concern: measure_db.cpp (schema, opening, upgrades),
+// measure_db_points.cpp (jobs, points, best per size, resume),
+// measure_db_tasks.cpp (task benchmarks), measure_db_tune.cpp (step times,
+// calibration, tree timings), measure_db_rows.hpp/.cpp (what they share:
+// summary columns, checks, error translation); the parameters' text form is
+// params_codec.hpp's.
 #pragma once
 
 #include <cstdint>
@@ -83,9 +91,12 @@
 #include <string_view>
 #include <vector>
 
+#include "hiertune/params_codec.hpp"
 #include "hiertune/stats.hpp"
 
-struct sqlite3;
+namespace SQLite {
+class Database;
+}
 
 namespace hiertune {
 
@@ -94,15 +105,6 @@ class DbError : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
 };
-
-// Algorithm parameters, e.g. {"segsize", "65536"}, {"tree", "knomial"}.
-// Keys must be non-empty; neither keys nor values may contain ';' or '='.
-using Params = std::map<std::string, std::string>;
-
-// "k=v;k=v" with keys sorted; "" for no parameters.  Throws std::invalid_argument.
-std::string canonical_params(const Params& params);
-// Inverse of canonical_params (accepts any key order).  Throws std::invalid_argument.
-Params parse_params(std::string_view text);
 
 using JobId = std::int64_t;
 
@@ -277,14 +279,10 @@ public:
     std::string integrity_check() const;
 
 private:
-    struct CloseConnection {
-        void operator()(sqlite3* db) const noexcept;
-    };
-
-    MeasureDb(std::string path, std::unique_ptr<sqlite3, CloseConnection> db);
+    MeasureDb(std::string path, std::unique_ptr<SQLite::Database> db);
 
     std::string path_;
-    std::unique_ptr<sqlite3, CloseConnection> db_;
+    std::unique_ptr<SQLite::Database> db_;  // SQLiteCpp's connection
 };
 
 }  // namespace hiertune
