@@ -1,6 +1,8 @@
 // Output formats, progress line, job description helpers and `hiertune db` queries.
 #include <gtest/gtest.h>
 
+#include "temp_dir.hpp"
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -199,13 +201,10 @@ TEST(Topology, LibraryVersionOnOneLine) {
 
 // ---------------------------------------------------------------- db queries
 
-class DbQueryTest : public ::testing::Test {
+class DbQueryTest : public test::TempDirTest {
 protected:
     void SetUp() override {
-        std::string pattern = ::testing::TempDir() + "hiertune_query_XXXXXX";
-        ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-        dir_ = pattern;
-        path_ = (dir_ / "m.sqlite").string();
+        TempDirTest::SetUp();
         MeasureDb db = MeasureDb::open(path_);
         job_ = db.find_or_create_job(JobDescription{"vm", 8, 4, 2, "round-robin", "MPICH 4.0.2"});
         db.record_point(job_, {"bcast", 8, "binomial", {}}, summary_us(20));
@@ -215,10 +214,7 @@ protected:
                         summary_us(4000));
         db.record_point(job_, {"reduce", 8, "default", {}}, summary_us(25));
     }
-    void TearDown() override { std::filesystem::remove_all(dir_); }
 
-    std::filesystem::path dir_;
-    std::string path_;
     JobId job_ = 0;
 };
 

@@ -2,6 +2,8 @@
 // check, the output formats, the calibration table of the database (schema v4)
 // and the upgrade of a version-3 file.
 #include <gtest/gtest.h>
+
+#include "temp_dir.hpp"
 #include <sqlite3.h>
 #include <stdlib.h>
 
@@ -182,16 +184,8 @@ TEST(Calibration, JobFromJsonOutputAmidOtherLines) {
 
 // ---- the calibration table of the measurement database
 
-class CalibrationDbTest : public ::testing::Test {
+class CalibrationDbTest : public test::TempDirTest {
 protected:
-    void SetUp() override {
-        std::string pattern = ::testing::TempDir() + "hiertune_calibration_XXXXXX";
-        ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-        dir_ = pattern;
-        path_ = (dir_ / "m.sqlite").string();
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-
     std::string sql_value(const std::string& query) {
         sqlite3* db = nullptr;
         sqlite3_open(path_.c_str(), &db);
@@ -214,8 +208,6 @@ protected:
         return rc;
     }
 
-    fs::path dir_;
-    std::string path_;
 };
 
 JobDescription job_description(int ranks = 4) { return JobDescription{"emucluster-100mbit", ranks, 2, 2, "block", "b"}; }

@@ -1,5 +1,7 @@
 // `hiertune generate` library: measured points and task benchmarks to a tree.
 #include <gtest/gtest.h>
+
+#include "temp_dir.hpp"
 #include <stdlib.h>
 
 #include <filesystem>
@@ -14,17 +16,15 @@ namespace fs = std::filesystem;
 using csel::Choice;
 using csel::Json;
 
-class GenerateTest : public ::testing::Test {
+class GenerateTest : public test::TempDirTest {
 protected:
     void SetUp() override {
-        std::string pattern = ::testing::TempDir() + "hiertune_gen_XXXXXX";
-        ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-        dir_ = pattern;
-        db_.emplace(MeasureDb::open((dir_ / "m.sqlite").string()));
+        TempDirTest::SetUp();
+        db_.emplace(MeasureDb::open(path_));
     }
     void TearDown() override {
         db_.reset();
-        fs::remove_all(dir_);
+        TempDirTest::TearDown();
     }
     JobId job(int ranks, int nodes, const std::string& placement = "block") {
         return db_->find_or_create_job(JobDescription{"box", ranks, nodes, (ranks + nodes - 1) / nodes, placement, "b"});
@@ -48,7 +48,6 @@ protected:
         db_->record_task(job, TaskKey{"bcast", name, config, seg}, timings);
     }
 
-    fs::path dir_;
     std::optional<MeasureDb> db_;
 };
 

@@ -1,6 +1,8 @@
 #include "hiertune/measure_db.hpp"
 
 #include <gtest/gtest.h>
+
+#include "temp_dir.hpp"
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -25,20 +27,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A fresh directory per test, removed afterwards (TEST_TMPDIR honoured).
-class MeasureDbTest : public ::testing::Test {
-protected:
-    void SetUp() override {
-        std::string pattern = ::testing::TempDir() + "hiertune_db_XXXXXX";
-        ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-        dir_ = pattern;
-        path_ = (dir_ / "measurements.sqlite").string();
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-
-    fs::path dir_;
-    std::string path_;
-};
+class MeasureDbTest : public test::TempDirTest {};
 
 JobDescription sample_job() {
     JobDescription job;

@@ -2,6 +2,8 @@
 // atomicity under SIGKILL, upgrade of a version-1 file; tune's tree timings
 // (schema v5) and the upgrade of a version-4 file.
 #include <gtest/gtest.h>
+
+#include "temp_dir.hpp"
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -23,19 +25,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class TaskDbTest : public ::testing::Test {
-protected:
-    void SetUp() override {
-        std::string pattern = ::testing::TempDir() + "hiertune_taskdb_XXXXXX";
-        ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-        dir_ = pattern;
-        path_ = (dir_ / "measurements.sqlite").string();
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-
-    fs::path dir_;
-    std::string path_;
-};
+class TaskDbTest : public test::TempDirTest {};
 
 JobDescription job_description() {
     return JobDescription{"testbox", 8, 4, 2, "block", "4.0.2 ch4:ofi fast"};

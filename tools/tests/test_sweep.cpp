@@ -2,6 +2,8 @@
 // values, algorithm/parameter specs, the sweep plan and its resumption.
 #include <gtest/gtest.h>
 
+#include "temp_dir.hpp"
+
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -366,16 +368,7 @@ TEST(Plan, AssignmentForcesTheAlgorithmAtTheMpirLevel) {
 
 // ---------------------------------------------------------------- resume
 
-class ResumeTest : public ::testing::Test {
-protected:
-    void SetUp() override {
-        std::string pattern = ::testing::TempDir() + "hiertune_resume_XXXXXX";
-        ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-        dir_ = pattern;
-    }
-    void TearDown() override { std::filesystem::remove_all(dir_); }
-    std::filesystem::path dir_;
-};
+class ResumeTest : public test::TempDirTest {};
 
 Summary some_summary(double median) {
     Summary s;
