@@ -149,6 +149,11 @@ START_TEST(unknown_names)
     ck_assert_int_eq(check_text("{\"collective=bcast\": {\"algorithm=MPIR_Reduce_intra_binomial\":{}}}",
                                 MPII_HIER_TREE_MPIR, &p), 1);
     ck_assert(mentions(&p, 0, "not an algorithm of this collective"));
+    /* a longer collective's algorithm: MPICH would assert in the reduce dispatch */
+    ck_assert_int_eq(check_text("{\"collective=reduce\": "
+                                "{\"algorithm=MPIR_Reduce_scatter_intra_pairwise\":{}}}",
+                                MPII_HIER_TREE_MPIR, &p), 1);
+    ck_assert(mentions(&p, 0, "not an algorithm of this collective"));
     ck_assert_int_eq(check_text("{\"collective=bcst\": {\"algorithm=MPIR_Bcast_intra_binomial\":{}}}",
                                 MPII_HIER_TREE_MPIR, &p), 1);
     ck_assert(mentions(&p, 0, "not a collective"));

@@ -216,7 +216,10 @@ static int names_collective(const char *name, const char *prefix, const char *co
     for (size_t i = 0; i < c; i++)
         if ((i == 0 ? coll[i] - 'a' + 'A' : coll[i]) != name[p + i])
             return 0;
-    return 1;
+    /* the kind follows the collective: MPIR_Reduce_scatter_... is not a reduce */
+    const char *kind = name + p + c + 1;
+    return !strncmp(kind, "intra_", 6) || !strncmp(kind, "inter_", 6) ||
+        !strncmp(kind, "allcomm_", 8);
 }
 
 static void check_params(tree_check * tc, int algo, const char *name, struct json_object *params)
