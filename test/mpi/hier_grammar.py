@@ -32,6 +32,11 @@ class Grammar:
             for e in entries:
                 self._kind[(coll, e[3])] = e[4]
 
+    def algorithm_entries(self):
+        """The entries of MPII_HIER_ALGORITHMS in its order: (coll, Coll, COLL, algo, PARAMS)."""
+        return [tuple(e) for coll in self.collectives
+                for e in self._tables['MPII_HIER_ALGORITHMS_' + coll.upper()]]
+
     def params(self, coll, algo):
         return [e[0] for e in self._tables['MPII_HIER_PARAMS_' + self._kind[(coll, algo)]]]
 

@@ -1,19 +1,47 @@
-// MPICH's shipped MPIR tree for the tests that read it, when a build is around:
-// MPICH_GENERIC_JSON, else the usual places of the build tree; "" if none.
+// MPICH trees for the tests: the shipped MPIR tree when a build is around, and a small
+// stand-in for it with a hier choice to put in.
 #pragma once
 
 #include <cstdlib>
 #include <filesystem>
 #include <string>
 
+#include "hiertune/csel_tree.hpp"
+
 namespace hiertune::test {
 
+// MPICH's shipped MPIR tree: MPICH_GENERIC_JSON, else the usual places of the build
+// tree; "" if none.
 inline std::string generic_json() {
     if (const char* env = std::getenv("MPICH_GENERIC_JSON")) return env;
     for (const char* path : {"build/mpich-4.0.2/maint/tuning/coll/mpir/generic.json",
                              "../build/mpich-4.0.2/maint/tuning/coll/mpir/generic.json"})
         if (std::filesystem::exists(path)) return path;
     return "";
+}
+
+// A small stand-in for MPICH's generic.json: three collectives, stock chains.
+inline csel::Json small_stock() {
+    return csel::Json::parse(R"({
+      "collective=bcast": {
+        "comm_type=intra": {
+          "comm_size<8": {"avg_msg_size=any": {"algorithm=MPIR_Bcast_intra_binomial": {}}},
+          "comm_size=any": {
+            "avg_msg_size<=12288": {"algorithm=MPIR_Bcast_intra_binomial": {}},
+            "avg_msg_size=any": {"algorithm=MPIR_Bcast_intra_scatter_ring_allgather": {}}}},
+        "comm_type=inter": {"algorithm=MPIR_Bcast_inter_remote_send_local_bcast": {}}},
+      "collective=allreduce": {
+        "comm_type=intra": {"avg_msg_size=any": {"algorithm=MPIR_Allreduce_intra_recursive_doubling": {}}},
+        "comm_type=inter": {"algorithm=MPIR_Allreduce_inter_reduce_exchange_bcast": {}}},
+      "collective=barrier": {
+        "comm_type=intra": {"algorithm=MPIR_Barrier_intra_dissemination": {}},
+        "comm_type=inter": {"algorithm=MPIR_Barrier_inter_bcast": {}}}
+    })");
+}
+
+// The hier bcast with a segment size, as a tuner would choose it.
+inline csel::Choice hier_bcast(const std::string& segsize) {
+    return csel::Choice::container("MPIR_Bcast_intra_hier", {{"segsize", segsize}, {"inter_algo", "tsp_kary"}});
 }
 
 }  // namespace hiertune::test

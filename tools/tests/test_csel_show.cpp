@@ -409,22 +409,8 @@ TEST(CselShowTable, RejectsBadOptions) {
 
 // ------------------------------------------------------------------ trees from build_tree
 
-// A small stand-in for generic.json's bcast.
-Json small_stock() {
-    return Json::parse(R"({
-      "collective=bcast": {
-        "comm_type=intra": {
-          "comm_size<8": {"avg_msg_size=any": {"algorithm=MPIR_Bcast_intra_binomial": {}}},
-          "comm_size=any": {
-            "avg_msg_size<=12288": {"algorithm=MPIR_Bcast_intra_binomial": {}},
-            "avg_msg_size=any": {"algorithm=MPIR_Bcast_intra_scatter_ring_allgather": {}}}},
-        "comm_type=inter": {"algorithm=MPIR_Bcast_inter_remote_send_local_bcast": {}}}
-    })");
-}
-
-Choice hier(const std::string& segsize) {
-    return Choice::container("MPIR_Bcast_intra_hier", {{"segsize", segsize}, {"inter_algo", "tsp_kary"}});
-}
+using test::hier_bcast;
+using test::small_stock;
 
 // Tuned on 8 and 16 ranks at ppn 2 and 4: hier from 64 KiB (16 KiB segments, 128 KiB
 // from 1 MiB), except 8 ranks at ppn 4 which stays stock.
@@ -435,7 +421,7 @@ Json tuned_tree() {
         for (int ppn : {2, 4})
             for (std::uint64_t bytes : {1024u, 4096u, 65536u, 1048576u}) {
                 Choice choice = Choice::stock_tree();
-                if (bytes >= 65536 && !(comm_size == 8 && ppn == 4)) choice = hier(bytes >= 1048576 ? "131072" : "16384");
+                if (bytes >= 65536 && !(comm_size == 8 && ppn == 4)) choice = hier_bcast(bytes >= 1048576 ? "131072" : "16384");
                 points.push_back({comm_size, ppn, bytes, choice});
             }
     return build_tree(small_stock(), input).tree;

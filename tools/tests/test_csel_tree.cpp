@@ -14,28 +14,8 @@ namespace {
 
 const Choice kStock = Choice::stock_tree();
 
-Choice hier(const std::string& segsize) {
-    return Choice::container("MPIR_Bcast_intra_hier", {{"segsize", segsize}, {"inter_algo", "tsp_kary"}});
-}
-
-// A small stand-in for MPICH's generic.json: three collectives, stock chains.
-Json small_stock() {
-    return Json::parse(R"({
-      "collective=bcast": {
-        "comm_type=intra": {
-          "comm_size<8": {"avg_msg_size=any": {"algorithm=MPIR_Bcast_intra_binomial": {}}},
-          "comm_size=any": {
-            "avg_msg_size<=12288": {"algorithm=MPIR_Bcast_intra_binomial": {}},
-            "avg_msg_size=any": {"algorithm=MPIR_Bcast_intra_scatter_ring_allgather": {}}}},
-        "comm_type=inter": {"algorithm=MPIR_Bcast_inter_remote_send_local_bcast": {}}},
-      "collective=allreduce": {
-        "comm_type=intra": {"avg_msg_size=any": {"algorithm=MPIR_Allreduce_intra_recursive_doubling": {}}},
-        "comm_type=inter": {"algorithm=MPIR_Allreduce_inter_reduce_exchange_bcast": {}}},
-      "collective=barrier": {
-        "comm_type=intra": {"algorithm=MPIR_Barrier_intra_dissemination": {}},
-        "comm_type=inter": {"algorithm=MPIR_Barrier_inter_bcast": {}}}
-    })");
-}
+using test::hier_bcast;
+using test::small_stock;
 
 std::vector<std::pair<std::uint64_t, Choice>> samples(std::initializer_list<std::pair<std::uint64_t, Choice>> list) {
     return list;
@@ -43,34 +23,34 @@ std::vector<std::pair<std::uint64_t, Choice>> samples(std::initializer_list<std:
 
 TEST(CselRules, MidpointBetweenSampledSizes) {
     std::vector<std::uint64_t> wanted;
-    const auto rules = compact_rules(samples({{1024, kStock}, {4096, kStock}, {16384, hier("8192")},
-                                              {65536, hier("8192")}}),
+    const auto rules = compact_rules(samples({{1024, kStock}, {4096, kStock}, {16384, hier_bcast("8192")},
+                                              {65536, hier_bcast("8192")}}),
                                      {}, &wanted);
     ASSERT_EQ(rules.size(), 2u);
     EXPECT_EQ(rules[0].upper, std::optional<std::uint64_t>(10240));  // (4096 + 16384) / 2
     EXPECT_EQ(rules[0].choice, kStock);
     EXPECT_FALSE(rules[1].upper);
-    EXPECT_EQ(rules[1].choice, hier("8192"));
+    EXPECT_EQ(rules[1].choice, hier_bcast("8192"));
     EXPECT_EQ(wanted, std::vector<std::uint64_t>{10240});
 }
 
 TEST(CselRules, AdjacentSizesNeedNoMidpoint) {
     std::vector<std::uint64_t> wanted;
-    const auto rules = compact_rules(samples({{7, kStock}, {8, hier("4096")}}), {}, &wanted);
+    const auto rules = compact_rules(samples({{7, kStock}, {8, hier_bcast("4096")}}), {}, &wanted);
     ASSERT_EQ(rules.size(), 2u);
     EXPECT_EQ(*rules[0].upper, 7u);
     EXPECT_TRUE(wanted.empty());
 }
 
 TEST(CselRules, EqualNeighboursMerge) {
-    const auto rules = compact_rules(samples({{1, hier("4096")}, {2, hier("4096")}, {4, hier("4096")},
-                                              {8, kStock}, {16, kStock}, {32, hier("65536")}}),
+    const auto rules = compact_rules(samples({{1, hier_bcast("4096")}, {2, hier_bcast("4096")}, {4, hier_bcast("4096")},
+                                              {8, kStock}, {16, kStock}, {32, hier_bcast("65536")}}),
                                      {}, nullptr);
     ASSERT_EQ(rules.size(), 3u);
     EXPECT_EQ(*rules[0].upper, 6u);
     EXPECT_EQ(*rules[1].upper, 24u);
     EXPECT_FALSE(rules[2].upper);
-    EXPECT_EQ(rules[2].choice, hier("65536"));
+    EXPECT_EQ(rules[2].choice, hier_bcast("65536"));
     // one choice everywhere: a single =any rule
     const auto one = compact_rules(samples({{1, kStock}, {1024, kStock}}), {}, nullptr);
     ASSERT_EQ(one.size(), 1u);
@@ -80,10 +60,10 @@ TEST(CselRules, EqualNeighboursMerge) {
 TEST(CselRules, RequeryAtMidpointGivesThreeRulesThenMerges) {
     // ACCLAiM: <=A: ALG-A, <C: ALG-B, then ALG-C
     std::vector<std::uint64_t> asked, wanted;
-    const auto rules = compact_rules(samples({{1000, kStock}, {2000, hier("1024")}}),
+    const auto rules = compact_rules(samples({{1000, kStock}, {2000, hier_bcast("1024")}}),
                                      [&](std::uint64_t bytes) -> std::optional<Choice> {
                                          asked.push_back(bytes);
-                                         return hier("512");
+                                         return hier_bcast("512");
                                      },
                                      &wanted);
     EXPECT_EQ(asked, std::vector<std::uint64_t>{1500});
@@ -91,14 +71,14 @@ TEST(CselRules, RequeryAtMidpointGivesThreeRulesThenMerges) {
     ASSERT_EQ(rules.size(), 3u);
     EXPECT_EQ(*rules[0].upper, 1000u);
     EXPECT_EQ(*rules[1].upper, 1999u);
-    EXPECT_EQ(rules[1].choice, hier("512"));
+    EXPECT_EQ(rules[1].choice, hier_bcast("512"));
     // ALG-B = ALG-C: the last two merge
-    const auto merged = compact_rules(samples({{1000, kStock}, {2000, hier("1024")}}),
-                                      [](std::uint64_t) -> std::optional<Choice> { return hier("1024"); }, nullptr);
+    const auto merged = compact_rules(samples({{1000, kStock}, {2000, hier_bcast("1024")}}),
+                                      [](std::uint64_t) -> std::optional<Choice> { return hier_bcast("1024"); }, nullptr);
     ASSERT_EQ(merged.size(), 2u);
     EXPECT_EQ(*merged[0].upper, 1000u);
     // no answer: the midpoint rule
-    const auto guessed = compact_rules(samples({{1000, kStock}, {2000, hier("1024")}}),
+    const auto guessed = compact_rules(samples({{1000, kStock}, {2000, hier_bcast("1024")}}),
                                        [](std::uint64_t) -> std::optional<Choice> { return std::nullopt; }, nullptr);
     EXPECT_EQ(*guessed[0].upper, 1500u);
 }
@@ -122,7 +102,7 @@ TreeInput bcast_input() {
             for (std::uint64_t bytes : {1024u, 4096u, 65536u, 1048576u}) {
                 // large messages on more ranks go hier; 8 ranks with ppn 4 stays stock
                 Choice choice = kStock;
-                if (bytes >= 65536 && !(comm_size == 8 && ppn == 4)) choice = hier(bytes >= 1048576 ? "131072" : "16384");
+                if (bytes >= 65536 && !(comm_size == 8 && ppn == 4)) choice = hier_bcast(bytes >= 1048576 ? "131072" : "16384");
                 points.push_back({comm_size, ppn, bytes, choice});
             }
     return input;
@@ -191,12 +171,12 @@ TEST(CselTree, AllStockLeavesTheCollectiveAlone) {
 
 TEST(CselTree, BadInputIsRefused) {
     TreeInput input;
-    input.choices["reduce"] = {{8, 2, 8, hier("1024")}};
+    input.choices["reduce"] = {{8, 2, 8, hier_bcast("1024")}};
     EXPECT_THROW(build_tree(small_stock(), input), TreeError);  // no reduce in this stock tree
     input.choices.clear();
-    input.choices["bcast"] = {{8, 2, 8, hier("1024")}, {8, 2, 8, kStock}};
+    input.choices["bcast"] = {{8, 2, 8, hier_bcast("1024")}, {8, 2, 8, kStock}};
     EXPECT_THROW(build_tree(small_stock(), input), std::invalid_argument);
-    input.choices["bcast"] = {{8, 2, 8, kStock}, {8, 2, 1ull << 33, hier("1024")}};
+    input.choices["bcast"] = {{8, 2, 8, kStock}, {8, 2, 1ull << 33, hier_bcast("1024")}};
     EXPECT_THROW(build_tree(small_stock(), input), std::invalid_argument);  // midpoint beyond int
 }
 

@@ -4,6 +4,8 @@
 
 #include "hier_impl.h"
 
+#define MPII_HIER_COLL ALLREDUCE        /* MPII_HIER_PARAMS_OF_CVARS */
+
 /*
 === BEGIN_MPI_T_CVAR_INFO_BLOCK ===
 
@@ -115,11 +117,7 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
     int mpi_errno = MPI_SUCCESS;
     int mpi_errno_ret = MPI_SUCCESS;
     MPII_Hier_params prm;
-    const MPII_Hier_params given = { segsize, inter_algo, inter_k, inter_chunk, intra_algo };
-    const MPII_Hier_params cvars = { MPIR_CVAR_ALLREDUCE_HIER_SEGSIZE,
-        MPIR_CVAR_ALLREDUCE_HIER_INTER_ALGORITHM, MPIR_CVAR_ALLREDUCE_HIER_INTER_KVAL,
-        MPIR_CVAR_ALLREDUCE_HIER_INTER_CHUNK_SIZE, MPIR_CVAR_ALLREDUCE_HIER_INTRA_ALGORITHM
-    };
+    const MPII_Hier_params given = MPII_HIER_PARAMS_OF_ARGS, cvars = MPII_HIER_PARAMS_OF_CVARS;
     MPII_Hier_comm *hier = NULL;
     MPII_Hier_seg_plan plan;
     MPIR_Comm *up_comm = NULL, *node_comm;
@@ -128,35 +126,24 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
 
     MPIR_FUNC_ENTER;
 
-    mpi_errno = MPII_Hier_params_resolve(&prm, &given, &cvars, MPII_HIER_INTER_COUNT);
-    MPIR_ERR_CHECK(mpi_errno);
-
     MPIR_Datatype_get_size_macro(datatype, type_size);
     MPIR_Datatype_get_extent_macro(datatype, extent);
-    if (count == 0 || type_size == 0)
-        goto fn_exit;
-
-    if (comm_ptr->local_size == 1) {
-        if (sendbuf != MPI_IN_PLACE)
+    if (count == 0 || type_size == 0 || comm_ptr->local_size == 1) {
+        mpi_errno = MPII_Hier_params_resolve(&prm, &given, &cvars, MPII_HIER_INTER_COUNT);
+        if (!mpi_errno && count > 0 && type_size > 0 && sendbuf != MPI_IN_PLACE)
             mpi_errno = MPIR_Localcopy(sendbuf, count, datatype, recvbuf, count, datatype);
         goto fn_exit;
     }
-
-    mpi_errno = MPII_Hier_get(comm_ptr, &hier);
+    mpi_errno = MPII_Hier_begin(comm_ptr, &given, &cvars, MPII_HIER_PVAR_CALLS(allreduce, hier), &prm, &hier);
     MPIR_ERR_CHECK(mpi_errno);
-    const MPII_Hier_levels *lv = hier ? &hier->levels : NULL;
-    if (MPII_Hier_is_user_call(hier))
-        MPII_HIER_PVAR_ADD(ALLREDUCE_HIER, 1);
-    if (!hier || lv->nnodes == 1 ||
-        (!MPIR_Op_is_commutative(op) && !MPII_Hier_levels_is_rank_ordered(lv))) {
+    if (MPII_Hier_reduction_runs_flat(hier, op)) {
         /* one node (also the re-entry of a tree that picks hier for the node comm), our
          * own comm creation, or an order no hierarchy keeps: flat and rank-ordered */
-        if (hier && lv->nnodes > 1)
-            MPII_HIER_PVAR_ADD(FLAT_FALLBACKS, 1);
         mpi_errno = MPIR_Allreduce_intra_recursive_doubling(sendbuf, recvbuf, count, datatype,
                                                             op, comm_ptr, errflag);
         goto fn_exit;
     }
+    const MPII_Hier_levels *lv = &hier->levels;
 
     int multilevel = MPII_Hier_levels_is_multilevel(lv);
     /* the ring allreduce alone (one rank per node) runs once on the whole message */

@@ -4,6 +4,8 @@
 
 #include "hier_impl.h"
 
+#define MPII_HIER_COLL BCAST        /* MPII_HIER_PARAMS_OF_CVARS */
+
 /*
 === BEGIN_MPI_T_CVAR_INFO_BLOCK ===
 
@@ -16,8 +18,9 @@ cvars:
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
       description : >-
-        Pipeline segment size fs, in bytes, of the hier bcast (rounded down to whole
-        elements of the type signature). 0 sends the whole message as one segment.
+        Pipeline segment size fs, in bytes, of the hier bcast: bytes of the packed
+        message, so that ranks with different but matching datatypes cut it alike (a
+        segment may end inside an element). 0 sends the whole message as one segment.
 
     - name        : MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM
       category    : COLLECTIVE
@@ -102,11 +105,7 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
     int mpi_errno = MPI_SUCCESS;
     int mpi_errno_ret = MPI_SUCCESS;
     MPII_Hier_params prm;
-    const MPII_Hier_params given = { segsize, inter_algo, inter_k, inter_chunk, intra_algo };
-    const MPII_Hier_params cvars = { MPIR_CVAR_BCAST_HIER_SEGSIZE,
-        MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM, MPIR_CVAR_BCAST_HIER_INTER_KVAL,
-        MPIR_CVAR_BCAST_HIER_INTER_CHUNK_SIZE, MPIR_CVAR_BCAST_HIER_INTRA_ALGORITHM
-    };
+    const MPII_Hier_params given = MPII_HIER_PARAMS_OF_ARGS, cvars = MPII_HIER_PARAMS_OF_CVARS;
     MPII_Hier_comm *hier = NULL;
     MPII_Hier_payload payload = { 0 };
     MPII_Hier_seg_plan plan;
@@ -116,16 +115,12 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
 
     MPIR_FUNC_ENTER;
 
-    mpi_errno = MPII_Hier_params_resolve(&prm, &given, &cvars, MPII_HIER_INTER_COUNT);
-    MPIR_ERR_CHECK(mpi_errno);
-
-    if (comm_ptr->local_size == 1 || count == 0)
+    if (comm_ptr->local_size == 1 || count == 0) {
+        mpi_errno = MPII_Hier_params_resolve(&prm, &given, &cvars, MPII_HIER_INTER_COUNT);
         goto fn_exit;
-
-    mpi_errno = MPII_Hier_get(comm_ptr, &hier);
+    }
+    mpi_errno = MPII_Hier_begin(comm_ptr, &given, &cvars, MPII_HIER_PVAR_CALLS(bcast, hier), &prm, &hier);
     MPIR_ERR_CHECK(mpi_errno);
-    if (MPII_Hier_is_user_call(hier))
-        MPII_HIER_PVAR_ADD(BCAST_HIER, 1);
     if (!hier) {
         /* issued while our own sub-communicators are being created */
         mpi_errno = MPIR_Bcast_intra_binomial(buffer, count, datatype, root, comm_ptr, errflag);

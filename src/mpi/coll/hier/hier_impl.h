@@ -32,57 +32,65 @@ int MPII_Hier_get(MPIR_Comm * comm, MPII_Hier_comm ** hier);
 int MPII_Hier_column_comm(MPIR_Comm * comm, MPII_Hier_comm * hier, int column,
                           MPIR_Comm ** column_comm);
 
-/* Counters exposed as MPI_T pvars (class COUNTER, category COLLECTIVE): how often each
- * plugin algorithm ran, and how many pipeline segments it moved. */
+/* Counters exposed as MPI_T pvars (class COUNTER, category COLLECTIVE, hier_pvars.c):
+ * how often each plugin algorithm of the grammar ran (coll_hier_<coll>_<algo>_count),
+ * and how many pipeline segments the algorithms moved. */
+#define MPII_HIER_PVAR_CALLS(coll_, algo_) MPII_HIER_PVAR_CALLS_##coll_##_##algo_
+#define MPII_HIER_PVAR_CALLS_ENUM_(coll_, Coll_, COLL_, algo_, PARAMS_) \
+    MPII_HIER_PVAR_CALLS(coll_, algo_),
 enum {
-    MPII_HIER_PVAR_BCAST_HIER,
+    MPII_HIER_ALGORITHMS(MPII_HIER_PVAR_CALLS_ENUM_)
     MPII_HIER_PVAR_BCAST_HIER_SEGMENTS,
-    MPII_HIER_PVAR_REDUCE_HIER,
     MPII_HIER_PVAR_REDUCE_HIER_SEGMENTS,
-    MPII_HIER_PVAR_ALLREDUCE_HIER,
     MPII_HIER_PVAR_ALLREDUCE_HIER_SEGMENTS,
     MPII_HIER_PVAR_FLAT_FALLBACKS,
-    /* segmented trees (blocking MPIR_<Coll>_intra_seg_*): calls per algorithm as the
-     * caller chose it, and segments moved */
-    MPII_HIER_PVAR_BCAST_SEG_LINEAR,
-    MPII_HIER_PVAR_BCAST_SEG_CHAIN,
-    MPII_HIER_PVAR_BCAST_SEG_PIPELINE,
-    MPII_HIER_PVAR_BCAST_SEG_BINARY,
-    MPII_HIER_PVAR_BCAST_SEG_SPLIT_BINARY,
-    MPII_HIER_PVAR_BCAST_SEG_BINOMIAL,
     MPII_HIER_PVAR_BCAST_SEG_SEGMENTS,
-    MPII_HIER_PVAR_REDUCE_SEG_LINEAR,
-    MPII_HIER_PVAR_REDUCE_SEG_CHAIN,
-    MPII_HIER_PVAR_REDUCE_SEG_PIPELINE,
-    MPII_HIER_PVAR_REDUCE_SEG_BINARY,
-    MPII_HIER_PVAR_REDUCE_SEG_BINOMIAL,
-    MPII_HIER_PVAR_REDUCE_SEG_IN_ORDER_BINARY,
     MPII_HIER_PVAR_REDUCE_SEG_SEGMENTS,
-    /* seg reduces (blocking or inter-node submodule) with a non-commutative op that ran
-     * the in-order binary tree instead of the tree asked for */
     MPII_HIER_PVAR_REDUCE_SEG_IN_ORDER_SUBST,
     MPII_HIER_PVAR_MPIR_ROUTED,
     MPII_HIER_PVAR_COUNT
 };
 extern unsigned long long MPII_Hier_pvars[MPII_HIER_PVAR_COUNT];
 #define MPII_HIER_PVAR_ADD(which_, n_) (MPII_Hier_pvars[MPII_HIER_PVAR_##which_] += (n_))
+/* one more call of MPIR_<Coll>_intra_<algo> */
+#define MPII_HIER_PVAR_CALL(coll_, algo_) (MPII_Hier_pvars[MPII_HIER_PVAR_CALLS(coll_, algo_)]++)
 
 /* Submodules of a hierarchical algorithm (HAN Table II): MPII_HIER_INTER_* and
  * MPII_HIER_INTRA_*, the values of their CVARs, come from the grammar (hier_grammar.h). */
 
-/* Parameters of one call; a negative argument means "take the CVAR". */
+/* Parameters of one call of a hier algorithm, the grammar's MPII_HIER_PARAMS_HIER in
+ * its order (segsize, inter_algo, inter_k, inter_chunk, intra_algo). */
+#define MPII_HIER_PARAM_FIELD_(param_, min_or_list_, cvar_) int param_;
 typedef struct {
-    int segsize;                /* pipeline segment fs, bytes, 0 = one segment */
-    int inter_algo;
-    int inter_k;                /* radix of tsp_kary / tsp_knomial */
-    int inter_chunk;            /* bytes, pipelining inside one inter-node step, 0 = none */
-    int intra_algo;
+    MPII_HIER_PARAMS_HIER(MPII_HIER_PARAM_FIELD_, MPII_HIER_PARAM_FIELD_)
 } MPII_Hier_params;
+/* Initialisers: from the algorithm's arguments, named as the parameters (a negative one
+ * means "take the CVAR"), and from the CVARs of MPII_HIER_COLL (the caller defines it,
+ * e.g. BCAST). */
+#define MPII_HIER_PARAM_ARG_(param_, min_or_list_, cvar_) param_,
+#define MPII_HIER_CAT3_(a_, b_, c_) a_##b_##c_
+#define MPII_HIER_CAT3(a_, b_, c_) MPII_HIER_CAT3_(a_, b_, c_)
+#define MPII_HIER_PARAM_CVAR_(param_, min_or_list_, cvar_) \
+    MPII_HIER_CAT3(MPIR_CVAR_, MPII_HIER_COLL, _##cvar_),
+#define MPII_HIER_PARAMS_OF_ARGS { MPII_HIER_PARAMS_HIER(MPII_HIER_PARAM_ARG_, MPII_HIER_PARAM_ARG_) }
+#define MPII_HIER_PARAMS_OF_CVARS \
+    { MPII_HIER_PARAMS_HIER(MPII_HIER_PARAM_CVAR_, MPII_HIER_PARAM_CVAR_) }
 
 /* Fill prm from the call's arguments, each negative one from its CVAR, and check it;
  * n_inter_algos: the number of items of the collective's inter-node CVAR. */
 int MPII_Hier_params_resolve(MPII_Hier_params * prm, const MPII_Hier_params * given,
                              const MPII_Hier_params * cvars, int n_inter_algos);
+
+/* The start every hier algorithm shares: prm resolved from given and cvars, and comm's
+ * levels in *hier (NULL while the plugin creates its own sub-communicators: the caller
+ * runs flat), the call counted in the pvar `calls_pvar` when it is the user's. */
+int MPII_Hier_begin(MPIR_Comm * comm, const MPII_Hier_params * given,
+                    const MPII_Hier_params * cvars, int calls_pvar, MPII_Hier_params * prm,
+                    MPII_Hier_comm ** hier);
+/* Whether a reduction on hier runs flat instead: no levels (see MPII_Hier_begin), one
+ * node, or an op that is not commutative on ranks that no hierarchy keeps in order (a
+ * flat fallback, counted in coll_hier_flat_fallbacks). */
+int MPII_Hier_reduction_runs_flat(const MPII_Hier_comm * hier, MPI_Op op);
 
 /* Inter-node steps: start a non-blocking bcast / reduce on the leaders' comm. */
 int MPII_Hier_start_ibcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int root,
@@ -100,13 +108,38 @@ int MPII_Hier_intra_bcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int 
 int MPII_Hier_intra_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
                            MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * node_comm,
                            int intra_algo, MPIR_Errflag_t * errflag);
-/* Wait for a started inter-node step, if any, and release it. */
+/* A schedule of one of MPICH's two kinds, for a non-blocking step. */
+typedef struct {
+    enum MPIR_sched_type type;
+    void *sched;                /* NULL when creating it failed */
+} MPII_Hier_sched;
+/* A new schedule of kind type (MPIR_SCHED_NORMAL or MPIR_SCHED_GENTRAN) on comm. */
+int MPII_Hier_sched_new(MPII_Hier_sched * s, enum MPIR_sched_type type, MPIR_Comm * comm);
+/* Start a schedule the caller built (build_errno: how building it went), or free it
+ * when building failed: nobody else would, it never reaches a request. */
+int MPII_Hier_sched_start(int build_errno, MPII_Hier_sched * s, MPIR_Comm * comm,
+                          MPIR_Request ** req);
+/* Wait for a started schedule, if any, and release it. */
 int MPII_Hier_wait(MPIR_Request ** req, MPIR_Errflag_t * errflag);
+/* Start a built schedule and wait for it: the blocking algorithms. */
+int MPII_Hier_sched_run(int build_errno, MPII_Hier_sched * s, MPIR_Comm * comm,
+                        MPIR_Errflag_t * errflag);
 
-/* Segmented trees (bcast_intra_seg.c, reduce_intra_seg.c): one engine per collective,
- * driven by the tree shape.  segsize in bytes (0: one segment), fanout for CHAIN,
- * window: segments posted ahead (bounds the outstanding requests).  The reduce runs
- * IN_ORDER_BINARY instead of the shape asked for when op is not commutative. */
+/* Segmented trees, written once as transport schedules (hier_seg_sched.c): segments of
+ * whole elements of datatype, receives and sends chained by vertex dependencies so that
+ * segments pipeline with at most `window` in flight per peer.  segsize in bytes (0: one
+ * segment), fanout for CHAIN.  The reduce runs IN_ORDER_BINARY instead of the shape
+ * asked for when op is not commutative.  *nsegs (may be NULL): segments of the calling
+ * rank's part.  Two uses: the blocking algorithms MPIR_<Coll>_intra_seg_*
+ * (MPII_Hier_seg_bcast / _reduce: started and waited for) and the seg_* inter-node
+ * submodules of the hier algorithms. */
+int MPII_Hier_seg_ibcast_sched(void *buffer, MPI_Aint count, MPI_Datatype datatype, int root,
+                               MPIR_Comm * comm, MPII_Hier_tree_kind kind, int segsize,
+                               int fanout, int window, int64_t * nsegs, MPIR_TSP_sched_t sched);
+int MPII_Hier_seg_ireduce_sched(const void *sendbuf, void *recvbuf, MPI_Aint count,
+                                MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * comm,
+                                MPII_Hier_tree_kind kind, int segsize, int fanout, int window,
+                                int64_t * nsegs, MPIR_TSP_sched_t sched);
 int MPII_Hier_seg_bcast(void *buffer, MPI_Aint count, MPI_Datatype datatype, int root,
                         MPIR_Comm * comm, MPII_Hier_tree_kind kind, int segsize, int fanout,
                         int window, MPIR_Errflag_t * errflag);
@@ -114,19 +147,6 @@ int MPII_Hier_seg_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
                          MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * comm,
                          MPII_Hier_tree_kind kind, int segsize, int fanout, int window,
                          MPIR_Errflag_t * errflag);
-/* The same trees as transport schedules (hier_seg_sched.c), the inter-node submodules:
- * segments of whole elements of datatype, receives and sends chained by vertex
- * dependencies so that segments pipeline with at most `window` in flight per peer. */
-int MPII_Hier_seg_ibcast_sched(void *buffer, MPI_Aint count, MPI_Datatype datatype, int root,
-                               MPIR_Comm * comm, MPII_Hier_tree_kind kind, int segsize,
-                               int fanout, int window, MPIR_TSP_sched_t sched);
-int MPII_Hier_seg_ireduce_sched(const void *sendbuf, void *recvbuf, MPI_Aint count,
-                                MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * comm,
-                                MPII_Hier_tree_kind kind, int segsize, int fanout, int window,
-                                MPIR_TSP_sched_t sched);
-/* The tree a reduce with op actually runs (IN_ORDER_BINARY for non-commutative ops),
- * counting a substitution in the pvar. */
-MPII_Hier_tree_kind MPII_Hier_seg_reduce_kind(MPII_Hier_tree_kind kind, MPI_Op op);
 /* SPLIT_BINARY: bytes (or elements) in the first half of n units, whole units. */
 static inline MPI_Aint MPII_Hier_split_first_half(MPI_Aint n)
 {

@@ -11,16 +11,16 @@ static const struct {
     const char *name;
     const char *desc;
 } pvar_info[MPII_HIER_PVAR_COUNT] = {
-    [MPII_HIER_PVAR_BCAST_HIER] = {"coll_hier_bcast_hier_count",
-                                   "number of MPI_Bcast calls run by MPIR_Bcast_intra_hier"},
+#define CALLS_INFO_(coll_, Coll_, COLL_, algo_, PARAMS_) \
+    [MPII_HIER_PVAR_CALLS(coll_, algo_)] = {"coll_hier_" #coll_ "_" #algo_ "_count", \
+                                           "number of MPI_" #Coll_ " calls run by MPIR_" \
+                                           #Coll_ "_intra_" #algo_},
+    MPII_HIER_ALGORITHMS(CALLS_INFO_)
+#undef CALLS_INFO_
     [MPII_HIER_PVAR_BCAST_HIER_SEGMENTS] = {"coll_hier_bcast_hier_segments",
                                             "pipeline segments moved by MPIR_Bcast_intra_hier"},
-    [MPII_HIER_PVAR_REDUCE_HIER] = {"coll_hier_reduce_hier_count",
-                                    "number of MPI_Reduce calls run by MPIR_Reduce_intra_hier"},
     [MPII_HIER_PVAR_REDUCE_HIER_SEGMENTS] = {"coll_hier_reduce_hier_segments",
                                              "pipeline segments moved by MPIR_Reduce_intra_hier"},
-    [MPII_HIER_PVAR_ALLREDUCE_HIER] = {"coll_hier_allreduce_hier_count",
-                                       "number of MPI_Allreduce calls run by MPIR_Allreduce_intra_hier"},
     [MPII_HIER_PVAR_ALLREDUCE_HIER_SEGMENTS] = {"coll_hier_allreduce_hier_segments",
                                                 "pipeline segments moved by MPIR_Allreduce_intra_hier"},
     [MPII_HIER_PVAR_FLAT_FALLBACKS] = {"coll_hier_flat_fallbacks",
@@ -30,25 +30,9 @@ static const struct {
                                     "MPI_Bcast/Reduce/Allreduce calls on multi-node comms that the "
                                     "device handed to the MPIR level because a plugin algorithm "
                                     "was selected there (forced CVAR or the user's tree)"},
-#define SEG_PVAR(ID_, coll_, Coll_, algo_) \
-    [MPII_HIER_PVAR_##ID_] = {"coll_hier_" #coll_ "_" #algo_ "_count", \
-                              "number of MPI_" #Coll_ " calls run by MPIR_" #Coll_ "_intra_" #algo_}
-    SEG_PVAR(BCAST_SEG_LINEAR, bcast, Bcast, seg_linear),
-    SEG_PVAR(BCAST_SEG_CHAIN, bcast, Bcast, seg_chain),
-    SEG_PVAR(BCAST_SEG_PIPELINE, bcast, Bcast, seg_pipeline),
-    SEG_PVAR(BCAST_SEG_BINARY, bcast, Bcast, seg_binary),
-    SEG_PVAR(BCAST_SEG_SPLIT_BINARY, bcast, Bcast, seg_split_binary),
-    SEG_PVAR(BCAST_SEG_BINOMIAL, bcast, Bcast, seg_binomial),
     [MPII_HIER_PVAR_BCAST_SEG_SEGMENTS] = {"coll_hier_bcast_seg_segments",
                                            "segments of the calling rank's part of the "
                                            "payload in the MPIR_Bcast_intra_seg_* algorithms"},
-    SEG_PVAR(REDUCE_SEG_LINEAR, reduce, Reduce, seg_linear),
-    SEG_PVAR(REDUCE_SEG_CHAIN, reduce, Reduce, seg_chain),
-    SEG_PVAR(REDUCE_SEG_PIPELINE, reduce, Reduce, seg_pipeline),
-    SEG_PVAR(REDUCE_SEG_BINARY, reduce, Reduce, seg_binary),
-    SEG_PVAR(REDUCE_SEG_BINOMIAL, reduce, Reduce, seg_binomial),
-    SEG_PVAR(REDUCE_SEG_IN_ORDER_BINARY, reduce, Reduce, seg_in_order_binary),
-#undef SEG_PVAR
     [MPII_HIER_PVAR_REDUCE_SEG_SEGMENTS] = {"coll_hier_reduce_seg_segments",
                                             "segments of the MPIR_Reduce_intra_seg_* algorithms"},
     [MPII_HIER_PVAR_REDUCE_SEG_IN_ORDER_SUBST] = {"coll_hier_reduce_seg_in_order_subst",

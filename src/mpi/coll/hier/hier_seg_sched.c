@@ -1,15 +1,17 @@
 /*
- * mpich-hier: the segmented trees as schedules of MPICH's transport (gentran), the
- * non-blocking inter-node submodules of the hier algorithms (inter_algo=seg_*).
+ * mpich-hier: the segmented trees (hier_trees.c shapes), written once as schedules of
+ * MPICH's transport (gentran).  Two uses: the blocking algorithms
+ * MPIR_Bcast_intra_seg_* / MPIR_Reduce_intra_seg_* start a schedule and wait for it
+ * (bcast_intra_seg.c, reduce_intra_seg.c), and the hier algorithms start one per
+ * segment of their inter-node step (inter_algo=seg_*, hier_submodules.c).
+ * doc/segmented-trees.md has the table of what each rank sends per segment.
  *
- * Same trees and per-segment messages as the blocking engines (bcast_intra_seg.c,
- * reduce_intra_seg.c); here each segment's receive, combine and send are vertices whose
- * dependencies let segment t+1 move while segment t is still in flight.  Segments are
- * whole elements of the call's datatype (any datatype: a segment is a count of elements
- * at its extent offset, as in MPICH's tsp tree algorithms).  `window` bounds the
- * operations in flight: the receive of segment t waits for that of t-window (and, in a
- * reduce, for the combine that frees its buffer), a send of t for the send of t-window
- * to the same peer.
+ * Each segment's receive, combine and send are vertices whose dependencies let segment
+ * t+1 move while segment t is still in flight.  Segments are whole elements of the
+ * call's datatype (a segment is a count of elements at its extent offset, as in MPICH's
+ * tsp tree algorithms).  `window` bounds the operations in flight: the receive of
+ * segment t waits for that of t-window (and, in a reduce, for the combine that frees
+ * its buffer), a send of t for the send of t-window to the same peer.
  *
  * Segment t travels on tag tags[t % window], one tag per window slot.  Gentran issues a
  * vertex as soon as its dependencies complete, even in the middle of the start loop
@@ -117,9 +119,18 @@ static int sched_send_range(char *buf, MPI_Aint extent, const elem_range * rg,
     goto fn_exit;
 }
 
+/* Algorithm: segmented tree bcast
+ *
+ * Every rank but the root receives its segments from its parent in the tree `kind` and
+ * forwards each one to its children as soon as it is in.  SPLIT_BINARY sends the first
+ * half of the message down the subtree of relative rank 1 and the second half down
+ * that of relative rank 2, and every rank swaps halves with its mirror rank in the
+ * other subtree (ranks without a mirror get the second half from the root); the swap
+ * runs on its own tags, so it may overlap the tree phase.
+ */
 int MPII_Hier_seg_ibcast_sched(void *buffer, MPI_Aint count, MPI_Datatype datatype, int root,
                                MPIR_Comm * comm, MPII_Hier_tree_kind kind, int segsize,
-                               int fanout, int window, MPIR_TSP_sched_t sched)
+                               int fanout, int window, int64_t * nsegs, MPIR_TSP_sched_t sched)
 {
     int mpi_errno = MPI_SUCCESS;
     int rank = comm->rank, size = comm->local_size, *tags = NULL, *xtags = NULL;
@@ -132,14 +143,19 @@ int MPII_Hier_seg_ibcast_sched(void *buffer, MPI_Aint count, MPI_Datatype dataty
     MPIR_CHKLMEM_DECL(6);
 
     MPIR_ERR_CHKANDJUMP1(fanout < 1 || window < 1, mpi_errno, MPI_ERR_ARG, "**arg", "**arg %s",
-                         "seg inter-node bcast fanout and window must be >= 1");
+                         "seg bcast fanout and window must be >= 1");
+    if (nsegs)
+        *nsegs = 0;
     /* every rank takes the same tags, whatever it has to do */
     MPIR_CHKLMEM_MALLOC(tags, int *, sizeof(int) * window, mpi_errno, "seg tags", MPL_MEM_COLL);
-    MPIR_CHKLMEM_MALLOC(xtags, int *, sizeof(int) * window, mpi_errno, "seg tags", MPL_MEM_COLL);
     mpi_errno = sched_tags(comm, window, tags);
     MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = sched_tags(comm, window, xtags);        /* split-binary exchange */
-    MPIR_ERR_CHECK(mpi_errno);
+    if (split) {        /* the exchange phase */
+        MPIR_CHKLMEM_MALLOC(xtags, int *, sizeof(int) * window, mpi_errno, "seg tags",
+                            MPL_MEM_COLL);
+        mpi_errno = sched_tags(comm, window, xtags);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
 
     MPIR_Datatype_get_size_macro(datatype, type_size);
     if (size == 1 || count == 0 || type_size == 0)
@@ -159,6 +175,8 @@ int MPII_Hier_seg_ibcast_sched(void *buffer, MPI_Aint count, MPI_Datatype dataty
         if (rank != root)
             my_rg = &half[MPII_Hier_tree_split_binary_half(size, root, rank)];
     }
+    if (nsegs)
+        *nsegs = my_rg->nsegs;
 
     /* room for the vertex ids of the longest range */
     MPIR_CHKLMEM_MALLOC(recv_ids, int *, sizeof(int) * (whole.nsegs + 1), mpi_errno,
@@ -213,10 +231,32 @@ int MPII_Hier_seg_ibcast_sched(void *buffer, MPI_Aint count, MPI_Datatype dataty
     goto fn_exit;
 }
 
+/* The tree a reduce with op runs, counting a substitution in the pvar. */
+static MPII_Hier_tree_kind seg_reduce_kind(MPII_Hier_tree_kind kind, MPI_Op op)
+{
+    if (kind != MPII_HIER_TREE_IN_ORDER_BINARY && !MPIR_Op_is_commutative(op)) {
+        /* only the in-order tree combines in rank order */
+        MPII_HIER_PVAR_ADD(REDUCE_SEG_IN_ORDER_SUBST, 1);
+        return MPII_HIER_TREE_IN_ORDER_BINARY;
+    }
+    return kind;
+}
+
+/* Algorithm: segmented tree reduce
+ *
+ * Per segment t, every rank receives segment t of its children's partial results (each
+ * into its own temporary slot), combines them into its own contribution, last child
+ * first (child op ... op own: for IN_ORDER_BINARY, whose children are the tops of the
+ * lower and the upper part of the ranks below it, this is the rank-order result), and
+ * sends segment t to its parent.  The top of the tree is the root, except for
+ * IN_ORDER_BINARY: its top, rank size-1, sends the result segment by segment to the
+ * root.  Non-commutative ops run IN_ORDER_BINARY whatever tree was asked for
+ * (coll_hier_reduce_seg_in_order_subst).
+ */
 int MPII_Hier_seg_ireduce_sched(const void *sendbuf, void *recvbuf, MPI_Aint count,
                                 MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * comm,
                                 MPII_Hier_tree_kind kind, int segsize, int fanout, int window,
-                                MPIR_TSP_sched_t sched)
+                                int64_t * nsegs, MPIR_TSP_sched_t sched)
 {
     int mpi_errno = MPI_SUCCESS;
     int rank = comm->rank, size = comm->local_size, *tags = NULL;
@@ -229,7 +269,9 @@ int MPII_Hier_seg_ireduce_sched(const void *sendbuf, void *recvbuf, MPI_Aint cou
     MPIR_CHKLMEM_DECL(5);
 
     MPIR_ERR_CHKANDJUMP1(fanout < 1 || window < 1, mpi_errno, MPI_ERR_ARG, "**arg", "**arg %s",
-                         "seg inter-node reduce fanout and window must be >= 1");
+                         "seg reduce fanout and window must be >= 1");
+    if (nsegs)
+        *nsegs = 0;
     MPIR_CHKLMEM_MALLOC(tags, int *, sizeof(int) * window, mpi_errno, "seg tags", MPL_MEM_COLL);
     mpi_errno = sched_tags(comm, window, tags);
     MPIR_ERR_CHECK(mpi_errno);
@@ -248,13 +290,15 @@ int MPII_Hier_seg_ireduce_sched(const void *sendbuf, void *recvbuf, MPI_Aint cou
     MPIR_Datatype_get_extent_macro(datatype, extent);
     MPIR_Type_get_true_extent_impl(datatype, &true_lb, &true_extent);
     elem_bytes = MPL_MAX(extent, true_extent);  /* room per element in temporaries */
-    kind = MPII_Hier_seg_reduce_kind(kind, op);
-    /* window segments per child, bounded as in MPII_Hier_seg_reduce */
+    kind = seg_reduce_kind(kind, op);
+    /* window segments per child: wide trees get smaller segments, alike on every rank */
     seg = seg_elems(MPII_Hier_seg_bounded(segsize, count * type_size, type_size,
                                           (int64_t) window *
                                           MPII_Hier_tree_max_children(kind, size, fanout),
                                           MPIR_CVAR_REDUCE_SEG_TMP_MAX), count, type_size);
     erange_init(&whole, 0, count, seg);
+    if (nsegs)
+        *nsegs = whole.nsegs;
 
     MPIR_ERR_CHKANDJUMP(MPII_Hier_tree_node_init(&node, kind, size, root, fanout, rank) != 0,
                         mpi_errno, MPI_ERR_OTHER, "**nomem");
@@ -263,7 +307,10 @@ int MPII_Hier_seg_ireduce_sched(const void *sendbuf, void *recvbuf, MPI_Aint cou
     up = node.parent >= 0 ? node.parent : (top != root ? root : -1);
     final_recv = rank == root && top != root;
 
-    /* acc as in MPII_Hier_seg_reduce; copies into it are one vertex all segments wait for */
+    /* acc: where this rank combines segment t before sending it up (the root's result
+     * when the root is the top).  A leaf sends its data as it is, except the root, whose
+     * recvbuf receives the result from the top meanwhile.  A copy into acc is one vertex
+     * that every segment waits for. */
     if (rank == root && !final_recv) {
         acc = recvbuf;
         if (sendbuf != MPI_IN_PLACE) {

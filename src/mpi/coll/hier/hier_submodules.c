@@ -58,21 +58,19 @@ static MPII_Hier_tree_kind seg_tree_of(int inter_algo, MPII_Hier_tree_kind own_t
     }
 }
 
-/* Start a schedule the caller built, or free it when building it failed (nobody else
- * would: it never reaches a request). */
-static int start_or_free(int build_errno, enum MPIR_sched_type sched_type, void *sched,
-                         MPIR_Comm * comm_ptr, MPIR_Request ** req)
+int MPII_Hier_begin(MPIR_Comm * comm, const MPII_Hier_params * given,
+                    const MPII_Hier_params * cvars, int calls_pvar, MPII_Hier_params * prm,
+                    MPII_Hier_comm ** hier)
 {
-    int mpi_errno = build_errno;
+    int mpi_errno = MPI_SUCCESS;
 
-    if (mpi_errno) {
-        if (sched_type == MPIR_SCHED_GENTRAN)
-            MPIR_TSP_sched_free(sched);
-        else
-            MPIR_Sched_free(sched);
-        goto fn_fail;
-    }
-    MPII_SCHED_START(sched_type, sched, comm_ptr, req);
+    *hier = NULL;
+    mpi_errno = MPII_Hier_params_resolve(prm, given, cvars, MPII_HIER_INTER_COUNT);
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = MPII_Hier_get(comm, hier);
+    MPIR_ERR_CHECK(mpi_errno);
+    if (MPII_Hier_is_user_call(*hier))
+        MPII_Hier_pvars[calls_pvar]++;
 
   fn_exit:
     return mpi_errno;
@@ -80,51 +78,110 @@ static int start_or_free(int build_errno, enum MPIR_sched_type sched_type, void 
     goto fn_exit;
 }
 
+int MPII_Hier_reduction_runs_flat(const MPII_Hier_comm * hier, MPI_Op op)
+{
+    if (!hier || hier->levels.nnodes == 1)
+        return 1;
+    if (!MPIR_Op_is_commutative(op) && !MPII_Hier_levels_is_rank_ordered(&hier->levels)) {
+        MPII_HIER_PVAR_ADD(FLAT_FALLBACKS, 1);
+        return 1;
+    }
+    return 0;
+}
+
+int MPII_Hier_sched_new(MPII_Hier_sched * s, enum MPIR_sched_type type, MPIR_Comm * comm)
+{
+    int mpi_errno = MPI_SUCCESS;
+    /* the names MPICH's schedule macros expect */
+    const bool is_persistent = false;
+    enum MPIR_sched_type *sched_type_p = &s->type;
+    void **sched_p = &s->sched;
+    MPIR_Comm *comm_ptr = comm;
+
+    s->sched = NULL;
+    if (type == MPIR_SCHED_GENTRAN)
+        MPII_GENTRAN_CREATE_SCHED_P();
+    else
+        MPII_SCHED_CREATE_SCHED_P();
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    s->sched = NULL;
+    goto fn_exit;
+}
+
+int MPII_Hier_sched_start(int build_errno, MPII_Hier_sched * s, MPIR_Comm * comm,
+                          MPIR_Request ** req)
+{
+    int mpi_errno = build_errno;
+    MPIR_Comm *comm_ptr = comm; /* named as MPII_SCHED_START expects */
+
+    *req = NULL;
+    if (mpi_errno) {
+        if (s->sched && s->type == MPIR_SCHED_GENTRAN)
+            MPIR_TSP_sched_free(s->sched);
+        else if (s->sched)
+            MPIR_Sched_free(s->sched);
+        goto fn_fail;
+    }
+    MPII_SCHED_START(s->type, s->sched, comm_ptr, req);
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+int MPII_Hier_sched_run(int build_errno, MPII_Hier_sched * s, MPIR_Comm * comm,
+                        MPIR_Errflag_t * errflag)
+{
+    MPIR_Request *req = NULL;
+    int mpi_errno = MPII_Hier_sched_start(build_errno, s, comm, &req);
+    if (mpi_errno == MPI_SUCCESS)
+        mpi_errno = MPII_Hier_wait(&req, errflag);
+    return mpi_errno;
+}
+
+/* The schedule kind an inter-node algorithm builds (not auto: MPICH's own pick). */
+static enum MPIR_sched_type sched_type_of(int inter_algo)
+{
+    return inter_algo == MPII_HIER_INTER_SCHED_BINOMIAL ? MPIR_SCHED_NORMAL : MPIR_SCHED_GENTRAN;
+}
+
 int MPII_Hier_start_ibcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int root,
                            MPIR_Comm * comm, const MPII_Hier_params * prm, MPIR_Request ** req)
 {
     int mpi_errno = MPI_SUCCESS;
-    const bool is_persistent = false;
-    enum MPIR_sched_type sched_type;
-    enum MPIR_sched_type *sched_type_p = &sched_type;
-    void *sched;
-    void **sched_p = &sched;
-    MPIR_Comm *comm_ptr = comm; /* named as MPII_SCHED_START expects */
+    MPII_Hier_sched s;
     int tree_type, k;
 
     *req = NULL;
+    if (prm->inter_algo == MPII_HIER_INTER_AUTO)
+        return MPIR_Ibcast(buf, count, datatype, root, comm, req);
+    mpi_errno = MPII_Hier_sched_new(&s, sched_type_of(prm->inter_algo), comm);
+    MPIR_ERR_CHECK(mpi_errno);
     switch (prm->inter_algo) {
         case MPII_HIER_INTER_SCHED_BINOMIAL:
-            MPII_SCHED_CREATE_SCHED_P();
             mpi_errno = MPIR_Ibcast_intra_sched_binomial(buf, count, datatype, root, comm,
-                                                         *sched_p);
+                                                         s.sched);
             break;
         case MPII_HIER_INTER_TSP_KARY:
         case MPII_HIER_INTER_TSP_KNOMIAL:
         case MPII_HIER_INTER_TSP_RING:
             tsp_tree_of(prm, &tree_type, &k);
-            MPII_GENTRAN_CREATE_SCHED_P();
             mpi_errno = MPIR_TSP_Ibcast_sched_intra_tree(buf, count, datatype, root, comm,
                                                          tree_type, k, prm->inter_chunk,
-                                                         *sched_p);
+                                                         s.sched);
             break;
-        case MPII_HIER_INTER_SEG_LINEAR:
-        case MPII_HIER_INTER_SEG_CHAIN:
-        case MPII_HIER_INTER_SEG_PIPELINE:
-        case MPII_HIER_INTER_SEG_BINARY:
-        case MPII_HIER_INTER_SEG_BINOMIAL:
-        case MPII_HIER_INTER_SEG_SPLIT_BINARY:
-            MPII_GENTRAN_CREATE_SCHED_P();
+        default:       /* the seg_* trees */
             mpi_errno = MPII_Hier_seg_ibcast_sched(buf, count, datatype, root, comm,
                                                    seg_tree_of(prm->inter_algo,
                                                                MPII_HIER_TREE_SPLIT_BINARY),
                                                    prm->inter_chunk, prm->inter_k,
-                                                   MPIR_CVAR_BCAST_SEG_WINDOW, *sched_p);
-            break;
-        default:
-            return MPIR_Ibcast(buf, count, datatype, root, comm, req);
+                                                   MPIR_CVAR_BCAST_SEG_WINDOW, NULL, s.sched);
     }
-    mpi_errno = start_or_free(mpi_errno, sched_type, sched, comm_ptr, req);
+    mpi_errno = MPII_Hier_sched_start(mpi_errno, &s, comm, req);
     MPIR_ERR_CHECK(mpi_errno);
 
   fn_exit:
@@ -138,15 +195,9 @@ int MPII_Hier_start_ireduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
                             const MPII_Hier_params * prm, MPIR_Request ** req)
 {
     int mpi_errno = MPI_SUCCESS;
-    const bool is_persistent = false;
-    enum MPIR_sched_type sched_type;
-    enum MPIR_sched_type *sched_type_p = &sched_type;
-    void *sched;
-    void **sched_p = &sched;
-    MPIR_Comm *comm_ptr = comm;
+    MPII_Hier_sched s;
     int tree_type, k;
     int inter_algo = prm->inter_algo;
-    MPII_Hier_tree_kind tree;
 
     /* MPICH's tsp tree reduce is registered for commutative ops only; the binomial
      * schedule combines in rank order, which the leaders' comm follows.  The seg trees
@@ -155,37 +206,31 @@ int MPII_Hier_start_ireduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
         inter_algo = MPII_HIER_INTER_SCHED_BINOMIAL;
 
     *req = NULL;
+    if (inter_algo == MPII_HIER_INTER_AUTO)
+        return MPIR_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, req);
+    mpi_errno = MPII_Hier_sched_new(&s, sched_type_of(inter_algo), comm);
+    MPIR_ERR_CHECK(mpi_errno);
     switch (inter_algo) {
         case MPII_HIER_INTER_SCHED_BINOMIAL:
-            MPII_SCHED_CREATE_SCHED_P();
             mpi_errno = MPIR_Ireduce_intra_sched_binomial(sendbuf, recvbuf, count, datatype, op,
-                                                          root, comm, *sched_p);
+                                                          root, comm, s.sched);
             break;
         case MPII_HIER_INTER_TSP_KARY:
         case MPII_HIER_INTER_TSP_KNOMIAL:
         case MPII_HIER_INTER_TSP_RING:
             tsp_tree_of(prm, &tree_type, &k);
-            MPII_GENTRAN_CREATE_SCHED_P();
             mpi_errno = MPIR_TSP_Ireduce_sched_intra_tree(sendbuf, recvbuf, count, datatype, op,
                                                           root, comm, tree_type, k,
-                                                          prm->inter_chunk, 0, *sched_p);
+                                                          prm->inter_chunk, 0, s.sched);
             break;
-        case MPII_HIER_INTER_SEG_LINEAR:
-        case MPII_HIER_INTER_SEG_CHAIN:
-        case MPII_HIER_INTER_SEG_PIPELINE:
-        case MPII_HIER_INTER_SEG_BINARY:
-        case MPII_HIER_INTER_SEG_BINOMIAL:
-        case MPII_HIER_INTER_SEG_IN_ORDER_BINARY:
-            MPII_GENTRAN_CREATE_SCHED_P();
-            tree = seg_tree_of(inter_algo, MPII_HIER_TREE_IN_ORDER_BINARY);
+        default:       /* the seg_* trees */
             mpi_errno = MPII_Hier_seg_ireduce_sched(sendbuf, recvbuf, count, datatype, op, root,
-                                                    comm, tree, prm->inter_chunk, prm->inter_k,
-                                                    MPIR_CVAR_REDUCE_SEG_WINDOW, *sched_p);
-            break;
-        default:
-            return MPIR_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, req);
+                                                    comm, seg_tree_of(inter_algo,
+                                                                      MPII_HIER_TREE_IN_ORDER_BINARY),
+                                                    prm->inter_chunk, prm->inter_k,
+                                                    MPIR_CVAR_REDUCE_SEG_WINDOW, NULL, s.sched);
     }
-    mpi_errno = start_or_free(mpi_errno, sched_type, sched, comm_ptr, req);
+    mpi_errno = MPII_Hier_sched_start(mpi_errno, &s, comm, req);
     MPIR_ERR_CHECK(mpi_errno);
 
   fn_exit:
@@ -198,20 +243,16 @@ int MPII_Hier_start_iallreduce(void *buf, MPI_Aint count, MPI_Datatype datatype,
                                MPIR_Comm * comm, MPIR_Request ** req)
 {
     int mpi_errno = MPI_SUCCESS;
-    const bool is_persistent = false;
-    enum MPIR_sched_type sched_type;
-    enum MPIR_sched_type *sched_type_p = &sched_type;
-    void *sched;
-    void **sched_p = &sched;
-    MPIR_Comm *comm_ptr = comm;
+    MPII_Hier_sched s;
 
     /* MPICH's ring reduces in ring order: registered for commutative ops only */
     MPIR_Assert(MPIR_Op_is_commutative(op));
     *req = NULL;
-    MPII_GENTRAN_CREATE_SCHED_P();
+    mpi_errno = MPII_Hier_sched_new(&s, MPIR_SCHED_GENTRAN, comm);
+    MPIR_ERR_CHECK(mpi_errno);
     mpi_errno = MPIR_TSP_Iallreduce_sched_intra_ring(MPI_IN_PLACE, buf, count, datatype, op,
-                                                     comm, *sched_p);
-    mpi_errno = start_or_free(mpi_errno, sched_type, sched, comm_ptr, req);
+                                                     comm, s.sched);
+    mpi_errno = MPII_Hier_sched_start(mpi_errno, &s, comm, req);
     MPIR_ERR_CHECK(mpi_errno);
 
   fn_exit:
