@@ -4,12 +4,13 @@
     maint/gen-reference.py [-o FILE|-] [SRCDIR]
 
 Sources: the grammar (src/mpi/coll/hier/hier_grammar.h, read by test/mpi/hier_grammar.py),
-the MPI_T CVAR info blocks of src/mpi/coll/hier/*.c and of maint/patches/*.patch (with the
-items the patches add to MPICH's own cvars.txt), and the pvar table of
+the MPI_T CVAR info blocks of src/mpi/coll/hier/*.c and of maint/patches/*.patch, the items
+maint/gen-registration.py adds to MPICH's algorithm CVARs, and the pvar table of
 src/mpi/coll/hier/hier_pvars.c.  test/doc_reference.sh fails when the file is stale.
 """
 import argparse
 import glob
+import importlib.util
 import os
 import re
 import sys
@@ -110,28 +111,20 @@ def patch_added(path):
 
 def load_cvars(srcdir, g):
     """(new CVARs, each with its 'source'; items added to MPICH's enum CVARs:
-    (cvar, item, text, source)).  The CVAR a run of items in MPICH's cvars.txt extends
-    is the <COLL>_INTRA_ALGORITHM of the collective whose grammar algorithms they are
-    (a unified diff does not show the name)."""
-    new, added = [], []
+    (cvar, item, text, source))."""
+    new = []
     for path in sorted(glob.glob(os.path.join(srcdir, HIER, '*.c'))):
         for block in info_blocks(open(path).read().split('\n')):
             new += [dict(c, source=os.path.relpath(path, srcdir)) for c in parse_cvars(block)]
     for path in sorted(glob.glob(os.path.join(srcdir, 'maint/patches/*.patch'))):
         source = os.path.relpath(path, srcdir)
-        runs = patch_added(path)
-        for block in info_blocks([l for _, run in runs for l in run]):
+        for block in info_blocks([l for _, run in patch_added(path) for l in run]):
             new += [dict(c, source=source) for c in parse_cvars(block)]
-        for target, run in runs:
-            if not target.endswith('cvars.txt'):
-                continue
-            _, items = split_description('|-\n' + '\n'.join(run))
-            colls = [c for c in g.collectives if set(items) == set(g.algorithms[c])]
-            if len(colls) != 1:
-                sys.exit('gen-reference: %s: items %s added to %s are not the algorithms of one '
-                         'collective of the grammar' % (source, sorted(items), target))
-            cvar = g.cvar(colls[0], 'INTRA_ALGORITHM')
-            added += [(cvar, item, text, source) for item, text in items.items()]
+    spec = importlib.util.spec_from_file_location(
+        'gen_registration', os.path.join(srcdir, 'maint/gen-registration.py'))
+    registration = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(registration)
+    added = [item + ('maint/gen-registration.py',) for item in registration.cvar_items(g)]
     return new, added
 
 

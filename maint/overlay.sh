@@ -2,27 +2,36 @@
 # Overlay the mpich-hier plugin onto a pristine MPICH 4.0.2 copy and regenerate.
 #   overlay.sh PRISTINE(DIR|TARBALL) REPO DEST
 # DEST is created from PRISTINE once.  Later runs copy in only the plugin files that
-# changed and, when the registration patches changed, only the MPICH files they touch,
-# so MPICH's make redoes only the work that depends on them.
+# changed and, when the registration (maint/patches, and the grammar's algorithms that
+# maint/gen-registration.py adds to MPICH's lists) changed, only the MPICH files it
+# touches, so MPICH's make redoes only the work that depends on them.
 # Regeneration (autogen) keeps the timestamps of files whose content it did not change.
 set -euo pipefail
 
 pristine=$1 repo=$2 dest=$3
 die() { echo "overlay: $*" >&2; exit 1; }
 
-patch_fingerprint() {
-    cat "$repo"/maint/patches/*.patch | sha256sum | cut -d' ' -f1
+registration() {
+    cat "$repo"/maint/patches/*.patch "$repo/maint/gen-registration.py" \
+        "$repo/src/mpi/coll/hier/hier_grammar.h" "$repo/test/mpi/hier_grammar.py"
 }
 
-# MPICH files the registration patches touch, relative to the tree's top
+patch_fingerprint() {
+    registration | sha256sum | cut -d' ' -f1
+}
+
+# MPICH files the registration touches, relative to the tree's top
 patched_files() {
-    sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$repo"/maint/patches/*.patch | sort -u
+    {
+        sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$repo"/maint/patches/*.patch
+        python3 "$repo/maint/gen-registration.py" --files
+    } | sort -u
 }
 
 # What autogen turns into generated files: CVAR blocks, source lists, algorithm lists.
 regen_fingerprint() {
     {
-        cat "$repo"/maint/patches/*.patch
+        registration
         cat "$repo/src/mpi/coll/hier/Makefile.mk"
         for f in "$repo"/src/mpi/coll/hier/*.c; do
             sed -n '/BEGIN_MPI_T_CVAR_INFO_BLOCK/,/END_MPI_T_CVAR_INFO_BLOCK/p' "$f"
@@ -48,6 +57,8 @@ apply_patches() {
         patch -d "$1" -p1 --forward --no-backup-if-mismatch -s < "$p" ||
             die "patch $(basename "$p") does not apply: is this pristine MPICH 4.0.2?"
     done
+    python3 "$repo/maint/gen-registration.py" "$1" ||
+        die "cannot register the grammar's algorithms in $1"
 }
 
 # Patches changed on an overlaid tree: rebuild only the files they touch (now or
@@ -65,7 +76,7 @@ repatch() {
         sed "s|^|$top/|" "$tmp/files" > "$tmp/members"
         tar xf "$pristine" -C "$tmp/tree" --strip-components=1 -T "$tmp/members" 2>/dev/null || true
     fi
-    echo "overlay: registration patches changed, re-applying them" >&2
+    echo "overlay: registration changed, re-applying it" >&2
     apply_patches "$tmp/tree"
     while read -r f; do
         if [ -e "$tmp/tree/$f" ]; then

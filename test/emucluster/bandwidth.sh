@@ -7,13 +7,17 @@ hiertune=${HIERTUNE:-$srcdir/tools/hiertune}
 [ -x "$hiertune" ] || fail "no hiertune at $hiertune (make builds it; or set HIERTUNE)"
 
 "$emucluster" up --nodes 3 --rate 100mbit > /dev/null 2>&1
-out=$("$emucluster" run --ppn 1 -- "$hiertune" calibrate --tolerance 10 --max-time 3 2>&1) ||
+# the verdicts are on stdout; notes on stderr may arrive in the middle of its lines
+out=$("$emucluster" run --ppn 1 -- "$hiertune" calibrate --tolerance 10 --max-time 3 \
+    2> "$tmp/err") ||
     fail "calibrate: a link is off the 100mbit rate by more than 10 %:
-$out"
+$out
+$(cat "$tmp/err")"
 for link in 0-1 0-2; do
     grep -q "^$link: rate holds" <<< "$out" ||
         fail "no 'rate holds' for link $link:
-$out"
+$out
+$(cat "$tmp/err")"
 done
 # a rate the links cannot have is caught (the check can fail)
 "$emucluster" run --ppn 1 -- "$hiertune" calibrate --expect-rate 1gbit --max-time 2 > "$tmp/out" 2>&1 &&

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <sstream>
 #include <vector>
 
 #include <mpi.h>
@@ -194,10 +195,14 @@ int run_calibrate(const CalibrateOptions& options, std::ostream& out, std::ostre
             status = 1;
         }
         write_calibration(run, options.format, out);
-        if (unconverged > 0)
-            err << "hiertune: " << unconverged << " of " << 2 * run.links.size()
-                << " measurements stopped at a cap before their 95% CI reached " << options.rule.precision * 100
-                << "% (reps: latency/bandwidth repetitions)\n";
+        out << std::flush;
+        if (unconverged > 0) {  // one write: under mpiexec, stdout and stderr merge by writes
+            std::ostringstream note;
+            note << "hiertune: " << unconverged << " of " << 2 * run.links.size()
+                 << " measurements stopped at a cap before their 95% CI reached " << options.rule.precision * 100
+                 << "% (reps: latency/bandwidth repetitions)\n";
+            err << note.str() << std::flush;
+        }
         if (options.expect_rate) {
             std::ostream& verdicts = options.format == OutputFormat::osu ? out : err;
             const std::vector<RateVerdict> checked =
