@@ -1,0 +1,56 @@
+#include "hiertune/analytic_model.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace hiertune::analytic {
+
+std::vector<int> stage_fanouts(MPII_Hier_tree_kind kind, int size, int fanout, std::uint64_t segments) {
+    if (kind == MPII_HIER_TREE_SPLIT_BINARY || kind == MPII_HIER_TREE_IN_ORDER_BINARY)
+        throw std::invalid_argument("analytic model: split-binary and in-order binary are not modelled");
+    if (size < 2 || segments < 1) throw std::invalid_argument("analytic model: need 2 ranks and a segment");
+    std::vector<int> parent(size), children(size), depth(size, -1);
+    for (int rank = 0; rank < size; ++rank) {
+        MPII_Hier_tree_node node;
+        if (MPII_Hier_tree_node_init(&node, kind, size, 0, fanout, rank) != 0)
+            throw std::invalid_argument("analytic model: no tree for size " + std::to_string(size) +
+                                        ", fanout " + std::to_string(fanout));
+        parent[rank] = node.parent;
+        children[rank] = node.nchildren;
+        MPII_Hier_tree_node_free(&node);
+    }
+    for (int rank = 0; rank < size; ++rank)  // hops up to the root
+        for (int r = rank, d = 0; depth[rank] < 0; r = parent[r], ++d)
+            if (parent[r] < 0) depth[rank] = d;
+    const int max_depth = *std::max_element(depth.begin(), depth.end());
+    // the last forwarding stage: the deepest parent's last segment
+    std::vector<int> widest(static_cast<std::size_t>(max_depth - 1) + segments, 0);
+    for (int rank = 0; rank < size; ++rank)
+        if (children[rank] > 0)
+            for (std::uint64_t t = 0; t < segments; ++t) {
+                int& stage = widest[static_cast<std::size_t>(depth[rank]) + t];
+                stage = std::max(stage, children[rank] + 1);
+            }
+    return widest;
+}
+
+std::uint64_t bcast_segments(std::uint64_t msg_bytes, std::uint64_t segsize) {
+    if (segsize == 0 || msg_bytes <= segsize) return 1;
+    return msg_bytes / segsize + (msg_bytes % segsize != 0);
+}
+
+double stage_gamma_sum(const std::vector<int>& fanouts, const Gamma& gamma) {
+    double sum = 0;
+    for (int p : fanouts) sum += gamma(p);
+    return sum;
+}
+
+double predict_tree_bcast(MPII_Hier_tree_kind kind, int size, int fanout, std::uint64_t msg_bytes,
+                          std::uint64_t segsize, const Line& alpha_beta, const Gamma& gamma) {
+    const std::uint64_t segments = bcast_segments(msg_bytes, segsize);
+    const double segment_bytes = static_cast<double>(msg_bytes) / static_cast<double>(segments);
+    return stage_gamma_sum(stage_fanouts(kind, size, fanout, segments), gamma) * alpha_beta.at(segment_bytes);
+}
+
+}  // namespace hiertune::analytic

@@ -1,0 +1,51 @@
+// The analytic model of the plugin's segmented tree bcasts (Nuriyev et al.,
+// "Model-based selection of optimal MPI broadcast algorithms", section 3, eq. 5
+// with eq. 2), on the tree shapes the plugin runs (src/mpi/coll/hier/hier_trees.h,
+// the same C code).  No MPI.
+//
+// The message of m bytes is cut into n_s = ceil(m / segsize) segments (bytes, as the
+// blocking bcast cuts its packed payload; 1 for segsize 0 or m <= segsize).  A rank
+// at depth d (hops below the root) forwards segment t to all its children in stage
+// d + t, a non-blocking linear fan-out of (children + 1) processes costing
+// gamma(children + 1) * (alpha + beta * m / n_s).  A stage lasts as long as its widest
+// fan-out, the bcast as long as its stages:
+//
+//   T(P, m, n_s) = sum over stages i of max_{ranks forwarding in i} gamma(c + 1)
+//                  * (alpha + beta * m / n_s)
+//
+// For the binomial tree this is the paper's eq. 6.  Deviations, both as in the paper:
+// the last, shorter segment is costed as a full one; stages run in lock-step,
+// although the plugin keeps up to `window` segments in flight per peer.
+// seg_split_binary (two halves, then a pairwise exchange) is not modelled here.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "hiertune/analytic_fit.hpp"
+
+extern "C" {
+#include "hier_trees.h"
+}
+
+namespace hiertune::analytic {
+
+// Per stage, the widest fan-out (children + 1) among the ranks forwarding a segment
+// in it.  fanout: CHAIN's number of chains.  Throws std::invalid_argument for
+// split-binary, in-order binary (reduce only), size < 2, segments < 1 or a bad
+// fanout.
+std::vector<int> stage_fanouts(MPII_Hier_tree_kind kind, int size, int fanout, std::uint64_t segments);
+
+// Segments of an m-byte message at segsize bytes (0: one).
+std::uint64_t bcast_segments(std::uint64_t msg_bytes, std::uint64_t segsize);
+
+// The sum of gamma over the stages: the bcast's time in units of one segment's
+// point-to-point transfer (alpha + beta * m / n_s).
+double stage_gamma_sum(const std::vector<int>& fanouts, const Gamma& gamma);
+
+// Predicted time of the segmented tree bcast (seconds, with alpha in seconds and
+// beta in seconds per byte).
+double predict_tree_bcast(MPII_Hier_tree_kind kind, int size, int fanout, std::uint64_t msg_bytes,
+                          std::uint64_t segsize, const Line& alpha_beta, const Gamma& gamma);
+
+}  // namespace hiertune::analytic

@@ -1,0 +1,58 @@
+// The segmented tree bcast model on the plugin's tree shapes (hand-computed stages).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <stdexcept>
+
+#include "hiertune/analytic_model.hpp"
+
+namespace hiertune::analytic {
+namespace {
+
+using Fanouts = std::vector<int>;
+
+TEST(StageFanouts, BinomialIsThePapersEquation6) {
+    // P = 8, n_s = 3: the root (children 4, 2, 1) forwards in stages 0-2: gamma(4);
+    // rank 4 (depth 1, children 6, 5) its last segment in stage 3: gamma(3); rank 6
+    // (depth 2, child 7) in stage 4: gamma(2) -- n_s * gamma(log P + 1) + gamma(3) + gamma(2)
+    EXPECT_EQ(stage_fanouts(MPII_HIER_TREE_BINOMIAL, 8, 1, 3), (Fanouts{4, 4, 4, 3, 2}));
+}
+
+TEST(StageFanouts, EveryShapeByHand) {
+    EXPECT_EQ(stage_fanouts(MPII_HIER_TREE_LINEAR, 5, 1, 2), (Fanouts{5, 5}));
+    // a chain of 4: ranks 0-2 forward, segment t leaves rank d in stage d + t
+    EXPECT_EQ(stage_fanouts(MPII_HIER_TREE_PIPELINE, 4, 1, 3), (Fanouts{2, 2, 2, 2, 2}));
+    // 2 chains of 2 (r 1,2 and 3,4): the root feeds heads 1 and 3, which feed 2 and 4
+    EXPECT_EQ(stage_fanouts(MPII_HIER_TREE_CHAIN, 5, 2, 2), (Fanouts{3, 3, 2}));
+    // binary on 7: root and ranks 1, 2 have two children each
+    EXPECT_EQ(stage_fanouts(MPII_HIER_TREE_BINARY, 7, 1, 1), (Fanouts{3, 3}));
+    EXPECT_EQ(stage_fanouts(MPII_HIER_TREE_BINOMIAL, 2, 1, 1), (Fanouts{2}));
+}
+
+TEST(StageFanouts, WhatIsNotModelledIsRefused) {
+    EXPECT_THROW(stage_fanouts(MPII_HIER_TREE_SPLIT_BINARY, 8, 1, 2), std::invalid_argument);
+    EXPECT_THROW(stage_fanouts(MPII_HIER_TREE_IN_ORDER_BINARY, 8, 1, 2), std::invalid_argument);
+    EXPECT_THROW(stage_fanouts(MPII_HIER_TREE_BINOMIAL, 1, 1, 2), std::invalid_argument);
+    EXPECT_THROW(stage_fanouts(MPII_HIER_TREE_CHAIN, 5, 0, 2), std::invalid_argument);
+    EXPECT_THROW(stage_fanouts(MPII_HIER_TREE_LINEAR, 5, 1, 0), std::invalid_argument);
+}
+
+TEST(Segments, BytesAsTheBlockingBcastCutsThem) {
+    EXPECT_EQ(bcast_segments(65536, 16384), 4u);
+    EXPECT_EQ(bcast_segments(65537, 16384), 5u);
+    EXPECT_EQ(bcast_segments(100, 16384), 1u);
+    EXPECT_EQ(bcast_segments(100, 0), 1u);
+}
+
+TEST(Predict, SumOfStageGammasTimesOneSegment) {
+    // gamma(2) = 1, gamma(3) = 1.5, gamma(4) = 2.1 (T = 10, 15, 21 us); binomial P = 8,
+    // m = 3 KiB at 1 KiB segments: stages 4,4,4,3,2 -> 3 * 2.1 + 1.5 + 1 = 8.8 segment
+    // transfers of alpha + beta * 1024 = 10 us + 1 ns * 1024 = 11.024 us: 97.0112 us
+    const Gamma gamma(std::map<int, double>{{2, 10e-6}, {3, 15e-6}, {4, 21e-6}});
+    EXPECT_NEAR(stage_gamma_sum(stage_fanouts(MPII_HIER_TREE_BINOMIAL, 8, 1, 3), gamma), 8.8, 1e-12);
+    EXPECT_NEAR(predict_tree_bcast(MPII_HIER_TREE_BINOMIAL, 8, 1, 3072, 1024, Line{10e-6, 1e-9}, gamma),
+                97.0112e-6, 1e-15);
+}
+
+}  // namespace
+}  // namespace hiertune::analytic
