@@ -7,9 +7,15 @@
 namespace hiertune::analytic {
 
 std::vector<int> stage_fanouts(MPII_Hier_tree_kind kind, int size, int fanout, std::uint64_t segments) {
-    if (kind == MPII_HIER_TREE_SPLIT_BINARY || kind == MPII_HIER_TREE_IN_ORDER_BINARY)
-        throw std::invalid_argument("analytic model: split-binary and in-order binary are not modelled");
+    if (kind == MPII_HIER_TREE_IN_ORDER_BINARY)
+        throw std::invalid_argument("analytic model: in-order binary is a reduce tree");
     if (size < 2 || segments < 1) throw std::invalid_argument("analytic model: need 2 ranks and a segment");
+    if (kind == MPII_HIER_TREE_SPLIT_BINARY) {
+        std::vector<int> stages = stage_fanouts(MPII_HIER_TREE_BINARY, size, 1, segments);
+        const int unmatched = MPII_Hier_tree_split_binary_unmatched(size, 0, nullptr);
+        stages.insert(stages.end(), segments, std::max(2, unmatched + 1));
+        return stages;
+    }
     std::vector<int> parent(size), children(size), depth(size, -1);
     for (int rank = 0; rank < size; ++rank) {
         MPII_Hier_tree_node node;
@@ -35,7 +41,9 @@ std::vector<int> stage_fanouts(MPII_Hier_tree_kind kind, int size, int fanout, s
     return widest;
 }
 
-std::uint64_t bcast_segments(std::uint64_t msg_bytes, std::uint64_t segsize) {
+std::uint64_t bcast_segments(MPII_Hier_tree_kind kind, std::uint64_t msg_bytes, std::uint64_t segsize) {
+    if (kind == MPII_HIER_TREE_SPLIT_BINARY)
+        msg_bytes = static_cast<std::uint64_t>(MPII_Hier_tree_split_binary_first(static_cast<long long>(msg_bytes)));
     if (segsize == 0 || msg_bytes <= segsize) return 1;
     return msg_bytes / segsize + (msg_bytes % segsize != 0);
 }
@@ -48,8 +56,11 @@ double stage_gamma_sum(const std::vector<int>& fanouts, const Gamma& gamma) {
 
 double predict_tree_bcast(MPII_Hier_tree_kind kind, int size, int fanout, std::uint64_t msg_bytes,
                           std::uint64_t segsize, const Line& alpha_beta, const Gamma& gamma) {
-    const std::uint64_t segments = bcast_segments(msg_bytes, segsize);
-    const double segment_bytes = static_cast<double>(msg_bytes) / static_cast<double>(segments);
+    const std::uint64_t segments = bcast_segments(kind, msg_bytes, segsize);
+    const double moved = kind == MPII_HIER_TREE_SPLIT_BINARY
+                             ? static_cast<double>(MPII_Hier_tree_split_binary_first(static_cast<long long>(msg_bytes)))
+                             : static_cast<double>(msg_bytes);
+    const double segment_bytes = moved / static_cast<double>(segments);
     return stage_gamma_sum(stage_fanouts(kind, size, fanout, segments), gamma) * alpha_beta.at(segment_bytes);
 }
 

@@ -29,8 +29,18 @@ TEST(StageFanouts, EveryShapeByHand) {
     EXPECT_EQ(stage_fanouts(MPII_HIER_TREE_BINOMIAL, 2, 1, 1), (Fanouts{2}));
 }
 
+TEST(StageFanouts, SplitBinaryTreePhaseThenExchange) {
+    // 7 ranks: binary stages 3,3 per segment of half 0 (n_h = 2: 3,3,3), then the exchange:
+    // every rank has a mirror (1-2, 3-5, 4-6), so n_h stages of gamma(2)
+    EXPECT_EQ(stage_fanouts(MPII_HIER_TREE_SPLIT_BINARY, 7, 1, 2), (Fanouts{3, 3, 3, 2, 2}));
+    // 6 ranks: the left subtree (1, 3, 4) outgrows the right (2, 5); mirrors 1-2, 3-5, and
+    // 4 gets half 1 from the root: max(gamma(2), gamma(1 + 1)) per exchange stage
+    EXPECT_EQ(stage_fanouts(MPII_HIER_TREE_SPLIT_BINARY, 6, 1, 1), (Fanouts{3, 3, 2}));
+    // 2 ranks: the root's one child gets half 0 down the tree and half 1 as unmatched
+    EXPECT_EQ(stage_fanouts(MPII_HIER_TREE_SPLIT_BINARY, 2, 1, 3), (Fanouts{2, 2, 2, 2, 2, 2}));
+}
+
 TEST(StageFanouts, WhatIsNotModelledIsRefused) {
-    EXPECT_THROW(stage_fanouts(MPII_HIER_TREE_SPLIT_BINARY, 8, 1, 2), std::invalid_argument);
     EXPECT_THROW(stage_fanouts(MPII_HIER_TREE_IN_ORDER_BINARY, 8, 1, 2), std::invalid_argument);
     EXPECT_THROW(stage_fanouts(MPII_HIER_TREE_BINOMIAL, 1, 1, 2), std::invalid_argument);
     EXPECT_THROW(stage_fanouts(MPII_HIER_TREE_CHAIN, 5, 0, 2), std::invalid_argument);
@@ -38,10 +48,12 @@ TEST(StageFanouts, WhatIsNotModelledIsRefused) {
 }
 
 TEST(Segments, BytesAsTheBlockingBcastCutsThem) {
-    EXPECT_EQ(bcast_segments(65536, 16384), 4u);
-    EXPECT_EQ(bcast_segments(65537, 16384), 5u);
-    EXPECT_EQ(bcast_segments(100, 16384), 1u);
-    EXPECT_EQ(bcast_segments(100, 0), 1u);
+    EXPECT_EQ(bcast_segments(MPII_HIER_TREE_BINOMIAL, 65536, 16384), 4u);
+    EXPECT_EQ(bcast_segments(MPII_HIER_TREE_BINOMIAL, 65537, 16384), 5u);
+    EXPECT_EQ(bcast_segments(MPII_HIER_TREE_BINOMIAL, 100, 16384), 1u);
+    EXPECT_EQ(bcast_segments(MPII_HIER_TREE_BINOMIAL, 100, 0), 1u);
+    // split-binary: half 0 = ceil(65537 / 2) = 32769 bytes -> 3 segments of 16 KiB
+    EXPECT_EQ(bcast_segments(MPII_HIER_TREE_SPLIT_BINARY, 65537, 16384), 3u);
 }
 
 TEST(Predict, SumOfStageGammasTimesOneSegment) {
@@ -52,6 +64,10 @@ TEST(Predict, SumOfStageGammasTimesOneSegment) {
     EXPECT_NEAR(stage_gamma_sum(stage_fanouts(MPII_HIER_TREE_BINOMIAL, 8, 1, 3), gamma), 8.8, 1e-12);
     EXPECT_NEAR(predict_tree_bcast(MPII_HIER_TREE_BINOMIAL, 8, 1, 3072, 1024, Line{10e-6, 1e-9}, gamma),
                 97.0112e-6, 1e-15);
+    // split-binary, 7 ranks, 4 KiB at 1 KiB: half 0 = 2 KiB, 2 segments: stages 3,3,3,2,2
+    // -> 1.5 * 3 + 1 * 2 = 6.5 transfers of 2048/2 bytes: 6.5 * 11.024 us = 71.656 us
+    EXPECT_NEAR(predict_tree_bcast(MPII_HIER_TREE_SPLIT_BINARY, 7, 1, 4096, 1024, Line{10e-6, 1e-9}, gamma),
+                71.656e-6, 1e-15);
 }
 
 }  // namespace

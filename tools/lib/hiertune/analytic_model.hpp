@@ -16,7 +16,17 @@
 // For the binomial tree this is the paper's eq. 6.  Deviations, both as in the paper:
 // the last, shorter segment is costed as a full one; stages run in lock-step,
 // although the plugin keeps up to `window` segments in flight per peer.
-// seg_split_binary (two halves, then a pairwise exchange) is not modelled here.
+//
+// SPLIT_BINARY moves each half (half 0 the larger, ceil(m/2) bytes, in n_h segments)
+// down one binary subtree: the stages of a binary tree with n_h segments; then every
+// rank swaps halves with its mirror (a point-to-point each way: gamma(2)) while the
+// root sends half 1 to the k ranks without a mirror (gamma(k + 1)), n_h stages:
+//
+//   T = (sum over the binary stages of gamma + n_h * max(gamma(2), gamma(k + 1)))
+//       * (alpha + beta * ceil(m/2) / n_h)
+//
+// The plugin runs the exchange on its own tags, overlapping the tree phase: the sum
+// is an upper bound.
 #pragma once
 
 #include <cstdint>
@@ -31,13 +41,15 @@ extern "C" {
 namespace hiertune::analytic {
 
 // Per stage, the widest fan-out (children + 1) among the ranks forwarding a segment
-// in it.  fanout: CHAIN's number of chains.  Throws std::invalid_argument for
-// split-binary, in-order binary (reduce only), size < 2, segments < 1 or a bad
-// fanout.
+// in it (for SPLIT_BINARY: of its tree phase and then its exchange, with `segments`
+// segments of half 0).  fanout: CHAIN's number of chains.  Throws
+// std::invalid_argument for in-order binary (reduce only), size < 2, segments < 1 or
+// a bad fanout.
 std::vector<int> stage_fanouts(MPII_Hier_tree_kind kind, int size, int fanout, std::uint64_t segments);
 
-// Segments of an m-byte message at segsize bytes (0: one).
-std::uint64_t bcast_segments(std::uint64_t msg_bytes, std::uint64_t segsize);
+// Segments of an m-byte message at segsize bytes (0: one); for SPLIT_BINARY those of
+// half 0.
+std::uint64_t bcast_segments(MPII_Hier_tree_kind kind, std::uint64_t msg_bytes, std::uint64_t segsize);
 
 // The sum of gamma over the stages: the bcast's time in units of one segment's
 // point-to-point transfer (alpha + beta * m / n_s).

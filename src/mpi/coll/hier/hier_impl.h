@@ -147,12 +147,6 @@ int MPII_Hier_seg_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
                          MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * comm,
                          MPII_Hier_tree_kind kind, int segsize, int fanout, int window,
                          MPIR_Errflag_t * errflag);
-/* SPLIT_BINARY: bytes (or elements) in the first half of n units, whole units. */
-static inline MPI_Aint MPII_Hier_split_first_half(MPI_Aint n)
-{
-    return (n + 1) / 2;
-}
-
 /* Whether a device shm collective of an intra-node step is running (its set-up issues
  * collectives on the node comm that a forced hier brings back to the plugin). */
 int MPII_Hier_shm_running(void);

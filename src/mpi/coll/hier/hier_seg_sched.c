@@ -169,7 +169,7 @@ int MPII_Hier_seg_ibcast_sched(void *buffer, MPI_Aint count, MPI_Datatype dataty
     erange_init(&whole, 0, count, seg);
     my_rg = &whole;
     if (split) {
-        MPI_Aint first = MPII_Hier_split_first_half(count);
+        MPI_Aint first = MPII_Hier_tree_split_binary_first(count);
         erange_init(&half[0], 0, first, seg);
         erange_init(&half[1], first, count - first, seg);
         if (rank != root)

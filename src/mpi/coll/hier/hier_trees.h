@@ -97,6 +97,12 @@ int MPII_Hier_tree_split_binary_partner(int size, int root, int rank);
 /* Fills ranks (may be NULL; room for size ints is enough) with the ranks whose
  * partner is the root, in relative order, and returns how many there are. */
 int MPII_Hier_tree_split_binary_unmatched(int size, int root, int *ranks);
+/* SPLIT_BINARY: units (bytes or elements) of half 0 of a message of n units, the larger
+ * half (half 1 is the rest). */
+static inline long long MPII_Hier_tree_split_binary_first(long long n)
+{
+    return (n + 1) / 2;
+}
 
 /* IN_ORDER_BINARY: the range [*lo, *hi] the subtree of rank covers (*hi == rank);
  * both -1 on bad input. */
