@@ -64,4 +64,26 @@ double predict_tree_bcast(MPII_Hier_tree_kind kind, int size, int fanout, std::u
     return stage_gamma_sum(stage_fanouts(kind, size, fanout, segments), gamma) * alpha_beta.at(segment_bytes);
 }
 
+int sequential_send_rounds(MPII_Hier_tree_kind kind, int size, int fanout) {
+    if (size < 1) throw std::invalid_argument("analytic model: need a rank");
+    std::vector<int> arrival(size, -1);
+    std::vector<int> order{0};  // ranks whose arrival is known, parents first
+    arrival[0] = 0;
+    for (std::size_t next = 0; next < order.size(); ++next) {
+        MPII_Hier_tree_node node;
+        if (MPII_Hier_tree_node_init(&node, kind, size, 0, fanout, order[next]) != 0)
+            throw std::invalid_argument("analytic model: no tree for size " + std::to_string(size));
+        for (int i = 0; i < node.nchildren; ++i) {
+            arrival[node.children[i]] = arrival[order[next]] + i + 1;
+            order.push_back(node.children[i]);
+        }
+        MPII_Hier_tree_node_free(&node);
+    }
+    return *std::max_element(arrival.begin(), arrival.end());
+}
+
+double predict_mpich_binomial_bcast(int size, std::uint64_t msg_bytes, const Line& alpha_beta) {
+    return sequential_send_rounds(MPII_HIER_TREE_BINOMIAL, size, 1) * alpha_beta.at(static_cast<double>(msg_bytes));
+}
+
 }  // namespace hiertune::analytic

@@ -70,5 +70,19 @@ TEST(Predict, SumOfStageGammasTimesOneSegment) {
                 71.656e-6, 1e-15);
 }
 
+TEST(MpichBinomial, LatestArrivalOfBlockingSendsInTurn) {
+    // P = 5: the root serves 4, 2, 1 (arrivals 1, 2, 3), rank 2 serves 3 (arrival 3)
+    EXPECT_EQ(sequential_send_rounds(MPII_HIER_TREE_BINOMIAL, 5, 1), 3);
+    for (int p : {1, 2, 3, 4, 7, 8, 9, 16, 17, 100}) {  // ceil(log2 P) for every P
+        int rounds = 0;
+        while ((1 << rounds) < p) ++rounds;
+        EXPECT_EQ(sequential_send_rounds(MPII_HIER_TREE_BINOMIAL, p, 1), rounds) << "P = " << p;
+    }
+    // linear: the root's last child waits for all P-1 sends
+    EXPECT_EQ(sequential_send_rounds(MPII_HIER_TREE_LINEAR, 6, 1), 5);
+    // 8 ranks, 1 MiB, alpha 10 us, beta 1 ns/B: 3 * (10 + 1048.576) us
+    EXPECT_NEAR(predict_mpich_binomial_bcast(8, 1 << 20, Line{10e-6, 1e-9}), 3 * 1058.576e-6, 1e-12);
+}
+
 }  // namespace
 }  // namespace hiertune::analytic

@@ -60,4 +60,13 @@ double stage_gamma_sum(const std::vector<int>& fanouts, const Gamma& gamma);
 double predict_tree_bcast(MPII_Hier_tree_kind kind, int size, int fanout, std::uint64_t msg_bytes,
                           std::uint64_t segsize, const Line& alpha_beta, const Gamma& gamma);
 
+// MPICH's MPIR_Bcast_intra_binomial (mpi/coll/bcast/bcast_intra_binomial.c): the
+// whole message, no segments; a rank, once it has received, sends it to its children
+// one blocking MPIC_Send after the other, the largest subtree first (the plugin's
+// BINOMIAL shape).  Child i (0-based, serving order) of a rank that has the message
+// at time t has it at t + (i + 1) * (alpha + beta * m); the bcast ends at the latest
+// arrival, in units of one transfer: ceil(log2 P) for the binomial tree.
+int sequential_send_rounds(MPII_Hier_tree_kind kind, int size, int fanout);
+double predict_mpich_binomial_bcast(int size, std::uint64_t msg_bytes, const Line& alpha_beta);
+
 }  // namespace hiertune::analytic
