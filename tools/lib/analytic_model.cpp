@@ -1,6 +1,7 @@
 #include "hiertune/analytic_model.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -62,6 +63,58 @@ double predict_tree_bcast(MPII_Hier_tree_kind kind, int size, int fanout, std::u
                              : static_cast<double>(msg_bytes);
     const double segment_bytes = moved / static_cast<double>(segments);
     return stage_gamma_sum(stage_fanouts(kind, size, fanout, segments), gamma) * alpha_beta.at(segment_bytes);
+}
+
+std::vector<int> reduce_stage_fanins(MPII_Hier_tree_kind kind, int size, int fanout, std::uint64_t segments) {
+    if (kind == MPII_HIER_TREE_SPLIT_BINARY) throw std::invalid_argument("analytic model: split-binary is a bcast tree");
+    if (size < 2 || segments < 1) throw std::invalid_argument("analytic model: need 2 ranks and a segment");
+    std::vector<std::vector<int>> children(size);
+    for (int rank = 0; rank < size; ++rank) {
+        MPII_Hier_tree_node node;
+        if (MPII_Hier_tree_node_init(&node, kind, size, 0, fanout, rank) != 0)
+            throw std::invalid_argument("analytic model: no tree for size " + std::to_string(size) +
+                                        ", fanout " + std::to_string(fanout));
+        children[rank].assign(node.children, node.children + node.nchildren);
+        MPII_Hier_tree_node_free(&node);
+    }
+    std::vector<int> height(size, -1);
+    const std::function<int(int)> height_of = [&](int rank) {
+        if (height[rank] < 0) {
+            height[rank] = 0;
+            for (int child : children[rank]) height[rank] = std::max(height[rank], height_of(child) + 1);
+        }
+        return height[rank];
+    };
+    const int top = MPII_Hier_tree_top(kind, size, 0);
+    const bool hand_over = top != 0;  // IN_ORDER_BINARY: the top sends the result to the root
+    std::vector<int> widest(static_cast<std::size_t>(height_of(top) - 1 + hand_over) + segments, 0);
+    for (int rank = 0; rank < size; ++rank)
+        if (!children[rank].empty())
+            for (std::uint64_t t = 0; t < segments; ++t) {
+                int& stage = widest[static_cast<std::size_t>(height_of(rank) - 1) + t];
+                stage = std::max(stage, static_cast<int>(children[rank].size()) + 1);
+            }
+    if (hand_over)
+        for (std::uint64_t t = 0; t < segments; ++t) {
+            int& stage = widest[static_cast<std::size_t>(height_of(top)) + t];
+            stage = std::max(stage, 2);
+        }
+    return widest;
+}
+
+std::uint64_t reduce_segments(std::uint64_t msg_bytes, std::uint64_t segsize, std::uint64_t elem_bytes) {
+    if (elem_bytes == 0) throw std::invalid_argument("analytic model: elements of 0 bytes");
+    const std::uint64_t seg = std::max<std::uint64_t>(segsize / elem_bytes, 1) * elem_bytes;
+    if (segsize == 0 || msg_bytes <= seg) return 1;
+    return msg_bytes / seg + (msg_bytes % seg != 0);
+}
+
+double predict_tree_reduce(MPII_Hier_tree_kind kind, int size, int fanout, std::uint64_t msg_bytes,
+                           std::uint64_t segsize, std::uint64_t elem_bytes, const Line& alpha_beta,
+                           const Gamma& gamma) {
+    const std::uint64_t segments = reduce_segments(msg_bytes, segsize, elem_bytes);
+    return stage_gamma_sum(reduce_stage_fanins(kind, size, fanout, segments), gamma) *
+           alpha_beta.at(static_cast<double>(msg_bytes) / static_cast<double>(segments));
 }
 
 int sequential_send_rounds(MPII_Hier_tree_kind kind, int size, int fanout) {

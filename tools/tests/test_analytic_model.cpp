@@ -70,6 +70,29 @@ TEST(Predict, SumOfStageGammasTimesOneSegment) {
                 71.656e-6, 1e-15);
 }
 
+TEST(ReduceStages, ReversedTreesByHand) {
+    // binomial P = 8, u = 2: heights: 7,5,3,1 leaves; 6 (child 7) h1; 4 (6,5) h2; 2 (3) h1;
+    // root (4,2,1) h3.  Fan-ins: h1 ranks in stages 0+t (gamma 2), rank 4 in 1+t (3),
+    // root in 2+t (4): stage 0: 2; 1: max(2, 3) = 3; 2: max(3, 4) = 4; 3: 4
+    EXPECT_EQ(reduce_stage_fanins(MPII_HIER_TREE_BINOMIAL, 8, 1, 2), (Fanouts{2, 3, 4, 4}));
+    EXPECT_EQ(reduce_stage_fanins(MPII_HIER_TREE_LINEAR, 4, 1, 3), (Fanouts{4, 4, 4}));
+    // in-order binary on 3 ranks: top 2 with children 0 and 1 (leaves): fan-in 3 in
+    // stage t, then the hand-over to rank 0 in stage 1 + t
+    EXPECT_EQ(reduce_stage_fanins(MPII_HIER_TREE_IN_ORDER_BINARY, 3, 1, 2), (Fanouts{3, 3, 2}));
+    EXPECT_THROW(reduce_stage_fanins(MPII_HIER_TREE_SPLIT_BINARY, 4, 1, 1), std::invalid_argument);
+}
+
+TEST(ReduceStages, SegmentsAreWholeElements) {
+    EXPECT_EQ(reduce_segments(4000, 999, 8), 5u);  // 999 -> 992 bytes: 4000 / 992 -> 5
+    EXPECT_EQ(reduce_segments(4000, 1000, 8), 4u);
+    EXPECT_EQ(reduce_segments(4000, 0, 8), 1u);
+    EXPECT_EQ(reduce_segments(16, 3, 8), 2u);        // at least one element per segment
+    // linear on 4, 2 segments of 1 KiB: stages 4, 4 -> 2 * gamma(4) = 4.2 transfers
+    const Gamma gamma(std::map<int, double>{{2, 10e-6}, {3, 15e-6}, {4, 21e-6}});
+    EXPECT_NEAR(predict_tree_reduce(MPII_HIER_TREE_LINEAR, 4, 1, 2048, 1024, 4, Line{10e-6, 1e-9}, gamma),
+                4.2 * 11.024e-6, 1e-15);
+}
+
 TEST(MpichBinomial, LatestArrivalOfBlockingSendsInTurn) {
     // P = 5: the root serves 4, 2, 1 (arrivals 1, 2, 3), rank 2 serves 3 (arrival 3)
     EXPECT_EQ(sequential_send_rounds(MPII_HIER_TREE_BINOMIAL, 5, 1), 3);

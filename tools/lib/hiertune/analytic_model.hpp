@@ -60,6 +60,21 @@ double stage_gamma_sum(const std::vector<int>& fanouts, const Gamma& gamma);
 double predict_tree_bcast(MPII_Hier_tree_kind kind, int size, int fanout, std::uint64_t msg_bytes,
                           std::uint64_t segsize, const Line& alpha_beta, const Gamma& gamma);
 
+// The segmented tree reduces, the same way reversed (MPII_Hier_seg_ireduce_sched): a
+// leaf sends segment t up in stage t; a rank of height h (hops down to its deepest
+// leaf) receives segment t from all its c children in stage h - 1 + t, a fan-in of
+// c + 1 processes costed gamma(c + 1) like a fan-out, combines and sends it up in
+// stage h + t.  IN_ORDER_BINARY's top, rank P-1, then hands each segment to the root
+// (relative rank 0 here) one stage later.  The combines are part of each algorithm's
+// own beta.  Per stage, the widest fan-in:
+std::vector<int> reduce_stage_fanins(MPII_Hier_tree_kind kind, int size, int fanout, std::uint64_t segments);
+// Segments of an m-byte reduce (whole elements of elem_bytes; the plugin also bounds
+// the segment by MPIR_CVAR_REDUCE_SEG_TMP_MAX, which the caller applies to segsize).
+std::uint64_t reduce_segments(std::uint64_t msg_bytes, std::uint64_t segsize, std::uint64_t elem_bytes);
+double predict_tree_reduce(MPII_Hier_tree_kind kind, int size, int fanout, std::uint64_t msg_bytes,
+                           std::uint64_t segsize, std::uint64_t elem_bytes, const Line& alpha_beta,
+                           const Gamma& gamma);
+
 // MPICH's MPIR_Bcast_intra_binomial (mpi/coll/bcast/bcast_intra_binomial.c): the
 // whole message, no segments; a rank, once it has received, sends it to its children
 // one blocking MPIC_Send after the other, the largest subtree first (the plugin's
