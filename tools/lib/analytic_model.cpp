@@ -139,4 +139,30 @@ double predict_mpich_binomial_bcast(int size, std::uint64_t msg_bytes, const Lin
     return sequential_send_rounds(MPII_HIER_TREE_BINOMIAL, size, 1) * alpha_beta.at(static_cast<double>(msg_bytes));
 }
 
+double predict_mpich_scatter_ring_bcast(int size, std::uint64_t msg_bytes, const Line& alpha_beta) {
+    if (size < 1) throw std::invalid_argument("analytic model: need a rank");
+    if (size == 1 || msg_bytes == 0) return 0;
+    const double chunk = static_cast<double>((msg_bytes + size - 1) / size);
+    std::vector<double> arrival(size, 0);
+    std::vector<int> order{0};
+    for (std::size_t next = 0; next < order.size(); ++next) {
+        const int r = order[next];
+        MPII_Hier_tree_node node;
+        if (MPII_Hier_tree_node_init(&node, MPII_HIER_TREE_BINOMIAL, size, 0, 1, r) != 0)
+            throw std::invalid_argument("analytic model: no tree for size " + std::to_string(size));
+        double t = arrival[r];
+        for (int i = 0; i < node.nchildren; ++i) {
+            const int c = node.children[i], mask = c - r;  // c's subtree: ranks c .. c+mask-1
+            const double ranks = std::min(c + mask, size) - c;
+            const double bytes = std::min(ranks * chunk, static_cast<double>(msg_bytes) - c * chunk);
+            if (bytes <= 0) continue;  // MPICH sends nothing past the end
+            t += alpha_beta.at(bytes);
+            arrival[c] = t;
+            order.push_back(c);
+        }
+        MPII_Hier_tree_node_free(&node);
+    }
+    return *std::max_element(arrival.begin(), arrival.end()) + (size - 1) * alpha_beta.at(chunk);
+}
+
 }  // namespace hiertune::analytic

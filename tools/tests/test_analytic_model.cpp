@@ -107,5 +107,18 @@ TEST(MpichBinomial, LatestArrivalOfBlockingSendsInTurn) {
     EXPECT_NEAR(predict_mpich_binomial_bcast(8, 1 << 20, Line{10e-6, 1e-9}), 3 * 1058.576e-6, 1e-12);
 }
 
+TEST(MpichScatterRing, ScatterArrivalThenRingByHand) {
+    // P = 4, m = 4000: chunks of 1000; the root sends 2000 bytes to 2, then 1000 to 1;
+    // 2 sends 1000 to 3: latest arrival 2 alpha + 3000 beta; ring 3 (alpha + 1000 beta);
+    // alpha 10 us, beta 1 ns/B: 20 + 3 + 30 + 3 = 56 us
+    const Line ab{10e-6, 1e-9};
+    EXPECT_NEAR(predict_mpich_scatter_ring_bcast(4, 4000, ab), 56e-6, 1e-15);
+    // m = 3 on 4 ranks: chunks of 1 byte, rank 3's chunk lies past the end (no send to
+    // it): arrivals 2 at alpha + beta, 1 at 2 (alpha + beta); ring 3 (alpha + beta)
+    EXPECT_NEAR(predict_mpich_scatter_ring_bcast(4, 3, ab), 5 * (10e-6 + 1e-9), 1e-15);
+    EXPECT_EQ(predict_mpich_scatter_ring_bcast(1, 4000, ab), 0);
+    EXPECT_EQ(predict_mpich_scatter_ring_bcast(4, 0, ab), 0);
+}
+
 }  // namespace
 }  // namespace hiertune::analytic

@@ -84,4 +84,13 @@ double predict_tree_reduce(MPII_Hier_tree_kind kind, int size, int fanout, std::
 int sequential_send_rounds(MPII_Hier_tree_kind kind, int size, int fanout);
 double predict_mpich_binomial_bcast(int size, std::uint64_t msg_bytes, const Line& alpha_beta);
 
+// MPICH's MPIR_Bcast_intra_scatter_ring_allgather (bcast_intra_scatter_ring_allgather.c
+// with MPII_Scatter_for_bcast of bcast_utils.c): the message is cut into P chunks of
+// s = ceil(m / P) bytes; a binomial scatter (blocking sends in turn, largest subtree
+// first, each child receiving its subtree's chunks, nothing when they lie past the
+// end) and then P-1 ring steps of MPIC_Sendrecv of one chunk each way:
+//   T = (latest scatter arrival) + (P - 1) * (alpha + beta * s)
+// (the ring's last chunks may be shorter: costed as full ones).  Seconds.
+double predict_mpich_scatter_ring_bcast(int size, std::uint64_t msg_bytes, const Line& alpha_beta);
+
 }  // namespace hiertune::analytic
