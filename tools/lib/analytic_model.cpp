@@ -7,6 +7,30 @@
 
 namespace hiertune::analytic {
 
+namespace {
+
+// Every rank's children (serving order) and parent in the shape rooted at rank 0.
+struct Tree {
+    std::vector<std::vector<int>> children;
+    std::vector<int> parent;
+};
+
+Tree tree_of(MPII_Hier_tree_kind kind, int size, int fanout) {
+    Tree tree{std::vector<std::vector<int>>(size), std::vector<int>(size)};
+    for (int rank = 0; rank < size; ++rank) {
+        MPII_Hier_tree_node node;
+        if (MPII_Hier_tree_node_init(&node, kind, size, 0, fanout, rank) != 0)
+            throw std::invalid_argument("analytic model: no tree for size " + std::to_string(size) +
+                                        ", fanout " + std::to_string(fanout));
+        tree.children[rank].assign(node.children, node.children + node.nchildren);
+        tree.parent[rank] = node.parent;
+        MPII_Hier_tree_node_free(&node);
+    }
+    return tree;
+}
+
+}  // namespace
+
 std::vector<int> stage_fanouts(MPII_Hier_tree_kind kind, int size, int fanout, std::uint64_t segments) {
     if (kind == MPII_HIER_TREE_IN_ORDER_BINARY)
         throw std::invalid_argument("analytic model: in-order binary is a reduce tree");
@@ -17,16 +41,10 @@ std::vector<int> stage_fanouts(MPII_Hier_tree_kind kind, int size, int fanout, s
         stages.insert(stages.end(), segments, std::max(2, unmatched + 1));
         return stages;
     }
-    std::vector<int> parent(size), children(size), depth(size, -1);
-    for (int rank = 0; rank < size; ++rank) {
-        MPII_Hier_tree_node node;
-        if (MPII_Hier_tree_node_init(&node, kind, size, 0, fanout, rank) != 0)
-            throw std::invalid_argument("analytic model: no tree for size " + std::to_string(size) +
-                                        ", fanout " + std::to_string(fanout));
-        parent[rank] = node.parent;
-        children[rank] = node.nchildren;
-        MPII_Hier_tree_node_free(&node);
-    }
+    const Tree tree = tree_of(kind, size, fanout);
+    const std::vector<int>& parent = tree.parent;
+    std::vector<int> children(size), depth(size, -1);
+    for (int rank = 0; rank < size; ++rank) children[rank] = static_cast<int>(tree.children[rank].size());
     for (int rank = 0; rank < size; ++rank)  // hops up to the root
         for (int r = rank, d = 0; depth[rank] < 0; r = parent[r], ++d)
             if (parent[r] < 0) depth[rank] = d;
@@ -68,15 +86,7 @@ double predict_tree_bcast(MPII_Hier_tree_kind kind, int size, int fanout, std::u
 std::vector<int> reduce_stage_fanins(MPII_Hier_tree_kind kind, int size, int fanout, std::uint64_t segments) {
     if (kind == MPII_HIER_TREE_SPLIT_BINARY) throw std::invalid_argument("analytic model: split-binary is a bcast tree");
     if (size < 2 || segments < 1) throw std::invalid_argument("analytic model: need 2 ranks and a segment");
-    std::vector<std::vector<int>> children(size);
-    for (int rank = 0; rank < size; ++rank) {
-        MPII_Hier_tree_node node;
-        if (MPII_Hier_tree_node_init(&node, kind, size, 0, fanout, rank) != 0)
-            throw std::invalid_argument("analytic model: no tree for size " + std::to_string(size) +
-                                        ", fanout " + std::to_string(fanout));
-        children[rank].assign(node.children, node.children + node.nchildren);
-        MPII_Hier_tree_node_free(&node);
-    }
+    const std::vector<std::vector<int>> children = tree_of(kind, size, fanout).children;
     std::vector<int> height(size, -1);
     const std::function<int(int)> height_of = [&](int rank) {
         if (height[rank] < 0) {
@@ -119,18 +129,16 @@ double predict_tree_reduce(MPII_Hier_tree_kind kind, int size, int fanout, std::
 
 int sequential_send_rounds(MPII_Hier_tree_kind kind, int size, int fanout) {
     if (size < 1) throw std::invalid_argument("analytic model: need a rank");
+    const Tree tree = tree_of(kind, size, fanout);
     std::vector<int> arrival(size, -1);
     std::vector<int> order{0};  // ranks whose arrival is known, parents first
     arrival[0] = 0;
     for (std::size_t next = 0; next < order.size(); ++next) {
-        MPII_Hier_tree_node node;
-        if (MPII_Hier_tree_node_init(&node, kind, size, 0, fanout, order[next]) != 0)
-            throw std::invalid_argument("analytic model: no tree for size " + std::to_string(size));
-        for (int i = 0; i < node.nchildren; ++i) {
-            arrival[node.children[i]] = arrival[order[next]] + i + 1;
-            order.push_back(node.children[i]);
+        const std::vector<int>& children = tree.children[order[next]];
+        for (std::size_t i = 0; i < children.size(); ++i) {
+            arrival[children[i]] = arrival[order[next]] + static_cast<int>(i) + 1;
+            order.push_back(children[i]);
         }
-        MPII_Hier_tree_node_free(&node);
     }
     return *std::max_element(arrival.begin(), arrival.end());
 }
@@ -143,16 +151,14 @@ double predict_mpich_scatter_ring_bcast(int size, std::uint64_t msg_bytes, const
     if (size < 1) throw std::invalid_argument("analytic model: need a rank");
     if (size == 1 || msg_bytes == 0) return 0;
     const double chunk = static_cast<double>((msg_bytes + size - 1) / size);
+    const Tree tree = tree_of(MPII_HIER_TREE_BINOMIAL, size, 1);
     std::vector<double> arrival(size, 0);
     std::vector<int> order{0};
     for (std::size_t next = 0; next < order.size(); ++next) {
         const int r = order[next];
-        MPII_Hier_tree_node node;
-        if (MPII_Hier_tree_node_init(&node, MPII_HIER_TREE_BINOMIAL, size, 0, 1, r) != 0)
-            throw std::invalid_argument("analytic model: no tree for size " + std::to_string(size));
         double t = arrival[r];
-        for (int i = 0; i < node.nchildren; ++i) {
-            const int c = node.children[i], mask = c - r;  // c's subtree: ranks c .. c+mask-1
+        for (int c : tree.children[r]) {
+            const int mask = c - r;  // c's subtree: ranks c .. c+mask-1
             const double ranks = std::min(c + mask, size) - c;
             const double bytes = std::min(ranks * chunk, static_cast<double>(msg_bytes) - c * chunk);
             if (bytes <= 0) continue;  // MPICH sends nothing past the end
@@ -160,7 +166,6 @@ double predict_mpich_scatter_ring_bcast(int size, std::uint64_t msg_bytes, const
             arrival[c] = t;
             order.push_back(c);
         }
-        MPII_Hier_tree_node_free(&node);
     }
     return *std::max_element(arrival.begin(), arrival.end()) + (size - 1) * alpha_beta.at(chunk);
 }
