@@ -73,14 +73,14 @@ double stage_gamma_sum(const std::vector<int>& fanouts, const Gamma& gamma) {
     return sum;
 }
 
-double predict_tree_bcast(MPII_Hier_tree_kind kind, int size, int fanout, std::uint64_t msg_bytes,
-                          std::uint64_t segsize, const Line& alpha_beta, const Gamma& gamma) {
+Cost tree_bcast_cost(MPII_Hier_tree_kind kind, int size, int fanout, std::uint64_t msg_bytes, std::uint64_t segsize,
+                     const Gamma& gamma) {
     const std::uint64_t segments = bcast_segments(kind, msg_bytes, segsize);
     const double moved = kind == MPII_HIER_TREE_SPLIT_BINARY
                              ? static_cast<double>(MPII_Hier_tree_split_binary_first(static_cast<long long>(msg_bytes)))
                              : static_cast<double>(msg_bytes);
     const double segment_bytes = moved / static_cast<double>(segments);
-    return stage_gamma_sum(stage_fanouts(kind, size, fanout, segments), gamma) * alpha_beta.at(segment_bytes);
+    return transfers(stage_gamma_sum(stage_fanouts(kind, size, fanout, segments), gamma), segment_bytes);
 }
 
 std::vector<int> reduce_stage_fanins(MPII_Hier_tree_kind kind, int size, int fanout, std::uint64_t segments) {
@@ -119,12 +119,11 @@ std::uint64_t reduce_segments(std::uint64_t msg_bytes, std::uint64_t segsize, st
     return msg_bytes / seg + (msg_bytes % seg != 0);
 }
 
-double predict_tree_reduce(MPII_Hier_tree_kind kind, int size, int fanout, std::uint64_t msg_bytes,
-                           std::uint64_t segsize, std::uint64_t elem_bytes, const Line& alpha_beta,
-                           const Gamma& gamma) {
+Cost tree_reduce_cost(MPII_Hier_tree_kind kind, int size, int fanout, std::uint64_t msg_bytes,
+                      std::uint64_t segsize, std::uint64_t elem_bytes, const Gamma& gamma) {
     const std::uint64_t segments = reduce_segments(msg_bytes, segsize, elem_bytes);
-    return stage_gamma_sum(reduce_stage_fanins(kind, size, fanout, segments), gamma) *
-           alpha_beta.at(static_cast<double>(msg_bytes) / static_cast<double>(segments));
+    return transfers(stage_gamma_sum(reduce_stage_fanins(kind, size, fanout, segments), gamma),
+                     static_cast<double>(msg_bytes) / static_cast<double>(segments));
 }
 
 int sequential_send_rounds(MPII_Hier_tree_kind kind, int size, int fanout) {
@@ -143,31 +142,33 @@ int sequential_send_rounds(MPII_Hier_tree_kind kind, int size, int fanout) {
     return *std::max_element(arrival.begin(), arrival.end());
 }
 
-double predict_mpich_binomial_bcast(int size, std::uint64_t msg_bytes, const Line& alpha_beta) {
-    return sequential_send_rounds(MPII_HIER_TREE_BINOMIAL, size, 1) * alpha_beta.at(static_cast<double>(msg_bytes));
+Cost mpich_binomial_bcast_cost(int size, std::uint64_t msg_bytes) {
+    return transfers(sequential_send_rounds(MPII_HIER_TREE_BINOMIAL, size, 1), static_cast<double>(msg_bytes));
 }
 
-double predict_mpich_scatter_ring_bcast(int size, std::uint64_t msg_bytes, const Line& alpha_beta) {
+Cost mpich_scatter_ring_bcast_cost(int size, std::uint64_t msg_bytes, const Line& reference) {
     if (size < 1) throw std::invalid_argument("analytic model: need a rank");
-    if (size == 1 || msg_bytes == 0) return 0;
+    if (size == 1 || msg_bytes == 0) return Cost{};
     const double chunk = static_cast<double>((msg_bytes + size - 1) / size);
     const Tree tree = tree_of(MPII_HIER_TREE_BINOMIAL, size, 1);
-    std::vector<double> arrival(size, 0);
+    std::vector<Cost> arrival(size);
     std::vector<int> order{0};
+    Cost latest;
     for (std::size_t next = 0; next < order.size(); ++next) {
         const int r = order[next];
-        double t = arrival[r];
+        Cost t = arrival[r];
         for (int c : tree.children[r]) {
             const int mask = c - r;  // c's subtree: ranks c .. c+mask-1
             const double ranks = std::min(c + mask, size) - c;
             const double bytes = std::min(ranks * chunk, static_cast<double>(msg_bytes) - c * chunk);
             if (bytes <= 0) continue;  // MPICH sends nothing past the end
-            t += alpha_beta.at(bytes);
+            t += transfers(1, bytes);
             arrival[c] = t;
             order.push_back(c);
+            if (t.seconds(reference) > latest.seconds(reference)) latest = t;
         }
     }
-    return *std::max_element(arrival.begin(), arrival.end()) + (size - 1) * alpha_beta.at(chunk);
+    return latest + transfers(size - 1, chunk);
 }
 
 }  // namespace hiertune::analytic

@@ -62,11 +62,11 @@ TEST(Predict, SumOfStageGammasTimesOneSegment) {
     // transfers of alpha + beta * 1024 = 10 us + 1 ns * 1024 = 11.024 us: 97.0112 us
     const Gamma gamma(std::map<int, double>{{2, 10e-6}, {3, 15e-6}, {4, 21e-6}});
     EXPECT_NEAR(stage_gamma_sum(stage_fanouts(MPII_HIER_TREE_BINOMIAL, 8, 1, 3), gamma), 8.8, 1e-12);
-    EXPECT_NEAR(predict_tree_bcast(MPII_HIER_TREE_BINOMIAL, 8, 1, 3072, 1024, Line{10e-6, 1e-9}, gamma),
+    EXPECT_NEAR(tree_bcast_cost(MPII_HIER_TREE_BINOMIAL, 8, 1, 3072, 1024, gamma).seconds(Line{10e-6, 1e-9}),
                 97.0112e-6, 1e-15);
     // split-binary, 7 ranks, 4 KiB at 1 KiB: half 0 = 2 KiB, 2 segments: stages 3,3,3,2,2
     // -> 1.5 * 3 + 1 * 2 = 6.5 transfers of 2048/2 bytes: 6.5 * 11.024 us = 71.656 us
-    EXPECT_NEAR(predict_tree_bcast(MPII_HIER_TREE_SPLIT_BINARY, 7, 1, 4096, 1024, Line{10e-6, 1e-9}, gamma),
+    EXPECT_NEAR(tree_bcast_cost(MPII_HIER_TREE_SPLIT_BINARY, 7, 1, 4096, 1024, gamma).seconds(Line{10e-6, 1e-9}),
                 71.656e-6, 1e-15);
 }
 
@@ -89,7 +89,7 @@ TEST(ReduceStages, SegmentsAreWholeElements) {
     EXPECT_EQ(reduce_segments(16, 3, 8), 2u);        // at least one element per segment
     // linear on 4, 2 segments of 1 KiB: stages 4, 4 -> 2 * gamma(4) = 4.2 transfers
     const Gamma gamma(std::map<int, double>{{2, 10e-6}, {3, 15e-6}, {4, 21e-6}});
-    EXPECT_NEAR(predict_tree_reduce(MPII_HIER_TREE_LINEAR, 4, 1, 2048, 1024, 4, Line{10e-6, 1e-9}, gamma),
+    EXPECT_NEAR(tree_reduce_cost(MPII_HIER_TREE_LINEAR, 4, 1, 2048, 1024, 4, gamma).seconds(Line{10e-6, 1e-9}),
                 4.2 * 11.024e-6, 1e-15);
 }
 
@@ -104,7 +104,7 @@ TEST(MpichBinomial, LatestArrivalOfBlockingSendsInTurn) {
     // linear: the root's last child waits for all P-1 sends
     EXPECT_EQ(sequential_send_rounds(MPII_HIER_TREE_LINEAR, 6, 1), 5);
     // 8 ranks, 1 MiB, alpha 10 us, beta 1 ns/B: 3 * (10 + 1048.576) us
-    EXPECT_NEAR(predict_mpich_binomial_bcast(8, 1 << 20, Line{10e-6, 1e-9}), 3 * 1058.576e-6, 1e-12);
+    EXPECT_NEAR(mpich_binomial_bcast_cost(8, 1 << 20).seconds(Line{10e-6, 1e-9}), 3 * 1058.576e-6, 1e-12);
 }
 
 TEST(MpichScatterRing, ScatterArrivalThenRingByHand) {
@@ -112,12 +112,16 @@ TEST(MpichScatterRing, ScatterArrivalThenRingByHand) {
     // 2 sends 1000 to 3: latest arrival 2 alpha + 3000 beta; ring 3 (alpha + 1000 beta);
     // alpha 10 us, beta 1 ns/B: 20 + 3 + 30 + 3 = 56 us
     const Line ab{10e-6, 1e-9};
-    EXPECT_NEAR(predict_mpich_scatter_ring_bcast(4, 4000, ab), 56e-6, 1e-15);
+    EXPECT_NEAR(mpich_scatter_ring_bcast_cost(4, 4000, ab).seconds(ab), 56e-6, 1e-15);
     // m = 3 on 4 ranks: chunks of 1 byte, rank 3's chunk lies past the end (no send to
     // it): arrivals 2 at alpha + beta, 1 at 2 (alpha + beta); ring 3 (alpha + beta)
-    EXPECT_NEAR(predict_mpich_scatter_ring_bcast(4, 3, ab), 5 * (10e-6 + 1e-9), 1e-15);
-    EXPECT_EQ(predict_mpich_scatter_ring_bcast(1, 4000, ab), 0);
-    EXPECT_EQ(predict_mpich_scatter_ring_bcast(4, 0, ab), 0);
+    EXPECT_NEAR(mpich_scatter_ring_bcast_cost(4, 3, ab).seconds(ab), 5 * (10e-6 + 1e-9), 1e-15);
+    EXPECT_EQ(mpich_scatter_ring_bcast_cost(1, 4000, ab).seconds(ab), 0);
+    // as a linear form: ranks 1 and 3 arrive last, after 2 transfers of 3000 bytes in all
+    const Cost by_bytes = mpich_scatter_ring_bcast_cost(4, 4000, ab);
+    EXPECT_DOUBLE_EQ(by_bytes.a, 2 + 3);
+    EXPECT_DOUBLE_EQ(by_bytes.b, 3000 + 3000);
+    EXPECT_EQ(mpich_scatter_ring_bcast_cost(4, 0, ab).seconds(ab), 0);
 }
 
 }  // namespace

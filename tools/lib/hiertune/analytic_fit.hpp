@@ -28,6 +28,23 @@ struct Line {
     double at(double x) const { return alpha + beta * x; }
 };
 
+// A modelled time as a linear form in alpha and beta, a * alpha + b * beta: a counts
+// the point-to-point transfers on the critical path (weighted by gamma), b the bytes
+// they move.  Linear, so that measured times give equations for alpha and beta.
+struct Cost {
+    double a = 0;
+    double b = 0;
+    double seconds(const Line& alpha_beta) const { return a * alpha_beta.alpha + b * alpha_beta.beta; }
+    Cost& operator+=(const Cost& other) {
+        a += other.a;
+        b += other.b;
+        return *this;
+    }
+};
+inline Cost operator+(Cost x, const Cost& y) { return x += y; }
+// `weight` transfers of `bytes` each.
+inline Cost transfers(double weight, double bytes) { return Cost{weight, weight * bytes}; }
+
 // Huber regression of y on x (at least 2 points with two distinct x).
 // Throws std::invalid_argument for mismatched sizes, too few or non-finite
 // points, and std::runtime_error when GSL fails.

@@ -55,10 +55,10 @@ std::uint64_t bcast_segments(MPII_Hier_tree_kind kind, std::uint64_t msg_bytes, 
 // point-to-point transfer (alpha + beta * m / n_s).
 double stage_gamma_sum(const std::vector<int>& fanouts, const Gamma& gamma);
 
-// Predicted time of the segmented tree bcast (seconds, with alpha in seconds and
-// beta in seconds per byte).
-double predict_tree_bcast(MPII_Hier_tree_kind kind, int size, int fanout, std::uint64_t msg_bytes,
-                          std::uint64_t segsize, const Line& alpha_beta, const Gamma& gamma);
+// The segmented tree bcast's time: stage_gamma_sum transfers of one segment
+// (seconds = .seconds(alpha, beta), alpha in seconds, beta in seconds per byte).
+Cost tree_bcast_cost(MPII_Hier_tree_kind kind, int size, int fanout, std::uint64_t msg_bytes, std::uint64_t segsize,
+                     const Gamma& gamma);
 
 // The segmented tree reduces, the same way reversed (MPII_Hier_seg_ireduce_sched): a
 // leaf sends segment t up in stage t; a rank of height h (hops down to its deepest
@@ -71,9 +71,8 @@ std::vector<int> reduce_stage_fanins(MPII_Hier_tree_kind kind, int size, int fan
 // Segments of an m-byte reduce (whole elements of elem_bytes; the plugin also bounds
 // the segment by MPIR_CVAR_REDUCE_SEG_TMP_MAX, which the caller applies to segsize).
 std::uint64_t reduce_segments(std::uint64_t msg_bytes, std::uint64_t segsize, std::uint64_t elem_bytes);
-double predict_tree_reduce(MPII_Hier_tree_kind kind, int size, int fanout, std::uint64_t msg_bytes,
-                           std::uint64_t segsize, std::uint64_t elem_bytes, const Line& alpha_beta,
-                           const Gamma& gamma);
+Cost tree_reduce_cost(MPII_Hier_tree_kind kind, int size, int fanout, std::uint64_t msg_bytes,
+                      std::uint64_t segsize, std::uint64_t elem_bytes, const Gamma& gamma);
 
 // MPICH's MPIR_Bcast_intra_binomial (mpi/coll/bcast/bcast_intra_binomial.c): the
 // whole message, no segments; a rank, once it has received, sends it to its children
@@ -82,7 +81,7 @@ double predict_tree_reduce(MPII_Hier_tree_kind kind, int size, int fanout, std::
 // at time t has it at t + (i + 1) * (alpha + beta * m); the bcast ends at the latest
 // arrival, in units of one transfer: ceil(log2 P) for the binomial tree.
 int sequential_send_rounds(MPII_Hier_tree_kind kind, int size, int fanout);
-double predict_mpich_binomial_bcast(int size, std::uint64_t msg_bytes, const Line& alpha_beta);
+Cost mpich_binomial_bcast_cost(int size, std::uint64_t msg_bytes);
 
 // MPICH's MPIR_Bcast_intra_scatter_ring_allgather (bcast_intra_scatter_ring_allgather.c
 // with MPII_Scatter_for_bcast of bcast_utils.c): the message is cut into P chunks of
@@ -90,7 +89,10 @@ double predict_mpich_binomial_bcast(int size, std::uint64_t msg_bytes, const Lin
 // first, each child receiving its subtree's chunks, nothing when they lie past the
 // end) and then P-1 ring steps of MPIC_Sendrecv of one chunk each way:
 //   T = (latest scatter arrival) + (P - 1) * (alpha + beta * s)
-// (the ring's last chunks may be shorter: costed as full ones).  Seconds.
-double predict_mpich_scatter_ring_bcast(int size, std::uint64_t msg_bytes, const Line& alpha_beta);
+// (the ring's last chunks may be shorter: costed as full ones).  The scatter's paths
+// move different byte counts in different numbers of transfers, so which arrives
+// last depends on alpha and beta: the cost is that of the path latest at
+// `reference` (fit: iterate from a first estimate to the fitted line).
+Cost mpich_scatter_ring_bcast_cost(int size, std::uint64_t msg_bytes, const Line& reference);
 
 }  // namespace hiertune::analytic
