@@ -29,6 +29,40 @@ Tree tree_of(MPII_Hier_tree_kind kind, int size, int fanout) {
     return tree;
 }
 
+// The later of two arrival times at `reference` (x on a tie).
+Cost later(const Cost& x, const Cost& y, const Line& reference) {
+    return y.seconds(reference) > x.seconds(reference) ? y : x;
+}
+
+// MPII_Scatter_for_bcast's chunk: ceil(m / P) bytes.
+std::uint64_t chunk_bytes(int size, std::uint64_t msg_bytes) { return (msg_bytes + size - 1) / size; }
+
+// The latest arrival, at `reference`, of MPII_Scatter_for_bcast (bcast_utils.c): the
+// binomial scatter, blocking sends in turn, largest subtree first, each child receiving
+// its subtree's chunks, nothing when they lie past the end (size >= 2, msg_bytes > 0).
+Cost latest_scatter_arrival(int size, std::uint64_t msg_bytes, const Line& reference) {
+    const double chunk = static_cast<double>(chunk_bytes(size, msg_bytes));
+    const Tree tree = tree_of(MPII_HIER_TREE_BINOMIAL, size, 1);
+    std::vector<Cost> arrival(size);
+    std::vector<int> order{0};
+    Cost latest;
+    for (std::size_t next = 0; next < order.size(); ++next) {
+        const int r = order[next];
+        Cost t = arrival[r];
+        for (int c : tree.children[r]) {
+            const int mask = c - r;  // c's subtree: ranks c .. c+mask-1
+            const double ranks = std::min(c + mask, size) - c;
+            const double bytes = std::min(ranks * chunk, static_cast<double>(msg_bytes) - c * chunk);
+            if (bytes <= 0) continue;  // MPICH sends nothing past the end
+            t += transfers(1, bytes);
+            arrival[c] = t;
+            order.push_back(c);
+            latest = later(latest, t, reference);
+        }
+    }
+    return latest;
+}
+
 }  // namespace
 
 std::vector<int> stage_fanouts(MPII_Hier_tree_kind kind, int size, int fanout, std::uint64_t segments) {
@@ -149,26 +183,124 @@ Cost mpich_binomial_bcast_cost(int size, std::uint64_t msg_bytes) {
 Cost mpich_scatter_ring_bcast_cost(int size, std::uint64_t msg_bytes, const Line& reference) {
     if (size < 1) throw std::invalid_argument("analytic model: need a rank");
     if (size == 1 || msg_bytes == 0) return Cost{};
-    const double chunk = static_cast<double>((msg_bytes + size - 1) / size);
-    const Tree tree = tree_of(MPII_HIER_TREE_BINOMIAL, size, 1);
-    std::vector<Cost> arrival(size);
-    std::vector<int> order{0};
-    Cost latest;
-    for (std::size_t next = 0; next < order.size(); ++next) {
-        const int r = order[next];
-        Cost t = arrival[r];
-        for (int c : tree.children[r]) {
-            const int mask = c - r;  // c's subtree: ranks c .. c+mask-1
-            const double ranks = std::min(c + mask, size) - c;
-            const double bytes = std::min(ranks * chunk, static_cast<double>(msg_bytes) - c * chunk);
-            if (bytes <= 0) continue;  // MPICH sends nothing past the end
-            t += transfers(1, bytes);
-            arrival[c] = t;
-            order.push_back(c);
-            if (t.seconds(reference) > latest.seconds(reference)) latest = t;
-        }
+    return latest_scatter_arrival(size, msg_bytes, reference) +
+           transfers(size - 1, static_cast<double>(chunk_bytes(size, msg_bytes)));
+}
+
+Cost mpich_scatter_rd_bcast_cost(int size, std::uint64_t msg_bytes, const Line& reference) {
+    if (size < 1) throw std::invalid_argument("analytic model: need a rank");
+    if (size == 1 || msg_bytes == 0) return Cost{};  // MPICH returns at once for nbytes 0
+    const std::uint64_t chunk = chunk_bytes(size, msg_bytes);
+    // MPICH's curr_size (bytes held, from my_tree_root's chunk on) and recv_size (bytes
+    // of the last receive, what the non-power-of-two steps forward) of every rank
+    std::vector<std::uint64_t> held(size), last_received(size, 0);
+    for (int r = 0; r < size; ++r) {
+        const std::uint64_t offset = static_cast<std::uint64_t>(r) * chunk;
+        held[r] = offset >= msg_bytes ? 0 : std::min(chunk, msg_bytes - offset);
     }
-    return latest + transfers(size - 1, chunk);
+    std::vector<Cost> clock(size);  // the allgather starts when the scatter has ended
+    const auto meet = [&](int x, int y, std::uint64_t bytes) {
+        clock[x] = clock[y] = later(clock[x], clock[y], reference) + transfers(1, static_cast<double>(bytes));
+    };
+    for (int mask = 1; mask < size; mask <<= 1) {
+        // MPIC_Sendrecv with rank ^ mask, where it exists: each sends all it holds
+        for (int r = 0; r < size; ++r) {
+            const int partner = r ^ mask;
+            if (partner < r || partner >= size) continue;
+            meet(r, partner, std::max(held[r], held[partner]));
+            last_received[r] = held[partner];
+            last_received[partner] = held[r];
+            held[r] = held[partner] = held[r] + held[partner];
+        }
+        // MPICH's "dst_tree_root + mask > comm_size" steps: where the partner subtree is
+        // cut by P, only the first `completed` (nprocs_completed) ranks of r's subtree got
+        // its data.  Halving (tmp_mask = sub): in each block of 2 sub ranks (tree_root), a
+        // rank below tree_root + completed sends what it last received (recv_size) to
+        // rank + sub at or above it, which MPICH's receive test pairs the same way.
+        for (int sub = mask >> 1; sub > 0; sub >>= 1)
+            for (int r = 0; r < size; ++r) {
+                const int my_root = r - r % mask, partner_root = (r ^ mask) - (r ^ mask) % mask;
+                if (partner_root + mask <= size) continue;
+                const int completed = size - my_root - mask;
+                const int threshold = r - r % (2 * sub) + completed;
+                const int dst = r ^ sub;
+                if (dst > r && r < threshold && dst >= threshold) {
+                    meet(r, dst, last_received[r]);
+                    last_received[dst] = last_received[r];
+                    held[dst] += last_received[r];
+                }
+            }
+    }
+    Cost allgather;
+    for (const Cost& t : clock) allgather = later(allgather, t, reference);
+    return latest_scatter_arrival(size, msg_bytes, reference) + allgather;
+}
+
+int sequential_recv_rounds(MPII_Hier_tree_kind kind, int size, int fanout) {
+    if (size < 1) throw std::invalid_argument("analytic model: need a rank");
+    const Tree tree = tree_of(kind, size, fanout);
+    // when a rank has its result: a leaf at once; a parent receives child after child,
+    // each once both are ready, the smallest subtree first (the reverse serving order)
+    const std::function<int(int)> result_at = [&](int rank) {
+        int t = 0;
+        const std::vector<int>& children = tree.children[rank];
+        for (auto child = children.rbegin(); child != children.rend(); ++child)
+            t = std::max(t, result_at(*child)) + 1;
+        return t;
+    };
+    return result_at(0);
+}
+
+Cost mpich_binomial_reduce_cost(int size, std::uint64_t msg_bytes) {
+    if (size < 1) throw std::invalid_argument("analytic model: need a rank");
+    if (size == 1 || msg_bytes == 0) return Cost{};  // MPI_Reduce only copies locally
+    return transfers(sequential_recv_rounds(MPII_HIER_TREE_BINOMIAL, size, 1), static_cast<double>(msg_bytes));
+}
+
+Cost mpich_reduce_scatter_gather_cost(int size, std::uint64_t msg_bytes, std::uint64_t elem_bytes) {
+    if (size < 1) throw std::invalid_argument("analytic model: need a rank");
+    if (elem_bytes == 0 || msg_bytes % elem_bytes != 0)
+        throw std::invalid_argument("analytic model: a reduce moves whole elements");
+    if (size == 1 || msg_bytes == 0) return Cost{};  // MPI_Reduce only copies locally
+    const std::uint64_t count = msg_bytes / elem_bytes;
+    int pof2 = 1;
+    while (2 * pof2 <= size) pof2 *= 2;
+    if (count < static_cast<std::uint64_t>(pof2))
+        throw std::invalid_argument("analytic model: reduce_scatter_gather needs count >= pof2 (MPICH falls back)");
+    const int rem = size - pof2;
+    // MPICH's cnts (count / pof2 each, the first count % pof2 one more) as prefix sums
+    std::vector<std::uint64_t> first(pof2 + 1, 0);
+    for (int i = 0; i < pof2; ++i)
+        first[i + 1] = first[i] + count / pof2 + (static_cast<std::uint64_t>(i) < count % pof2);
+    const auto bytes_of = [&](int lo, int hi) { return static_cast<double>((first[hi] - first[lo]) * elem_bytes); };
+    // by newrank; the first rem received an odd rank's whole buffer
+    std::vector<Cost> clock(pof2);
+    for (int r = 0; r < rem; ++r) clock[r] = transfers(1, static_cast<double>(msg_bytes));
+    // Clocks that meet here have equal a, or one is ahead in a and b (that receive):
+    // every alpha, beta > 0 orders them alike.
+    const Line any_positive{1, 1};
+    const auto meet = [&](int x, int y, double bytes) {
+        clock[x] = clock[y] = later(clock[x], clock[y], any_positive) + transfers(1, bytes);
+    };
+    // recursive halving: partners at distance mask split their common range of cnts,
+    // the lower newrank keeping the lower half
+    std::vector<int> lo(pof2, 0), hi(pof2, pof2);
+    for (int mask = 1; mask < pof2; mask <<= 1)
+        for (int r = 0; r < pof2; ++r) {
+            const int partner = r ^ mask;
+            if (partner < r) continue;
+            const int mid = lo[r] + (hi[r] - lo[r]) / 2;
+            meet(r, partner, std::max(bytes_of(lo[r], mid), bytes_of(mid, hi[r])));
+            hi[r] = mid;
+            lo[partner] = mid;
+        }
+    // binomial gather: at mask, newranks mask .. 2 mask - 1 send their range down by mask
+    for (int mask = pof2 / 2; mask > 0; mask >>= 1)
+        for (int r = 0; r < mask; ++r) {
+            meet(r, r + mask, bytes_of(lo[r + mask], hi[r + mask]));
+            hi[r] = hi[r + mask];
+        }
+    return clock[0];
 }
 
 }  // namespace hiertune::analytic

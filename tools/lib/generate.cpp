@@ -138,6 +138,7 @@ std::vector<Job> selected_jobs(const MeasureDb& db, const GenerateOptions& optio
 }  // namespace
 
 GenerateReport generate_tree(const MeasureDb& db, const csel::Json& stock, const GenerateOptions& options) {
+    if (options.source == GenerateSource::analytic) return generate_analytic_tree(db, stock, options);
     const bool model = options.source == GenerateSource::model;
     std::vector<std::string> collectives = options.collectives;
     if (collectives.empty())

@@ -109,6 +109,31 @@ const std::string kCreateTreeTimings = summary_table("CREATE TABLE IF NOT EXISTS
     msg_bytes   INTEGER NOT NULL CHECK (msg_bytes >= 0),
 )sql", "job_id, tree, round, variant, collective, msg_bytes");
 
+// Version 6: the measurements and fitted models of `hiertune fit`.
+const std::string kCreateFitPoints = summary_table("CREATE TABLE IF NOT EXISTS fit_points", R"sql(
+    job_id      INTEGER NOT NULL REFERENCES jobs(id),
+    kind        TEXT    NOT NULL CHECK (kind IN ('gamma', 'experiment')),
+    collective  TEXT    NOT NULL,
+    algorithm   TEXT    NOT NULL,
+    params      TEXT    NOT NULL,
+    procs       INTEGER NOT NULL CHECK (procs > 1),
+    msg_bytes   INTEGER NOT NULL CHECK (msg_bytes >= 0),
+    gather_bytes INTEGER NOT NULL CHECK (gather_bytes >= 0),
+)sql", "job_id, kind, collective, algorithm, params, procs, msg_bytes, gather_bytes") + R"sql(
+CREATE TABLE IF NOT EXISTS fit_models (
+    job_id      INTEGER NOT NULL REFERENCES jobs(id),
+    collective  TEXT    NOT NULL CHECK (collective <> ''),
+    algorithm   TEXT    NOT NULL CHECK (algorithm <> ''),
+    params      TEXT    NOT NULL,
+    procs       INTEGER NOT NULL CHECK (procs > 1),
+    alpha       REAL    NOT NULL,
+    beta        REAL    NOT NULL,
+    equations   INTEGER NOT NULL CHECK (equations > 1),
+    fitted_at   TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+    PRIMARY KEY (job_id, collective, algorithm)
+);
+)sql";
+
 // The tables added after version 1 (jobs and points), by the version that
 // added them: a file of version V gets those of the versions above V.
 struct AddedTable {
@@ -121,6 +146,7 @@ const std::vector<AddedTable> kAddedTables{
     {3, "step_times", kCreateStepTimes},
     {4, "calibration", kCreateCalibration},
     {5, "tree_timings", kCreateTreeTimings},
+    {6, "fit_points and fit_models", kCreateFitPoints},
 };
 
 // ---------------------------------------------------------------- opening

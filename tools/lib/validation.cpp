@@ -44,6 +44,11 @@ std::optional<double> ValidationReport::task_share() const {
     return *task_seconds / *exhaustive_seconds;
 }
 
+std::optional<bool> ValidationReport::worst_target_met() const {
+    if (!targets.max_worst_slowdown) return std::nullopt;
+    return worst_slowdown <= *targets.max_worst_slowdown;
+}
+
 std::optional<bool> ValidationReport::time_target_met() const {
     const std::optional<double> share = task_share();
     if (!share) return std::nullopt;
@@ -110,7 +115,7 @@ ValidationReport validate(const std::vector<SizeCase>& cases, std::optional<doub
 }
 
 void write_report_text(const ValidationReport& report, std::ostream& out) {
-    out << "# hiertune tune: model picks vs exhaustive sweep (times in us)\n";
+    out << "# " << report.title << " (times in us)\n";
     out << std::left << std::setw(10) << "collective" << std::right << std::setw(10) << "size"
         << "  " << std::setw(12) << "predicted" << std::setw(12) << "measured" << std::setw(12) << "best"
         << std::setw(10) << "slowdown" << "  pick | best\n";
@@ -125,8 +130,11 @@ void write_report_text(const ValidationReport& report, std::ostream& out) {
         << " sizes (target <= " << ratio(report.targets.max_average_slowdown)
         << "): " << yes_no(report.slowdown_target_met()) << '\n';
     out << "worst slowdown: " << ratio(report.worst_slowdown) << " (" << worst.collective << " " << worst.msg_bytes
-        << " B)\n";
-    out << "task benchmarks: "
+        << " B)";
+    if (const auto met = report.worst_target_met())
+        out << " (target <= " << ratio(*report.targets.max_worst_slowdown) << "): " << yes_no(*met);
+    out << '\n';
+    out << report.tuning_step << ": "
         << (report.task_seconds ? ratio(*report.task_seconds) + " s" : std::string("unknown"))
         << ", exhaustive sweep: "
         << (report.exhaustive_seconds ? ratio(*report.exhaustive_seconds) + " s" : std::string("unknown"));
@@ -135,10 +143,10 @@ void write_report_text(const ValidationReport& report, std::ostream& out) {
         percent << std::fixed << std::setprecision(1) << *share * 100;
         std::ostringstream target;
         target << std::fixed << std::setprecision(0) << report.targets.max_task_share * 100;
-        out << ", task share " << percent.str() << " % (target <= " << target.str()
+        out << ", " << report.share_name << " " << percent.str() << " % (target <= " << target.str()
             << " %): " << yes_no(*report.time_target_met()) << '\n';
     } else {
-        out << ", task share unknown: time target not evaluated\n";
+        out << ", " << report.share_name << " unknown: time target not evaluated\n";
     }
 }
 
@@ -180,7 +188,7 @@ std::string gnuplot_script(const ValidationReport& report, const std::string& pr
        << "set output " << quoted(png_path) << "\n"
        << "set datafile separator ','\n"
        << "set key top left\n"
-       << "set multiplot layout 1,2 title 'hiertune tune: model vs measurement'\n"
+       << "set multiplot layout 1,2 title " << quoted(report.title) << "\n"
        << "set logscale xy\n"
        << "set grid\n"
        << "set title 'per size and configuration'\n"

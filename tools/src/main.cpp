@@ -4,7 +4,9 @@
 //   hiertune db list|best|points|check  query a measurement database
 //   hiertune tasks [options]            (under mpiexec) HAN task benchmarks
 //   hiertune calibrate [options]        (under mpiexec) latency and bandwidth per link
+//   hiertune fit [options]              (under mpiexec) the analytic models' gamma, alpha, beta
 //   hiertune generate                   write a Csel JSON tree from a database
+//   hiertune analytic-report            the fitted analytic models vs an exhaustive sweep
 //   hiertune tune [options]             (without mpiexec) calibrate, tasks, model, tree,
 //                                       verify, tree timing, exhaustive sweep, report
 //   hiertune verify --case ...          (under mpiexec; run by tune) check the
@@ -28,6 +30,8 @@
 
 #include "bench.hpp"
 #include "calibrate.hpp"
+#include "fit.hpp"
+#include "hiertune/analytic_catalog.hpp"
 #include "hiertune/calibration.hpp"
 #include "hiertune/cluster_env.hpp"
 #include "hiertune/csel_show.hpp"
@@ -394,6 +398,79 @@ CLI::App* add_tasks_command(CLI::App& app, TasksArgs& args) {
     return tasks;
 }
 
+struct FitArgs {
+    std::vector<std::string> collectives{"bcast", "reduce"};
+    std::vector<std::string> algorithms;
+    std::string smallest = "8K";
+    std::string largest = "4M";
+    std::size_t count = 10;
+    std::vector<std::string> gamma_segsizes{"16K", "64K", "256K"};
+    std::string segsize = "64K";
+    int chain_fanout = 2;
+    std::string gather = "1K";
+    StoppingArgs stopping{2};
+    bool min_reps_given = false;
+    std::string db_path;
+    std::string machine;
+    bool allow_cliques = false;
+
+    FitOptions options() const {  // throws UsageError
+        refuse_cliques(allow_cliques);
+        FitOptions options;
+        options.collectives = collectives;
+        options.algorithms = algorithms;
+        try {
+            options.sizes = analytic::log_spaced_sizes(parse_size(smallest), parse_size(largest), count);
+        } catch (const std::invalid_argument& e) {
+            throw UsageError(std::string("--smallest/--largest/--count: ") + e.what());
+        }
+        for (const std::string& text : gamma_segsizes) options.gamma_segsizes.push_back(parse_size(text));
+        options.segsize = parse_size(segsize);
+        options.chain_fanout = chain_fanout;
+        options.gather_bytes = parse_size(gather);
+        if (options.segsize == 0 || options.gather_bytes == 0) throw UsageError("--segsize and --gather must be > 0");
+        options.rule = stopping.rule(min_reps_given);
+        options.max_time = stopping.max_time;
+        options.db_path = db_path;
+        options.machine = machine_name(machine, std::getenv(kMachineEnv));
+        return options;
+    }
+};
+
+CLI::App* add_fit_command(CLI::App& app, FitArgs& args) {
+    CLI::App* fit = app.add_subcommand(
+        "fit", "Measure gamma and each algorithm's alpha and beta for the analytic models and store them with the "
+               "job (under mpiexec, one rank per node)");
+    fit->add_option("-C,--collective", args.collectives, "bcast, reduce (comma-separated)")
+        ->delimiter(',')
+        ->check(CLI::IsMember({"bcast", "reduce"}))
+        ->capture_default_str();
+    fit->add_option("-a,--algorithm", args.algorithms,
+                    "Only these algorithm items (comma-separated; default: every modelled one)")
+        ->delimiter(',');
+    fit->add_option("--smallest", args.smallest, "Smallest experiment message")->capture_default_str();
+    fit->add_option("--largest", args.largest, "Largest experiment message")->capture_default_str();
+    fit->add_option("--count", args.count, "Experiment message sizes, log-spaced")
+        ->check(CLI::Range(2, 100))
+        ->capture_default_str();
+    fit->add_option("--gamma-segsizes", args.gamma_segsizes, "Segment sizes gamma is measured at")
+        ->delimiter(',')
+        ->capture_default_str();
+    fit->add_option("--segsize", args.segsize, "Segment size of the seg_* experiments")->capture_default_str();
+    fit->add_option("--chain-fanout", args.chain_fanout, "Chains of the seg_chain experiments")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    fit->add_option("--gather", args.gather, "Bytes each rank sends in the linear gather after the experiment at the smallest size (i+1 times as many at the "
+                    "i-th)")
+        ->capture_default_str();
+    add_stopping_options(*fit, args.stopping, "measurement", "Cap on wall-clock seconds per measurement (0: none)");
+    fit->add_option("--db", args.db_path, "Measurement database (created; a rerun measures what is missing)")
+        ->required();
+    fit->add_option("--machine", args.machine, kMachineHelp);
+    add_allow_cliques_flag(*fit, args.allow_cliques);
+    return fit;
+}
+
 struct GenerateArgs {
     std::string db_path;
     std::string stock_path;
@@ -406,17 +483,28 @@ struct GenerateArgs {
     bool prune = false;
     bool no_collapse = false;
     bool no_stock = false;
+    std::vector<int> comm_sizes;
+    std::vector<std::string> segsizes;
+    std::vector<int> chain_fanouts;
 
     GenerateOptions options() const {  // throws UsageError
         GenerateOptions options;
-        options.source = from == "model" ? GenerateSource::model : GenerateSource::measured;
+        options.source = from == "model"      ? GenerateSource::model
+                         : from == "analytic" ? GenerateSource::analytic
+                                              : GenerateSource::measured;
         options.collectives = collectives;
         options.jobs = jobs;
         if (!size_range.empty() || !sizes.empty()) {
-            if (options.source != GenerateSource::model)
-                throw UsageError("-m/--sizes choose the sizes the model evaluates: they need --from model");
+            if (options.source == GenerateSource::measured)
+                throw UsageError("-m/--sizes choose the sizes a model evaluates: they need --from model or analytic");
             options.sizes = message_sizes(size_range, sizes);
         }
+        if ((!comm_sizes.empty() || !segsizes.empty() || !chain_fanouts.empty()) &&
+            options.source != GenerateSource::analytic)
+            throw UsageError("--comm-sizes, --segsizes and --chain-fanouts need --from analytic");
+        options.comm_sizes = comm_sizes;
+        for (const std::string& text : segsizes) options.segsizes.push_back(parse_size(text));
+        if (!chain_fanouts.empty()) options.chain_fanouts = chain_fanouts;
         options.model.prune.enabled = prune;
         options.model.collapse_oversize_segments = !no_collapse;
         return options;
@@ -433,16 +521,30 @@ CLI::App* add_generate_command(CLI::App& app, GenerateArgs& args) {
         ->required();
     generate->add_option("-o,--output", args.output_path, "Tree file to write")->required();
     generate->add_option("--from", args.from,
-                         "measured: fastest measured point per size; model: HAN task model vs measured stock")
-        ->check(CLI::IsMember({"measured", "model"}))
+                         "measured: fastest measured point per size; model: HAN task model vs measured stock; "
+                         "analytic: the fitted analytic models ('hiertune fit')")
+        ->check(CLI::IsMember({"measured", "model", "analytic"}))
         ->capture_default_str();
     generate->add_option("-C,--collective", args.collectives,
-                         "Collectives to tune (default: bcast,reduce,allreduce; model: bcast,allreduce)")
+                         "Collectives to tune (default: bcast,reduce,allreduce; model: bcast,allreduce; analytic: "
+                         "bcast,reduce)")
         ->delimiter(',');
     generate->add_option("--job", args.jobs, "Only these jobs (repeatable; see 'db list')")->allow_extra_args(false);
     generate->add_option("-m,--message-size", args.size_range,
-                         "--from model: [MIN:]MAX sizes to evaluate (default: the measured stock sizes, else 1:1M)");
-    generate->add_option("--sizes", args.sizes, "--from model: explicit sizes to evaluate")->allow_extra_args(false);
+                         "--from model/analytic: [MIN:]MAX sizes to evaluate (default model: the measured stock "
+                         "sizes, else 1:1M; analytic: 1:4M)");
+    generate->add_option("--sizes", args.sizes, "--from model/analytic: explicit sizes to evaluate")
+        ->allow_extra_args(false);
+    generate->add_option("--comm-sizes", args.comm_sizes,
+                         "--from analytic: comm sizes (default: powers of two up to 4x the fitted size, and it)")
+        ->delimiter(',')
+        ->check(CLI::Range(2, 1 << 20));
+    generate->add_option("--segsizes", args.segsizes,
+                         "--from analytic: segment sizes of the seg_* candidates (default: gamma's)")
+        ->delimiter(',');
+    generate->add_option("--chain-fanouts", args.chain_fanouts, "--from analytic: seg_chain fanouts (default 2,4)")
+        ->delimiter(',')
+        ->check(CLI::PositiveNumber);
     generate->add_flag("--prune", args.prune, "--from model: HAN III-C pruning heuristics");
     generate->add_flag("--no-collapse", args.no_collapse,
                        "--from model: also consider every segment size larger than the message");
@@ -826,7 +928,8 @@ int main(int argc, char** argv) {
     // command line is reported once (rank 0) and every rank exits alike.
     std::optional<MpiSession> mpi;
     if (argc > 1 && (std::string_view(argv[1]) == "bench" || std::string_view(argv[1]) == "tasks" ||
-                     std::string_view(argv[1]) == "calibrate" || std::string_view(argv[1]) == "verify"))
+                     std::string_view(argv[1]) == "calibrate" || std::string_view(argv[1]) == "verify" ||
+                     std::string_view(argv[1]) == "fit"))
         mpi.emplace(argc, argv);
     const bool speaker = !mpi || mpi->rank() == 0;
 
@@ -849,8 +952,20 @@ int main(int argc, char** argv) {
     CLI::App* tasks = add_tasks_command(app, tasks_args);
     CalibrateArgs calibrate_args;
     CLI::App* calibrate = add_calibrate_command(app, calibrate_args);
+    FitArgs fit_args;
+    CLI::App* fit = add_fit_command(app, fit_args);
     GenerateArgs generate_args;
     CLI::App* generate = add_generate_command(app, generate_args);
+
+    std::string report_db, report_dir;
+    JobId report_job = 0;
+    CLI::App* analytic_report = app.add_subcommand(
+        "analytic-report", "Validate the fitted analytic models ('fit') against the exhaustive sweep in the same "
+                           "database ('bench --db --account exhaustive', one job per comm size): picks, slowdowns, "
+                           "predicted vs measured, fitting vs sweep time, MPICH's default (exit 1 if a target is missed)");
+    analytic_report->add_option("--db", report_db, "Measurement database")->required();
+    analytic_report->add_option("--job", report_job, "The job with the fitted models (see 'db list')")->required();
+    analytic_report->add_option("-o,--output", report_dir, "Directory of the report files")->required();
 
     TuneArgs tune_args;
     CLI::App* tune = add_tune_command(app, tune_args);
@@ -925,6 +1040,23 @@ int main(int argc, char** argv) {
         }
     }
 
+    if (fit->parsed()) {
+        if (!mpi) return print_error("'fit' must be the first argument");
+        fit_args.min_reps_given = fit->count("--min-reps") > 0;
+        FitOptions options;
+        try {
+            options = fit_args.options();
+        } catch (const UsageError& e) {
+            return speaker ? print_error(e.what()) : 1;
+        }
+        try {
+            return run_fit(options, std::cout, std::cerr);
+        } catch (const std::exception& e) {
+            std::cerr << "hiertune: error on rank " << mpi->rank() << ": " << e.what() << '\n';
+            mpi->abort(1);
+        }
+    }
+
     if (verify->parsed()) {
         if (!mpi) return print_error("'verify' must be the first argument");
         std::vector<VerifyCase> cases;
@@ -973,6 +1105,16 @@ int main(int argc, char** argv) {
     }
 
     if (check_tree->parsed()) return run_check_tree(check_tree_args);
+
+    if (analytic_report->parsed()) {
+        try {
+            open_existing_db(report_db);
+            return run_analytic_report(report_db, report_job, report_dir, std::cout);
+        } catch (const std::exception& e) {
+            std::cout.flush();
+            return print_error(e.what());
+        }
+    }
 
     if (show_tree->parsed()) {
         try {

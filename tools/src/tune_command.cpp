@@ -1,5 +1,7 @@
 #include "tune_command.hpp"
 
+#include "hiertune/analytic_report.hpp"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -463,6 +465,42 @@ int run_tree_timing(TuneOptions options, const std::string& hiertune, std::ostre
         return 1;
     }
     return 0;
+}
+
+int run_analytic_report(const std::string& db_path, JobId fit_job, const std::string& out_dir, std::ostream& out) {
+    const MeasureDb db = MeasureDb::open(db_path);
+    ValidationTargets targets;
+    targets.max_average_slowdown = 1.03;
+    targets.max_worst_slowdown = 1.10;
+    targets.max_task_share = 0.20;
+    const AnalyticValidation validation = validate_analytic(db, fit_job, targets);
+    const fs::path dir(out_dir);
+    fs::create_directories(dir);
+    std::ostringstream text, summary, predictions, defaults;
+    for (const std::string& line : validation.lines) text << line << '\n';
+    write_report_text(validation.report, text);
+    write_default_text(validation, text);
+    write_summary_csv(validation.report, summary);
+    write_predictions_csv(validation.report, predictions);
+    write_default_csv(validation, defaults);
+    const fs::path predictions_csv = dir / "predictions.csv", png = dir / "prediction.png", script = dir / "prediction.gp";
+    write_file(dir / "report.txt", text.str());
+    write_file(dir / "summary.csv", summary.str());
+    write_file(predictions_csv, predictions.str());
+    write_file(dir / "defaults.csv", defaults.str());
+    write_file(script, gnuplot_script(validation.report, predictions_csv.string(), png.string()));
+    out << text.str();
+    const int status = run_process({"gnuplot", script.string()}, {});
+    if (status == kExecFailed)
+        out << "gnuplot not found: no plot (install gnuplot-nox, then run: gnuplot " << script.string() << ")\n";
+    else if (status != 0)
+        throw TuneError("gnuplot " + script.string() + " exited with status " + std::to_string(status));
+    else
+        out << "plot: " << png.string() << '\n';
+    out << "report: " << dir.string() << " (report.txt, summary.csv, predictions.csv, defaults.csv)\n";
+    const ValidationReport& r = validation.report;
+    return r.slowdown_target_met() && r.worst_target_met().value_or(true) && r.time_target_met().value_or(false) ? 0
+                                                                                                                : 1;
 }
 
 }  // namespace hiertune

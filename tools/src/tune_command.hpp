@@ -31,4 +31,12 @@ int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out
 // TuneError, UsageError, ValidationError, csel errors.
 int run_tree_timing(TuneOptions options, const std::string& hiertune, std::ostream& out, std::ostream& err);
 
+// `hiertune analytic-report`: analytic_report.hpp's validation of the fitted
+// models of job `fit_job` in db_path, written to out_dir (report.txt,
+// summary.csv, predictions.csv, defaults.csv, prediction.png when gnuplot runs)
+// and printed.  Targets of issue 17: average slowdown <= 1.03, worst <= 1.10,
+// fitting <= 20 % of the sweep.  Returns 0 when they are met, 1 otherwise;
+// throws UsageError, DbError, ValidationError, TuneError.
+int run_analytic_report(const std::string& db_path, JobId fit_job, const std::string& out_dir, std::ostream& out);
+
 }  // namespace hiertune

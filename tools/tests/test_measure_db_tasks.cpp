@@ -194,7 +194,7 @@ TEST_F(TaskDbTest, VersionFourFileIsUpgraded) {
     }
     ASSERT_EQ(sql(path_, "DROP TABLE tree_timings; PRAGMA user_version=4;"), SQLITE_OK);
     MeasureDb db = MeasureDb::open(path_);
-    EXPECT_EQ(sql_value(path_, "PRAGMA user_version"), "5");
+    EXPECT_EQ(sql_value(path_, "PRAGMA user_version"), std::to_string(MeasureDb::kSchemaVersion));
     const auto job = db.find_job(job_description());
     ASSERT_TRUE(job);
     EXPECT_EQ(db.count_points(job->id), 1u);

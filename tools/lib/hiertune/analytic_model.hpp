@@ -95,4 +95,56 @@ Cost mpich_binomial_bcast_cost(int size, std::uint64_t msg_bytes);
 // `reference` (fit: iterate from a first estimate to the fitted line).
 Cost mpich_scatter_ring_bcast_cost(int size, std::uint64_t msg_bytes, const Line& reference);
 
+// MPICH's MPIR_Bcast_intra_scatter_recursive_doubling_allgather
+// (bcast_intra_scatter_recursive_doubling_allgather.c): the same scatter as the ring
+// (MPII_Scatter_for_bcast), then the `while (mask < comm_size)` loop: in step mask
+// = 1, 2, 4, ... rank r and r ^ mask (where it exists) MPIC_Sendrecv all they hold
+// (curr_size, a range of chunks cut at m, possibly 0 bytes): one transfer of the
+// larger side.  Where r ^ mask's subtree is cut by P ("dst_tree_root + mask >
+// comm_size"), the ranks of r's subtree that had a partner pass what they received
+// (recv_size) on to those that had none by recursive halving (tmp_mask = mask/2 .. 1),
+// one blocking MPIC_Send/MPIC_Recv each.  Every rank keeps a clock; ranks that meet
+// leave at the later of their clocks (at `reference`) plus the transfer:
+//   T = (latest scatter arrival) + (latest allgather clock)
+// log2 P steps of chunks 1, 2, 4, ...: 2 log2 P alpha + 2 (P-1)/P m beta for P a
+// power of two and P | m.  Deviations: the allgather starts when the last scatter
+// arrival is in (all clocks at 0), not at each rank's own; blocking sends are
+// synchronous (sender and receiver leave together).
+Cost mpich_scatter_rd_bcast_cost(int size, std::uint64_t msg_bytes, const Line& reference);
+
+// MPICH's MPIR_Reduce_intra_binomial (reduce/reduce_intra_binomial.c, the `while (mask
+// < comm_size)` loop): a rank receives its children's results one blocking MPIC_Recv
+// after the other in mask order 1, 2, 4, ... (the smallest subtree first: the
+// reverse of the BINOMIAL shape's serving order), combining after each, then sends to
+// its parent.  A rank has its result at
+//   t = fold over its children c in receiving order of max(t, t_c) + 1   (t = 0 at a leaf)
+// transfers of m (the combine is part of beta); the root's is the reduce's time,
+// ceil(log2 P) for the binomial tree.  Root 0 (relative: a commutative op's tree is
+// rotated to the root; a non-commutative op with root != 0 adds one transfer, not
+// modelled).  m = 0 or P = 1: 0, as MPI_Reduce returns before the algorithm.
+int sequential_recv_rounds(MPII_Hier_tree_kind kind, int size, int fanout);
+Cost mpich_binomial_reduce_cost(int size, std::uint64_t msg_bytes);
+
+// MPICH's MPIR_Reduce_intra_reduce_scatter_gather (reduce_intra_reduce_scatter_gather.c,
+// Rabenseifner), count = m / elem_bytes elements, pof2 the largest power of two <= P,
+// rem = P - pof2:
+//  1. the odd ranks below 2 rem MPIC_Send their whole buffer (m) to rank - 1, which
+//     joins as newrank r/2; ranks >= 2 rem join as rank - rem;
+//  2. recursive halving (`while (mask < pof2)`): cnts = count / pof2 elements each, the
+//     first count % pof2 one more; in step mask a newrank and newrank ^ mask split
+//     their common range of cnts, the lower keeping the lower half, one MPIC_Sendrecv:
+//     a transfer of elem_bytes * max(sent, kept) elements;
+//  3. binomial gather to newrank 0 (the `while (mask > 0)` loop): newranks mask ..
+//     2 mask - 1 send their range to newrank - mask, mask = pof2/2 .. 1.
+// Every newrank keeps a clock; ranks that meet leave at the later one plus the
+// transfer (their clocks have equal a, or one is ahead in a and b after step 1, so
+// no reference line is needed); the root's clock is the time.  For pof2 | count:
+//   T = [rem > 0] (alpha + m beta) + 2 log2 pof2 alpha + 2 (pof2-1)/pof2 m beta
+// Root 0 (an odd root below 2 rem would add one transfer of cnts[0], another root
+// gathers along other ranges: not modelled).  MPICH runs it only for count >= pof2
+// (MPII_COLLECTIVE_FALLBACK_CHECK in MPIR_Reduce_impl, mpir_coll.c, else its automatic
+// selection; the file asserts it): std::invalid_argument below, also for elem_bytes 0
+// or m not a multiple of it.  m = 0 or P = 1: 0 (MPI_Reduce returns before).
+Cost mpich_reduce_scatter_gather_cost(int size, std::uint64_t msg_bytes, std::uint64_t elem_bytes);
+
 }  // namespace hiertune::analytic

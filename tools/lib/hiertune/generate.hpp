@@ -7,7 +7,12 @@
 //                    with its parameters);
 //   --from model     per job, collective and size, the HAN task model's best
 //                    hier configuration (tasks table), against the measured
-//                    stock point ("default") of that size where there is one.
+//                    stock point ("default") of that size where there is one;
+//   --from analytic  the job's fitted analytic models (`hiertune fit`,
+//                    analytic_catalog.hpp): per comm size and size the modelled
+//                    algorithm (seg_*: and segment size) with the least predicted
+//                    time, at comm sizes beyond the measured one too (the models
+//                    take P); midpoints are asked of the models.
 //
 // A job becomes (comm_size = ranks, ppn = ceil(ranks / nodes)): the values the
 // tree's comm_size<= and comm_avg_ppn<= tests compare against.
@@ -26,7 +31,7 @@
 
 namespace hiertune {
 
-enum class GenerateSource { measured, model };
+enum class GenerateSource { measured, model, analytic };
 
 struct GenerateOptions {
     GenerateSource source = GenerateSource::measured;
@@ -38,6 +43,12 @@ struct GenerateOptions {
     // model: only the task-benchmarked candidates this accepts (default: all),
     // e.g. tune's search space when the database holds more.
     std::function<bool(const han::Candidate&)> candidate_filter;
+    // analytic: the comm sizes (default: powers of two from 2 to 4x the fitted
+    // size, and the fitted size), segment sizes (default: those gamma was measured
+    // at) and seg_chain fanouts of the candidates.
+    std::vector<int> comm_sizes;
+    std::vector<std::uint64_t> segsizes;
+    std::vector<int> chain_fanouts{2, 4};
 };
 
 // The tree's choice for a measured point, or nullopt when a tree cannot
@@ -84,6 +95,9 @@ struct GenerateReport {
     csel::TreeResult tree;
     std::vector<std::string> lines;  // human-readable summary, one item per line
 };
+
+// --from analytic (generate_tree calls it).
+GenerateReport generate_analytic_tree(const MeasureDb& db, const csel::Json& stock, const GenerateOptions& options);
 
 // Builds the tree from the database.  Throws UsageError for unusable input
 // (unknown collective or job, no data for any requested collective, two jobs

@@ -4,7 +4,7 @@
 // job writes each measured point as soon as it is known, so a run killed at
 // any moment and restarted resumes with pending() and loses no point.
 //
-// Schema, version 5 (PRAGMA user_version = 5, PRAGMA application_id =
+// Schema, version 6 (PRAGMA user_version = 6, PRAGMA application_id =
 // kApplicationId, journal_mode = WAL, synchronous = FULL):
 //
 //   jobs    id          INTEGER PRIMARY KEY
@@ -65,7 +65,24 @@
 //           PRIMARY KEY (job_id, tree, round, variant, collective, msg_bytes);
 //           a rerun of a round's job replaces its rows
 //
-// An older file gets the missing tables when opened (and becomes version 5).
+//   fit_points job_id   INTEGER NOT NULL REFERENCES jobs(id)      (version 6)
+//           kind        TEXT    NOT NULL   -- "gamma" or "experiment" (`hiertune fit`)
+//           collective, algorithm, params  TEXT NOT NULL  -- "" for gamma
+//           procs       INTEGER NOT NULL   -- > 1, processes taking part
+//           msg_bytes   INTEGER NOT NULL   -- >= 0: the message (gamma: the segment)
+//           gather_bytes INTEGER NOT NULL  -- >= 0: the linear gather after it (0: none)
+//           n, median, ci_lo, ci_hi, min, max, mean, converged, measured_at  as in points
+//           PRIMARY KEY (job_id, kind, collective, algorithm, params, procs, msg_bytes, gather_bytes)
+//
+//   fit_models job_id   INTEGER NOT NULL REFERENCES jobs(id)      (version 6)
+//           collective, algorithm, params  TEXT NOT NULL  -- as fitted (params: the experiments')
+//           procs       INTEGER NOT NULL   -- > 1, of the experiments
+//           alpha, beta REAL    NOT NULL   -- seconds, seconds per byte
+//           equations   INTEGER NOT NULL   -- > 1, experiments behind them
+//           fitted_at   TEXT    NOT NULL   -- UTC ISO 8601
+//           PRIMARY KEY (job_id, collective, algorithm); a refit replaces the row
+//
+// An older file gets the missing tables when opened (and becomes version 6).
 //
 // Each point is one INSERT in its own transaction: after a crash or SIGKILL a
 // point is either entirely present or absent, never half-written.
@@ -199,9 +216,44 @@ constexpr const char* kNoTreeVariant = "no-tree";
 // is timed anew.
 std::string tree_digest(std::string_view content);
 
+// One measurement of `hiertune fit` (the analytic models, analytic_fit.hpp): a
+// non-blocking linear fan-out of a msg_bytes segment from one process to
+// procs - 1 (kind "gamma", no collective), or an experiment timing an algorithm
+// of a collective on procs processes followed by a linear gather of
+// gather_bytes from each to the root (kind "experiment").
+struct FitKey {
+    std::string kind;
+    std::string collective;
+    std::string algorithm;
+    Params params;
+    int procs = 0;
+    std::uint64_t msg_bytes = 0;
+    std::uint64_t gather_bytes = 0;
+};
+constexpr const char* kFitGamma = "gamma";
+constexpr const char* kFitExperiment = "experiment";
+bool operator==(const FitKey& a, const FitKey& b);
+bool operator<(const FitKey& a, const FitKey& b);
+
+struct StoredFitPoint {
+    FitKey key;
+    Summary summary;
+};
+
+// An algorithm's alpha and beta as `hiertune fit` solved them.
+struct FittedModel {
+    std::string collective;
+    std::string algorithm;
+    Params params;  // of its experiments
+    int procs = 0;
+    double alpha = 0;  // seconds
+    double beta = 0;   // seconds per byte
+    std::size_t equations = 0;
+};
+
 class MeasureDb {
 public:
-    static constexpr int kSchemaVersion = 5;
+    static constexpr int kSchemaVersion = 6;
     static constexpr std::int32_t kApplicationId = 0x48547562;  // "HTub"
 
     // Opens the file, creating and initialising it if missing or empty.
@@ -274,6 +326,19 @@ public:
     void record_tree_timings(JobId job, const std::string& tree, const std::vector<TreeTiming>& timings);
     // The tree's timings ordered by collective, msg_bytes, variant, round.
     std::vector<TreeTiming> tree_timings(JobId job, const std::string& tree) const;
+
+    // `hiertune fit`'s measurements: as record_point (false: already stored).
+    // Throws std::invalid_argument for an unknown kind, a gamma point with a
+    // collective, an experiment without one, procs < 2, an inconsistent summary
+    // or an unknown job.
+    bool record_fit_point(JobId job, const FitKey& key, const Summary& summary);
+    std::vector<StoredFitPoint> fit_points(JobId job) const;  // ordered by key
+    std::vector<FitKey> pending_fit_points(JobId job, const std::vector<FitKey>& plan) const;
+    // Stores a fitted model, replacing the job's model of the same (collective,
+    // algorithm).  Throws std::invalid_argument for empty names, procs < 2, fewer
+    // than 2 equations, non-finite alpha or beta, or an unknown job.
+    void record_fit_model(JobId job, const FittedModel& model);
+    std::vector<FittedModel> fit_models(JobId job) const;  // by collective, algorithm
 
     // PRAGMA integrity_check: "ok" or the problems found.
     std::string integrity_check() const;

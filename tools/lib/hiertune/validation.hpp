@@ -62,6 +62,7 @@ struct SizeVerdict {
 struct ValidationTargets {
     double max_average_slowdown = 1.05;
     double max_task_share = 0.25;  // task time / exhaustive time
+    std::optional<double> max_worst_slowdown;  // none: reported, not a target
 };
 
 struct ValidationReport {
@@ -73,8 +74,13 @@ struct ValidationReport {
     std::optional<double> task_seconds;
     std::optional<double> exhaustive_seconds;
     ValidationTargets targets;
+    // What the text and the plot call the tuner and its measuring step.
+    std::string title = "hiertune tune: model picks vs exhaustive sweep";
+    std::string tuning_step = "task benchmarks";
+    std::string share_name = "task share";  // tuning time / exhaustive time
 
     bool slowdown_target_met() const { return average_slowdown <= targets.max_average_slowdown; }
+    std::optional<bool> worst_target_met() const;
     // task_seconds / exhaustive_seconds, when both are known and the latter > 0.
     std::optional<double> task_share() const;
     std::optional<bool> time_target_met() const;

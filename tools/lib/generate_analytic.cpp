@@ -1,0 +1,125 @@
+// `hiertune generate --from analytic`: the Csel tree from a job's fitted
+// analytic models.
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+#include "hiertune/analytic_catalog.hpp"
+#include "hiertune/generate.hpp"
+#include "hiertune/sizes.hpp"
+#include "hiertune/usage_error.hpp"
+
+namespace hiertune {
+
+namespace {
+
+constexpr const char* kAnalyticSizeRange = "1:4194304";
+
+std::string join(const std::vector<int>& values) {
+    std::ostringstream text;
+    for (std::size_t i = 0; i < values.size(); ++i) text << (i ? "," : "") << values[i];
+    return text.str();
+}
+
+// The one job with fitted models (or the one asked for).
+Job fitted_job(const MeasureDb& db, const GenerateOptions& options) {
+    std::vector<Job> fitted;
+    for (const Job& job : db.jobs())
+        if ((options.jobs.empty() || std::count(options.jobs.begin(), options.jobs.end(), job.id)) &&
+            !db.fit_models(job.id).empty())
+            fitted.push_back(job);
+    if (fitted.empty())
+        throw UsageError(std::string("no fitted analytic models in ") + db.path() +
+                         (options.jobs.empty() ? "" : " for the jobs given") + ": run 'hiertune fit' first");
+    if (fitted.size() > 1)
+        throw UsageError("several jobs of " + db.path() + " have fitted models: pick one with --job");
+    return fitted.front();
+}
+
+}  // namespace
+
+GenerateReport generate_analytic_tree(const MeasureDb& db, const csel::Json& stock, const GenerateOptions& options) {
+    std::vector<std::string> collectives = options.collectives;
+    if (collectives.empty()) collectives = {"bcast", "reduce"};
+    for (const std::string& collective : collectives)
+        if (analytic::modelled_algorithms(collective).empty())
+            throw UsageError("collective '" + collective + "': the analytic models cover bcast and reduce");
+    const Job job = fitted_job(db, options);
+    const std::vector<FittedModel> models = db.fit_models(job.id);
+    const analytic::FitResult fit = analytic::fit_points(db.fit_points(job.id), analytic::Line{10e-6, 1e-9});
+    const analytic::ModelInputs& inputs = fit.inputs;
+    const int ppn = tree_position(job.description).second;
+
+    int fitted_procs = 0;
+    for (const FittedModel& model : models) fitted_procs = std::max(fitted_procs, model.procs);
+    std::set<int> gamma_procs;
+    for (const auto& [segment, gamma] : inputs.gammas.by_segment)
+        for (const auto& [procs, ratio] : gamma.measured()) gamma_procs.insert(procs);
+    std::vector<int> comm_sizes = options.comm_sizes;
+    if (comm_sizes.empty()) {
+        for (int p = 2; p <= 4 * fitted_procs; p *= 2) comm_sizes.push_back(p);
+        comm_sizes.push_back(fitted_procs);
+    }
+    std::sort(comm_sizes.begin(), comm_sizes.end());
+    comm_sizes.erase(std::unique(comm_sizes.begin(), comm_sizes.end()), comm_sizes.end());
+    if (comm_sizes.empty() || comm_sizes.front() < 2) throw UsageError("--comm-sizes: at least 2 ranks each");
+    std::vector<std::uint64_t> segsizes = options.segsizes;
+    if (segsizes.empty())
+        for (const auto& [segment, gamma] : inputs.gammas.by_segment) segsizes.push_back(segment);
+    const std::vector<std::uint64_t> sizes =
+        options.sizes.empty() ? osu_size_range(kAnalyticSizeRange) : options.sizes;
+
+    GenerateReport report;
+    std::ostringstream job_line;
+    job_line << "analytic models of job " << job.id << " (" << job.description.machine << "): fitted on "
+             << fitted_procs << " ranks, gamma measured for P = "
+             << (gamma_procs.empty() ? std::string("none") : std::to_string(*gamma_procs.begin()) + ".." +
+                                                                  std::to_string(*gamma_procs.rbegin()));
+    report.lines.push_back(job_line.str());
+    for (const std::string& note : fit.notes) report.lines.push_back("note: " + note);
+    std::vector<int> measured, predicted;
+    for (int p : comm_sizes) (p == fitted_procs ? measured : predicted).push_back(p);
+    report.lines.push_back("comm sizes: measured " + (measured.empty() ? std::string("none") : join(measured)) +
+                           "; predicted " + (predicted.empty() ? std::string("none") : join(predicted)) +
+                           " (ppn " + std::to_string(ppn) + ")");
+
+    std::map<std::string, std::vector<analytic::Candidate>> candidates;
+    csel::TreeInput input;
+    const auto choose = [&](const std::string& collective, int comm_size,
+                            std::uint64_t bytes) -> std::optional<csel::Choice> {
+        const auto pick = analytic::best_candidate(candidates[collective], comm_size, bytes, inputs);
+        if (!pick) return std::nullopt;
+        const Configuration& c = pick->candidate->configuration;
+        return choice_of_point(PointKey{c.collective, bytes, c.algorithm, c.params});
+    };
+    for (const std::string& collective : collectives) {
+        candidates[collective] = analytic::candidates_of(models, collective, segsizes, options.chain_fanouts);
+        if (candidates[collective].empty()) {
+            report.lines.push_back(collective + ": no fitted model, stock tree kept");
+            continue;
+        }
+        std::vector<csel::SampledChoice>& sampled = input.choices[collective];
+        for (int comm_size : comm_sizes)
+            for (std::uint64_t bytes : sizes)
+                if (const auto choice = choose(collective, comm_size, bytes))
+                    sampled.push_back({comm_size, ppn, bytes, *choice});
+        report.lines.push_back(collective + ": " + std::to_string(candidates[collective].size()) + " candidates, " +
+                               std::to_string(comm_sizes.size()) + " comm sizes x " + std::to_string(sizes.size()) +
+                               " sizes");
+    }
+    if (input.choices.empty()) throw UsageError("nothing to generate: no fitted model of the requested collectives");
+    input.requery = [&](const std::string& collective, int comm_size, int, std::uint64_t bytes) {
+        return choose(collective, comm_size, bytes);
+    };
+    try {
+        report.tree = csel::build_tree(stock, input);
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+    }
+    const std::vector<std::string> problems = csel::check_tree(report.tree.tree, csel::collectives_of(stock));
+    if (!problems.empty()) throw UsageError("generated tree fails its check: " + problems.front());
+    report.lines.push_back(std::to_string(report.tree.message_rules) + " message-size rules written");
+    return report;
+}
+
+}  // namespace hiertune

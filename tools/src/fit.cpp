@@ -1,0 +1,291 @@
+#include "fit.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+
+#include <mpi.h>
+
+#include "hiertune/analytic_catalog.hpp"
+#include "hiertune/bench_output.hpp"
+#include "hiertune/sweep.hpp"
+#include "mpi_cvars.hpp"
+#include "mpi_job.hpp"
+
+namespace hiertune {
+
+namespace {
+
+enum Tag : int { kTagFanout = 11, kTagGather };
+
+// Repeats `once` (which returns this rank's sample, or a negative number where
+// the rank takes no sample) until rank 0's sampler says stop; rank 0 tells the
+// others after each repetition, untimed.  Returns rank 0's summary.
+template <class Once>
+Summary repeat(const FitOptions& options, MPI_Comm comm, Once once) {
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    Sampler sampler(options.rule);
+    const double start = MPI_Wtime();
+    for (int go = 1; go;) {
+        const double sample = once();
+        if (rank == 0) {
+            sampler.add(sample);
+            go = !time_to_stop(sampler, MPI_Wtime() - start, options.max_time);
+        }
+        MPI_Bcast(&go, 1, MPI_INT, 0, comm);
+    }
+    return rank == 0 ? sampler.summary() : Summary{};
+}
+
+// Section 4.1: rank 0 posts a non-blocking send of the segment to every other
+// rank of comm and waits for them all; a sample is the slowest rank's time from
+// the barrier to its completion (the last child's receive).
+Summary measure_fanout(std::vector<unsigned char>& buffer, std::uint64_t bytes, const FitOptions& options,
+                       MPI_Comm comm) {
+    int rank = 0, size = 0;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    const int count = static_cast<int>(bytes);
+    std::vector<MPI_Request> requests(static_cast<std::size_t>(size), MPI_REQUEST_NULL);
+    return repeat(options, comm, [&] {
+        MPI_Barrier(comm);
+        const double begin = MPI_Wtime();
+        if (rank == 0) {
+            for (int child = 1; child < size; ++child)
+                MPI_Isend(buffer.data(), count, MPI_BYTE, child, kTagFanout, comm, &requests[child]);
+            MPI_Waitall(size - 1, requests.data() + 1, MPI_STATUSES_IGNORE);
+        } else {
+            MPI_Recv(buffer.data(), count, MPI_BYTE, 0, kTagFanout, comm, MPI_STATUS_IGNORE);
+        }
+        double local = MPI_Wtime() - begin, slowest = 0;
+        MPI_Reduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+        return slowest;
+    });
+}
+
+// Section 4.2: the collective from root 0, then every other rank sends
+// gather_bytes to the root, which receives them in any order; timed at the
+// root from the barrier.
+int run_once(const std::string& collective, std::vector<unsigned char>& send, std::vector<unsigned char>& recv,
+             std::uint64_t bytes, MPI_Comm comm) {
+    const int count = static_cast<int>(bytes);
+    if (collective == "bcast") return MPI_Bcast(send.data(), count, MPI_BYTE, 0, comm);
+    return MPI_Reduce(send.data(), recv.data(), count, MPI_UNSIGNED_CHAR, MPI_SUM, 0, comm);
+}
+
+Summary measure_experiment(const FitKey& key, std::vector<unsigned char>& send, std::vector<unsigned char>& recv,
+                           const FitOptions& options, MPI_Comm comm) {
+    int rank = 0, size = 0;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    const int gather = static_cast<int>(key.gather_bytes);
+    std::vector<unsigned char> gathered(rank == 0 ? static_cast<std::size_t>(size) * key.gather_bytes + 1 : 1);
+    std::vector<MPI_Request> requests(static_cast<std::size_t>(size), MPI_REQUEST_NULL);
+    return repeat(options, comm, [&] {
+        MPI_Barrier(comm);
+        const double begin = MPI_Wtime();
+        run_once(key.collective, send, recv, key.msg_bytes, comm);
+        if (gather > 0) {
+            if (rank == 0) {
+                for (int r = 1; r < size; ++r)
+                    MPI_Irecv(gathered.data() + static_cast<std::size_t>(r) * key.gather_bytes, gather, MPI_BYTE, r,
+                              kTagGather, comm, &requests[r]);
+                MPI_Waitall(size - 1, requests.data() + 1, MPI_STATUSES_IGNORE);
+            } else {
+                MPI_Send(send.data(), gather, MPI_BYTE, 0, kTagGather, comm);
+            }
+        }
+        return rank == 0 ? MPI_Wtime() - begin : -1.0;
+    });
+}
+
+// An error of a setup step, agreed on by all ranks.
+bool agree(const std::string& error, std::ostream& err) {
+    if (all_ok(error.empty())) return true;
+    if (world_rank() == 0) err << "hiertune: error: " << (error.empty() ? "failed on another rank" : error) << '\n';
+    return false;
+}
+
+std::string configuration_label(const FitKey& key) {
+    return key.collective + " " + describe_configuration(PointKey{key.collective, key.msg_bytes, key.algorithm, key.params});
+}
+
+void print_fit(const analytic::FitResult& fit, const std::vector<StoredFitPoint>& points, std::ostream& out) {
+    out << "# gamma(P) = T(P) / T(2), non-blocking linear fan-out of one segment\n";
+    out << std::left << std::setw(12) << "# segment" << std::setw(6) << "P" << std::setw(10) << "gamma" << '\n';
+    for (const auto& [segment, gamma] : fit.inputs.gammas.by_segment)
+        for (const auto& [procs, ratio] : gamma.measured())
+            out << std::setw(12) << segment << std::setw(6) << procs << std::fixed << std::setprecision(3) << ratio
+                << '\n';
+    out << "# alpha, beta per algorithm (Huber fit of the experiments); worst = the largest |predicted/measured - 1|"
+           " over its experiments\n";
+    out << std::right << std::setw(12) << "# alpha (us)" << std::setw(14) << "beta (ns/B)" << std::setw(8) << "points"
+        << std::setw(9) << "worst" << "  configuration\n";
+    for (const FittedModel& model : fit.models) {
+        const Configuration configuration = analytic::configuration_of(model);
+        const analytic::Line line{model.alpha, model.beta};
+        double worst = 0;
+        for (const StoredFitPoint& p : points) {
+            if (p.key.kind != kFitExperiment || p.key.collective != model.collective ||
+                p.key.algorithm != model.algorithm || p.key.params != model.params)
+                continue;
+            const double predicted = analytic::experiment_cost(configuration, p.key.procs, p.key.msg_bytes,
+                                                               p.key.gather_bytes, fit.inputs, line)
+                                         .seconds(line);
+            worst = std::max(worst, std::fabs(predicted / p.summary.median - 1));
+        }
+        const PointKey key{model.collective, 0, model.algorithm, model.params};
+        out << std::fixed << std::setw(12) << std::setprecision(2) << model.alpha * 1e6 << std::setw(14)
+            << std::setprecision(4) << model.beta * 1e9 << std::setw(8) << model.equations << std::setw(7)
+            << std::setprecision(1) << worst * 100 << " %  " << model.collective << ' ' << describe_configuration(key)
+            << '\n';
+    }
+    out << std::defaultfloat;
+    for (const std::string& note : fit.notes) out << "# note: " << note << '\n';
+}
+
+}  // namespace
+
+int run_fit(const FitOptions& options, std::ostream& out, std::ostream& err) {
+    const double started = MPI_Wtime();
+    const int rank = world_rank();
+    int world = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &world);
+    MpiToolsSession tools;
+    if (world < 2) {
+        if (rank == 0) err << "hiertune: error: fit needs at least 2 processes\n";
+        return 1;
+    }
+
+    // 1. The plan, the same on every rank: the configurations through bench's
+    //    planner (values canonical as bench stores them), then the keys.
+    std::unique_ptr<MpiCvars> cvars;
+    std::vector<Configuration> configurations;
+    std::map<std::string, CvarValue> initial;
+    std::string error;
+    try {
+        cvars = std::make_unique<MpiCvars>();
+        for (const std::string& collective : options.collectives) {
+            const std::vector<Configuration> planned = plan_configurations(
+                {collective},
+                analytic::fit_algorithm_specs(collective, options.algorithms, options.segsize, options.chain_fanout),
+                {}, cvars->catalog());
+            configurations.insert(configurations.end(), planned.begin(), planned.end());
+        }
+        const std::set<std::string> touched = touched_cvars(configurations, cvars->catalog());
+        cvars->prepare(touched);
+        for (const std::string& name : touched) initial[name] = cvars->read(name);
+        for (const Configuration& c : configurations) cvar_assignment(c, initial, cvars->catalog());
+    } catch (const std::exception& e) {
+        error = e.what();
+    }
+    if (!agree(error, err)) return 1;
+    std::vector<FitKey> plan;
+    for (std::uint64_t segment : options.gamma_segsizes)
+        for (int procs = 2; procs <= world; ++procs) plan.push_back(FitKey{kFitGamma, "", "", {}, procs, segment, 0});
+    for (const Configuration& c : configurations)
+        for (std::size_t i = 0; i < options.sizes.size(); ++i)
+            plan.push_back(FitKey{kFitExperiment, c.collective, c.algorithm, c.params, world, options.sizes[i],
+                                  analytic::experiment_gather_bytes(options.gather_bytes, i)});
+
+    // 2. Rank 0 opens the database and says what is missing.
+    const JobFacts facts = gather_job_facts(options.machine);
+    std::optional<MeasureDb> db;
+    JobId job = 0;
+    std::vector<char> to_measure(plan.size(), 0);
+    if (rank == 0) {
+        try {
+            db = MeasureDb::open(options.db_path);
+            job = db->find_or_create_job(facts.job);
+            const std::vector<FitKey> pending = db->pending_fit_points(job, plan);
+            const std::set<FitKey> missing(pending.begin(), pending.end());
+            for (std::size_t i = 0; i < plan.size(); ++i) to_measure[i] = missing.count(plan[i]) ? 1 : 0;
+            err << "hiertune: " << options.db_path << " job " << job << " (" << describe_job(facts.job)
+                << "): " << plan.size() - pending.size() << " of " << plan.size() << " fit points stored, "
+                << pending.size() << " to measure\n";
+        } catch (const std::exception& e) {
+            error = e.what();
+        }
+    }
+    if (!agree(error, err)) return 1;
+    MPI_Bcast(to_measure.data(), static_cast<int>(to_measure.size()), MPI_CHAR, 0, MPI_COMM_WORLD);
+
+    // 3. Measure.
+    std::uint64_t max_bytes = 0;
+    for (const FitKey& key : plan) max_bytes = std::max({max_bytes, key.msg_bytes, key.gather_bytes});
+    std::vector<unsigned char> send(max_bytes + 1, static_cast<unsigned char>(rank)), recv(max_bytes + 1, 0);
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    std::map<int, MPI_Comm> first_ranks;  // procs -> the comm of ranks 0 .. procs-1 (MPI_COMM_NULL beyond)
+    std::map<std::string, CvarValue> current = initial;
+    const auto apply = [&](const std::map<std::string, CvarValue>& wanted) {
+        for (const auto& [name, value] : wanted)
+            if (!(current[name] == value)) {
+                cvars->write(name, value);
+                current[name] = value;
+            }
+    };
+    const auto record = [&](const FitKey& key, const Summary& summary) {
+        if (rank != 0) return;
+        try {
+            db->record_fit_point(job, key, summary);
+        } catch (const std::exception& e) {
+            err << "hiertune: error: " << e.what() << '\n';
+            MPI_Abort(MPI_COMM_WORLD, 1);  // the others wait in the next measurement
+        }
+    };
+    int status = 0;
+    for (std::size_t i = 0; i < plan.size() && status == 0; ++i) {
+        if (!to_measure[i]) continue;
+        const FitKey& key = plan[i];
+        if (key.kind == kFitGamma) {
+            auto found = first_ranks.find(key.procs);
+            if (found == first_ranks.end()) {
+                MPI_Comm sub = MPI_COMM_NULL;
+                MPI_Comm_split(MPI_COMM_WORLD, rank < key.procs ? 0 : MPI_UNDEFINED, rank, &sub);
+                found = first_ranks.emplace(key.procs, sub).first;
+            }
+            Summary summary;
+            if (found->second != MPI_COMM_NULL) summary = measure_fanout(send, key.msg_bytes, options, found->second);
+            record(key, summary);
+            continue;
+        }
+        const Configuration configuration{key.collective, key.algorithm, key.params};
+        apply(cvar_assignment(configuration, initial, cvars->catalog()));
+        // one untimed run with errors returned: a value the library rejects ends the fit with its message
+        MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+        const int rc = run_once(key.collective, send, recv, key.msg_bytes, comm);
+        MPI_Comm_set_errhandler(comm, MPI_ERRORS_ARE_FATAL);
+        if (!all_ok(rc == MPI_SUCCESS)) {
+            if (rank == 0) err << "hiertune: error: the MPI library rejects " << configuration_label(key) << '\n';
+            status = 1;
+            break;
+        }
+        record(key, measure_experiment(key, send, recv, options, comm));
+    }
+    apply(initial);
+    for (auto& [procs, sub] : first_ranks)
+        if (sub != MPI_COMM_NULL) MPI_Comm_free(&sub);
+    MPI_Comm_free(&comm);
+    if (status != 0 || rank != 0) return status == 0 ? 0 : 1;
+
+    // 4. Rank 0 fits everything stored for the job and stores the models.
+    try {
+        const std::vector<StoredFitPoint> points = db->fit_points(job);
+        const analytic::FitResult fit = analytic::fit_points(points, analytic::Line{10e-6, 1e-9});
+        for (const FittedModel& model : fit.models) db->record_fit_model(job, model);
+        db->add_step_time(job, "fit", MPI_Wtime() - started);
+        print_fit(fit, points, out);
+    } catch (const std::exception& e) {
+        err << "hiertune: error: " << e.what() << '\n';
+        return 1;
+    }
+    return 0;
+}
+
+}  // namespace hiertune
