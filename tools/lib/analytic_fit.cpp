@@ -35,28 +35,45 @@ struct GslNoAbort {
 
 }  // namespace
 
-Line huber_fit(const std::vector<double>& x, const std::vector<double>& y) {
-    check_points(x, y);
-    const std::size_t n = x.size();
-    if (n == 2) return least_squares_fit(x, y);  // two points: the line through them
+namespace {
+
+// GSL's robust multifit with the Huber weight function of y on the columns
+// (1, x) or, with intercept false, on x alone.
+Line robust_huber(const std::vector<double>& x, const std::vector<double>& y, bool intercept) {
+    const std::size_t n = x.size(), p = intercept ? 2 : 1;
     GslNoAbort guard;
-    std::unique_ptr<gsl_matrix, decltype(&gsl_matrix_free)> design(gsl_matrix_alloc(n, 2), gsl_matrix_free);
+    std::unique_ptr<gsl_matrix, decltype(&gsl_matrix_free)> design(gsl_matrix_alloc(n, p), gsl_matrix_free);
     std::unique_ptr<gsl_vector, decltype(&gsl_vector_free)> obs(gsl_vector_alloc(n), gsl_vector_free);
-    std::unique_ptr<gsl_vector, decltype(&gsl_vector_free)> coef(gsl_vector_alloc(2), gsl_vector_free);
-    std::unique_ptr<gsl_matrix, decltype(&gsl_matrix_free)> cov(gsl_matrix_alloc(2, 2), gsl_matrix_free);
+    std::unique_ptr<gsl_vector, decltype(&gsl_vector_free)> coef(gsl_vector_alloc(p), gsl_vector_free);
+    std::unique_ptr<gsl_matrix, decltype(&gsl_matrix_free)> cov(gsl_matrix_alloc(p, p), gsl_matrix_free);
     std::unique_ptr<gsl_multifit_robust_workspace, decltype(&gsl_multifit_robust_free)> work(
-        gsl_multifit_robust_alloc(gsl_multifit_robust_huber, n, 2), gsl_multifit_robust_free);
+        gsl_multifit_robust_alloc(gsl_multifit_robust_huber, n, p), gsl_multifit_robust_free);
     if (!design || !obs || !coef || !cov || !work) throw std::runtime_error("huber fit: out of memory");
     for (std::size_t i = 0; i < n; ++i) {
-        gsl_matrix_set(design.get(), i, 0, 1.0);
-        gsl_matrix_set(design.get(), i, 1, x[i]);
+        if (intercept) gsl_matrix_set(design.get(), i, 0, 1.0);
+        gsl_matrix_set(design.get(), i, p - 1, x[i]);
         gsl_vector_set(obs.get(), i, y[i]);
     }
     const int status = gsl_multifit_robust(design.get(), obs.get(), coef.get(), cov.get(), work.get());
     // GSL_EMAXITER: the weights did not settle; the estimate is still the last iterate
     if (status != GSL_SUCCESS && status != GSL_EMAXITER)
         throw std::runtime_error(std::string("huber fit: ") + gsl_strerror(status));
-    return Line{gsl_vector_get(coef.get(), 0), gsl_vector_get(coef.get(), 1)};
+    return intercept ? Line{gsl_vector_get(coef.get(), 0), gsl_vector_get(coef.get(), 1)}
+                     : Line{0, gsl_vector_get(coef.get(), 0)};
+}
+
+}  // namespace
+
+Line huber_fit(const std::vector<double>& x, const std::vector<double>& y) {
+    check_points(x, y);
+    if (x.size() == 2) return least_squares_fit(x, y);  // two points: the line through them
+    return robust_huber(x, y, true);
+}
+
+Line huber_fit_nonnegative(const std::vector<double>& x, const std::vector<double>& y) {
+    const Line line = huber_fit(x, y);
+    if (line.alpha >= 0) return line;
+    return robust_huber(x, y, false);
 }
 
 Line least_squares_fit(const std::vector<double>& x, const std::vector<double>& y) {
@@ -76,7 +93,7 @@ Line fit_alpha_beta(const std::vector<Equation>& system) {
         x.push_back(e.b / e.a);
         y.push_back(e.t / e.a);
     }
-    return huber_fit(x, y);
+    return huber_fit_nonnegative(x, y);
 }
 
 Gamma::Gamma(const std::map<int, double>& fanout_seconds) {

@@ -84,6 +84,19 @@ std::string bound_text(std::uint64_t bound) {
     return std::to_string(bound);
 }
 
+// The key that takes the other calls where `condition` fails: yes/no flipped,
+// else "<name>=any".
+std::string otherwise(const std::string& condition) {
+    const std::size_t eq = condition.find('=');
+    const std::string name = condition.substr(0, eq), value = condition.substr(eq + 1);
+    if (value == "yes") return name + "=no";
+    if (value == "no") return name + "=yes";
+    return name + "=any";
+}
+
+// The choice's container, behind the condition MPICH's own algorithm needs
+// (grammar::requirement; the stock subtree where it fails), except the
+// comm_hierarchy=parent every tuned branch lies under.
 Json leaf(const Choice& choice, const Json& stock_intra) {
     if (choice.stock) return stock_intra;
     if (choice.algorithm.empty()) throw std::invalid_argument("algorithm choice without a name");
@@ -91,7 +104,12 @@ Json leaf(const Choice& choice, const Json& stock_intra) {
     for (const auto& [key, value] : choice.params) params[key + "=" + value] = Json::object();
     Json container = Json::object();
     container["algorithm=" + choice.algorithm] = params;
-    return container;
+    const std::optional<std::string> needed = grammar::requirement(choice.algorithm);
+    if (!needed || *needed == "comm_hierarchy=parent") return container;
+    Json guarded = Json::object();
+    guarded[*needed] = container;
+    guarded[otherwise(*needed)] = stock_intra;
+    return guarded;
 }
 
 // The stock subtree as it must read below the tuned keys.  MPICH 4.0.2 tests

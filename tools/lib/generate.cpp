@@ -2,6 +2,8 @@
 
 #include "hiertune/grammar.hpp"
 
+#include "hiertune/analytic_han.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -25,6 +27,34 @@ std::string describe_job(const Job& job) {
     text << "job " << job.id << " (" << job.description.machine << ", " << job.description.ranks << " ranks, "
          << job.description.nodes << " nodes, " << job.description.placement << ")";
     return text.str();
+}
+
+// The hier candidates with a seg_* inter-node submodule that the analytic models
+// fitted on the job's nodes (same machine, one rank per node) give
+// (analytic_han.hpp); a line for the report either way.
+std::vector<han::Candidate> seg_inter_candidates_of(const MeasureDb& db, const Job& job, const std::string& collective,
+                                                    const std::vector<han::Candidate>& measured,
+                                                    const GenerateOptions& options, std::vector<std::string>& lines) {
+    if (job.description.nodes < 2) return {};
+    for (const Job& fit : db.jobs()) {
+        const JobDescription& d = fit.description;
+        if (d.machine != job.description.machine || d.ranks != job.description.nodes || d.ppn != 1) continue;
+        const std::vector<FittedModel> models = db.fit_models(fit.id);
+        if (models.empty()) continue;
+        const analytic::FitResult fitted = analytic::fit_points(db.fit_points(fit.id), analytic::Line{10e-6, 1e-9});
+        std::vector<std::uint64_t> chunks{0};
+        for (const auto& [segment, gamma] : fitted.inputs.gammas.by_segment) chunks.push_back(segment);
+        if (!options.segsizes.empty()) chunks = options.segsizes;
+        const std::vector<han::Candidate> derived =
+            analytic::seg_inter_candidates(han::parse_collective(collective), measured, models, fitted.inputs,
+                                           job.description.nodes, chunks, options.chain_fanouts);
+        lines.push_back(collective + ": " + std::to_string(derived.size()) +
+                        " seg_* inter-node candidates from the analytic models of job " + std::to_string(fit.id));
+        return derived;
+    }
+    lines.push_back(collective + ": no analytic models fitted on " + std::to_string(job.description.nodes) +
+                    " nodes x 1 rank ('hiertune fit'): no seg_* inter-node candidates");
+    return {};
 }
 
 }  // namespace
@@ -181,6 +211,13 @@ GenerateReport generate_tree(const MeasureDb& db, const csel::Json& stock, const
                                                             }),
                                              context.candidates.end());
                 context.nodes = job.description.nodes;
+                if (!context.candidates.empty()) {
+                    std::vector<han::Candidate> derived = seg_inter_candidates_of(db, job, collective, context.candidates,
+                                                                                  options, report.lines);
+                    for (han::Candidate& candidate : derived)
+                        if (!options.candidate_filter || options.candidate_filter(candidate))
+                            context.candidates.push_back(std::move(candidate));
+                }
                 if (context.candidates.empty()) continue;
                 std::map<std::uint64_t, double> stock_time;
                 for (const StoredPoint& p : points)

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <memory>
+#include <optional>
 
 #include <json.h>
 
@@ -112,6 +114,16 @@ std::vector<std::string> values(const Algorithm& algorithm, const std::string& n
     for (const NamedValue& v : kNamedValues)
         if (name == v.list && (!v.collective || algorithm.collective == v.collective)) result.push_back(v.name);
     return result;
+}
+
+std::optional<std::string> requirement(const std::string& container) {
+#define HIERTUNE_REQUIREMENT_(container_, condition_) {#container_, #condition_},
+    static const std::map<std::string, std::string> requirements{
+        MPII_HIER_MPICH_REQUIREMENTS(HIERTUNE_REQUIREMENT_)};
+#undef HIERTUNE_REQUIREMENT_
+    const auto found = requirements.find(container);
+    if (found == requirements.end()) return std::nullopt;
+    return found->second;
 }
 
 bool known_container(const std::string& collective, const std::string& container) {

@@ -499,9 +499,10 @@ struct GenerateArgs {
                 throw UsageError("-m/--sizes choose the sizes a model evaluates: they need --from model or analytic");
             options.sizes = message_sizes(size_range, sizes);
         }
-        if ((!comm_sizes.empty() || !segsizes.empty() || !chain_fanouts.empty()) &&
-            options.source != GenerateSource::analytic)
-            throw UsageError("--comm-sizes, --segsizes and --chain-fanouts need --from analytic");
+        if (!comm_sizes.empty() && options.source != GenerateSource::analytic)
+            throw UsageError("--comm-sizes needs --from analytic");
+        if ((!segsizes.empty() || !chain_fanouts.empty()) && options.source == GenerateSource::measured)
+            throw UsageError("--segsizes and --chain-fanouts need --from model or analytic");
         options.comm_sizes = comm_sizes;
         for (const std::string& text : segsizes) options.segsizes.push_back(parse_size(text));
         if (!chain_fanouts.empty()) options.chain_fanouts = chain_fanouts;
@@ -540,9 +541,10 @@ CLI::App* add_generate_command(CLI::App& app, GenerateArgs& args) {
         ->delimiter(',')
         ->check(CLI::Range(2, 1 << 20));
     generate->add_option("--segsizes", args.segsizes,
-                         "--from analytic: segment sizes of the seg_* candidates (default: gamma's)")
+                         "--from analytic: segment sizes of the seg_* candidates; model: inter_chunk values of the "
+                         "seg_* inter-node candidates (default: gamma's segment sizes, model also 0)")
         ->delimiter(',');
-    generate->add_option("--chain-fanouts", args.chain_fanouts, "--from analytic: seg_chain fanouts (default 2,4)")
+    generate->add_option("--chain-fanouts", args.chain_fanouts, "--from analytic/model: seg_chain fanouts (default 2,4)")
         ->delimiter(',')
         ->check(CLI::PositiveNumber);
     generate->add_flag("--prune", args.prune, "--from model: HAN III-C pruning heuristics");

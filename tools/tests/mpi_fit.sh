@@ -71,5 +71,6 @@ grep -q "hiertune: error: no analytic model of bcast smp" "$tmp/e1" || fail "unm
 grep -q "the analytic models cover bcast and reduce" "$tmp/e2" || fail "allreduce: $(cat "$tmp/e2")"
 "$hiertune" generate --db "$db" --stock "$stock" -o "$tmp/x.json" --comm-sizes 4 2> "$tmp/e3" &&
     fail "--comm-sizes without --from analytic accepted"
+grep -q "hiertune: error: --comm-sizes needs --from analytic" "$tmp/e3" || fail "comm sizes: $(cat "$tmp/e3")"
 [ ! -e "$tmp/x.json" ] || fail "a failed generate wrote a tree"
 echo "PASS: mpi_fit"

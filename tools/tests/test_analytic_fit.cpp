@@ -45,6 +45,21 @@ TEST(HuberFit, BadInputIsRefused) {
     EXPECT_THROW(huber_fit({}, {}), std::invalid_argument);
 }
 
+// Times that grow less than linearly at small x (a token bucket's burst): the line
+// through them starts below zero; the non-negative fit goes through the origin.
+TEST(HuberFit, NonNegativeInterceptThroughTheOrigin) {
+    const std::vector<double> x{1, 2, 4, 8};
+    const std::vector<double> y{0.5, 1.5, 3.5, 7.5};  // y = x - 0.5 exactly
+    EXPECT_NEAR(huber_fit(x, y).alpha, -0.5, 1e-9);
+    const Line origin = huber_fit_nonnegative(x, y);
+    EXPECT_EQ(origin.alpha, 0);
+    EXPECT_GT(origin.beta, 0.85);  // least squares through the origin: 77 / 85 = 0.906
+    EXPECT_LT(origin.beta, 0.95);
+    const Line positive = huber_fit_nonnegative(x, {1.5, 2.5, 4.5, 8.5});  // y = x + 0.5: kept
+    EXPECT_NEAR(positive.alpha, 0.5, 1e-9);
+    EXPECT_NEAR(positive.beta, 1, 1e-9);
+}
+
 TEST(AlphaBeta, EquationsAreScaledToOneLine) {
     // alpha = 1e-5 s, beta = 1e-9 s/B; equations a*alpha + b*beta = t, by hand:
     // (a=3, b=3e6): t = 3e-5 + 3e-3 = 3.03e-3; (a=5, b=1e6): t = 5e-5 + 1e-3 = 1.05e-3;

@@ -180,6 +180,28 @@ TEST(CselTree, BadInputIsRefused) {
     EXPECT_THROW(build_tree(small_stock(), input), std::invalid_argument);  // midpoint beyond int
 }
 
+// An MPICH algorithm that asserts without a condition on its path (e.g.
+// reduce_scatter_gather: a built-in op) gets the condition, stock otherwise.
+TEST(CselTree, MpichRequirementsGuardTheirAlgorithm) {
+    Json stock = small_stock();
+    stock["collective=reduce"] = Json::parse(R"({
+        "comm_type=intra": {"avg_msg_size=any": {"algorithm=MPIR_Reduce_intra_binomial": {}}},
+        "comm_type=inter": {"algorithm=MPIR_Reduce_inter_local_reduce_remote_send": {}}})");
+    TreeInput input;
+    input.choices["reduce"] = {{4, 1, 8, Choice::container("MPIR_Reduce_intra_binomial")},
+                               {4, 1, 65536, Choice::container("MPIR_Reduce_intra_reduce_scatter_gather")}};
+    const TreeResult result = build_tree(stock, input);
+    const Json& sizes =
+        result.tree["collective=reduce"]["comm_type=intra"]["comm_hierarchy=parent"]["comm_size<=4"]["comm_avg_ppn<=1"];
+    ASSERT_TRUE(sizes.contains("avg_msg_size=any")) << sizes.dump();
+    const Json& guarded = sizes["avg_msg_size=any"];
+    ASSERT_EQ(guarded.size(), 2u);
+    EXPECT_EQ(guarded["is_op_built_in=yes"], Json::parse(R"({"algorithm=MPIR_Reduce_intra_reduce_scatter_gather": {}})"));
+    EXPECT_EQ(guarded["is_op_built_in=no"], stock["collective=reduce"]["comm_type=intra"]);
+    EXPECT_TRUE(check_tree(result.tree).empty()) << check_tree(result.tree).front();
+    EXPECT_EQ(sizes.begin().value(), Json::parse(R"({"algorithm=MPIR_Reduce_intra_binomial": {}})"));
+}
+
 TEST(CselTree, RoundTripThroughAFile) {
     const TreeResult result = build_tree(small_stock(), bcast_input());
     const std::string path = ::testing::TempDir() + "hiertune_tree_test.json";

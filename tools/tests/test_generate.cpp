@@ -160,6 +160,43 @@ TEST_F(GenerateTest, ModelPicksHierAgainstMeasuredStock) {
     EXPECT_TRUE(csel::check_tree(sized.tree.tree).empty());
 }
 
+// With analytic models fitted on the job's nodes (4 nodes x 1 rank), the seg_*
+// inter-node submodules are candidates too, their ib from the model.
+TEST_F(GenerateTest, ModelConsidersSegInterNodeTreesFromTheAnalyticModels) {
+    const JobId j = job(8, 4);
+    const Params kary{{"inter_algo", "tsp_kary"}, {"intra_algo", "shm"}};
+    task(j, "ib", kary, 16384, {10, 10});
+    task(j, "sbib", kary, 16384, {10, 10});
+    task(j, "sb", kary, 16384, {2, 2});
+    GenerateOptions options;
+    options.source = GenerateSource::model;
+    options.collectives = {"bcast"};
+    options.sizes = {65536};
+    GenerateReport report = generate_tree(*db_, stock(), options);
+    EXPECT_NE(report.tree.tree.dump().find("inter_algo=tsp_kary"), std::string::npos);
+    EXPECT_NE(std::find(report.lines.begin(), report.lines.end(),
+                        "bcast: no analytic models fitted on 4 nodes x 1 rank ('hiertune fit'): no seg_* inter-node "
+                        "candidates"),
+              report.lines.end());
+
+    const JobId fit = job(4, 4);  // same machine, one rank per node
+    Summary s;
+    s.n = 10;
+    s.converged = true;
+    for (int procs : {2, 3}) {
+        s.median = s.ci_lo = s.ci_hi = s.min = s.max = s.mean = procs == 2 ? 1e-6 : 1.5e-6;
+        db_->record_fit_point(fit, FitKey{kFitGamma, "", "", {}, procs, 16384, 0}, s);
+    }
+    // seg_linear on 4 leaders, one 16 KiB segment: gamma(4) = 2 (extended) x (1 + 0) = 2 < ib 10
+    db_->record_fit_model(fit, FittedModel{"bcast", "seg_linear", {}, 4, 1, 0, 10});
+    report = generate_tree(*db_, stock(), options);
+    EXPECT_NE(report.tree.tree.dump().find("inter_algo=seg_linear"), std::string::npos) << report.tree.tree.dump();
+    EXPECT_NE(report.tree.tree.dump().find("inter_chunk=0"), std::string::npos);
+    EXPECT_NE(std::find(report.lines.begin(), report.lines.end(),
+                        "bcast: 1 seg_* inter-node candidates from the analytic models of job " + std::to_string(fit)),
+              report.lines.end());
+}
+
 TEST_F(GenerateTest, ErrorsAreUsageErrors) {
     GenerateOptions options;
     EXPECT_THROW(generate_tree(*db_, stock(), options), UsageError);  // empty database

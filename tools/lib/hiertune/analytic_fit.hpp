@@ -50,6 +50,13 @@ inline Cost transfers(double weight, double bytes) { return Cost{weight, weight 
 // points, and std::runtime_error when GSL fails.
 Line huber_fit(const std::vector<double>& x, const std::vector<double>& y);
 
+// The same with alpha >= 0: where the line's intercept is negative, the Huber
+// fit of y = beta * x through the origin.  (A start-up cost below zero is what a
+// line makes of times that grow less than linearly at small x, e.g. a link whose
+// token bucket lets the first kilobytes through at once; it would rank an
+// algorithm with more transfers as faster.)
+Line huber_fit_nonnegative(const std::vector<double>& x, const std::vector<double>& y);
+
 // Ordinary least squares, for comparison and for gamma's linear extension (same
 // preconditions).
 Line least_squares_fit(const std::vector<double>& x, const std::vector<double>& y);
@@ -60,7 +67,8 @@ struct Equation {
     double b = 0;
     double t = 0;
 };
-// alpha and beta of a system of such equations, each scaled to y = alpha + beta * x.
+// alpha and beta of a system of such equations, each scaled to y = alpha + beta * x
+// (huber_fit_nonnegative).
 Line fit_alpha_beta(const std::vector<Equation>& system);
 
 // gamma(P) from measured non-blocking linear fan-out times: T(P) for P = 2 ..

@@ -6,7 +6,9 @@
 //                    stock subtree, an algorithm without parameters, or hier
 //                    with its parameters);
 //   --from model     per job, collective and size, the HAN task model's best
-//                    hier configuration (tasks table), against the measured
+//                    hier configuration (tasks table, and seg_* inter-node
+//                    submodules costed by the analytic models fitted on the
+//                    job's nodes, analytic_han.hpp), against the measured
 //                    stock point ("default") of that size where there is one;
 //   --from analytic  the job's fitted analytic models (`hiertune fit`,
 //                    analytic_catalog.hpp): per comm size and size the modelled
@@ -45,7 +47,9 @@ struct GenerateOptions {
     std::function<bool(const han::Candidate&)> candidate_filter;
     // analytic: the comm sizes (default: powers of two from 2 to 4x the fitted
     // size, and the fitted size), segment sizes (default: those gamma was measured
-    // at) and seg_chain fanouts of the candidates.
+    // at) and seg_chain fanouts of the candidates; model: the inter_chunk values
+    // (default: 0 and gamma's segment sizes) and seg_chain fanouts of the seg_*
+    // inter-node candidates.
     std::vector<int> comm_sizes;
     std::vector<std::uint64_t> segsizes;
     std::vector<int> chain_fanouts{2, 4};

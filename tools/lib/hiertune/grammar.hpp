@@ -4,6 +4,7 @@
 // hiertune writes and checks exactly what the plugin accepts.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,11 @@ bool valid(const Algorithm& algorithm, const std::string& name, const std::strin
 // The values a named parameter takes for this algorithm (its collective's own
 // inter-node submodule included); empty for an integer parameter.
 std::vector<std::string> values(const Algorithm& algorithm, const std::string& name);
+
+// The condition MPICH 4.0.2's container needs on the path that selects it
+// (MPII_HIER_MPICH_REQUIREMENTS: it asserts or moves no data otherwise), e.g.
+// "is_op_built_in=yes" for MPIR_Reduce_intra_reduce_scatter_gather; nullopt if none.
+std::optional<std::string> requirement(const std::string& container);
 
 // Whether MPICH (with the plugin) knows an MPIR container of this collective.
 bool known_container(const std::string& collective, const std::string& container);

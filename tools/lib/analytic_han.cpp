@@ -1,0 +1,127 @@
+#include "hiertune/analytic_han.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include "hiertune/grammar.hpp"
+
+namespace hiertune::analytic {
+
+namespace {
+
+// A task's cost at one leader (its values are per leader or one for all), or,
+// with leader = kAll, the max over leaders.
+constexpr std::size_t kAll = static_cast<std::size_t>(-1);
+double at_leader(const std::vector<double>& values, std::size_t leader) {
+    if (leader == kAll) return *std::max_element(values.begin(), values.end());
+    return values[values.size() == 1 ? 0 : leader];
+}
+
+// The seg_* inter-node submodules of the collective, from the grammar.
+std::vector<std::string> seg_inter_algos(han::Collective collective) {
+    const grammar::Algorithm* hier = grammar::find(han::to_string(collective), "hier");
+    std::vector<std::string> algos;
+    if (!hier) return algos;
+    for (const std::string& value : grammar::values(*hier, "inter_algo"))
+        if (value.rfind("seg_", 0) == 0) algos.push_back(value);
+    return algos;
+}
+
+const FittedModel* model_of(const std::vector<FittedModel>& models, const std::string& collective,
+                            const std::string& algorithm) {
+    for (const FittedModel& m : models)
+        if (m.collective == collective && m.algorithm == algorithm) return &m;
+    return nullptr;
+}
+
+}  // namespace
+
+std::vector<std::string> task_stages(const std::string& task) {
+    static const std::set<std::string> known{"sb", "ib", "ia", "ir", "sr"};
+    if (task.empty() || task.size() % 2) throw std::invalid_argument("task '" + task + "': not a sequence of stages");
+    std::vector<std::string> stages;
+    for (std::size_t i = 0; i < task.size(); i += 2) {
+        const std::string stage = task.substr(i, 2);
+        if (!known.count(stage)) throw std::invalid_argument("task '" + task + "': unknown stage " + stage);
+        stages.push_back(stage);
+    }
+    return stages;
+}
+
+std::vector<han::Candidate> seg_inter_candidates(han::Collective collective, const std::vector<han::Candidate>& measured,
+                                                 const std::vector<FittedModel>& models, const ModelInputs& inputs,
+                                                 int nodes, const std::vector<std::uint64_t>& chunks,
+                                                 const std::vector<int>& chain_fanouts) {
+    if (nodes < 2) throw std::invalid_argument("seg_* inter-node candidates need 2 nodes");
+    const bool allreduce = collective == han::Collective::allreduce;
+    const std::vector<std::string> single =
+        allreduce ? std::vector<std::string>{"sr", "ir", "ib", "sb"} : std::vector<std::string>{"ib", "sb"};
+    // the base of each (segment size, intra_algo)
+    std::map<std::pair<std::uint64_t, std::string>, const han::Candidate*> bases;
+    for (const han::Candidate& c : measured) {
+        const auto inter = c.config.find("inter_algo");
+        if (inter != c.config.end() && (inter->second == han::kOneStepInterAlgo || inter->second.rfind("seg_", 0) == 0))
+            continue;
+        if (!std::all_of(single.begin(), single.end(), [&](const std::string& s) { return c.costs.count(s) > 0; }))
+            continue;
+        const auto intra = c.config.find("intra_algo");
+        bases.emplace(std::make_pair(c.segsize, intra == c.config.end() ? std::string() : intra->second), &c);
+    }
+    std::vector<han::Candidate> derived;
+    for (const auto& [key, base] : bases) {
+        std::size_t leaders = 1;
+        for (const auto& [task, values] : base->costs) leaders = std::max(leaders, values.size());
+        for (const std::string& algo : seg_inter_algos(collective)) {
+            const FittedModel* bcast = model_of(models, "bcast", algo);
+            const FittedModel* reduce = allreduce ? model_of(models, "reduce", algo) : nullptr;
+            if (!bcast || (allreduce && !reduce)) continue;
+            for (std::uint64_t chunk : chunks) {
+                if (chunk >= base->segsize) continue;
+                for (int fanout : algo == "seg_chain" ? chain_fanouts : std::vector<int>{0}) {
+                    const auto inter_seconds = [&](const FittedModel& model) {
+                        Configuration c{model.collective, algo, {{seg_param_cvar(model.collective, "segsize"),
+                                                                  std::to_string(chunk)}}};
+                        if (fanout > 0) c.params[seg_param_cvar(model.collective, "fanout")] = std::to_string(fanout);
+                        return predict_if_modelled(Candidate{c, Line{model.alpha, model.beta}}, nodes, base->segsize,
+                                                   inputs);
+                    };
+                    const std::optional<double> ib = inter_seconds(*bcast);
+                    const std::optional<double> ir = reduce ? inter_seconds(*reduce) : std::nullopt;
+                    if (!ib || (reduce && !ir)) continue;
+                    han::Candidate candidate;
+                    candidate.config = base->config;
+                    candidate.config["inter_algo"] = algo;
+                    candidate.config["inter_chunk"] = std::to_string(chunk);
+                    candidate.config.erase("inter_k");
+                    if (fanout > 0) candidate.config["inter_k"] = std::to_string(fanout);
+                    candidate.segsize = base->segsize;
+                    for (const auto& [task, values] : base->costs) {
+                        std::vector<double>& out = candidate.costs[task];
+                        // per leader; a task stored as the max over leaders scales by its
+                        // stages' max over leaders
+                        std::vector<std::size_t> positions{kAll};
+                        if (values.size() > 1) {
+                            positions.clear();
+                            for (std::size_t leader = 0; leader < leaders; ++leader) positions.push_back(leader);
+                        }
+                        for (std::size_t leader : positions) {
+                            double before = 0, after = 0;
+                            for (const std::string& stage : task_stages(task)) {
+                                const double measured_stage = at_leader(base->costs.at(stage), leader);
+                                before = std::max(before, measured_stage);
+                                after = std::max(after, stage == "ib" ? *ib : stage == "ir" ? *ir : measured_stage);
+                            }
+                            out.push_back(before > 0 ? at_leader(values, leader) * after / before : after);
+                        }
+                    }
+                    derived.push_back(std::move(candidate));
+                }
+            }
+        }
+    }
+    return derived;
+}
+
+}  // namespace hiertune::analytic
