@@ -144,7 +144,7 @@ Line fit_experiments(const Configuration& c, const std::vector<Measured>& experi
             const Cost cost = experiment_cost(c, m.procs, m.msg_bytes, m.gather_bytes, inputs, line);
             system.push_back(Equation{cost.a, cost.b, m.seconds});
         }
-        const Line fitted = fit_alpha_beta(system);
+        const Line fitted = fit_alpha_beta_relative(system);
         const bool settled = fitted.alpha == line.alpha && fitted.beta == line.beta;
         line = fitted;
         if (settled) break;

@@ -37,10 +37,10 @@ struct GslNoAbort {
 
 namespace {
 
-// GSL's robust multifit with the Huber weight function of y on the columns
-// (1, x) or, with intercept false, on x alone.
-Line robust_huber(const std::vector<double>& x, const std::vector<double>& y, bool intercept) {
-    const std::size_t n = x.size(), p = intercept ? 2 : 1;
+// GSL's robust multifit with the Huber weight function: the coefficients c of
+// y ~ rows * c (every row as long as c).
+std::vector<double> robust_huber(const std::vector<std::vector<double>>& rows, const std::vector<double>& y) {
+    const std::size_t n = rows.size(), p = rows.front().size();
     GslNoAbort guard;
     std::unique_ptr<gsl_matrix, decltype(&gsl_matrix_free)> design(gsl_matrix_alloc(n, p), gsl_matrix_free);
     std::unique_ptr<gsl_vector, decltype(&gsl_vector_free)> obs(gsl_vector_alloc(n), gsl_vector_free);
@@ -50,16 +50,24 @@ Line robust_huber(const std::vector<double>& x, const std::vector<double>& y, bo
         gsl_multifit_robust_alloc(gsl_multifit_robust_huber, n, p), gsl_multifit_robust_free);
     if (!design || !obs || !coef || !cov || !work) throw std::runtime_error("huber fit: out of memory");
     for (std::size_t i = 0; i < n; ++i) {
-        if (intercept) gsl_matrix_set(design.get(), i, 0, 1.0);
-        gsl_matrix_set(design.get(), i, p - 1, x[i]);
+        for (std::size_t j = 0; j < p; ++j) gsl_matrix_set(design.get(), i, j, rows[i][j]);
         gsl_vector_set(obs.get(), i, y[i]);
     }
     const int status = gsl_multifit_robust(design.get(), obs.get(), coef.get(), cov.get(), work.get());
     // GSL_EMAXITER: the weights did not settle; the estimate is still the last iterate
     if (status != GSL_SUCCESS && status != GSL_EMAXITER)
         throw std::runtime_error(std::string("huber fit: ") + gsl_strerror(status));
-    return intercept ? Line{gsl_vector_get(coef.get(), 0), gsl_vector_get(coef.get(), 1)}
-                     : Line{0, gsl_vector_get(coef.get(), 0)};
+    std::vector<double> result(p);
+    for (std::size_t j = 0; j < p; ++j) result[j] = gsl_vector_get(coef.get(), j);
+    return result;
+}
+
+// y = alpha + beta * x, or (intercept false) y = beta * x.
+Line robust_line(const std::vector<double>& x, const std::vector<double>& y, bool intercept) {
+    std::vector<std::vector<double>> rows;
+    for (double xi : x) rows.push_back(intercept ? std::vector<double>{1, xi} : std::vector<double>{xi});
+    const std::vector<double> c = robust_huber(rows, y);
+    return intercept ? Line{c[0], c[1]} : Line{0, c[0]};
 }
 
 }  // namespace
@@ -67,13 +75,13 @@ Line robust_huber(const std::vector<double>& x, const std::vector<double>& y, bo
 Line huber_fit(const std::vector<double>& x, const std::vector<double>& y) {
     check_points(x, y);
     if (x.size() == 2) return least_squares_fit(x, y);  // two points: the line through them
-    return robust_huber(x, y, true);
+    return robust_line(x, y, true);
 }
 
 Line huber_fit_nonnegative(const std::vector<double>& x, const std::vector<double>& y) {
     const Line line = huber_fit(x, y);
     if (line.alpha >= 0) return line;
-    return robust_huber(x, y, false);
+    return robust_line(x, y, false);
 }
 
 Line least_squares_fit(const std::vector<double>& x, const std::vector<double>& y) {
@@ -94,6 +102,23 @@ Line fit_alpha_beta(const std::vector<Equation>& system) {
         y.push_back(e.t / e.a);
     }
     return huber_fit_nonnegative(x, y);
+}
+
+Line fit_alpha_beta_relative(const std::vector<Equation>& system) {
+    std::vector<std::vector<double>> rows, beta_only;
+    std::set<double> distinct;
+    for (const Equation& e : system) {
+        if (!(e.a > 0) || !std::isfinite(e.a) || !(e.t > 0) || !std::isfinite(e.t) || !std::isfinite(e.b))
+            throw std::invalid_argument("alpha/beta: equations need a > 0 and a time > 0");
+        rows.push_back({e.a / e.t, e.b / e.t});
+        beta_only.push_back({e.b / e.t});
+        distinct.insert(e.b / e.a);
+    }
+    if (distinct.size() < 2) throw std::invalid_argument("fit: a line needs points at two distinct x");
+    const std::vector<double> ones(rows.size(), 1.0);
+    const std::vector<double> c = robust_huber(rows, ones);
+    if (c[0] >= 0) return Line{c[0], c[1]};
+    return Line{0, robust_huber(beta_only, ones)[0]};
 }
 
 Gamma::Gamma(const std::map<int, double>& fanout_seconds) {

@@ -145,7 +145,7 @@ Json keyed_chain(const std::string& prefix, const std::vector<std::pair<std::uin
     return chain;
 }
 
-// The comm_hierarchy=parent subtree of one collective.
+// The tuned subtree of one collective's choices (comm size, ppn, size chains).
 Json parent_branch(const std::string& collective, const std::vector<SampledChoice>& points,
                    const Json& stock_intra, const TreeInput& input, TreeResult& result) {
     // comm_size -> ppn -> msg -> choice
@@ -230,9 +230,17 @@ TreeResult build_tree(const Json& stock, const TreeInput& input) {
         }
         Json& node = result.tree[key];
         const Json stock_intra = strict_comm_size(node["comm_type=intra"]);
+        // MPICH gives a comm of one rank per node no hierarchy (commutil.c: node
+        // roots would be the comm itself): its choices go to the other branch.
+        std::vector<SampledChoice> parent, flat;
+        for (const SampledChoice& p : points) (p.ppn == 1 ? flat : parent).push_back(p);
+        const auto tuned = [&](const std::vector<SampledChoice>& some) {
+            const bool all_stock = std::all_of(some.begin(), some.end(), [](const auto& p) { return p.choice.stock; });
+            return all_stock ? stock_intra : parent_branch(collective, some, stock_intra, input, result);
+        };
         Json intra = Json::object();
-        intra["comm_hierarchy=parent"] = parent_branch(collective, points, stock_intra, input, result);
-        intra["comm_hierarchy=any"] = stock_intra;
+        intra["comm_hierarchy=parent"] = tuned(parent);
+        intra["comm_hierarchy=any"] = tuned(flat);
         node["comm_type=intra"] = std::move(intra);
     }
     return result;

@@ -52,6 +52,12 @@ GenerateReport generate_analytic_tree(const MeasureDb& db, const csel::Json& sto
 
     int fitted_procs = 0;
     for (const FittedModel& model : models) fitted_procs = std::max(fitted_procs, model.procs);
+    // Below the smallest size fitted at, the models extrapolate a line whose start-up
+    // cost the fit may have clamped at 0: MPICH's own selection there.
+    std::uint64_t smallest_fitted = 0;
+    for (const StoredFitPoint& p : db.fit_points(job.id))
+        if (p.key.kind == kFitExperiment && (smallest_fitted == 0 || p.key.msg_bytes < smallest_fitted))
+            smallest_fitted = p.key.msg_bytes;
     std::set<int> gamma_procs;
     for (const auto& [segment, gamma] : inputs.gammas.by_segment)
         for (const auto& [procs, ratio] : gamma.measured()) gamma_procs.insert(procs);
@@ -79,6 +85,8 @@ GenerateReport generate_analytic_tree(const MeasureDb& db, const csel::Json& sto
     for (const std::string& note : fit.notes) report.lines.push_back("note: " + note);
     std::vector<int> measured, predicted;
     for (int p : comm_sizes) (p == fitted_procs ? measured : predicted).push_back(p);
+    report.lines.push_back("sizes below " + std::to_string(smallest_fitted) +
+                           " B (the smallest fitted at): MPICH's own selection");
     report.lines.push_back("comm sizes: measured " + (measured.empty() ? std::string("none") : join(measured)) +
                            "; predicted " + (predicted.empty() ? std::string("none") : join(predicted)) +
                            " (ppn " + std::to_string(ppn) + ")");
@@ -87,6 +95,7 @@ GenerateReport generate_analytic_tree(const MeasureDb& db, const csel::Json& sto
     csel::TreeInput input;
     const auto choose = [&](const std::string& collective, int comm_size,
                             std::uint64_t bytes) -> std::optional<csel::Choice> {
+        if (bytes < smallest_fitted) return csel::Choice::stock_tree();
         const auto pick = analytic::best_candidate(candidates[collective], comm_size, bytes, inputs);
         if (!pick) return std::nullopt;
         const Configuration& c = pick->candidate->configuration;

@@ -70,6 +70,19 @@ TEST(AlphaBeta, EquationsAreScaledToOneLine) {
     EXPECT_THROW(fit_alpha_beta({{0, 1, 1}, {1, 2, 3}}), std::invalid_argument);
 }
 
+TEST(AlphaBeta, RelativeFitOfTheSameEquations) {
+    // the equations of EquationsAreScaledToOneLine: exact, so both fits agree
+    const Line line = fit_alpha_beta_relative({{3, 3e6, 3.03e-3}, {5, 1e6, 1.05e-3}, {2, 8e6, 8.02e-3}});
+    EXPECT_NEAR(line.alpha, 1e-5, 1e-12);
+    EXPECT_NEAR(line.beta, 1e-9, 1e-15);
+    // t = b * 1e-9 - 1e-6 per transfer: a negative start-up, refitted through the origin
+    const Line origin = fit_alpha_beta_relative({{1, 1e4, 9e-6}, {1, 1e5, 99e-6}, {1, 1e6, 999e-6}});
+    EXPECT_EQ(origin.alpha, 0);
+    EXPECT_NEAR(origin.beta, 1e-9, 0.12e-9);
+    EXPECT_THROW(fit_alpha_beta_relative({{1, 1, 0}, {1, 2, 1}}), std::invalid_argument);  // a time of 0
+    EXPECT_THROW(fit_alpha_beta_relative({{1, 5, 1}, {2, 10, 3}}), std::invalid_argument);  // one x
+}
+
 TEST(Gamma, RatiosToOneChildAndTheirLine) {
     // T(2..5) = 10, 15, 21, 25 us -> gamma 1, 1.5, 2.1, 2.5; least squares through
     // (2,1) (3,1.5) (4,2.1) (5,2.5): mean x 3.5, mean y 1.775, slope = sum dx dy / sum dx^2

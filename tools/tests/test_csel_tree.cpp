@@ -182,6 +182,7 @@ TEST(CselTree, BadInputIsRefused) {
 
 // An MPICH algorithm that asserts without a condition on its path (e.g.
 // reduce_scatter_gather: a built-in op) gets the condition, stock otherwise.
+// Tuned at one rank per node: under comm_hierarchy=any.
 TEST(CselTree, MpichRequirementsGuardTheirAlgorithm) {
     Json stock = small_stock();
     stock["collective=reduce"] = Json::parse(R"({
@@ -191,8 +192,10 @@ TEST(CselTree, MpichRequirementsGuardTheirAlgorithm) {
     input.choices["reduce"] = {{4, 1, 8, Choice::container("MPIR_Reduce_intra_binomial")},
                                {4, 1, 65536, Choice::container("MPIR_Reduce_intra_reduce_scatter_gather")}};
     const TreeResult result = build_tree(stock, input);
-    const Json& sizes =
-        result.tree["collective=reduce"]["comm_type=intra"]["comm_hierarchy=parent"]["comm_size<=4"]["comm_avg_ppn<=1"];
+    // one rank per node: MPICH's comm has no hierarchy, the choices go to comm_hierarchy=any
+    const Json& intra = result.tree["collective=reduce"]["comm_type=intra"];
+    EXPECT_EQ(intra["comm_hierarchy=parent"], stock["collective=reduce"]["comm_type=intra"]);
+    const Json& sizes = intra["comm_hierarchy=any"]["comm_size<=4"]["comm_avg_ppn<=1"];
     ASSERT_TRUE(sizes.contains("avg_msg_size=any")) << sizes.dump();
     const Json& guarded = sizes["avg_msg_size=any"];
     ASSERT_EQ(guarded.size(), 2u);

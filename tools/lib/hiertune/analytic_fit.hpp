@@ -71,6 +71,12 @@ struct Equation {
 // (huber_fit_nonnegative).
 Line fit_alpha_beta(const std::vector<Equation>& system);
 
+// The same equations fitted for their relative error: Huber regression of
+// 1 on (a / t, b / t), i.e. of a * alpha + b * beta = t weighted by 1 / t, with
+// alpha >= 0 as above.  Selection compares predictions at each size, from 8 KiB to
+// MiBs: equal weight per size rather than per second.
+Line fit_alpha_beta_relative(const std::vector<Equation>& system);
+
 // gamma(P) from measured non-blocking linear fan-out times: T(P) for P = 2 ..
 // (P = 2 required, times > 0).  Beyond the largest measured P, the least-squares
 // line through the measured ratios (P >= 2 points needed for it; with one point

@@ -21,6 +21,12 @@
 //     "comm_type=inter": <stock>
 //   }
 //
+// Choices tuned at one rank per node go to "comm_hierarchy=any" instead (a
+// comm_size / comm_avg_ppn<=1 / avg_msg_size chain there, stock elsewhere):
+// MPICH 4.0.2 gives such a comm no hierarchy (MPIR_Comm_commit makes no node
+// roots comm when it would be the comm itself), so comm_hierarchy=parent never
+// holds for it.
+//
 // Csel semantics (MPICH 4.0.2 src/mpi/coll/src/csel.c): sibling keys are an
 // if/else-if chain in file order (hence nlohmann::ordered_json throughout),
 // `X<=N` tests value <= N with N an int (atoi), an algorithm key must be alone

@@ -14,7 +14,8 @@
 //                    analytic_catalog.hpp): per comm size and size the modelled
 //                    algorithm (seg_*: and segment size) with the least predicted
 //                    time, at comm sizes beyond the measured one too (the models
-//                    take P); midpoints are asked of the models.
+//                    take P); midpoints are asked of the models; below the
+//                    smallest size the models were fitted at, the stock subtree.
 //
 // A job becomes (comm_size = ranks, ppn = ceil(ranks / nodes)): the values the
 // tree's comm_size<= and comm_avg_ppn<= tests compare against.
