@@ -13,7 +13,8 @@
 // point (x_i, y_i) = (b_i / a_i, T_i / a_i) on the line y = alpha + beta * x, which
 // the Huber regressor fits (GSL's robust multifit with the Huber weight
 // function, its default tuning constant), so that a few disturbed measurements
-// do not move the line.
+// do not move the line.  `hiertune fit` uses the relative form
+// (fit_alpha_beta_relative): the same equations weighted by 1 / t.
 #pragma once
 
 #include <map>
