@@ -50,75 +50,92 @@ std::vector<std::string> task_stages(const std::string& task) {
     return stages;
 }
 
+bool is_seg_inter(const Params& config) {
+    const auto inter = config.find("inter_algo");
+    return inter != config.end() && inter->second.rfind("seg_", 0) == 0;
+}
+
+std::vector<Params> seg_inter_targets(han::Collective collective, const std::vector<han::Candidate>& measured,
+                                      const std::vector<std::uint64_t>& chunks, const std::vector<int>& chain_fanouts) {
+    std::set<std::string> intras;
+    for (const han::Candidate& c : measured) {
+        const auto intra = c.config.find("intra_algo");
+        intras.insert(intra == c.config.end() ? std::string() : intra->second);
+    }
+    std::vector<Params> targets;
+    for (const std::string& algo : seg_inter_algos(collective))
+        for (const std::string& intra : intras)
+            for (std::uint64_t chunk : chunks)
+                for (int fanout : algo == "seg_chain" ? chain_fanouts : std::vector<int>{0}) {
+                    Params target{{"inter_algo", algo}, {"inter_chunk", std::to_string(chunk)}};
+                    if (!intra.empty()) target["intra_algo"] = intra;
+                    if (fanout > 0) target["inter_k"] = std::to_string(fanout);
+                    targets.push_back(std::move(target));
+                }
+    return targets;
+}
+
 std::vector<han::Candidate> seg_inter_candidates(han::Collective collective, const std::vector<han::Candidate>& measured,
                                                  const std::vector<FittedModel>& models, const ModelInputs& inputs,
-                                                 int nodes, const std::vector<std::uint64_t>& chunks,
-                                                 const std::vector<int>& chain_fanouts) {
+                                                 int nodes, const std::vector<Params>& targets) {
     if (nodes < 2) throw std::invalid_argument("seg_* inter-node candidates need 2 nodes");
     const bool allreduce = collective == han::Collective::allreduce;
     const std::vector<std::string> single =
         allreduce ? std::vector<std::string>{"sr", "ir", "ib", "sb"} : std::vector<std::string>{"ib", "sb"};
+    const auto value_of = [](const Params& config, const std::string& key, const std::string& fallback) {
+        const auto found = config.find(key);
+        return found == config.end() ? fallback : found->second;
+    };
     // the base of each (segment size, intra_algo)
     std::map<std::pair<std::uint64_t, std::string>, const han::Candidate*> bases;
     for (const han::Candidate& c : measured) {
-        const auto inter = c.config.find("inter_algo");
-        if (inter != c.config.end() && (inter->second == han::kOneStepInterAlgo || inter->second.rfind("seg_", 0) == 0))
-            continue;
+        if (is_seg_inter(c.config) || value_of(c.config, "inter_algo", "") == han::kOneStepInterAlgo) continue;
         if (!std::all_of(single.begin(), single.end(), [&](const std::string& s) { return c.costs.count(s) > 0; }))
             continue;
-        const auto intra = c.config.find("intra_algo");
-        bases.emplace(std::make_pair(c.segsize, intra == c.config.end() ? std::string() : intra->second), &c);
+        bases.emplace(std::make_pair(c.segsize, value_of(c.config, "intra_algo", "")), &c);
     }
     std::vector<han::Candidate> derived;
-    for (const auto& [key, base] : bases) {
-        std::size_t leaders = 1;
-        for (const auto& [task, values] : base->costs) leaders = std::max(leaders, values.size());
-        for (const std::string& algo : seg_inter_algos(collective)) {
-            const FittedModel* bcast = model_of(models, "bcast", algo);
-            const FittedModel* reduce = allreduce ? model_of(models, "reduce", algo) : nullptr;
-            if (!bcast || (allreduce && !reduce)) continue;
-            for (std::uint64_t chunk : chunks) {
-                if (chunk >= base->segsize) continue;
-                for (int fanout : algo == "seg_chain" ? chain_fanouts : std::vector<int>{0}) {
-                    const auto inter_seconds = [&](const FittedModel& model) {
-                        Configuration c{model.collective, algo, {{seg_param_cvar(model.collective, "segsize"),
-                                                                  std::to_string(chunk)}}};
-                        if (fanout > 0) c.params[seg_param_cvar(model.collective, "fanout")] = std::to_string(fanout);
-                        return predict_if_modelled(Candidate{c, Line{model.alpha, model.beta}}, nodes, base->segsize,
-                                                   inputs);
-                    };
-                    const std::optional<double> ib = inter_seconds(*bcast);
-                    const std::optional<double> ir = reduce ? inter_seconds(*reduce) : std::nullopt;
-                    if (!ib || (reduce && !ir)) continue;
-                    han::Candidate candidate;
-                    candidate.config = base->config;
-                    candidate.config["inter_algo"] = algo;
-                    candidate.config["inter_chunk"] = std::to_string(chunk);
-                    candidate.config.erase("inter_k");
-                    if (fanout > 0) candidate.config["inter_k"] = std::to_string(fanout);
-                    candidate.segsize = base->segsize;
-                    for (const auto& [task, values] : base->costs) {
-                        std::vector<double>& out = candidate.costs[task];
-                        // per leader; a task stored as the max over leaders scales by its
-                        // stages' max over leaders
-                        std::vector<std::size_t> positions{kAll};
-                        if (values.size() > 1) {
-                            positions.clear();
-                            for (std::size_t leader = 0; leader < leaders; ++leader) positions.push_back(leader);
-                        }
-                        for (std::size_t leader : positions) {
-                            double before = 0, after = 0;
-                            for (const std::string& stage : task_stages(task)) {
-                                const double measured_stage = at_leader(base->costs.at(stage), leader);
-                                before = std::max(before, measured_stage);
-                                after = std::max(after, stage == "ib" ? *ib : stage == "ir" ? *ir : measured_stage);
-                            }
-                            out.push_back(before > 0 ? at_leader(values, leader) * after / before : after);
-                        }
+    for (const Params& target : targets) {
+        if (!is_seg_inter(target)) continue;
+        const std::string algo = target.at("inter_algo");
+        const FittedModel* bcast = model_of(models, "bcast", algo);
+        const FittedModel* reduce = allreduce ? model_of(models, "reduce", algo) : nullptr;
+        if (!bcast || (allreduce && !reduce)) continue;
+        const std::uint64_t chunk = std::stoull(value_of(target, "inter_chunk", "0"));
+        const std::string fanout = algo == "seg_chain" ? value_of(target, "inter_k", "2") : "";
+        const auto inter_seconds = [&](const FittedModel& model, std::uint64_t segment) {
+            Configuration c{model.collective, algo, {{seg_param_cvar(model.collective, "segsize"), std::to_string(chunk)}}};
+            if (!fanout.empty()) c.params[seg_param_cvar(model.collective, "fanout")] = fanout;
+            return predict_if_modelled(Candidate{c, Line{model.alpha, model.beta}}, nodes, segment, inputs);
+        };
+        for (const auto& [key, base] : bases) {
+            if (key.second != value_of(target, "intra_algo", "") || chunk >= base->segsize) continue;
+            const std::optional<double> ib = inter_seconds(*bcast, base->segsize);
+            const std::optional<double> ir = reduce ? inter_seconds(*reduce, base->segsize) : std::nullopt;
+            if (!ib || (reduce && !ir)) continue;
+            std::size_t leaders = 1;
+            for (const auto& [task, values] : base->costs) leaders = std::max(leaders, values.size());
+            han::Candidate candidate{target, base->segsize, {}};
+            for (const auto& [task, values] : base->costs) {
+                std::vector<double>& out = candidate.costs[task];
+                // per leader; a task stored as the max over leaders scales by its
+                // stages' max over leaders
+                std::vector<std::size_t> positions{kAll};
+                if (values.size() > 1) {
+                    positions.clear();
+                    for (std::size_t leader = 0; leader < leaders; ++leader) positions.push_back(leader);
+                }
+                for (std::size_t leader : positions) {
+                    double before = 0, after = 0;
+                    for (const std::string& stage : task_stages(task)) {
+                        const double measured_stage = at_leader(base->costs.at(stage), leader);
+                        before = std::max(before, measured_stage);
+                        after = std::max(after, stage == "ib" ? *ib : stage == "ir" ? *ir : measured_stage);
                     }
-                    derived.push_back(std::move(candidate));
+                    out.push_back(before > 0 ? at_leader(values, leader) * after / before : after);
                 }
             }
+            derived.push_back(std::move(candidate));
         }
     }
     return derived;

@@ -29,9 +29,8 @@ std::string describe_job(const Job& job) {
     return text.str();
 }
 
-// The hier candidates with a seg_* inter-node submodule that the analytic models
-// fitted on the job's nodes (same machine, one rank per node) give
-// (analytic_han.hpp); a line for the report either way.
+}  // namespace
+
 std::vector<han::Candidate> seg_inter_candidates_of(const MeasureDb& db, const Job& job, const std::string& collective,
                                                     const std::vector<han::Candidate>& measured,
                                                     const GenerateOptions& options, std::vector<std::string>& lines) {
@@ -42,12 +41,16 @@ std::vector<han::Candidate> seg_inter_candidates_of(const MeasureDb& db, const J
         const std::vector<FittedModel> models = db.fit_models(fit.id);
         if (models.empty()) continue;
         const analytic::FitResult fitted = analytic::fit_points(db.fit_points(fit.id), analytic::Line{10e-6, 1e-9});
-        std::vector<std::uint64_t> chunks{0};
-        for (const auto& [segment, gamma] : fitted.inputs.gammas.by_segment) chunks.push_back(segment);
-        if (!options.segsizes.empty()) chunks = options.segsizes;
-        const std::vector<han::Candidate> derived =
-            analytic::seg_inter_candidates(han::parse_collective(collective), measured, models, fitted.inputs,
-                                           job.description.nodes, chunks, options.chain_fanouts);
+        const han::Collective coll = han::parse_collective(collective);
+        std::vector<Params> targets = options.seg_targets;
+        if (targets.empty()) {
+            std::vector<std::uint64_t> chunks{0};
+            for (const auto& [segment, gamma] : fitted.inputs.gammas.by_segment) chunks.push_back(segment);
+            if (!options.segsizes.empty()) chunks = options.segsizes;
+            targets = analytic::seg_inter_targets(coll, measured, chunks, options.chain_fanouts);
+        }
+        const std::vector<han::Candidate> derived = analytic::seg_inter_candidates(
+            coll, measured, models, fitted.inputs, job.description.nodes, targets);
         lines.push_back(collective + ": " + std::to_string(derived.size()) +
                         " seg_* inter-node candidates from the analytic models of job " + std::to_string(fit.id));
         return derived;
@@ -56,8 +59,6 @@ std::vector<han::Candidate> seg_inter_candidates_of(const MeasureDb& db, const J
                     " nodes x 1 rank ('hiertune fit'): no seg_* inter-node candidates");
     return {};
 }
-
-}  // namespace
 
 std::optional<csel::Choice> choice_of_point(const PointKey& key) {
     if (is_default(key.algorithm)) {

@@ -1,5 +1,7 @@
 #include "hiertune/tune_steps.hpp"
 
+#include "hiertune/analytic_han.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -168,8 +170,12 @@ void check_tune_options(const TuneOptions& options) {
         if (applying.empty())
             throw UsageError("no configuration of the search space applies to " + collective + " (" +
                              skipped.back() + ")");
-        for (const Params& config : applying) submodule_cvars(collective, config);
+        for (const Params& config : applying)
+            if (!analytic::is_seg_inter(config)) submodule_cvars(collective, config);
     }
+    if (!seg_inter_configs(options).empty() && options.fit_launcher.empty() && !options.nodes)
+        throw UsageError("seg_* inter-node submodules are costed by the analytic models: give --fit-launcher "
+                         "WORDS that start one rank per node (or --nodes on emulated cliques)");
     if (options.db_path.empty()) throw UsageError("--db: no database file");
     if (options.tree_path.empty()) throw UsageError("-o: no tree file");
     if (options.report_dir.empty()) throw UsageError("--report: no report directory");
@@ -220,6 +226,49 @@ Launch calibrate_launch(const TuneOptions& options, const std::string& hiertune)
     return launch;
 }
 
+std::vector<Params> seg_inter_configs(const TuneOptions& options) {
+    std::vector<Params> configs;
+    for (const Params& config : parse_task_configs(options.configs))
+        if (analytic::is_seg_inter(config)) configs.push_back(config);
+    return configs;
+}
+
+std::optional<Launch> fit_launch(const TuneOptions& options, const std::string& hiertune) {
+    const std::vector<Params> configs = seg_inter_configs(options);
+    if (configs.empty()) return std::nullopt;
+    Launch launch{"fit", options.fit_launcher, {}};
+    if (launch.argv.empty()) {
+        launch.argv = {options.mpiexec};
+        launch.argv.insert(launch.argv.end(), options.mpiexec_args.begin(), options.mpiexec_args.end());
+        launch.argv.insert(launch.argv.end(), {"-n", std::to_string(options.nodes.value_or(2))});
+        if (options.nodes) launch.env.emplace_back(kNumCliquesEnv, std::to_string(*options.nodes));
+    }
+    // gamma at the segment sizes the trees move: inter_chunk, or the HAN segment (chunk 0)
+    std::set<std::string> algos;
+    std::set<std::uint64_t> chunks;
+    for (const Params& config : configs) {
+        algos.insert(config.at("inter_algo"));
+        const auto chunk = config.find("inter_chunk");
+        if (chunk != config.end() && chunk->second != "0")
+            chunks.insert(std::stoull(chunk->second));
+        else
+            chunks.insert(options.segsizes.begin(), options.segsizes.end());
+    }
+    const bool allreduce = std::count(options.collectives.begin(), options.collectives.end(), "allreduce") > 0;
+    const auto [smallest, largest] = std::minmax_element(options.segsizes.begin(), options.segsizes.end());
+    launch.argv.insert(launch.argv.end(),
+                       {hiertune, "fit", "--db", options.db_path, "-C", allreduce ? "bcast,reduce" : "bcast", "-a",
+                        join(std::vector<std::string>(algos.begin(), algos.end()), ','), "--smallest",
+                        std::to_string(*smallest), "--largest", std::to_string(std::max(*largest, 2 * *smallest)),
+                        "--count", "5", "--gamma-segsizes",
+                        join_sizes(std::vector<std::uint64_t>(chunks.begin(), chunks.end()), ','),
+                        "--precision", format_number(options.bench_precision_percent), "--max-time",
+                        format_number(options.bench_max_time)});
+    if (!options.machine.empty()) launch.argv.insert(launch.argv.end(), {"--machine", options.machine});
+    if (options.allow_cliques) launch.argv.push_back(kAllowCliquesFlag);
+    return launch;
+}
+
 std::vector<std::pair<std::vector<std::pair<std::string, std::string>>, std::vector<Params>>>
 launch_groups(const TuneOptions& options) {
     std::vector<std::pair<std::vector<std::pair<std::string, std::string>>, std::vector<Params>>> groups;
@@ -251,13 +300,14 @@ std::string config_spec(const Params& config) {
 std::vector<Launch> tasks_launches(const TuneOptions& options, const std::string& hiertune) {
     const auto groups = launch_groups(options);
     // tasks --config is one product spec: the user's when one launch covers
-    // it, else one launch per configuration.
+    // it and it has no seg_* configuration, else one launch per configuration.
     std::vector<std::pair<std::vector<std::pair<std::string, std::string>>, std::string>> specs;
-    if (groups.size() == 1)
+    if (groups.size() == 1 && seg_inter_configs(options).empty())
         specs.emplace_back(groups.front().first, options.configs);
     else
         for (const auto& [launch_env, configs] : groups)
-            for (const Params& config : configs) specs.emplace_back(launch_env, config_spec(config));
+            for (const Params& config : configs)
+                if (!analytic::is_seg_inter(config)) specs.emplace_back(launch_env, config_spec(config));
     std::vector<Launch> launches;
     for (const auto& [launch_env, spec] : specs) {
         Launch launch{"tasks", mpiexec_prefix(options), base_env(options)};
@@ -547,7 +597,8 @@ std::string config_label(const Params& params) {
 }
 
 TuneCases tune_cases(const TuneOptions& options, const std::vector<StoredTask>& tasks,
-                     const std::vector<StoredPoint>& points, int nodes) {
+                     const std::vector<StoredPoint>& points, int nodes,
+                     const std::map<std::string, std::vector<han::Candidate>>& seg_candidates) {
     const std::vector<Params> configs = parse_task_configs(options.configs);
     TuneCases result;
     for (const std::string& collective : options.collectives) {
@@ -557,8 +608,10 @@ TuneCases tune_cases(const TuneOptions& options, const std::vector<StoredTask>& 
         for (const Params& config : configs_for(collective, configs, &result.skipped))
             for (std::uint64_t segsize : options.segsizes) space.emplace_back(config, segsize);
         // the job's candidates, restricted to the search space
-        std::vector<han::Candidate> candidates;
-        for (han::Candidate& candidate : candidates_from_tasks(tasks, collective)) {
+        std::vector<han::Candidate> candidates, all = candidates_from_tasks(tasks, collective);
+        if (const auto seg = seg_candidates.find(collective); seg != seg_candidates.end())
+            all.insert(all.end(), seg->second.begin(), seg->second.end());
+        for (han::Candidate& candidate : all) {
             const auto in_space = std::find_if(space.begin(), space.end(), [&](const auto& entry) {
                 return entry.first == candidate.config && entry.second == candidate.segsize;
             });

@@ -686,6 +686,7 @@ struct TuneArgs {
     std::string mpiexec;
     std::vector<std::string> mpiexec_args;
     std::string launcher;
+    std::string fit_launcher;
     std::string machine;
     std::uint64_t steady = 8;
     std::size_t task_warmup = 3;
@@ -722,6 +723,7 @@ struct TuneArgs {
                              "maint/tuning/coll/mpir/generic.json");
         options.stock_path = stock_path;
         if (launcher_given) options.launcher = launcher_words(launcher);
+        if (!fit_launcher.empty()) options.fit_launcher = launcher_words(fit_launcher);
         options.mpiexec = mpiexec.empty() && !launcher_given ? std::string(HIERTUNE_MPICH_PREFIX) + "/bin/mpiexec"
                                                              : mpiexec;
         options.mpiexec_args = mpiexec_args;
@@ -780,6 +782,10 @@ CLI::App* add_tune_command(CLI::App& app, TuneArgs& args) {
                      "Launch prefix of every job instead of 'MPIEXEC [--mpiexec-arg ...] -n N', split into words "
                      "like a shell, e.g. 'maint/emucluster run --ppn 2 --' or 'srun -N 4 --ntasks-per-node=4' "
                      "(-n still names the job in the database)");
+    tune->add_option("--fit-launcher", args.fit_launcher,
+                     "Launch prefix of step 0b, hiertune fit, with ONE rank per node, e.g. 'maint/emucluster run "
+                     "--ppn 1 --': needed when --config has seg_* inter-node submodules (their inter-node stages "
+                     "are costed by the analytic models; with --nodes: mpiexec -n NODES on cliques)");
     tune->add_option("--machine", args.machine,
                      std::string("Machine name of the job in the database (default: ") + kMachineEnv +
                          ", else the name the calibrate job of step 0 files it under: the launch's " + kMachineEnv +

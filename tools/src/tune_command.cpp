@@ -1,5 +1,6 @@
 #include "tune_command.hpp"
 
+#include "hiertune/analytic_han.hpp"
 #include "hiertune/analytic_report.hpp"
 
 #include <sys/wait.h>
@@ -137,11 +138,40 @@ bool tasks_complete(const MeasureDb& db, JobId job, const TuneOptions& options) 
     std::vector<TaskKey> plan;
     for (const std::string& collective : options.collectives)
         for (const Params& config : configs_for(collective, parse_task_configs(options.configs)))
-            for (std::uint64_t segsize : options.segsizes) {
+            for (std::uint64_t segsize : analytic::is_seg_inter(config) ? std::vector<std::uint64_t>{}
+                                                                        : options.segsizes) {
                 const auto keys = task_keys(collective, config, segsize);
                 plan.insert(plan.end(), keys.begin(), keys.end());
             }
     return db.pending_tasks(job, plan).empty();
+}
+
+// Per collective, the seg_* inter-node candidates of the search space from the
+// analytic models fitted on the job's nodes (none without seg_* configurations).
+std::map<std::string, std::vector<han::Candidate>> seg_candidates(const MeasureDb& db, const Job& job,
+                                                                   const TuneOptions& options,
+                                                                   std::vector<std::string>* lines) {
+    std::map<std::string, std::vector<han::Candidate>> result;
+    const std::vector<Params> targets = seg_inter_configs(options);
+    if (targets.empty()) return result;
+    GenerateOptions generate;
+    generate.seg_targets = targets;
+    std::vector<std::string> ignored;
+    for (const std::string& collective : options.collectives)
+        result[collective] = seg_inter_candidates_of(db, job, collective, candidates_from_tasks(db.tasks(job.id), collective),
+                                                     generate, lines ? *lines : ignored);
+    return result;
+}
+
+// The wall time of `hiertune fit` on the job's nodes (one rank each), if stored.
+std::optional<double> fit_seconds(const MeasureDb& db, const Job& job) {
+    for (const Job& fit : db.jobs())
+        if (fit.description.machine == job.description.machine && fit.description.ranks == job.description.nodes &&
+            fit.description.ppn == 1) {
+            const auto times = db.step_times(fit.id);
+            if (const auto found = times.find("fit"); found != times.end()) return found->second;
+        }
+    return std::nullopt;
 }
 
 bool sweep_complete(const TuneCases& cases) {
@@ -237,6 +267,12 @@ int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out
                                   describe_job(job.description) +
                                   ") after the jobs ran: did the launch place the ranks otherwise than in step 0?";
 
+    // (0b) the analytic models of the seg_* inter-node submodules (one rank per node)
+    if (const std::optional<Launch> fit = fit_launch(options, hiertune)) {
+        out << "== tune step 0b/7: fit the analytic models of the seg_* inter-node submodules\n";
+        run_step("step 0b (fit)", {*fit}, out);
+    }
+
     // (a) task benchmarks
     out << "== tune step 1/7: task benchmarks\n";
     {
@@ -267,7 +303,10 @@ int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out
     // (b) model predictions
     out << "== tune step 2/7: model predictions\n";
     MeasureDb db = MeasureDb::open(options.db_path);
-    TuneCases cases = tune_cases(options, db.tasks(job.id), db.points(job.id), job.description.nodes);
+    std::vector<std::string> seg_lines;
+    TuneCases cases = tune_cases(options, db.tasks(job.id), db.points(job.id), job.description.nodes,
+                                 seg_candidates(db, job, options, &seg_lines));
+    for (const std::string& line : seg_lines) out << line << '\n';
     if (!cases.unpredicted.empty())
         throw TuneError("step 2 (model): no prediction for " + cases.unpredicted.front() +
                         " (task benchmarks missing in " + options.db_path + ")");
@@ -289,6 +328,7 @@ int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out
     generate.sizes = options.sizes;
     generate.model = options.model;
     generate.candidate_filter = [&](const han::Candidate& candidate) { return in_search_space(options, candidate); };
+    generate.seg_targets = seg_inter_configs(options);
     try {
         const GenerateReport generated = generate_tree(db, stock, generate);
         csel::save_tree(generated.tree.tree, options.tree_path);
@@ -349,7 +389,8 @@ int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out
 
     // (g) the report
     out << "== tune step 7/7: validation report\n";
-    cases = tune_cases(options, db.tasks(job.id), db.points(job.id), job.description.nodes);
+    cases = tune_cases(options, db.tasks(job.id), db.points(job.id), job.description.nodes,
+                       seg_candidates(db, job, options, nullptr));
     const std::map<std::string, double> times = db.step_times(job.id);
     const auto time_of = [&](const char* step) {
         const auto found = times.find(step);
@@ -362,7 +403,11 @@ int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out
         const auto plus_stock = [&](std::optional<double> seconds) {
             return seconds && stock_seconds ? std::optional<double>(*seconds + *stock_seconds) : seconds;
         };
-        report = validate(cases.cases, plus_stock(time_of("tasks")), plus_stock(time_of("bench")));
+        // the analytic models' fit is part of the model's measuring time
+        std::optional<double> model_seconds = time_of("tasks");
+        if (const std::optional<double> fit = seg_inter_configs(options).empty() ? std::nullopt : fit_seconds(db, job))
+            model_seconds = model_seconds.value_or(0) + *fit;
+        report = validate(cases.cases, plus_stock(model_seconds), plus_stock(time_of("bench")));
     } catch (const ValidationError& e) {
         throw TuneError(std::string("step 7 (report): ") + e.what());
     }

@@ -58,8 +58,12 @@ TEST(Tune, OptionsAreChecked) {
     o.collectives = {"bcast", "bcast"};
     EXPECT_THROW(check_tune_options(o), UsageError);
     o = options();
-    o.configs = "inter_algo=seg_chain";  // no stand-in for the task benchmarks
+    o.configs = "inter_algo=seg_chain";  // costed by the analytic models: fitted on cliques (--nodes)
+    EXPECT_NO_THROW(check_tune_options(o));
+    o.nodes.reset();  // a real cluster needs a launch of one rank per node
     EXPECT_THROW(check_tune_options(o), UsageError);
+    o.fit_launcher = {"srun", "--ntasks-per-node=1"};
+    EXPECT_NO_THROW(check_tune_options(o));
     o = options();
     o.configs = "bogus=1";
     EXPECT_THROW(check_tune_options(o), UsageError);
@@ -231,6 +235,33 @@ TEST(TreeTiming, RoundsStoredAndCases) {
     EXPECT_EQ(cases[0].no_tree, (std::vector<double>{3, 7}));
     EXPECT_EQ(cases[1].tree, (std::vector<double>{2, 6}));
     EXPECT_EQ(cases[1].no_tree, (std::vector<double>{4, 8}));
+}
+
+// seg_* inter-node configurations: no task benchmarks (no stand-in), a fit on one
+// rank per node instead, only of the trees the space uses.
+TEST(Tune, SegInterNodeConfigurationsAreFittedNotTaskBenchmarked) {
+    TuneOptions o = options();
+    EXPECT_FALSE(fit_launch(o, "/bin/hiertune"));
+    o.collectives = {"bcast", "allreduce"};
+    o.configs = "inter_algo=tsp_kary/seg_pipeline/seg_chain,inter_chunk=0/8192";
+    EXPECT_EQ(seg_inter_configs(o).size(), 4u);
+    const std::vector<Launch> tasks = tasks_launches(o, "/bin/hiertune");
+    ASSERT_EQ(tasks.size(), 2u);  // tsp_kary with each chunk, one launch each
+    EXPECT_TRUE(contains(tasks[0].argv, {"--config", "inter_algo=tsp_kary,inter_chunk=0"})) << describe(tasks[0]);
+    EXPECT_TRUE(contains(tasks[1].argv, {"--config", "inter_algo=tsp_kary,inter_chunk=8192"})) << describe(tasks[1]);
+    const std::optional<Launch> fit = fit_launch(o, "/bin/hiertune");
+    ASSERT_TRUE(fit);
+    EXPECT_EQ(fit->step, "fit");
+    EXPECT_EQ(describe(*fit),
+              "MPIR_CVAR_NUM_CLIQUES=2 /opt/mpich/bin/mpiexec -n 2 /bin/hiertune fit --db /d/t.sqlite -C bcast,reduce "
+              "-a seg_chain,seg_pipeline --smallest 4096 --largest 32768 --count 5 --gamma-segsizes 4096,8192,32768 "
+              "--precision 2.5 --max-time 5 --machine box");
+    o.fit_launcher = {"maint/emucluster", "run", "--ppn", "1", "--"};
+    o.collectives = {"bcast"};
+    EXPECT_EQ(describe(*fit_launch(o, "hiertune")),
+              "maint/emucluster run --ppn 1 -- hiertune fit --db /d/t.sqlite -C bcast -a seg_chain,seg_pipeline "
+              "--smallest 4096 --largest 32768 --count 5 --gamma-segsizes 4096,8192,32768 --precision 2.5 "
+              "--max-time 5 --machine box");
 }
 
 TEST(Tune, TasksLaunch) {

@@ -30,14 +30,24 @@ namespace hiertune::analytic {
 
 // Per (segment size, intra_algo) the first measured candidate (in the order
 // given) with ib and sb (bcast) or sr, ir, ib and sb (allreduce) measured and a
-// two-level inter stage, and from it one candidate per seg_* inter-node tree
-// with its fitted model(s) (allreduce: the bcast and the reduce tree of that
-// name), per inter_chunk in `chunks` below the segment size (0: the HAN segment
-// in one piece) and, for seg_chain, per fanout.  nodes >= 2.
+// two-level inter stage, and from it one candidate per target configuration
+// with that intra_algo: a seg_* inter_algo whose fitted model(s) exist
+// (allreduce: the bcast and the reduce tree of that name), inter_chunk (absent:
+// 0, the HAN segment in one piece) below the segment size, and inter_k as
+// seg_chain's fanout (absent: 2).  The candidate's config is the target's.
+// nodes >= 2; targets that are not seg_* are ignored.
 std::vector<han::Candidate> seg_inter_candidates(han::Collective collective, const std::vector<han::Candidate>& measured,
                                                  const std::vector<FittedModel>& models, const ModelInputs& inputs,
-                                                 int nodes, const std::vector<std::uint64_t>& chunks,
-                                                 const std::vector<int>& chain_fanouts);
+                                                 int nodes, const std::vector<Params>& targets);
+
+// Targets for seg_inter_candidates without a search space: every seg_* inter-node
+// submodule of the collective (the grammar's) x chunks x (seg_chain) fanouts x
+// the intra_algo values of the measured candidates.
+std::vector<Params> seg_inter_targets(han::Collective collective, const std::vector<han::Candidate>& measured,
+                                      const std::vector<std::uint64_t>& chunks, const std::vector<int>& chain_fanouts);
+
+// Whether a configuration's inter-node submodule is a seg_* tree.
+bool is_seg_inter(const Params& config);
 
 // A task's stages: "sbibir" -> {"sb", "ib", "ir"}.  Throws std::invalid_argument
 // for a name that is not a sequence of sb, ib, ia, ir, sr.

@@ -54,6 +54,9 @@ struct GenerateOptions {
     std::vector<int> comm_sizes;
     std::vector<std::uint64_t> segsizes;
     std::vector<int> chain_fanouts{2, 4};
+    // model: the seg_* inter-node configurations to cost (default: every seg_*
+    // submodule x inter_chunk values x fanouts x the measured intra_algo values)
+    std::vector<Params> seg_targets;
 };
 
 // The tree's choice for a measured point, or nullopt when a tree cannot
@@ -100,6 +103,14 @@ struct GenerateReport {
     csel::TreeResult tree;
     std::vector<std::string> lines;  // human-readable summary, one item per line
 };
+
+// The hier candidates of a job with a seg_* inter-node submodule, costed by the
+// analytic models fitted on its nodes (a job of the same machine with one rank
+// per node; analytic_han.hpp) from its measured candidates; a line for the
+// report either way.
+std::vector<han::Candidate> seg_inter_candidates_of(const MeasureDb& db, const Job& job, const std::string& collective,
+                                                    const std::vector<han::Candidate>& measured,
+                                                    const GenerateOptions& options, std::vector<std::string>& lines);
 
 // --from analytic (generate_tree calls it).
 GenerateReport generate_analytic_tree(const MeasureDb& db, const csel::Json& stock, const GenerateOptions& options);

@@ -50,6 +50,7 @@ struct TuneOptions {
     std::string mpiexec;                                       // resolved by the runner
     std::vector<std::string> mpiexec_args;                     // e.g. -f hostfile
     std::vector<std::string> launcher;                         // --launcher words: replace mpiexec [args] -n N
+    std::vector<std::string> fit_launcher;                     // --fit-launcher words: one rank per node
     std::string machine;                                       // --machine or HIERTUNE_MACHINE; else, once
                                                                // step 0 ran, the name its job is filed under
     bool allow_cliques = false;                                // --allow-cliques, passed to the measuring jobs
@@ -75,9 +76,10 @@ struct TuneOptions {
 // Throws UsageError for: ranks < 2, nodes < 2 or > ranks, no or zero sizes,
 // no or zero segment sizes, a collective other than bcast/allreduce (the task
 // model covers those) or given twice, an invalid configuration spec (as tasks
-// --config, seg_* refused: no stand-in), a collective no configuration
-// applies to (bcast with only tsp_allreduce_ring), empty paths, a launcher
-// together with nodes, mpiexec or mpiexec arguments.
+// --config), seg_* inter-node configurations without a way to fit the analytic
+// models that cost them (--fit-launcher, or --nodes), a collective no
+// configuration applies to (bcast with only tsp_allreduce_ring), empty paths, a
+// launcher together with nodes, mpiexec or mpiexec arguments.
 void check_tune_options(const TuneOptions& options);
 
 // What `hiertune tree-timing` needs of the options (tune checks it too):
@@ -125,8 +127,23 @@ launch_groups(const TuneOptions& options);
 // "inter_algo=tsp_kary,inter_k=2": one configuration as a tasks --config spec.
 std::string config_spec(const Params& config);
 
+// The configurations of the search space with a seg_* inter-node submodule:
+// `hiertune tasks` cannot time them (no public-API stand-in); the analytic
+// models fitted by step (0b) cost their inter-node stages (analytic_han.hpp).
+std::vector<Params> seg_inter_configs(const TuneOptions& options);
+
+// Step (0b), when the space has seg_* inter-node configurations: `hiertune fit`
+// on one rank per node (--fit-launcher's words, or mpiexec -n <nodes> with
+// MPIR_CVAR_NUM_CLIQUES=<nodes> on emulated cliques) of the MPI_Bcast (and, for
+// allreduce, MPI_Reduce) trees the space uses, experiments over the segment
+// sizes, gamma at the sizes the trees move (inter_chunk; for 0 the segment
+// sizes), bench's stopping rule;
+// nullopt without seg_* configurations.
+std::optional<Launch> fit_launch(const TuneOptions& options, const std::string& hiertune);
+
 // Step (a): one `hiertune tasks` job with the --config given when all
-// configurations share their launch variables, else one per configuration.
+// configurations share their launch variables (and none is seg_*), else one per
+// configuration that is not seg_*.
 std::vector<Launch> tasks_launches(const TuneOptions& options, const std::string& hiertune);
 
 // The `bench -a` spec of a configuration and the segment sizes:
@@ -230,7 +247,10 @@ struct TuneCases {
     std::vector<std::string> unpredicted;
     std::vector<std::string> skipped;
 };
+// seg_candidates: per collective, the seg_* inter-node candidates the analytic
+// models give (generate.hpp, seg_inter_candidates_of), added to the measured ones.
 TuneCases tune_cases(const TuneOptions& options, const std::vector<StoredTask>& tasks,
-                     const std::vector<StoredPoint>& points, int nodes);
+                     const std::vector<StoredPoint>& points, int nodes,
+                     const std::map<std::string, std::vector<han::Candidate>>& seg_candidates = {});
 
 }  // namespace hiertune
