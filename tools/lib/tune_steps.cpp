@@ -300,20 +300,31 @@ std::string config_spec(const Params& config) {
 std::vector<Launch> tasks_launches(const TuneOptions& options, const std::string& hiertune) {
     const auto groups = launch_groups(options);
     // tasks --config is one product spec: the user's when one launch covers
-    // it and it has no seg_* configuration, else one launch per configuration.
-    std::vector<std::pair<std::vector<std::pair<std::string, std::string>>, std::string>> specs;
+    // it and it has no seg_* configuration, else one launch per configuration
+    // (for the collectives it applies to).
+    struct Spec {
+        std::vector<std::pair<std::string, std::string>> env;
+        std::string config;
+        std::vector<std::string> collectives;
+    };
+    std::vector<Spec> specs;
     if (groups.size() == 1 && seg_inter_configs(options).empty())
-        specs.emplace_back(groups.front().first, options.configs);
+        specs.push_back({groups.front().first, options.configs, options.collectives});
     else
         for (const auto& [launch_env, configs] : groups)
-            for (const Params& config : configs)
-                if (!analytic::is_seg_inter(config)) specs.emplace_back(launch_env, config_spec(config));
+            for (const Params& config : configs) {
+                if (analytic::is_seg_inter(config)) continue;
+                std::vector<std::string> collectives;
+                for (const std::string& collective : options.collectives)
+                    if (han::applies(han::parse_collective(collective), config)) collectives.push_back(collective);
+                specs.push_back({launch_env, config_spec(config), collectives});
+            }
     std::vector<Launch> launches;
-    for (const auto& [launch_env, spec] : specs) {
+    for (const Spec& spec : specs) {
         Launch launch{"tasks", mpiexec_prefix(options), base_env(options)};
-        launch.env.insert(launch.env.end(), launch_env.begin(), launch_env.end());
+        launch.env.insert(launch.env.end(), spec.env.begin(), spec.env.end());
         launch.argv.insert(launch.argv.end(),
-                           {hiertune, "tasks", "-C", join(options.collectives, ','), "-s",
+                           {hiertune, "tasks", "-C", join(spec.collectives, ','), "-s",
                             join_sizes(options.segsizes, ','), "--steady", std::to_string(options.steady_segments),
                             "--max-message", std::to_string(*std::max_element(options.sizes.begin(), options.sizes.end())),
                             "-x", std::to_string(options.task_warmup), "--min-reps",
@@ -321,7 +332,7 @@ std::vector<Launch> tasks_launches(const TuneOptions& options, const std::string
                             std::to_string(options.task_reps), "--precision",
                             format_number(options.bench_precision_percent), "--max-time",
                             format_number(options.bench_max_time)});
-        if (!spec.empty()) launch.argv.insert(launch.argv.end(), {"--config", spec});
+        if (!spec.config.empty()) launch.argv.insert(launch.argv.end(), {"--config", spec.config});
         launch.argv.insert(launch.argv.end(),
                            {"--db", options.db_path, "--machine", options.machine, "--account", launch.step});
         if (options.allow_cliques) launch.argv.push_back(kAllowCliquesFlag);

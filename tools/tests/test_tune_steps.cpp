@@ -249,6 +249,12 @@ TEST(Tune, SegInterNodeConfigurationsAreFittedNotTaskBenchmarked) {
     ASSERT_EQ(tasks.size(), 2u);  // tsp_kary with each chunk, one launch each
     EXPECT_TRUE(contains(tasks[0].argv, {"--config", "inter_algo=tsp_kary,inter_chunk=0"})) << describe(tasks[0]);
     EXPECT_TRUE(contains(tasks[1].argv, {"--config", "inter_algo=tsp_kary,inter_chunk=8192"})) << describe(tasks[1]);
+    // one launch per configuration, for the collectives it applies to
+    o.configs = "inter_algo=tsp_allreduce_ring/seg_pipeline";
+    const std::vector<Launch> ring = tasks_launches(o, "/bin/hiertune");
+    ASSERT_EQ(ring.size(), 1u);
+    EXPECT_TRUE(contains(ring[0].argv, {"tasks", "-C", "allreduce", "-s"})) << describe(ring[0]);
+    o.configs = "inter_algo=tsp_kary/seg_pipeline/seg_chain,inter_chunk=0/8192";
     const std::optional<Launch> fit = fit_launch(o, "/bin/hiertune");
     ASSERT_TRUE(fit);
     EXPECT_EQ(fit->step, "fit");
