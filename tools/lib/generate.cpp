@@ -60,6 +60,18 @@ std::vector<han::Candidate> seg_inter_candidates_of(const MeasureDb& db, const J
     return {};
 }
 
+csel::TreeResult build_checked_tree(const csel::Json& stock, const csel::TreeInput& input) {
+    csel::TreeResult tree;
+    try {
+        tree = csel::build_tree(stock, input);
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+    }
+    const std::vector<std::string> problems = csel::check_tree(tree.tree, csel::collectives_of(stock));
+    if (!problems.empty()) throw UsageError("generated tree fails its check: " + problems.front());
+    return tree;
+}
+
 std::optional<csel::Choice> choice_of_point(const PointKey& key) {
     if (is_default(key.algorithm)) {
         if (!key.params.empty()) return std::nullopt;
@@ -278,13 +290,7 @@ GenerateReport generate_tree(const MeasureDb& db, const csel::Json& stock, const
                                            candidate_params(*prediction->candidate));
         };
 
-    try {
-        report.tree = csel::build_tree(stock, input);
-    } catch (const std::invalid_argument& e) {
-        throw UsageError(e.what());
-    }
-    const std::vector<std::string> problems = csel::check_tree(report.tree.tree, csel::collectives_of(stock));
-    if (!problems.empty()) throw UsageError("generated tree fails its check: " + problems.front());
+    report.tree = build_checked_tree(stock, input);
 
     for (const std::string& collective : report.tree.unchanged)
         report.lines.push_back(collective + ": stock is best everywhere, stock tree kept");

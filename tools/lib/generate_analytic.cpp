@@ -120,13 +120,7 @@ GenerateReport generate_analytic_tree(const MeasureDb& db, const csel::Json& sto
     input.requery = [&](const std::string& collective, int comm_size, int, std::uint64_t bytes) {
         return choose(collective, comm_size, bytes);
     };
-    try {
-        report.tree = csel::build_tree(stock, input);
-    } catch (const std::invalid_argument& e) {
-        throw UsageError(e.what());
-    }
-    const std::vector<std::string> problems = csel::check_tree(report.tree.tree, csel::collectives_of(stock));
-    if (!problems.empty()) throw UsageError("generated tree fails its check: " + problems.front());
+    report.tree = build_checked_tree(stock, input);
     report.lines.push_back(std::to_string(report.tree.message_rules) + " message-size rules written");
     return report;
 }

@@ -112,6 +112,10 @@ std::vector<han::Candidate> seg_inter_candidates_of(const MeasureDb& db, const J
                                                     const std::vector<han::Candidate>& measured,
                                                     const GenerateOptions& options, std::vector<std::string>& lines);
 
+// The tree of `input` on `stock`, checked as MPI_Init checks it (csel::check_tree).
+// Throws UsageError for bad input and for a tree that fails the check.
+csel::TreeResult build_checked_tree(const csel::Json& stock, const csel::TreeInput& input);
+
 // --from analytic (generate_tree calls it).
 GenerateReport generate_analytic_tree(const MeasureDb& db, const csel::Json& stock, const GenerateOptions& options);
 
