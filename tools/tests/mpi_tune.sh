@@ -229,9 +229,10 @@ grep -q "^hiertune: error: no mpiexec at $tmp/none" "$tmp/e1" || fail "missing m
 grep -q "^hiertune: error: cannot read JSON tree" "$tmp/e2" || fail "missing stock: $(cat "$tmp/e2")"
 "$hiertune" tune -n 4 --nodes 2 --allow-cliques -C reduce --stock "$stock" 2> "$tmp/e3" && fail "reduce accepted"
 grep -q "reduce not in {bcast,allreduce}" "$tmp/e3" || fail "reduce: $(cat "$tmp/e3")"
-"$hiertune" tune -n 4 --nodes 2 --allow-cliques --config inter_algo=seg_chain --stock "$stock" 2> "$tmp/e4" &&
-    fail "seg_chain accepted"
-grep -q "^hiertune: error: .*exists only inside the plugin" "$tmp/e4" || fail "seg_chain: $(cat "$tmp/e4")"
+"$hiertune" tune -n 4 --launcher "$mpiexec -n 4" --allow-cliques --config inter_algo=seg_chain --stock "$stock" \
+    2> "$tmp/e4" && fail "seg_chain accepted without a launch of one rank per node"
+grep -q "^hiertune: error: seg_\* inter-node submodules are costed by the analytic models: give --fit-launcher" \
+    "$tmp/e4" || fail "seg_chain: $(cat "$tmp/e4")"
 # a job that fails (a launcher that always fails)
 "$hiertune" tune -n 2 --nodes 2 --allow-cliques --mpiexec /bin/false --sizes 1K -s 4K \
     --stock "$stock" --db "$tmp/e5.sqlite" -o "$tmp/e5.json" --report "$tmp/e5-report" > /dev/null 2> "$tmp/e5" &&
