@@ -20,6 +20,13 @@ export FI_PROVIDER=tcp FI_TCP_IFACE=lo MPIR_CVAR_NUM_CLIQUES=2
 export MPIR_CVAR_CH4_POLLS_BEFORE_YIELD=${MPIR_CVAR_CH4_POLLS_BEFORE_YIELD:-100}
 export MPIEXEC_TIMEOUT=${MPIEXEC_TIMEOUT:-240}
 
+# MPICH's stock MPIR tree (generate's and tune's --stock).
+stock_tree() {
+    local stock=${MPICH_GENERIC_JSON:-${MPICH_HIER_BUILDDIR:-}/mpich-4.0.2/maint/tuning/coll/mpir/generic.json}
+    [ -r "$stock" ] || fail "no MPICH generic.json at '$stock' (set MPICH_GENERIC_JSON or MPICH_HIER_BUILDDIR)"
+    printf '%s\n' "$stock"
+}
+
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/hiertune-test.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 

@@ -8,8 +8,7 @@
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/mpi_common.sh"
 
-stock=${MPICH_GENERIC_JSON:-${MPICH_HIER_BUILDDIR:-}/mpich-4.0.2/maint/tuning/coll/mpir/generic.json}
-[ -r "$stock" ] || fail "no MPICH generic.json at '$stock' (set MPICH_GENERIC_JSON or MPICH_HIER_BUILDDIR)"
+stock=$(stock_tree)
 
 db=$tmp/gen.sqlite
 echo "== sweep: default vs hier"

@@ -11,8 +11,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/mpi_common.sh"
 unset MPIR_CVAR_NUM_CLIQUES  # tune sets it from --nodes
 
-stock=${MPICH_GENERIC_JSON:-${MPICH_HIER_BUILDDIR:-}/mpich-4.0.2/maint/tuning/coll/mpir/generic.json}
-[ -r "$stock" ] || fail "no MPICH generic.json at '$stock' (set MPICH_GENERIC_JSON or MPICH_HIER_BUILDDIR)"
+stock=$(stock_tree)
 
 db=$tmp/tune.sqlite tree=$tmp/tree.json report=$tmp/report
 args=(tune -n 4 --nodes 2 -C bcast,allreduce --sizes 24K,200K -s 8K
