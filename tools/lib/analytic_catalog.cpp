@@ -184,24 +184,29 @@ std::vector<std::uint64_t> log_spaced_sizes(std::uint64_t lo, std::uint64_t hi, 
     return sizes;
 }
 
-FitResult fit_points(const std::vector<StoredFitPoint>& points, const Line& first) {
-    FitResult result;
+ModelInputs inputs_of(const std::vector<StoredFitPoint>& points, std::vector<std::string>* notes) {
     std::map<std::uint64_t, std::map<int, double>> fanout_seconds;  // by segment, by procs
-    std::map<std::tuple<std::string, std::string, Params>, std::vector<Measured>> experiments;
-    for (const StoredFitPoint& p : points) {
-        if (p.key.kind == kFitGamma)
-            fanout_seconds[p.key.msg_bytes][p.key.procs] = p.summary.median;
-        else
-            experiments[{p.key.collective, p.key.algorithm, p.key.params}].push_back(
-                Measured{p.key.procs, p.key.msg_bytes, p.key.gather_bytes, p.summary.median});
-    }
+    for (const StoredFitPoint& p : points)
+        if (p.key.kind == kFitGamma) fanout_seconds[p.key.msg_bytes][p.key.procs] = p.summary.median;
+    ModelInputs inputs;
     for (const auto& [segment, seconds] : fanout_seconds) {
         try {
-            result.inputs.gammas.by_segment.emplace(segment, Gamma(seconds));
+            inputs.gammas.by_segment.emplace(segment, Gamma(seconds));
         } catch (const std::invalid_argument& e) {
-            result.notes.push_back("gamma at " + std::to_string(segment) + " B: " + e.what());
+            if (notes) notes->push_back("gamma at " + std::to_string(segment) + " B: " + e.what());
         }
     }
+    return inputs;
+}
+
+FitResult fit_points(const std::vector<StoredFitPoint>& points, const Line& first) {
+    FitResult result;
+    result.inputs = inputs_of(points, &result.notes);
+    std::map<std::tuple<std::string, std::string, Params>, std::vector<Measured>> experiments;
+    for (const StoredFitPoint& p : points)
+        if (p.key.kind == kFitExperiment)
+            experiments[{p.key.collective, p.key.algorithm, p.key.params}].push_back(
+                Measured{p.key.procs, p.key.msg_bytes, p.key.gather_bytes, p.summary.median});
     for (const auto& [key, measured] : experiments) {
         const auto& [collective, algorithm, params] = key;
         const Configuration configuration{collective, algorithm, params};

@@ -28,7 +28,8 @@ AnalyticValidation validate_analytic(const MeasureDb& db, JobId fit_job, const V
     const std::vector<FittedModel> models = db.fit_models(fit_job);
     if (models.empty())
         throw UsageError("job " + std::to_string(fit_job) + " has no fitted analytic models: run 'hiertune fit'");
-    const analytic::FitResult fit = analytic::fit_points(db.fit_points(fit_job), analytic::Line{10e-6, 1e-9});
+    std::vector<std::string> gamma_notes;
+    const analytic::ModelInputs inputs = analytic::inputs_of(db.fit_points(fit_job), &gamma_notes);
     std::map<std::pair<std::string, std::string>, analytic::Line> line_of;
     int fitted_procs = 0;
     for (const FittedModel& m : models) {
@@ -60,7 +61,7 @@ AnalyticValidation validate_analytic(const MeasureDb& db, JobId fit_job, const V
             const analytic::Candidate candidate{c, found->second};
             size_case.configs.push_back(ConfigTime{
                 describe_configuration(p.key),
-                analytic::predict_if_modelled(candidate, procs, p.key.msg_bytes, fit.inputs), p.summary.median});
+                analytic::predict_if_modelled(candidate, procs, p.key.msg_bytes, inputs), p.summary.median});
         }
         if (!swept) continue;
         (procs == fitted_procs ? sizes_fitted : sizes_predicted).insert(procs);
@@ -94,7 +95,7 @@ AnalyticValidation validate_analytic(const MeasureDb& db, JobId fit_job, const V
     result.lines.push_back("models fitted on job " + std::to_string(fit_job) + " at P = " +
                            std::to_string(fitted_procs) + "; comm sizes swept: " + join(sizes_fitted) +
                            " (fitted there), " + join(sizes_predicted) + " (predicted)");
-    for (const std::string& note : fit.notes) result.lines.push_back("note: " + note);
+    for (const std::string& note : gamma_notes) result.lines.push_back("note: " + note);
     return result;
 }
 

@@ -31,28 +31,35 @@ std::string describe_job(const Job& job) {
 
 }  // namespace
 
+std::optional<Job> fit_job_of(const MeasureDb& db, const Job& job) {
+    for (const Job& fit : db.jobs()) {
+        const JobDescription& d = fit.description;
+        if (d.machine == job.description.machine && d.ranks == job.description.nodes && d.ppn == 1 &&
+            !db.fit_models(fit.id).empty())
+            return fit;
+    }
+    return std::nullopt;
+}
+
 std::vector<han::Candidate> seg_inter_candidates_of(const MeasureDb& db, const Job& job, const std::string& collective,
                                                     const std::vector<han::Candidate>& measured,
                                                     const GenerateOptions& options, std::vector<std::string>& lines) {
     if (job.description.nodes < 2) return {};
-    for (const Job& fit : db.jobs()) {
-        const JobDescription& d = fit.description;
-        if (d.machine != job.description.machine || d.ranks != job.description.nodes || d.ppn != 1) continue;
-        const std::vector<FittedModel> models = db.fit_models(fit.id);
-        if (models.empty()) continue;
-        const analytic::FitResult fitted = analytic::fit_points(db.fit_points(fit.id), analytic::Line{10e-6, 1e-9});
+    if (const std::optional<Job> fit = fit_job_of(db, job)) {
+        const std::vector<FittedModel> models = db.fit_models(fit->id);
+        const analytic::ModelInputs inputs = analytic::inputs_of(db.fit_points(fit->id));
         const han::Collective coll = han::parse_collective(collective);
         std::vector<Params> targets = options.seg_targets;
         if (targets.empty()) {
             std::vector<std::uint64_t> chunks{0};
-            for (const auto& [segment, gamma] : fitted.inputs.gammas.by_segment) chunks.push_back(segment);
+            for (const auto& [segment, gamma] : inputs.gammas.by_segment) chunks.push_back(segment);
             if (!options.segsizes.empty()) chunks = options.segsizes;
             targets = analytic::seg_inter_targets(coll, measured, chunks, options.chain_fanouts);
         }
         const std::vector<han::Candidate> derived = analytic::seg_inter_candidates(
-            coll, measured, models, fitted.inputs, job.description.nodes, targets);
+            coll, measured, models, inputs, job.description.nodes, targets);
         lines.push_back(collective + ": " + std::to_string(derived.size()) +
-                        " seg_* inter-node candidates from the analytic models of job " + std::to_string(fit.id));
+                        " seg_* inter-node candidates from the analytic models of job " + std::to_string(fit->id));
         return derived;
     }
     lines.push_back(collective + ": no analytic models fitted on " + std::to_string(job.description.nodes) +

@@ -46,8 +46,8 @@ GenerateReport generate_analytic_tree(const MeasureDb& db, const csel::Json& sto
             throw UsageError("collective '" + collective + "': the analytic models cover bcast and reduce");
     const Job job = fitted_job(db, options);
     const std::vector<FittedModel> models = db.fit_models(job.id);
-    const analytic::FitResult fit = analytic::fit_points(db.fit_points(job.id), analytic::Line{10e-6, 1e-9});
-    const analytic::ModelInputs& inputs = fit.inputs;
+    std::vector<std::string> gamma_notes;
+    const analytic::ModelInputs inputs = analytic::inputs_of(db.fit_points(job.id), &gamma_notes);
     const int ppn = tree_position(job.description).second;
 
     int fitted_procs = 0;
@@ -82,7 +82,7 @@ GenerateReport generate_analytic_tree(const MeasureDb& db, const csel::Json& sto
              << (gamma_procs.empty() ? std::string("none") : std::to_string(*gamma_procs.begin()) + ".." +
                                                                   std::to_string(*gamma_procs.rbegin()));
     report.lines.push_back(job_line.str());
-    for (const std::string& note : fit.notes) report.lines.push_back("note: " + note);
+    for (const std::string& note : gamma_notes) report.lines.push_back("note: " + note);
     std::vector<int> measured, predicted;
     for (int p : comm_sizes) (p == fitted_procs ? measured : predicted).push_back(p);
     report.lines.push_back("sizes below " + std::to_string(smallest_fitted) +

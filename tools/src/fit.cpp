@@ -277,7 +277,7 @@ int run_fit(const FitOptions& options, std::ostream& out, std::ostream& err) {
     // 4. Rank 0 fits everything stored for the job and stores the models.
     try {
         const std::vector<StoredFitPoint> points = db->fit_points(job);
-        const analytic::FitResult fit = analytic::fit_points(points, analytic::Line{10e-6, 1e-9});
+        const analytic::FitResult fit = analytic::fit_points(points);
         for (const FittedModel& model : fit.models) db->record_fit_model(job, model);
         db->add_step_time(job, "fit", MPI_Wtime() - started);
         print_fit(fit, points, out);

@@ -165,13 +165,11 @@ std::map<std::string, std::vector<han::Candidate>> seg_candidates(const MeasureD
 
 // The wall time of `hiertune fit` on the job's nodes (one rank each), if stored.
 std::optional<double> fit_seconds(const MeasureDb& db, const Job& job) {
-    for (const Job& fit : db.jobs())
-        if (fit.description.machine == job.description.machine && fit.description.ranks == job.description.nodes &&
-            fit.description.ppn == 1) {
-            const auto times = db.step_times(fit.id);
-            if (const auto found = times.find("fit"); found != times.end()) return found->second;
-        }
-    return std::nullopt;
+    const std::optional<Job> fit = fit_job_of(db, job);
+    if (!fit) return std::nullopt;
+    const auto times = db.step_times(fit->id);
+    const auto found = times.find("fit");
+    return found == times.end() ? std::nullopt : std::optional<double>(found->second);
 }
 
 bool sweep_complete(const TuneCases& cases) {

@@ -98,13 +98,17 @@ std::vector<std::uint64_t> log_spaced_sizes(std::uint64_t lo, std::uint64_t hi, 
 // Everything fitted from a job's fit points: gamma per segment size (the
 // medians of the gamma points) and, per (collective, algorithm), alpha and
 // beta from all its experiments.  first: the line the critical paths are first
-// chosen at.  A configuration whose fit fails is left out with a note.
+// chosen at (default: 10 us, 1 ns/B).  A configuration whose fit fails is left out with a note.
 struct FitResult {
     ModelInputs inputs;
     std::vector<FittedModel> models;
     std::vector<std::string> notes;
 };
-FitResult fit_points(const std::vector<StoredFitPoint>& points, const Line& first);
+FitResult fit_points(const std::vector<StoredFitPoint>& points, const Line& first = Line{10e-6, 1e-9});
+
+// The model inputs of stored fit points alone (gamma per segment size), for
+// predictions with the stored models; a note per segment size without a gamma.
+ModelInputs inputs_of(const std::vector<StoredFitPoint>& points, std::vector<std::string>* notes = nullptr);
 
 // The model of a stored fit as a candidate configuration.
 Configuration configuration_of(const FittedModel& model);

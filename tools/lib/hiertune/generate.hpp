@@ -104,6 +104,10 @@ struct GenerateReport {
     std::vector<std::string> lines;  // human-readable summary, one item per line
 };
 
+// The job of the same machine with one rank on each of this job's nodes that
+// `hiertune fit` fitted models for; nullopt if none.
+std::optional<Job> fit_job_of(const MeasureDb& db, const Job& job);
+
 // The hier candidates of a job with a seg_* inter-node submodule, costed by the
 // analytic models fitted on its nodes (a job of the same machine with one rank
 // per node; analytic_han.hpp) from its measured candidates; a line for the
