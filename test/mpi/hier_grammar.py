@@ -6,6 +6,7 @@ same table the C plugin and hiertune are built from, read line by line.
     g.algorithms['reduce']      -> ['hier', 'seg_linear', ...]
     g.params('bcast', 'seg_chain') -> ['segsize', 'fanout']
     g.inter_algos('allreduce')  -> ['auto', ..., 'tsp_allreduce_ring']
+    g.inter_algos('gather')     -> ['linear', 'binomial']
     g.param_specs('bcast', 'hier') -> [('segsize', 'INT', '0', 'HIER_SEGSIZE'),
                                        ('inter_algo', 'NAME', 'INTER_ALGOS', ...), ...]
     g.container('bcast', 'hier') -> 'MPIR_Bcast_intra_hier'
@@ -54,6 +55,11 @@ class Grammar:
         return 'MPIR_CVAR_%s_%s' % (self._spelling[coll][1], suffix)
 
     def inter_algos(self, coll):
+        """A listed collective's own list, else the tree collectives' common items and
+        the collective's own last one."""
+        listed = [e[0] for e in self._tables['MPII_HIER_LISTED_COLLECTIVES']]
+        if coll in listed:
+            return [e[0] for e in self._tables['MPII_HIER_INTER_ALGOS_' + coll.upper()]]
         return [e[0] if len(e) == 2 else e[2] for e in self._tables['MPII_HIER_INTER_ALGOS']
                 if len(e) == 2 or e[0] == coll]
 

@@ -122,6 +122,34 @@ START_TEST(own_inter_algos)
 }
 END_TEST
 
+/* allgather, gather, scatter, barrier: their own lists, values by position */
+START_TEST(listed_inter_algos)
+{
+    int v = -1;
+    ck_assert_int_eq(param("MPIR_Gather_intra_hier", "inter_algo", "binomial", &v), 0);
+    ck_assert_int_eq(v, MPII_HIER_GATHER_INTER_BINOMIAL);
+    ck_assert_int_eq(v, 1);
+    ck_assert_int_eq(param("MPIR_Scatter_intra_hier", "inter_algo", "linear", &v), 0);
+    ck_assert_int_eq(v, MPII_HIER_SCATTER_INTER_LINEAR);
+    ck_assert_int_eq(param("MPIR_Allgather_intra_hier", "inter_algo", "ring", &v), 1);
+    ck_assert_int_eq(v, MPII_HIER_ALLGATHER_INTER_RING);
+    ck_assert_int_eq(param("MPIR_Barrier_intra_hier", "inter_algo", "dissemination", &v), 0);
+    ck_assert_int_eq(v, MPII_HIER_BARRIER_INTER_DISSEMINATION);
+    /* the tree collectives' items are not theirs, nor each other's */
+    ck_assert_int_eq(param("MPIR_Gather_intra_hier", "inter_algo", "tsp_ring", &v), -1);
+    ck_assert_int_eq(param("MPIR_Gather_intra_hier", "inter_algo", "auto", &v), -1);
+    ck_assert_int_eq(param("MPIR_Barrier_intra_hier", "inter_algo", "ring", &v), -1);
+    ck_assert_int_eq(param("MPIR_Bcast_intra_hier", "inter_algo", "dissemination", &v), -1);
+    ck_assert_int_eq(param("MPIR_Barrier_intra_hier", "intra_algo", "shm", &v), 1);
+    ck_assert_int_eq(v, MPII_HIER_INTRA_SHM);
+    ck_assert_int_eq(param("MPIR_Gather_intra_hier", "segsize", "1024", &v), -1);
+    ck_assert_int_eq(param("MPIR_Allgather_intra_hier", "segsize", "1024", &v), 0);
+    ck_assert_str_eq(MPII_Hier_grammar_listed_inter("allgather", 1), "ring");
+    ck_assert_ptr_null(MPII_Hier_grammar_listed_inter("allgather", 2));
+    ck_assert_ptr_null(MPII_Hier_grammar_listed_inter("bcast", 0));
+}
+END_TEST
+
 START_TEST(good_trees)
 {
     problems p;
@@ -325,6 +353,7 @@ int main(void)
     tcase_add_test(tc, integer_parameters);
     tcase_add_test(tc, fanout_only_for_chain);
     tcase_add_test(tc, own_inter_algos);
+    tcase_add_test(tc, listed_inter_algos);
     tcase_add_test(tc, good_trees);
     tcase_add_test(tc, unknown_names);
     tcase_add_test(tc, bad_parameters);

@@ -4,6 +4,7 @@
 
 #include <check.h>
 #include <stdlib.h>
+#include <string.h>
 #include "hier_segment.h"
 #include "hier_levels.h"
 
@@ -275,6 +276,41 @@ START_TEST(levels_random_placements)
 }
 END_TEST
 
+/* node offsets from any first node place every rank's block once, nodes in turn */
+START_TEST(levels_node_offsets_tile_the_ranks)
+{
+    unsigned seed = 777;
+    for (int trial = 0; trial < 200; trial++) {
+        int nranks = 1 + trial % 23;
+        int nnodes = 1 + (int) (rand_r(&seed) % 6);
+        int *node_id = malloc(sizeof(int) * nranks);
+        MPII_Hier_levels lv;
+        for (int r = 0; r < nranks; r++)
+            node_id[r] = (int) (rand_r(&seed) % nnodes);
+        ck_assert_int_eq(MPII_Hier_levels_build(&lv, nranks, node_id), 0);
+        long long *off = malloc(sizeof(long long) * (lv.nnodes + 1));
+        char *hit = calloc(nranks, 1);
+        for (int first = 0; first < lv.nnodes; first++) {
+            MPII_Hier_levels_node_offsets(&lv, first, 3, off);
+            ck_assert(off[0] == 0 && off[lv.nnodes] == 3LL * nranks);
+            ck_assert(off[1] == 3LL * MPII_Hier_levels_node_size(&lv, first));
+            memset(hit, 0, nranks);
+            for (int r = 0; r < nranks; r++) {
+                int rel = (lv.node_of[r] - first + lv.nnodes) % lv.nnodes;
+                long long at = off[rel] + 3LL * lv.local_of[r];
+                ck_assert(at % 3 == 0 && at < off[rel + 1]);
+                ck_assert(!hit[at / 3]);
+                hit[at / 3] = 1;
+            }
+        }
+        free(hit);
+        free(off);
+        MPII_Hier_levels_free(&lv);
+        free(node_id);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("mpich-hier logic");
@@ -296,6 +332,7 @@ int main(void)
     tcase_add_test(lv, levels_degenerate_shapes);
     tcase_add_test(lv, levels_random_placements);
     tcase_add_test(lv, levels_rank_order);
+    tcase_add_test(lv, levels_node_offsets_tile_the_ranks);
     suite_add_tcase(s, seg);
     suite_add_tcase(s, lv);
 

@@ -667,6 +667,51 @@ START_TEST(trees_invalid_input)
 }
 END_TEST
 
+/* the subtree of every rank, found by walking each rank's parents up, is the run of
+ * relative ranks the function says */
+START_TEST(trees_subtree_size_is_the_run_of_descendants)
+{
+    const MPII_Hier_tree_kind kinds[] = { MPII_HIER_TREE_LINEAR, MPII_HIER_TREE_PIPELINE,
+        MPII_HIER_TREE_BINOMIAL
+    };
+    for (int k = 0; k < 3; k++)
+        for (int size = 1; size <= 40; size++)
+            for (int root = 0; root < size; root++) {
+                int *parent = malloc(sizeof(int) * size);
+                for (int r = 0; r < size; r++) {
+                    MPII_Hier_tree_node node;
+                    ck_assert_int_eq(MPII_Hier_tree_node_init(&node, kinds[k], size, root, 1, r),
+                                     0);
+                    parent[r] = node.parent;
+                    MPII_Hier_tree_node_free(&node);
+                }
+                for (int r = 0; r < size; r++) {
+                    int n = MPII_Hier_tree_subtree_size(kinds[k], size, root, r);
+                    int rel = (r - root + size) % size, count = 0;
+                    for (int d = 0; d < size; d++) {
+                        int in = 0;
+                        for (int a = d; a >= 0 && !in; a = parent[a])
+                            in = a == r;
+                        if (!in)
+                            continue;
+                        count++;
+                        int drel = (d - root + size) % size;
+                        ck_assert_msg(drel >= rel && drel < rel + n,
+                                      "kind %d size %d root %d: %d under %d, outside its run",
+                                      kinds[k], size, root, d, r);
+                    }
+                    ck_assert_int_eq(count, n);
+                }
+                free(parent);
+            }
+    ck_assert_int_eq(MPII_Hier_tree_subtree_size(MPII_HIER_TREE_BINARY, 4, 0, 1), -1);
+    ck_assert_int_eq(MPII_Hier_tree_subtree_size(MPII_HIER_TREE_BINOMIAL, 4, 4, 1), -1);
+    /* hand-computed: binomial of 6 from root 2: relative 4 holds 4 and 5 */
+    ck_assert_int_eq(MPII_Hier_tree_subtree_size(MPII_HIER_TREE_BINOMIAL, 6, 2, 0), 2);
+    ck_assert_int_eq(MPII_Hier_tree_subtree_size(MPII_HIER_TREE_BINOMIAL, 6, 2, 3), 1);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("mpich-hier trees");
@@ -690,6 +735,7 @@ int main(void)
     tcase_add_test(shape, trees_binomial_small_example);
     tcase_add_test(shape, trees_fanout_ignored_outside_chain);
     tcase_add_test(shape, trees_max_children_is_the_widest_node);
+    tcase_add_test(shape, trees_subtree_size_is_the_run_of_descendants);
     tcase_add_test(inorder, trees_in_order_binary);
     tcase_add_test(inorder, trees_in_order_binary_reduces_in_rank_order);
     tcase_add_test(split, trees_split_binary_halves_and_partners);

@@ -23,9 +23,13 @@ std::string upper(std::string text) {
 #define HIERTUNE_INT_(name_, min_, cvar_) Param{#name_, false, min_, #cvar_},
 #define HIERTUNE_NAME_(name_, list_, cvar_) Param{#name_, true, 0, #cvar_},
 const std::vector<Param> kHierParams{MPII_HIER_PARAMS_HIER(HIERTUNE_INT_, HIERTUNE_NAME_)};
+const std::vector<Param> kHierDataParams{MPII_HIER_PARAMS_HIER_DATA(HIERTUNE_INT_, HIERTUNE_NAME_)};
+const std::vector<Param> kHierStepsParams{MPII_HIER_PARAMS_HIER_STEPS(HIERTUNE_INT_, HIERTUNE_NAME_)};
 const std::vector<Param> kSegParams{MPII_HIER_PARAMS_SEG(HIERTUNE_INT_, HIERTUNE_NAME_)};
 const std::vector<Param> kSegChainParams{MPII_HIER_PARAMS_SEG_CHAIN(HIERTUNE_INT_, HIERTUNE_NAME_)};
 #define kParams_HIER kHierParams
+#define kParams_HIER_DATA kHierDataParams
+#define kParams_HIER_STEPS kHierStepsParams
 #define kParams_SEG kSegParams
 #define kParams_SEG_CHAIN kSegChainParams
 
@@ -34,7 +38,7 @@ const std::vector<Param> kSegChainParams{MPII_HIER_PARAMS_SEG_CHAIN(HIERTUNE_INT
 
 struct NamedValue {
     const char* list;        // "inter_algo" or "intra_algo"
-    const char* collective;  // nullptr: every collective
+    const char* collective;  // nullptr: every collective (inter_algo: every tree collective)
     const char* name;
 };
 #define HIERTUNE_INTER_ALL_(name_, NAME_) NamedValue{"inter_algo", nullptr, #name_},
@@ -111,6 +115,11 @@ std::vector<std::string> values(const Algorithm& algorithm, const std::string& n
     std::vector<std::string> result;
     const Param* p = algorithm.param(name);
     if (!p || !p->named) return result;
+    if (name == "inter_algo" && MPII_Hier_grammar_listed_inter(algorithm.collective.c_str(), 0)) {
+        for (int i = 0; const char* listed = MPII_Hier_grammar_listed_inter(algorithm.collective.c_str(), i); ++i)
+            result.push_back(listed);
+        return result;
+    }
     for (const NamedValue& v : kNamedValues)
         if (name == v.list && (!v.collective || algorithm.collective == v.collective)) result.push_back(v.name);
     return result;

@@ -16,7 +16,8 @@ bool has(const std::vector<std::string>& list, const std::string& item) {
 }
 
 TEST(Grammar, AlgorithmsAndParameters) {
-    EXPECT_EQ(collectives(), (std::vector<std::string>{"bcast", "reduce", "allreduce"}));
+    EXPECT_EQ(collectives(), (std::vector<std::string>{"bcast", "reduce", "allreduce", "allgather", "gather", "scatter",
+                                                       "barrier"}));
     const Algorithm* hier = find("bcast", "hier");
     ASSERT_NE(hier, nullptr);
     EXPECT_EQ(hier->container, "MPIR_Bcast_intra_hier");
@@ -32,6 +33,21 @@ TEST(Grammar, AlgorithmsAndParameters) {
     EXPECT_EQ(find("reduce", "seg_binary")->param("fanout"), nullptr);
     EXPECT_EQ(find("allreduce", "seg_chain"), nullptr);
     EXPECT_EQ(find("MPIR_Bcast_intra_binomial"), nullptr);
+}
+
+TEST(Grammar, ListedCollectivesTakeOnlyTheirOwnInterNodeList) {
+    EXPECT_EQ(values(*find("gather", "hier"), "inter_algo"), (std::vector<std::string>{"linear", "binomial"}));
+    EXPECT_EQ(values(*find("allgather", "hier"), "inter_algo"), (std::vector<std::string>{"auto", "ring"}));
+    EXPECT_EQ(values(*find("barrier", "hier"), "inter_algo"), (std::vector<std::string>{"auto", "dissemination"}));
+    EXPECT_TRUE(valid(*find("scatter", "hier"), "inter_algo", "binomial"));
+    EXPECT_FALSE(valid(*find("scatter", "hier"), "inter_algo", "tsp_ring"));  // a tree collective's item
+    EXPECT_FALSE(valid(*find("bcast", "hier"), "inter_algo", "ring"));        // allgather's
+    EXPECT_FALSE(valid(*find("gather", "hier"), "inter_algo", "auto"));
+    EXPECT_EQ(values(*find("barrier", "hier"), "intra_algo"), (std::vector<std::string>{"auto", "binomial", "shm"}));
+    EXPECT_EQ(find("gather", "hier")->param("segsize"), nullptr);
+    ASSERT_NE(find("allgather", "hier")->param("segsize"), nullptr);
+    EXPECT_EQ(find("allgather", "hier")->cvar(*find("allgather", "hier")->param("segsize")),
+              "MPIR_CVAR_ALLGATHER_HIER_SEGSIZE");
 }
 
 TEST(Grammar, EachCollectiveHasItsOwnInterNodeSubmodule) {

@@ -1,9 +1,10 @@
 /*
  * mpich-hier: hier collectives under MPI_THREAD_MULTIPLE.  NTHREADS threads per rank,
- * each on its own dup of MPI_COMM_WORLD, run MPI_Bcast, MPI_Reduce and MPI_Allreduce
- * (several segments, every root in turn) at the same time and check every result; the
- * plugin's per-communicator state and the shm step's guard must not mix them up.
- * Run with MPIR_CVAR_{BCAST,REDUCE,ALLREDUCE}_INTRA_ALGORITHM=hier and emulated nodes.
+ * each on its own dup of MPI_COMM_WORLD, run MPI_Bcast, MPI_Reduce, MPI_Allreduce,
+ * MPI_Allgather, MPI_Gather, MPI_Scatter and MPI_Barrier (several segments, every root in
+ * turn) at the same time and check every result; the plugin's per-communicator state and
+ * the shm step's guard must not mix them up.  Run with
+ * MPIR_CVAR_<COLL>_INTRA_ALGORITHM=hier for them and emulated nodes.
  */
 
 #include "hier_util.h"
@@ -23,6 +24,7 @@ static void *worker(void *arg)
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     int *buf = malloc(sizeof(int) * COUNT), *out = malloc(sizeof(int) * COUNT);
+    int *all = malloc(sizeof(int) * COUNT * size);
 
     for (int it = 0; it < ITERS; it++) {
         int root = (it + t) % size;
@@ -48,7 +50,30 @@ static void *worker(void *arg)
                 errors[t]++;
                 break;
             }
+        /* block of rank r, element i: r + i + t */
+        MPI_Allgather(buf, COUNT, MPI_INT, all, COUNT, MPI_INT, comm);
+        for (long i = 0; i < (long) COUNT * size; i++)
+            if (all[i] != i / COUNT + i % COUNT + t) {
+                errors[t]++;
+                break;
+            }
+        for (long i = 0; i < (long) COUNT * size; i++)
+            all[i] = -1;
+        MPI_Gather(buf, COUNT, MPI_INT, all, COUNT, MPI_INT, root, comm);
+        for (long i = 0; rank == root && i < (long) COUNT * size; i++)
+            if (all[i] != i / COUNT + i % COUNT + t) {
+                errors[t]++;
+                break;
+            }
+        MPI_Scatter(all, COUNT, MPI_INT, out, COUNT, MPI_INT, root, comm);
+        for (int i = 0; i < COUNT; i++)
+            if (out[i] != rank + i + t) {
+                errors[t]++;
+                break;
+            }
+        MPI_Barrier(comm);
     }
+    free(all);
     free(buf);
     free(out);
     return NULL;

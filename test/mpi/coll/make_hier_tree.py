@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Print an MPIR Csel tree that is MPICH's generic.json with bcast, reduce and allreduce
-on parent communicators sent to the hier algorithms with parameters (used by hier_json),
+"""Print an MPIR Csel tree that is MPICH's generic.json with bcast, reduce, allreduce,
+allgather, gather, scatter and barrier on parent communicators sent to the hier
+algorithms with parameters (used by hier_json and hier_gather -json),
 or, with `seg`, bcast and reduce sent to segmented trees (used by hier_seg_json), or, with
 `route`, only bcast of at most 4 KiB on parent communicators sent to hier (used by
 hier_route: every other call must keep the device's selection).
@@ -18,6 +19,11 @@ HIER = {
         "intra_algo=binomial": {}}},
     "allreduce": {"algorithm=MPIR_Allreduce_intra_hier": {
         "segsize=8192": {}, "inter_algo=sched_binomial": {}, "intra_algo=shm": {}}},
+    "allgather": {"algorithm=MPIR_Allgather_intra_hier": {
+        "segsize=700": {}, "inter_algo=ring": {}, "intra_algo=binomial": {}}},
+    "gather": {"algorithm=MPIR_Gather_intra_hier": {"inter_algo=linear": {}, "intra_algo=auto": {}}},
+    "scatter": {"algorithm=MPIR_Scatter_intra_hier": {"inter_algo=linear": {}}},
+    "barrier": {"algorithm=MPIR_Barrier_intra_hier": {"inter_algo=auto": {}, "intra_algo=binomial": {}}},
 }
 
 SEG = {

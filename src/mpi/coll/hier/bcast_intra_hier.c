@@ -119,7 +119,7 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
         mpi_errno = MPII_Hier_params_resolve(&prm, &given, &cvars, MPII_HIER_INTER_COUNT);
         goto fn_exit;
     }
-    mpi_errno = MPII_Hier_begin(comm_ptr, &given, &cvars, MPII_HIER_PVAR_CALLS(bcast, hier), &prm, &hier);
+    mpi_errno = MPII_Hier_begin(comm_ptr, &given, &cvars, MPII_HIER_INTER_COUNT, MPII_HIER_PVAR_CALLS(bcast, hier), &prm, &hier);
     MPIR_ERR_CHECK(mpi_errno);
     if (!hier) {
         /* issued while our own sub-communicators are being created */

@@ -31,6 +31,10 @@ enum { INTER_ALGOS, INTRA_ALGOS };
 #define INT_PARAM_(name_, min_, cvar_) {#name_, PARAM_INT, min_, 0},
 #define NAME_PARAM_(name_, list_, cvar_) {#name_, PARAM_NAME, 0, list_},
 static const param_spec params_hier[] = { MPII_HIER_PARAMS_HIER(INT_PARAM_, NAME_PARAM_) };
+static const param_spec params_hier_data[] = { MPII_HIER_PARAMS_HIER_DATA(INT_PARAM_, NAME_PARAM_) };
+static const param_spec params_hier_steps[] = {
+    MPII_HIER_PARAMS_HIER_STEPS(INT_PARAM_, NAME_PARAM_)
+};
 static const param_spec params_seg[] = { MPII_HIER_PARAMS_SEG(INT_PARAM_, NAME_PARAM_) };
 static const param_spec params_seg_chain[] = {
     MPII_HIER_PARAMS_SEG_CHAIN(INT_PARAM_, NAME_PARAM_)
@@ -47,6 +51,8 @@ typedef struct {
     {"MPIR_" #Coll_ "_intra_" #algo_, #coll_, params_##PARAMS_, \
      (int) (sizeof(params_##PARAMS_) / sizeof(param_spec))},
 #define params_HIER params_hier
+#define params_HIER_DATA params_hier_data
+#define params_HIER_STEPS params_hier_steps
 #define params_SEG params_seg
 #define params_SEG_CHAIN params_seg_chain
 static const algorithm_spec algorithms[] = { MPII_HIER_ALGORITHMS(ALGORITHM_) };
@@ -63,6 +69,46 @@ typedef struct {
 #define INTRA_(name_, NAME_) {#name_, NULL, MPII_HIER_INTRA_##NAME_},
 static const named_value inter_algos[] = { MPII_HIER_INTER_ALGOS(INTER_ALL_, INTER_OWN_) {0} };
 static const named_value intra_algos[] = { MPII_HIER_INTRA_ALGOS(INTRA_) {0} };
+
+/* the listed collectives' own inter-node lists: a name's value is its position */
+#define LISTED_NAME_(name_, NAME_) #name_,
+#define LISTED_ARRAY_(coll_, COLL_) \
+    static const char *const inter_##coll_[] = { MPII_HIER_INTER_ALGOS_##COLL_(LISTED_NAME_) NULL };
+MPII_HIER_LISTED_COLLECTIVES(LISTED_ARRAY_)
+#define LISTED_ENTRY_(coll_, COLL_) {#coll_, inter_##coll_},
+static const struct {
+    const char *coll;
+    const char *const *names;
+} listed_inter_algos[] = { MPII_HIER_LISTED_COLLECTIVES(LISTED_ENTRY_) {0} };
+
+const char *MPII_Hier_grammar_listed_inter(const char *coll, int i)
+{
+    for (int c = 0; listed_inter_algos[c].coll; c++)
+        if (!strcmp(listed_inter_algos[c].coll, coll)) {
+            for (int v = 0; listed_inter_algos[c].names[v]; v++)
+                if (v == i)
+                    return listed_inter_algos[c].names[v];
+            return NULL;
+        }
+    return NULL;
+}
+
+/* The value of an inter-node submodule name for coll, -1 if it is not one of coll's. */
+static int inter_algo_value(const char *coll, const char *name)
+{
+    for (int i = 0; listed_inter_algos[i].coll; i++) {
+        if (strcmp(listed_inter_algos[i].coll, coll))
+            continue;
+        for (int v = 0; listed_inter_algos[i].names[v]; v++)
+            if (!strcmp(listed_inter_algos[i].names[v], name))
+                return v;
+        return -1;
+    }
+    for (const named_value * v = inter_algos; v->name; v++)
+        if (!strcmp(v->name, name) && (!v->coll || !strcmp(v->coll, coll)))
+            return v->value;
+    return -1;
+}
 
 int MPII_Hier_grammar_algorithm(const char *container)
 {
@@ -102,9 +148,15 @@ int MPII_Hier_grammar_param(int i, const char *name, const char *value, int *val
             continue;
         if (s->kind == PARAM_INT)
             return parse_int(value, s->min, value_out) ? -1 : p;
-        const named_value *v = s->names == INTER_ALGOS ? inter_algos : intra_algos;
-        for (; v->name; v++)
-            if (!strcmp(v->name, value) && (!v->coll || !strcmp(v->coll, a->coll))) {
+        if (s->names == INTER_ALGOS) {
+            int v = inter_algo_value(a->coll, value);
+            if (v < 0)
+                return -1;
+            *value_out = v;
+            return p;
+        }
+        for (const named_value * v = intra_algos; v->name; v++)
+            if (!strcmp(v->name, value)) {
                 *value_out = v->value;
                 return p;
             }

@@ -15,9 +15,14 @@
  *                                   NAME(param, LIST, CVAR): a name of MPII_HIER_<LIST>.
  *                                   A parameter left out follows its CVAR,
  *                                   MPIR_CVAR_<COLL>_<CVAR>, at call time.
- * MPII_HIER_INTER_ALGOS(ALL, OWN)   inter-node submodules, in CVAR order: ALL(name, NAME)
- *                                   of every hier collective, then OWN(coll, COLL, name,
- *                                   NAME), one collective's own last item
+ * MPII_HIER_INTER_ALGOS(ALL, OWN)   inter-node submodules of the tree collectives (bcast,
+ *                                   reduce, allreduce), in CVAR order: ALL(name, NAME) of
+ *                                   each, then OWN(coll, COLL, name, NAME), one
+ *                                   collective's own last item
+ * MPII_HIER_LISTED_COLLECTIVES(X)   X(coll, COLL): a collective whose inter-node submodules
+ *                                   are a list of its own, MPII_HIER_INTER_ALGOS_<COLL>(X),
+ *                                   X(name, NAME) in CVAR order (values
+ *                                   MPII_HIER_<COLL>_INTER_<NAME>)
  * MPII_HIER_INTRA_ALGOS(X)          X(name, NAME): intra-node submodules, in CVAR order
  *
  * One entry per line: the scripts read the lines, not the C preprocessor.
@@ -29,7 +34,11 @@
 #define MPII_HIER_COLLECTIVES(X) \
     X(bcast, Bcast, BCAST) \
     X(reduce, Reduce, REDUCE) \
-    X(allreduce, Allreduce, ALLREDUCE)
+    X(allreduce, Allreduce, ALLREDUCE) \
+    X(allgather, Allgather, ALLGATHER) \
+    X(gather, Gather, GATHER) \
+    X(scatter, Scatter, SCATTER) \
+    X(barrier, Barrier, BARRIER)
 
 #define MPII_HIER_ALGORITHMS_BCAST(X) \
     X(bcast, Bcast, BCAST, hier, HIER) \
@@ -52,10 +61,26 @@
 #define MPII_HIER_ALGORITHMS_ALLREDUCE(X) \
     X(allreduce, Allreduce, ALLREDUCE, hier, HIER)
 
+#define MPII_HIER_ALGORITHMS_ALLGATHER(X) \
+    X(allgather, Allgather, ALLGATHER, hier, HIER_DATA)
+
+#define MPII_HIER_ALGORITHMS_GATHER(X) \
+    X(gather, Gather, GATHER, hier, HIER_STEPS)
+
+#define MPII_HIER_ALGORITHMS_SCATTER(X) \
+    X(scatter, Scatter, SCATTER, hier, HIER_STEPS)
+
+#define MPII_HIER_ALGORITHMS_BARRIER(X) \
+    X(barrier, Barrier, BARRIER, hier, HIER_STEPS)
+
 #define MPII_HIER_ALGORITHMS(X) \
     MPII_HIER_ALGORITHMS_BCAST(X) \
     MPII_HIER_ALGORITHMS_REDUCE(X) \
-    MPII_HIER_ALGORITHMS_ALLREDUCE(X)
+    MPII_HIER_ALGORITHMS_ALLREDUCE(X) \
+    MPII_HIER_ALGORITHMS_ALLGATHER(X) \
+    MPII_HIER_ALGORITHMS_GATHER(X) \
+    MPII_HIER_ALGORITHMS_SCATTER(X) \
+    MPII_HIER_ALGORITHMS_BARRIER(X)
 
 /* HAN Table II: segment size (bytes, 0 = one segment), inter-node submodule, its radix
  * (tsp_kary, tsp_knomial; fanout of seg_chain), its pipeline chunk (bytes, 0 = none),
@@ -65,6 +90,18 @@
     NAME(inter_algo, INTER_ALGOS, HIER_INTER_ALGORITHM) \
     INT(inter_k, 1, HIER_INTER_KVAL) \
     INT(inter_chunk, 0, HIER_INTER_CHUNK_SIZE) \
+    NAME(intra_algo, INTRA_ALGOS, HIER_INTRA_ALGORITHM)
+
+/* allgather: segment size (bytes, 0 = one segment per node's block) of the leaders'
+ * exchange, inter-node submodule, intra-node submodule */
+#define MPII_HIER_PARAMS_HIER_DATA(INT, NAME) \
+    INT(segsize, 0, HIER_SEGSIZE) \
+    NAME(inter_algo, INTER_ALGOS, HIER_INTER_ALGORITHM) \
+    NAME(intra_algo, INTRA_ALGOS, HIER_INTRA_ALGORITHM)
+
+/* gather, scatter, barrier: inter-node submodule, intra-node submodule */
+#define MPII_HIER_PARAMS_HIER_STEPS(INT, NAME) \
+    NAME(inter_algo, INTER_ALGOS, HIER_INTER_ALGORITHM) \
     NAME(intra_algo, INTRA_ALGOS, HIER_INTRA_ALGORITHM)
 
 /* the segmented trees: segment size in bytes (0 = one segment); seg_chain's number of
@@ -90,6 +127,28 @@
     OWN(bcast, BCAST, seg_split_binary, SEG_SPLIT_BINARY) \
     OWN(reduce, REDUCE, seg_in_order_binary, SEG_IN_ORDER_BINARY) \
     OWN(allreduce, ALLREDUCE, tsp_allreduce_ring, TSP_ALLREDUCE_RING)
+
+#define MPII_HIER_LISTED_COLLECTIVES(X) \
+    X(allgather, ALLGATHER) \
+    X(gather, GATHER) \
+    X(scatter, SCATTER) \
+    X(barrier, BARRIER)
+
+#define MPII_HIER_INTER_ALGOS_ALLGATHER(X) \
+    X(auto, AUTO) \
+    X(ring, RING)
+
+#define MPII_HIER_INTER_ALGOS_GATHER(X) \
+    X(linear, LINEAR) \
+    X(binomial, BINOMIAL)
+
+#define MPII_HIER_INTER_ALGOS_SCATTER(X) \
+    X(linear, LINEAR) \
+    X(binomial, BINOMIAL)
+
+#define MPII_HIER_INTER_ALGOS_BARRIER(X) \
+    X(auto, AUTO) \
+    X(dissemination, DISSEMINATION)
 
 #define MPII_HIER_INTRA_ALGOS(X) \
     X(auto, AUTO) \
@@ -138,6 +197,15 @@ enum {
     MPII_HIER_INTER_ALGOS(MPII_HIER_INTER_ENUM_SKIP_ALL_, MPII_HIER_INTER_ENUM_OWN_)
     MPII_HIER_INTER_COUNT = MPII_HIER_INTER_OWN + 1     /* items of each collective's CVAR */
 };
+/* MPII_HIER_<COLL>_INTER_<NAME>, MPII_HIER_<COLL>_INTER_COUNT of the listed collectives */
+#define MPII_HIER_ALLGATHER_ENUM_(name_, NAME_) MPII_HIER_ALLGATHER_INTER_##NAME_,
+#define MPII_HIER_GATHER_ENUM_(name_, NAME_) MPII_HIER_GATHER_INTER_##NAME_,
+#define MPII_HIER_SCATTER_ENUM_(name_, NAME_) MPII_HIER_SCATTER_INTER_##NAME_,
+#define MPII_HIER_BARRIER_ENUM_(name_, NAME_) MPII_HIER_BARRIER_INTER_##NAME_,
+enum { MPII_HIER_INTER_ALGOS_ALLGATHER(MPII_HIER_ALLGATHER_ENUM_) MPII_HIER_ALLGATHER_INTER_COUNT };
+enum { MPII_HIER_INTER_ALGOS_GATHER(MPII_HIER_GATHER_ENUM_) MPII_HIER_GATHER_INTER_COUNT };
+enum { MPII_HIER_INTER_ALGOS_SCATTER(MPII_HIER_SCATTER_ENUM_) MPII_HIER_SCATTER_INTER_COUNT };
+enum { MPII_HIER_INTER_ALGOS_BARRIER(MPII_HIER_BARRIER_ENUM_) MPII_HIER_BARRIER_INTER_COUNT };
 #define MPII_HIER_INTRA_ENUM_(name_, NAME_) MPII_HIER_INTRA_##NAME_,
 enum {
     MPII_HIER_INTRA_ALGOS(MPII_HIER_INTRA_ENUM_)
@@ -158,6 +226,9 @@ int MPII_Hier_grammar_algorithm(const char *container);
 /* Parameter "name=value" of algorithm i: its field (position in the algorithm's
  * parameter list) with *value_out set, or -1 when it is not a valid one. */
 int MPII_Hier_grammar_param(int i, const char *name, const char *value, int *value_out);
+/* Item i of the inter-node submodule list of a listed collective (MPII_HIER_LISTED_COLLECTIVES),
+ * NULL past its end or for a collective without a list of its own. */
+const char *MPII_Hier_grammar_listed_inter(const char *coll, int i);
 /* The number of parameters of algorithm i. */
 int MPII_Hier_grammar_param_count(int i);
 

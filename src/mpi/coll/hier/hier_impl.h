@@ -43,6 +43,7 @@ enum {
     MPII_HIER_PVAR_BCAST_HIER_SEGMENTS,
     MPII_HIER_PVAR_REDUCE_HIER_SEGMENTS,
     MPII_HIER_PVAR_ALLREDUCE_HIER_SEGMENTS,
+    MPII_HIER_PVAR_ALLGATHER_HIER_SEGMENTS,
     MPII_HIER_PVAR_FLAT_FALLBACKS,
     MPII_HIER_PVAR_BCAST_SEG_SEGMENTS,
     MPII_HIER_PVAR_REDUCE_SEG_SEGMENTS,
@@ -76,6 +77,14 @@ typedef struct {
 #define MPII_HIER_PARAMS_OF_CVARS \
     { MPII_HIER_PARAMS_HIER(MPII_HIER_PARAM_CVAR_, MPII_HIER_PARAM_CVAR_) }
 
+/* given and cvars of the algorithms with fewer parameters (MPII_HIER_PARAMS_HIER_DATA,
+ * _STEPS): the ones they lack take values every check accepts. */
+#define MPII_HIER_PARAMS_DATA(segsize_, inter_algo_, intra_algo_) \
+    { .segsize = (segsize_), .inter_algo = (inter_algo_), .inter_k = 1, .inter_chunk = 0, \
+      .intra_algo = (intra_algo_) }
+#define MPII_HIER_PARAMS_STEPS(inter_algo_, intra_algo_) \
+    MPII_HIER_PARAMS_DATA(0, inter_algo_, intra_algo_)
+
 /* Fill prm from the call's arguments, each negative one from its CVAR, and check it;
  * n_inter_algos: the number of items of the collective's inter-node CVAR. */
 int MPII_Hier_params_resolve(MPII_Hier_params * prm, const MPII_Hier_params * given,
@@ -83,14 +92,43 @@ int MPII_Hier_params_resolve(MPII_Hier_params * prm, const MPII_Hier_params * gi
 
 /* The start every hier algorithm shares: prm resolved from given and cvars, and comm's
  * levels in *hier (NULL while the plugin creates its own sub-communicators: the caller
- * runs flat), the call counted in the pvar `calls_pvar` when it is the user's. */
+ * runs flat), the call counted in the pvar `calls_pvar` when it is the user's.
+ * n_inter_algos as for MPII_Hier_params_resolve.  The algorithms with fewer parameters
+ * (MPII_HIER_PARAMS_HIER_DATA, _STEPS) pass the ones they lack as 0 in given and cvars. */
 int MPII_Hier_begin(MPIR_Comm * comm, const MPII_Hier_params * given,
-                    const MPII_Hier_params * cvars, int calls_pvar, MPII_Hier_params * prm,
-                    MPII_Hier_comm ** hier);
+                    const MPII_Hier_params * cvars, int n_inter_algos, int calls_pvar,
+                    MPII_Hier_params * prm, MPII_Hier_comm ** hier);
 /* Whether a reduction on hier runs flat instead: no levels (see MPII_Hier_begin), one
  * node, or an op that is not commutative on ranks that no hierarchy keeps in order (a
  * flat fallback, counted in coll_hier_flat_fallbacks). */
 int MPII_Hier_reduction_runs_flat(const MPII_Hier_comm * hier, MPI_Op op);
+
+/* The leaders' comm of a two-level step rooted at local rank `column` (allgather,
+ * barrier: column 0) and this rank's place: *up_comm is comm itself when every node has
+ * one rank (nodes are ranks), the column's leaders' comm (rank = node index) when this
+ * rank leads its node, NULL otherwise; *node_comm the node's comm (comm itself on one
+ * node, NULL when the node has one rank). */
+int MPII_Hier_two_level_comms(MPIR_Comm * comm, MPII_Hier_comm * hier, int column,
+                              MPIR_Comm ** up_comm, MPIR_Comm ** node_comm);
+
+/* Intra-node steps of the gathering collectives, blocking, on the node comm: every
+ * rank's block is nbytes packed bytes, the root's buffer holds them in node-comm rank
+ * order (MPI_IN_PLACE at the root: its own block is in place there).  binomial and shm
+ * run MPICH's binomial algorithms (the device has no shm gather or scatter), auto
+ * MPICH's selection on the node comm. */
+int MPII_Hier_intra_gather(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype,
+                           void *recvbuf, MPI_Aint nbytes, int root, MPIR_Comm * node_comm,
+                           int intra_algo, MPIR_Errflag_t * errflag);
+int MPII_Hier_intra_scatter(const void *sendbuf, MPI_Aint nbytes, void *recvbuf,
+                            MPI_Aint recvcount, MPI_Datatype recvtype, int root,
+                            MPIR_Comm * node_comm, int intra_algo, MPIR_Errflag_t * errflag);
+/* Intra-node step of the barrier, fan-in (no rank of the node leaves before all came
+ * in, node comm rank 0 last) or fan-out (none leaves before rank 0 came in): binomial
+ * sends empty messages up or down the binomial tree; shm (the device's barrier,
+ * dissemination where it cannot) and auto (MPICH's selection on the node comm) run a
+ * whole barrier, which is both. */
+int MPII_Hier_intra_fan(MPIR_Comm * node_comm, int fan_in, int intra_algo,
+                        MPIR_Errflag_t * errflag);
 
 /* Inter-node steps: start a non-blocking bcast / reduce on the leaders' comm. */
 int MPII_Hier_start_ibcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int root,
@@ -158,6 +196,9 @@ static inline int MPII_Hier_is_user_call(const MPII_Hier_comm * hier)
 {
     return hier && !hier->reentered && !MPII_Hier_shm_running();
 }
+
+/* The route's view of the tuning files, taken at MPI_Init (hier_route.c). */
+void MPII_Hier_route_init(void);
 
 /* Csel JSON (hier_json.c): whether a container id is one of the plugin's algorithms */
 int MPII_Hier_csel_is_plugin_container(int id);

@@ -102,3 +102,13 @@ int MPII_Hier_levels_is_rank_ordered(const MPII_Hier_levels * levels)
             return 0;
     return 1;
 }
+
+void MPII_Hier_levels_node_offsets(const MPII_Hier_levels * levels, int first, long long block,
+                                   long long *offset)
+{
+    offset[0] = 0;
+    for (int rel = 0; rel < levels->nnodes; rel++) {
+        int node = (first + rel) % levels->nnodes;
+        offset[rel + 1] = offset[rel] + block * MPII_Hier_levels_node_size(levels, node);
+    }
+}

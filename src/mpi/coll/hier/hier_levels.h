@@ -37,4 +37,11 @@ int MPII_Hier_levels_is_multilevel(const MPII_Hier_levels * levels);
  * order, is combining in rank order (what non-commutative reductions need) */
 int MPII_Hier_levels_is_rank_ordered(const MPII_Hier_levels * levels);
 
+/* Where each node's block starts when every rank's block is `block` bytes and the blocks
+ * lie node after node from node `first` on (first, first + 1, ... modulo nnodes), each
+ * node's in its members' order: offset[(n - first + nnodes) % nnodes] for node n, and
+ * offset[nnodes] = the total.  offset has nnodes + 1 entries. */
+void MPII_Hier_levels_node_offsets(const MPII_Hier_levels * levels, int first, long long block,
+                                   long long *offset);
+
 #endif /* HIER_LEVELS_H_INCLUDED */

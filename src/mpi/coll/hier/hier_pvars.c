@@ -23,12 +23,15 @@ static const struct {
                                              "pipeline segments moved by MPIR_Reduce_intra_hier"},
     [MPII_HIER_PVAR_ALLREDUCE_HIER_SEGMENTS] = {"coll_hier_allreduce_hier_segments",
                                                 "pipeline segments moved by MPIR_Allreduce_intra_hier"},
+    [MPII_HIER_PVAR_ALLGATHER_HIER_SEGMENTS] = {"coll_hier_allgather_hier_segments",
+                                                "pieces of node blocks the leaders of "
+                                                "MPIR_Allgather_intra_hier received (ring)"},
     [MPII_HIER_PVAR_FLAT_FALLBACKS] = {"coll_hier_flat_fallbacks",
                                        "hier reduce/allreduce calls on several nodes run flat "
                                        "(non-commutative op, nodes not blocks of consecutive ranks)"},
     [MPII_HIER_PVAR_MPIR_ROUTED] = {"coll_hier_mpir_routed",
-                                    "MPI_Bcast/Reduce/Allreduce calls on multi-node comms that the "
-                                    "device handed to the MPIR level because a plugin algorithm "
+                                    "MPI_Bcast/Reduce/Allreduce/Barrier calls on multi-node comms "
+                                    "that the device handed to the MPIR level because a plugin algorithm "
                                     "was selected there (forced CVAR or the user's tree)"},
     [MPII_HIER_PVAR_BCAST_SEG_SEGMENTS] = {"coll_hier_bcast_seg_segments",
                                            "segments of the calling rank's part of the "
@@ -43,6 +46,7 @@ static const struct {
 
 int MPII_Hier_init(void)
 {
+    MPII_Hier_route_init();
     for (int i = 0; i < MPII_HIER_PVAR_COUNT; i++) {
         MPII_Hier_pvars[i] = 0;
         MPIR_T_PVAR_REGISTER_impl(MPI_T_PVAR_CLASS_COUNTER, MPI_UNSIGNED_LONG_LONG,

@@ -59,13 +59,13 @@ static MPII_Hier_tree_kind seg_tree_of(int inter_algo, MPII_Hier_tree_kind own_t
 }
 
 int MPII_Hier_begin(MPIR_Comm * comm, const MPII_Hier_params * given,
-                    const MPII_Hier_params * cvars, int calls_pvar, MPII_Hier_params * prm,
-                    MPII_Hier_comm ** hier)
+                    const MPII_Hier_params * cvars, int n_inter_algos, int calls_pvar,
+                    MPII_Hier_params * prm, MPII_Hier_comm ** hier)
 {
     int mpi_errno = MPI_SUCCESS;
 
     *hier = NULL;
-    mpi_errno = MPII_Hier_params_resolve(prm, given, cvars, MPII_HIER_INTER_COUNT);
+    mpi_errno = MPII_Hier_params_resolve(prm, given, cvars, n_inter_algos);
     MPIR_ERR_CHECK(mpi_errno);
     mpi_errno = MPII_Hier_get(comm, hier);
     MPIR_ERR_CHECK(mpi_errno);
@@ -308,6 +308,103 @@ int MPII_Hier_intra_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
                                           node_comm, errflag);
     return MPIR_Reduce_allcomm_auto(sendbuf, recvbuf, count, datatype, op, root, node_comm,
                                     errflag);
+}
+
+int MPII_Hier_two_level_comms(MPIR_Comm * comm, MPII_Hier_comm * hier, int column,
+                              MPIR_Comm ** up_comm, MPIR_Comm ** node_comm)
+{
+    int mpi_errno = MPI_SUCCESS;
+    const MPII_Hier_levels *lv = &hier->levels;
+
+    *up_comm = NULL;
+    *node_comm = NULL;
+    if (lv->nnodes == 1) {
+        *node_comm = comm;
+    } else if (!MPII_Hier_levels_is_multilevel(lv)) {
+        *up_comm = comm;        /* one rank per node: nodes are ranks */
+    } else {
+        *node_comm = hier->node_comm;
+        /* every rank takes part in creating the column's comm, members or not */
+        mpi_errno = MPII_Hier_column_comm(comm, hier, column, up_comm);
+    }
+    return mpi_errno;
+}
+
+int MPII_Hier_intra_gather(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype,
+                           void *recvbuf, MPI_Aint nbytes, int root, MPIR_Comm * node_comm,
+                           int intra_algo, MPIR_Errflag_t * errflag)
+{
+    if (intra_algo == MPII_HIER_INTRA_AUTO)
+        return MPIR_Gather_allcomm_auto(sendbuf, sendcount, sendtype, recvbuf, nbytes, MPI_BYTE,
+                                        root, node_comm, errflag);
+    return MPIR_Gather_intra_binomial(sendbuf, sendcount, sendtype, recvbuf, nbytes, MPI_BYTE,
+                                      root, node_comm, errflag);
+}
+
+int MPII_Hier_intra_scatter(const void *sendbuf, MPI_Aint nbytes, void *recvbuf,
+                            MPI_Aint recvcount, MPI_Datatype recvtype, int root,
+                            MPIR_Comm * node_comm, int intra_algo, MPIR_Errflag_t * errflag)
+{
+    if (intra_algo == MPII_HIER_INTRA_AUTO)
+        return MPIR_Scatter_allcomm_auto(sendbuf, nbytes, MPI_BYTE, recvbuf, recvcount, recvtype,
+                                         root, node_comm, errflag);
+    return MPIR_Scatter_intra_binomial(sendbuf, nbytes, MPI_BYTE, recvbuf, recvcount, recvtype,
+                                       root, node_comm, errflag);
+}
+
+/* Empty messages over the binomial tree of node_comm rooted at 0: up from the leaves
+ * (fan_in) or down from rank 0.  Errors are recorded and the step goes on. */
+static int binomial_fan(MPIR_Comm * node_comm, int fan_in, MPIR_Errflag_t * errflag)
+{
+    int mpi_errno = MPI_SUCCESS, mpi_errno_ret = MPI_SUCCESS;
+    MPII_Hier_tree_node node;
+
+    MPIR_ERR_CHKANDJUMP(MPII_Hier_tree_node_init(&node, MPII_HIER_TREE_BINOMIAL,
+                                                 node_comm->local_size, 0, 1,
+                                                 node_comm->rank) != 0, mpi_errno,
+                        MPI_ERR_OTHER, "**nomem");
+    if (!fan_in && node.parent >= 0) {
+        mpi_errno = MPIC_Recv(NULL, 0, MPI_BYTE, node.parent, MPIR_BARRIER_TAG, node_comm,
+                              MPI_STATUS_IGNORE, errflag);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+    }
+    for (int c = 0; c < node.nchildren; c++) {
+        if (fan_in)
+            mpi_errno = MPIC_Recv(NULL, 0, MPI_BYTE, node.children[c], MPIR_BARRIER_TAG,
+                                  node_comm, MPI_STATUS_IGNORE, errflag);
+        else
+            mpi_errno = MPIC_Send(NULL, 0, MPI_BYTE, node.children[c], MPIR_BARRIER_TAG,
+                                  node_comm, errflag);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+    }
+    if (fan_in && node.parent >= 0) {
+        mpi_errno = MPIC_Send(NULL, 0, MPI_BYTE, node.parent, MPIR_BARRIER_TAG, node_comm,
+                              errflag);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+    }
+    MPII_Hier_tree_node_free(&node);
+
+  fn_exit:
+    return MPII_Hier_final_errno(mpi_errno, mpi_errno_ret, errflag);
+  fn_fail:
+    goto fn_exit;
+}
+
+int MPII_Hier_intra_fan(MPIR_Comm * node_comm, int fan_in, int intra_algo,
+                        MPIR_Errflag_t * errflag)
+{
+    if (intra_algo == MPII_HIER_INTRA_SHM && !shm_running) {
+        int used, mpi_errno;
+        shm_running++;
+        mpi_errno = MPID_Hier_shm_barrier(node_comm, &used, errflag);
+        shm_running--;
+        if (used)
+            return mpi_errno;
+        return MPIR_Barrier_intra_dissemination(node_comm, errflag);
+    }
+    if (intra_algo == MPII_HIER_INTRA_BINOMIAL)
+        return binomial_fan(node_comm, fan_in, errflag);
+    return MPIR_Barrier_allcomm_auto(node_comm, errflag);
 }
 
 int MPII_Hier_wait(MPIR_Request ** req, MPIR_Errflag_t * errflag)

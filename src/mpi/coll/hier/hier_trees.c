@@ -207,6 +207,24 @@ int MPII_Hier_tree_node_init(MPII_Hier_tree_node * node, MPII_Hier_tree_kind kin
     return -1;
 }
 
+int MPII_Hier_tree_subtree_size(MPII_Hier_tree_kind kind, int size, int root, int rank)
+{
+    if (!valid(size, root, rank))
+        return -1;
+    int r = (rank - root + size) % size;
+    switch (kind) {
+        case MPII_HIER_TREE_LINEAR:
+            return r == 0 ? size : 1;
+        case MPII_HIER_TREE_PIPELINE:
+            return size - r;
+        case MPII_HIER_TREE_BINOMIAL:
+            /* r's children are r + 1, r + 2, ... below its lowest set bit */
+            return r == 0 ? size : ((r & -r) < size - r ? (r & -r) : size - r);
+        default:
+            return -1;
+    }
+}
+
 void MPII_Hier_tree_node_free(MPII_Hier_tree_node * node)
 {
     free(node->children);

@@ -88,6 +88,12 @@ int MPII_Hier_tree_top(MPII_Hier_tree_kind kind, int size, int root);
 /* The most children any rank has (the "children" column above), -1 on invalid input. */
 int MPII_Hier_tree_max_children(MPII_Hier_tree_kind kind, int size, int fanout);
 
+/* The number of ranks in rank's subtree for the shapes whose subtrees are runs of
+ * consecutive relative ranks (rank and the next ones): LINEAR, PIPELINE, BINOMIAL.  A
+ * collective that keeps its data in relative-rank order then moves each subtree's data
+ * as one contiguous piece.  -1 on bad input or for the other shapes. */
+int MPII_Hier_tree_subtree_size(MPII_Hier_tree_kind kind, int size, int root, int rank);
+
 /* SPLIT_BINARY: -1 for the root, 0 in the subtree of r = 1, 1 in the subtree of r = 2.
  * This and the two functions below return -1 (or 0 ranks) on bad input. */
 int MPII_Hier_tree_split_binary_half(int size, int root, int rank);

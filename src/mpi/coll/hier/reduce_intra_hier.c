@@ -131,7 +131,7 @@ int MPIR_Reduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
             mpi_errno = MPIR_Localcopy(sendbuf, count, datatype, recvbuf, count, datatype);
         goto fn_exit;
     }
-    mpi_errno = MPII_Hier_begin(comm_ptr, &given, &cvars, MPII_HIER_PVAR_CALLS(reduce, hier), &prm, &hier);
+    mpi_errno = MPII_Hier_begin(comm_ptr, &given, &cvars, MPII_HIER_INTER_COUNT, MPII_HIER_PVAR_CALLS(reduce, hier), &prm, &hier);
     MPIR_ERR_CHECK(mpi_errno);
     if (MPII_Hier_reduction_runs_flat(hier, op)) {
         /* one node (also the re-entry of a tree that picks hier for the node comm), our

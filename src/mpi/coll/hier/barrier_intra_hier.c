@@ -1,0 +1,121 @@
+/*
+ * mpich-hier: hierarchical barrier.
+ */
+
+#include "hier_impl.h"
+
+/*
+=== BEGIN_MPI_T_CVAR_INFO_BLOCK ===
+
+cvars:
+    - name        : MPIR_CVAR_BARRIER_HIER_INTER_ALGORITHM
+      category    : COLLECTIVE
+      type        : enum
+      default     : dissemination
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : |-
+        Inter-node barrier of the hier barrier, run on the node leaders
+        auto          - MPIR_Ibarrier and a wait (MPICH's own selection)
+        dissemination - MPIR_Barrier_intra_dissemination
+
+    - name        : MPIR_CVAR_BARRIER_HIER_INTRA_ALGORITHM
+      category    : COLLECTIVE
+      type        : enum
+      default     : shm
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : |-
+        Intra-node fan-in and fan-out of the hier barrier
+        auto     - MPIR_Barrier_allcomm_auto on the node communicator, twice
+        binomial - empty messages up and down a binomial tree
+        shm      - the device's shared-memory barrier (CH4 POSIX release_gather),
+                   twice; dissemination where the device cannot
+
+=== END_MPI_T_CVAR_INFO_BLOCK ===
+*/
+
+
+/* Algorithm: hierarchical barrier
+ *
+ *     fan-in on each node (onto local rank 0); barrier among the nodes' rank 0;
+ *     fan-out on each node
+ *
+ * No rank leaves before every rank came in: a rank leaves the fan-out only after its
+ * leader entered it, which is after the leaders' barrier, which every leader entered
+ * after its whole node came in.  auto and shm run a whole barrier for each fan.  One
+ * node: the intra step on comm itself, one rank per node: the leaders' barrier on comm.
+ */
+int MPIR_Barrier_intra_hier(MPIR_Comm * comm_ptr, int inter_algo, int intra_algo,
+                            MPIR_Errflag_t * errflag)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int mpi_errno_ret = MPI_SUCCESS;
+    MPII_Hier_params prm;
+    const MPII_Hier_params given = MPII_HIER_PARAMS_STEPS(inter_algo, intra_algo);
+    const MPII_Hier_params cvars = MPII_HIER_PARAMS_STEPS(MPIR_CVAR_BARRIER_HIER_INTER_ALGORITHM,
+                                                          MPIR_CVAR_BARRIER_HIER_INTRA_ALGORITHM);
+    MPII_Hier_comm *hier = NULL;
+    MPIR_Comm *up_comm, *node_comm;
+    MPIR_Request *req = NULL;
+
+    MPIR_FUNC_ENTER;
+
+    if (comm_ptr->local_size == 1) {
+        mpi_errno = MPII_Hier_params_resolve(&prm, &given, &cvars, MPII_HIER_BARRIER_INTER_COUNT);
+        goto fn_exit;
+    }
+    mpi_errno = MPII_Hier_begin(comm_ptr, &given, &cvars, MPII_HIER_BARRIER_INTER_COUNT,
+                                MPII_HIER_PVAR_CALLS(barrier, hier), &prm, &hier);
+    MPIR_ERR_CHECK(mpi_errno);
+    if (!hier) {
+        /* issued while our own sub-communicators are being created */
+        mpi_errno = MPIR_Barrier_intra_dissemination(comm_ptr, errflag);
+        goto fn_exit;
+    }
+
+    mpi_errno = MPII_Hier_two_level_comms(comm_ptr, hier, 0, &up_comm, &node_comm);
+    MPIR_ERR_CHECK(mpi_errno);
+    if (node_comm == comm_ptr) {
+        /* one node: binomial fans in and out on comm itself; the others run dissemination,
+         * what MPICH runs there in the end (its tree picks smp for a one-node parent comm,
+         * which only issues the barrier again on its node comm, back into a forced hier),
+         * and never the device's shm path on comm itself (see the hier bcast) */
+        if (prm.intra_algo == MPII_HIER_INTRA_BINOMIAL) {
+            mpi_errno = MPII_Hier_intra_fan(comm_ptr, 1, prm.intra_algo, errflag);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+            mpi_errno = MPII_Hier_intra_fan(comm_ptr, 0, prm.intra_algo, errflag);
+        } else {
+            mpi_errno = MPIR_Barrier_intra_dissemination(comm_ptr, errflag);
+        }
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+        goto fn_exit;
+    }
+
+    if (node_comm) {
+        mpi_errno = MPII_Hier_intra_fan(node_comm, 1, prm.intra_algo, errflag);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+    }
+    if (up_comm) {
+        if (prm.inter_algo == MPII_HIER_BARRIER_INTER_AUTO) {
+            mpi_errno = MPIR_Ibarrier_impl(up_comm, &req);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+            mpi_errno = MPII_Hier_wait(&req, errflag);
+        } else {
+            mpi_errno = MPIR_Barrier_intra_dissemination(up_comm, errflag);
+        }
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+    }
+    if (node_comm) {
+        mpi_errno = MPII_Hier_intra_fan(node_comm, 0, prm.intra_algo, errflag);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+    }
+
+  fn_exit:
+    MPIR_FUNC_EXIT;
+    return MPII_Hier_final_errno(mpi_errno, mpi_errno_ret, errflag);
+  fn_fail:
+    goto fn_exit;
+}

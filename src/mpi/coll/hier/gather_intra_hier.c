@@ -1,0 +1,193 @@
+/*
+ * mpich-hier: hierarchical gather through the root's column leaders.
+ */
+
+#include "hier_impl.h"
+
+/*
+=== BEGIN_MPI_T_CVAR_INFO_BLOCK ===
+
+cvars:
+    - name        : MPIR_CVAR_GATHER_HIER_INTER_ALGORITHM
+      category    : COLLECTIVE
+      type        : enum
+      default     : binomial
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : |-
+        Inter-node gather of the hier gather, run on the leaders: each sends the blocks
+        of its subtree's nodes in one message
+        linear   - every leader sends to the root
+        binomial - a binomial tree of the nodes
+
+    - name        : MPIR_CVAR_GATHER_HIER_INTRA_ALGORITHM
+      category    : COLLECTIVE
+      type        : enum
+      default     : auto
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : |-
+        Intra-node gather of the hier gather
+        auto     - MPIR_Gather_allcomm_auto on the node communicator (MPIR Csel tree)
+        binomial - MPIR_Gather_intra_binomial
+        shm      - as binomial (the device has no shared-memory gather)
+
+=== END_MPI_T_CVAR_INFO_BLOCK ===
+*/
+
+
+/* Algorithm: hierarchical gather (two steps through the root's column leaders)
+ *
+ * For a root at local rank j, node n is led by its member j mod size_n (the root leads
+ * its own node).  Every rank's block is its packed contribution, b bytes.  Blocks are
+ * kept node after node from the root's node on (relative node order), each node's in
+ * its members' order, so that the nodes of any subtree of the inter-node tree (linear
+ * or binomial: runs of consecutive relative nodes) hold one contiguous piece:
+ *     1. intra-node gather of the node's blocks onto its leader;
+ *     2. each leader receives its children's subtree pieces next to its own node's
+ *        and sends the whole to its parent;
+ *     3. the root copies each rank's block from that order to its place in recvbuf.
+ * Any placement of ranks on nodes and any number of ranks per node take this path;
+ * nothing runs flat but the calls issued while the plugin builds its communicators.
+ */
+int MPIR_Gather_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype,
+                           void *recvbuf, MPI_Aint recvcount, MPI_Datatype recvtype, int root,
+                           MPIR_Comm * comm_ptr, int inter_algo, int intra_algo,
+                           MPIR_Errflag_t * errflag)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int mpi_errno_ret = MPI_SUCCESS;
+    MPII_Hier_params prm;
+    const MPII_Hier_params given = MPII_HIER_PARAMS_STEPS(inter_algo, intra_algo);
+    const MPII_Hier_params cvars = MPII_HIER_PARAMS_STEPS(MPIR_CVAR_GATHER_HIER_INTER_ALGORITHM,
+                                                          MPIR_CVAR_GATHER_HIER_INTRA_ALGORITHM);
+    MPII_Hier_comm *hier = NULL;
+    MPIR_Comm *up_comm, *node_comm;
+    MPII_Hier_tree_node tree = { -1, 0, NULL };
+    MPIR_Request **reqs = NULL;
+    long long *offset = NULL;
+    char *stage = NULL;
+    int rank = comm_ptr->rank, size = comm_ptr->local_size, reentered = 0;
+    int in_place = rank == root && sendbuf == MPI_IN_PLACE;
+    MPI_Aint block, type_size, recv_extent = 0;
+    MPIR_CHKLMEM_DECL(3);
+
+    MPIR_FUNC_ENTER;
+
+    /* the root's receive signature is every rank's: b bytes each */
+    if (rank == root) {
+        MPIR_Datatype_get_size_macro(recvtype, type_size);
+        MPIR_Datatype_get_extent_macro(recvtype, recv_extent);
+        block = recvcount * type_size;
+    } else {
+        MPIR_Datatype_get_size_macro(sendtype, type_size);
+        block = sendcount * type_size;
+    }
+    if (size == 1 || block == 0) {
+        mpi_errno = MPII_Hier_params_resolve(&prm, &given, &cvars, MPII_HIER_GATHER_INTER_COUNT);
+        if (!mpi_errno && block > 0 && !in_place)
+            mpi_errno = MPIR_Localcopy(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+        goto fn_exit;
+    }
+    mpi_errno = MPII_Hier_begin(comm_ptr, &given, &cvars, MPII_HIER_GATHER_INTER_COUNT,
+                                MPII_HIER_PVAR_CALLS(gather, hier), &prm, &hier);
+    MPIR_ERR_CHECK(mpi_errno);
+    if (!hier) {
+        /* issued while our own sub-communicators are being created */
+        mpi_errno = MPIR_Gather_intra_binomial(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                               recvtype, root, comm_ptr, errflag);
+        goto fn_exit;
+    }
+
+    const MPII_Hier_levels *lv = &hier->levels;
+    int column = lv->local_of[root], root_node = lv->node_of[root];
+    int intra_root = MPII_Hier_levels_column_local(lv, hier->my_node, column);
+    int is_leader = hier->my_local == intra_root;
+    int nnodes = lv->nnodes, my_rel = (hier->my_node - root_node + nnodes) % nnodes;
+    MPII_Hier_tree_kind kind = prm.inter_algo == MPII_HIER_GATHER_INTER_LINEAR ?
+        MPII_HIER_TREE_LINEAR : MPII_HIER_TREE_BINOMIAL;
+
+    mpi_errno = MPII_Hier_two_level_comms(comm_ptr, hier, column, &up_comm, &node_comm);
+    MPIR_ERR_CHECK(mpi_errno);
+    if (node_comm == comm_ptr) {
+        /* one node: a tree that picks hier for this comm again lands here re-entered */
+        if (hier->reentered)
+            prm.intra_algo = MPII_HIER_INTRA_BINOMIAL;
+        hier->reentered++;
+        reentered = 1;
+    }
+
+    MPIR_CHKLMEM_MALLOC(offset, long long *, sizeof(long long) * (nnodes + 1), mpi_errno,
+                        "hier node offsets", MPL_MEM_COLL);
+    MPII_Hier_levels_node_offsets(lv, root_node, block, offset);
+    /* a leader's stage: its subtree's nodes, from its own on */
+    int span = is_leader ? MPII_Hier_tree_subtree_size(kind, nnodes, 0, my_rel) : 0;
+    if (is_leader) {
+        MPIR_CHKLMEM_MALLOC(stage, char *, offset[my_rel + span] - offset[my_rel], mpi_errno,
+                            "hier gather stage", MPL_MEM_COLL);
+        const void *mine = in_place ? (char *) recvbuf + root * recvcount * recv_extent : sendbuf;
+        mpi_errno = MPIR_Localcopy(mine, in_place ? recvcount : sendcount,
+                                   in_place ? recvtype : sendtype,
+                                   stage + (MPI_Aint) hier->my_local * block, block, MPI_BYTE);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+    }
+
+    /* 1. the node's blocks onto its leader */
+    if (node_comm) {
+        mpi_errno = MPII_Hier_intra_gather(is_leader ? MPI_IN_PLACE : sendbuf, sendcount, sendtype,
+                                           stage, block, intra_root, node_comm, prm.intra_algo,
+                                           errflag);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+    }
+
+    /* 2. the subtrees' pieces up the tree of nodes (up comm rank = node index) */
+    if (up_comm) {
+        MPIR_ERR_CHKANDJUMP(MPII_Hier_tree_node_init(&tree, kind, nnodes, root_node, 1,
+                                                     hier->my_node) != 0, mpi_errno,
+                            MPI_ERR_OTHER, "**nomem");
+        int nreqs = MPL_MAX(1, tree.nchildren);
+        MPIR_CHKLMEM_MALLOC(reqs, MPIR_Request **, sizeof(MPIR_Request *) * nreqs, mpi_errno,
+                            "hier gather requests", MPL_MEM_COLL);
+        for (int c = 0; c < tree.nchildren; c++) {
+            int rel = (tree.children[c] - root_node + nnodes) % nnodes;
+            int n = MPII_Hier_tree_subtree_size(kind, nnodes, 0, rel);
+            mpi_errno = MPIC_Irecv(stage + (offset[rel] - offset[my_rel]),
+                                   offset[rel + n] - offset[rel], MPI_BYTE, tree.children[c],
+                                   MPIR_GATHER_TAG, up_comm, &reqs[c]);
+            MPIR_ERR_CHECK(mpi_errno);
+        }
+        mpi_errno = MPIC_Waitall(tree.nchildren, reqs, MPI_STATUSES_IGNORE, errflag);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+        if (tree.parent >= 0) {
+            mpi_errno = MPIC_Send(stage, offset[my_rel + span] - offset[my_rel], MPI_BYTE,
+                                  tree.parent, MPIR_GATHER_TAG, up_comm, errflag);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+        }
+    }
+
+    /* 3. every block to its place at the root */
+    if (rank == root) {
+        for (int r = 0; r < size; r++) {
+            if (r == root && in_place)
+                continue;
+            int rel = (lv->node_of[r] - root_node + nnodes) % nnodes;
+            mpi_errno = MPIR_Localcopy(stage + offset[rel] + (MPI_Aint) lv->local_of[r] * block,
+                                       block, MPI_BYTE,
+                                       (char *) recvbuf + r * recvcount * recv_extent, recvcount,
+                                       recvtype);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+        }
+    }
+
+  fn_exit:
+    if (reentered)
+        hier->reentered--;
+    MPII_Hier_tree_node_free(&tree);
+    MPIR_CHKLMEM_FREEALL();
+    MPIR_FUNC_EXIT;
+    return MPII_Hier_final_errno(mpi_errno, mpi_errno_ret, errflag);
+  fn_fail:
+    goto fn_exit;
+}
