@@ -71,21 +71,39 @@ bool same_configuration(const PointKey& a, const PointKey& b) {
     return a.collective == b.collective && a.algorithm == b.algorithm && a.params == b.params;
 }
 
+// A collective's MPI function and its test's name in OSU's titles
+// ("Broadcast" for osu_bcast).
+struct CollectiveNames {
+    const char* collective;
+    const char* function;
+    const char* osu_test;
+};
+constexpr CollectiveNames kCollectiveNames[] = {
+    {"bcast", "MPI_Bcast", "Broadcast"},
+    {"reduce", "MPI_Reduce", "Reduce"},
+    {"allreduce", "MPI_Allreduce", "Allreduce"},
+    {"allgather", "MPI_Allgather", "Allgather"},
+    {"gather", "MPI_Gather", "Gather"},
+    {"scatter", "MPI_Scatter", "Scatter"},
+    {"barrier", "MPI_Barrier", "Barrier"},
+};
+
+const CollectiveNames* names_of(const std::string& collective) {
+    for (const CollectiveNames& names : kCollectiveNames)
+        if (collective == names.collective) return &names;
+    return nullptr;
+}
+
 }  // namespace
 
 std::string mpi_function_name(const std::string& collective) {
-    if (collective == "bcast") return "MPI_Bcast";
-    if (collective == "reduce") return "MPI_Reduce";
-    if (collective == "allreduce") return "MPI_Allreduce";
-    return collective;
+    const CollectiveNames* names = names_of(collective);
+    return names ? names->function : collective;
 }
 
 std::string osu_title(const std::string& collective) {
-    std::string test = collective;
-    if (collective == "bcast") test = "Broadcast";
-    if (collective == "reduce") test = "Reduce";
-    if (collective == "allreduce") test = "Allreduce";
-    return "# OSU MPI " + test + " Latency Test (hiertune bench)";
+    const CollectiveNames* names = names_of(collective);
+    return "# OSU MPI " + (names ? std::string(names->osu_test) : collective) + " Latency Test (hiertune bench)";
 }
 
 std::string describe_job(const JobDescription& job) {

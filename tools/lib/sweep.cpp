@@ -134,8 +134,18 @@ AlgorithmSpec parse_algorithm_spec(std::string_view text) {
 }
 
 const std::vector<std::string>& supported_collectives() {
-    static const std::vector<std::string> names{"bcast", "reduce", "allreduce"};
+    // MPICH's names, so that algorithm_cvar() finds MPIR_CVAR_<COLL>_INTRA_ALGORITHM
+    static const std::vector<std::string> names{"bcast",  "reduce",  "allreduce", "allgather",
+                                                "gather", "scatter", "barrier"};
     return names;
+}
+
+std::string collective_list() {
+    const std::vector<std::string>& names = supported_collectives();
+    std::string text;
+    for (std::size_t i = 0; i < names.size(); ++i)
+        text += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+    return text;
 }
 
 std::string algorithm_cvar(const std::string& collective) {
@@ -170,7 +180,7 @@ std::vector<Configuration> plan_configurations(const std::vector<std::string>& c
     for (const std::string& collective : collectives) {
         const auto& known = supported_collectives();
         if (std::find(known.begin(), known.end(), collective) == known.end())
-            throw UsageError("unknown collective '" + collective + "' (bcast, reduce or allreduce)");
+            throw UsageError("unknown collective '" + collective + "' (" + collective_list() + ")");
         for (const AlgorithmSpec& spec : specs) {
             std::vector<ResolvedParam> params = common;
             for (const ParamSpec& param_spec : spec.params) params.push_back(resolve_param(param_spec, catalog));
@@ -199,6 +209,9 @@ std::vector<PointKey> plan_points(const std::vector<Configuration>& configuratio
     std::set<PointKey> seen;
     for (const Configuration& configuration : configurations)
         for (std::uint64_t size : sizes) {
+            if (configuration.collective == "barrier" && size != 0)
+                throw UsageError("barrier takes no message size: use --sizes 0 (got " + std::to_string(size) +
+                                 "; time the sized collectives in another run)");
             PointKey key{configuration.collective, size, configuration.algorithm, configuration.params};
             if (seen.insert(key).second) points.push_back(std::move(key));
         }

@@ -3,8 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <new>
 #include <optional>
 #include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include <mpi.h>
 #include <unistd.h>
@@ -45,27 +49,58 @@ private:
 };
 
 // Message buffers and the data check of -c.  Reductions use MPI_UNSIGNED_CHAR
-// with MPI_SUM (any byte count is valid; the sum mod 256 is exact).
+// with MPI_SUM (any byte count is valid; the sum mod 256 is exact), the others
+// MPI_BYTE; root 0.  `bytes` is the message of bcast, reduce and allreduce, and
+// each rank's block of allgather, gather and scatter, whose root (allgather:
+// every rank) holds one block per rank; barrier moves nothing.
 class Payload {
 public:
-    Payload(std::uint64_t max_bytes, int rank, int size)
-        : send_(std::max<std::uint64_t>(max_bytes, 1), static_cast<unsigned char>(rank)),
-          recv_(std::max<std::uint64_t>(max_bytes, 1), 0),
-          rank_(rank),
-          size_(size) {}
+    // Buffers large enough for every point of `points` (those to measure),
+    // allocated once, before any timing: the comm-size blocks only where a
+    // collective planned needs them.  Throws std::runtime_error if they do not fit.
+    Payload(const std::vector<PointKey>& points, int rank, int size) : rank_(rank), size_(size) {
+        std::size_t send = 1, recv = 1;  // never empty, so data() is a buffer even at size 0
+        for (const PointKey& key : points) {
+            const Extent extent = buffer_extent(key.collective, static_cast<std::size_t>(key.msg_bytes));
+            send = std::max(send, extent.send);
+            recv = std::max(recv, extent.recv);
+        }
+        try {
+            send_.assign(send, static_cast<unsigned char>(rank));
+            recv_.assign(recv, 0);
+        } catch (const std::bad_alloc&) {
+            throw std::runtime_error("rank " + std::to_string(rank) + " cannot allocate " +
+                                     std::to_string(send + recv) + " bytes of message buffers");
+        }
+    }
 
     // Fills the buffers for repetition `rep` so that a collective that does
-    // nothing, or moves stale data, fails check().
+    // nothing, or moves stale or misplaced data, fails check(): senders hold
+    // this repetition's values, receivers their complement.
     void prepare(const std::string& collective, std::size_t bytes, std::size_t rep) {
         if (collective == "bcast") {
             for (std::size_t i = 0; i < bytes; ++i)
                 send_[i] = rank_ == 0 ? expected_bcast(i, rep) : static_cast<unsigned char>(~expected_bcast(i, rep));
             return;
         }
-        for (std::size_t i = 0; i < bytes; ++i) {
-            send_[i] = contribution(i, rep, rank_);
-            recv_[i] = static_cast<unsigned char>(~expected_sum(i, rep));
+        if (collective == "reduce" || collective == "allreduce") {
+            for (std::size_t i = 0; i < bytes; ++i) {
+                send_[i] = contribution(i, rep, rank_);
+                recv_[i] = static_cast<unsigned char>(~expected_sum(i, rep));
+            }
+            return;
         }
+        const bool root = rank_ == 0;
+        if (collective == "allgather" || collective == "gather") {
+            fill_block(send_.data(), bytes, rep, rank_, false);
+            if (collective == "allgather" || root)
+                for (int r = 0; r < size_; ++r) fill_block(block(recv_, r, bytes), bytes, rep, r, true);
+        } else if (collective == "scatter") {
+            if (root)
+                for (int r = 0; r < size_; ++r) fill_block(block(send_, r, bytes), bytes, rep, r, false);
+            fill_block(recv_.data(), bytes, rep, rank_, true);
+        }
+        // barrier: no data
     }
 
     // True if this rank holds the right result of repetition `rep`.
@@ -75,10 +110,19 @@ public:
                 if (send_[i] != expected_bcast(i, rep)) return false;
             return true;
         }
-        if (collective == "reduce" && rank_ != 0) return true;  // only the root has a result
-        for (std::size_t i = 0; i < bytes; ++i)
-            if (recv_[i] != expected_sum(i, rep)) return false;
-        return true;
+        if (collective == "reduce" || collective == "allreduce") {
+            if (collective == "reduce" && rank_ != 0) return true;  // only the root has a result
+            for (std::size_t i = 0; i < bytes; ++i)
+                if (recv_[i] != expected_sum(i, rep)) return false;
+            return true;
+        }
+        if (collective == "allgather" || (collective == "gather" && rank_ == 0)) {
+            for (int r = 0; r < size_; ++r)
+                if (!block_holds(block(recv_, r, bytes), bytes, rep, r)) return false;
+            return true;
+        }
+        if (collective == "scatter") return block_holds(recv_.data(), bytes, rep, rank_);
+        return true;  // gather off the root, barrier: nothing received
     }
 
     int run(const std::string& collective, std::size_t bytes, MPI_Comm comm) {
@@ -86,10 +130,53 @@ public:
         if (collective == "bcast") return MPI_Bcast(send_.data(), count, MPI_BYTE, 0, comm);
         if (collective == "reduce")
             return MPI_Reduce(send_.data(), recv_.data(), count, MPI_UNSIGNED_CHAR, MPI_SUM, 0, comm);
-        return MPI_Allreduce(send_.data(), recv_.data(), count, MPI_UNSIGNED_CHAR, MPI_SUM, comm);
+        if (collective == "allreduce")
+            return MPI_Allreduce(send_.data(), recv_.data(), count, MPI_UNSIGNED_CHAR, MPI_SUM, comm);
+        if (collective == "allgather")
+            return MPI_Allgather(send_.data(), count, MPI_BYTE, recv_.data(), count, MPI_BYTE, comm);
+        if (collective == "gather")
+            return MPI_Gather(send_.data(), count, MPI_BYTE, recv_.data(), count, MPI_BYTE, 0, comm);
+        if (collective == "scatter")
+            return MPI_Scatter(send_.data(), count, MPI_BYTE, recv_.data(), count, MPI_BYTE, 0, comm);
+        if (collective == "barrier") return MPI_Barrier(comm);
+        throw std::logic_error("bench: no MPI call for collective '" + collective + "'");
     }
 
 private:
+    // Bytes of this rank's send and receive buffers for one call.
+    struct Extent {
+        std::size_t send;
+        std::size_t recv;
+    };
+    Extent buffer_extent(const std::string& collective, std::size_t bytes) const {
+        const std::size_t all_blocks = bytes * static_cast<std::size_t>(size_);
+        const bool root = rank_ == 0;
+        if (collective == "bcast") return {bytes, 0};
+        if (collective == "allgather") return {bytes, all_blocks};
+        if (collective == "gather") return {bytes, root ? all_blocks : 0};
+        if (collective == "scatter") return {root ? all_blocks : 0, bytes};
+        if (collective == "barrier") return {0, 0};
+        return {bytes, bytes};  // reduce, allreduce
+    }
+
+    static unsigned char* block(std::vector<unsigned char>& buffer, int rank, std::size_t bytes) {
+        return buffer.data() + static_cast<std::size_t>(rank) * bytes;
+    }
+    static const unsigned char* block(const std::vector<unsigned char>& buffer, int rank, std::size_t bytes) {
+        return buffer.data() + static_cast<std::size_t>(rank) * bytes;
+    }
+    // Rank `rank`'s block of repetition `rep`, or its complement (what a
+    // receiver starts from).
+    static void fill_block(unsigned char* data, std::size_t bytes, std::size_t rep, int rank, bool complement) {
+        for (std::size_t i = 0; i < bytes; ++i)
+            data[i] = complement ? static_cast<unsigned char>(~block_byte(i, rep, rank)) : block_byte(i, rep, rank);
+    }
+    static bool block_holds(const unsigned char* data, std::size_t bytes, std::size_t rep, int rank) {
+        for (std::size_t i = 0; i < bytes; ++i)
+            if (data[i] != block_byte(i, rep, rank)) return false;
+        return true;
+    }
+
     static unsigned char expected_bcast(std::size_t i, std::size_t rep) {
         return static_cast<unsigned char>(i * 31 + rep * 7 + 1);
     }
@@ -99,6 +186,14 @@ private:
     unsigned char expected_sum(std::size_t i, std::size_t rep) const {
         const auto n = static_cast<std::size_t>(size_);
         return static_cast<unsigned char>(n * (i * 31 + rep * 7) + 13 * (n * (n - 1) / 2));
+    }
+    // Byte i of rank `rank`'s block in repetition `rep`: each byte differs from
+    // the previous repetition's, and the blocks of any two of the first 32768
+    // ranks differ (in the first byte among 256 ranks, beyond that in the step
+    // from byte to byte), so a stale or misplaced block fails the check.
+    static unsigned char block_byte(std::size_t i, std::size_t rep, int rank) {
+        const auto r = static_cast<std::size_t>(rank);
+        return static_cast<unsigned char>(r * 13 + rep * 7 + 1 + i * (31 + 2 * (r / 256 % 128)));
     }
 
     std::vector<unsigned char> send_;
@@ -308,17 +403,29 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err)
 
     // 3. Measure size by size (collective, size), the configurations of a
     //    size in turns; stored points are reported from the database.
-    std::uint64_t max_bytes = 0;
+    std::vector<PointKey> measured_points;
     for (std::size_t i = 0; i < plan.points.size(); ++i)
-        if (to_measure[i]) max_bytes = std::max(max_bytes, plan.points[i].msg_bytes);
-    Payload payload(max_bytes, rank, size);
+        if (to_measure[i]) measured_points.push_back(plan.points[i]);
+    std::optional<Payload> payload_buffers;  // gather/scatter roots and allgather hold size x comm-size bytes
+    try {
+        payload_buffers.emplace(measured_points, rank, size);
+    } catch (const std::exception& e) {
+        error = e.what();
+    }
+    if (!all_ok(error.empty())) {
+        if (rank == 0) err << "hiertune: error: " << (error.empty() ? "out of memory on another rank" : error) << '\n';
+        return 1;
+    }
+    Payload& payload = *payload_buffers;
     MPI_Comm comm = MPI_COMM_NULL;  // the measured collectives get a communicator of their own
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
 
     const std::vector<std::vector<std::size_t>> groups = point_groups(plan.points);
     ReportColumns columns;
     for (const std::vector<std::size_t>& group : groups) columns.ratio_to_first |= group.size() > 1;
-    columns.link_bound = options.link_rate && facts.job.nodes >= 2;
+    if (facts.job.nodes >= 2)
+        for (const Configuration& configuration : plan.configurations)
+            columns.link_bound |= options.link_rate && configuration.collective != "barrier";
     Reporter reporter(out, options.format, options.full, &facts.job, false, columns);
     if (rank == 0) {
         reporter.preamble(std::to_string(facts.job.ranks) + " ranks, " + std::to_string(facts.job.nodes) +
@@ -435,7 +542,7 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err)
             mark = now;
         }
         progress.clear();
-        compare_configurations(group_results, options.link_rate, facts.job.nodes);
+        compare_configurations(group_results, options.link_rate, facts.job.nodes, facts.job.ppn);
         for (std::size_t k = 0; k < group.size(); ++k) {
             const PointResult& result = group_results[k];
             if (!result.summary.converged) ++unconverged;

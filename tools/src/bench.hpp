@@ -1,10 +1,11 @@
-// `hiertune bench`: times MPI_Bcast / MPI_Reduce / MPI_Allreduce over message
-// sizes for any algorithm and parameter set, switched at run time by MPI_T
-// control-variable writes.  The configurations of one (collective, size) are
-// timed in turns, repetition by repetition, each with its own samples and
-// stopping rule, and compared with the first (compare.hpp).  Runs on every
-// rank of MPI_COMM_WORLD (MPI already initialised); only rank 0 prints and
-// touches the database.
+// `hiertune bench`: times MPI_Bcast / MPI_Reduce / MPI_Allreduce /
+// MPI_Allgather / MPI_Gather / MPI_Scatter / MPI_Barrier over message sizes
+// (barrier: size 0 only) for any algorithm and parameter set, switched at run
+// time by MPI_T control-variable writes.  The configurations of one
+// (collective, size) are timed in turns, repetition by repetition, each with
+// its own samples and stopping rule, and compared with the first
+// (compare.hpp).  Runs on every rank of MPI_COMM_WORLD (MPI already
+// initialised); only rank 0 prints and touches the database.
 #pragma once
 
 #include <cstdint>
@@ -20,7 +21,7 @@
 namespace hiertune {
 
 struct BenchOptions {
-    std::vector<std::string> collectives{"bcast"};
+    std::vector<std::string> collectives{"bcast"};  // supported_collectives() (sweep.hpp)
     std::vector<AlgorithmSpec> algorithms;  // empty: MPICH's default selection
     std::vector<ParamSpec> params;          // for every algorithm
     std::vector<std::uint64_t> sizes;

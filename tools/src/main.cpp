@@ -176,11 +176,13 @@ struct BenchArgs {
 CLI::App* add_bench_command(CLI::App& app, BenchArgs& args) {
     CLI::App* bench = app.add_subcommand(
         "bench",
-        "Time MPI_Bcast/MPI_Reduce/MPI_Allreduce per message size, algorithm and parameter set, the "
-        "configurations of a size in turns, each compared with the first (run it under mpiexec)");
-    bench->add_option("-C,--collective", args.collectives, "Collectives to time (comma-separated)")
+        "Time MPI_Bcast/MPI_Reduce/MPI_Allreduce/MPI_Allgather/MPI_Gather/MPI_Scatter/MPI_Barrier per "
+        "message size, algorithm and parameter set, the configurations of a size in turns, each compared with "
+        "the first (run it under mpiexec)");
+    bench->add_option("-C,--collective", args.collectives,
+                      "Collectives to time (comma-separated): " + collective_list())
         ->delimiter(',')
-        ->check(CLI::IsMember({"bcast", "reduce", "allreduce"}))
+        ->check(CLI::IsMember(supported_collectives()))
         ->capture_default_str();
     bench->add_option("-a,--algorithm", args.algorithms,
                       "ALGO[:NAME=V[/V...][,NAME=V...]] (repeatable): an item of "
@@ -193,7 +195,8 @@ CLI::App* add_bench_command(CLI::App& app, BenchArgs& args) {
         ->allow_extra_args(false);
     bench->add_option("-m,--message-size", args.size_range,
                       "[MIN:]MAX: powers of two from MIN (default 1) to MAX, OSU style; K/M/G suffixes "
-                      "(default 1:1048576 unless --sizes)");
+                      "(default 1:1048576 unless --sizes). allgather, gather, scatter: the bytes each rank "
+                      "sends/receives (root, allgather: size x ranks); barrier: --sizes 0 only");
     bench->add_option("--sizes", args.sizes, "Explicit sizes, e.g. 3,1000,65537 (added to -m)")
         ->allow_extra_args(false);
     add_stopping_options(*bench, args.stopping, "point",
@@ -208,7 +211,8 @@ CLI::App* add_bench_command(CLI::App& app, BenchArgs& args) {
     add_output_flags(*bench, args.output);
     bench->add_flag("-f,--full", args.full, "OSU format: add Min/Max Latency(us) and Iterations columns");
     bench->add_flag("-c,--validate", args.validate,
-                    "Check the received data/result on every rank, every repetition (exit 1 on failure)");
+                    "Check the received data/result on every rank, every repetition (exit 1 on failure; "
+                    "gather: at the root; barrier: nothing to check)");
     CLI::Option* progress = bench->add_flag(
         "--progress", args.progress,
         "Draw a progress bar on stderr (default: only when stderr is a terminal and stdout is not)");

@@ -2,7 +2,8 @@
 # hiertune bench under mpiexec, 4 ranks on 2 emulated nodes: a database sweep
 # of two bcast algorithms (one with two parameter values) over a few sizes,
 # its rerun (nothing to measure), the db queries, the output formats, the
-# data check, the oversubscription warning and the errors of bad input.
+# data check (of every collective bench times), the oversubscription warning
+# and the errors of bad input.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/mpi_common.sh"
 
@@ -42,6 +43,25 @@ for line in open(sys.argv[1]):
     assert 0 < p["min_us"] <= p["ci_lo_us"] <= p["median_us"] <= p["ci_hi_us"] <= p["max_us"], p
     assert p["n"] >= 1 and p["ranks"] == 4 and p["nodes"] == 2 and p["algorithm"] == "default", p
 PY
+
+echo "== allgather, gather, scatter (per-rank blocks) and barrier (size 0) with the data check"
+bench 4 -C allgather,gather,scatter --sizes 3,4096 -c --json "${fast[@]}" > "$tmp/blocks" 2> "$tmp/err5" ||
+    { cat "$tmp/err5"; fail "allgather/gather/scatter run failed"; }
+python3 - "$tmp/blocks" <<'PY' || fail "bad allgather/gather/scatter JSON lines"
+import json, sys
+points = [json.loads(line) for line in open(sys.argv[1])]
+assert [(p["collective"], p["size"]) for p in points] == [
+    (c, s) for c in ("allgather", "gather", "scatter") for s in (3, 4096)], points
+for p in points:
+    assert p["data_check"] == "passed" and p["median_us"] > 0, p
+PY
+bench 4 -C allgather -a default -a ring --sizes 1000 -c "${fast[@]}" > "$tmp/ring" 2> "$tmp/err6" ||
+    { cat "$tmp/err6"; fail "allgather ring run failed"; }
+grep -q '^# MPI_Allgather, algorithm: ring$' "$tmp/ring" || fail "no allgather ring block"
+bench 4 -C barrier --sizes 0 -c "${fast[@]}" > "$tmp/barrier" 2> "$tmp/err7" ||
+    { cat "$tmp/err7"; fail "barrier run failed"; }
+grep -q '^# OSU MPI Barrier Latency Test' "$tmp/barrier" && [ "$(grep -c '^0 ' "$tmp/barrier")" = 1 ] ||
+    { cat "$tmp/barrier"; fail "barrier: expected one row of size 0"; }
 bench 2 -a binomial --sizes 1000 --csv "${fast[@]}" > "$tmp/csv" 2>/dev/null || fail "csv run failed"
 head -1 "$tmp/csv" | grep -q '^collective,size,algorithm,params,median_us,ci_lo_us,ci_hi_us,min_us,max_us' ||
     fail "csv header"
@@ -68,6 +88,7 @@ expect_error() {  # expect_error PATTERN ARGS...
 expect_error "unknown bcast algorithm 'nosuch'" -a nosuch
 expect_error "unknown MPI_T control variable 'nosuch'" -a hier:nosuch=1
 expect_error "invalid value 'bogus' for MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM" -a hier:bcast_hier_inter_algorithm=bogus
+expect_error "barrier takes no message size: use --sizes 0" -C barrier
 expect_error "message size '5X'" -m 5X
 expect_error "empty entry" --sizes 3,,5
 expect_error "larger than the maximum" -m 4G

@@ -61,6 +61,30 @@ TEST(Osu, ColumnsMatchOsuMicroBenchmarks) {
     EXPECT_EQ(mpi_function_name("reduce"), "MPI_Reduce");
 }
 
+TEST(Osu, NamesEveryCollectiveBenchTimes) {
+    const std::vector<std::vector<std::string>> names{
+        {"bcast", "MPI_Bcast", "Broadcast"},         {"reduce", "MPI_Reduce", "Reduce"},
+        {"allreduce", "MPI_Allreduce", "Allreduce"}, {"allgather", "MPI_Allgather", "Allgather"},
+        {"gather", "MPI_Gather", "Gather"},          {"scatter", "MPI_Scatter", "Scatter"},
+        {"barrier", "MPI_Barrier", "Barrier"}};
+    for (const auto& name : names) {
+        EXPECT_EQ(mpi_function_name(name[0]), name[1]);
+        EXPECT_EQ(osu_title(name[0]), "# OSU MPI " + name[2] + " Latency Test (hiertune bench)");
+    }
+    EXPECT_EQ(mpi_function_name("alltoall"), "alltoall");  // unknown: as given
+    EXPECT_EQ(osu_title("alltoall"), "# OSU MPI alltoall Latency Test (hiertune bench)");
+
+    std::ostringstream out;
+    Reporter reporter(out, OutputFormat::osu, false, nullptr);
+    PointResult barrier = result("default", 0, 3.5);
+    barrier.key.collective = "barrier";
+    reporter.point(barrier);
+    EXPECT_EQ(lines(out.str()), (std::vector<std::string>{"# OSU MPI Barrier Latency Test (hiertune bench)",
+                                                          "# MPI_Barrier, algorithm: default",
+                                                          "# Size       Avg Latency(us)",
+                                                          "0                       3.50"}));
+}
+
 TEST(Osu, OneHeaderBlockPerConfiguration) {
     std::ostringstream out;
     Reporter reporter(out, OutputFormat::osu, false, nullptr);

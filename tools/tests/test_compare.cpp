@@ -28,6 +28,12 @@ TEST(LinkBound, BusiestLinkCarriesTheMessageOrTheAllreduceShare) {
     // one node: no link
     EXPECT_DOUBLE_EQ(busiest_link_bytes("bcast", 1000, 1), 0);
     EXPECT_THROW(busiest_link_bytes("alltoall", 8, 4), std::invalid_argument);
+    // 4 nodes x 2 ranks, 1 MiB each: 6 other ranks' blocks cross each node's link
+    EXPECT_DOUBLE_EQ(busiest_link_bytes("allgather", 1048576, 4, 2), 6291456);
+    EXPECT_DOUBLE_EQ(busiest_link_bytes("gather", 1000, 3, 4), 8000);
+    EXPECT_DOUBLE_EQ(busiest_link_bytes("scatter", 1000, 2), 1000);
+    EXPECT_DOUBLE_EQ(busiest_link_bytes("barrier", 0, 4, 2), 0);
+    EXPECT_FALSE(link_bound_seconds("barrier", 0, 4, 12.5e6, 2));  // nothing crosses
 }
 
 TEST(LinkBound, SecondsAtTheLinkRate) {

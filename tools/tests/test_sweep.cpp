@@ -90,6 +90,8 @@ CvarCatalog test_catalog() {
     CvarCatalog catalog;
     catalog.add(enum_cvar("MPIR_CVAR_BCAST_INTRA_ALGORITHM", {"auto", "binomial", "smp", "hier"}));
     catalog.add(enum_cvar("MPIR_CVAR_REDUCE_INTRA_ALGORITHM", {"auto", "binomial", "reduce_scatter_gather"}));
+    catalog.add(enum_cvar("MPIR_CVAR_ALLGATHER_INTRA_ALGORITHM", {"auto", "brucks", "recursive_doubling", "ring"}));
+    catalog.add(typed_cvar("MPIR_CVAR_ALLGATHER_DEVICE_COLLECTIVE", CvarType::int_));
     catalog.add(enum_cvar("MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM", {"auto", "tsp_kary", "tsp_knomial"}));
     catalog.add(typed_cvar("MPIR_CVAR_BCAST_DEVICE_COLLECTIVE", CvarType::int_));
     catalog.add(typed_cvar("MPIR_CVAR_REDUCE_DEVICE_COLLECTIVE", CvarType::int_));
@@ -284,12 +286,48 @@ TEST(Plan, RejectsWhatTheLibraryDoesNotHave) {
     EXPECT_NE(usage_error([] { plan({"allreduce"}, {"binomial"}); }).find("no MPI_T variable MPIR_CVAR_ALLREDUCE"),
               std::string::npos);
     EXPECT_EQ(plan({"allreduce"}, {}).size(), 1u);  // default needs no selector variable
-    EXPECT_NE(usage_error([] { plan({"scatter"}, {}); }).find("unknown collective"), std::string::npos);
+    EXPECT_EQ(usage_error([] { plan({"alltoall"}, {}); }),
+              "unknown collective 'alltoall' (bcast, reduce, allreduce, allgather, gather, scatter or barrier)");
     EXPECT_THROW(plan({}, {}), UsageError);
     EXPECT_THROW(plan({"bcast"}, {"hier:no_such_cvar=1"}), UsageError);
     EXPECT_THROW(plan({"bcast"}, {"hier:bcast_hier_segsize=big"}), UsageError);
     EXPECT_THROW(plan({"bcast"}, {"hier:bcast_hier_inter_algorithm=tsp_ring"}), UsageError);
     EXPECT_THROW(plan({"bcast"}, {"hier:netmod=ofi"}), UsageError);
+}
+
+TEST(Plan, KnowsEveryCollectiveBenchTimes) {
+    EXPECT_EQ(supported_collectives(), (std::vector<std::string>{"bcast", "reduce", "allreduce", "allgather",
+                                                                 "gather", "scatter", "barrier"}));
+    EXPECT_EQ(plan({"allgather", "gather", "scatter", "barrier"}, {}),
+              (std::vector<Configuration>{{"allgather", "default", {}},
+                                          {"gather", "default", {}},
+                                          {"scatter", "default", {}},
+                                          {"barrier", "default", {}}}));
+    // -a goes through MPIR_CVAR_<COLL>_INTRA_ALGORITHM as for the others
+    EXPECT_EQ(algorithm_cvar("allgather"), "MPIR_CVAR_ALLGATHER_INTRA_ALGORITHM");
+    const auto allgather = plan({"allgather"}, {"default", "RING"});
+    ASSERT_EQ(allgather.size(), 2u);
+    EXPECT_EQ(allgather[1], (Configuration{"allgather", "ring", {}}));
+    EXPECT_EQ(touched_cvars(allgather, test_catalog()),
+              (std::set<std::string>{"MPIR_CVAR_ALLGATHER_DEVICE_COLLECTIVE", "MPIR_CVAR_ALLGATHER_INTRA_ALGORITHM"}));
+    EXPECT_NE(usage_error([] { plan({"allgather"}, {"binomial"}); }).find("unknown allgather algorithm 'binomial'"),
+              std::string::npos);
+    EXPECT_NE(usage_error([] { plan({"gather"}, {"binomial"}); }).find("no MPI_T variable MPIR_CVAR_GATHER"),
+              std::string::npos);
+    EXPECT_NE(usage_error([] { plan({"bcast"}, {}, {"allgather_intra_algorithm=ring"}); }).find("use -a"),
+              std::string::npos);
+}
+
+TEST(Plan, BarrierTakesSizeZeroOnly) {
+    const std::vector<Configuration> barrier{{"barrier", "default", {}}};
+    const Sizes zero = message_sizes("", {"0"});  // --sizes 0
+    EXPECT_EQ(zero, (Sizes{0}));
+    EXPECT_EQ(plan_points(barrier, zero), (std::vector<PointKey>{{"barrier", 0, "default", {}}}));
+    EXPECT_EQ(usage_error([&] { plan_points(barrier, {0, 1024}); }),
+              "barrier takes no message size: use --sizes 0 (got 1024; time the sized collectives in another run)");
+    EXPECT_THROW(plan_points(barrier, message_sizes("", {})), UsageError);  // the default range
+    // size 0 is fine for the others too
+    EXPECT_EQ(plan_points({{"gather", "default", {}}}, zero).size(), 1u);
 }
 
 TEST(Plan, RejectsParametersGivenTwiceOrSelectingTheAlgorithm) {

@@ -48,9 +48,11 @@ struct ReportColumns {
     bool link_bound = false;  // and the ratio to it
 };
 
-// "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce" (else the name as given).
+// "MPI_Bcast", "MPI_Reduce", ... "MPI_Barrier" for bench's collectives (else
+// the name as given).
 std::string mpi_function_name(const std::string& collective);
-// "# OSU MPI Broadcast Latency Test (hiertune bench)" for bcast, etc.
+// "# OSU MPI Broadcast Latency Test (hiertune bench)" for bcast, etc. (OSU's
+// test names: Broadcast, Reduce, Allreduce, Allgather, Gather, Scatter, Barrier).
 std::string osu_title(const std::string& collective);
 // "vm, 8 ranks, 4 nodes x 2 ppn, round-robin"
 std::string describe_job(const JobDescription& job);

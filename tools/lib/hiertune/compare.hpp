@@ -21,20 +21,21 @@
 namespace hiertune {
 
 // Bytes the busiest node link carries in one direction for one call of
-// `collective` on `bytes` over `nodes` nodes (0 on fewer than 2 nodes).
-// Throws std::invalid_argument for a collective other than bcast, reduce,
-// allreduce.
-double busiest_link_bytes(const std::string& collective, std::uint64_t bytes, int nodes);
+// `collective` on `bytes` (per rank for allgather, gather, scatter) over `nodes`
+// nodes of `ppn` ranks (0 on fewer than 2 nodes, and for barrier).  Throws
+// std::invalid_argument for a collective bench does not time.
+double busiest_link_bytes(const std::string& collective, std::uint64_t bytes, int nodes, int ppn = 1);
 
 // busiest_link_bytes / rate (bytes/s), in seconds; nullopt on fewer than 2
-// nodes or without a positive rate.
+// nodes, without a positive rate, or when no byte has to cross (barrier).
 std::optional<double> link_bound_seconds(const std::string& collective, std::uint64_t bytes, int nodes,
-                                         double rate);
+                                         double rate, int ppn = 1);
 
 // Sets ratio_to_first (median / the first point's median) on every point of
 // `group`, the configurations of one size in plan order, when it has more
 // than one (a zero first median gives none), and link_bound from `link_rate`
-// over `nodes` nodes on each (see link_bound_seconds).
-void compare_configurations(std::vector<PointResult>& group, std::optional<double> link_rate, int nodes);
+// over `nodes` nodes of `ppn` ranks on each (see link_bound_seconds).
+void compare_configurations(std::vector<PointResult>& group, std::optional<double> link_rate, int nodes,
+                            int ppn = 1);
 
 }  // namespace hiertune

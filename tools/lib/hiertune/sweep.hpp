@@ -47,8 +47,12 @@ ParamSpec parse_param_spec(std::string_view text);
 // "ALGO[:NAME=V[/V...][,...]]".  Throws UsageError.
 AlgorithmSpec parse_algorithm_spec(std::string_view text);
 
-// bcast, reduce, allreduce.
+// What bench times: bcast, reduce, allreduce, allgather, gather, scatter,
+// barrier (MPICH's names, as in its CVARs).  Not what the tuner models: that
+// stays bcast, reduce, allreduce.
 const std::vector<std::string>& supported_collectives();
+// "bcast, reduce, ... or barrier", for error messages.
+std::string collective_list();
 std::string algorithm_cvar(const std::string& collective);          // MPIR_CVAR_BCAST_INTRA_ALGORITHM
 std::string device_collective_cvar(const std::string& collective);  // MPIR_CVAR_BCAST_DEVICE_COLLECTIVE
 
@@ -75,6 +79,7 @@ std::vector<Configuration> plan_configurations(const std::vector<std::string>& c
                                                const CvarCatalog& catalog);
 
 // The sweep: configuration-major, sizes ascending, without duplicates.
+// Throws UsageError for barrier at a size other than 0: it moves no data.
 std::vector<PointKey> plan_points(const std::vector<Configuration>& configurations,
                                   const std::vector<std::uint64_t>& sizes);
 
