@@ -20,25 +20,9 @@
  */
 
 #include "hier_util.h"
+#include "hier_layouts.h"
 #include <stdint.h>
 
-enum { T_INT, T_VECTOR, T_STRUCT, T_MIXED, T_PAIR, NTYPES };
-static const char *type_names[NTYPES] = { "int", "vector", "struct", "vector-vs-int",
-    "2int-vs-int"
-};
-
-#define GAP 0xA5
-#define GARBAGE 0x5A
-
-typedef struct {
-    MPI_Datatype type;
-    MPI_Aint extent;
-    int ndata;                  /* data bytes per element */
-    int offsets[32];            /* byte offset of each data byte in an element */
-} layout;
-
-static layout layouts[3];       /* int, vector, struct */
-static layout pair_layout;      /* MPI_2INT */
 static int errors;
 static long long hier_calls;
 static const char *algo = "hier";       /* -algo: the algorithm the pvar check expects */
@@ -46,98 +30,10 @@ static const char *segsize_cvar = "MPIR_CVAR_BCAST_HIER_SEGSIZE";
 static int check_one_step;              /* -expect-hier with hier: count each call */
 static hier_pvar seg_pv, pv;
 
-static void add_run(layout * l, int off, int len)
+/* the payload of a bcast from root in round iter */
+static int seed_of(int root, int iter)
 {
-    for (int i = 0; i < len; i++)
-        l->offsets[l->ndata++] = off + i;
-}
-
-static void make_layouts(void)
-{
-    MPI_Datatype vec, st, st_raw;
-    int blens[3] = { 1, 1, 1 };
-    MPI_Aint displs[3] = { 0, 8, 20 };
-    MPI_Datatype types[3] = { MPI_CHAR, MPI_DOUBLE, MPI_INT };
-
-    layouts[T_INT].type = MPI_INT;
-    layouts[T_INT].extent = 4;
-    add_run(&layouts[T_INT], 0, 4);
-
-    /* 3 blocks of 2 ints, stride 3: ints 0,1,3,4,6,7 of an 8-int extent */
-    MPI_Type_vector(3, 2, 3, MPI_INT, &vec);
-    MPI_Type_commit(&vec);
-    layouts[T_VECTOR].type = vec;
-    layouts[T_VECTOR].extent = 32;
-    for (int b = 0; b < 3; b++)
-        add_run(&layouts[T_VECTOR], 12 * b, 8);
-
-    /* char at 0, double at 8, int at 20, extent 32: mixed, with gaps */
-    MPI_Type_create_struct(3, blens, displs, types, &st_raw);
-    MPI_Type_create_resized(st_raw, 0, 32, &st);
-    MPI_Type_commit(&st);
-    MPI_Type_free(&st_raw);
-    layouts[T_STRUCT].type = st;
-    layouts[T_STRUCT].extent = 32;
-    add_run(&layouts[T_STRUCT], 0, 1);
-    add_run(&layouts[T_STRUCT], 8, 8);
-    add_run(&layouts[T_STRUCT], 20, 4);
-
-    pair_layout.type = MPI_2INT;
-    pair_layout.extent = 8;
-    add_run(&pair_layout, 0, 8);
-}
-
-/* The layout of type case t at the root, and elsewhere with the count factor */
-static const layout *layout_of(int t, int at_root, long long *factor)
-{
-    *factor = 1;
-    if (t == T_MIXED && !at_root)
-        *factor = 6;
-    if (t == T_PAIR && !at_root)
-        *factor = 2;
-    if (t == T_MIXED)
-        return &layouts[at_root ? T_VECTOR : T_INT];
-    if (t == T_PAIR)
-        return at_root ? &pair_layout : &layouts[T_INT];
-    return &layouts[t];
-}
-
-static unsigned char expected_byte(long long k, int root, int iter)
-{
-    return (unsigned char) (k * 131 + root * 7 + iter * 13 + 1);
-}
-
-static void fill(unsigned char *buf, const layout * l, long long count, int is_root, int root,
-                 int iter)
-{
-    long long k = 0;
-    memset(buf, GAP, l->extent * count);
-    for (long long e = 0; e < count; e++)
-        for (int i = 0; i < l->ndata; i++, k++)
-            buf[e * l->extent + l->offsets[i]] = is_root ? expected_byte(k, root, iter) : GARBAGE;
-}
-
-static void check(const unsigned char *buf, const layout * l, long long count, int root,
-                  int iter, const char *what)
-{
-    long long k = 0, bad = 0;
-    char *is_data = calloc(l->extent, 1);
-    for (int i = 0; i < l->ndata; i++)
-        is_data[l->offsets[i]] = 1;
-    for (long long e = 0; e < count; e++) {
-        for (int i = 0; i < l->ndata; i++, k++)
-            if (buf[e * l->extent + l->offsets[i]] != expected_byte(k, root, iter))
-                bad++;
-        for (int b = 0; b < l->extent; b++)
-            if (!is_data[b] && buf[e * l->extent + b] != GAP)
-                bad++;
-    }
-    free(is_data);
-    if (bad) {
-        if (errors < 10)
-            fprintf(stderr, "mismatch: %s, %lld wrong bytes\n", what, bad);
-        errors++;
-    }
+    return root * 7 + iter * 13 + 1;
 }
 
 static void bcast_case(MPI_Comm comm, const char *comm_name, int t, long long count, int root,
@@ -154,7 +50,7 @@ static void bcast_case(MPI_Comm comm, const char *comm_name, int t, long long co
     long long my_count = count * factor;
 
     unsigned char *buf = malloc(l->extent * (my_count ? my_count : 1));
-    fill(buf, l, my_count, rank == root, root, iter);
+    layout_fill(buf, l, my_count, rank == root, seed_of(root, iter));
     unsigned long long segs0 = check_one_step ? hier_pvar_read(&seg_pv) : 0;
     unsigned long long ran0 = check_one_step ? hier_pvar_read(&pv) : 0;
     MPI_Bcast(buf, (int) my_count, l->type, root, comm);
@@ -175,7 +71,12 @@ static void bcast_case(MPI_Comm comm, const char *comm_name, int t, long long co
         hier_calls++;
     snprintf(what, sizeof(what), "comm %s (size %d) root %d type %s count %lld segsize %d",
              comm_name, size, root, type_names[t], count, segsize);
-    check(buf, l, my_count, root, iter, what);
+    long long bad = layout_check(buf, l, my_count, seed_of(root, iter));
+    if (bad) {
+        if (errors < 10)
+            fprintf(stderr, "mismatch: %s, %lld wrong bytes\n", what, bad);
+        errors++;
+    }
     free(buf);
 }
 
@@ -262,8 +163,7 @@ int main(int argc, char **argv)
     MPI_Comm_free(&dup);
     MPI_Comm_free(&parity);
     MPI_Comm_free(&half);
-    MPI_Type_free(&layouts[T_VECTOR].type);
-    MPI_Type_free(&layouts[T_STRUCT].type);
+    free_layouts();
 
     hier_report_errors(errors);
     MPI_T_finalize();

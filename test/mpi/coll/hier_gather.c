@@ -20,119 +20,21 @@
  */
 
 #include "hier_util.h"
+#include "hier_layouts.h"
 #include <stdint.h>
 
 enum { C_ALLGATHER, C_GATHER, C_SCATTER, C_BARRIER, NCOLLS };
 static const char *coll_names[NCOLLS] = { "allgather", "gather", "scatter", "barrier" };
 
-enum { T_INT, T_VECTOR, T_STRUCT, T_MIXED, T_PAIR, NTYPES };
-static const char *type_names[NTYPES] = { "int", "vector", "struct", "vector-vs-int",
-    "2int-vs-int"
-};
-
-#define GAP 0xA5
-#define GARBAGE 0x5A
 #define SEGSIZE 1000
 
-typedef struct {
-    MPI_Datatype type;
-    MPI_Aint extent;
-    int ndata;                  /* data bytes per element */
-    int offsets[32];            /* byte offset of each data byte in an element */
-} layout;
-
-static layout layouts[3];       /* int, vector, struct */
-static layout pair_layout;      /* MPI_2INT */
 static int errors, expect_hier, big, json, two_level;
 static hier_pvar pvars[NCOLLS];
 
-static void add_run(layout * l, int off, int len)
+/* the payload of rank owner's block in round iter */
+static int seed_of(int owner, int iter)
 {
-    for (int i = 0; i < len; i++)
-        l->offsets[l->ndata++] = off + i;
-}
-
-static void make_layouts(void)
-{
-    MPI_Datatype vec, st, st_raw;
-    int blens[3] = { 1, 1, 1 };
-    MPI_Aint displs[3] = { 0, 8, 20 };
-    MPI_Datatype types[3] = { MPI_CHAR, MPI_DOUBLE, MPI_INT };
-
-    layouts[T_INT].type = MPI_INT;
-    layouts[T_INT].extent = 4;
-    add_run(&layouts[T_INT], 0, 4);
-    /* 3 blocks of 2 ints, stride 3: ints 0,1,3,4,6,7 of an 8-int extent */
-    MPI_Type_vector(3, 2, 3, MPI_INT, &vec);
-    MPI_Type_commit(&vec);
-    layouts[T_VECTOR].type = vec;
-    layouts[T_VECTOR].extent = 32;
-    for (int b = 0; b < 3; b++)
-        add_run(&layouts[T_VECTOR], 12 * b, 8);
-    /* char at 0, double at 8, int at 20, extent 32: mixed, with gaps */
-    MPI_Type_create_struct(3, blens, displs, types, &st_raw);
-    MPI_Type_create_resized(st_raw, 0, 32, &st);
-    MPI_Type_commit(&st);
-    MPI_Type_free(&st_raw);
-    layouts[T_STRUCT].type = st;
-    layouts[T_STRUCT].extent = 32;
-    add_run(&layouts[T_STRUCT], 0, 1);
-    add_run(&layouts[T_STRUCT], 8, 8);
-    add_run(&layouts[T_STRUCT], 20, 4);
-    pair_layout.type = MPI_2INT;
-    pair_layout.extent = 8;
-    add_run(&pair_layout, 0, 8);
-}
-
-/* Type case t on the "wide" side (the root of gather/scatter, the receive side of
- * allgather) or the other, with the count factor of the other side. */
-static const layout *layout_of(int t, int wide, long long *factor)
-{
-    *factor = 1;
-    if (t == T_MIXED && !wide)
-        *factor = 6;
-    if (t == T_PAIR && !wide)
-        *factor = 2;
-    if (t == T_MIXED)
-        return &layouts[wide ? T_VECTOR : T_INT];
-    if (t == T_PAIR)
-        return wide ? &pair_layout : &layouts[T_INT];
-    return &layouts[t];
-}
-
-static unsigned char data_byte(long long k, int owner, int iter)
-{
-    return (unsigned char) (k * 131 + owner * 29 + iter * 13 + 1);
-}
-
-/* count elements of l at buf: the data bytes of block `owner` (or GARBAGE when owner
- * < 0), holes GAP */
-static void fill(unsigned char *buf, const layout * l, long long count, int owner, int iter)
-{
-    long long k = 0;
-    memset(buf, GAP, l->extent * count);
-    for (long long e = 0; e < count; e++)
-        for (int i = 0; i < l->ndata; i++, k++)
-            buf[e * l->extent + l->offsets[i]] = owner >= 0 ? data_byte(k, owner, iter) : GARBAGE;
-}
-
-static long long check(const unsigned char *buf, const layout * l, long long count, int owner,
-                       int iter)
-{
-    long long k = 0, bad = 0;
-    char *is_data = calloc(l->extent, 1);
-    for (int i = 0; i < l->ndata; i++)
-        is_data[l->offsets[i]] = 1;
-    for (long long e = 0; e < count; e++) {
-        for (int i = 0; i < l->ndata; i++, k++)
-            if (buf[e * l->extent + l->offsets[i]] != data_byte(k, owner, iter))
-                bad++;
-        for (int b = 0; b < l->extent; b++)
-            if (!is_data[b] && buf[e * l->extent + b] != GAP)
-                bad++;
-    }
-    free(is_data);
-    return bad;
+    return owner * 29 + iter * 13 + 1;
 }
 
 static void report(long long bad, const char *what, int owner)
@@ -173,12 +75,12 @@ static void data_case(int c, MPI_Comm comm, const char *comm_name, int t, long l
     unsigned long long calls0 = expect_hier ? hier_pvar_read(&pvars[c]) : 0;
 
     if (c == C_ALLGATHER || c == C_GATHER) {
-        fill(one, mine, my_count, rank, iter);
+        layout_fill(one, mine, my_count, 1, seed_of(rank, iter));
         int own_in_place = in_place && (c == C_ALLGATHER || rank == root);
         if (all) {
             for (int r = 0; r < size; r++)
-                fill(all + r * count * wide->extent, wide, count,
-                     own_in_place && r == rank ? rank : -1, iter);
+                layout_fill(all + r * count * wide->extent, wide, count,
+                            own_in_place && r == rank, seed_of(r, iter));
         }
         const void *sendbuf = own_in_place ? MPI_IN_PLACE : one;
         if (c == C_ALLGATHER)
@@ -188,18 +90,20 @@ static void data_case(int c, MPI_Comm comm, const char *comm_name, int t, long l
                        comm);
         if (all)
             for (int r = 0; r < size; r++)
-                report(check(all + r * count * wide->extent, wide, count, r, iter), what, r);
+                report(layout_check(all + r * count * wide->extent, wide, count,
+                                    seed_of(r, iter)), what, r);
     } else {
         if (all)
             for (int r = 0; r < size; r++)
-                fill(all + r * count * wide->extent, wide, count, r, iter);
-        fill(one, mine, my_count, -1, iter);
+                layout_fill(all + r * count * wide->extent, wide, count, 1, seed_of(r, iter));
+        layout_fill(one, mine, my_count, 0, 0);
         void *recvbuf = in_place && rank == root ? MPI_IN_PLACE : one;
         MPI_Scatter(all, (int) count, wide->type, recvbuf, (int) my_count, mine->type, root, comm);
         if (!(in_place && rank == root))
-            report(check(one, mine, my_count, rank, iter), what, rank);
+            report(layout_check(one, mine, my_count, seed_of(rank, iter)), what, rank);
         else            /* the root's own block stays where it was */
-            report(check(all + rank * count * wide->extent, wide, count, rank, iter), what, rank);
+            report(layout_check(all + rank * count * wide->extent, wide, count,
+                                seed_of(rank, iter)), what, rank);
     }
 
     unsigned long long want = size > 1 && count > 0 && (!json || two_level);
@@ -318,8 +222,7 @@ int main(int argc, char **argv)
 
     for (int c = 0; c < NCOLLS; c++)
         hier_pvar_close(&pvars[c]);
-    for (int t = T_VECTOR; t <= T_STRUCT; t++)
-        MPI_Type_free(&layouts[t].type);
+    free_layouts();
     MPI_T_finalize();
     hier_report_errors(errors);
     MPI_Finalize();
