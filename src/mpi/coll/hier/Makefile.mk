@@ -15,6 +15,7 @@ mpi_core_sources += \
     src/mpi/coll/hier/hier_grammar.c \
     src/mpi/coll/hier/hier_json.c \
     src/mpi/coll/hier/hier_submodules.c \
+    src/mpi/coll/hier/hier_rooted.c \
     src/mpi/coll/hier/bcast_intra_hier.c \
     src/mpi/coll/hier/reduce_intra_hier.c \
     src/mpi/coll/hier/allreduce_intra_hier.c \

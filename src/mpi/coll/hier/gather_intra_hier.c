@@ -44,7 +44,8 @@ cvars:
  * its own node).  Every rank's block is its packed contribution, b bytes.  Blocks are
  * kept node after node from the root's node on (relative node order), each node's in
  * its members' order, so that the nodes of any subtree of the inter-node tree (linear
- * or binomial: runs of consecutive relative nodes) hold one contiguous piece:
+ * or binomial: runs of consecutive relative nodes) hold one contiguous piece
+ * (MPII_Hier_rooted):
  *     1. intra-node gather of the node's blocks onto its leader;
  *     2. each leader receives its children's subtree pieces next to its own node's
  *        and sends the whole to its parent;
@@ -64,15 +65,11 @@ int MPIR_Gather_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype
     const MPII_Hier_params cvars = MPII_HIER_PARAMS_STEPS(MPIR_CVAR_GATHER_HIER_INTER_ALGORITHM,
                                                           MPIR_CVAR_GATHER_HIER_INTRA_ALGORITHM);
     MPII_Hier_comm *hier = NULL;
-    MPIR_Comm *up_comm, *node_comm;
-    MPII_Hier_tree_node tree = { -1, 0, NULL };
+    MPII_Hier_rooted rt = { 0 };
     MPIR_Request **reqs = NULL;
-    long long *offset = NULL;
-    char *stage = NULL;
-    int rank = comm_ptr->rank, size = comm_ptr->local_size, reentered = 0;
+    int rank = comm_ptr->rank, size = comm_ptr->local_size;
     int in_place = rank == root && sendbuf == MPI_IN_PLACE;
     MPI_Aint block, type_size, recv_extent = 0;
-    MPIR_CHKLMEM_DECL(3);
 
     MPIR_FUNC_ENTER;
 
@@ -100,92 +97,61 @@ int MPIR_Gather_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype
                                                recvtype, root, comm_ptr, errflag);
         goto fn_exit;
     }
-
-    const MPII_Hier_levels *lv = &hier->levels;
-    int column = lv->local_of[root], root_node = lv->node_of[root];
-    int intra_root = MPII_Hier_levels_column_local(lv, hier->my_node, column);
-    int is_leader = hier->my_local == intra_root;
-    int nnodes = lv->nnodes, my_rel = (hier->my_node - root_node + nnodes) % nnodes;
-    MPII_Hier_tree_kind kind = prm.inter_algo == MPII_HIER_GATHER_INTER_LINEAR ?
-        MPII_HIER_TREE_LINEAR : MPII_HIER_TREE_BINOMIAL;
-
-    mpi_errno = MPII_Hier_two_level_comms(comm_ptr, hier, column, &up_comm, &node_comm);
+    mpi_errno = MPII_Hier_rooted_start(comm_ptr, hier, root, block,
+                                       prm.inter_algo == MPII_HIER_GATHER_INTER_LINEAR ?
+                                       MPII_HIER_TREE_LINEAR : MPII_HIER_TREE_BINOMIAL,
+                                       &prm.intra_algo, &rt);
     MPIR_ERR_CHECK(mpi_errno);
-    if (node_comm == comm_ptr) {
-        /* one node: a tree that picks hier for this comm again lands here re-entered */
-        if (hier->reentered)
-            prm.intra_algo = MPII_HIER_INTRA_BINOMIAL;
-        hier->reentered++;
-        reentered = 1;
-    }
-
-    MPIR_CHKLMEM_MALLOC(offset, long long *, sizeof(long long) * (nnodes + 1), mpi_errno,
-                        "hier node offsets", MPL_MEM_COLL);
-    MPII_Hier_levels_node_offsets(lv, root_node, block, offset);
-    /* a leader's stage: its subtree's nodes, from its own on */
-    int span = is_leader ? MPII_Hier_tree_subtree_size(kind, nnodes, 0, my_rel) : 0;
-    if (is_leader) {
-        MPIR_CHKLMEM_MALLOC(stage, char *, offset[my_rel + span] - offset[my_rel], mpi_errno,
-                            "hier gather stage", MPL_MEM_COLL);
+    if (rt.is_leader) {
         const void *mine = in_place ? (char *) recvbuf + root * recvcount * recv_extent : sendbuf;
         mpi_errno = MPIR_Localcopy(mine, in_place ? recvcount : sendcount,
                                    in_place ? recvtype : sendtype,
-                                   stage + (MPI_Aint) hier->my_local * block, block, MPI_BYTE);
+                                   rt.stage + (MPI_Aint) hier->my_local * block, block, MPI_BYTE);
         MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
     }
 
     /* 1. the node's blocks onto its leader */
-    if (node_comm) {
-        mpi_errno = MPII_Hier_intra_gather(is_leader ? MPI_IN_PLACE : sendbuf, sendcount, sendtype,
-                                           stage, block, intra_root, node_comm, prm.intra_algo,
-                                           errflag);
+    if (rt.node_comm) {
+        mpi_errno = MPII_Hier_intra_gather(rt.is_leader ? MPI_IN_PLACE : sendbuf, sendcount,
+                                           sendtype, rt.stage, block, rt.intra_root, rt.node_comm,
+                                           prm.intra_algo, errflag);
         MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
     }
 
-    /* 2. the subtrees' pieces up the tree of nodes (up comm rank = node index) */
-    if (up_comm) {
-        MPIR_ERR_CHKANDJUMP(MPII_Hier_tree_node_init(&tree, kind, nnodes, root_node, 1,
-                                                     hier->my_node) != 0, mpi_errno,
-                            MPI_ERR_OTHER, "**nomem");
-        int nreqs = MPL_MAX(1, tree.nchildren);
-        MPIR_CHKLMEM_MALLOC(reqs, MPIR_Request **, sizeof(MPIR_Request *) * nreqs, mpi_errno,
-                            "hier gather requests", MPL_MEM_COLL);
-        for (int c = 0; c < tree.nchildren; c++) {
-            int rel = (tree.children[c] - root_node + nnodes) % nnodes;
-            int n = MPII_Hier_tree_subtree_size(kind, nnodes, 0, rel);
-            mpi_errno = MPIC_Irecv(stage + (offset[rel] - offset[my_rel]),
-                                   offset[rel + n] - offset[rel], MPI_BYTE, tree.children[c],
-                                   MPIR_GATHER_TAG, up_comm, &reqs[c]);
+    /* 2. the subtrees' pieces up the tree of nodes */
+    if (rt.up_comm) {
+        reqs = MPL_malloc(sizeof(MPIR_Request *) * MPL_MAX(1, rt.tree.nchildren), MPL_MEM_COLL);
+        MPIR_ERR_CHKANDJUMP(!reqs, mpi_errno, MPI_ERR_OTHER, "**nomem");
+        for (int c = 0; c < rt.tree.nchildren; c++) {
+            MPI_Aint at, len;
+            MPII_Hier_rooted_child_piece(&rt, c, &at, &len);
+            mpi_errno = MPIC_Irecv(rt.stage + at, len, MPI_BYTE, rt.tree.children[c],
+                                   MPIR_GATHER_TAG, rt.up_comm, &reqs[c]);
             MPIR_ERR_CHECK(mpi_errno);
         }
-        mpi_errno = MPIC_Waitall(tree.nchildren, reqs, MPI_STATUSES_IGNORE, errflag);
+        mpi_errno = MPIC_Waitall(rt.tree.nchildren, reqs, MPI_STATUSES_IGNORE, errflag);
         MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
-        if (tree.parent >= 0) {
-            mpi_errno = MPIC_Send(stage, offset[my_rel + span] - offset[my_rel], MPI_BYTE,
-                                  tree.parent, MPIR_GATHER_TAG, up_comm, errflag);
+        if (rt.tree.parent >= 0) {
+            mpi_errno = MPIC_Send(rt.stage, rt.stage_bytes, MPI_BYTE, rt.tree.parent,
+                                  MPIR_GATHER_TAG, rt.up_comm, errflag);
             MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
         }
     }
 
     /* 3. every block to its place at the root */
-    if (rank == root) {
-        for (int r = 0; r < size; r++) {
-            if (r == root && in_place)
-                continue;
-            int rel = (lv->node_of[r] - root_node + nnodes) % nnodes;
-            mpi_errno = MPIR_Localcopy(stage + offset[rel] + (MPI_Aint) lv->local_of[r] * block,
-                                       block, MPI_BYTE,
-                                       (char *) recvbuf + r * recvcount * recv_extent, recvcount,
-                                       recvtype);
-            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
-        }
+    for (int r = 0; rank == root && r < size; r++) {
+        if (r == root && in_place)
+            continue;
+        mpi_errno = MPIR_Localcopy(rt.stage + MPII_Hier_rooted_block_at(hier, &rt, r), block,
+                                   MPI_BYTE, (char *) recvbuf + r * recvcount * recv_extent,
+                                   recvcount, recvtype);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
     }
 
   fn_exit:
-    if (reentered)
-        hier->reentered--;
-    MPII_Hier_tree_node_free(&tree);
-    MPIR_CHKLMEM_FREEALL();
+    if (hier)
+        MPII_Hier_rooted_finish(hier, &rt);
+    MPL_free(reqs);
     MPIR_FUNC_EXIT;
     return MPII_Hier_final_errno(mpi_errno, mpi_errno_ret, errflag);
   fn_fail:

@@ -111,6 +111,38 @@ int MPII_Hier_reduction_runs_flat(const MPII_Hier_comm * hier, MPI_Op op);
 int MPII_Hier_two_level_comms(MPIR_Comm * comm, MPII_Hier_comm * hier, int column,
                               MPIR_Comm ** up_comm, MPIR_Comm ** node_comm);
 
+/* The two-step gather and scatter through the root's column leaders (hier_rooted.c).
+ * For a root at local rank j, node n is led by its member j mod size_n; every rank's
+ * block is `block` packed bytes, kept node after node from the root's node on (each
+ * node's in its members' order), so that the nodes of a subtree of the inter-node tree
+ * (LINEAR or BINOMIAL: runs of consecutive relative nodes) hold one contiguous piece.
+ * Zero-initialised, it may be finished without having been started. */
+typedef struct {
+    int nnodes, root_node, my_rel;
+    int intra_root;             /* the node's leader, in node_comm */
+    int is_leader;
+    MPIR_Comm *up_comm, *node_comm;     /* MPII_Hier_two_level_comms of the root's column */
+    MPII_Hier_tree_kind kind;
+    MPII_Hier_tree_node tree;   /* leaders: the tree of the nodes, up_comm ranks */
+    MPI_Aint block;
+    long long *offset;          /* [nnodes + 1]: MPII_Hier_levels_node_offsets from the root's */
+    char *stage;                /* leaders: their subtree's blocks, their own node's first */
+    MPI_Aint stage_bytes;
+    int reentered;              /* one node: hier->reentered taken */
+} MPII_Hier_rooted;
+
+/* Fills rt for this rank (a one-node comm re-entered takes intra_algo binomial).  Leaders
+ * get their stage and tree. */
+int MPII_Hier_rooted_start(MPIR_Comm * comm, MPII_Hier_comm * hier, int root, MPI_Aint block,
+                           MPII_Hier_tree_kind kind, int *intra_algo, MPII_Hier_rooted * rt);
+/* Where the subtree of the leader's child c lies in its stage. */
+void MPII_Hier_rooted_child_piece(const MPII_Hier_rooted * rt, int c, MPI_Aint * at,
+                                  MPI_Aint * len);
+/* Where rank's block lies in the root's stage. */
+MPI_Aint MPII_Hier_rooted_block_at(const MPII_Hier_comm * hier, const MPII_Hier_rooted * rt,
+                                   int rank);
+void MPII_Hier_rooted_finish(MPII_Hier_comm * hier, MPII_Hier_rooted * rt);
+
 /* Intra-node steps of the gathering collectives, blocking, on the node comm: every
  * rank's block is nbytes packed bytes, the root's buffer holds them in node-comm rank
  * order (MPI_IN_PLACE at the root: its own block is in place there).  binomial and shm
