@@ -29,10 +29,11 @@ cvars:
       scope       : MPI_T_SCOPE_ALL_EQ
       description : |-
         Intra-node fan-in and fan-out of the hier barrier
-        auto     - MPIR_Barrier_allcomm_auto on the node communicator, twice
+        auto     - MPIR_Barrier_allcomm_auto on the node communicator, then
+                   MPIR_Bcast_allcomm_auto of one byte
         binomial - empty messages up and down a binomial tree
-        shm      - the device's shared-memory barrier (CH4 POSIX release_gather),
-                   twice; dissemination where the device cannot
+        shm      - the device's shared-memory barrier, then its bcast of one byte
+                   (CH4 POSIX release_gather); MPIR where the device cannot
 
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
@@ -45,7 +46,8 @@ cvars:
  *
  * No rank leaves before every rank came in: a rank leaves the fan-out only after its
  * leader entered it, which is after the leaders' barrier, which every leader entered
- * after its whole node came in.  auto and shm run a whole barrier for each fan.  One
+ * after its whole node came in.  auto and shm fan in with a whole barrier and fan out
+ * with a bcast of one byte from the leader, as MPICH's own smp composition does.  One
  * node: the intra step on comm itself, one rank per node: the leaders' barrier on comm.
  */
 int MPIR_Barrier_intra_hier(MPIR_Comm * comm_ptr, int inter_algo, int intra_algo,

@@ -156,9 +156,9 @@ int MPII_Hier_intra_scatter(const void *sendbuf, MPI_Aint nbytes, void *recvbuf,
                             MPIR_Comm * node_comm, int intra_algo, MPIR_Errflag_t * errflag);
 /* Intra-node step of the barrier, fan-in (no rank of the node leaves before all came
  * in, node comm rank 0 last) or fan-out (none leaves before rank 0 came in): binomial
- * sends empty messages up or down the binomial tree; shm (the device's barrier,
- * dissemination where it cannot) and auto (MPICH's selection on the node comm) run a
- * whole barrier, which is both. */
+ * sends empty messages up or down the binomial tree; shm fans in with the device's
+ * barrier (dissemination where it cannot), auto with MPICH's selection on the node comm,
+ * and both fan out with a bcast of one byte from rank 0 (MPII_Hier_intra_bcast). */
 int MPII_Hier_intra_fan(MPIR_Comm * node_comm, int fan_in, int intra_algo,
                         MPIR_Errflag_t * errflag);
 

@@ -393,6 +393,13 @@ static int binomial_fan(MPIR_Comm * node_comm, int fan_in, MPIR_Errflag_t * errf
 int MPII_Hier_intra_fan(MPIR_Comm * node_comm, int fan_in, int intra_algo,
                         MPIR_Errflag_t * errflag)
 {
+    if (intra_algo == MPII_HIER_INTRA_BINOMIAL)
+        return binomial_fan(node_comm, fan_in, errflag);
+    if (!fan_in) {
+        /* a release from rank 0: a bcast of one byte (one phase, a barrier has two) */
+        char token = 0;
+        return MPII_Hier_intra_bcast(&token, 1, MPI_BYTE, 0, node_comm, intra_algo, errflag);
+    }
     if (intra_algo == MPII_HIER_INTRA_SHM && !shm_running) {
         int used, mpi_errno;
         shm_running++;
@@ -402,8 +409,6 @@ int MPII_Hier_intra_fan(MPIR_Comm * node_comm, int fan_in, int intra_algo,
             return mpi_errno;
         return MPIR_Barrier_intra_dissemination(node_comm, errflag);
     }
-    if (intra_algo == MPII_HIER_INTRA_BINOMIAL)
-        return binomial_fan(node_comm, fan_in, errflag);
     return MPIR_Barrier_allcomm_auto(node_comm, errflag);
 }
 

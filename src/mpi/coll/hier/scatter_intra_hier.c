@@ -43,7 +43,7 @@ cvars:
  * Leaders and block order as in the hier gather (MPII_Hier_rooted):
  *     1. the root copies each rank's block from sendbuf into that order;
  *     2. each leader receives its subtree's piece from its parent and sends each child
- *        the child's subtree piece;
+ *        the child's subtree piece, in turn, the largest first;
  *     3. intra-node scatter of the node's blocks from its leader.
  */
 int MPIR_Scatter_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype,
@@ -59,7 +59,6 @@ int MPIR_Scatter_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datatyp
                                                           MPIR_CVAR_SCATTER_HIER_INTRA_ALGORITHM);
     MPII_Hier_comm *hier = NULL;
     MPII_Hier_rooted rt = { 0 };
-    MPIR_Request **reqs = NULL;
     int rank = comm_ptr->rank, size = comm_ptr->local_size;
     int in_place = rank == root && recvbuf == MPI_IN_PLACE;
     MPI_Aint block, type_size, send_extent = 0;
@@ -112,17 +111,15 @@ int MPIR_Scatter_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datatyp
                                   MPIR_SCATTER_TAG, rt.up_comm, MPI_STATUS_IGNORE, errflag);
             MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
         }
-        reqs = MPL_malloc(sizeof(MPIR_Request *) * MPL_MAX(1, rt.tree.nchildren), MPL_MEM_COLL);
-        MPIR_ERR_CHKANDJUMP(!reqs, mpi_errno, MPI_ERR_OTHER, "**nomem");
+        /* one after the other, the largest subtree first: the sends share this leader's
+         * link anyway, and so the first child forwards while the later ones still come */
         for (int c = 0; c < rt.tree.nchildren; c++) {
             MPI_Aint at, len;
             MPII_Hier_rooted_child_piece(&rt, c, &at, &len);
-            mpi_errno = MPIC_Isend(rt.stage + at, len, MPI_BYTE, rt.tree.children[c],
-                                   MPIR_SCATTER_TAG, rt.up_comm, &reqs[c], errflag);
-            MPIR_ERR_CHECK(mpi_errno);
+            mpi_errno = MPIC_Send(rt.stage + at, len, MPI_BYTE, rt.tree.children[c],
+                                  MPIR_SCATTER_TAG, rt.up_comm, errflag);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
         }
-        mpi_errno = MPIC_Waitall(rt.tree.nchildren, reqs, MPI_STATUSES_IGNORE, errflag);
-        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
     }
 
     /* 3. the node's blocks from its leader */
@@ -140,7 +137,6 @@ int MPIR_Scatter_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datatyp
   fn_exit:
     if (hier)
         MPII_Hier_rooted_finish(hier, &rt);
-    MPL_free(reqs);
     MPIR_FUNC_EXIT;
     return MPII_Hier_final_errno(mpi_errno, mpi_errno_ret, errflag);
   fn_fail:
