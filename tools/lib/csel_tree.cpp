@@ -173,8 +173,15 @@ Json parent_branch(const std::string& collective, const std::vector<SampledChoic
             const auto rules = compact<Choice>(sampled, requery, &wanted);
             for (std::uint64_t bytes : wanted) result.wanted.push_back({collective, comm_size, ppn, bytes});
             Json chain = Json::object();
+            // MPICH 4.0.2's csel.c defines avg_msg_size (the bytes of the call)
+            // for bcast, reduce, allreduce, but asserts for allgather: it has only
+            // total_msg_size = recvcount * type size * comm size, the bytes per
+            // rank (the sampled size) times the comm size
+            const bool per_rank = collective == "allgather";
+            const std::string key = per_rank ? "total_msg_size" : "avg_msg_size";
+            const std::uint64_t scale = per_rank ? static_cast<std::uint64_t>(comm_size) : 1;
             for (const auto& [upper, choice] : rules)
-                chain[upper ? "avg_msg_size<=" + bound_text(*upper) : "avg_msg_size=any"] = leaf(choice, stock_intra);
+                chain[upper ? key + "<=" + bound_text(*upper * scale) : key + "=any"] = leaf(choice, stock_intra);
             result.message_rules += rules.size();
             by_ppn.emplace_back(ppn, std::move(chain));
         }

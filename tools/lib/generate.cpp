@@ -31,6 +31,11 @@ std::string describe_job(const Job& job) {
 
 }  // namespace
 
+const std::vector<std::string>& model_collectives() {
+    static const std::vector<std::string> covered{"bcast", "allreduce", "allgather"};
+    return covered;
+}
+
 std::optional<Job> fit_job_of(const MeasureDb& db, const Job& job) {
     for (const Job& fit : db.jobs()) {
         const JobDescription& d = fit.description;
@@ -132,11 +137,11 @@ std::vector<csel::SampledChoice> best_measured(const Job& job, const std::vector
 std::vector<han::Candidate> candidates_from_tasks(const std::vector<StoredTask>& tasks, const std::string& collective) {
     // (config text, segsize) -> candidate; per task, leaders' medians or the max
     std::map<std::pair<std::string, std::uint64_t>, han::Candidate> by_key;
+    // allgather's sg per config text, by bytes per rank (its key's seg_bytes)
+    std::map<std::string, std::map<std::uint64_t, std::vector<double>>> gathers;
+    const bool allgather = collective == "allgather";
     for (const StoredTask& task : tasks) {
         if (task.key.collective != collective) continue;
-        han::Candidate& candidate = by_key[{canonical_params(task.key.config), task.key.seg_bytes}];
-        candidate.config = task.key.config;
-        candidate.segsize = task.key.seg_bytes;
         std::vector<double> per_leader;
         std::optional<double> max_value;
         for (const TaskTiming& timing : task.timings) {  // ordered by leader, -1 first
@@ -145,10 +150,21 @@ std::vector<han::Candidate> candidates_from_tasks(const std::vector<StoredTask>&
             else
                 per_leader.push_back(timing.summary.median);
         }
-        candidate.costs[task.key.task] = per_leader.empty() ? std::vector<double>{*max_value} : per_leader;
+        std::vector<double> costs = per_leader.empty() ? std::vector<double>{*max_value} : per_leader;
+        if (allgather && task.key.task == han::kGatherTask) {
+            gathers[canonical_params(task.key.config)][task.key.seg_bytes] = std::move(costs);
+            continue;
+        }
+        han::Candidate& candidate = by_key[{canonical_params(task.key.config), task.key.seg_bytes}];
+        candidate.config = task.key.config;
+        candidate.segsize = task.key.seg_bytes;
+        candidate.costs[task.key.task] = std::move(costs);
     }
     std::vector<han::Candidate> result;
-    for (auto& [key, candidate] : by_key) result.push_back(std::move(candidate));
+    for (auto& [key, candidate] : by_key) {
+        if (const auto found = gathers.find(key.first); found != gathers.end()) candidate.gather_costs = found->second;
+        result.push_back(std::move(candidate));
+    }
     return result;
 }
 
@@ -160,9 +176,10 @@ Params candidate_params(const han::Candidate& candidate) {
 
 std::optional<ModelPick> model_pick(const std::string& collective, const std::vector<han::Candidate>& candidates,
                                     int nodes, std::uint64_t msg_bytes, std::optional<double> stock_time,
-                                    const han::ModelOptions& options) {
+                                    const han::ModelOptions& options, int ppn) {
     ModelPick pick;
-    pick.prediction = han::best_candidate(han::parse_collective(collective), candidates, nodes, msg_bytes, options);
+    pick.prediction =
+        han::best_candidate(han::parse_collective(collective), candidates, nodes, msg_bytes, options, ppn);
     if (pick.prediction && (!stock_time || pick.prediction->time < *stock_time))
         pick.choice = csel::Choice::container(csel::container_name(collective, "hier"),
                                               candidate_params(*pick.prediction->candidate));
@@ -192,12 +209,14 @@ GenerateReport generate_tree(const MeasureDb& db, const csel::Json& stock, const
     const bool model = options.source == GenerateSource::model;
     std::vector<std::string> collectives = options.collectives;
     if (collectives.empty())
-        collectives = model ? std::vector<std::string>{"bcast", "allreduce"} : tuned_collectives();
+        collectives = model ? model_collectives() : tuned_collectives();
     for (const std::string& collective : collectives) {
         if (std::find(tuned_collectives().begin(), tuned_collectives().end(), collective) == tuned_collectives().end())
             throw UsageError("collective '" + collective + "': generate tunes bcast, reduce and allreduce");
-        if (model && collective == "reduce")
-            throw UsageError("the task model covers bcast and allreduce; use --from measured for reduce");
+        if (model && std::find(model_collectives().begin(), model_collectives().end(), collective) ==
+                         model_collectives().end())
+            throw UsageError("the task model covers bcast, allreduce and allgather; use --from measured for " +
+                             collective);
     }
     const std::vector<Job> jobs = selected_jobs(db, options);
 
@@ -207,6 +226,7 @@ GenerateReport generate_tree(const MeasureDb& db, const csel::Json& stock, const
     struct ModelContext {
         std::vector<han::Candidate> candidates;
         int nodes = 0;
+        int ppn = 0;
         bool has_stock = false;
     };
     std::map<std::tuple<std::string, int, int>, ModelContext> contexts;
@@ -231,7 +251,8 @@ GenerateReport generate_tree(const MeasureDb& db, const csel::Json& stock, const
                                                             }),
                                              context.candidates.end());
                 context.nodes = job.description.nodes;
-                if (!context.candidates.empty()) {
+                context.ppn = position.second;
+                if (!context.candidates.empty() && collective != "allgather") {  // no seg_* submodule in allgather
                     std::vector<han::Candidate> derived = seg_inter_candidates_of(db, job, collective, context.candidates,
                                                                                   options, report.lines);
                     for (han::Candidate& candidate : derived)
@@ -254,7 +275,7 @@ GenerateReport generate_tree(const MeasureDb& db, const csel::Json& stock, const
                         model_pick(collective, context.candidates, context.nodes, bytes,
                                    stock_found == stock_time.end() ? std::nullopt
                                                                    : std::optional<double>(stock_found->second),
-                                   options.model);
+                                   options.model, context.ppn);
                     if (!pick) continue;  // nothing known at this size
                     best.push_back({position.first, position.second, bytes, pick->choice});
                 }
@@ -291,7 +312,7 @@ GenerateReport generate_tree(const MeasureDb& db, const csel::Json& stock, const
             const auto found = contexts.find({collective, comm_size, ppn});
             if (found == contexts.end() || found->second.has_stock) return std::nullopt;  // stock not measured there
             const auto prediction = han::best_candidate(han::parse_collective(collective), found->second.candidates,
-                                                        found->second.nodes, bytes, options.model);
+                                                        found->second.nodes, bytes, options.model, found->second.ppn);
             if (!prediction) return std::nullopt;
             return csel::Choice::container(csel::container_name(collective, "hier"),
                                            candidate_params(*prediction->candidate));

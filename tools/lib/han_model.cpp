@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "hiertune/grammar.hpp"
+
 namespace hiertune::han {
 
 namespace {
@@ -26,6 +28,8 @@ const std::vector<Stage>& stages(Decomposition form) {
         case Decomposition::bcast: return bcast;
         case Decomposition::allreduce: return allreduce;
         case Decomposition::allreduce_ia: return allreduce_ia;
+        case Decomposition::allgather_ring:
+            throw std::invalid_argument("the allgather ring's steps depend on the node count: allgather_sequence");
     }
     throw std::invalid_argument("unknown decomposition");
 }
@@ -38,16 +42,29 @@ std::uint64_t depth(Decomposition form) {  // largest lag
 
 }  // namespace
 
-bool applies(Collective collective, const Params& config) {
+std::string why_not(Collective collective, const Params& config) {
+    const std::string name = to_string(collective);
     const auto inter = config.find("inter_algo");
-    return collective == Collective::allreduce || inter == config.end() || inter->second != kOneStepInterAlgo;
+    if (collective != Collective::allreduce && inter != config.end() && inter->second == kOneStepInterAlgo)
+        return std::string(kOneStepInterAlgo) + " is allreduce only";
+    const grammar::Algorithm* hier = grammar::find(name, "hier");
+    if (!hier) return "the plugin has no " + name + " hier algorithm";
+    for (const auto& [param, value] : config) {
+        if (!hier->param(param)) return name + "'s hier algorithm has no " + param;
+        if (!grammar::valid(*hier, param, value)) return param + "=" + value + " is not a " + name + " value";
+    }
+    if (collective == Collective::allgather && inter != config.end() && inter->second != kRingInterAlgo)
+        return "inter_algo=" + inter->second + " is not pipelined: the model covers " + kRingInterAlgo;
+    return "";
 }
 
+bool applies(Collective collective, const Params& config) { return why_not(collective, config).empty(); }
+
 Decomposition decomposition(Collective collective, const Params& config) {
-    if (!applies(collective, config))
-        throw std::invalid_argument(std::string("inter_algo=") + kOneStepInterAlgo + " is allreduce's own: " +
-                                    to_string(collective) + " has no such pipeline");
+    const std::string reason = why_not(collective, config);
+    if (!reason.empty()) throw std::invalid_argument(to_string(collective) + " has no such pipeline: " + reason);
     if (collective == Collective::bcast) return Decomposition::bcast;
+    if (collective == Collective::allgather) return Decomposition::allgather_ring;
     const auto inter = config.find("inter_algo");
     return inter != config.end() && inter->second == kOneStepInterAlgo ? Decomposition::allreduce_ia
                                                                        : Decomposition::allreduce;
@@ -69,13 +86,19 @@ std::string steady_task(Decomposition form) {
 }
 
 std::string to_string(Collective collective) {
-    return collective == Collective::bcast ? "bcast" : "allreduce";
+    switch (collective) {
+        case Collective::bcast: return "bcast";
+        case Collective::allreduce: return "allreduce";
+        case Collective::allgather: return "allgather";
+    }
+    throw std::invalid_argument("unknown collective");
 }
 
 Collective parse_collective(const std::string& name) {
     if (name == "bcast") return Collective::bcast;
     if (name == "allreduce") return Collective::allreduce;
-    throw std::invalid_argument("the task model knows bcast and allreduce, not '" + name + "'");
+    if (name == "allgather") return Collective::allgather;
+    throw std::invalid_argument("the task model knows bcast, allreduce and allgather, not '" + name + "'");
 }
 
 std::uint64_t segment_count(std::uint64_t msg_bytes, std::uint64_t segsize) {
@@ -98,28 +121,41 @@ std::vector<std::pair<Step, std::uint64_t>> task_sequence(Decomposition form, st
     return sequence;
 }
 
+std::vector<std::pair<Step, std::uint64_t>> allgather_sequence(std::uint64_t pieces_per_block, int nodes) {
+    if (pieces_per_block == 0) throw std::invalid_argument("a node block has at least one piece");
+    if (nodes < 2) throw std::invalid_argument("the allgather ring needs at least 2 nodes");
+    const std::uint64_t ring_steps = static_cast<std::uint64_t>(nodes - 1) * pieces_per_block;
+    return {{Step{kGatherTask, false}, 1}, {Step{"sbia", true}, ring_steps}, {Step{"sb", false}, pieces_per_block}};
+}
+
 std::vector<std::string> task_names(Decomposition form) {
     switch (form) {
         case Decomposition::bcast: return {"ib", "sbib", "sb"};
         case Decomposition::allreduce:
             return {"sr", "ir", "irsr", "ib", "ibir", "ibirsr", "sbibirsr", "sbibir", "sbib", "sb"};
         case Decomposition::allreduce_ia: return {"sr", "ia", "iasr", "sbiasr", "sbia", "sb"};
+        case Decomposition::allgather_ring: return {kGatherTask, "sbia", "sb"};
     }
     throw std::invalid_argument("unknown decomposition");
 }
 
 std::vector<std::string> required_tasks(Decomposition form, std::uint64_t segments) {
+    if (form == Decomposition::allgather_ring) {  // every u >= 1 on N >= 2 nodes runs all three
+        if (segments == 0) throw std::invalid_argument("a collective has at least one segment");
+        return task_names(form);
+    }
     std::vector<std::string> names;
     for (const auto& [step, count] : task_sequence(form, segments))
         if (std::find(names.begin(), names.end(), step.task) == names.end()) names.push_back(step.task);
     return names;
 }
 
-std::optional<double> predict(Decomposition form, const TaskCosts& costs, std::uint64_t segsize,
-                              std::uint64_t msg_bytes, std::vector<std::string>* missing) {
-    const std::uint64_t u = segment_count(msg_bytes, segsize);
-    const auto sequence = task_sequence(form, u);
+namespace {
 
+// The max over leaders of the sum of a leader's step costs, or nullopt when a
+// task is missing (named in *missing).
+std::optional<double> leaders_worst_sum(const std::vector<std::pair<Step, std::uint64_t>>& sequence,
+                                        const TaskCosts& costs, std::vector<std::string>* missing) {
     std::size_t leaders = 1;
     std::vector<std::string> absent;
     for (const auto& [step, count] : sequence) {
@@ -153,6 +189,22 @@ std::optional<double> predict(Decomposition form, const TaskCosts& costs, std::u
     return worst;
 }
 
+}  // namespace
+
+std::optional<double> predict(Decomposition form, const TaskCosts& costs, std::uint64_t segsize,
+                              std::uint64_t msg_bytes, std::vector<std::string>* missing) {
+    if (form == Decomposition::allgather_ring)
+        throw std::invalid_argument("the allgather ring needs the layout: predict_allgather");
+    return leaders_worst_sum(task_sequence(form, segment_count(msg_bytes, segsize)), costs, missing);
+}
+
+std::optional<double> predict_allgather(const TaskCosts& costs, std::uint64_t segsize, std::uint64_t msg_bytes,
+                                        int nodes, int ppn, std::vector<std::string>* missing) {
+    if (ppn < 1) throw std::invalid_argument("the allgather ring needs the ranks per node (ppn >= 1)");
+    const std::uint64_t block = static_cast<std::uint64_t>(ppn) * msg_bytes;
+    return leaders_worst_sum(allgather_sequence(segment_count(block, segsize), nodes), costs, missing);
+}
+
 bool pruned(const Candidate& candidate, int nodes, std::uint64_t msg_bytes, const PruneOptions& prune) {
     if (!prune.enabled) return false;
     const auto value_of = [&](const std::string& key) -> std::string {
@@ -170,12 +222,16 @@ bool pruned(const Candidate& candidate, int nodes, std::uint64_t msg_bytes, cons
 }
 
 std::optional<Prediction> best_candidate(Collective collective, const std::vector<Candidate>& candidates,
-                                         int nodes, std::uint64_t msg_bytes, const ModelOptions& options) {
+                                         int nodes, std::uint64_t msg_bytes, const ModelOptions& options, int ppn) {
+    const bool allgather = collective == Collective::allgather;
+    if (allgather && ppn < 1) throw std::invalid_argument("the allgather ring needs the ranks per node (ppn >= 1)");
+    // what one segment carries at most: allgather's pieces cut a node's block
+    const std::uint64_t pipelined = allgather ? static_cast<std::uint64_t>(ppn) * msg_bytes : msg_bytes;
     // Per configuration, the smallest segment size that covers the message.
     std::map<std::string, std::uint64_t> smallest_cover;
     if (options.collapse_oversize_segments)
         for (const Candidate& c : candidates)
-            if (c.segsize >= msg_bytes && c.segsize > 0) {
+            if (c.segsize >= pipelined && c.segsize > 0) {
                 const std::string key = canonical_params(c.config);
                 const auto found = smallest_cover.find(key);
                 if (found == smallest_cover.end() || c.segsize < found->second) smallest_cover[key] = c.segsize;
@@ -185,13 +241,21 @@ std::optional<Prediction> best_candidate(Collective collective, const std::vecto
     std::string best_key;
     for (const Candidate& c : candidates) {
         const std::string key = canonical_params(c.config);
-        if (options.collapse_oversize_segments && c.segsize > msg_bytes) {
+        if (options.collapse_oversize_segments && c.segsize > pipelined) {
             const auto found = smallest_cover.find(key);
             if (found != smallest_cover.end() && c.segsize != found->second) continue;
         }
-        if (!applies(collective, c.config) || pruned(c, nodes, msg_bytes, options.prune)) continue;
-        const std::optional<double> time =
-            predict(decomposition(collective, c.config), c.costs, c.segsize, msg_bytes);
+        if (!applies(collective, c.config) || pruned(c, nodes, pipelined, options.prune)) continue;
+        std::optional<double> time;
+        if (allgather) {
+            const auto gather = c.gather_costs.find(msg_bytes);
+            if (gather == c.gather_costs.end()) continue;  // sg not measured at this size
+            TaskCosts costs = c.costs;
+            costs[kGatherTask] = gather->second;
+            time = predict_allgather(costs, c.segsize, msg_bytes, nodes, ppn);
+        } else {
+            time = predict(decomposition(collective, c.config), c.costs, c.segsize, msg_bytes);
+        }
         if (!time) continue;
         const bool better = !best || std::tie(*time, c.segsize, key) <
                                          std::tie(best->time, best->candidate->segsize, best_key);

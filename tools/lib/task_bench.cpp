@@ -69,19 +69,38 @@ std::vector<Params> parse_task_configs(const std::string& spec) {
     return configs;
 }
 
+namespace {
+
+// The part of a search-space configuration that is allgather's: its hier
+// algorithm shares only intra_algo (and inter_algo=auto) with bcast's and
+// allreduce's; their inter-node submodules and inter_k/inter_chunk mean nothing
+// to it, so it runs its ring there, named so that the tree does not depend on
+// MPIR_CVAR_ALLGATHER_HIER_INTER_ALGORITHM.
+Params allgather_share(const Params& config) {
+    const grammar::Algorithm* hier = grammar::find("allgather", "hier");
+    Params shared{{"inter_algo", han::kRingInterAlgo}};
+    for (const auto& [name, value] : config)
+        if (hier && hier->param(name) && grammar::valid(*hier, name, value)) shared[name] = value;
+    return shared;
+}
+
+}  // namespace
+
 std::vector<Params> configs_for(const std::string& collective, const std::vector<Params>& configs,
                                 std::vector<std::string>* notes) {
     const han::Collective coll = han::parse_collective(collective);
     std::vector<Params> result;
-    for (const Params& config : configs) {
+    for (const Params& given : configs) {
+        const Params config = coll == han::Collective::allgather ? allgather_share(given) : given;
         if (han::applies(coll, config)) {
-            result.push_back(config);
+            if (std::find(result.begin(), result.end(), config) == result.end()) result.push_back(config);
             continue;
         }
         if (!notes) continue;
         std::string text;
         for (const auto& [name, value] : config) text += (text.empty() ? "" : ",") + name + "=" + value;
-        notes->push_back(collective + ": " + text + " skipped (" + han::kOneStepInterAlgo + " is allreduce only)");
+        const std::string note = collective + ": " + text + " skipped (" + han::why_not(coll, config) + ")";
+        if (std::find(notes->begin(), notes->end(), note) == notes->end()) notes->push_back(note);
     }
     return result;
 }
@@ -92,6 +111,7 @@ std::vector<std::uint64_t> task_runs(han::Decomposition form, std::uint64_t stea
         case han::Decomposition::bcast: return {steady_segments};
         case han::Decomposition::allreduce: return {steady_segments, 2, 1};  // ibir only at u = 2
         case han::Decomposition::allreduce_ia: return {steady_segments, 1};   // u = 2: the K run's tasks
+        case han::Decomposition::allgather_ring: return {steady_segments};  // K ring steps at least
     }
     throw std::invalid_argument("unknown decomposition");
 }
@@ -134,11 +154,42 @@ std::map<std::string, double> tasks_of_run(han::Decomposition form, std::uint64_
     return tasks;
 }
 
+std::uint64_t allgather_run_pieces(std::uint64_t steady_segments, int nodes) {
+    if (steady_segments < 4) throw std::invalid_argument("the steady run needs at least 4 segments");
+    if (nodes < 2) throw std::invalid_argument("the allgather ring needs at least 2 nodes");
+    const std::uint64_t links = static_cast<std::uint64_t>(nodes - 1);
+    return (steady_segments + links - 1) / links;
+}
+
+std::map<std::string, double> tasks_of_allgather_run(std::uint64_t pieces_per_block, int nodes,
+                                                     const std::vector<double>& step_times) {
+    std::uint64_t steps = 0;
+    const auto sequence = han::allgather_sequence(pieces_per_block, nodes);
+    for (std::size_t i = 1; i < sequence.size(); ++i) steps += sequence[i].second;  // sg is timed on its own
+    if (step_times.size() != steps)
+        throw std::invalid_argument("expected " + std::to_string(steps) + " step times, got " +
+                                    std::to_string(step_times.size()));
+    const auto mean = [&](std::size_t first, std::size_t end) {
+        double sum = 0;
+        for (std::size_t i = first; i < end; ++i) sum += step_times[i];
+        return sum / static_cast<double>(end - first);
+    };
+    const std::size_t ring = static_cast<std::size_t>(sequence[1].second);
+    // the second half of the ring steps (the first ones still wait for the left
+    // neighbour's first pieces); every tail step bcasts one piece alike
+    return {{sequence[1].first.task, mean(ring / 2, ring)}, {sequence[2].first.task, mean(ring, step_times.size())}};
+}
+
 std::vector<TaskKey> task_keys(const std::string& collective, const Params& config, std::uint64_t segsize) {
     std::vector<TaskKey> keys;
     for (const std::string& task : han::task_names(han::decomposition(han::parse_collective(collective), config)))
-        keys.push_back(TaskKey{collective, task, config, segsize});
+        if (task != han::kGatherTask || collective != "allgather") keys.push_back(TaskKey{collective, task, config, segsize});
     return keys;
+}
+
+TaskKey gather_task_key(const Params& config, std::uint64_t msg_bytes) {
+    han::decomposition(han::Collective::allgather, config);  // throws where it does not apply
+    return TaskKey{"allgather", han::kGatherTask, config, msg_bytes};
 }
 
 std::vector<std::pair<std::string, std::string>> submodule_cvars(const std::string& collective, const Params& config) {
@@ -151,11 +202,22 @@ std::vector<std::pair<std::string, std::string>> submodule_cvars(const std::stri
     if (inter.rfind("seg_", 0) == 0)
         throw UsageError("inter_algo=" + inter + " exists only inside the plugin: no public-API stand-in to time");
     if (!han::applies(han::parse_collective(collective), config))
-        throw UsageError("inter_algo=" + inter + " is allreduce only: " + collective + " has no such submodule");
+        throw UsageError(collective + ": no such submodule (" + han::why_not(han::parse_collective(collective), config) +
+                         ")");
 
+    std::vector<std::pair<std::string, std::string>> cvars;
+    if (collective == "allgather") {
+        // the ring is point-to-point (MPI_Isend/MPI_Irecv): no inter-node variable.
+        // The plugin's gather is MPICH's auto or binomial (also under shm, which
+        // only changes its bcast: MPII_Hier_intra_gather).
+        cvars.emplace_back("MPIR_CVAR_GATHER_DEVICE_COLLECTIVE", "0");
+        cvars.emplace_back("MPIR_CVAR_GATHER_INTRA_ALGORITHM", intra == "auto" ? "auto" : "binomial");
+        cvars.emplace_back("MPIR_CVAR_BCAST_DEVICE_COLLECTIVE", intra == "shm" ? "1" : "0");
+        cvars.emplace_back("MPIR_CVAR_BCAST_INTRA_ALGORITHM", intra == "shm" ? "auto" : intra);
+        return cvars;
+    }
     std::vector<std::string> colls{"BCAST"};
     if (collective == "allreduce") colls.push_back("REDUCE");
-    std::vector<std::pair<std::string, std::string>> cvars;
     const bool one_step = inter == han::kOneStepInterAlgo;
     if (one_step) {  // ia for ib and ir: the tsp ring, which the plugin calls directly
         cvars.emplace_back("MPIR_CVAR_IALLREDUCE_DEVICE_COLLECTIVE", "0");
@@ -189,7 +251,7 @@ std::vector<std::pair<std::string, std::string>> launch_cvars(const std::string&
     const auto found = config.find("inter_algo");
     const std::string inter = found == config.end() ? "auto" : found->second;
     std::vector<std::pair<std::string, std::string>> cvars;
-    if (inter.rfind("tsp_", 0) != 0 || inter == han::kOneStepInterAlgo) return cvars;
+    if (collective == "allgather" || inter.rfind("tsp_", 0) != 0 || inter == han::kOneStepInterAlgo) return cvars;
     const std::string type = inter == "tsp_knomial" ? "knomial_1" : "kary";
     cvars.emplace_back("MPIR_CVAR_IBCAST_TREE_TYPE", type);
     if (collective == "allreduce") cvars.emplace_back("MPIR_CVAR_IREDUCE_TREE_TYPE", type);

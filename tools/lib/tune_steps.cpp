@@ -159,8 +159,8 @@ void check_tune_options(const TuneOptions& options) {
     if (options.collectives.empty()) throw UsageError("no collectives (-C)");
     std::set<std::string> seen;
     for (const std::string& collective : options.collectives) {
-        if (collective != "bcast" && collective != "allreduce")
-            throw UsageError("collective '" + collective + "': the task model covers bcast and allreduce");
+        if (std::find(model_collectives().begin(), model_collectives().end(), collective) == model_collectives().end())
+            throw UsageError("collective '" + collective + "': the task model covers bcast, allreduce and allgather");
         if (!seen.insert(collective).second) throw UsageError("collective '" + collective + "' given twice");
     }
     const std::vector<Params> configs = parse_task_configs(options.configs);
@@ -191,8 +191,8 @@ void check_tree_timing_options(const TuneOptions& options) {
     if (options.collectives.empty()) throw UsageError("no collectives (-C)");
     std::set<std::string> seen;
     for (const std::string& collective : options.collectives) {
-        if (collective != "bcast" && collective != "reduce" && collective != "allreduce")
-            throw UsageError("collective '" + collective + "': bcast, reduce or allreduce");
+        if (collective != "bcast" && collective != "reduce" && collective != "allreduce" && collective != "allgather")
+            throw UsageError("collective '" + collective + "': bcast, reduce, allreduce or allgather");
         if (!seen.insert(collective).second) throw UsageError("collective '" + collective + "' given twice");
     }
     if (options.tree_path.empty()) throw UsageError("--tree: no tree file");
@@ -316,7 +316,7 @@ std::vector<Launch> tasks_launches(const TuneOptions& options, const std::string
                 if (analytic::is_seg_inter(config)) continue;
                 std::vector<std::string> collectives;
                 for (const std::string& collective : options.collectives)
-                    if (han::applies(han::parse_collective(collective), config)) collectives.push_back(collective);
+                    if (!configs_for(collective, {config}).empty()) collectives.push_back(collective);
                 specs.push_back({launch_env, config_spec(config), collectives});
             }
     std::vector<Launch> launches;
@@ -333,6 +333,8 @@ std::vector<Launch> tasks_launches(const TuneOptions& options, const std::string
                             format_number(options.bench_precision_percent), "--max-time",
                             format_number(options.bench_max_time)});
         if (!spec.config.empty()) launch.argv.insert(launch.argv.end(), {"--config", spec.config});
+        if (std::count(spec.collectives.begin(), spec.collectives.end(), "allgather"))
+            launch.argv.insert(launch.argv.end(), {"--sizes", join_sizes(options.sizes, ',')});  // its sg
         launch.argv.insert(launch.argv.end(),
                            {"--db", options.db_path, "--machine", options.machine, "--account", launch.step});
         if (options.allow_cliques) launch.argv.push_back(kAllowCliquesFlag);
@@ -433,7 +435,8 @@ VerifyCase parse_verify_case(const std::string& text) {
     if (second == std::string::npos) throw bad("not three fields");
     VerifyCase c;
     c.collective = text.substr(0, first);
-    if (c.collective != "bcast" && c.collective != "allreduce") throw bad("collective must be bcast or allreduce");
+    if (std::find(model_collectives().begin(), model_collectives().end(), c.collective) == model_collectives().end())
+        throw bad("collective must be bcast, allreduce or allgather");
     const std::string bytes = text.substr(first + 1, second - first - 1);
     if (!digits(bytes) || std::stoull(bytes) == 0) throw bad("size must be a positive integer");
     c.msg_bytes = std::stoull(bytes);
@@ -585,7 +588,10 @@ bool in_search_space(const TuneOptions& options, const han::Candidate& candidate
     if (std::find(options.segsizes.begin(), options.segsizes.end(), candidate.segsize) == options.segsizes.end())
         return false;
     const std::vector<Params> configs = parse_task_configs(options.configs);
-    return std::find(configs.begin(), configs.end(), candidate.config) != configs.end();
+    if (std::find(configs.begin(), configs.end(), candidate.config) != configs.end()) return true;
+    const std::vector<Params> allgather = configs_for("allgather", configs);  // its share of the space
+    return std::count(options.collectives.begin(), options.collectives.end(), "allgather") &&
+           std::find(allgather.begin(), allgather.end(), candidate.config) != allgather.end();
 }
 
 std::optional<Job> find_tune_job(const std::vector<Job>& jobs, const TuneOptions& options) {
@@ -611,6 +617,7 @@ TuneCases tune_cases(const TuneOptions& options, const std::vector<StoredTask>& 
                      const std::vector<StoredPoint>& points, int nodes,
                      const std::map<std::string, std::vector<han::Candidate>>& seg_candidates) {
     const std::vector<Params> configs = parse_task_configs(options.configs);
+    const int ppn = (options.ranks + nodes - 1) / std::max(nodes, 1);  // the tree's comm_avg_ppn
     TuneCases result;
     for (const std::string& collective : options.collectives) {
         const han::Collective coll = han::parse_collective(collective);
@@ -644,7 +651,7 @@ TuneCases tune_cases(const TuneOptions& options, const std::vector<StoredTask>& 
             const std::optional<double> stock_time =
                 stock == measured.end() ? std::nullopt : std::optional<double>(stock->second);
             const std::optional<ModelPick> pick =
-                model_pick(collective, candidates, nodes, bytes, stock_time, options.model);
+                model_pick(collective, candidates, nodes, bytes, stock_time, options.model, ppn);
             if (!pick) {
                 result.unpredicted.push_back(collective + " " + std::to_string(bytes) + " B");
                 continue;
@@ -661,16 +668,31 @@ TuneCases tune_cases(const TuneOptions& options, const std::vector<StoredTask>& 
                 const auto candidate = std::find_if(candidates.begin(), candidates.end(), [&](const auto& cand) {
                     return cand.config == config && cand.segsize == segsize;
                 });
-                if (candidate != candidates.end())
+                if (candidate != candidates.end() && coll == han::Collective::allgather) {
+                    const auto gather = candidate->gather_costs.find(bytes);
+                    if (gather != candidate->gather_costs.end()) {
+                        han::TaskCosts costs = candidate->costs;
+                        costs[han::kGatherTask] = gather->second;
+                        entry.predicted = han::predict_allgather(costs, segsize, bytes, nodes, ppn);
+                    }
+                } else if (candidate != candidates.end()) {
                     entry.predicted =
                         han::predict(han::decomposition(coll, config), candidate->costs, segsize, bytes);
+                }
                 const auto time = measured.find({bytes, entry.config});
                 if (time != measured.end()) entry.measured = time->second;
                 c.configs.push_back(std::move(entry));
             }
             if (stock_time) c.configs.push_back(ConfigTime{kStockLabel, std::nullopt, stock_time});
             VerifyCase v{collective, bytes, !pick->choice.stock, 0};
-            if (v.hier) v.segments = han::segment_count(bytes, pick->prediction->candidate->segsize);
+            if (v.hier) {
+                const std::uint64_t segsize = pick->prediction->candidate->segsize;
+                // allgather's counter: the pieces a leader receives, (N-1) blocks of ppn*m bytes
+                v.segments = coll == han::Collective::allgather
+                                 ? static_cast<std::uint64_t>(nodes - 1) *
+                                       han::segment_count(static_cast<std::uint64_t>(ppn) * bytes, segsize)
+                                 : han::segment_count(bytes, segsize);
+            }
             result.verify.push_back(v);
             result.cases.push_back(std::move(c));
         }

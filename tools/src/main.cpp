@@ -326,6 +326,7 @@ struct TasksArgs {
     std::vector<std::string> segsizes;
     std::uint64_t steady = 8;
     std::string max_message = "0";
+    std::vector<std::string> gather_sizes;
     std::size_t warmup = 3;
     std::size_t min_reps = 10;
     std::size_t reps = 100;
@@ -345,6 +346,8 @@ struct TasksArgs {
             for (std::uint64_t size : parse_size_list(text)) options.segsizes.push_back(size);
         options.steady_segments = steady;
         options.max_message = parse_size(max_message);  // 0: no limit
+        for (const std::string& text : gather_sizes)
+            for (std::uint64_t size : parse_size_list(text)) options.gather_sizes.push_back(size);
         options.warmup = warmup;
         options.min_reps = std::min(min_reps, reps);  // a small -i lowers the default
         options.reps = reps;
@@ -360,9 +363,9 @@ struct TasksArgs {
 CLI::App* add_tasks_command(CLI::App& app, TasksArgs& args) {
     CLI::App* tasks = app.add_subcommand(
         "tasks", "HAN task benchmarks of the hier pipeline per leader (run it under mpiexec, >= 2 nodes)");
-    tasks->add_option("-C,--collective", args.collectives, "bcast, allreduce (comma-separated)")
+    tasks->add_option("-C,--collective", args.collectives, "bcast, allreduce, allgather (comma-separated)")
         ->delimiter(',')
-        ->check(CLI::IsMember({"bcast", "allreduce"}))
+        ->check(CLI::IsMember({"bcast", "allreduce", "allgather"}))
         ->capture_default_str();
     tasks->add_option("--config", args.configs,
                       "NAME=V[/V...][,...] of inter_algo, inter_k, inter_chunk, intra_algo (multiplied out)");
@@ -374,6 +377,10 @@ CLI::App* add_tasks_command(CLI::App& app, TasksArgs& args) {
                       "Largest message size the costs are for (e.g. 1M): the steady run has no more segments "
                       "than it needs, at least 4 (0: always --steady)")
         ->capture_default_str();
+    tasks->add_option("--sizes", args.gather_sizes,
+                      "allgather: bytes per rank at which its node gather sg is timed, e.g. 1K,64K (required "
+                      "with -C allgather)")
+        ->allow_extra_args(false);
     tasks->add_option("-x,--warmup", args.warmup,
                       "Warm-up repetitions before a group's first run (1 before each later run)")
         ->capture_default_str();
@@ -531,7 +538,7 @@ CLI::App* add_generate_command(CLI::App& app, GenerateArgs& args) {
         ->check(CLI::IsMember({"measured", "model", "analytic"}))
         ->capture_default_str();
     generate->add_option("-C,--collective", args.collectives,
-                         "Collectives to tune (default: bcast,reduce,allreduce; model: bcast,allreduce; analytic: "
+                         "Collectives to tune (default: bcast,reduce,allreduce; model: bcast,allreduce,allgather; analytic: "
                          "bcast,reduce)")
         ->delimiter(',');
     generate->add_option("--job", args.jobs, "Only these jobs (repeatable; see 'db list')")->allow_extra_args(false);
@@ -678,7 +685,7 @@ int run_check_tree(const CheckTreeArgs& args) {
 struct TuneArgs {
     int ranks = 0;
     int nodes = 0;
-    std::vector<std::string> collectives{"bcast", "allreduce"};
+    std::vector<std::string> collectives{"bcast", "allreduce", "allgather"};
     std::string size_range;
     std::vector<std::string> sizes;
     std::string configs;
@@ -761,9 +768,9 @@ CLI::App* add_tune_command(CLI::App& app, TuneArgs& args) {
         "in MPICH, its timing as loaded against no tree, exhaustive sweep and the validation report");
     tune->add_option("-n,--ranks", args.ranks, "Ranks of the MPI jobs")->required()->check(CLI::Range(2, 1 << 20));
     tune->add_option("--nodes", args.nodes, "Emulated nodes (sets MPIR_CVAR_NUM_CLIQUES for the jobs)");
-    tune->add_option("-C,--collective", args.collectives, "bcast, allreduce (comma-separated)")
+    tune->add_option("-C,--collective", args.collectives, "bcast, allreduce, allgather (comma-separated)")
         ->delimiter(',')
-        ->check(CLI::IsMember({"bcast", "allreduce"}))
+        ->check(CLI::IsMember({"bcast", "allreduce", "allgather"}))
         ->capture_default_str();
     tune->add_option("-m,--message-size", args.size_range, "[MIN:]MAX: message sizes, OSU style (default 1K:1M)");
     tune->add_option("--sizes", args.sizes, "Explicit message sizes (added to -m)")->allow_extra_args(false);
@@ -895,9 +902,9 @@ CLI::App* add_tree_timing_command(CLI::App& app, TreeTimingArgs& args) {
     command->add_option("--tree", args.tree_path, "The tree (JSON) to time")->required();
     command->add_option("-n,--ranks", args.ranks, "Ranks of the jobs")->required()->check(CLI::Range(2, 1 << 20));
     command->add_option("--nodes", args.nodes, "Emulated nodes (sets MPIR_CVAR_NUM_CLIQUES for the jobs)");
-    command->add_option("-C,--collective", args.collectives, "bcast, reduce, allreduce (comma-separated)")
+    command->add_option("-C,--collective", args.collectives, "bcast, reduce, allreduce, allgather (comma-separated)")
         ->delimiter(',')
-        ->check(CLI::IsMember({"bcast", "reduce", "allreduce"}))
+        ->check(CLI::IsMember({"bcast", "reduce", "allreduce", "allgather"}))
         ->capture_default_str();
     command->add_option("-m,--message-size", args.size_range, "[MIN:]MAX: message sizes, OSU style (default 1K:1M)");
     command->add_option("--sizes", args.sizes, "Explicit message sizes (added to -m)")->allow_extra_args(false);

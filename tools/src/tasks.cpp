@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <iomanip>
 #include <map>
 #include <optional>
@@ -25,7 +26,8 @@ namespace {
 struct Group {
     std::string collective;
     Params config;
-    std::uint64_t segsize = 0;
+    std::uint64_t segsize = 0;  // allgather's sg: the bytes per rank it gathers
+    bool gather = false;        // allgather's sg alone (han::kGatherTask)
 };
 
 // The communicators of the pipeline: the node (MPI_COMM_TYPE_SHARED, which
@@ -99,6 +101,53 @@ std::vector<double> run_pipeline(han::Decomposition form, std::uint64_t segments
     return times;
 }
 
+// One repetition of the allgather ring (allgather_intra_hier.c) with u pieces
+// of segsize bytes per node block: at step j a leader receives piece u + j
+// from the left leader, sends piece j (its own, or one received u steps
+// before) to the right one, bcasts piece j in the node, then waits for both;
+// the last u steps only bcast.  Non-leaders bcast every piece.  The time of
+// every step on this process; buffer holds nodes * u pieces.
+std::vector<double> run_allgather_ring(std::uint64_t pieces_per_block, std::uint64_t segsize,
+                                       unsigned char* buffer, const Comms& comms) {
+    const std::int64_t u = static_cast<std::int64_t>(pieces_per_block);
+    const std::int64_t pieces = u * comms.nodes, travelling = pieces - u;
+    const int count = static_cast<int>(segsize);
+    const auto piece = [&](std::int64_t t) { return buffer + t * static_cast<std::int64_t>(segsize); };
+    const int left = (comms.leader_index - 1 + comms.nodes) % std::max(comms.nodes, 1);
+    const int right = (comms.leader_index + 1) % std::max(comms.nodes, 1);
+
+    std::vector<double> times(static_cast<std::size_t>(pieces));
+    for (std::int64_t j = 0; j < pieces; ++j) {
+        const double start = MPI_Wtime();
+        MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+        if (comms.leader && j < travelling) {
+            MPI_Irecv(piece(u + j), count, MPI_BYTE, left, 0, comms.leaders, &requests[0]);
+            MPI_Isend(piece(j), count, MPI_BYTE, right, 0, comms.leaders, &requests[1]);
+        }
+        if (comms.node_size > 1) MPI_Bcast(piece(j), count, MPI_BYTE, 0, comms.node);
+        MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
+        times[static_cast<std::size_t>(j)] = MPI_Wtime() - start;
+    }
+    return times;
+}
+
+// One repetition of allgather's sg: the node's blocks of bytes_per_rank onto
+// its leader (buffer: node_size blocks); its time on this process.
+double run_gather(std::uint64_t bytes_per_rank, unsigned char* buffer, const Comms& comms) {
+    const int count = static_cast<int>(bytes_per_rank);
+    const double start = MPI_Wtime();
+    if (comms.node_size > 1)
+        MPI_Gather(comms.leader ? MPI_IN_PLACE : buffer, count, MPI_BYTE, buffer, count, MPI_BYTE, 0, comms.node);
+    return MPI_Wtime() - start;
+}
+
+// One run of a group: its share of the group's time cap (steps) and one
+// repetition, which returns the tasks it timed on this process.
+struct Run {
+    std::uint64_t steps = 0;
+    std::function<std::map<std::string, double>()> repeat;
+};
+
 constexpr int kPacked = 8;  // n, median, ci_lo, ci_hi, min, max, mean, converged
 
 void pack(const Summary& s, double* out) {
@@ -121,7 +170,8 @@ Summary unpack(const double* in) {
 }
 
 std::string describe(const Group& group) {
-    std::string text = group.collective + " segsize=" + std::to_string(group.segsize);
+    std::string text = group.collective + (group.gather ? " " + std::string(han::kGatherTask) + " bytes=" : " segsize=") +
+                       std::to_string(group.segsize);
     for (const auto& [key, value] : group.config) text += " " + key + "=" + value;
     return text;
 }
@@ -157,9 +207,15 @@ int run_tasks(const TasksOptions& options, std::ostream& out, std::ostream& err)
                                          " at launch (MPICH reads it only in MPI_Init; it is " + current +
                                          "): time such configurations in a separate mpiexec");
                 }
-                for (std::uint64_t fs : options.segsizes) groups.push_back(Group{collective, config, fs});
+                for (std::uint64_t fs : options.segsizes) groups.push_back(Group{collective, config, fs, false});
+                if (collective == "allgather")
+                    for (std::uint64_t m : options.gather_sizes) groups.push_back(Group{collective, config, m, true});
             }
+            if (collective == "allgather" && options.gather_sizes.empty())
+                throw UsageError("allgather: no --sizes (the bytes per rank its node gather sg is timed at)");
         }
+        for (std::uint64_t m : options.gather_sizes)
+            if (m == 0 || m > (1u << 30)) throw UsageError("gather size " + std::to_string(m) + " out of range");
     } catch (const std::exception& e) {
         error = e.what();
     }
@@ -197,8 +253,11 @@ int run_tasks(const TasksOptions& options, std::ostream& out, std::ostream& err)
             db = MeasureDb::open(options.db_path);
             job = db->find_or_create_job(facts.job);
             for (std::size_t i = 0; i < groups.size(); ++i)
-                to_run[i] = db->pending_tasks(job, task_keys(groups[i].collective, groups[i].config,
-                                                              groups[i].segsize))
+                to_run[i] = db->pending_tasks(job, groups[i].gather
+                                                       ? std::vector<TaskKey>{gather_task_key(groups[i].config,
+                                                                                              groups[i].segsize)}
+                                                       : task_keys(groups[i].collective, groups[i].config,
+                                                                   groups[i].segsize))
                                 .empty()
                                 ? 0
                                 : 1;
@@ -238,26 +297,51 @@ int run_tasks(const TasksOptions& options, std::ostream& out, std::ostream& err)
         }
 
         const std::uint64_t steady = steady_run_segments(options.steady_segments, group.segsize, options.max_message);
-        std::vector<unsigned char> buffer(steady * group.segsize, 1);
+        std::vector<unsigned char> buffer;
+        std::vector<Run> runs;
+        std::vector<std::string> tasks;  // what the group stores
+        if (group.gather) {
+            buffer.assign(static_cast<std::size_t>(comms.node_size) * group.segsize, 1);
+            runs.push_back(Run{1, [&] {
+                                   return std::map<std::string, double>{
+                                       {han::kGatherTask, run_gather(group.segsize, buffer.data(), comms)}};
+                               }});
+            tasks = {han::kGatherTask};
+        } else if (form == han::Decomposition::allgather_ring) {
+            const std::uint64_t u = allgather_run_pieces(steady, comms.nodes);
+            buffer.assign(static_cast<std::size_t>(u * static_cast<std::uint64_t>(comms.nodes) * group.segsize), 1);
+            runs.push_back(Run{u * static_cast<std::uint64_t>(comms.nodes), [&, u] {
+                                   return tasks_of_allgather_run(
+                                       u, comms.nodes, run_allgather_ring(u, group.segsize, buffer.data(), comms));
+                               }});
+            for (const std::string& task : han::task_names(form))
+                if (task != han::kGatherTask) tasks.push_back(task);
+        } else {
+            buffer.assign(steady * group.segsize, 1);
+            for (std::uint64_t u : task_runs(form, steady))
+                runs.push_back(Run{han::step_count(form, u), [&, u] {
+                                       return tasks_of_run(form, u,
+                                                           run_pipeline(form, u, group.segsize, buffer.data(), comms));
+                                   }});
+            tasks = han::task_names(form);
+        }
         std::map<std::string, std::vector<double>> samples;  // leaders: the first run providing a task wins
-        const std::vector<std::uint64_t> runs = task_runs(form, steady);
         std::uint64_t all_steps = 0;
-        for (std::uint64_t u : runs) all_steps += han::step_count(form, u);
+        for (const Run& run : runs) all_steps += run.steps;
         for (std::size_t r = 0; r < runs.size(); ++r) {
-            const std::uint64_t u = runs[r];
             const std::size_t warmup = run_warmup(options.warmup, r);
             // bench's stopping rule per run: every leader's every task converged, or a cap;
             // the group's time cap is shared among its runs by their step counts
-            const double run_cap = options.max_time * static_cast<double>(han::step_count(form, u)) /
-                                   static_cast<double>(all_steps);
+            const double run_cap =
+                options.max_time * static_cast<double>(runs[r].steps) / static_cast<double>(all_steps);
             std::map<std::string, std::vector<double>> run;
             double timed_since = 0;
             for (std::size_t rep = 0;; ++rep) {
                 if (rep == warmup) timed_since = MPI_Wtime();
                 MPI_Barrier(MPI_COMM_WORLD);
-                const std::vector<double> steps = run_pipeline(form, u, group.segsize, buffer.data(), comms);
+                const std::map<std::string, double> timed = runs[r].repeat();
                 if (comms.leader && rep >= warmup)
-                    for (const auto& [task, time] : tasks_of_run(form, u, steps)) run[task].push_back(time);
+                    for (const auto& [task, time] : timed) run[task].push_back(time);
                 if (rep + 1 < warmup + options.min_reps) continue;
                 if (rep + 1 >= warmup + options.reps) break;
                 int local[2] = {1, 1};  // converged here, time left (rank 0's clock decides)
@@ -272,7 +356,6 @@ int run_tasks(const TasksOptions& options, std::ostream& out, std::ostream& err)
         }
 
         // 4. Per leader and task a summary, gathered on rank 0 (leader 0).
-        const std::vector<std::string> tasks = han::task_names(form);
         if (comms.leader) {
             std::vector<double> mine(tasks.size() * kPacked, 0.0);
             for (std::size_t t = 0; t < tasks.size(); ++t) {

@@ -11,11 +11,12 @@
 namespace hiertune {
 
 struct TasksOptions {
-    std::vector<std::string> collectives{"bcast"};  // bcast, allreduce
+    std::vector<std::string> collectives{"bcast"};  // bcast, allreduce, allgather
     std::vector<Params> configs{Params{}};          // hier parameters without segsize
     std::vector<std::uint64_t> segsizes;            // > 0
     std::uint64_t steady_segments = 8;              // K of the steady run (at most)
     std::uint64_t max_message = 0;                  // largest message of interest; 0: any
+    std::vector<std::uint64_t> gather_sizes;        // allgather: bytes per rank of its sg groups (> 0)
     std::size_t warmup = 3;      // before a group's first run; 1 before each later one
     std::size_t min_reps = 10;   // per run, before it may stop
     std::size_t reps = 100;      // cap per run

@@ -143,6 +143,10 @@ bool tasks_complete(const MeasureDb& db, JobId job, const TuneOptions& options) 
                 const auto keys = task_keys(collective, config, segsize);
                 plan.insert(plan.end(), keys.begin(), keys.end());
             }
+    for (const std::string& collective : options.collectives)
+        if (collective == "allgather")  // its sg at every size
+            for (const Params& config : configs_for(collective, parse_task_configs(options.configs)))
+                for (std::uint64_t bytes : options.sizes) plan.push_back(gather_task_key(config, bytes));
     return db.pending_tasks(job, plan).empty();
 }
 
@@ -158,7 +162,8 @@ std::map<std::string, std::vector<han::Candidate>> seg_candidates(const MeasureD
     generate.seg_targets = targets;
     std::vector<std::string> ignored;
     for (const std::string& collective : options.collectives)
-        result[collective] = seg_inter_candidates_of(db, job, collective, candidates_from_tasks(db.tasks(job.id), collective),
+        if (collective != "allgather")  // no seg_* submodule in allgather
+            result[collective] = seg_inter_candidates_of(db, job, collective, candidates_from_tasks(db.tasks(job.id), collective),
                                                      generate, lines ? *lines : ignored);
     return result;
 }

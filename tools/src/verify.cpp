@@ -61,6 +61,15 @@ bool call_and_check(const VerifyCase& c, MPI_Comm comm, int rank, int size) {
             if (buffer[i] != pattern(i, 0)) return false;
         return true;
     }
+    if (c.collective == "allgather") {  // msg_bytes per rank
+        std::vector<unsigned char> all(bytes * static_cast<std::size_t>(size), 0xee);
+        for (std::size_t i = 0; i < bytes; ++i) buffer[i] = pattern(i, rank);
+        MPI_Allgather(buffer.data(), count, MPI_BYTE, all.data(), count, MPI_BYTE, comm);
+        for (int r = 0; r < size; ++r)
+            for (std::size_t i = 0; i < bytes; ++i)
+                if (all[static_cast<std::size_t>(r) * bytes + i] != pattern(i, r)) return false;
+        return true;
+    }
     std::vector<unsigned char> result(bytes, 0xee);
     for (std::size_t i = 0; i < bytes; ++i) buffer[i] = pattern(i, rank);
     MPI_Allreduce(buffer.data(), result.data(), count, MPI_UNSIGNED_CHAR, MPI_SUM, comm);
@@ -125,7 +134,10 @@ int run_verify(const std::vector<VerifyCase>& cases, std::ostream& out, std::ost
         bool ok = !data_failed;
         if (c.hier) {
             const bool ran = min_calls == 1 && max_calls == 1;
-            const bool segs = min_segments == static_cast<long long>(c.segments) && max_segments == min_segments;
+            // allgather counts the pieces a leader receives: the other ranks add none
+            const bool segs = c.collective == "allgather"
+                                  ? max_segments == static_cast<long long>(c.segments)
+                                  : min_segments == static_cast<long long>(c.segments) && max_segments == min_segments;
             ok = ok && ran && segs;
             verdict = ran ? "hier ran with " + std::to_string(min_segments) +
                                 (max_segments != min_segments ? ".." + std::to_string(max_segments) : "") +

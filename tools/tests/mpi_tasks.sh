@@ -2,7 +2,8 @@
 # hiertune tasks, 4 ranks on 2 emulated nodes: task benchmarks of three
 # configurations into a database (tsp_allreduce_ring: allreduce's ia tasks,
 # skipped for bcast), the rerun (nothing measured again), a tree generated
-# from them by the model and the collectives data-checked under it; then the
+# from them by the model and the collectives data-checked under it; allgather's
+# ring tasks (sbia, sb per segment size, sg per size) and its model tree; then the
 # errors (one node, a tree type that needs another launch, bcast with only the
 # allreduce ring).
 here=$(cd "$(dirname "$0")" && pwd)
@@ -68,6 +69,44 @@ grep -q '"inter_algo=tsp_allreduce_ring"' "$tmp/ring.json" || fail "the tree doe
 MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=$tmp/ring.json \
     bench 4 -C allreduce --sizes 1,1000,20000,100000,1048576 -c "${fast[@]}" > /dev/null 2> "$tmp/err4" ||
     { cat "$tmp/err4"; fail "allreduce under the ia tree failed"; }
+
+echo "== allgather: the ring's tasks, its model tree, MPICH runs it"
+# tsp_kary and inter_k are not allgather's: both configurations are its ring with binomial
+ag=(tasks -C allgather --config inter_algo=tsp_kary/ring,inter_k=2,intra_algo=binomial -s 4K,32K --sizes 1K,20000
+    -x 1 -i 5 --db "$tmp/ag.sqlite" --allow-cliques)
+"$mpiexec" -n 4 "$hiertune" "${ag[@]}" > "$tmp/ag_out" 2> "$tmp/ag_err" || { cat "$tmp/ag_err"; fail "allgather tasks failed"; }
+cat "$tmp/ag_out"
+grep -q "0 of 4 task groups already stored, 4 to measure (2 nodes)" "$tmp/ag_err" || { cat "$tmp/ag_err"; fail "allgather plan"; }
+for fs in 4096 32768; do
+    grep -q "^allgather segsize=$fs inter_algo=ring intra_algo=binomial: sbia [0-9.]* sb [0-9.]*  (us" "$tmp/ag_out" ||
+        fail "allgather ring tasks missing at $fs"
+done
+for m in 1024 20000; do
+    grep -q "^allgather sg bytes=$m inter_algo=ring intra_algo=binomial: sg [0-9.]*  (us" "$tmp/ag_out" ||
+        fail "allgather sg missing at $m"
+done
+ag_rows=$(python3 - "$tmp/ag.sqlite" << 'PY'
+import sqlite3, sys
+rows = sqlite3.connect(sys.argv[1]).execute(
+    "SELECT task, group_concat(DISTINCT seg_bytes), count(*), min(median) > 0 FROM tasks"
+    " WHERE collective = 'allgather' GROUP BY task ORDER BY task").fetchall()
+print(" ".join(f"{t}:{sizes}:{n}:{ok}" for t, sizes, n, ok in rows))
+PY
+)
+# per leader (2): sb and sbia at 2 segment sizes, sg at 2 sizes per rank
+[ "$ag_rows" = "sb:4096,32768:4:1 sbia:4096,32768:4:1 sg:1024,20000:4:1" ] || fail "stored allgather tasks: $ag_rows"
+"$mpiexec" -n 4 "$hiertune" "${ag[@]}" > /dev/null 2> "$tmp/ag_err2" || { cat "$tmp/ag_err2"; fail "allgather rerun"; }
+grep -q "4 of 4 task groups already stored, 0 to measure" "$tmp/ag_err2" || { cat "$tmp/ag_err2"; fail "allgather rerun measured"; }
+"$hiertune" generate --db "$tmp/ag.sqlite" --stock "$stock" -o "$tmp/ag.json" --from model -C allgather \
+    --sizes 1K,20000 > "$tmp/ag_gen" || { cat "$tmp/ag_gen"; fail "generate from the allgather tasks failed"; }
+grep -q "^allgather: job 1 .*: 2 sizes, 2 not stock" "$tmp/ag_gen" || { cat "$tmp/ag_gen"; fail "allgather ring not picked"; }
+grep -q '"algorithm=MPIR_Allgather_intra_hier"' "$tmp/ag.json" || fail "the tree does not name MPIR_Allgather_intra_hier"
+grep -q '"inter_algo=ring"' "$tmp/ag.json" || fail "the tree does not name the ring"
+MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=$tmp/ag.json \
+    bench 4 -C allgather --sizes 1,1000,20000,100000 -c "${fast[@]}" > /dev/null 2> "$tmp/ag_err3" ||
+    { cat "$tmp/ag_err3"; fail "allgather under its model tree failed"; }
+"$mpiexec" -n 4 "$hiertune" tasks -C allgather -s 4K --allow-cliques 2> "$tmp/e6" && fail "allgather without --sizes accepted"
+grep -q "^hiertune: error: allgather: no --sizes" "$tmp/e6" || fail "allgather without sizes: $(cat "$tmp/e6")"
 
 echo "== errors"
 MPIR_CVAR_NUM_CLIQUES=1 "$mpiexec" -n 2 "$hiertune" tasks -s 4K 2> "$tmp/e1" && fail "one node accepted"

@@ -219,6 +219,20 @@ for coll in bcast reduce; do
 done
 grep -qE "^tree vs no tree: [0-2] of 2 sizes slower beyond the noise: " "$tmp/out6" || fail "tree-timing: no verdict"
 
+echo "== allgather: its share of the space (the ring with binomial), tasks by bytes per rank, tree, verify"
+ag=(tune -n 4 --nodes 2 -C allgather --sizes 2K,24K -s 8K --config inter_algo=tsp_kary,intra_algo=binomial
+    --db "$tmp/ag.sqlite" -o "$tmp/ag.json" --report "$tmp/ag-report" --stock "$stock" --mpiexec "$mpiexec"
+    --task-warmup 1 --task-reps 5 --bench-warmup 1 --bench-min-reps 3 --bench-reps 10 --max-time 1
+    --tree-rounds 2 --allow-tree-slower --allow-cliques)
+"$hiertune" "${ag[@]}" > "$tmp/ag_out" 2> "$tmp/ag_err" || { cat "$tmp/ag_out" "$tmp/ag_err"; fail "allgather tune failed"; }
+grep -q "^allgather sg bytes=24576 inter_algo=ring intra_algo=binomial: sg " "$tmp/ag_out" || fail "allgather sg not timed"
+# the leaders receive (N-1) ceil(ppn m / fs) pieces where hier runs
+grep -Eq "^verify allgather 24576 B: (hier ran with 0..6 segments \(expected 6\)|stock choice ran).*: ok$" "$tmp/ag_out" ||
+    { cat "$tmp/ag_out"; fail "allgather verify"; }
+grep -q '"collective=allgather"' "$tmp/ag.json" || fail "no allgather in the tree"
+grep -q '"avg_msg_size' <(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["collective=allgather"]))' "$tmp/ag.json") &&
+    fail "allgather keyed on avg_msg_size (MPICH 4.0.2 asserts)"
+
 echo "== errors"
 "$hiertune" tune -n 4 --nodes 2 --allow-cliques --stock "$stock" --db "$tmp/e.sqlite" --mpiexec "$tmp/none" 2> "$tmp/e1" &&
     fail "missing mpiexec accepted"
@@ -227,7 +241,7 @@ grep -q "^hiertune: error: no mpiexec at $tmp/none" "$tmp/e1" || fail "missing m
     fail "missing stock accepted"
 grep -q "^hiertune: error: cannot read JSON tree" "$tmp/e2" || fail "missing stock: $(cat "$tmp/e2")"
 "$hiertune" tune -n 4 --nodes 2 --allow-cliques -C reduce --stock "$stock" 2> "$tmp/e3" && fail "reduce accepted"
-grep -q "reduce not in {bcast,allreduce}" "$tmp/e3" || fail "reduce: $(cat "$tmp/e3")"
+grep -q "reduce not in {bcast,allreduce,allgather}" "$tmp/e3" || fail "reduce: $(cat "$tmp/e3")"
 "$hiertune" tune -n 4 --launcher "$mpiexec -n 4" --allow-cliques --config inter_algo=seg_chain --stock "$stock" \
     2> "$tmp/e4" && fail "seg_chain accepted without a launch of one rank per node"
 grep -q "^hiertune: error: seg_\* inter-node submodules are costed by the analytic models: give --fit-launcher" \

@@ -225,3 +225,39 @@ TEST_F(GenerateTest, ErrorsAreUsageErrors) {
 
 }  // namespace
 }  // namespace hiertune
+
+namespace hiertune {
+namespace {
+
+// allgather's sg, keyed by bytes per rank, is no candidate of its own: every
+// segment size's candidate of its configuration carries it
+TEST(GenerateModel, AllgatherGatherCostsJoinEveryCandidate) {
+    const Params ring{{"inter_algo", "ring"}, {"intra_algo", "binomial"}};
+    const auto task = [&](const std::string& name, std::uint64_t bytes, double median) {
+        StoredTask t;
+        t.key = TaskKey{"allgather", name, ring, bytes};
+        Summary s;
+        s.n = 5;
+        s.median = median;
+        t.timings = {TaskTiming{0, s}, TaskTiming{1, s}};
+        return t;
+    };
+    const std::vector<StoredTask> tasks{task("sbia", 4096, 2.0), task("sb", 4096, 1.0), task("sbia", 32768, 5.0),
+                                        task("sb", 32768, 3.0), task("sg", 4096, 7.0), task("sg", 1000, 4.0)};
+    const std::vector<han::Candidate> candidates = candidates_from_tasks(tasks, "allgather");
+    ASSERT_EQ(candidates.size(), 2u);  // fs 4096 and 32768; sg at 4096 bytes per rank is not a segment size
+    for (const han::Candidate& c : candidates) {
+        EXPECT_EQ(c.costs.count("sg"), 0u);
+        EXPECT_EQ(c.gather_costs, (std::map<std::uint64_t, std::vector<double>>{{1000, {4.0, 4.0}}, {4096, {7.0, 7.0}}}));
+    }
+    // 2 nodes of 2 ranks, 1000 bytes per rank: block 2000, fs 4096: u = 1 -> 4 + 2 + 1 = 7
+    const auto pick = model_pick("allgather", candidates, 2, 1000, std::nullopt, {}, 2);
+    ASSERT_TRUE(pick && pick->prediction);
+    EXPECT_DOUBLE_EQ(pick->prediction->time, 7.0);
+    EXPECT_EQ(pick->choice.algorithm, "MPIR_Allgather_intra_hier");
+    EXPECT_EQ(pick->choice.params.at("segsize"), "4096");
+    EXPECT_EQ(pick->choice.params.at("inter_algo"), "ring");
+}
+
+}  // namespace
+}  // namespace hiertune

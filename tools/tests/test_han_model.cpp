@@ -1,5 +1,5 @@
 // HAN task-based cost model: hand-computed eq. (3) and (4), the one-step (ia)
-// allreduce, short pipelines, selection.
+// allreduce, the allgather ring, short pipelines, selection.
 #include <gtest/gtest.h>
 
 #include "hiertune/han_model.hpp"
@@ -229,6 +229,89 @@ TEST(HanModel, PruningIsOptional) {
     options.prune.min_segsize.push_back({"inter_algo", "tsp_ring", 1000});
     EXPECT_EQ(best_candidate(Collective::bcast, candidates, 8, 800, options)->candidate->config.at("inter_algo"),
               "tsp_kary");
+}
+
+// The plugin's ring: sg once, (N-1)u steps sbia, u steps sb.
+TEST(HanModel, AllgatherSequence) {
+    using V = std::vector<std::string>;
+    EXPECT_EQ(task_names(Decomposition::allgather_ring), (V{"sg", "sbia", "sb"}));
+    EXPECT_EQ(required_tasks(Decomposition::allgather_ring, 1), (V{"sg", "sbia", "sb"}));
+    const auto n4u3 = allgather_sequence(3, 4);
+    ASSERT_EQ(n4u3.size(), 3u);
+    EXPECT_EQ(n4u3[0].first.task, "sg");
+    EXPECT_EQ(n4u3[0].second, 1u);
+    EXPECT_EQ(n4u3[1].first.task, "sbia");
+    EXPECT_TRUE(n4u3[1].first.steady);
+    EXPECT_EQ(n4u3[1].second, 9u);  // (4-1)*3
+    EXPECT_EQ(n4u3[2].first.task, "sb");
+    EXPECT_EQ(n4u3[2].second, 3u);
+    EXPECT_THROW(allgather_sequence(0, 4), std::invalid_argument);
+    EXPECT_THROW(allgather_sequence(1, 1), std::invalid_argument);
+    // the stage functions have no node count
+    EXPECT_THROW(task_sequence(Decomposition::allgather_ring, 2), std::invalid_argument);
+    EXPECT_THROW(step_count(Decomposition::allgather_ring, 2), std::invalid_argument);
+}
+
+TEST(HanModel, AllgatherConfigurations) {
+    EXPECT_EQ(decomposition(Collective::allgather, {}), Decomposition::allgather_ring);
+    EXPECT_EQ(decomposition(Collective::allgather, {{"inter_algo", "ring"}, {"intra_algo", "shm"}}),
+              Decomposition::allgather_ring);
+    EXPECT_FALSE(applies(Collective::allgather, {{"inter_algo", "auto"}}));  // not pipelined
+    EXPECT_EQ(why_not(Collective::allgather, {{"inter_algo", "auto"}}),
+              "inter_algo=auto is not pipelined: the model covers ring");
+    EXPECT_FALSE(applies(Collective::allgather, {{"inter_algo", "tsp_kary"}}));
+    EXPECT_EQ(why_not(Collective::allgather, {{"inter_k", "2"}}), "allgather's hier algorithm has no inter_k");
+    EXPECT_FALSE(applies(Collective::allgather, {{"inter_algo", "tsp_allreduce_ring"}}));
+    EXPECT_FALSE(applies(Collective::bcast, {{"inter_algo", "ring"}}));  // allgather's own
+    EXPECT_EQ(why_not(Collective::bcast, {{"inter_algo", "ring"}}), "inter_algo=ring is not a bcast value");
+    EXPECT_EQ(why_not(Collective::bcast, {{"inter_algo", "tsp_allreduce_ring"}}), "tsp_allreduce_ring is allreduce only");
+    EXPECT_EQ(parse_collective("allgather"), Collective::allgather);
+    EXPECT_EQ(to_string(Collective::allgather), "allgather");
+    EXPECT_THROW(predict(Decomposition::allgather_ring, {}, 100, 100), std::invalid_argument);
+}
+
+// max_i sg_i(m) + (N-1) u sbia_i(fs) + u sb_i(fs), u = ceil(ppn*m / fs).
+TEST(HanModel, AllgatherEquationByHand) {
+    const TaskCosts costs{{"sg", {1.0, 3.0}}, {"sbia", {2.0, 1.5}}, {"sb", {0.5, 1.0}}};
+    // N = 2, ppn = 2, m = 150: block 300, fs = 100 -> u = 3
+    // leader 0: 1 + 1*3*2 + 3*0.5 = 8.5; leader 1: 3 + 3*1.5 + 3*1 = 10.5
+    EXPECT_DOUBLE_EQ(*predict_allgather(costs, 100, 150, 2, 2), 10.5);
+    // N = 4, ppn = 1, m = 100: u = 1; leader 0: 1 + 3*2 + 0.5 = 7.5; leader 1: 3 + 3*1.5 + 1 = 8.5
+    EXPECT_DOUBLE_EQ(*predict_allgather(costs, 100, 100, 4, 1), 8.5);
+    // the last piece costs as a full one: m = 101, ppn = 1 -> u = 2: 1 + 3*2*2 + 2*0.5 = 14; 3 + 9 + 2 = 14
+    EXPECT_DOUBLE_EQ(*predict_allgather(costs, 100, 101, 4, 1), 14.0);
+    std::vector<std::string> missing;
+    EXPECT_FALSE(predict_allgather({{"sbia", {1}}}, 100, 10, 2, 2, &missing));
+    EXPECT_EQ(missing, (std::vector<std::string>{"sg", "sb"}));
+    EXPECT_THROW(predict_allgather(costs, 100, 10, 2, 0), std::invalid_argument);
+    EXPECT_THROW(predict_allgather(costs, 0, 10, 2, 2), std::invalid_argument);
+}
+
+// sg is looked up at the message's bytes per rank; fs is compared with the node block.
+TEST(HanModel, AllgatherBestCandidate) {
+    const auto ring = [](const std::string& intra, std::uint64_t fs, double sbia, double sb) {
+        Candidate c{{{"inter_algo", "ring"}, {"intra_algo", intra}}, fs, {{"sbia", {sbia}}, {"sb", {sb}}}, {}};
+        c.gather_costs = {{1000, {5.0}}, {4000, {7.0}}};
+        return c;
+    };
+    const std::vector<Candidate> candidates{ring("binomial", 1000, 2.0, 1.0), ring("shm", 1000, 1.0, 1.0),
+                                            ring("shm", 8192, 9.0, 9.0)};
+    // m = 1000, ppn 2, 3 nodes: block 2000; fs 1000: u = 2: binomial 5 + 2*2*2 + 2*1 = 15; shm 5 + 4 + 2 = 11;
+    // fs 8192 covers the block: 5 + 2*9 + 9 = 32
+    auto best = best_candidate(Collective::allgather, candidates, 3, 1000, {}, 2);
+    ASSERT_TRUE(best);
+    EXPECT_EQ(best->candidate->config.at("intra_algo"), "shm");
+    EXPECT_EQ(best->candidate->segsize, 1000u);
+    EXPECT_DOUBLE_EQ(best->time, 11.0);
+    // m = 4000, ppn 2: block 8000, fs 1000: u = 8: shm 7 + 2*8*1 + 8*1 = 31; fs 8192: 7 + 18 + 9 = 34
+    best = best_candidate(Collective::allgather, candidates, 3, 4000, {}, 2);
+    EXPECT_DOUBLE_EQ(best->time, 31.0);
+    // no sg at 2000 bytes per rank: nothing to predict
+    EXPECT_FALSE(best_candidate(Collective::allgather, candidates, 3, 2000, {}, 2));
+    EXPECT_THROW(best_candidate(Collective::allgather, candidates, 3, 1000), std::invalid_argument);  // no ppn
+    // bcast candidates do not apply to allgather
+    const std::vector<Candidate> bcast{{{{"inter_algo", "tsp_kary"}}, 1000, {{"ib", {1}}, {"sbib", {1}}, {"sb", {1}}}, {}}};
+    EXPECT_FALSE(best_candidate(Collective::allgather, bcast, 3, 1000, {}, 2));
 }
 
 }  // namespace

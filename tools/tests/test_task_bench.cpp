@@ -61,6 +61,56 @@ TEST(TaskBench, BcastSkipsTheAllreduceRing) {
     EXPECT_TRUE(configs_for("bcast", {configs[1]}).empty());
 }
 
+// allgather takes only its own parameters of the shared search space, its ring named
+TEST(TaskBench, AllgatherSharesOnlyItsParameters) {
+    const auto configs = parse_task_configs("inter_algo=tsp_kary/ring/auto,inter_k=2/4,intra_algo=binomial/shm");
+    ASSERT_EQ(configs.size(), 12u);
+    std::vector<std::string> notes;
+    const std::vector<Params> allgather = configs_for("allgather", configs, &notes);
+    EXPECT_EQ(allgather, (std::vector<Params>{{{"inter_algo", "ring"}, {"intra_algo", "binomial"}},
+                                              {{"inter_algo", "ring"}, {"intra_algo", "shm"}}}));
+    EXPECT_EQ(notes, (std::vector<std::string>{
+                         "allgather: inter_algo=auto,intra_algo=binomial skipped (inter_algo=auto is not pipelined: "
+                         "the model covers ring)",
+                         "allgather: inter_algo=auto,intra_algo=shm skipped (inter_algo=auto is not pipelined: "
+                         "the model covers ring)"}));
+    notes.clear();
+    EXPECT_EQ(configs_for("bcast", configs, &notes).size(), 8u);  // tsp_kary and auto x inter_k x intra_algo
+    ASSERT_EQ(notes.size(), 4u);
+    EXPECT_EQ(notes[0], "bcast: inter_algo=ring,inter_k=2,intra_algo=binomial skipped (inter_algo=ring is not a bcast value)");
+    EXPECT_EQ(configs_for("allgather", {Params{}}), (std::vector<Params>{{{"inter_algo", "ring"}}}));
+}
+
+// the ring run: u = ceil(K / (N-1)); sbia the second half of the (N-1)u ring steps, sb the u tail steps
+TEST(TaskBench, AllgatherRunsAndKeys) {
+    EXPECT_EQ(allgather_run_pieces(8, 2), 8u);
+    EXPECT_EQ(allgather_run_pieces(8, 4), 3u);
+    EXPECT_EQ(allgather_run_pieces(8, 9), 1u);
+    EXPECT_THROW(allgather_run_pieces(8, 1), std::invalid_argument);
+    // N = 3, u = 2: ring steps 1 2 3 4, tail 10 20 -> sbia (3+4)/2, sb 15
+    const auto tasks = tasks_of_allgather_run(2, 3, {1, 2, 3, 4, 10, 20});
+    EXPECT_EQ(tasks, (std::map<std::string, double>{{"sbia", 3.5}, {"sb", 15.0}}));
+    EXPECT_THROW(tasks_of_allgather_run(2, 3, {1, 2, 3}), std::invalid_argument);
+    const Params ring{{"inter_algo", "ring"}, {"intra_algo", "shm"}};
+    const auto keys = task_keys("allgather", ring, 4096);
+    ASSERT_EQ(keys.size(), 2u);
+    EXPECT_EQ(keys[0].task, "sbia");
+    EXPECT_EQ(keys[1].task, "sb");
+    const TaskKey gather = gather_task_key(ring, 1000);
+    EXPECT_EQ(gather.task, "sg");
+    EXPECT_EQ(gather.seg_bytes, 1000u);
+    EXPECT_THROW(gather_task_key(Params{{"inter_algo", "auto"}}, 1000), std::invalid_argument);
+    using V = std::vector<std::pair<std::string, std::string>>;
+    // the plugin's gather is binomial under shm; only the bcast takes the device's
+    EXPECT_EQ(submodule_cvars("allgather", ring), (V{{"MPIR_CVAR_GATHER_DEVICE_COLLECTIVE", "0"},
+                                                     {"MPIR_CVAR_GATHER_INTRA_ALGORITHM", "binomial"},
+                                                     {"MPIR_CVAR_BCAST_DEVICE_COLLECTIVE", "1"},
+                                                     {"MPIR_CVAR_BCAST_INTRA_ALGORITHM", "auto"}}));
+    EXPECT_EQ(submodule_cvars("allgather", Params{{"intra_algo", "auto"}})[1].second, "auto");
+    EXPECT_TRUE(launch_cvars("allgather", ring).empty());
+    EXPECT_THROW(submodule_cvars("allgather", Params{{"inter_algo", "tsp_kary"}}), UsageError);
+}
+
 TEST(TaskBench, SteadyRunLength) {
     EXPECT_EQ(steady_run_segments(8, 16384, 0), 8u);              // no message limit
     EXPECT_EQ(steady_run_segments(8, 16384, 1 << 20), 8u);        // 64 segments needed: capped

@@ -79,7 +79,9 @@ std::vector<csel::SampledChoice> best_measured(const Job& job, const std::vector
 
 // Model candidates of a collective from stored task benchmarks: per
 // (configuration, segment size), the median of each task per leader (or the
-// max over leaders where no per-leader timing is stored).
+// max over leaders where no per-leader timing is stored).  Allgather's sg
+// (stored by bytes per rank) goes to gather_costs of every candidate of its
+// configuration, not into a candidate of its own.
 std::vector<han::Candidate> candidates_from_tasks(const std::vector<StoredTask>& tasks, const std::string& collective);
 
 // What --from model chooses for an m-byte message: the model's best hier
@@ -91,9 +93,14 @@ struct ModelPick {
     csel::Choice choice;
     std::optional<han::Prediction> prediction;  // the model's best candidate, if any
 };
+// ppn: the ranks per node (allgather's node blocks; unused otherwise).
 std::optional<ModelPick> model_pick(const std::string& collective, const std::vector<han::Candidate>& candidates,
                                     int nodes, std::uint64_t msg_bytes, std::optional<double> stock_time,
-                                    const han::ModelOptions& options);
+                                    const han::ModelOptions& options, int ppn = 0);
+
+// The collectives the task model covers (--from model; tune): bcast,
+// allreduce, allgather.
+const std::vector<std::string>& model_collectives();
 
 // The parameters of a candidate as the tree and the measurements name them:
 // its configuration plus segsize.

@@ -35,6 +35,29 @@
 // ir and ibir, which the paper never names because its eq. (4) assumes u >= 3.
 // The ia form has one stage less: u = 2 has no steady step, u = 1 the task ia.
 // Like the paper, the last (possibly shorter) segment is costed as a full one.
+//
+// Allgather (inter_algo=ring, src/mpi/coll/hier/allgather_intra_hier.c; the
+// paper only names allgather as a collective its design extends to) is not a
+// fixed-depth stage pipeline: every rank contributes m bytes, a node's block of
+// ppn*m bytes is cut into u = ceil(ppn*m / fs) pieces, and each leader handles
+// the U = N*u pieces of all N blocks, its own first.  Its tasks:
+//
+//   sg     the intra-node gather of the node's block onto the leader (once;
+//          its cost depends on m, not on fs)
+//   sbia   one ring step concurrent with the node bcast of one piece: receive
+//          the next piece from the left leader, send piece j to the right one,
+//          bcast piece j in the node, wait for both (steps 0 .. (N-1)u - 1)
+//   sb     the node bcast of one of the last u pieces, which no longer travel
+//          (steps (N-1)u .. U-1)
+//
+//   Allgather ring:        max_i  sg_i(m) + (N-1) u sbia_i(fs) + u sb_i(fs)
+//
+// Approximations: uniform ppn (every block has u pieces: the plugin's pieces
+// follow each node's size), the last piece of a block costed as a full one,
+// sbia measured as the steady step (the ring's first steps, still waiting for
+// the left neighbour's first piece, cost as much as the later ones).
+// inter_algo=auto (MPICH's allgatherv among the leaders, then one bcast of
+// everything) is not pipelined and not modelled.
 #pragma once
 
 #include <cstdint>
@@ -48,23 +71,34 @@
 
 namespace hiertune::han {
 
-enum class Collective { bcast, allreduce };
+enum class Collective { bcast, allreduce, allgather };
 
 // The value of inter_algo that gives allreduce its one-step inter-node stage ia.
 constexpr const char* kOneStepInterAlgo = "tsp_allreduce_ring";
 
-// The stages a configuration runs (see above).
-enum class Decomposition { bcast, allreduce, allreduce_ia };
+// The value of inter_algo that gives allgather its pipelined ring (the
+// default; the other one, auto, is not modelled).
+constexpr const char* kRingInterAlgo = "ring";
 
-// Whether a configuration (JSON names) has a pipeline for the collective:
-// not bcast with inter_algo=tsp_allreduce_ring (allreduce's own).
+// The stages a configuration runs (see above).
+enum class Decomposition { bcast, allreduce, allreduce_ia, allgather_ring };
+
+// Whether a configuration (JSON names) has a pipeline for the collective: its
+// parameters are ones the collective's hier algorithm has, with values valid
+// for it (the grammar: not bcast with inter_algo=tsp_allreduce_ring,
+// allreduce's own; allgather has no inter_k, inter_chunk), and allgather's
+// inter_algo is ring (the default).
 bool applies(Collective collective, const Params& config);
+// Why a configuration does not apply, e.g. "tsp_allreduce_ring is allreduce
+// only"; empty where it does.
+std::string why_not(Collective collective, const Params& config);
 // The configuration's decomposition: allreduce_ia for allreduce with
-// inter_algo=tsp_allreduce_ring.  Throws std::invalid_argument where it does
-// not apply.
+// inter_algo=tsp_allreduce_ring, allgather_ring for allgather.  Throws
+// std::invalid_argument where it does not apply.
 Decomposition decomposition(Collective collective, const Params& config);
 
-// "bcast" / "allreduce"; parse throws std::invalid_argument for anything else.
+// "bcast" / "allreduce" / "allgather"; parse throws std::invalid_argument for
+// anything else.
 std::string to_string(Collective collective);
 Collective parse_collective(const std::string& name);
 
@@ -80,6 +114,8 @@ struct Step {
 };
 // The task a leader runs at step s (0 .. u-1+depth) of a u-segment pipeline,
 // e.g. bcast step 0: "ib"; allreduce step 3 of 9: "sbibirsr".  Empty past the end.
+// These four throw std::invalid_argument for allgather_ring, whose steps depend
+// on the node count (allgather_sequence).
 std::string step_task(Decomposition form, std::uint64_t step, std::uint64_t segments);
 // Steps of a u-segment pipeline: u+1 (bcast), u+3 (allreduce), u+2 (allreduce ia).
 std::uint64_t step_count(Decomposition form, std::uint64_t segments);
@@ -90,9 +126,17 @@ std::string steady_task(Decomposition form);
 // u-3 resp. u-2 repetitions), e.g. bcast u=4: {ib,1}, {sbib,3}, {sb,1}.
 std::vector<std::pair<Step, std::uint64_t>> task_sequence(Decomposition form, std::uint64_t segments);
 
+// Allgather ring: a leader's steps for N nodes of u pieces each:
+// {sg,1}, {sbia,(N-1)u, steady}, {sb,u}.  Throws std::invalid_argument for
+// u == 0 or nodes < 2.
+std::vector<std::pair<Step, std::uint64_t>> allgather_sequence(std::uint64_t pieces_per_block, int nodes);
+// Allgather's node gather: the one task whose cost depends on the bytes per
+// rank m rather than on the piece size (Candidate::gather_costs).
+constexpr const char* kGatherTask = "sg";
+
 // Task names the model may need for any u (bcast: ib sbib sb; allreduce: sr ir
 // irsr ib ibir ibirsr sbibirsr sbibir sbib sb; allreduce ia: sr ia iasr sbiasr
-// sbia sb).
+// sbia sb; allgather ring: sg sbia sb).
 std::vector<std::string> task_names(Decomposition form);
 // The tasks needed for this many segments.
 std::vector<std::string> required_tasks(Decomposition form, std::uint64_t segments);
@@ -105,8 +149,16 @@ using TaskCosts = std::map<std::string, std::vector<double>>;
 // Predicted time of the collective, or nullopt when a required task is missing
 // (missing, if given, receives the names).  Throws std::invalid_argument for
 // fs == 0, negative or non-finite costs, or inconsistent leader counts.
+// Not for allgather_ring (std::invalid_argument): predict_allgather.
 std::optional<double> predict(Decomposition form, const TaskCosts& costs, std::uint64_t segsize,
                               std::uint64_t msg_bytes, std::vector<std::string>* missing = nullptr);
+
+// Predicted time of the allgather ring for m = msg_bytes per rank on `nodes`
+// nodes of ppn ranks (blocks of ppn*m bytes, u = segment_count(ppn*m, fs)):
+// costs hold sg (measured at m), sbia and sb (at fs).  As predict otherwise;
+// also throws for nodes < 2 or ppn < 1.
+std::optional<double> predict_allgather(const TaskCosts& costs, std::uint64_t segsize, std::uint64_t msg_bytes,
+                                        int nodes, int ppn, std::vector<std::string>* missing = nullptr);
 
 // A configuration of the hierarchical algorithm at one segment size with its
 // task costs: the parameters other than segsize, by their JSON names
@@ -115,6 +167,9 @@ struct Candidate {
     Params config;
     std::uint64_t segsize = 0;
     TaskCosts costs;
+    // allgather: the per-leader costs of sg by bytes per rank m (the gather
+    // does not depend on segsize; the same map in every segsize's candidate)
+    std::map<std::uint64_t, std::vector<double>> gather_costs{};
 };
 
 // Pruning heuristics of HAN section III-C (off by default: they trade accuracy
@@ -154,7 +209,11 @@ struct Prediction {
 // `nodes` nodes (ties: smaller segsize, then config text), each predicted with
 // its configuration's decomposition (candidates that do not apply to the
 // collective are skipped); nullopt when no candidate can be predicted.
+// Allgather: m is the bytes per rank, ppn (>= 1, else std::invalid_argument)
+// the ranks per node; a candidate without sg at m is not predicted; "fs >= m"
+// of collapse_oversize_segments reads fs >= the node block ppn*m.
 std::optional<Prediction> best_candidate(Collective collective, const std::vector<Candidate>& candidates,
-                                         int nodes, std::uint64_t msg_bytes, const ModelOptions& options = {});
+                                         int nodes, std::uint64_t msg_bytes, const ModelOptions& options = {},
+                                         int ppn = 0);
 
 }  // namespace hiertune::han

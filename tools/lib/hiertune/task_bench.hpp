@@ -13,6 +13,10 @@
 //                                  ibir (u = 2); ir, ib (u = 1)
 //   allreduce ia  u = K, 1      -> sr, iasr, sbiasr(s), sbia, sb; ia (u = 1)
 //                                  (u = 2 has no task of its own)
+//   allgather     the ring with u = ceil(K / (N-1)) pieces per node block
+//                 -> sbia(s) (mean of the second half of its (N-1)u steps),
+//                 sb (mean of the u tail steps); and per message size m a
+//                 run of the node gather alone -> sg(m)
 //
 // with K = steady_segments (>= 4), or fewer where no message of interest has
 // K segments of this size (steady_run_segments).  The steady cost of one
@@ -42,6 +46,12 @@ std::vector<Params> parse_task_configs(const std::string& spec);
 // The configurations that have a pipeline for the collective (han::applies:
 // bcast skips inter_algo=tsp_allreduce_ring, allreduce's own); notes, if
 // given, receives a line per skipped one ("bcast: inter_algo=... skipped (...)").
+// Allgather takes of each configuration only the parameters its hier algorithm
+// has with values valid for it (intra_algo, inter_algo ring or auto: the
+// others are bcast's and allreduce's), inter_algo=ring where none is left,
+// duplicates removed; inter_algo=auto is then skipped (not pipelined), so
+// "inter_algo=tsp_kary,inter_k=2,intra_algo=shm" is allgather's
+// "inter_algo=ring,intra_algo=shm".
 std::vector<Params> configs_for(const std::string& collective, const std::vector<Params>& configs,
                                 std::vector<std::string>* notes = nullptr);
 
@@ -64,10 +74,27 @@ std::size_t run_warmup(std::size_t warmup, std::size_t run_index);
 std::map<std::string, double> tasks_of_run(han::Decomposition form, std::uint64_t segments,
                                            const std::vector<double>& step_times);
 
+// Pieces per node block of the allgather ring run: ceil(K / (N-1)), so that
+// the ring has at least K steps.  Throws std::invalid_argument for K < 4 or
+// nodes < 2.
+std::uint64_t allgather_run_pieces(std::uint64_t steady_segments, int nodes);
+
+// sbia and sb of one leader and one repetition of the allgather ring with u
+// pieces per block on N nodes, from the times of its N*u steps (sg is timed
+// apart).  Throws std::invalid_argument for a wrong number of steps.
+std::map<std::string, double> tasks_of_allgather_run(std::uint64_t pieces_per_block, int nodes,
+                                                     const std::vector<double>& step_times);
+
 // The database keys of one (collective, configuration, segment size) group:
-// one per task name of the configuration's decomposition.  Throws
-// std::invalid_argument for a configuration that does not apply.
+// one per task name of the configuration's decomposition, allgather's sg
+// excepted (gather_task_key).  Throws std::invalid_argument for a
+// configuration that does not apply.
 std::vector<TaskKey> task_keys(const std::string& collective, const Params& config, std::uint64_t segsize);
+
+// Allgather's node gather sg at m bytes per rank: its key's seg_bytes is m
+// (the node block is ppn*m; sg does not depend on the piece size).  Throws
+// std::invalid_argument for a configuration that does not apply.
+TaskKey gather_task_key(const Params& config, std::uint64_t msg_bytes);
 
 // The public-API stand-ins for the plugin's submodules of a configuration:
 // control variables (full names) and values that make MPI_Ibcast/MPI_Ireduce
@@ -84,7 +111,10 @@ std::vector<TaskKey> task_keys(const std::string& collective, const Params& conf
 //   intra_algo binomial/auto -> <COLL>_INTRA_ALGORITHM binomial/auto with the
 //   device collective off; shm -> the device collective on (CH4's own choice).
 // I<COLL>_DEVICE_COLLECTIVE=0 so that the MPIR level reads the algorithm.
-// collective "bcast" uses ibcast/bcast; "allreduce" also ireduce/reduce.
+// collective "bcast" uses ibcast/bcast; "allreduce" also ireduce/reduce;
+// "allgather" (its ring is point-to-point, no inter-node variable) gather/bcast
+// on the node: GATHER_INTRA_ALGORITHM auto, else binomial (also for shm, as the
+// plugin's gather), the bcast as for bcast, device collectives as above.
 // Throws UsageError for the plugin-only seg_* inter algorithms and for a
 // configuration that does not apply to the collective (configs_for).
 std::vector<std::pair<std::string, std::string>> submodule_cvars(const std::string& collective, const Params& config);

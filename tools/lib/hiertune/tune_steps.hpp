@@ -39,7 +39,7 @@ namespace hiertune {
 struct TuneOptions {
     int ranks = 0;                                             // -n (> 1)
     std::optional<int> nodes;                                  // --nodes: MPIR_CVAR_NUM_CLIQUES (emulated)
-    std::vector<std::string> collectives{"bcast", "allreduce"};
+    std::vector<std::string> collectives{"bcast", "allreduce", "allgather"};
     std::vector<std::uint64_t> sizes;                          // > 0
     std::string configs;                                       // as tasks --config
     std::vector<std::uint64_t> segsizes;                       // > 0
@@ -74,8 +74,8 @@ struct TuneOptions {
 };
 
 // Throws UsageError for: ranks < 2, nodes < 2 or > ranks, no or zero sizes,
-// no or zero segment sizes, a collective other than bcast/allreduce (the task
-// model covers those) or given twice, an invalid configuration spec (as tasks
+// no or zero segment sizes, a collective other than bcast/allreduce/allgather
+// (the task model covers those) or given twice, an invalid configuration spec (as tasks
 // --config), seg_* inter-node configurations without a way to fit the analytic
 // models that cost them (--fit-launcher, or --nodes), a collective no
 // configuration applies to (bcast with only tsp_allreduce_ring), empty paths, a
@@ -167,9 +167,10 @@ std::vector<std::string> missing_stock_points(const TuneOptions& options, const 
 
 // What step (d) expects of one collective call under the tree.
 struct VerifyCase {
-    std::string collective;  // bcast, allreduce
+    std::string collective;  // bcast, allreduce, allgather
     std::uint64_t msg_bytes = 0;
-    bool hier = false;       // true: hier must run, with `segments` segments; false: any algorithm
+    bool hier = false;       // true: hier must run, with `segments` segments (allgather: on its leaders,
+                             // the pieces each receives); false: any algorithm
     std::uint64_t segments = 0;
 };
 bool operator==(const VerifyCase& a, const VerifyCase& b);
