@@ -9,6 +9,10 @@
 #   MPII_HIER_MPICH_BOUNDS(X)        condition keys followed by a number (csel.c)
 #   MPII_HIER_MPICH_ALGORITHMS(X)    MPIR containers (src/mpi/coll/src/csel_container.c)
 #   MPII_HIER_MPICH_COMPOSITIONS(X)  CH4 containers (src/mpid/ch4/src/ch4_init.c)
+#   MPII_HIER_MPICH_KEY_COLLECTIVES(X)  X("key", "collective"): the collectives MPICH
+#                                    defines a per-collective key for (csel.c's
+#                                    is_commutative(), get_avg_msgsize(), ...: it aborts
+#                                    on the others when it evaluates the key)
 set -eu
 src=${1:?usage: gen-mpich-keys.sh MPICH_SRCDIR}
 csel=$src/src/mpi/coll/src/csel.c
@@ -36,7 +40,22 @@ sed -n 's/.*!strcmp(ckey, "\([a-z_]*[=<][a-z_0-9]*\)").*/\1/p' "$csel" > "$tmp/c
 sed -n 's/.*!strncmp(ckey, "\([a-z_]*<=*\)",.*/\1/p' "$csel" > "$tmp/bounds"
 sed -n 's/.*"algorithm=\(MPIR_[A-Za-z0-9_]*\)".*/\1/p' "$containers" > "$tmp/algorithms"
 sed -n 's/.*"composition=\(MPIDI_[A-Za-z0-9_]*\)".*/\1/p' "$ch4" > "$tmp/compositions"
+# the cases of csel.c's function FN, each as "KEY collective"
+key_collectives() {
+    awk -v fn="$1" -v key="$2" '
+        $0 ~ "^static inline [A-Za-z_]+ " fn "\\(" { on = 1; next }
+        on && /^}/ { exit }
+        on && match($0, /case MPIR_CSEL_COLL_TYPE__[A-Z_]+:/) {
+            print key " " tolower(substr($0, RSTART + 26, RLENGTH - 27))
+        }' "$csel"
+}
+for pair in is_sendbuf_inplace:is_sendbuf_inplace is_commutative:is_commutative \
+    is_op_built_in:is_op_built_in is_block_regular:is_block_regular \
+    get_avg_msgsize:avg_msg_size get_count:count get_total_msgsize:total_msg_size; do
+    key_collectives "${pair%%:*}" "${pair#*:}"
+done > "$tmp/key_collectives"
 nonempty "$tmp/collectives" collectives
+nonempty "$tmp/key_collectives" "per-collective keys"
 nonempty "$tmp/conditions" "condition keys"
 nonempty "$tmp/bounds" "bounded keys"
 nonempty "$tmp/algorithms" algorithms
@@ -50,4 +69,7 @@ table MPII_HIER_MPICH_CONDITIONS < "$tmp/conditions"
 table MPII_HIER_MPICH_BOUNDS < "$tmp/bounds"
 table MPII_HIER_MPICH_ALGORITHMS < "$tmp/algorithms"
 table MPII_HIER_MPICH_COMPOSITIONS < "$tmp/compositions"
+printf '#define MPII_HIER_MPICH_KEY_COLLECTIVES(X) \\\n'
+sort -u "$tmp/key_collectives" | sed 's/\(.*\) \(.*\)/    X("\1", "\2") \\/'
+printf '\n'
 echo "#endif"

@@ -168,6 +168,30 @@ START_TEST(good_trees)
 }
 END_TEST
 
+/* MPICH 4.0.2 aborts on avg_msg_size under allgather, is_commutative under bcast, ... */
+START_TEST(keys_of_other_collectives)
+{
+    problems p;
+    ck_assert_int_eq(check_text("{\"collective=allgather\": {\"comm_type=intra\": {"
+                                "\"avg_msg_size<=65536\": {\"algorithm=MPIR_Allgather_intra_ring\":{}},"
+                                "\"avg_msg_size=any\": {\"algorithm=MPIR_Allgather_intra_hier\":{}}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 2);
+    ck_assert(mentions(&p, 0, "a key MPICH does not define for this collective"));
+    ck_assert_int_eq(check_text("{\"collective=allgather\": {\"comm_type=intra\": {"
+                                "\"total_msg_size<=65536\": {\"algorithm=MPIR_Allgather_intra_ring\":{}},"
+                                "\"total_msg_size=any\": {\"algorithm=MPIR_Allgather_intra_hier\":{}}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 0);
+    ck_assert_int_eq(check_text("{\"collective=bcast\": {\"is_commutative=yes\": "
+                                "{\"algorithm=MPIR_Bcast_intra_binomial\":{}}, \"is_commutative=no\": "
+                                "{\"algorithm=MPIR_Bcast_intra_binomial\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 2);
+    ck_assert_int_eq(check_text("{\"collective=gather\": {\"count<=8\": "
+                                "{\"algorithm=MPIR_Gather_intra_binomial\":{}}, \"comm_size=any\": "
+                                "{\"algorithm=MPIR_Gather_intra_hier\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 1);
+}
+END_TEST
+
 START_TEST(unknown_names)
 {
     problems p;
@@ -354,6 +378,7 @@ int main(void)
     tcase_add_test(tc, fanout_only_for_chain);
     tcase_add_test(tc, own_inter_algos);
     tcase_add_test(tc, listed_inter_algos);
+    tcase_add_test(tc, keys_of_other_collectives);
     tcase_add_test(tc, good_trees);
     tcase_add_test(tc, unknown_names);
     tcase_add_test(tc, bad_parameters);

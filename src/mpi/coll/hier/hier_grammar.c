@@ -180,6 +180,28 @@ static const struct {
     const char *condition;
 } requirements[] = { MPII_HIER_MPICH_REQUIREMENTS(REQUIREMENT_) {0} };
 
+#define KEY_COLLECTIVE_(key_, coll_) {key_, coll_},
+static const struct {
+    const char *key;
+    const char *coll;
+} key_collectives[] = { MPII_HIER_MPICH_KEY_COLLECTIVES(KEY_COLLECTIVE_) {0} };
+
+/* Whether MPICH evaluates the condition key ckey ("avg_msg_size<=N", "is_commutative=yes",
+ * ...) for coll: the keys it defines per collective abort on the others. */
+static int key_defined_for(const char *ckey, const char *coll)
+{
+    size_t n = strcspn(ckey, "<=");
+    int restricted = 0;
+    for (int i = 0; key_collectives[i].key; i++) {
+        if (strlen(key_collectives[i].key) != n || strncmp(key_collectives[i].key, ckey, n))
+            continue;
+        restricted = 1;
+        if (!strcmp(key_collectives[i].coll, coll))
+            return 1;
+    }
+    return !restricted;
+}
+
 static int in_list(const char *const *list, const char *s)
 {
     for (int i = 0; list[i]; i++)
@@ -385,6 +407,9 @@ static void check_node(tree_check * tc, struct json_object *obj, const char *col
             problem(tc, "a bound that is not an integer in 0..INT_MAX:", key);
         else if (kind == KEY_ANY && i != n)
             problem(tc, "an always-true key before the end of its chain:", key);
+        else if (!key_defined_for(ckey, coll))
+            problem(tc, "a key MPICH does not define for this collective (it aborts on it):",
+                    key);
         bounded |= kind == KEY_BOUND;
         last = key;
         last_kind = kind;
