@@ -8,13 +8,13 @@
 
 #include "hiertune/analytic_catalog.hpp"
 #include "hiertune/bench_output.hpp"
+#include "hiertune/sweep.hpp"
 #include "hiertune/usage_error.hpp"
 
 namespace hiertune {
 
 namespace {
 
-bool is_default(const std::string& algorithm) { return algorithm == "default" || algorithm == "auto"; }
 
 std::string fixed(double value, int digits) {
     std::ostringstream text;
@@ -49,7 +49,7 @@ AnalyticValidation validate_analytic(const MeasureDb& db, JobId fit_job, const V
             const Configuration c{p.key.collective, p.key.algorithm, p.key.params};
             const auto found = line_of.find({c.collective, c.algorithm});
             const bool modelled = analytic::has_model(c) && found != line_of.end();
-            if (!modelled && !(is_default(c.algorithm) && c.params.empty())) continue;
+            if (!modelled && !(is_default_algorithm(c.algorithm) && c.params.empty())) continue;
             auto& [size_case, default_time] = cases[{procs, c.collective, p.key.msg_bytes}];
             size_case.collective = c.collective + " P=" + std::to_string(procs);
             size_case.msg_bytes = p.key.msg_bytes;

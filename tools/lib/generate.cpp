@@ -1,6 +1,7 @@
 #include "hiertune/generate.hpp"
 
 #include "hiertune/grammar.hpp"
+#include "hiertune/sweep.hpp"
 
 #include "hiertune/analytic_han.hpp"
 
@@ -18,7 +19,6 @@ namespace hiertune {
 
 namespace {
 
-bool is_default(const std::string& algorithm) { return algorithm == "default" || algorithm == "auto"; }
 
 const std::vector<std::string>& tuned_collectives() { return grammar::collectives(); }
 
@@ -85,7 +85,7 @@ csel::TreeResult build_checked_tree(const csel::Json& stock, const csel::TreeInp
 }
 
 std::optional<csel::Choice> choice_of_point(const PointKey& key) {
-    if (is_default(key.algorithm)) {
+    if (is_default_algorithm(key.algorithm)) {
         if (!key.params.empty()) return std::nullopt;
         return csel::Choice::stock_tree();
     }
@@ -262,7 +262,7 @@ GenerateReport generate_tree(const MeasureDb& db, const csel::Json& stock, const
                 if (context.candidates.empty()) continue;
                 std::map<std::uint64_t, double> stock_time;
                 for (const StoredPoint& p : points)
-                    if (p.key.collective == collective && is_default(p.key.algorithm) && p.key.params.empty())
+                    if (p.key.collective == collective && is_default_algorithm(p.key.algorithm) && p.key.params.empty())
                         stock_time[p.key.msg_bytes] = p.summary.median;
                 context.has_stock = !stock_time.empty();
                 std::vector<std::uint64_t> sizes = options.sizes;

@@ -133,6 +133,10 @@ AlgorithmSpec parse_algorithm_spec(std::string_view text) {
     return spec;
 }
 
+bool is_default_algorithm(const std::string& algorithm) {
+    return algorithm == kDefaultAlgorithm || algorithm == "auto";
+}
+
 const std::vector<std::string>& supported_collectives() {
     // MPICH's names, so that algorithm_cvar() finds MPIR_CVAR_<COLL>_INTRA_ALGORITHM
     static const std::vector<std::string> names{"bcast",  "reduce",  "allreduce", "allgather",

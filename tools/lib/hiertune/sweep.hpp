@@ -30,6 +30,8 @@
 namespace hiertune {
 
 constexpr const char* kDefaultAlgorithm = "default";
+// MPICH's own selection: bench's kDefaultAlgorithm, or the CVAR item "auto".
+bool is_default_algorithm(const std::string& algorithm);
 constexpr const char* kAllAlgorithms = "all";
 
 struct ParamSpec {
