@@ -73,7 +73,7 @@ TEST(Validation, AverageAndWorst) {
 
 TEST(Validation, TargetsAtTheirLimits) {
     // exactly at the limits: average 5/4 = 1.25 against 1.25, task share 2.5/10 against 0.25
-    const ValidationTargets targets{1.25, 0.25};
+    const ValidationTargets targets{1.25, 0.25, std::nullopt};
     const ValidationReport report = validate({two_configs(8, "B", 4.0, 5.0)}, 2.5, 10.0, targets);
     EXPECT_DOUBLE_EQ(report.average_slowdown, 1.25);
     EXPECT_TRUE(report.slowdown_target_met());
