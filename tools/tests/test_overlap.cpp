@@ -1,0 +1,186 @@
+#include "hiertune/overlap.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+namespace hiertune {
+namespace {
+
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+const double kInf = std::numeric_limits<double>::infinity();
+
+// Eq. (1) by hand: (measured - max) / min.
+TEST(OverlapRatio, PerfectOverlapIsZero) {
+    // communication longer: measured = t_comm = 10
+    EXPECT_DOUBLE_EQ(overhead_ratio(10, 10, 4), 0.0);
+    // computation longer: measured = t_comp = 8
+    EXPECT_DOUBLE_EQ(overhead_ratio(8, 3, 8), 0.0);
+}
+
+TEST(OverlapRatio, SerializedIsOne) {
+    EXPECT_DOUBLE_EQ(overhead_ratio(14, 10, 4), 1.0);  // (14 - 10) / 4
+    EXPECT_DOUBLE_EQ(overhead_ratio(11, 3, 8), 1.0);   // (11 - 8) / 3
+}
+
+TEST(OverlapRatio, InBetween) {
+    EXPECT_DOUBLE_EQ(overhead_ratio(9.5, 3, 8), 0.5);  // (9.5 - 8) / 3
+    EXPECT_DOUBLE_EQ(overhead_ratio(7.5, 5, 5), 0.5);  // equal times: (7.5 - 5) / 5
+}
+
+TEST(OverlapRatio, SlowerThanSerializedIsAboveOne) {
+    // overlap tried and lost: 16 against 14 serialized; (16 - 10) / 4
+    EXPECT_DOUBLE_EQ(overhead_ratio(16, 10, 4), 1.5);
+}
+
+TEST(OverlapRatio, ImpreciseCommTimeGivesNegative) {
+    // t_comm measured 10 but the overlapped run took 9: (9 - 10) / 4, not clamped
+    EXPECT_DOUBLE_EQ(overhead_ratio(9, 10, 4), -0.25);
+}
+
+TEST(OverlapRatio, BadInputsThrow) {
+    EXPECT_THROW(overhead_ratio(5, 0, 4), std::invalid_argument);  // min <= 0
+    EXPECT_THROW(overhead_ratio(5, 4, 0), std::invalid_argument);
+    EXPECT_THROW(overhead_ratio(-1, 10, 4), std::invalid_argument);
+    EXPECT_THROW(overhead_ratio(5, -2, 4), std::invalid_argument);
+    EXPECT_THROW(overhead_ratio(5, 10, -4), std::invalid_argument);
+    EXPECT_THROW(overhead_ratio(kNaN, 10, 4), std::invalid_argument);
+    EXPECT_THROW(overhead_ratio(kInf, 10, 4), std::invalid_argument);
+    EXPECT_THROW(overhead_ratio(5, kInf, 4), std::invalid_argument);
+    EXPECT_THROW(overhead_ratio(5, 10, kNaN), std::invalid_argument);
+    // measured 0 is a (bad) measurement, not an error: (0 - 10) / 4
+    EXPECT_DOUBLE_EQ(overhead_ratio(0, 10, 4), -2.5);
+}
+
+TEST(OverlapVerdicts, ThresholdsAroundPointTwo) {
+    EXPECT_EQ(overlap_verdict({0.19}), OverlapVerdict::overlaps);
+    EXPECT_EQ(overlap_verdict({0.2}), OverlapVerdict::overlaps);  // at the threshold
+    EXPECT_EQ(overlap_verdict({0.21}), OverlapVerdict::partial);
+    EXPECT_EQ(overlap_verdict({-0.3}), OverlapVerdict::overlaps);
+}
+
+TEST(OverlapVerdicts, ThresholdsAroundPointEight) {
+    EXPECT_EQ(overlap_verdict({0.79}), OverlapVerdict::partial);
+    EXPECT_EQ(overlap_verdict({0.8}), OverlapVerdict::none);  // at the threshold
+    EXPECT_EQ(overlap_verdict({0.81}), OverlapVerdict::none);
+    EXPECT_EQ(overlap_verdict({1.7}), OverlapVerdict::none);
+}
+
+TEST(OverlapVerdicts, DecidedByTheMedian) {
+    EXPECT_EQ(overlap_verdict({5.0, 0.0, 0.1}), OverlapVerdict::overlaps);  // median 0.1
+    EXPECT_EQ(overlap_verdict({0.0, 0.4}), OverlapVerdict::overlaps);       // median 0.2
+    EXPECT_EQ(overlap_verdict({0.0, 0.5, 1.0}), OverlapVerdict::partial);   // median 0.5
+    EXPECT_EQ(overlap_verdict({1.0, 0.6, 0.8}), OverlapVerdict::none);      // median 0.8
+    EXPECT_EQ(overlap_verdict({0.9, 1.1, -2.0}), OverlapVerdict::none);     // median 0.9
+}
+
+TEST(OverlapVerdicts, BadInputsThrow) {
+    EXPECT_THROW(overlap_verdict({}), std::invalid_argument);
+    EXPECT_THROW(overlap_verdict({0.1, kNaN}), std::invalid_argument);
+    EXPECT_THROW(overlap_verdict({kInf}), std::invalid_argument);
+}
+
+TEST(OverlapVerdicts, Names) {
+    EXPECT_EQ(to_string(OverlapVerdict::overlaps), "overlaps");
+    EXPECT_EQ(to_string(OverlapVerdict::partial), "partially");
+    EXPECT_EQ(to_string(OverlapVerdict::none), "not at all");
+}
+
+using Sizes = std::vector<std::size_t>;
+using Times = std::vector<double>;
+
+TEST(OverlapGrids, SizesArePowersOfTwo) {
+    EXPECT_EQ(make_overlap_grid(1, 8, 1, 1, 1).sizes, (Sizes{1, 2, 4, 8}));
+    EXPECT_EQ(make_overlap_grid(3, 16, 1, 1, 1).sizes, (Sizes{4, 8, 16}));  // 3 rounds up to 4
+    EXPECT_EQ(make_overlap_grid(3, 20, 1, 1, 1).sizes, (Sizes{4, 8, 16}));  // 32 > 20
+    EXPECT_EQ(make_overlap_grid(8, 8, 1, 1, 1).sizes, (Sizes{8}));
+    EXPECT_EQ(make_overlap_grid(1, 1, 1, 1, 1).sizes, (Sizes{1}));
+}
+
+TEST(OverlapGrids, SizesAtTheTopDoNotOverflow) {
+    const std::size_t top = std::numeric_limits<std::size_t>::max();
+    const std::size_t highest_power = top / 2 + 1;  // 2^63 with a 64-bit size_t
+    EXPECT_EQ(make_overlap_grid(highest_power, top, 1, 1, 1).sizes, (Sizes{highest_power}));
+    EXPECT_EQ(make_overlap_grid(highest_power / 2, top, 1, 1, 1).sizes,
+              (Sizes{highest_power / 2, highest_power}));
+    EXPECT_THROW(make_overlap_grid(highest_power + 1, top, 1, 1, 1), std::invalid_argument);
+}
+
+TEST(OverlapGrids, CompTimesAreLogSpaced) {
+    EXPECT_EQ(make_overlap_grid(1, 1, 1, 100, 3).comp_us, (Times{1, 10, 100}));
+    // pow(1000, 1/3) = 9.999999999999998: rounding to 0.1 us makes it 10
+    EXPECT_EQ(make_overlap_grid(1, 1, 1, 1000, 4).comp_us, (Times{1, 10, 100, 1000}));
+    // 2, 2 * sqrt(2) = 2.83, 4
+    EXPECT_EQ(make_overlap_grid(1, 1, 2, 4, 3).comp_us, (Times{2, 2.8, 4}));
+}
+
+TEST(OverlapGrids, OneCompPointIsMin) {
+    EXPECT_EQ(make_overlap_grid(1, 1, 2.5, 100, 1).comp_us, (Times{2.5}));
+}
+
+TEST(OverlapGrids, CompTimesRoundedAndDeduplicated) {
+    EXPECT_EQ(make_overlap_grid(1, 1, 0.123, 0.123, 1).comp_us, (Times{0.1}));
+    // 1.1^(i/4): 1, 1.024, 1.049, 1.074, 1.1 -> 1.0 1.0 1.0 1.1 1.1
+    EXPECT_EQ(make_overlap_grid(1, 1, 1, 1.1, 5).comp_us, (Times{1.0, 1.1}));
+    EXPECT_EQ(make_overlap_grid(1, 1, 7, 7, 3).comp_us, (Times{7}));
+}
+
+TEST(OverlapGrids, BadSizesThrow) {
+    EXPECT_THROW(make_overlap_grid(0, 8, 1, 10, 2), std::invalid_argument);
+    EXPECT_THROW(make_overlap_grid(16, 8, 1, 10, 2), std::invalid_argument);
+    EXPECT_THROW(make_overlap_grid(5, 7, 1, 10, 2), std::invalid_argument);  // no power of two
+}
+
+TEST(OverlapGrids, BadCompTimesThrow) {
+    EXPECT_THROW(make_overlap_grid(1, 8, 0, 10, 2), std::invalid_argument);
+    EXPECT_THROW(make_overlap_grid(1, 8, -1, 10, 2), std::invalid_argument);
+    EXPECT_THROW(make_overlap_grid(1, 8, 0.04, 10, 2), std::invalid_argument);  // rounds to 0
+    EXPECT_THROW(make_overlap_grid(1, 8, 10, 1, 2), std::invalid_argument);     // max < min
+    EXPECT_THROW(make_overlap_grid(1, 8, kNaN, 10, 2), std::invalid_argument);
+    EXPECT_THROW(make_overlap_grid(1, 8, 1, kInf, 2), std::invalid_argument);
+    EXPECT_THROW(make_overlap_grid(1, 8, 1, 10, 0), std::invalid_argument);
+}
+
+TEST(OverlapCompute, IterationsForADuration) {
+    EXPECT_EQ(compute_iterations({100}, 2.5), 250u);
+    EXPECT_EQ(compute_iterations({1000}, 2000), 2000000u);
+    EXPECT_EQ(compute_iterations({3.5}, 3), 11u);  // 10.5 rounds to nearest, away from 0
+    EXPECT_EQ(compute_iterations({0.4}, 1), 0u);
+    EXPECT_EQ(compute_iterations({100}, 0), 0u);
+}
+
+TEST(OverlapCompute, BadIterationInputsThrow) {
+    EXPECT_THROW(compute_iterations({0}, 1), std::invalid_argument);
+    EXPECT_THROW(compute_iterations({-5}, 1), std::invalid_argument);
+    EXPECT_THROW(compute_iterations({kNaN}, 1), std::invalid_argument);
+    EXPECT_THROW(compute_iterations({100}, -1), std::invalid_argument);
+    EXPECT_THROW(compute_iterations({100}, kInf), std::invalid_argument);
+    EXPECT_THROW(compute_iterations({1e10}, 1e10), std::invalid_argument);  // 1e20 > 2^64
+}
+
+TEST(OverlapCompute, CalibrationRejectsBadTarget) {
+    EXPECT_THROW(calibrate_compute(0), std::invalid_argument);
+    EXPECT_THROW(calibrate_compute(-1), std::invalid_argument);
+    EXPECT_THROW(calibrate_compute(kNaN), std::invalid_argument);
+}
+
+// Not a timing test: only that the loop calibrates and really spends time
+// (2 ms asked, half of it required, none of an upper bound).
+TEST(OverlapCompute, CalibratedLoopSpendsTime) {
+    const ComputeCalibration calibration = calibrate_compute(20);
+    EXPECT_GT(calibration.iters_per_us, 0);
+    const auto start = std::chrono::steady_clock::now();
+    compute_for(calibration, 2000);
+    const double elapsed_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_GE(elapsed_ms, 1.0);
+}
+
+}  // namespace
+}  // namespace hiertune
