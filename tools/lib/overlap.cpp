@@ -30,6 +30,27 @@ OverlapVerdict overlap_verdict(std::vector<double> ratios) {
     return OverlapVerdict::partial;
 }
 
+bool significant_cell(double t_comm, double t_comp) {
+    return t_comm >= kSignificantShare * t_comp && t_comp >= kSignificantShare * t_comm;
+}
+
+const std::vector<std::string>& overlap_operations() {
+    static const std::vector<std::string> names{"isend",  "irecv",      "both",      "ibcast",
+                                                "ireduce", "iallreduce", "iallgather"};
+    return names;
+}
+
+bool is_collective_operation(std::string_view operation) {
+    return operation == "ibcast" || operation == "ireduce" || operation == "iallreduce" ||
+           operation == "iallgather";
+}
+
+bool set_at_init_only(std::string_view cvar_name) {
+    // the progress thread is started (or not) in MPI_Init; VCIs are created there
+    static const std::vector<std::string_view> names{"MPIR_CVAR_ASYNC_PROGRESS", "MPIR_CVAR_CH4_NUM_VCIS"};
+    return std::find(names.begin(), names.end(), cvar_name) != names.end();
+}
+
 std::string to_string(OverlapVerdict verdict) {
     switch (verdict) {
     case OverlapVerdict::overlaps: return "overlaps";

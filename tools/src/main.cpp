@@ -4,6 +4,7 @@
 //   hiertune db list|best|points|check  query a measurement database
 //   hiertune tasks [options]            (under mpiexec) HAN task benchmarks
 //   hiertune calibrate [options]        (under mpiexec) latency and bandwidth per link
+//   hiertune overlap [options]          (under mpiexec) overlap of non-blocking operations with computation
 //   hiertune fit [options]              (under mpiexec) the analytic models' gamma, alpha, beta
 //   hiertune generate                   write a Csel JSON tree from a database
 //   hiertune analytic-report            the fitted analytic models vs an exhaustive sweep
@@ -38,10 +39,12 @@
 #include "hiertune/db_commands.hpp"
 #include "hiertune/generate.hpp"
 #include "hiertune/grammar.hpp"
+#include "hiertune/overlap.hpp"
 #include "hiertune/sizes.hpp"
 #include "hiertune/task_bench.hpp"
 #include "hiertune/usage_error.hpp"
 #include "mpi_session.hpp"
+#include "overlap.hpp"
 #include "tasks.hpp"
 #include "tune_command.hpp"
 #include "verify.hpp"
@@ -227,6 +230,78 @@ CLI::App* add_bench_command(CLI::App& app, BenchArgs& args) {
         ->needs("--db");
     add_allow_cliques_flag(*bench, args.allow_cliques);
     return bench;
+}
+
+struct OverlapArgs {
+    std::vector<std::string> operations{"isend"};
+    std::vector<std::string> algorithms;
+    std::vector<std::string> params;
+    std::string size_range = "1K:1M";
+    std::pair<double, double> comp_us{10, 10000};
+    unsigned comp_points = 4;
+    std::size_t reps = 10;
+    OutputFlags output;
+    bool allow_cliques = false;
+
+    OverlapOptions options() const {  // throws UsageError
+        refuse_cliques(allow_cliques);
+        OverlapOptions options;
+        options.operations = operations;
+        for (const std::string& text : algorithms) options.algorithms.push_back(parse_algorithm_spec(text));
+        for (const std::string& text : params) options.params.push_back(parse_param_spec(text));
+        const std::vector<std::uint64_t> sizes = osu_size_range(size_range);
+        options.min_size = sizes.front();
+        options.max_size = sizes.back();
+        options.min_comp_us = comp_us.first;
+        options.max_comp_us = comp_us.second;
+        options.comp_points = comp_points;
+        try {  // checked here, so that a bad grid is a usage error like the others
+            make_overlap_grid(options.min_size, options.max_size, options.min_comp_us, options.max_comp_us,
+                              options.comp_points);
+        } catch (const std::invalid_argument& e) {
+            throw UsageError(std::string("-m/--comp/--comp-points: ") + e.what());
+        }
+        options.reps = reps;
+        options.format = output.format();
+        return options;
+    }
+};
+
+CLI::App* add_overlap_command(CLI::App& app, OverlapArgs& args) {
+    CLI::App* overlap = app.add_subcommand(
+        "overlap",
+        "How much non-blocking pt2pt and collective operations overlap with computation, over message size x "
+        "computation time: the overhead ratio of each cell and a verdict per operation (run it under mpiexec, "
+        ">= 2 ranks)");
+    overlap->add_option("-O,--operation", args.operations,
+                        "Operations (comma-separated): isend, irecv, both (ranks 0 and 1), ibcast, ireduce, "
+                        "iallreduce, iallgather (every rank)")
+        ->delimiter(',')
+        ->check(CLI::IsMember(overlap_operations()))
+        ->capture_default_str();
+    overlap->add_option("-a,--algorithm", args.algorithms,
+                        "ALGO[:NAME=V[,NAME=V...]] (repeatable, collectives only): an item of "
+                        "MPIR_CVAR_<OP>_INTRA_ALGORITHM (e.g. IALLREDUCE), 'default' or 'all'; default: default")
+        ->allow_extra_args(false);
+    overlap->add_option("-p,--param", args.params,
+                        "NAME=V (repeatable): an MPI_T control variable set at run time for every operation; "
+                        "those MPICH reads only in MPI_Init (e.g. ASYNC_PROGRESS) go in the environment")
+        ->allow_extra_args(false);
+    overlap->add_option("-m,--message-size", args.size_range,
+                        "MIN:MAX: the powers of two from MIN to MAX; K/M/G suffixes (iallgather: per rank)")
+        ->capture_default_str();
+    overlap->add_option("--comp", args.comp_us, "MIN_US:MAX_US: computation times, log-spaced")
+        ->delimiter(':')
+        ->capture_default_str();
+    overlap->add_option("--comp-points", args.comp_points, "Computation times between MIN_US and MAX_US")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    overlap->add_option("-r,--reps", args.reps, "Repetitions per cell (after one warm-up); the median is reported")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    add_output_flags(*overlap, args.output);
+    add_allow_cliques_flag(*overlap, args.allow_cliques);
+    return overlap;
 }
 
 struct CalibrateArgs {
@@ -948,7 +1023,7 @@ int main(int argc, char** argv) {
     std::optional<MpiSession> mpi;
     if (argc > 1 && (std::string_view(argv[1]) == "bench" || std::string_view(argv[1]) == "tasks" ||
                      std::string_view(argv[1]) == "calibrate" || std::string_view(argv[1]) == "verify" ||
-                     std::string_view(argv[1]) == "fit"))
+                     std::string_view(argv[1]) == "fit" || std::string_view(argv[1]) == "overlap"))
         mpi.emplace(argc, argv);
     const bool speaker = !mpi || mpi->rank() == 0;
 
@@ -971,6 +1046,8 @@ int main(int argc, char** argv) {
     CLI::App* tasks = add_tasks_command(app, tasks_args);
     CalibrateArgs calibrate_args;
     CLI::App* calibrate = add_calibrate_command(app, calibrate_args);
+    OverlapArgs overlap_args;
+    CLI::App* overlap = add_overlap_command(app, overlap_args);
     FitArgs fit_args;
     CLI::App* fit = add_fit_command(app, fit_args);
     GenerateArgs generate_args;
@@ -1036,6 +1113,22 @@ int main(int argc, char** argv) {
         }
         try {
             return run_tasks(options, std::cout, std::cerr);
+        } catch (const std::exception& e) {
+            std::cerr << "hiertune: error on rank " << mpi->rank() << ": " << e.what() << '\n';
+            mpi->abort(1);
+        }
+    }
+
+    if (overlap->parsed()) {
+        if (!mpi) return print_error("'overlap' must be the first argument");
+        OverlapOptions options;
+        try {
+            options = overlap_args.options();
+        } catch (const UsageError& e) {
+            return speaker ? print_error(e.what()) : 1;
+        }
+        try {
+            return run_overlap(options, std::cout, std::cerr);
         } catch (const std::exception& e) {
             std::cerr << "hiertune: error on rank " << mpi->rank() << ": " << e.what() << '\n';
             mpi->abort(1);

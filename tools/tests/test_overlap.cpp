@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace hiertune {
@@ -180,6 +181,29 @@ TEST(OverlapCompute, CalibratedLoopSpendsTime) {
     const double elapsed_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     EXPECT_GE(elapsed_ms, 1.0);
+}
+
+// The verdict's cells: each time at least 10% of the other, both ways.
+TEST(OverlapCells, SignificantWhenEachIsATenthOfTheOther) {
+    EXPECT_TRUE(significant_cell(10, 100));
+    EXPECT_TRUE(significant_cell(100, 10));
+    EXPECT_TRUE(significant_cell(50, 50));
+    EXPECT_FALSE(significant_cell(9.9, 100));
+    EXPECT_FALSE(significant_cell(100, 9.9));
+    EXPECT_FALSE(significant_cell(0, 1));
+}
+
+TEST(OverlapOperations, CollectivesAreTheNonBlockingOnes) {
+    for (const std::string& operation : overlap_operations())
+        EXPECT_EQ(is_collective_operation(operation), operation.front() == 'i' && operation != "isend" &&
+                                                          operation != "irecv")
+            << operation;
+    EXPECT_FALSE(is_collective_operation("bcast"));
+}
+
+TEST(OverlapOperations, AsyncProgressIsSetAtInitOnly) {
+    EXPECT_TRUE(set_at_init_only("MPIR_CVAR_ASYNC_PROGRESS"));
+    EXPECT_FALSE(set_at_init_only("MPIR_CVAR_IALLREDUCE_INTRA_ALGORITHM"));
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hiertune {
@@ -44,6 +45,25 @@ constexpr double kNoOverlapMinRatio = 0.8;
 // The median, as in the paper, so that a few noisy cells do not decide.
 // Throws std::invalid_argument when ratios is empty or one is not finite.
 OverlapVerdict overlap_verdict(std::vector<double> ratios);
+
+// A cell counts towards the verdict only when each time is at least this
+// share of the other: where one side is negligible, eq. (1) divides by it and
+// measures noise.
+constexpr double kSignificantShare = 0.1;
+
+// t_comm >= kSignificantShare * t_comp and t_comp >= kSignificantShare * t_comm
+// (the times in the same unit).
+bool significant_cell(double t_comm, double t_comp);
+
+// What `hiertune overlap -O` accepts: pt2pt (isend, irecv, both: ranks 0 and
+// 1) and non-blocking collectives (every rank), in this order.
+const std::vector<std::string>& overlap_operations();
+// ibcast, ireduce, ...: their algorithm is MPIR_CVAR_<OP>_INTRA_ALGORITHM.
+bool is_collective_operation(std::string_view operation);
+
+// Control variables MPI_T lists as writable but MPICH reads only in MPI_Init
+// (a run-time write changes nothing): they must come from the environment.
+bool set_at_init_only(std::string_view cvar_name);
 
 // "overlaps", "partially", "not at all": reads as "<collective> overlaps ...".
 std::string to_string(OverlapVerdict verdict);

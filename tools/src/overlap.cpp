@@ -1,0 +1,415 @@
+#include "overlap.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <map>
+#include <memory>
+#include <new>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <mpi.h>
+
+#include <nlohmann/json.hpp>
+
+#include "hiertune/overlap.hpp"
+#include "hiertune/stats.hpp"
+#include "hiertune/usage_error.hpp"
+#include "mpi_cvars.hpp"
+#include "mpi_job.hpp"
+
+namespace hiertune {
+
+namespace {
+
+// "NAME=V" of -p or of an -a spec: full name, canonical value.  One value:
+// value lists would multiply the already 2-D grid.
+std::pair<std::string, std::string> resolve_param(const ParamSpec& spec, const CvarCatalog& catalog) {
+    const CvarInfo& info = catalog.lookup(spec.name);
+    const std::string use_env = "; set it in the environment instead (" + info.name + "=V mpiexec ...)";
+    if (set_at_init_only(info.name))
+        throw UsageError(info.name + " cannot be set at run time: MPICH reads it only in MPI_Init" + use_env);
+    if (spec.values.size() != 1)
+        throw UsageError("overlap takes one value per variable, not a list: " + info.name);
+    try {
+        return {info.name, parse_cvar_value(info, spec.values.front()).text};
+    } catch (const UsageError& e) {
+        if (info.writable && info.type != CvarType::unsupported) throw;  // a bad value, not a bad variable
+        throw UsageError(std::string(e.what()) + use_env);
+    }
+}
+
+void add_param(Params& params, const std::pair<std::string, std::string>& param) {
+    if (!params.emplace(param).second) throw UsageError("parameter " + param.first + " given twice");
+}
+
+// "default"/"auto", "all" or an item of MPIR_CVAR_<OP>_INTRA_ALGORITHM.
+std::vector<std::string> algorithm_names(const std::string& operation, const std::string& text,
+                                         const CvarCatalog& catalog) {
+    if (is_default_algorithm(text)) return {kDefaultAlgorithm};
+    const std::string selector = algorithm_cvar(operation);
+    const CvarInfo* info = catalog.find(selector);
+    if (!info)
+        throw UsageError("this MPI library has no MPI_T variable " + selector + ": cannot select " + operation +
+                         " algorithms");
+    if (info->type != CvarType::enumeration)
+        throw UsageError(selector + " has no enum items: cannot select " + operation + " algorithms by name");
+    if (text != kAllAlgorithms) return {parse_cvar_value(*info, text).text};  // the error lists the items
+    std::vector<std::string> names{kDefaultAlgorithm};
+    for (const EnumItem& item : info->items)
+        if (!is_default_algorithm(item.name)) names.push_back(item.name);
+    return names;
+}
+
+// Operation-major, in command-line order, without duplicates; pt2pt
+// operations have MPICH's default only (-a selects collective algorithms).
+std::vector<Configuration> plan_overlap(const OverlapOptions& options, const CvarCatalog& catalog) {
+    if (options.operations.empty()) throw UsageError("no operation to measure");
+    Params common;
+    for (const ParamSpec& spec : options.params) add_param(common, resolve_param(spec, catalog));
+    const std::vector<AlgorithmSpec> specs =
+        options.algorithms.empty() ? std::vector<AlgorithmSpec>{{kDefaultAlgorithm, {}}} : options.algorithms;
+    std::vector<Configuration> configurations;
+    const auto add = [&](Configuration configuration) {
+        if (std::find(configurations.begin(), configurations.end(), configuration) == configurations.end())
+            configurations.push_back(std::move(configuration));
+    };
+    for (const std::string& operation : options.operations) {
+        const auto& known = overlap_operations();
+        if (std::find(known.begin(), known.end(), operation) == known.end())
+            throw UsageError("unknown operation '" + operation + "'");
+        if (!is_collective_operation(operation)) {
+            add(Configuration{operation, kDefaultAlgorithm, common});
+            continue;
+        }
+        for (const AlgorithmSpec& spec : specs) {
+            Params params = common;
+            for (const ParamSpec& param : spec.params) add_param(params, resolve_param(param, catalog));
+            for (const std::string& algorithm : algorithm_names(operation, spec.algorithm, catalog))
+                add(Configuration{operation, algorithm, params});
+        }
+    }
+    return configurations;
+}
+
+// Writes the variables whose value differs from `current` (as bench does).
+void apply(MpiCvars& cvars, const std::map<std::string, CvarValue>& wanted,
+           std::map<std::string, CvarValue>& current) {
+    for (const auto& [name, value] : wanted) {
+        const auto it = current.find(name);
+        if (it != current.end() && it->second == value) continue;
+        cvars.write(name, value);
+        current[name] = value;
+    }
+}
+
+enum class Phase { comm, comp, overlap };
+
+// One operation at one size: buffers, synchronisation and the timed sequence
+// start, [compute], wait.  Reductions use MPI_UNSIGNED_CHAR with MPI_SUM,
+// the others MPI_BYTE; root 0.
+class Runner {
+public:
+    Runner(std::size_t max_bytes, int rank, int size) : rank_(rank) {
+        try {
+            send_.assign(std::max<std::size_t>(max_bytes, 1), static_cast<unsigned char>(rank));
+            recv_.assign(std::max<std::size_t>(max_bytes, 1) * static_cast<std::size_t>(size), 0);
+        } catch (const std::bad_alloc&) {
+            throw std::runtime_error("rank " + std::to_string(rank) + " cannot allocate the message buffers");
+        }
+    }
+
+    // The time of one repetition, in seconds, on rank 0 (pt2pt: the timed
+    // side, rank 0; collectives: the slowest rank); -1 elsewhere.  Every rank
+    // of the operation calls it.
+    double run(const std::string& operation, std::size_t bytes, Phase phase, const ComputeCalibration& calibration,
+               double comp_us, MPI_Comm comm) {
+        const bool comm_phase = phase != Phase::comp;
+        const bool compute = phase != Phase::comm;
+        if (is_collective_operation(operation)) {
+            MPI_Barrier(comm);
+            const double begin = MPI_Wtime();
+            MPI_Request request = MPI_REQUEST_NULL;
+            if (comm_phase) start_collective(operation, bytes, comm, &request);
+            if (compute) compute_for(calibration, comp_us);
+            MPI_Wait(&request, MPI_STATUS_IGNORE);
+            const double local = MPI_Wtime() - begin;
+            double slowest = 0;  // a collective ends when its last rank is done
+            MPI_Reduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+            return rank_ == 0 ? slowest : -1;
+        }
+        return run_pt2pt(operation, bytes, comm_phase, compute, calibration, comp_us, comm);
+    }
+
+private:
+    void start_collective(const std::string& operation, std::size_t bytes, MPI_Comm comm, MPI_Request* request) {
+        const int count = static_cast<int>(bytes);
+        if (operation == "ibcast") {
+            MPI_Ibcast(send_.data(), count, MPI_BYTE, 0, comm, request);
+        } else if (operation == "ireduce") {
+            MPI_Ireduce(send_.data(), recv_.data(), count, MPI_UNSIGNED_CHAR, MPI_SUM, 0, comm, request);
+        } else if (operation == "iallreduce") {
+            MPI_Iallreduce(send_.data(), recv_.data(), count, MPI_UNSIGNED_CHAR, MPI_SUM, comm, request);
+        } else if (operation == "iallgather") {
+            MPI_Iallgather(send_.data(), count, MPI_BYTE, recv_.data(), count, MPI_BYTE, comm, request);
+        } else {
+            throw std::logic_error("overlap: no MPI call for '" + operation + "'");
+        }
+    }
+
+    // Rank 0 is timed, rank 1 its peer.  Rank 1 sends a 0-byte token once
+    // its side is ready (for isend and both: after posting its receive), so
+    // that the receiver is ready first, as the paper asks; a barrier would
+    // release the ranks in an order the library picks.  The comp phase keeps
+    // the token so that every phase starts alike.
+    double run_pt2pt(const std::string& operation, std::size_t bytes, bool comm_phase, bool compute,
+                     const ComputeCalibration& calibration, double comp_us, MPI_Comm comm) {
+        const int count = static_cast<int>(bytes);
+        constexpr int kToken = 1, kData = 2;
+        if (rank_ > 1) return -1;
+        if (rank_ == 1) {
+            if (comm_phase && operation == "isend") {
+                MPI_Send(nullptr, 0, MPI_BYTE, 0, kToken, comm);
+                MPI_Recv(recv_.data(), count, MPI_BYTE, 0, kData, comm, MPI_STATUS_IGNORE);
+            } else if (comm_phase && operation == "irecv") {
+                MPI_Send(nullptr, 0, MPI_BYTE, 0, kToken, comm);
+                MPI_Recv(nullptr, 0, MPI_BYTE, 0, kToken, comm, MPI_STATUS_IGNORE);  // rank 0's receive is posted
+                MPI_Send(send_.data(), count, MPI_BYTE, 0, kData, comm);
+            } else if (comm_phase) {  // both: rank 1 overlaps too
+                MPI_Request requests[2];
+                MPI_Irecv(recv_.data(), count, MPI_BYTE, 0, kData, comm, &requests[0]);
+                MPI_Send(nullptr, 0, MPI_BYTE, 0, kToken, comm);
+                MPI_Isend(send_.data(), count, MPI_BYTE, 0, kData, comm, &requests[1]);
+                if (compute) compute_for(calibration, comp_us);
+                MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
+            } else {
+                MPI_Send(nullptr, 0, MPI_BYTE, 0, kToken, comm);
+            }
+            return -1;
+        }
+        MPI_Recv(nullptr, 0, MPI_BYTE, 1, kToken, comm, MPI_STATUS_IGNORE);
+        const double begin = MPI_Wtime();
+        MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+        if (comm_phase && operation == "isend") {
+            MPI_Isend(send_.data(), count, MPI_BYTE, 1, kData, comm, &requests[0]);
+        } else if (comm_phase && operation == "irecv") {
+            // receive posted, then the 0-byte clear-to-send (the paper's CTS)
+            MPI_Irecv(recv_.data(), count, MPI_BYTE, 1, kData, comm, &requests[0]);
+            MPI_Send(nullptr, 0, MPI_BYTE, 1, kToken, comm);
+        } else if (comm_phase) {
+            MPI_Irecv(recv_.data(), count, MPI_BYTE, 1, kData, comm, &requests[0]);
+            MPI_Isend(send_.data(), count, MPI_BYTE, 1, kData, comm, &requests[1]);
+        }
+        if (compute) compute_for(calibration, comp_us);
+        MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
+        return MPI_Wtime() - begin;
+    }
+
+    std::vector<unsigned char> send_;
+    std::vector<unsigned char> recv_;
+    int rank_;
+};
+
+// One row: medians over the repetitions, in microseconds.
+struct Cell {
+    std::size_t bytes = 0;
+    double comp_us = 0;
+    double t_comm = 0, t_comp = 0, t_measured = 0;
+    double ratio = 0;
+};
+
+std::string params_text(const Params& params) {
+    std::string text;
+    for (const auto& [name, value] : params) text += (text.empty() ? "" : " ") + name + "=" + value;
+    return text;
+}
+
+std::string fixed(double value, int digits) {
+    std::ostringstream text;
+    text << std::fixed << std::setprecision(digits) << value;
+    return text.str();
+}
+
+class Printer {
+public:
+    Printer(std::ostream& out, std::ostream& err, OutputFormat format) : out_(out), err_(err), format_(format) {}
+
+    void header() {
+        if (format_ == OutputFormat::csv)
+            out_ << "operation,algorithm,params,size,comp_us,t_comm_us,t_comp_us,t_measured_us,ratio\n";
+        else if (format_ == OutputFormat::osu)
+            out_ << "# ratio = (t_measured - max(t_comm, t_comp)) / min(t_comm, t_comp): 0 overlap, 1 none\n"
+                 << std::left << std::setw(13) << "# operation" << std::setw(12) << "algorithm" << std::right
+                 << std::setw(9) << "size" << std::setw(11) << "comp_us" << std::setw(12) << "t_comm_us"
+                 << std::setw(12) << "t_comp_us" << std::setw(11) << "t_meas_us" << std::setw(8) << "ratio" << '\n';
+    }
+
+    void row(const Configuration& configuration, const Cell& cell) {
+        if (format_ == OutputFormat::json) {
+            nlohmann::ordered_json row{{"operation", configuration.collective},
+                                       {"algorithm", configuration.algorithm},
+                                       {"params", configuration.params},
+                                       {"size", cell.bytes},
+                                       {"comp_us", cell.comp_us},
+                                       {"t_comm_us", cell.t_comm},
+                                       {"t_comp_us", cell.t_comp},
+                                       {"t_measured_us", cell.t_measured},
+                                       {"ratio", cell.ratio}};
+            out_ << row.dump() << '\n';
+        } else if (format_ == OutputFormat::csv) {
+            out_ << csv_field(configuration.collective) << ',' << csv_field(configuration.algorithm) << ','
+                 << csv_field(params_text(configuration.params)) << ',' << cell.bytes << ','
+                 << fixed(cell.comp_us, 1) << ',' << fixed(cell.t_comm, 3) << ',' << fixed(cell.t_comp, 3) << ','
+                 << fixed(cell.t_measured, 3) << ',' << fixed(cell.ratio, 4) << '\n';
+        } else {
+            out_ << std::left << std::setw(13) << configuration.collective << std::setw(12)
+                 << configuration.algorithm << std::right << std::setw(9) << cell.bytes << std::setw(11)
+                 << fixed(cell.comp_us, 1) << std::setw(12) << fixed(cell.t_comm, 3) << std::setw(12)
+                 << fixed(cell.t_comp, 3) << std::setw(11) << fixed(cell.t_measured, 3) << std::setw(8)
+                 << fixed(cell.ratio, 2) << '\n';
+        }
+        out_ << std::flush;
+    }
+
+    // The operation's verdict: JSON, a final object; CSV, a line on stderr
+    // (stdout stays one table); the table, a comment.
+    void verdict(const Configuration& configuration, const std::vector<Cell>& cells) {
+        std::vector<double> ratios;
+        for (const Cell& cell : cells)
+            if (significant_cell(cell.t_comm, cell.t_comp)) ratios.push_back(cell.ratio);
+        std::string label = configuration.collective + " (" + configuration.algorithm +
+                            (configuration.params.empty() ? "" : " " + params_text(configuration.params)) + ")";
+        std::string text;
+        nlohmann::ordered_json object{{"verdict", nullptr},
+                                      {"operation", configuration.collective},
+                                      {"algorithm", configuration.algorithm},
+                                      {"params", configuration.params},
+                                      {"cells", cells.size()},
+                                      {"significant_cells", ratios.size()}};
+        if (ratios.empty()) {
+            text = label + ": no verdict: no cell where t_comm and t_comp are each >= " +
+                   fixed(kSignificantShare * 100, 0) + "% of the other (widen --comp)";
+        } else {
+            const double middle = median(ratios);
+            const std::string word = to_string(overlap_verdict(ratios));
+            text = label + " overlaps " + (word == "overlaps" ? "" : word + " ") + "(median ratio " +
+                   fixed(middle, 2) + " over " + std::to_string(ratios.size()) + " of " +
+                   std::to_string(cells.size()) + " cells)";
+            object["verdict"] = word;
+            object["median_ratio"] = middle;
+        }
+        if (format_ == OutputFormat::json)
+            out_ << object.dump() << '\n';
+        else if (format_ == OutputFormat::csv)
+            err_ << "hiertune: " << text << '\n';
+        else
+            out_ << "# " << text << '\n';
+        out_ << std::flush;
+    }
+
+private:
+    std::ostream& out_;
+    std::ostream& err_;
+    OutputFormat format_;
+};
+
+}  // namespace
+
+int run_overlap(const OverlapOptions& options, std::ostream& out, std::ostream& err) {
+    const int rank = world_rank();
+    int size = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size < 2) {
+        err << "hiertune: error: overlap needs at least 2 ranks (mpiexec -n 2 ...)\n";
+        return 1;
+    }
+    MpiToolsSession tools;
+
+    // 1. Plan and validate on every rank: all stop together on a bad option.
+    std::unique_ptr<MpiCvars> cvars;
+    std::vector<Configuration> configurations;
+    std::map<std::string, CvarValue> initial;
+    OverlapGrid grid;
+    std::string error;
+    try {
+        grid = make_overlap_grid(options.min_size, options.max_size, options.min_comp_us, options.max_comp_us,
+                                 options.comp_points);
+        cvars = std::make_unique<MpiCvars>();
+        configurations = plan_overlap(options, cvars->catalog());
+        const std::set<std::string> touched = touched_cvars(configurations, cvars->catalog());
+        cvars->prepare(touched);
+        for (const std::string& name : touched) initial[name] = cvars->read(name);
+        for (const Configuration& configuration : configurations)
+            cvar_assignment(configuration, initial, cvars->catalog());
+    } catch (const std::exception& e) {
+        error = e.what();
+    }
+    if (!all_ok(error.empty())) {
+        if (rank == 0) err << "hiertune: error: " << (error.empty() ? "invalid setup on another rank" : error) << '\n';
+        return 1;
+    }
+
+    // 2. The busy loop's speed, on every rank (each computes on its own core).
+    const ComputeCalibration calibration = calibrate_compute(100);
+
+    std::optional<Runner> runner;
+    try {
+        runner.emplace(static_cast<std::size_t>(grid.sizes.back()), rank, size);
+    } catch (const std::exception& e) {
+        error = e.what();
+    }
+    if (!all_ok(error.empty())) {
+        if (rank == 0) err << "hiertune: error: " << (error.empty() ? "out of memory on another rank" : error) << '\n';
+        return 1;
+    }
+    MPI_Comm comm = MPI_COMM_NULL;  // the measured operations get a communicator of their own
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+
+    // 3. Per configuration and cell: the three phases in turn, repetition by
+    //    repetition, so that the references see the machine state of the overlap.
+    Printer printer(out, err, options.format);
+    if (rank == 0) printer.header();
+    std::map<std::string, CvarValue> current = initial;
+    for (const Configuration& configuration : configurations) {
+        apply(*cvars, cvar_assignment(configuration, initial, cvars->catalog()), current);
+        std::vector<Cell> cells;
+        for (const std::size_t bytes : grid.sizes)
+            for (const double comp_us : grid.comp_us) {
+                std::vector<double> comm_s, comp_s, measured_s;
+                for (std::size_t rep = 0; rep <= options.reps; ++rep) {  // rep 0: warm-up
+                    const double t_comm =
+                        runner->run(configuration.collective, bytes, Phase::comm, calibration, comp_us, comm);
+                    const double t_comp =
+                        runner->run(configuration.collective, bytes, Phase::comp, calibration, comp_us, comm);
+                    const double t_measured =
+                        runner->run(configuration.collective, bytes, Phase::overlap, calibration, comp_us, comm);
+                    if (rep == 0 || rank != 0) continue;
+                    comm_s.push_back(t_comm);
+                    comp_s.push_back(t_comp);
+                    measured_s.push_back(t_measured);
+                }
+                if (rank != 0) continue;
+                Cell cell;
+                cell.bytes = bytes;
+                cell.comp_us = comp_us;
+                cell.t_comm = median(comm_s) * 1e6;
+                cell.t_comp = median(comp_s) * 1e6;
+                cell.t_measured = median(measured_s) * 1e6;
+                cell.ratio = overhead_ratio(cell.t_measured, cell.t_comm, cell.t_comp);
+                printer.row(configuration, cell);
+                cells.push_back(cell);
+            }
+        if (rank == 0) printer.verdict(configuration, cells);
+    }
+    apply(*cvars, initial, current);  // leave MPI_T as found
+    MPI_Comm_free(&comm);
+    return 0;
+}
+
+}  // namespace hiertune
