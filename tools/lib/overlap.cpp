@@ -119,6 +119,9 @@ void spin(std::uint64_t iterations) {
 
 }  // namespace
 
+// Reruns of the calibrated chunk; the fastest counts.
+constexpr int kCalibrationReruns = 4;
+
 ComputeCalibration calibrate_compute(double target_ms) {
     if (!(std::isfinite(target_ms) && target_ms > 0))
         throw std::invalid_argument("compute calibration: target must be finite and > 0 ms");
@@ -128,15 +131,19 @@ ComputeCalibration calibrate_compute(double target_ms) {
     // chunk's: the earlier ones run while the core is still clocking up
     // (averaged in, they made 2 ms of compute_for last about 1.4 ms), and
     // few clock reads keep their cost out of the rate.
-    std::uint64_t chunk = 1024;
-    for (;;) {
+    // That chunk then runs a few more times and the fastest run sets the rate: a run
+    // the scheduler preempted (ranks sharing cores) lasts longer, and a rate taken from
+    // it made every compute_for run short.
+    const auto time_us = [](std::uint64_t iterations) {
         const auto start = Clock::now();
-        spin(chunk);
-        const double elapsed_us =
-            std::chrono::duration<double, std::micro>(Clock::now() - start).count();
-        if (elapsed_us >= target_us) return ComputeCalibration{static_cast<double>(chunk) / elapsed_us};
-        chunk *= 2;
-    }
+        spin(iterations);
+        return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+    };
+    std::uint64_t chunk = 1024;
+    double elapsed_us = time_us(chunk);
+    for (; elapsed_us < target_us; elapsed_us = time_us(chunk)) chunk *= 2;
+    for (int run = 0; run < kCalibrationReruns; run++) elapsed_us = std::min(elapsed_us, time_us(chunk));
+    return ComputeCalibration{static_cast<double>(chunk) / elapsed_us};
 }
 
 std::uint64_t compute_iterations(const ComputeCalibration& calibration, double us) {

@@ -90,8 +90,8 @@ struct ComputeCalibration {
 };
 
 // Times the busy loop by std::chrono::steady_clock: doubling runs until one
-// lasts at least target_ms, so it takes about 2 x target_ms.  The rate holds
-// for the load of the moment: calibrate where the computation will run.
+// lasts at least target_ms, then that run 4 more times, the fastest setting
+// the rate (a preempted run is slower), about 6 x target_ms in all.
 // Throws std::invalid_argument unless target_ms is finite and > 0.
 ComputeCalibration calibrate_compute(double target_ms);
 
