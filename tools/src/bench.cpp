@@ -202,17 +202,6 @@ private:
     int size_;
 };
 
-// Writes the variables whose value differs from `current`.
-void apply(MpiCvars& cvars, const std::map<std::string, CvarValue>& wanted,
-           std::map<std::string, CvarValue>& current) {
-    for (const auto& [name, value] : wanted) {
-        const auto it = current.find(name);
-        if (it != current.end() && it->second == value) continue;
-        cvars.write(name, value);
-        current[name] = value;
-    }
-}
-
 // The outcome of one group (the configurations of one size), in its order.
 struct GroupMeasurement {
     std::vector<Summary> summaries;  // rank 0 only
@@ -243,7 +232,7 @@ GroupMeasurement measure_group(const std::vector<PointKey>& keys,
         for (std::size_t c = 0; c < count; ++c, ++turn) {
             if (!going[c]) continue;
             const double start = MPI_Wtime();
-            apply(cvars, assignments[c], current);
+            cvars.write_changed(assignments[c], current);
             if (options.validate) payload.prepare(collective, bytes, turn);
             MPI_Barrier(comm);
             const double begin = MPI_Wtime();
@@ -447,7 +436,7 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err)
     std::set<std::string> probed;  // configurations run once already
     const auto finish = [&](int status) {
         progress.clear();
-        apply(*plan.cvars, plan.initial, current);  // leave MPI_T as found
+        plan.cvars->write_changed(plan.initial, current);  // leave MPI_T as found
         MPI_Comm_free(&comm);
         return status;
     };
@@ -478,7 +467,7 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err)
                 keys.push_back(key);
                 assignments.push_back(cvar_assignment(configuration_of(key), plan.initial, catalog));
                 if (!probed.insert(key.collective + " " + describe_configuration(key)).second) continue;
-                apply(*plan.cvars, assignments.back(), current);
+                plan.cvars->write_changed(assignments.back(), current);
                 const std::string failure = probe(key, payload, comm);
                 if (!failure.empty()) {
                     progress.clear();

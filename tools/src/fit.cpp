@@ -223,13 +223,7 @@ int run_fit(const FitOptions& options, std::ostream& out, std::ostream& err) {
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     std::map<int, MPI_Comm> first_ranks;  // procs -> the comm of ranks 0 .. procs-1 (MPI_COMM_NULL beyond)
     std::map<std::string, CvarValue> current = initial;
-    const auto apply = [&](const std::map<std::string, CvarValue>& wanted) {
-        for (const auto& [name, value] : wanted)
-            if (!(current[name] == value)) {
-                cvars->write(name, value);
-                current[name] = value;
-            }
-    };
+    const auto apply = [&](const std::map<std::string, CvarValue>& wanted) { cvars->write_changed(wanted, current); };
     const auto record = [&](const FitKey& key, const Summary& summary) {
         if (rank != 0) return;
         try {

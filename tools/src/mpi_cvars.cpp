@@ -200,4 +200,14 @@ void MpiCvars::write(const std::string& name, const CvarValue& value) {
     throw std::logic_error("MpiCvars::write: unsupported variable " + name);
 }
 
+void MpiCvars::write_changed(const std::map<std::string, CvarValue>& wanted,
+                             std::map<std::string, CvarValue>& current) {
+    for (const auto& [name, value] : wanted) {
+        const auto it = current.find(name);
+        if (it != current.end() && it->second == value) continue;
+        write(name, value);
+        current[name] = value;
+    }
+}
+
 }  // namespace hiertune

@@ -27,6 +27,11 @@ public:
     // Prepared variables only.  Throw std::runtime_error on MPI_T failures.
     CvarValue read(const std::string& name) const;
     void write(const std::string& name, const CvarValue& value);
+    // Writes the variables of `wanted` whose value differs from `current` (what was
+    // last written, or found), and updates `current`: switching configurations
+    // touches only what changes.
+    void write_changed(const std::map<std::string, CvarValue>& wanted,
+                       std::map<std::string, CvarValue>& current);
 
 private:
     const CvarInfo& info(const std::string& name) const;

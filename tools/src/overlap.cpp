@@ -98,17 +98,6 @@ std::vector<Configuration> plan_overlap(const OverlapOptions& options, const Cva
     return configurations;
 }
 
-// Writes the variables whose value differs from `current` (as bench does).
-void apply(MpiCvars& cvars, const std::map<std::string, CvarValue>& wanted,
-           std::map<std::string, CvarValue>& current) {
-    for (const auto& [name, value] : wanted) {
-        const auto it = current.find(name);
-        if (it != current.end() && it->second == value) continue;
-        cvars.write(name, value);
-        current[name] = value;
-    }
-}
-
 enum class Phase { comm, comp, overlap };
 
 // One operation at one size: buffers, synchronisation and the timed sequence
@@ -377,7 +366,7 @@ int run_overlap(const OverlapOptions& options, std::ostream& out, std::ostream& 
     if (rank == 0) printer.header();
     std::map<std::string, CvarValue> current = initial;
     for (const Configuration& configuration : configurations) {
-        apply(*cvars, cvar_assignment(configuration, initial, cvars->catalog()), current);
+        cvars->write_changed(cvar_assignment(configuration, initial, cvars->catalog()), current);
         std::vector<Cell> cells;
         for (const std::size_t bytes : grid.sizes)
             for (const double comp_us : grid.comp_us) {
@@ -407,7 +396,7 @@ int run_overlap(const OverlapOptions& options, std::ostream& out, std::ostream& 
             }
         if (rank == 0) printer.verdict(configuration, cells);
     }
-    apply(*cvars, initial, current);  // leave MPI_T as found
+    cvars->write_changed(initial, current);  // leave MPI_T as found
     MPI_Comm_free(&comm);
     return 0;
 }
