@@ -99,11 +99,20 @@ const CvarInfo& CvarCatalog::lookup(std::string_view user_name) const {
     throw UsageError(message);
 }
 
+bool set_at_init_only(std::string_view cvar_name) {
+    // the progress thread is started (or not) in MPI_Init; VCIs are created there
+    static const std::vector<std::string_view> names{"MPIR_CVAR_ASYNC_PROGRESS", "MPIR_CVAR_CH4_NUM_VCIS"};
+    return std::find(names.begin(), names.end(), cvar_name) != names.end();
+}
+
 void require_writable(const CvarInfo& info) {
+    const std::string use_env = "; set it in the environment instead (" + info.name + "=V mpiexec ...)";
     if (info.type == CvarType::unsupported)
         throw UsageError(info.name + " cannot be set by hiertune (" + info.unsupported_why + ")");
     if (!info.writable)
-        throw UsageError(info.name + " is read-only at run time (MPI_T scope constant or readonly)");
+        throw UsageError(info.name + " is read-only at run time (MPI_T scope constant or readonly)" + use_env);
+    if (set_at_init_only(info.name))
+        throw UsageError(info.name + " cannot be set at run time: MPICH reads it only in MPI_Init" + use_env);
 }
 
 std::string enum_item_list(const CvarInfo& info) {

@@ -34,6 +34,19 @@ bool significant_cell(double t_comm, double t_comp) {
     return t_comm >= kSignificantShare * t_comp && t_comp >= kSignificantShare * t_comm;
 }
 
+OverlapSummary summarize_overlap(const std::vector<OverlapCell>& cells) {
+    OverlapSummary summary;
+    summary.cells = cells.size();
+    std::vector<double> ratios;
+    for (const OverlapCell& cell : cells)
+        if (significant_cell(cell.t_comm_us, cell.t_comp_us)) ratios.push_back(cell.ratio);
+    summary.significant = ratios.size();
+    if (ratios.empty()) return summary;
+    summary.median_ratio = median(ratios);
+    summary.verdict = overlap_verdict(std::move(ratios));
+    return summary;
+}
+
 const std::vector<std::string>& overlap_operations() {
     static const std::vector<std::string> names{"isend",  "irecv",      "both",      "ibcast",
                                                 "ireduce", "iallreduce", "iallgather"};
@@ -43,12 +56,6 @@ const std::vector<std::string>& overlap_operations() {
 bool is_collective_operation(std::string_view operation) {
     return operation == "ibcast" || operation == "ireduce" || operation == "iallreduce" ||
            operation == "iallgather";
-}
-
-bool set_at_init_only(std::string_view cvar_name) {
-    // the progress thread is started (or not) in MPI_Init; VCIs are created there
-    static const std::vector<std::string_view> names{"MPIR_CVAR_ASYNC_PROGRESS", "MPIR_CVAR_CH4_NUM_VCIS"};
-    return std::find(names.begin(), names.end(), cvar_name) != names.end();
 }
 
 std::string to_string(OverlapVerdict verdict) {
@@ -160,6 +167,55 @@ std::uint64_t compute_iterations(const ComputeCalibration& calibration, double u
 
 void compute_for(const ComputeCalibration& calibration, double us) {
     spin(compute_iterations(calibration, us));
+}
+
+ComputeTeam::ComputeTeam(const ComputeCalibration& calibration, unsigned threads) : calibration_(calibration) {
+    if (threads == 0) throw std::invalid_argument("compute team: at least one thread");
+    compute_iterations(calibration, 0);  // checks the rate before any thread starts
+    for (unsigned i = 1; i < threads; ++i) helpers_.emplace_back([this] { helper_loop(); });
+}
+
+ComputeTeam::~ComputeTeam() {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stop_ = true;
+    }
+    start_.notify_all();
+    for (std::thread& helper : helpers_) helper.join();
+}
+
+void ComputeTeam::run(double us) {
+    compute_iterations(calibration_, us);  // a bad duration throws here, before any helper starts
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        us_ = us;
+        running_ = static_cast<unsigned>(helpers_.size());
+        ++generation_;
+    }
+    start_.notify_all();
+    compute_for(calibration_, us);
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [this] { return running_ == 0; });
+}
+
+void ComputeTeam::helper_loop() {
+    std::uint64_t seen = 0;
+    while (true) {
+        double us = 0;
+        {
+            std::unique_lock<std::mutex> lock(mutex_);
+            start_.wait(lock, [&] { return stop_ || generation_ != seen; });
+            if (stop_) return;
+            seen = generation_;
+            us = us_;
+        }
+        compute_for(calibration_, us);
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            --running_;
+        }
+        done_.notify_one();
+    }
 }
 
 }  // namespace hiertune

@@ -26,10 +26,9 @@ std::vector<std::string_view> split(std::string_view text, char separator) {
     }
 }
 
-bool is_selector_cvar(const std::string& name) {
-    for (const std::string& collective : supported_collectives())
-        if (name == algorithm_cvar(collective) || name == device_collective_cvar(collective))
-            return true;
+bool is_selector_cvar(const std::string& name, const std::vector<std::string>& operations) {
+    for (const std::string& operation : operations)
+        if (name == algorithm_cvar(operation) || name == device_collective_cvar(operation)) return true;
     return false;
 }
 
@@ -39,9 +38,10 @@ struct ResolvedParam {
     std::vector<std::string> values;
 };
 
-ResolvedParam resolve_param(const ParamSpec& spec, const CvarCatalog& catalog) {
+ResolvedParam resolve_param(const ParamSpec& spec, const CvarCatalog& catalog,
+                            const std::vector<std::string>& operations) {
     const CvarInfo& info = catalog.lookup(spec.name);
-    if (is_selector_cvar(info.name))
+    if (is_selector_cvar(info.name, operations))
         throw UsageError(info.name + " selects the algorithm: use -a/--algorithm instead of a parameter");
     ResolvedParam param{info.name, {}};
     for (const std::string& text : spec.values)
@@ -144,8 +144,9 @@ const std::vector<std::string>& supported_collectives() {
     return names;
 }
 
-std::string collective_list() {
-    const std::vector<std::string>& names = supported_collectives();
+std::string collective_list() { return name_list(supported_collectives()); }
+
+std::string name_list(const std::vector<std::string>& names) {
     std::string text;
     for (std::size_t i = 0; i < names.size(); ++i)
         text += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
@@ -172,22 +173,22 @@ Configuration configuration_of(const PointKey& key) {
 std::vector<Configuration> plan_configurations(const std::vector<std::string>& collectives,
                                                const std::vector<AlgorithmSpec>& algorithms,
                                                const std::vector<ParamSpec>& common_params,
-                                               const CvarCatalog& catalog) {
-    if (collectives.empty()) throw UsageError("no collective to measure");
+                                               const CvarCatalog& catalog, const std::vector<std::string>& known,
+                                               const std::string& kind) {
+    if (collectives.empty()) throw UsageError("no " + kind + " to measure");
     const std::vector<AlgorithmSpec> specs =
         algorithms.empty() ? std::vector<AlgorithmSpec>{{kDefaultAlgorithm, {}}} : algorithms;
 
     std::vector<ResolvedParam> common;
-    for (const ParamSpec& spec : common_params) common.push_back(resolve_param(spec, catalog));
+    for (const ParamSpec& spec : common_params) common.push_back(resolve_param(spec, catalog, known));
 
     std::vector<Configuration> configurations;
     for (const std::string& collective : collectives) {
-        const auto& known = supported_collectives();
         if (std::find(known.begin(), known.end(), collective) == known.end())
-            throw UsageError("unknown collective '" + collective + "' (" + collective_list() + ")");
+            throw UsageError("unknown " + kind + " '" + collective + "' (" + name_list(known) + ")");
         for (const AlgorithmSpec& spec : specs) {
             std::vector<ResolvedParam> params = common;
-            for (const ParamSpec& param_spec : spec.params) params.push_back(resolve_param(param_spec, catalog));
+            for (const ParamSpec& param_spec : spec.params) params.push_back(resolve_param(param_spec, catalog, known));
             for (std::size_t i = 0; i < params.size(); ++i)
                 for (std::size_t j = i + 1; j < params.size(); ++j)
                     if (params[i].name == params[j].name)

@@ -5,6 +5,7 @@
 //   hiertune tasks [options]            (under mpiexec) HAN task benchmarks
 //   hiertune calibrate [options]        (under mpiexec) latency and bandwidth per link
 //   hiertune overlap [options]          (under mpiexec) overlap of non-blocking operations with computation
+//   hiertune overlap-report FILE...     overlap runs side by side, heat maps
 //   hiertune fit [options]              (under mpiexec) the analytic models' gamma, alpha, beta
 //   hiertune generate                   write a Csel JSON tree from a database
 //   hiertune analytic-report            the fitted analytic models vs an exhaustive sweep
@@ -240,6 +241,7 @@ struct OverlapArgs {
     std::pair<double, double> comp_us{10, 10000};
     unsigned comp_points = 4;
     std::size_t reps = 10;
+    unsigned threads = 1;
     OutputFlags output;
     bool allow_cliques = false;
 
@@ -262,6 +264,7 @@ struct OverlapArgs {
             throw UsageError(std::string("-m/--comp/--comp-points: ") + e.what());
         }
         options.reps = reps;
+        options.threads = threads;
         options.format = output.format();
         return options;
     }
@@ -284,8 +287,9 @@ CLI::App* add_overlap_command(CLI::App& app, OverlapArgs& args) {
                         "MPIR_CVAR_<OP>_INTRA_ALGORITHM (e.g. IALLREDUCE), 'default' or 'all'; default: default")
         ->allow_extra_args(false);
     overlap->add_option("-p,--param", args.params,
-                        "NAME=V (repeatable): an MPI_T control variable set at run time for every operation; "
-                        "those MPICH reads only in MPI_Init (e.g. ASYNC_PROGRESS) go in the environment")
+                        "NAME=V[/V...] (repeatable): an MPI_T control variable set at run time for every "
+                        "operation; those MPICH reads only in MPI_Init (e.g. ASYNC_PROGRESS) go in the "
+                        "environment (compare such runs with overlap-report)")
         ->allow_extra_args(false);
     overlap->add_option("-m,--message-size", args.size_range,
                         "MIN:MAX: the powers of two from MIN to MAX; K/M/G suffixes (iallgather: per rank)")
@@ -298,6 +302,11 @@ CLI::App* add_overlap_command(CLI::App& app, OverlapArgs& args) {
         ->capture_default_str();
     overlap->add_option("-r,--reps", args.reps, "Repetitions per cell (after one warm-up); the median is reported")
         ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    overlap->add_option("-t,--threads", args.threads,
+                        "Computation threads per rank (the paper's multi-threaded variant; more than the cores "
+                        "a rank may use draws a warning)")
+        ->check(CLI::Range(1u, 1024u))
         ->capture_default_str();
     add_output_flags(*overlap, args.output);
     add_allow_cliques_flag(*overlap, args.allow_cliques);
@@ -1048,6 +1057,14 @@ int main(int argc, char** argv) {
     CLI::App* calibrate = add_calibrate_command(app, calibrate_args);
     OverlapArgs overlap_args;
     CLI::App* overlap = add_overlap_command(app, overlap_args);
+    std::vector<std::string> overlap_report_files;
+    std::string overlap_png_dir;
+    CLI::App* overlap_report = app.add_subcommand(
+        "overlap-report", "Runs of 'overlap --json' side by side (e.g. without and with MPIR_CVAR_ASYNC_PROGRESS=1 "
+                          "in the environment): ratio tables, verdicts, and heat maps with --png-dir");
+    overlap_report->add_option("files", overlap_report_files, "Outputs of 'hiertune overlap --json'")->required();
+    overlap_report->add_option("--png-dir", overlap_png_dir,
+                               "Write one heat map per configuration here (PNG via gnuplot, one panel per run)");
     FitArgs fit_args;
     CLI::App* fit = add_fit_command(app, fit_args);
     GenerateArgs generate_args;
@@ -1132,6 +1149,15 @@ int main(int argc, char** argv) {
         } catch (const std::exception& e) {
             std::cerr << "hiertune: error on rank " << mpi->rank() << ": " << e.what() << '\n';
             mpi->abort(1);
+        }
+    }
+
+    if (overlap_report->parsed()) {
+        try {
+            return run_overlap_report(overlap_report_files, overlap_png_dir, std::cout);
+        } catch (const std::exception& e) {
+            std::cout.flush();
+            return print_error(e.what());
         }
     }
 

@@ -131,9 +131,28 @@ void MpiCvars::prepare(const std::set<std::string>& names) {
     }
 }
 
-CvarValue MpiCvars::read(const std::string& name) const {
+CvarValue MpiCvars::read(const std::string& name) const { return read_handle(info(name), handles_.at(name)); }
+
+CvarValue MpiCvars::read_once(const std::string& name) const {
     const CvarInfo& cvar = info(name);
-    const MPI_T_cvar_handle handle = handles_.at(name);
+    if (cvar.type == CvarType::unsupported)
+        throw UsageError(name + " cannot be read by hiertune (" + cvar.unsupported_why + ")");
+    MPI_T_cvar_handle handle = MPI_T_CVAR_HANDLE_NULL;
+    int count = 0;
+    check(MPI_T_cvar_handle_alloc(cvar.index, nullptr, &handle, &count), "MPI_T_cvar_handle_alloc(" + name + ")");
+    try {
+        if (count != 1) throw UsageError(name + " holds " + std::to_string(count) + " values");
+        const CvarValue value = read_handle(cvar, handle);
+        MPI_T_cvar_handle_free(&handle);
+        return value;
+    } catch (...) {
+        MPI_T_cvar_handle_free(&handle);
+        throw;
+    }
+}
+
+CvarValue MpiCvars::read_handle(const CvarInfo& cvar, MPI_T_cvar_handle handle) const {
+    const std::string& name = cvar.name;
     const std::string what = "MPI_T_cvar_read(" + name + ")";
     switch (cvar.type) {
         case CvarType::int_:

@@ -26,6 +26,9 @@ public:
     void prepare(const std::set<std::string>& names);
     // Prepared variables only.  Throw std::runtime_error on MPI_T failures.
     CvarValue read(const std::string& name) const;
+    // Any single-valued variable hiertune can represent, writable or not
+    // (those MPICH reads only in MPI_Init included), without preparing it.
+    CvarValue read_once(const std::string& name) const;
     void write(const std::string& name, const CvarValue& value);
     // Writes the variables of `wanted` whose value differs from `current` (what was
     // last written, or found), and updates `current`: switching configurations
@@ -35,6 +38,7 @@ public:
 
 private:
     const CvarInfo& info(const std::string& name) const;
+    CvarValue read_handle(const CvarInfo& cvar, MPI_T_cvar_handle handle) const;
 
     CvarCatalog catalog_;
     std::map<std::string, MPI_T_cvar_handle> handles_;

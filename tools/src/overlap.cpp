@@ -1,6 +1,8 @@
 #include "overlap.hpp"
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <cmath>
 #include <iomanip>
 #include <map>
@@ -8,6 +10,7 @@
 #include <new>
 #include <optional>
 #include <set>
+#include <thread>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -15,86 +18,35 @@
 #include <vector>
 
 #include <mpi.h>
+#include <sched.h>
 
 #include <nlohmann/json.hpp>
 
 #include "hiertune/overlap.hpp"
+#include "hiertune/overlap_report.hpp"
 #include "hiertune/stats.hpp"
 #include "hiertune/usage_error.hpp"
 #include "mpi_cvars.hpp"
 #include "mpi_job.hpp"
+#include "tune_command.hpp"
 
 namespace hiertune {
 
 namespace {
 
-// "NAME=V" of -p or of an -a spec: full name, canonical value.  One value:
-// value lists would multiply the already 2-D grid.
-std::pair<std::string, std::string> resolve_param(const ParamSpec& spec, const CvarCatalog& catalog) {
-    const CvarInfo& info = catalog.lookup(spec.name);
-    const std::string use_env = "; set it in the environment instead (" + info.name + "=V mpiexec ...)";
-    if (set_at_init_only(info.name))
-        throw UsageError(info.name + " cannot be set at run time: MPICH reads it only in MPI_Init" + use_env);
-    if (spec.values.size() != 1)
-        throw UsageError("overlap takes one value per variable, not a list: " + info.name);
-    try {
-        return {info.name, parse_cvar_value(info, spec.values.front()).text};
-    } catch (const UsageError& e) {
-        if (info.writable && info.type != CvarType::unsupported) throw;  // a bad value, not a bad variable
-        throw UsageError(std::string(e.what()) + use_env);
-    }
-}
-
-void add_param(Params& params, const std::pair<std::string, std::string>& param) {
-    if (!params.emplace(param).second) throw UsageError("parameter " + param.first + " given twice");
-}
-
-// "default"/"auto", "all" or an item of MPIR_CVAR_<OP>_INTRA_ALGORITHM.
-std::vector<std::string> algorithm_names(const std::string& operation, const std::string& text,
-                                         const CvarCatalog& catalog) {
-    if (is_default_algorithm(text)) return {kDefaultAlgorithm};
-    const std::string selector = algorithm_cvar(operation);
-    const CvarInfo* info = catalog.find(selector);
-    if (!info)
-        throw UsageError("this MPI library has no MPI_T variable " + selector + ": cannot select " + operation +
-                         " algorithms");
-    if (info->type != CvarType::enumeration)
-        throw UsageError(selector + " has no enum items: cannot select " + operation + " algorithms by name");
-    if (text != kAllAlgorithms) return {parse_cvar_value(*info, text).text};  // the error lists the items
-    std::vector<std::string> names{kDefaultAlgorithm};
-    for (const EnumItem& item : info->items)
-        if (!is_default_algorithm(item.name)) names.push_back(item.name);
-    return names;
-}
-
 // Operation-major, in command-line order, without duplicates; pt2pt
 // operations have MPICH's default only (-a selects collective algorithms).
 std::vector<Configuration> plan_overlap(const OverlapOptions& options, const CvarCatalog& catalog) {
-    if (options.operations.empty()) throw UsageError("no operation to measure");
-    Params common;
-    for (const ParamSpec& spec : options.params) add_param(common, resolve_param(spec, catalog));
-    const std::vector<AlgorithmSpec> specs =
-        options.algorithms.empty() ? std::vector<AlgorithmSpec>{{kDefaultAlgorithm, {}}} : options.algorithms;
     std::vector<Configuration> configurations;
-    const auto add = [&](Configuration configuration) {
-        if (std::find(configurations.begin(), configurations.end(), configuration) == configurations.end())
-            configurations.push_back(std::move(configuration));
-    };
     for (const std::string& operation : options.operations) {
-        const auto& known = overlap_operations();
-        if (std::find(known.begin(), known.end(), operation) == known.end())
-            throw UsageError("unknown operation '" + operation + "'");
-        if (!is_collective_operation(operation)) {
-            add(Configuration{operation, kDefaultAlgorithm, common});
-            continue;
-        }
-        for (const AlgorithmSpec& spec : specs) {
-            Params params = common;
-            for (const ParamSpec& param : spec.params) add_param(params, resolve_param(param, catalog));
-            for (const std::string& algorithm : algorithm_names(operation, spec.algorithm, catalog))
-                add(Configuration{operation, algorithm, params});
-        }
+        const bool collective = is_collective_operation(operation);
+        for (Configuration& configuration :
+             plan_configurations({operation}, collective ? options.algorithms : std::vector<AlgorithmSpec>{},
+                                 options.params, catalog, overlap_operations(), "operation"))
+            if (std::find(configurations.begin(), configurations.end(), configuration) == configurations.end())
+                configurations.push_back(std::move(configuration));
     }
+    if (configurations.empty()) throw UsageError("no operation to measure");
     return configurations;
 }
 
@@ -117,8 +69,8 @@ public:
     // The time of one repetition, in seconds, on rank 0 (pt2pt: the timed
     // side, rank 0; collectives: the slowest rank); -1 elsewhere.  Every rank
     // of the operation calls it.
-    double run(const std::string& operation, std::size_t bytes, Phase phase, const ComputeCalibration& calibration,
-               double comp_us, MPI_Comm comm) {
+    double run(const std::string& operation, std::size_t bytes, Phase phase, ComputeTeam& team, double comp_us,
+               MPI_Comm comm) {
         const bool comm_phase = phase != Phase::comp;
         const bool compute = phase != Phase::comm;
         if (is_collective_operation(operation)) {
@@ -126,14 +78,14 @@ public:
             const double begin = MPI_Wtime();
             MPI_Request request = MPI_REQUEST_NULL;
             if (comm_phase) start_collective(operation, bytes, comm, &request);
-            if (compute) compute_for(calibration, comp_us);
+            if (compute) team.run(comp_us);
             MPI_Wait(&request, MPI_STATUS_IGNORE);
             const double local = MPI_Wtime() - begin;
             double slowest = 0;  // a collective ends when its last rank is done
             MPI_Reduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
             return rank_ == 0 ? slowest : -1;
         }
-        return run_pt2pt(operation, bytes, comm_phase, compute, calibration, comp_us, comm);
+        return run_pt2pt(operation, bytes, comm_phase, compute, team, comp_us, comm);
     }
 
 private:
@@ -158,7 +110,7 @@ private:
     // release the ranks in an order the library picks.  The comp phase keeps
     // the token so that every phase starts alike.
     double run_pt2pt(const std::string& operation, std::size_t bytes, bool comm_phase, bool compute,
-                     const ComputeCalibration& calibration, double comp_us, MPI_Comm comm) {
+                     ComputeTeam& team, double comp_us, MPI_Comm comm) {
         const int count = static_cast<int>(bytes);
         constexpr int kToken = 1, kData = 2;
         if (rank_ > 1) return -1;
@@ -175,7 +127,7 @@ private:
                 MPI_Irecv(recv_.data(), count, MPI_BYTE, 0, kData, comm, &requests[0]);
                 MPI_Send(nullptr, 0, MPI_BYTE, 0, kToken, comm);
                 MPI_Isend(send_.data(), count, MPI_BYTE, 0, kData, comm, &requests[1]);
-                if (compute) compute_for(calibration, comp_us);
+                if (compute) team.run(comp_us);
                 MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
             } else {
                 MPI_Send(nullptr, 0, MPI_BYTE, 0, kToken, comm);
@@ -195,7 +147,7 @@ private:
             MPI_Irecv(recv_.data(), count, MPI_BYTE, 1, kData, comm, &requests[0]);
             MPI_Isend(send_.data(), count, MPI_BYTE, 1, kData, comm, &requests[1]);
         }
-        if (compute) compute_for(calibration, comp_us);
+        if (compute) team.run(comp_us);
         MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
         return MPI_Wtime() - begin;
     }
@@ -203,14 +155,6 @@ private:
     std::vector<unsigned char> send_;
     std::vector<unsigned char> recv_;
     int rank_;
-};
-
-// One row: medians over the repetitions, in microseconds.
-struct Cell {
-    std::size_t bytes = 0;
-    double comp_us = 0;
-    double t_comm = 0, t_comp = 0, t_measured = 0;
-    double ratio = 0;
 };
 
 std::string params_text(const Params& params) {
@@ -229,7 +173,16 @@ class Printer {
 public:
     Printer(std::ostream& out, std::ostream& err, OutputFormat format) : out_(out), err_(err), format_(format) {}
 
-    void header() {
+    // What the run measures under: the JSON's first object (overlap-report
+    // reads it), a comment in the table, a line on stderr with CSV.
+    void header(const OverlapSettings& settings) {
+        if (format_ == OutputFormat::json)
+            out_ << overlap_settings_json(settings) << '\n';
+        else if (format_ == OutputFormat::csv)
+            err_ << "hiertune: overlap: " << settings_label(settings) << ", MPI_THREAD_" << settings.thread_level
+                 << '\n';
+        else
+            out_ << "# " << settings_label(settings) << ", MPI_THREAD_" << settings.thread_level << '\n';
         if (format_ == OutputFormat::csv)
             out_ << "operation,algorithm,params,size,comp_us,t_comm_us,t_comp_us,t_measured_us,ratio\n";
         else if (format_ == OutputFormat::osu)
@@ -239,28 +192,28 @@ public:
                  << std::setw(12) << "t_comp_us" << std::setw(11) << "t_meas_us" << std::setw(8) << "ratio" << '\n';
     }
 
-    void row(const Configuration& configuration, const Cell& cell) {
+    void row(const Configuration& configuration, const OverlapCell& cell) {
         if (format_ == OutputFormat::json) {
             nlohmann::ordered_json row{{"operation", configuration.collective},
                                        {"algorithm", configuration.algorithm},
                                        {"params", configuration.params},
                                        {"size", cell.bytes},
                                        {"comp_us", cell.comp_us},
-                                       {"t_comm_us", cell.t_comm},
-                                       {"t_comp_us", cell.t_comp},
-                                       {"t_measured_us", cell.t_measured},
+                                       {"t_comm_us", cell.t_comm_us},
+                                       {"t_comp_us", cell.t_comp_us},
+                                       {"t_measured_us", cell.t_measured_us},
                                        {"ratio", cell.ratio}};
             out_ << row.dump() << '\n';
         } else if (format_ == OutputFormat::csv) {
             out_ << csv_field(configuration.collective) << ',' << csv_field(configuration.algorithm) << ','
                  << csv_field(params_text(configuration.params)) << ',' << cell.bytes << ','
-                 << fixed(cell.comp_us, 1) << ',' << fixed(cell.t_comm, 3) << ',' << fixed(cell.t_comp, 3) << ','
-                 << fixed(cell.t_measured, 3) << ',' << fixed(cell.ratio, 4) << '\n';
+                  << fixed(cell.comp_us, 1) << ',' << fixed(cell.t_comm_us, 3) << ',' << fixed(cell.t_comp_us, 3) << ','
+                 << fixed(cell.t_measured_us, 3) << ',' << fixed(cell.ratio, 4) << '\n';
         } else {
             out_ << std::left << std::setw(13) << configuration.collective << std::setw(12)
                  << configuration.algorithm << std::right << std::setw(9) << cell.bytes << std::setw(11)
-                 << fixed(cell.comp_us, 1) << std::setw(12) << fixed(cell.t_comm, 3) << std::setw(12)
-                 << fixed(cell.t_comp, 3) << std::setw(11) << fixed(cell.t_measured, 3) << std::setw(8)
+                 << fixed(cell.comp_us, 1) << std::setw(12) << fixed(cell.t_comm_us, 3) << std::setw(12)
+                 << fixed(cell.t_comp_us, 3) << std::setw(11) << fixed(cell.t_measured_us, 3) << std::setw(8)
                  << fixed(cell.ratio, 2) << '\n';
         }
         out_ << std::flush;
@@ -268,30 +221,27 @@ public:
 
     // The operation's verdict: JSON, a final object; CSV, a line on stderr
     // (stdout stays one table); the table, a comment.
-    void verdict(const Configuration& configuration, const std::vector<Cell>& cells) {
-        std::vector<double> ratios;
-        for (const Cell& cell : cells)
-            if (significant_cell(cell.t_comm, cell.t_comp)) ratios.push_back(cell.ratio);
-        std::string label = configuration.collective + " (" + configuration.algorithm +
-                            (configuration.params.empty() ? "" : " " + params_text(configuration.params)) + ")";
+    void verdict(const Configuration& configuration, const std::vector<OverlapCell>& cells) {
+        const OverlapSummary summary = summarize_overlap(cells);
+        const std::string label =
+            series_label(OverlapSeries{configuration.collective, configuration.algorithm, configuration.params, {}});
         std::string text;
         nlohmann::ordered_json object{{"verdict", nullptr},
                                       {"operation", configuration.collective},
                                       {"algorithm", configuration.algorithm},
                                       {"params", configuration.params},
-                                      {"cells", cells.size()},
-                                      {"significant_cells", ratios.size()}};
-        if (ratios.empty()) {
+                                      {"cells", summary.cells},
+                                      {"significant_cells", summary.significant}};
+        if (!summary.verdict) {
             text = label + ": no verdict: no cell where t_comm and t_comp are each >= " +
                    fixed(kSignificantShare * 100, 0) + "% of the other (widen --comp)";
         } else {
-            const double middle = median(ratios);
-            const std::string word = to_string(overlap_verdict(ratios));
+            const std::string word = to_string(*summary.verdict);
             text = label + " overlaps " + (word == "overlaps" ? "" : word + " ") + "(median ratio " +
-                   fixed(middle, 2) + " over " + std::to_string(ratios.size()) + " of " +
-                   std::to_string(cells.size()) + " cells)";
+                   fixed(*summary.median_ratio, 2) + " over " + std::to_string(summary.significant) + " of " +
+                   std::to_string(summary.cells) + " cells)";
             object["verdict"] = word;
-            object["median_ratio"] = middle;
+            object["median_ratio"] = *summary.median_ratio;
         }
         if (format_ == OutputFormat::json)
             out_ << object.dump() << '\n';
@@ -307,6 +257,35 @@ private:
     std::ostream& err_;
     OutputFormat format_;
 };
+
+// MPIR_CVAR_ASYNC_PROGRESS as this process runs with it ("" where the
+// library has no such variable): MPICH reads it only in MPI_Init.
+std::string read_async_progress(MpiCvars& cvars) {
+    const std::string name = "MPIR_CVAR_ASYNC_PROGRESS";
+    if (!cvars.catalog().find(name)) return "";
+    return cvars.read_once(name).text;
+}
+
+std::string thread_level_name() {
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    switch (level) {
+    case MPI_THREAD_SINGLE: return "single";
+    case MPI_THREAD_FUNNELED: return "funneled";
+    case MPI_THREAD_SERIALIZED: return "serialized";
+    case MPI_THREAD_MULTIPLE: return "multiple";
+    }
+    return std::to_string(level);
+}
+
+// The cores this process may run on (its affinity mask: a binding or a
+// container's cpuset counts).
+int usable_cpus() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+    return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
 
 }  // namespace
 
@@ -344,12 +323,32 @@ int run_overlap(const OverlapOptions& options, std::ostream& out, std::ostream& 
         return 1;
     }
 
-    // 2. The busy loop's speed, on every rank (each computes on its own core).
+    // 2. The busy loop's speed, on every rank (each computes on its own core),
+    //    and what the run measures under.
     const ComputeCalibration calibration = calibrate_compute(100);
+    OverlapSettings settings;
+    settings.ranks = size;
+    settings.threads = options.threads;
+    settings.reps = options.reps;
+    settings.async_progress = read_async_progress(*cvars);
+    settings.thread_level = thread_level_name();
+    const std::vector<int> nodes = node_of_each_rank();
+    for (const int node : nodes)
+        settings.ranks_per_node =
+            std::max(settings.ranks_per_node, static_cast<int>(std::count(nodes.begin(), nodes.end(), node)));
+    const int cpus = usable_cpus();
+    int crowded = settings.ranks_per_node * static_cast<int>(options.threads) > cpus ? 1 : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &crowded, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (rank == 0 && crowded)
+        err << "hiertune: warning: " << settings.ranks_per_node << " ranks per node x " << options.threads
+            << " computation threads > the cores a rank may use (" << cpus
+            << " here): the ratios measure the scheduler as much as MPI\n";
 
     std::optional<Runner> runner;
+    std::optional<ComputeTeam> team;
     try {
         runner.emplace(static_cast<std::size_t>(grid.sizes.back()), rank, size);
+        team.emplace(calibration, options.threads);
     } catch (const std::exception& e) {
         error = e.what();
     }
@@ -363,34 +362,32 @@ int run_overlap(const OverlapOptions& options, std::ostream& out, std::ostream& 
     // 3. Per configuration and cell: the three phases in turn, repetition by
     //    repetition, so that the references see the machine state of the overlap.
     Printer printer(out, err, options.format);
-    if (rank == 0) printer.header();
+    if (rank == 0) printer.header(settings);
     std::map<std::string, CvarValue> current = initial;
     for (const Configuration& configuration : configurations) {
         cvars->write_changed(cvar_assignment(configuration, initial, cvars->catalog()), current);
-        std::vector<Cell> cells;
+        std::vector<OverlapCell> cells;
         for (const std::size_t bytes : grid.sizes)
             for (const double comp_us : grid.comp_us) {
                 std::vector<double> comm_s, comp_s, measured_s;
                 for (std::size_t rep = 0; rep <= options.reps; ++rep) {  // rep 0: warm-up
-                    const double t_comm =
-                        runner->run(configuration.collective, bytes, Phase::comm, calibration, comp_us, comm);
-                    const double t_comp =
-                        runner->run(configuration.collective, bytes, Phase::comp, calibration, comp_us, comm);
+                    const double t_comm = runner->run(configuration.collective, bytes, Phase::comm, *team, comp_us, comm);
+                    const double t_comp = runner->run(configuration.collective, bytes, Phase::comp, *team, comp_us, comm);
                     const double t_measured =
-                        runner->run(configuration.collective, bytes, Phase::overlap, calibration, comp_us, comm);
+                        runner->run(configuration.collective, bytes, Phase::overlap, *team, comp_us, comm);
                     if (rep == 0 || rank != 0) continue;
                     comm_s.push_back(t_comm);
                     comp_s.push_back(t_comp);
                     measured_s.push_back(t_measured);
                 }
                 if (rank != 0) continue;
-                Cell cell;
+                OverlapCell cell;
                 cell.bytes = bytes;
                 cell.comp_us = comp_us;
-                cell.t_comm = median(comm_s) * 1e6;
-                cell.t_comp = median(comp_s) * 1e6;
-                cell.t_measured = median(measured_s) * 1e6;
-                cell.ratio = overhead_ratio(cell.t_measured, cell.t_comm, cell.t_comp);
+                cell.t_comm_us = median(comm_s) * 1e6;
+                cell.t_comp_us = median(comp_s) * 1e6;
+                cell.t_measured_us = median(measured_s) * 1e6;
+                cell.ratio = overhead_ratio(cell.t_measured_us, cell.t_comm_us, cell.t_comp_us);
                 printer.row(configuration, cell);
                 cells.push_back(cell);
             }
@@ -398,6 +395,25 @@ int run_overlap(const OverlapOptions& options, std::ostream& out, std::ostream& 
     }
     cvars->write_changed(initial, current);  // leave MPI_T as found
     MPI_Comm_free(&comm);
+    return 0;
+}
+
+int run_overlap_report(const std::vector<std::string>& paths, const std::string& png_dir, std::ostream& out) {
+    std::vector<OverlapRun> runs;
+    for (const std::string& path : paths) {
+        std::ifstream in(path);
+        if (!in) throw UsageError("cannot read " + path);
+        runs.push_back(read_overlap_run(in, path));
+    }
+    out << overlap_report_text(runs);
+    if (png_dir.empty()) return 0;
+    std::filesystem::create_directories(png_dir);
+    for (const OverlapSeries& series : overlap_series_union(runs)) {
+        const std::filesystem::path png = std::filesystem::path(png_dir) / heatmap_file_name(series);
+        std::filesystem::path script = png;
+        script.replace_extension(".gp");
+        plot_with_gnuplot(script.string(), overlap_heatmap_script(runs, series, png.string()), png.string(), out);
+    }
     return 0;
 }
 

@@ -249,6 +249,18 @@ void write_file(const fs::path& path, const std::string& text) {
 
 }  // namespace
 
+void plot_with_gnuplot(const std::string& script_path, const std::string& script, const std::string& png_path,
+                       std::ostream& out) {
+    write_file(script_path, script);
+    const int status = run_process({"gnuplot", script_path}, {});
+    if (status == kExecFailed)
+        out << "gnuplot not found: no plot (install gnuplot-nox, then run: gnuplot " << script_path << ")\n";
+    else if (status != 0)
+        throw TuneError("gnuplot " + script_path + " exited with status " + std::to_string(status));
+    else
+        out << "plot: " << png_path << '\n';
+}
+
 int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out, std::ostream& err) {
     check_tune_options(options);
     if (const std::optional<std::string> why = tune_cliques_refusal(options, std::getenv(kNumCliquesEnv)))
@@ -446,16 +458,13 @@ int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out
     write_file(report_dir / "summary.csv", summary.str());
     write_file(predictions_csv, predictions.str());
     write_file(report_dir / "tree-timing.csv", tree_csv.str());
-    write_file(script, gnuplot_script(report, predictions_csv.string(), png.string()));
     out << text.str();
-    const int status = run_process({"gnuplot", script.string()}, {});
-    if (status == kExecFailed)
-        out << "gnuplot not found: no plot (install gnuplot-nox, then run: gnuplot " << script.string() << ")\n";
-    else if (status != 0)
-        throw TuneError("step 7 (report): gnuplot " + script.string() + " exited with status " +
-                        std::to_string(status));
-    else
-        out << "plot: " << png.string() << '\n';
+    try {
+        plot_with_gnuplot(script.string(), gnuplot_script(report, predictions_csv.string(), png.string()),
+                          png.string(), out);
+    } catch (const TuneError& e) {
+        throw TuneError(std::string("step 7 (report): ") + e.what());
+    }
     out << "report: " << report_dir.string() << " (report.txt, summary.csv, predictions.csv, tree-timing.csv)\n";
     (void)err;
     if (tree_report.failed())
@@ -536,15 +545,9 @@ int run_analytic_report(const std::string& db_path, JobId fit_job, const std::st
     write_file(dir / "summary.csv", summary.str());
     write_file(predictions_csv, predictions.str());
     write_file(dir / "defaults.csv", defaults.str());
-    write_file(script, gnuplot_script(validation.report, predictions_csv.string(), png.string()));
     out << text.str();
-    const int status = run_process({"gnuplot", script.string()}, {});
-    if (status == kExecFailed)
-        out << "gnuplot not found: no plot (install gnuplot-nox, then run: gnuplot " << script.string() << ")\n";
-    else if (status != 0)
-        throw TuneError("gnuplot " + script.string() + " exited with status " + std::to_string(status));
-    else
-        out << "plot: " << png.string() << '\n';
+    plot_with_gnuplot(script.string(), gnuplot_script(validation.report, predictions_csv.string(), png.string()),
+                      png.string(), out);
     out << "report: " << dir.string() << " (report.txt, summary.csv, predictions.csv, defaults.csv)\n";
     const ValidationReport& r = validation.report;
     return r.slowdown_target_met() && r.worst_target_met().value_or(true) && r.time_target_met().value_or(false) ? 0

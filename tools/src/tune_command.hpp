@@ -16,6 +16,12 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// Writes `script` to script_path and runs gnuplot on it; prints "plot: PNG",
+// or where gnuplot is missing how to plot later.  Throws TuneError when
+// gnuplot fails.
+void plot_with_gnuplot(const std::string& script_path, const std::string& script, const std::string& png_path,
+                       std::ostream& out);
+
 // Runs the steps; options.mpiexec (without a launcher) and stock_path must be
 // resolved, options.machine may be empty (step 0's job names it).
 // Returns 0; throws TuneError, UsageError, DbError, ValidationError.  A tree

@@ -103,6 +103,8 @@ CvarCatalog test_catalog() {
     CvarInfo text = typed_cvar("MPIR_CVAR_NETMOD", CvarType::unsupported);
     text.unsupported_why = "a string";
     catalog.add(text);
+    catalog.add(typed_cvar("MPIR_CVAR_ASYNC_PROGRESS", CvarType::int_));  // writable, read at MPI_Init only
+    catalog.add(enum_cvar("MPIR_CVAR_IBCAST_INTRA_ALGORITHM", {"auto", "tsp_tree", "sched_binomial"}));
     CvarInfo fixed = typed_cvar("MPIR_CVAR_FIXED", CvarType::int_);
     fixed.writable = false;
     catalog.add(fixed);
@@ -159,6 +161,20 @@ TEST(Cvars, RejectsBadValuesNamingTheVariable) {
     EXPECT_NE(usage_error([&] { parse_cvar_value(catalog.lookup("netmod"), "ofi"); }).find("a string"),
               std::string::npos);
     EXPECT_NE(usage_error([&] { parse_cvar_value(catalog.lookup("fixed"), "1"); }).find("read-only"),
+              std::string::npos);
+}
+
+TEST(Cvars, ThoseReadOnlyInMpiInitMustComeFromTheEnvironment) {
+    const CvarCatalog catalog = test_catalog();
+    EXPECT_TRUE(set_at_init_only("MPIR_CVAR_ASYNC_PROGRESS"));
+    EXPECT_FALSE(set_at_init_only("MPIR_CVAR_BCAST_HIER_SEGSIZE"));
+    const std::string init_only = usage_error([&] { parse_cvar_value(catalog.lookup("async_progress"), "1"); });
+    EXPECT_NE(init_only.find("only in MPI_Init"), std::string::npos) << init_only;
+    EXPECT_NE(init_only.find("MPIR_CVAR_ASYNC_PROGRESS=V mpiexec"), std::string::npos) << init_only;
+    EXPECT_NE(usage_error([&] { parse_cvar_value(catalog.lookup("fixed"), "1"); }).find("in the environment"),
+              std::string::npos);
+    EXPECT_NE(usage_error([&] { plan_configurations({"bcast"}, {}, {{"async_progress", {"1"}}}, catalog); })
+                  .find("only in MPI_Init"),
               std::string::npos);
 }
 

@@ -66,7 +66,13 @@ private:
     std::map<std::string, CvarInfo, std::less<>> by_name_;
 };
 
-// Throws UsageError unless hiertune can write the variable at run time.
+// Control variables MPI_T lists as writable but MPICH reads only in MPI_Init
+// (a run-time write changes nothing): they must come from the environment.
+bool set_at_init_only(std::string_view cvar_name);
+
+// Throws UsageError unless hiertune can write the variable at run time (and
+// the write takes effect); the message says to set it in the environment
+// where MPICH would read it there.
 void require_writable(const CvarInfo& info);
 
 // Parses a user's value: enum item names (any case), integers in the

@@ -13,9 +13,13 @@
 // the overlap).
 #pragma once
 
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <thread>
 #include <string_view>
 #include <vector>
 
@@ -55,15 +59,29 @@ constexpr double kSignificantShare = 0.1;
 // (the times in the same unit).
 bool significant_cell(double t_comm, double t_comp);
 
+// One cell of the grid as measured: medians over the repetitions, in us.
+struct OverlapCell {
+    std::size_t bytes = 0;
+    double comp_us = 0;  // the computation asked for
+    double t_comm_us = 0, t_comp_us = 0, t_measured_us = 0;
+    double ratio = 0;  // overhead_ratio(t_measured_us, t_comm_us, t_comp_us)
+};
+
+// What the cells of one operation say: the median ratio and verdict over the
+// significant cells; both empty when no cell is significant.
+struct OverlapSummary {
+    std::size_t cells = 0;
+    std::size_t significant = 0;
+    std::optional<double> median_ratio;
+    std::optional<OverlapVerdict> verdict;
+};
+OverlapSummary summarize_overlap(const std::vector<OverlapCell>& cells);
+
 // What `hiertune overlap -O` accepts: pt2pt (isend, irecv, both: ranks 0 and
 // 1) and non-blocking collectives (every rank), in this order.
 const std::vector<std::string>& overlap_operations();
 // ibcast, ireduce, ...: their algorithm is MPIR_CVAR_<OP>_INTRA_ALGORITHM.
 bool is_collective_operation(std::string_view operation);
-
-// Control variables MPI_T lists as writable but MPICH reads only in MPI_Init
-// (a run-time write changes nothing): they must come from the environment.
-bool set_at_init_only(std::string_view cvar_name);
 
 // "overlaps", "partially", "not at all": reads as "<collective> overlaps ...".
 std::string to_string(OverlapVerdict verdict);
@@ -103,5 +121,33 @@ std::uint64_t compute_iterations(const ComputeCalibration& calibration, double u
 // Keeps the CPU busy (no sleep) for about `us` microseconds: spins
 // compute_iterations(calibration, us) iterations.
 void compute_for(const ComputeCalibration& calibration, double us);
+
+// The paper's multi-threaded computation: run(us) has `threads` threads (the
+// caller's one of them) each spin compute_for(us), and returns when all are
+// done.  Between runs the helpers sleep on a condition variable, leaving the
+// cores to MPI; waking them costs the same in the computation-alone and the
+// overlapped phase.  Throws std::invalid_argument for 0 threads.
+class ComputeTeam {
+public:
+    ComputeTeam(const ComputeCalibration& calibration, unsigned threads);
+    ~ComputeTeam();
+    ComputeTeam(const ComputeTeam&) = delete;
+    ComputeTeam& operator=(const ComputeTeam&) = delete;
+
+    unsigned threads() const { return static_cast<unsigned>(helpers_.size()) + 1; }
+    void run(double us);
+
+private:
+    void helper_loop();
+
+    ComputeCalibration calibration_;
+    std::vector<std::thread> helpers_;
+    std::mutex mutex_;
+    std::condition_variable start_, done_;
+    std::uint64_t generation_ = 0;  // run() number, under mutex_
+    double us_ = 0;                 // this run's duration, under mutex_
+    unsigned running_ = 0;          // helpers still computing, under mutex_
+    bool stop_ = false;             // under mutex_
+};
 
 }  // namespace hiertune

@@ -55,6 +55,8 @@ AlgorithmSpec parse_algorithm_spec(std::string_view text);
 const std::vector<std::string>& supported_collectives();
 // "bcast, reduce, ... or barrier", for error messages.
 std::string collective_list();
+// "a, b or c".
+std::string name_list(const std::vector<std::string>& names);
 std::string algorithm_cvar(const std::string& collective);          // MPIR_CVAR_BCAST_INTRA_ALGORITHM
 std::string device_collective_cvar(const std::string& collective);  // MPIR_CVAR_BCAST_DEVICE_COLLECTIVE
 
@@ -73,12 +75,17 @@ Configuration configuration_of(const PointKey& key);
 // Every configuration, in command-line order (collectives outermost, then
 // algorithm specs, their expansion, then parameter combinations), without
 // duplicates.  An empty algorithm list means {"default"}.  Throws UsageError
-// for an unknown collective, algorithm, variable or value, a variable given
-// twice, or one that selects the algorithm itself (use -a for that).
+// for a collective not in `known` (messages call it a `kind`), an unknown
+// algorithm, variable or value, a variable given twice, or one that selects
+// the algorithm itself (use -a for that).  `known`: bench's collectives, or
+// the operations `hiertune overlap` times (MPI_Ibcast is "ibcast": its
+// algorithm is MPIR_CVAR_IBCAST_INTRA_ALGORITHM).
 std::vector<Configuration> plan_configurations(const std::vector<std::string>& collectives,
                                                const std::vector<AlgorithmSpec>& algorithms,
                                                const std::vector<ParamSpec>& common_params,
-                                               const CvarCatalog& catalog);
+                                               const CvarCatalog& catalog,
+                                               const std::vector<std::string>& known = supported_collectives(),
+                                               const std::string& kind = "collective");
 
 // The sweep: configuration-major, sizes ascending, without duplicates.
 // Throws UsageError for barrier at a size other than 0: it moves no data.
