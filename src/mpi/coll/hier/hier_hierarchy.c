@@ -1,0 +1,215 @@
+/*
+ * mpich-hier: N-level hierarchies (pure logic, no MPI).
+ */
+
+#include <stdlib.h>
+#include <string.h>
+#include "hier_hierarchy.h"
+
+/* A rank's place in the refinement of one input level: its group one level up and its key. */
+typedef struct {
+    int parent;
+    long key;
+    int rank;
+} refine_entry;
+
+static int compare_entries(const void *a, const void *b)
+{
+    const refine_entry *x = a, *y = b;
+    if (x->parent != y->parent)
+        return x->parent < y->parent ? -1 : 1;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* group[r] := the lowest rank with r's parent group and key: sorting by (parent, key, rank)
+ * puts each group's ranks together, its lowest first.  Returns the number of groups. */
+static int refine(int nranks, const int *parent_group, const long *keys, int depth, int k,
+                  refine_entry * scratch, int *group)
+{
+    int ngroups = 0;
+    for (int r = 0; r < nranks; r++) {
+        scratch[r].parent = parent_group[r];
+        scratch[r].key = keys[(long) r * depth + k];
+        scratch[r].rank = r;
+    }
+    qsort(scratch, nranks, sizeof(*scratch), compare_entries);
+    for (int i = 0; i < nranks; i++) {
+        int first = i == 0 || scratch[i].parent != scratch[i - 1].parent ||
+            scratch[i].key != scratch[i - 1].key;
+        if (first)
+            ngroups++;
+        group[scratch[i].rank] = first ? scratch[i].rank : group[scratch[i - 1].rank];
+    }
+    return ngroups;
+}
+
+/* Numbers the groups of `lowest` (each rank's group named by its lowest rank) 0, 1, ... in
+ * order of that rank, and fills the level's member lists.  index: scratch of nranks. */
+static void number_groups(MPII_Hier_level * lv, int nranks, const int *lowest, int *index)
+{
+    int n = 0;
+    for (int r = 0; r < nranks; r++)
+        if (lowest[r] == r)
+            index[r] = n++;
+    lv->ngroups = n;
+    memset(lv->group_start, 0, sizeof(int) * (n + 1));
+    for (int r = 0; r < nranks; r++) {
+        lv->group_of[r] = index[lowest[r]];
+        lv->group_start[lv->group_of[r] + 1]++;
+    }
+    for (int g = 0; g < n; g++)
+        lv->group_start[g + 1] += lv->group_start[g];
+    for (int g = 0; g < n; g++)
+        index[g] = 0;           /* reused as fill counters */
+    for (int r = 0; r < nranks; r++) {
+        int g = lv->group_of[r];
+        lv->local_of[r] = index[g];
+        lv->members[lv->group_start[g] + index[g]++] = r;
+    }
+}
+
+static int alloc_level(MPII_Hier_level * lv, int nranks)
+{
+    lv->group_of = malloc(sizeof(int) * nranks);
+    lv->local_of = malloc(sizeof(int) * nranks);
+    lv->group_start = malloc(sizeof(int) * (nranks + 1));
+    lv->members = malloc(sizeof(int) * nranks);
+    lv->parent = malloc(sizeof(int) * nranks);
+    lv->sub_start = malloc(sizeof(int) * (nranks + 1));
+    lv->subs = malloc(sizeof(int) * nranks);
+    return lv->group_of && lv->local_of && lv->group_start && lv->members && lv->parent &&
+        lv->sub_start && lv->subs ? 0 : -1;
+}
+
+int MPII_Hier_hierarchy_build(MPII_Hier_hierarchy * h, int nranks, int depth, const long *keys)
+{
+    int rc = -1;
+    int *prev = NULL, *cur = NULL, *index = NULL;
+    refine_entry *scratch = NULL;
+    memset(h, 0, sizeof(*h));
+    if (nranks < 1 || depth < 0 || (depth > 0 && keys == NULL))
+        return -1;
+    h->nranks = nranks;
+    if (depth == 0)
+        return 0;
+
+    prev = calloc(nranks, sizeof(int)); /* above level 0: one group, named by rank 0 */
+    cur = malloc(sizeof(int) * nranks);
+    index = malloc(sizeof(int) * (nranks + 1));
+    scratch = malloc(sizeof(*scratch) * nranks);
+    h->level = calloc(depth, sizeof(*h->level));
+    if (!prev || !cur || !index || !scratch || !h->level)
+        goto fn_exit;
+
+    int prev_ngroups = 1;
+    for (int k = 0; k < depth; k++) {
+        int ngroups = refine(nranks, prev, keys, depth, k, scratch, cur);
+        /* a level equal to the one above splits nothing; all single ranks: nothing inside */
+        if (ngroups != prev_ngroups && ngroups != nranks) {
+            MPII_Hier_level *lv = &h->level[h->nlevels++];
+            if (alloc_level(lv, nranks) != 0)
+                goto fn_exit;
+            lv->source = k;
+            number_groups(lv, nranks, cur, index);
+        }
+        prev_ngroups = ngroups;
+        int *swap = prev;
+        prev = cur;
+        cur = swap;
+    }
+
+    /* parents and subgroups: level l + 1's groups, in index (= lowest rank) order, under the
+     * level-l group of their lowest rank */
+    for (int l = 0; l < h->nlevels; l++) {
+        MPII_Hier_level *lv = &h->level[l];
+        memset(lv->sub_start, 0, sizeof(int) * (lv->ngroups + 1));
+        if (l == 0)
+            for (int g = 0; g < lv->ngroups; g++)
+                lv->parent[g] = 0;
+        if (l + 1 == h->nlevels)
+            continue;
+        MPII_Hier_level *next = &h->level[l + 1];
+        for (int g = 0; g < next->ngroups; g++) {
+            next->parent[g] = lv->group_of[next->members[next->group_start[g]]];
+            lv->sub_start[next->parent[g] + 1]++;
+        }
+        for (int g = 0; g < lv->ngroups; g++) {
+            lv->sub_start[g + 1] += lv->sub_start[g];
+            index[g] = 0;
+        }
+        for (int g = 0; g < next->ngroups; g++) {
+            int p = next->parent[g];
+            lv->subs[lv->sub_start[p] + index[p]++] = g;
+        }
+    }
+    rc = 0;
+
+  fn_exit:
+    free(prev);
+    free(cur);
+    free(index);
+    free(scratch);
+    if (rc != 0)
+        MPII_Hier_hierarchy_free(h);
+    return rc;
+}
+
+void MPII_Hier_hierarchy_free(MPII_Hier_hierarchy * h)
+{
+    if (h->level) {
+        for (int l = 0; l < h->nlevels; l++) {  /* a level that failed to allocate is counted */
+            MPII_Hier_level *lv = &h->level[l];
+            free(lv->group_of);
+            free(lv->local_of);
+            free(lv->group_start);
+            free(lv->members);
+            free(lv->parent);
+            free(lv->sub_start);
+            free(lv->subs);
+        }
+        free(h->level);
+    }
+    memset(h, 0, sizeof(*h));
+}
+
+int MPII_Hier_hierarchy_group_size(const MPII_Hier_hierarchy * h, int level, int group)
+{
+    const MPII_Hier_level *lv = &h->level[level];
+    return lv->group_start[group + 1] - lv->group_start[group];
+}
+
+int MPII_Hier_hierarchy_nsubs(const MPII_Hier_hierarchy * h, int level, int group)
+{
+    const MPII_Hier_level *lv = &h->level[level];
+    return level + 1 == h->nlevels ? 0 : lv->sub_start[group + 1] - lv->sub_start[group];
+}
+
+void MPII_Hier_hierarchy_columns(const MPII_Hier_hierarchy * h, int root, int *col)
+{
+    if (h->nlevels == 0) {
+        col[0] = root;
+        return;
+    }
+    col[0] = h->level[0].group_of[root];
+    for (int l = 1; l < h->nlevels; l++) {
+        const MPII_Hier_level *up = &h->level[l - 1];
+        int parent = up->group_of[root], mine = h->level[l].group_of[root];
+        for (int i = up->sub_start[parent]; i < up->sub_start[parent + 1]; i++)
+            if (up->subs[i] == mine)
+                col[l] = i - up->sub_start[parent];
+    }
+    col[h->nlevels] = h->level[h->nlevels - 1].local_of[root];
+}
+
+int MPII_Hier_hierarchy_leader(const MPII_Hier_hierarchy * h, int level, int group, const int *col)
+{
+    for (; level + 1 < h->nlevels; level++) {
+        const MPII_Hier_level *lv = &h->level[level];
+        group = lv->subs[lv->sub_start[group] + col[level + 1] % MPII_Hier_hierarchy_nsubs(h, level, group)];
+    }
+    const MPII_Hier_level *finest = &h->level[h->nlevels - 1];
+    return finest->members[finest->group_start[group] +
+                           col[h->nlevels] % MPII_Hier_hierarchy_group_size(h, h->nlevels - 1, group)];
+}

@@ -1,0 +1,69 @@
+/*
+ * mpich-hier: N-level hierarchies (pure logic, no MPI).
+ *
+ * Every rank of a communicator has a path of keys, coarsest first: e.g. its leaf switch,
+ * its node, its package.  Ranks with equal first k+1 keys form one group of input level
+ * k, so each level's groups nest in the previous level's (the communicator itself is the
+ * one group above level 0).  A level is kept only if it splits something:
+ *
+ *   dropped when            because
+ *   ---------------------   ---------------------------------------------------------------
+ *   every group equals its  nothing is split (one switch, or one package per node)
+ *   parent group
+ *   every group is 1 rank   nothing is left to do inside a group (one rank per node)
+ *
+ * Kept levels are numbered 0 (coarsest) .. nlevels - 1 (finest; its groups hold ranks).
+ * Groups are numbered per level by their lowest rank, members in rank order, and a group's
+ * subgroups (the groups of the next level inside it) by their lowest rank too.
+ *
+ * Leaders, HAN's columns generalised to N levels.  For a root, col[k] (k = 0 .. nlevels - 1)
+ * is the position of the root's level-k group among its siblings (level 0: among all level-0
+ * groups), and col[nlevels] the root's position in its finest group.  Then
+ *
+ *   finest group G:       leader = member (col[nlevels] mod |G|) of G
+ *   group G of level k:   leader = leader of subgroup (col[k + 1] mod nsub(G)) of G
+ *
+ * so the root leads every group it is in, every group has exactly one leader per root, and
+ * a group's leader also leads one of its subgroups: data that reached a level-k leader is
+ * already where the level-(k+1) step starts.  Two levels (nodes only) give the two-level
+ * rule of hier_levels.h: node n is led by its member (j mod size_n).
+ */
+
+#ifndef HIER_HIERARCHY_H_INCLUDED
+#define HIER_HIERARCHY_H_INCLUDED
+
+typedef struct {
+    int source;                 /* index of this level among the input keys */
+    int ngroups;
+    int *group_of;              /* [nranks] group of each rank */
+    int *local_of;              /* [nranks] rank's position in its group */
+    int *group_start;           /* [ngroups + 1] where each group's members start */
+    int *members;               /* [nranks] ranks grouped by group, ascending */
+    int *parent;                /* [ngroups] group of the level above (0 for level 0) */
+    int *sub_start;             /* [ngroups + 1] where each group's subgroups start */
+    int *subs;                  /* subgroups (groups of the next level) per group, by lowest rank;
+                                 * empty for the finest level */
+} MPII_Hier_level;
+
+typedef struct {
+    int nranks;
+    int nlevels;                /* kept levels; 0 when no level splits anything */
+    MPII_Hier_level *level;     /* [nlevels], coarsest first */
+} MPII_Hier_hierarchy;
+
+/* keys: nranks rows of depth keys, coarsest first (keys[r * depth + k]).  Returns 0, or -1
+ * on bad input (nranks < 1, depth < 0, keys NULL with depth > 0) or allocation failure
+ * (the hierarchy is then left empty). */
+int MPII_Hier_hierarchy_build(MPII_Hier_hierarchy * h, int nranks, int depth, const long *keys);
+void MPII_Hier_hierarchy_free(MPII_Hier_hierarchy * h);
+
+int MPII_Hier_hierarchy_group_size(const MPII_Hier_hierarchy * h, int level, int group);
+int MPII_Hier_hierarchy_nsubs(const MPII_Hier_hierarchy * h, int level, int group);
+
+/* col[0 .. nlevels] for root, as in the comment above */
+void MPII_Hier_hierarchy_columns(const MPII_Hier_hierarchy * h, int root, int *col);
+
+/* communicator rank of the leader of `group` of `level` for the columns col */
+int MPII_Hier_hierarchy_leader(const MPII_Hier_hierarchy * h, int level, int group, const int *col);
+
+#endif /* HIER_HIERARCHY_H_INCLUDED */

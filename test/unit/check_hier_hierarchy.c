@@ -1,0 +1,292 @@
+/*
+ * Unit tests of mpich-hier's N-level hierarchies (hier_hierarchy.h) against a brute-force
+ * reading of the same keys: every layout of switches x nodes x packages x ranks, even and
+ * uneven, by block and round-robin, random placements, and the two-level rule of
+ * hier_levels.h as the N = 2 case.
+ */
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hier_hierarchy.h"
+#include "hier_levels.h"
+
+/* ranks r and s share their first k + 1 keys */
+static int same_prefix(const long *keys, int depth, int r, int s, int k)
+{
+    for (int i = 0; i <= k; i++)
+        if (keys[r * depth + i] != keys[s * depth + i])
+            return 0;
+    return 1;
+}
+
+/* distinct prefixes of length k + 1 (k = -1: the communicator, 1) */
+static int count_groups(const long *keys, int nranks, int depth, int k)
+{
+    int n = 0;
+    for (int r = 0; r < nranks; r++) {
+        int first = 1;
+        for (int s = 0; s < r && first && k >= 0; s++)
+            if (same_prefix(keys, depth, r, s, k))
+                first = 0;
+        n += first;
+        if (k < 0)
+            return 1;
+    }
+    return n;
+}
+
+/* Everything hier_hierarchy.h promises, checked by brute force; returns the kept levels. */
+static int check_hierarchy(int nranks, int depth, const long *keys)
+{
+    MPII_Hier_hierarchy h;
+    ck_assert_int_eq(MPII_Hier_hierarchy_build(&h, nranks, depth, keys), 0);
+    ck_assert_int_eq(h.nranks, nranks);
+
+    /* the kept levels: exactly those that split something */
+    int l = 0;
+    for (int k = 0; k < depth; k++) {
+        int n = count_groups(keys, nranks, depth, k), above = count_groups(keys, nranks, depth, k - 1);
+        if (n != above && n != nranks) {
+            ck_assert_int_lt(l, h.nlevels);
+            ck_assert_int_eq(h.level[l].source, k);
+            ck_assert_int_eq(h.level[l].ngroups, n);
+            l++;
+        }
+    }
+    ck_assert_int_eq(l, h.nlevels);
+
+    for (l = 0; l < h.nlevels; l++) {
+        const MPII_Hier_level *lv = &h.level[l];
+        int last_lowest = -1;
+        for (int g = 0; g < lv->ngroups; g++) {
+            int size = MPII_Hier_hierarchy_group_size(&h, l, g);
+            ck_assert_int_gt(size, 0);
+            /* numbered by lowest rank, members ascending and all of the same prefix */
+            ck_assert_int_gt(lv->members[lv->group_start[g]], last_lowest);
+            last_lowest = lv->members[lv->group_start[g]];
+            for (int i = 0; i < size; i++) {
+                int r = lv->members[lv->group_start[g] + i];
+                ck_assert_int_eq(lv->group_of[r], g);
+                ck_assert_int_eq(lv->local_of[r], i);
+                if (i > 0)
+                    ck_assert_int_gt(r, lv->members[lv->group_start[g] + i - 1]);
+            }
+            /* subgroups: the next level's groups inside g, ascending */
+            if (l + 1 < h.nlevels) {
+                const MPII_Hier_level *next = &h.level[l + 1];
+                int nsubs = MPII_Hier_hierarchy_nsubs(&h, l, g), seen = 0;
+                ck_assert_int_ge(nsubs, 1);
+                for (int s = 0; s < next->ngroups; s++) {
+                    if (next->parent[s] != g)
+                        continue;
+                    ck_assert_int_lt(seen, nsubs);
+                    ck_assert_int_eq(lv->subs[lv->sub_start[g] + seen], s);
+                    seen++;
+                }
+                ck_assert_int_eq(seen, nsubs);
+            } else {
+                ck_assert_int_eq(MPII_Hier_hierarchy_nsubs(&h, l, g), 0);
+            }
+        }
+        /* same group iff same prefix up to the level's source */
+        for (int r = 0; r < nranks; r++)
+            for (int s = 0; s < nranks; s++)
+                ck_assert_int_eq(lv->group_of[r] == lv->group_of[s],
+                                 same_prefix(keys, depth, r, s, lv->source));
+        /* nested: a group lies inside its parent */
+        if (l > 0)
+            for (int r = 0; r < nranks; r++)
+                ck_assert_int_eq(lv->parent[lv->group_of[r]], h.level[l - 1].group_of[r]);
+    }
+
+    /* leaders, for every root */
+    int *col = malloc(sizeof(int) * (h.nlevels + 1));
+    for (int root = 0; root < nranks && h.nlevels > 0; root++) {
+        MPII_Hier_hierarchy_columns(&h, root, col);
+        for (l = 0; l < h.nlevels; l++) {
+            const MPII_Hier_level *lv = &h.level[l];
+            /* the root leads each of its groups */
+            ck_assert_int_eq(MPII_Hier_hierarchy_leader(&h, l, lv->group_of[root], col), root);
+            for (int g = 0; g < lv->ngroups; g++) {
+                int leader = MPII_Hier_hierarchy_leader(&h, l, g, col);
+                ck_assert_int_eq(lv->group_of[leader], g);
+                /* and leads its own subgroup: the step below starts where the data is */
+                if (l + 1 < h.nlevels) {
+                    int sub = h.level[l + 1].group_of[leader];
+                    ck_assert_int_eq(MPII_Hier_hierarchy_leader(&h, l + 1, sub, col), leader);
+                }
+            }
+        }
+    }
+    free(col);
+    int nlevels = h.nlevels;
+    MPII_Hier_hierarchy_free(&h);
+    ck_assert_ptr_null(h.level);
+    return nlevels;
+}
+
+/* keys of a layout: nsw switches, node n under switch (n mod nsw) or in blocks, node n
+ * holding ppn[n] ranks, npkg packages per node; ranks placed by block (node after node) or
+ * round-robin over the nodes.  Returns nranks. */
+static int layout(int nsw, int nnodes, const int *ppn, int npkg, int round_robin, long *keys)
+{
+    int nranks = 0, left[16], place[16] = { 0 };
+    for (int n = 0; n < nnodes; n++)
+        nranks += left[n] = ppn[n];
+    for (int r = 0, n = 0; r < nranks; r++) {
+        if (round_robin)
+            while (left[n] == 0)
+                n = (n + 1) % nnodes;
+        else
+            while (left[n] == 0)
+                n++;
+        keys[r * 3 + 0] = 100 + n % nsw;
+        keys[r * 3 + 1] = n;
+        keys[r * 3 + 2] = place[n] % npkg;
+        place[n]++;
+        left[n]--;
+        if (round_robin)
+            n = (n + 1) % nnodes;
+    }
+    return nranks;
+}
+
+START_TEST(hierarchy_every_layout)
+{
+    long keys[3 * 16 * 4];
+    int ppn[16];
+    for (int nsw = 1; nsw <= 3; nsw++)
+        for (int nnodes = 1; nnodes <= 6; nnodes++)
+            for (int shape = 0; shape < 4; shape++)     /* even 1, 2, 3; uneven */
+                for (int npkg = 1; npkg <= 2; npkg++)
+                    for (int rr = 0; rr <= 1; rr++) {
+                        for (int n = 0; n < nnodes; n++)
+                            ppn[n] = shape < 3 ? shape + 1 : 1 + (n * 7) % 4;
+                        int nranks = layout(nsw, nnodes, ppn, npkg, rr, keys);
+                        int nlevels = check_hierarchy(nranks, 3, keys);
+                        ck_assert_int_le(nlevels, 3);
+                    }
+}
+END_TEST
+
+START_TEST(hierarchy_levels_that_split_nothing_are_dropped)
+{
+    long keys[3 * 16 * 4];
+    int ppn[4] = { 2, 2, 2, 2 };
+    /* 2 switches x 2 nodes x 2 ranks, one package: switch and node levels */
+    int nranks = layout(2, 4, ppn, 1, 0, keys);
+    MPII_Hier_hierarchy h;
+    ck_assert_int_eq(MPII_Hier_hierarchy_build(&h, nranks, 3, keys), 0);
+    ck_assert_int_eq(h.nlevels, 2);
+    ck_assert_int_eq(h.level[0].source, 0);
+    ck_assert_int_eq(h.level[0].ngroups, 2);
+    ck_assert_int_eq(h.level[1].source, 1);
+    ck_assert_int_eq(h.level[1].ngroups, 4);
+    MPII_Hier_hierarchy_free(&h);
+    /* one switch: the node level only */
+    nranks = layout(1, 4, ppn, 1, 0, keys);
+    ck_assert_int_eq(MPII_Hier_hierarchy_build(&h, nranks, 3, keys), 0);
+    ck_assert_int_eq(h.nlevels, 1);
+    ck_assert_int_eq(h.level[0].source, 1);
+    MPII_Hier_hierarchy_free(&h);
+    /* one rank per node under 2 switches: the switch level only (nodes would be single ranks) */
+    int one[4] = { 1, 1, 1, 1 };
+    nranks = layout(2, 4, one, 1, 0, keys);
+    ck_assert_int_eq(MPII_Hier_hierarchy_build(&h, nranks, 3, keys), 0);
+    ck_assert_int_eq(h.nlevels, 1);
+    ck_assert_int_eq(h.level[0].source, 0);
+    MPII_Hier_hierarchy_free(&h);
+    /* 2 packages per node of 2 ranks: single ranks, dropped; 4 ranks per node: kept */
+    int four[2] = { 4, 4 };
+    nranks = layout(1, 2, four, 2, 0, keys);
+    ck_assert_int_eq(MPII_Hier_hierarchy_build(&h, nranks, 3, keys), 0);
+    ck_assert_int_eq(h.nlevels, 2);
+    ck_assert_int_eq(h.level[1].source, 2);
+    ck_assert_int_eq(h.level[1].ngroups, 4);
+    MPII_Hier_hierarchy_free(&h);
+}
+END_TEST
+
+START_TEST(hierarchy_degenerate_inputs)
+{
+    long same[8] = { 7, 7, 7, 7, 7, 7, 7, 7 }, distinct[4] = { 1, 2, 3, 4 };
+    MPII_Hier_hierarchy h;
+    ck_assert_int_eq(check_hierarchy(1, 1, same), 0);   /* one rank */
+    ck_assert_int_eq(check_hierarchy(8, 1, same), 0);   /* one group */
+    ck_assert_int_eq(check_hierarchy(4, 1, distinct), 0);       /* every rank alone */
+    ck_assert_int_eq(check_hierarchy(4, 2, same), 0);
+    ck_assert_int_eq(MPII_Hier_hierarchy_build(&h, 3, 0, NULL), 0);     /* no keys at all */
+    ck_assert_int_eq(h.nlevels, 0);
+    MPII_Hier_hierarchy_free(&h);
+    ck_assert_int_eq(MPII_Hier_hierarchy_build(&h, 0, 1, same), -1);
+    ck_assert_int_eq(MPII_Hier_hierarchy_build(&h, 2, -1, same), -1);
+    ck_assert_int_eq(MPII_Hier_hierarchy_build(&h, 2, 1, NULL), -1);
+}
+END_TEST
+
+/* random paths: up to 4 levels, each key drawn from a small range, so that some levels
+ * split, some do not, and groups of one level reuse the keys of another's */
+START_TEST(hierarchy_random_placements)
+{
+    srand(12345);
+    for (int trial = 0; trial < 300; trial++) {
+        int nranks = 1 + rand() % 24, depth = 1 + rand() % 4;
+        long keys[24 * 4];
+        int range[4];
+        for (int k = 0; k < depth; k++)
+            range[k] = 1 + rand() % 3;
+        for (int r = 0; r < nranks; r++)
+            for (int k = 0; k < depth; k++)
+                keys[r * depth + k] = rand() % range[k];
+        check_hierarchy(nranks, depth, keys);
+    }
+}
+END_TEST
+
+/* nodes only: the N-level leaders are hier_levels.h's column leaders */
+START_TEST(hierarchy_two_levels_are_the_column_rule)
+{
+    srand(777);
+    for (int trial = 0; trial < 200; trial++) {
+        int nranks = 2 + rand() % 14, nnodes = 1 + rand() % 4;
+        long keys[16];
+        int node_id[16];
+        for (int r = 0; r < nranks; r++)
+            node_id[r] = (int) (keys[r] = rand() % nnodes);
+        MPII_Hier_hierarchy h;
+        MPII_Hier_levels lv;
+        ck_assert_int_eq(MPII_Hier_hierarchy_build(&h, nranks, 1, keys), 0);
+        ck_assert_int_eq(MPII_Hier_levels_build(&lv, nranks, node_id), 0);
+        ck_assert_int_eq(h.nlevels, MPII_Hier_levels_is_multilevel(&lv) ? 1 : 0);
+        for (int root = 0; root < nranks && h.nlevels == 1; root++) {
+            int col[2];
+            MPII_Hier_hierarchy_columns(&h, root, col);
+            ck_assert_int_eq(col[1], lv.local_of[root]);
+            for (int n = 0; n < lv.nnodes; n++)
+                ck_assert_int_eq(MPII_Hier_hierarchy_leader(&h, 0, n, col),
+                                 MPII_Hier_levels_column_leader(&lv, n, lv.local_of[root]));
+        }
+        MPII_Hier_hierarchy_free(&h);
+        MPII_Hier_levels_free(&lv);
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("mpich-hier hierarchies");
+    TCase *tc = tcase_create("hierarchy");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, hierarchy_every_layout);
+    tcase_add_test(tc, hierarchy_levels_that_split_nothing_are_dropped);
+    tcase_add_test(tc, hierarchy_degenerate_inputs);
+    tcase_add_test(tc, hierarchy_random_placements);
+    tcase_add_test(tc, hierarchy_two_levels_are_the_column_rule);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
