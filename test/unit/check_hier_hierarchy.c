@@ -2,7 +2,8 @@
  * Unit tests of mpich-hier's N-level hierarchies (hier_hierarchy.h) against a brute-force
  * reading of the same keys: every layout of switches x nodes x packages x ranks, even and
  * uneven, by block and round-robin, random placements, and the two-level rule of
- * hier_levels.h as the N = 2 case.
+ * hier_levels.h as the N = 2 case; and the switch paths (hier_topology.h) that give the
+ * levels above the node.
  */
 
 #include <check.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include "hier_hierarchy.h"
 #include "hier_levels.h"
+#include "hier_topology.h"
 
 /* ranks r and s share their first k + 1 keys */
 static int same_prefix(const long *keys, int depth, int r, int s, int k)
@@ -273,6 +275,118 @@ START_TEST(hierarchy_two_levels_are_the_column_rule)
 }
 END_TEST
 
+/* ---- switch paths ---- */
+
+START_TEST(topology_slurm_addresses)
+{
+    char path[MPII_HIER_SWITCH_PATH_MAX];
+    ck_assert_int_eq(MPII_Hier_switch_path_from_slurm("s0.s3.n12", "switch.switch.node", path, sizeof path), 2);
+    ck_assert_str_eq(path, "s0.s3");
+    ck_assert_int_eq(MPII_Hier_switch_path_from_slurm("leaf1.n2", "switch.node", path, sizeof path), 1);
+    ck_assert_str_eq(path, "leaf1");
+    /* no topology plugin: no switches */
+    ck_assert_int_eq(MPII_Hier_switch_path_from_slurm("n2", "node", path, sizeof path), 0);
+    ck_assert_str_eq(path, "");
+    ck_assert_int_eq(MPII_Hier_switch_path_from_slurm(NULL, NULL, path, sizeof path), 0);
+    ck_assert_int_eq(MPII_Hier_switch_path_from_slurm("", "", path, sizeof path), 0);
+    /* mismatches */
+    ck_assert_int_eq(MPII_Hier_switch_path_from_slurm("s0.n1", "switch.switch.node", path, sizeof path), -1);
+    ck_assert_int_eq(MPII_Hier_switch_path_from_slurm("s0.s1.n1", "switch.node", path, sizeof path), -1);
+    ck_assert_int_eq(MPII_Hier_switch_path_from_slurm("s0.n1", "rack.node", path, sizeof path), -1);
+    ck_assert_int_eq(MPII_Hier_switch_path_from_slurm("s0..n1", "switch.switch.node", path, sizeof path), -1);
+    ck_assert_int_eq(MPII_Hier_switch_path_from_slurm("n1.s0", "node.switch", path, sizeof path), -1);
+    ck_assert_int_eq(MPII_Hier_switch_path_from_slurm("spine.leaf.n1", "switch.switch.node", path, 6), -1);
+    ck_assert_int_eq(MPII_Hier_switch_path_from_slurm("a.b.c.d.e.f.g.h.i.n",
+                                                      "switch.switch.switch.switch.switch.switch.switch.switch.switch.node",
+                                                      path, sizeof path), -1);  /* 9 levels */
+}
+END_TEST
+
+START_TEST(topology_files)
+{
+    const char *text = "# leaf switches under one spine\n"
+        "node1 spine leafA   # two levels\n"
+        "\n"
+        "node10\tspine leafB\n" "node2 spine leafA\n";
+    char path[MPII_HIER_SWITCH_PATH_MAX];
+    int bad = 0;
+    ck_assert_int_eq(MPII_Hier_switch_path_from_file(text, "node1", path, sizeof path, &bad), 2);
+    ck_assert_str_eq(path, "spine.leafA");
+    ck_assert_int_eq(MPII_Hier_switch_path_from_file(text, "node10", path, sizeof path, &bad), 2);
+    ck_assert_str_eq(path, "spine.leafB");      /* not node1's line */
+    ck_assert_int_eq(MPII_Hier_switch_path_from_file(text, "node3", path, sizeof path, &bad), 0);
+    ck_assert_int_eq(bad, 0);
+    ck_assert_int_eq(MPII_Hier_switch_path_from_file("", "node1", path, sizeof path, &bad), 0);
+    /* malformed, with the line */
+    ck_assert_int_eq(MPII_Hier_switch_path_from_file("a s\nb s\na t\n", "a", path, sizeof path, &bad), -1);
+    ck_assert_int_eq(bad, 3);
+    ck_assert_int_eq(MPII_Hier_switch_path_from_file("a s.t\n", "b", path, sizeof path, &bad), -1);
+    ck_assert_int_eq(bad, 1);
+    ck_assert_int_eq(MPII_Hier_switch_path_from_file("a s\n\nb\n", "a", path, sizeof path, &bad), -1);
+    ck_assert_int_eq(bad, 3);
+    ck_assert_int_eq(MPII_Hier_switch_path_from_file("a 1 2 3 4 5 6 7 8 9\n", "a", path, sizeof path, &bad), -1);
+    ck_assert_int_eq(MPII_Hier_switch_path_from_file("a spine leaf\n", "a", path, 8, &bad), -1);
+}
+END_TEST
+
+START_TEST(topology_keys_from_paths)
+{
+    const char *paths[] = { "a.x", "a.x", "a.y", "b.z", "a.y" };
+    long keys[10];
+    ck_assert_int_eq(MPII_Hier_switch_keys_depth(5, paths), 2);
+    MPII_Hier_switch_keys(5, paths, 2, keys);
+    long want[10] = { 0, 0, 0, 0, 0, 2, 3, 3, 0, 2 };
+    for (int i = 0; i < 10; i++)
+        ck_assert_int_eq(keys[i], want[i]);
+    /* aligned at the leaf: "x" has an unnamed top, so it is not under "a" */
+    const char *mixed[] = { "x", "a.x", "x", "" };
+    ck_assert_int_eq(MPII_Hier_switch_keys_depth(4, mixed), 2);
+    MPII_Hier_switch_keys(4, mixed, 2, keys);
+    long want_mixed[8] = { 0, 0, 1, 1, 0, 0, 0, 3 };
+    for (int i = 0; i < 8; i++)
+        ck_assert_int_eq(keys[i], want_mixed[i]);
+    /* a prefix of a name is not the name */
+    const char *names[] = { "ab", "a" };
+    MPII_Hier_switch_keys(2, names, 1, keys);
+    ck_assert_int_eq(keys[1], 1);
+}
+END_TEST
+
+/* 2 leaf switches x 2 nodes x 2 ranks from a topology file: switch and node levels */
+START_TEST(topology_switch_levels_feed_the_hierarchy)
+{
+    const char *text = "n0 spine leaf0\nn1 spine leaf0\nn2 spine leaf1\nn3 spine leaf1\n";
+    const char *host[8] = { "n0", "n2", "n1", "n3", "n0", "n2", "n1", "n3" };  /* round-robin */
+    char storage[8][MPII_HIER_SWITCH_PATH_MAX];
+    const char *paths[8];
+    int bad;
+    for (int r = 0; r < 8; r++) {
+        ck_assert_int_eq(MPII_Hier_switch_path_from_file(text, host[r], storage[r], MPII_HIER_SWITCH_PATH_MAX,
+                                                         &bad), 2);
+        paths[r] = storage[r];
+    }
+    int depth = MPII_Hier_switch_keys_depth(8, paths);
+    long switch_keys[16], keys[24];
+    MPII_Hier_switch_keys(8, paths, depth, switch_keys);
+    for (int r = 0; r < 8; r++) {
+        keys[r * 3 + 0] = switch_keys[r * 2 + 0];       /* the spine: splits nothing */
+        keys[r * 3 + 1] = switch_keys[r * 2 + 1];
+        keys[r * 3 + 2] = host[r][1] - '0';     /* the node */
+    }
+    MPII_Hier_hierarchy h;
+    ck_assert_int_eq(MPII_Hier_hierarchy_build(&h, 8, 3, keys), 0);
+    ck_assert_int_eq(h.nlevels, 2);
+    ck_assert_int_eq(h.level[0].source, 1);
+    ck_assert_int_eq(h.level[0].ngroups, 2);
+    ck_assert_int_eq(h.level[1].ngroups, 4);
+    /* leaf0 holds n0 and n1: ranks 0, 2, 4, 6 */
+    for (int r = 0; r < 8; r++)
+        ck_assert_int_eq(h.level[0].group_of[r], r % 2);
+    MPII_Hier_hierarchy_free(&h);
+    check_hierarchy(8, 3, keys);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("mpich-hier hierarchies");
@@ -283,6 +397,10 @@ int main(void)
     tcase_add_test(tc, hierarchy_degenerate_inputs);
     tcase_add_test(tc, hierarchy_random_placements);
     tcase_add_test(tc, hierarchy_two_levels_are_the_column_rule);
+    tcase_add_test(tc, topology_slurm_addresses);
+    tcase_add_test(tc, topology_files);
+    tcase_add_test(tc, topology_keys_from_paths);
+    tcase_add_test(tc, topology_switch_levels_feed_the_hierarchy);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
