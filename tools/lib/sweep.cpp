@@ -75,6 +75,10 @@ bool means_default(const std::string& typed) {
 
 const CvarInfo& algorithm_info(const std::string& collective, const CvarCatalog& catalog);
 
+// Items MPICH 4.0.2 lists in its algorithm variables but aborts on when forced: its
+// algorithm switch (mpir_coll.c) has no case for them and ends in MPIR_Assert(0).
+bool aborts_when_forced(const std::string& item) { return item == "sched_auto"; }
+
 // Canonical algorithm names a spec stands for on one collective.
 std::vector<std::string> expand_algorithm(const std::string& typed, const std::string& collective,
                                           const CvarCatalog& catalog) {
@@ -85,11 +89,17 @@ std::vector<std::string> expand_algorithm(const std::string& typed, const std::s
     if (lower == kAllAlgorithms) {
         std::vector<std::string> names{kDefaultAlgorithm};
         for (const EnumItem& item : selector.items)
-            if (item.name != "auto") names.push_back(item.name);
+            if (item.name != "auto" && !aborts_when_forced(item.name)) names.push_back(item.name);
         return names;
     }
     for (const EnumItem& item : selector.items)
-        if (upper(item.name) == upper(typed)) return {item.name};
+        if (upper(item.name) == upper(typed)) {
+            if (aborts_when_forced(item.name))
+                throw UsageError(selector.name + "=" + item.name +
+                                 ": MPICH 4.0.2 aborts when it is forced (no case for it in its algorithm "
+                                 "switch); use default for MPICH's own selection");
+            return {item.name};
+        }
     throw UsageError("unknown " + collective + " algorithm '" + typed + "': " + selector.name +
                      " has " + enum_item_list(selector) + " (or use default, all)");
 }

@@ -119,7 +119,10 @@ TEST(OverlapReport, HeatMapHasOnePanelPerRunWithTheCells) {
     EXPECT_NE(script.find("$cells0 << EOD\n0 0 0.9500 1\n1 0 0.5000 0\nEOD"), std::string::npos) << script;
     EXPECT_NE(script.find("$cells1 << EOD\n0 0 0.0500 1\n"), std::string::npos);
     EXPECT_NE(script.find("set xtics ('1K' 0, '2K' 1)"), std::string::npos);
-    EXPECT_NE(script.find("set ytics ('10' 0)"), std::string::npos);
+    EXPECT_NE(script.find("set ytics ('10 us' 0)"), std::string::npos);
+    // the significant cells coloured by ratio, the others grey
+    EXPECT_NE(script.find("($4 == 1 ? $3 : NaN) with boxxyerror fs solid 1.0 noborder fc palette"), std::string::npos);
+    EXPECT_NE(script.find("($4 == 0 ? $1 : NaN):2:(0.5):(0.5) with boxxyerror"), std::string::npos);
     OverlapSeries absent{"ibcast", "default", {}, {}};
     EXPECT_THROW(overlap_heatmap_script(runs, absent, "x.png"), std::invalid_argument);
 }

@@ -104,7 +104,7 @@ CvarCatalog test_catalog() {
     text.unsupported_why = "a string";
     catalog.add(text);
     catalog.add(typed_cvar("MPIR_CVAR_ASYNC_PROGRESS", CvarType::int_));  // writable, read at MPI_Init only
-    catalog.add(enum_cvar("MPIR_CVAR_IBCAST_INTRA_ALGORITHM", {"auto", "tsp_tree", "sched_binomial"}));
+    catalog.add(enum_cvar("MPIR_CVAR_IBCAST_INTRA_ALGORITHM", {"auto", "sched_auto", "tsp_tree", "sched_binomial"}));
     CvarInfo fixed = typed_cvar("MPIR_CVAR_FIXED", CvarType::int_);
     fixed.writable = false;
     catalog.add(fixed);
@@ -331,6 +331,28 @@ TEST(Plan, KnowsEveryCollectiveBenchTimes) {
     EXPECT_NE(usage_error([] { plan({"gather"}, {"binomial"}); }).find("no MPI_T variable MPIR_CVAR_GATHER"),
               std::string::npos);
     EXPECT_NE(usage_error([] { plan({"bcast"}, {}, {"allgather_intra_algorithm=ring"}); }).find("use -a"),
+              std::string::npos);
+}
+
+// hiertune overlap's operations: MPI_Ibcast's algorithms through MPIR_CVAR_IBCAST_INTRA_ALGORITHM
+TEST(Plan, OtherOperationListsAndItemsMpichAbortsOn) {
+    const CvarCatalog catalog = test_catalog();
+    const std::vector<std::string> known{"isend", "ibcast"};
+    EXPECT_EQ(plan_configurations({"ibcast"}, {parse_algorithm_spec("all")}, {}, catalog, known, "operation"),
+              (std::vector<Configuration>{{"ibcast", "default", {}},
+                                          {"ibcast", "tsp_tree", {}},
+                                          {"ibcast", "sched_binomial", {}}}));  // no sched_auto
+    EXPECT_NE(usage_error([&] {
+                  plan_configurations({"ibcast"}, {parse_algorithm_spec("sched_auto")}, {}, catalog, known,
+                                      "operation");
+              }).find("MPICH 4.0.2 aborts when it is forced"),
+              std::string::npos);
+    EXPECT_EQ(usage_error([&] { plan_configurations({"bcast"}, {}, {}, catalog, known, "operation"); }),
+              "unknown operation 'bcast' (isend or ibcast)");
+    EXPECT_NE(usage_error([&] {
+                  plan_configurations({"ibcast"}, {}, {{"ibcast_intra_algorithm", {"tsp_tree"}}}, catalog, known,
+                                      "operation");
+              }).find("use -a"),
               std::string::npos);
 }
 
