@@ -32,6 +32,16 @@ for l in 0 1; do
     grep -q 'tbf.*rate 50Mbit' <<< "$(tc qdisc show dev "$EMUCLUSTER_PREFIX-u${l}l")" ||
         fail "no 50Mbit tbf on uplink $l"
 done
+# each rank sees its node's place under the switches, as Slurm's topology/tree plugin
+# gives it (issue 19's switch levels read it), whatever mpiexec's own environment says
+SLURM_TOPOLOGY_ADDR=elsewhere "$emucluster" run --ppn 2 -- \
+    sh -c 'echo "$PMI_RANK $SLURM_TOPOLOGY_ADDR $SLURM_TOPOLOGY_ADDR_PATTERN"' > "$tmp/topo" 2>&1 ||
+    fail "run failed: $(cat "$tmp/topo")"
+for r in 0 1 2 3 4 5 6 7; do
+    node=$((r / 2)) leaf=$((r / 4))
+    grep -qx "$r $EMUCLUSTER_PREFIX-sw.$EMUCLUSTER_PREFIX-l$leaf.$EMUCLUSTER_PREFIX-n$node switch.switch.node" \
+        "$tmp/topo" || fail "rank $r: wrong or no SLURM_TOPOLOGY_ADDR: $(cat "$tmp/topo")"
+done
 "$emucluster" run --ppn 1 -- "$hiertune" calibrate --csv --max-time 3 > "$tmp/csv" 2> /dev/null || true
 # link,latency_us,bandwidth_MBps,...
 check_rate() {  # check_rate LINK MB/s
@@ -44,4 +54,4 @@ check_rate 0-2 6.25 || fail "cross-spine link off its 50mbit uplink rate: $(cat 
 check_rate 0-3 6.25 || fail "cross-spine link off its 50mbit uplink rate: $(cat "$tmp/csv")"
 "$emucluster" down > /dev/null 2>&1
 [ -z "$(made_objects)" ] || fail "down left $(made_objects)"
-echo "PASS: link rates on the emulated cluster"
+echo "PASS: link rates and switch addresses on the emulated cluster"
