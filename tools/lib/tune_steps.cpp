@@ -355,9 +355,6 @@ std::string bench_algorithm_spec(const std::string& collective, const Params& co
     return spec;
 }
 
-namespace {
-
-// One `hiertune bench --db` job of a step: collectives x algorithm specs over the sizes.
 Launch bench_launch(const TuneOptions& options, const std::string& hiertune, const std::string& step,
                     const std::string& collectives, const std::vector<std::string>& algorithms,
                     const std::vector<std::pair<std::string, std::string>>& launch_env) {
@@ -373,13 +370,12 @@ Launch bench_launch(const TuneOptions& options, const std::string& hiertune, con
                         "--min-reps", std::to_string(std::min(options.bench_min_reps, options.bench_max_reps)), "-i",
                         std::to_string(options.bench_max_reps), "--precision",
                         format_number(options.bench_precision_percent), "--max-time",
-                        format_number(options.bench_max_time), "--no-progress", "--db", options.db_path,
-                        "--machine", options.machine, "--account", launch.step});
+                        format_number(options.bench_max_time), "--no-progress", "--db", options.db_path});
+    if (!options.machine.empty()) launch.argv.insert(launch.argv.end(), {"--machine", options.machine});
+    launch.argv.insert(launch.argv.end(), {"--account", launch.step});
     if (options.allow_cliques) launch.argv.push_back(kAllowCliquesFlag);
     return launch;
 }
-
-}  // namespace
 
 std::vector<Launch> bench_launches(const TuneOptions& options, const std::string& hiertune) {
     std::vector<Launch> launches;

@@ -15,11 +15,15 @@
 //                                       tree's choices through the plugin's pvars
 //   hiertune tree-timing --tree FILE    (without mpiexec) a tree as loaded vs no
 //                                       tree, alternating jobs
+//   hiertune learn [options]            (without mpiexec) active learning (ACCLAiM):
+//                                       bench jobs picked by a random forest's
+//                                       variance, then the tree of its predictions
 //   hiertune show-tree FILE             what a Csel tree selects, as a table
 //
 // This file only maps the command line onto the library (tools/lib) and the
-// MPI runners (bench.cpp, tasks.cpp, calibrate.cpp, verify.cpp) and tune's
-// runner (tune_command.cpp); see tools/README.md for the options.
+// MPI runners (bench.cpp, tasks.cpp, calibrate.cpp, verify.cpp), tune's
+// runner (tune_command.cpp) and learn's (learn_command.cpp); see
+// tools/README.md for the options.
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -40,10 +44,12 @@
 #include "hiertune/db_commands.hpp"
 #include "hiertune/generate.hpp"
 #include "hiertune/grammar.hpp"
+#include "hiertune/learn_run.hpp"
 #include "hiertune/overlap.hpp"
 #include "hiertune/sizes.hpp"
 #include "hiertune/task_bench.hpp"
 #include "hiertune/usage_error.hpp"
+#include "learn_command.hpp"
 #include "mpi_session.hpp"
 #include "overlap.hpp"
 #include "tasks.hpp"
@@ -1012,6 +1018,158 @@ CLI::App* add_tree_timing_command(CLI::App& app, TreeTimingArgs& args) {
     return command;
 }
 
+// `hiertune learn`: active learning over bench jobs, then the tree.
+struct LearnArgs {
+    std::vector<std::string> collectives{"bcast"};
+    std::vector<int> nodes;
+    std::vector<int> ppn{1};
+    std::string size_range = "1K:1M";
+    std::vector<std::string> algorithms;
+    std::vector<std::string> params;
+    std::string db_path = "learn.sqlite";
+    std::string output_path = "tree.json";
+    std::string stock_path = HIERTUNE_GENERIC_JSON;
+    std::size_t batch = 1;
+    double time_budget = 0;
+    double threshold = 0.1;
+    bool absolute = false;
+    std::size_t converge_iterations = 4;
+    std::size_t trees = 100;
+    std::size_t initial_points = 4;
+    std::uint64_t seed = 1;
+    std::size_t parallel = 0;
+    std::size_t rack_nodes = 1;
+    bool collect_only = false;
+    bool train_only = false;
+    std::string mpiexec;
+    std::vector<std::string> mpiexec_args;
+    std::string launcher;
+    std::string machine;
+    StoppingArgs stopping{10};
+    bool allow_cliques = false;
+
+    LearnRunOptions options(bool launcher_given, bool min_reps_given) const {  // throws UsageError
+        LearnRunOptions options;
+        options.collectives = collectives;
+        options.nodes = nodes;
+        options.ppn = ppn;
+        options.sizes = osu_size_range(size_range);
+        options.tree_path = output_path;
+        if (stock_path.empty() && !collect_only)
+            throw UsageError("--stock: this hiertune knows no MPICH build tree; name MPICH's "
+                             "maint/tuning/coll/mpir/generic.json");
+        options.stock_path = stock_path;
+        options.batch = batch;
+        options.learn.convergence.threshold = threshold;
+        options.learn.convergence.relative = !absolute;
+        options.learn.convergence.iterations = converge_iterations;
+        options.learn.convergence.time_budget_s = time_budget;
+        options.learn.forest.trees = trees;
+        options.learn.initial_points = initial_points;
+        options.learn.seed = seed;
+        options.parallel_nodes = parallel;
+        options.rack_nodes = rack_nodes;
+        options.collect_only = collect_only;
+        options.train_only = train_only;
+        TuneOptions& jobs = options.jobs;
+        jobs.db_path = db_path;
+        if (launcher_given) jobs.launcher = launcher_words(launcher);
+        jobs.mpiexec =
+            mpiexec.empty() && !launcher_given ? std::string(HIERTUNE_MPICH_PREFIX) + "/bin/mpiexec" : mpiexec;
+        jobs.mpiexec_args = mpiexec_args;
+        jobs.machine = machine;  // HIERTUNE_MACHINE of this process is not the launch's: the first job names it
+        const StoppingRule rule = stopping.rule(min_reps_given);
+        jobs.bench_warmup = rule.warmup_reps;
+        jobs.bench_min_reps = rule.min_reps;
+        jobs.bench_max_reps = rule.max_reps;
+        jobs.bench_precision_percent = stopping.precision_percent;
+        jobs.bench_max_time = stopping.max_time;
+        jobs.allow_cliques = allow_cliques;
+        check_learn_options(options);
+        return options;
+    }
+};
+
+CLI::App* add_learn_command(CLI::App& app, LearnArgs& args) {
+    CLI::App* learn = app.add_subcommand(
+        "learn",
+        "Active learning (ACCLAiM; run it WITHOUT mpiexec): a random forest per collective over nodes x ppn x "
+        "size x configuration picks the bench jobs by its jackknife variance until the summed variance settles "
+        "or the time budget is spent, then the Csel tree of its predictions");
+    learn->add_option("-C,--collective", args.collectives, "bcast, reduce, allreduce (comma-separated; learned in turn)")
+        ->delimiter(',')
+        ->check(CLI::IsMember({"bcast", "reduce", "allreduce"}))
+        ->capture_default_str();
+    learn->add_option("--nodes", args.nodes, "Node counts of the space (comma-separated)")
+        ->delimiter(',')
+        ->required();
+    learn->add_option("--ppn", args.ppn, "Ranks per node of the space (comma-separated)")
+        ->delimiter(',')
+        ->capture_default_str();
+    learn->add_option("-m,--message-size", args.size_range,
+                      "MIN:MAX: the candidate sizes, powers of two (every fifth point is measured at a size "
+                      "near one)")
+        ->capture_default_str();
+    learn->add_option("-a,--algorithm", args.algorithms,
+                      "ALGO[:NAME=V[/V...][,NAME=V...]] (repeatable), as bench's; default: all")
+        ->allow_extra_args(false);
+    learn->add_option("-p,--param", args.params, "NAME=V[/V...] (repeatable), as bench's")->allow_extra_args(false);
+    learn->add_option("--db", args.db_path,
+                      "Measurement database (created; points stored for the machine and shape are used, not "
+                      "measured again)")
+        ->capture_default_str();
+    learn->add_option("-o,--output", args.output_path, "Tree file to write")->capture_default_str();
+    learn->add_option("--stock", args.stock_path, "MPICH's maint/tuning/coll/mpir/generic.json")
+        ->capture_default_str();
+    learn->add_option("--batch", args.batch, "Points per iteration")->capture_default_str();
+    learn->add_option("--time-budget", args.time_budget,
+                      "Seconds per collective after which learning stops at the next iteration (0: none)")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    learn->add_option("--threshold", args.threshold,
+                      "Converged when the summed variance changes by less than this (relative to it) in "
+                      "--converge-iterations iterations in a row")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    learn->add_flag("--absolute", args.absolute,
+                    "--threshold is an absolute change of the summed variance (the paper's rule, 1e-9)");
+    learn->add_option("--converge-iterations", args.converge_iterations, "Iterations in a row below the threshold")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    learn->add_option("--trees", args.trees, "Trees of the random forest")->capture_default_str();
+    learn->add_option("--initial-points", args.initial_points, "Random points measured before the first forest")
+        ->capture_default_str();
+    learn->add_option("--seed", args.seed, "Seed of the random points and non-power-of-two sizes")
+        ->capture_default_str();
+    learn->add_option("--parallel", args.parallel,
+                      "Nodes of the allocation: the jobs of a batch that fit on disjoint nodes run at once "
+                      "(mpiexec on emulated nodes only; 0: one job at a time)")
+        ->capture_default_str();
+    learn->add_option("--rack-nodes", args.rack_nodes, "--parallel: nodes per rack; no two jobs share a rack")
+        ->capture_default_str();
+    CLI::Option* collect =
+        learn->add_flag("--collect-only", args.collect_only, "Measure the points the learner picks; write no tree");
+    learn->add_flag("--train-only", args.train_only,
+                    "Measure nothing: train on the points in --db and write the tree")
+        ->excludes(collect);
+    learn->add_option("--mpiexec", args.mpiexec,
+                      "mpiexec to launch the jobs with (default: " + std::string(HIERTUNE_MPICH_PREFIX) +
+                          "/bin/mpiexec): -n NODES*PPN with MPIR_CVAR_NUM_CLIQUES=NODES (emulated nodes)");
+    learn->add_option("--mpiexec-arg", args.mpiexec_args, "Extra mpiexec argument (repeatable)")
+        ->allow_extra_args(false);
+    learn->add_option("--launcher", args.launcher,
+                      "Launch prefix of every job, split like a shell; {nodes}, {ppn}, {ranks} are replaced by "
+                      "the job's shape, else '--nodes N --ppn P --' is appended (e.g. 'maint/emucluster run')");
+    learn->add_option("--machine", args.machine,
+                      "Machine name of the jobs in the database (default: the one the first job is filed under)");
+    add_stopping_options(*learn, args.stopping, "point", "bench: cap on seconds per point (0: none)");
+    learn->add_flag(kAllowCliquesFlag, args.allow_cliques,
+                    std::string("Run on emulated nodes (") + kNumCliquesEnv +
+                        ") anyway and pass the flag to the jobs: timings measure the scheduler, for correctness "
+                        "runs only");
+    return learn;
+}
+
 std::string own_path(const char* argv0) {
     std::error_code ec;
     const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
@@ -1084,6 +1242,8 @@ int main(int argc, char** argv) {
     CLI::App* tune = add_tune_command(app, tune_args);
     TreeTimingArgs tree_timing_args;
     CLI::App* tree_timing = add_tree_timing_command(app, tree_timing_args);
+    LearnArgs learn_args;
+    CLI::App* learn = add_learn_command(app, learn_args);
     ShowTreeArgs show_tree_args;
     CLI::App* show_tree = add_show_tree_command(app, show_tree_args);
     CheckTreeArgs check_tree_args;
@@ -1228,6 +1388,23 @@ int main(int argc, char** argv) {
                 tree_timing_args.options(tree_timing->count("--nodes") > 0, tree_timing->count("--launcher") > 0,
                                          tree_timing->count("--min-reps") > 0);
             return run_tree_timing(options, own_path(argv[0]), std::cout, std::cerr);
+        } catch (const std::exception& e) {
+            std::cout.flush();
+            return print_error(e.what());
+        }
+    }
+
+    if (learn->parsed()) {
+        try {
+            const LearnRunOptions options =
+                learn_args.options(learn->count("--launcher") > 0, learn->count("--min-reps") > 0);
+            std::vector<AlgorithmSpec> algorithms;
+            for (const std::string& text : learn_args.algorithms) algorithms.push_back(parse_algorithm_spec(text));
+            if (algorithms.empty()) algorithms.push_back(parse_algorithm_spec(kAllAlgorithms));
+            std::vector<ParamSpec> params;
+            for (const std::string& text : learn_args.params) params.push_back(parse_param_spec(text));
+            return run_learn(options, plan_learn_configurations(options.collectives, algorithms, params),
+                             own_path(argv[0]), std::cout);
         } catch (const std::exception& e) {
             std::cout.flush();
             return print_error(e.what());

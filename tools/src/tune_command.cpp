@@ -3,7 +3,6 @@
 #include "hiertune/analytic_han.hpp"
 #include "hiertune/analytic_report.hpp"
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -28,55 +27,13 @@
 #include "hiertune/task_bench.hpp"
 #include "hiertune/usage_error.hpp"
 #include "hiertune/validation.hpp"
+#include "process.hpp"
 
 namespace hiertune {
 
 namespace {
 
 namespace fs = std::filesystem;
-
-constexpr int kExecFailed = 127;
-
-// Runs argv with env added; returns the exit status (128 + signal when
-// killed, kExecFailed when it could not be started).
-int run_process(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& env,
-                const std::string& stdout_path = "") {
-    std::cout.flush();
-    std::cerr.flush();
-    const pid_t pid = fork();
-    if (pid < 0) throw TuneError(std::string("cannot fork: ") + std::strerror(errno));
-    if (pid == 0) {
-        for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
-        if (!stdout_path.empty()) {
-            if (!freopen(stdout_path.c_str(), "w", stdout)) _exit(kExecFailed);
-        }
-        std::vector<char*> args;
-        for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-        args.push_back(nullptr);
-        execvp(args[0], args.data());
-        _exit(kExecFailed);
-    }
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) throw TuneError(std::string("waitpid: ") + std::strerror(errno));
-    if (WIFEXITED(status)) return WEXITSTATUS(status);
-    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-    return 1;
-}
-
-// Whether execvp could start `command`: a path with a slash as it is, a
-// bare name through PATH.
-bool runnable(const std::string& command) {
-    if (command.find('/') != std::string::npos) return access(command.c_str(), X_OK) == 0;
-    const char* path = std::getenv("PATH");
-    std::istringstream dirs(path ? path : "");
-    for (std::string dir; std::getline(dirs, dir, ':');) {
-        const fs::path candidate = fs::path(dir.empty() ? "." : dir) / command;
-        std::error_code ec;
-        if (fs::is_regular_file(candidate, ec) && access(candidate.c_str(), X_OK) == 0) return true;
-    }
-    return false;
-}
 
 // Runs the launches of a step (their stdout into `stdout_path` if given);
 // returns their wall time in seconds.
@@ -192,15 +149,6 @@ std::string read_whole_file(const std::string& path) {
     return content.str();
 }
 
-// mpiexec, or the launcher's command, must be runnable before any job starts.
-void check_launch_command(const TuneOptions& options) {
-    if (options.launcher.empty() && access(options.mpiexec.c_str(), X_OK) != 0)
-        throw TuneError("no mpiexec at " + options.mpiexec + " (give --mpiexec)");
-    if (!options.launcher.empty() && !runnable(options.launcher.front()))
-        throw TuneError("--launcher: cannot run '" + options.launcher.front() + "' (not an executable file" +
-                        (options.launcher.front().find('/') == std::string::npos ? " in PATH)" : ")"));
-}
-
 // The tree as loaded: rounds 1 .. options.tree_rounds of the job with the tree
 // and the one without, alternating (the tree is read at MPI_Init only, so
 // each is a job of its own).  A job whose (round, variant) `stored` reports is
@@ -248,6 +196,14 @@ void write_file(const fs::path& path, const std::string& text) {
 }
 
 }  // namespace
+
+void check_launch_command(const TuneOptions& options) {
+    if (options.launcher.empty() && access(options.mpiexec.c_str(), X_OK) != 0)
+        throw TuneError("no mpiexec at " + options.mpiexec + " (give --mpiexec)");
+    if (!options.launcher.empty() && !runnable(options.launcher.front()))
+        throw TuneError("--launcher: cannot run '" + options.launcher.front() + "' (not an executable file" +
+                        (options.launcher.front().find('/') == std::string::npos ? " in PATH)" : ")"));
+}
 
 void plot_with_gnuplot(const std::string& script_path, const std::string& script, const std::string& png_path,
                        std::ostream& out) {

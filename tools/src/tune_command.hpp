@@ -16,6 +16,10 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// mpiexec (without a launcher), or the launcher's first word, must be
+// runnable before any job starts.  Throws TuneError.
+void check_launch_command(const TuneOptions& options);
+
 // Writes `script` to script_path and runs gnuplot on it; prints "plot: PNG",
 // or where gnuplot is missing how to plot later.  Throws TuneError when
 // gnuplot fails.

@@ -151,6 +151,14 @@ std::vector<Launch> tasks_launches(const TuneOptions& options, const std::string
 std::string bench_algorithm_spec(const std::string& collective, const Params& config,
                                  const std::vector<std::uint64_t>& segsizes);
 
+// One `hiertune bench --db` job (also `hiertune learn`'s): `collectives`
+// (comma-separated) x the -a specs over options.sizes with the bench effort of
+// the options, accounted under `step` (--account), --machine when known,
+// --allow-cliques when given; launch_env is added to the launch environment.
+Launch bench_launch(const TuneOptions& options, const std::string& hiertune, const std::string& step,
+                    const std::string& collectives, const std::vector<std::string>& algorithms,
+                    const std::vector<std::pair<std::string, std::string>>& launch_env);
+
 // Step (e): one `hiertune bench --db` job per collective and launch group
 // (of the configurations that apply to the collective).
 std::vector<Launch> bench_launches(const TuneOptions& options, const std::string& hiertune);
