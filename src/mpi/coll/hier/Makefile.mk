@@ -7,6 +7,9 @@ AM_CPPFLAGS += -I$(top_srcdir)/src/mpi/coll/hier
 mpi_core_sources += \
     src/mpi/coll/hier/hier_segment.c \
     src/mpi/coll/hier/hier_levels.c \
+    src/mpi/coll/hier/hier_hierarchy.c \
+    src/mpi/coll/hier/hier_topology.c \
+    src/mpi/coll/hier/hier_hierarchy_comm.c \
     src/mpi/coll/hier/hier_trees.c \
     src/mpi/coll/hier/hier_comm.c \
     src/mpi/coll/hier/hier_pvars.c \
@@ -33,5 +36,7 @@ noinst_HEADERS += \
     src/mpi/coll/hier/hier_mpich_keys.h \
     src/mpi/coll/hier/hier_segment.h \
     src/mpi/coll/hier/hier_levels.h \
+    src/mpi/coll/hier/hier_hierarchy.h \
+    src/mpi/coll/hier/hier_topology.h \
     src/mpi/coll/hier/hier_trees.h \
     src/mpi/coll/hier/hier_impl.h

@@ -108,6 +108,11 @@ int MPII_Hier_get(MPIR_Comm * comm, MPII_Hier_comm ** hier_p)
     }
 
     hier->building = 0;
+    if (MPIR_CVAR_HIER_DUMP) {
+        const MPII_Hier_hierarchy *hierarchy;
+        mpi_errno = MPII_Hier_hierarchy_get(comm, hier, &hierarchy);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
     *hier_p = hier;
 
   fn_exit:
@@ -158,6 +163,7 @@ int MPII_Hier_comm_cleanup(MPIR_Comm * comm)
     MPL_free(hier->column_comm);
     MPL_free(hier->column_ready);
     MPII_Hier_levels_free(&hier->levels);
+    MPII_Hier_hierarchy_free(&hier->hierarchy);
     MPL_free(hier);
     return MPI_SUCCESS;
 }

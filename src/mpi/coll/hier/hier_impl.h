@@ -7,6 +7,7 @@
 
 #include "mpiimpl.h"
 #include "hier_levels.h"
+#include "hier_hierarchy.h"
 #include "hier_segment.h"
 #include "hier_trees.h"
 #include "hier_grammar.h"
@@ -23,11 +24,22 @@ typedef struct {
     MPIR_Comm **column_comm;    /* [max_ppn]: leaders of column j, NULL if not a member */
     int own_column0;            /* column_comm[0] was split by us, not comm->node_roots_comm */
     char *column_ready;         /* [max_ppn] */
+    int hierarchy_ready;        /* hierarchy built (MPII_Hier_hierarchy_get) */
+    MPII_Hier_hierarchy hierarchy;      /* all levels: switches, node, below the node */
+    int switch_levels;          /* key columns above the node's */
 } MPII_Hier_comm;
 
 /* The levels of comm, built if needed.  Sets *hier to NULL while they are being built
  * (a collective issued by our own communicator creation): callers then run flat. */
 int MPII_Hier_get(MPIR_Comm * comm, MPII_Hier_comm ** hier);
+/* The N-level hierarchy of comm (hier_hierarchy.h): switch levels (Slurm's address, or
+ * MPIR_CVAR_HIER_TOPOLOGY_FILE, or MPIR_CVAR_HIER_EMULATE_SWITCH_NODES), the node, and the
+ * hwloc levels of bound ranks (or MPIR_CVAR_HIER_EMULATE_PACKAGES); collective over comm
+ * on first use (MPIR_CVAR_HIER_DUMP prints it then), cached with hier. */
+int MPII_Hier_hierarchy_get(MPIR_Comm * comm, MPII_Hier_comm * hier,
+                            const MPII_Hier_hierarchy ** hierarchy);
+/* "Switch", "Node", "Package", "NUMANode", "L3Cache" */
+const char *MPII_Hier_level_type(const MPII_Hier_comm * hier, int level);
 /* The leaders' communicator of column j (collective over comm on first use). */
 int MPII_Hier_column_comm(MPIR_Comm * comm, MPII_Hier_comm * hier, int column,
                           MPIR_Comm ** column_comm);

@@ -1,0 +1,262 @@
+/*
+ * mpich-hier: the N-level hierarchy of a communicator (hier_hierarchy.h over MPI), built
+ * from every rank's keys when first needed and cached with the two-level data.
+ */
+
+#include "hier_impl.h"
+#include "hier_topology.h"
+#include "mpir_hwtopo.h"
+
+/*
+=== BEGIN_MPI_T_CVAR_INFO_BLOCK ===
+
+cvars:
+    - name        : MPIR_CVAR_HIER_TOPOLOGY_FILE
+      category    : COLLECTIVE
+      type        : string
+      default     : ""
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : >-
+        The switches above each node, for the hierarchical collectives' levels above the
+        node when the batch system gives none (Slurm's SLURM_TOPOLOGY_ADDR is used
+        otherwise): one line per node, its host name (MPI_Get_processor_name) and then
+        its switches, top-level first, separated by blanks; '#' starts a comment.
+
+    - name        : MPIR_CVAR_HIER_EMULATE_SWITCH_NODES
+      category    : COLLECTIVE
+      type        : int
+      default     : 0
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : >-
+        Emulated leaf switches of this many consecutive nodes (nodes numbered by their
+        lowest rank), instead of the switches of Slurm or MPIR_CVAR_HIER_TOPOLOGY_FILE:
+        for tests on one host with MPIR_CVAR_NUM_CLIQUES.  0: none.
+
+    - name        : MPIR_CVAR_HIER_EMULATE_PACKAGES
+      category    : COLLECTIVE
+      type        : int
+      default     : 0
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : >-
+        Emulated packages per node: each node's ranks split by block into this many
+        groups, instead of the hwloc levels below the node (package, NUMA node, L3 cache
+        of bound ranks): for tests on machines with one package.  0: none.
+
+    - name        : MPIR_CVAR_HIER_DUMP
+      category    : COLLECTIVE
+      type        : boolean
+      default     : false
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : >-
+        Print a communicator's hierarchy (its levels, their groups, and the leaders for
+        root 0) on its rank 0, to stderr, when the plugin first builds it.
+
+=== END_MPI_T_CVAR_INFO_BLOCK ===
+*/
+
+/* Key columns: the switch levels, the node, then the levels below the node. */
+#define BELOW_NODE_LEVELS 3
+static const char *const below_node_name[BELOW_NODE_LEVELS] = { "Package", "NUMANode", "L3Cache" };
+
+static const MPIR_hwtopo_type_e below_node_type[BELOW_NODE_LEVELS] = {
+    MPIR_HWTOPO_TYPE__PACKAGE, MPIR_HWTOPO_TYPE__DDR, MPIR_HWTOPO_TYPE__L3CACHE
+};
+
+/* A path no switch can have ('.' separates names): this rank failed to read its own. */
+#define FAILED_PATH ".failed"
+
+/* This rank's switch path (hier_topology.h), from the topology file or Slurm. */
+static int my_switch_path(char *path)
+{
+    int mpi_errno = MPI_SUCCESS, bad_line = 0, n;
+    char *text = NULL;
+
+    path[0] = '\0';
+    if (MPIR_CVAR_HIER_EMULATE_SWITCH_NODES > 0)
+        goto fn_exit;   /* keyed from the node index instead */
+    if (MPIR_CVAR_HIER_TOPOLOGY_FILE[0] != '\0') {
+        char host[MPI_MAX_PROCESSOR_NAME + 1] = "";
+        int len = 0;
+        FILE *f = fopen(MPIR_CVAR_HIER_TOPOLOGY_FILE, "r");
+        MPIR_ERR_CHKANDJUMP1(!f, mpi_errno, MPI_ERR_OTHER, "**arg", "**arg %s",
+                             "MPIR_CVAR_HIER_TOPOLOGY_FILE cannot be opened");
+        fseek(f, 0, SEEK_END);
+        long size = ftell(f);
+        fseek(f, 0, SEEK_SET);
+        text = MPL_malloc(size + 1, MPL_MEM_COLL);
+        if (text) {
+            size = (long) fread(text, 1, size, f);
+            text[size] = '\0';
+        }
+        fclose(f);
+        MPIR_ERR_CHKANDJUMP(!text, mpi_errno, MPI_ERR_OTHER, "**nomem");
+        mpi_errno = MPID_Get_processor_name(host, MPI_MAX_PROCESSOR_NAME, &len);
+        MPIR_ERR_CHECK(mpi_errno);
+        n = MPII_Hier_switch_path_from_file(text, host, path, MPII_HIER_SWITCH_PATH_MAX, &bad_line);
+        MPIR_ERR_CHKANDJUMP2(n < 0, mpi_errno, MPI_ERR_OTHER, "**argneg", "**argneg %s %d",
+                             "MPIR_CVAR_HIER_TOPOLOGY_FILE: malformed line", bad_line);
+    } else {
+        n = MPII_Hier_switch_path_from_slurm(getenv("SLURM_TOPOLOGY_ADDR"),
+                                             getenv("SLURM_TOPOLOGY_ADDR_PATTERN"), path,
+                                             MPII_HIER_SWITCH_PATH_MAX);
+        if (n < 0)
+            path[0] = '\0';     /* an address we cannot read: no switch levels from it */
+    }
+
+  fn_exit:
+    MPL_free(text);
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+/* Keys of the levels below the node: the hwloc object of each type holding this rank's
+ * binding, -1 from the first type whose object the binding does not fit in (unbound
+ * ranks have no level below the node); or the emulated packages. */
+static void my_below_node_keys(int local, int node_size, long *keys)
+{
+    int bound = 1;
+    for (int i = 0; i < BELOW_NODE_LEVELS; i++)
+        keys[i] = -1;
+    if (MPIR_CVAR_HIER_EMULATE_PACKAGES > 0) {
+        keys[0] = (long) local *MPIR_CVAR_HIER_EMULATE_PACKAGES / node_size;
+        return;
+    }
+    if (!MPIR_hwtopo_is_initialized())
+        return;
+    for (int i = 0; i < BELOW_NODE_LEVELS && bound; i++) {
+        MPIR_hwtopo_gid_t gid = MPIR_hwtopo_get_obj_by_type(below_node_type[i]);
+        bound = gid != MPIR_HWTOPO_GID_ROOT;
+        if (bound)
+            keys[i] = MPIR_hwtopo_get_lid(gid);
+    }
+}
+
+/* A level's type: "Switch" above the node, then "Node", then the hwloc types. */
+const char *MPII_Hier_level_type(const MPII_Hier_comm * hier, int level)
+{
+    int source = hier->hierarchy.level[level].source;
+    if (source < hier->switch_levels)
+        return "Switch";
+    if (source == hier->switch_levels)
+        return "Node";
+    return MPIR_CVAR_HIER_EMULATE_PACKAGES > 0 ? "Package (emulated)" :
+        below_node_name[source - hier->switch_levels - 1];
+}
+
+static void dump(MPIR_Comm * comm, MPII_Hier_comm * hier)
+{
+    const MPII_Hier_hierarchy *h = &hier->hierarchy;
+    int *col = MPL_malloc(sizeof(int) * (h->nlevels + 1), MPL_MEM_COLL);
+    if (!col)
+        return;
+    fprintf(stderr, "mpich-hier: comm %x (%d ranks): %d level%s\n", comm->handle, h->nranks,
+            h->nlevels, h->nlevels == 1 ? "" : "s");
+    if (h->nlevels > 0)
+        MPII_Hier_hierarchy_columns(h, 0, col);
+    for (int l = 0; l < h->nlevels; l++) {
+        const MPII_Hier_level *lv = &h->level[l];
+        fprintf(stderr, "mpich-hier:   level %d %s: %d groups\n", l, MPII_Hier_level_type(hier, l),
+                lv->ngroups);
+        for (int g = 0; g < lv->ngroups; g++) {
+            fprintf(stderr, "mpich-hier:     group %d (in %d) leader %d ranks", g, lv->parent[g],
+                    MPII_Hier_hierarchy_leader(h, l, g, col));
+            for (int i = lv->group_start[g]; i < lv->group_start[g + 1]; i++)
+                fprintf(stderr, " %d", lv->members[i]);
+            fprintf(stderr, "\n");
+        }
+    }
+    MPL_free(col);
+}
+
+int MPII_Hier_hierarchy_get(MPIR_Comm * comm, MPII_Hier_comm * hier,
+                            const MPII_Hier_hierarchy ** hierarchy)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int size = comm->local_size;
+    MPIR_Errflag_t errflag = MPIR_ERR_NONE;
+    char *paths = NULL;
+    const char **path_of = NULL;
+    long *switch_keys = NULL, *keys = NULL;
+    long below[BELOW_NODE_LEVELS];
+
+    if (hier->hierarchy_ready) {
+        *hierarchy = &hier->hierarchy;
+        return MPI_SUCCESS;
+    }
+
+    /* every rank's switch path; one allgather of fixed-size strings */
+    paths = MPL_calloc(size, MPII_HIER_SWITCH_PATH_MAX, MPL_MEM_COLL);
+    path_of = MPL_malloc(sizeof(char *) * size, MPL_MEM_COLL);
+    MPIR_ERR_CHKANDJUMP(!paths || !path_of, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    char *mine = paths + (size_t) comm->rank * MPII_HIER_SWITCH_PATH_MAX;
+    int my_errno = my_switch_path(mine);
+    if (my_errno != MPI_SUCCESS)
+        strcpy(mine, FAILED_PATH);      /* still in the allgather: nobody waits for us */
+    hier->building = 1;
+    mpi_errno = MPIR_Allgather_impl(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, paths,
+                                    MPII_HIER_SWITCH_PATH_MAX, MPI_CHAR, comm, &errflag);
+    hier->building = 0;
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = my_errno;
+    MPIR_ERR_CHECK(mpi_errno);
+    for (int r = 0; r < size; r++) {
+        path_of[r] = paths + (size_t) r * MPII_HIER_SWITCH_PATH_MAX;
+        MPIR_ERR_CHKANDJUMP1(strcmp(path_of[r], FAILED_PATH) == 0, mpi_errno, MPI_ERR_OTHER,
+                             "**arg", "**arg %s", "another rank could not read its switch path");
+    }
+    int nswitch = MPIR_CVAR_HIER_EMULATE_SWITCH_NODES > 0 ? 1 :
+        MPII_Hier_switch_keys_depth(size, path_of);
+    hier->switch_levels = nswitch;
+
+    /* the levels below the node: every rank's keys, gathered like the paths */
+    int depth = nswitch + 1 + BELOW_NODE_LEVELS;
+    keys = MPL_malloc(sizeof(long) * size * depth, MPL_MEM_COLL);
+    switch_keys = MPL_malloc(sizeof(long) * size * (nswitch > 0 ? nswitch : 1), MPL_MEM_COLL);
+    MPIR_ERR_CHKANDJUMP(!keys || !switch_keys, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    my_below_node_keys(hier->my_local,
+                       MPII_Hier_levels_node_size(&hier->levels, hier->my_node), below);
+    for (int i = 0; i < BELOW_NODE_LEVELS; i++)
+        keys[(long) comm->rank * depth + nswitch + 1 + i] = below[i];
+    hier->building = 1;
+    mpi_errno = MPIR_Allgather_impl(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, keys, depth, MPI_LONG,
+                                    comm, &errflag);
+    hier->building = 0;
+    MPIR_ERR_CHECK(mpi_errno);
+
+    /* the switch and node columns, the same on every rank from what all ranks have */
+    if (MPIR_CVAR_HIER_EMULATE_SWITCH_NODES > 0)
+        for (int r = 0; r < size; r++)
+            switch_keys[r] = hier->levels.node_of[r] / MPIR_CVAR_HIER_EMULATE_SWITCH_NODES;
+    else
+        MPII_Hier_switch_keys(size, path_of, nswitch, switch_keys);
+    for (int r = 0; r < size; r++) {
+        for (int k = 0; k < nswitch; k++)
+            keys[(long) r * depth + k] = switch_keys[(long) r * nswitch + k];
+        keys[(long) r * depth + nswitch] = hier->levels.node_of[r];
+    }
+
+    MPIR_ERR_CHKANDJUMP(MPII_Hier_hierarchy_build(&hier->hierarchy, size, depth, keys) != 0,
+                        mpi_errno, MPI_ERR_OTHER, "**nomem");
+    hier->hierarchy_ready = 1;
+    if (MPIR_CVAR_HIER_DUMP && comm->rank == 0)
+        dump(comm, hier);
+    *hierarchy = &hier->hierarchy;
+
+  fn_exit:
+    MPL_free(paths);
+    MPL_free(path_of);
+    MPL_free(switch_keys);
+    MPL_free(keys);
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
