@@ -112,25 +112,6 @@ Json leaf(const Choice& choice, const Json& stock_intra) {
     return guarded;
 }
 
-// The stock subtree as it must read below the tuned keys.  MPICH 4.0.2 tests
-// "comm_size<N" strictly when it prunes the comm keys at the top of a tree
-// (csel.c, prune), but as "<= N" when it searches below other keys (csel.c,
-// MPIR_Csel_search): moved below a message-size key, stock's "comm_size<8" would
-// also take 8-rank comms.  "comm_size<=N-1" reads the same both ways.
-Json strict_comm_size(const Json& node) {
-    if (!node.is_object()) return node;
-    Json out = Json::object();
-    for (const auto& [key, value] : node.items()) {
-        std::string k = key;
-        if (k.rfind("comm_size<", 0) == 0 && k.rfind("comm_size<=", 0) != 0) {
-            const long bound = std::stol(k.substr(10));
-            k = "comm_size<=" + std::to_string(bound - 1);
-        }
-        out[k] = k.rfind("algorithm=", 0) == 0 ? value : strict_comm_size(value);
-    }
-    return out;
-}
-
 // A chain on one quantity (comm size or average ppn) that applies the tuned subtrees
 // only where they were tuned: stock below the smallest tuned value and above the
 // largest, the midpoint rules of `compact` between them.  "comm_size=any" ends a
@@ -192,6 +173,25 @@ Json parent_branch(const std::string& collective, const std::vector<SampledChoic
 }
 
 }  // namespace
+
+// The stock subtree as it must read below the tuned keys.  MPICH 4.0.2 tests
+// "comm_size<N" strictly when it prunes the comm keys at the top of a tree
+// (csel.c, prune), but as "<= N" when it searches below other keys (csel.c,
+// MPIR_Csel_search): moved below a message-size key, stock's "comm_size<8" would
+// also take 8-rank comms.  "comm_size<=N-1" reads the same both ways.
+Json strict_comm_size(const Json& node) {
+    if (!node.is_object()) return node;
+    Json out = Json::object();
+    for (const auto& [key, value] : node.items()) {
+        std::string k = key;
+        if (k.rfind("comm_size<", 0) == 0 && k.rfind("comm_size<=", 0) != 0) {
+            const long bound = std::stol(k.substr(10));
+            k = "comm_size<=" + std::to_string(bound - 1);
+        }
+        out[k] = k.rfind("algorithm=", 0) == 0 ? value : strict_comm_size(value);
+    }
+    return out;
+}
 
 std::vector<Rule> compact_rules(const std::vector<std::pair<std::uint64_t, Choice>>& sampled,
                                 const std::function<std::optional<Choice>(std::uint64_t)>& requery,

@@ -19,6 +19,8 @@
 //                                       bench jobs picked by a random forest's
 //                                       variance, then the tree of its predictions
 //   hiertune show-tree FILE             what a Csel tree selects, as a table
+//   hiertune compare-tuners             the tuners' trees against one exhaustive
+//                                       sweep: slowdowns, points, tuning time
 //
 // This file only maps the command line onto the library (tools/lib) and the
 // MPI runners (bench.cpp, tasks.cpp, calibrate.cpp, verify.cpp), tune's
@@ -40,6 +42,7 @@
 #include "hiertune/analytic_catalog.hpp"
 #include "hiertune/calibration.hpp"
 #include "hiertune/cluster_env.hpp"
+#include "hiertune/compare_tuners.hpp"
 #include "hiertune/csel_show.hpp"
 #include "hiertune/db_commands.hpp"
 #include "hiertune/generate.hpp"
@@ -723,6 +726,74 @@ int run_show_tree(const ShowTreeArgs& args) {
     return 0;
 }
 
+// `hiertune compare-tuners`: every tuner's tree against one exhaustive sweep, no MPI.
+struct CompareTunersArgs {
+    std::string db_path;
+    std::vector<std::string> trees;       // NAME=FILE
+    std::vector<std::string> tuning_dbs;  // NAME=DB
+    std::vector<std::string> collectives;
+    std::string machine;
+    std::string stock_path = HIERTUNE_GENERIC_JSON;
+    OutputFlags output;
+};
+
+CLI::App* add_compare_tuners_command(CLI::App& app, CompareTunersArgs& args) {
+    CLI::App* command = app.add_subcommand(
+        "compare-tuners",
+        "One table for all tuners: each tree's picks (walked as MPICH 4.0.2 walks it) against an exhaustive sweep "
+        "('bench --db --account exhaustive'): cases, not measured, average and worst slowdown, points measured and "
+        "tuning time; the sweep and MPICH's default as rows");
+    command->add_option("--db", args.db_path, "The exhaustive sweep's measurement database")->required();
+    command->add_option("--tree", args.trees, "NAME=FILE: a tuner's Csel tree (repeatable)")->required();
+    command->add_option("--tuning-db", args.tuning_dbs,
+                        "NAME=DB: the database the tuner of tree NAME measured into (its points and step times)");
+    command->add_option("-C,--collective", args.collectives,
+                        "Collectives (repeatable or comma-separated; default: every one the sweep has)")
+        ->delimiter(',');
+    command->add_option("--machine", args.machine, "The sweep's machine (default: the only one with points)");
+    command->add_option("--stock", args.stock_path,
+                        "MPICH's generic.json, to tell a pick of the stock subtree (default: the MPICH build's)");
+    add_output_flags(*command, args.output);
+    return command;
+}
+
+std::pair<std::string, std::string> name_and_path(const std::string& text, const char* option) {
+    const std::size_t eq = text.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+        throw UsageError(std::string(option) + " wants NAME=FILE, not '" + text + "'");
+    return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+int run_compare_tuners(const CompareTunersArgs& args, bool stock_given) {
+    const MeasureDb sweep = open_existing_db(args.db_path);
+    std::vector<TunerTree> trees;
+    for (const std::string& text : args.trees) {
+        const auto [name, path] = name_and_path(text, "--tree");
+        trees.push_back(TunerTree{name, csel::load_tree(path)});
+    }
+    CompareOptions options;
+    options.collectives = args.collectives;
+    options.machine = args.machine;
+    std::error_code error;
+    if (!args.stock_path.empty() && (stock_given || std::filesystem::exists(args.stock_path, error)))
+        options.stock = csel::load_tree(args.stock_path);
+    TunerComparison comparison = compare_tuners(sweep, trees, options);
+    for (const std::string& text : args.tuning_dbs) {
+        const auto [name, path] = name_and_path(text, "--tuning-db");
+        const MeasureDb db = open_existing_db(path);
+        // a tuner filed in the sweep's own file: the sweep's points are not its
+        const bool same = std::filesystem::equivalent(path, args.db_path, error);
+        set_cost(comparison, name, tuning_cost(db, same ? sweep_jobs(comparison) : std::set<JobId>{}));
+    }
+    if (args.output.json)
+        write_comparison_json(comparison, std::cout);
+    else if (args.output.csv)
+        write_comparison_csv(comparison, std::cout);
+    else
+        write_comparison_text(comparison, std::cout);
+    return 0;
+}
+
 // `hiertune check-tree`: the problems MPI_Init would report, one line each.
 struct CheckTreeArgs {
     std::vector<std::string> paths;
@@ -1248,6 +1319,8 @@ int main(int argc, char** argv) {
     CLI::App* show_tree = add_show_tree_command(app, show_tree_args);
     CheckTreeArgs check_tree_args;
     CLI::App* check_tree = add_check_tree_command(app, check_tree_args);
+    CompareTunersArgs compare_tuners_args;
+    CLI::App* compare_tuners_command = add_compare_tuners_command(app, compare_tuners_args);
     std::vector<std::string> verify_cases;
     CLI::App* verify = app.add_subcommand(
         "verify", "Check through the plugin's pvars that collectives run what the loaded tree says "
@@ -1425,6 +1498,15 @@ int main(int argc, char** argv) {
         try {
             open_existing_db(report_db);
             return run_analytic_report(report_db, report_job, report_dir, std::cout);
+        } catch (const std::exception& e) {
+            std::cout.flush();
+            return print_error(e.what());
+        }
+    }
+
+    if (compare_tuners_command->parsed()) {
+        try {
+            return run_compare_tuners(compare_tuners_args, compare_tuners_command->count("--stock") > 0);
         } catch (const std::exception& e) {
             std::cout.flush();
             return print_error(e.what());

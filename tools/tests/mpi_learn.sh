@@ -96,6 +96,29 @@ grep -q '^\$ ' "$tmp/out4" && fail "train-only launched a job"
 "$hiertune" check-tree "$tmp/trained.json" > /dev/null || fail "check-tree refused the trained tree"
 [ "$(count_points)" = "$points2" ] || fail "train-only stored points"
 
+echo "== compare-tuners (no MPI): the two trees against the learned points as the sweep"
+"$hiertune" compare-tuners --db "$db" --tree ml="$tree" --tree trained="$tmp/trained.json" --tuning-db ml="$db" \
+    --stock "$stock" > "$tmp/cmp" 2>&1 || { cat "$tmp/cmp"; fail "compare-tuners failed"; }
+grep -q '^tuner  *cases  not measured  avg slowdown  worst slowdown  worst at  *points  tuning time (s)$' \
+    "$tmp/cmp" || fail "compare-tuners header: $(cat "$tmp/cmp")"
+for name in exhaustive ml trained "MPICH default"; do
+    grep -q "^$name " "$tmp/cmp" || fail "compare-tuners: no row $name: $(cat "$tmp/cmp")"
+done
+"$hiertune" compare-tuners --db "$db" --tree ml="$tree" --tree trained="$tmp/trained.json" --tuning-db ml="$db" \
+    --stock "$stock" --csv > "$tmp/cmp.csv" || fail "compare-tuners --csv failed"
+python3 - "$tmp/cmp.csv" <<'PY' || fail "compare-tuners CSV: $(cat "$tmp/cmp.csv")"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert [r["tuner"] for r in rows] == ["exhaustive", "ml", "trained", "MPICH default"], rows
+assert rows[0]["average_slowdown"] == rows[0]["worst_slowdown"] == "1.0000", rows[0]
+cases = {r["cases"] for r in rows}
+assert len(cases) == 1 and int(cases.pop()) > 0, rows
+for r in rows:
+    for field in ("average_slowdown", "worst_slowdown"):
+        assert r[field] == "" or float(r[field]) >= 1, r
+assert int(rows[0]["points"]) > 0 and rows[1]["seconds"] != "" and rows[2]["points"] == "", rows
+PY
+
 echo "== --parallel: a round's jobs at once on disjoint (emulated) nodes"
 "$hiertune" learn "${space[@]}" "${effort[@]}" --db "$tmp/parallel.sqlite" --mpiexec "$mpiexec" --batch 6 \
     --parallel 4 --collect-only --time-budget 4 --allow-cliques > "$tmp/out5" 2> "$tmp/err5" ||

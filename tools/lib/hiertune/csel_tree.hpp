@@ -136,6 +136,11 @@ struct TreeResult {
     std::vector<std::string> unchanged;  // tuned collectives left stock (stock chosen everywhere)
 };
 
+// The stock subtree as build_tree puts it below the tuned keys: every
+// "comm_size<N" rewritten as "comm_size<=N-1" (csel.c prunes "<" strictly but
+// searches it as "<="), algorithm containers unchanged.
+Json strict_comm_size(const Json& node);
+
 // Reads a JSON tree file.  Throws TreeError naming the path.
 Json load_tree(const std::string& path);
 // Writes the tree (2-space indent, trailing newline).  Throws TreeError.
