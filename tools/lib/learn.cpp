@@ -29,7 +29,7 @@ ActiveLearner::ActiveLearner(LearnSpace space, LearnOptions options)
       tracker_(options_.convergence) {}
 
 void ActiveLearner::record(const LearnPoint& point, double seconds) {
-    normalise_runtime(seconds);  // throws for a bad time
+    normalise_runtime(seconds, point.msg_bytes);  // throws for a bad time or size
     encoder_.encode(point);      // throws for a configuration outside the space
     measured_[point] = seconds;
     measured_set_.insert(point);
@@ -44,7 +44,7 @@ LearnStop ActiveLearner::iterate(double elapsed_s) {
     y.reserve(measured_.size());
     for (const auto& [point, seconds] : measured_) {
         x.push_back(encoder_.encode(point));
-        y.push_back(normalise_runtime(seconds));
+        y.push_back(normalise_runtime(seconds, point.msg_bytes));
     }
     forest_ = std::make_unique<LearnForest>(x, y, options_.forest);
     variances_.clear();
@@ -78,7 +78,7 @@ std::vector<LearnPoint> ActiveLearner::next_points(std::size_t count) {
 
 double ActiveLearner::predicted_seconds(const LearnPoint& point) const {
     if (!forest_) throw std::logic_error("learn: no forest before iterate()");
-    return denormalise_runtime(forest_->predict(encoder_.encode(point)));
+    return denormalise_runtime(forest_->predict(encoder_.encode(point)), point.msg_bytes);
 }
 
 }  // namespace hiertune

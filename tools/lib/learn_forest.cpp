@@ -135,13 +135,16 @@ std::vector<double> FeatureEncoder::encode(const LearnPoint& point) const {
     return x;
 }
 
-double normalise_runtime(double seconds) {
+double normalise_runtime(double seconds, std::uint64_t msg_bytes) {
     if (!(std::isfinite(seconds) && seconds > 0))
         throw std::invalid_argument("runtime must be finite and > 0");
-    return std::log(seconds);
+    if (msg_bytes == 0) throw std::invalid_argument("runtime per byte: message size must be > 0");
+    return std::log(seconds / static_cast<double>(msg_bytes));
 }
 
-double denormalise_runtime(double target) { return std::exp(target); }
+double denormalise_runtime(double target, std::uint64_t msg_bytes) {
+    return std::exp(target) * static_cast<double>(msg_bytes);
+}
 
 // ---------------------------------------------------------------------------
 

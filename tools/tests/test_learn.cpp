@@ -132,15 +132,20 @@ TEST(LearnFeatures, RejectsUnknownConfigurationsAndEmptyPoints) {
     EXPECT_THROW(FeatureEncoder({}), std::invalid_argument);
 }
 
-TEST(LearnFeatures, NormalisationIsLog) {
-    EXPECT_DOUBLE_EQ(normalise_runtime(1.0), 0.0);
-    EXPECT_DOUBLE_EQ(normalise_runtime(std::exp(-3.0)), -3.0);
-    EXPECT_NEAR(denormalise_runtime(normalise_runtime(2.5e-5)), 2.5e-5, 1e-18);
+TEST(LearnFeatures, NormalisationIsLogPerByte) {
+    EXPECT_DOUBLE_EQ(normalise_runtime(1.0, 1), 0.0);
+    EXPECT_DOUBLE_EQ(normalise_runtime(std::exp(-3.0), 1), -3.0);
+    EXPECT_DOUBLE_EQ(normalise_runtime(8.0, 8), 0.0);  // 1 s per byte
+    EXPECT_NEAR(denormalise_runtime(normalise_runtime(2.5e-5, 4096), 4096), 2.5e-5, 1e-18);
     // a ratio is the same distance at any scale
-    EXPECT_DOUBLE_EQ(normalise_runtime(2e-6) - normalise_runtime(1e-6), normalise_runtime(2.0) - normalise_runtime(1.0));
-    EXPECT_THROW(normalise_runtime(0), std::invalid_argument);
-    EXPECT_THROW(normalise_runtime(-1), std::invalid_argument);
-    EXPECT_THROW(normalise_runtime(kNaN), std::invalid_argument);
+    EXPECT_NEAR(normalise_runtime(2e-6, 64) - normalise_runtime(1e-6, 64),
+                normalise_runtime(2.0, 1 << 20) - normalise_runtime(1.0, 1 << 20), 1e-12);
+    // bandwidth-bound times (proportional to the size) have one target at every size
+    EXPECT_NEAR(normalise_runtime(1e-3, 1 << 10), normalise_runtime(1.024, 1 << 20), 1e-12);
+    EXPECT_THROW(normalise_runtime(0, 8), std::invalid_argument);
+    EXPECT_THROW(normalise_runtime(-1, 8), std::invalid_argument);
+    EXPECT_THROW(normalise_runtime(kNaN, 8), std::invalid_argument);
+    EXPECT_THROW(normalise_runtime(1.0, 0), std::invalid_argument);
 }
 
 // ---------------------------------------------------------------------------
@@ -524,18 +529,21 @@ TEST(LearnSchedule, RejectsBadInput) {
 // ---------------------------------------------------------------------------
 // The loop on a synthetic machine.
 
-// Two algorithms: "flat" always takes 20 us; "step" takes 10 us below
-// 2^(8 + log2 nodes) bytes and 40 us from there on, so they cross over at
-// 512 B on 2 nodes, 1 KiB on 4, ... 4 KiB on 16.  Away from the crossover
-// both are flat: there is nothing to learn there.
+// Two bandwidth-bound algorithms (times proportional to the size, what the
+// learner's per-byte target sees as constant): "flat" always takes 20 us per
+// KiB; "step" 10 us per KiB below 2^(8 + log2 nodes) bytes and 40 us per KiB
+// from there on, so they cross over at 512 B on 2 nodes, 1 KiB on 4, ... 4 KiB
+// on 16.  Away from the crossover both are flat per byte: there is nothing to
+// learn there.
 const Configuration kFlat = config("flat");
 const Configuration kStep = config("step");
 
 double crossover_log2(int nodes) { return 8 + std::log2(double(nodes)); }
 
 double synthetic_seconds(const LearnPoint& p) {
-    if (p.configuration == kFlat) return 20e-6;
-    return std::log2(double(p.msg_bytes)) < crossover_log2(p.nodes) ? 10e-6 : 40e-6;
+    const double kib = double(p.msg_bytes) / 1024;
+    if (p.configuration == kFlat) return 20e-6 * kib;
+    return (std::log2(double(p.msg_bytes)) < crossover_log2(p.nodes) ? 10e-6 : 40e-6) * kib;
 }
 
 LearnSpace synthetic_space() {

@@ -107,15 +107,23 @@ private:
     std::vector<ParamFeature> params_;
 };
 
-// The forest's target: ln(runtime).  Runtimes span orders of magnitude over
-// the sizes (microseconds to seconds); on a linear scale the squared-error
-// splits and the variance would see only the largest messages.  On a log
-// scale an error means a ratio wherever it is, which is what picking the
-// fastest algorithm needs (per-size normalisation would need every
-// configuration measured at each size, which active learning never has).
-// Throws std::invalid_argument unless seconds is finite and > 0.
-double normalise_runtime(double seconds);
-double denormalise_runtime(double target);  // exp
+// The forest's target: ln(runtime per byte), ln(seconds / msg_bytes).
+// The log: runtimes span orders of magnitude over the sizes (microseconds to
+// seconds); on a linear scale the squared-error splits and the variance would
+// see only the largest messages, on a log scale an error means a ratio
+// wherever it is, which is what picking the fastest algorithm needs.  Per
+// byte: the trees are piecewise constant in log2(size), so beyond the largest
+// size a configuration was measured at the forest predicts its last target.
+// For ln(seconds) that made the unmeasured large sizes as fast as the smaller
+// ones, and the configurations not yet measured at the top sizes won the tree
+// there (1.3-2.9x slower picks at 4 MiB on the emulated cluster, learn
+// trained on the same points: doc/measurements.md); per byte, the last value
+// extrapolates as bandwidth-bound time, the regime of large messages.
+// (Per-size normalisation against the best would need every configuration
+// measured at each size, which active learning never has.)  Throws
+// std::invalid_argument unless seconds is finite and > 0 and msg_bytes > 0.
+double normalise_runtime(double seconds, std::uint64_t msg_bytes);
+double denormalise_runtime(double target, std::uint64_t msg_bytes);  // exp(target) * msg_bytes
 
 // ---------------------------------------------------------------------------
 // The forest.
