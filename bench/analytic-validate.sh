@@ -3,7 +3,7 @@
 # exhaustive sweep of the same space, in one database.  As root (brings the emulated
 # cluster up and down; nothing else running):
 #   bench/analytic-validate.sh [DB] [REPORT_DIR]      (default build/analytic/...)
-# Space: MPI_Bcast and MPI_Reduce at one rank per node on 2, 3 and 4 emulated nodes
+# Space (bench/validation-space.sh): MPI_Bcast and MPI_Reduce at one rank per node on 2, 3 and 4 emulated nodes
 # (100 Mbit/s; token bucket of 2 KB: with emucluster's default 16 KB an idle link passes
 # the first 16 KB at once, which no alpha-beta model of a link describes), 8 KiB - 4 MiB (10 sizes, x2 apart), MPICH's modelled algorithms and the
 # seg_* trees at 16/64/256 KiB segments (seg_chain: 2 chains), MPICH's default beside.
@@ -16,23 +16,13 @@ cd "$(dirname "$0")/.."
 db=${1:-build/analytic/validate.sqlite}
 report=${2:-build/analytic/report}
 mkdir -p "$(dirname "$db")"
-effort=(-x 1 --min-reps 5 -i 20 --max-time 3)
-sizes=8K,16K,32K,64K,128K,256K,512K,1M,2M,4M
-segs=16K/64K/256K
-bcast=(-a default -a binomial -a scatter_recursive_doubling_allgather -a scatter_ring_allgather)
-reduce=(-a default -a binomial -a reduce_scatter_gather -a seg_in_order_binary:reduce_seg_segsize=$segs)
-for a in seg_linear seg_pipeline seg_binary seg_binomial; do
-    bcast+=(-a "$a:bcast_seg_segsize=$segs")
-    reduce+=(-a "$a:reduce_seg_segsize=$segs")
-done
-bcast+=(-a "seg_split_binary:bcast_seg_segsize=$segs" -a "seg_chain:bcast_seg_segsize=$segs,bcast_seg_fanout=2")
-reduce+=(-a "seg_chain:reduce_seg_segsize=$segs,reduce_seg_fanout=2")
+. bench/validation-space.sh
 
 maint/emucluster up --nodes 4 --rate 100mbit --burst 2kb >&2
 trap 'maint/emucluster down >&2' EXIT
 maint/emucluster run --ppn 1 --nodes 4 -- tools/hiertune fit --db "$db" --largest 4M --smallest 8K --count 10 \
     "${effort[@]}" | tee "$(dirname "$db")/fit.txt"
-for nodes in 2 3 4; do
+for nodes in ${space_nodes//,/ }; do
     for c in bcast reduce; do
         declare -n algos=$c
         maint/emucluster run --ppn 1 --nodes "$nodes" -- tools/hiertune bench --db "$db" --account exhaustive \

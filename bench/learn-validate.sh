@@ -12,22 +12,13 @@ cd "$(dirname "$0")/.."
 out=${1:-build/learn}
 budget=${2:-120}
 mkdir -p "$out"
-effort=(-x 1 --min-reps 5 -i 20 --max-time 3)
-segs=16K/64K/256K
-bcast=(-a default -a binomial -a scatter_recursive_doubling_allgather -a scatter_ring_allgather)
-reduce=(-a default -a binomial -a reduce_scatter_gather -a seg_in_order_binary:reduce_seg_segsize=$segs)
-for a in seg_linear seg_pipeline seg_binary seg_binomial; do
-    bcast+=(-a "$a:bcast_seg_segsize=$segs")
-    reduce+=(-a "$a:reduce_seg_segsize=$segs")
-done
-bcast+=(-a "seg_split_binary:bcast_seg_segsize=$segs" -a "seg_chain:bcast_seg_segsize=$segs,bcast_seg_fanout=2")
-reduce+=(-a "seg_chain:reduce_seg_segsize=$segs,reduce_seg_fanout=2")
+. bench/validation-space.sh
 
 maint/emucluster up --nodes 4 --rate 100mbit --burst 2kb >&2
 trap 'maint/emucluster down >&2' EXIT
 for c in bcast reduce; do
     declare -n algos=$c
-    tools/hiertune learn -C "$c" --nodes 2,3,4 --ppn 1 -m 8K:4M "${algos[@]}" "${effort[@]}" \
+    tools/hiertune learn -C "$c" --nodes "$space_nodes" --ppn 1 -m "${sizes%%,*}:${sizes##*,}" "${algos[@]}" "${effort[@]}" \
         --launcher 'maint/emucluster run' --db "$out/learn.sqlite" --batch 4 --time-budget "$budget" \
         -o "$out/tree-$c.json" | tee "$out/learn-$c.txt"
 done
