@@ -38,6 +38,66 @@ static int count_groups(const long *keys, int nranks, int depth, int k)
     return n;
 }
 
+/* The steps of every root, run as a bcast: each step instance has one member per position
+ * (in rank order when the groups are blocks of ranks), its root already holds the data, and
+ * after the last step every rank does. */
+static void check_steps(const MPII_Hier_hierarchy * h)
+{
+    int n = h->nlevels, nranks = h->nranks;
+    int *col = malloc(sizeof(int) * (n + 1));
+    char *have = malloc(nranks), *had = malloc(nranks), *taken = malloc(nranks);
+    int ordered = MPII_Hier_hierarchy_is_rank_ordered(h);
+    MPII_Hier_step_place *place = malloc(sizeof(MPII_Hier_step_place) * nranks * (n + 1));
+    for (int root = 0; root < nranks; root++) {
+        MPII_Hier_hierarchy_columns(h, root, col);
+        for (int r = 0; r < nranks; r++)
+            MPII_Hier_hierarchy_steps(h, col, r, &place[r * (n + 1)]);
+        memset(have, 0, nranks);
+        have[root] = 1;
+        for (int k = 0; k <= n; k++) {
+            memcpy(had, have, nranks);
+            for (int r = 0; r < nranks; r++) {
+                const MPII_Hier_step_place *p = &place[r * (n + 1) + k];
+                if (!p->in)
+                    continue;
+                ck_assert_int_gt(p->size, 1);
+                ck_assert(p->pos >= 0 && p->pos < p->size);
+                ck_assert(p->root >= 0 && p->root < p->size);
+                int members = 0, roots = 0, pos = -1;
+                memset(taken, 0, nranks);
+                for (int s = 0; s < nranks; s++) {
+                    const MPII_Hier_step_place *q = &place[s * (n + 1) + k];
+                    if (!q->in || q->instance != p->instance)
+                        continue;
+                    ck_assert_int_eq(q->size, p->size);
+                    ck_assert_int_eq(q->root, p->root);
+                    ck_assert(!taken[q->pos]);  /* one member per position */
+                    taken[q->pos] = 1;
+                    /* in rank order where the groups are blocks (non-commutative ops) */
+                    if (ordered)
+                        ck_assert_int_gt(q->pos, pos);
+                    pos = q->pos;
+                    members++;
+                    if (q->pos == q->root) {
+                        roots++;
+                        ck_assert(had[s]);      /* the data is where the step starts */
+                    }
+                }
+                ck_assert_int_eq(members, p->size);
+                ck_assert_int_eq(roots, 1);
+                have[r] = 1;
+            }
+        }
+        for (int r = 0; r < nranks; r++)
+            ck_assert(have[r]);
+    }
+    free(place);
+    free(taken);
+    free(had);
+    free(have);
+    free(col);
+}
+
 /* Everything hier_hierarchy.h promises, checked by brute force; returns the kept levels. */
 static int check_hierarchy(int nranks, int depth, const long *keys)
 {
@@ -122,6 +182,8 @@ static int check_hierarchy(int nranks, int depth, const long *keys)
         }
     }
     free(col);
+    if (h.nlevels > 0)
+        check_steps(&h);
     int nlevels = h.nlevels;
     MPII_Hier_hierarchy_free(&h);
     ck_assert_ptr_null(h.level);
@@ -169,6 +231,112 @@ START_TEST(hierarchy_every_layout)
                         int nlevels = check_hierarchy(nranks, 3, keys);
                         ck_assert_int_le(nlevels, 3);
                     }
+}
+END_TEST
+
+/* block placements keep rank order at every level unless switches interleave the nodes
+ * (layout puts node n under switch n mod nsw; packages, which it deals out round-robin,
+ * are left out); round-robin over nodes with two or more ranks
+ * on some node never does */
+START_TEST(hierarchy_rank_order)
+{
+    long keys[3 * 16 * 4];
+    int ppn[16];
+    for (int nsw = 1; nsw <= 3; nsw++)
+        for (int nnodes = 2; nnodes <= 6; nnodes++)
+            for (int shape = 1; shape < 4; shape++)     /* even 2, 3; uneven (by block only:
+                                                         * dealt out, it may end in blocks) */
+                for (int rr = 0; rr <= (shape < 3); rr++) {
+                    for (int n = 0; n < nnodes; n++)
+                        ppn[n] = shape < 3 ? shape + 1 : 1 + (n * 7) % 4;
+                    int nranks = layout(nsw, nnodes, ppn, 1, rr, keys);
+                    MPII_Hier_hierarchy h;
+                    ck_assert_int_eq(MPII_Hier_hierarchy_build(&h, nranks, 3, keys), 0);
+                    ck_assert_int_eq(MPII_Hier_hierarchy_is_rank_ordered(&h), !rr && (nsw == 1 || nnodes <= nsw));
+                    MPII_Hier_hierarchy_free(&h);
+                }
+}
+END_TEST
+
+/* The hierarchical-communicators paper's section 5.1: 32 processes on 4 nodes, rank x bound
+ * to core i = x mod 8 of node x / 8; per node 2 packages (= NUMA node = L3 cache) of 4
+ * cores.  Key columns: node, package, NUMA node, L3 cache. */
+static void paper_keys(long *keys, int unbound_rank)
+{
+    for (int x = 0; x < 32; x++) {
+        keys[x * 4 + 0] = x / 8;
+        for (int k = 1; k < 4; k++)
+            keys[x * 4 + k] = x == unbound_rank ? -1 : (x % 8) / 4;
+    }
+}
+
+/* the keys of the listed ranks, as a communicator of them sees them */
+static void sub_keys(const long *keys, int depth, int n, const int *ranks, long *out)
+{
+    for (int i = 0; i < n; i++)
+        memcpy(&out[i * depth], &keys[ranks[i] * depth], sizeof(long) * depth);
+}
+
+START_TEST(mpix_split_paper_example)
+{
+    long keys[32 * 4], sub[32 * 4];
+    int group_of[32], ngroups, ranks[32];
+    paper_keys(keys, -1);
+    /* step 1: MPI_COMM_WORLD -> the nodes, {p8k .. p8k+7} */
+    ck_assert_int_eq(MPII_Hier_keys_split(32, 4, keys, group_of, &ngroups), 0);
+    ck_assert_int_eq(ngroups, 4);
+    for (int x = 0; x < 32; x++)
+        ck_assert_int_eq(group_of[x], x / 8);
+    /* step 2: node 0 -> its packages, {p4i .. p4i+3} */
+    for (int i = 0; i < 8; i++)
+        ranks[i] = i;
+    sub_keys(keys, 4, 8, ranks, sub);
+    ck_assert_int_eq(MPII_Hier_keys_split(8, 4, sub, group_of, &ngroups), 1);
+    ck_assert_int_eq(ngroups, 2);
+    for (int i = 0; i < 8; i++)
+        ck_assert_int_eq(group_of[i], i / 4);
+    /* step 3: a package: NUMA node and L3 cache are the package again, nothing splits: the
+     * bottom (MPI_COMM_NULL) */
+    sub_keys(keys, 4, 4, ranks, sub);
+    ck_assert_int_eq(MPII_Hier_keys_split(4, 4, sub, group_of, &ngroups), -1);
+    ck_assert_int_eq(ngroups, 0);
+    for (int i = 0; i < 4; i++)
+        ck_assert_int_eq(group_of[i], -1);
+    /* one rank per node: the nodes split it into single ranks, still a split */
+    for (int i = 0; i < 4; i++)
+        ranks[i] = i * 8;
+    sub_keys(keys, 4, 4, ranks, sub);
+    ck_assert_int_eq(MPII_Hier_keys_split(4, 4, sub, group_of, &ngroups), 0);
+    ck_assert_int_eq(ngroups, 4);
+    /* an unbound rank on node 0 gets no package communicator (3.2.4); the others keep
+     * theirs, numbered without it */
+    paper_keys(keys, 1);
+    for (int i = 0; i < 8; i++)
+        ranks[i] = i;
+    sub_keys(keys, 4, 8, ranks, sub);
+    ck_assert_int_eq(MPII_Hier_keys_split(8, 4, sub, group_of, &ngroups), 1);
+    ck_assert_int_eq(ngroups, 2);
+    ck_assert_int_eq(group_of[0], 0);
+    ck_assert_int_eq(group_of[1], -1);
+    ck_assert_int_eq(group_of[2], 0);
+    ck_assert_int_eq(group_of[4], 1);
+}
+END_TEST
+
+START_TEST(mpix_min_level_paper_example)
+{
+    long keys[32 * 4];
+    paper_keys(keys, 9);
+    int cores[] = { 0, 1 }, packages[] = { 0, 5 }, nodes[] = { 2, 12 }, unbound[] = { 9, 10 };
+    int cluster[] = { 3, 30, 31 }, alone[] = { 17 };
+    ck_assert_int_eq(MPII_Hier_keys_common(4, keys, 2, cores), 3);      /* their L3 cache */
+    ck_assert_int_eq(MPII_Hier_keys_common(4, keys, 2, packages), 0);   /* the node */
+    ck_assert_int_eq(MPII_Hier_keys_common(4, keys, 2, nodes), -1);     /* the cluster */
+    ck_assert_int_eq(MPII_Hier_keys_common(4, keys, 3, cluster), -1);
+    /* an unbound rank shares no level below the node, even with itself */
+    ck_assert_int_eq(MPII_Hier_keys_common(4, keys, 2, unbound), 0);
+    ck_assert_int_eq(MPII_Hier_keys_common(4, keys, 1, unbound), 0);
+    ck_assert_int_eq(MPII_Hier_keys_common(4, keys, 1, alone), 3);
 }
 END_TEST
 
@@ -393,6 +561,9 @@ int main(void)
     TCase *tc = tcase_create("hierarchy");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, hierarchy_every_layout);
+    tcase_add_test(tc, hierarchy_rank_order);
+    tcase_add_test(tc, mpix_split_paper_example);
+    tcase_add_test(tc, mpix_min_level_paper_example);
     tcase_add_test(tc, hierarchy_levels_that_split_nothing_are_dropped);
     tcase_add_test(tc, hierarchy_degenerate_inputs);
     tcase_add_test(tc, hierarchy_random_placements);

@@ -55,20 +55,55 @@ static inline int hier_cvar_read_int(const char *name)
     return value;
 }
 
-/* Whether comm has a single level for the plugin: one (emulated) node, or one rank on
- * each node.  Collective over comm. */
+/* Whether comm has a single level for the plugin: no level of its hierarchy splits
+ * anything (one (emulated) node that no emulated package splits, or one rank on each node
+ * and no emulated switch groups nodes).  The levels are rebuilt from MPI's view of nodes
+ * and the emulation CVARs (MPIR_CVAR_HIER_EMULATE_SWITCH_NODES, _PACKAGES) by the rule of
+ * hier_hierarchy.h: a level is dropped when every group equals its parent or every group
+ * is one rank.  Collective over comm. */
 static inline int hier_comm_is_one_level(MPI_Comm comm)
 {
     MPI_Comm node;
-    int node_rank, node_size, max_node_size, nnodes;
+    int rank, size, node_rank, node_size, lowest;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
     MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     MPI_Comm_rank(node, &node_rank);
     MPI_Comm_size(node, &node_size);
+    /* nodes numbered by their lowest rank, as the plugin numbers them */
+    MPI_Allreduce(&rank, &lowest, 1, MPI_INT, MPI_MIN, node);
     MPI_Comm_free(&node);
-    int leader = node_rank == 0;
-    MPI_Allreduce(&node_size, &max_node_size, 1, MPI_INT, MPI_MAX, comm);
-    MPI_Allreduce(&leader, &nnodes, 1, MPI_INT, MPI_SUM, comm);
-    return max_node_size == 1 || nnodes == 1;
+    int sw = hier_cvar_read_int("MPIR_CVAR_HIER_EMULATE_SWITCH_NODES");
+    int pkg = hier_cvar_read_int("MPIR_CVAR_HIER_EMULATE_PACKAGES");
+    int *lowest_of = malloc(sizeof(int) * size), *keys = malloc(sizeof(int) * 3 * size);
+    int mine[3];
+    MPI_Allgather(&lowest, 1, MPI_INT, lowest_of, 1, MPI_INT, comm);
+    int node_index = 0;
+    for (int r = 0; r < lowest; r++)
+        node_index += lowest_of[r] == r;        /* r is the lowest rank of a node before mine */
+    mine[0] = sw > 0 ? node_index / sw : 0;
+    mine[1] = node_index;
+    mine[2] = pkg > 0 ? node_rank * pkg / node_size : 0;
+    MPI_Allgather(mine, 3, MPI_INT, keys, 3, MPI_INT, comm);
+    int kept = 0, above = 1;    /* groups of the level above: the comm */
+    for (int k = 0; k < 3; k++) {
+        int groups = 0;
+        for (int r = 0; r < size; r++) {
+            int first = 1;
+            for (int q = 0; q < r && first; q++) {
+                int same = 1;
+                for (int i = 0; i <= k; i++)
+                    same &= keys[3 * q + i] == keys[3 * r + i];
+                first = !same;
+            }
+            groups += first;
+        }
+        kept += groups != above && groups != size;
+        above = groups;
+    }
+    free(lowest_of);
+    free(keys);
+    return kept == 0;
 }
 
 /* An invocation counter of the plugin (e.g. "coll_hier_bcast_hier_count"). */

@@ -10,6 +10,7 @@ mpi_core_sources += \
     src/mpi/coll/hier/hier_hierarchy.c \
     src/mpi/coll/hier/hier_topology.c \
     src/mpi/coll/hier/hier_hierarchy_comm.c \
+    src/mpi/coll/hier/hier_mpix.c \
     src/mpi/coll/hier/hier_trees.c \
     src/mpi/coll/hier/hier_comm.c \
     src/mpi/coll/hier/hier_pvars.c \

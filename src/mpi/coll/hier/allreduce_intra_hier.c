@@ -88,26 +88,29 @@ cvars:
 */
 
 
-/* Algorithm: HAN pipelined hierarchical allreduce (HAN paper, section III-B)
+/* Algorithm: HAN pipelined hierarchical allreduce over N levels (HAN paper, section
+ * III-B; the N-level generalisation in doc/multilevel.md)
  *
- * The message is cut into u segments of whole elements.  Per segment t: sr(t) reduces
- * onto each node's leader (local rank 0), ir(t) reduces the leaders' partial results
- * onto the first node's leader, ib(t) broadcasts the result back to the leaders, sb(t)
- * to the node.  Leaders run step s = 0 .. u+2 as
+ * The message is cut into u segments of whole elements.  Each segment runs the reduce of
+ * reduce_intra_hier.c onto rank 0 (which leads every group it is in), then the bcast of
+ * bcast_intra_hier.c from it, over the same steps: segment t takes the upward step k in
+ * slot t + N - k and the downward step k in slot t + N + 1 + k.  In slot s a rank
+ * starts, non-blocking, the steps k < N it takes part in (downward, then upward), runs
+ * the finest step downward then upward (blocking), and waits for the former.  With nodes
+ * only (N = 1) the leaders run s = 0 .. u+2 as
  *     start ib(s-2); start ir(s-1); sb(s-3); sr(s); wait for ib and ir
  * i.e. the paper's sr(0), irsr(1), ibirsr(2), sbibirsr(3..u-1), sbibir, sbib, sb: the
  * non-blocking inter-node reduce and bcast move in opposite directions while the node
- * works on two other segments.  Other ranks run the same intra-node steps in the same
- * order (sbsr).  ir(s) waits for sr(s), ib(s) for ir(s), sb(s) for ib(s): each was
- * completed one step earlier.
+ * works on two other segments; other ranks run the same intra-node steps (sbsr).
  *
- * With the one-step inter-node submodule (tsp_allreduce_ring) ia(t), an allreduce among
- * the leaders, replaces ir(t) and ib(t): leaders run s = 0 .. u+1 as
- *     start ia(s-1); sb(s-2); sr(s); wait for ia
+ * With the one-step inter-node submodule (tsp_allreduce_ring) an allreduce among the
+ * top step's members, ia(t) in slot t + N, replaces its reduce and bcast, and the
+ * downward steps below it come one slot earlier.  With one rank per node and no switch
+ * level that allreduce runs once on the whole message.
  *
- * Non-commutative ops combine in rank order: intra-node and inter-node binomial trees
- * when every node is one block of consecutive ranks; otherwise no hierarchical order
- * equals rank order and the flat recursive doubling runs instead.
+ * Non-commutative ops combine in rank order: binomial trees when every group of every
+ * level is one block of consecutive ranks; otherwise the flat recursive doubling runs
+ * instead.
  */
 int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
                               MPI_Datatype datatype, MPI_Op op, MPIR_Comm * comm_ptr,
@@ -120,8 +123,8 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
     const MPII_Hier_params given = MPII_HIER_PARAMS_OF_ARGS, cvars = MPII_HIER_PARAMS_OF_CVARS;
     MPII_Hier_comm *hier = NULL;
     MPII_Hier_seg_plan plan;
-    MPIR_Comm *up_comm = NULL, *node_comm;
-    MPIR_Request *ireduce_req = NULL, *ibcast_req = NULL, *iallreduce_req = NULL;
+    MPII_Hier_steps steps;
+    MPIR_Request *up_req[MPII_HIER_MAX_STEPS] = { NULL }, *down_req[MPII_HIER_MAX_STEPS] = { NULL };
     MPI_Aint type_size, extent;
 
     MPIR_FUNC_ENTER;
@@ -143,87 +146,114 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
                                                             op, comm_ptr, errflag);
         goto fn_exit;
     }
-    const MPII_Hier_levels *lv = &hier->levels;
+    int nlevels = MPII_Hier_nlevels(hier);
 
-    int multilevel = MPII_Hier_levels_is_multilevel(lv);
+    /* the ring combines in ring order; a non-commutative op keeps rank order by ir + ib */
+    int one_top_step = prm.inter_algo == MPII_HIER_INTER_TSP_ALLREDUCE_RING;
+    if (one_top_step && !MPIR_Op_is_commutative(op)) {
+        one_top_step = 0;
+        prm.inter_algo = MPII_HIER_INTER_SCHED_BINOMIAL;
+    }
     /* the ring allreduce alone (one rank per node) runs once on the whole message */
-    int whole = !multilevel && prm.inter_algo == MPII_HIER_INTER_TSP_ALLREDUCE_RING &&
-        MPIR_Op_is_commutative(op);
+    int whole = nlevels == 0 && one_top_step;
     /* segments of whole elements (the op works on elements) */
     MPII_Hier_seg_plan_init(&plan, count * type_size, whole ? 0 : prm.segsize, type_size);
     MPII_HIER_PVAR_ADD(ALLREDUCE_HIER_SEGMENTS, plan.nsegs);
 
-    int is_leader = hier->my_local == 0;
-    node_comm = multilevel ? hier->node_comm : NULL;
-    if (multilevel) {
-        mpi_errno = MPII_Hier_column_comm(comm_ptr, hier, 0, &up_comm);
-        MPIR_ERR_CHECK(mpi_errno);
-    } else {
-        up_comm = comm_ptr;     /* one rank per node */
-    }
-    MPIR_Assert(!is_leader || up_comm);
+    mpi_errno = MPII_Hier_steps_get(comm_ptr, hier, 0, &steps);
+    MPIR_ERR_CHECK(mpi_errno);
+    int first = MPII_Hier_steps_first(&steps), finest = steps.nsteps - 1;
+    const MPII_Hier_step *fs = &steps.step[finest];
 
-    /* a leader alone on its node holds its contribution in recvbuf from the start */
-    if (!node_comm && sendbuf != MPI_IN_PLACE) {
+    /* a rank alone in its finest group holds its contribution in recvbuf from the start */
+    if (!fs->comm && sendbuf != MPI_IN_PLACE) {
         mpi_errno = MPIR_Localcopy(sendbuf, count, datatype, recvbuf, count, datatype);
         MPIR_ERR_CHECK(mpi_errno);
     }
 
-    /* the ring combines in ring order; a non-commutative op keeps rank order by ir + ib */
-    int one_inter_step = prm.inter_algo == MPII_HIER_INTER_TSP_ALLREDUCE_RING;
-    if (one_inter_step && !MPIR_Op_is_commutative(op)) {
-        one_inter_step = 0;
-        prm.inter_algo = MPII_HIER_INTER_SCHED_BINOMIAL;
-    }
-    /* steps from sr(t) to sb(t) */
-    const int64_t sb_lag = one_inter_step ? 2 : 3;
-
+    /* slots from a segment's start to its upward / downward step k */
+#define UP_LAG(k_) ((int64_t) finest - (k_))
+#define DOWN_LAG(k_) ((int64_t) finest + (k_) + !one_top_step)
 #define SEG_COUNT(t_) (MPII_Hier_seg_len(&plan, (t_)) / type_size)
 #define SEG_AT(buf_, t_) ((char *) (buf_) + MPII_Hier_seg_offset(&plan, (t_)) / type_size * extent)
-    for (int64_t s = 0; s < plan.nsegs + sb_lag; s++) {
-        int64_t ia = s - 1, ib = s - 2, ir = s - 1, sb = s - sb_lag, sr = s;
-        if (one_inter_step && is_leader && ia >= 0 && ia < plan.nsegs) {
-            mpi_errno = MPII_Hier_start_iallreduce(SEG_AT(recvbuf, ia), SEG_COUNT(ia), datatype,
-                                                   op, up_comm, &iallreduce_req);
+#define IN_SEGS(t_) ((t_) >= 0 && (t_) < plan.nsegs)
+    for (int64_t s = 0; s < plan.nsegs + DOWN_LAG(finest); s++) {
+        for (int k = first; k < finest; k++) {
+            const MPII_Hier_step *st = &steps.step[k];
+            int64_t down = s - DOWN_LAG(k), up = s - UP_LAG(k);
+            if (!st->comm)
+                continue;
+            if (k == 0 && one_top_step) {
+                if (IN_SEGS(up)) {
+                    mpi_errno = MPII_Hier_start_iallreduce(SEG_AT(recvbuf, up), SEG_COUNT(up),
+                                                           datatype, op, st->comm, &up_req[k]);
+                    MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+                }
+                continue;
+            }
+            if (IN_SEGS(down)) {
+                mpi_errno = MPII_Hier_start_ibcast(SEG_AT(recvbuf, down), SEG_COUNT(down),
+                                                   datatype, st->root, st->comm, &prm,
+                                                   &down_req[k]);
+                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+            }
+            if (IN_SEGS(up)) {
+                int step_root = st->comm->rank == st->root;
+                mpi_errno = MPII_Hier_start_ireduce(step_root ? MPI_IN_PLACE : SEG_AT(recvbuf, up),
+                                                    step_root ? SEG_AT(recvbuf, up) : NULL,
+                                                    SEG_COUNT(up), datatype, op, st->root,
+                                                    st->comm, &prm, &up_req[k]);
+                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+            }
+        }
+        /* the finest step, downward then upward */
+        int64_t down = s - DOWN_LAG(finest), up = s;
+        if (fs->comm && IN_SEGS(down)) {
+            if (fs->inter) {
+                mpi_errno = MPII_Hier_start_ibcast(SEG_AT(recvbuf, down), SEG_COUNT(down),
+                                                   datatype, fs->root, fs->comm, &prm,
+                                                   &down_req[finest]);
+                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+                mpi_errno = MPII_Hier_wait(&down_req[finest], errflag);
+            } else {
+                mpi_errno = MPII_Hier_intra_bcast(SEG_AT(recvbuf, down), SEG_COUNT(down),
+                                                  datatype, fs->root, fs->comm, prm.intra_algo,
+                                                  errflag);
+            }
             MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
         }
-        if (!one_inter_step && is_leader && ib >= 0 && ib < plan.nsegs) {
-            mpi_errno = MPII_Hier_start_ibcast(SEG_AT(recvbuf, ib), SEG_COUNT(ib), datatype, 0,
-                                               up_comm, &prm, &ibcast_req);
-            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
-        }
-        if (!one_inter_step && is_leader && ir >= 0 && ir < plan.nsegs) {
-            int up_root = up_comm->rank == 0;
-            mpi_errno = MPII_Hier_start_ireduce(up_root ? MPI_IN_PLACE : SEG_AT(recvbuf, ir),
-                                                up_root ? SEG_AT(recvbuf, ir) : NULL,
-                                                SEG_COUNT(ir), datatype, op, 0, up_comm, &prm,
-                                                &ireduce_req);
-            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
-        }
-        if (node_comm && sb >= 0 && sb < plan.nsegs) {
-            mpi_errno = MPII_Hier_intra_bcast(SEG_AT(recvbuf, sb), SEG_COUNT(sb), datatype, 0,
-                                              node_comm, prm.intra_algo, errflag);
-            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
-        }
-        if (node_comm && sr < plan.nsegs) {
-            const void *contribution = sendbuf == MPI_IN_PLACE ? SEG_AT(recvbuf, sr) :
-                SEG_AT(sendbuf, sr);
-            if (is_leader && sendbuf == MPI_IN_PLACE)
+        if (fs->comm && IN_SEGS(up)) {
+            int step_root = fs->comm->rank == fs->root;
+            const void *contribution = sendbuf == MPI_IN_PLACE ? SEG_AT(recvbuf, up) :
+                SEG_AT(sendbuf, up);
+            if (step_root && sendbuf == MPI_IN_PLACE)
                 contribution = MPI_IN_PLACE;
-            mpi_errno = MPII_Hier_intra_reduce(contribution, is_leader ? SEG_AT(recvbuf, sr) :
-                                               NULL, SEG_COUNT(sr), datatype, op, 0, node_comm,
-                                               prm.intra_algo, errflag);
+            void *result = step_root ? SEG_AT(recvbuf, up) : NULL;
+            if (fs->inter) {
+                mpi_errno = MPII_Hier_start_ireduce(contribution, result, SEG_COUNT(up), datatype,
+                                                    op, fs->root, fs->comm, &prm,
+                                                    &up_req[finest]);
+                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+                mpi_errno = MPII_Hier_wait(&up_req[finest], errflag);
+            } else {
+                mpi_errno = MPII_Hier_intra_reduce(contribution, result, SEG_COUNT(up), datatype,
+                                                   op, fs->root, fs->comm, prm.intra_algo,
+                                                   errflag);
+            }
             MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
         }
-        mpi_errno = MPII_Hier_wait(&ibcast_req, errflag);
-        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
-        mpi_errno = MPII_Hier_wait(&ireduce_req, errflag);
-        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
-        mpi_errno = MPII_Hier_wait(&iallreduce_req, errflag);
-        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+        for (int k = first; k < finest; k++) {
+            mpi_errno = MPII_Hier_wait(&down_req[k], errflag);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+            mpi_errno = MPII_Hier_wait(&up_req[k], errflag);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+        }
     }
+#undef UP_LAG
+#undef DOWN_LAG
 #undef SEG_COUNT
 #undef SEG_AT
+#undef IN_SEGS
 
   fn_exit:
     MPIR_FUNC_EXIT;

@@ -84,19 +84,26 @@ cvars:
 */
 
 
-/* Algorithm: HAN pipelined hierarchical bcast (HAN paper, section III-A)
+/* Algorithm: HAN pipelined hierarchical bcast over N levels (HAN paper, section III-A;
+ * the N-level generalisation in doc/multilevel.md)
  *
- * The payload is cut into u segments.  The leader of each node (for a root at local
- * rank j, the node's member j mod ppn: the root leads its own node) runs
- *     ib(0); sbib(1) .. sbib(u-1); sb(u-1)
- * where sbib(t) starts the non-blocking inter-node bcast of segment t among the
- * leaders, runs the blocking intra-node bcast of segment t-1, and waits for the
- * former.  Other ranks run sb(0) .. sb(u-1).
+ * The payload is cut into u segments.  The hierarchy's N levels (switch groups, nodes,
+ * packages, ...) give N + 1 steps (hier_hierarchy.h): step k < N a bcast among the
+ * leaders of the level-k groups inside one level-(k-1) group, step N inside a finest
+ * group; a root at position j of its group makes every group's member j mod size its
+ * leader, so the root leads every group it is in.  Segment t takes step k in slot t + k.
+ * In slot s a rank starts, non-blocking, the steps k < N it leads in for segment s - k,
+ * runs the finest step (blocking) for segment s - N, and waits for the former.  With
+ * nodes only (N = 1) this is HAN's ib(0); sbib(1) .. sbib(u-1); sb(u-1) on the leaders
+ * and sb(0) .. sb(u-1) elsewhere.  The non-blocking steps take the inter-node submodule;
+ * the finest step the intra-node one, or the inter-node one (started and waited for)
+ * when its group spans nodes (a switch group of single-rank nodes).
  *
  * Single-level communicators run one step of one level, the whole payload at once: the
- * intra-node step when there is one node, the inter-node step when every node has one
- * rank (pipelined inside by its chunks, the segment size when no chunk is set).  With
- * nothing to overlap, segments run one after another would only add latency.
+ * intra-node step when there is one node and nothing splits it, the inter-node step when
+ * every node has one rank and nothing groups the nodes (pipelined inside by its chunks,
+ * the segment size when no chunk is set).  With nothing to overlap, segments run one
+ * after another would only add latency.
  */
 int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, int root,
                           MPIR_Comm * comm_ptr, int segsize, int inter_algo, int inter_k,
@@ -109,8 +116,8 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
     MPII_Hier_comm *hier = NULL;
     MPII_Hier_payload payload = { 0 };
     MPII_Hier_seg_plan plan;
-    MPIR_Comm *up_comm = NULL;
-    MPIR_Request *req = NULL;
+    MPII_Hier_steps steps;
+    MPIR_Request *req[MPII_HIER_MAX_STEPS] = { NULL };
     int payload_started = 0;
 
     MPIR_FUNC_ENTER;
@@ -131,20 +138,9 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
                                         comm_ptr->rank == root);
     MPIR_ERR_CHECK(mpi_errno);
     payload_started = 1;
-    const MPII_Hier_levels *lv = &hier->levels;
-    int one_level = !MPII_Hier_levels_is_multilevel(lv);
-    if (one_level && lv->nnodes > 1 && prm.inter_chunk == 0)
-        prm.inter_chunk = prm.segsize;
-    MPII_Hier_seg_plan_init(&plan, payload.nbytes, one_level ? 0 : prm.segsize, 1);
-    MPII_HIER_PVAR_ADD(BCAST_HIER_SEGMENTS, plan.nsegs);
+    int nlevels = MPII_Hier_nlevels(hier);
 
-    int root_node = lv->node_of[root];
-    int column = lv->local_of[root];
-    int intra_root = MPII_Hier_levels_column_local(lv, hier->my_node, column);
-    int is_leader = intra_root == hier->my_local;
-    MPIR_Comm *node_comm = hier->node_comm;
-
-    if (lv->nnodes == 1) {
+    if (nlevels == 0 && hier->levels.nnodes == 1) {
         /* one node: the intra module on comm itself.  A tree that picks hier for this
          * comm again lands here re-entered: stop that loop with binomial.  Never the
          * device shm path here: the device's own release_gather set-up on a node comm
@@ -154,45 +150,57 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
             prm.intra_algo = MPII_HIER_INTRA_BINOMIAL;
         else if (prm.intra_algo == MPII_HIER_INTRA_SHM)
             prm.intra_algo = MPII_HIER_INTRA_AUTO;
+        MPII_HIER_PVAR_ADD(BCAST_HIER_SEGMENTS, 1);     /* the whole payload */
         hier->reentered++;
         mpi_errno = MPII_Hier_intra_bcast(payload.bytes, payload.nbytes, MPI_BYTE, root,
                                           comm_ptr, prm.intra_algo, errflag);
         MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
         hier->reentered--;
         goto fn_exit;
-    } else if (one_level) {
-        node_comm = NULL;       /* one rank per node: the inter level only */
     }
+    if (nlevels == 0 && prm.inter_chunk == 0)
+        prm.inter_chunk = prm.segsize;  /* one rank per node: pipelined inside the step */
 
-    if (lv->nnodes > 1) {
-        if (MPII_Hier_levels_is_multilevel(lv)) {
-            mpi_errno = MPII_Hier_column_comm(comm_ptr, hier, column, &up_comm);
-            MPIR_ERR_CHECK(mpi_errno);
-        } else {
-            up_comm = comm_ptr;
-            root_node = root;   /* nodes are ranks here */
+    mpi_errno = MPII_Hier_steps_get(comm_ptr, hier, root, &steps);
+    MPIR_ERR_CHECK(mpi_errno);
+    MPII_Hier_seg_plan_init(&plan, payload.nbytes, nlevels == 0 ? 0 : prm.segsize, 1);
+    MPII_HIER_PVAR_ADD(BCAST_HIER_SEGMENTS, plan.nsegs);
+    int first = MPII_Hier_steps_first(&steps), finest = steps.nsteps - 1;
+    const MPII_Hier_step *fs = &steps.step[finest];
+
+#define SEG_AT(t_) (payload.bytes + MPII_Hier_seg_offset(&plan, (t_)))
+#define SEG_LEN(t_) MPII_Hier_seg_len(&plan, (t_))
+    for (int64_t s = 0; s < plan.nsegs + finest; s++) {
+        /* the steps this rank leads in, segment s - k, overlapped with the finest below */
+        for (int k = first; k < finest; k++) {
+            int64_t t = s - k;
+            if (steps.step[k].comm && t >= 0 && t < plan.nsegs) {
+                mpi_errno = MPII_Hier_start_ibcast(SEG_AT(t), SEG_LEN(t), MPI_BYTE,
+                                                   steps.step[k].root, steps.step[k].comm,
+                                                   &prm, &req[k]);
+                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+            }
         }
-        MPIR_Assert(!is_leader || up_comm);
-    }
-
-    for (int64_t t = 0; t <= plan.nsegs; t++) {
-        /* ib(t) on the leaders, overlapped with sb(t-1) below */
-        if (is_leader && t < plan.nsegs) {
-            mpi_errno = MPII_Hier_start_ibcast(payload.bytes + MPII_Hier_seg_offset(&plan, t),
-                                               MPII_Hier_seg_len(&plan, t), MPI_BYTE, root_node,
-                                               up_comm, &prm, &req);
+        /* the finest step, segment s - N */
+        int64_t t = s - finest;
+        if (fs->comm && t >= 0 && t < plan.nsegs) {
+            if (fs->inter) {
+                mpi_errno = MPII_Hier_start_ibcast(SEG_AT(t), SEG_LEN(t), MPI_BYTE, fs->root,
+                                                   fs->comm, &prm, &req[finest]);
+                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+            } else {
+                mpi_errno = MPII_Hier_intra_bcast(SEG_AT(t), SEG_LEN(t), MPI_BYTE, fs->root,
+                                                  fs->comm, prm.intra_algo, errflag);
+                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+            }
+        }
+        for (int k = first; k <= finest; k++) {
+            mpi_errno = MPII_Hier_wait(&req[k], errflag);
             MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
         }
-        /* sb(t-1) */
-        if (node_comm && t > 0) {
-            mpi_errno = MPII_Hier_intra_bcast(payload.bytes + MPII_Hier_seg_offset(&plan, t - 1),
-                                              MPII_Hier_seg_len(&plan, t - 1), MPI_BYTE,
-                                              intra_root, node_comm, prm.intra_algo, errflag);
-            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
-        }
-        mpi_errno = MPII_Hier_wait(&req, errflag);
-        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
     }
+#undef SEG_AT
+#undef SEG_LEN
 
   fn_exit:
     if (payload_started) {

@@ -108,11 +108,9 @@ int MPII_Hier_get(MPIR_Comm * comm, MPII_Hier_comm ** hier_p)
     }
 
     hier->building = 0;
-    if (MPIR_CVAR_HIER_DUMP) {
-        const MPII_Hier_hierarchy *hierarchy;
-        mpi_errno = MPII_Hier_hierarchy_get(comm, hier, &hierarchy);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
+    const MPII_Hier_hierarchy *hierarchy;
+    mpi_errno = MPII_Hier_hierarchy_get(comm, hier, &hierarchy);
+    MPIR_ERR_CHECK(mpi_errno);
     *hier_p = hier;
 
   fn_exit:
@@ -150,6 +148,8 @@ int MPII_Hier_comm_cleanup(MPIR_Comm * comm)
 {
     MPII_Hier_comm *hier = comm->coll.hier;
 
+    MPL_free(comm->coll.hlevel);        /* hier_mpix.c */
+    comm->coll.hlevel = NULL;
     if (!hier)
         return MPI_SUCCESS;
     comm->coll.hier = NULL;
@@ -158,12 +158,14 @@ int MPII_Hier_comm_cleanup(MPIR_Comm * comm)
             if (hier->column_comm[j])
                 MPIR_Comm_free_impl(hier->column_comm[j]);
     }
+    MPII_Hier_steps_free(hier);
     if (hier->own_node_comm && hier->node_comm)
         MPIR_Comm_free_impl(hier->node_comm);
     MPL_free(hier->column_comm);
     MPL_free(hier->column_ready);
     MPII_Hier_levels_free(&hier->levels);
     MPII_Hier_hierarchy_free(&hier->hierarchy);
+    MPL_free(hier->keys);
     MPL_free(hier);
     return MPI_SUCCESS;
 }

@@ -186,21 +186,66 @@ int MPII_Hier_hierarchy_nsubs(const MPII_Hier_hierarchy * h, int level, int grou
     return level + 1 == h->nlevels ? 0 : lv->sub_start[group + 1] - lv->sub_start[group];
 }
 
+int MPII_Hier_hierarchy_sibling(const MPII_Hier_hierarchy * h, int level, int group)
+{
+    if (level == 0)
+        return group;
+    const MPII_Hier_level *up = &h->level[level - 1];
+    int parent = h->level[level].parent[group];
+    for (int i = up->sub_start[parent]; i < up->sub_start[parent + 1]; i++)
+        if (up->subs[i] == group)
+            return i - up->sub_start[parent];
+    return -1;  /* not reached: every group is among its parent's subgroups */
+}
+
 void MPII_Hier_hierarchy_columns(const MPII_Hier_hierarchy * h, int root, int *col)
 {
     if (h->nlevels == 0) {
         col[0] = root;
         return;
     }
-    col[0] = h->level[0].group_of[root];
-    for (int l = 1; l < h->nlevels; l++) {
-        const MPII_Hier_level *up = &h->level[l - 1];
-        int parent = up->group_of[root], mine = h->level[l].group_of[root];
-        for (int i = up->sub_start[parent]; i < up->sub_start[parent + 1]; i++)
-            if (up->subs[i] == mine)
-                col[l] = i - up->sub_start[parent];
-    }
+    for (int l = 0; l < h->nlevels; l++)
+        col[l] = MPII_Hier_hierarchy_sibling(h, l, h->level[l].group_of[root]);
     col[h->nlevels] = h->level[h->nlevels - 1].local_of[root];
+}
+
+int MPII_Hier_hierarchy_is_rank_ordered(const MPII_Hier_hierarchy * h)
+{
+    for (int l = 0; l < h->nlevels; l++) {
+        const MPII_Hier_level *lv = &h->level[l];
+        for (int g = 0; g < lv->ngroups; g++) {
+            int first = lv->members[lv->group_start[g]];
+            int last = lv->members[lv->group_start[g + 1] - 1];
+            if (last - first + 1 != lv->group_start[g + 1] - lv->group_start[g])
+                return 0;
+        }
+    }
+    return 1;
+}
+
+void MPII_Hier_hierarchy_steps(const MPII_Hier_hierarchy * h, const int *col, int me,
+                               MPII_Hier_step_place * place)
+{
+    int n = h->nlevels;
+    for (int k = 0; k < n; k++) {
+        const MPII_Hier_level *lv = &h->level[k];
+        int g = lv->group_of[me];
+        int parent = k == 0 ? 0 : lv->parent[g];
+        MPII_Hier_step_place *p = &place[k];
+        p->instance = parent;
+        p->size = k == 0 ? lv->ngroups : MPII_Hier_hierarchy_nsubs(h, k - 1, parent);
+        p->in = p->size > 1 && MPII_Hier_hierarchy_leader(h, k, g, col) == me;
+        p->pos = MPII_Hier_hierarchy_sibling(h, k, g);
+        /* the parent's leader is the leader of its subgroup col[k] mod nsubs */
+        p->root = col[k] % p->size;
+    }
+    const MPII_Hier_level *finest = &h->level[n - 1];
+    MPII_Hier_step_place *p = &place[n];
+    p->instance = finest->group_of[me];
+    p->size = MPII_Hier_hierarchy_group_size(h, n - 1, p->instance);
+    p->in = p->size > 1;
+    p->pos = finest->local_of[me];
+    p->root = col[n] % p->size;
 }
 
 int MPII_Hier_hierarchy_leader(const MPII_Hier_hierarchy * h, int level, int group, const int *col)
@@ -212,4 +257,47 @@ int MPII_Hier_hierarchy_leader(const MPII_Hier_hierarchy * h, int level, int gro
     const MPII_Hier_level *finest = &h->level[h->nlevels - 1];
     return finest->members[finest->group_start[group] +
                            col[h->nlevels] % MPII_Hier_hierarchy_group_size(h, h->nlevels - 1, group)];
+}
+
+/* ranks r and s share their first column + 1 keys */
+static int same_prefix(int depth, const long *keys, int r, int s, int column)
+{
+    for (int k = 0; k <= column; k++)
+        if (keys[(long) r * depth + k] != keys[(long) s * depth + k])
+            return 0;
+    return 1;
+}
+
+int MPII_Hier_keys_split(int nranks, int depth, const long *keys, int *group_of, int *ngroups)
+{
+    int column = -1;
+    for (int k = 0; k < depth && column < 0; k++)
+        for (int r = 1; r < nranks && column < 0; r++)
+            if (!same_prefix(depth, keys, 0, r, k))
+                column = k;
+    *ngroups = 0;
+    for (int r = 0; r < nranks; r++) {
+        group_of[r] = -1;
+        if (column < 0 || keys[(long) r * depth + column] < 0)
+            continue;
+        /* the group of the lowest rank with the same prefix, or a new one */
+        for (int s = 0; s < r && group_of[r] < 0; s++)
+            if (group_of[s] >= 0 && same_prefix(depth, keys, r, s, column))
+                group_of[r] = group_of[s];
+        if (group_of[r] < 0)
+            group_of[r] = (*ngroups)++;
+    }
+    return column;
+}
+
+int MPII_Hier_keys_common(int depth, const long *keys, int n, const int *ranks)
+{
+    int column = -1;
+    for (int k = 0; k < depth; k++) {
+        for (int i = 0; i < n; i++)
+            if (keys[(long) ranks[i] * depth + k] < 0 || !same_prefix(depth, keys, ranks[0], ranks[i], k))
+                return column;
+        column = k;
+    }
+    return column;
 }

@@ -66,4 +66,53 @@ void MPII_Hier_hierarchy_columns(const MPII_Hier_hierarchy * h, int root, int *c
 /* communicator rank of the leader of `group` of `level` for the columns col */
 int MPII_Hier_hierarchy_leader(const MPII_Hier_hierarchy * h, int level, int group, const int *col);
 
+/* Position of `group` of `level` among its siblings: the subgroups of its parent (level 0:
+ * among all level-0 groups, its index). */
+int MPII_Hier_hierarchy_sibling(const MPII_Hier_hierarchy * h, int level, int group);
+
+/* Every group of every level is one block of consecutive ranks, so combining group by
+ * group in sibling order is combining in rank order (non-commutative reductions). */
+int MPII_Hier_hierarchy_is_rank_ordered(const MPII_Hier_hierarchy * h);
+
+/* The steps of a collective rooted where col says, seen from rank me.  A collective over N
+ * = nlevels levels has N + 1 steps:
+ *
+ *   step k < N   the leaders of the level-k groups inside one level-(k - 1) group (k = 0:
+ *                of all level-0 groups); rooted at that group's leader
+ *   step N       the ranks of one finest group; rooted at its leader
+ *
+ * A bcast runs them 0 .. N (each step's root received the data in the step before), a
+ * reduce N .. 0.  Per step: in (me takes part, and the step has more than one member),
+ * instance (which of the step's disjoint member sets: the level-(k - 1) group, 0 for k =
+ * 0, the finest group for k = N), pos (me's position in it: its level-k group's sibling
+ * position, its rank in the finest group), size (members) and root (the root's
+ * position).  Positions follow rank order within each instance. */
+typedef struct {
+    int in;
+    int instance;
+    int pos;
+    int size;
+    int root;
+} MPII_Hier_step_place;
+
+/* place: [nlevels + 1]; nothing to do when nlevels is 0 */
+void MPII_Hier_hierarchy_steps(const MPII_Hier_hierarchy * h, const int *col, int me,
+                               MPII_Hier_step_place * place);
+
+/* The hierarchical communicators of the MPIX API (hierarchical-communicators paper,
+ * section 3) on the same key paths as MPII_Hier_hierarchy_build, where a negative key
+ * below the node means "not bound that deep".
+ *
+ * MPII_Hier_keys_split: MPIX_COMM_TYPE_PHYSICAL_TOPOLOGY's split, the first column whose
+ * prefixes do not keep every rank in one group (returned; -1 when there is none: the
+ * bottom).  group_of[r] (nranks entries): r's group there, groups numbered from 0 by
+ * lowest rank, or -1 when r's key there is negative (no communicator: its binding does
+ * not go that deep); *ngroups the groups.  Unlike the levels of the collectives, a column
+ * that splits the ranks into single ranks is a split here. */
+int MPII_Hier_keys_split(int nranks, int depth, const long *keys, int *group_of, int *ngroups);
+
+/* MPIX_Comm_get_min_hlevel: the finest column whose prefix the n listed ranks share, with
+ * no negative key in it; -1 when they share not even the first. */
+int MPII_Hier_keys_common(int depth, const long *keys, int n, const int *ranks);
+
 #endif /* HIER_HIERARCHY_H_INCLUDED */

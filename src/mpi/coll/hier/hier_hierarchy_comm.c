@@ -48,6 +48,19 @@ cvars:
         groups, instead of the hwloc levels below the node (package, NUMA node, L3 cache
         of bound ranks): for tests on machines with one package.  0: none.
 
+    - name        : MPIR_CVAR_HIER_LEVELS
+      category    : COLLECTIVE
+      type        : enum
+      default     : all
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : |-
+        Levels the hier bcast, reduce and allreduce pipeline across (read at each call)
+        all   - every level of the hierarchy: switch groups, nodes, and the levels below
+                the node (MPIR_CVAR_HIER_DUMP shows them)
+        nodes - two levels, inside a node and between nodes, as HAN
+
     - name        : MPIR_CVAR_HIER_DUMP
       category    : COLLECTIVE
       type        : boolean
@@ -140,16 +153,20 @@ static void my_below_node_keys(int local, int node_size, long *keys)
     }
 }
 
-/* A level's type: "Switch" above the node, then "Node", then the hwloc types. */
+/* A key column's type: "Switch" above the node, then "Node", then the hwloc types. */
+const char *MPII_Hier_column_type(const MPII_Hier_comm * hier, int column)
+{
+    if (column < hier->switch_levels)
+        return "Switch";
+    if (column == hier->switch_levels)
+        return "Node";
+    return MPIR_CVAR_HIER_EMULATE_PACKAGES > 0 ? "Package" :
+        below_node_name[column - hier->switch_levels - 1];
+}
+
 const char *MPII_Hier_level_type(const MPII_Hier_comm * hier, int level)
 {
-    int source = hier->hierarchy.level[level].source;
-    if (source < hier->switch_levels)
-        return "Switch";
-    if (source == hier->switch_levels)
-        return "Node";
-    return MPIR_CVAR_HIER_EMULATE_PACKAGES > 0 ? "Package (emulated)" :
-        below_node_name[source - hier->switch_levels - 1];
+    return MPII_Hier_column_type(hier, hier->hierarchy.level[level].source);
 }
 
 static void dump(MPIR_Comm * comm, MPII_Hier_comm * hier)
@@ -164,8 +181,9 @@ static void dump(MPIR_Comm * comm, MPII_Hier_comm * hier)
         MPII_Hier_hierarchy_columns(h, 0, col);
     for (int l = 0; l < h->nlevels; l++) {
         const MPII_Hier_level *lv = &h->level[l];
-        fprintf(stderr, "mpich-hier:   level %d %s: %d groups\n", l, MPII_Hier_level_type(hier, l),
-                lv->ngroups);
+        int emulated = MPIR_CVAR_HIER_EMULATE_PACKAGES > 0 && lv->source > hier->switch_levels;
+        fprintf(stderr, "mpich-hier:   level %d %s%s: %d groups\n", l, MPII_Hier_level_type(hier, l),
+                emulated ? " (emulated)" : "", lv->ngroups);
         for (int g = 0; g < lv->ngroups; g++) {
             fprintf(stderr, "mpich-hier:     group %d (in %d) leader %d ranks", g, lv->parent[g],
                     MPII_Hier_hierarchy_leader(h, l, g, col));
@@ -246,6 +264,9 @@ int MPII_Hier_hierarchy_get(MPIR_Comm * comm, MPII_Hier_comm * hier,
 
     MPIR_ERR_CHKANDJUMP(MPII_Hier_hierarchy_build(&hier->hierarchy, size, depth, keys) != 0,
                         mpi_errno, MPI_ERR_OTHER, "**nomem");
+    hier->keys = keys;          /* kept for the MPIX queries */
+    keys = NULL;
+    hier->depth = depth;
     hier->hierarchy_ready = 1;
     if (MPIR_CVAR_HIER_DUMP && comm->rank == 0)
         dump(comm, hier);
@@ -259,4 +280,166 @@ int MPII_Hier_hierarchy_get(MPIR_Comm * comm, MPII_Hier_comm * hier,
     return mpi_errno;
   fn_fail:
     goto fn_exit;
+}
+
+/* A step's comm, for step `level` < nlevels and the columns below it (col[level + 1 ..
+ * nlevels]), which decide its members. */
+struct MPII_Hier_step_comm {
+    int level;
+    int *col;                   /* [nlevels - level] */
+    MPIR_Comm *comm;            /* NULL when this rank is not a member */
+    struct MPII_Hier_step_comm *next;
+};
+
+static int split_step(MPIR_Comm * comm, MPII_Hier_comm * hier, const MPII_Hier_step_place * p,
+                      MPIR_Comm ** newcomm)
+{
+    /* key = position, so a member's rank in the step's comm is its position */
+    hier->building = 1;
+    int mpi_errno = MPIR_Comm_split_impl(comm, p->in ? p->instance : MPI_UNDEFINED, p->pos,
+                                         newcomm);
+    hier->building = 0;
+    return mpi_errno;
+}
+
+static int step_comm(MPIR_Comm * comm, MPII_Hier_comm * hier, int level, const int *col,
+                     const MPII_Hier_step_place * p, MPIR_Comm ** newcomm)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int n = hier->hierarchy.nlevels - level;
+    struct MPII_Hier_step_comm *c;
+
+    for (c = hier->step_comms; c; c = c->next)
+        if (c->level == level && memcmp(c->col, col + level + 1, sizeof(int) * n) == 0) {
+            *newcomm = c->comm;
+            return MPI_SUCCESS;
+        }
+    c = MPL_calloc(1, sizeof(*c), MPL_MEM_COLL);
+    int *key = MPL_malloc(sizeof(int) * n, MPL_MEM_COLL);
+    if (!c || !key) {
+        MPL_free(c);
+        MPL_free(key);
+        MPIR_ERR_SETANDJUMP(mpi_errno, MPI_ERR_OTHER, "**nomem");
+    }
+    memcpy(key, col + level + 1, sizeof(int) * n);
+    c->level = level;
+    c->col = key;
+    mpi_errno = split_step(comm, hier, p, &c->comm);
+    if (mpi_errno) {
+        MPL_free(key);
+        MPL_free(c);
+        goto fn_fail;
+    }
+    c->next = hier->step_comms;
+    hier->step_comms = c;
+    *newcomm = c->comm;
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+int MPII_Hier_nlevels(const MPII_Hier_comm * hier)
+{
+    if (MPIR_CVAR_HIER_LEVELS == MPIR_CVAR_HIER_LEVELS_nodes)
+        return MPII_Hier_levels_is_multilevel(&hier->levels);
+    return hier->hierarchy.nlevels;
+}
+
+int MPII_Hier_steps_get(MPIR_Comm * comm, MPII_Hier_comm * hier, int root,
+                        MPII_Hier_steps * steps)
+{
+    int mpi_errno = MPI_SUCCESS;
+    const MPII_Hier_hierarchy *h = &hier->hierarchy;
+    int n = MPII_Hier_nlevels(hier);
+    int col[MPII_HIER_MAX_STEPS];
+    MPII_Hier_step_place place[MPII_HIER_MAX_STEPS];
+    int source_of_node = hier->switch_levels;
+
+    MPIR_Assert(hier->hierarchy_ready && n < MPII_HIER_MAX_STEPS);
+    if (n == 0) {
+        /* one rank per node (no level splits anything, and there is more than one node):
+         * the nodes are the ranks, the finest groups single ranks */
+        MPIR_Assert(hier->levels.nnodes > 1);
+        steps->nsteps = 2;
+        steps->step[0] = (MPII_Hier_step) { comm, root, 1 };
+        steps->step[1] = (MPII_Hier_step) { NULL, 0, 1 };
+        return MPI_SUCCESS;
+    }
+    if (n != h->nlevels) {
+        /* nodes only (MPIR_CVAR_HIER_LEVELS): the two-level algorithms' comms */
+        const MPII_Hier_levels *lv = &hier->levels;
+        int column = lv->local_of[root];
+        steps->nsteps = 2;
+        steps->step[0] = (MPII_Hier_step) { NULL, lv->node_of[root], 1 };
+        steps->step[1] = (MPII_Hier_step) {
+            hier->node_comm, MPII_Hier_levels_column_local(lv, hier->my_node, column), 0 };
+        mpi_errno = MPII_Hier_column_comm(comm, hier, column, &steps->step[0].comm);
+        return mpi_errno;
+    }
+    MPII_Hier_hierarchy_columns(h, root, col);
+    MPII_Hier_hierarchy_steps(h, col, comm->rank, place);
+    steps->nsteps = n + 1;
+
+    for (int k = 0; k < n; k++) {
+        MPII_Hier_step *st = &steps->step[k];
+        st->root = place[k].root;
+        /* level-k groups are switches or nodes: different nodes */
+        st->inter = h->level[k].source <= source_of_node;
+        if (n == 1 && h->level[0].source == source_of_node) {
+            /* nodes only: the two-level algorithms' column comm (rank = node index) */
+            mpi_errno = MPII_Hier_column_comm(comm, hier, col[1], &st->comm);
+        } else {
+            mpi_errno = step_comm(comm, hier, k, col, &place[k], &st->comm);
+        }
+        MPIR_ERR_CHECK(mpi_errno);
+        MPIR_Assert(!st->comm == !place[k].in);
+    }
+
+    /* the finest groups, whatever the root */
+    MPII_Hier_step *st = &steps->step[n];
+    st->root = place[n].root;
+    st->inter = h->level[n - 1].source < source_of_node;
+    if (!hier->finest_ready) {
+        if (h->level[n - 1].source == source_of_node) {
+            hier->finest_comm = hier->node_comm;
+        } else {
+            mpi_errno = split_step(comm, hier, &place[n], &hier->finest_comm);
+            MPIR_ERR_CHECK(mpi_errno);
+            hier->own_finest = 1;
+        }
+        hier->finest_ready = 1;
+    }
+    st->comm = hier->finest_comm;
+    MPIR_Assert(!st->comm == !place[n].in);
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+int MPII_Hier_steps_first(const MPII_Hier_steps * steps)
+{
+    int k = 0;
+    while (k < steps->nsteps && !steps->step[k].comm)
+        k++;
+    return k;
+}
+
+void MPII_Hier_steps_free(MPII_Hier_comm * hier)
+{
+    while (hier->step_comms) {
+        struct MPII_Hier_step_comm *c = hier->step_comms;
+        hier->step_comms = c->next;
+        if (c->comm)
+            MPIR_Comm_free_impl(c->comm);
+        MPL_free(c->col);
+        MPL_free(c);
+    }
+    if (hier->own_finest && hier->finest_comm)
+        MPIR_Comm_free_impl(hier->finest_comm);
+    hier->finest_comm = NULL;
+    hier->finest_ready = 0;
 }

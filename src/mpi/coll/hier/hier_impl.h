@@ -27,10 +27,17 @@ typedef struct {
     int hierarchy_ready;        /* hierarchy built (MPII_Hier_hierarchy_get) */
     MPII_Hier_hierarchy hierarchy;      /* all levels: switches, node, below the node */
     int switch_levels;          /* key columns above the node's */
+    int depth;                  /* key columns: switches, node, below the node */
+    long *keys;                 /* [local_size * depth] every rank's keys, coarsest first */
+    struct MPII_Hier_step_comm *step_comms;     /* the N-level steps' comms made so far */
+    int finest_ready;
+    MPIR_Comm *finest_comm;     /* my finest group's comm, NULL when it has one rank */
+    int own_finest;             /* finest_comm was split by us, not node_comm */
 } MPII_Hier_comm;
 
-/* The levels of comm, built if needed.  Sets *hier to NULL while they are being built
- * (a collective issued by our own communicator creation): callers then run flat. */
+/* The levels of comm and its hierarchy, built if needed.  Sets *hier to NULL while they
+ * are being built (a collective issued by our own communicator creation): callers then
+ * run flat. */
 int MPII_Hier_get(MPIR_Comm * comm, MPII_Hier_comm ** hier);
 /* The N-level hierarchy of comm (hier_hierarchy.h): switch levels (Slurm's address, or
  * MPIR_CVAR_HIER_TOPOLOGY_FILE, or MPIR_CVAR_HIER_EMULATE_SWITCH_NODES), the node, and the
@@ -38,8 +45,39 @@ int MPII_Hier_get(MPIR_Comm * comm, MPII_Hier_comm ** hier);
  * on first use (MPIR_CVAR_HIER_DUMP prints it then), cached with hier. */
 int MPII_Hier_hierarchy_get(MPIR_Comm * comm, MPII_Hier_comm * hier,
                             const MPII_Hier_hierarchy ** hierarchy);
-/* "Switch", "Node", "Package", "NUMANode", "L3Cache" */
+/* "Switch", "Node", "Package", "NUMANode", "L3Cache": of a level of the hierarchy, of a
+ * key column */
 const char *MPII_Hier_level_type(const MPII_Hier_comm * hier, int level);
+const char *MPII_Hier_column_type(const MPII_Hier_comm * hier, int column);
+/* The steps of an N-level collective (hier_hierarchy.h, MPII_Hier_hierarchy_steps) for one
+ * root, with this rank's communicator of each: steps 0 .. nsteps - 1, coarsest first.
+ * Their comms are split from comm on first use (collectively: every rank asks for the
+ * same steps in the same order, as they run the same collectives) and cached with hier;
+ * a hierarchy of nodes only uses the node comm and the column comms of the two-level
+ * algorithms. */
+#define MPII_HIER_MAX_STEPS 16
+typedef struct {
+    MPIR_Comm *comm;            /* NULL: this rank takes no part */
+    int root;                   /* the step's root, a rank of comm */
+    int inter;                  /* the members are on different nodes */
+} MPII_Hier_step;
+typedef struct {
+    int nsteps;                 /* levels of the hierarchy + 1 */
+    MPII_Hier_step step[MPII_HIER_MAX_STEPS];
+} MPII_Hier_steps;
+/* The levels a hier bcast, reduce or allreduce pipelines across: the hierarchy's, or with
+ * MPIR_CVAR_HIER_LEVELS=nodes the node level only (0 when it splits nothing). */
+int MPII_Hier_nlevels(const MPII_Hier_comm * hier);
+/* Needs the hierarchy (MPII_Hier_hierarchy_get) and more than one node.  Without levels
+ * (MPII_Hier_nlevels 0: one rank per node) the steps are the whole comm and single
+ * ranks. */
+int MPII_Hier_steps_get(MPIR_Comm * comm, MPII_Hier_comm * hier, int root,
+                        MPII_Hier_steps * steps);
+/* The first step this rank takes part in (steps->nsteps when none). */
+int MPII_Hier_steps_first(const MPII_Hier_steps * steps);
+/* Frees the steps' comms (with comm's hier data). */
+void MPII_Hier_steps_free(MPII_Hier_comm * hier);
+
 /* The leaders' communicator of column j (collective over comm on first use). */
 int MPII_Hier_column_comm(MPIR_Comm * comm, MPII_Hier_comm * hier, int column,
                           MPIR_Comm ** column_comm);
@@ -111,8 +149,9 @@ int MPII_Hier_begin(MPIR_Comm * comm, const MPII_Hier_params * given,
                     const MPII_Hier_params * cvars, int n_inter_algos, int calls_pvar,
                     MPII_Hier_params * prm, MPII_Hier_comm ** hier);
 /* Whether a reduction on hier runs flat instead: no levels (see MPII_Hier_begin), one
- * node, or an op that is not commutative on ranks that no hierarchy keeps in order (a
- * flat fallback, counted in coll_hier_flat_fallbacks). */
+ * node that no level splits, or an op that is not commutative on ranks whose groups are
+ * not blocks of consecutive ranks at every level (a flat fallback, counted in
+ * coll_hier_flat_fallbacks). */
 int MPII_Hier_reduction_runs_flat(const MPII_Hier_comm * hier, MPI_Op op);
 
 /* The leaders' comm of a two-level step rooted at local rank `column` (allgather,

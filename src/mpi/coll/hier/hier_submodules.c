@@ -80,9 +80,13 @@ int MPII_Hier_begin(MPIR_Comm * comm, const MPII_Hier_params * given,
 
 int MPII_Hier_reduction_runs_flat(const MPII_Hier_comm * hier, MPI_Op op)
 {
-    if (!hier || hier->levels.nnodes == 1)
+    int nlevels = hier ? MPII_Hier_nlevels(hier) : 0;
+    if (!hier || (nlevels == 0 && hier->levels.nnodes == 1))
         return 1;
-    if (!MPIR_Op_is_commutative(op) && !MPII_Hier_levels_is_rank_ordered(&hier->levels)) {
+    int ordered = nlevels == hier->hierarchy.nlevels ?
+        MPII_Hier_hierarchy_is_rank_ordered(&hier->hierarchy) :
+        MPII_Hier_levels_is_rank_ordered(&hier->levels);
+    if (!MPIR_Op_is_commutative(op) && !ordered) {
         MPII_HIER_PVAR_ADD(FLAT_FALLBACKS, 1);
         return 1;
     }

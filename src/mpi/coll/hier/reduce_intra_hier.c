@@ -84,23 +84,26 @@ cvars:
 */
 
 
-/* Algorithm: HAN pipelined hierarchical reduce, any root (HAN paper, section III-B)
+/* Algorithm: HAN pipelined hierarchical reduce over N levels, any root (HAN paper,
+ * section III-B; the N-level generalisation in doc/multilevel.md)
  *
- * The message is cut into u segments of whole elements.  For a root at local rank j,
- * the leader of each node is its member j mod ppn (the root leads its own node, so a
- * root that is not local rank 0 costs no extra hop).  sr(t) reduces segment t onto the
- * node's leader, ir(t) reduces the leaders' results onto the root.  Leaders run
- *     sr(0); irsr(1) .. irsr(u-1); ir(u-1)
- * where irsr(t) starts the non-blocking inter-node reduce of segment t-1, runs the
- * blocking intra-node reduce of segment t and waits for the former.  Other ranks run
- * sr(0) .. sr(u-1).
+ * The message is cut into u segments of whole elements.  The steps are the bcast's
+ * (bcast_intra_hier.c) run upwards: segment t takes step k in slot t + N - k, so the
+ * finest groups reduce onto their leaders first (sr), then the leaders of each level's
+ * groups onto the leader of the group above, up to the root (ir).  A leader forms its
+ * groups' results in place, in one buffer: it is the root of every step below its
+ * highest (the root's own: recvbuf).  In slot s a rank starts, non-blocking, the steps
+ * k < N it takes part in for segment s - (N - k), runs the finest step (blocking) for
+ * segment s, and waits for the former.  With nodes only (N = 1) and a root at local rank
+ * j (node leaders: member j mod ppn) this is HAN's sr(0); irsr(1) .. irsr(u-1); ir(u-1).
  *
- * With one rank per node the inter-node reduce runs once on the whole message,
- * pipelined inside by its chunks (the segment size when no chunk is set): there is no
- * intra-node step to overlap.
+ * With one rank per node and no switch level the inter-node reduce runs once on the
+ * whole message, pipelined inside by its chunks (the segment size when no chunk is
+ * set): there is no intra-node step to overlap.
  *
- * Non-commutative ops combine in rank order: binomial trees when every node is one
- * block of consecutive ranks; otherwise the flat binomial reduce runs instead.
+ * Non-commutative ops combine in rank order: binomial trees when every group of every
+ * level is one block of consecutive ranks; otherwise the flat binomial reduce runs
+ * instead.
  */
 int MPIR_Reduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
                            MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * comm_ptr,
@@ -113,12 +116,12 @@ int MPIR_Reduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
     const MPII_Hier_params given = MPII_HIER_PARAMS_OF_ARGS, cvars = MPII_HIER_PARAMS_OF_CVARS;
     MPII_Hier_comm *hier = NULL;
     MPII_Hier_seg_plan plan;
-    MPIR_Comm *up_comm = NULL, *node_comm;
-    MPIR_Request *ireduce_req = NULL;
+    MPII_Hier_steps steps;
+    MPIR_Request *req[MPII_HIER_MAX_STEPS] = { NULL };
     MPI_Aint type_size, extent, true_lb, true_extent;
     void *partial_alloc = NULL;
     MPIR_CHKLMEM_DECL(1);
-    char *partial;              /* where this leader's node result is formed */
+    char *partial;              /* where this leader's groups' results are formed */
     int is_root = comm_ptr->rank == root;
 
     MPIR_FUNC_ENTER;
@@ -140,67 +143,75 @@ int MPIR_Reduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
                                                comm_ptr, errflag);
         goto fn_exit;
     }
-    const MPII_Hier_levels *lv = &hier->levels;
-
-    int multilevel = MPII_Hier_levels_is_multilevel(lv);
-    if (!multilevel && prm.inter_chunk == 0)
-        prm.inter_chunk = prm.segsize;
-    MPII_Hier_seg_plan_init(&plan, count * type_size, multilevel ? prm.segsize : 0, type_size);
+    int nlevels = MPII_Hier_nlevels(hier);
+    if (nlevels == 0 && prm.inter_chunk == 0)
+        prm.inter_chunk = prm.segsize;  /* one rank per node: pipelined inside the step */
+    MPII_Hier_seg_plan_init(&plan, count * type_size, nlevels == 0 ? 0 : prm.segsize, type_size);
     MPII_HIER_PVAR_ADD(REDUCE_HIER_SEGMENTS, plan.nsegs);
 
-    int column = lv->local_of[root];
-    int intra_root = MPII_Hier_levels_column_local(lv, hier->my_node, column);
-    int is_leader = intra_root == hier->my_local;
-    int up_root = lv->node_of[root];
-    node_comm = multilevel ? hier->node_comm : NULL;
-    if (multilevel) {
-        mpi_errno = MPII_Hier_column_comm(comm_ptr, hier, column, &up_comm);
-        MPIR_ERR_CHECK(mpi_errno);
-    } else {
-        up_comm = comm_ptr;     /* one rank per node: nodes are ranks */
-        up_root = root;
-    }
-    MPIR_Assert(!is_leader || up_comm);
+    mpi_errno = MPII_Hier_steps_get(comm_ptr, hier, root, &steps);
+    MPIR_ERR_CHECK(mpi_errno);
+    int first = MPII_Hier_steps_first(&steps), finest = steps.nsteps - 1;
+    const MPII_Hier_step *fs = &steps.step[finest];
+    int leads = 0;              /* the root of some step: results are formed in partial */
+    for (int k = first; k <= finest; k++)
+        leads |= steps.step[k].comm && steps.step[k].comm->rank == steps.step[k].root;
 
-    /* the root forms its node's result in recvbuf; a leader alone on its node already
-     * has it in its send buffer; other leaders need room for it */
+    /* the root forms the results in recvbuf, other leaders in a buffer of their own; a
+     * rank alone in its finest group starts from its own contribution there, one that
+     * only sends upwards sends it from sendbuf */
     partial = NULL;
     if (is_root) {
         partial = recvbuf;
-        if (!node_comm && sendbuf != MPI_IN_PLACE) {
-            mpi_errno = MPIR_Localcopy(sendbuf, count, datatype, recvbuf, count, datatype);
-            MPIR_ERR_CHECK(mpi_errno);
-        }
-    } else if (is_leader && !node_comm) {
-        partial = (char *) sendbuf;
-    } else if (is_leader) {
+    } else if (leads) {
         MPIR_Type_get_true_extent_impl(datatype, &true_lb, &true_extent);
         MPIR_CHKLMEM_MALLOC(partial_alloc, void *, count * MPL_MAX(extent, true_extent), mpi_errno,
                             "hier reduce partial result", MPL_MEM_COLL);
         partial = (char *) partial_alloc - true_lb;
+    } else if (first < finest) {
+        partial = (char *) sendbuf;
+    }
+    if (partial && partial != sendbuf && !fs->comm && sendbuf != MPI_IN_PLACE) {
+        mpi_errno = MPIR_Localcopy(sendbuf, count, datatype, partial, count, datatype);
+        MPIR_ERR_CHECK(mpi_errno);
     }
 
 #define SEG_COUNT(t_) (MPII_Hier_seg_len(&plan, (t_)) / type_size)
 #define SEG_AT(buf_, t_) ((char *) (buf_) + MPII_Hier_seg_offset(&plan, (t_)) / type_size * extent)
-    for (int64_t s = 0; s < plan.nsegs + 1; s++) {
-        int64_t ir = s - 1, sr = s;
-        if (is_leader && ir >= 0) {
-            mpi_errno = MPII_Hier_start_ireduce(is_root ? MPI_IN_PLACE : SEG_AT(partial, ir),
-                                                is_root ? SEG_AT(recvbuf, ir) : NULL,
-                                                SEG_COUNT(ir), datatype, op, up_root, up_comm,
-                                                &prm, &ireduce_req);
+    for (int64_t s = 0; s < plan.nsegs + finest; s++) {
+        /* the steps above the finest, segment s - (N - k): in place at their roots */
+        for (int k = first; k < finest; k++) {
+            const MPII_Hier_step *st = &steps.step[k];
+            int64_t t = s - (finest - k);
+            if (st->comm && t >= 0 && t < plan.nsegs) {
+                int step_root = st->comm->rank == st->root;
+                mpi_errno = MPII_Hier_start_ireduce(step_root ? MPI_IN_PLACE : SEG_AT(partial, t),
+                                                    step_root ? SEG_AT(partial, t) : NULL,
+                                                    SEG_COUNT(t), datatype, op, st->root,
+                                                    st->comm, &prm, &req[k]);
+                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+            }
+        }
+        /* the finest step, segment s */
+        if (fs->comm && s < plan.nsegs) {
+            int step_root = fs->comm->rank == fs->root;
+            const void *contribution = sendbuf == MPI_IN_PLACE ? MPI_IN_PLACE : SEG_AT(sendbuf, s);
+            void *result = step_root ? SEG_AT(partial, s) : NULL;
+            if (fs->inter) {
+                mpi_errno = MPII_Hier_start_ireduce(contribution, result, SEG_COUNT(s), datatype,
+                                                    op, fs->root, fs->comm, &prm, &req[finest]);
+                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+            } else {
+                mpi_errno = MPII_Hier_intra_reduce(contribution, result, SEG_COUNT(s), datatype,
+                                                   op, fs->root, fs->comm, prm.intra_algo,
+                                                   errflag);
+                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+            }
+        }
+        for (int k = first; k <= finest; k++) {
+            mpi_errno = MPII_Hier_wait(&req[k], errflag);
             MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
         }
-        if (node_comm && sr < plan.nsegs) {
-            const void *contribution = sendbuf == MPI_IN_PLACE ? MPI_IN_PLACE :
-                SEG_AT(sendbuf, sr);
-            mpi_errno = MPII_Hier_intra_reduce(contribution, is_leader ? SEG_AT(partial, sr) :
-                                               NULL, SEG_COUNT(sr), datatype, op, intra_root,
-                                               node_comm, prm.intra_algo, errflag);
-            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
-        }
-        mpi_errno = MPII_Hier_wait(&ireduce_req, errflag);
-        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
     }
 #undef SEG_COUNT
 #undef SEG_AT

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Issue 19's table: hier over three levels (leaf switch, node, in the node) against
+# two-level hier (MPIR_CVAR_HIER_LEVELS=nodes, HAN's levels) and MPICH as shipped, on the
+# emulated cluster: 4 nodes x 2 ranks under 2 leaf switches of 2 nodes, node links
+# 100 Mbit/s, uplinks 25 Mbit/s (4x slower).  The plugin sees the switches from the
+# SLURM_TOPOLOGY_ADDR that `emucluster run` sets per node.  One bench job per collective:
+# the three configurations take turns repetition by repetition (median of REPS, max over
+# ranks).  As root, nothing else running:
+#   bench/multilevel-figures.sh [OUT_DIR] [REPS]      (default build/multilevel, 7)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-build/multilevel}
+reps=${2:-7}
+mkdir -p "$out"
+
+maint/emucluster up --nodes 4 --leaf-size 2 --uplink-rate 25mbit >&2
+trap 'maint/emucluster down >&2' EXIT
+maint/emucluster status | sed -n 1p >&2
+for coll in bcast allreduce; do
+    maint/emucluster run --ppn 2 -- tools/hiertune bench --no-progress --csv -C "$coll" \
+        --sizes 65536,1048576,4194304 -x 1 -r "$reps" -a default -a hier -p HIER_LEVELS=all/nodes \
+        > "$out/$coll.csv"
+done
+# stock, two-level and three-level side by side per size
+for coll in bcast allreduce; do
+    awk -F, -v coll="$coll" '
+        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+        {
+            size = $col["size"]
+            if (!(size in seen)) { seen[size] = 1; order[n++] = size }
+            if ($col["algorithm"] == "default") stock[size] = $col["median_us"]
+            else if ($0 ~ /HIER_LEVELS=nodes/) two[size] = $col["median_us"]
+            else three[size] = $col["median_us"]
+        }
+        END {
+            printf "# MPI_%s, 4 nodes x 2 ranks, 2 leaf switches, median us\n", coll
+            printf "# %-9s %12s %12s %12s %10s %10s\n", "size", "stock", "two-level", "three-level", "3 vs 2", "3 vs stock"
+            for (i = 0; i < n; i++) {
+                s = order[i]
+                printf "  %-9s %12.0f %12.0f %12.0f %10.2f %10.2f\n", s, stock[s], two[s], three[s],
+                    two[s] / three[s], stock[s] / three[s]
+            }
+        }' "$out/$coll.csv"
+done | tee "$out/table.txt"
