@@ -4,7 +4,8 @@
 # each rank against the levels listed):
 #   8 ranks, 2 nodes x 2 emulated packages                  Node:4 Package:2
 #   8 ranks, 4 nodes, emulated switches of 2, 2 packages    Switch:4 Node:2 Package:1
-#   4 ranks, one per node                                   Node:1
+#   4 ranks, one per node                                   Node:1 (alone: the host's
+#                                                           hwloc levels, not checked)
 #   4 ranks on one node, 2 packages                         Package:2 (above it: the node)
 # Env: MPICH_HIER_PREFIX (set by make check).
 set -euo pipefail
@@ -32,5 +33,5 @@ run "nodes and packages" 8 MPIR_CVAR_NUM_CLIQUES=2 MPIR_CVAR_HIER_EMULATE_PACKAG
     Node:4 Package:2
 run "switches, nodes and packages" 8 MPIR_CVAR_NUM_CLIQUES=4 MPIR_CVAR_HIER_EMULATE_SWITCH_NODES=2 \
     MPIR_CVAR_HIER_EMULATE_PACKAGES=2 -- Switch:4 Node:2 Package:1
-run "one rank per node" 4 MPIR_CVAR_NUM_CLIQUES=4 -- Node:1
+run "one rank per node" 4 MPIR_CVAR_NUM_CLIQUES=4 -- -alone - Node:1
 run "one node, packages" 4 MPIR_CVAR_HIER_EMULATE_PACKAGES=2 -- -top Node Package:2

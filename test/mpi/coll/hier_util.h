@@ -58,32 +58,32 @@ static inline int hier_cvar_read_int(const char *name)
 /* Whether comm has a single level for the plugin: no level of its hierarchy splits
  * anything (one (emulated) node that no emulated package splits, or one rank on each node
  * and no emulated switch groups nodes).  The levels are rebuilt from MPI's view of nodes
- * and the emulation CVARs (MPIR_CVAR_HIER_EMULATE_SWITCH_NODES, _PACKAGES) by the rule of
- * hier_hierarchy.h: a level is dropped when every group equals its parent or every group
- * is one rank.  Collective over comm. */
+ * and the emulation CVARs (MPIR_CVAR_HIER_EMULATE_SWITCH_NODES, _PACKAGES: both by the
+ * rank's node and place in MPI_COMM_WORLD) by the rule of hier_hierarchy.h: a level is
+ * dropped when every group equals its parent or every group is one rank.  Collective over
+ * comm. */
 static inline int hier_comm_is_one_level(MPI_Comm comm)
 {
     MPI_Comm node;
-    int rank, size, node_rank, node_size, lowest;
-    MPI_Comm_rank(comm, &rank);
+    int wrank, wsize, size, node_rank, node_size, lowest;
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
     MPI_Comm_size(comm, &size);
-    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    /* my node in MPI_COMM_WORLD: its index (nodes numbered by lowest world rank), my place */
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     MPI_Comm_rank(node, &node_rank);
     MPI_Comm_size(node, &node_size);
-    /* nodes numbered by their lowest rank, as the plugin numbers them */
-    MPI_Allreduce(&rank, &lowest, 1, MPI_INT, MPI_MIN, node);
+    MPI_Allreduce(&wrank, &lowest, 1, MPI_INT, MPI_MIN, node);
     MPI_Comm_free(&node);
-    int sw = hier_cvar_read_int("MPIR_CVAR_HIER_EMULATE_SWITCH_NODES");
-    int pkg = hier_cvar_read_int("MPIR_CVAR_HIER_EMULATE_PACKAGES");
-    int *lowest_of = malloc(sizeof(int) * size), *keys = malloc(sizeof(int) * 3 * size);
-    int mine[3];
-    MPI_Allgather(&lowest, 1, MPI_INT, lowest_of, 1, MPI_INT, comm);
+    int *lowest_of = malloc(sizeof(int) * wsize), *keys = malloc(sizeof(int) * 3 * size);
+    MPI_Allgather(&lowest, 1, MPI_INT, lowest_of, 1, MPI_INT, MPI_COMM_WORLD);
     int node_index = 0;
     for (int r = 0; r < lowest; r++)
         node_index += lowest_of[r] == r;        /* r is the lowest rank of a node before mine */
-    mine[0] = sw > 0 ? node_index / sw : 0;
-    mine[1] = node_index;
-    mine[2] = pkg > 0 ? node_rank * pkg / node_size : 0;
+    int sw = hier_cvar_read_int("MPIR_CVAR_HIER_EMULATE_SWITCH_NODES");
+    int pkg = hier_cvar_read_int("MPIR_CVAR_HIER_EMULATE_PACKAGES");
+    int mine[3] = { sw > 0 ? node_index / sw : 0, node_index,
+                    pkg > 0 ? node_rank * pkg / node_size : 0 };
     MPI_Allgather(mine, 3, MPI_INT, keys, 3, MPI_INT, comm);
     int kept = 0, above = 1;    /* groups of the level above: the comm */
     for (int k = 0; k < 3; k++) {

@@ -2,12 +2,14 @@
  * The MPIX hierarchical communicators (hierarchical-communicators paper, sections 3 and 5)
  * against the layout the test script sets up with emulated nodes, switches and packages:
  *
- *   mpix_split [-top TYPE] TYPE:SIZE ...
+ *   mpix_split [-top TYPE] [-alone TYPE|-] TYPE:SIZE ...
  *
  * lists the levels, coarsest first, each a type and the size of its groups, which are
  * blocks of consecutive ranks of MPI_COMM_WORLD (cliques by block).  -top: the type of the
  * smallest level that holds every rank when no listed level does (default "System -
- * Cluster": the ranks span nodes).  Checked, on every rank:
+ * Cluster": the ranks span nodes); -alone: the type MPIX_Comm_get_min_hlevel gives for this
+ * rank alone, its finest level (default: the last listed; "-": not checked, where the
+ * host's own hwloc levels of unbound ranks lie below it).  Checked, on every rank:
  *   - section 5's loop, MPI_Comm_split_type(old, MPIX_COMM_TYPE_PHYSICAL_TOPOLOGY, rank,
  *     ...) until MPI_COMM_NULL: one communicator per level, a strict subset of its parent
  *     (MPI_UNEQUAL), its members, and MPIX_Comm_get_hlevel_info (siblings, index, type);
@@ -30,7 +32,7 @@
 
 static int errors, wrank, wsize;
 static int nlevels, group_size[MAX_LEVELS];
-static const char *type_of[MAX_LEVELS], *top_type = "System - Cluster";
+static const char *type_of[MAX_LEVELS], *top_type = "System - Cluster", *alone_type;
 
 #define CHECK(cond_, ...) \
     do { \
@@ -105,12 +107,15 @@ static void min_levels(void)
     char *type;
     int ranks[2] = { wrank, 0 };
     MPIX_Comm_get_min_hlevel(MPI_COMM_WORLD, 1, ranks, &type);
-    const char *alone = nlevels > 0 ? type_of[nlevels - 1] : top_type;
-    CHECK(strcmp(type, alone) == 0, "min level of myself: %s, not %s", type, alone);
+    const char *alone = alone_type ? alone_type : nlevels > 0 ? type_of[nlevels - 1] : top_type;
+    if (strcmp(alone, "-") != 0)
+        CHECK(strcmp(type, alone) == 0, "min level of myself: %s, not %s", type, alone);
     for (int other = 0; other < wsize; other++) {
+        if (other == wrank)
+            continue;
         ranks[1] = other;
         MPIX_Comm_get_min_hlevel(MPI_COMM_WORLD, 2, ranks, &type);
-        const char *want = other == wrank ? alone : expected_common(wrank, other);
+        const char *want = expected_common(wrank, other);
         CHECK(strcmp(type, want) == 0, "min level with %d: %s, not %s", other, type, want);
     }
     ranks[0] = (wrank + 1) % wsize;
@@ -193,9 +198,13 @@ int main(int argc, char **argv)
             top_type = argv[++i];
             continue;
         }
+        if (strcmp(argv[i], "-alone") == 0 && i + 1 < argc) {
+            alone_type = argv[++i];
+            continue;
+        }
         char *colon = strchr(argv[i], ':');
         if (!colon || nlevels == MAX_LEVELS) {
-            fprintf(stderr, "usage: mpix_split [-top TYPE] TYPE:SIZE ...\n");
+            fprintf(stderr, "usage: mpix_split [-top TYPE] [-alone TYPE|-] TYPE:SIZE ...\n");
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
         *colon = '\0';

@@ -33,7 +33,7 @@ cvars:
       scope       : MPI_T_SCOPE_ALL_EQ
       description : >-
         Emulated leaf switches of this many consecutive nodes (nodes numbered by their
-        lowest rank), instead of the switches of Slurm or MPIR_CVAR_HIER_TOPOLOGY_FILE:
+        lowest rank in MPI_COMM_WORLD), instead of the switches of Slurm or MPIR_CVAR_HIER_TOPOLOGY_FILE:
         for tests on one host with MPIR_CVAR_NUM_CLIQUES.  0: none.
 
     - name        : MPIR_CVAR_HIER_EMULATE_PACKAGES
@@ -44,8 +44,8 @@ cvars:
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
       description : >-
-        Emulated packages per node: each node's ranks split by block into this many
-        groups, instead of the hwloc levels below the node (package, NUMA node, L3 cache
+        Emulated packages per node: each node's ranks of MPI_COMM_WORLD split by block
+        into this many groups, instead of the hwloc levels below the node (package, NUMA node, L3 cache
         of bound ranks): for tests on machines with one package.  0: none.
 
     - name        : MPIR_CVAR_HIER_LEVELS
@@ -134,23 +134,34 @@ static int my_switch_path(char *path)
 /* Keys of the levels below the node: the hwloc object of each type holding this rank's
  * binding, -1 from the first type whose object the binding does not fit in (unbound
  * ranks have no level below the node); or the emulated packages. */
-static void my_below_node_keys(int local, int node_size, long *keys)
+static int my_below_node_keys(long *keys)
 {
-    int bound = 1;
+    int mpi_errno = MPI_SUCCESS, bound = 1;
     for (int i = 0; i < BELOW_NODE_LEVELS; i++)
         keys[i] = -1;
     if (MPIR_CVAR_HIER_EMULATE_PACKAGES > 0) {
+        /* by my place on my node in MPI_COMM_WORLD, so that every communicator sees the
+         * same emulated packages */
+        MPIR_Comm *world = MPIR_Process.comm_world;
+        int mine, id, local = 0, node_size = 0;
+        mpi_errno = MPID_Get_node_id(world, world->rank, &mine);
+        for (int r = 0; r < world->local_size && !mpi_errno; r++) {
+            mpi_errno = MPID_Get_node_id(world, r, &id);
+            node_size += id == mine;
+            local += id == mine && r < world->rank;
+        }
         keys[0] = (long) local *MPIR_CVAR_HIER_EMULATE_PACKAGES / node_size;
-        return;
+        return mpi_errno;
     }
     if (!MPIR_hwtopo_is_initialized())
-        return;
+        return MPI_SUCCESS;
     for (int i = 0; i < BELOW_NODE_LEVELS && bound; i++) {
         MPIR_hwtopo_gid_t gid = MPIR_hwtopo_get_obj_by_type(below_node_type[i]);
         bound = gid != MPIR_HWTOPO_GID_ROOT;
         if (bound)
             keys[i] = MPIR_hwtopo_get_lid(gid);
     }
+    return MPI_SUCCESS;
 }
 
 /* A key column's type: "Switch" above the node, then "Node", then the hwloc types. */
@@ -195,39 +206,71 @@ static void dump(MPIR_Comm * comm, MPII_Hier_comm * hier)
     MPL_free(col);
 }
 
+/* What each rank contributes: its switch path and its keys below the node. */
+typedef struct {
+    char path[MPII_HIER_SWITCH_PATH_MAX];
+    long below[BELOW_NODE_LEVELS];
+} rank_record;
+
+/* The index of node `id` in MPI_COMM_WORLD, nodes numbered by their lowest rank there:
+ * emulated switches group the same nodes in every communicator. */
+static int world_node_index(int id, int *index)
+{
+    MPIR_Comm *world = MPIR_Process.comm_world;
+    int mpi_errno = MPI_SUCCESS, first = 0, other;
+    *index = 0;
+    for (int r = 0; r < world->local_size; r++) {
+        mpi_errno = MPID_Get_node_id(world, r, &other);
+        if (mpi_errno || other == id)
+            break;
+        /* r is the lowest world rank of its node: a node before id's */
+        first = 1;
+        for (int q = 0; q < r && first && !mpi_errno; q++) {
+            int id_q;
+            mpi_errno = MPID_Get_node_id(world, q, &id_q);
+            first = id_q != other;
+        }
+        *index += first;
+    }
+    return mpi_errno;
+}
+
 int MPII_Hier_hierarchy_get(MPIR_Comm * comm, MPII_Hier_comm * hier,
                             const MPII_Hier_hierarchy ** hierarchy)
 {
     int mpi_errno = MPI_SUCCESS;
     int size = comm->local_size;
     MPIR_Errflag_t errflag = MPIR_ERR_NONE;
-    char *paths = NULL;
+    rank_record *rec = NULL;
     const char **path_of = NULL;
     long *switch_keys = NULL, *keys = NULL;
-    long below[BELOW_NODE_LEVELS];
+    int *node_index = NULL;
 
     if (hier->hierarchy_ready) {
         *hierarchy = &hier->hierarchy;
         return MPI_SUCCESS;
     }
 
-    /* every rank's switch path; one allgather of fixed-size strings */
-    paths = MPL_calloc(size, MPII_HIER_SWITCH_PATH_MAX, MPL_MEM_COLL);
+    /* every rank's record, one allgather; a rank that failed to read its own still takes
+     * part (nobody waits for it) and marks its path */
+    rec = MPL_calloc(size, sizeof(rank_record), MPL_MEM_COLL);
     path_of = MPL_malloc(sizeof(char *) * size, MPL_MEM_COLL);
-    MPIR_ERR_CHKANDJUMP(!paths || !path_of, mpi_errno, MPI_ERR_OTHER, "**nomem");
-    char *mine = paths + (size_t) comm->rank * MPII_HIER_SWITCH_PATH_MAX;
-    int my_errno = my_switch_path(mine);
+    MPIR_ERR_CHKANDJUMP(!rec || !path_of, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    rank_record *mine = &rec[comm->rank];
+    int my_errno = my_switch_path(mine->path);
+    if (my_errno == MPI_SUCCESS)
+        my_errno = my_below_node_keys(mine->below);
     if (my_errno != MPI_SUCCESS)
-        strcpy(mine, FAILED_PATH);      /* still in the allgather: nobody waits for us */
+        strcpy(mine->path, FAILED_PATH);
     hier->building = 1;
-    mpi_errno = MPIR_Allgather_impl(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, paths,
-                                    MPII_HIER_SWITCH_PATH_MAX, MPI_CHAR, comm, &errflag);
+    mpi_errno = MPIR_Allgather_impl(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, rec, sizeof(rank_record),
+                                    MPI_BYTE, comm, &errflag);
     hier->building = 0;
     MPIR_ERR_CHECK(mpi_errno);
     mpi_errno = my_errno;
     MPIR_ERR_CHECK(mpi_errno);
     for (int r = 0; r < size; r++) {
-        path_of[r] = paths + (size_t) r * MPII_HIER_SWITCH_PATH_MAX;
+        path_of[r] = rec[r].path;
         MPIR_ERR_CHKANDJUMP1(strcmp(path_of[r], FAILED_PATH) == 0, mpi_errno, MPI_ERR_OTHER,
                              "**arg", "**arg %s", "another rank could not read its switch path");
     }
@@ -235,31 +278,33 @@ int MPII_Hier_hierarchy_get(MPIR_Comm * comm, MPII_Hier_comm * hier,
         MPII_Hier_switch_keys_depth(size, path_of);
     hier->switch_levels = nswitch;
 
-    /* the levels below the node: every rank's keys, gathered like the paths */
+    /* the key columns, the same on every rank from what all ranks sent */
     int depth = nswitch + 1 + BELOW_NODE_LEVELS;
     keys = MPL_malloc(sizeof(long) * size * depth, MPL_MEM_COLL);
     switch_keys = MPL_malloc(sizeof(long) * size * (nswitch > 0 ? nswitch : 1), MPL_MEM_COLL);
     MPIR_ERR_CHKANDJUMP(!keys || !switch_keys, mpi_errno, MPI_ERR_OTHER, "**nomem");
-    my_below_node_keys(hier->my_local,
-                       MPII_Hier_levels_node_size(&hier->levels, hier->my_node), below);
-    for (int i = 0; i < BELOW_NODE_LEVELS; i++)
-        keys[(long) comm->rank * depth + nswitch + 1 + i] = below[i];
-    hier->building = 1;
-    mpi_errno = MPIR_Allgather_impl(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, keys, depth, MPI_LONG,
-                                    comm, &errflag);
-    hier->building = 0;
-    MPIR_ERR_CHECK(mpi_errno);
-
-    /* the switch and node columns, the same on every rank from what all ranks have */
-    if (MPIR_CVAR_HIER_EMULATE_SWITCH_NODES > 0)
+    if (MPIR_CVAR_HIER_EMULATE_SWITCH_NODES > 0) {
+        node_index = MPL_malloc(sizeof(int) * hier->levels.nnodes, MPL_MEM_COLL);
+        MPIR_ERR_CHKANDJUMP(!node_index, mpi_errno, MPI_ERR_OTHER, "**nomem");
+        for (int n = 0; n < hier->levels.nnodes; n++) {
+            int id;
+            mpi_errno = MPID_Get_node_id(comm, hier->levels.members[hier->levels.node_start[n]], &id);
+            MPIR_ERR_CHECK(mpi_errno);
+            mpi_errno = world_node_index(id, &node_index[n]);
+            MPIR_ERR_CHECK(mpi_errno);
+        }
         for (int r = 0; r < size; r++)
-            switch_keys[r] = hier->levels.node_of[r] / MPIR_CVAR_HIER_EMULATE_SWITCH_NODES;
-    else
+            switch_keys[r] = node_index[hier->levels.node_of[r]] / MPIR_CVAR_HIER_EMULATE_SWITCH_NODES;
+    } else {
         MPII_Hier_switch_keys(size, path_of, nswitch, switch_keys);
+    }
     for (int r = 0; r < size; r++) {
+        long *row = &keys[(long) r * depth];
         for (int k = 0; k < nswitch; k++)
-            keys[(long) r * depth + k] = switch_keys[(long) r * nswitch + k];
-        keys[(long) r * depth + nswitch] = hier->levels.node_of[r];
+            row[k] = switch_keys[(long) r * nswitch + k];
+        row[nswitch] = hier->levels.node_of[r];
+        for (int i = 0; i < BELOW_NODE_LEVELS; i++)
+            row[nswitch + 1 + i] = rec[r].below[i];
     }
 
     MPIR_ERR_CHKANDJUMP(MPII_Hier_hierarchy_build(&hier->hierarchy, size, depth, keys) != 0,
@@ -273,10 +318,11 @@ int MPII_Hier_hierarchy_get(MPIR_Comm * comm, MPII_Hier_comm * hier,
     *hierarchy = &hier->hierarchy;
 
   fn_exit:
-    MPL_free(paths);
+    MPL_free(rec);
     MPL_free(path_of);
     MPL_free(switch_keys);
     MPL_free(keys);
+    MPL_free(node_index);
     return mpi_errno;
   fn_fail:
     goto fn_exit;
