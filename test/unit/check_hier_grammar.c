@@ -59,7 +59,7 @@ START_TEST(algorithms_by_container)
     ck_assert_int_eq(MPII_Hier_grammar_algorithm("MPIR_Bcast_intra_seg_in_order_binary"), -1);
     ck_assert_int_eq(MPII_Hier_grammar_algorithm("MPIR_Bcast_intra_binomial"), -1);
     ck_assert_int_eq(MPII_Hier_grammar_param_count(MPII_Hier_grammar_algorithm
-                                                   ("MPIR_Bcast_intra_hier")), 5);
+                                                   ("MPIR_Bcast_intra_hier")), 8);
     ck_assert_int_eq(MPII_Hier_grammar_param_count(MPII_Hier_grammar_algorithm
                                                    ("MPIR_Reduce_intra_seg_chain")), 2);
     ck_assert_int_eq(MPII_Hier_grammar_param_count(-1), 0);
@@ -82,6 +82,14 @@ START_TEST(integer_parameters)
     ck_assert_int_eq(v, 3);
     ck_assert_int_eq(param("MPIR_Reduce_intra_hier", "inter_chunk", "4096", &v), 3);
     ck_assert_int_eq(param("MPIR_Reduce_intra_hier", "fanout", "2", &v), -1);
+    /* the steps among switch groups: the inter-node three again */
+    ck_assert_int_eq(param("MPIR_Allreduce_intra_hier", "up_inter_k", "0", &v), -1);
+    ck_assert_int_eq(param("MPIR_Allreduce_intra_hier", "up_inter_k", "4", &v), 6);
+    ck_assert_int_eq(v, 4);
+    ck_assert_int_eq(param("MPIR_Bcast_intra_hier", "up_inter_chunk", "-1", &v), -1);
+    ck_assert_int_eq(param("MPIR_Bcast_intra_hier", "up_inter_chunk", "8192", &v), 7);
+    ck_assert_int_eq(v, 8192);
+    ck_assert_int_eq(param("MPIR_Allgather_intra_hier", "up_inter_k", "2", &v), -1);
 }
 END_TEST
 
@@ -118,6 +126,13 @@ START_TEST(own_inter_algos)
     ck_assert_int_eq(param("MPIR_Reduce_intra_hier", "intra_algo", "shm", &v), 4);
     ck_assert_int_eq(v, MPII_HIER_INTRA_SHM);
     ck_assert_int_eq(param("MPIR_Reduce_intra_hier", "intra_algo", "tsp_ring", &v), -1);
+    /* above the node: the collective's own list too */
+    ck_assert_int_eq(param("MPIR_Allreduce_intra_hier", "up_inter_algo", "tsp_allreduce_ring", &v),
+                     5);
+    ck_assert_int_eq(v, MPII_HIER_INTER_TSP_ALLREDUCE_RING);
+    ck_assert_int_eq(param("MPIR_Bcast_intra_hier", "up_inter_algo", "tsp_allreduce_ring", &v), -1);
+    ck_assert_int_eq(param("MPIR_Bcast_intra_hier", "up_inter_algo", "seg_split_binary", &v), 5);
+    ck_assert_int_eq(param("MPIR_Reduce_intra_hier", "up_inter_algo", "shm", &v), -1);
     ck_assert_int_eq(MPII_HIER_INTER_COUNT, MPII_HIER_INTER_OWN + 1);
 }
 END_TEST

@@ -17,8 +17,9 @@
  * is MPIR_Reduce_intra_NAME: segment sizes go to MPIR_CVAR_REDUCE_SEG_SEGSIZE and
  * -expect-hier checks its pvar and the in-order substitutions for non-commutative ops.
  * With -expect-hier the plugin's pvars must show hier ran every
- * call, and ran flat exactly when the op is non-commutative and the comm's nodes are not
- * blocks of consecutive ranks.
+ * call, and ran flat exactly when the op is non-commutative and the groups of some level
+ * (emulated switches, nodes, emulated packages: hier_comm_keys) are not blocks of
+ * consecutive ranks.
  *
  * Run with MPIR_CVAR_REDUCE_INTRA_ALGORITHM=hier MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=hier
  * and MPIR_CVAR_NUM_CLIQUES / MPIR_CVAR_CLIQUES_BY_BLOCK for emulated nodes.
@@ -311,33 +312,22 @@ typedef struct {
     MPI_Comm comm;
     const char *name;
     int rank, size;
-    int rank_ordered;           /* every node's ranks are consecutive, or one node */
-    int multinode;
+    int rank_ordered;           /* every group of every level is a block of consecutive ranks */
+    int multinode;              /* hier runs its levels: not one node that nothing splits */
 } test_comm;
 
 static void describe(test_comm * tc, MPI_Comm comm, const char *name)
 {
-    MPI_Comm node;
-    int lowest, *lowest_of;
+    int first, last;
     tc->comm = comm;
     tc->name = name;
     MPI_Comm_rank(comm, &tc->rank);
     MPI_Comm_size(comm, &tc->size);
-    /* a node is named by its lowest rank; blocks iff the name changes at most once per node */
-    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, tc->rank, MPI_INFO_NULL, &node);
-    MPI_Allreduce(&tc->rank, &lowest, 1, MPI_INT, MPI_MIN, node);
-    MPI_Comm_free(&node);
-    lowest_of = malloc(sizeof(int) * tc->size);
-    MPI_Allgather(&lowest, 1, MPI_INT, lowest_of, 1, MPI_INT, comm);
-    tc->rank_ordered = 1;
-    tc->multinode = 0;
-    for (int r = 0; r < tc->size; r++) {
-        if (lowest_of[r] != lowest_of[0])
-            tc->multinode = 1;
-        if (r > 0 && lowest_of[r] != lowest_of[r - 1] && lowest_of[r] != r)
-            tc->rank_ordered = 0;       /* a node came back after another one */
-    }
-    free(lowest_of);
+    int *keys = hier_comm_keys(comm, &first, &last);
+    tc->rank_ordered = hier_groups_are_blocks(keys, tc->size, first, last);
+    tc->multinode = hier_groups(keys, tc->size, 1, 1) > 1 ||
+        hier_kept_levels(keys, tc->size, first, last) > 0;
+    free(keys);
 }
 
 static hier_pvar reduce_pv, allreduce_pv, fallback_pv, subst_pv;

@@ -55,14 +55,13 @@ static inline int hier_cvar_read_int(const char *name)
     return value;
 }
 
-/* Whether comm has a single level for the plugin: no level of its hierarchy splits
- * anything (one (emulated) node that no emulated package splits, or one rank on each node
- * and no emulated switch groups nodes).  The levels are rebuilt from MPI's view of nodes
- * and the emulation CVARs (MPIR_CVAR_HIER_EMULATE_SWITCH_NODES, _PACKAGES: both by the
- * rank's node and place in MPI_COMM_WORLD) by the rule of hier_hierarchy.h: a level is
- * dropped when every group equals its parent or every group is one rank.  Collective over
- * comm. */
-static inline int hier_comm_is_one_level(MPI_Comm comm)
+/* The key columns of comm's hierarchy as the plugin builds them on one host
+ * (hier_hierarchy.h): per rank, emulated switch, node, emulated package, from MPI's view
+ * of nodes and the emulation CVARs (MPIR_CVAR_HIER_EMULATE_SWITCH_NODES, _PACKAGES: both
+ * by the rank's node and place in MPI_COMM_WORLD).  *first .. *last: the columns the hier
+ * reductions use (the node only under MPIR_CVAR_HIER_LEVELS=nodes).  Returns keys[3 *
+ * size] (free it).  Collective over comm. */
+static inline int *hier_comm_keys(MPI_Comm comm, int *first, int *last)
 {
     MPI_Comm node;
     int wrank, wsize, size, node_rank, node_size, lowest;
@@ -80,28 +79,75 @@ static inline int hier_comm_is_one_level(MPI_Comm comm)
     int node_index = 0;
     for (int r = 0; r < lowest; r++)
         node_index += lowest_of[r] == r;        /* r is the lowest rank of a node before mine */
+    free(lowest_of);
     int sw = hier_cvar_read_int("MPIR_CVAR_HIER_EMULATE_SWITCH_NODES");
     int pkg = hier_cvar_read_int("MPIR_CVAR_HIER_EMULATE_PACKAGES");
     int mine[3] = { sw > 0 ? node_index / sw : 0, node_index,
                     pkg > 0 ? node_rank * pkg / node_size : 0 };
     MPI_Allgather(mine, 3, MPI_INT, keys, 3, MPI_INT, comm);
+    int nodes_only = hier_cvar_read_int("MPIR_CVAR_HIER_LEVELS") == 1;
+    *first = nodes_only ? 1 : 0;
+    *last = nodes_only ? 1 : 2;
+    return keys;
+}
+
+/* ranks q and r share their keys of columns first .. k */
+static inline int hier_same_prefix(const int *keys, int first, int k, int q, int r)
+{
+    for (int i = first; i <= k; i++)
+        if (keys[3 * q + i] != keys[3 * r + i])
+            return 0;
+    return 1;
+}
+
+/* The number of groups of column k (with the columns from first before it). */
+static inline int hier_groups(const int *keys, int size, int first, int k)
+{
+    int groups = 0;
+    for (int r = 0; r < size; r++) {
+        int new_group = 1;
+        for (int q = 0; q < r && new_group; q++)
+            new_group = !hier_same_prefix(keys, first, k, q, r);
+        groups += new_group;
+    }
+    return groups;
+}
+
+/* The levels the plugin keeps among columns first .. last: a column is dropped when every
+ * group equals its parent or every group is one rank (hier_hierarchy.h). */
+static inline int hier_kept_levels(const int *keys, int size, int first, int last)
+{
     int kept = 0, above = 1;    /* groups of the level above: the comm */
-    for (int k = 0; k < 3; k++) {
-        int groups = 0;
-        for (int r = 0; r < size; r++) {
-            int first = 1;
-            for (int q = 0; q < r && first; q++) {
-                int same = 1;
-                for (int i = 0; i <= k; i++)
-                    same &= keys[3 * q + i] == keys[3 * r + i];
-                first = !same;
-            }
-            groups += first;
-        }
+    for (int k = first; k <= last; k++) {
+        int groups = hier_groups(keys, size, first, k);
         kept += groups != above && groups != size;
         above = groups;
     }
-    free(lowest_of);
+    return kept;
+}
+
+/* Every group of columns first .. last is one block of consecutive ranks: what the hier
+ * reductions need for non-commutative ops. */
+static inline int hier_groups_are_blocks(const int *keys, int size, int first, int last)
+{
+    for (int k = first; k <= last; k++)
+        for (int r = 1; r < size; r++)
+            if (!hier_same_prefix(keys, first, k, r - 1, r))
+                for (int q = 0; q < r - 1; q++)
+                    if (hier_same_prefix(keys, first, k, q, r))
+                        return 0;       /* r's group came back after another one */
+    return 1;
+}
+
+/* Whether comm has a single level for the plugin: no level of its hierarchy splits
+ * anything (one node that no emulated package splits, or one rank on each node and no
+ * emulated switch groups nodes).  Collective over comm. */
+static inline int hier_comm_is_one_level(MPI_Comm comm)
+{
+    int size, first, last;
+    MPI_Comm_size(comm, &size);
+    int *keys = hier_comm_keys(comm, &first, &last);
+    int kept = hier_kept_levels(keys, size, first, last);
     free(keys);
     return kept == 0;
 }

@@ -13,12 +13,14 @@ import sys
 
 HIER = {
     "bcast": {"algorithm=MPIR_Bcast_intra_hier": {
-        "segsize=4096": {}, "inter_algo=tsp_kary": {}, "inter_k=3": {}, "intra_algo=binomial": {}}},
+        "segsize=4096": {}, "inter_algo=tsp_kary": {}, "inter_k=3": {}, "intra_algo=binomial": {},
+        "up_inter_algo=seg_binary": {}, "up_inter_chunk=2048": {}}},
     "reduce": {"algorithm=MPIR_Reduce_intra_hier": {
         "segsize=4096": {}, "inter_algo=seg_in_order_binary": {}, "inter_chunk=1024": {},
         "intra_algo=binomial": {}}},
     "allreduce": {"algorithm=MPIR_Allreduce_intra_hier": {
-        "segsize=8192": {}, "inter_algo=sched_binomial": {}, "intra_algo=shm": {}}},
+        "segsize=8192": {}, "inter_algo=sched_binomial": {}, "intra_algo=shm": {},
+        "up_inter_algo=tsp_knomial": {}, "up_inter_k=3": {}}},
     "allgather": {"algorithm=MPIR_Allgather_intra_hier": {
         "segsize=700": {}, "inter_algo=ring": {}, "intra_algo=binomial": {}}},
     "gather": {"algorithm=MPIR_Gather_intra_hier": {"inter_algo=linear": {}, "intra_algo=auto": {}}},

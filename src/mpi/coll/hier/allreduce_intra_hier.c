@@ -47,7 +47,8 @@ cvars:
         tsp_allreduce_ring - one step instead of reduce + bcast: MPICH's tsp ring
                          allreduce (reduce-scatter then allgather around the leaders),
                          which sends 2(N-1)/N of a segment through each node link where
-                         a reduce chain and a bcast chain send 2 (commutative ops)
+                         a reduce chain and a bcast chain send 2 (commutative ops);
+                         a step below the top one runs tsp_ring instead
 
     - name        : MPIR_CVAR_ALLREDUCE_HIER_INTER_KVAL
       category    : COLLECTIVE
@@ -84,6 +85,53 @@ cvars:
         shm      - the device's shared-memory reduce and bcast (CH4 POSIX
                    release_gather), MPIR where the device cannot (e.g. non-commutative ops)
 
+    - name        : MPIR_CVAR_ALLREDUCE_HIER_UP_INTER_ALGORITHM
+      category    : COLLECTIVE
+      type        : enum
+      default     : tsp_allreduce_ring
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : |-
+        Non-blocking steps of the hier allreduce among the leaders of switch groups (the levels
+        above the node, doc/multilevel.md), as MPIR_CVAR_ALLREDUCE_HIER_INTER_ALGORITHM:
+        auto           - MPIR_Ireduce and MPIR_Ibcast (MPICH's own selection)
+        sched_binomial - MPIR_Ireduce/Ibcast_intra_sched_binomial
+        tsp_kary       - MPICH's tsp tree reduce and bcast, k-ary tree
+        tsp_knomial    - MPICH's tsp tree reduce and bcast, k-nomial tree
+        tsp_ring       - MPICH's tsp tree reduce and bcast, chain
+        seg_linear     - segmented linear tree (every leader sends to the root)
+        seg_chain      - segmented chains, inter_k of them
+        seg_pipeline   - segmented single chain
+        seg_binary     - segmented binary tree
+        seg_binomial   - segmented binomial tree
+        tsp_allreduce_ring - one step instead of reduce + bcast: MPICH's tsp ring
+                         allreduce (reduce-scatter then allgather around the leaders),
+                         which sends 2(N-1)/N of a segment through each node link where
+                         a reduce chain and a bcast chain send 2 (commutative ops);
+                         a step below the top one runs tsp_ring instead
+
+    - name        : MPIR_CVAR_ALLREDUCE_HIER_UP_INTER_KVAL
+      category    : COLLECTIVE
+      type        : int
+      default     : 2
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : >-
+        Tree radix k (seg_chain: chains) of the steps of the hier allreduce among switch groups.
+
+    - name        : MPIR_CVAR_ALLREDUCE_HIER_UP_INTER_CHUNK_SIZE
+      category    : COLLECTIVE
+      type        : int
+      default     : 0
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : >-
+        Pipeline chunk size, in bytes, inside the steps of the hier allreduce among switch
+        groups. 0 does not split a segment further.
+
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 
@@ -103,9 +151,10 @@ cvars:
  * non-blocking inter-node reduce and bcast move in opposite directions while the node
  * works on two other segments; other ranks run the same intra-node steps (sbsr).
  *
- * With the one-step inter-node submodule (tsp_allreduce_ring) an allreduce among the
- * top step's members, ia(t) in slot t + N, replaces its reduce and bcast, and the
- * downward steps below it come one slot earlier.  With one rank per node and no switch
+ * With the one-step submodule tsp_allreduce_ring as the top step's (up_inter_algo when
+ * the top level is a switch level, else inter_algo) an allreduce among the top step's
+ * members, ia(t) in slot t + N, replaces its reduce and bcast, and the downward steps
+ * below it come one slot earlier.  With one rank per node and no switch
  * level that allreduce runs once on the whole message.
  *
  * Non-commutative ops combine in rank order: binomial trees when every group of every
@@ -115,7 +164,8 @@ cvars:
 int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
                               MPI_Datatype datatype, MPI_Op op, MPIR_Comm * comm_ptr,
                               int segsize, int inter_algo, int inter_k, int inter_chunk,
-                              int intra_algo, MPIR_Errflag_t * errflag)
+                              int intra_algo, int up_inter_algo, int up_inter_k,
+                              int up_inter_chunk, MPIR_Errflag_t * errflag)
 {
     int mpi_errno = MPI_SUCCESS;
     int mpi_errno_ret = MPI_SUCCESS;
@@ -124,6 +174,7 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
     MPII_Hier_comm *hier = NULL;
     MPII_Hier_seg_plan plan;
     MPII_Hier_steps steps;
+    MPII_Hier_params step_prm[MPII_HIER_MAX_STEPS];
     MPIR_Request *up_req[MPII_HIER_MAX_STEPS] = { NULL }, *down_req[MPII_HIER_MAX_STEPS] = { NULL };
     MPI_Aint type_size, extent;
 
@@ -148,22 +199,33 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
     }
     int nlevels = MPII_Hier_nlevels(hier);
 
-    /* the ring combines in ring order; a non-commutative op keeps rank order by ir + ib */
-    int one_top_step = prm.inter_algo == MPII_HIER_INTER_TSP_ALLREDUCE_RING;
-    if (one_top_step && !MPIR_Op_is_commutative(op)) {
-        one_top_step = 0;
-        prm.inter_algo = MPII_HIER_INTER_SCHED_BINOMIAL;
+    mpi_errno = MPII_Hier_steps_get(comm_ptr, hier, 0, &steps);
+    MPIR_ERR_CHECK(mpi_errno);
+    int first = MPII_Hier_steps_first(&steps), finest = steps.nsteps - 1;
+    const MPII_Hier_step *fs = &steps.step[finest];
+
+    /* each step's parameters (up_inter_* among switch groups).  The ring allreduce is a
+     * submodule of the top step only; a step below it that asks for the ring runs the
+     * ring's chain (tsp_ring).  The ring combines in ring order: with a non-commutative
+     * op the top step keeps rank order by reduce + bcast on binomial trees. */
+    int one_top_step = 0;
+    for (int k = 0; k <= finest; k++) {
+        MPII_Hier_params scratch;
+        step_prm[k] = *MPII_Hier_step_params(&prm, &steps.step[k], &scratch);
+        if (step_prm[k].inter_algo != MPII_HIER_INTER_TSP_ALLREDUCE_RING)
+            continue;
+        if (k > 0)
+            step_prm[k].inter_algo = MPII_HIER_INTER_TSP_RING;
+        else if (MPIR_Op_is_commutative(op))
+            one_top_step = 1;
+        else
+            step_prm[k].inter_algo = MPII_HIER_INTER_SCHED_BINOMIAL;
     }
     /* the ring allreduce alone (one rank per node) runs once on the whole message */
     int whole = nlevels == 0 && one_top_step;
     /* segments of whole elements (the op works on elements) */
     MPII_Hier_seg_plan_init(&plan, count * type_size, whole ? 0 : prm.segsize, type_size);
     MPII_HIER_PVAR_ADD(ALLREDUCE_HIER_SEGMENTS, plan.nsegs);
-
-    mpi_errno = MPII_Hier_steps_get(comm_ptr, hier, 0, &steps);
-    MPIR_ERR_CHECK(mpi_errno);
-    int first = MPII_Hier_steps_first(&steps), finest = steps.nsteps - 1;
-    const MPII_Hier_step *fs = &steps.step[finest];
 
     /* a rank alone in its finest group holds its contribution in recvbuf from the start */
     if (!fs->comm && sendbuf != MPI_IN_PLACE) {
@@ -193,7 +255,7 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
             }
             if (IN_SEGS(down)) {
                 mpi_errno = MPII_Hier_start_ibcast(SEG_AT(recvbuf, down), SEG_COUNT(down),
-                                                   datatype, st->root, st->comm, &prm,
+                                                   datatype, st->root, st->comm, &step_prm[k],
                                                    &down_req[k]);
                 MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
             }
@@ -202,7 +264,7 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
                 mpi_errno = MPII_Hier_start_ireduce(step_root ? MPI_IN_PLACE : SEG_AT(recvbuf, up),
                                                     step_root ? SEG_AT(recvbuf, up) : NULL,
                                                     SEG_COUNT(up), datatype, op, st->root,
-                                                    st->comm, &prm, &up_req[k]);
+                                                    st->comm, &step_prm[k], &up_req[k]);
                 MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
             }
         }
@@ -211,8 +273,8 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
         if (fs->comm && IN_SEGS(down)) {
             if (fs->inter) {
                 mpi_errno = MPII_Hier_start_ibcast(SEG_AT(recvbuf, down), SEG_COUNT(down),
-                                                   datatype, fs->root, fs->comm, &prm,
-                                                   &down_req[finest]);
+                                                   datatype, fs->root, fs->comm,
+                                                   &step_prm[finest], &down_req[finest]);
                 MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
                 mpi_errno = MPII_Hier_wait(&down_req[finest], errflag);
             } else {
@@ -231,7 +293,7 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
             void *result = step_root ? SEG_AT(recvbuf, up) : NULL;
             if (fs->inter) {
                 mpi_errno = MPII_Hier_start_ireduce(contribution, result, SEG_COUNT(up), datatype,
-                                                    op, fs->root, fs->comm, &prm,
+                                                    op, fs->root, fs->comm, &step_prm[finest],
                                                     &up_req[finest]);
                 MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
                 mpi_errno = MPII_Hier_wait(&up_req[finest], errflag);

@@ -80,6 +80,49 @@ cvars:
         shm      - the device's shared-memory bcast (CH4 POSIX release_gather),
                    binomial where the device cannot
 
+    - name        : MPIR_CVAR_BCAST_HIER_UP_INTER_ALGORITHM
+      category    : COLLECTIVE
+      type        : enum
+      default     : tsp_ring
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : |-
+        Non-blocking steps of the hier bcast among the leaders of switch groups (the levels
+        above the node, doc/multilevel.md), as MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM:
+        auto           - MPIR_Ibcast (MPICH's own selection)
+        sched_binomial - MPIR_Ibcast_intra_sched_binomial
+        tsp_kary       - MPIR_TSP_Ibcast_sched_intra_tree, k-ary tree
+        tsp_knomial    - MPIR_TSP_Ibcast_sched_intra_tree, k-nomial tree
+        tsp_ring       - MPIR_TSP_Ibcast_sched_intra_tree, chain
+        seg_linear     - segmented linear tree (root sends to every leader)
+        seg_chain      - segmented chains, inter_k of them
+        seg_pipeline   - segmented single chain
+        seg_binary     - segmented binary tree
+        seg_binomial   - segmented binomial tree
+        seg_split_binary - segmented split-binary tree (halves, then exchange)
+
+    - name        : MPIR_CVAR_BCAST_HIER_UP_INTER_KVAL
+      category    : COLLECTIVE
+      type        : int
+      default     : 2
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : >-
+        Tree radix k (seg_chain: chains) of the steps of the hier bcast among switch groups.
+
+    - name        : MPIR_CVAR_BCAST_HIER_UP_INTER_CHUNK_SIZE
+      category    : COLLECTIVE
+      type        : int
+      default     : 0
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : >-
+        Pipeline chunk size, in bytes, inside the steps of the hier bcast among switch
+        groups. 0 does not split a segment further.
+
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 
@@ -95,9 +138,10 @@ cvars:
  * In slot s a rank starts, non-blocking, the steps k < N it leads in for segment s - k,
  * runs the finest step (blocking) for segment s - N, and waits for the former.  With
  * nodes only (N = 1) this is HAN's ib(0); sbib(1) .. sbib(u-1); sb(u-1) on the leaders
- * and sb(0) .. sb(u-1) elsewhere.  The non-blocking steps take the inter-node submodule;
- * the finest step the intra-node one, or the inter-node one (started and waited for)
- * when its group spans nodes (a switch group of single-rank nodes).
+ * and sb(0) .. sb(u-1) elsewhere.  The non-blocking steps take the inter-node submodule
+ * (up_inter_* among switch groups); the finest step the intra-node one, or the
+ * inter-node one (started and waited for) when its group spans nodes (a switch group of
+ * single-rank nodes).
  *
  * Single-level communicators run one step of one level, the whole payload at once: the
  * intra-node step when there is one node and nothing splits it, the inter-node step when
@@ -107,7 +151,8 @@ cvars:
  */
 int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, int root,
                           MPIR_Comm * comm_ptr, int segsize, int inter_algo, int inter_k,
-                          int inter_chunk, int intra_algo, MPIR_Errflag_t * errflag)
+                          int inter_chunk, int intra_algo, int up_inter_algo, int up_inter_k,
+                          int up_inter_chunk, MPIR_Errflag_t * errflag)
 {
     int mpi_errno = MPI_SUCCESS;
     int mpi_errno_ret = MPI_SUCCESS;
@@ -117,6 +162,7 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
     MPII_Hier_payload payload = { 0 };
     MPII_Hier_seg_plan plan;
     MPII_Hier_steps steps;
+    MPII_Hier_params up_prm;
     MPIR_Request *req[MPII_HIER_MAX_STEPS] = { NULL };
     int payload_started = 0;
 
@@ -177,7 +223,8 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
             if (steps.step[k].comm && t >= 0 && t < plan.nsegs) {
                 mpi_errno = MPII_Hier_start_ibcast(SEG_AT(t), SEG_LEN(t), MPI_BYTE,
                                                    steps.step[k].root, steps.step[k].comm,
-                                                   &prm, &req[k]);
+                                                   MPII_Hier_step_params(&prm, &steps.step[k],
+                                                                         &up_prm), &req[k]);
                 MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
             }
         }
@@ -186,7 +233,8 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
         if (fs->comm && t >= 0 && t < plan.nsegs) {
             if (fs->inter) {
                 mpi_errno = MPII_Hier_start_ibcast(SEG_AT(t), SEG_LEN(t), MPI_BYTE, fs->root,
-                                                   fs->comm, &prm, &req[finest]);
+                                                   fs->comm, MPII_Hier_step_params(&prm, fs, &up_prm),
+                                                   &req[finest]);
                 MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
             } else {
                 mpi_errno = MPII_Hier_intra_bcast(SEG_AT(t), SEG_LEN(t), MPI_BYTE, fs->root,

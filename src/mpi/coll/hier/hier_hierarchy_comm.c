@@ -409,8 +409,8 @@ int MPII_Hier_steps_get(MPIR_Comm * comm, MPII_Hier_comm * hier, int root,
          * the nodes are the ranks, the finest groups single ranks */
         MPIR_Assert(hier->levels.nnodes > 1);
         steps->nsteps = 2;
-        steps->step[0] = (MPII_Hier_step) { comm, root, 1 };
-        steps->step[1] = (MPII_Hier_step) { NULL, 0, 1 };
+        steps->step[0] = (MPII_Hier_step) { comm, root, 1, 0 };
+        steps->step[1] = (MPII_Hier_step) { NULL, 0, 1, 0 };
         return MPI_SUCCESS;
     }
     if (n != h->nlevels) {
@@ -418,9 +418,9 @@ int MPII_Hier_steps_get(MPIR_Comm * comm, MPII_Hier_comm * hier, int root,
         const MPII_Hier_levels *lv = &hier->levels;
         int column = lv->local_of[root];
         steps->nsteps = 2;
-        steps->step[0] = (MPII_Hier_step) { NULL, lv->node_of[root], 1 };
+        steps->step[0] = (MPII_Hier_step) { NULL, lv->node_of[root], 1, 0 };
         steps->step[1] = (MPII_Hier_step) {
-            hier->node_comm, MPII_Hier_levels_column_local(lv, hier->my_node, column), 0 };
+            hier->node_comm, MPII_Hier_levels_column_local(lv, hier->my_node, column), 0, 0 };
         mpi_errno = MPII_Hier_column_comm(comm, hier, column, &steps->step[0].comm);
         return mpi_errno;
     }
@@ -433,6 +433,7 @@ int MPII_Hier_steps_get(MPIR_Comm * comm, MPII_Hier_comm * hier, int root,
         st->root = place[k].root;
         /* level-k groups are switches or nodes: different nodes */
         st->inter = h->level[k].source <= source_of_node;
+        st->up = h->level[k].source < source_of_node;
         if (n == 1 && h->level[0].source == source_of_node) {
             /* nodes only: the two-level algorithms' column comm (rank = node index) */
             mpi_errno = MPII_Hier_column_comm(comm, hier, col[1], &st->comm);
@@ -446,7 +447,7 @@ int MPII_Hier_steps_get(MPIR_Comm * comm, MPII_Hier_comm * hier, int root,
     /* the finest groups, whatever the root */
     MPII_Hier_step *st = &steps->step[n];
     st->root = place[n].root;
-    st->inter = h->level[n - 1].source < source_of_node;
+    st->inter = st->up = h->level[n - 1].source < source_of_node;
     if (!hier->finest_ready) {
         if (h->level[n - 1].source == source_of_node) {
             hier->finest_comm = hier->node_comm;

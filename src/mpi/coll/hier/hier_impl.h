@@ -60,6 +60,7 @@ typedef struct {
     MPIR_Comm *comm;            /* NULL: this rank takes no part */
     int root;                   /* the step's root, a rank of comm */
     int inter;                  /* the members are on different nodes */
+    int up;                     /* the members lead switch groups: the up_inter_* parameters */
 } MPII_Hier_step;
 typedef struct {
     int nsteps;                 /* levels of the hierarchy + 1 */
@@ -75,6 +76,11 @@ int MPII_Hier_steps_get(MPIR_Comm * comm, MPII_Hier_comm * hier, int root,
                         MPII_Hier_steps * steps);
 /* The first step this rank takes part in (steps->nsteps when none). */
 int MPII_Hier_steps_first(const MPII_Hier_steps * steps);
+/* The parameters of a step: prm, with the up_inter_* ones as inter_* for a step among
+ * switch groups (step->up); *scratch holds them then. */
+const MPII_Hier_params *MPII_Hier_step_params(const MPII_Hier_params * prm,
+                                              const MPII_Hier_step * step,
+                                              MPII_Hier_params * scratch);
 /* Frees the steps' comms (with comm's hier data). */
 void MPII_Hier_steps_free(MPII_Hier_comm * hier);
 
@@ -110,7 +116,8 @@ extern unsigned long long MPII_Hier_pvars[MPII_HIER_PVAR_COUNT];
  * MPII_HIER_INTRA_*, the values of their CVARs, come from the grammar (hier_grammar.h). */
 
 /* Parameters of one call of a hier algorithm, the grammar's MPII_HIER_PARAMS_HIER in
- * its order (segsize, inter_algo, inter_k, inter_chunk, intra_algo). */
+ * its order (segsize, inter_algo, inter_k, inter_chunk, intra_algo, up_inter_algo,
+ * up_inter_k, up_inter_chunk). */
 #define MPII_HIER_PARAM_FIELD_(param_, min_or_list_, cvar_) int param_;
 typedef struct {
     MPII_HIER_PARAMS_HIER(MPII_HIER_PARAM_FIELD_, MPII_HIER_PARAM_FIELD_)
@@ -131,7 +138,7 @@ typedef struct {
  * _STEPS): the ones they lack take values every check accepts. */
 #define MPII_HIER_PARAMS_DATA(segsize_, inter_algo_, intra_algo_) \
     { .segsize = (segsize_), .inter_algo = (inter_algo_), .inter_k = 1, .inter_chunk = 0, \
-      .intra_algo = (intra_algo_) }
+      .intra_algo = (intra_algo_), .up_inter_algo = 0, .up_inter_k = 1, .up_inter_chunk = 0 }
 #define MPII_HIER_PARAMS_STEPS(inter_algo_, intra_algo_) \
     MPII_HIER_PARAMS_DATA(0, inter_algo_, intra_algo_)
 

@@ -15,6 +15,10 @@ int MPII_Hier_params_resolve(MPII_Hier_params * prm, const MPII_Hier_params * gi
     prm->inter_k = given->inter_k >= 0 ? given->inter_k : cvars->inter_k;
     prm->inter_chunk = given->inter_chunk >= 0 ? given->inter_chunk : cvars->inter_chunk;
     prm->intra_algo = given->intra_algo >= 0 ? given->intra_algo : cvars->intra_algo;
+    prm->up_inter_algo = given->up_inter_algo >= 0 ? given->up_inter_algo : cvars->up_inter_algo;
+    prm->up_inter_k = given->up_inter_k >= 0 ? given->up_inter_k : cvars->up_inter_k;
+    prm->up_inter_chunk = given->up_inter_chunk >= 0 ? given->up_inter_chunk :
+        cvars->up_inter_chunk;
 
     MPIR_ERR_CHKANDJUMP2(prm->segsize < 0, mpi_errno, MPI_ERR_ARG, "**argneg",
                          "**argneg %s %d", "hier segment size", prm->segsize);
@@ -25,10 +29,30 @@ int MPII_Hier_params_resolve(MPII_Hier_params * prm, const MPII_Hier_params * gi
                          "hier inter-node tree radix must be >= 1");
     MPIR_ERR_CHKANDJUMP2(prm->inter_chunk < 0, mpi_errno, MPI_ERR_ARG, "**argneg",
                          "**argneg %s %d", "hier inter-node chunk size", prm->inter_chunk);
+    MPIR_ERR_CHKANDJUMP1(prm->up_inter_algo < 0 || prm->up_inter_algo >= n_inter_algos,
+                         mpi_errno, MPI_ERR_ARG, "**arg", "**arg %s",
+                         "hier algorithm above the node is not one of this collective's");
+    MPIR_ERR_CHKANDJUMP1(prm->up_inter_k < 1, mpi_errno, MPI_ERR_ARG, "**arg", "**arg %s",
+                         "hier tree radix above the node must be >= 1");
+    MPIR_ERR_CHKANDJUMP2(prm->up_inter_chunk < 0, mpi_errno, MPI_ERR_ARG, "**argneg",
+                         "**argneg %s %d", "hier chunk size above the node", prm->up_inter_chunk);
   fn_exit:
     return mpi_errno;
   fn_fail:
     goto fn_exit;
+}
+
+const MPII_Hier_params *MPII_Hier_step_params(const MPII_Hier_params * prm,
+                                              const MPII_Hier_step * step,
+                                              MPII_Hier_params * scratch)
+{
+    if (!step->up)
+        return prm;
+    *scratch = *prm;
+    scratch->inter_algo = prm->up_inter_algo;
+    scratch->inter_k = prm->up_inter_k;
+    scratch->inter_chunk = prm->up_inter_chunk;
+    return scratch;
 }
 
 /* The tsp tree of an inter-node algorithm: its type and radix. */

@@ -80,6 +80,49 @@ cvars:
         shm      - the device's shared-memory reduce (CH4 POSIX
                    release_gather), MPIR where the device cannot (e.g. non-commutative ops)
 
+    - name        : MPIR_CVAR_REDUCE_HIER_UP_INTER_ALGORITHM
+      category    : COLLECTIVE
+      type        : enum
+      default     : tsp_ring
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : |-
+        Non-blocking steps of the hier reduce among the leaders of switch groups (the levels
+        above the node, doc/multilevel.md), as MPIR_CVAR_REDUCE_HIER_INTER_ALGORITHM:
+        auto           - MPIR_Ireduce (MPICH's own selection)
+        sched_binomial - MPIR_Ireduce_intra_sched_binomial
+        tsp_kary       - MPICH's tsp tree reduce, k-ary tree
+        tsp_knomial    - MPICH's tsp tree reduce, k-nomial tree
+        tsp_ring       - MPICH's tsp tree reduce, chain
+        seg_linear     - segmented linear tree (every leader sends to the root)
+        seg_chain      - segmented chains, inter_k of them
+        seg_pipeline   - segmented single chain
+        seg_binary     - segmented binary tree
+        seg_binomial   - segmented binomial tree
+        seg_in_order_binary - segmented in-order binary tree (rank order)
+
+    - name        : MPIR_CVAR_REDUCE_HIER_UP_INTER_KVAL
+      category    : COLLECTIVE
+      type        : int
+      default     : 2
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : >-
+        Tree radix k (seg_chain: chains) of the steps of the hier reduce among switch groups.
+
+    - name        : MPIR_CVAR_REDUCE_HIER_UP_INTER_CHUNK_SIZE
+      category    : COLLECTIVE
+      type        : int
+      default     : 0
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : >-
+        Pipeline chunk size, in bytes, inside the steps of the hier reduce among switch
+        groups. 0 does not split a segment further.
+
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 
@@ -94,7 +137,7 @@ cvars:
  * groups' results in place, in one buffer: it is the root of every step below its
  * highest (the root's own: recvbuf).  In slot s a rank starts, non-blocking, the steps
  * k < N it takes part in for segment s - (N - k), runs the finest step (blocking) for
- * segment s, and waits for the former.  With nodes only (N = 1) and a root at local rank
+ * segment s, and waits for the former; steps among switch groups take up_inter_*.  With nodes only (N = 1) and a root at local rank
  * j (node leaders: member j mod ppn) this is HAN's sr(0); irsr(1) .. irsr(u-1); ir(u-1).
  *
  * With one rank per node and no switch level the inter-node reduce runs once on the
@@ -108,7 +151,8 @@ cvars:
 int MPIR_Reduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
                            MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * comm_ptr,
                            int segsize, int inter_algo, int inter_k, int inter_chunk,
-                           int intra_algo, MPIR_Errflag_t * errflag)
+                           int intra_algo, int up_inter_algo, int up_inter_k, int up_inter_chunk,
+                           MPIR_Errflag_t * errflag)
 {
     int mpi_errno = MPI_SUCCESS;
     int mpi_errno_ret = MPI_SUCCESS;
@@ -117,6 +161,7 @@ int MPIR_Reduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
     MPII_Hier_comm *hier = NULL;
     MPII_Hier_seg_plan plan;
     MPII_Hier_steps steps;
+    MPII_Hier_params up_prm;
     MPIR_Request *req[MPII_HIER_MAX_STEPS] = { NULL };
     MPI_Aint type_size, extent, true_lb, true_extent;
     void *partial_alloc = NULL;
@@ -187,8 +232,9 @@ int MPIR_Reduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
                 int step_root = st->comm->rank == st->root;
                 mpi_errno = MPII_Hier_start_ireduce(step_root ? MPI_IN_PLACE : SEG_AT(partial, t),
                                                     step_root ? SEG_AT(partial, t) : NULL,
-                                                    SEG_COUNT(t), datatype, op, st->root,
-                                                    st->comm, &prm, &req[k]);
+                                                    SEG_COUNT(t), datatype, op, st->root, st->comm,
+                                                    MPII_Hier_step_params(&prm, st, &up_prm),
+                                                    &req[k]);
                 MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
             }
         }
@@ -199,7 +245,9 @@ int MPIR_Reduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
             void *result = step_root ? SEG_AT(partial, s) : NULL;
             if (fs->inter) {
                 mpi_errno = MPII_Hier_start_ireduce(contribution, result, SEG_COUNT(s), datatype,
-                                                    op, fs->root, fs->comm, &prm, &req[finest]);
+                                                    op, fs->root, fs->comm,
+                                                    MPII_Hier_step_params(&prm, fs, &up_prm),
+                                                    &req[finest]);
                 MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
             } else {
                 mpi_errno = MPII_Hier_intra_reduce(contribution, result, SEG_COUNT(s), datatype,
