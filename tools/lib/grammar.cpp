@@ -20,8 +20,8 @@ std::string upper(std::string text) {
     return text;
 }
 
-#define HIERTUNE_INT_(name_, min_, cvar_) Param{#name_, false, min_, #cvar_},
-#define HIERTUNE_NAME_(name_, list_, cvar_) Param{#name_, true, 0, #cvar_},
+#define HIERTUNE_INT_(name_, min_, cvar_) Param{#name_, false, min_, #cvar_, ""},
+#define HIERTUNE_NAME_(name_, list_, cvar_) Param{#name_, true, 0, #cvar_, #list_},
 const std::vector<Param> kHierParams{MPII_HIER_PARAMS_HIER(HIERTUNE_INT_, HIERTUNE_NAME_)};
 const std::vector<Param> kHierDataParams{MPII_HIER_PARAMS_HIER_DATA(HIERTUNE_INT_, HIERTUNE_NAME_)};
 const std::vector<Param> kHierStepsParams{MPII_HIER_PARAMS_HIER_STEPS(HIERTUNE_INT_, HIERTUNE_NAME_)};
@@ -37,13 +37,13 @@ const std::vector<Param> kSegChainParams{MPII_HIER_PARAMS_SEG_CHAIN(HIERTUNE_INT
     Algorithm{#coll_, #algo_, "MPIR_" #Coll_ "_intra_" #algo_, kParams_##PARAMS_},
 
 struct NamedValue {
-    const char* list;        // "inter_algo" or "intra_algo"
-    const char* collective;  // nullptr: every collective (inter_algo: every tree collective)
+    const char* list;        // the grammar's list: "INTER_ALGOS" or "INTRA_ALGOS"
+    const char* collective;  // nullptr: every collective (INTER_ALGOS: every tree collective)
     const char* name;
 };
-#define HIERTUNE_INTER_ALL_(name_, NAME_) NamedValue{"inter_algo", nullptr, #name_},
-#define HIERTUNE_INTER_OWN_(coll_, COLL_, name_, NAME_) NamedValue{"inter_algo", #coll_, #name_},
-#define HIERTUNE_INTRA_(name_, NAME_) NamedValue{"intra_algo", nullptr, #name_},
+#define HIERTUNE_INTER_ALL_(name_, NAME_) NamedValue{"INTER_ALGOS", nullptr, #name_},
+#define HIERTUNE_INTER_OWN_(coll_, COLL_, name_, NAME_) NamedValue{"INTER_ALGOS", #coll_, #name_},
+#define HIERTUNE_INTRA_(name_, NAME_) NamedValue{"INTRA_ALGOS", nullptr, #name_},
 const std::vector<NamedValue> kNamedValues{MPII_HIER_INTER_ALGOS(HIERTUNE_INTER_ALL_, HIERTUNE_INTER_OWN_)
                                                MPII_HIER_INTRA_ALGOS(HIERTUNE_INTRA_)};
 
@@ -115,13 +115,13 @@ std::vector<std::string> values(const Algorithm& algorithm, const std::string& n
     std::vector<std::string> result;
     const Param* p = algorithm.param(name);
     if (!p || !p->named) return result;
-    if (name == "inter_algo" && MPII_Hier_grammar_listed_inter(algorithm.collective.c_str(), 0)) {
+    if (p->list == "INTER_ALGOS" && MPII_Hier_grammar_listed_inter(algorithm.collective.c_str(), 0)) {
         for (int i = 0; const char* listed = MPII_Hier_grammar_listed_inter(algorithm.collective.c_str(), i); ++i)
             result.push_back(listed);
         return result;
     }
     for (const NamedValue& v : kNamedValues)
-        if (name == v.list && (!v.collective || algorithm.collective == v.collective)) result.push_back(v.name);
+        if (p->list == v.list && (!v.collective || algorithm.collective == v.collective)) result.push_back(v.name);
     return result;
 }
 

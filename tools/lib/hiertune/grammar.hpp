@@ -17,6 +17,7 @@ struct Param {
     bool named = false;       // a name from a list (else an integer >= min)
     int min = 0;
     std::string cvar_suffix;  // MPIR_CVAR_<COLL>_<suffix>: "HIER_SEGSIZE", "SEG_FANOUT", ...
+    std::string list;         // named: the grammar's list, "INTER_ALGOS" or "INTRA_ALGOS"
 };
 
 struct Algorithm {

@@ -76,11 +76,6 @@ int MPII_Hier_steps_get(MPIR_Comm * comm, MPII_Hier_comm * hier, int root,
                         MPII_Hier_steps * steps);
 /* The first step this rank takes part in (steps->nsteps when none). */
 int MPII_Hier_steps_first(const MPII_Hier_steps * steps);
-/* The parameters of a step: prm, with the up_inter_* ones as inter_* for a step among
- * switch groups (step->up); *scratch holds them then. */
-const MPII_Hier_params *MPII_Hier_step_params(const MPII_Hier_params * prm,
-                                              const MPII_Hier_step * step,
-                                              MPII_Hier_params * scratch);
 /* Frees the steps' comms (with comm's hier data). */
 void MPII_Hier_steps_free(MPII_Hier_comm * hier);
 
@@ -142,6 +137,11 @@ typedef struct {
 #define MPII_HIER_PARAMS_STEPS(inter_algo_, intra_algo_) \
     MPII_HIER_PARAMS_DATA(0, inter_algo_, intra_algo_)
 
+/* The parameters of a step: prm, with the up_inter_* ones as inter_* for a step among
+ * switch groups (step->up); *scratch holds them then. */
+const MPII_Hier_params *MPII_Hier_step_params(const MPII_Hier_params * prm,
+                                              const MPII_Hier_step * step,
+                                              MPII_Hier_params * scratch);
 /* Fill prm from the call's arguments, each negative one from its CVAR, and check it;
  * n_inter_algos: the number of items of the collective's inter-node CVAR. */
 int MPII_Hier_params_resolve(MPII_Hier_params * prm, const MPII_Hier_params * given,
