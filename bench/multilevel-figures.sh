@@ -21,6 +21,11 @@ for coll in bcast allreduce; do
         --sizes 65536,1048576,4194304 -x 1 -r "$reps" -a default -a hier -p HIER_LEVELS=all/nodes \
         > "$out/$coll.csv"
 done
+# the bcast with an inter-node tree that is not a chain in node order (binary: node 0 sends
+# to nodes 1 and 2, node 1 to node 3, so two transfers cross the same uplink)
+maint/emucluster run --ppn 2 -- tools/hiertune bench --no-progress --csv -C bcast \
+    --sizes 1048576,4194304 -x 1 -r "$reps" -a hier -p BCAST_HIER_INTER_ALGORITHM=tsp_kary \
+    -p HIER_LEVELS=all/nodes > "$out/bcast-kary.csv"
 # stock, two-level and three-level side by side per size.  bench runs MPICH's selection
 # under both values of the CVAR (it does not read it): the faster of the two is "stock".
 # The uplink bound: the message crossing a 25 Mbit/s uplink once, which every bcast and
@@ -48,3 +53,16 @@ for coll in bcast allreduce; do
             }
         }' "$out/$coll.csv"
 done | tee "$out/table.txt"
+awk -F, '
+    NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    {
+        size = $col["size"]
+        if (!(size in seen)) { seen[size] = 1; order[n++] = size }
+        if ($col["params"] ~ /HIER_LEVELS=nodes/) two[size] = $col["median_us"]; else three[size] = $col["median_us"]
+    }
+    END {
+        printf "# MPI_bcast, hier with inter_algo=tsp_kary (k = 2), median us\n"
+        printf "# %-9s %11s %11s %8s\n", "size", "two-level", "three-level", "3 vs 2"
+        for (i = 0; i < n; i++)
+            printf "  %-9s %11.0f %11.0f %8.2f\n", order[i], two[order[i]], three[order[i]], two[order[i]] / three[order[i]]
+    }' "$out/bcast-kary.csv" | tee -a "$out/table.txt"
