@@ -413,8 +413,9 @@ int MPII_Hier_steps_get(MPIR_Comm * comm, MPII_Hier_comm * hier, int root,
         steps->step[1] = (MPII_Hier_step) { NULL, 0, 1, 0 };
         return MPI_SUCCESS;
     }
-    if (n != h->nlevels) {
-        /* nodes only (MPIR_CVAR_HIER_LEVELS): the two-level algorithms' comms */
+    if (n != h->nlevels || (n == 1 && h->level[0].source == source_of_node)) {
+        /* nodes only (the hierarchy's one level, or MPIR_CVAR_HIER_LEVELS=nodes): the
+         * column comm (rank = node index) and the node comm of the two-level algorithms */
         const MPII_Hier_levels *lv = &hier->levels;
         int column = lv->local_of[root];
         steps->nsteps = 2;
@@ -434,12 +435,7 @@ int MPII_Hier_steps_get(MPIR_Comm * comm, MPII_Hier_comm * hier, int root,
         /* level-k groups are switches or nodes: different nodes */
         st->inter = h->level[k].source <= source_of_node;
         st->up = h->level[k].source < source_of_node;
-        if (n == 1 && h->level[0].source == source_of_node) {
-            /* nodes only: the two-level algorithms' column comm (rank = node index) */
-            mpi_errno = MPII_Hier_column_comm(comm, hier, col[1], &st->comm);
-        } else {
-            mpi_errno = step_comm(comm, hier, k, col, &place[k], &st->comm);
-        }
+        mpi_errno = step_comm(comm, hier, k, col, &place[k], &st->comm);
         MPIR_ERR_CHECK(mpi_errno);
         MPIR_Assert(!st->comm == !place[k].in);
     }
