@@ -1,4 +1,5 @@
 #include "hiertune/analytic_report.hpp"
+#include "hiertune/text.hpp"
 
 #include <algorithm>
 #include <iomanip>
@@ -15,12 +16,6 @@ namespace hiertune {
 
 namespace {
 
-
-std::string fixed(double value, int digits) {
-    std::ostringstream text;
-    text << std::fixed << std::setprecision(digits) << value;
-    return text.str();
-}
 
 }  // namespace
 

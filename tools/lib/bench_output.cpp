@@ -1,4 +1,5 @@
 #include "hiertune/bench_output.hpp"
+#include "hiertune/text.hpp"
 
 #include <cstdio>
 #include <sstream>
@@ -13,12 +14,6 @@ constexpr int kFieldWidth = 18;  // OSU's FIELD_WIDTH
 constexpr int kPrecision = 2;    // OSU's FLOAT_PRECISION
 
 double us(double seconds) { return seconds * 1e6; }
-
-std::string fixed(double value, int precision) {
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.*f", precision, value);
-    return buffer;
-}
 
 const char* source_name(const PointResult& point) { return point.from_db ? "db" : "measured"; }
 

@@ -1,4 +1,5 @@
 #include "hiertune/compare_tuners.hpp"
+#include "hiertune/text.hpp"
 
 #include <algorithm>
 #include <iomanip>
@@ -18,12 +19,6 @@ namespace {
 
 constexpr const char* kExhaustiveRow = "exhaustive";
 constexpr const char* kDefaultRow = "MPICH default";
-
-std::string fixed(double value, int digits) {
-    std::ostringstream text;
-    text << std::fixed << std::setprecision(digits) << value;
-    return text.str();
-}
 
 std::string case_text(const SweepCase& c) { return c.label + " " + std::to_string(c.msg_bytes) + " B"; }
 

@@ -1,4 +1,5 @@
 #include "hiertune/overlap_report.hpp"
+#include "hiertune/text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -13,12 +14,6 @@ namespace hiertune {
 namespace {
 
 using Json = nlohmann::json;
-
-std::string fixed(double value, int digits) {
-    std::ostringstream text;
-    text << std::fixed << std::setprecision(digits) << value;
-    return text.str();
-}
 
 // 1024 -> "1K", 1536 -> "1536", 4194304 -> "4M".
 std::string size_text(std::size_t bytes) {

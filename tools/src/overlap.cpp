@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hiertune/overlap.hpp"
+#include "hiertune/text.hpp"
 #include "hiertune/overlap_report.hpp"
 #include "hiertune/stats.hpp"
 #include "hiertune/usage_error.hpp"
@@ -161,12 +162,6 @@ std::string params_text(const Params& params) {
     std::string text;
     for (const auto& [name, value] : params) text += (text.empty() ? "" : " ") + name + "=" + value;
     return text;
-}
-
-std::string fixed(double value, int digits) {
-    std::ostringstream text;
-    text << std::fixed << std::setprecision(digits) << value;
-    return text.str();
 }
 
 class Printer {
