@@ -105,6 +105,20 @@ std::optional<csel::Choice> choice_of_point(const PointKey& key) {
     return csel::Choice::container(name);
 }
 
+bool tree_can_run(const PointKey& key, int comm_size, int ppn) {
+    if (!choice_of_point(key)) return false;
+    // MPIR_Comm_is_parent_comm fails with one rank per node: MPICH builds no node comm
+    if (key.algorithm == "smp" && ppn == 1) return false;
+    // count >= comm_ptr->coll.pof2 (count = bytes of MPI_UNSIGNED_CHAR)
+    std::uint64_t pof2 = 1;
+    while (pof2 * 2 <= static_cast<std::uint64_t>(comm_size)) pof2 *= 2;
+    if (((key.collective == "reduce" && key.algorithm == "reduce_scatter_gather") ||
+         (key.collective == "allreduce" && key.algorithm == "reduce_scatter_allgather")) &&
+        key.msg_bytes < pof2)
+        return false;
+    return true;
+}
+
 std::pair<int, int> tree_position(const JobDescription& job) {
     return {job.ranks, (job.ranks + job.nodes - 1) / job.nodes};
 }
@@ -117,7 +131,7 @@ std::vector<csel::SampledChoice> best_measured(const Job& job, const std::vector
     for (const StoredPoint& point : points) {
         if (point.key.collective != collective) continue;
         const std::optional<csel::Choice> choice = choice_of_point(point.key);
-        if (!choice) {
+        if (!choice || !tree_can_run(point.key, comm_size, ppn)) {
             ++not_expressible;
             continue;
         }

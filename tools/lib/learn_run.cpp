@@ -46,12 +46,6 @@ bool has_shape_placeholder(const std::vector<std::string>& words) {
     return false;
 }
 
-std::uint64_t largest_power_of_two_at_most(int n) {
-    std::uint64_t p = 1;
-    while (p * 2 <= static_cast<std::uint64_t>(n)) p *= 2;
-    return p;
-}
-
 }  // namespace
 
 bool operator==(const LearnShape& a, const LearnShape& b) { return a.nodes == b.nodes && a.ppn == b.ppn; }
@@ -303,26 +297,14 @@ std::vector<std::pair<LearnPoint, double>> stored_learn_points(const std::vector
     return result;
 }
 
-bool tree_can_choose(const Configuration& configuration, const LearnShape& shape, std::uint64_t msg_bytes) {
-    const PointKey key{configuration.collective, msg_bytes, configuration.algorithm, configuration.params};
-    if (!choice_of_point(key)) return false;
-    // MPIR_Comm_is_parent_comm fails with one rank per node: MPICH builds no node comm
-    if (configuration.algorithm == "smp" && shape.ppn == 1) return false;
-    // count >= comm_ptr->coll.pof2 (count = bytes of MPI_UNSIGNED_CHAR)
-    if (((configuration.collective == "reduce" && configuration.algorithm == "reduce_scatter_gather") ||
-         (configuration.collective == "allreduce" && configuration.algorithm == "reduce_scatter_allgather")) &&
-        msg_bytes < largest_power_of_two_at_most(shape.ranks()))
-        return false;
-    return true;
-}
-
 std::optional<csel::Choice> learned_choice(const LearnedCollective& learned, const LearnShape& shape,
                                            std::uint64_t msg_bytes) {
     std::optional<csel::Choice> best;
     std::tuple<double, std::size_t, std::string> best_rank;
     for (const Configuration& c : learned.space.configurations) {
-        if (!tree_can_choose(c, shape, msg_bytes)) continue;
-        const csel::Choice choice = *choice_of_point(PointKey{c.collective, msg_bytes, c.algorithm, c.params});
+        const PointKey key{c.collective, msg_bytes, c.algorithm, c.params};
+        if (!tree_can_run(key, shape.ranks(), shape.ppn)) continue;
+        const csel::Choice choice = *choice_of_point(key);
         const double seconds = learned.predicted_seconds(LearnPoint{shape.nodes, shape.ppn, msg_bytes, c});
         auto rank = std::make_tuple(seconds, c.params.size(), choice.describe());
         if (!best || rank < best_rank) {

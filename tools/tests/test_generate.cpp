@@ -101,6 +101,28 @@ TEST(GenerateMapping, PointsToChoices) {
     EXPECT_EQ(tree_position(JobDescription{"m", 7, 3, 3, "block", ""}), (std::pair<int, int>{7, 3}));
 }
 
+// Where MPICH 4.0.2 falls back from a forced algorithm, a tree must not name it (its
+// container would be called directly and assert); best_measured skips such points.
+TEST(GenerateMapping, WhatATreeMayRun) {
+    const auto key = [](const std::string& coll, std::uint64_t bytes, const std::string& algo, Params params = {}) {
+        return PointKey{coll, bytes, algo, std::move(params)};
+    };
+    EXPECT_TRUE(tree_can_run(key("bcast", 1024, "binomial"), 4, 1));
+    EXPECT_TRUE(tree_can_run(key("bcast", 1024, "default"), 4, 1));
+    EXPECT_TRUE(tree_can_run(key("bcast", 1024, "hier", {{"MPIR_CVAR_BCAST_HIER_SEGSIZE", "16384"}}), 4, 2));
+    // smp falls back to MPICH's selection without a node hierarchy
+    EXPECT_FALSE(tree_can_run(key("bcast", 1024, "smp"), 4, 1));
+    EXPECT_TRUE(tree_can_run(key("bcast", 1024, "smp"), 4, 2));
+    // count >= pof2(ranks): 8 ranks need 8 bytes, 6 ranks 4
+    EXPECT_FALSE(tree_can_run(key("reduce", 4, "reduce_scatter_gather"), 8, 2));
+    EXPECT_TRUE(tree_can_run(key("reduce", 8, "reduce_scatter_gather"), 8, 2));
+    EXPECT_FALSE(tree_can_run(key("allreduce", 3, "reduce_scatter_allgather"), 6, 2));
+    EXPECT_TRUE(tree_can_run(key("allreduce", 4, "reduce_scatter_allgather"), 6, 2));
+    // what a tree cannot express: a stock algorithm with a parameter, a variable not the plugin's
+    EXPECT_FALSE(tree_can_run(key("bcast", 1024, "binomial", {{"MPIR_CVAR_BCAST_HIER_SEGSIZE", "16384"}}), 4, 2));
+    EXPECT_FALSE(tree_can_run(key("bcast", 1024, "hier", {{"MPIR_CVAR_BCAST_HIER_SEG_WINDOW", "2"}}), 4, 2));
+}
+
 TEST_F(GenerateTest, MeasuredBestPerSizeBecomesRules) {
     const JobId j = job(8, 4);
     const Params seg64k{{"MPIR_CVAR_BCAST_HIER_SEGSIZE", "65536"}};
@@ -128,6 +150,23 @@ TEST_F(GenerateTest, MeasuredBestPerSizeBecomesRules) {
         return line.find("4 measured points skipped") != std::string::npos;
     });
     EXPECT_TRUE(mentions_skipped);
+}
+
+// A point measured where MPICH fell back from the forced algorithm (reduce_scatter_gather
+// below pof2 bytes) is not the tree's choice however fast it looked.
+TEST_F(GenerateTest, MeasuredBestSkipsWhatATreeCannotRun) {
+    const JobId j = job(8, 4);
+    point(j, "reduce", 4, "reduce_scatter_gather", {}, 0.5);
+    point(j, "reduce", 4, "binomial", {}, 1.0);
+    point(j, "reduce", 8, "reduce_scatter_gather", {}, 0.5);
+    point(j, "reduce", 8, "binomial", {}, 1.0);
+    std::size_t skipped = 0;
+    const auto best = best_measured(db_->jobs().at(0), db_->points(j), "reduce", &skipped);
+    ASSERT_EQ(best.size(), 2u);
+    EXPECT_EQ(best[0].msg_bytes, 4u);
+    EXPECT_EQ(best[0].choice, Choice::container("MPIR_Reduce_intra_binomial"));
+    EXPECT_EQ(best[1].choice, Choice::container("MPIR_Reduce_intra_reduce_scatter_gather"));
+    EXPECT_EQ(skipped, 1u);
 }
 
 TEST_F(GenerateTest, ModelPicksHierAgainstMeasuredStock) {

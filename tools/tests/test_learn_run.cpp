@@ -363,26 +363,6 @@ TEST_F(LearnDbTest, StoredPointsFeedTheLearner) {
 // ---------------------------------------------------------------------------
 // The tree.
 
-TEST(LearnTree, WhatATreeMayName) {
-    const LearnShape flat{4, 1}, parent{2, 2};
-    EXPECT_TRUE(tree_can_choose(bcast("binomial"), flat, 1024));
-    EXPECT_TRUE(tree_can_choose(bcast("default"), flat, 1024));
-    EXPECT_TRUE(tree_can_choose(hier16k(), parent, 1024));
-    // smp falls back to MPICH's selection without a node hierarchy
-    EXPECT_FALSE(tree_can_choose(bcast("smp"), flat, 1024));
-    EXPECT_TRUE(tree_can_choose(bcast("smp"), parent, 1024));
-    // count >= pof2(ranks): 8 ranks need 8 bytes
-    const Configuration rsg{"reduce", "reduce_scatter_gather", {}};
-    const Configuration rsa{"allreduce", "reduce_scatter_allgather", {}};
-    EXPECT_FALSE(tree_can_choose(rsg, LearnShape{4, 2}, 4));
-    EXPECT_TRUE(tree_can_choose(rsg, LearnShape{4, 2}, 8));
-    EXPECT_FALSE(tree_can_choose(rsa, LearnShape{3, 2}, 3));  // 6 ranks: pof2 4
-    EXPECT_TRUE(tree_can_choose(rsa, LearnShape{3, 2}, 4));
-    // what a tree cannot express: a stock algorithm with a parameter, a variable not the plugin's
-    EXPECT_FALSE(tree_can_choose(bcast("binomial", {{kSegsize, "16384"}}), parent, 1024));
-    EXPECT_FALSE(tree_can_choose(bcast("hier", {{"MPIR_CVAR_BCAST_HIER_SEG_WINDOW", "2"}}), parent, 1024));
-}
-
 TEST(LearnTree, LowestPredictionAmongWhatATreeMayName) {
     // smp is predicted fastest everywhere, binomial next
     LearnedCollective learned{LearnSpace{{2}, {1, 2}, {1024}, {bcast("binomial"), bcast("smp"), hier16k()}},

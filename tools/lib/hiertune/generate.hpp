@@ -68,11 +68,23 @@ struct GenerateOptions {
 // of seg_chain only); any other variable, e.g. _SEG_WINDOW, is not expressible.
 std::optional<csel::Choice> choice_of_point(const PointKey& key);
 
+// Whether a tree may name the point's configuration for calls on comm_size
+// ranks, ppn per node: one it can express (choice_of_point), and not where
+// MPICH 4.0.2 falls back to its own selection when the algorithm is forced
+// through the control variable (MPII_COLLECTIVE_FALLBACK_CHECK), so that the
+// point measured MPICH's selection while a tree would call the container
+// directly, where it asserts or fails: smp on a communicator without a node
+// hierarchy (one rank per node), reduce_scatter_gather (reduce) and
+// reduce_scatter_allgather (allreduce) with fewer bytes than the largest power
+// of two <= comm_size (count < pof2 for MPI_UNSIGNED_CHAR).
+bool tree_can_run(const PointKey& key, int comm_size, int ppn);
+
 // The (comm_size, ppn) a job is filed under in the tree.
 std::pair<int, int> tree_position(const JobDescription& job);
 
-// Per size, the fastest expressible point of the collective (ties: fewer
-// parameters, then the choice's text).  skipped counts the points that a tree
+// Per size, the fastest point of the collective a tree can run at the job's
+// position (tree_can_run; ties: fewer parameters, then the choice's text).
+// skipped counts the points that a tree
 // cannot express.
 std::vector<csel::SampledChoice> best_measured(const Job& job, const std::vector<StoredPoint>& points,
                                                const std::string& collective, std::size_t* skipped = nullptr);

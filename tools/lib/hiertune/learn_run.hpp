@@ -165,24 +165,13 @@ std::set<std::string> machines_with_shapes(const std::vector<Job>& jobs, const s
 std::vector<std::pair<LearnPoint, double>> stored_learn_points(const std::vector<StoredPoint>& points,
                                                                const LearnShape& shape, const LearnSpace& space);
 
-// Whether a tree may name this configuration for calls of this shape and
-// size: a configuration a tree cannot express (choice_of_point) never; and
-// not where MPICH 4.0.2 falls back to its own selection when the algorithm
-// is forced through the control variable (MPII_COLLECTIVE_FALLBACK_CHECK), so
-// that the point measured MPICH's selection while a tree would call the
-// container directly, where it asserts or fails: smp on a communicator
-// without a node hierarchy (one rank per node), reduce_scatter_gather
-// (reduce) and reduce_scatter_allgather (allreduce) with fewer bytes than the
-// largest power of two <= ranks (count < pof2 for MPI_UNSIGNED_CHAR).
-bool tree_can_choose(const Configuration& configuration, const LearnShape& shape, std::uint64_t msg_bytes);
-
 // What a learner knows of one collective, for the tree.
 struct LearnedCollective {
     LearnSpace space;
     std::function<double(const LearnPoint&)> predicted_seconds;  // e.g. ActiveLearner::predicted_seconds
 };
 
-// The choice at (shape, size): the configuration tree_can_choose with the
+// The choice at (shape, size): the configuration a tree can run there (tree_can_run) with the
 // lowest predicted time (ties: fewer parameters, then the choice's text, as
 // best_measured), as the tree's choice; nullopt when none may be chosen.
 std::optional<csel::Choice> learned_choice(const LearnedCollective& learned, const LearnShape& shape,
