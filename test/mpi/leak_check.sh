@@ -4,6 +4,8 @@
 #   hier      MPI_Bcast/Reduce/Allreduce forced to hier, default submodules
 #   hier-seg  hier with seg_* inter-node submodules (transport schedules, chunked)
 #   hier-shm  hier with the device's shared-memory intra-node submodule
+#   hier-levels  hier over emulated switch groups (one node each): the N-level steps'
+#             own communicators, split per comm and freed with it
 #   seg       the blocking segmented trees (seg_pipeline bcast, seg_binomial reduce)
 # Each configuration runs the loop twice, N_SMALL and N_LARGE iterations, and fails when
 #   - a rank's "definitely lost" + "indirectly lost" bytes grow from N_SMALL to N_LARGE
@@ -246,6 +248,7 @@ check hier-seg "$HIER MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM=seg_binary
 check hier-shm "$HIER MPIR_CVAR_BCAST_HIER_INTRA_ALGORITHM=shm
     MPIR_CVAR_REDUCE_HIER_INTRA_ALGORITHM=shm MPIR_CVAR_ALLREDUCE_HIER_INTRA_ALGORITHM=shm" \
     "$HIER_PVARS" || failed=1
+check hier-levels "$HIER MPIR_CVAR_HIER_EMULATE_SWITCH_NODES=1" "$HIER_PVARS" || failed=1
 check seg "MPIR_CVAR_BCAST_INTRA_ALGORITHM=seg_pipeline MPIR_CVAR_REDUCE_INTRA_ALGORITHM=seg_binomial" \
     "-expect coll_hier_bcast_seg_pipeline_count -expect coll_hier_reduce_seg_binomial_count" ||
     failed=1
