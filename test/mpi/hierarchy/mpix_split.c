@@ -12,7 +12,8 @@
  * host's own hwloc levels of unbound ranks lie below it).  Checked, on every rank:
  *   - section 5's loop, MPI_Comm_split_type(old, MPIX_COMM_TYPE_PHYSICAL_TOPOLOGY, rank,
  *     ...) until MPI_COMM_NULL: one communicator per level, a strict subset of its parent
- *     (MPI_UNEQUAL), its members, and MPIX_Comm_get_hlevel_info (siblings, index, type);
+ *     (MPI_UNEQUAL), its members, and MPIX_Comm_get_hlevel_info (siblings, index, type), the
+ *     same in MPI_Comm_get_info's keys MPI_COMM_HLEVEL_TYPE, _NUM, _RANK;
  *   - MPIX_Comm_get_min_hlevel on MPI_COMM_WORLD for this rank alone, with each other
  *     rank, and without this rank ("Unknown");
  *   - MPIX_Comm_hsplit_with_roots: newcomm as the split, rootscomm the ranks 0 of the
@@ -93,6 +94,22 @@ static void section5_loop(void)
         CHECK(index == wrank % parent_size / group_size[l], "split %d: index %d, not %d", l,
               index, wrank % parent_size / group_size[l]);
         CHECK(strcmp(type, type_of[l]) == 0, "split %d: type %s, not %s", l, type, type_of[l]);
+        /* the same in the info keys of the paper's section 4.1.1 */
+        MPI_Info info;
+        char value[64], want[64];
+        int flag;
+        MPI_Comm_get_info(newcomm, &info);
+        const char *keys[3] = { "MPI_COMM_HLEVEL_TYPE", "MPI_COMM_HLEVEL_NUM", "MPI_COMM_HLEVEL_RANK" };
+        for (int i = 0; i < 3; i++) {
+            if (i == 0)
+                snprintf(want, sizeof(want), "%s", type);
+            else
+                snprintf(want, sizeof(want), "%d", i == 1 ? num : index);
+            MPI_Info_get(info, keys[i], (int) sizeof(value) - 1, value, &flag);
+            CHECK(flag && strcmp(value, want) == 0, "split %d: info %s = %s, not %s", l, keys[i],
+                  flag ? value : "(unset)", want);
+        }
+        MPI_Info_free(&info);
         if (old != MPI_COMM_WORLD)
             MPI_Comm_free(&old);
         old = newcomm;

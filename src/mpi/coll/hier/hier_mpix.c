@@ -7,8 +7,9 @@
 #include "hier_impl.h"
 
 /* What MPIX_Comm_get_hlevel_info tells about a communicator made by the split, kept with
- * it (comm->coll.hlevel) and freed with it (MPII_Hier_comm_cleanup): the paper's MPI_COMM_HLEVEL_NUM, _RANK and
- * _TYPE. */
+ * it (comm->coll.hlevel) and freed with it (MPII_Hier_comm_cleanup): the paper's
+ * MPI_COMM_HLEVEL_NUM, _RANK and _TYPE, which MPI_Comm_get_info adds to the hints (MPICH
+ * 4.0.2 keeps only registered hints with a communicator). */
 typedef struct {
     int num;
     int index;
@@ -71,6 +72,32 @@ int MPII_Hier_comm_split_physical(MPIR_Comm * comm, int key, MPIR_Info * info,
         MPIR_Comm_free_impl(*newcomm);
         *newcomm = NULL;
     }
+    goto fn_exit;
+}
+
+/* MPI_Comm_get_info of such a communicator (from MPIR_Comm_get_info_impl): the paper's
+ * keys (section 4.1.1), MPI_COMM_HLEVEL_TYPE, _NUM and _RANK, with what
+ * MPIX_Comm_get_hlevel_info answers. */
+int MPII_Hier_hlevel_info(MPIR_Comm * comm, MPIR_Info * info)
+{
+    int mpi_errno = MPI_SUCCESS;
+    const MPII_Hier_hlevel *hl = comm->coll.hlevel;
+    char text[16];
+
+    if (!hl)
+        return MPI_SUCCESS;
+    mpi_errno = MPIR_Info_set_impl(info, "MPI_COMM_HLEVEL_TYPE", hl->type);
+    MPIR_ERR_CHECK(mpi_errno);
+    snprintf(text, sizeof(text), "%d", hl->num);
+    mpi_errno = MPIR_Info_set_impl(info, "MPI_COMM_HLEVEL_NUM", text);
+    MPIR_ERR_CHECK(mpi_errno);
+    snprintf(text, sizeof(text), "%d", hl->index);
+    mpi_errno = MPIR_Info_set_impl(info, "MPI_COMM_HLEVEL_RANK", text);
+    MPIR_ERR_CHECK(mpi_errno);
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
     goto fn_exit;
 }
 
