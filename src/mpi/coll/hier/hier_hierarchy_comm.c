@@ -388,7 +388,11 @@ static int step_comm(MPIR_Comm * comm, MPII_Hier_comm * hier, int level, const i
 
 int MPII_Hier_nlevels(const MPII_Hier_comm * hier)
 {
-    if (MPIR_CVAR_HIER_LEVELS == MPIR_CVAR_HIER_LEVELS_nodes)
+    /* Inside MPI_Init (a tuning file picking hier for the device's set-up collectives on
+     * MPI_COMM_WORLD) the steps' comms cannot be split yet: MPI_COMM_WORLD's collectives
+     * have no selection until its commit ends.  HAN's two levels need none there. */
+    if (MPIR_CVAR_HIER_LEVELS == MPIR_CVAR_HIER_LEVELS_nodes ||
+        MPL_atomic_load_int(&MPIR_Process.mpich_state) != MPICH_MPI_STATE__INITIALIZED)
         return MPII_Hier_levels_is_multilevel(&hier->levels);
     return hier->hierarchy.nlevels;
 }
