@@ -212,27 +212,28 @@ typedef struct {
     long below[BELOW_NODE_LEVELS];
 } rank_record;
 
-/* The index of node `id` in MPI_COMM_WORLD, nodes numbered by their lowest rank there:
- * emulated switches group the same nodes in every communicator. */
-static int world_node_index(int id, int *index)
+/* index_of_id[node id]: the node's index in MPI_COMM_WORLD, nodes numbered by their lowest
+ * rank there, so that emulated switches group the same nodes in every communicator.
+ * Returns the array (free it), NULL when allocating it failed. */
+static int *world_node_indices(int *mpi_errno)
 {
     MPIR_Comm *world = MPIR_Process.comm_world;
-    int mpi_errno = MPI_SUCCESS, first = 0, other;
-    *index = 0;
-    for (int r = 0; r < world->local_size; r++) {
-        mpi_errno = MPID_Get_node_id(world, r, &other);
-        if (mpi_errno || other == id)
-            break;
-        /* r is the lowest world rank of its node: a node before id's */
-        first = 1;
-        for (int q = 0; q < r && first && !mpi_errno; q++) {
-            int id_q;
-            mpi_errno = MPID_Get_node_id(world, q, &id_q);
-            first = id_q != other;
-        }
-        *index += first;
+    int max_id, id, next = 0, *index_of_id = NULL;
+
+    *mpi_errno = MPID_Get_max_node_id(world, &max_id);
+    if (*mpi_errno)
+        return NULL;
+    index_of_id = MPL_malloc(sizeof(int) * (max_id + 1), MPL_MEM_COLL);
+    if (!index_of_id)
+        return NULL;
+    for (int i = 0; i <= max_id; i++)
+        index_of_id[i] = -1;
+    for (int r = 0; r < world->local_size && !*mpi_errno; r++) {
+        *mpi_errno = MPID_Get_node_id(world, r, &id);
+        if (!*mpi_errno && index_of_id[id] < 0)
+            index_of_id[id] = next++;
     }
-    return mpi_errno;
+    return index_of_id;
 }
 
 int MPII_Hier_hierarchy_get(MPIR_Comm * comm, MPII_Hier_comm * hier,
@@ -284,17 +285,15 @@ int MPII_Hier_hierarchy_get(MPIR_Comm * comm, MPII_Hier_comm * hier,
     switch_keys = MPL_malloc(sizeof(long) * size * (nswitch > 0 ? nswitch : 1), MPL_MEM_COLL);
     MPIR_ERR_CHKANDJUMP(!keys || !switch_keys, mpi_errno, MPI_ERR_OTHER, "**nomem");
     if (MPIR_CVAR_HIER_EMULATE_SWITCH_NODES > 0) {
-        node_index = MPL_malloc(sizeof(int) * hier->levels.nnodes, MPL_MEM_COLL);
+        node_index = world_node_indices(&mpi_errno);
+        MPIR_ERR_CHECK(mpi_errno);
         MPIR_ERR_CHKANDJUMP(!node_index, mpi_errno, MPI_ERR_OTHER, "**nomem");
-        for (int n = 0; n < hier->levels.nnodes; n++) {
+        for (int r = 0; r < size; r++) {
             int id;
-            mpi_errno = MPID_Get_node_id(comm, hier->levels.members[hier->levels.node_start[n]], &id);
+            mpi_errno = MPID_Get_node_id(comm, r, &id);
             MPIR_ERR_CHECK(mpi_errno);
-            mpi_errno = world_node_index(id, &node_index[n]);
-            MPIR_ERR_CHECK(mpi_errno);
+            switch_keys[r] = node_index[id] / MPIR_CVAR_HIER_EMULATE_SWITCH_NODES;
         }
-        for (int r = 0; r < size; r++)
-            switch_keys[r] = node_index[hier->levels.node_of[r]] / MPIR_CVAR_HIER_EMULATE_SWITCH_NODES;
     } else {
         MPII_Hier_switch_keys(size, path_of, nswitch, switch_keys);
     }
