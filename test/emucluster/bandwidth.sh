@@ -53,5 +53,19 @@ check_rate 0-1 12.5 || fail "same-leaf link off its 100mbit rate: $(cat "$tmp/cs
 check_rate 0-2 6.25 || fail "cross-spine link off its 50mbit uplink rate: $(cat "$tmp/csv")"
 check_rate 0-3 6.25 || fail "cross-spine link off its 50mbit uplink rate: $(cat "$tmp/csv")"
 "$emucluster" down > /dev/null 2>&1
+
+# the same leaves in cyclic order: node i under leaf i mod 2, so nodes 0 and 1 talk
+# through the uplinks and nodes 0 and 2 through their leaf
+"$emucluster" up --nodes 4 --rate 100mbit --leaf-size 2 --uplink-rate 50mbit --leaf-order cyclic > /dev/null 2>&1
+"$emucluster" run --ppn 1 -- sh -c 'echo "$PMI_RANK $SLURM_TOPOLOGY_ADDR"' > "$tmp/topo" 2>&1 ||
+    fail "run failed: $(cat "$tmp/topo")"
+for r in 0 1 2 3; do
+    grep -qx "$r $EMUCLUSTER_PREFIX-sw.$EMUCLUSTER_PREFIX-l$((r % 2)).$EMUCLUSTER_PREFIX-n$r" "$tmp/topo" ||
+        fail "cyclic: rank $r: wrong or no SLURM_TOPOLOGY_ADDR: $(cat "$tmp/topo")"
+done
+"$emucluster" run --ppn 1 -- "$hiertune" calibrate --csv --max-time 3 > "$tmp/csv" 2> /dev/null || true
+check_rate 0-2 12.5 || fail "cyclic: same-leaf link off its 100mbit rate: $(cat "$tmp/csv")"
+check_rate 0-1 6.25 || fail "cyclic: cross-spine link off its 50mbit uplink rate: $(cat "$tmp/csv")"
+"$emucluster" down > /dev/null 2>&1
 [ -z "$(made_objects)" ] || fail "down left $(made_objects)"
-echo "PASS: link rates and switch addresses on the emulated cluster"
+echo "PASS: link rates and switch addresses on the emulated cluster (block and cyclic leaves)"

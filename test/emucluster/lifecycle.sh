@@ -16,7 +16,8 @@ ip link del "$EMUCLUSTER_PREFIX-n1"
 [ -z "$(made_objects)" ] || fail "a refused up left $(made_objects)"
 
 # bad input: one line, exit 1, nothing made
-for bad in "--nodes 1" "--rate fast" "--burst 1kb" "--leaf-size 2" "--subnet 8.8.8.0/24" "--bogus"; do
+for bad in "--nodes 1" "--rate fast" "--burst 1kb" "--leaf-size 2" "--subnet 8.8.8.0/24" "--bogus" \
+    "--leaf-order cyclic" "--leaf-size 2 --uplink-rate 50mbit --leaf-order zigzag"; do
     # shellcheck disable=SC2086
     "$emucluster" up $bad 2> "$tmp/err" && fail "up $bad accepted"
     [ "$(wc -l < "$tmp/err")" = 1 ] || fail "up $bad: not one error line: $(cat "$tmp/err")"

@@ -59,7 +59,7 @@ START_TEST(algorithms_by_container)
     ck_assert_int_eq(MPII_Hier_grammar_algorithm("MPIR_Bcast_intra_seg_in_order_binary"), -1);
     ck_assert_int_eq(MPII_Hier_grammar_algorithm("MPIR_Bcast_intra_binomial"), -1);
     ck_assert_int_eq(MPII_Hier_grammar_param_count(MPII_Hier_grammar_algorithm
-                                                   ("MPIR_Bcast_intra_hier")), 8);
+                                                   ("MPIR_Bcast_intra_hier")), 11);
     ck_assert_int_eq(MPII_Hier_grammar_param_count(MPII_Hier_grammar_algorithm
                                                    ("MPIR_Reduce_intra_seg_chain")), 2);
     ck_assert_int_eq(MPII_Hier_grammar_param_count(-1), 0);
@@ -90,6 +90,13 @@ START_TEST(integer_parameters)
     ck_assert_int_eq(param("MPIR_Bcast_intra_hier", "up_inter_chunk", "8192", &v), 7);
     ck_assert_int_eq(v, 8192);
     ck_assert_int_eq(param("MPIR_Allgather_intra_hier", "up_inter_k", "2", &v), -1);
+    /* the steps among package leaders inside a node: the three once more */
+    ck_assert_int_eq(param("MPIR_Reduce_intra_hier", "down_inter_k", "0", &v), -1);
+    ck_assert_int_eq(param("MPIR_Reduce_intra_hier", "down_inter_k", "5", &v), 9);
+    ck_assert_int_eq(v, 5);
+    ck_assert_int_eq(param("MPIR_Allreduce_intra_hier", "down_inter_chunk", "1024", &v), 10);
+    ck_assert_int_eq(v, 1024);
+    ck_assert_int_eq(param("MPIR_Gather_intra_hier", "down_inter_chunk", "1024", &v), -1);
 }
 END_TEST
 
@@ -133,6 +140,11 @@ START_TEST(own_inter_algos)
     ck_assert_int_eq(param("MPIR_Bcast_intra_hier", "up_inter_algo", "tsp_allreduce_ring", &v), -1);
     ck_assert_int_eq(param("MPIR_Bcast_intra_hier", "up_inter_algo", "seg_split_binary", &v), 5);
     ck_assert_int_eq(param("MPIR_Reduce_intra_hier", "up_inter_algo", "shm", &v), -1);
+    ck_assert_int_eq(param("MPIR_Reduce_intra_hier", "down_inter_algo", "seg_in_order_binary", &v),
+                     8);
+    ck_assert_int_eq(v, MPII_HIER_INTER_SEG_IN_ORDER_BINARY);
+    ck_assert_int_eq(param("MPIR_Bcast_intra_hier", "down_inter_algo", "seg_in_order_binary", &v),
+                     -1);
     ck_assert_int_eq(MPII_HIER_INTER_COUNT, MPII_HIER_INTER_OWN + 1);
 }
 END_TEST

@@ -22,7 +22,7 @@ TEST(Grammar, AlgorithmsAndParameters) {
     ASSERT_NE(hier, nullptr);
     EXPECT_EQ(hier->container, "MPIR_Bcast_intra_hier");
     EXPECT_EQ(find("MPIR_Bcast_intra_hier"), hier);
-    ASSERT_EQ(hier->params.size(), 8u);
+    ASSERT_EQ(hier->params.size(), 11u);
     EXPECT_EQ(hier->params[1].name, "inter_algo");
     EXPECT_TRUE(hier->params[1].named);
     EXPECT_EQ(hier->cvar(hier->params[2]), "MPIR_CVAR_BCAST_HIER_INTER_KVAL");
@@ -30,6 +30,10 @@ TEST(Grammar, AlgorithmsAndParameters) {
     EXPECT_EQ(hier->params[5].name, "up_inter_algo");
     EXPECT_EQ(hier->cvar(hier->params[7]), "MPIR_CVAR_BCAST_HIER_UP_INTER_CHUNK_SIZE");
     EXPECT_EQ(values(*hier, "up_inter_algo"), values(*hier, "inter_algo"));
+    // and among package leaders inside a node
+    EXPECT_EQ(hier->params[8].name, "down_inter_algo");
+    EXPECT_EQ(hier->cvar(hier->params[9]), "MPIR_CVAR_BCAST_HIER_DOWN_INTER_KVAL");
+    EXPECT_EQ(values(*hier, "down_inter_algo"), values(*hier, "inter_algo"));
     const Algorithm* chain = find("reduce", "seg_chain");
     ASSERT_NE(chain, nullptr);
     ASSERT_NE(chain->param("fanout"), nullptr);

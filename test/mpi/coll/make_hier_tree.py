@@ -17,7 +17,7 @@ HIER = {
         "up_inter_algo=seg_binary": {}, "up_inter_chunk=2048": {}}},
     "reduce": {"algorithm=MPIR_Reduce_intra_hier": {
         "segsize=4096": {}, "inter_algo=seg_in_order_binary": {}, "inter_chunk=1024": {},
-        "intra_algo=binomial": {}}},
+        "intra_algo=binomial": {}, "down_inter_algo=seg_pipeline": {}, "down_inter_chunk=512": {}}},
     "allreduce": {"algorithm=MPIR_Allreduce_intra_hier": {
         "segsize=8192": {}, "inter_algo=sched_binomial": {}, "intra_algo=shm": {},
         "up_inter_algo=tsp_knomial": {}, "up_inter_k=3": {}}},

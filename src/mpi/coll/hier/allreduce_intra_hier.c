@@ -132,6 +132,55 @@ cvars:
         Pipeline chunk size, in bytes, inside the steps of the hier allreduce among switch
         groups. 0 does not split a segment further.
 
+    - name        : MPIR_CVAR_ALLREDUCE_HIER_DOWN_INTER_ALGORITHM
+      category    : COLLECTIVE
+      type        : enum
+      default     : tsp_ring
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : |-
+        Non-blocking steps of the hier allreduce among the leaders of packages, NUMA nodes
+        or L3 caches inside a node (the levels below the node but the finest,
+        doc/multilevel.md), as MPIR_CVAR_ALLREDUCE_HIER_INTER_ALGORITHM:
+        auto           - MPIR_Ireduce and MPIR_Ibcast (MPICH's own selection)
+        sched_binomial - MPIR_Ireduce/Ibcast_intra_sched_binomial
+        tsp_kary       - MPICH's tsp tree reduce and bcast, k-ary tree
+        tsp_knomial    - MPICH's tsp tree reduce and bcast, k-nomial tree
+        tsp_ring       - MPICH's tsp tree reduce and bcast, chain
+        seg_linear     - segmented linear tree (every leader sends to the root)
+        seg_chain      - segmented chains, inter_k of them
+        seg_pipeline   - segmented single chain
+        seg_binary     - segmented binary tree
+        seg_binomial   - segmented binomial tree
+        tsp_allreduce_ring - one step instead of reduce + bcast: MPICH's tsp ring
+                         allreduce (reduce-scatter then allgather around the leaders),
+                         which sends 2(N-1)/N of a segment through each node link where
+                         a reduce chain and a bcast chain send 2 (commutative ops);
+                         a step below the top one runs tsp_ring instead
+
+    - name        : MPIR_CVAR_ALLREDUCE_HIER_DOWN_INTER_KVAL
+      category    : COLLECTIVE
+      type        : int
+      default     : 2
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : >-
+        Tree radix k (seg_chain: chains) of the steps of the hier allreduce among package, NUMA or L3
+        leaders.
+
+    - name        : MPIR_CVAR_ALLREDUCE_HIER_DOWN_INTER_CHUNK_SIZE
+      category    : COLLECTIVE
+      type        : int
+      default     : 0
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : >-
+        Pipeline chunk size, in bytes, inside the steps of the hier allreduce among package, NUMA
+        or L3 leaders. 0 does not split a segment further.
+
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 
@@ -152,7 +201,8 @@ cvars:
  * works on two other segments; other ranks run the same intra-node steps (sbsr).
  *
  * With the one-step submodule tsp_allreduce_ring as the top step's (up_inter_algo when
- * the top level is a switch level, else inter_algo) an allreduce among the top step's
+ * the top level is a switch level, down_inter_algo when it is inside one node, else
+ * inter_algo) an allreduce among the top step's
  * members, ia(t) in slot t + N, replaces its reduce and bcast, and the downward steps
  * below it come one slot earlier.  With one rank per node and no switch
  * level that allreduce runs once on the whole message.
@@ -165,7 +215,8 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
                               MPI_Datatype datatype, MPI_Op op, MPIR_Comm * comm_ptr,
                               int segsize, int inter_algo, int inter_k, int inter_chunk,
                               int intra_algo, int up_inter_algo, int up_inter_k,
-                              int up_inter_chunk, MPIR_Errflag_t * errflag)
+                              int up_inter_chunk, int down_inter_algo, int down_inter_k,
+                              int down_inter_chunk, MPIR_Errflag_t * errflag)
 {
     int mpi_errno = MPI_SUCCESS;
     int mpi_errno_ret = MPI_SUCCESS;
@@ -204,9 +255,9 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
     int first = MPII_Hier_steps_first(&steps), finest = steps.nsteps - 1;
     const MPII_Hier_step *fs = &steps.step[finest];
 
-    /* each step's parameters (up_inter_* among switch groups).  The ring allreduce is a
-     * submodule of the top step only; a step below it that asks for the ring runs the
-     * ring's chain (tsp_ring).  The ring combines in ring order: with a non-commutative
+    /* each step's parameters (up_inter_* among switch groups, down_inter_* among package
+     * leaders inside a node).  The ring allreduce is a submodule of the top step only; a
+     * step below it that asks for the ring runs the ring's chain (tsp_ring).  The ring combines in ring order: with a non-commutative
      * op the top step keeps rank order by reduce + bcast on binomial trees. */
     int one_top_step = 0;
     for (int k = 0; k <= finest; k++) {

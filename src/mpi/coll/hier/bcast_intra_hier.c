@@ -123,6 +123,51 @@ cvars:
         Pipeline chunk size, in bytes, inside the steps of the hier bcast among switch
         groups. 0 does not split a segment further.
 
+    - name        : MPIR_CVAR_BCAST_HIER_DOWN_INTER_ALGORITHM
+      category    : COLLECTIVE
+      type        : enum
+      default     : tsp_ring
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : |-
+        Non-blocking steps of the hier bcast among the leaders of packages, NUMA nodes
+        or L3 caches inside a node (the levels below the node but the finest,
+        doc/multilevel.md), as MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM:
+        auto           - MPIR_Ibcast (MPICH's own selection)
+        sched_binomial - MPIR_Ibcast_intra_sched_binomial
+        tsp_kary       - MPIR_TSP_Ibcast_sched_intra_tree, k-ary tree
+        tsp_knomial    - MPIR_TSP_Ibcast_sched_intra_tree, k-nomial tree
+        tsp_ring       - MPIR_TSP_Ibcast_sched_intra_tree, chain
+        seg_linear     - segmented linear tree (root sends to every leader)
+        seg_chain      - segmented chains, inter_k of them
+        seg_pipeline   - segmented single chain
+        seg_binary     - segmented binary tree
+        seg_binomial   - segmented binomial tree
+        seg_split_binary - segmented split-binary tree (halves, then exchange)
+
+    - name        : MPIR_CVAR_BCAST_HIER_DOWN_INTER_KVAL
+      category    : COLLECTIVE
+      type        : int
+      default     : 2
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : >-
+        Tree radix k (seg_chain: chains) of the steps of the hier bcast among package, NUMA or L3
+        leaders.
+
+    - name        : MPIR_CVAR_BCAST_HIER_DOWN_INTER_CHUNK_SIZE
+      category    : COLLECTIVE
+      type        : int
+      default     : 0
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : >-
+        Pipeline chunk size, in bytes, inside the steps of the hier bcast among package, NUMA
+        or L3 leaders. 0 does not split a segment further.
+
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 
@@ -139,7 +184,8 @@ cvars:
  * runs the finest step (blocking) for segment s - N, and waits for the former.  With
  * nodes only (N = 1) this is HAN's ib(0); sbib(1) .. sbib(u-1); sb(u-1) on the leaders
  * and sb(0) .. sb(u-1) elsewhere.  The non-blocking steps take the inter-node submodule
- * (up_inter_* among switch groups); the finest step the intra-node one, or the
+ * (up_inter_* among switch groups, down_inter_* among package, NUMA or L3 leaders
+ * inside a node); the finest step the intra-node one, or the
  * inter-node one (started and waited for) when its group spans nodes (a switch group of
  * single-rank nodes).
  *
@@ -152,7 +198,8 @@ cvars:
 int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, int root,
                           MPIR_Comm * comm_ptr, int segsize, int inter_algo, int inter_k,
                           int inter_chunk, int intra_algo, int up_inter_algo, int up_inter_k,
-                          int up_inter_chunk, MPIR_Errflag_t * errflag)
+                          int up_inter_chunk, int down_inter_algo, int down_inter_k,
+                          int down_inter_chunk, MPIR_Errflag_t * errflag)
 {
     int mpi_errno = MPI_SUCCESS;
     int mpi_errno_ret = MPI_SUCCESS;

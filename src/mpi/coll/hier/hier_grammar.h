@@ -85,7 +85,9 @@
 /* HAN Table II: segment size (bytes, 0 = one segment), inter-node submodule, its radix
  * (tsp_kary, tsp_knomial; fanout of seg_chain), its pipeline chunk (bytes, 0 = none),
  * intra-node submodule; then the same three of the inter-node submodule for the steps
- * among the leaders of switch groups, the levels above the node (doc/multilevel.md) */
+ * among the leaders of switch groups, the levels above the node, and for the steps among
+ * the leaders of packages, NUMA nodes or L3 caches, the levels inside the node above the
+ * finest (doc/multilevel.md) */
 #define MPII_HIER_PARAMS_HIER(INT, NAME) \
     INT(segsize, 0, HIER_SEGSIZE) \
     NAME(inter_algo, INTER_ALGOS, HIER_INTER_ALGORITHM) \
@@ -94,7 +96,10 @@
     NAME(intra_algo, INTRA_ALGOS, HIER_INTRA_ALGORITHM) \
     NAME(up_inter_algo, INTER_ALGOS, HIER_UP_INTER_ALGORITHM) \
     INT(up_inter_k, 1, HIER_UP_INTER_KVAL) \
-    INT(up_inter_chunk, 0, HIER_UP_INTER_CHUNK_SIZE)
+    INT(up_inter_chunk, 0, HIER_UP_INTER_CHUNK_SIZE) \
+    NAME(down_inter_algo, INTER_ALGOS, HIER_DOWN_INTER_ALGORITHM) \
+    INT(down_inter_k, 1, HIER_DOWN_INTER_KVAL) \
+    INT(down_inter_chunk, 0, HIER_DOWN_INTER_CHUNK_SIZE)
 
 /* allgather: segment size (bytes, 0 = one segment per node's block) of the leaders'
  * exchange, inter-node submodule, intra-node submodule */

@@ -438,6 +438,7 @@ int MPII_Hier_steps_get(MPIR_Comm * comm, MPII_Hier_comm * hier, int root,
         /* level-k groups are switches or nodes: different nodes */
         st->inter = h->level[k].source <= source_of_node;
         st->up = h->level[k].source < source_of_node;
+        st->down = h->level[k].source > source_of_node;
         mpi_errno = step_comm(comm, hier, k, col, &place[k], &st->comm);
         MPIR_ERR_CHECK(mpi_errno);
         MPIR_Assert(!st->comm == !place[k].in);

@@ -61,6 +61,8 @@ typedef struct {
     int root;                   /* the step's root, a rank of comm */
     int inter;                  /* the members are on different nodes */
     int up;                     /* the members lead switch groups: the up_inter_* parameters */
+    int down;                   /* they lead groups inside a node (packages, ...) and this is
+                                 * not the finest step: the down_inter_* parameters */
 } MPII_Hier_step;
 typedef struct {
     int nsteps;                 /* levels of the hierarchy + 1 */
@@ -111,8 +113,8 @@ extern unsigned long long MPII_Hier_pvars[MPII_HIER_PVAR_COUNT];
  * MPII_HIER_INTRA_*, the values of their CVARs, come from the grammar (hier_grammar.h). */
 
 /* Parameters of one call of a hier algorithm, the grammar's MPII_HIER_PARAMS_HIER in
- * its order (segsize, inter_algo, inter_k, inter_chunk, intra_algo, up_inter_algo,
- * up_inter_k, up_inter_chunk). */
+ * its order (segsize, inter_algo, inter_k, inter_chunk, intra_algo, then up_inter_* and
+ * down_inter_*: algo, k, chunk). */
 #define MPII_HIER_PARAM_FIELD_(param_, min_or_list_, cvar_) int param_;
 typedef struct {
     MPII_HIER_PARAMS_HIER(MPII_HIER_PARAM_FIELD_, MPII_HIER_PARAM_FIELD_)
@@ -133,12 +135,14 @@ typedef struct {
  * _STEPS): the ones they lack take values every check accepts. */
 #define MPII_HIER_PARAMS_DATA(segsize_, inter_algo_, intra_algo_) \
     { .segsize = (segsize_), .inter_algo = (inter_algo_), .inter_k = 1, .inter_chunk = 0, \
-      .intra_algo = (intra_algo_), .up_inter_algo = 0, .up_inter_k = 1, .up_inter_chunk = 0 }
+      .intra_algo = (intra_algo_), .up_inter_algo = 0, .up_inter_k = 1, .up_inter_chunk = 0, \
+      .down_inter_algo = 0, .down_inter_k = 1, .down_inter_chunk = 0 }
 #define MPII_HIER_PARAMS_STEPS(inter_algo_, intra_algo_) \
     MPII_HIER_PARAMS_DATA(0, inter_algo_, intra_algo_)
 
 /* The parameters of a step: prm, with the up_inter_* ones as inter_* for a step among
- * switch groups (step->up); *scratch holds them then. */
+ * switch groups (step->up), the down_inter_* ones for a step among the leaders of groups
+ * inside a node (step->down); *scratch holds them then. */
 const MPII_Hier_params *MPII_Hier_step_params(const MPII_Hier_params * prm,
                                               const MPII_Hier_step * step,
                                               MPII_Hier_params * scratch);

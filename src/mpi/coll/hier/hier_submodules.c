@@ -5,37 +5,31 @@
 
 #include "hier_impl.h"
 
+/* the number of values of a NAME parameter's list */
+#define N_VALUES_INTER_ALGOS n_inter_algos
+#define N_VALUES_INTRA_ALGOS MPII_HIER_INTRA_COUNT
+
 int MPII_Hier_params_resolve(MPII_Hier_params * prm, const MPII_Hier_params * given,
                              const MPII_Hier_params * cvars, int n_inter_algos)
 {
     int mpi_errno = MPI_SUCCESS;
 
-    prm->segsize = given->segsize >= 0 ? given->segsize : cvars->segsize;
-    prm->inter_algo = given->inter_algo >= 0 ? given->inter_algo : cvars->inter_algo;
-    prm->inter_k = given->inter_k >= 0 ? given->inter_k : cvars->inter_k;
-    prm->inter_chunk = given->inter_chunk >= 0 ? given->inter_chunk : cvars->inter_chunk;
-    prm->intra_algo = given->intra_algo >= 0 ? given->intra_algo : cvars->intra_algo;
-    prm->up_inter_algo = given->up_inter_algo >= 0 ? given->up_inter_algo : cvars->up_inter_algo;
-    prm->up_inter_k = given->up_inter_k >= 0 ? given->up_inter_k : cvars->up_inter_k;
-    prm->up_inter_chunk = given->up_inter_chunk >= 0 ? given->up_inter_chunk :
-        cvars->up_inter_chunk;
+#define RESOLVE_(param_, min_or_list_, cvar_) \
+    prm->param_ = given->param_ >= 0 ? given->param_ : cvars->param_;
+    MPII_HIER_PARAMS_HIER(RESOLVE_, RESOLVE_)
+#undef RESOLVE_
 
-    MPIR_ERR_CHKANDJUMP2(prm->segsize < 0, mpi_errno, MPI_ERR_ARG, "**argneg",
-                         "**argneg %s %d", "hier segment size", prm->segsize);
-    MPIR_ERR_CHKANDJUMP1(prm->inter_algo < 0 || prm->inter_algo >= n_inter_algos, mpi_errno,
-                         MPI_ERR_ARG, "**arg", "**arg %s",
-                         "hier inter-node algorithm is not one of this collective's");
-    MPIR_ERR_CHKANDJUMP1(prm->inter_k < 1, mpi_errno, MPI_ERR_ARG, "**arg", "**arg %s",
-                         "hier inter-node tree radix must be >= 1");
-    MPIR_ERR_CHKANDJUMP2(prm->inter_chunk < 0, mpi_errno, MPI_ERR_ARG, "**argneg",
-                         "**argneg %s %d", "hier inter-node chunk size", prm->inter_chunk);
-    MPIR_ERR_CHKANDJUMP1(prm->up_inter_algo < 0 || prm->up_inter_algo >= n_inter_algos,
-                         mpi_errno, MPI_ERR_ARG, "**arg", "**arg %s",
-                         "hier algorithm above the node is not one of this collective's");
-    MPIR_ERR_CHKANDJUMP1(prm->up_inter_k < 1, mpi_errno, MPI_ERR_ARG, "**arg", "**arg %s",
-                         "hier tree radix above the node must be >= 1");
-    MPIR_ERR_CHKANDJUMP2(prm->up_inter_chunk < 0, mpi_errno, MPI_ERR_ARG, "**argneg",
-                         "**argneg %s %d", "hier chunk size above the node", prm->up_inter_chunk);
+#define CHECK_INT_(param_, min_, cvar_) \
+    MPIR_ERR_CHKANDJUMP1(prm->param_ < (min_), mpi_errno, MPI_ERR_ARG, "**arg", "**arg %s", \
+                         "hier " #param_ " must be >= " #min_);
+#define CHECK_NAME_(param_, list_, cvar_) \
+    MPIR_ERR_CHKANDJUMP1(prm->param_ < 0 || prm->param_ >= N_VALUES_##list_, mpi_errno, \
+                         MPI_ERR_ARG, "**arg", "**arg %s", \
+                         "hier " #param_ " is not one of this collective's submodules");
+    MPII_HIER_PARAMS_HIER(CHECK_INT_, CHECK_NAME_)
+#undef CHECK_INT_
+#undef CHECK_NAME_
+
   fn_exit:
     return mpi_errno;
   fn_fail:
@@ -46,12 +40,12 @@ const MPII_Hier_params *MPII_Hier_step_params(const MPII_Hier_params * prm,
                                               const MPII_Hier_step * step,
                                               MPII_Hier_params * scratch)
 {
-    if (!step->up)
+    if (!step->up && !step->down)
         return prm;
     *scratch = *prm;
-    scratch->inter_algo = prm->up_inter_algo;
-    scratch->inter_k = prm->up_inter_k;
-    scratch->inter_chunk = prm->up_inter_chunk;
+    scratch->inter_algo = step->up ? prm->up_inter_algo : prm->down_inter_algo;
+    scratch->inter_k = step->up ? prm->up_inter_k : prm->down_inter_k;
+    scratch->inter_chunk = step->up ? prm->up_inter_chunk : prm->down_inter_chunk;
     return scratch;
 }
 

@@ -123,6 +123,51 @@ cvars:
         Pipeline chunk size, in bytes, inside the steps of the hier reduce among switch
         groups. 0 does not split a segment further.
 
+    - name        : MPIR_CVAR_REDUCE_HIER_DOWN_INTER_ALGORITHM
+      category    : COLLECTIVE
+      type        : enum
+      default     : tsp_ring
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : |-
+        Non-blocking steps of the hier reduce among the leaders of packages, NUMA nodes
+        or L3 caches inside a node (the levels below the node but the finest,
+        doc/multilevel.md), as MPIR_CVAR_REDUCE_HIER_INTER_ALGORITHM:
+        auto           - MPIR_Ireduce (MPICH's own selection)
+        sched_binomial - MPIR_Ireduce_intra_sched_binomial
+        tsp_kary       - MPICH's tsp tree reduce, k-ary tree
+        tsp_knomial    - MPICH's tsp tree reduce, k-nomial tree
+        tsp_ring       - MPICH's tsp tree reduce, chain
+        seg_linear     - segmented linear tree (every leader sends to the root)
+        seg_chain      - segmented chains, inter_k of them
+        seg_pipeline   - segmented single chain
+        seg_binary     - segmented binary tree
+        seg_binomial   - segmented binomial tree
+        seg_in_order_binary - segmented in-order binary tree (rank order)
+
+    - name        : MPIR_CVAR_REDUCE_HIER_DOWN_INTER_KVAL
+      category    : COLLECTIVE
+      type        : int
+      default     : 2
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : >-
+        Tree radix k (seg_chain: chains) of the steps of the hier reduce among package, NUMA or L3
+        leaders.
+
+    - name        : MPIR_CVAR_REDUCE_HIER_DOWN_INTER_CHUNK_SIZE
+      category    : COLLECTIVE
+      type        : int
+      default     : 0
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : >-
+        Pipeline chunk size, in bytes, inside the steps of the hier reduce among package, NUMA
+        or L3 leaders. 0 does not split a segment further.
+
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 
@@ -137,8 +182,10 @@ cvars:
  * groups' results in place, in one buffer: it is the root of every step below its
  * highest (the root's own: recvbuf).  In slot s a rank starts, non-blocking, the steps
  * k < N it takes part in for segment s - (N - k), runs the finest step (blocking) for
- * segment s, and waits for the former; steps among switch groups take up_inter_*.  With nodes only (N = 1) and a root at local rank
- * j (node leaders: member j mod ppn) this is HAN's sr(0); irsr(1) .. irsr(u-1); ir(u-1).
+ * segment s, and waits for the former; steps among switch groups take up_inter_*, steps
+ * among package (NUMA, L3) leaders inside a node down_inter_*.  With nodes only (N = 1)
+ * and a root at local rank j (node leaders: member j mod ppn) this is HAN's sr(0);
+ * irsr(1) .. irsr(u-1); ir(u-1).
  *
  * With one rank per node and no switch level the inter-node reduce runs once on the
  * whole message, pipelined inside by its chunks (the segment size when no chunk is
@@ -152,6 +199,7 @@ int MPIR_Reduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
                            MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * comm_ptr,
                            int segsize, int inter_algo, int inter_k, int inter_chunk,
                            int intra_algo, int up_inter_algo, int up_inter_k, int up_inter_chunk,
+                           int down_inter_algo, int down_inter_k, int down_inter_chunk,
                            MPIR_Errflag_t * errflag)
 {
     int mpi_errno = MPI_SUCCESS;

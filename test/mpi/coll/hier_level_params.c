@@ -1,13 +1,14 @@
 /*
- * mpich-hier: the up_inter_* parameters reach the steps among switch groups, and only them.
+ * mpich-hier: the up_inter_* parameters reach the steps among switch groups and only them,
+ * the down_inter_* ones the steps among package leaders inside a node and only them.
  *
  * One MPI_Reduce of a non-commutative op (affine maps, rank order) on MPI_COMM_WORLD with
  * hier forced.  A seg_* tree other than seg_in_order_binary, given a non-commutative op,
  * runs the in-order tree instead and counts it in coll_hier_reduce_seg_in_order_subst:
- * with MPIR_CVAR_REDUCE_HIER_UP_INTER_ALGORITHM=seg_binomial and the node level's inter
- * submodule a tsp tree, that counter moves only if the switch-level step took the up
- * parameters.  Usage: hier_up_params -expect-subst 1|0 (summed over ranks: some, none).
- * The result is checked against the rank-order reference.
+ * with MPIR_CVAR_REDUCE_HIER_UP_INTER_ALGORITHM (or _DOWN_) = seg_binomial and every other
+ * step's submodule a tsp tree, that counter moves only if a step of that level took those
+ * parameters.  Usage: hier_level_params -expect-subst 1|0 (summed over ranks: some,
+ * none).  The result is checked against the rank-order reference.
  */
 
 #include "hier_util.h"
@@ -38,7 +39,7 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "-expect-subst") == 0)
             expect = atoi(argv[i + 1]);
     if (expect < 0)
-        HIER_FAIL("usage: hier_up_params -expect-subst 1|0");
+        HIER_FAIL("usage: hier_level_params -expect-subst 1|0");
 
     MPI_Datatype pair;
     MPI_Op op;
