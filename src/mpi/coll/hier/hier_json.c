@@ -25,15 +25,24 @@
     _Static_assert(MPIR_CVAR_##COLL_##_INTRA_ALGORITHM_##algo_ >= \
                    MPIR_CVAR_##COLL_##_INTRA_ALGORITHM_hier, \
                    "the plugin's INTRA_ALGORITHM items come after MPICH's, from hier on");
+/* the inter-node submodule CVARs of the three kinds of non-blocking step */
 #define CHECK_INTER_(name_, NAME_) \
     _Static_assert(CAT3(MPIR_CVAR_, CHECKED_COLL, _HIER_INTER_ALGORITHM_##name_) == \
-                   MPII_HIER_INTER_##NAME_, "HIER_INTER_ALGORITHM CVAR in grammar order");
+                   MPII_HIER_INTER_##NAME_, "HIER_INTER_ALGORITHM CVAR in grammar order"); \
+    _Static_assert(CAT3(MPIR_CVAR_, CHECKED_COLL, _HIER_UP_INTER_ALGORITHM_##name_) == \
+                   MPII_HIER_INTER_##NAME_, "HIER_UP_INTER_ALGORITHM CVAR in grammar order"); \
+    _Static_assert(CAT3(MPIR_CVAR_, CHECKED_COLL, _HIER_DOWN_INTER_ALGORITHM_##name_) == \
+                   MPII_HIER_INTER_##NAME_, "HIER_DOWN_INTER_ALGORITHM CVAR in grammar order");
 #define CHECK_INTRA_(name_, NAME_) \
     _Static_assert(CAT3(MPIR_CVAR_, CHECKED_COLL, _HIER_INTRA_ALGORITHM_##name_) == \
                    MPII_HIER_INTRA_##NAME_, "HIER_INTRA_ALGORITHM CVAR in grammar order");
 #define CHECK_OWN_(coll_, COLL_, name_, NAME_) \
     _Static_assert(MPIR_CVAR_##COLL_##_HIER_INTER_ALGORITHM_##name_ == MPII_HIER_INTER_##NAME_, \
-                   "HIER_INTER_ALGORITHM CVAR ends with the collective's own item");
+                   "HIER_INTER_ALGORITHM CVAR ends with the collective's own item"); \
+    _Static_assert(MPIR_CVAR_##COLL_##_HIER_UP_INTER_ALGORITHM_##name_ == \
+                   MPII_HIER_INTER_##NAME_, "so does HIER_UP_INTER_ALGORITHM"); \
+    _Static_assert(MPIR_CVAR_##COLL_##_HIER_DOWN_INTER_ALGORITHM_##name_ == \
+                   MPII_HIER_INTER_##NAME_, "so does HIER_DOWN_INTER_ALGORITHM");
 #define SKIP_ALL_(name_, NAME_)
 #define SKIP_OWN_(coll_, COLL_, name_, NAME_)
 MPII_HIER_ALGORITHMS(CHECK_ALGORITHM_)
