@@ -6,11 +6,14 @@
 # exhaustive sweep's share, into a database of its own (it measures its own points).  As
 # root, nothing else running, after bench/analytic-validate.sh (whose sweep the picks are
 # compared with):
-#   bench/learn-validate.sh [OUT_DIR] [BUDGET_S]      (default build/learn, 120 s per collective)
+#   bench/learn-validate.sh [OUT_DIR] [BUDGET_S] [LEARN_ARG...]
+# (default build/learn, 120 s per collective; e.g. --threshold 0 runs to the budget, the
+# variance stop off; --random-start starts as ACCLAiM does)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-build/learn}
 budget=${2:-120}
+extra=("${@:3}")
 mkdir -p "$out"
 . bench/validation-space.sh
 
@@ -20,5 +23,5 @@ for c in bcast reduce; do
     declare -n algos=$c
     tools/hiertune learn -C "$c" --nodes "$space_nodes" --ppn 1 -m "${sizes%%,*}:${sizes##*,}" "${algos[@]}" "${effort[@]}" \
         --launcher 'maint/emucluster run' --db "$out/learn.sqlite" --batch 4 --time-budget "$budget" \
-        -o "$out/tree-$c.json" | tee "$out/learn-$c.txt"
+        "${extra[@]}" -o "$out/tree-$c.json" | tee "$out/learn-$c.txt"
 done

@@ -58,17 +58,34 @@ LearnStop ActiveLearner::iterate(double elapsed_s) {
     return tracker_.add(summed_variance_, elapsed_s);
 }
 
-std::vector<LearnPoint> ActiveLearner::next_points(std::size_t count) {
+std::vector<LearnPoint> ActiveLearner::start_points() const {
     std::vector<LearnPoint> out;
-    if (measured_.size() < options_.initial_points) {
-        // No forest worth asking yet: random unmeasured candidates.
+    if (!options_.start_at_both_ends) return out;
+    const int nodes = *std::max_element(space_.nodes.begin(), space_.nodes.end());
+    const int ppn = *std::max_element(space_.ppn.begin(), space_.ppn.end());
+    const auto [smallest, largest] = std::minmax_element(space_.sizes.begin(), space_.sizes.end());
+    for (const std::uint64_t size : {*smallest, *largest})  // the cheap end first
+        for (const Configuration& configuration : space_.configurations) {
+            LearnPoint point{nodes, ppn, size, configuration};
+            if (measured_set_.count(point) == 0) out.push_back(std::move(point));
+        }
+    return out;
+}
+
+std::vector<LearnPoint> ActiveLearner::next_points(std::size_t count) {
+    std::vector<LearnPoint> out = start_points();
+    if (out.size() >= count) {
+        out.resize(count);
+    } else if (measured_.size() + out.size() < options_.initial_points) {
+        // No forest worth asking yet: random unmeasured candidates after the start design.
+        const std::set<LearnPoint> taken(out.begin(), out.end());
         std::vector<std::size_t> free;
         for (std::size_t i = 0; i < candidates_.size(); ++i)
-            if (measured_set_.count(candidates_[i]) == 0) free.push_back(i);
+            if (measured_set_.count(candidates_[i]) == 0 && taken.count(candidates_[i]) == 0) free.push_back(i);
         std::shuffle(free.begin(), free.end(), rng_);
-        free.resize(std::min(free.size(), count));
+        free.resize(std::min(free.size(), count - out.size()));
         for (const std::size_t i : free) out.push_back(candidates_[i]);
-    } else {
+    } else if (out.empty()) {
         if (stale_) throw std::logic_error("learn: next points before iterate() saw the recorded points");
         out = select_points(candidates_, variances_, measured_set_, count, selected_, rng_, options_.non_p2_every);
     }

@@ -1107,6 +1107,7 @@ struct LearnArgs {
     std::size_t converge_iterations = 4;
     std::size_t trees = 100;
     std::size_t initial_points = 4;
+    bool random_start = false;
     std::uint64_t seed = 1;
     std::size_t parallel = 0;
     std::size_t rack_nodes = 1;
@@ -1137,6 +1138,7 @@ struct LearnArgs {
         options.learn.convergence.time_budget_s = time_budget;
         options.learn.forest.trees = trees;
         options.learn.initial_points = initial_points;
+        options.learn.start_at_both_ends = !random_start;
         options.learn.seed = seed;
         options.parallel_nodes = parallel;
         options.rack_nodes = rack_nodes;
@@ -1210,6 +1212,9 @@ CLI::App* add_learn_command(CLI::App& app, LearnArgs& args) {
     learn->add_option("--trees", args.trees, "Trees of the random forest")->capture_default_str();
     learn->add_option("--initial-points", args.initial_points, "Random points measured before the first forest")
         ->capture_default_str();
+    learn->add_flag("--random-start", args.random_start,
+                     "Start with --initial-points random points only (ACCLAiM's start), not every configuration "
+                     "at the smallest and the largest size on the largest shape first");
     learn->add_option("--seed", args.seed, "Seed of the random points and non-power-of-two sizes")
         ->capture_default_str();
     learn->add_option("--parallel", args.parallel,

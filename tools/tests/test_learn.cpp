@@ -552,6 +552,37 @@ LearnSpace synthetic_space() {
     return s;
 }
 
+// The start design: every configuration at the smallest, then at the largest
+// size on the largest shape, in configuration order, before anything random;
+// recorded points leave it.
+TEST(LearnLoop, StartsWithEveryConfigurationAtBothEndsOfTheSizes) {
+    LearnOptions options;
+    options.initial_points = 6;
+    ActiveLearner learner(synthetic_space(), options);
+    const std::uint64_t top = std::uint64_t{1} << 20;
+    EXPECT_EQ(learner.start_points(), (std::vector<LearnPoint>{point(16, 1, 1, kFlat), point(16, 1, 1, kStep),
+                                                               point(16, 1, top, kFlat), point(16, 1, top, kStep)}));
+    const auto first = learner.next_points(1);
+    EXPECT_EQ(first, (std::vector<LearnPoint>{point(16, 1, 1, kFlat)}));
+    learner.record(first[0], synthetic_seconds(first[0]));
+    EXPECT_EQ(learner.start_points(), (std::vector<LearnPoint>{point(16, 1, 1, kStep), point(16, 1, top, kFlat),
+                                                               point(16, 1, top, kStep)}));
+    // the rest of the start, then random points while fewer than initial_points are in
+    const auto next = learner.next_points(5);
+    ASSERT_EQ(next.size(), 5u);
+    EXPECT_EQ(std::vector<LearnPoint>(next.begin(), next.begin() + 3), learner.start_points());
+    EXPECT_EQ(std::set<LearnPoint>(next.begin(), next.end()).size(), 5u);
+    for (std::size_t i = 3; i < next.size(); ++i)
+        EXPECT_FALSE(next[i].nodes == 16 && (next[i].msg_bytes == 1 || next[i].msg_bytes == top));
+    for (const LearnPoint& p : next) learner.record(p, synthetic_seconds(p));
+    EXPECT_TRUE(learner.start_points().empty());
+    EXPECT_THROW(learner.next_points(1), std::logic_error);  // the variance's turn: iterate first
+
+    options.start_at_both_ends = false;  // ACCLAiM's own start: random only
+    ActiveLearner acclaim(synthetic_space(), options);
+    EXPECT_TRUE(acclaim.start_points().empty());
+}
+
 TEST(LearnLoop, SelectionConcentratesAtTheCrossover) {
     LearnOptions options;
     options.initial_points = 8;

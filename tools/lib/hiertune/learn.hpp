@@ -317,6 +317,18 @@ struct LearnOptions {
     // tree predicts the same and the variance ranks nothing (section VI-A:
     // at least one point must be collected before the model says anything).
     std::size_t initial_points = 4;
+    // Beyond ACCLAiM: first measure every configuration at both ends of the
+    // size range on the largest shape (start_points).  Regression trees do
+    // not extrapolate: a configuration measured only at some sizes is
+    // predicted beyond them with the time per byte of the nearest one, all
+    // trees agree on that, and the variance never asks for the point.  On the
+    // emulated cluster (doc/measurements.md) a pipeline of 16 KiB segments
+    // measured only at large sizes won 8-32 KiB on 3-4 nodes, where it costs
+    // three hops per byte (1.7-1.9x the best), and a split-binary tree
+    // measured only at small sizes, where its eager sends queue well, won
+    // 64 KiB - 4 MiB (1.4-1.6x).  The bracket makes every prediction of a
+    // configuration an interpolation in size.
+    bool start_at_both_ends = true;
     std::uint64_t seed = 1;  // random initial points and non-P2 sizes
 };
 
@@ -342,8 +354,15 @@ public:
     double summed_variance() const { return summed_variance_; }
     const ConvergenceTracker& convergence() const { return tracker_; }
 
-    // Up to `count` distinct unmeasured points: random candidates until
-    // initial_points are recorded, then select_points over the last
+    // The start design still to measure: with start_at_both_ends, every
+    // configuration at the smallest size on the largest nodes and ppn, then
+    // every one at the largest size there, in configuration order, those not
+    // recorded yet; else none.
+    std::vector<LearnPoint> start_points() const;
+
+    // Up to `count` distinct unmeasured points: start_points first (filled up
+    // with random candidates while fewer than initial_points would be
+    // recorded), then select_points over the last
     // iterate()'s variances (every point returned, random ones included,
     // counts towards the every-fifth rule).  For a parallel round (IV-D) ask
     // for more than one and keep what schedule_round(node_needs(points), ...)
