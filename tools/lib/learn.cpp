@@ -61,14 +61,17 @@ LearnStop ActiveLearner::iterate(double elapsed_s) {
 std::vector<LearnPoint> ActiveLearner::start_points() const {
     std::vector<LearnPoint> out;
     if (!options_.start_at_both_ends) return out;
-    const int nodes = *std::max_element(space_.nodes.begin(), space_.nodes.end());
-    const int ppn = *std::max_element(space_.ppn.begin(), space_.ppn.end());
-    const auto [smallest, largest] = std::minmax_element(space_.sizes.begin(), space_.sizes.end());
-    for (const std::uint64_t size : {*smallest, *largest})  // the cheap end first
+    const auto add = [&](int nodes, int ppn, std::uint64_t size) {
         for (const Configuration& configuration : space_.configurations) {
             LearnPoint point{nodes, ppn, size, configuration};
             if (measured_set_.count(point) == 0) out.push_back(std::move(point));
         }
+    };
+    const auto [smallest, largest] = std::minmax_element(space_.sizes.begin(), space_.sizes.end());
+    for (const int nodes : space_.nodes)
+        for (const int ppn : space_.ppn) add(nodes, ppn, *smallest);
+    add(*std::max_element(space_.nodes.begin(), space_.nodes.end()),
+        *std::max_element(space_.ppn.begin(), space_.ppn.end()), *largest);
     return out;
 }
 

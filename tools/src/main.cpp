@@ -1214,7 +1214,7 @@ CLI::App* add_learn_command(CLI::App& app, LearnArgs& args) {
         ->capture_default_str();
     learn->add_flag("--random-start", args.random_start,
                      "Start with --initial-points random points only (ACCLAiM's start), not every configuration "
-                     "at the smallest and the largest size on the largest shape first");
+                     "at the smallest size on every shape and at the largest on the largest shape first");
     learn->add_option("--seed", args.seed, "Seed of the random points and non-power-of-two sizes")
         ->capture_default_str();
     learn->add_option("--parallel", args.parallel,

@@ -318,16 +318,18 @@ struct LearnOptions {
     // at least one point must be collected before the model says anything).
     std::size_t initial_points = 4;
     // Beyond ACCLAiM: first measure every configuration at both ends of the
-    // size range on the largest shape (start_points).  Regression trees do
-    // not extrapolate: a configuration measured only at some sizes is
-    // predicted beyond them with the time per byte of the nearest one, all
-    // trees agree on that, and the variance never asks for the point.  On the
-    // emulated cluster (doc/measurements.md) a pipeline of 16 KiB segments
-    // measured only at large sizes won 8-32 KiB on 3-4 nodes, where it costs
-    // three hops per byte (1.7-1.9x the best), and a split-binary tree
-    // measured only at small sizes, where its eager sends queue well, won
-    // 64 KiB - 4 MiB (1.4-1.6x).  The bracket makes every prediction of a
-    // configuration an interpolation in size.
+    // size range (start_points): the smallest size on every shape, the
+    // largest on the largest shape.  Regression trees do not extrapolate: a
+    // configuration measured only at some sizes is predicted beyond them with
+    // the time per byte of the nearest one, all trees agree on that, and the
+    // variance never asks for the point.  On the emulated cluster
+    // (doc/measurements.md) a pipeline of 16 KiB segments measured only at
+    // large sizes won 8-32 KiB on 3-4 nodes, where it costs three hops per
+    // byte (1.7-1.9x the best), and a split-binary tree measured only at small
+    // sizes won 64 KiB - 4 MiB (1.4-1.6x).  Small messages are where shapes
+    // differ most (eager queueing, latency) and cost little to measure, so
+    // they are measured on every shape; large ones scale with the shape and
+    // cost the most, so once.
     bool start_at_both_ends = true;
     std::uint64_t seed = 1;  // random initial points and non-P2 sizes
 };
@@ -355,9 +357,9 @@ public:
     const ConvergenceTracker& convergence() const { return tracker_; }
 
     // The start design still to measure: with start_at_both_ends, every
-    // configuration at the smallest size on the largest nodes and ppn, then
-    // every one at the largest size there, in configuration order, those not
-    // recorded yet; else none.
+    // configuration at the smallest size on every shape (nodes, then ppn, in
+    // the space's order), then every one at the largest size on the largest
+    // nodes and ppn, in configuration order, those not recorded yet; else none.
     std::vector<LearnPoint> start_points() const;
 
     // Up to `count` distinct unmeasured points: start_points first (filled up
