@@ -448,6 +448,7 @@ int MPII_Hier_steps_get(MPIR_Comm * comm, MPII_Hier_comm * hier, int root,
     MPII_Hier_step *st = &steps->step[n];
     st->root = place[n].root;
     st->inter = st->up = h->level[n - 1].source < source_of_node;
+    st->down = 0;               /* the finest step runs the intra-node submodule */
     if (!hier->finest_ready) {
         if (h->level[n - 1].source == source_of_node) {
             hier->finest_comm = hier->node_comm;
