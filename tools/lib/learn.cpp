@@ -75,6 +75,13 @@ std::vector<LearnPoint> ActiveLearner::start_points() const {
     return out;
 }
 
+std::size_t ActiveLearner::start_wanted() const {
+    const std::size_t design = start_points().size();
+    const std::size_t random =
+        measured_.size() + design < options_.initial_points ? options_.initial_points - measured_.size() - design : 0;
+    return design + random;
+}
+
 std::vector<LearnPoint> ActiveLearner::next_points(std::size_t count) {
     std::vector<LearnPoint> out = start_points();
     if (out.size() >= count) {

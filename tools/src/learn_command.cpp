@@ -211,10 +211,7 @@ Learned Runner::learn(const std::vector<Configuration>& configurations) {
         }
         // the start design and the random start in one go; then the batch of
         // the highest variances
-        const std::size_t count = std::max({options_.batch, learner.start_points().size(),
-                                            learner.measured_count() < options_.learn.initial_points
-                                                ? options_.learn.initial_points - learner.measured_count()
-                                                : std::size_t{0}});
+        const std::size_t count = std::max(options_.batch, learner.start_wanted());
         const std::vector<LearnPoint> points = learner.next_points(count);
         if (points.empty()) {
             stop = "every candidate measured";

@@ -566,6 +566,7 @@ TEST(LearnLoop, StartsWithEveryConfigurationAtBothEndsOfTheSizes) {
     start.push_back(point(16, 1, top, kFlat));
     start.push_back(point(16, 1, top, kStep));
     EXPECT_EQ(learner.start_points(), start);
+    EXPECT_EQ(learner.start_wanted(), 12u);  // the 10 of the design, 2 random
     const auto first = learner.next_points(1);
     EXPECT_EQ(first, (std::vector<LearnPoint>{start[0]}));
     learner.record(first[0], synthetic_seconds(first[0]));
@@ -579,6 +580,7 @@ TEST(LearnLoop, StartsWithEveryConfigurationAtBothEndsOfTheSizes) {
         EXPECT_EQ(std::find(start.begin(), start.end(), next[i]), start.end());
     for (const LearnPoint& p : next) learner.record(p, synthetic_seconds(p));
     EXPECT_TRUE(learner.start_points().empty());
+    EXPECT_EQ(learner.start_wanted(), 0u);
     EXPECT_THROW(learner.next_points(1), std::logic_error);  // the variance's turn: iterate first
 
     options.start_at_both_ends = false;  // ACCLAiM's own start: random only

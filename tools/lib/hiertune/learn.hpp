@@ -361,6 +361,9 @@ public:
     // the space's order), then every one at the largest size on the largest
     // nodes and ppn, in configuration order, those not recorded yet; else none.
     std::vector<LearnPoint> start_points() const;
+    // How many points the start still wants before the variance takes over:
+    // start_points, then random ones up to initial_points recorded.
+    std::size_t start_wanted() const;
 
     // Up to `count` distinct unmeasured points: start_points first (filled up
     // with random candidates while fewer than initial_points would be
