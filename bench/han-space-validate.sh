@@ -20,25 +20,24 @@ out=${1:-build/han-space}
 budgets=("${@:2}")
 [ ${#budgets[@]} -gt 0 ] || budgets=(44 90)
 mkdir -p "$out"
-sizes=1K:1M
-segs=16K/64K/256K
-intra=binomial/shm
-declare -A inter=([bcast]=tsp_kary/tsp_ring [allreduce]=tsp_kary/tsp_ring/tsp_allreduce_ring)
+. bench/tune-space.sh
+segs=${tune_segsizes//,//}
+declare -A inter=([bcast]=${tune_inter//\/tsp_allreduce_ring/} [allreduce]=$tune_inter)
 
 maint/emucluster up --nodes 4 --rate 100mbit >&2
 trap 'maint/emucluster down >&2' EXIT
-tools/hiertune tune -n 8 --launcher "maint/emucluster run --ppn 2 --" -C bcast,allreduce -m "$sizes" \
-    -s "${segs//\//,}" --config "inter_algo=${inter[allreduce]},intra_algo=$intra" \
+tools/hiertune tune -n 8 --launcher "maint/emucluster run --ppn 2 --" -C "$tune_collectives" -m "$tune_sizes" \
+    -s "$tune_segsizes" --config "inter_algo=$tune_inter,intra_algo=$tune_intra" \
     --db "$out/tune.sqlite" -o "$out/tree-han.json" --report "$out/report" | tee "$out/tune.txt"
 for b in "${budgets[@]}"; do
-    for c in bcast allreduce; do
-        tools/hiertune learn -C "$c" --nodes 4 --ppn 2 -m "$sizes" -a default \
-            -a "hier:${c}_hier_segsize=$segs,${c}_hier_inter_algorithm=${inter[$c]},${c}_hier_intra_algorithm=$intra" \
+    for c in ${tune_collectives//,/ }; do
+        tools/hiertune learn -C "$c" --nodes 4 --ppn 2 -m "$tune_sizes" -a default \
+            -a "hier:${c}_hier_segsize=$segs,${c}_hier_inter_algorithm=${inter[$c]},${c}_hier_intra_algorithm=$tune_intra" \
             --launcher 'maint/emucluster run' --db "$out/learn-$b.sqlite" --batch 4 --time-budget "$b" \
             -o "$out/tree-learn$b-$c.json" | tee "$out/learn$b-$c.txt"
     done
 done
-for c in bcast allreduce; do
+for c in ${tune_collectives//,/ }; do
     trees=(--tree han="$out/tree-han.json" --tuning-db han="$out/tune.sqlite")
     for b in "${budgets[@]}"; do
         trees+=(--tree "learn-$b=$out/tree-learn$b-$c.json" --tuning-db "learn-$b=$out/learn-$b.sqlite")
