@@ -124,6 +124,8 @@ Cost algorithm_cost(const Configuration& c, int size, std::uint64_t msg_bytes, c
     const int fanout =
         c.algorithm == "seg_chain" ? static_cast<int>(param_value(c, seg_param_cvar(c.collective, "fanout"))) : 1;
     const Gamma& gamma = inputs.gammas.at(segsize);
+    if (bcast && tree_bcast_largest_transfer(kind, msg_bytes, segsize) <= inputs.eager_bytes)
+        return tree_bcast_link_cost(kind, size, fanout, msg_bytes, segsize, reference);
     if (bcast) return tree_bcast_cost(kind, size, fanout, msg_bytes, segsize, gamma);
     return tree_reduce_cost(kind, size, fanout, msg_bytes, segsize, inputs.elem_bytes, gamma);
 }
@@ -184,11 +186,25 @@ std::vector<std::uint64_t> log_spaced_sizes(std::uint64_t lo, std::uint64_t hi, 
     return sizes;
 }
 
-ModelInputs inputs_of(const std::vector<StoredFitPoint>& points, std::vector<std::string>* notes) {
+std::uint64_t eager_limit(const std::vector<StoredEagerPoint>& points) {
+    std::vector<StoredEagerPoint> sorted(points);
+    std::sort(sorted.begin(), sorted.end(),
+              [](const StoredEagerPoint& x, const StoredEagerPoint& y) { return x.msg_bytes < y.msg_bytes; });
+    std::uint64_t limit = 0;
+    for (const StoredEagerPoint& p : sorted) {
+        if (!(p.summary.median < kEagerRatio)) break;
+        limit = p.msg_bytes;
+    }
+    return limit;
+}
+
+ModelInputs inputs_of(const std::vector<StoredFitPoint>& points, const std::vector<StoredEagerPoint>& eager,
+                      std::vector<std::string>* notes) {
     std::map<std::uint64_t, std::map<int, double>> fanout_seconds;  // by segment, by procs
     for (const StoredFitPoint& p : points)
         if (p.key.kind == kFitGamma) fanout_seconds[p.key.msg_bytes][p.key.procs] = p.summary.median;
     ModelInputs inputs;
+    inputs.eager_bytes = eager_limit(eager);
     for (const auto& [segment, seconds] : fanout_seconds) {
         try {
             inputs.gammas.by_segment.emplace(segment, Gamma(seconds));
@@ -199,9 +215,10 @@ ModelInputs inputs_of(const std::vector<StoredFitPoint>& points, std::vector<std
     return inputs;
 }
 
-FitResult fit_points(const std::vector<StoredFitPoint>& points, const Line& first) {
+FitResult fit_points(const std::vector<StoredFitPoint>& points, const std::vector<StoredEagerPoint>& eager,
+                     const Line& first) {
     FitResult result;
-    result.inputs = inputs_of(points, &result.notes);
+    result.inputs = inputs_of(points, eager, &result.notes);
     std::map<std::tuple<std::string, std::string, Params>, std::vector<Measured>> experiments;
     for (const StoredFitPoint& p : points)
         if (p.key.kind == kFitExperiment)

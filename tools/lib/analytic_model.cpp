@@ -117,6 +117,77 @@ Cost tree_bcast_cost(MPII_Hier_tree_kind kind, int size, int fanout, std::uint64
     return transfers(stage_gamma_sum(stage_fanouts(kind, size, fanout, segments), gamma), segment_bytes);
 }
 
+namespace {
+
+// The segments (bytes) of a range of `bytes` cut at segsize (0: one).
+std::vector<double> cut(std::uint64_t bytes, std::uint64_t segsize) {
+    std::vector<double> segments;
+    const std::uint64_t seg = segsize == 0 ? bytes : segsize;
+    for (std::uint64_t done = 0; done < bytes; done += seg)
+        segments.push_back(static_cast<double>(std::min(seg, bytes - done)));
+    return segments;
+}
+
+}  // namespace
+
+std::vector<LinkTransfer> tree_bcast_transfers(MPII_Hier_tree_kind kind, int size, int fanout,
+                                               std::uint64_t msg_bytes, std::uint64_t segsize) {
+    if (kind == MPII_HIER_TREE_IN_ORDER_BINARY)
+        throw std::invalid_argument("analytic model: in-order binary is a reduce tree");
+    if (size < 2) throw std::invalid_argument("analytic model: need 2 ranks");
+    const Tree tree = tree_of(kind, size, fanout);
+    const bool split = kind == MPII_HIER_TREE_SPLIT_BINARY;
+    const std::uint64_t first =
+        split ? static_cast<std::uint64_t>(MPII_Hier_tree_split_binary_first(static_cast<long long>(msg_bytes)))
+              : msg_bytes;
+    const std::vector<std::vector<double>> ranges{cut(first, segsize), cut(msg_bytes - first, segsize)};
+    // what each rank receives down the tree: ranges[0] unless it carries half 1
+    const auto range_of = [&](int rank) -> const std::vector<double>& {
+        return ranges[split ? MPII_Hier_tree_split_binary_half(size, 0, rank) : 0];
+    };
+    std::vector<int> unmatched(static_cast<std::size_t>(size));
+    const int nunmatched = split ? MPII_Hier_tree_split_binary_unmatched(size, 0, unmatched.data()) : 0;
+
+    std::vector<LinkTransfer> list;
+    std::vector<std::vector<int>> received(size);  // index of the transfer bringing segment t
+    const auto send = [&](int src, int dst, double bytes, int after) {
+        list.push_back(LinkTransfer{src, dst, bytes, after});
+        return static_cast<int>(list.size()) - 1;
+    };
+    const std::size_t root_segments = std::max(ranges[0].size(), ranges[1].size());
+    for (std::size_t t = 0; t < root_segments; ++t) {
+        for (std::size_t c = 0; c < tree.children[0].size(); ++c) {
+            const int child = tree.children[0][c];
+            const std::vector<double>& range = range_of(child);
+            if (t < range.size()) received[child].push_back(send(0, child, range[t], -1));
+        }
+        for (int u = 0; u < nunmatched && t < ranges[1].size(); ++u) send(0, unmatched[u], ranges[1][t], -1);
+    }
+    std::vector<int> order(tree.children[0]);  // parents before children
+    for (std::size_t next = 0; next < order.size(); ++next) {
+        const int rank = order[next];
+        const std::vector<double>& range = range_of(rank);
+        const int partner = split ? MPII_Hier_tree_split_binary_partner(size, 0, rank) : 0;
+        for (std::size_t t = 0; t < range.size(); ++t) {
+            for (int child : tree.children[rank]) received[child].push_back(send(rank, child, range[t], received[rank][t]));
+            if (split && partner != 0) send(rank, partner, range[t], received[rank][t]);
+        }
+        order.insert(order.end(), tree.children[rank].begin(), tree.children[rank].end());
+    }
+    return list;
+}
+
+std::uint64_t tree_bcast_largest_transfer(MPII_Hier_tree_kind kind, std::uint64_t msg_bytes, std::uint64_t segsize) {
+    if (kind == MPII_HIER_TREE_SPLIT_BINARY)
+        msg_bytes = static_cast<std::uint64_t>(MPII_Hier_tree_split_binary_first(static_cast<long long>(msg_bytes)));
+    return segsize == 0 ? msg_bytes : std::min(msg_bytes, segsize);
+}
+
+Cost tree_bcast_link_cost(MPII_Hier_tree_kind kind, int size, int fanout, std::uint64_t msg_bytes,
+                          std::uint64_t segsize, const Line& reference) {
+    return link_time(tree_bcast_transfers(kind, size, fanout, msg_bytes, segsize), size, reference);
+}
+
 std::vector<int> reduce_stage_fanins(MPII_Hier_tree_kind kind, int size, int fanout, std::uint64_t segments) {
     if (kind == MPII_HIER_TREE_SPLIT_BINARY) throw std::invalid_argument("analytic model: split-binary is a bcast tree");
     if (size < 2 || segments < 1) throw std::invalid_argument("analytic model: need 2 ranks and a segment");

@@ -24,7 +24,7 @@ AnalyticValidation validate_analytic(const MeasureDb& db, JobId fit_job, const V
     if (models.empty())
         throw UsageError("job " + std::to_string(fit_job) + " has no fitted analytic models: run 'hiertune fit'");
     std::vector<std::string> gamma_notes;
-    const analytic::ModelInputs inputs = analytic::inputs_of(db.fit_points(fit_job), &gamma_notes);
+    const analytic::ModelInputs inputs = analytic::inputs_of(db.fit_points(fit_job), db.eager_points(fit_job), &gamma_notes);
     std::map<std::pair<std::string, std::string>, analytic::Line> line_of;
     int fitted_procs = 0;
     for (const FittedModel& m : models) {

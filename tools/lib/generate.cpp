@@ -52,7 +52,7 @@ std::vector<han::Candidate> seg_inter_candidates_of(const MeasureDb& db, const J
     if (job.description.nodes < 2) return {};
     if (const std::optional<Job> fit = fit_job_of(db, job)) {
         const std::vector<FittedModel> models = db.fit_models(fit->id);
-        const analytic::ModelInputs inputs = analytic::inputs_of(db.fit_points(fit->id));
+        const analytic::ModelInputs inputs = analytic::inputs_of(db.fit_points(fit->id), db.eager_points(fit->id));
         const han::Collective coll = han::parse_collective(collective);
         std::vector<Params> targets = options.seg_targets;
         if (targets.empty()) {

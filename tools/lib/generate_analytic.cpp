@@ -47,7 +47,7 @@ GenerateReport generate_analytic_tree(const MeasureDb& db, const csel::Json& sto
     const Job job = fitted_job(db, options);
     const std::vector<FittedModel> models = db.fit_models(job.id);
     std::vector<std::string> gamma_notes;
-    const analytic::ModelInputs inputs = analytic::inputs_of(db.fit_points(job.id), &gamma_notes);
+    const analytic::ModelInputs inputs = analytic::inputs_of(db.fit_points(job.id), db.eager_points(job.id), &gamma_notes);
     const int ppn = tree_position(job.description).second;
 
     int fitted_procs = 0;
@@ -82,6 +82,10 @@ GenerateReport generate_analytic_tree(const MeasureDb& db, const csel::Json& sto
              << (gamma_procs.empty() ? std::string("none") : std::to_string(*gamma_procs.begin()) + ".." +
                                                                   std::to_string(*gamma_procs.rbegin()));
     report.lines.push_back(job_line.str());
+    report.lines.push_back(inputs.eager_bytes == 0
+                               ? std::string("no eager limit measured: every seg_* bcast costed by its stages")
+                               : "eager limit " + std::to_string(inputs.eager_bytes) +
+                                     " B: seg_* bcasts whose transfers are no larger costed by the link model");
     for (const std::string& note : gamma_notes) report.lines.push_back("note: " + note);
     std::vector<int> measured, predicted;
     for (int p : comm_sizes) (p == fitted_procs ? measured : predicted).push_back(p);

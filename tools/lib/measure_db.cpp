@@ -134,6 +134,12 @@ CREATE TABLE IF NOT EXISTS fit_models (
 );
 )sql";
 
+// Version 7: `hiertune fit`'s eager measurement per message size.
+const std::string kCreateFitEager = summary_table("CREATE TABLE IF NOT EXISTS fit_eager", R"sql(
+    job_id      INTEGER NOT NULL REFERENCES jobs(id),
+    msg_bytes   INTEGER NOT NULL CHECK (msg_bytes > 0),
+)sql", "job_id, msg_bytes");
+
 // The tables added after version 1 (jobs and points), by the version that
 // added them: a file of version V gets those of the versions above V.
 struct AddedTable {
@@ -147,6 +153,7 @@ const std::vector<AddedTable> kAddedTables{
     {4, "calibration", kCreateCalibration},
     {5, "tree_timings", kCreateTreeTimings},
     {6, "fit_points and fit_models", kCreateFitPoints},
+    {7, "fit_eager", kCreateFitEager},
 };
 
 // ---------------------------------------------------------------- opening

@@ -1,5 +1,6 @@
-// The measurement database's tables of `hiertune fit` (schema version 6): the
-// gamma and experiment measurements, and the fitted alpha and beta per algorithm.
+// The measurement database's tables of `hiertune fit` (schema versions 6 and 7): the
+// gamma and experiment measurements, the fitted alpha and beta per algorithm, and the
+// eager measurements.
 #include "hiertune/measure_db.hpp"
 
 #include <SQLiteCpp/Database.h>
@@ -95,6 +96,31 @@ std::vector<StoredFitPoint> MeasureDb::fit_points(JobId job) const try {
 std::vector<FitKey> MeasureDb::pending_fit_points(JobId job, const std::vector<FitKey>& plan) const try {
     return keys_not_stored(*db_, (std::string("SELECT ") + kFitKeyColumns + " FROM fit_points WHERE job_id = ?1").c_str(),
                            job, plan, stored_fit_key);
+} catch (const SQLite::Exception& error) { throw db_error(path_, error); }
+
+bool MeasureDb::record_eager_point(JobId job, std::uint64_t msg_bytes, const Summary& summary) try {
+    if (msg_bytes == 0) throw std::invalid_argument("eager point of 0 bytes");
+    check_summary(summary);
+    SQLite::Transaction transaction(*db_, SQLite::TransactionBehavior::IMMEDIATE);
+    require_job(*db_, job);
+    SQLite::Statement insert(*db_, "INSERT OR IGNORE" + summary_insert(" INTO fit_eager", "job_id, msg_bytes"));
+    insert.bind(1, job);
+    insert.bind(2, to_db_bytes(msg_bytes));
+    bind_summary(insert, 3, summary);
+    const bool fresh = insert.exec() == 1;
+    transaction.commit();
+    return fresh;
+} catch (const SQLite::Exception& error) { throw db_error(path_, error); }
+
+std::vector<StoredEagerPoint> MeasureDb::eager_points(JobId job) const try {
+    SQLite::Statement select(*db_, std::string("SELECT msg_bytes, ") + kSummaryColumns +
+                                       " FROM fit_eager WHERE job_id = ?1 ORDER BY msg_bytes");
+    select.bind(1, job);
+    std::vector<StoredEagerPoint> result;
+    while (select.executeStep())
+        result.push_back(
+            StoredEagerPoint{static_cast<std::uint64_t>(select.getColumn(0).getInt64()), read_summary(select, 1)});
+    return result;
 } catch (const SQLite::Exception& error) { throw db_error(path_, error); }
 
 void MeasureDb::record_fit_model(JobId job, const FittedModel& model) try {

@@ -20,7 +20,7 @@ namespace hiertune {
 
 namespace {
 
-enum Tag : int { kTagFanout = 11, kTagGather };
+enum Tag : int { kTagFanout = 11, kTagGather, kTagEager, kTagEagerTime };
 
 // Repeats `once` (which returns this rank's sample, or a negative number where
 // the rank takes no sample) until rank 0's sampler says stop; rank 0 tells the
@@ -65,6 +65,33 @@ Summary measure_fanout(std::vector<unsigned char>& buffer, std::uint64_t bytes, 
         double local = MPI_Wtime() - begin, slowest = 0;
         MPI_Reduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
         return slowest;
+    });
+}
+
+// The eager measurement (StoredEagerPoint): rank 1 posts its receive, both pass a
+// barrier, rank 0 sends with MPI_Send; a sample is the time MPI_Send took to return
+// over the time rank 1 took to have the message, both from the barrier.
+Summary measure_eager(std::vector<unsigned char>& buffer, std::uint64_t bytes, const FitOptions& options,
+                      MPI_Comm comm) {
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    const int count = static_cast<int>(bytes);
+    return repeat(options, comm, [&] {
+        MPI_Request request = MPI_REQUEST_NULL;
+        if (rank == 1) MPI_Irecv(buffer.data(), count, MPI_BYTE, 0, kTagEager, comm, &request);
+        MPI_Barrier(comm);
+        const double begin = MPI_Wtime();
+        double took = 0, received = 0;
+        if (rank == 0) {
+            MPI_Send(buffer.data(), count, MPI_BYTE, 1, kTagEager, comm);
+            took = MPI_Wtime() - begin;
+            MPI_Recv(&received, 1, MPI_DOUBLE, 1, kTagEagerTime, comm, MPI_STATUS_IGNORE);
+            return took / received;
+        }
+        MPI_Wait(&request, MPI_STATUS_IGNORE);
+        took = MPI_Wtime() - begin;
+        MPI_Send(&took, 1, MPI_DOUBLE, 0, kTagEagerTime, comm);
+        return -1.0;
     });
 }
 
@@ -115,7 +142,15 @@ std::string configuration_label(const FitKey& key) {
     return key.collective + " " + describe_configuration(PointKey{key.collective, key.msg_bytes, key.algorithm, key.params});
 }
 
-void print_fit(const analytic::FitResult& fit, const std::vector<StoredFitPoint>& points, std::ostream& out) {
+void print_fit(const analytic::FitResult& fit, const std::vector<StoredFitPoint>& points,
+               const std::vector<StoredEagerPoint>& eager, std::ostream& out) {
+    out << "# eager: MPI_Send's return over the receiver's arrival (below " << analytic::kEagerRatio
+        << ": sent eagerly)\n";
+    out << std::left << std::setw(12) << "# bytes" << std::setw(10) << "ratio" << '\n';
+    for (const StoredEagerPoint& p : eager)
+        out << std::setw(12) << p.msg_bytes << std::fixed << std::setprecision(3) << p.summary.median << '\n';
+    out << "# eager limit: " << fit.inputs.eager_bytes
+        << " B (seg_* bcasts whose transfers are no larger: the link model)\n";
     out << "# gamma(P) = T(P) / T(2), non-blocking linear fan-out of one segment\n";
     out << std::left << std::setw(12) << "# segment" << std::setw(6) << "P" << std::setw(10) << "gamma" << '\n';
     for (const auto& [segment, gamma] : fit.inputs.gammas.by_segment)
@@ -185,6 +220,11 @@ int run_fit(const FitOptions& options, std::ostream& out, std::ostream& err) {
         error = e.what();
     }
     if (!agree(error, err)) return 1;
+    // eager sizes: powers of two from 1 KiB to the largest segment gamma is measured at
+    std::vector<std::uint64_t> eager_sizes;
+    std::uint64_t largest_segment = 0;
+    for (std::uint64_t segment : options.gamma_segsizes) largest_segment = std::max(largest_segment, segment);
+    for (std::uint64_t bytes = 1024; bytes <= largest_segment; bytes *= 2) eager_sizes.push_back(bytes);
     std::vector<FitKey> plan;
     for (std::uint64_t segment : options.gamma_segsizes)
         for (int procs = 2; procs <= world; ++procs) plan.push_back(FitKey{kFitGamma, "", "", {}, procs, segment, 0});
@@ -197,7 +237,7 @@ int run_fit(const FitOptions& options, std::ostream& out, std::ostream& err) {
     const JobFacts facts = gather_job_facts(options.machine);
     std::optional<MeasureDb> db;
     JobId job = 0;
-    std::vector<char> to_measure(plan.size(), 0);
+    std::vector<char> to_measure(plan.size(), 0), eager_to_measure(eager_sizes.size(), 0);
     if (rank == 0) {
         try {
             db = MeasureDb::open(options.db_path);
@@ -205,18 +245,25 @@ int run_fit(const FitOptions& options, std::ostream& out, std::ostream& err) {
             const std::vector<FitKey> pending = db->pending_fit_points(job, plan);
             const std::set<FitKey> missing(pending.begin(), pending.end());
             for (std::size_t i = 0; i < plan.size(); ++i) to_measure[i] = missing.count(plan[i]) ? 1 : 0;
+            std::set<std::uint64_t> eager_stored;
+            for (const StoredEagerPoint& p : db->eager_points(job)) eager_stored.insert(p.msg_bytes);
+            std::size_t eager_pending = 0;
+            for (std::size_t i = 0; i < eager_sizes.size(); ++i)
+                eager_pending += eager_to_measure[i] = eager_stored.count(eager_sizes[i]) ? 0 : 1;
             err << "hiertune: " << options.db_path << " job " << job << " (" << describe_job(facts.job)
                 << "): " << plan.size() - pending.size() << " of " << plan.size() << " fit points stored, "
-                << pending.size() << " to measure\n";
+                << pending.size() << " to measure; " << eager_sizes.size() - eager_pending << " of "
+                << eager_sizes.size() << " eager points stored\n";
         } catch (const std::exception& e) {
             error = e.what();
         }
     }
     if (!agree(error, err)) return 1;
     MPI_Bcast(to_measure.data(), static_cast<int>(to_measure.size()), MPI_CHAR, 0, MPI_COMM_WORLD);
+    MPI_Bcast(eager_to_measure.data(), static_cast<int>(eager_to_measure.size()), MPI_CHAR, 0, MPI_COMM_WORLD);
 
     // 3. Measure.
-    std::uint64_t max_bytes = 0;
+    std::uint64_t max_bytes = largest_segment;
     for (const FitKey& key : plan) max_bytes = std::max({max_bytes, key.msg_bytes, key.gather_bytes});
     std::vector<unsigned char> send(max_bytes + 1, static_cast<unsigned char>(rank)), recv(max_bytes + 1, 0);
     MPI_Comm comm = MPI_COMM_NULL;
@@ -233,19 +280,36 @@ int run_fit(const FitOptions& options, std::ostream& out, std::ostream& err) {
             MPI_Abort(MPI_COMM_WORLD, 1);  // the others wait in the next measurement
         }
     };
+    const auto comm_of_first = [&](int procs) {
+        auto found = first_ranks.find(procs);
+        if (found == first_ranks.end()) {
+            MPI_Comm sub = MPI_COMM_NULL;
+            MPI_Comm_split(MPI_COMM_WORLD, rank < procs ? 0 : MPI_UNDEFINED, rank, &sub);
+            found = first_ranks.emplace(procs, sub).first;
+        }
+        return found->second;
+    };
+    for (std::size_t i = 0; i < eager_sizes.size(); ++i) {
+        if (!eager_to_measure[i]) continue;
+        const MPI_Comm pair = comm_of_first(2);
+        Summary summary;
+        if (pair != MPI_COMM_NULL) summary = measure_eager(send, eager_sizes[i], options, pair);
+        if (rank != 0) continue;
+        try {
+            db->record_eager_point(job, eager_sizes[i], summary);
+        } catch (const std::exception& e) {
+            err << "hiertune: error: " << e.what() << '\n';
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+    }
     int status = 0;
     for (std::size_t i = 0; i < plan.size() && status == 0; ++i) {
         if (!to_measure[i]) continue;
         const FitKey& key = plan[i];
         if (key.kind == kFitGamma) {
-            auto found = first_ranks.find(key.procs);
-            if (found == first_ranks.end()) {
-                MPI_Comm sub = MPI_COMM_NULL;
-                MPI_Comm_split(MPI_COMM_WORLD, rank < key.procs ? 0 : MPI_UNDEFINED, rank, &sub);
-                found = first_ranks.emplace(key.procs, sub).first;
-            }
+            const MPI_Comm first = comm_of_first(key.procs);
             Summary summary;
-            if (found->second != MPI_COMM_NULL) summary = measure_fanout(send, key.msg_bytes, options, found->second);
+            if (first != MPI_COMM_NULL) summary = measure_fanout(send, key.msg_bytes, options, first);
             record(key, summary);
             continue;
         }
@@ -271,10 +335,11 @@ int run_fit(const FitOptions& options, std::ostream& out, std::ostream& err) {
     // 4. Rank 0 fits everything stored for the job and stores the models.
     try {
         const std::vector<StoredFitPoint> points = db->fit_points(job);
-        const analytic::FitResult fit = analytic::fit_points(points);
+        const std::vector<StoredEagerPoint> eager = db->eager_points(job);
+        const analytic::FitResult fit = analytic::fit_points(points, eager);
         for (const FittedModel& model : fit.models) db->record_fit_model(job, model);
         db->add_step_time(job, "fit", MPI_Wtime() - started);
-        print_fit(fit, points, out);
+        print_fit(fit, points, eager, out);
     } catch (const std::exception& e) {
         err << "hiertune: error: " << e.what() << '\n';
         return 1;

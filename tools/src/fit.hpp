@@ -7,6 +7,10 @@
 //                by a linear gather without synchronisation of (i + 1) * gather
 //                bytes per rank at the i-th size, timed at the root (section
 //                4.2, Fig. 4; analytic_catalog.hpp);
+//   eager:       MPI_Send from rank 0 to rank 1 of 1 KiB, 2 KiB, ... up to the largest
+//                gamma segment size: its return over the receiver's arrival
+//                (StoredEagerPoint), which says up to which size the link model
+//                costs the seg_* bcasts (analytic::eager_limit);
 // then solves alpha and beta per algorithm (Huber) into the database and prints
 // them.  A rerun measures only what is missing and refits.  Runs on every rank
 // of MPI_COMM_WORLD (MPI initialised); rank 0 prints and touches the database.

@@ -23,6 +23,11 @@ fit reduce binomial,seg_linear "$tmp/fit2"
 cat "$tmp/fit2"
 grep -q "0 of 12 fit points stored, 12 to measure" "$tmp/fit1.err" || fail "first fit: $(cat "$tmp/fit1.err")"
 grep -q "3 of 9 fit points stored, 6 to measure" "$tmp/fit2.err" || fail "second fit: $(cat "$tmp/fit2.err")"
+# eager points at 1, 2 and 4 KiB (up to the gamma segment), measured once
+grep -q "0 of 3 eager points stored" "$tmp/fit1.err" || fail "first fit, eager: $(cat "$tmp/fit1.err")"
+grep -q "3 of 3 eager points stored" "$tmp/fit2.err" || fail "second fit, eager: $(cat "$tmp/fit2.err")"
+for b in 1024 2048 4096; do grep -Eq "^$b +[0-9.]+$" "$tmp/fit2" || fail "no eager ratio at $b B"; done
+grep -Eq "^# eager limit: (0|1024|2048|4096) B" "$tmp/fit2" || fail "no eager limit printed"
 # gamma for P = 2, 3, 4 at 4 KiB (gamma(2) = 1 by definition), five fitted algorithms
 for p in 2 3 4; do grep -Eq "^4096 +$p +[0-9.]+" "$tmp/fit2" || fail "no gamma for P = $p"; done
 grep -Eq "^4096 +2 +1\.000" "$tmp/fit2" || fail "gamma(2) is not 1"
@@ -32,6 +37,8 @@ import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 kinds = dict(db.execute("SELECT kind, count(*) FROM fit_points GROUP BY kind"))
 assert kinds == {"gamma": 3, "experiment": 15}, kinds
+eager = db.execute("SELECT msg_bytes, median FROM fit_eager").fetchall()
+assert sorted(b for b, _ in eager) == [1024, 2048, 4096] and all(r > 0 for _, r in eager), eager
 models = db.execute("SELECT collective, algorithm, procs, equations, alpha, beta FROM fit_models").fetchall()
 assert len(models) == 5, models
 assert all(procs == 4 and eq == 3 for _, _, procs, eq, _, _ in models), models

@@ -82,6 +82,25 @@ TEST(AnalyticCatalog, SegmentTreesUseTheGammaOfTheirSegmentSize) {
     EXPECT_EQ(algorithm_cost(seg("seg_linear", 1024), 1, 4096, inputs, Line{}).a, 0);  // one rank: nothing moves
 }
 
+TEST(AnalyticCatalog, SegBcastsUpToTheEagerLimitTakeTheLinkModel) {
+    ModelInputs inputs = inputs_with_gamma();
+    const Line reference{1e-6, 1e-9};
+    // split-binary on 3 ranks, 8 KiB in one segment: halves of 4 KiB
+    const Cost stages = algorithm_cost(seg("seg_split_binary", 262144), 3, 8192, inputs, reference);
+    EXPECT_DOUBLE_EQ(stages.a, 1.2 + 1);  // gamma(3) at 256 KiB, then the exchange
+    inputs.eager_bytes = 4096;
+    const Cost links = algorithm_cost(seg("seg_split_binary", 262144), 3, 8192, inputs, reference);
+    EXPECT_DOUBLE_EQ(links.a, 4);  // test_link_model.cpp: 4 halves
+    EXPECT_DOUBLE_EQ(links.b, 4 * 4096);
+    // a half of 4097 bytes is above the limit; the reduces keep their stages
+    EXPECT_DOUBLE_EQ(algorithm_cost(seg("seg_split_binary", 262144), 3, 8194, inputs, reference).a, 2.2);
+    EXPECT_DOUBLE_EQ(
+        algorithm_cost(Configuration{"reduce", "seg_binary", {{"MPIR_CVAR_REDUCE_SEG_SEGSIZE", "262144"}}}, 4, 4096,
+                       inputs, reference)
+            .a,
+        1 + 1.2);  // rank 1's fan-in from 3, then the root's from 1 and 2
+}
+
 TEST(AnalyticCatalog, ExperimentAddsTheLinearGather) {
     const ModelInputs inputs;
     const Configuration binomial{"bcast", "binomial", {}};
@@ -193,9 +212,23 @@ std::vector<StoredFitPoint> synthetic_points(const Line& truth) {
     return points;
 }
 
+TEST(AnalyticCatalog, EagerLimitIsTheLargestSizeUpToWhichEverySendWasEager) {
+    const auto eager = [](std::vector<std::pair<std::uint64_t, double>> ratios) {
+        std::vector<StoredEagerPoint> points;
+        for (const auto& [bytes, ratio] : ratios) points.push_back(StoredEagerPoint{bytes, at(ratio)});
+        return eager_limit(points);
+    };
+    EXPECT_EQ(eager({}), 0u);
+    EXPECT_EQ(eager({{1024, 0.02}, {2048, 0.03}, {4096, 0.9}, {8192, 1.0}}), 2048u);
+    EXPECT_EQ(eager({{8192, 1.0}, {1024, 0.02}, {4096, 0.2}, {2048, 0.03}}), 4096u);  // in any order
+    EXPECT_EQ(eager({{1024, 0.6}, {2048, 0.1}}), 0u);                               // not eager from the start
+    EXPECT_EQ(eager({{1024, 0.1}, {2048, 0.9}, {4096, 0.1}}), 1024u);               // not past a rendezvous
+    EXPECT_EQ(eager({{1024, 0.1}, {2048, kEagerRatio}}), 1024u);
+}
+
 TEST(AnalyticCatalog, FitPointsGiveGammaAndEveryAlgorithmsLine) {
     const Line truth{40e-6, 90e-9};
-    const FitResult fit = fit_points(synthetic_points(truth), Line{10e-6, 1e-9});
+    const FitResult fit = fit_points(synthetic_points(truth), {}, Line{10e-6, 1e-9});
     EXPECT_TRUE(fit.notes.empty());
     ASSERT_EQ(fit.inputs.gammas.by_segment.size(), 1u);
     EXPECT_DOUBLE_EQ(fit.inputs.gammas.at(65536)(4), 1.6);
@@ -209,7 +242,7 @@ TEST(AnalyticCatalog, FitPointsGiveGammaAndEveryAlgorithmsLine) {
     // without T(2) there is no gamma: the seg tree cannot be fitted, binomial can
     std::vector<StoredFitPoint> points = synthetic_points(truth);
     points.erase(points.begin());
-    const FitResult partial = fit_points(points, Line{10e-6, 1e-9});
+    const FitResult partial = fit_points(points, {}, Line{10e-6, 1e-9});
     EXPECT_EQ(partial.models.size(), 1u);
     EXPECT_EQ(partial.notes.size(), 2u);  // gamma, and the seg tree it leaves unfitted
 }
@@ -282,6 +315,41 @@ TEST_F(FitDbTest, PointsResumeAndModelsReplace) {
     EXPECT_THROW(db.record_fit_model(job, FittedModel{"bcast", "binomial", {}, 4, 1e-5, 1e-8, 1}),
                  std::invalid_argument);
     EXPECT_EQ(db.integrity_check(), "ok");
+}
+
+TEST_F(FitDbTest, EagerPointsResumeByMessageSize) {
+    MeasureDb db = MeasureDb::open(path_);
+    const JobId job = db.find_or_create_job(JobDescription{"box", 4, 4, 1, "block", "4.0.2"});
+    const JobId other = db.find_or_create_job(JobDescription{"box", 2, 2, 1, "block", "4.0.2"});
+    EXPECT_TRUE(db.record_eager_point(job, 4096, at(0.9)));
+    EXPECT_TRUE(db.record_eager_point(job, 1024, at(0.02)));
+    EXPECT_FALSE(db.record_eager_point(job, 1024, at(0.7)));  // kept
+    EXPECT_TRUE(db.record_eager_point(other, 1024, at(0.5)));
+    const std::vector<StoredEagerPoint> stored = db.eager_points(job);
+    ASSERT_EQ(stored.size(), 2u);
+    EXPECT_EQ(stored[0].msg_bytes, 1024u);
+    EXPECT_DOUBLE_EQ(stored[0].summary.median, 0.02);
+    EXPECT_EQ(stored[1].msg_bytes, 4096u);
+    EXPECT_EQ(eager_limit(stored), 1024u);
+    EXPECT_THROW(db.record_eager_point(job, 0, at(0.1)), std::invalid_argument);
+    EXPECT_THROW(db.record_eager_point(job + other + 1, 1024, at(0.1)), std::invalid_argument);
+}
+
+// A version-6 file gets the eager table when opened.
+TEST_F(FitDbTest, VersionSixFileIsUpgraded) {
+    {
+        MeasureDb db = MeasureDb::open(path_);
+        db.find_or_create_job(JobDescription{"box", 4, 4, 1, "block", "4.0.2"});
+    }
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(path_.c_str(), &raw), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(raw, "DROP TABLE fit_eager; PRAGMA user_version=6;", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(raw);
+    MeasureDb db = MeasureDb::open(path_);
+    const JobId job = db.jobs().front().id;
+    EXPECT_TRUE(db.eager_points(job).empty());
+    EXPECT_TRUE(db.record_eager_point(job, 1024, at(0.1)));
+    EXPECT_EQ(db.eager_points(job).size(), 1u);
 }
 
 // A version-5 file gets the fit tables when opened.

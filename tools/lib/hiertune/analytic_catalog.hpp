@@ -43,6 +43,11 @@ struct Gammas {
 struct ModelInputs {
     Gammas gammas;
     std::uint64_t elem_bytes = 1;  // reductions: bench reduces MPI_UNSIGNED_CHAR
+    // The largest message MPI_Send returns from before the receiver has it (measured
+    // by `hiertune fit`, eager_limit); 0: none measured.  A seg_* bcast whose
+    // transfers are all this small is costed by the link model (tree_bcast_link_cost),
+    // the others by the stages and gamma.
+    std::uint64_t eager_bytes = 0;
 };
 
 // The modelled algorithm items of a collective (empty for others).
@@ -95,8 +100,14 @@ std::uint64_t experiment_gather_bytes(std::uint64_t base, std::size_t index);
 // for lo = 0, hi < lo or count < 2 (count 1: {lo}).
 std::vector<std::uint64_t> log_spaced_sizes(std::uint64_t lo, std::uint64_t hi, std::size_t count);
 
+// The eager limit of a job's eager measurements: the largest size up to which every
+// measured size has a median below 0.5 (MPI_Send returned before the receiver had
+// the message); 0 when the smallest does not, or none is measured.
+constexpr double kEagerRatio = 0.5;
+std::uint64_t eager_limit(const std::vector<StoredEagerPoint>& points);
+
 // Everything fitted from a job's fit points: gamma per segment size (the
-// medians of the gamma points) and, per (collective, algorithm), alpha and
+// medians of the gamma points), the eager limit and, per (collective, algorithm), alpha and
 // beta from all its experiments.  first: the line the critical paths are first
 // chosen at (default: 10 us, 1 ns/B).  A configuration whose fit fails is left out with a note.
 struct FitResult {
@@ -104,11 +115,14 @@ struct FitResult {
     std::vector<FittedModel> models;
     std::vector<std::string> notes;
 };
-FitResult fit_points(const std::vector<StoredFitPoint>& points, const Line& first = Line{10e-6, 1e-9});
+FitResult fit_points(const std::vector<StoredFitPoint>& points, const std::vector<StoredEagerPoint>& eager,
+                     const Line& first = Line{10e-6, 1e-9});
 
-// The model inputs of stored fit points alone (gamma per segment size), for
-// predictions with the stored models; a note per segment size without a gamma.
-ModelInputs inputs_of(const std::vector<StoredFitPoint>& points, std::vector<std::string>* notes = nullptr);
+// The model inputs of stored fit points alone (gamma per segment size, the eager
+// limit), for predictions with the stored models; a note per segment size without a
+// gamma.
+ModelInputs inputs_of(const std::vector<StoredFitPoint>& points, const std::vector<StoredEagerPoint>& eager,
+                      std::vector<std::string>* notes = nullptr);
 
 // The model of a stored fit as a candidate configuration.
 Configuration configuration_of(const FittedModel& model);

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "hiertune/analytic_fit.hpp"
+#include "hiertune/link_model.hpp"
 
 extern "C" {
 #include "hier_trees.h"
@@ -59,6 +60,24 @@ double stage_gamma_sum(const std::vector<int>& fanouts, const Gamma& gamma);
 // (seconds = .seconds(alpha, beta), alpha in seconds, beta in seconds per byte).
 Cost tree_bcast_cost(MPII_Hier_tree_kind kind, int size, int fanout, std::uint64_t msg_bytes, std::uint64_t segsize,
                      const Gamma& gamma);
+
+// The same bcasts for messages sent eagerly (link_model.hpp): every transfer of the
+// schedule MPII_Hier_seg_ibcast_sched builds, with its exact bytes (the last segment
+// of a range is shorter), each forward waiting for the segment's arrival.  Posting
+// order: a rank that receives segment t sends it to its children in serving order,
+// then (SPLIT_BINARY) to its mirror; the root, which has every segment at once, sends
+// segment by segment (t = 0, 1, ...: to each child, then half 1 to each rank without a
+// mirror).  Deviation: the plugin's root posts up to `window` segments per child before
+// the next child's; with one segment per child, the common case of eager sizes, the
+// orders agree.
+std::vector<LinkTransfer> tree_bcast_transfers(MPII_Hier_tree_kind kind, int size, int fanout,
+                                               std::uint64_t msg_bytes, std::uint64_t segsize);
+// The largest transfer of those (bytes): the segment size, or less for a shorter
+// message (half 0 for SPLIT_BINARY).
+std::uint64_t tree_bcast_largest_transfer(MPII_Hier_tree_kind kind, std::uint64_t msg_bytes, std::uint64_t segsize);
+// link_time of tree_bcast_transfers.
+Cost tree_bcast_link_cost(MPII_Hier_tree_kind kind, int size, int fanout, std::uint64_t msg_bytes,
+                          std::uint64_t segsize, const Line& reference);
 
 // The segmented tree reduces, the same way reversed (MPII_Hier_seg_ireduce_sched): a
 // leaf sends segment t up in stage t; a rank of height h (hops down to its deepest

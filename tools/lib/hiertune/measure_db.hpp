@@ -240,6 +240,15 @@ struct StoredFitPoint {
     Summary summary;
 };
 
+// `hiertune fit`'s eager measurement of a message size: from a common barrier, the
+// time MPI_Send of msg_bytes took to return at the sender over the time the receiver
+// took to have the message (below 0.5: the send did not wait for the receiver; the
+// median is stored).
+struct StoredEagerPoint {
+    std::uint64_t msg_bytes = 0;
+    Summary summary;
+};
+
 // An algorithm's alpha and beta as `hiertune fit` solved them.
 struct FittedModel {
     std::string collective;
@@ -253,7 +262,7 @@ struct FittedModel {
 
 class MeasureDb {
 public:
-    static constexpr int kSchemaVersion = 6;
+    static constexpr int kSchemaVersion = 7;
     static constexpr std::int32_t kApplicationId = 0x48547562;  // "HTub"
 
     // Opens the file, creating and initialising it if missing or empty.
@@ -334,6 +343,9 @@ public:
     bool record_fit_point(JobId job, const FitKey& key, const Summary& summary);
     std::vector<StoredFitPoint> fit_points(JobId job) const;  // ordered by key
     std::vector<FitKey> pending_fit_points(JobId job, const std::vector<FitKey>& plan) const;
+    // The eager measurements (schema version 7), as record_point; msg_bytes > 0.
+    bool record_eager_point(JobId job, std::uint64_t msg_bytes, const Summary& summary);
+    std::vector<StoredEagerPoint> eager_points(JobId job) const;  // by msg_bytes
     // Stores a fitted model, replacing the job's model of the same (collective,
     // algorithm).  Throws std::invalid_argument for empty names, procs < 2, fewer
     // than 2 equations, non-finite alpha or beta, or an unknown job.
