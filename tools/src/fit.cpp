@@ -20,7 +20,7 @@ namespace hiertune {
 
 namespace {
 
-enum Tag : int { kTagFanout = 11, kTagGather, kTagEager, kTagEagerTime };
+enum Tag : int { kTagFanout = 11, kTagGather, kTagEager };
 
 // Repeats `once` (which returns this rank's sample, or a negative number where
 // the rank takes no sample) until rank 0's sampler says stop; rank 0 tells the
@@ -68,30 +68,29 @@ Summary measure_fanout(std::vector<unsigned char>& buffer, std::uint64_t bytes, 
     });
 }
 
-// The eager measurement (StoredEagerPoint): rank 1 posts its receive, both pass a
-// barrier, rank 0 sends with MPI_Send; a sample is the time MPI_Send took to return
-// over the time rank 1 took to have the message, both from the barrier.
+// The eager measurement (StoredEagerPoint), on rank 0's clock alone: rank 1 posts its
+// receive, both pass a barrier, rank 0 sends with MPI_Send and receives the message
+// back; a sample is the time MPI_Send took to return over half the round trip.
 Summary measure_eager(std::vector<unsigned char>& buffer, std::uint64_t bytes, const FitOptions& options,
                       MPI_Comm comm) {
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
     const int count = static_cast<int>(bytes);
+    std::vector<unsigned char> back(bytes + 1);
     return repeat(options, comm, [&] {
         MPI_Request request = MPI_REQUEST_NULL;
         if (rank == 1) MPI_Irecv(buffer.data(), count, MPI_BYTE, 0, kTagEager, comm, &request);
         MPI_Barrier(comm);
-        const double begin = MPI_Wtime();
-        double took = 0, received = 0;
-        if (rank == 0) {
-            MPI_Send(buffer.data(), count, MPI_BYTE, 1, kTagEager, comm);
-            took = MPI_Wtime() - begin;
-            MPI_Recv(&received, 1, MPI_DOUBLE, 1, kTagEagerTime, comm, MPI_STATUS_IGNORE);
-            return took / received;
+        if (rank == 1) {
+            MPI_Wait(&request, MPI_STATUS_IGNORE);
+            MPI_Send(buffer.data(), count, MPI_BYTE, 0, kTagEager, comm);
+            return -1.0;
         }
-        MPI_Wait(&request, MPI_STATUS_IGNORE);
-        took = MPI_Wtime() - begin;
-        MPI_Send(&took, 1, MPI_DOUBLE, 0, kTagEagerTime, comm);
-        return -1.0;
+        const double begin = MPI_Wtime();
+        MPI_Send(buffer.data(), count, MPI_BYTE, 1, kTagEager, comm);
+        const double sent = MPI_Wtime() - begin;
+        MPI_Recv(back.data(), count, MPI_BYTE, 1, kTagEager, comm, MPI_STATUS_IGNORE);
+        return sent / ((MPI_Wtime() - begin) / 2);
     });
 }
 
@@ -144,7 +143,7 @@ std::string configuration_label(const FitKey& key) {
 
 void print_fit(const analytic::FitResult& fit, const std::vector<StoredFitPoint>& points,
                const std::vector<StoredEagerPoint>& eager, std::ostream& out) {
-    out << "# eager: MPI_Send's return over the receiver's arrival (below " << analytic::kEagerRatio
+    out << "# eager: MPI_Send's return over half the round trip (below " << analytic::kEagerRatio
         << ": sent eagerly)\n";
     out << std::left << std::setw(12) << "# bytes" << std::setw(10) << "ratio" << '\n';
     for (const StoredEagerPoint& p : eager)

@@ -8,7 +8,7 @@
 //                bytes per rank at the i-th size, timed at the root (section
 //                4.2, Fig. 4; analytic_catalog.hpp);
 //   eager:       MPI_Send from rank 0 to rank 1 of 1 KiB, 2 KiB, ... up to the largest
-//                gamma segment size: its return over the receiver's arrival
+//                gamma segment size: its return over half the round trip
 //                (StoredEagerPoint), which says up to which size the link model
 //                costs the seg_* bcasts (analytic::eager_limit);
 // then solves alpha and beta per algorithm (Huber) into the database and prints

@@ -221,7 +221,7 @@ TEST(AnalyticCatalog, EagerLimitIsTheLargestSizeUpToWhichEverySendWasEager) {
     EXPECT_EQ(eager({}), 0u);
     EXPECT_EQ(eager({{1024, 0.02}, {2048, 0.03}, {4096, 0.9}, {8192, 1.0}}), 2048u);
     EXPECT_EQ(eager({{8192, 1.0}, {1024, 0.02}, {4096, 0.2}, {2048, 0.03}}), 4096u);  // in any order
-    EXPECT_EQ(eager({{1024, 0.6}, {2048, 0.1}}), 0u);                               // not eager from the start
+    EXPECT_EQ(eager({{1024, 0.8}, {2048, 0.1}}), 0u);                               // not eager from the start
     EXPECT_EQ(eager({{1024, 0.1}, {2048, 0.9}, {4096, 0.1}}), 1024u);               // not past a rendezvous
     EXPECT_EQ(eager({{1024, 0.1}, {2048, kEagerRatio}}), 1024u);
 }

@@ -101,9 +101,12 @@ std::uint64_t experiment_gather_bytes(std::uint64_t base, std::size_t index);
 std::vector<std::uint64_t> log_spaced_sizes(std::uint64_t lo, std::uint64_t hi, std::size_t count);
 
 // The eager limit of a job's eager measurements: the largest size up to which every
-// measured size has a median below 0.5 (MPI_Send returned before the receiver had
-// the message); 0 when the smallest does not, or none is measured.
-constexpr double kEagerRatio = 0.5;
+// measured size has a median below kEagerRatio; 0 when the smallest does not, or none
+// is measured.  A send that waits for its receiver returns after the whole one-way
+// trip (ratio about 1: 0.99-1.04 on the emulated cluster from 32 KiB); an eager one
+// after its own overhead, which at 1-2 KiB is a good part of a short trip (0.42 and
+// 0.64 there, 0.03-0.10 at 4-16 KiB): 3/4 tells them apart.
+constexpr double kEagerRatio = 0.75;
 std::uint64_t eager_limit(const std::vector<StoredEagerPoint>& points);
 
 // Everything fitted from a job's fit points: gamma per segment size (the

@@ -240,10 +240,10 @@ struct StoredFitPoint {
     Summary summary;
 };
 
-// `hiertune fit`'s eager measurement of a message size: from a common barrier, the
-// time MPI_Send of msg_bytes took to return at the sender over the time the receiver
-// took to have the message (below 0.5: the send did not wait for the receiver; the
-// median is stored).
+// `hiertune fit`'s eager measurement of a message size: the time MPI_Send of msg_bytes
+// took to return at the sender over half the round trip of the message there and back
+// (about 1 where the send waits for the receiver, less where it does not:
+// analytic::eager_limit; the median is stored).
 struct StoredEagerPoint {
     std::uint64_t msg_bytes = 0;
     Summary summary;
