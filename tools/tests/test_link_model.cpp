@@ -3,6 +3,8 @@
 
 #include <map>
 #include <stdexcept>
+#include <tuple>
+#include <vector>
 
 #include "hiertune/analytic_model.hpp"
 #include "hiertune/link_model.hpp"
