@@ -31,5 +31,5 @@ for nodes in ${space_nodes//,/ }; do
 done
 job=$(tools/hiertune db list --db "$db" --csv | awk -F, 'NR > 1 && $3 == 4 { print $1; exit }')
 tools/hiertune generate --db "$db" --job "$job" --from analytic --comm-sizes 2,3,4,8,16 \
-    --stock build/mpich-4.0.2/maint/tuning/coll/mpir/generic.json -o "$(dirname "$db")/tree.json"
+    --stock build/mpich-5.0.1/maint/tuning/coll/mpir/generic.json -o "$(dirname "$db")/tree.json"
 tools/hiertune analytic-report --db "$db" --job "$job" -o "$report"

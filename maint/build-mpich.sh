@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Build and install MPICH 4.0.2 with the mpich-hier plugin, incrementally.
+# Build and install MPICH 5.0.1 with the mpich-hier plugin, incrementally.
 #   build-mpich.sh REPO BUILDDIR PREFIX PROFILE JOBS [MPICH_SOURCE]
 # PROFILE: fast (shared libs only, no Fortran, no ROMIO: tests and CI) or
 #          full (static and shared, Fortran, ROMIO: real installs).
 set -euo pipefail
 
 repo=$1 builddir=$2 prefix=$3 profile=$4 jobs=$5 source=${6:-}
-tree=$builddir/mpich-4.0.2
+tree=$builddir/mpich-5.0.1
 log=$builddir/mpich-build.log
 die() { echo "build-mpich: $*" >&2; exit 1; }
 

@@ -3,7 +3,7 @@
 #
 # The keys MPICH's Csel parser knows, taken from its own source so that the plugin's
 # tree check (src/mpi/coll/hier/hier_grammar.c) and hiertune accept exactly what this
-# MPICH accepts: an unknown key makes MPICH 4.0.2 assert when it reads a tree.
+# MPICH accepts: an unknown key makes MPICH assert when it reads a tree.
 #   MPII_HIER_MPICH_COLLECTIVES(X)   "collective=NAME" names (src/mpi/coll/src/csel.c)
 #   MPII_HIER_MPICH_CONDITIONS(X)    condition keys tested whole (csel.c)
 #   MPII_HIER_MPICH_BOUNDS(X)        condition keys followed by a number (csel.c)
@@ -30,7 +30,7 @@ table() {
 }
 nonempty() {
     n=$(wc -l < "$1")
-    [ "$n" -gt 0 ] || { echo "gen-mpich-keys: no $2 found: is this MPICH 4.0.2?" >&2; exit 1; }
+    [ "$n" -gt 0 ] || { echo "gen-mpich-keys: no $2 found: is this MPICH 5.0.1?" >&2; exit 1; }
 }
 
 tmp=$(mktemp -d)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Register the grammar's algorithms in an MPICH 4.0.2 tree.
+"""Register the grammar's algorithms in an MPICH 5.0.1 tree.
 
   gen-registration.py TREE      add them to TREE's src/mpi/coll/coll_algorithms.txt
                                 (gen_coll.py: prototypes, Csel containers, CVAR dispatch)

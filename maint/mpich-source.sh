@@ -1,60 +1,70 @@
 #!/usr/bin/env bash
-# Get a pristine MPICH 4.0.2 source tree and print its path.
+# Find a pristine MPICH 5.0.1 source and print its path (a tarball or a directory).
 #   mpich-source.sh [DIR|TARBALL]
-# With no argument: the orig tarball of Debian's source package mpich 4.0.2-3, cached in
-# ${MPICH_HIER_CACHE:-~/.cache/mpich-hier}, its sha256 verified.  A tarball or directory
-# the user names must be MPICH 4.0.2.  Nothing is ever modified in the user's tree.
+# Accepted: mpich.org's release tarball (mpich-5.0.1.tar.gz, configure generated), the git
+# export of this project's machines (../shared/mpich/mpich-5.0.1-src.tar.xz, no configure),
+# or a source directory (an unpacked release or a git checkout with its submodules).  Every
+# accepted file has its sha256 pinned below.  With no argument: the shared export where it
+# exists, else the release tarball in ${MPICH_HIER_CACHE:-~/.cache/mpich-hier}.  Whether
+# autogen must run (no configure) is maint/overlay.sh's business.  Nothing is ever modified
+# in the user's tree.
 set -euo pipefail
 
-readonly VERSION=4.0.2
-readonly DEBIAN_VERSION=4.0.2-3
-readonly ORIG=mpich_${VERSION}.orig.tar.xz
-readonly ORIG_SHA256=b27039f964afeb6b8a3e009c56b441cbe368c26d6d6476ad3bb7190996875860
+readonly VERSION=5.0.1
+readonly RELEASE=mpich-$VERSION.tar.gz
+readonly RELEASE_URL=https://www.mpich.org/static/downloads/$VERSION/$RELEASE
+# the release tarball's sha256 as Spack's mpich package pins it
+readonly RELEASE_SHA256=8c1832a13ddacf071685069f5fadfd1f2877a29e1a628652892c65211b1f3327
+# `git archive v5.0.1` with the json-c submodule filled in (../shared/mpich/README.md)
+readonly EXPORT=mpich-$VERSION-src.tar.xz
+readonly EXPORT_SHA256=ed11f3b29274c0a38e7459ea1803811fa41a79027d1a7f3520e911d49d8d97b1
+repo=$(cd "$(dirname "$0")/.." && pwd)
 cache=${MPICH_HIER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mpich-hier}
 
 die() { echo "mpich-source: $*" >&2; exit 1; }
 
-check_version_dir() {
-    local dir=$1 v
-    [ -f "$dir/maint/version.m4" ] || die "$dir is not an MPICH source tree (no maint/version.m4)"
-    v=$(sed -n 's/^m4_define(\[MPICH_VERSION_m4\],\[\([^]]*\)\]).*/\1/p' "$dir/maint/version.m4")
-    [ "$v" = "$VERSION" ] || die "$dir is MPICH '${v:-unknown}', mpich-hier needs MPICH $VERSION"
+version_of_m4() {
+    sed -n 's/^m4_define(\[MPICH_VERSION_m4\],\[\([^]]*\)\]).*/\1/p'
 }
 
-fetch_debian_orig() {
-    mkdir -p "$cache"
-    if [ ! -f "$cache/$ORIG" ]; then
-        command -v apt-get >/dev/null || die "no apt-get: pass --with-mpich-source=DIR|TARBALL"
-        if ! apt-cache showsrc mpich 2>/dev/null | grep -q "^Version: $DEBIAN_VERSION"; then
-            [ "$(id -u)" = 0 ] || die "Debian source packages are not enabled; as root run:
-  sed 's/^Types: deb\$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources > /etc/apt/sources.list.d/debian-src.sources && apt-get update
-or pass --with-mpich-source=DIR|TARBALL"
-            sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources \
-                > /etc/apt/sources.list.d/debian-src.sources
-            apt-get update -q >&2
-        fi
-        (cd "$cache" && apt-get source --download-only "mpich=$DEBIAN_VERSION" >&2) ||
-            die "could not download the Debian source package mpich=$DEBIAN_VERSION"
-    fi
-    echo "$ORIG_SHA256  $cache/$ORIG" | sha256sum -c --quiet - >&2 ||
-        die "$cache/$ORIG does not have the pinned sha256 $ORIG_SHA256 (remove it to refetch)"
-    echo "$cache/$ORIG"
+check_dir() {
+    local dir=$1 v
+    [ -f "$dir/maint/version.m4" ] || die "$dir is not an MPICH source tree (no maint/version.m4)"
+    v=$(version_of_m4 < "$dir/maint/version.m4")
+    [ "$v" = "$VERSION" ] || die "$dir is MPICH '${v:-unknown}', mpich-hier needs MPICH $VERSION"
+    [ -f "$dir/configure" ] || [ -f "$dir/modules/json-c/json.h.cmake" ] ||
+        [ -f "$dir/modules/json-c/json_object.h" ] ||
+        die "$dir is a git checkout without its submodules: run git submodule update --init"
+}
+
+check_tarball() {
+    local file=$1 sum
+    sum=$(sha256sum "$file" | cut -d' ' -f1)
+    case $sum in
+        "$RELEASE_SHA256" | "$EXPORT_SHA256") ;;
+        *) die "$file has sha256 $sum; mpich-hier accepts MPICH $VERSION as
+  $RELEASE ($RELEASE_URL), sha256 $RELEASE_SHA256
+  $EXPORT (this project's git export, ../shared/mpich), sha256 $EXPORT_SHA256
+or a source directory (an unpacked release, a git checkout with submodules)" ;;
+    esac
 }
 
 src=${1:-}
 if [ -z "$src" ]; then
-    src=$(fetch_debian_orig)
+    for f in "$repo/../shared/mpich/$EXPORT" "$cache/$RELEASE"; do
+        [ -f "$f" ] && { src=$f; break; }
+    done
+    [ -n "$src" ] || die "no MPICH $VERSION source found.  Download the release:
+  mkdir -p $cache && curl -Lo $cache/$RELEASE $RELEASE_URL
+  (sha256 $RELEASE_SHA256)
+or pass --with-mpich-source=DIR|TARBALL"
 fi
 [ -e "$src" ] || die "no such file or directory: $src"
 src=$(realpath "$src")
 if [ -d "$src" ]; then
-    check_version_dir "$src"
+    check_dir "$src"
 elif [ -f "$src" ]; then
-    top=$(tar tf "$src" 2>/dev/null | head -1 | cut -d/ -f1) || true
-    [ -n "$top" ] || die "$src is not a readable tarball"
-    v=$(tar xOf "$src" "$top/maint/version.m4" 2>/dev/null |
-        sed -n 's/^m4_define(\[MPICH_VERSION_m4\],\[\([^]]*\)\]).*/\1/p') || true
-    [ "$v" = "$VERSION" ] || die "$src is MPICH '${v:-unknown}', mpich-hier needs MPICH $VERSION"
+    check_tarball "$src"
 else
     die "$src is neither a directory nor a tarball"
 fi

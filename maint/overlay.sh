@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Overlay the mpich-hier plugin onto a pristine MPICH 4.0.2 copy and regenerate.
+# Overlay the mpich-hier plugin onto a pristine MPICH 5.0.1 copy and regenerate.
 #   overlay.sh PRISTINE(DIR|TARBALL) REPO DEST
 # DEST is created from PRISTINE once.  Later runs copy in only the plugin files that
 # changed and, when the registration (maint/patches, and the grammar's algorithms that
 # maint/gen-registration.py adds to MPICH's lists) changed, only the MPICH files it
 # touches, so MPICH's make redoes only the work that depends on them.
 # Regeneration (autogen) keeps the timestamps of files whose content it did not change.
+# A source without a generated configure (a git export or checkout) gets MPICH's whole
+# autogen once, the test suite included (test/mpi runs the MPI tests); later runs, and a
+# release tarball, the quick one.
 set -euo pipefail
 
 pristine=$1 repo=$2 dest=$3
@@ -54,8 +57,10 @@ fresh_copy() {
 apply_patches() {
     local p
     for p in "$repo"/maint/patches/*.patch; do
-        patch -d "$1" -p1 --forward --no-backup-if-mismatch -s < "$p" ||
-            die "patch $(basename "$p") does not apply: is this pristine MPICH 4.0.2?"
+        # no fuzz: a hunk that finds its context only approximately lands in the wrong
+        # function of ch4_coll.h's look-alike wrappers
+        patch -d "$1" -p1 --forward --fuzz=0 --no-backup-if-mismatch -s < "$p" ||
+            die "patch $(basename "$p") does not apply: is this pristine MPICH 5.0.1?"
     done
     python3 "$repo/maint/gen-registration.py" "$1" ||
         die "cannot register the grammar's algorithms in $1"
@@ -118,12 +123,19 @@ sync_plugin() {
 }
 
 regenerate() {
-    echo "overlay: regenerating (autogen.sh -quick)" >&2
-    local snap
+    local snap args
+    if [ -f "$dest/configure" ] && [ -f "$dest/src/pm/hydra/configure" ] &&
+        [ -f "$dest/test/mpi/configure" ]; then
+        args="-quick -without-hydra -without-test"
+    else
+        # hwloc and libfabric are Debian's (modules/ has no copies), UCX is not used
+        args="-without-hwloc -without-ofi -without-ucx"
+    fi
+    echo "overlay: regenerating (autogen.sh $args)" >&2
     snap=$(mktemp)
     python3 "$repo/maint/keep-mtimes.py" snapshot "$dest" "$snap"
-    (cd "$dest" && ./autogen.sh -quick -without-hydra -without-test) \
-        > "$dest/.mpich-hier-autogen.log" 2>&1 ||
+    # shellcheck disable=SC2086
+    (cd "$dest" && ./autogen.sh $args) > "$dest/.mpich-hier-autogen.log" 2>&1 ||
         die "autogen failed, see $dest/.mpich-hier-autogen.log"
     python3 "$repo/maint/keep-mtimes.py" restore "$dest" "$snap"
     rm -f "$snap"

@@ -8,7 +8,7 @@
 # Env: MPICH_HIER_BUILDDIR (MPICH's tree, for its generic.json; set by make check).
 source "$(dirname "$0")/common.sh"
 builddir=${MPICH_HIER_BUILDDIR:-$srcdir/build}
-generic=$builddir/mpich-4.0.2/maint/tuning/coll/mpir/generic.json
+generic=$builddir/mpich-5.0.1/maint/tuning/coll/mpir/generic.json
 [ -f "$generic" ] || fail "no $generic: build MPICH first (make)"
 for p in reduce_inplace_root hier_route; do
     "$prefix/bin/mpicc" -O2 -Wall -I"$srcdir/test/mpi/coll" -o "$tmp/$p" \

@@ -54,7 +54,7 @@ mkdir -p "$work"
 # the MPICH build tree, kept only where the name is unique in libmpi: valgrind names a
 # static function without its file.  MPICH's inline functions compiled into the plugin's
 # objects (MPID*, MPIR_Request*) are MPICH's, not the plugin's.
-objdir=$builddir/mpich-4.0.2/src/mpi/coll/hier/.libs
+objdir=$builddir/mpich-5.0.1/src/mpi/coll/hier/.libs
 nm "$prefix/lib/libmpi.so" 2> /dev/null | awk 'NF == 3 {print $3}' | sort > "$work/libmpi-symbols" || true
 # function names in valgrind stacks: is MPICH built with symbols (not stripped)?
 if ! grep -qx MPII_Hier_get "$work/libmpi-symbols"; then
@@ -193,7 +193,7 @@ PY
 
 # Emulated nodes talk through the OFI tcp provider on loopback; ranks outnumber the
 # cores, so waiting ranks give their core away.
-export FI_PROVIDER=tcp FI_TCP_IFACE=lo MPIR_CVAR_CH4_POLLS_BEFORE_YIELD=100
+export FI_PROVIDER=tcp FI_TCP_IFACE=lo MPIR_CVAR_CH4_PROGRESS_THROTTLE=1 MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT=100
 export MPIEXEC_TIMEOUT=${MPIEXEC_TIMEOUT:-180}
 export MPIR_CVAR_NUM_CLIQUES=2
 # a few KiB per call: several segments (hier 1 KiB, seg trees 1000 B)

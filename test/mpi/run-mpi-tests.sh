@@ -10,7 +10,7 @@
 set -euo pipefail
 
 prefix=${MPICH_HIER_PREFIX:?} builddir=${MPICH_HIER_BUILDDIR:?} srcdir=${MPICH_HIER_SRCDIR:?}
-mpich_tree=$builddir/mpich-4.0.2
+mpich_tree=$builddir/mpich-5.0.1
 suite=$builddir/mpich-testsuite
 log=$builddir/mpich-testsuite.log
 die() { echo "run-mpi-tests: $*" >&2; exit 1; }
@@ -22,7 +22,8 @@ export FI_PROVIDER=tcp FI_TCP_IFACE=lo
 # Up to 12 ranks on this machine's cores, in cliques MPICH takes for nodes: its own check
 # (more ranks on a node than cores) cannot see the oversubscription, so waiting ranks are
 # told to give their core away.
-export MPIR_CVAR_CH4_POLLS_BEFORE_YIELD=${MPIR_CVAR_CH4_POLLS_BEFORE_YIELD:-100}
+export MPIR_CVAR_CH4_PROGRESS_THROTTLE=${MPIR_CVAR_CH4_PROGRESS_THROTTLE:-1}
+export MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT=${MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT:-100}
 export MPITEST_TIMEOUT=${MPITEST_TIMEOUT:-300}
 
 # --- MPICH's test suite, configured against the install (once per MPICH build) ---

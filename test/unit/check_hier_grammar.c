@@ -389,7 +389,7 @@ START_TEST(mpich_trees)
     for (size_t i = 0; i < sizeof(trees) / sizeof(trees[0]); i++) {
         char path[4096];
         problems p;
-        snprintf(path, sizeof(path), "%s/mpich-4.0.2/%s", builddir, trees[i].file);
+        snprintf(path, sizeof(path), "%s/mpich-5.0.1/%s", builddir, trees[i].file);
         int n = check_file(path, trees[i].level, &p);
         ck_assert_msg(n == 0, "%s: %d problems, first: %s", path, n, p.line[0]);
     }

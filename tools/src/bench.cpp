@@ -24,7 +24,9 @@ namespace hiertune {
 
 namespace {
 
-constexpr const char* kPollsBeforeYield = "MPIR_CVAR_CH4_POLLS_BEFORE_YIELD";
+// MPICH 5.0.1's own yield: usleep(1) after _NO_PROGRESS_COUNT polls without progress
+constexpr const char* kThrottle = "MPIR_CVAR_CH4_PROGRESS_THROTTLE";
+constexpr const char* kThrottleCount = "MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT";
 
 // A progress bar on stderr (draw_progress decides whether).
 class Progress {
@@ -291,7 +293,8 @@ struct Plan {
     std::vector<Configuration> configurations;
     std::vector<PointKey> points;
     std::map<std::string, CvarValue> initial;  // every touched variable
-    std::optional<CvarValue> polls_before_yield;
+    std::optional<CvarValue> throttle;
+    std::optional<CvarValue> throttle_count;
 };
 
 Plan make_plan(const BenchOptions& options) {
@@ -306,33 +309,31 @@ Plan make_plan(const BenchOptions& options) {
     // Every assignment is checked before the first measurement.
     for (const Configuration& configuration : plan.configurations)
         cvar_assignment(configuration, plan.initial, catalog);
-    if (catalog.find(kPollsBeforeYield)) {
-        plan.cvars->prepare({kPollsBeforeYield});
-        plan.polls_before_yield = plan.cvars->read(kPollsBeforeYield);
+    if (catalog.find(kThrottle) && catalog.find(kThrottleCount)) {
+        plan.cvars->prepare({kThrottle, kThrottleCount});
+        plan.throttle = plan.cvars->read(kThrottle);
+        plan.throttle_count = plan.cvars->read(kThrottleCount);
     }
     return plan;
 }
 
 void warn_oversubscription(const JobFacts& facts, const Plan& plan, std::ostream& err) {
     if (facts.oversubscribed.empty()) return;
-    bool never_yields = plan.polls_before_yield && plan.polls_before_yield->integer == 0;
+    bool never_yields = plan.throttle && plan.throttle->integer == 0;
     for (const Configuration& configuration : plan.configurations) {
-        const auto it = configuration.params.find(kPollsBeforeYield);
-        never_yields = never_yields || (it != configuration.params.end() && it->second == "0");
+        const auto it = configuration.params.find(kThrottle);
+        if (it != configuration.params.end()) never_yields = it->second == "0" || it->second == "false";
     }
     for (const HostLoad& host : facts.oversubscribed) {
         err << "hiertune: " << (never_yields ? "warning" : "note") << ": host " << host.host << " runs "
             << host.ranks << " ranks on " << host.cores << " cores";
         if (never_yields)
-            err << " and " << kPollsBeforeYield
-                << " is 0: waiting ranks spin without yielding the core, so timings measure the"
-                   " scheduler; set it > 0 at launch (e.g. 1000)\n";
-        else if (plan.polls_before_yield && plan.polls_before_yield->integer < 0)
-            err << "; waiting ranks yield only where MPICH sees more ranks on its node than cores ("
-                << kPollsBeforeYield << "=-1, auto; emulated nodes hide the host)\n";
-        else if (plan.polls_before_yield)
-            err << "; waiting ranks yield every " << plan.polls_before_yield->text << " polls ("
-                << kPollsBeforeYield << ")\n";
+            err << " and " << kThrottle
+                << " is off: waiting ranks spin without yielding the core, so timings measure the"
+                   " scheduler; set it to 1 at launch (and " << kThrottleCount << ", e.g. 100)\n";
+        else if (plan.throttle_count)
+            err << "; waiting ranks sleep 1 us after " << plan.throttle_count->text << " idle polls ("
+                << kThrottleCount << ")\n";
         else
             err << "\n";
     }

@@ -22,7 +22,7 @@ export MPIEXEC_TIMEOUT=${MPIEXEC_TIMEOUT:-240}
 
 # MPICH's stock MPIR tree (generate's and tune's --stock).
 stock_tree() {
-    local stock=${MPICH_GENERIC_JSON:-${MPICH_HIER_BUILDDIR:-}/mpich-4.0.2/maint/tuning/coll/mpir/generic.json}
+    local stock=${MPICH_GENERIC_JSON:-${MPICH_HIER_BUILDDIR:-}/mpich-5.0.1/maint/tuning/coll/mpir/generic.json}
     [ -r "$stock" ] || fail "no MPICH generic.json at '$stock' (set MPICH_GENERIC_JSON or MPICH_HIER_BUILDDIR)"
     printf '%s\n' "$stock"
 }

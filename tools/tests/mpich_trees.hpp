@@ -14,8 +14,8 @@ namespace hiertune::test {
 // tree; "" if none.
 inline std::string generic_json() {
     if (const char* env = std::getenv("MPICH_GENERIC_JSON")) return env;
-    for (const char* path : {"build/mpich-4.0.2/maint/tuning/coll/mpir/generic.json",
-                             "../build/mpich-4.0.2/maint/tuning/coll/mpir/generic.json"})
+    for (const char* path : {"build/mpich-5.0.1/maint/tuning/coll/mpir/generic.json",
+                             "../build/mpich-5.0.1/maint/tuning/coll/mpir/generic.json"})
         if (std::filesystem::exists(path)) return path;
     return "";
 }
