@@ -110,10 +110,11 @@ static piece *ring_pieces(const long long *offset, int nnodes, int my_node, int 
 int MPIR_Allgather_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype,
                               void *recvbuf, MPI_Aint recvcount, MPI_Datatype recvtype,
                               MPIR_Comm * comm_ptr, int segsize, int inter_algo, int intra_algo,
-                              MPIR_Errflag_t * errflag)
+                              int coll_attr)
 {
     int mpi_errno = MPI_SUCCESS;
     int mpi_errno_ret = MPI_SUCCESS;
+    int errflag = 0;            /* MPIR_ERR_* bits of the errors recorded so far */
     MPII_Hier_params prm;
     const MPII_Hier_params given = MPII_HIER_PARAMS_DATA(segsize, inter_algo, intra_algo);
     const MPII_Hier_params cvars = MPII_HIER_PARAMS_DATA(MPIR_CVAR_ALLGATHER_HIER_SEGSIZE,
@@ -128,7 +129,7 @@ int MPIR_Allgather_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datat
     int rank = comm_ptr->rank, size = comm_ptr->local_size;
     int in_place = sendbuf == MPI_IN_PLACE;
     MPI_Aint block, type_size, extent;
-    MPIR_CHKLMEM_DECL(4);
+    MPIR_CHKLMEM_DECL();
 
     MPIR_FUNC_ENTER;
 
@@ -147,7 +148,7 @@ int MPIR_Allgather_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datat
     if (!hier) {
         /* issued while our own sub-communicators are being created */
         mpi_errno = MPIR_Allgather_intra_ring(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                              recvtype, comm_ptr, errflag);
+                                              recvtype, comm_ptr, coll_attr);
         goto fn_exit;
     }
 
@@ -156,46 +157,43 @@ int MPIR_Allgather_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datat
     mpi_errno = MPII_Hier_two_level_comms(comm_ptr, hier, 0, &up_comm, &node_comm);
     MPIR_ERR_CHECK(mpi_errno);
 
-    MPIR_CHKLMEM_MALLOC(offset, long long *, sizeof(long long) * (nnodes + 1), mpi_errno,
-                        "hier node offsets", MPL_MEM_COLL);
+    MPIR_CHKLMEM_MALLOC(offset, sizeof(long long) * (nnodes + 1));
     MPII_Hier_levels_node_offsets(lv, 0, block, offset);
-    MPIR_CHKLMEM_MALLOC(stage, char *, offset[nnodes], mpi_errno, "hier allgather stage",
-                        MPL_MEM_COLL);
+    MPIR_CHKLMEM_MALLOC(stage, offset[nnodes]);
     char *mine = stage + offset[my_node] + (MPI_Aint) hier->my_local * block;
     if (in_place)
         mpi_errno = MPIR_Localcopy((char *) recvbuf + rank * recvcount * extent, recvcount,
-                                   recvtype, mine, block, MPI_BYTE);
+                                   recvtype, mine, block, MPIR_BYTE_INTERNAL);
     else
-        mpi_errno = MPIR_Localcopy(sendbuf, sendcount, sendtype, mine, block, MPI_BYTE);
-    MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+        mpi_errno = MPIR_Localcopy(sendbuf, sendcount, sendtype, mine, block, MPIR_BYTE_INTERNAL);
+    MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
 
     /* 1. the node's blocks onto its leader */
     if (node_comm) {
-        mpi_errno = MPII_Hier_intra_gather(is_leader ? MPI_IN_PLACE : mine, block, MPI_BYTE,
-                                           stage + offset[my_node], block, 0, node_comm,
-                                           prm.intra_algo, errflag);
-        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+        mpi_errno = MPII_Hier_intra_gather(is_leader ? MPI_IN_PLACE : mine, block,
+                                           MPIR_BYTE_INTERNAL, stage + offset[my_node], block, 0,
+                                           node_comm, prm.intra_algo, coll_attr | errflag);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
     }
 
     /* 2. between the nodes, and through each node */
     if (prm.inter_algo == MPII_HIER_ALLGATHER_INTER_AUTO || nnodes == 1) {
         if (up_comm) {
-            MPIR_CHKLMEM_MALLOC(counts, MPI_Aint *, sizeof(MPI_Aint) * nnodes, mpi_errno,
-                                "hier allgather counts", MPL_MEM_COLL);
-            MPIR_CHKLMEM_MALLOC(displs, MPI_Aint *, sizeof(MPI_Aint) * nnodes, mpi_errno,
-                                "hier allgather displs", MPL_MEM_COLL);
+            MPIR_CHKLMEM_MALLOC(counts, sizeof(MPI_Aint) * nnodes);
+            MPIR_CHKLMEM_MALLOC(displs, sizeof(MPI_Aint) * nnodes);
             for (int n = 0; n < nnodes; n++) {
                 counts[n] = offset[n + 1] - offset[n];
                 displs[n] = offset[n];
             }
             mpi_errno = MPIR_Allgatherv_allcomm_auto(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, stage,
-                                                     counts, displs, MPI_BYTE, up_comm, errflag);
-            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+                                                     counts, displs, MPIR_BYTE_INTERNAL, up_comm,
+                                                     coll_attr | errflag);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
         }
         if (node_comm) {
-            mpi_errno = MPII_Hier_intra_bcast(stage, offset[nnodes], MPI_BYTE, 0, node_comm,
-                                              prm.intra_algo, errflag);
-            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+            mpi_errno = MPII_Hier_intra_bcast(stage, offset[nnodes], MPIR_BYTE_INTERNAL, 0,
+                                              node_comm, prm.intra_algo, coll_attr | errflag);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
         }
     } else {
         int nunits, own, last, right = (my_node + 1) % nnodes, left = (my_node - 1 + nnodes) % nnodes;
@@ -214,23 +212,25 @@ int MPIR_Allgather_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datat
              * j - own), and broadcast unit j in the node meanwhile */
             if (j < nrecv) {
                 mpi_errno = MPIC_Irecv(stage + pieces[own + j].first, pieces[own + j].len,
-                                       MPI_BYTE, left, MPIR_ALLGATHER_TAG, up_comm, &reqs[n++]);
+                                       MPIR_BYTE_INTERNAL, left, MPIR_ALLGATHER_TAG, up_comm,
+                                       &reqs[n++]);
                 MPIR_ERR_CHECK(mpi_errno);
             }
             if (j < nsend) {
-                mpi_errno = MPIC_Isend(stage + pieces[j].first, pieces[j].len, MPI_BYTE, right,
-                                       MPIR_ALLGATHER_TAG, up_comm, &reqs[n++], errflag);
+                mpi_errno = MPIC_Isend(stage + pieces[j].first, pieces[j].len, MPIR_BYTE_INTERNAL,
+                                       right, MPIR_ALLGATHER_TAG, up_comm, &reqs[n++],
+                                       coll_attr | errflag);
                 MPIR_ERR_CHECK(mpi_errno);
             }
             if (node_comm) {
                 mpi_errno = MPII_Hier_intra_bcast(stage + pieces[j].first, pieces[j].len,
-                                                  MPI_BYTE, 0, node_comm, prm.intra_algo,
-                                                  errflag);
-                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+                                                  MPIR_BYTE_INTERNAL, 0, node_comm, prm.intra_algo,
+                                                  coll_attr | errflag);
+                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
             }
             if (n) {
-                mpi_errno = MPIC_Waitall(n, reqs, MPI_STATUSES_IGNORE, errflag);
-                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+                mpi_errno = MPIC_Waitall(n, reqs, MPI_STATUSES_IGNORE);
+                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
             }
         }
     }
@@ -240,9 +240,9 @@ int MPIR_Allgather_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datat
         if (r == rank && in_place)
             continue;
         mpi_errno = MPIR_Localcopy(stage + offset[lv->node_of[r]] + (MPI_Aint) lv->local_of[r] *
-                                   block, block, MPI_BYTE,
+                                   block, block, MPIR_BYTE_INTERNAL,
                                    (char *) recvbuf + r * recvcount * extent, recvcount, recvtype);
-        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
     }
 
   fn_exit:

@@ -216,10 +216,11 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
                               int segsize, int inter_algo, int inter_k, int inter_chunk,
                               int intra_algo, int up_inter_algo, int up_inter_k,
                               int up_inter_chunk, int down_inter_algo, int down_inter_k,
-                              int down_inter_chunk, MPIR_Errflag_t * errflag)
+                              int down_inter_chunk, int coll_attr)
 {
     int mpi_errno = MPI_SUCCESS;
     int mpi_errno_ret = MPI_SUCCESS;
+    int errflag = 0;            /* MPIR_ERR_* bits of the errors recorded so far */
     MPII_Hier_params prm;
     const MPII_Hier_params given = MPII_HIER_PARAMS_OF_ARGS, cvars = MPII_HIER_PARAMS_OF_CVARS;
     MPII_Hier_comm *hier = NULL;
@@ -245,7 +246,7 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
         /* one node (also the re-entry of a tree that picks hier for the node comm), our
          * own comm creation, or an order no hierarchy keeps: flat and rank-ordered */
         mpi_errno = MPIR_Allreduce_intra_recursive_doubling(sendbuf, recvbuf, count, datatype,
-                                                            op, comm_ptr, errflag);
+                                                            op, comm_ptr, coll_attr);
         goto fn_exit;
     }
     int nlevels = MPII_Hier_nlevels(hier);
@@ -300,7 +301,7 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
                 if (IN_SEGS(up)) {
                     mpi_errno = MPII_Hier_start_iallreduce(SEG_AT(recvbuf, up), SEG_COUNT(up),
                                                            datatype, op, st->comm, &up_req[k]);
-                    MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+                    MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
                 }
                 continue;
             }
@@ -308,7 +309,7 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
                 mpi_errno = MPII_Hier_start_ibcast(SEG_AT(recvbuf, down), SEG_COUNT(down),
                                                    datatype, st->root, st->comm, &step_prm[k],
                                                    &down_req[k]);
-                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
             }
             if (IN_SEGS(up)) {
                 int step_root = st->comm->rank == st->root;
@@ -316,7 +317,7 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
                                                     step_root ? SEG_AT(recvbuf, up) : NULL,
                                                     SEG_COUNT(up), datatype, op, st->root,
                                                     st->comm, &step_prm[k], &up_req[k]);
-                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
             }
         }
         /* the finest step, downward then upward */
@@ -326,14 +327,14 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
                 mpi_errno = MPII_Hier_start_ibcast(SEG_AT(recvbuf, down), SEG_COUNT(down),
                                                    datatype, fs->root, fs->comm,
                                                    &step_prm[finest], &down_req[finest]);
-                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
-                mpi_errno = MPII_Hier_wait(&down_req[finest], errflag);
+                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
+                mpi_errno = MPII_Hier_wait(&down_req[finest]);
             } else {
                 mpi_errno = MPII_Hier_intra_bcast(SEG_AT(recvbuf, down), SEG_COUNT(down),
                                                   datatype, fs->root, fs->comm, prm.intra_algo,
-                                                  errflag);
+                                                  coll_attr | errflag);
             }
-            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
         }
         if (fs->comm && IN_SEGS(up)) {
             int step_root = fs->comm->rank == fs->root;
@@ -346,20 +347,20 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
                 mpi_errno = MPII_Hier_start_ireduce(contribution, result, SEG_COUNT(up), datatype,
                                                     op, fs->root, fs->comm, &step_prm[finest],
                                                     &up_req[finest]);
-                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
-                mpi_errno = MPII_Hier_wait(&up_req[finest], errflag);
+                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
+                mpi_errno = MPII_Hier_wait(&up_req[finest]);
             } else {
                 mpi_errno = MPII_Hier_intra_reduce(contribution, result, SEG_COUNT(up), datatype,
                                                    op, fs->root, fs->comm, prm.intra_algo,
-                                                   errflag);
+                                                   coll_attr | errflag);
             }
-            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
         }
         for (int k = first; k < finest; k++) {
-            mpi_errno = MPII_Hier_wait(&down_req[k], errflag);
-            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
-            mpi_errno = MPII_Hier_wait(&up_req[k], errflag);
-            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+            mpi_errno = MPII_Hier_wait(&down_req[k]);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
+            mpi_errno = MPII_Hier_wait(&up_req[k]);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
         }
     }
 #undef UP_LAG

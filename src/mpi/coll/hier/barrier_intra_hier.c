@@ -50,11 +50,11 @@ cvars:
  * with a bcast of one byte from the leader, as MPICH's own smp composition does.  One
  * node: the intra step on comm itself, one rank per node: the leaders' barrier on comm.
  */
-int MPIR_Barrier_intra_hier(MPIR_Comm * comm_ptr, int inter_algo, int intra_algo,
-                            MPIR_Errflag_t * errflag)
+int MPIR_Barrier_intra_hier(MPIR_Comm * comm_ptr, int inter_algo, int intra_algo, int coll_attr)
 {
     int mpi_errno = MPI_SUCCESS;
     int mpi_errno_ret = MPI_SUCCESS;
+    int errflag = 0;            /* MPIR_ERR_* bits of the errors recorded so far */
     MPII_Hier_params prm;
     const MPII_Hier_params given = MPII_HIER_PARAMS_STEPS(inter_algo, intra_algo);
     const MPII_Hier_params cvars = MPII_HIER_PARAMS_STEPS(MPIR_CVAR_BARRIER_HIER_INTER_ALGORITHM,
@@ -74,7 +74,7 @@ int MPIR_Barrier_intra_hier(MPIR_Comm * comm_ptr, int inter_algo, int intra_algo
     MPIR_ERR_CHECK(mpi_errno);
     if (!hier) {
         /* issued while our own sub-communicators are being created */
-        mpi_errno = MPIR_Barrier_intra_dissemination(comm_ptr, errflag);
+        mpi_errno = MPIR_Barrier_intra_dissemination(comm_ptr, coll_attr);
         goto fn_exit;
     }
 
@@ -86,33 +86,33 @@ int MPIR_Barrier_intra_hier(MPIR_Comm * comm_ptr, int inter_algo, int intra_algo
          * which only issues the barrier again on its node comm, back into a forced hier),
          * and never the device's shm path on comm itself (see the hier bcast) */
         if (prm.intra_algo == MPII_HIER_INTRA_BINOMIAL) {
-            mpi_errno = MPII_Hier_intra_fan(comm_ptr, 1, prm.intra_algo, errflag);
-            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
-            mpi_errno = MPII_Hier_intra_fan(comm_ptr, 0, prm.intra_algo, errflag);
+            mpi_errno = MPII_Hier_intra_fan(comm_ptr, 1, prm.intra_algo, coll_attr | errflag);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
+            mpi_errno = MPII_Hier_intra_fan(comm_ptr, 0, prm.intra_algo, coll_attr | errflag);
         } else {
-            mpi_errno = MPIR_Barrier_intra_dissemination(comm_ptr, errflag);
+            mpi_errno = MPIR_Barrier_intra_dissemination(comm_ptr, coll_attr | errflag);
         }
-        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
         goto fn_exit;
     }
 
     if (node_comm) {
-        mpi_errno = MPII_Hier_intra_fan(node_comm, 1, prm.intra_algo, errflag);
-        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+        mpi_errno = MPII_Hier_intra_fan(node_comm, 1, prm.intra_algo, coll_attr | errflag);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
     }
     if (up_comm) {
         if (prm.inter_algo == MPII_HIER_BARRIER_INTER_AUTO) {
             mpi_errno = MPIR_Ibarrier_impl(up_comm, &req);
-            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
-            mpi_errno = MPII_Hier_wait(&req, errflag);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
+            mpi_errno = MPII_Hier_wait(&req);
         } else {
-            mpi_errno = MPIR_Barrier_intra_dissemination(up_comm, errflag);
+            mpi_errno = MPIR_Barrier_intra_dissemination(up_comm, coll_attr | errflag);
         }
-        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
     }
     if (node_comm) {
-        mpi_errno = MPII_Hier_intra_fan(node_comm, 0, prm.intra_algo, errflag);
-        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+        mpi_errno = MPII_Hier_intra_fan(node_comm, 0, prm.intra_algo, coll_attr | errflag);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
     }
 
   fn_exit:

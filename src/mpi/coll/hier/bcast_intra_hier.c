@@ -199,10 +199,11 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
                           MPIR_Comm * comm_ptr, int segsize, int inter_algo, int inter_k,
                           int inter_chunk, int intra_algo, int up_inter_algo, int up_inter_k,
                           int up_inter_chunk, int down_inter_algo, int down_inter_k,
-                          int down_inter_chunk, MPIR_Errflag_t * errflag)
+                          int down_inter_chunk, int coll_attr)
 {
     int mpi_errno = MPI_SUCCESS;
     int mpi_errno_ret = MPI_SUCCESS;
+    int errflag = 0;            /* MPIR_ERR_* bits of the errors recorded so far */
     MPII_Hier_params prm;
     const MPII_Hier_params given = MPII_HIER_PARAMS_OF_ARGS, cvars = MPII_HIER_PARAMS_OF_CVARS;
     MPII_Hier_comm *hier = NULL;
@@ -223,7 +224,7 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
     MPIR_ERR_CHECK(mpi_errno);
     if (!hier) {
         /* issued while our own sub-communicators are being created */
-        mpi_errno = MPIR_Bcast_intra_binomial(buffer, count, datatype, root, comm_ptr, errflag);
+        mpi_errno = MPIR_Bcast_intra_binomial(buffer, count, datatype, root, comm_ptr, coll_attr);
         goto fn_exit;
     }
 
@@ -245,9 +246,9 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
             prm.intra_algo = MPII_HIER_INTRA_AUTO;
         MPII_HIER_PVAR_ADD(BCAST_HIER_SEGMENTS, 1);     /* the whole payload */
         hier->reentered++;
-        mpi_errno = MPII_Hier_intra_bcast(payload.bytes, payload.nbytes, MPI_BYTE, root,
-                                          comm_ptr, prm.intra_algo, errflag);
-        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+        mpi_errno = MPII_Hier_intra_bcast(payload.bytes, payload.nbytes, MPIR_BYTE_INTERNAL,
+                                          root, comm_ptr, prm.intra_algo, coll_attr | errflag);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
         hier->reentered--;
         goto fn_exit;
     }
@@ -268,30 +269,32 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
         for (int k = first; k < finest; k++) {
             int64_t t = s - k;
             if (steps.step[k].comm && t >= 0 && t < plan.nsegs) {
-                mpi_errno = MPII_Hier_start_ibcast(SEG_AT(t), SEG_LEN(t), MPI_BYTE,
+                mpi_errno = MPII_Hier_start_ibcast(SEG_AT(t), SEG_LEN(t), MPIR_BYTE_INTERNAL,
                                                    steps.step[k].root, steps.step[k].comm,
                                                    MPII_Hier_step_params(&prm, &steps.step[k],
                                                                          &up_prm), &req[k]);
-                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
             }
         }
         /* the finest step, segment s - N */
         int64_t t = s - finest;
         if (fs->comm && t >= 0 && t < plan.nsegs) {
             if (fs->inter) {
-                mpi_errno = MPII_Hier_start_ibcast(SEG_AT(t), SEG_LEN(t), MPI_BYTE, fs->root,
-                                                   fs->comm, MPII_Hier_step_params(&prm, fs, &up_prm),
+                mpi_errno = MPII_Hier_start_ibcast(SEG_AT(t), SEG_LEN(t), MPIR_BYTE_INTERNAL,
+                                                   fs->root, fs->comm,
+                                                   MPII_Hier_step_params(&prm, fs, &up_prm),
                                                    &req[finest]);
-                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
             } else {
-                mpi_errno = MPII_Hier_intra_bcast(SEG_AT(t), SEG_LEN(t), MPI_BYTE, fs->root,
-                                                  fs->comm, prm.intra_algo, errflag);
-                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+                mpi_errno = MPII_Hier_intra_bcast(SEG_AT(t), SEG_LEN(t), MPIR_BYTE_INTERNAL,
+                                                  fs->root, fs->comm, prm.intra_algo,
+                                                  coll_attr | errflag);
+                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
             }
         }
         for (int k = first; k <= finest; k++) {
-            mpi_errno = MPII_Hier_wait(&req[k], errflag);
-            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+            mpi_errno = MPII_Hier_wait(&req[k]);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
         }
     }
 #undef SEG_AT

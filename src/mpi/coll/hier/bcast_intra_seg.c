@@ -58,7 +58,7 @@ cvars:
  */
 int MPII_Hier_seg_bcast(void *buffer, MPI_Aint count, MPI_Datatype datatype, int root,
                         MPIR_Comm * comm, MPII_Hier_tree_kind kind, int segsize, int fanout,
-                        int window, MPIR_Errflag_t * errflag)
+                        int window)
 {
     int mpi_errno = MPI_SUCCESS;
     MPII_Hier_payload payload = { 0 };
@@ -81,10 +81,10 @@ int MPII_Hier_seg_bcast(void *buffer, MPI_Aint count, MPI_Datatype datatype, int
 
     mpi_errno = MPII_Hier_sched_new(&s, MPIR_SCHED_GENTRAN, comm);
     MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = MPII_Hier_seg_ibcast_sched(payload.bytes, payload.nbytes, MPI_BYTE, root, comm,
-                                           kind, segsize, fanout, window, &nsegs, s.sched);
+    mpi_errno = MPII_Hier_seg_ibcast_sched(payload.bytes, payload.nbytes, MPIR_BYTE_INTERNAL, root,
+                                           comm, kind, segsize, fanout, window, &nsegs, s.sched);
     MPII_HIER_PVAR_ADD(BCAST_SEG_SEGMENTS, nsegs);
-    mpi_errno = MPII_Hier_sched_run(mpi_errno, &s, comm, errflag);
+    mpi_errno = MPII_Hier_sched_run(mpi_errno, &s, comm);
     MPIR_ERR_CHECK(mpi_errno);
 
   fn_exit:
@@ -95,70 +95,67 @@ int MPII_Hier_seg_bcast(void *buffer, MPI_Aint count, MPI_Datatype datatype, int
             mpi_errno = finish_errno;
     }
     MPIR_FUNC_EXIT;
-    return MPII_Hier_final_errno(mpi_errno, MPI_SUCCESS, errflag);
+    return mpi_errno;
   fn_fail:
     goto fn_exit;
 }
 
 /* ---- entry points (signatures from coll_algorithms.txt via gen_coll.py); a negative
- * parameter (a Csel JSON tree that does not set it) takes its CVAR ---- */
+ * parameter (a Csel JSON tree that does not set it) takes its CVAR.  coll_attr is not
+ * passed on: the schedule's sends carry the error bits of its own request only. ---- */
 
 static int seg_bcast(void *buffer, MPI_Aint count, MPI_Datatype datatype, int root,
-                     MPIR_Comm * comm_ptr, MPII_Hier_tree_kind kind, int segsize, int fanout,
-                     MPIR_Errflag_t * errflag)
+                     MPIR_Comm * comm_ptr, MPII_Hier_tree_kind kind, int segsize, int fanout)
 {
     return MPII_Hier_seg_bcast(buffer, count, datatype, root, comm_ptr, kind,
                                segsize >= 0 ? segsize : MPIR_CVAR_BCAST_SEG_SEGSIZE,
                                fanout >= 0 ? fanout : MPIR_CVAR_BCAST_SEG_FANOUT,
-                               MPIR_CVAR_BCAST_SEG_WINDOW, errflag);
+                               MPIR_CVAR_BCAST_SEG_WINDOW);
 }
 
 int MPIR_Bcast_intra_seg_linear(void *buffer, MPI_Aint count, MPI_Datatype datatype, int root,
-                                MPIR_Comm * comm_ptr, int segsize, MPIR_Errflag_t * errflag)
+                                MPIR_Comm * comm_ptr, int segsize, int coll_attr)
 {
     MPII_HIER_PVAR_CALL(bcast, seg_linear);
-    return seg_bcast(buffer, count, datatype, root, comm_ptr, MPII_HIER_TREE_LINEAR, segsize, 1,
-                     errflag);
+    return seg_bcast(buffer, count, datatype, root, comm_ptr, MPII_HIER_TREE_LINEAR, segsize, 1);
 }
 
 int MPIR_Bcast_intra_seg_chain(void *buffer, MPI_Aint count, MPI_Datatype datatype, int root,
-                               MPIR_Comm * comm_ptr, int segsize, int fanout,
-                               MPIR_Errflag_t * errflag)
+                               MPIR_Comm * comm_ptr, int segsize, int fanout, int coll_attr)
 {
     MPII_HIER_PVAR_CALL(bcast, seg_chain);
     return seg_bcast(buffer, count, datatype, root, comm_ptr, MPII_HIER_TREE_CHAIN, segsize,
-                     fanout, errflag);
+                     fanout);
 }
 
 int MPIR_Bcast_intra_seg_pipeline(void *buffer, MPI_Aint count, MPI_Datatype datatype, int root,
-                                  MPIR_Comm * comm_ptr, int segsize, MPIR_Errflag_t * errflag)
+                                  MPIR_Comm * comm_ptr, int segsize, int coll_attr)
 {
     MPII_HIER_PVAR_CALL(bcast, seg_pipeline);
     return seg_bcast(buffer, count, datatype, root, comm_ptr, MPII_HIER_TREE_PIPELINE, segsize,
-                     1, errflag);
+                     1);
 }
 
 int MPIR_Bcast_intra_seg_binary(void *buffer, MPI_Aint count, MPI_Datatype datatype, int root,
-                                MPIR_Comm * comm_ptr, int segsize, MPIR_Errflag_t * errflag)
+                                MPIR_Comm * comm_ptr, int segsize, int coll_attr)
 {
     MPII_HIER_PVAR_CALL(bcast, seg_binary);
-    return seg_bcast(buffer, count, datatype, root, comm_ptr, MPII_HIER_TREE_BINARY, segsize, 1,
-                     errflag);
+    return seg_bcast(buffer, count, datatype, root, comm_ptr, MPII_HIER_TREE_BINARY, segsize, 1);
 }
 
 int MPIR_Bcast_intra_seg_split_binary(void *buffer, MPI_Aint count, MPI_Datatype datatype,
                                       int root, MPIR_Comm * comm_ptr, int segsize,
-                                      MPIR_Errflag_t * errflag)
+                                      int coll_attr)
 {
     MPII_HIER_PVAR_CALL(bcast, seg_split_binary);
     return seg_bcast(buffer, count, datatype, root, comm_ptr, MPII_HIER_TREE_SPLIT_BINARY,
-                     segsize, 1, errflag);
+                     segsize, 1);
 }
 
 int MPIR_Bcast_intra_seg_binomial(void *buffer, MPI_Aint count, MPI_Datatype datatype, int root,
-                                  MPIR_Comm * comm_ptr, int segsize, MPIR_Errflag_t * errflag)
+                                  MPIR_Comm * comm_ptr, int segsize, int coll_attr)
 {
     MPII_HIER_PVAR_CALL(bcast, seg_binomial);
     return seg_bcast(buffer, count, datatype, root, comm_ptr, MPII_HIER_TREE_BINOMIAL, segsize,
-                     1, errflag);
+                     1);
 }

@@ -55,11 +55,11 @@ cvars:
  */
 int MPIR_Gather_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype,
                            void *recvbuf, MPI_Aint recvcount, MPI_Datatype recvtype, int root,
-                           MPIR_Comm * comm_ptr, int inter_algo, int intra_algo,
-                           MPIR_Errflag_t * errflag)
+                           MPIR_Comm * comm_ptr, int inter_algo, int intra_algo, int coll_attr)
 {
     int mpi_errno = MPI_SUCCESS;
     int mpi_errno_ret = MPI_SUCCESS;
+    int errflag = 0;            /* MPIR_ERR_* bits of the errors recorded so far */
     MPII_Hier_params prm;
     const MPII_Hier_params given = MPII_HIER_PARAMS_STEPS(inter_algo, intra_algo);
     const MPII_Hier_params cvars = MPII_HIER_PARAMS_STEPS(MPIR_CVAR_GATHER_HIER_INTER_ALGORITHM,
@@ -94,7 +94,7 @@ int MPIR_Gather_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype
     if (!hier) {
         /* issued while our own sub-communicators are being created */
         mpi_errno = MPIR_Gather_intra_binomial(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                               recvtype, root, comm_ptr, errflag);
+                                               recvtype, root, comm_ptr, coll_attr);
         goto fn_exit;
     }
     mpi_errno = MPII_Hier_rooted_start(comm_ptr, hier, root, block,
@@ -106,16 +106,17 @@ int MPIR_Gather_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype
         const void *mine = in_place ? (char *) recvbuf + root * recvcount * recv_extent : sendbuf;
         mpi_errno = MPIR_Localcopy(mine, in_place ? recvcount : sendcount,
                                    in_place ? recvtype : sendtype,
-                                   rt.stage + (MPI_Aint) hier->my_local * block, block, MPI_BYTE);
-        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+                                   rt.stage + (MPI_Aint) hier->my_local * block, block,
+                                   MPIR_BYTE_INTERNAL);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
     }
 
     /* 1. the node's blocks onto its leader */
     if (rt.node_comm) {
         mpi_errno = MPII_Hier_intra_gather(rt.is_leader ? MPI_IN_PLACE : sendbuf, sendcount,
                                            sendtype, rt.stage, block, rt.intra_root, rt.node_comm,
-                                           prm.intra_algo, errflag);
-        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+                                           prm.intra_algo, coll_attr | errflag);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
     }
 
     /* 2. the subtrees' pieces up the tree of nodes */
@@ -125,16 +126,16 @@ int MPIR_Gather_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype
         for (int c = 0; c < rt.tree.nchildren; c++) {
             MPI_Aint at, len;
             MPII_Hier_rooted_child_piece(&rt, c, &at, &len);
-            mpi_errno = MPIC_Irecv(rt.stage + at, len, MPI_BYTE, rt.tree.children[c],
+            mpi_errno = MPIC_Irecv(rt.stage + at, len, MPIR_BYTE_INTERNAL, rt.tree.children[c],
                                    MPIR_GATHER_TAG, rt.up_comm, &reqs[c]);
             MPIR_ERR_CHECK(mpi_errno);
         }
-        mpi_errno = MPIC_Waitall(rt.tree.nchildren, reqs, MPI_STATUSES_IGNORE, errflag);
-        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+        mpi_errno = MPIC_Waitall(rt.tree.nchildren, reqs, MPI_STATUSES_IGNORE);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
         if (rt.tree.parent >= 0) {
-            mpi_errno = MPIC_Send(rt.stage, rt.stage_bytes, MPI_BYTE, rt.tree.parent,
-                                  MPIR_GATHER_TAG, rt.up_comm, errflag);
-            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+            mpi_errno = MPIC_Send(rt.stage, rt.stage_bytes, MPIR_BYTE_INTERNAL, rt.tree.parent,
+                                  MPIR_GATHER_TAG, rt.up_comm, coll_attr | errflag);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
         }
     }
 
@@ -143,9 +144,10 @@ int MPIR_Gather_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype
         if (r == root && in_place)
             continue;
         mpi_errno = MPIR_Localcopy(rt.stage + MPII_Hier_rooted_block_at(hier, &rt, r), block,
-                                   MPI_BYTE, (char *) recvbuf + r * recvcount * recv_extent,
-                                   recvcount, recvtype);
-        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+                                   MPIR_BYTE_INTERNAL,
+                                   (char *) recvbuf + r * recvcount * recv_extent, recvcount,
+                                   recvtype);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
     }
 
   fn_exit:

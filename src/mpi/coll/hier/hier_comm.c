@@ -9,9 +9,9 @@ static int build_levels(MPIR_Comm * comm, MPII_Hier_comm * hier)
     int mpi_errno = MPI_SUCCESS;
     int size = comm->local_size;
     int *node_id;
-    MPIR_CHKLMEM_DECL(1);
+    MPIR_CHKLMEM_DECL();
 
-    MPIR_CHKLMEM_MALLOC(node_id, int *, sizeof(int) * size, mpi_errno, "node ids", MPL_MEM_COLL);
+    MPIR_CHKLMEM_MALLOC(node_id, sizeof(int) * size);
 
     /* MPID_Get_node_id honours MPIR_CVAR_NUM_CLIQUES, like MPICH's own node split */
     for (int r = 0; r < size; r++) {
@@ -33,16 +33,17 @@ static int build_levels(MPIR_Comm * comm, MPII_Hier_comm * hier)
 /* Reuse MPICH's node_comm, and its node_roots_comm as the leaders of column 0, when
  * their ranks are ours in the same order; else split.  Reuse matters beyond saving
  * communicators: the first allreduce on a comm may be its own context-id allocation,
- * where a split (a nested allocation) cannot run. */
+ * where a split (a nested allocation) cannot run.  MPIR_Comm_commit makes both (light
+ * subcomms, MPIR_Subcomm_create) before any collective can run on the comm, on every
+ * parent comm: NULL there means this rank has no such comm. */
 static int build_node_comms(MPIR_Comm * comm, MPII_Hier_comm * hier)
 {
     int mpi_errno = MPI_SUCCESS;
     int node_size = MPII_Hier_levels_node_size(&hier->levels, hier->my_node);
-    int is_parent = comm->hierarchy_kind == MPIR_COMM_HIERARCHY_KIND__PARENT;
+    int is_parent = MPIR_Comm_is_parent_comm(comm);
     MPIR_Comm *mpich_node_comm = is_parent ? comm->node_comm : NULL;
     MPIR_Comm *mpich_roots_comm = is_parent ? comm->node_roots_comm : NULL;
     int mine_ok[2], all_ok[2];
-    MPIR_Errflag_t errflag = MPIR_ERR_NONE;
 
     if (node_size == 1)
         mine_ok[0] = mpich_node_comm == NULL;
@@ -53,7 +54,8 @@ static int build_node_comms(MPIR_Comm * comm, MPII_Hier_comm * hier)
                                          mpich_roots_comm->local_size == hier->levels.nnodes &&
                                          mpich_roots_comm->rank == hier->my_node);
     /* every rank must take the same branch: agree on it */
-    mpi_errno = MPIR_Allreduce_impl(mine_ok, all_ok, 2, MPI_INT, MPI_LAND, comm, &errflag);
+    mpi_errno = MPIR_Allreduce_impl(mine_ok, all_ok, 2, MPIR_INT_INTERNAL, MPI_LAND, comm,
+                                    MPIR_COLL_ATTR_SYNC);
     MPIR_ERR_CHECK(mpi_errno);
 
     if (all_ok[0]) {

@@ -241,7 +241,6 @@ int MPII_Hier_hierarchy_get(MPIR_Comm * comm, MPII_Hier_comm * hier,
 {
     int mpi_errno = MPI_SUCCESS;
     int size = comm->local_size;
-    MPIR_Errflag_t errflag = MPIR_ERR_NONE;
     rank_record *rec = NULL;
     const char **path_of = NULL;
     long *switch_keys = NULL, *keys = NULL;
@@ -265,7 +264,7 @@ int MPII_Hier_hierarchy_get(MPIR_Comm * comm, MPII_Hier_comm * hier,
         strcpy(mine->path, FAILED_PATH);
     hier->building = 1;
     mpi_errno = MPIR_Allgather_impl(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, rec, sizeof(rank_record),
-                                    MPI_BYTE, comm, &errflag);
+                                    MPIR_BYTE_INTERNAL, comm, MPIR_COLL_ATTR_SYNC);
     hier->building = 0;
     MPIR_ERR_CHECK(mpi_errno);
     mpi_errno = my_errno;

@@ -212,17 +212,16 @@ void MPII_Hier_rooted_finish(MPII_Hier_comm * hier, MPII_Hier_rooted * rt);
  * MPICH's selection on the node comm. */
 int MPII_Hier_intra_gather(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype,
                            void *recvbuf, MPI_Aint nbytes, int root, MPIR_Comm * node_comm,
-                           int intra_algo, MPIR_Errflag_t * errflag);
+                           int intra_algo, int coll_attr);
 int MPII_Hier_intra_scatter(const void *sendbuf, MPI_Aint nbytes, void *recvbuf,
                             MPI_Aint recvcount, MPI_Datatype recvtype, int root,
-                            MPIR_Comm * node_comm, int intra_algo, MPIR_Errflag_t * errflag);
+                            MPIR_Comm * node_comm, int intra_algo, int coll_attr);
 /* Intra-node step of the barrier, fan-in (no rank of the node leaves before all came
  * in, node comm rank 0 last) or fan-out (none leaves before rank 0 came in): binomial
  * sends empty messages up or down the binomial tree; shm fans in with the device's
  * barrier (dissemination where it cannot), auto with MPICH's selection on the node comm,
  * and both fan out with a bcast of one byte from rank 0 (MPII_Hier_intra_bcast). */
-int MPII_Hier_intra_fan(MPIR_Comm * node_comm, int fan_in, int intra_algo,
-                        MPIR_Errflag_t * errflag);
+int MPII_Hier_intra_fan(MPIR_Comm * node_comm, int fan_in, int intra_algo, int coll_attr);
 
 /* Inter-node steps: start a non-blocking bcast / reduce on the leaders' comm. */
 int MPII_Hier_start_ibcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int root,
@@ -236,10 +235,10 @@ int MPII_Hier_start_iallreduce(void *buf, MPI_Aint count, MPI_Datatype datatype,
 /* Intra-node steps: blocking bcast / reduce on the node comm.  Never MPIR_<Coll>_impl
  * directly: a forced hier CVAR would send it straight back to the plugin. */
 int MPII_Hier_intra_bcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int root,
-                          MPIR_Comm * node_comm, int intra_algo, MPIR_Errflag_t * errflag);
+                          MPIR_Comm * node_comm, int intra_algo, int coll_attr);
 int MPII_Hier_intra_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
                            MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * node_comm,
-                           int intra_algo, MPIR_Errflag_t * errflag);
+                           int intra_algo, int coll_attr);
 /* A schedule of one of MPICH's two kinds, for a non-blocking step. */
 typedef struct {
     enum MPIR_sched_type type;
@@ -252,10 +251,9 @@ int MPII_Hier_sched_new(MPII_Hier_sched * s, enum MPIR_sched_type type, MPIR_Com
 int MPII_Hier_sched_start(int build_errno, MPII_Hier_sched * s, MPIR_Comm * comm,
                           MPIR_Request ** req);
 /* Wait for a started schedule, if any, and release it. */
-int MPII_Hier_wait(MPIR_Request ** req, MPIR_Errflag_t * errflag);
+int MPII_Hier_wait(MPIR_Request ** req);
 /* Start a built schedule and wait for it: the blocking algorithms. */
-int MPII_Hier_sched_run(int build_errno, MPII_Hier_sched * s, MPIR_Comm * comm,
-                        MPIR_Errflag_t * errflag);
+int MPII_Hier_sched_run(int build_errno, MPII_Hier_sched * s, MPIR_Comm * comm);
 
 /* Segmented trees, written once as transport schedules (hier_seg_sched.c): segments of
  * whole elements of datatype, receives and sends chained by vertex dependencies so that
@@ -274,11 +272,10 @@ int MPII_Hier_seg_ireduce_sched(const void *sendbuf, void *recvbuf, MPI_Aint cou
                                 int64_t * nsegs, MPIR_TSP_sched_t sched);
 int MPII_Hier_seg_bcast(void *buffer, MPI_Aint count, MPI_Datatype datatype, int root,
                         MPIR_Comm * comm, MPII_Hier_tree_kind kind, int segsize, int fanout,
-                        int window, MPIR_Errflag_t * errflag);
+                        int window);
 int MPII_Hier_seg_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
                          MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * comm,
-                         MPII_Hier_tree_kind kind, int segsize, int fanout, int window,
-                         MPIR_Errflag_t * errflag);
+                         MPII_Hier_tree_kind kind, int segsize, int fanout, int window);
 /* Whether a device shm collective of an intra-node step is running (its set-up issues
  * collectives on the node comm that a forced hier brings back to the plugin). */
 int MPII_Hier_shm_running(void);
@@ -298,9 +295,11 @@ void MPII_Hier_route_init(void);
 int MPII_Hier_csel_is_plugin_container(int id);
 
 /* What an algorithm returns after its steps recorded their errors with
- * MPIR_ERR_COLL_CHECKANDCONT and went on (so one failed peer does not hang the others):
- * the recorded errors first, as MPICH's algorithms do. */
-int MPII_Hier_final_errno(int mpi_errno, int mpi_errno_ret, MPIR_Errflag_t * errflag);
+ * MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret) and went on, passing
+ * coll_attr | errflag to the later steps so that peers learn of it (one failed peer must
+ * not hang the others): the recorded errors first, as MPICH's algorithms do, else an
+ * error of errflag's kind (its MPIR_ERR_PROC_FAILED or MPIR_ERR_OTHER bit). */
+int MPII_Hier_final_errno(int mpi_errno, int mpi_errno_ret, int errflag);
 
 /* The payload of (buf, count, datatype) as contiguous bytes: buf itself when the
  * type is contiguous, else a packed copy that MPII_Hier_payload_finish unpacks.  Bcasts

@@ -6,8 +6,8 @@
  *   "algorithm=MPIR_Bcast_intra_hier": {"segsize=131072":{}, "inter_algo=tsp_ring":{}}
  *   "algorithm=MPIR_Bcast_intra_seg_chain": {"segsize=4096":{}, "fanout=3":{}}
  *
- * MPICH 4.0.2 asserts on anything its parser does not know (a truncated file, a key
- * with a typo); the plugin reads the file first and fails MPI_Init with the place and
+ * MPICH's parser asserts on anything it does not know (a truncated file, a key with a
+ * typo); the plugin reads the file first and fails MPI_Init with the place and
  * the item instead, and merges a tree that names only some collectives over MPICH's
  * built-in tree.
  */

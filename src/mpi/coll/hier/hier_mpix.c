@@ -9,7 +9,7 @@
 /* What MPIX_Comm_get_hlevel_info tells about a communicator made by the split, kept with
  * it (comm->coll.hlevel) and freed with it (MPII_Hier_comm_cleanup): the paper's
  * MPI_COMM_HLEVEL_NUM, _RANK and _TYPE, which MPI_Comm_get_info adds to the hints (MPICH
- * 4.0.2 keeps only registered hints with a communicator). */
+ * keeps only registered hints with a communicator). */
 typedef struct {
     int num;
     int index;

@@ -32,7 +32,7 @@ int MPII_Hier_payload_start(MPII_Hier_payload * payload, void *buf, MPI_Aint cou
         if (pack_now) {
             MPI_Aint actual;
             mpi_errno = MPIR_Typerep_pack(buf, count, datatype, 0, payload->packed,
-                                          payload->nbytes, &actual);
+                                          payload->nbytes, &actual, MPIR_TYPEREP_FLAG_NONE);
             MPIR_ERR_CHECK(mpi_errno);
         }
     }
@@ -52,7 +52,7 @@ int MPII_Hier_payload_finish(MPII_Hier_payload * payload, void *buf, MPI_Aint co
         if (unpack) {
             MPI_Aint actual;
             mpi_errno = MPIR_Typerep_unpack(payload->packed, payload->nbytes, buf, count,
-                                            datatype, 0, &actual);
+                                            datatype, 0, &actual, MPIR_TYPEREP_FLAG_NONE);
         }
         MPL_free(payload->packed);
         payload->packed = NULL;

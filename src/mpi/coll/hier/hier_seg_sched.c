@@ -140,19 +140,18 @@ int MPII_Hier_seg_ibcast_sched(void *buffer, MPI_Aint count, MPI_Datatype dataty
     const elem_range *my_rg;
     int *recv_ids = NULL, *scratch = NULL, *xrecv_ids = NULL, *unmatched = NULL;
     int split = kind == MPII_HIER_TREE_SPLIT_BINARY;
-    MPIR_CHKLMEM_DECL(6);
+    MPIR_CHKLMEM_DECL();
 
     MPIR_ERR_CHKANDJUMP1(fanout < 1 || window < 1, mpi_errno, MPI_ERR_ARG, "**arg", "**arg %s",
                          "seg bcast fanout and window must be >= 1");
     if (nsegs)
         *nsegs = 0;
     /* every rank takes the same tags, whatever it has to do */
-    MPIR_CHKLMEM_MALLOC(tags, int *, sizeof(int) * window, mpi_errno, "seg tags", MPL_MEM_COLL);
+    MPIR_CHKLMEM_MALLOC(tags, sizeof(int) * window);
     mpi_errno = sched_tags(comm, window, tags);
     MPIR_ERR_CHECK(mpi_errno);
     if (split) {        /* the exchange phase */
-        MPIR_CHKLMEM_MALLOC(xtags, int *, sizeof(int) * window, mpi_errno, "seg tags",
-                            MPL_MEM_COLL);
+        MPIR_CHKLMEM_MALLOC(xtags, sizeof(int) * window);
         mpi_errno = sched_tags(comm, window, xtags);
         MPIR_ERR_CHECK(mpi_errno);
     }
@@ -179,12 +178,9 @@ int MPII_Hier_seg_ibcast_sched(void *buffer, MPI_Aint count, MPI_Datatype dataty
         *nsegs = my_rg->nsegs;
 
     /* room for the vertex ids of the longest range */
-    MPIR_CHKLMEM_MALLOC(recv_ids, int *, sizeof(int) * (whole.nsegs + 1), mpi_errno,
-                        "seg vertex ids", MPL_MEM_COLL);
-    MPIR_CHKLMEM_MALLOC(scratch, int *, sizeof(int) * (whole.nsegs + 1), mpi_errno,
-                        "seg vertex ids", MPL_MEM_COLL);
-    MPIR_CHKLMEM_MALLOC(xrecv_ids, int *, sizeof(int) * (whole.nsegs + 1), mpi_errno,
-                        "seg vertex ids", MPL_MEM_COLL);
+    MPIR_CHKLMEM_MALLOC(recv_ids, sizeof(int) * (whole.nsegs + 1));
+    MPIR_CHKLMEM_MALLOC(scratch, sizeof(int) * (whole.nsegs + 1));
+    MPIR_CHKLMEM_MALLOC(xrecv_ids, sizeof(int) * (whole.nsegs + 1));
 
     /* tree phase: receive my range, forward each segment once it is in */
     if (node.parent >= 0) {
@@ -202,8 +198,7 @@ int MPII_Hier_seg_ibcast_sched(void *buffer, MPI_Aint count, MPI_Datatype dataty
     /* split-binary exchange phase, on its own tag: may overlap the tree phase */
     if (split && rank == root) {
         int n = MPII_Hier_tree_split_binary_unmatched(size, root, NULL);
-        MPIR_CHKLMEM_MALLOC(unmatched, int *, sizeof(int) * MPL_MAX(n, 1), mpi_errno,
-                            "seg unmatched ranks", MPL_MEM_COLL);
+        MPIR_CHKLMEM_MALLOC(unmatched, sizeof(int) * MPL_MAX(n, 1));
         MPII_Hier_tree_split_binary_unmatched(size, root, unmatched);
         for (int i = 0; i < n; i++) {
             mpi_errno = sched_send_range(buffer, extent, &half[1], datatype, unmatched[i], xtags,
@@ -266,13 +261,13 @@ int MPII_Hier_seg_ireduce_sched(const void *sendbuf, void *recvbuf, MPI_Aint cou
     int top, up, final_recv, nch, copy_id = -1;
     char *acc, *tmp = NULL;
     int *recv_ids = NULL, *red_ids = NULL, *ready = NULL, *scratch = NULL;
-    MPIR_CHKLMEM_DECL(5);
+    MPIR_CHKLMEM_DECL();
 
     MPIR_ERR_CHKANDJUMP1(fanout < 1 || window < 1, mpi_errno, MPI_ERR_ARG, "**arg", "**arg %s",
                          "seg reduce fanout and window must be >= 1");
     if (nsegs)
         *nsegs = 0;
-    MPIR_CHKLMEM_MALLOC(tags, int *, sizeof(int) * window, mpi_errno, "seg tags", MPL_MEM_COLL);
+    MPIR_CHKLMEM_MALLOC(tags, sizeof(int) * window);
     mpi_errno = sched_tags(comm, window, tags);
     MPIR_ERR_CHECK(mpi_errno);
 
@@ -331,14 +326,10 @@ int MPII_Hier_seg_ireduce_sched(const void *sendbuf, void *recvbuf, MPI_Aint cou
     slot_bytes = seg * elem_bytes;
     if (nch > 0)
         tmp = (char *) MPIR_TSP_sched_malloc(slot_bytes * window * nch, sched) - true_lb;
-    MPIR_CHKLMEM_MALLOC(recv_ids, int *, sizeof(int) * MPL_MAX(nch, 1), mpi_errno,
-                        "seg vertex ids", MPL_MEM_COLL);
-    MPIR_CHKLMEM_MALLOC(red_ids, int *, sizeof(int) * whole.nsegs * MPL_MAX(nch, 1), mpi_errno,
-                        "seg vertex ids", MPL_MEM_COLL);
-    MPIR_CHKLMEM_MALLOC(ready, int *, sizeof(int) * whole.nsegs, mpi_errno, "seg vertex ids",
-                        MPL_MEM_COLL);
-    MPIR_CHKLMEM_MALLOC(scratch, int *, sizeof(int) * whole.nsegs, mpi_errno, "seg vertex ids",
-                        MPL_MEM_COLL);
+    MPIR_CHKLMEM_MALLOC(recv_ids, sizeof(int) * MPL_MAX(nch, 1));
+    MPIR_CHKLMEM_MALLOC(red_ids, sizeof(int) * whole.nsegs * MPL_MAX(nch, 1));
+    MPIR_CHKLMEM_MALLOC(ready, sizeof(int) * whole.nsegs);
+    MPIR_CHKLMEM_MALLOC(scratch, sizeof(int) * whole.nsegs);
 
     for (int64_t t = 0; t < whole.nsegs; t++) {
         MPI_Aint n = erange_count(&whole, t);

@@ -155,13 +155,12 @@ int MPII_Hier_sched_start(int build_errno, MPII_Hier_sched * s, MPIR_Comm * comm
     goto fn_exit;
 }
 
-int MPII_Hier_sched_run(int build_errno, MPII_Hier_sched * s, MPIR_Comm * comm,
-                        MPIR_Errflag_t * errflag)
+int MPII_Hier_sched_run(int build_errno, MPII_Hier_sched * s, MPIR_Comm * comm)
 {
     MPIR_Request *req = NULL;
     int mpi_errno = MPII_Hier_sched_start(build_errno, s, comm, &req);
     if (mpi_errno == MPI_SUCCESS)
-        mpi_errno = MPII_Hier_wait(&req, errflag);
+        mpi_errno = MPII_Hier_wait(&req);
     return mpi_errno;
 }
 
@@ -296,30 +295,31 @@ int MPII_Hier_shm_running(void)
 }
 
 int MPII_Hier_intra_bcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int root,
-                          MPIR_Comm * node_comm, int intra_algo, MPIR_Errflag_t * errflag)
+                          MPIR_Comm * node_comm, int intra_algo, int coll_attr)
 {
     if (intra_algo == MPII_HIER_INTRA_SHM && !shm_running) {
         int used, mpi_errno;
         shm_running++;
-        mpi_errno = MPID_Hier_shm_bcast(buf, count, datatype, root, node_comm, &used, errflag);
+        mpi_errno = MPID_Hier_shm_bcast(buf, count, datatype, root, node_comm, &used,
+                                        coll_attr);
         shm_running--;
         if (used)
             return mpi_errno;
     }
     if (intra_algo == MPII_HIER_INTRA_BINOMIAL)
-        return MPIR_Bcast_intra_binomial(buf, count, datatype, root, node_comm, errflag);
-    return MPIR_Bcast_allcomm_auto(buf, count, datatype, root, node_comm, errflag);
+        return MPIR_Bcast_intra_binomial(buf, count, datatype, root, node_comm, coll_attr);
+    return MPIR_Bcast_allcomm_auto(buf, count, datatype, root, node_comm, coll_attr);
 }
 
 int MPII_Hier_intra_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
                            MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * node_comm,
-                           int intra_algo, MPIR_Errflag_t * errflag)
+                           int intra_algo, int coll_attr)
 {
     if (intra_algo == MPII_HIER_INTRA_SHM && !shm_running) {
         int used, mpi_errno;
         shm_running++;
         mpi_errno = MPID_Hier_shm_reduce(sendbuf, recvbuf, count, datatype, op, root,
-                                         node_comm, &used, errflag);
+                                         node_comm, &used, coll_attr);
         shm_running--;
         if (used)
             return mpi_errno;
@@ -327,9 +327,9 @@ int MPII_Hier_intra_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
     /* binomial combines in rank order: the one choice right for non-commutative ops */
     if (intra_algo == MPII_HIER_INTRA_BINOMIAL || !MPIR_Op_is_commutative(op))
         return MPIR_Reduce_intra_binomial(sendbuf, recvbuf, count, datatype, op, root,
-                                          node_comm, errflag);
+                                          node_comm, coll_attr);
     return MPIR_Reduce_allcomm_auto(sendbuf, recvbuf, count, datatype, op, root, node_comm,
-                                    errflag);
+                                    coll_attr);
 }
 
 int MPII_Hier_two_level_comms(MPIR_Comm * comm, MPII_Hier_comm * hier, int column,
@@ -354,31 +354,32 @@ int MPII_Hier_two_level_comms(MPIR_Comm * comm, MPII_Hier_comm * hier, int colum
 
 int MPII_Hier_intra_gather(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype,
                            void *recvbuf, MPI_Aint nbytes, int root, MPIR_Comm * node_comm,
-                           int intra_algo, MPIR_Errflag_t * errflag)
+                           int intra_algo, int coll_attr)
 {
     if (intra_algo == MPII_HIER_INTRA_AUTO)
-        return MPIR_Gather_allcomm_auto(sendbuf, sendcount, sendtype, recvbuf, nbytes, MPI_BYTE,
-                                        root, node_comm, errflag);
-    return MPIR_Gather_intra_binomial(sendbuf, sendcount, sendtype, recvbuf, nbytes, MPI_BYTE,
-                                      root, node_comm, errflag);
+        return MPIR_Gather_allcomm_auto(sendbuf, sendcount, sendtype, recvbuf, nbytes,
+                                        MPIR_BYTE_INTERNAL, root, node_comm, coll_attr);
+    return MPIR_Gather_intra_binomial(sendbuf, sendcount, sendtype, recvbuf, nbytes,
+                                      MPIR_BYTE_INTERNAL, root, node_comm, coll_attr);
 }
 
 int MPII_Hier_intra_scatter(const void *sendbuf, MPI_Aint nbytes, void *recvbuf,
                             MPI_Aint recvcount, MPI_Datatype recvtype, int root,
-                            MPIR_Comm * node_comm, int intra_algo, MPIR_Errflag_t * errflag)
+                            MPIR_Comm * node_comm, int intra_algo, int coll_attr)
 {
     if (intra_algo == MPII_HIER_INTRA_AUTO)
-        return MPIR_Scatter_allcomm_auto(sendbuf, nbytes, MPI_BYTE, recvbuf, recvcount, recvtype,
-                                         root, node_comm, errflag);
-    return MPIR_Scatter_intra_binomial(sendbuf, nbytes, MPI_BYTE, recvbuf, recvcount, recvtype,
-                                       root, node_comm, errflag);
+        return MPIR_Scatter_allcomm_auto(sendbuf, nbytes, MPIR_BYTE_INTERNAL, recvbuf, recvcount,
+                                         recvtype, root, node_comm, coll_attr);
+    return MPIR_Scatter_intra_binomial(sendbuf, nbytes, MPIR_BYTE_INTERNAL, recvbuf, recvcount,
+                                       recvtype, root, node_comm, coll_attr);
 }
 
 /* Empty messages over the binomial tree of node_comm rooted at 0: up from the leaves
  * (fan_in) or down from rank 0.  Errors are recorded and the step goes on. */
-static int binomial_fan(MPIR_Comm * node_comm, int fan_in, MPIR_Errflag_t * errflag)
+static int binomial_fan(MPIR_Comm * node_comm, int fan_in, int coll_attr)
 {
     int mpi_errno = MPI_SUCCESS, mpi_errno_ret = MPI_SUCCESS;
+    int errflag = 0;
     MPII_Hier_tree_node node;
 
     MPIR_ERR_CHKANDJUMP(MPII_Hier_tree_node_init(&node, MPII_HIER_TREE_BINOMIAL,
@@ -386,23 +387,23 @@ static int binomial_fan(MPIR_Comm * node_comm, int fan_in, MPIR_Errflag_t * errf
                                                  node_comm->rank) != 0, mpi_errno,
                         MPI_ERR_OTHER, "**nomem");
     if (!fan_in && node.parent >= 0) {
-        mpi_errno = MPIC_Recv(NULL, 0, MPI_BYTE, node.parent, MPIR_BARRIER_TAG, node_comm,
-                              MPI_STATUS_IGNORE, errflag);
-        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+        mpi_errno = MPIC_Recv(NULL, 0, MPIR_BYTE_INTERNAL, node.parent, MPIR_BARRIER_TAG,
+                              node_comm, MPI_STATUS_IGNORE);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
     }
     for (int c = 0; c < node.nchildren; c++) {
         if (fan_in)
-            mpi_errno = MPIC_Recv(NULL, 0, MPI_BYTE, node.children[c], MPIR_BARRIER_TAG,
-                                  node_comm, MPI_STATUS_IGNORE, errflag);
+            mpi_errno = MPIC_Recv(NULL, 0, MPIR_BYTE_INTERNAL, node.children[c],
+                                  MPIR_BARRIER_TAG, node_comm, MPI_STATUS_IGNORE);
         else
-            mpi_errno = MPIC_Send(NULL, 0, MPI_BYTE, node.children[c], MPIR_BARRIER_TAG,
-                                  node_comm, errflag);
-        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+            mpi_errno = MPIC_Send(NULL, 0, MPIR_BYTE_INTERNAL, node.children[c],
+                                  MPIR_BARRIER_TAG, node_comm, coll_attr | errflag);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
     }
     if (fan_in && node.parent >= 0) {
-        mpi_errno = MPIC_Send(NULL, 0, MPI_BYTE, node.parent, MPIR_BARRIER_TAG, node_comm,
-                              errflag);
-        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+        mpi_errno = MPIC_Send(NULL, 0, MPIR_BYTE_INTERNAL, node.parent, MPIR_BARRIER_TAG,
+                              node_comm, coll_attr | errflag);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
     }
     MPII_Hier_tree_node_free(&node);
 
@@ -412,34 +413,34 @@ static int binomial_fan(MPIR_Comm * node_comm, int fan_in, MPIR_Errflag_t * errf
     goto fn_exit;
 }
 
-int MPII_Hier_intra_fan(MPIR_Comm * node_comm, int fan_in, int intra_algo,
-                        MPIR_Errflag_t * errflag)
+int MPII_Hier_intra_fan(MPIR_Comm * node_comm, int fan_in, int intra_algo, int coll_attr)
 {
     if (intra_algo == MPII_HIER_INTRA_BINOMIAL)
-        return binomial_fan(node_comm, fan_in, errflag);
+        return binomial_fan(node_comm, fan_in, coll_attr);
     if (!fan_in) {
         /* a release from rank 0: a bcast of one byte (one phase, a barrier has two) */
         char token = 0;
-        return MPII_Hier_intra_bcast(&token, 1, MPI_BYTE, 0, node_comm, intra_algo, errflag);
+        return MPII_Hier_intra_bcast(&token, 1, MPIR_BYTE_INTERNAL, 0, node_comm, intra_algo,
+                                     coll_attr);
     }
     if (intra_algo == MPII_HIER_INTRA_SHM && !shm_running) {
         int used, mpi_errno;
         shm_running++;
-        mpi_errno = MPID_Hier_shm_barrier(node_comm, &used, errflag);
+        mpi_errno = MPID_Hier_shm_barrier(node_comm, &used, coll_attr);
         shm_running--;
         if (used)
             return mpi_errno;
-        return MPIR_Barrier_intra_dissemination(node_comm, errflag);
+        return MPIR_Barrier_intra_dissemination(node_comm, coll_attr);
     }
-    return MPIR_Barrier_allcomm_auto(node_comm, errflag);
+    return MPIR_Barrier_allcomm_auto(node_comm, coll_attr);
 }
 
-int MPII_Hier_wait(MPIR_Request ** req, MPIR_Errflag_t * errflag)
+int MPII_Hier_wait(MPIR_Request ** req)
 {
     int mpi_errno = MPI_SUCCESS;
 
     if (*req) {
-        mpi_errno = MPIC_Wait(*req, errflag);
+        mpi_errno = MPIC_Wait(*req);
         /* a schedule's failed step is reported in its request's status only */
         if (mpi_errno == MPI_SUCCESS)
             mpi_errno = (*req)->status.MPI_ERROR;
@@ -449,13 +450,16 @@ int MPII_Hier_wait(MPIR_Request ** req, MPIR_Errflag_t * errflag)
     return mpi_errno;
 }
 
-int MPII_Hier_final_errno(int mpi_errno, int mpi_errno_ret, MPIR_Errflag_t * errflag)
+int MPII_Hier_final_errno(int mpi_errno, int mpi_errno_ret, int errflag)
 {
     if (mpi_errno_ret)
         return mpi_errno_ret;
     if (mpi_errno)
         return mpi_errno;
-    if (*errflag != MPIR_ERR_NONE)
-        MPIR_ERR_SET(mpi_errno, *errflag, "**coll_fail");
+    /* errflag holds MPIR_COLL_ATTR bits, not error classes */
+    if (errflag & MPIR_ERR_PROC_FAILED)
+        MPIR_ERR_SET(mpi_errno, MPIX_ERR_PROC_FAILED, "**coll_fail");
+    else if (errflag & MPIR_ERR_OTHER)
+        MPIR_ERR_SET(mpi_errno, MPI_ERR_OTHER, "**coll_fail");
     return mpi_errno;
 }

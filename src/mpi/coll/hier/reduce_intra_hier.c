@@ -200,10 +200,11 @@ int MPIR_Reduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
                            int segsize, int inter_algo, int inter_k, int inter_chunk,
                            int intra_algo, int up_inter_algo, int up_inter_k, int up_inter_chunk,
                            int down_inter_algo, int down_inter_k, int down_inter_chunk,
-                           MPIR_Errflag_t * errflag)
+                           int coll_attr)
 {
     int mpi_errno = MPI_SUCCESS;
     int mpi_errno_ret = MPI_SUCCESS;
+    int errflag = 0;            /* MPIR_ERR_* bits of the errors recorded so far */
     MPII_Hier_params prm;
     const MPII_Hier_params given = MPII_HIER_PARAMS_OF_ARGS, cvars = MPII_HIER_PARAMS_OF_CVARS;
     MPII_Hier_comm *hier = NULL;
@@ -213,7 +214,7 @@ int MPIR_Reduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
     MPIR_Request *req[MPII_HIER_MAX_STEPS] = { NULL };
     MPI_Aint type_size, extent, true_lb, true_extent;
     void *partial_alloc = NULL;
-    MPIR_CHKLMEM_DECL(1);
+    MPIR_CHKLMEM_DECL();
     char *partial;              /* where this leader's groups' results are formed */
     int is_root = comm_ptr->rank == root;
 
@@ -233,7 +234,7 @@ int MPIR_Reduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
         /* one node (also the re-entry of a tree that picks hier for the node comm), our
          * own comm creation, or an order no hierarchy keeps: flat and rank-ordered */
         mpi_errno = MPIR_Reduce_intra_binomial(sendbuf, recvbuf, count, datatype, op, root,
-                                               comm_ptr, errflag);
+                                               comm_ptr, coll_attr);
         goto fn_exit;
     }
     int nlevels = MPII_Hier_nlevels(hier);
@@ -258,8 +259,7 @@ int MPIR_Reduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
         partial = recvbuf;
     } else if (leads) {
         MPIR_Type_get_true_extent_impl(datatype, &true_lb, &true_extent);
-        MPIR_CHKLMEM_MALLOC(partial_alloc, void *, count * MPL_MAX(extent, true_extent), mpi_errno,
-                            "hier reduce partial result", MPL_MEM_COLL);
+        MPIR_CHKLMEM_MALLOC(partial_alloc, count * MPL_MAX(extent, true_extent));
         partial = (char *) partial_alloc - true_lb;
     } else if (first < finest) {
         partial = (char *) sendbuf;
@@ -283,7 +283,7 @@ int MPIR_Reduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
                                                     SEG_COUNT(t), datatype, op, st->root, st->comm,
                                                     MPII_Hier_step_params(&prm, st, &up_prm),
                                                     &req[k]);
-                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
             }
         }
         /* the finest step, segment s */
@@ -296,17 +296,17 @@ int MPIR_Reduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
                                                     op, fs->root, fs->comm,
                                                     MPII_Hier_step_params(&prm, fs, &up_prm),
                                                     &req[finest]);
-                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
             } else {
                 mpi_errno = MPII_Hier_intra_reduce(contribution, result, SEG_COUNT(s), datatype,
                                                    op, fs->root, fs->comm, prm.intra_algo,
-                                                   errflag);
-                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+                                                   coll_attr | errflag);
+                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
             }
         }
         for (int k = first; k <= finest; k++) {
-            mpi_errno = MPII_Hier_wait(&req[k], errflag);
-            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+            mpi_errno = MPII_Hier_wait(&req[k]);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
         }
     }
 #undef SEG_COUNT

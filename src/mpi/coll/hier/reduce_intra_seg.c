@@ -66,8 +66,7 @@ cvars:
  * (MPII_Hier_seg_ireduce_sched) on the user's buffers, waited for. */
 int MPII_Hier_seg_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
                          MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * comm,
-                         MPII_Hier_tree_kind kind, int segsize, int fanout, int window,
-                         MPIR_Errflag_t * errflag)
+                         MPII_Hier_tree_kind kind, int segsize, int fanout, int window)
 {
     int mpi_errno = MPI_SUCCESS;
     int64_t nsegs = 0;
@@ -82,81 +81,80 @@ int MPII_Hier_seg_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
     mpi_errno = MPII_Hier_seg_ireduce_sched(sendbuf, recvbuf, count, datatype, op, root, comm,
                                             kind, segsize, fanout, window, &nsegs, s.sched);
     MPII_HIER_PVAR_ADD(REDUCE_SEG_SEGMENTS, nsegs);
-    mpi_errno = MPII_Hier_sched_run(mpi_errno, &s, comm, errflag);
+    mpi_errno = MPII_Hier_sched_run(mpi_errno, &s, comm);
     MPIR_ERR_CHECK(mpi_errno);
 
   fn_exit:
     MPIR_FUNC_EXIT;
-    return MPII_Hier_final_errno(mpi_errno, MPI_SUCCESS, errflag);
+    return mpi_errno;
   fn_fail:
     goto fn_exit;
 }
 
 /* ---- entry points (signatures from coll_algorithms.txt via gen_coll.py); a negative
- * parameter (a Csel JSON tree that does not set it) takes its CVAR ---- */
+ * parameter (a Csel JSON tree that does not set it) takes its CVAR.  coll_attr is not
+ * passed on: the schedule's sends carry the error bits of its own request only. ---- */
 
 static int seg_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Datatype datatype,
                       MPI_Op op, int root, MPIR_Comm * comm_ptr, MPII_Hier_tree_kind kind,
-                      int segsize, int fanout, MPIR_Errflag_t * errflag)
+                      int segsize, int fanout)
 {
     return MPII_Hier_seg_reduce(sendbuf, recvbuf, count, datatype, op, root, comm_ptr, kind,
                                 segsize >= 0 ? segsize : MPIR_CVAR_REDUCE_SEG_SEGSIZE,
                                 fanout >= 0 ? fanout : MPIR_CVAR_REDUCE_SEG_FANOUT,
-                                MPIR_CVAR_REDUCE_SEG_WINDOW, errflag);
+                                MPIR_CVAR_REDUCE_SEG_WINDOW);
 }
 
 int MPIR_Reduce_intra_seg_linear(const void *sendbuf, void *recvbuf, MPI_Aint count,
                                  MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * comm_ptr,
-                                 int segsize, MPIR_Errflag_t * errflag)
+                                 int segsize, int coll_attr)
 {
     MPII_HIER_PVAR_CALL(reduce, seg_linear);
     return seg_reduce(sendbuf, recvbuf, count, datatype, op, root, comm_ptr,
-                      MPII_HIER_TREE_LINEAR, segsize, 1, errflag);
+                      MPII_HIER_TREE_LINEAR, segsize, 1);
 }
 
 int MPIR_Reduce_intra_seg_pipeline(const void *sendbuf, void *recvbuf, MPI_Aint count,
                                    MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * comm_ptr,
-                                   int segsize, MPIR_Errflag_t * errflag)
+                                   int segsize, int coll_attr)
 {
     MPII_HIER_PVAR_CALL(reduce, seg_pipeline);
     return seg_reduce(sendbuf, recvbuf, count, datatype, op, root, comm_ptr,
-                      MPII_HIER_TREE_PIPELINE, segsize, 1, errflag);
+                      MPII_HIER_TREE_PIPELINE, segsize, 1);
 }
 
 int MPIR_Reduce_intra_seg_binary(const void *sendbuf, void *recvbuf, MPI_Aint count,
                                  MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * comm_ptr,
-                                 int segsize, MPIR_Errflag_t * errflag)
+                                 int segsize, int coll_attr)
 {
     MPII_HIER_PVAR_CALL(reduce, seg_binary);
     return seg_reduce(sendbuf, recvbuf, count, datatype, op, root, comm_ptr,
-                      MPII_HIER_TREE_BINARY, segsize, 1, errflag);
+                      MPII_HIER_TREE_BINARY, segsize, 1);
 }
 
 int MPIR_Reduce_intra_seg_binomial(const void *sendbuf, void *recvbuf, MPI_Aint count,
                                    MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * comm_ptr,
-                                   int segsize, MPIR_Errflag_t * errflag)
+                                   int segsize, int coll_attr)
 {
     MPII_HIER_PVAR_CALL(reduce, seg_binomial);
     return seg_reduce(sendbuf, recvbuf, count, datatype, op, root, comm_ptr,
-                      MPII_HIER_TREE_BINOMIAL, segsize, 1, errflag);
+                      MPII_HIER_TREE_BINOMIAL, segsize, 1);
 }
 
 int MPIR_Reduce_intra_seg_in_order_binary(const void *sendbuf, void *recvbuf, MPI_Aint count,
                                           MPI_Datatype datatype, MPI_Op op, int root,
-                                          MPIR_Comm * comm_ptr, int segsize,
-                                          MPIR_Errflag_t * errflag)
+                                          MPIR_Comm * comm_ptr, int segsize, int coll_attr)
 {
     MPII_HIER_PVAR_CALL(reduce, seg_in_order_binary);
     return seg_reduce(sendbuf, recvbuf, count, datatype, op, root, comm_ptr,
-                      MPII_HIER_TREE_IN_ORDER_BINARY, segsize, 1, errflag);
+                      MPII_HIER_TREE_IN_ORDER_BINARY, segsize, 1);
 }
 
 int MPIR_Reduce_intra_seg_chain(const void *sendbuf, void *recvbuf, MPI_Aint count,
                                 MPI_Datatype datatype, MPI_Op op, int root,
-                                MPIR_Comm * comm_ptr, int segsize, int fanout,
-                                MPIR_Errflag_t * errflag)
+                                MPIR_Comm * comm_ptr, int segsize, int fanout, int coll_attr)
 {
     MPII_HIER_PVAR_CALL(reduce, seg_chain);
     return seg_reduce(sendbuf, recvbuf, count, datatype, op, root, comm_ptr,
-                      MPII_HIER_TREE_CHAIN, segsize, fanout, errflag);
+                      MPII_HIER_TREE_CHAIN, segsize, fanout);
 }

@@ -48,11 +48,11 @@ cvars:
  */
 int MPIR_Scatter_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype,
                             void *recvbuf, MPI_Aint recvcount, MPI_Datatype recvtype, int root,
-                            MPIR_Comm * comm_ptr, int inter_algo, int intra_algo,
-                            MPIR_Errflag_t * errflag)
+                            MPIR_Comm * comm_ptr, int inter_algo, int intra_algo, int coll_attr)
 {
     int mpi_errno = MPI_SUCCESS;
     int mpi_errno_ret = MPI_SUCCESS;
+    int errflag = 0;            /* MPIR_ERR_* bits of the errors recorded so far */
     MPII_Hier_params prm;
     const MPII_Hier_params given = MPII_HIER_PARAMS_STEPS(inter_algo, intra_algo);
     const MPII_Hier_params cvars = MPII_HIER_PARAMS_STEPS(MPIR_CVAR_SCATTER_HIER_INTER_ALGORITHM,
@@ -86,7 +86,7 @@ int MPIR_Scatter_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datatyp
     if (!hier) {
         /* issued while our own sub-communicators are being created */
         mpi_errno = MPIR_Scatter_intra_binomial(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                                recvtype, root, comm_ptr, errflag);
+                                                recvtype, root, comm_ptr, coll_attr);
         goto fn_exit;
     }
     mpi_errno = MPII_Hier_rooted_start(comm_ptr, hier, root, block,
@@ -100,25 +100,25 @@ int MPIR_Scatter_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datatyp
         mpi_errno = MPIR_Localcopy((const char *) sendbuf + r * sendcount * send_extent,
                                    sendcount, sendtype,
                                    rt.stage + MPII_Hier_rooted_block_at(hier, &rt, r), block,
-                                   MPI_BYTE);
-        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+                                   MPIR_BYTE_INTERNAL);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
     }
 
     /* 2. the subtrees' pieces down the tree of nodes */
     if (rt.up_comm) {
         if (rt.tree.parent >= 0) {
-            mpi_errno = MPIC_Recv(rt.stage, rt.stage_bytes, MPI_BYTE, rt.tree.parent,
-                                  MPIR_SCATTER_TAG, rt.up_comm, MPI_STATUS_IGNORE, errflag);
-            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+            mpi_errno = MPIC_Recv(rt.stage, rt.stage_bytes, MPIR_BYTE_INTERNAL, rt.tree.parent,
+                                  MPIR_SCATTER_TAG, rt.up_comm, MPI_STATUS_IGNORE);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
         }
         /* one after the other, the largest subtree first: the sends share this leader's
          * link anyway, and so the first child forwards while the later ones still come */
         for (int c = 0; c < rt.tree.nchildren; c++) {
             MPI_Aint at, len;
             MPII_Hier_rooted_child_piece(&rt, c, &at, &len);
-            mpi_errno = MPIC_Send(rt.stage + at, len, MPI_BYTE, rt.tree.children[c],
-                                  MPIR_SCATTER_TAG, rt.up_comm, errflag);
-            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+            mpi_errno = MPIC_Send(rt.stage + at, len, MPIR_BYTE_INTERNAL, rt.tree.children[c],
+                                  MPIR_SCATTER_TAG, rt.up_comm, coll_attr | errflag);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
         }
     }
 
@@ -126,12 +126,13 @@ int MPIR_Scatter_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datatyp
     if (rt.node_comm) {
         mpi_errno = MPII_Hier_intra_scatter(rt.stage, block, in_place ? MPI_IN_PLACE : recvbuf,
                                             recvcount, recvtype, rt.intra_root, rt.node_comm,
-                                            prm.intra_algo, errflag);
-        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+                                            prm.intra_algo, coll_attr | errflag);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
     } else if (!in_place) {
         /* a leader alone on its node: its block is the first of its stage */
-        mpi_errno = MPIR_Localcopy(rt.stage, block, MPI_BYTE, recvbuf, recvcount, recvtype);
-        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag);
+        mpi_errno = MPIR_Localcopy(rt.stage, block, MPIR_BYTE_INTERNAL, recvbuf, recvcount,
+                                   recvtype);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
     }
 
   fn_exit:
