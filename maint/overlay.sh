@@ -134,8 +134,10 @@ regenerate() {
     echo "overlay: regenerating (autogen.sh $args)" >&2
     snap=$(mktemp)
     python3 "$repo/maint/keep-mtimes.py" snapshot "$dest" "$snap"
+    # -quick skips the autotools check that sets AUTORECONF (MPICH's CI exports it)
     # shellcheck disable=SC2086
-    (cd "$dest" && ./autogen.sh $args) > "$dest/.mpich-hier-autogen.log" 2>&1 ||
+    (cd "$dest" && AUTORECONF=${AUTORECONF:-autoreconf} ./autogen.sh $args) \
+        > "$dest/.mpich-hier-autogen.log" 2>&1 ||
         die "autogen failed, see $dest/.mpich-hier-autogen.log"
     python3 "$repo/maint/keep-mtimes.py" restore "$dest" "$snap"
     rm -f "$snap"

@@ -44,8 +44,10 @@ expect_refused bad-number '{"collective=bcast": {"avg_msg_size<=4k": {"algorithm
     'at collective=bcast: a bound that is not an integer in 0..INT_MAX: "avg_msg_size<=4k"'
 expect_refused typo-algorithm '{"collective=bcast": {"algorithm=MPIR_Bcast_intra_binomal": {}}}' \
     'at collective=bcast: an algorithm MPICH does not know "algorithm=MPIR_Bcast_intra_binomal"'
-expect_refused no-match '{"collective=bcast": {"avg_msg_size<=4096": {"algorithm=MPIR_Bcast_intra_binomial": {}}}}' \
-    'at collective=bcast: a chain of bounds that can all fail (MPICH asserts): it ends with "avg_msg_size<=4096"'
+expect_refused bound-last '{"collective=bcast": {"avg_msg_size<=4096": {"algorithm=MPIR_Bcast_intra_binomial": {}}}}' \
+    'at collective=bcast: a bound that ends its chain (MPICH asserts when it loads the tree: an ANY key must follow it): "avg_msg_size<=4096"'
+expect_refused no-match '{"collective=bcast": {"avg_msg_size<=4096": {"algorithm=MPIR_Bcast_intra_binomial": {}}, "comm_type=inter": {"algorithm=MPIR_Bcast_inter_remote_send_local_bcast": {}}}}' \
+    'at collective=bcast: a chain of bounds that can all fail (MPICH asserts): it ends with "comm_type=inter"'
 expect_refused smp-flat '{"collective=barrier": {"comm_type=intra": {"algorithm=MPIR_Barrier_intra_smp": {}}}}' \
     'at collective=barrier > comm_type=intra: MPIR_Barrier_intra_smp selected where "comm_hierarchy=parent" does not hold'
 # every problem of a tree, each on its own line, on every rank

@@ -195,15 +195,17 @@ START_TEST(good_trees)
 }
 END_TEST
 
-/* MPICH 4.0.2 aborts on avg_msg_size under allgather, is_commutative under bcast, ... */
+/* MPICH aborts on avg_msg_size under allgather, is_commutative under bcast, ...; but
+ * "avg_msg_size=any" is the ANY operator, which 5.0.1 never evaluates (csel.c 533, 1348) */
 START_TEST(keys_of_other_collectives)
 {
     problems p;
     ck_assert_int_eq(check_text("{\"collective=allgather\": {\"comm_type=intra\": {"
                                 "\"avg_msg_size<=65536\": {\"algorithm=MPIR_Allgather_intra_ring\":{}},"
                                 "\"avg_msg_size=any\": {\"algorithm=MPIR_Allgather_intra_hier\":{}}}}}",
-                                MPII_HIER_TREE_MPIR, &p), 2);
-    ck_assert(mentions(&p, 0, "a key MPICH does not define for this collective"));
+                                MPII_HIER_TREE_MPIR, &p), 1);
+    ck_assert(mentions(&p, 0, "comm_type=intra | a key MPICH does not define for this collective"));
+    ck_assert(mentions(&p, 0, "| avg_msg_size<=65536"));
     ck_assert_int_eq(check_text("{\"collective=allgather\": {\"comm_type=intra\": {"
                                 "\"total_msg_size<=65536\": {\"algorithm=MPIR_Allgather_intra_ring\":{}},"
                                 "\"total_msg_size=any\": {\"algorithm=MPIR_Allgather_intra_hier\":{}}}}}",
@@ -264,15 +266,60 @@ START_TEST(bad_parameters)
 }
 END_TEST
 
+/* MPICH's own algorithms read the parameters csel_container.c names for them (5.0.1's
+ * shipped tree: MPIR_Barrier_intra_k_dissemination with "k=2") and ignore the others */
+START_TEST(mpich_parameters)
+{
+    problems p;
+    ck_assert_int_eq(check_text("{\"collective=barrier\": {\"comm_type=intra\": "
+                                "{\"algorithm=MPIR_Barrier_intra_k_dissemination\": {\"k=2\":{}}},"
+                                "\"comm_type=inter\": "
+                                "{\"algorithm=MPIR_Barrier_inter_bcast\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 0);
+    ck_assert_int_eq(check_text("{\"collective=bcast\": {\"algorithm=MPIR_Bcast_intra_tree\":"
+                                " {\"tree_type = knomial_1\":{}, \"k=4\":{}, "
+                                "\"is_non_blocking=1\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 0);
+    ck_assert_int_eq(check_text("{\"collective=barrier\": "
+                                "{\"algorithm=MPIR_Barrier_intra_k_dissemination\":"
+                                " {\"radix=2\":{}, \"k\":{}}}}", MPII_HIER_TREE_MPIR, &p), 2);
+    ck_assert(mentions(&p, 0, "collective=barrier | a parameter MPICH does not read for "
+                       "MPIR_Barrier_intra_k_dissemination (it ignores it): | radix=2"));
+    ck_assert(mentions(&p, 1, "| k"));
+    /* another algorithm's parameter */
+    ck_assert_int_eq(check_text("{\"collective=bcast\": {\"algorithm=MPIR_Bcast_intra_tree\":"
+                                " {\"chunk_size=8192\":{}}}}", MPII_HIER_TREE_MPIR, &p), 1);
+}
+END_TEST
+
 START_TEST(chains)
 {
     problems p;
-    /* every bound can fail: MPICH finds no algorithm and asserts */
+    /* a bound that ends its chain: 5.0.1's validate_tree asserts when it loads the tree
+     * (no failure path, csel.c 285-301), whatever the tree's level */
     ck_assert_int_eq(check_text("{\"collective=bcast\": {\"avg_msg_size<=1024\": "
                                 "{\"algorithm=MPIR_Bcast_intra_binomial\":{}}}}",
                                 MPII_HIER_TREE_MPIR, &p), 1);
-    ck_assert(mentions(&p, 0, "can all fail"));
+    ck_assert(mentions(&p, 0, "collective=bcast | a bound that ends its chain"));
     ck_assert_int_eq(check_text("{\"collective=bcast\": {\"avg_msg_size<=1024\": "
+                                "{\"composition=MPIDI_Bcast_intra_composition_gamma\":{}}}}",
+                                MPII_HIER_TREE_CH4, &p), 1);
+    ck_assert(mentions(&p, 0, "a bound that ends its chain"));
+    ck_assert_int_eq(check_text("{\"collective=bcast\": {\"comm_size=pow2\": "
+                                "{\"composition=MPIDI_Bcast_intra_composition_gamma\":{}}}}",
+                                MPII_HIER_TREE_CH4, &p), 1);
+    ck_assert(mentions(&p, 0, "| comm_size=pow2"));
+    /* every bound can fail and the test after them too: MPIR finds no algorithm and
+     * asserts at the call; CH4 falls back to MPIR */
+    ck_assert_int_eq(check_text("{\"collective=bcast\": {\"avg_msg_size<=1024\": "
+                                "{\"algorithm=MPIR_Bcast_intra_binomial\":{}}, \"comm_type=intra\":"
+                                "{\"algorithm=MPIR_Bcast_intra_binomial\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 1);
+    ck_assert(mentions(&p, 0, "collective=bcast | a chain of bounds that can all fail"));
+    ck_assert(mentions(&p, 0, "| comm_type=intra"));
+    ck_assert_int_eq(check_text("{\"collective=bcast\": {\"avg_msg_size<=1024\": "
+                                "{\"composition=MPIDI_Bcast_intra_composition_gamma\":{}}, "
+                                "\"comm_type=intra\": "
                                 "{\"composition=MPIDI_Bcast_intra_composition_gamma\":{}}}}",
                                 MPII_HIER_TREE_CH4, &p), 0);
     ck_assert_int_eq(check_text("{\"collective=bcast\": {\"comm_size=any\": "
@@ -289,6 +336,142 @@ START_TEST(chains)
                                 "{\"algorithm=MPIR_Bcast_intra_binomial\":{}, \"count=any\":{}}}}",
                                 MPII_HIER_TREE_MPIR, &p), 1);
     ck_assert(mentions(&p, 0, "must be alone"));
+}
+END_TEST
+
+/* 5.0.1's ANY operator (csel.c 310-319, 533): "any" alone or any "<name>=any", read
+ * after every other key, always true, and the last of its chain (validate_tree) */
+START_TEST(any_operator)
+{
+    problems p;
+    ck_assert_int_eq(check_text("{\"collective=bcast\": {\"comm_type=intra\": {"
+                                "\"avg_msg_size<=65536\": {\"algorithm=MPIR_Bcast_intra_binomial\":{}},"
+                                "\"any\": {\"algorithm=MPIR_Bcast_intra_hier\":{}}},"
+                                "\"any\": "
+                                "{\"algorithm=MPIR_Bcast_inter_remote_send_local_bcast\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 0);
+    /* the name of an ANY key does not matter: comm_avg_ppn had no "=any" in 4.0.2 */
+    ck_assert_int_eq(check_text("{\"collective=allreduce\": {\"comm_avg_ppn<=2\": {"
+                                "\"is_commutative=yes\": "
+                                "{\"algorithm=MPIR_Allreduce_intra_ring\":{}},"
+                                "\"is_commutative=any\": "
+                                "{\"algorithm=MPIR_Allreduce_intra_tree\":{}}},"
+                                "\"comm_avg_ppn=any\": "
+                                "{\"algorithm=MPIR_Allreduce_intra_recexch\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 0);
+    ck_assert_int_eq(check_text("{\"collective=bcast\": {\"comm_size<=4\": "
+                                "{\"algorithm=MPIR_Bcast_intra_binomial\":{}}, \"nosuchkey=any\": "
+                                "{\"algorithm=MPIR_Bcast_intra_binomial\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 0);
+    /* always true: nothing after it is ever reached */
+    ck_assert_int_eq(check_text("{\"collective=bcast\": {\"any\": "
+                                "{\"algorithm=MPIR_Bcast_intra_binomial\":{}}, \"comm_size<=4\":"
+                                "{\"algorithm=MPIR_Bcast_intra_binomial\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 2);
+    ck_assert(mentions(&p, 0, "collective=bcast | an always-true key before the end of its "
+                       "chain: | any"));
+    ck_assert(mentions(&p, 1, "a bound that ends its chain"));
+    /* the keys MPICH reads before ANY win: a bound (atoi: 0), an unknown collective */
+    ck_assert_int_eq(check_text("{\"collective=bcast\": {\"comm_size<=any\": "
+                                "{\"algorithm=MPIR_Bcast_intra_binomial\":{}}, \"any\":"
+                                "{\"algorithm=MPIR_Bcast_intra_binomial\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 1);
+    ck_assert(mentions(&p, 0, "a bound that is not an integer"));
+    ck_assert_int_eq(check_text("{\"collective=any\": "
+                                "{\"algorithm=MPIR_Bcast_intra_binomial\":{}}}",
+                                MPII_HIER_TREE_MPIR, &p), 1);
+    ck_assert(mentions(&p, 0, "not a collective"));
+    ck_assert_int_eq(check_text("{\"collective=bcast\": {\"collective=any\": "
+                                "{\"algorithm=MPIR_Bcast_intra_binomial\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 1);
+    ck_assert(mentions(&p, 0, "an unknown key | collective=any"));
+    /* "any" is no key at the top: mpich-hier merges collectives by their top-level keys */
+    ck_assert_int_eq(check_text("{\"any\": {\"collective=bcast\": "
+                                "{\"algorithm=MPIR_Bcast_intra_binomial\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 1);
+    ck_assert(mentions(&p, 0, "not a collective"));
+}
+END_TEST
+
+/* comm_avg_ppn<N, new in 5.0.1 beside comm_avg_ppn<=N (csel.c 515-520) */
+START_TEST(avg_ppn_less_than)
+{
+    problems p;
+    ck_assert_int_eq(check_text("{\"collective=bcast\": {\"comm_avg_ppn<2\": "
+                                "{\"algorithm=MPIR_Bcast_intra_binomial\":{}}, "
+                                "\"comm_avg_ppn<=8\": "
+                                "{\"algorithm=MPIR_Bcast_intra_hier\":{}}, \"any\": "
+                                "{\"algorithm=MPIR_Bcast_intra_scatter_ring_allgather\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 0);
+    ck_assert_int_eq(check_text("{\"collective=bcast\": {\"comm_avg_ppn<2x\": "
+                                "{\"algorithm=MPIR_Bcast_intra_binomial\":{}}, \"any\": "
+                                "{\"algorithm=MPIR_Bcast_intra_binomial\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 1);
+    ck_assert(mentions(&p, 0, "not an integer in 0..INT_MAX: | comm_avg_ppn<2x"));
+    ck_assert_int_eq(check_text("{\"collective=bcast\": {\"comm_avg_ppn<2\": "
+                                "{\"composition=MPIDI_Bcast_intra_composition_gamma\":{}}}}",
+                                MPII_HIER_TREE_CH4, &p), 1);
+    ck_assert(mentions(&p, 0, "a bound that ends its chain"));
+}
+END_TEST
+
+/* 5.0.1 reads comm_hierarchy=node, =node_roots and =flat alike, "not a parent comm"
+ * (csel.c 521-532, 641): with comm_hierarchy=parent they leave no comm out, with each
+ * other they do */
+START_TEST(hierarchy_tests)
+{
+    problems p;
+    ck_assert_int_eq(check_text("{\"collective=bcast\": {\"comm_size<=8\": "
+                                "{\"algorithm=MPIR_Bcast_intra_binomial\":{}}, "
+                                "\"comm_hierarchy=parent\": "
+                                "{\"algorithm=MPIR_Bcast_intra_smp\":{}}, "
+                                "\"comm_hierarchy=flat\": "
+                                "{\"algorithm=MPIR_Bcast_intra_scatter_ring_allgather\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 0);
+    ck_assert_int_eq(check_text("{\"collective=bcast\": {\"comm_size<=8\": "
+                                "{\"algorithm=MPIR_Bcast_intra_binomial\":{}}, "
+                                "\"comm_hierarchy=node_roots\": "
+                                "{\"algorithm=MPIR_Bcast_intra_binomial\":{}}, "
+                                "\"comm_hierarchy = parent\": "
+                                "{\"algorithm=MPIR_Bcast_intra_smp\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 0);
+    /* node and flat: a parent comm of more than 8 ranks matches neither */
+    ck_assert_int_eq(check_text("{\"collective=bcast\": {\"comm_size<=8\": "
+                                "{\"algorithm=MPIR_Bcast_intra_binomial\":{}}, "
+                                "\"comm_hierarchy=node\": "
+                                "{\"algorithm=MPIR_Bcast_intra_binomial\":{}}, "
+                                "\"comm_hierarchy=flat\": "
+                                "{\"algorithm=MPIR_Bcast_intra_binomial\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 1);
+    ck_assert(mentions(&p, 0, "can all fail"));
+    /* yes and no of one test, intra and inter */
+    ck_assert_int_eq(check_text("{\"collective=allreduce\": {\"count<=8\": "
+                                "{\"algorithm=MPIR_Allreduce_intra_recursive_doubling\":{}}, "
+                                "\"is_commutative=no\": "
+                                "{\"algorithm=MPIR_Allreduce_intra_tree\":{}}, "
+                                "\"is_commutative=yes\": "
+                                "{\"algorithm=MPIR_Allreduce_intra_ring\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 0);
+    ck_assert_int_eq(check_text("{\"collective=allreduce\": {\"count<=8\": "
+                                "{\"algorithm=MPIR_Allreduce_intra_recursive_doubling\":{}}, "
+                                "\"is_commutative=no\": "
+                                "{\"algorithm=MPIR_Allreduce_intra_tree\":{}}, "
+                                "\"is_op_built_in=yes\": "
+                                "{\"algorithm=MPIR_Allreduce_intra_ring\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 1);
+    ck_assert_int_eq(check_text("{\"collective=bcast\": {\"comm_size<=8\": "
+                                "{\"algorithm=MPIR_Bcast_intra_binomial\":{}}, "
+                                "\"comm_type=inter\": "
+                                "{\"algorithm=MPIR_Bcast_inter_remote_send_local_bcast\":{}}, "
+                                "\"comm_type=intra\": "
+                                "{\"algorithm=MPIR_Bcast_intra_binomial\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 0);
+    /* only comm_hierarchy=parent makes MPIR_Bcast_intra_smp safe */
+    ck_assert_int_eq(check_text("{\"collective=bcast\": {\"comm_hierarchy=node\": "
+                                "{\"algorithm=MPIR_Bcast_intra_smp\":{}}, \"any\": "
+                                "{\"algorithm=MPIR_Bcast_intra_binomial\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 1);
+    ck_assert(mentions(&p, 0, "where \"comm_hierarchy=parent\" does not hold"));
 }
 END_TEST
 
@@ -409,7 +592,11 @@ int main(void)
     tcase_add_test(tc, good_trees);
     tcase_add_test(tc, unknown_names);
     tcase_add_test(tc, bad_parameters);
+    tcase_add_test(tc, mpich_parameters);
     tcase_add_test(tc, chains);
+    tcase_add_test(tc, any_operator);
+    tcase_add_test(tc, avg_ppn_less_than);
+    tcase_add_test(tc, hierarchy_tests);
     tcase_add_test(tc, requirements);
     tcase_add_test(tc, all_problems);
     tcase_add_test(tc, unreadable_files);

@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <variant>
 
+#include "hiertune/grammar.hpp"
+
 namespace hiertune::csel {
 
 namespace {
@@ -18,18 +20,16 @@ namespace {
 // The operator node types of csel.c's parse_json_tree.
 enum class Op {
     multi_threaded, comm_type_intra, comm_type_inter, collective,
-    comm_size_le, comm_size_lt, comm_size_pow2, comm_size_node, comm_size_any,
-    count_le, count_lt_pow2, count_any, avg_le, avg_lt, avg_any, total_le, total_lt, total_any,
-    commutative, sendbuf_inplace, op_built_in, block_regular, node_consecutive, avg_ppn_le, hierarchy,
+    comm_size_le, comm_size_lt, comm_size_pow2, comm_size_node,
+    count_le, count_lt_pow2, avg_le, avg_lt, total_le, total_lt,
+    commutative, sendbuf_inplace, op_built_in, block_regular, node_consecutive, avg_ppn_le, avg_ppn_lt,
+    hierarchy, any,
 };
 
-enum class Hierarchy { flat, parent, node, node_roots, any };
-
 struct Key {
-    Op op = Op::comm_size_any;
+    Op op = Op::any;
     std::int64_t bound = 0;  // X<=N, X<N
-    bool yes = true;         // is_*=yes|no
-    Hierarchy hierarchy = Hierarchy::any;
+    bool yes = true;         // is_*=yes|no; comm_hierarchy: parent (yes) or not (no)
     std::string collective;  // collective=NAME
 };
 
@@ -68,13 +68,8 @@ Key bounded_key(Op op, std::int64_t bound) {
     return key;
 }
 
-Key hierarchy_key(Hierarchy hierarchy) {
-    Key key = key_of(Op::hierarchy);
-    key.hierarchy = hierarchy;
-    return key;
-}
-
-// One key as parse_json_tree reads it; TreeError where MPICH asserts at load.
+// One key as parse_json_tree reads it (csel.c 353-539, in its order: the ANY operator
+// last); TreeError where MPICH asserts at load.
 Key parse_key(const std::string& raw, const std::vector<std::string>& path) {
     static const std::vector<std::pair<std::string, Key>> exact{
         {"is_multi_threaded=yes", key_of(Op::multi_threaded, true)},
@@ -83,11 +78,7 @@ Key parse_key(const std::string& raw, const std::vector<std::string>& path) {
         {"comm_type=inter", key_of(Op::comm_type_inter)},
         {"comm_size=pow2", key_of(Op::comm_size_pow2)},
         {"comm_size=node_comm_size", key_of(Op::comm_size_node)},
-        {"comm_size=any", key_of(Op::comm_size_any)},
         {"count<pow2", key_of(Op::count_lt_pow2)},
-        {"count=any", key_of(Op::count_any)},
-        {"avg_msg_size=any", key_of(Op::avg_any)},
-        {"total_msg_size=any", key_of(Op::total_any)},
         {"is_commutative=yes", key_of(Op::commutative, true)},
         {"is_commutative=no", key_of(Op::commutative, false)},
         {"is_sendbuf_inplace=yes", key_of(Op::sendbuf_inplace, true)},
@@ -98,17 +89,18 @@ Key parse_key(const std::string& raw, const std::vector<std::string>& path) {
         {"is_block_regular=no", key_of(Op::block_regular, false)},
         {"is_node_consecutive=yes", key_of(Op::node_consecutive, true)},
         {"is_node_consecutive=no", key_of(Op::node_consecutive, false)},
-        {"comm_hierarchy=parent", hierarchy_key(Hierarchy::parent)},
-        {"comm_hierarchy=node_roots", hierarchy_key(Hierarchy::node_roots)},
-        {"comm_hierarchy=node", hierarchy_key(Hierarchy::node)},
-        {"comm_hierarchy=flat", hierarchy_key(Hierarchy::flat)},
-        {"comm_hierarchy=any", hierarchy_key(Hierarchy::any)}};
+        // 5.0.1: parent or not; node, node_roots and flat all mean "not a parent comm"
+        {"comm_hierarchy=parent", key_of(Op::hierarchy, true)},
+        {"comm_hierarchy=node_roots", key_of(Op::hierarchy, false)},
+        {"comm_hierarchy=node", key_of(Op::hierarchy, false)},
+        {"comm_hierarchy=flat", key_of(Op::hierarchy, false)}};
     // "<=" before "<": csel.c tests the prefixes in this order
     static const std::vector<std::pair<std::string, Op>> bounded{
         {"comm_size<=", Op::comm_size_le},     {"comm_size<", Op::comm_size_lt},
         {"count<=", Op::count_le},             {"avg_msg_size<=", Op::avg_le},
         {"avg_msg_size<", Op::avg_lt},         {"total_msg_size<=", Op::total_le},
-        {"total_msg_size<", Op::total_lt},     {"comm_avg_ppn<=", Op::avg_ppn_le}};
+        {"total_msg_size<", Op::total_lt},     {"comm_avg_ppn<=", Op::avg_ppn_le},
+        {"comm_avg_ppn<", Op::avg_ppn_lt}};
 
     const std::string key = without_spaces(raw);
     for (const auto& [text, parsed] : exact)
@@ -124,15 +116,17 @@ Key parse_key(const std::string& raw, const std::vector<std::string>& path) {
     }
     for (const auto& [prefix, op] : bounded)
         if (starts_with(key, prefix)) return bounded_key(op, atoi_bound(key.substr(prefix.size())));
+    // the ANY operator (csel.c key_is_any): "any", or "=any" after any name
+    if (key == "any" || (key.size() >= 4 && key.compare(key.size() - 4, 4, "=any") == 0)) return key_of(Op::any);
     throw TreeError("unknown key '" + raw + "' at " + path_text(path) + " (MPICH asserts when it loads the tree)");
 }
 
-// The keys MPIR_Csel_prune evaluates (once per communicator).
+// The keys MPIR_Csel_prune evaluates (once per communicator; csel.c prune_tree): ANY too.
 bool prunable(Op op) {
     switch (op) {
         case Op::comm_type_intra: case Op::comm_type_inter: case Op::comm_size_le: case Op::comm_size_lt:
-        case Op::comm_size_node: case Op::comm_size_pow2: case Op::comm_size_any: case Op::hierarchy:
-        case Op::node_consecutive: case Op::avg_ppn_le:
+        case Op::comm_size_node: case Op::comm_size_pow2: case Op::hierarchy: case Op::node_consecutive:
+        case Op::avg_ppn_le: case Op::avg_ppn_lt: case Op::any:
             return true;
         default:
             return false;
@@ -158,76 +152,27 @@ bool one_of(const std::string& name, std::initializer_list<const char*> names) {
 struct Comm {
     bool inter = false;
     std::int64_t size = 0;
-    std::int64_t node_count = 0;
-    Hierarchy hierarchy = Hierarchy::flat;
-    bool single_node = false;  // comm_size=node_comm_size
-    bool node_consecutive = false;
+    bool hierarchy = false;    // MPIR_COMM_ATTR__HIERARCHY
+    std::int64_t nodes = 0;    // num_external (with a hierarchy)
+    bool parent = false;       // MPIR_Comm_is_parent_comm
+    bool consecutive = false;  // MPII_Comm_is_node_consecutive
 };
 
 Comm comm_of(const CallPoint& p) {
     Comm comm;
     comm.inter = p.inter;
     comm.size = p.comm_size;
-    comm.node_count = p.inter ? p.comm_size : p.nodes;
-    // MPIR_Comm_create_subcomms: one rank per node leaves the comm flat
-    if (!p.inter && p.nodes < p.comm_size) comm.hierarchy = Hierarchy::parent;
-    comm.single_node = comm.hierarchy == Hierarchy::parent && p.nodes == 1;
-    comm.node_consecutive = comm.hierarchy == Hierarchy::parent && p.is_node_consecutive;
+    if (p.subcomm) return comm;  // MPIR_Subcomm_create: no hierarchy
+    comm.hierarchy = true;
+    comm.nodes = p.inter ? p.comm_size : p.nodes;
+    // MPIR_Comm_commit makes node_comm and node_roots_comm unless each node has one rank
+    comm.parent = comm.nodes != comm.size;
+    // check_hierarchy sets NODE_CONSECUTIVE only between one node and one rank per node
+    comm.consecutive = comm.nodes > 1 && comm.nodes < comm.size && p.is_node_consecutive;
     return comm;
 }
 
-// csel.c's get_count; nullopt where it asserts.
-std::optional<std::int64_t> csel_count(const std::string& coll, std::int64_t count, std::int64_t size) {
-    if (one_of(coll, {"bcast", "allreduce", "iallreduce", "reduce", "ireduce", "allgather", "iallgather",
-                      "reduce_scatter_block", "ireduce_scatter_block"}))
-        return count;
-    if (one_of(coll, {"allgatherv", "iallgatherv", "reduce_scatter", "ireduce_scatter"})) return count * size;
-    return std::nullopt;
-}
-
-// csel.c's get_avg_msgsize.
-std::optional<std::int64_t> avg_msg_size(const std::string& coll, std::int64_t bytes) {
-    if (one_of(coll, {"allreduce", "iallreduce", "bcast", "ibcast", "reduce", "ireduce", "alltoall", "ialltoall"}))
-        return bytes;
-    return std::nullopt;
-}
-
-// csel.c's get_total_msgsize.
-std::optional<std::int64_t> total_msg_size(const std::string& coll, std::int64_t count, std::int64_t type_size,
-                                           std::int64_t size) {
-    if (one_of(coll, {"allreduce", "bcast", "reduce", "alltoall", "alltoallv", "alltoallw", "allgather",
-                      "allgatherv", "reduce_scatter", "reduce_scatter_block", "iallreduce", "ibcast", "ireduce",
-                      "ialltoall", "ialltoallv", "ialltoallw", "iallgather", "iallgatherv", "ireduce_scatter"}))
-        return count * type_size * size;
-    // these assign count * size over the type size csel.c has just read
-    if (one_of(coll, {"gather", "scatter", "igather", "iscatter", "ireduce_scatter_block"})) return count * size;
-    return std::nullopt;
-}
-
-// The yes/no properties of the call, nullopt where csel.c asserts for the collective.
-std::optional<bool> call_flag(Op op, const CallPoint& p) {
-    const std::string& c = p.collective;
-    switch (op) {
-        case Op::commutative:
-            if (one_of(c, {"allreduce", "iallreduce", "reduce", "ireduce", "reduce_scatter", "ireduce_scatter",
-                           "reduce_scatter_block", "ireduce_scatter_block"}))
-                return p.is_commutative;
-            return std::nullopt;
-        case Op::op_built_in:
-            if (one_of(c, {"allreduce", "iallreduce", "reduce", "ireduce"})) return p.is_op_built_in;
-            return std::nullopt;
-        case Op::sendbuf_inplace:
-            if (one_of(c, {"alltoall", "ialltoall", "alltoallv", "ialltoallv", "alltoallw", "ialltoallw"}))
-                return p.is_sendbuf_inplace;
-            return std::nullopt;
-        case Op::block_regular:
-            if (one_of(c, {"reduce_scatter", "ireduce_scatter"})) return p.is_block_regular;
-            return std::nullopt;
-        default:
-            throw std::logic_error("not a flag of the call");
-    }
-}
-
+// The name of what an operator of the call tests, as csel.c's keys spell it.
 const char* quantity_name(Op op) {
     switch (op) {
         case Op::count_le: case Op::count_lt_pow2: return "count";
@@ -238,6 +183,43 @@ const char* quantity_name(Op op) {
         case Op::sendbuf_inplace: return "is_sendbuf_inplace";
         default: return "is_block_regular";
     }
+}
+
+// csel.c's get_count; nullopt where it asserts (grammar::mpich_defines).
+std::optional<std::int64_t> csel_count(const std::string& coll, std::int64_t count, std::int64_t size) {
+    if (!grammar::mpich_defines("count", coll)) return std::nullopt;
+    // the v-forms sum every rank's count
+    if (one_of(coll, {"allgatherv", "iallgatherv", "reduce_scatter", "ireduce_scatter"})) return count * size;
+    return count;
+}
+
+// csel.c's get_avg_msgsize.
+std::optional<std::int64_t> avg_msg_size(const std::string& coll, std::int64_t bytes) {
+    if (!grammar::mpich_defines("avg_msg_size", coll)) return std::nullopt;
+    return bytes;
+}
+
+// csel.c's get_total_msgsize.
+std::optional<std::int64_t> total_msg_size(const std::string& coll, std::int64_t count, std::int64_t type_size,
+                                           std::int64_t size) {
+    if (!grammar::mpich_defines("total_msg_size", coll)) return std::nullopt;
+    // these assign count * size over the type size csel.c has just read
+    if (one_of(coll, {"gather", "scatter", "igather", "iscatter", "ireduce_scatter_block"})) return count * size;
+    return count * type_size * size;
+}
+
+// The yes/no properties of the call, nullopt where csel.c asserts for the collective.
+std::optional<bool> call_flag(Op op, const CallPoint& p) {
+    bool value = false;
+    switch (op) {
+        case Op::commutative: value = p.is_commutative; break;
+        case Op::op_built_in: value = p.is_op_built_in; break;
+        case Op::sendbuf_inplace: value = p.is_sendbuf_inplace; break;
+        case Op::block_regular: value = p.is_block_regular; break;
+        default: throw std::logic_error("not a flag of the call");
+    }
+    if (!grammar::mpich_defines(quantity_name(op), p.collective)) return std::nullopt;
+    return value;
 }
 
 // ------------------------------------------------------------------ the walk
@@ -384,12 +366,13 @@ private:
             case Op::comm_type_inter: return comm_.inter;
             case Op::comm_size_le: return comm_.size <= key.bound;
             case Op::comm_size_lt: return pruning ? comm_.size < key.bound : comm_.size <= key.bound;
-            case Op::comm_size_node: return comm_.single_node;
+            case Op::comm_size_node: return comm_.hierarchy && comm_.nodes == 1;
             case Op::comm_size_pow2: return is_pow2(comm_.size);
-            case Op::comm_size_any: return true;
-            case Op::hierarchy: return key.hierarchy == Hierarchy::any || key.hierarchy == comm_.hierarchy;
-            case Op::node_consecutive: return comm_.node_consecutive == key.yes;
-            case Op::avg_ppn_le: return comm_.size <= key.bound * comm_.node_count;
+            case Op::hierarchy: return comm_.parent == key.yes;
+            case Op::node_consecutive: return comm_.consecutive == key.yes;
+            case Op::avg_ppn_le: return comm_.hierarchy && comm_.size <= key.bound * comm_.nodes;
+            case Op::avg_ppn_lt: return comm_.hierarchy && comm_.size < key.bound * comm_.nodes;
+            case Op::any: return true;
             default: throw std::logic_error("not a communicator key");
         }
     }
@@ -404,7 +387,6 @@ private:
         switch (key.op) {
             case Op::multi_threaded: return point_.is_multi_threaded == key.yes;
             case Op::collective: return key.collective == coll;
-            case Op::count_any: case Op::avg_any: case Op::total_any: return true;
             case Op::count_le: case Op::count_lt_pow2: value = csel_count(coll, count, comm_.size); break;
             case Op::avg_le: case Op::avg_lt: value = avg_msg_size(coll, count * type_size); break;
             case Op::total_le: case Op::total_lt: value = total_msg_size(coll, count, type_size, comm_.size); break;
@@ -441,18 +423,7 @@ void check_point(const CallPoint& p) {
 
 }  // namespace
 
-const std::vector<std::string>& known_collectives() {
-    // parse_json_tree's list in csel.c
-    static const std::vector<std::string> names{
-        "allgather", "allgatherv", "allreduce", "alltoall", "alltoallv", "alltoallw", "barrier", "bcast",
-        "exscan", "gather", "gatherv", "iallgather", "iallgatherv", "iallreduce", "ialltoall", "ialltoallv",
-        "ialltoallw", "ibarrier", "ibcast", "iexscan", "igather", "igatherv", "ineighbor_allgather",
-        "ineighbor_allgatherv", "ineighbor_alltoall", "ineighbor_alltoallv", "ineighbor_alltoallw", "ireduce",
-        "ireduce_scatter", "ireduce_scatter_block", "iscan", "iscatter", "iscatterv", "neighbor_allgather",
-        "neighbor_allgatherv", "neighbor_alltoall", "neighbor_alltoallv", "neighbor_alltoallw", "reduce",
-        "reduce_scatter", "reduce_scatter_block", "scan", "scatter", "scatterv"};
-    return names;
-}
+const std::vector<std::string>& known_collectives() { return grammar::mpich_collectives(); }
 
 int nodes_for_ppn(int comm_size, int ppn) {
     if (comm_size < 1 || ppn < 1) throw std::invalid_argument("comm size and ppn must be >= 1");
@@ -497,7 +468,7 @@ struct Bounds {
     std::set<std::int64_t> comm_size;  // thresholds t: the answer may change between t and t+1
     bool pow2 = false;
     bool node_comm_size = false;
-    std::set<std::int64_t> ppn;
+    std::set<std::int64_t> ppn;                // thresholds as for comm_size
     std::set<std::int64_t> avg, total, count;  // thresholds as for comm_size
     bool count_pow2 = false;
 };
@@ -516,6 +487,7 @@ void collect(const Json& node, const std::string& collective, std::vector<std::s
             case Op::comm_size_pow2: bounds.pow2 = true; break;
             case Op::comm_size_node: bounds.node_comm_size = true; break;
             case Op::avg_ppn_le: bounds.ppn.insert(key.bound); break;
+            case Op::avg_ppn_lt: bounds.ppn.insert(key.bound - 1); break;
             case Op::avg_le: bounds.avg.insert(key.bound); break;
             case Op::avg_lt: bounds.avg.insert(key.bound - 1); break;
             case Op::total_le: bounds.total.insert(key.bound); break;

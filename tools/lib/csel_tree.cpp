@@ -112,17 +112,18 @@ Json leaf(const Choice& choice, const Json& stock_intra) {
     return guarded;
 }
 
-// A chain on one quantity (comm size or average ppn) that applies the tuned subtrees
-// only where they were tuned: stock below the smallest tuned value and above the
-// largest, the midpoint rules of `compact` between them.  "comm_size=any" ends a
-// chain whatever it tests (MPICH has no "comm_avg_ppn=any").
-Json keyed_chain(const std::string& prefix, const std::vector<std::pair<std::uint64_t, Json>>& tuned,
+// A chain on one quantity (comm size or average ppn: "comm_size", "comm_avg_ppn") that
+// applies the tuned subtrees only where they were tuned: stock below the smallest tuned
+// value and above the largest, the midpoint rules of `compact` between them, ended by
+// MPICH's ANY operator ("comm_avg_ppn=any" too: 5.0.1 reads any "<name>=any" as ANY).
+Json keyed_chain(const std::string& quantity, const std::vector<std::pair<std::uint64_t, Json>>& tuned,
                  const Json& stock_intra) {
+    const std::string prefix = quantity + "<=";
     Json chain = Json::object();
     if (tuned.front().first > 1) chain[prefix + bound_text(tuned.front().first - 1)] = stock_intra;
     for (const auto& [upper, subtree] : compact<Json>(tuned, {}, nullptr))
         chain[prefix + bound_text(upper ? *upper : tuned.back().first)] = subtree;
-    chain["comm_size=any"] = stock_intra;
+    chain[quantity + "=any"] = stock_intra;
     return chain;
 }
 
@@ -154,7 +155,7 @@ Json parent_branch(const std::string& collective, const std::vector<SampledChoic
             const auto rules = compact<Choice>(sampled, requery, &wanted);
             for (std::uint64_t bytes : wanted) result.wanted.push_back({collective, comm_size, ppn, bytes});
             Json chain = Json::object();
-            // MPICH 4.0.2's csel.c defines avg_msg_size (the bytes of the call)
+            // MPICH's csel.c defines avg_msg_size (the bytes of the call)
             // for bcast, reduce, allreduce, but asserts for allgather: it has only
             // total_msg_size = recvcount * type size * comm size, the bytes per
             // rank (the sampled size) times the comm size
@@ -166,18 +167,17 @@ Json parent_branch(const std::string& collective, const std::vector<SampledChoic
             result.message_rules += rules.size();
             by_ppn.emplace_back(ppn, std::move(chain));
         }
-        by_size.emplace_back(static_cast<std::uint64_t>(comm_size),
-                             keyed_chain("comm_avg_ppn<=", by_ppn, stock_intra));
+        by_size.emplace_back(static_cast<std::uint64_t>(comm_size), keyed_chain("comm_avg_ppn", by_ppn, stock_intra));
     }
-    return keyed_chain("comm_size<=", by_size, stock_intra);
+    return keyed_chain("comm_size", by_size, stock_intra);
 }
 
 }  // namespace
 
-// The stock subtree as it must read below the tuned keys.  MPICH 4.0.2 tests
-// "comm_size<N" strictly when it prunes the comm keys at the top of a tree
-// (csel.c, prune), but as "<= N" when it searches below other keys (csel.c,
-// MPIR_Csel_search): moved below a message-size key, stock's "comm_size<8" would
+// The stock subtree as it must read below the tuned keys.  MPICH 5.0.1 tests
+// "comm_size<N" strictly when it prunes the comm keys (and ANY keys) from the top of a
+// tree (csel.c prune_tree), but as "<= N" when it searches below other keys (csel.c
+// MPIR_Csel_search): moved below a message-size bound, stock's "comm_size<8" would
 // also take 8-rank comms.  "comm_size<=N-1" reads the same both ways.
 Json strict_comm_size(const Json& node) {
     if (!node.is_object()) return node;
@@ -237,8 +237,9 @@ TreeResult build_tree(const Json& stock, const TreeInput& input) {
         }
         Json& node = result.tree[key];
         const Json stock_intra = strict_comm_size(node["comm_type=intra"]);
-        // MPICH gives a comm of one rank per node no hierarchy (commutil.c: node
-        // roots would be the comm itself): its choices go to the other branch.
+        // MPICH makes a comm of one rank per node no parent comm (commutil.c
+        // MPIR_Comm_commit: no node_comm, node roots would be the comm itself): its
+        // choices go to the other branch.
         std::vector<SampledChoice> parent, flat;
         for (const SampledChoice& p : points) (p.ppn == 1 ? flat : parent).push_back(p);
         const auto tuned = [&](const std::vector<SampledChoice>& some) {

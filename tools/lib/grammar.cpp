@@ -144,6 +144,25 @@ bool known_container(const std::string& collective, const std::string& container
     return container.rfind(prefix, 0) == 0;
 }
 
+const std::vector<std::string>& mpich_collectives() {
+    static const std::vector<std::string> all{MPII_HIER_MPICH_COLLECTIVES(HIERTUNE_STRING_)};
+    return all;
+}
+
+bool mpich_defines(const std::string& key, const std::string& collective) {
+#define HIERTUNE_KEY_COLLECTIVE_(key_, coll_) {key_, coll_},
+    static const std::vector<std::pair<std::string, std::string>> defined{
+        MPII_HIER_MPICH_KEY_COLLECTIVES(HIERTUNE_KEY_COLLECTIVE_)};
+#undef HIERTUNE_KEY_COLLECTIVE_
+    bool per_collective = false;
+    for (const auto& [name, coll] : defined) {
+        if (name != key) continue;
+        if (coll == collective) return true;
+        per_collective = true;
+    }
+    return !per_collective;
+}
+
 std::vector<std::string> check_tree(const nlohmann::ordered_json& tree, Level level) {
     std::vector<std::string> problems;
     JsonPtr parsed(json_tokener_parse(tree.dump().c_str()), &json_object_put);

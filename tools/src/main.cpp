@@ -683,7 +683,7 @@ CLI::App* add_show_tree_command(CLI::App& app, ShowTreeArgs& args) {
     CLI::App* command = app.add_subcommand(
         "show-tree",
         "Print what an MPIR Csel JSON tree (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE) selects per collective, "
-        "comm size, ppn and message-size range, walked as MPICH 4.0.2 walks it");
+        "comm size, ppn and message-size range, walked as MPICH 5.0.1 walks it");
     command->add_option("file", args.tree_path, "The tree (JSON)")->required();
     command->add_option("-C,--collective", args.collectives,
                         "Collectives to show (repeatable or comma-separated; default bcast,reduce,allreduce)")
@@ -708,7 +708,8 @@ CLI::App* add_show_tree_command(CLI::App& app, ShowTreeArgs& args) {
 int run_show_tree(const ShowTreeArgs& args) {
     const csel::Json tree = csel::load_tree(args.tree_path);
     // MPICH walks the whole tree when it loads it: problems off the table's paths count too
-    const std::vector<std::string> problems = csel::check_tree(tree);
+    // (checked as the tree's own level: an MPIR tree, or CH4's compositions)
+    const std::vector<std::string> problems = grammar::check_tree(tree, grammar::level_of(tree));
     for (const std::string& problem : problems) std::cerr << "hiertune: warning: " << problem << '\n';
     if (!problems.empty())
         std::cerr << "hiertune: warning: MPI_Init refuses this tree (" << problems.size() << " problem"
@@ -740,7 +741,7 @@ struct CompareTunersArgs {
 CLI::App* add_compare_tuners_command(CLI::App& app, CompareTunersArgs& args) {
     CLI::App* command = app.add_subcommand(
         "compare-tuners",
-        "One table for all tuners: each tree's picks (walked as MPICH 4.0.2 walks it) against an exhaustive sweep "
+        "One table for all tuners: each tree's picks (walked as MPICH 5.0.1 walks it) against an exhaustive sweep "
         "('bench --db --account exhaustive'): cases, not measured, average and worst slowdown, points measured and "
         "tuning time; the sweep and MPICH's default as rows");
     command->add_option("--db", args.db_path, "The exhaustive sweep's measurement database")->required();
@@ -803,7 +804,7 @@ struct CheckTreeArgs {
 CLI::App* add_check_tree_command(CLI::App& app, CheckTreeArgs& args) {
     CLI::App* command = app.add_subcommand(
         "check-tree",
-        "Check Csel JSON trees against MPICH 4.0.2's keys and the plugin's grammar, as MPI_Init does: one line "
+        "Check Csel JSON trees against MPICH 5.0.1's keys and the plugin's grammar, as MPI_Init does: one line "
         "per problem (exit 1 if any)");
     command->add_option("files", args.paths, "Tree files (JSON)")->required();
     command->add_option("--level", args.level,

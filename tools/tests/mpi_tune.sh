@@ -230,8 +230,8 @@ grep -q "^allgather sg bytes=24576 inter_algo=ring intra_algo=binomial: sg " "$t
 grep -Eq "^verify allgather 24576 B: (hier ran with 0..6 segments \(expected 6\)|stock choice ran).*: ok$" "$tmp/ag_out" ||
     { cat "$tmp/ag_out"; fail "allgather verify"; }
 grep -q '"collective=allgather"' "$tmp/ag.json" || fail "no allgather in the tree"
-grep -q '"avg_msg_size' <(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["collective=allgather"]))' "$tmp/ag.json") &&
-    fail "allgather keyed on avg_msg_size (MPICH 4.0.2 asserts)"
+grep -q '"avg_msg_size<' <(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["collective=allgather"]))' "$tmp/ag.json") &&
+    fail "allgather keyed on avg_msg_size (MPICH asserts: csel.c has no avg_msg_size for allgather)"
 
 echo "== errors"
 "$hiertune" tune -n 4 --nodes 2 --allow-cliques --stock "$stock" --db "$tmp/e.sqlite" --mpiexec "$tmp/none" 2> "$tmp/e1" &&

@@ -34,7 +34,7 @@ inline csel::Json small_stock() {
         "comm_type=intra": {"avg_msg_size=any": {"algorithm=MPIR_Allreduce_intra_recursive_doubling": {}}},
         "comm_type=inter": {"algorithm=MPIR_Allreduce_inter_reduce_exchange_bcast": {}}},
       "collective=barrier": {
-        "comm_type=intra": {"algorithm=MPIR_Barrier_intra_dissemination": {}},
+        "comm_type=intra": {"algorithm=MPIR_Barrier_intra_k_dissemination": {"k=2": {}}},
         "comm_type=inter": {"algorithm=MPIR_Barrier_inter_bcast": {}}}
     })");
 }

@@ -1,5 +1,7 @@
-// What a Csel tree selects (csel_show): every key kind of MPICH 4.0.2's MPIR trees,
+// What a Csel tree selects (csel_show): every key kind of MPICH 5.0.1's MPIR trees,
 // chain order, prune vs search, no-match reports, the table's grid and merged rows.
+// Expected selections are worked out by hand from 5.0.1's csel.c (parse_json_tree,
+// prune_tree, MPIR_Csel_search) and commutil.c (check_hierarchy, MPIR_Comm_commit).
 #include <gtest/gtest.h>
 
 #include "mpich_trees.hpp"
@@ -29,6 +31,13 @@ CallPoint point(const std::string& collective, int comm_size, int nodes, std::ui
     p.comm_size = comm_size;
     p.nodes = nodes;
     p.bytes = bytes;
+    return p;
+}
+
+// A node_comm or node_roots_comm MPICH made (MPIR_Subcomm_create): no hierarchy.
+CallPoint subcomm(const std::string& collective, int comm_size, std::uint64_t bytes) {
+    CallPoint p = point(collective, comm_size, 1, bytes);
+    p.subcomm = true;
     return p;
 }
 
@@ -67,12 +76,21 @@ TEST(CselShow, CommSizeLessThanIsStrictWhenPrunedInclusiveWhenSearched) {
                                                          "comm_size=any": {"algorithm=BIG": {}}})"));
     EXPECT_EQ(pick(pruned, point("bcast", 7, 7, 1)), "SMALL");
     EXPECT_EQ(pick(pruned, point("bcast", 8, 8, 1)), "BIG");
-    // below a message key the search reads `comm_size<8` as size <= 8 (csel.c)
-    const Json searched = tree_of("bcast", Json::parse(R"({"avg_msg_size=any": {
+    // below a message bound the search reads `comm_size<8` as size <= 8 (csel.c 1220)
+    const Json searched = tree_of("bcast", Json::parse(R"({"avg_msg_size<=100": {
                                                              "comm_size<8": {"algorithm=SMALL": {}},
-                                                             "comm_size=any": {"algorithm=BIG": {}}}})"));
+                                                             "comm_size=any": {"algorithm=BIG": {}}},
+                                                           "any": {"algorithm=LARGE": {}}})"));
     EXPECT_EQ(pick(searched, point("bcast", 8, 8, 1)), "SMALL");
     EXPECT_EQ(pick(searched, point("bcast", 9, 9, 1)), "BIG");
+    EXPECT_EQ(pick(searched, point("bcast", 8, 8, 101)), "LARGE");
+    // 5.0.1 prunes through the ANY operator (csel.c 670): below "avg_msg_size=any" the
+    // comm_size<8 is still pruned, strictly
+    const Json through_any = tree_of("bcast", Json::parse(R"({"avg_msg_size=any": {
+                                                                "comm_size<8": {"algorithm=SMALL": {}},
+                                                                "comm_size=any": {"algorithm=BIG": {}}}})"));
+    EXPECT_EQ(pick(through_any, point("bcast", 7, 7, 1)), "SMALL");
+    EXPECT_EQ(pick(through_any, point("bcast", 8, 8, 1)), "BIG");
     // is_multi_threaded stops the pruning as well
     const Json threaded = tree_of("bcast", Json::parse(R"({"is_multi_threaded=no": {
                                                              "comm_size<8": {"algorithm=SMALL": {}},
@@ -91,8 +109,65 @@ TEST(CselShow, HierarchyAndNodeCommSize) {
     EXPECT_EQ(pick(tree, point("bcast", 8, 1, 1)), "ONE_NODE");  // one node, 8 ranks
     EXPECT_EQ(pick(tree, point("bcast", 8, 4, 1)), "PARENT");    // 2 per node
     EXPECT_EQ(pick(tree, point("bcast", 8, 8, 1)), "FLAT");      // one rank per node: no node_comm
-    EXPECT_EQ(pick(tree, point("bcast", 1, 1, 1)), "FLAT");      // a lone rank
-    EXPECT_EQ(pick(tree, point("bcast", 7, 4, 1)), "PARENT");    // 2, 2, 2, 1
+    // a lone rank: its hierarchy is one node (num_external 1), so node_comm_size holds
+    EXPECT_EQ(pick(tree, point("bcast", 1, 1, 1)), "ONE_NODE");
+    EXPECT_EQ(pick(tree, point("bcast", 7, 4, 1)), "PARENT");  // 2, 2, 2, 1
+    // a node_comm of 4: no hierarchy, so not on "one node" as csel.c sees it, not a parent
+    EXPECT_EQ(pick(tree, subcomm("bcast", 4, 1)), "FLAT");
+}
+
+// 5.0.1: comm_hierarchy=parent holds on a parent comm, comm_hierarchy=node, =node_roots
+// and =flat all on any other comm (csel.c 521-532, 641, 1342)
+TEST(CselShow, HierarchyKeysParentOrNot) {
+    for (const char* other : {"comm_hierarchy=node", "comm_hierarchy=node_roots", "comm_hierarchy=flat"}) {
+        Json intra = Json::object();
+        intra[other] = algo("NOT_PARENT");
+        intra["comm_hierarchy=parent"] = algo("PARENT");
+        const Json tree = tree_of("bcast", intra);
+        EXPECT_EQ(pick(tree, point("bcast", 8, 4, 1)), "PARENT") << other;      // parent comm
+        EXPECT_EQ(pick(tree, point("bcast", 8, 1, 1)), "PARENT") << other;      // one node, parent too
+        EXPECT_EQ(pick(tree, point("bcast", 8, 8, 1)), "NOT_PARENT") << other;  // one rank per node
+        EXPECT_EQ(pick(tree, subcomm("bcast", 4, 1)), "NOT_PARENT") << other;   // node_comm
+        EXPECT_EQ(pick(tree, subcomm("bcast", 2, 1)), "NOT_PARENT") << other;   // node_roots_comm
+    }
+    // on a node_comm, "flat" holds as well as "node": the first of them wins
+    const Json flat_first = tree_of("bcast", Json::parse(R"({"comm_hierarchy=flat": {"algorithm=FLAT": {}},
+                                                             "comm_hierarchy=node": {"algorithm=NODE": {}},
+                                                             "comm_hierarchy=parent": {"algorithm=PARENT": {}}})"));
+    EXPECT_EQ(pick(flat_first, subcomm("bcast", 4, 1)), "FLAT");
+    EXPECT_EQ(pick(flat_first, point("bcast", 4, 1, 1)), "PARENT");
+}
+
+// 5.0.1's ANY operator (csel.c 310-319, 533): "any" alone or "=any" after any name,
+// tested after every other key; always true, at prune and search alike
+TEST(CselShow, AnyOperator) {
+    const Json tree = tree_of("allreduce", Json::parse(R"({"comm_avg_ppn<=1": {"algorithm=FLAT": {}},
+                                                           "comm_avg_ppn=any": {
+                                                             "is_commutative=yes": {"algorithm=COMMUTATIVE": {}},
+                                                             "is_commutative=any": {"count<=8": {"algorithm=SMALL": {}},
+                                                                                    "any": {"algorithm=LARGE": {}}}}})"));
+    EXPECT_EQ(pick(tree, point("allreduce", 8, 8, 8)), "FLAT");
+    EXPECT_EQ(pick(tree, point("allreduce", 8, 4, 8)), "COMMUTATIVE");
+    CallPoint user_op = point("allreduce", 8, 4, 8);
+    user_op.is_commutative = false;
+    EXPECT_EQ(pick(tree, user_op), "SMALL");
+    user_op.bytes = 9;
+    EXPECT_EQ(pick(tree, user_op), "LARGE");
+    const Selection path = select(tree, user_op);
+    EXPECT_EQ(path.path, (std::vector<std::string>{"collective=allreduce", "comm_type=intra", "comm_avg_ppn=any",
+                                                   "is_commutative=any", "any"}));
+    // the name does not matter, nor whether csel.c defines it for the collective: ANY
+    // is never evaluated (avg_msg_size<=N would assert for barrier)
+    const Json barrier = tree_of("barrier", Json::parse(R"({"avg_msg_size=any": {"nosuchkey=any": {"algorithm=B": {}}}})"));
+    EXPECT_EQ(pick(barrier, point("barrier", 4, 2, 0)), "B");
+    // the keys csel.c reads before ANY win: comm_size<=any is a bound, atoi's 0
+    const Json le_any = tree_of("bcast", Json::parse(R"({"comm_size<=any": {"algorithm=NEVER": {}},
+                                                         "any": {"algorithm=ANY": {}}})"));
+    EXPECT_EQ(pick(le_any, point("bcast", 4, 2, 8)), "ANY");
+    EXPECT_THROW(select(Json::parse(R"({"collective=any": {"algorithm=A": {}}})"), point("bcast", 4, 2, 8)), TreeError);
+    // ANY above the collectives: pruned through, like comm_type=intra
+    const Json above = Json::parse(R"({"any": {"collective=bcast": {"algorithm=A": {}}}})");
+    EXPECT_EQ(pick(above, point("bcast", 4, 2, 8)), "A");
 }
 
 TEST(CselShow, CommAvgPpnIsSizeAgainstBoundTimesNodes) {
@@ -102,6 +177,20 @@ TEST(CselShow, CommAvgPpnIsSizeAgainstBoundTimesNodes) {
     EXPECT_EQ(pick(tree, point("bcast", 8, 3, 1)), "HIGH");  // 8 > 2 * 3 (ppn 3)
     EXPECT_EQ(pick(tree, point("bcast", 7, 4, 1)), "LOW");
     EXPECT_EQ(pick(tree, point("bcast", 9, 4, 1)), "HIGH");  // 9 > 8
+    // 5.0.1's comm_avg_ppn<N (csel.c 518, 1333): size < N * nodes
+    const Json lt = tree_of("bcast", Json::parse(R"({"comm_avg_ppn<2": {"algorithm=LT2": {}},
+                                                     "comm_avg_ppn<=2": {"algorithm=LE2": {}},
+                                                     "comm_avg_ppn=any": {"algorithm=ANY": {}}})"));
+    EXPECT_EQ(pick(lt, point("bcast", 8, 8, 1)), "LT2");  // 8 < 16
+    EXPECT_EQ(pick(lt, point("bcast", 7, 4, 1)), "LT2");  // 7 < 8
+    EXPECT_EQ(pick(lt, point("bcast", 8, 4, 1)), "LE2");  // 8 = 2 * 4
+    EXPECT_EQ(pick(lt, point("bcast", 9, 4, 1)), "ANY");
+    // false on a comm without hierarchy, whatever the bound: MPICH's subcomms
+    const Json huge = tree_of("bcast", Json::parse(R"({"comm_avg_ppn<=1000": {"algorithm=LE": {}},
+                                                       "comm_avg_ppn<1000": {"algorithm=LT": {}},
+                                                       "any": {"algorithm=NO_HIERARCHY": {}}})"));
+    EXPECT_EQ(pick(huge, point("bcast", 4, 1, 1)), "LE");
+    EXPECT_EQ(pick(huge, subcomm("bcast", 4, 1)), "NO_HIERARCHY");
     EXPECT_EQ(nodes_for_ppn(8, 3), 3);
     EXPECT_EQ(nodes_for_ppn(8, 2), 4);
     EXPECT_EQ(nodes_for_ppn(3, 8), 1);
@@ -188,6 +277,10 @@ TEST(CselShow, PropertiesOfTheCall) {
     c.is_node_consecutive = false;
     EXPECT_EQ(pick(nc, c), "SCATTERED");
     EXPECT_EQ(pick(nc, point("bcast", 8, 8, 8)), "SCATTERED");
+    // 5.0.1's check_hierarchy sets NODE_CONSECUTIVE only between one node and one rank
+    // per node: a single node reads "no" too, as does a subcomm
+    EXPECT_EQ(pick(nc, point("bcast", 8, 1, 8)), "SCATTERED");
+    EXPECT_EQ(pick(nc, subcomm("bcast", 4, 8)), "SCATTERED");
 }
 
 TEST(CselShow, InterCommunicators) {
@@ -342,6 +435,9 @@ TEST(CselShowTable, DefaultGridFromTheTreesBounds) {
     EXPECT_EQ(default_comm_sizes(tree, "allreduce"), (std::vector<int>{16}));
     EXPECT_EQ(default_ppns(tree, "bcast"), (std::vector<int>{1, 2, 3, 4}));
     EXPECT_EQ(default_ppns(tree, "reduce"), (std::vector<int>{1, 2}));
+    // comm_avg_ppn<6: the answer changes between ppn 5 and 6
+    const Json lt = tree_of("bcast", Json::parse(R"({"comm_avg_ppn<6": {"algorithm=A": {}}, "any": {"algorithm=B": {}}})"));
+    EXPECT_EQ(default_ppns(lt, "bcast"), (std::vector<int>{1, 2, 5, 6}));
     const std::vector<std::uint64_t> sizes = table_message_sizes(tree_of("bcast", kBcastChain), "bcast", 4, 1);
     EXPECT_EQ(sizes.front(), 0u);
     EXPECT_EQ(sizes.back(), 16777216u);
@@ -469,6 +565,24 @@ TEST(CselShowBuiltTree, StockLeafBelowMessageKeysKeepsItsStrictCommSizeTest) {
     EXPECT_EQ(pick(tree, point("bcast", 7, 4, 34816)), pick(small_stock(), point("bcast", 7, 4, 34816)));
 }
 
+// Tuned at one rank per node: the choices hold for such user comms (a hierarchy of 4
+// nodes: comm_avg_ppn<=1 holds), not for MPICH's node_roots_comm of the same size (no
+// hierarchy: comm_avg_ppn fails, csel.c 654-660), which keeps the stock choice.
+TEST(CselShowBuiltTree, FlatChoicesSkipMpichSubcomms) {
+    TreeInput input;
+    input.choices["bcast"] = {{4, 1, 1024, Choice::stock_tree()},
+                              {4, 1, 65536, Choice::container("MPIR_Bcast_intra_scatter_ring_allgather")}};
+    const Json tree = build_tree(small_stock(), input).tree;
+    EXPECT_TRUE(check_tree(tree).empty()) << check_tree(tree).front();
+    EXPECT_EQ(pick(tree, point("bcast", 4, 4, 65536)), "MPIR_Bcast_intra_scatter_ring_allgather");
+    EXPECT_EQ(pick(tree, point("bcast", 4, 4, 1024)), "MPIR_Bcast_intra_binomial");
+    const Selection roots = select(tree, subcomm("bcast", 4, 65536));
+    EXPECT_EQ(roots.describe(), "MPIR_Bcast_intra_binomial");
+    EXPECT_EQ(roots.path, (std::vector<std::string>{"collective=bcast", "comm_type=intra", "comm_hierarchy=any",
+                                                    "comm_size<=4", "comm_avg_ppn=any", "comm_size<=7",
+                                                    "avg_msg_size=any"}));
+}
+
 TEST(CselShowBuiltTree, TableOfTheTunedTree) {
     TableOptions options;
     options.comm_sizes = {16};
@@ -501,6 +615,18 @@ TEST(CselShowGeneric, MpichGenericTreeSelections) {
     // allreduce: recursive doubling below pof2 elements, then reduce-scatter/allgather
     EXPECT_EQ(pick(tree, point("allreduce", 64, 32, 63)), "MPIR_Allreduce_intra_recursive_doubling");
     EXPECT_EQ(pick(tree, point("allreduce", 64, 32, 64)), "MPIR_Allreduce_intra_reduce_scatter_allgather");
+    // barrier: smp on a parent comm, else 5.0.1's k_dissemination with its parameter
+    EXPECT_EQ(pick(tree, point("barrier", 8, 4, 0)), "MPIR_Barrier_intra_smp");
+    EXPECT_EQ(pick(tree, point("barrier", 8, 8, 0)), "MPIR_Barrier_intra_k_dissemination k=2");
+    EXPECT_EQ(pick(tree, subcomm("barrier", 4, 0)), "MPIR_Barrier_intra_k_dissemination k=2");
+    // an empty bcast: smp on 4 ranks of one node (a parent comm), binomial on a node_comm
+    // of 4 (no hierarchy, no parent comm)
+    EXPECT_EQ(pick(tree, point("bcast", 4, 1, 0)), "MPIR_Bcast_intra_smp");
+    EXPECT_EQ(pick(tree, subcomm("bcast", 4, 0)), "MPIR_Bcast_intra_binomial");
+    // scan: smp where the ranks are node-consecutive, which one node is not in 5.0.1
+    EXPECT_EQ(pick(tree, point("scan", 8, 4, 64)), "MPIR_Scan_intra_smp");
+    EXPECT_EQ(pick(tree, point("scan", 8, 1, 64)), "MPIR_Scan_intra_recursive_doubling");
+    EXPECT_EQ(pick(tree, point("scan", 8, 8, 64)), "MPIR_Scan_intra_recursive_doubling");
     // every collective of the tree answers something (no throw) at a plain point
     for (const std::string& collective : collectives_of(tree)) EXPECT_NO_THROW(select(tree, point(collective, 8, 4, 64)));
 }

@@ -135,13 +135,15 @@ TEST(CselTree, InsertsParentBranchInFrontOfStock) {
     const Json& small = parent["comm_size<=12"];
     keys.clear();
     for (const auto& item : small.items()) keys.push_back(item.key());
-    EXPECT_EQ(keys, (std::vector<std::string>{"comm_avg_ppn<=1", "comm_avg_ppn<=3", "comm_avg_ppn<=4", "comm_size=any"}));
+    // the ppn chain ends with 5.0.1's ANY operator on its own name
+    EXPECT_EQ(keys, (std::vector<std::string>{"comm_avg_ppn<=1", "comm_avg_ppn<=3", "comm_avg_ppn<=4", "comm_avg_ppn=any"}));
     EXPECT_EQ(small["comm_avg_ppn<=4"], (Json{{"avg_msg_size=any", stock_intra}}));
-    EXPECT_EQ(small["comm_size=any"], stock_intra);
+    EXPECT_EQ(small["comm_avg_ppn=any"], stock_intra);
     // 16 ranks: ppn 2 and 4 agree, one rule for both
     const Json& sixteen = parent["comm_size<=16"];
     ASSERT_EQ(sixteen.size(), 3u);
     EXPECT_EQ(sixteen["comm_avg_ppn<=1"], stock_intra);
+    EXPECT_EQ(sixteen["comm_avg_ppn=any"], stock_intra);
     const Json& big = sixteen["comm_avg_ppn<=4"];
     ASSERT_EQ(big.size(), 3u);
     EXPECT_TRUE(big.contains("avg_msg_size<=34816"));   // (4096 + 65536) / 2
@@ -220,16 +222,39 @@ TEST(CselCheck, FindsWhatMpichWouldAssertOn) {
     const auto problems_of = [](const char* text, std::vector<std::string> required = {}) {
         return check_tree(Json::parse(text), required);
     };
-    EXPECT_EQ(problems_of(R"({"collective=bcast": {"comm_size<=8": {"algorithm=MPIR_Bcast_intra_binomial": {}}}})").size(), 1u);  // no =any
+    EXPECT_EQ(problems_of(R"({"collective=bcast": {"comm_size<=8": {"algorithm=MPIR_Bcast_intra_binomial": {}}}})").size(), 1u);  // no ANY
     EXPECT_EQ(problems_of(R"({"collective=bcast": {"comm_size=any": {"algorithm=MPIR_Bcast_intra_binomial": {}},
                                                     "comm_size<=8": {"algorithm=MPIR_Bcast_intra_binomial": {}}}})")
                   .size(),
-              2u);  // =any not last, chain does not end with =any
+              2u);  // ANY not last, a bound ends the chain
+    // 5.0.1's ANY operator: "any" alone, or "=any" after any name (a misspelt one too: it
+    // means the same), comm_avg_ppn=any included
+    EXPECT_EQ(problems_of(R"({"collective=bcast": {"comm_size<=8": {"algorithm=MPIR_Bcast_intra_binomial": {}},
+                                                    "any": {"algorithm=MPIR_Bcast_intra_binomial": {}}}})")
+                  .size(),
+              0u);
+    EXPECT_EQ(problems_of(R"({"collective=bcast": {"comm_avg_ppn<4": {"algorithm=MPIR_Bcast_intra_binomial": {}},
+                                                    "comm_avg_ppn=any": {"algorithm=MPIR_Bcast_intra_binomial": {}}}})")
+                  .size(),
+              0u);
+    EXPECT_EQ(problems_of(R"({"collective=bcast": {"any": {"algorithm=MPIR_Bcast_intra_binomial": {}},
+                                                    "comm_type=inter": {"algorithm=MPIR_Bcast_intra_binomial": {}}}})")
+                  .size(),
+              1u);
     EXPECT_EQ(problems_of(R"({"collective=bcast": {"avg_msg_size<=x": {"algorithm=MPIR_Bcast_intra_binomial": {}},
                                                     "avg_msg_size=any": {"algorithm=MPIR_Bcast_intra_binomial": {}}}})")
                   .size(),
               1u);
-    EXPECT_EQ(problems_of(R"({"collective=bcast": {"comm_sise=any": {"algorithm=MPIR_Bcast_intra_binomial": {}}}})").size(), 1u);
+    EXPECT_EQ(problems_of(R"({"collective=bcast": {"comm_sise=any": {"algorithm=MPIR_Bcast_intra_binomial": {}}}})").size(), 0u);
+    EXPECT_EQ(problems_of(R"({"collective=bcast": {"comm_sise<=4": {"algorithm=MPIR_Bcast_intra_binomial": {}},
+                                                    "any": {"algorithm=MPIR_Bcast_intra_binomial": {}}}})")
+                  .size(),
+              1u);
+    // MPICH's own parameters of its algorithms (5.0.1's barrier: k_dissemination, k=2)
+    EXPECT_EQ(problems_of(R"({"collective=barrier": {"algorithm=MPIR_Barrier_intra_k_dissemination": {"k=2": {}}}})").size(),
+              0u);
+    EXPECT_EQ(problems_of(R"({"collective=barrier": {"algorithm=MPIR_Barrier_intra_k_dissemination": {"kval=2": {}}}})").size(),
+              1u);
     EXPECT_EQ(problems_of(R"({"collective=bcast": {"comm_type=intra": {}}})").size(), 1u);
     EXPECT_EQ(problems_of(R"({"collective=bcast": {"comm_type=intra": {"algorithm=MPIR_Bcast_intra_binomial": {}, "comm_size=any": {}}}})")
                   .size(),
@@ -279,7 +304,7 @@ TEST(CselTree, MpichGenericTreeStaysComplete) {
     EXPECT_EQ(result.tree["collective=reduce"]["comm_type=intra"]["comm_hierarchy=parent"],
               (Json{{"comm_size<=7", reduce_stock},
                     {"comm_size<=8", {{"comm_avg_ppn<=1", reduce_stock}, {"comm_avg_ppn<=2", tuned},
-                                      {"comm_size=any", reduce_stock}}},
+                                      {"comm_avg_ppn=any", reduce_stock}}},
                     {"comm_size=any", reduce_stock}}));
 }
 

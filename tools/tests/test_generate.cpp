@@ -57,7 +57,7 @@ Json stock() {
                            "comm_type=inter": {"algorithm=MPIR_Bcast_inter_remote_send_local_bcast": {}}},
       "collective=reduce": {"comm_type=intra": {"algorithm=MPIR_Reduce_intra_binomial": {}}},
       "collective=allreduce": {"comm_type=intra": {"algorithm=MPIR_Allreduce_intra_recursive_doubling": {}}},
-      "collective=barrier": {"comm_type=intra": {"algorithm=MPIR_Barrier_intra_dissemination": {}}}
+      "collective=barrier": {"comm_type=intra": {"algorithm=MPIR_Barrier_intra_k_dissemination": {"k=2": {}}}}
     })");
 }
 

@@ -6,7 +6,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "hiertune/csel_tree.hpp"
 #include "hiertune/grammar.hpp"
+#include "mpich_trees.hpp"
 
 namespace hiertune::grammar {
 namespace {
@@ -91,9 +93,45 @@ TEST(Grammar, CheckTreeReportsEveryProblemWithItsPlace) {
       "collective=barrier": {"algorithm=MPIR_Barrier_intra_smp": {}}})"),
                                      Level::mpir);
     ASSERT_EQ(problems.size(), 3u);
-    EXPECT_EQ(problems[0], "collective=bcast > comm_size<=8: invalid parameter of MPIR_Bcast_intra_seg_binary: \"fanout=2\"");
-    EXPECT_NE(problems[1].find("collective=bcast: a chain of bounds that can all fail"), std::string::npos);
+    // a bound ends its chain: MPICH 5.0.1's validate_tree asserts on it at load
+    EXPECT_NE(problems[0].find("collective=bcast: a bound that ends its chain"), std::string::npos);
+    EXPECT_EQ(problems[1], "collective=bcast > comm_size<=8: invalid parameter of MPIR_Bcast_intra_seg_binary: \"fanout=2\"");
     EXPECT_NE(problems[2].find("comm_hierarchy=parent"), std::string::npos);
+}
+
+// MPICH 5.0.1's shipped trees pass the check (the MPIR tree's barrier has MPICH's own
+// parameter k=2; both end their chains with the ANY operator)
+TEST(Grammar, MpichShippedTreesPass) {
+    const std::string mpir = test::generic_json();
+    if (mpir.empty()) GTEST_SKIP() << "no MPICH generic.json (set MPICH_GENERIC_JSON)";
+    const std::string ch4 = std::filesystem::path(mpir).parent_path().parent_path() / "ch4" / "generic.json";
+    for (const auto& [path, level] : {std::pair{mpir, Level::mpir}, std::pair{ch4, Level::ch4}}) {
+        const std::vector<std::string> problems = check_tree_file(path, level);
+        EXPECT_TRUE(problems.empty()) << path << ": " << problems.front();
+    }
+    EXPECT_EQ(level_of(csel::load_tree(ch4)), Level::ch4);
+}
+
+// csel.c's per-call keys, for the collectives its functions have a case for (5.0.1)
+TEST(Grammar, MpichDefinesPerCollectiveKeys) {
+    EXPECT_TRUE(mpich_defines("avg_msg_size", "bcast"));
+    EXPECT_FALSE(mpich_defines("avg_msg_size", "allgather"));
+    EXPECT_TRUE(mpich_defines("total_msg_size", "allgather"));
+    EXPECT_FALSE(mpich_defines("count", "ibcast"));
+    EXPECT_TRUE(mpich_defines("count", "ireduce_scatter_block"));
+    EXPECT_TRUE(mpich_defines("is_commutative", "reduce_scatter_block"));
+    EXPECT_FALSE(mpich_defines("is_op_built_in", "reduce_scatter"));
+    EXPECT_TRUE(mpich_defines("is_sendbuf_inplace", "ialltoallw"));
+    EXPECT_FALSE(mpich_defines("is_block_regular", "reduce_scatter_block"));
+    EXPECT_TRUE(mpich_defines("comm_size", "barrier"));  // not per collective
+}
+
+TEST(Grammar, MpichCollectives) {
+    const std::vector<std::string>& all = mpich_collectives();
+    EXPECT_EQ(all.size(), 44u);
+    EXPECT_TRUE(std::is_sorted(all.begin(), all.end()));
+    EXPECT_NE(std::find(all.begin(), all.end(), "ineighbor_alltoallw"), all.end());
+    EXPECT_EQ(std::find(all.begin(), all.end(), "any"), all.end());
 }
 
 TEST(Grammar, CheckTreeFileNamesTheSyntaxError) {

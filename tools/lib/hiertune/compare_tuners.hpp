@@ -7,7 +7,7 @@
 // the lowest median; MPICH's default is the configuration "default" (bench's
 // kDefaultAlgorithm, no parameters) as measured there.
 //
-// A tree's pick at a case is what MPICH 4.0.2 selects (csel::select at the
+// A tree's pick at a case is what MPICH 5.0.1 selects (csel::select at the
 // job's comm size, nodes and the message size) mapped back to one of the
 // configurations measured at that case, the inverse of generate's
 // choice_of_point: a walk ending in a copy of the stock intra subtree (the

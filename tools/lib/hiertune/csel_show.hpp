@@ -1,12 +1,12 @@
 // What an MPIR Csel JSON tree selects (`hiertune show-tree`; no MPI).
 //
-// The walk is MPICH 4.0.2's (src/mpi/coll/src/csel.c), in its two phases:
+// The walk is MPICH 5.0.1's (src/mpi/coll/src/csel.c), in its two phases:
 //
 //  - when a communicator is created, MPIR_Csel_prune walks from the root over the
 //    keys that depend on the communicator alone (comm_type, comm_size*, comm_hierarchy,
-//    is_node_consecutive, comm_avg_ppn) down to the collectives, then into each
-//    collective's subtree as far as such keys lead; where no sibling of such a chain
-//    holds, it keeps that subtree unpruned;
+//    is_node_consecutive, comm_avg_ppn) and the ANY operator down to the collectives,
+//    then into each collective's subtree as far as such keys lead; where no sibling of
+//    such a chain holds, it keeps that subtree unpruned;
 //  - at each call, MPIR_Csel_search walks on from there over every key, to an
 //    algorithm (a "container"), or off the end of a chain: MPICH then gets no
 //    container and the collective asserts.
@@ -14,13 +14,24 @@
 // The phases differ in one key: `comm_size<N` is `size < N` when pruning but
 // `size <= N` when searching (csel.c's search tests `<=`), so it answers by where it
 // stands (e.g. below a message-size key it is searched).  Bounds are read as atoi does.
+// The ANY operator, "any" or any "<name>=any", always holds; MPICH reads it after every
+// other key, so "comm_size<=any" is a bound (0) and "collective=any" an unknown collective.
 //
-// The communicator as MPICH describes it (src/mpi/comm/commutil.c): an intracomm whose
-// every node holds one rank has no node_comm and stays FLAT; any other intracomm,
-// a single node with more than one rank included, becomes PARENT; an intercomm is FLAT.
-// node_count is the number of nodes (an intercomm's is its size); comm_size=node_comm_size
-// holds on a single node with more than one rank; is_node_consecutive is false unless
-// PARENT; count<pow2 compares with the largest power of two <= comm size.
+// The communicator as MPICH 5.0.1 describes it (src/mpi/comm/commutil.c check_hierarchy
+// and MPIR_Comm_commit, src/include/mpir_comm.h): a communicator the user gets has a
+// hierarchy (the nodes of its ranks), and is a parent comm (MPICH makes node_comm and
+// node_roots_comm for it) unless every node holds just one of its ranks; the node_comm
+// and node_roots_comm MPICH makes (subcomms, MPIR_Subcomm_create) have no hierarchy.
+//   comm_hierarchy=parent               a parent comm
+//   comm_hierarchy=node|node_roots|flat any other comm: all three alike
+//   comm_size=node_comm_size            a hierarchy on a single node (a lone rank too)
+//   comm_avg_ppn<=N, comm_avg_ppn<N     a hierarchy, and size <= N * nodes (< N * nodes)
+//   is_node_consecutive                 a hierarchy on 2..size-1 nodes whose ranks are
+//                                       numbered node by node (neither one node nor one
+//                                       rank per node counts)
+//   count<pow2                          count < the largest power of two <= comm size
+// An intercomm is taken as one rank per node (MPICH derives its hierarchy from the
+// remote group's nodes; not modelled): never a parent comm.
 //
 // Message quantities (csel.c get_count, get_avg_msgsize, get_total_msgsize), with
 // `bytes` one rank's block (bcast/reduce/allreduce: the buffer; alltoall: what goes to
@@ -37,9 +48,10 @@
 // Anywhere else csel.c has no answer and asserts: the walk reports that key.  Likewise
 // is_commutative (reductions), is_op_built_in ((i)reduce, (i)allreduce),
 // is_sendbuf_inplace ((i)alltoall(v,w)) and is_block_regular ((i)reduce_scatter).
+// The ANY operator is never evaluated, so "avg_msg_size=any" holds for any collective.
 //
 // mpich-hier's MPI_Init merges the collectives a user tree leaves out from MPICH's
-// built-in tree; stock 4.0.2 asserts on them.  A missing collective is reported as a
+// built-in tree; stock 5.0.1 asserts on them.  A missing collective is reported as a
 // no-match that says so.
 #pragma once
 
@@ -59,6 +71,8 @@ struct CallPoint {
     bool inter = false;                // comm_type=inter
     int comm_size = 2;                 // local size
     int nodes = 1;                     // nodes the ranks are on, 1..comm_size
+    bool subcomm = false;              // a node_comm or node_roots_comm MPICH made for a parent
+                                       // comm: no hierarchy of its own (nodes unused)
     std::uint64_t bytes = 0;           // one rank's block, see the file comment
     std::uint64_t type_size = 1;       // count = bytes / type_size
     bool is_commutative = true;
@@ -96,13 +110,13 @@ struct Selection {
 // "a > b > c", or "top level" for an empty path.
 std::string path_text(const std::vector<std::string>& path);
 
-// What MPICH 4.0.2 selects at `point`.  Throws TreeError where MPICH would refuse the
+// What MPICH 5.0.1 selects at `point`.  Throws TreeError where MPICH would refuse the
 // tree when it loads it (a value that is not an object, an unknown key on the way),
 // std::invalid_argument for an impossible point (sizes < 1, nodes outside 1..comm size,
 // type size 0, an unknown collective).
 Selection select(const Json& tree, const CallPoint& point);
 
-// The 44 collectives MPICH 4.0.2's trees may name.
+// The collectives MPICH's trees may name (grammar::mpich_collectives: MPICH's csel.c).
 const std::vector<std::string>& known_collectives();
 
 // ------------------------------------------------------------------ the table
@@ -133,7 +147,7 @@ struct TableRow {
 // size and a non-power next to each power (8 -> 12), 16 if there is no bound; 2..2^20.
 // Throws TreeError for keys MPICH does not know.
 std::vector<int> default_comm_sizes(const Json& tree, const std::string& collective);
-// 1 (flat), 2 and both sides of each comm_avg_ppn<=N bound (N, N+1); 1..1024.
+// 1 (flat), 2 and both sides of each comm_avg_ppn bound (<=N: N, N+1; <N: N-1, N); 1..1024.
 std::vector<int> default_ppns(const Json& tree, const std::string& collective);
 // Ascending byte counts, whole elements, at which the selection may change: 0, powers
 // of two from 1 B to 16 MiB and both sides of every message bound of the collective's

@@ -12,7 +12,7 @@
 //             "avg_msg_size<=98304": {"algorithm=MPIR_Bcast_intra_hier": {"segsize=65536": {}, ...}},
 //             "avg_msg_size=any": <stock intra subtree>
 //           },
-//           "comm_size=any": {...}                   ppn chain end (always true, see below)
+//           "comm_avg_ppn=any": {...}                ppn chain end: the ANY operator
 //         },
 //         "comm_size=any": {...}
 //       },
@@ -23,17 +23,20 @@
 //
 // Choices tuned at one rank per node go to "comm_hierarchy=any" instead (a
 // comm_size / comm_avg_ppn<=1 / avg_msg_size chain there, stock elsewhere):
-// MPICH 4.0.2 gives such a comm no hierarchy (MPIR_Comm_commit makes no node
-// roots comm when it would be the comm itself), so comm_hierarchy=parent never
-// holds for it.
+// MPICH 5.0.1 makes such a comm no parent comm (MPIR_Comm_commit makes no node_comm
+// and no node roots comm when the latter would be the comm itself), so
+// comm_hierarchy=parent never holds for it.  The node_comm and node_roots_comm MPICH
+// makes for a parent comm have no hierarchy: comm_avg_ppn fails on them, and they get
+// the stock subtree.
 //
-// Csel semantics (MPICH 4.0.2 src/mpi/coll/src/csel.c): sibling keys are an
+// Csel semantics (MPICH 5.0.1 src/mpi/coll/src/csel.c): sibling keys are an
 // if/else-if chain in file order (hence nlohmann::ordered_json throughout),
 // `X<=N` tests value <= N with N an int (atoi), an algorithm key must be alone
-// in its object, an `=any` key must be the last of its chain and every other
-// numeric test needs a following sibling.  comm_avg_ppn has no `=any` form
-// (only `comm_avg_ppn<=N`, true when comm size <= N * node count), so a ppn
-// chain ends with `comm_size=any`, which is always true.
+// in its object, the ANY operator ("any" or "<name>=any", always true) must be the
+// last of its chain, every other numeric test needs a following sibling (validate_tree
+// asserts otherwise), and MPIR asserts on a call that matches no algorithm.  Each
+// chain written here ends with "<name>=any" of the quantity it tests
+// (comm_avg_ppn<=N: true when comm size <= N * node count).
 //
 // Compact rules (ACCLAiM section V): along each dimension the choice of one
 // sampled value holds up to the midpoint between it and the next sampled value
@@ -84,7 +87,7 @@ bool operator!=(const Choice& a, const Choice& b);
 // "hier" -> "MPIR_Bcast_intra_hier"; "nb" -> "MPIR_Bcast_allcomm_nb".
 std::string container_name(const std::string& collective, const std::string& algorithm_item);
 
-// Whether MPICH 4.0.2 with the plugin knows this MPIR container for the
+// Whether MPICH with the plugin knows this MPIR container for the
 // collective (an unknown name makes MPICH assert when it reads the tree):
 // grammar::known_container.
 bool known_container(const std::string& collective, const std::string& name);

@@ -43,13 +43,22 @@ bool valid(const Algorithm& algorithm, const std::string& name, const std::strin
 // inter-node submodule included); empty for an integer parameter.
 std::vector<std::string> values(const Algorithm& algorithm, const std::string& name);
 
-// The condition MPICH 4.0.2's container needs on the path that selects it
+// The condition MPICH's container needs on the path that selects it
 // (MPII_HIER_MPICH_REQUIREMENTS: it asserts or moves no data otherwise), e.g.
 // "is_op_built_in=yes" for MPIR_Reduce_intra_reduce_scatter_gather; nullopt if none.
 std::optional<std::string> requirement(const std::string& container);
 
 // Whether MPICH (with the plugin) knows an MPIR container of this collective.
 bool known_container(const std::string& collective, const std::string& container);
+
+// The collectives MPICH's trees may name ("collective=NAME"), from MPICH's csel.c
+// (hier_mpich_keys.h), sorted.
+const std::vector<std::string>& mpich_collectives();
+// Whether MPICH's csel.c evaluates the key named `key` ("count", "avg_msg_size",
+// "total_msg_size", "is_commutative", "is_op_built_in", "is_sendbuf_inplace",
+// "is_block_regular") for a call of the collective: it asserts on the others
+// (MPII_HIER_MPICH_KEY_COLLECTIVES).  True for a key that is not per collective.
+bool mpich_defines(const std::string& key, const std::string& collective);
 
 // The trees MPICH reads: MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE (algorithm=MPIR_...)
 // or MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE (composition=MPIDI_...).

@@ -1,6 +1,6 @@
 /*
  * mpich-hier: the plugin's grammar (hier_grammar.h) as lookups, and the check of a Csel
- * tree against it and against the keys MPICH 4.0.2 knows (hier_mpich_keys.h, generated
+ * tree against it and against the keys MPICH 5.0.1 knows (hier_mpich_keys.h, generated
  * from MPICH's source by maint/gen-mpich-keys.sh).  json-c only, no MPI: MPICH runs it
  * at MPI_Init on a user's tuning file, hiertune check-tree on any tree, and the unit
  * tests directly.
@@ -8,6 +8,9 @@
 
 #include "hier_grammar.h"
 #include "hier_mpich_keys.h"
+#ifndef MPII_HIER_MPICH_ALGORITHM_PARAMS
+#error "hier_mpich_keys.h is older than maint/gen-mpich-keys.sh: generate it again"
+#endif
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -174,6 +177,12 @@ static const char *const mpich_bounds[] = { MPII_HIER_MPICH_BOUNDS(STRING_) NULL
 static const char *const mpich_algorithms[] = { MPII_HIER_MPICH_ALGORITHMS(STRING_) NULL };
 static const char *const mpich_compositions[] = { MPII_HIER_MPICH_COMPOSITIONS(STRING_) NULL };
 
+#define ALGORITHM_PARAM_(container_, param_) {container_, param_},
+static const struct {
+    const char *container;
+    const char *param;
+} mpich_algorithm_params[] = { MPII_HIER_MPICH_ALGORITHM_PARAMS(ALGORITHM_PARAM_) {0} };
+
 #define REQUIREMENT_(container_, condition_) {#container_, #condition_},
 static const struct {
     const char *container;
@@ -210,7 +219,13 @@ static int in_list(const char *const *list, const char *s)
     return 0;
 }
 
-typedef enum { KEY_UNKNOWN, KEY_CONDITION, KEY_BOUND, KEY_ANY, KEY_BAD_BOUND } key_kind;
+/* How MPICH 5.0.1 reads a key (csel.c parse_json_tree, validate_tree):
+ *   KEY_TEST   a yes/no test (is_*, comm_type, comm_hierarchy): it may end its chain;
+ *   KEY_BOUND  a comparison (comm_size<=N, comm_avg_ppn<N, comm_size=pow2, count<pow2,
+ *              ...): validate_tree asserts unless another key follows it in its chain;
+ *   KEY_ANY    the ANY operator, "any" or "<name>=any" whatever the name: always true,
+ *              and validate_tree asserts unless it ends its chain. */
+typedef enum { KEY_UNKNOWN, KEY_TEST, KEY_BOUND, KEY_ANY, KEY_BAD_BOUND } key_kind;
 
 static int ends_with(const char *s, const char *tail)
 {
@@ -218,18 +233,33 @@ static int ends_with(const char *s, const char *tail)
     return n >= m && !strcmp(s + n - m, tail);
 }
 
-/* "=any" keys are always true; a bounded key ("comm_size<=N", also "comm_size=pow2"
- * and the like) may be false for some calls, so its chain needs an "=any" after it. */
+/* the length of a key's name: "comm_size" of "comm_size<=8" and of "comm_size=pow2" */
+static size_t name_length(const char *ckey)
+{
+    return strcspn(ckey, "<=");
+}
+
+/* whether MPICH compares a number under this key's name (it has bounds: "comm_size",
+ * "count"), which makes "comm_size=pow2" and "count<pow2" comparisons too */
+static int names_a_quantity(const char *ckey)
+{
+    size_t n = name_length(ckey);
+    for (int i = 0; mpich_bounds[i]; i++)
+        if (name_length(mpich_bounds[i]) == n && !strncmp(mpich_bounds[i], ckey, n))
+            return 1;
+    return 0;
+}
+
+/* In MPICH's order: its whole keys, then its bounds (the prefix that leaves only digits:
+ * "comm_size<=8" is "comm_size<=" and 8), then ANY, which it tests last, so that
+ * "comm_size<=any" is a bound (atoi reads 0: a bad one here) and "collective=any" an
+ * unknown collective. */
 static key_kind classify(const char *ckey)
 {
-    if (in_list(mpich_conditions, ckey)) {
-        if (ends_with(ckey, "=any"))
-            return KEY_ANY;
-        if (strstr(ckey, "pow2") || strstr(ckey, "node_comm_size"))
-            return KEY_BOUND;
-        return KEY_CONDITION;
-    }
-    /* the prefix that leaves only digits: "comm_size<=8" is "comm_size<=" and 8 */
+    if (!strncmp(ckey, "collective=", 11))
+        return KEY_UNKNOWN;     /* collectives are the top level's (check_node) */
+    if (in_list(mpich_conditions, ckey))
+        return names_a_quantity(ckey) ? KEY_BOUND : KEY_TEST;
     for (int i = 0; mpich_bounds[i]; i++) {
         size_t n = strlen(mpich_bounds[i]);
         if (strncmp(ckey, mpich_bounds[i], n) || ckey[n] == '=')
@@ -237,7 +267,22 @@ static key_kind classify(const char *ckey)
         int bound;
         return parse_int(ckey + n, 0, &bound) ? KEY_BAD_BOUND : KEY_BOUND;
     }
+    if (!strcmp(ckey, "any") || ends_with(ckey, "=any"))
+        return KEY_ANY;
     return KEY_UNKNOWN;
+}
+
+/* Whether two tests together hold for every call: "X=yes" and "X=no", "comm_type=intra"
+ * and "comm_type=inter", "comm_hierarchy=parent" and any other comm_hierarchy key (MPICH
+ * 5.0.1 reads node, node_roots and flat alike: not a parent comm). */
+static int complementary(const char *a, const char *b)
+{
+    size_t n = name_length(a);
+    if (a[n] != '=' || strncmp(a, b, n + 1) || !strcmp(a, b))
+        return 0;
+    if (!strncmp(a, "comm_hierarchy=", n + 1))
+        return !strcmp(a + n + 1, "parent") != !strcmp(b + n + 1, "parent");
+    return 1;
 }
 
 /* ---- the tree check ---- */
@@ -314,6 +359,42 @@ static void check_params(tree_check * tc, int algo, const char *name, struct jso
     }
 }
 
+/* MPICH strips spaces from keys (MPL_strdup_no_spaces) */
+static void without_spaces(const char *key, char *out, size_t size)
+{
+    size_t len = 0;
+    for (const char *s = key; *s && len + 1 < size; s++)
+        if (*s != ' ')
+            out[len++] = *s;
+    out[len] = '\0';
+}
+
+/* MPICH's own algorithm: it reads the "param=VALUE" keys it knows for the container
+ * (csel_container.c, values by atoi or a name) and ignores the others */
+static void check_mpich_params(tree_check * tc, const char *name, struct json_object *params)
+{
+    int has_params = 0;
+    for (int i = 0; mpich_algorithm_params[i].container; i++)
+        has_params |= !strcmp(mpich_algorithm_params[i].container, name);
+    char what[200];
+    snprintf(what, sizeof(what), "a parameter MPICH does not read for %s (it ignores it):", name);
+    json_object_object_foreach(params, key, val) {
+        (void) val;
+        char param[256];
+        without_spaces(key, param, sizeof(param));
+        char *eq = strchr(param, '=');
+        int known = 0;
+        if (eq) {
+            *eq = '\0';
+            for (int i = 0; mpich_algorithm_params[i].container; i++)
+                known |= !strcmp(mpich_algorithm_params[i].container, name) &&
+                    !strcmp(mpich_algorithm_params[i].param, param);
+        }
+        if (!known)
+            problem(tc, has_params ? what : "parameters for an algorithm without parameters:", key);
+    }
+}
+
 static void check_container(tree_check * tc, const char *key, struct json_object *params,
                             const char *coll)
 {
@@ -339,8 +420,8 @@ static void check_container(tree_check * tc, const char *key, struct json_object
     }
     if (algo >= 0)
         check_params(tc, algo, name, params);
-    else if (json_object_object_length(params) != 0 && mpir)
-        problem(tc, "parameters for an algorithm without parameters:", key);
+    else if (mpir)
+        check_mpich_params(tc, name, params);
     for (int i = 0; requirements[i].container; i++)
         if (!strcmp(requirements[i].container, name) && !on_path(tc, requirements[i].condition)) {
             char what[200];
@@ -351,6 +432,26 @@ static void check_container(tree_check * tc, const char *key, struct json_object
 }
 
 static void check_node(tree_check * tc, struct json_object *obj, const char *coll);
+
+/* whether two keys of a chain are complementary tests: the chain cannot fail */
+static int has_complementary_tests(struct json_object *obj)
+{
+    json_object_object_foreach(obj, a, va) {
+        (void) va;
+        char ca[256];
+        without_spaces(a, ca, sizeof(ca));
+        if (classify(ca) != KEY_TEST)
+            continue;
+        json_object_object_foreach(obj, b, vb) {
+            (void) vb;
+            char cb[256];
+            without_spaces(b, cb, sizeof(cb));
+            if (classify(cb) == KEY_TEST && complementary(ca, cb))
+                return 1;
+        }
+    }
+    return 0;
+}
 
 static void check_child(tree_check * tc, const char *key, struct json_object *val,
                         const char *coll)
@@ -380,11 +481,7 @@ static void check_node(tree_check * tc, struct json_object *obj, const char *col
     key_kind last_kind = KEY_UNKNOWN;
     json_object_object_foreach(obj, key, val) {
         char ckey[256];
-        size_t len = 0;
-        for (const char *s = key; *s && len + 1 < sizeof(ckey); s++)
-            if (*s != ' ')
-                ckey[len++] = *s;       /* MPICH strips spaces from keys */
-        ckey[len] = '\0';
+        without_spaces(key, ckey, sizeof(ckey));
         i++;
         if (!coll) {
             if (strncmp(ckey, "collective=", 11) || !in_list(mpich_collectives, ckey + 11))
@@ -407,7 +504,10 @@ static void check_node(tree_check * tc, struct json_object *obj, const char *col
             problem(tc, "a bound that is not an integer in 0..INT_MAX:", key);
         else if (kind == KEY_ANY && i != n)
             problem(tc, "an always-true key before the end of its chain:", key);
-        else if (!key_defined_for(ckey, coll))
+        else if (kind == KEY_BOUND && i == n)
+            problem(tc, "a bound that ends its chain (MPICH asserts when it loads the tree: an "
+                    "ANY key must follow it):", key);
+        else if (kind != KEY_ANY && !key_defined_for(ckey, coll))
             problem(tc, "a key MPICH does not define for this collective (it aborts on it):",
                     key);
         bounded |= kind == KEY_BOUND;
@@ -415,8 +515,11 @@ static void check_node(tree_check * tc, struct json_object *obj, const char *col
         last_kind = kind;
         check_child(tc, key, val, coll);
     }
-    /* MPIR asserts when no algorithm matches; CH4 falls back to MPIR */
-    if (bounded && last_kind != KEY_ANY && tc->level == MPII_HIER_TREE_MPIR)
+    /* MPIR asserts when no algorithm matches (MPIR_Csel_search returns no container); CH4
+     * falls back to MPIR.  A chain of bounds needs an ANY key at its end, unless two of
+     * its tests leave no call out. */
+    if (bounded && last_kind == KEY_TEST && tc->level == MPII_HIER_TREE_MPIR &&
+        !has_complementary_tests(obj))
         problem(tc, "a chain of bounds that can all fail (MPICH asserts): it ends with", last);
 }
 

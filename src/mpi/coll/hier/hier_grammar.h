@@ -164,14 +164,19 @@
     X(binomial, BINOMIAL) \
     X(shm, SHM)
 
-/* What MPICH 4.0.2's own algorithms need from the branch that selects them (they assert,
- * or move no data, otherwise): X(container, condition key that must be on the path). */
+/* What MPICH's own algorithms need from the branch that selects them (they assert, or
+ * move no data, otherwise): X(container, condition key that must be on the path).  Read
+ * off MPICH 5.0.1's algorithm files (their MPIR_Assert calls); coll_algorithms.txt's
+ * "restrictions" are stricter (they decide a forced CVAR's fallback: MPIR_Allreduce_intra_smp
+ * runs on any comm, and the shipped tree selects it without comm_hierarchy=parent). */
 #define MPII_HIER_MPICH_REQUIREMENTS(X) \
     X(MPIR_Bcast_intra_smp, comm_hierarchy=parent) \
     X(MPIR_Barrier_intra_smp, comm_hierarchy=parent) \
     X(MPIR_Reduce_intra_smp, is_commutative=yes) \
     X(MPIR_Reduce_intra_reduce_scatter_gather, is_op_built_in=yes) \
     X(MPIR_Allreduce_intra_reduce_scatter_allgather, is_op_built_in=yes) \
+    X(MPIR_Allreduce_intra_k_reduce_scatter_allgather, is_commutative=yes) \
+    X(MPIR_Allreduce_intra_recursive_multiplying, is_commutative=yes) \
     X(MPIR_Allgather_intra_recursive_doubling, comm_size=pow2) \
     X(MPIR_Reduce_scatter_intra_noncommutative, comm_size=pow2) \
     X(MPIR_Reduce_scatter_block_intra_noncommutative, comm_size=pow2) \
@@ -182,6 +187,9 @@
     X(MPIR_Alltoall_intra_brucks, is_sendbuf_inplace=no) \
     X(MPIR_Alltoall_intra_pairwise, is_sendbuf_inplace=no) \
     X(MPIR_Alltoall_intra_scattered, is_sendbuf_inplace=no) \
+    X(MPIR_Alltoallv_intra_scattered, is_sendbuf_inplace=no) \
+    X(MPIR_Alltoallv_intra_pairwise_sendrecv_replace, is_sendbuf_inplace=yes) \
+    X(MPIR_Alltoallw_intra_scattered, is_sendbuf_inplace=no) \
     X(MPIDI_Bcast_intra_composition_alpha, comm_hierarchy=parent) \
     X(MPIDI_Bcast_intra_composition_beta, comm_hierarchy=parent) \
     X(MPIDI_Reduce_intra_composition_alpha, comm_hierarchy=parent) \
@@ -250,12 +258,14 @@ typedef void (*MPII_Hier_problem_fn) (void *ctx, const char *where, const char *
  * or CH4's (composition=MPIDI_... leaves, MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE). */
 typedef enum { MPII_HIER_TREE_MPIR, MPII_HIER_TREE_CH4 } MPII_Hier_tree_level;
 
-/* Checks a tree as MPICH 4.0.2 reads and evaluates it (csel.c): every key known, values
- * objects, no empty subtree, an algorithm alone in its object with valid parameters, an
- * "=any" key last in its chain, bounds that fit an int, MPICH's algorithms only where
- * their requirements hold, and in an MPIR tree a chain of bounds ended by an always-true
- * key (MPIR asserts when nothing matches; CH4 falls back to MPIR).  Reports each problem
- * through fn; returns their number. */
+/* Checks a tree as MPICH 5.0.1 reads and evaluates it (csel.c): every key known, values
+ * objects, no empty subtree, an algorithm alone in its object with valid parameters (the
+ * plugin's by its grammar, MPICH's by the names MPICH reads), the ANY operator ("any" or
+ * "<name>=any") last in its chain and no bound last in its chain (csel.c's validate_tree
+ * asserts on both), bounds that fit an int, MPICH's algorithms only where their
+ * requirements hold, and in an MPIR tree a chain of bounds ended by an ANY key or holding
+ * two tests that leave no call out (MPIR asserts when nothing matches; CH4 falls back to
+ * MPIR).  Reports each problem through fn; returns their number. */
 int MPII_Hier_check_tree(struct json_object *tree, MPII_Hier_tree_level level,
                          MPII_Hier_problem_fn fn, void *ctx);
 /* Reads a JSON file; on failure reports (where = "") why, with line and column of a
