@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The emulated cluster's regime check: is a link slow enough that the network, not the
 # scheduler, decides large-message times?  For each case RATE:YIELD (link rate, and
-# MPIR_CVAR_CH4_POLLS_BEFORE_YIELD: 0 = ranks spin as in stock MPICH), 4 nodes x 2 ranks, it runs
+# MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT with the throttle on; 0 = throttle off,
+# ranks spin as in stock MPICH), 4 nodes x 2 ranks, it runs
 # hiertune bench ROUNDS times (configurations in turns inside each run) and prints per
 # (collective, size, configuration): the median of every round, their spread
 # ((max - min) / min), the link bound and the ratio of the median of medians to it; then
@@ -54,7 +55,8 @@ for case in ${cases//,/ }; do
     for coll in ${colls//,/ }; do
         for ((round = 1; round <= rounds; round++)); do
             # shellcheck disable=SC2046
-            "$emu" run --ppn 2 --env MPIR_CVAR_CH4_POLLS_BEFORE_YIELD="$yield" -- \
+            "$emu" run --ppn 2 --env MPIR_CVAR_CH4_PROGRESS_THROTTLE=$((yield > 0)) \
+                --env MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT="$yield" -- \
                 "$hiertune" bench --no-progress --csv -C "$coll" --sizes "$sizes" -x 3 -r "$reps" $(configs "$coll") |
                 awk -F, -v rate="$rate/y$yield" -v coll="$coll" -v round="$round" '
                     NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; split("stock hier hier64K", names, " "); next }

@@ -17,9 +17,12 @@ export FI_PROVIDER=tcp FI_TCP_IFACE=lo MPIEXEC_TIMEOUT=60 MPIR_CVAR_CH4_PROGRESS
 export MPIR_CVAR_BCAST_INTRA_ALGORITHM=hier MPIR_CVAR_BCAST_DEVICE_COLLECTIVE=0 MPIR_CVAR_HIER_DUMP=1
 unset SLURM_TOPOLOGY_ADDR SLURM_TOPOLOGY_ADDR_PATTERN MPIR_CVAR_HIER_TOPOLOGY_FILE
 
-dump() {  # dump MPIEXEC_ARGS...: the dump lines of one job, without the prefix
+dump() {  # dump MPIEXEC_ARGS...: MPI_COMM_WORLD's dump lines (8 ranks), without the prefix
+    # (a forced hier also runs, and dumps, on the one-node comms of the device's own
+    # set-up broadcasts in MPICH 5.0.1: not what this test is about)
     "$prefix/bin/mpiexec" "$@" > "$tmp/out" 2>&1 || fail "job failed ($*): $(head -20 "$tmp/out")"
-    sed -n 's/^mpich-hier: //p' "$tmp/out" | sed 's/^comm [0-9a-f]* /comm /'
+    sed -n 's/^mpich-hier: //p' "$tmp/out" | sed 's/^comm [0-9a-f]* /comm /' |
+        awk '/^comm / { world = /^comm \(8 ranks\)/ } world'
 }
 expect() {  # expect NAME: the dump (stdin) against the lines that follow NAME's call
     diff <(cat) "$tmp/want" > "$tmp/diff" || fail "$1: $(cat "$tmp/diff")"

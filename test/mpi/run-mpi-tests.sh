@@ -105,14 +105,14 @@ sys.stdout.write(''.join(out))
 PY
 sed 's/"coll_cvars.txt"/"coll_cvars_hier.txt"/' "$suite/maint/gen_coll_cvar.py" \
     > "$suite/maint/gen_coll_cvar_hier.py"
-(cd "$suite" && python3 maint/gen_coll_cvar_hier.py > /dev/null)   # writes coll/testlist.cvar
+(cd "$suite" && python3 maint/gen_coll_cvar_hier.py > /dev/null)   # writes coll/testlist.collalgo
 # keep the hier and seg_* lines; drop DEVICE_COLLECTIVE=0 so the CH4 route to MPIR is
 # exercised; run hier on uneven round-robin and by-block cliques, each seg_* line on one
 # of them in turn (test time).  The CI tier runs the first MPICH test of each algorithm;
 # MPICH_HIER_FULL=1 (./quickstart check --full) runs all of them.
 colls=$(python3 -c 'import sys; sys.path.insert(0, sys.argv[1] + "/test/mpi"); import hier_grammar
 print("|".join(c.upper() for c in hier_grammar.load(sys.argv[1]).collectives))' "$srcdir")
-grep -E "($colls)_INTRA_ALGORITHM=(hier|seg_[a-z_]+)( |\$)" "$coll/testlist.cvar" |
+grep -E "($colls)_INTRA_ALGORITHM=(hier|seg_[a-z_]+)( |\$)" "$coll/testlist.collalgo" |
     sed -E 's/ env=MPIR_CVAR_[A-Z]+_DEVICE_COLLECTIVE=0//' |
     { n=0 seen=" "
       while read -r line; do

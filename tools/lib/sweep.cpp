@@ -4,6 +4,7 @@
 #include <cctype>
 #include <utility>
 
+#include "hiertune/grammar.hpp"
 #include "hiertune/usage_error.hpp"
 
 namespace hiertune {
@@ -75,7 +76,7 @@ bool means_default(const std::string& typed) {
 
 const CvarInfo& algorithm_info(const std::string& collective, const CvarCatalog& catalog);
 
-// Items MPICH 4.0.2 lists in its algorithm variables but aborts on when forced: its
+// Items MPICH 5.0.1 lists in its algorithm variables but aborts on when forced: its
 // algorithm switch (mpir_coll.c) has no case for them and ends in MPIR_Assert(0).
 bool aborts_when_forced(const std::string& item) { return item == "sched_auto"; }
 
@@ -86,17 +87,20 @@ std::vector<std::string> expand_algorithm(const std::string& typed, const std::s
     const CvarInfo& selector = algorithm_info(collective, catalog);
     std::string lower = typed;
     for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (lower == kAllAlgorithms) {
+    if (lower == kAllAlgorithms || lower == kStockAlgorithms) {
+        const bool stock_only = lower == kStockAlgorithms;
         std::vector<std::string> names{kDefaultAlgorithm};
         for (const EnumItem& item : selector.items)
-            if (item.name != "auto" && !aborts_when_forced(item.name)) names.push_back(item.name);
+            if (item.name != "auto" && !aborts_when_forced(item.name) &&
+                !(stock_only && grammar::find(collective, item.name)))
+                names.push_back(item.name);
         return names;
     }
     for (const EnumItem& item : selector.items)
         if (upper(item.name) == upper(typed)) {
             if (aborts_when_forced(item.name))
                 throw UsageError(selector.name + "=" + item.name +
-                                 ": MPICH 4.0.2 aborts when it is forced (no case for it in its algorithm "
+                                 ": MPICH aborts when it is forced (no case for it in its algorithm "
                                  "switch); use default for MPICH's own selection");
             return {item.name};
         }

@@ -199,7 +199,7 @@ CLI::App* add_bench_command(CLI::App& app, BenchArgs& args) {
         ->capture_default_str();
     bench->add_option("-a,--algorithm", args.algorithms,
                       "ALGO[:NAME=V[/V...][,NAME=V...]] (repeatable): an item of "
-                      "MPIR_CVAR_<COLL>_INTRA_ALGORITHM, 'default' (MPICH's selection) or 'all', with "
+                      "MPIR_CVAR_<COLL>_INTRA_ALGORITHM, 'default' (MPICH's selection), 'all' or 'stock' (all but the plugin's), with "
                       "parameters of its own; default: default")
         ->allow_extra_args(false);
     bench->add_option("-p,--param", args.params,

@@ -68,9 +68,9 @@ head -1 "$tmp/csv" | grep -q '^collective,size,algorithm,params,median_us,ci_lo_
 
 echo "== oversubscription warning"
 if [ "$(getconf _NPROCESSORS_ONLN)" -lt 4 ]; then
-    MPIR_CVAR_CH4_POLLS_BEFORE_YIELD=0 bench 4 --sizes 8 "${fast[@]}" > /dev/null 2> "$tmp/err4" ||
+    MPIR_CVAR_CH4_PROGRESS_THROTTLE=0 bench 4 --sizes 8 "${fast[@]}" > /dev/null 2> "$tmp/err4" ||
         fail "run without yielding failed"
-    grep -q "warning: host .* runs 4 ranks on .* cores and MPIR_CVAR_CH4_POLLS_BEFORE_YIELD is 0" "$tmp/err4" ||
+    grep -q "warning: host .* runs 4 ranks on .* cores and MPIR_CVAR_CH4_PROGRESS_THROTTLE is off" "$tmp/err4" ||
         { cat "$tmp/err4"; fail "no oversubscription warning"; }
 else
     echo "(more than 3 cores: 4 ranks do not oversubscribe, not checked)"

@@ -5,7 +5,7 @@
  * blocks of consecutive ranks), halves.  Segment sizes 0, 64 B and 1 KiB (through
  * MPI_T).  Counts 0, 1, 17, an exact multiple of the segment and one that is not.
  * Every builtin op on types it is defined for (MINLOC/MAXLOC on pair types), a
- * commutative user sum on a vector with holes (MPICH 4.0.2 rejects builtin ops on
+ * commutative user sum on a vector with holes (MPICH rejects builtin ops on
  * derived types), a commutative user op on a struct with gaps and a non-commutative
  * user op (composition of affine maps mod a prime).  MPI_IN_PLACE on alternate calls.
  * Reduce at every root for the 1 KiB segment's non-multiple count and the

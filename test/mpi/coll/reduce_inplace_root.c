@@ -1,9 +1,9 @@
 /*
  * mpich-hier: MPI_Reduce with MPI_IN_PLACE at every root on the default path (no CVAR,
- * no tuning file), on multi-node comms.  Stock MPICH 4.0.2's CH4 reduce composition
- * (alpha, above 2 KiB for commutative ops) passes MPI_IN_PLACE to the intra-node
- * reduce of a root that is not its node's leader, where it reads garbage or crashes
- * (maint/patches/06 fixes it).  Sub-communicators put roots at every position: leader,
+ * no tuning file), on multi-node comms.  MPICH 4.0.2's CH4 reduce composition (alpha,
+ * above 2 KiB for commutative ops) passed MPI_IN_PLACE to the intra-node reduce of a
+ * root that is not its node's leader, where it read garbage or crashed (fixed upstream
+ * in 4.2.0, mpich#6540; kept so the default path stays checked).  Sub-communicators put roots at every position: leader,
  * non-leader, on rank 0's node and elsewhere.  Counts cross the 2 KiB composition
  * switch; MPI_IN_PLACE and a separate send buffer alternate.
  */

@@ -12,7 +12,7 @@
  *   - MPI_Bcast of a vector type with holes (the plugin packs it into a temporary),
  *     root moving with the iteration;
  *   - MPI_Reduce at the last rank (root not 0) of the same vector type with a
- *     commutative user sum (MPICH 4.0.2 takes no builtin op on derived types);
+ *     commutative user sum (MPICH takes no builtin op on derived types);
  *   - MPI_Allreduce MPI_IN_PLACE of contiguous ints, MPI_SUM;
  * all of a few KiB, so that several segments run at the segment sizes the script sets,
  * checks every result (holes included) and frees the comm.  A wrong result prints a

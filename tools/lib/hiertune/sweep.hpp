@@ -33,6 +33,8 @@ constexpr const char* kDefaultAlgorithm = "default";
 // MPICH's own selection: bench's kDefaultAlgorithm, or the CVAR item "auto".
 bool is_default_algorithm(const std::string& algorithm);
 constexpr const char* kAllAlgorithms = "all";
+// MPICH's own items only (all but the plugin's): the stock side of a comparison
+constexpr const char* kStockAlgorithms = "stock";
 
 struct ParamSpec {
     std::string name;                 // as typed

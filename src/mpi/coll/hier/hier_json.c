@@ -169,7 +169,7 @@ void MPII_Hier_csel_parse_params(struct json_object *obj, MPII_Csel_container_s 
 }
 
 /* Each problem of a user tree on its own line, on every rank alike (MPI_Init fails on
- * all of them). */
+ * all of them: MPII_Hier_comm_init). */
 static void report_problem(void *ctx, const char *where, const char *what, const char *item)
 {
     const char *path = ctx;
@@ -179,6 +179,17 @@ static void report_problem(void *ctx, const char *where, const char *what, const
     else
         MPL_error_printf("mpich-hier: MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=%s: %s\n",
                          path, what);
+}
+
+/* The error of a bad user tree, returned when MPI_COMM_WORLD is set up: MPI_Init reads
+ * the tree before MPID_Init, whose PMI exchange and barrier every rank reaches only
+ * after reading it, so each rank has reported the problems before the first one fails
+ * (and the job's abort kills the others). */
+static int tree_errno = MPI_SUCCESS;
+
+int MPII_Hier_comm_init(MPIR_Comm * comm)
+{
+    return comm == MPIR_Process.comm_world ? tree_errno : MPI_SUCCESS;
 }
 
 int MPII_Hier_load_tuning_file(const char *path, const char *builtin, char **json)
@@ -192,8 +203,14 @@ int MPII_Hier_load_tuning_file(const char *path, const char *builtin, char **jso
         json_object_put(tree);
         tree = NULL;
     }
-    MPIR_ERR_CHKANDJUMP1(!tree, mpi_errno, MPI_ERR_ARG, "**arg", "**arg %s",
-                         "MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE is not a valid tree");
+    if (!tree) {
+        /* MPI_Init goes on to its barrier on the built-in tree, then fails */
+        MPIR_ERR_SET1(tree_errno, MPI_ERR_ARG, "**arg", "**arg %s",
+                      "MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE is not a valid tree");
+        *json = MPL_strdup(builtin);
+        MPIR_ERR_CHKANDJUMP(!*json, mpi_errno, MPI_ERR_OTHER, "**nomem");
+        goto fn_exit;
+    }
 
     /* collectives the user's tree leaves out keep MPICH's built-in choices */
     base = json_tokener_parse(builtin);
