@@ -195,7 +195,13 @@ void ComputeTeam::run(double us) {
     start_.notify_all();
     compute_for(calibration_, us);
     std::unique_lock<std::mutex> lock(mutex_);
+    spun_ += compute_iterations(calibration_, us);
     done_.wait(lock, [this] { return running_ == 0; });
+}
+
+std::uint64_t ComputeTeam::iterations_spun() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return spun_;
 }
 
 void ComputeTeam::helper_loop() {
@@ -212,6 +218,7 @@ void ComputeTeam::helper_loop() {
         compute_for(calibration_, us);
         {
             std::lock_guard<std::mutex> lock(mutex_);
+            spun_ += compute_iterations(calibration_, us);
             --running_;
         }
         done_.notify_one();

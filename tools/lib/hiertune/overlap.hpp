@@ -136,6 +136,8 @@ public:
 
     unsigned threads() const { return static_cast<unsigned>(helpers_.size()) + 1; }
     void run(double us);
+    // Iterations every thread of the team has spun, all runs together.
+    std::uint64_t iterations_spun();
 
 private:
     void helper_loop();
@@ -147,6 +149,7 @@ private:
     std::uint64_t generation_ = 0;  // run() number, under mutex_
     double us_ = 0;                 // this run's duration, under mutex_
     unsigned running_ = 0;          // helpers still computing, under mutex_
+    std::uint64_t spun_ = 0;        // iterations_spun(), under mutex_
     bool stop_ = false;             // under mutex_
 };
 
