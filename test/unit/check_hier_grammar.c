@@ -282,13 +282,39 @@ START_TEST(mpich_parameters)
                                 MPII_HIER_TREE_MPIR, &p), 0);
     ck_assert_int_eq(check_text("{\"collective=barrier\": "
                                 "{\"algorithm=MPIR_Barrier_intra_k_dissemination\":"
-                                " {\"radix=2\":{}, \"k\":{}}}}", MPII_HIER_TREE_MPIR, &p), 2);
+                                " {\"radix=2\":{}, \"k\":{}}}}", MPII_HIER_TREE_MPIR, &p), 3);
     ck_assert(mentions(&p, 0, "collective=barrier | a parameter MPICH does not read for "
                        "MPIR_Barrier_intra_k_dissemination (it ignores it): | radix=2"));
     ck_assert(mentions(&p, 1, "| k"));
-    /* another algorithm's parameter */
+    /* "k" without a value gives no k: MPICH would read its container's garbage */
+    ck_assert(mentions(&p, 2, "MPIR_Barrier_intra_k_dissemination without its parameter "
+                       "(MPICH leaves it uninitialised): | k"));
+    /* another algorithm's parameter, and none of its own */
     ck_assert_int_eq(check_text("{\"collective=bcast\": {\"algorithm=MPIR_Bcast_intra_tree\":"
-                                " {\"chunk_size=8192\":{}}}}", MPII_HIER_TREE_MPIR, &p), 1);
+                                " {\"chunk_size=8192\":{}}}}", MPII_HIER_TREE_MPIR, &p), 4);
+}
+END_TEST
+
+/* every parameter MPICH passes from the container to the algorithm must be in the tree
+ * (coll_algorithms.txt's extra_params): MPICH allocates containers uninitialised */
+START_TEST(mpich_parameters_required)
+{
+    problems p;
+    ck_assert_int_eq(check_text("{\"collective=allreduce\": {\"is_commutative=yes\": "
+                                "{\"algorithm=MPIR_Allreduce_intra_recursive_multiplying\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 1);
+    ck_assert(mentions(&p, 0, "MPIR_Allreduce_intra_recursive_multiplying "
+                       "without its parameter (MPICH leaves it uninitialised): | k"));
+    ck_assert_int_eq(check_text("{\"collective=allreduce\": "
+                                "{\"is_commutative=yes\": "
+                                "{\"algorithm=MPIR_Allreduce_intra_recursive_multiplying\":"
+                                " {\"k=4\":{}}}}}", MPII_HIER_TREE_MPIR, &p), 0);
+    /* the tree's parameters that MPICH parses but never passes on may be left out */
+    ck_assert_int_eq(check_text("{\"collective=bcast\": {\"algorithm=MPIR_Bcast_intra_tree\":"
+                                " {\"tree_type=kary\":{}, \"is_non_blocking=0\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 1);
+    ck_assert(mentions(&p, 0, "MPIR_Bcast_intra_tree without its parameter "
+                       "(MPICH leaves it uninitialised): | k"));
 }
 END_TEST
 
@@ -355,9 +381,10 @@ START_TEST(any_operator)
                                 "\"is_commutative=yes\": "
                                 "{\"algorithm=MPIR_Allreduce_intra_ring\":{}},"
                                 "\"is_commutative=any\": "
-                                "{\"algorithm=MPIR_Allreduce_intra_tree\":{}}},"
+                                "{\"algorithm=MPIR_Allreduce_intra_recursive_doubling\":{}}},"
                                 "\"comm_avg_ppn=any\": "
-                                "{\"algorithm=MPIR_Allreduce_intra_recexch\":{}}}}",
+                                "{\"algorithm=MPIR_Allreduce_intra_recexch\":"
+                                " {\"k=2\":{}, \"single_phase_recv=0\":{}}}}}",
                                 MPII_HIER_TREE_MPIR, &p), 0);
     ck_assert_int_eq(check_text("{\"collective=bcast\": {\"comm_size<=4\": "
                                 "{\"algorithm=MPIR_Bcast_intra_binomial\":{}}, \"nosuchkey=any\": "
@@ -448,14 +475,14 @@ START_TEST(hierarchy_tests)
     ck_assert_int_eq(check_text("{\"collective=allreduce\": {\"count<=8\": "
                                 "{\"algorithm=MPIR_Allreduce_intra_recursive_doubling\":{}}, "
                                 "\"is_commutative=no\": "
-                                "{\"algorithm=MPIR_Allreduce_intra_tree\":{}}, "
+                                "{\"algorithm=MPIR_Allreduce_intra_recursive_doubling\":{}}, "
                                 "\"is_commutative=yes\": "
                                 "{\"algorithm=MPIR_Allreduce_intra_ring\":{}}}}",
                                 MPII_HIER_TREE_MPIR, &p), 0);
     ck_assert_int_eq(check_text("{\"collective=allreduce\": {\"count<=8\": "
                                 "{\"algorithm=MPIR_Allreduce_intra_recursive_doubling\":{}}, "
                                 "\"is_commutative=no\": "
-                                "{\"algorithm=MPIR_Allreduce_intra_tree\":{}}, "
+                                "{\"algorithm=MPIR_Allreduce_intra_recursive_doubling\":{}}, "
                                 "\"is_op_built_in=yes\": "
                                 "{\"algorithm=MPIR_Allreduce_intra_ring\":{}}}}",
                                 MPII_HIER_TREE_MPIR, &p), 1);
@@ -593,6 +620,7 @@ int main(void)
     tcase_add_test(tc, unknown_names);
     tcase_add_test(tc, bad_parameters);
     tcase_add_test(tc, mpich_parameters);
+    tcase_add_test(tc, mpich_parameters_required);
     tcase_add_test(tc, chains);
     tcase_add_test(tc, any_operator);
     tcase_add_test(tc, avg_ppn_less_than);

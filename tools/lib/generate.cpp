@@ -100,9 +100,19 @@ std::optional<csel::Choice> choice_of_point(const PointKey& key) {
         }
         return csel::Choice::container(plugin->container, params);
     }
+    // MPICH's own: the tree gives every call parameter, the point's CVAR value or its default
     const std::string name = csel::container_name(key.collective, key.algorithm);
-    if (!key.params.empty() || !csel::known_container(key.collective, name)) return std::nullopt;
-    return csel::Choice::container(name);
+    if (!csel::known_container(key.collective, name)) return std::nullopt;
+    const std::vector<grammar::MpichCallParam> call = grammar::mpich_call_params(name);
+    for (const auto& [cvar, value] : key.params)
+        if (std::none_of(call.begin(), call.end(), [&](const auto& p) { return p.cvar == cvar; }))
+            return std::nullopt;
+    Params params;
+    for (const grammar::MpichCallParam& p : call) {
+        const auto set = key.params.find(p.cvar);
+        params[p.name] = set == key.params.end() ? p.default_value : set->second;
+    }
+    return csel::Choice::container(name, params);
 }
 
 bool tree_can_run(const PointKey& key, int comm_size, int ppn) {
@@ -188,16 +198,35 @@ Params candidate_params(const han::Candidate& candidate) {
     return params;
 }
 
+std::map<std::uint64_t, StockPoint> best_stock_points(const std::vector<StoredPoint>& points,
+                                                      const std::string& collective, int comm_size, int ppn) {
+    std::map<std::uint64_t, StockPoint> best;
+    for (const StoredPoint& point : points) {
+        if (point.key.collective != collective || grammar::find(collective, point.key.algorithm)) continue;
+        const std::optional<csel::Choice> choice = choice_of_point(point.key);
+        if (!choice || !tree_can_run(point.key, comm_size, ppn)) continue;
+        StockPoint candidate{*choice, choice->describe(), point.summary.median};
+        const auto found = best.find(point.key.msg_bytes);
+        // ties: MPICH's own selection first, then by name, so every run picks the same
+        const auto rank = [](const StockPoint& p) { return std::make_tuple(p.time, !p.choice.stock, p.label); };
+        if (found == best.end() || rank(candidate) < rank(found->second))
+            best[point.key.msg_bytes] = std::move(candidate);
+    }
+    return best;
+}
+
 std::optional<ModelPick> model_pick(const std::string& collective, const std::vector<han::Candidate>& candidates,
-                                    int nodes, std::uint64_t msg_bytes, std::optional<double> stock_time,
+                                    int nodes, std::uint64_t msg_bytes, const std::optional<StockPoint>& stock,
                                     const han::ModelOptions& options, int ppn) {
     ModelPick pick;
     pick.prediction =
         han::best_candidate(han::parse_collective(collective), candidates, nodes, msg_bytes, options, ppn);
-    if (pick.prediction && (!stock_time || pick.prediction->time < *stock_time))
+    if (pick.prediction && (!stock || pick.prediction->time < stock->time))
         pick.choice = csel::Choice::container(csel::container_name(collective, "hier"),
                                               candidate_params(*pick.prediction->candidate));
-    else if (!stock_time)
+    else if (stock)
+        pick.choice = stock->choice;
+    else
         return std::nullopt;
     return pick;
 }
@@ -274,21 +303,19 @@ GenerateReport generate_tree(const MeasureDb& db, const csel::Json& stock, const
                             context.candidates.push_back(std::move(candidate));
                 }
                 if (context.candidates.empty()) continue;
-                std::map<std::uint64_t, double> stock_time;
-                for (const StoredPoint& p : points)
-                    if (p.key.collective == collective && is_default_algorithm(p.key.algorithm) && p.key.params.empty())
-                        stock_time[p.key.msg_bytes] = p.summary.median;
-                context.has_stock = !stock_time.empty();
+                const std::map<std::uint64_t, StockPoint> stock =
+                    best_stock_points(points, collective, position.first, position.second);
+                context.has_stock = !stock.empty();
                 std::vector<std::uint64_t> sizes = options.sizes;
                 if (sizes.empty())
-                    for (const auto& [bytes, time] : stock_time) sizes.push_back(bytes);
+                    for (const auto& [bytes, point] : stock) sizes.push_back(bytes);
                 if (sizes.empty()) sizes = osu_size_range(kDefaultSizeRange);
                 for (std::uint64_t bytes : sizes) {
-                    const auto stock_found = stock_time.find(bytes);
+                    const auto stock_found = stock.find(bytes);
                     const std::optional<ModelPick> pick =
                         model_pick(collective, context.candidates, context.nodes, bytes,
-                                   stock_found == stock_time.end() ? std::nullopt
-                                                                   : std::optional<double>(stock_found->second),
+                                   stock_found == stock.end() ? std::nullopt
+                                                              : std::optional<StockPoint>(stock_found->second),
                                    options.model, context.ppn);
                     if (!pick) continue;  // nothing known at this size
                     best.push_back({position.first, position.second, bytes, pick->choice});

@@ -135,6 +135,20 @@ std::optional<std::string> requirement(const std::string& container) {
     return found->second;
 }
 
+std::vector<MpichCallParam> mpich_call_params(const std::string& container) {
+    struct Row {
+        const char* container;
+        MpichCallParam param;
+    };
+#define HIERTUNE_CALL_PARAM_(container_, param_, cvar_, default_) Row{container_, {param_, cvar_, default_}},
+    static const std::vector<Row> rows{MPII_HIER_MPICH_ALGORITHM_CVARS(HIERTUNE_CALL_PARAM_)};
+#undef HIERTUNE_CALL_PARAM_
+    std::vector<MpichCallParam> params;
+    for (const Row& row : rows)
+        if (container == row.container) params.push_back(row.param);
+    return params;
+}
+
 bool known_container(const std::string& collective, const std::string& container) {
     if (const Algorithm* a = find(container)) return a->collective == collective;
     if (std::find(kMpichAlgorithms.begin(), kMpichAlgorithms.end(), container) == kMpichAlgorithms.end())

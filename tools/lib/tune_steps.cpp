@@ -15,6 +15,8 @@
 #include "hiertune/cluster_env.hpp"
 #include "hiertune/csel_tree.hpp"
 #include "hiertune/generate.hpp"
+#include "hiertune/grammar.hpp"
+#include "hiertune/sweep.hpp"
 #include "hiertune/task_bench.hpp"
 #include "hiertune/usage_error.hpp"
 
@@ -392,7 +394,7 @@ std::vector<Launch> bench_launches(const TuneOptions& options, const std::string
 }
 
 Launch stock_launch(const TuneOptions& options, const std::string& hiertune) {
-    return bench_launch(options, hiertune, "stock", join(options.collectives, ','), {"default"}, {});
+    return bench_launch(options, hiertune, "stock", join(options.collectives, ','), {kStockAlgorithms}, {});
 }
 
 std::vector<std::string> missing_stock_points(const TuneOptions& options, const std::vector<StoredPoint>& points) {
@@ -631,23 +633,29 @@ TuneCases tune_cases(const TuneOptions& options, const std::vector<StoredTask>& 
             });
             if (in_space != space.end()) candidates.push_back(std::move(candidate));
         }
-        // measured medians by (size, label)
+        // measured medians by (size, label): hier's by configuration, MPICH's (its
+        // selection and its algorithms, step 1) by choice
         std::map<std::pair<std::uint64_t, std::string>, double> measured;
+        std::map<std::uint64_t, std::vector<std::string>> stock_labels;
         for (const StoredPoint& point : points) {
             if (point.key.collective != collective) continue;
             const std::optional<csel::Choice> choice = choice_of_point(point.key);
             if (!choice) continue;
-            if (choice->stock)
-                measured[{point.key.msg_bytes, kStockLabel}] = point.summary.median;
-            else if (choice->algorithm == csel::container_name(collective, "hier"))
+            if (choice->algorithm == csel::container_name(collective, "hier")) {
                 measured[{point.key.msg_bytes, config_label(choice->params)}] = point.summary.median;
+            } else if (!grammar::find(collective, point.key.algorithm) &&
+                       tree_can_run(point.key, options.ranks, ppn)) {
+                measured[{point.key.msg_bytes, choice->describe()}] = point.summary.median;
+                stock_labels[point.key.msg_bytes].push_back(choice->describe());
+            }
         }
+        const std::map<std::uint64_t, StockPoint> best_stock = best_stock_points(points, collective, options.ranks, ppn);
         for (std::uint64_t bytes : options.sizes) {
-            const auto stock = measured.find({bytes, kStockLabel});
-            const std::optional<double> stock_time =
-                stock == measured.end() ? std::nullopt : std::optional<double>(stock->second);
+            const auto stock_found = best_stock.find(bytes);
+            const std::optional<StockPoint> stock =
+                stock_found == best_stock.end() ? std::nullopt : std::optional<StockPoint>(stock_found->second);
             const std::optional<ModelPick> pick =
-                model_pick(collective, candidates, nodes, bytes, stock_time, options.model, ppn);
+                model_pick(collective, candidates, nodes, bytes, stock, options.model, ppn);
             if (!pick) {
                 result.unpredicted.push_back(collective + " " + std::to_string(bytes) + " B");
                 continue;
@@ -655,7 +663,8 @@ TuneCases tune_cases(const TuneOptions& options, const std::vector<StoredTask>& 
             SizeCase c;
             c.collective = collective;
             c.msg_bytes = bytes;
-            c.pick = pick->choice.stock ? std::string(kStockLabel) : config_label(pick->choice.params);
+            const bool hier = pick->choice.algorithm == csel::container_name(collective, "hier");
+            c.pick = hier ? config_label(pick->choice.params) : pick->choice.describe();
             for (const auto& [config, segsize] : space) {
                 Params params = config;
                 params["segsize"] = std::to_string(segsize);
@@ -679,8 +688,9 @@ TuneCases tune_cases(const TuneOptions& options, const std::vector<StoredTask>& 
                 if (time != measured.end()) entry.measured = time->second;
                 c.configs.push_back(std::move(entry));
             }
-            if (stock_time) c.configs.push_back(ConfigTime{kStockLabel, std::nullopt, stock_time});
-            VerifyCase v{collective, bytes, !pick->choice.stock, 0};
+            for (const std::string& label : stock_labels[bytes])
+                c.configs.push_back(ConfigTime{label, std::nullopt, measured.at({bytes, label})});
+            VerifyCase v{collective, bytes, hier, 0};
             if (v.hier) {
                 const std::uint64_t segsize = pick->prediction->candidate->segsize;
                 // allgather's counter: the pieces a leader receives, (N-1) blocks of ppn*m bytes

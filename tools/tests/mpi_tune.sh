@@ -41,6 +41,9 @@ grep -qxF "$skip_note" "$tmp/out1" || fail "bcast's skip of the ring not reporte
 grep -q "^\\$ .*/hiertune bench -C bcast .*tsp_allreduce_ring" "$tmp/out1" && fail "ring swept for bcast"
 
 echo "== step times: the jobs account every measured item in the database"
+sqlite3_count() {
+    python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])' "$db" "$1"
+}
 count_steps() {
     python3 - "$db" << 'PY'
 import sqlite3, sys
@@ -49,10 +52,20 @@ rows = sqlite3.connect(sys.argv[1]).execute(
 print(" ".join(f"{step}={n}" for step, n, low in rows), "positive" if all(low > 0 for _, _, low in rows) else "ZERO")
 PY
 }
-# 5 task groups (bcast 2 configurations, allreduce 3, x 1 segment size), 6
-# stock points, (2 + 3) x 3 = 15 swept points, 2 x 2 tree timing jobs
+# MPICH's own (step 1, bench -a stock): its selection and each of its algorithms, at
+# each of the 3 sizes; at least one forced algorithm besides the selection per collective
+stock_configs=$(sqlite3_count "SELECT count(DISTINCT collective || algorithm || params) FROM points
+                               WHERE algorithm <> 'hier'")
+for coll in bcast allreduce; do
+    n=$(sqlite3_count "SELECT count(DISTINCT algorithm) FROM points WHERE collective = '$coll'
+                       AND algorithm NOT IN ('hier', 'default') AND msg_bytes = 204800")
+    [ "$n" -ge 1 ] || fail "step 1 forced none of MPICH's $coll algorithms"
+done
+# 5 task groups (bcast 2 configurations, allreduce 3, x 1 segment size), the stock
+# points, (2 + 3) x 3 = 15 swept points, 2 x 2 tree timing jobs
 steps=$(count_steps)
-[ "$steps" = "bench=15 stock=6 tasks=5 tree-timing=4 positive" ] || fail "step_times rows: $steps"
+[ "$steps" = "bench=15 stock=$((3 * stock_configs)) tasks=5 tree-timing=4 positive" ] ||
+    fail "step_times rows: $steps ($stock_configs stock configurations)"
 
 echo "== step 5: the tree as loaded, alternating with no tree"
 # the jobs in order: round 1 tree, no-tree, round 2 tree, no-tree; bench -a default over the tune's sizes
@@ -115,9 +128,14 @@ for coll in bcast allreduce; do
 done
 awk -F, 'NR > 1 && !($8 >= 1) { print "FAIL: slowdown < 1: " $0 > "/dev/stderr"; bad = 1 } END { exit bad }' \
     "$report/summary.csv" || fail "slowdown below 1"
-# the hier configurations (bcast 2, allreduce 3) and the stock selection per size, all measured
-[ "$(tail -n +2 "$report/predictions.csv" | wc -l)" = 21 ] || fail "expected 21 prediction rows"
+# the hier configurations (bcast 2, allreduce 3) and MPICH's own per size, all measured
+# (a tree cannot run some stock points, e.g. smp on 2 ranks per node: at most all of them)
+rows=$(tail -n +2 "$report/predictions.csv" | wc -l)
+[ "$rows" -gt 21 ] && [ "$rows" -le $((15 + 3 * stock_configs)) ] ||
+    fail "expected 15 hier and up to $((3 * stock_configs)) stock prediction rows, got $rows"
 [ "$(grep -c ',stock,' "$report/predictions.csv")" = 6 ] || fail "expected a stock row per size"
+grep -q '^allreduce,204800,MPIR_Allreduce_intra_recursive_multiplying k=2,' "$report/predictions.csv" ||
+    fail "no row of MPICH's recursive_multiplying (with its k) for allreduce"
 # the ia configuration predicted by its own tasks and measured, for allreduce only
 ring="segsize=8192 inter_algo=tsp_allreduce_ring intra_algo=binomial"
 [ "$(grep -cE "^allreduce,[0-9]+,$ring,[0-9.]+,[0-9.]+," "$report/predictions.csv")" = 3 ] ||

@@ -254,7 +254,7 @@ TEST(CselCheck, FindsWhatMpichWouldAssertOn) {
     EXPECT_EQ(problems_of(R"({"collective=barrier": {"algorithm=MPIR_Barrier_intra_k_dissemination": {"k=2": {}}}})").size(),
               0u);
     EXPECT_EQ(problems_of(R"({"collective=barrier": {"algorithm=MPIR_Barrier_intra_k_dissemination": {"kval=2": {}}}})").size(),
-              1u);
+              2u);  // kval is not read, and k is missing
     EXPECT_EQ(problems_of(R"({"collective=bcast": {"comm_type=intra": {}}})").size(), 1u);
     EXPECT_EQ(problems_of(R"({"collective=bcast": {"comm_type=intra": {"algorithm=MPIR_Bcast_intra_binomial": {}, "comm_size=any": {}}}})")
                   .size(),

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "hiertune/generate.hpp"
+#include "hiertune/grammar.hpp"
 #include "hiertune/usage_error.hpp"
 
 namespace hiertune {
@@ -99,6 +100,26 @@ TEST(GenerateMapping, PointsToChoices) {
     EXPECT_FALSE(choice_of_point(PointKey{"bcast", 8, "binomial", {{"MPIR_CVAR_BCAST_TREE_KVAL", "4"}}}));
     EXPECT_FALSE(choice_of_point(PointKey{"bcast", 8, "default", {{"MPIR_CVAR_BCAST_TREE_KVAL", "4"}}}));
     EXPECT_EQ(tree_position(JobDescription{"m", 7, 3, 3, "block", ""}), (std::pair<int, int>{7, 3}));
+}
+
+// MPICH's own algorithms with call parameters: the tree gives all of them (MPICH leaves
+// its container uninitialised), the point's value where it set the variable, else the
+// variable's default from MPICH's cvars.txt (tree_type's default "kary", booleans 0/1).
+TEST(GenerateMapping, MpichAlgorithmsGetEveryCallParameter) {
+    EXPECT_EQ(choice_of_point(PointKey{"bcast", 8, "tree", {{"MPIR_CVAR_BCAST_TREE_KVAL", "4"}}}),
+              Choice::container("MPIR_Bcast_intra_tree",
+                                {{"tree_type", "kary"}, {"k", "4"}, {"is_non_blocking", "1"}}));
+    EXPECT_EQ(choice_of_point(PointKey{"allreduce", 8, "recursive_multiplying", {}}),
+              Choice::container("MPIR_Allreduce_intra_recursive_multiplying", {{"k", "2"}}));
+    EXPECT_EQ(choice_of_point(PointKey{"barrier", 0, "k_dissemination", {{"MPIR_CVAR_BARRIER_DISSEM_KVAL", "3"}}}),
+              Choice::container("MPIR_Barrier_intra_k_dissemination", {{"k", "3"}}));
+    // another algorithm's variable is not this one's parameter
+    EXPECT_FALSE(choice_of_point(PointKey{"allreduce", 8, "recursive_multiplying", {{"MPIR_CVAR_ALLREDUCE_TREE_KVAL", "4"}}}));
+    for (const grammar::MpichCallParam& p : grammar::mpich_call_params("MPIR_Bcast_intra_pipelined_tree"))
+        EXPECT_FALSE(p.default_value.empty()) << p.name;
+    EXPECT_EQ(grammar::mpich_call_params("MPIR_Bcast_intra_pipelined_tree").size(), 5u);
+    EXPECT_TRUE(grammar::mpich_call_params("MPIR_Bcast_intra_binomial").empty());
+    EXPECT_TRUE(grammar::mpich_call_params("MPIR_Bcast_intra_hier").empty());
 }
 
 // Where MPICH 4.0.2 falls back from a forced algorithm, a tree must not name it (its

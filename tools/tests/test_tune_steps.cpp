@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "hiertune/generate.hpp"
 #include "hiertune/tune_steps.hpp"
 #include "hiertune/usage_error.hpp"
 
@@ -425,7 +426,7 @@ TEST(Tune, LauncherReplacesMpiexecAndRanks) {
         EXPECT_TRUE(contains(l.argv, {"maint/emucluster", "run", "--ppn", "2", "--", "/bin/hiertune"})) << describe(l);
         EXPECT_EQ(std::count(l.argv.begin(), l.argv.end(), "-n"), 0) << describe(l);
     }
-    EXPECT_EQ(describe(stock_launch(o, "h")).rfind("maint/emucluster run --ppn 2 -- h bench -C bcast -a default", 0),
+    EXPECT_EQ(describe(stock_launch(o, "h")).rfind("maint/emucluster run --ppn 2 -- h bench -C bcast -a stock", 0),
               0u);
 
     // the launcher's words replace --nodes, --mpiexec and --mpiexec-arg
@@ -619,6 +620,32 @@ TEST(Tune, StockPointWinsWhereMeasuredFaster) {
     EXPECT_THROW(validate(result.cases, std::nullopt, std::nullopt), ValidationError);
 }
 
+// MPICH's algorithms measured in step 1 (bench -a stock) compete too: the fastest
+// stock point at a size is the one the pick weighs against the model, and every
+// stock point is a configuration of the exhaustive best.
+TEST(Tune, FastestMpichAlgorithmIsTheStockCandidate) {
+    StoredPoint tree = point(1024, "", 0, 4e-6), binomial = point(1024, "", 0, 8e-6);
+    tree.key.algorithm = "tree";
+    tree.key.params = {{"MPIR_CVAR_BCAST_TREE_KVAL", "4"}};
+    binomial.key.algorithm = "binomial";
+    const std::vector<StoredPoint> points{point(1024, "", 0, 5e-6), tree, binomial};
+    const TuneCases result = tune_cases(options(), stored_tasks(), points, 2);
+    ASSERT_EQ(result.cases.size(), 2u);
+    EXPECT_EQ(result.cases[0].pick, "MPIR_Bcast_intra_tree is_non_blocking=1 k=4 tree_type=kary");
+    std::vector<std::string> labels;
+    for (const ConfigTime& config : result.cases[0].configs)
+        if (!config.predicted) labels.push_back(config.config);  // the model predicts hier's only
+    EXPECT_EQ(labels, (std::vector<std::string>{"stock", "MPIR_Bcast_intra_tree is_non_blocking=1 k=4 tree_type=kary",
+                                                "MPIR_Bcast_intra_binomial"}));
+    EXPECT_EQ(result.verify[0], (VerifyCase{"bcast", 1024, false, 0}));  // hier must not run
+    // the best stock point by time; at equal times MPICH's own selection
+    const auto best = best_stock_points(points, "bcast", 4, 2);
+    ASSERT_EQ(best.size(), 1u);
+    EXPECT_EQ(best.at(1024).label, "MPIR_Bcast_intra_tree is_non_blocking=1 k=4 tree_type=kary");
+    tree.summary.median = 5e-6;
+    EXPECT_TRUE(best_stock_points({tree, point(1024, "", 0, 5e-6)}, "bcast", 4, 2).at(1024).choice.stock);
+}
+
 TEST(Tune, SizesWithoutTasksAreNamed) {
     TuneOptions o = options();
     o.collectives = {"bcast", "allreduce"};  // no allreduce tasks stored
@@ -633,7 +660,7 @@ TEST(Tune, StockReference) {
     const Launch launch = stock_launch(o, "/bin/hiertune");
     EXPECT_EQ(launch.step, "stock");
     EXPECT_EQ(launch.argv, (std::vector<std::string>{"/opt/mpich/bin/mpiexec", "-n", "4", "/bin/hiertune", "bench",
-                                                     "-C", "bcast,allreduce", "-a", "default", "--sizes",
+                                                     "-C", "bcast,allreduce", "-a", "stock", "--sizes",
                                                      "1024,65536", "-x", "10", "--min-reps", "10", "-i", "1000",
                                                      "--precision", "2.5", "--max-time", "5", "--no-progress",
                                                      "--db", "/d/t.sqlite", "--machine", "box", "--account",

@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -60,12 +61,15 @@ struct GenerateOptions {
 };
 
 // The tree's choice for a measured point, or nullopt when a tree cannot
-// express it (a parameter that is not one of the hier algorithm's own, an
-// algorithm other than hier with parameters, or one MPICH has no container
-// for, e.g. binomial for allreduce).  The plugin's parameters map from their
-// control variables as the grammar names them (grammar::Algorithm::cvar:
-// MPIR_CVAR_BCAST_HIER_SEGSIZE -> segsize, MPIR_CVAR_REDUCE_SEG_FANOUT -> fanout
-// of seg_chain only); any other variable, e.g. _SEG_WINDOW, is not expressible.
+// express it (a parameter that is not one of the algorithm's own, or an
+// algorithm MPICH has no container for, e.g. binomial for allreduce).  The
+// plugin's parameters map from their control variables as the grammar names
+// them (grammar::Algorithm::cvar: MPIR_CVAR_BCAST_HIER_SEGSIZE -> segsize,
+// MPIR_CVAR_REDUCE_SEG_FANOUT -> fanout of seg_chain only); any other variable,
+// e.g. _SEG_WINDOW, is not expressible.  MPICH's own algorithms get every call
+// parameter (grammar::mpich_call_params): the point's value of its variable,
+// else the variable's default (a sweep run with such a variable in its
+// environment, not set by the point, is described with the default).
 std::optional<csel::Choice> choice_of_point(const PointKey& key);
 
 // Whether a tree may name the point's configuration for calls on comm_size
@@ -96,18 +100,31 @@ std::vector<csel::SampledChoice> best_measured(const Job& job, const std::vector
 // configuration, not into a candidate of its own.
 std::vector<han::Candidate> candidates_from_tasks(const std::vector<StoredTask>& tasks, const std::string& collective);
 
+// MPICH's fastest measured configuration at a size: its own selection
+// (choice: the stock subtree) or one of its algorithms forced (choice: that
+// container with every call parameter), among the points a tree can run on
+// comm_size ranks, ppn per node (tree_can_run).  label: "stock" or the
+// choice's description ("MPIR_Allreduce_intra_recursive_multiplying k=2").
+struct StockPoint {
+    csel::Choice choice;
+    std::string label;
+    double time = 0;  // the point's median, us
+};
+std::map<std::uint64_t, StockPoint> best_stock_points(const std::vector<StoredPoint>& points,
+                                                      const std::string& collective, int comm_size, int ppn);
+
 // What --from model chooses for an m-byte message: the model's best hier
 // candidate (choice: MPIR_<Coll>_intra_hier with the candidate's parameters
-// and segsize), unless the stock point of that size is measured (stock_time)
-// and not slower, then the stock subtree.  nullopt when the model cannot
-// predict any candidate and no stock time is known.
+// and segsize), unless MPICH's best point of that size is measured (stock)
+// and not slower, then that point's choice.  nullopt when the model cannot
+// predict any candidate and no stock point is known.
 struct ModelPick {
     csel::Choice choice;
     std::optional<han::Prediction> prediction;  // the model's best candidate, if any
 };
 // ppn: the ranks per node (allgather's node blocks; unused otherwise).
 std::optional<ModelPick> model_pick(const std::string& collective, const std::vector<han::Candidate>& candidates,
-                                    int nodes, std::uint64_t msg_bytes, std::optional<double> stock_time,
+                                    int nodes, std::uint64_t msg_bytes, const std::optional<StockPoint>& stock,
                                     const han::ModelOptions& options, int ppn = 0);
 
 // The collectives the task model covers (--from model; tune): bcast,

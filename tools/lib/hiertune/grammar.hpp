@@ -48,6 +48,18 @@ std::vector<std::string> values(const Algorithm& algorithm, const std::string& n
 // "is_op_built_in=yes" for MPIR_Reduce_intra_reduce_scatter_gather; nullopt if none.
 std::optional<std::string> requirement(const std::string& container);
 
+// A parameter MPICH passes from its container to its own algorithm (coll_algorithms.txt's
+// extra_params, MPII_HIER_MPICH_ALGORITHM_CVARS): a tree must give each one, since
+// MPICH leaves the container uninitialised.
+struct MpichCallParam {
+    std::string name;           // JSON name: "k", "tree_type", ...
+    std::string cvar;           // the variable that gives it when forced: "MPIR_CVAR_BCAST_TREE_KVAL"
+    std::string default_value;  // that variable's default (booleans 0/1): "2", "kary"
+};
+// The call parameters of an MPICH container, in name order; empty for the plugin's
+// containers and MPICH's without parameters.
+std::vector<MpichCallParam> mpich_call_params(const std::string& container);
+
 // Whether MPICH (with the plugin) knows an MPIR container of this collective.
 bool known_container(const std::string& collective, const std::string& container);
 

@@ -8,7 +8,7 @@
 
 #include "hier_grammar.h"
 #include "hier_mpich_keys.h"
-#ifndef MPII_HIER_MPICH_ALGORITHM_PARAMS
+#if !defined(MPII_HIER_MPICH_ALGORITHM_PARAMS) || !defined(MPII_HIER_MPICH_ALGORITHM_CVARS)
 #error "hier_mpich_keys.h is older than maint/gen-mpich-keys.sh: generate it again"
 #endif
 #include <errno.h>
@@ -182,6 +182,13 @@ static const struct {
     const char *container;
     const char *param;
 } mpich_algorithm_params[] = { MPII_HIER_MPICH_ALGORITHM_PARAMS(ALGORITHM_PARAM_) {0} };
+
+/* the parameters MPICH passes on to the algorithm without initialising them */
+#define ALGORITHM_CVAR_(container_, param_, cvar_, default_) {container_, param_},
+static const struct {
+    const char *container;
+    const char *param;
+} mpich_call_params[] = { MPII_HIER_MPICH_ALGORITHM_CVARS(ALGORITHM_CVAR_) {0} };
 
 #define REQUIREMENT_(container_, condition_) {#container_, #condition_},
 static const struct {
@@ -392,6 +399,25 @@ static void check_mpich_params(tree_check * tc, const char *name, struct json_ob
         }
         if (!known)
             problem(tc, has_params ? what : "parameters for an algorithm without parameters:", key);
+    }
+    /* MPICH allocates the container uninitialised: a parameter the tree leaves out
+     * reaches the algorithm as garbage */
+    for (int i = 0; mpich_call_params[i].container; i++) {
+        if (strcmp(mpich_call_params[i].container, name))
+            continue;
+        int given = 0;
+        json_object_object_foreach(params, key2, val2) {
+            (void) val2;
+            char param[256];
+            without_spaces(key2, param, sizeof(param));
+            char *eq = strchr(param, '=');
+            given |= eq && (*eq = '\0', !strcmp(param, mpich_call_params[i].param));
+        }
+        if (!given) {
+            snprintf(what, sizeof(what), "%s without its parameter (MPICH leaves it uninitialised):",
+                     name);
+            problem(tc, what, mpich_call_params[i].param);
+        }
     }
 }
 
