@@ -50,6 +50,12 @@ expect_refused no-match '{"collective=bcast": {"avg_msg_size<=4096": {"algorithm
     'at collective=bcast: a chain of bounds that can all fail (MPICH asserts): it ends with "comm_type=inter"'
 expect_refused smp-flat '{"collective=barrier": {"comm_type=intra": {"algorithm=MPIR_Barrier_intra_smp": {}}}}' \
     'at collective=barrier > comm_type=intra: MPIR_Barrier_intra_smp selected where "comm_hierarchy=parent" does not hold'
+# MPICH allocates its containers uninitialised: a parameter its algorithm takes must be given
+expect_refused no-kval '{"collective=allreduce": {"is_commutative=yes": {"algorithm=MPIR_Allreduce_intra_recursive_multiplying": {}}, "is_commutative=no": {"algorithm=MPIR_Allreduce_intra_recursive_doubling": {}}}}' \
+    'at collective=allreduce > is_commutative=yes: MPIR_Allreduce_intra_recursive_multiplying without its parameter (MPICH leaves it uninitialised): "k"'
+# ring allreduce combines in arrival order: a user's non-commutative op would get a wrong result
+expect_refused ring-any-op '{"collective=allreduce": {"comm_type=intra": {"algorithm=MPIR_Allreduce_intra_ring": {}}}}' \
+    'at collective=allreduce > comm_type=intra: MPIR_Allreduce_intra_ring selected where "is_commutative=yes" does not hold'
 # every problem of a tree, each on its own line, on every rank
 expect_refused three-problems '{"collective=bcast": {"algorithm=MPIR_Bcast_intra_seg_binary": {"fanout=2": {}, "window=4": {}}}, "collective=reduce": {"algorithm=MPIR_Reduce_intra_hier": {"intra_algo=ring": {}}}}' \
     'at collective=reduce: invalid parameter of MPIR_Reduce_intra_hier: "intra_algo=ring"'

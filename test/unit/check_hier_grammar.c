@@ -484,7 +484,7 @@ START_TEST(hierarchy_tests)
                                 "\"is_commutative=no\": "
                                 "{\"algorithm=MPIR_Allreduce_intra_recursive_doubling\":{}}, "
                                 "\"is_op_built_in=yes\": "
-                                "{\"algorithm=MPIR_Allreduce_intra_ring\":{}}}}",
+                                "{\"algorithm=MPIR_Allreduce_intra_recursive_doubling\":{}}}}",
                                 MPII_HIER_TREE_MPIR, &p), 1);
     ck_assert_int_eq(check_text("{\"collective=bcast\": {\"comm_size<=8\": "
                                 "{\"algorithm=MPIR_Bcast_intra_binomial\":{}}, "
@@ -511,6 +511,11 @@ START_TEST(requirements)
                                 "{\"algorithm=MPIR_Bcast_intra_smp\":{}}}}",
                                 MPII_HIER_TREE_MPIR, &p), 1);
     ck_assert(mentions(&p, 0, "where \"comm_hierarchy=parent\" does not hold"));
+    /* ring allreduce combines in arrival order: commutative ops only */
+    ck_assert_int_eq(check_text("{\"collective=allreduce\": {\"is_commutative=no\": "
+                                "{\"algorithm=MPIR_Allreduce_intra_ring\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 1);
+    ck_assert(mentions(&p, 0, "MPIR_Allreduce_intra_ring selected where \"is_commutative=yes\""));
     ck_assert_int_eq(check_text("{\"collective=allreduce\": {\"comm_type=intra\": {\"comm_size=any\": "
                                 "{\"composition=MPIDI_Allreduce_intra_composition_gamma\":{}}}}}",
                                 MPII_HIER_TREE_CH4, &p), 1);

@@ -120,6 +120,9 @@ TEST(GenerateMapping, MpichAlgorithmsGetEveryCallParameter) {
     EXPECT_EQ(grammar::mpich_call_params("MPIR_Bcast_intra_pipelined_tree").size(), 5u);
     EXPECT_TRUE(grammar::mpich_call_params("MPIR_Bcast_intra_binomial").empty());
     EXPECT_TRUE(grammar::mpich_call_params("MPIR_Bcast_intra_hier").empty());
+    // a tuned leaf of ring or smp allreduce is guarded for commutative ops (csel_tree's leaf)
+    EXPECT_EQ(grammar::requirement("MPIR_Allreduce_intra_ring"), "is_commutative=yes");
+    EXPECT_EQ(grammar::requirement("MPIR_Allreduce_intra_smp"), "is_commutative=yes");
 }
 
 // Where MPICH 4.0.2 falls back from a forced algorithm, a tree must not name it (its

@@ -164,11 +164,14 @@
     X(binomial, BINOMIAL) \
     X(shm, SHM)
 
-/* What MPICH's own algorithms need from the branch that selects them (they assert, or
- * move no data, otherwise): X(container, condition key that must be on the path).  Read
- * off MPICH 5.0.1's algorithm files (their MPIR_Assert calls); coll_algorithms.txt's
- * "restrictions" are stricter (they decide a forced CVAR's fallback: MPIR_Allreduce_intra_smp
- * runs on any comm, and the shipped tree selects it without comm_hierarchy=parent). */
+/* What MPICH's own algorithms need from the branch that selects them (they assert, move
+ * no data, or combine in the wrong order otherwise): X(container, condition key that must
+ * be on the path).  Read off MPICH 5.0.1's algorithm files (their MPIR_Assert calls) and
+ * coll_algorithms.txt's "commutative" restrictions (ring and smp allreduce reduce in
+ * arrival order; the shipped tree selects smp under is_commutative=yes).  Its other
+ * restrictions are stricter than the code (they decide a forced CVAR's fallback:
+ * MPIR_Allreduce_intra_smp runs on any comm, and the shipped tree selects it without
+ * comm_hierarchy=parent). */
 #define MPII_HIER_MPICH_REQUIREMENTS(X) \
     X(MPIR_Bcast_intra_smp, comm_hierarchy=parent) \
     X(MPIR_Barrier_intra_smp, comm_hierarchy=parent) \
@@ -177,6 +180,8 @@
     X(MPIR_Allreduce_intra_reduce_scatter_allgather, is_op_built_in=yes) \
     X(MPIR_Allreduce_intra_k_reduce_scatter_allgather, is_commutative=yes) \
     X(MPIR_Allreduce_intra_recursive_multiplying, is_commutative=yes) \
+    X(MPIR_Allreduce_intra_ring, is_commutative=yes) \
+    X(MPIR_Allreduce_intra_smp, is_commutative=yes) \
     X(MPIR_Allgather_intra_recursive_doubling, comm_size=pow2) \
     X(MPIR_Reduce_scatter_intra_noncommutative, comm_size=pow2) \
     X(MPIR_Reduce_scatter_block_intra_noncommutative, comm_size=pow2) \
