@@ -16,7 +16,7 @@ namespace hiertune {
 
 // The configurations of each collective, as bench plans them
 // (plan_configurations over the MPI_T catalogue: MPI_T is initialised in this
-// process, MPI is not; once, as MPICH 4.0.2 cannot set MPI_T up again after
+// process, MPI is not; once, as MPICH 4.0.2 could not set MPI_T up again after
 // MPI_T_finalize).  Throws UsageError as plan_configurations.
 std::vector<std::vector<Configuration>> plan_learn_configurations(const std::vector<std::string>& collectives,
                                                                   const std::vector<AlgorithmSpec>& algorithms,

@@ -125,7 +125,7 @@ TEST(GenerateMapping, MpichAlgorithmsGetEveryCallParameter) {
     EXPECT_EQ(grammar::requirement("MPIR_Allreduce_intra_smp"), "is_commutative=yes");
 }
 
-// Where MPICH 4.0.2 falls back from a forced algorithm, a tree must not name it (its
+// Where MPICH 5.0.1 falls back from a forced algorithm, a tree must not name it (its
 // container would be called directly and assert); best_measured skips such points.
 TEST(GenerateMapping, WhatATreeMayRun) {
     const auto key = [](const std::string& coll, std::uint64_t bytes, const std::string& algo, Params params = {}) {

@@ -201,7 +201,8 @@ TEST(Cvars, EnumTableFromTheMpichBuild) {
     EXPECT_THROW(parse_enum_table("MPIR_CVAR_A a\nMPIR_CVAR_A b\n"), std::invalid_argument);
 }
 
-// MPICH 4.0.2 glues the description lines together without separators.
+// MPICH 4.0.2 glued the description lines together without separators (5.0.1 keeps
+// its newlines); both must parse.
 constexpr const char* kGluedDescription =
     "Variable to select bcast algorithmauto - Internal algorithm selection (can be overridden)"
     "binomial         - Force Binomial Treenb               - Force nonblocking algorithm"

@@ -92,7 +92,7 @@ std::vector<std::string> expand_cvar_values(const CvarInfo& info, std::string_vi
 // "a, b, c" of the item names.
 std::string enum_item_list(const CvarInfo& info);
 
-// Enum items where MPI_T has none (MPICH 4.0.2 registers its enum variables
+// Enum items where MPI_T has none (MPICH 5.0.1, as 4.0.2, registers its enum variables
 // with MPI_T_ENUM_NULL).  The table comes from the MPICH build hiertune is
 // compiled against (tools/gen-cvar-enums.sh): one "NAME item item ..." line
 // per variable, items in value order 0, 1, ...  Throws std::invalid_argument

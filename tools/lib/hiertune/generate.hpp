@@ -74,7 +74,7 @@ std::optional<csel::Choice> choice_of_point(const PointKey& key);
 
 // Whether a tree may name the point's configuration for calls on comm_size
 // ranks, ppn per node: one it can express (choice_of_point), and not where
-// MPICH 4.0.2 falls back to its own selection when the algorithm is forced
+// MPICH 5.0.1 falls back to its own selection when the algorithm is forced
 // through the control variable (MPII_COLLECTIVE_FALLBACK_CHECK), so that the
 // point measured MPICH's selection while a tree would call the container
 // directly, where it asserts or fails: smp on a communicator without a node

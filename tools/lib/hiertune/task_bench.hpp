@@ -119,7 +119,7 @@ TaskKey gather_task_key(const Params& config, std::uint64_t msg_bytes);
 // configuration that does not apply to the collective (configs_for).
 std::vector<std::pair<std::string, std::string>> submodule_cvars(const std::string& collective, const Params& config);
 
-// Variables the configuration needs that MPICH 4.0.2 reads only at MPI_Init,
+// Variables the configuration needs that MPICH reads only at MPI_Init,
 // so they must be in the environment of the launch: I<COLL>_TREE_TYPE
 // (string; kary for tsp_kary and tsp_ring, knomial_1 for tsp_knomial; unset
 // means kary).  Empty for the other inter algorithms (tsp_allreduce_ring: the
