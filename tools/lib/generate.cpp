@@ -200,19 +200,26 @@ Params candidate_params(const han::Candidate& candidate) {
 
 std::map<std::uint64_t, StockPoint> best_stock_points(const std::vector<StoredPoint>& points,
                                                       const std::string& collective, int comm_size, int ppn) {
-    std::map<std::uint64_t, StockPoint> best;
+    std::map<std::uint64_t, StockPoint> selection, forced;
     for (const StoredPoint& point : points) {
         if (point.key.collective != collective || grammar::find(collective, point.key.algorithm)) continue;
         const std::optional<csel::Choice> choice = choice_of_point(point.key);
         if (!choice || !tree_can_run(point.key, comm_size, ppn)) continue;
         StockPoint candidate{*choice, choice->describe(), point.summary.median};
+        auto& best = choice->stock ? selection : forced;
         const auto found = best.find(point.key.msg_bytes);
-        // ties: MPICH's own selection first, then by name, so every run picks the same
-        const auto rank = [](const StockPoint& p) { return std::make_tuple(p.time, !p.choice.stock, p.label); };
-        if (found == best.end() || rank(candidate) < rank(found->second))
+        // ties by name, so that every run picks the same
+        if (found == best.end() || std::tie(candidate.time, candidate.label) <
+                                       std::tie(found->second.time, found->second.label))
             best[point.key.msg_bytes] = std::move(candidate);
     }
-    return best;
+    // a forced algorithm replaces MPICH's selection only when it is clearly faster
+    for (auto& [bytes, point] : forced) {
+        const auto own = selection.find(bytes);
+        if (own == selection.end() || point.time < (1 - kStockMargin) * own->second.time)
+            selection[bytes] = std::move(point);
+    }
+    return selection;
 }
 
 std::optional<ModelPick> model_pick(const std::string& collective, const std::vector<han::Candidate>& candidates,

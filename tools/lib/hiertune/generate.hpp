@@ -101,10 +101,15 @@ std::vector<csel::SampledChoice> best_measured(const Job& job, const std::vector
 std::vector<han::Candidate> candidates_from_tasks(const std::vector<StoredTask>& tasks, const std::string& collective);
 
 // MPICH's fastest measured configuration at a size: its own selection
-// (choice: the stock subtree) or one of its algorithms forced (choice: that
-// container with every call parameter), among the points a tree can run on
-// comm_size ranks, ppn per node (tree_can_run).  label: "stock" or the
-// choice's description ("MPIR_Allreduce_intra_recursive_multiplying k=2").
+// (choice: the stock subtree), or one of its algorithms forced (choice: that
+// container with every call parameter) where it is faster than the selection
+// by more than kStockMargin or the selection was not measured, among the
+// points a tree can run on comm_size ranks, ppn per node (tree_can_run).
+// The margin keeps a tree from naming an algorithm that measured equal to
+// MPICH's choice (often the same algorithm, or one that falls back to the
+// selection, e.g. ccl without a CCL library).  label: "stock" or the choice's
+// description ("MPIR_Allreduce_intra_recursive_multiplying k=2").
+constexpr double kStockMargin = 0.05;
 struct StockPoint {
     csel::Choice choice;
     std::string label;
