@@ -80,6 +80,10 @@ const CvarInfo& algorithm_info(const std::string& collective, const CvarCatalog&
 // algorithm switch (mpir_coll.c) has no case for them and ends in MPIR_Assert(0).
 bool aborts_when_forced(const std::string& item) { return item == "sched_auto"; }
 
+// Items that are no host algorithm of their own, left out of "stock": ccl hands GPU
+// buffers to NCCL/RCCL and otherwise runs MPICH's own selection (allreduce_intra_ccl.c).
+bool is_selection_alias(const std::string& item) { return item == "ccl"; }
+
 // Canonical algorithm names a spec stands for on one collective.
 std::vector<std::string> expand_algorithm(const std::string& typed, const std::string& collective,
                                           const CvarCatalog& catalog) {
@@ -92,7 +96,7 @@ std::vector<std::string> expand_algorithm(const std::string& typed, const std::s
         std::vector<std::string> names{kDefaultAlgorithm};
         for (const EnumItem& item : selector.items)
             if (item.name != "auto" && !aborts_when_forced(item.name) &&
-                !(stock_only && grammar::find(collective, item.name)))
+                !(stock_only && (grammar::find(collective, item.name) || is_selection_alias(item.name))))
                 names.push_back(item.name);
         return names;
     }

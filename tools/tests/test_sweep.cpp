@@ -270,6 +270,13 @@ TEST(Plan, StockIsAllButThePluginsAlgorithms) {
     std::vector<std::string> names;
     for (const Configuration& c : plan({"bcast"}, {"stock"})) names.push_back(c.algorithm);
     EXPECT_EQ(names, (std::vector<std::string>{"default", "binomial", "smp"}));
+    // ccl is MPICH's own selection on host buffers: not swept as an algorithm
+    CvarCatalog with_ccl = test_catalog();
+    with_ccl.add(enum_cvar("MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM", {"auto", "ring", "ccl", "hier"}));
+    names.clear();
+    for (const Configuration& c : plan_configurations({"allreduce"}, {parse_algorithm_spec("stock")}, {}, with_ccl))
+        names.push_back(c.algorithm);
+    EXPECT_EQ(names, (std::vector<std::string>{"default", "ring"}));
 }
 
 TEST(Plan, ValueListsMultiplyOutFirstParameterSlowest) {
