@@ -516,6 +516,26 @@ START_TEST(requirements)
                                 "{\"algorithm=MPIR_Allreduce_intra_ring\":{}}}}",
                                 MPII_HIER_TREE_MPIR, &p), 1);
     ck_assert(mentions(&p, 0, "MPIR_Allreduce_intra_ring selected where \"is_commutative=yes\""));
+    /* reduce_scatter_allgather asserts count >= pof2: only after "count<pow2" failed */
+    ck_assert_int_eq(check_text("{\"collective=allreduce\": {\"is_op_built_in=yes\": "
+                                "{\"algorithm=MPIR_Allreduce_intra_reduce_scatter_allgather\":{}},"
+                                "\"is_op_built_in=no\": {\"algorithm=MPIR_Allreduce_intra_ring\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 2);
+    ck_assert(mentions(&p, 0, "reduce_scatter_allgather selected where \"count<pow2\" has not failed"));
+    ck_assert_int_eq(check_text("{\"collective=allreduce\": {\"is_op_built_in=yes\": "
+                                "{\"count < pow2\": {\"algorithm=MPIR_Allreduce_intra_recursive_doubling\":{}},"
+                                "\"count=any\": "
+                                "{\"algorithm=MPIR_Allreduce_intra_reduce_scatter_allgather\":{}}},"
+                                "\"is_op_built_in=no\": "
+                                "{\"algorithm=MPIR_Allreduce_intra_recursive_doubling\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 0);
+    /* the success branch of the test is not its failure */
+    ck_assert_int_eq(check_text("{\"collective=reduce\": {\"is_op_built_in=yes\": "
+                                "{\"count<pow2\": {\"algorithm=MPIR_Reduce_intra_reduce_scatter_gather\":{}},"
+                                "\"count=any\": {\"algorithm=MPIR_Reduce_intra_binomial\":{}}},"
+                                "\"is_op_built_in=no\": {\"algorithm=MPIR_Reduce_intra_binomial\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 1);
+    ck_assert(mentions(&p, 0, "MPIR_Reduce_intra_reduce_scatter_gather selected where \"count<pow2\""));
     ck_assert_int_eq(check_text("{\"collective=allreduce\": {\"comm_type=intra\": {\"comm_size=any\": "
                                 "{\"composition=MPIDI_Allreduce_intra_composition_gamma\":{}}}}}",
                                 MPII_HIER_TREE_CH4, &p), 1);

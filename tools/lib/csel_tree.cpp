@@ -84,32 +84,38 @@ std::string bound_text(std::uint64_t bound) {
     return std::to_string(bound);
 }
 
-// The key that takes the other calls where `condition` fails: yes/no flipped,
-// else "<name>=any".
-std::string otherwise(const std::string& condition) {
+// `inner` where `condition` holds, the stock subtree where it does not: a key and the
+// key that takes the other calls (yes/no flipped, else "<name>=any"); for "!KEY" (the
+// test must fail) the stock subtree under KEY and `inner` after it.
+Json guarded(const std::string& condition, const Json& inner, const Json& stock_intra) {
+    Json chain = Json::object();
+    if (condition.front() == '!') {
+        const std::string test = condition.substr(1);
+        chain[test] = stock_intra;
+        chain[test.substr(0, test.find_first_of("<=")) + "=any"] = inner;
+        return chain;
+    }
     const std::size_t eq = condition.find('=');
     const std::string name = condition.substr(0, eq), value = condition.substr(eq + 1);
-    if (value == "yes") return name + "=no";
-    if (value == "no") return name + "=yes";
-    return name + "=any";
+    chain[condition] = inner;
+    chain[value == "yes" ? name + "=no" : value == "no" ? name + "=yes" : name + "=any"] = stock_intra;
+    return chain;
 }
 
-// The choice's container, behind the condition MPICH's own algorithm needs
-// (grammar::requirement; the stock subtree where it fails), except the
+// The choice's container, behind the conditions MPICH's own algorithm needs
+// (grammar::requirements; the stock subtree where one fails), except the
 // comm_hierarchy=parent every tuned branch lies under.
 Json leaf(const Choice& choice, const Json& stock_intra) {
     if (choice.stock) return stock_intra;
     if (choice.algorithm.empty()) throw std::invalid_argument("algorithm choice without a name");
     Json params = Json::object();
     for (const auto& [key, value] : choice.params) params[key + "=" + value] = Json::object();
-    Json container = Json::object();
-    container["algorithm=" + choice.algorithm] = params;
-    const std::optional<std::string> needed = grammar::requirement(choice.algorithm);
-    if (!needed || *needed == "comm_hierarchy=parent") return container;
-    Json guarded = Json::object();
-    guarded[*needed] = container;
-    guarded[otherwise(*needed)] = stock_intra;
-    return guarded;
+    Json node = Json::object();
+    node["algorithm=" + choice.algorithm] = params;
+    const std::vector<std::string> needed = grammar::requirements(choice.algorithm);
+    for (auto condition = needed.rbegin(); condition != needed.rend(); ++condition)
+        if (*condition != "comm_hierarchy=parent") node = guarded(*condition, node, stock_intra);
+    return node;
 }
 
 // A chain on one quantity (comm size or average ppn: "comm_size", "comm_avg_ppn") that

@@ -125,14 +125,18 @@ std::vector<std::string> values(const Algorithm& algorithm, const std::string& n
     return result;
 }
 
-std::optional<std::string> requirement(const std::string& container) {
+std::vector<std::string> requirements(const std::string& container) {
+    struct Row {
+        const char* container;
+        const char* condition;
+    };
 #define HIERTUNE_REQUIREMENT_(container_, condition_) {#container_, #condition_},
-    static const std::map<std::string, std::string> requirements{
-        MPII_HIER_MPICH_REQUIREMENTS(HIERTUNE_REQUIREMENT_)};
+    static const Row rows[] = {MPII_HIER_MPICH_REQUIREMENTS(HIERTUNE_REQUIREMENT_)};
 #undef HIERTUNE_REQUIREMENT_
-    const auto found = requirements.find(container);
-    if (found == requirements.end()) return std::nullopt;
-    return found->second;
+    std::vector<std::string> conditions;
+    for (const Row& row : rows)
+        if (container == row.container) conditions.emplace_back(row.condition);
+    return conditions;
 }
 
 std::vector<MpichCallParam> mpich_call_params(const std::string& container) {

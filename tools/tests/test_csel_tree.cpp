@@ -183,7 +183,8 @@ TEST(CselTree, BadInputIsRefused) {
 }
 
 // An MPICH algorithm that asserts without a condition on its path (e.g.
-// reduce_scatter_gather: a built-in op) gets the condition, stock otherwise.
+// reduce_scatter_gather: a built-in op, and count >= pof2, "count<pow2" failing before it)
+// gets each condition in the table's order, stock otherwise.
 // Tuned at one rank per node: under comm_hierarchy=any.
 TEST(CselTree, MpichRequirementsGuardTheirAlgorithm) {
     Json stock = small_stock();
@@ -201,8 +202,13 @@ TEST(CselTree, MpichRequirementsGuardTheirAlgorithm) {
     ASSERT_TRUE(sizes.contains("avg_msg_size=any")) << sizes.dump();
     const Json& guarded = sizes["avg_msg_size=any"];
     ASSERT_EQ(guarded.size(), 2u);
-    EXPECT_EQ(guarded["is_op_built_in=yes"], Json::parse(R"({"algorithm=MPIR_Reduce_intra_reduce_scatter_gather": {}})"));
-    EXPECT_EQ(guarded["is_op_built_in=no"], stock["collective=reduce"]["comm_type=intra"]);
+    const Json& stock_intra = stock["collective=reduce"]["comm_type=intra"];
+    Json count_guard = Json::object();
+    count_guard["count<pow2"] = stock_intra;
+    count_guard["count=any"] = Json::parse(R"({"algorithm=MPIR_Reduce_intra_reduce_scatter_gather": {}})");
+    EXPECT_EQ(guarded["is_op_built_in=yes"], count_guard);
+    EXPECT_EQ(guarded["is_op_built_in=yes"].begin().key(), "count<pow2");  // the test first: its failure selects
+    EXPECT_EQ(guarded["is_op_built_in=no"], stock_intra);
     EXPECT_TRUE(check_tree(result.tree).empty()) << check_tree(result.tree).front();
     EXPECT_EQ(sizes.begin().value(), Json::parse(R"({"algorithm=MPIR_Reduce_intra_binomial": {}})"));
 }

@@ -121,8 +121,12 @@ TEST(GenerateMapping, MpichAlgorithmsGetEveryCallParameter) {
     EXPECT_TRUE(grammar::mpich_call_params("MPIR_Bcast_intra_binomial").empty());
     EXPECT_TRUE(grammar::mpich_call_params("MPIR_Bcast_intra_hier").empty());
     // a tuned leaf of ring or smp allreduce is guarded for commutative ops (csel_tree's leaf)
-    EXPECT_EQ(grammar::requirement("MPIR_Allreduce_intra_ring"), "is_commutative=yes");
-    EXPECT_EQ(grammar::requirement("MPIR_Allreduce_intra_smp"), "is_commutative=yes");
+    EXPECT_EQ(grammar::requirements("MPIR_Allreduce_intra_ring"), std::vector<std::string>{"is_commutative=yes"});
+    EXPECT_EQ(grammar::requirements("MPIR_Allreduce_intra_smp"), std::vector<std::string>{"is_commutative=yes"});
+    // reduce_scatter_allgather asserts count >= pof2: the shipped tree's "count<pow2" fails before it
+    EXPECT_EQ(grammar::requirements("MPIR_Allreduce_intra_reduce_scatter_allgather"),
+              (std::vector<std::string>{"is_op_built_in=yes", "!count<pow2"}));
+    EXPECT_TRUE(grammar::requirements("MPIR_Bcast_intra_binomial").empty());
 }
 
 // Where MPICH 5.0.1 falls back from a forced algorithm, a tree must not name it (its

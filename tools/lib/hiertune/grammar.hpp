@@ -43,10 +43,11 @@ bool valid(const Algorithm& algorithm, const std::string& name, const std::strin
 // inter-node submodule included); empty for an integer parameter.
 std::vector<std::string> values(const Algorithm& algorithm, const std::string& name);
 
-// The condition MPICH's container needs on the path that selects it
-// (MPII_HIER_MPICH_REQUIREMENTS: it asserts or moves no data otherwise), e.g.
-// "is_op_built_in=yes" for MPIR_Reduce_intra_reduce_scatter_gather; nullopt if none.
-std::optional<std::string> requirement(const std::string& container);
+// The conditions MPICH's container needs on the path that selects it
+// (MPII_HIER_MPICH_REQUIREMENTS: it asserts or moves no data otherwise), in the
+// table's order, e.g. "is_op_built_in=yes" and "!count<pow2" (the test fails) for
+// MPIR_Reduce_intra_reduce_scatter_gather; empty if none.
+std::vector<std::string> requirements(const std::string& container);
 
 // A parameter MPICH passes from its container to its own algorithm (coll_algorithms.txt's
 // extra_params, MPII_HIER_MPICH_ALGORITHM_CVARS): a tree must give each one, since

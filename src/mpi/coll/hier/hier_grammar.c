@@ -302,6 +302,7 @@ typedef struct {
     void *ctx;
     int problems;
     const char *path[MAX_DEPTH];        /* keys from the top */
+    struct json_object *parent[MAX_DEPTH];      /* the object each key of path is in */
     int depth;
 } tree_check;
 
@@ -314,6 +315,16 @@ static void problem(tree_check * tc, const char *what, const char *item)
     tc->problems++;
     if (tc->fn)
         tc->fn(tc->ctx, where, what, item);
+}
+
+/* MPICH strips spaces from keys (MPL_strdup_no_spaces) */
+static void without_spaces(const char *key, char *out, size_t size)
+{
+    size_t len = 0;
+    for (const char *s = key; *s && len + 1 < size; s++)
+        if (*s != ' ')
+            out[len++] = *s;
+    out[len] = '\0';
 }
 
 /* whether key (without spaces) is on the path, whose keys are as written */
@@ -331,6 +342,30 @@ static int on_path(const tree_check * tc, const char *key)
         }
     }
     return 0;
+}
+
+/* whether the path takes the failure branch of the test key (without spaces): an
+ * object on the path has it before the path's key */
+static int failed_on_path(const tree_check * tc, const char *key)
+{
+    for (int i = 0; i < tc->depth; i++) {
+        json_object_object_foreach(tc->parent[i], k, v) {
+            (void) v;
+            if (k == tc->path[i])
+                break;
+            char ck[256];
+            without_spaces(k, ck, sizeof(ck));
+            if (!strcmp(ck, key))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* a requirement: "KEY" holds on the path, "!KEY" fails on it */
+static int requirement_met(const tree_check * tc, const char *condition)
+{
+    return condition[0] == '!' ? failed_on_path(tc, condition + 1) : on_path(tc, condition);
 }
 
 /* MPIR_<Coll>_..., or MPIDI_<Coll>_... for a composition */
@@ -364,16 +399,6 @@ static void check_params(tree_check * tc, int algo, const char *name, struct jso
             MPII_Hier_grammar_param(algo, param, eq + 1, &value) < 0)
             problem(tc, what, key);
     }
-}
-
-/* MPICH strips spaces from keys (MPL_strdup_no_spaces) */
-static void without_spaces(const char *key, char *out, size_t size)
-{
-    size_t len = 0;
-    for (const char *s = key; *s && len + 1 < size; s++)
-        if (*s != ' ')
-            out[len++] = *s;
-    out[len] = '\0';
 }
 
 /* MPICH's own algorithm: it reads the "param=VALUE" keys it knows for the container
@@ -449,10 +474,12 @@ static void check_container(tree_check * tc, const char *key, struct json_object
     else if (mpir)
         check_mpich_params(tc, name, params);
     for (int i = 0; requirements[i].container; i++)
-        if (!strcmp(requirements[i].container, name) && !on_path(tc, requirements[i].condition)) {
+        if (!strcmp(requirements[i].container, name) &&
+            !requirement_met(tc, requirements[i].condition)) {
+            const char *c = requirements[i].condition;
             char what[200];
-            snprintf(what, sizeof(what), "%s selected where \"%s\" does not hold:", name,
-                     requirements[i].condition);
+            snprintf(what, sizeof(what), "%s selected where \"%s\" %s:", name,
+                     c + (c[0] == '!'), c[0] == '!' ? "has not failed" : "does not hold");
             problem(tc, what, key);
         }
 }
@@ -479,13 +506,14 @@ static int has_complementary_tests(struct json_object *obj)
     return 0;
 }
 
-static void check_child(tree_check * tc, const char *key, struct json_object *val,
-                        const char *coll)
+static void check_child(tree_check * tc, struct json_object *obj, const char *key,
+                        struct json_object *val, const char *coll)
 {
     if (tc->depth == MAX_DEPTH) {
         problem(tc, "a tree nested too deep:", key);
         return;
     }
+    tc->parent[tc->depth] = obj;
     tc->path[tc->depth++] = key;
     check_node(tc, val, coll);
     tc->depth--;
@@ -513,7 +541,7 @@ static void check_node(tree_check * tc, struct json_object *obj, const char *col
             if (strncmp(ckey, "collective=", 11) || !in_list(mpich_collectives, ckey + 11))
                 problem(tc, "not a collective (\"collective=NAME\")", key);
             else
-                check_child(tc, key, val, ckey + 11);
+                check_child(tc, obj, key, val, ckey + 11);
             continue;
         }
         if (!strncmp(ckey, "algorithm=", 10) || !strncmp(ckey, "composition=", 12)) {
@@ -539,7 +567,7 @@ static void check_node(tree_check * tc, struct json_object *obj, const char *col
         bounded |= kind == KEY_BOUND;
         last = key;
         last_kind = kind;
-        check_child(tc, key, val, coll);
+        check_child(tc, obj, key, val, coll);
     }
     /* MPIR asserts when no algorithm matches (MPIR_Csel_search returns no container); CH4
      * falls back to MPIR.  A chain of bounds needs an ANY key at its end, unless two of
@@ -552,7 +580,7 @@ static void check_node(tree_check * tc, struct json_object *obj, const char *col
 int MPII_Hier_check_tree(struct json_object *tree, MPII_Hier_tree_level level,
                          MPII_Hier_problem_fn fn, void *ctx)
 {
-    tree_check tc = { level, fn, ctx, 0, {0}, 0 };
+    tree_check tc = { level, fn, ctx, 0, {0}, {0}, 0 };
     check_node(&tc, tree, NULL);
     return tc.problems;
 }

@@ -165,8 +165,10 @@
     X(shm, SHM)
 
 /* What MPICH's own algorithms need from the branch that selects them (they assert, move
- * no data, or combine in the wrong order otherwise): X(container, condition key that must
- * be on the path).  Read off MPICH 5.0.1's algorithm files (their MPIR_Assert calls) and
+ * no data, or combine in the wrong order otherwise): X(container, condition), where the
+ * condition is a key that must be on the path, or !KEY: a test whose failure branch the
+ * path takes (a key after it in its object, as the shipped tree guards count >= pof2).
+ * One row per condition.  Read off MPICH 5.0.1's algorithm files (their MPIR_Assert calls) and
  * coll_algorithms.txt's "commutative" restrictions (ring and smp allreduce reduce in
  * arrival order; the shipped tree selects smp under is_commutative=yes).  Its other
  * restrictions are stricter than the code (they decide a forced CVAR's fallback:
@@ -177,7 +179,9 @@
     X(MPIR_Barrier_intra_smp, comm_hierarchy=parent) \
     X(MPIR_Reduce_intra_smp, is_commutative=yes) \
     X(MPIR_Reduce_intra_reduce_scatter_gather, is_op_built_in=yes) \
+    X(MPIR_Reduce_intra_reduce_scatter_gather, !count<pow2) \
     X(MPIR_Allreduce_intra_reduce_scatter_allgather, is_op_built_in=yes) \
+    X(MPIR_Allreduce_intra_reduce_scatter_allgather, !count<pow2) \
     X(MPIR_Allreduce_intra_k_reduce_scatter_allgather, is_commutative=yes) \
     X(MPIR_Allreduce_intra_recursive_multiplying, is_commutative=yes) \
     X(MPIR_Allreduce_intra_ring, is_commutative=yes) \
