@@ -18,7 +18,9 @@
 //   hiertune learn [options]            (without mpiexec) active learning (ACCLAiM):
 //                                       bench jobs picked by a random forest's
 //                                       variance, then the tree of its predictions
-//   hiertune show-tree FILE             what a Csel tree selects, as a table
+//   hiertune show-tree [FILE]           what a Csel tree selects, as a table (no
+//                                       FILE: the site's installed tree and its record)
+//   hiertune install-tree TREE          the site's tree for every job, with its record
 //   hiertune compare-tuners             the tuners' trees against one exhaustive
 //                                       sweep: slowdowns, points, tuning time
 //
@@ -35,6 +37,7 @@
 #include <string_view>
 
 #include <CLI/CLI.hpp>
+#include <mpi.h>
 
 #include "bench.hpp"
 #include "calibrate.hpp"
@@ -48,10 +51,12 @@
 #include "hiertune/generate.hpp"
 #include "hiertune/grammar.hpp"
 #include "hiertune/learn_run.hpp"
+#include "hiertune/site_tree.hpp"
 #include "hiertune/overlap.hpp"
 #include "hiertune/sizes.hpp"
 #include "hiertune/task_bench.hpp"
 #include "hiertune/usage_error.hpp"
+#include "install_tree_command.hpp"
 #include "learn_command.hpp"
 #include "mpi_session.hpp"
 #include "overlap.hpp"
@@ -684,7 +689,9 @@ CLI::App* add_show_tree_command(CLI::App& app, ShowTreeArgs& args) {
         "show-tree",
         "Print what an MPIR Csel JSON tree (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE) selects per collective, "
         "comm size, ppn and message-size range, walked as MPICH 5.0.1 walks it");
-    command->add_option("file", args.tree_path, "The tree (JSON)")->required();
+    command->add_option("file", args.tree_path,
+                        "The tree (JSON); default: the site's installed tree (hiertune install-tree), with "
+                        "its record and whether MPI_Init loads it");
     command->add_option("-C,--collective", args.collectives,
                         "Collectives to show (repeatable or comma-separated; default bcast,reduce,allreduce)")
         ->delimiter(',')
@@ -705,8 +712,29 @@ CLI::App* add_show_tree_command(CLI::App& app, ShowTreeArgs& args) {
     return command;
 }
 
+// The site's installed tree: where it is, its record, whether this MPICH loads it.
+std::string show_site_tree() {
+    const std::filesystem::path path = site_tree_path(HIERTUNE_MPICH_PREFIX);
+    std::error_code error;
+    if (!std::filesystem::exists(path, error))
+        throw UsageError("no site tree at " + path.string() +
+                         " (hiertune install-tree TREE installs one; show-tree FILE shows another tree)");
+    std::cout << "site tree: " << path.string() << '\n';
+    if (const std::optional<SiteRecord> record = read_site_record(path))
+        std::cout << "measured on " << record->machine << " (" << record->cluster << ") at " << record->measured
+                  << " with MPICH " << record->mpich_version << "; installed " << record->installed << " from "
+                  << record->source << '\n';
+    const std::vector<std::string> problems = site_tree_problems(path, MPICH_VERSION);
+    for (const std::string& problem : problems) std::cout << "refused: " << problem << '\n';
+    std::cout << (problems.empty() ? "MPI_Init loads it for every job whose environment names no tree "
+                                     "(MPIR_CVAR_HIER_SITE_TREE=0 leaves it out)\n"
+                                   : "MPI_Init refuses it: jobs run on MPICH's built-in tree\n");
+    return path.string();
+}
+
 int run_show_tree(const ShowTreeArgs& args) {
-    const csel::Json tree = csel::load_tree(args.tree_path);
+    const std::string path = args.tree_path.empty() ? show_site_tree() : args.tree_path;
+    const csel::Json tree = csel::load_tree(path);
     // MPICH walks the whole tree when it loads it: problems off the table's paths count too
     // (checked as the tree's own level: an MPIR tree, or CH4's compositions)
     const std::vector<std::string> problems = grammar::check_tree(tree, grammar::level_of(tree));
@@ -874,6 +902,7 @@ struct TuneArgs {
     int tree_rounds = 3;
     double tree_tolerance_percent = 5;
     bool allow_tree_slower = false;
+    bool install = false;
     bool prune = false;
     bool no_collapse = false;
     bool no_stock = false;
@@ -915,6 +944,7 @@ struct TuneArgs {
         options.tree_rounds = tree_rounds;
         options.tree_tolerance = tree_tolerance_percent / 100;
         options.allow_tree_slower = allow_tree_slower;
+        if (install) options.install_prefix = HIERTUNE_MPICH_PREFIX;
         options.stock = !no_stock;
         options.allow_cliques = allow_cliques;
         options.model.prune.enabled = prune;
@@ -1003,6 +1033,9 @@ CLI::App* add_tune_command(CLI::App& app, TuneArgs& args) {
     tune->add_flag("--allow-tree-slower", args.allow_tree_slower,
                    "Report sizes where the tree is slower than no tree beyond the noise, but exit 0 (e.g. on "
                    "emulated cliques, where timings measure the scheduler)");
+    tune->add_flag("--install", args.install,
+                   std::string("When the tree passes verify and the tree timing, install it as the site's tree "
+                               "of ") + HIERTUNE_MPICH_PREFIX + " (as 'hiertune install-tree')");
     tune->add_flag("--no-stock", args.no_stock,
                    "Do not measure the stock selection (the tree then takes hier wherever the model predicts it)");
     tune->add_flag("--prune", args.prune, "Model: HAN III-C pruning heuristics");
@@ -1327,6 +1360,15 @@ int main(int argc, char** argv) {
     CLI::App* check_tree = add_check_tree_command(app, check_tree_args);
     CompareTunersArgs compare_tuners_args;
     CLI::App* compare_tuners_command = add_compare_tuners_command(app, compare_tuners_args);
+    // the commands that bind their own options (command.hpp)
+    std::vector<std::pair<std::unique_ptr<Command>, CLI::App*>> commands;
+    {
+        std::unique_ptr<Command> modules[] = {install_tree_command()};
+        for (std::unique_ptr<Command>& command : modules) {
+            CLI::App* bound = command->bind(app);
+            commands.emplace_back(std::move(command), bound);
+        }
+    }
     std::vector<std::string> verify_cases;
     CLI::App* verify = app.add_subcommand(
         "verify", "Check through the plugin's pvars that collectives run what the loaded tree says "
@@ -1499,6 +1541,16 @@ int main(int argc, char** argv) {
     }
 
     if (check_tree->parsed()) return run_check_tree(check_tree_args);
+
+    for (auto& [command, bound] : commands)
+        if (bound->parsed()) {
+            try {
+                return command->run();
+            } catch (const std::exception& e) {
+                std::cout.flush();
+                return print_error(e.what());
+            }
+        }
 
     if (analytic_report->parsed()) {
         try {

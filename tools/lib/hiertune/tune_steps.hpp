@@ -71,6 +71,7 @@ struct TuneOptions {
     int tree_rounds = 3;           // rounds of the two jobs (>= 2)
     double tree_tolerance = 0.05;  // a slower tree fails below ratio 1 - tolerance
     bool allow_tree_slower = false;
+    std::string install_prefix;  // tune --install: the verified tree becomes this MPICH prefix's site tree
 };
 
 // Throws UsageError for: ranks < 2, nodes < 2 or > ranks, no or zero sizes,

@@ -3,6 +3,8 @@
 ##
 
 AM_CPPFLAGS += -I$(top_srcdir)/src/mpi/coll/hier
+# the site's installed tree lies under the prefix (hier_site.h)
+AM_CPPFLAGS += -DMPII_HIER_PREFIX='"$(prefix)"'
 
 mpi_core_sources += \
     src/mpi/coll/hier/hier_segment.c \
@@ -18,6 +20,7 @@ mpi_core_sources += \
     src/mpi/coll/hier/hier_payload.c \
     src/mpi/coll/hier/hier_grammar.c \
     src/mpi/coll/hier/hier_json.c \
+    src/mpi/coll/hier/hier_site.c \
     src/mpi/coll/hier/hier_submodules.c \
     src/mpi/coll/hier/hier_rooted.c \
     src/mpi/coll/hier/bcast_intra_hier.c \
@@ -34,6 +37,7 @@ mpi_core_sources += \
 noinst_HEADERS += \
     src/mpi/coll/hier/coll_hier_csel.h \
     src/mpi/coll/hier/hier_grammar.h \
+    src/mpi/coll/hier/hier_site.h \
     src/mpi/coll/hier/hier_mpich_keys.h \
     src/mpi/coll/hier/hier_segment.h \
     src/mpi/coll/hier/hier_levels.h \

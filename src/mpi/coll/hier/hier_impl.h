@@ -290,6 +290,7 @@ static inline int MPII_Hier_is_user_call(const MPII_Hier_comm * hier)
 
 /* The route's view of the tuning files, taken at MPI_Init (hier_route.c). */
 void MPII_Hier_route_init(void);
+void MPII_Hier_route_mpir_tree(void);
 
 /* Csel JSON (hier_json.c): whether a container id is one of the plugin's algorithms */
 int MPII_Hier_csel_is_plugin_container(int id);

@@ -9,11 +9,16 @@
  * MPICH's parser asserts on anything it does not know (a truncated file, a key with a
  * typo); the plugin reads the file first and fails MPI_Init with the place and
  * the item instead, and merges a tree that names only some collectives over MPICH's
- * built-in tree.
+ * built-in tree.  Without a user's file, the tree the site installed
+ * (MPII_Hier_load_site_tree), refused with a message and never fatal when it is bad.
  */
 
 #include "hier_impl.h"
+#include "hier_site.h"
 #include <json.h>
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
 
 /* MPICH's CVARs list the grammar's items in its order (their descriptions are in MPICH's
  * CVAR format; these checks keep them in step with the table). */
@@ -192,11 +197,30 @@ int MPII_Hier_comm_init(MPIR_Comm * comm)
     return comm == MPIR_Process.comm_world ? tree_errno : MPI_SUCCESS;
 }
 
+/* The collectives tree leaves out keep MPICH's built-in choices: tree merged over
+ * builtin, as a string in *json. */
+static int merged_over_builtin(struct json_object *tree, const char *builtin, char **json)
+{
+    int mpi_errno = MPI_SUCCESS;
+    struct json_object *base = json_tokener_parse(builtin);
+    MPIR_Assert(base);
+    json_object_object_foreach(base, key, val) {
+        if (!json_object_object_get_ex(tree, key, NULL))
+            json_object_object_add(tree, key, json_object_get(val));
+    }
+    *json = MPL_strdup(json_object_to_json_string_ext(tree, JSON_C_TO_STRING_PLAIN));
+    MPIR_ERR_CHKANDJUMP(!*json, mpi_errno, MPI_ERR_OTHER, "**nomem");
+  fn_exit:
+    json_object_put(base);
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
 int MPII_Hier_load_tuning_file(const char *path, const char *builtin, char **json)
 {
     int mpi_errno = MPI_SUCCESS;
     struct json_object *tree = MPII_Hier_read_tree(path, report_problem, (void *) path);
-    struct json_object *base = NULL;
 
     *json = NULL;
     if (tree && MPII_Hier_check_tree(tree, MPII_HIER_TREE_MPIR, report_problem, (void *) path)) {
@@ -212,19 +236,111 @@ int MPII_Hier_load_tuning_file(const char *path, const char *builtin, char **jso
         goto fn_exit;
     }
 
-    /* collectives the user's tree leaves out keep MPICH's built-in choices */
-    base = json_tokener_parse(builtin);
-    MPIR_Assert(base);
-    json_object_object_foreach(base, key, val) {
-        if (!json_object_object_get_ex(tree, key, NULL))
-            json_object_object_add(tree, key, json_object_get(val));
-    }
-    *json = MPL_strdup(json_object_to_json_string_ext(tree, JSON_C_TO_STRING_PLAIN));
-    MPIR_ERR_CHKANDJUMP(!*json, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    mpi_errno = merged_over_builtin(tree, builtin, json);
 
   fn_exit:
-    if (base)
-        json_object_put(base);
+    if (tree)
+        json_object_put(tree);
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+/* ---- the site's tree (hier_site.h) ---- */
+
+/*
+=== BEGIN_MPI_T_CVAR_INFO_BLOCK ===
+
+cvars:
+    - name        : MPIR_CVAR_HIER_SITE_TREE
+      category    : COLLECTIVE
+      type        : string
+      default     : ""
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : >-
+        The MPIR tree the site installed for every job (hiertune install-tree), loaded at
+        MPI_Init when the environment does not set MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE
+        (set, even to the empty string, the user's choice wins).  Empty: the tree installed
+        in the MPICH prefix (share/mpich-hier/tuning.json) if there is one; 0: none, MPICH's
+        built-in tree; else the path of a tree installed elsewhere.  A tree that is corrupt,
+        changed after its install or measured on another MPICH version is refused with a
+        message on every rank, and the job runs on MPICH's built-in tree.
+
+=== END_MPI_T_CVAR_INFO_BLOCK ===
+*/
+
+/* MPICH reads a CVAR under any of these names (mpir_cvars.c) */
+static int user_names_mpir_tree(void)
+{
+    return getenv("MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE") ||
+        getenv("MPICH_COLL_SELECTION_TUNING_JSON_FILE") ||
+        getenv("MPIR_PARAM_COLL_SELECTION_TUNING_JSON_FILE");
+}
+
+static void report_site_problem(void *ctx, const char *where, const char *what, const char *item)
+{
+    const char *path = ctx;
+    if (*where)
+        MPL_error_printf("mpich-hier: the site tree %s: at %s: %s \"%s\"\n", path, where, what,
+                         item);
+    else
+        MPL_error_printf("mpich-hier: the site tree %s: %s\n", path, what);
+}
+
+static char site_source[4096];
+
+int MPII_Hier_load_site_tree(const char *builtin, char **json, const char **source)
+{
+    int mpi_errno = MPI_SUCCESS;
+    struct json_object *tree = NULL;
+    const char *path = MPIR_CVAR_HIER_SITE_TREE;
+    char why[1024];
+
+    *json = NULL;
+    if (user_names_mpir_tree() || !strcmp(path, "0"))
+        goto fn_exit;
+    if (!path[0]) {
+        path = MPII_HIER_PREFIX "/" MPII_HIER_SITE_TREE_DIR "/" MPII_HIER_SITE_TREE_NAME;
+        /* none installed: MPICH's built-in tree, as stock MPICH */
+        if (access(path, F_OK))
+            goto fn_exit;
+    }
+    if (snprintf(site_source, sizeof(site_source), "%s", path) >= (int) sizeof(site_source)) {
+        MPL_error_printf("mpich-hier: the site tree %s is refused: its path is too long; "
+                         "this job uses MPICH's built-in selection\n", path);
+        goto fn_exit;
+    }
+    /* a job never fails on the site's tree: each problem is said on every rank, and the
+     * job goes on with MPICH's built-in tree */
+    if (access(path, R_OK)) {
+        MPL_error_printf("mpich-hier: the site tree %s is refused: it cannot be read (%s); "
+                         "this job uses MPICH's built-in selection\n", path, strerror(errno));
+        goto fn_exit;
+    }
+    if (MPII_Hier_site_record_problem(path, MPICH_VERSION, why, sizeof(why))) {
+        MPL_error_printf("mpich-hier: the site tree %s is refused: %s; this job uses MPICH's "
+                         "built-in selection\n", path, why);
+        goto fn_exit;
+    }
+    tree = MPII_Hier_read_tree(path, report_site_problem, site_source);
+    if (tree && MPII_Hier_check_tree(tree, MPII_HIER_TREE_MPIR, report_site_problem,
+                                     site_source)) {
+        json_object_put(tree);
+        tree = NULL;
+    }
+    if (!tree) {
+        MPL_error_printf("mpich-hier: the site tree %s is refused: it is not a valid tree (the "
+                         "problems above); this job uses MPICH's built-in selection\n", path);
+        goto fn_exit;
+    }
+    mpi_errno = merged_over_builtin(tree, builtin, json);
+    MPIR_ERR_CHECK(mpi_errno);
+    *source = site_source;
+    MPII_Hier_route_mpir_tree();
+
+  fn_exit:
     if (tree)
         json_object_put(tree);
     return mpi_errno;

@@ -1,0 +1,44 @@
+// The tree a site installs for every job (src/mpi/coll/hier/hier_site.h says where and
+// what its record holds; MPI_Init loads it when the user names no tree).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hiertune {
+
+// Where and when a tree was measured: the record beside the installed tree.
+struct SiteRecord {
+    std::string mpich_version;  // the MPICH it was measured on: another one refuses it
+    std::string tree_digest;    // of the installed file's bytes (MPII_Hier_site_digest)
+    std::string machine;
+    std::string cluster;
+    std::string measured;   // when, ISO 8601 UTC
+    std::string installed;  // when, ISO 8601 UTC
+    std::string source;     // the tree file it was copied from
+};
+
+// PREFIX/share/mpich-hier/tuning.json, and its record's path.
+std::filesystem::path site_tree_path(const std::filesystem::path& prefix);
+std::filesystem::path site_record_path(const std::filesystem::path& tree);
+
+// Checks the tree as MPI_Init checks an MPIR tree and copies it, then its record, into
+// the prefix (each written beside its place and renamed over it); throws UsageError with
+// the problems of a tree MPI_Init would refuse.  record.tree_digest and .installed are
+// filled in; returns the record written.
+SiteRecord install_site_tree(const std::string& tree, const std::filesystem::path& prefix, SiteRecord record);
+
+// The record beside an installed tree, if it reads as one (fields it lacks stay empty).
+std::optional<SiteRecord> read_site_record(const std::filesystem::path& tree);
+
+// Why MPI_Init of MPICH mpich_version refuses the installed tree (its record, its digest,
+// its content), one line each; empty when it loads it.
+std::vector<std::string> site_tree_problems(const std::filesystem::path& tree, const std::string& mpich_version);
+
+// Now, or a file's modification time, as ISO 8601 UTC ("2026-11-26T21:08:00Z").
+std::string utc_now();
+std::string utc_mtime(const std::filesystem::path& file);
+
+}  // namespace hiertune

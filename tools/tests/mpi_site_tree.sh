@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# The site's tree as a site admin and a user meet it: after `hiertune install-tree`, an
+# unchanged program whose environment names no tree runs what the installed tree says
+# (the plugin's pvar counts hier bcasts); MPIR_CVAR_HIER_SITE_TREE=0, an empty
+# MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE and a user's own tree leave it out; a tree
+# measured on another MPICH, changed after its install, or not valid is refused on every
+# rank with the reason, and the job runs on MPICH's built-in tree.
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/mpi_common.sh"
+unset MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE MPICH_COLL_SELECTION_TUNING_JSON_FILE \
+    MPIR_PARAM_COLL_SELECTION_TUNING_JSON_FILE MPIR_CVAR_HIER_SITE_TREE MPICH_HIER_SITE_TREE
+ranks=4
+
+site=$prefix/share/mpich-hier/tuning.json
+# the other tests need the default path: this test leaves no site tree behind
+[ ! -e "$site" ] || fail "a site tree is installed at $site already (remove it and its .record)"
+trap 'rm -f "$site" "$site.record"; rm -rf "$tmp"' EXIT
+
+"$prefix/bin/mpicc" -O2 -Wall -o "$tmp/app" "$here/../../test/mpi/tuning_file/tree_smoke.c"
+
+run() {  # run [VAR=VALUE...]: the unchanged program under mpiexec; output in $tmp/out
+    local status=0
+    env "$@" "$mpiexec" -n $ranks "$tmp/app" > "$tmp/out" 2>&1 || status=$?
+    [ $status = 0 ] || fail "the job failed ($status) with $*: $(head -20 "$tmp/out")"
+}
+expect_hier() {  # expect_hier yes|no WHAT
+    if [ "$1" = yes ]; then
+        grep -qx "ok, hier bcasts: [1-9][0-9]*" "$tmp/out" || fail "$2: hier did not run: $(head -20 "$tmp/out")"
+    else
+        grep -qx "ok, hier bcasts: 0" "$tmp/out" || fail "$2: not MPICH's built-in choice: $(head -20 "$tmp/out")"
+    fi
+}
+expect_quiet() {
+    ! grep -q "mpich-hier:" "$tmp/out" || fail "$1: a message: $(head -20 "$tmp/out")"
+}
+expect_refused() {  # expect_refused WHAT MESSAGE: every rank says it, the job ran on stock
+    local lines
+    lines=$(grep -cF "mpich-hier: the site tree $site is refused: $2" "$tmp/out" || true)
+    [ "$lines" = $ranks ] || fail "$1: $ranks ranks should say '$2', $lines did: $(head -20 "$tmp/out")"
+    expect_hier no "$1"
+}
+
+echo "== no site tree: MPICH's built-in tree, silently"
+run
+expect_hier no "no site tree"
+expect_quiet "no site tree"
+
+echo "== install-tree, then an unchanged program"
+printf '%s' '{"collective=bcast": {"comm_type=intra": {"comm_hierarchy=parent": {"algorithm=MPIR_Bcast_intra_hier": {"segsize=1024": {}}}, "comm_hierarchy=any": {"algorithm=MPIR_Bcast_intra_binomial": {}}}}}' \
+    > "$tmp/tree.json"
+"$hiertune" install-tree "$tmp/tree.json" --machine test-vm > "$tmp/install" || fail "install-tree: $(cat "$tmp/install")"
+grep -q "^installed $site (MPICH 5.0.1, measured on test-vm" "$tmp/install" || fail "install-tree said: $(cat "$tmp/install")"
+cmp -s "$tmp/tree.json" "$site" || fail "the installed tree is not the given one"
+run
+expect_hier yes "the installed tree"
+expect_quiet "the installed tree"
+"$hiertune" show-tree -C bcast > "$tmp/show" || fail "show-tree: $(cat "$tmp/show")"
+grep -qx "site tree: $site" "$tmp/show" || fail "show-tree names no site tree: $(head "$tmp/show")"
+grep -q "^measured on test-vm (not recorded) at .* with MPICH 5.0.1; installed " "$tmp/show" ||
+    fail "show-tree shows no record: $(head "$tmp/show")"
+grep -q "^MPI_Init loads it" "$tmp/show" || fail "show-tree: $(head "$tmp/show")"
+grep -q "MPIR_Bcast_intra_hier" "$tmp/show" || fail "show-tree shows not the tree: $(cat "$tmp/show")"
+
+echo "== switched off, or the user's own choice"
+run MPIR_CVAR_HIER_SITE_TREE=0
+expect_hier no "MPIR_CVAR_HIER_SITE_TREE=0"
+expect_quiet "MPIR_CVAR_HIER_SITE_TREE=0"
+run MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=
+expect_hier no "an empty MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE"
+expect_quiet "an empty MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE"
+printf '%s' '{"collective=bcast": {"algorithm=MPIR_Bcast_intra_binomial": {}}}' > "$tmp/user.json"
+run MPICH_COLL_SELECTION_TUNING_JSON_FILE="$tmp/user.json"
+expect_hier no "the user's tree (MPICH_ alias)"
+# a tree installed elsewhere, named by the CVAR
+"$hiertune" install-tree "$tmp/tree.json" --prefix "$tmp/elsewhere" > /dev/null
+run MPIR_CVAR_HIER_SITE_TREE="$tmp/elsewhere/share/mpich-hier/tuning.json"
+expect_hier yes "a site tree elsewhere"
+
+echo "== refused: another MPICH, changed after install, not valid, no record"
+cp "$site.record" "$tmp/record"
+sed -i 's/"mpich_version": "5.0.1"/"mpich_version": "4.0.2"/' "$site.record"
+run
+expect_refused "stale" "it was measured on MPICH 4.0.2, this is MPICH 5.0.1: tune again"
+"$hiertune" show-tree > "$tmp/show" || fail "show-tree of a stale tree: $(cat "$tmp/show")"
+grep -q "^refused: it was measured on MPICH 4.0.2" "$tmp/show" || fail "show-tree: $(head "$tmp/show")"
+grep -q "^MPI_Init refuses it" "$tmp/show" || fail "show-tree: $(head "$tmp/show")"
+cp "$tmp/record" "$site.record"
+head -c 40 "$tmp/tree.json" > "$site"
+run
+expect_refused "truncated" "it changed after it was installed"
+# a corrupt tree whose record vouches for it (installed by hand): the tree check says why
+digest=$(python3 - "$site" <<'PY'
+import sys
+h = 0xcbf29ce484222325
+for b in open(sys.argv[1], 'rb').read():
+    h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
+print('fnv1a64:%016x' % h)
+PY
+)
+sed -i "s/\"tree_digest\": \"[^\"]*\"/\"tree_digest\": \"$digest\"/" "$site.record"
+run
+[ "$(grep -c "mpich-hier: the site tree $site: not valid JSON: the file ends inside a value" "$tmp/out")" = $ranks ] ||
+    fail "corrupt: $(head -20 "$tmp/out")"
+expect_refused "corrupt" "it is not a valid tree (the problems above)"
+rm "$site.record"
+cp "$tmp/tree.json" "$site"
+run
+expect_refused "no record" "its record $site.record cannot be read"
+
+echo "PASS: mpi_site_tree"

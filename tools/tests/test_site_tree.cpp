@@ -1,0 +1,90 @@
+// install-tree: the site's tree and the record MPI_Init checks (hier_site.c).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+#include "hiertune/site_tree.hpp"
+#include "hiertune/usage_error.hpp"
+#include "temp_dir.hpp"
+
+namespace hiertune {
+namespace {
+
+class SiteTree : public test::TempDirTest {
+protected:
+    std::string write(const std::string& name, const std::string& text) {
+        const std::string path = (dir_ / name).string();
+        std::ofstream(path) << text;
+        return path;
+    }
+    SiteRecord measured() const { return SiteRecord{"5.0.1", "", "vm", "4 nodes x 2", "2026-11-26T21:08:00Z", "", ""}; }
+    static std::string read(const std::filesystem::path& path) {
+        std::ifstream in(path);
+        return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    const std::string good_ = R"({"collective=bcast": {"algorithm=MPIR_Bcast_intra_binomial": {}}})";
+};
+
+TEST_F(SiteTree, InstalledWithItsRecord) {
+    const std::string tree = write("tree.json", good_);
+    const std::filesystem::path prefix = dir_ / "prefix";
+    const SiteRecord written = install_site_tree(tree, prefix, measured());
+    const std::filesystem::path installed = prefix / "share" / "mpich-hier" / "tuning.json";
+    EXPECT_EQ(site_tree_path(prefix), installed);
+    EXPECT_EQ(read(installed), good_);
+    EXPECT_EQ(written.tree_digest.rfind("fnv1a64:", 0), 0u) << written.tree_digest;
+    EXPECT_EQ(written.source, tree);
+    EXPECT_FALSE(written.installed.empty());
+    const std::optional<SiteRecord> record = read_site_record(installed);
+    ASSERT_TRUE(record);
+    EXPECT_EQ(record->mpich_version, "5.0.1");
+    EXPECT_EQ(record->machine, "vm");
+    EXPECT_EQ(record->cluster, "4 nodes x 2");
+    EXPECT_EQ(record->measured, "2026-11-26T21:08:00Z");
+    EXPECT_EQ(record->tree_digest, written.tree_digest);
+    EXPECT_TRUE(site_tree_problems(installed, "5.0.1").empty());
+    // nothing staged is left beside it
+    EXPECT_FALSE(std::filesystem::exists(installed.string() + ".new"));
+    EXPECT_FALSE(std::filesystem::exists(installed.string() + ".record.new"));
+}
+
+TEST_F(SiteTree, RefusedByAnotherMpichOrWhenChanged) {
+    const std::filesystem::path prefix = dir_ / "prefix";
+    install_site_tree(write("tree.json", good_), prefix, measured());
+    const std::filesystem::path installed = site_tree_path(prefix);
+    std::vector<std::string> problems = site_tree_problems(installed, "5.0.2");
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_NE(problems[0].find("measured on MPICH 5.0.1, this is MPICH 5.0.2"), std::string::npos) << problems[0];
+    std::ofstream(installed, std::ios::app) << " ";
+    problems = site_tree_problems(installed, "5.0.1");
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_NE(problems[0].find("changed after it was installed"), std::string::npos) << problems[0];
+}
+
+TEST_F(SiteTree, ABadTreeIsNotInstalled) {
+    const std::filesystem::path prefix = dir_ / "prefix";
+    install_site_tree(write("good.json", good_), prefix, measured());
+    const std::string bad = write("bad.json", R"({"collective=bcast": {"algorithm=MPIR_Bcast_intra_nothing": {}}})");
+    try {
+        install_site_tree(bad, prefix, measured());
+        FAIL() << "installed a tree MPI_Init refuses";
+    } catch (const UsageError& e) {
+        EXPECT_NE(std::string(e.what()).find("MPI_Init would refuse this tree"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("MPIR_Bcast_intra_nothing"), std::string::npos) << e.what();
+    }
+    // the installed tree is still the good one, and still vouched for
+    EXPECT_EQ(read(site_tree_path(prefix)), good_);
+    EXPECT_TRUE(site_tree_problems(site_tree_path(prefix), "5.0.1").empty());
+}
+
+TEST_F(SiteTree, NoRecordNoTree) {
+    const std::filesystem::path tree = write("tuning.json", good_);
+    EXPECT_FALSE(read_site_record(tree));
+    const std::vector<std::string> problems = site_tree_problems(tree, "5.0.1");
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_NE(problems[0].find("hiertune install-tree"), std::string::npos) << problems[0];
+}
+
+}  // namespace
+}  // namespace hiertune
