@@ -117,7 +117,7 @@ private:
 // For ln(seconds) that made the unmeasured large sizes as fast as the smaller
 // ones, and the configurations not yet measured at the top sizes won the tree
 // there (1.3-2.9x slower picks at 4 MiB on the emulated cluster, learn
-// trained on the same points: doc/measurements.md); per byte, the last value
+// trained on the same points: doc/measurements/learn.md); per byte, the last value
 // extrapolates as bandwidth-bound time, the regime of large messages.
 // (Per-size normalisation against the best would need every configuration
 // measured at each size, which active learning never has.)  Throws
@@ -323,7 +323,7 @@ struct LearnOptions {
     // configuration measured only at some sizes is predicted beyond them with
     // the time per byte of the nearest one, all trees agree on that, and the
     // variance never asks for the point.  On the emulated cluster
-    // (doc/measurements.md) a pipeline of 16 KiB segments measured only at
+    // (doc/measurements/learn.md) a pipeline of 16 KiB segments measured only at
     // large sizes won 8-32 KiB on 3-4 nodes, where it costs three hops per
     // byte (1.7-1.9x the best), and a split-binary tree measured only at small
     // sizes won 64 KiB - 4 MiB (1.4-1.6x).  Small messages are where shapes

@@ -1,7 +1,7 @@
 // A model of the links for messages sent eagerly: how the transfers of a
 // collective share the per-node links when each send completes at once at the
 // sender (issue 17; the rules are what bench/link-probe.sh measured on the
-// emulated cluster, doc/measurements.md "The link probe").  No MPI.
+// emulated cluster, doc/measurements/analytic-models.md, "The link probe").  No MPI.
 //
 // Every rank has one outgoing and one incoming link of the same speed, full
 // duplex.  A transfer of b bytes is w = alpha + beta * b of link time.
