@@ -295,6 +295,33 @@ START_TEST(mpich_parameters)
 }
 END_TEST
 
+/* whole_comm=1: the plugin's mark on MPICH's algorithms (the whole comm, as measured) */
+START_TEST(whole_comm)
+{
+    problems p;
+    ck_assert_int_eq(check_text("{\"collective=bcast\": {\"algorithm=MPIR_Bcast_intra_binomial\":"
+                                " {\"whole_comm = 1\":{}}}}", MPII_HIER_TREE_MPIR, &p), 0);
+    ck_assert_int_eq(check_text("{\"collective=bcast\": {\"algorithm=MPIR_Bcast_intra_binomial\":"
+                                " {\"whole_comm=2\":{}}}}", MPII_HIER_TREE_MPIR, &p), 1);
+    ck_assert(mentions(&p, 0, "| whole_comm=2"));
+    /* the plugin's own algorithms take only their grammar's parameters */
+    ck_assert_int_eq(check_text("{\"collective=bcast\": {\"algorithm=MPIR_Bcast_intra_hier\":"
+                                " {\"whole_comm=1\":{}}}}", MPII_HIER_TREE_MPIR, &p), 1);
+    ck_assert(mentions(&p, 0, "invalid parameter of MPIR_Bcast_intra_hier"));
+
+    struct json_object *leaf =
+        json_tokener_parse("{\"algorithm=MPIR_Allreduce_allcomm_nb\": {\"whole_comm=1\": {}}}");
+    ck_assert(MPII_Hier_whole_comm_leaf(leaf));
+    json_object_put(leaf);
+    leaf = json_tokener_parse("{\"algorithm=MPIR_Allreduce_allcomm_nb\": {}}");
+    ck_assert(!MPII_Hier_whole_comm_leaf(leaf));
+    json_object_put(leaf);
+    leaf = json_tokener_parse("{\"algorithm=MPIR_Bcast_intra_hier\": {\"whole_comm=1\": {}}}");
+    ck_assert(!MPII_Hier_whole_comm_leaf(leaf));
+    json_object_put(leaf);
+}
+END_TEST
+
 /* every parameter MPICH passes from the container to the algorithm must be in the tree
  * (coll_algorithms.txt's extra_params): MPICH allocates containers uninitialised */
 START_TEST(mpich_parameters_required)
@@ -646,6 +673,7 @@ int main(void)
     tcase_add_test(tc, bad_parameters);
     tcase_add_test(tc, mpich_parameters);
     tcase_add_test(tc, mpich_parameters_required);
+    tcase_add_test(tc, whole_comm);
     tcase_add_test(tc, chains);
     tcase_add_test(tc, any_operator);
     tcase_add_test(tc, avg_ppn_less_than);

@@ -1,5 +1,7 @@
 #include "hiertune/csel_show.hpp"
 
+#include "hier_grammar.h"
+
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
@@ -270,6 +272,10 @@ Selection container(const Json& object, const std::string& key, std::vector<std:
         throw TreeError("parameters of '" + key + "' at " + path_text(s.path) + " are not an object");
     for (const auto& [param, unused] : params.items()) {
         const std::string text = without_spaces(param);
+        if (text == std::string(MPII_HIER_WHOLE_COMM_PARAM) + "=1") {  // where it runs, not what
+            s.whole_comm = true;
+            continue;
+        }
         const std::size_t eq = text.find('=');
         s.params.emplace_back(text.substr(0, eq), eq == std::string::npos ? "" : text.substr(eq + 1));
     }
@@ -442,6 +448,7 @@ std::string Selection::describe() const {
         case Kind::container: {
             std::string text = container;
             for (const auto& [name, value] : params) text += " " + name + (value.empty() ? "" : "=" + value);
+            if (whole_comm) text += " (whole comm)";
             return text;
         }
         case Kind::no_match:
@@ -660,6 +667,7 @@ Json table_json(const std::vector<TableRow>& rows) {
                     {"matched", s.matched()}};
         object["algorithm"] = s.matched() ? Json(s.container) : Json(nullptr);
         object["params"] = params;
+        object["whole_comm"] = s.whole_comm;
         object["selection"] = s.describe();
         object["path"] = s.path;
         array.push_back(std::move(object));

@@ -1,5 +1,7 @@
 #include "hiertune/csel_tree.hpp"
 
+#include "hier_grammar.h"
+
 #include "hiertune/grammar.hpp"
 
 #include <algorithm>
@@ -110,6 +112,8 @@ Json leaf(const Choice& choice, const Json& stock_intra) {
     if (choice.algorithm.empty()) throw std::invalid_argument("algorithm choice without a name");
     Json params = Json::object();
     for (const auto& [key, value] : choice.params) params[key + "=" + value] = Json::object();
+    // MPICH's own algorithm runs on the whole comm, as it was measured (device step off)
+    if (!grammar::find(choice.algorithm)) params[std::string(MPII_HIER_WHOLE_COMM_PARAM) + "=1"] = Json::object();
     Json node = Json::object();
     node["algorithm=" + choice.algorithm] = params;
     const std::vector<std::string> needed = grammar::requirements(choice.algorithm);

@@ -574,7 +574,7 @@ TEST(CselShowBuiltTree, FlatChoicesSkipMpichSubcomms) {
                               {4, 1, 65536, Choice::container("MPIR_Bcast_intra_scatter_ring_allgather")}};
     const Json tree = build_tree(small_stock(), input).tree;
     EXPECT_TRUE(check_tree(tree).empty()) << check_tree(tree).front();
-    EXPECT_EQ(pick(tree, point("bcast", 4, 4, 65536)), "MPIR_Bcast_intra_scatter_ring_allgather");
+    EXPECT_EQ(pick(tree, point("bcast", 4, 4, 65536)), "MPIR_Bcast_intra_scatter_ring_allgather (whole comm)");
     EXPECT_EQ(pick(tree, point("bcast", 4, 4, 1024)), "MPIR_Bcast_intra_binomial");
     const Selection roots = select(tree, subcomm("bcast", 4, 65536));
     EXPECT_EQ(roots.describe(), "MPIR_Bcast_intra_binomial");

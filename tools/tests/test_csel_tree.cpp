@@ -205,12 +205,14 @@ TEST(CselTree, MpichRequirementsGuardTheirAlgorithm) {
     const Json& stock_intra = stock["collective=reduce"]["comm_type=intra"];
     Json count_guard = Json::object();
     count_guard["count<pow2"] = stock_intra;
-    count_guard["count=any"] = Json::parse(R"({"algorithm=MPIR_Reduce_intra_reduce_scatter_gather": {}})");
+    // MPICH's own algorithm, marked to run on the whole comm as it was measured
+    count_guard["count=any"] =
+        Json::parse(R"({"algorithm=MPIR_Reduce_intra_reduce_scatter_gather": {"whole_comm=1": {}}})");
     EXPECT_EQ(guarded["is_op_built_in=yes"], count_guard);
     EXPECT_EQ(guarded["is_op_built_in=yes"].begin().key(), "count<pow2");  // the test first: its failure selects
     EXPECT_EQ(guarded["is_op_built_in=no"], stock_intra);
     EXPECT_TRUE(check_tree(result.tree).empty()) << check_tree(result.tree).front();
-    EXPECT_EQ(sizes.begin().value(), Json::parse(R"({"algorithm=MPIR_Reduce_intra_binomial": {}})"));
+    EXPECT_EQ(sizes.begin().value(), Json::parse(R"({"algorithm=MPIR_Reduce_intra_binomial": {"whole_comm=1": {}}})"));
 }
 
 TEST(CselTree, RoundTripThroughAFile) {

@@ -96,6 +96,7 @@ struct Selection {
     Kind kind = Kind::no_match;
     std::string container;  // "MPIR_Bcast_intra_hier" ("algorithm=" dropped), "composition=..."
     std::vector<std::pair<std::string, std::string>> params;  // file order: {"segsize", "65536"}
+    bool whole_comm = false;  // MPICH's algorithm marked whole_comm=1 (not in params)
     std::vector<std::string> path;  // keys that held, from the root; undefined: ends with the key
     std::string problem;            // no_match, undefined: why, e.g. "no collective=reduce"
     std::string note;               // what mpich-hier does instead, where it differs

@@ -421,6 +421,7 @@ static void check_mpich_params(tree_check * tc, const char *name, struct json_ob
             for (int i = 0; mpich_algorithm_params[i].container; i++)
                 known |= !strcmp(mpich_algorithm_params[i].container, name) &&
                     !strcmp(mpich_algorithm_params[i].param, param);
+            known |= !strcmp(param, MPII_HIER_WHOLE_COMM_PARAM) && !strcmp(eq + 1, "1");
         }
         if (!known)
             problem(tc, has_params ? what : "parameters for an algorithm without parameters:", key);
@@ -575,6 +576,27 @@ static void check_node(tree_check * tc, struct json_object *obj, const char *col
     if (bounded && last_kind == KEY_TEST && tc->level == MPII_HIER_TREE_MPIR &&
         !has_complementary_tests(obj))
         problem(tc, "a chain of bounds that can all fail (MPICH asserts): it ends with", last);
+}
+
+int MPII_Hier_whole_comm_leaf(struct json_object *leaf)
+{
+    if (!json_object_is_type(leaf, json_type_object) || json_object_object_length(leaf) != 1)
+        return 0;
+    json_object_object_foreach(leaf, key, params) {
+        char ckey[256];
+        without_spaces(key, ckey, sizeof(ckey));
+        if (strncmp(ckey, "algorithm=", 10) || MPII_Hier_grammar_algorithm(ckey + 10) >= 0 ||
+            !json_object_is_type(params, json_type_object))
+            return 0;
+        json_object_object_foreach(params, pkey, pval) {
+            (void) pval;
+            char cparam[256];
+            without_spaces(pkey, cparam, sizeof(cparam));
+            if (!strcmp(cparam, MPII_HIER_WHOLE_COMM_PARAM "=1"))
+                return 1;
+        }
+    }
+    return 0;
 }
 
 int MPII_Hier_check_tree(struct json_object *tree, MPII_Hier_tree_level level,

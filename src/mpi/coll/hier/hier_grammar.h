@@ -164,6 +164,13 @@
     X(binomial, BINOMIAL) \
     X(shm, SHM)
 
+/* The parameter the plugin reads on MPICH's own algorithms in an MPIR tree: with
+ * "whole_comm=1" the algorithm runs on the whole of a multi-node comm (the MPIR level,
+ * as hiertune measures a forced algorithm, device step off), not inside MPICH's CH4
+ * composition on its node and leader comms.  hiertune writes it on every tuned leaf that
+ * names one of MPICH's algorithms; MPICH's container parser ignores it. */
+#define MPII_HIER_WHOLE_COMM_PARAM "whole_comm"
+
 /* What MPICH's own algorithms need from the branch that selects them (they assert, move
  * no data, or combine in the wrong order otherwise): X(container, condition), where the
  * condition is a key that must be on the path, or !KEY: a test whose failure branch the
@@ -280,6 +287,10 @@ int MPII_Hier_check_tree(struct json_object *tree, MPII_Hier_tree_level level,
 /* Reads a JSON file; on failure reports (where = "") why, with line and column of a
  * syntax error, and returns NULL. */
 struct json_object *MPII_Hier_read_tree(const char *path, MPII_Hier_problem_fn fn, void *ctx);
+
+/* Whether a leaf of a tree ({"algorithm=MPIR_...": {params}}, as MPICH's parser hands it
+ * to its container callback) names one of MPICH's algorithms with "whole_comm=1". */
+int MPII_Hier_whole_comm_leaf(struct json_object *leaf);
 
 #ifdef __cplusplus
 }
