@@ -32,7 +32,8 @@ static const struct {
     [MPII_HIER_PVAR_MPIR_ROUTED] = {"coll_hier_mpir_routed",
                                     "MPI_Bcast/Reduce/Allreduce/Barrier calls on multi-node comms "
                                     "that the device handed to the MPIR level because a plugin algorithm "
-                                    "was selected there (forced CVAR or the user's tree)"},
+                                    "was selected there (forced CVAR, the user's or site's tree) or one of "
+                                    "MPICH's marked whole_comm=1 in that tree"},
     [MPII_HIER_PVAR_BCAST_SEG_SEGMENTS] = {"coll_hier_bcast_seg_segments",
                                            "segments of the calling rank's part of the "
                                            "payload in the MPIR_Bcast_intra_seg_* algorithms"},
