@@ -23,6 +23,16 @@ std::string utc_text(std::time_t t) {
     return text;
 }
 
+// The record's string fields, in the order written (hier_site.h: the keys MPI_Init checks).
+const std::pair<const char*, std::string SiteRecord::*> kRecordFields[] = {
+    {MPII_HIER_SITE_KEY_MPICH_VERSION, &SiteRecord::mpich_version},
+    {MPII_HIER_SITE_KEY_TREE_DIGEST, &SiteRecord::tree_digest},
+    {"machine", &SiteRecord::machine},
+    {"cluster", &SiteRecord::cluster},
+    {"measured", &SiteRecord::measured},
+    {"installed", &SiteRecord::installed},
+    {"source", &SiteRecord::source}};
+
 std::string digest_of(const std::filesystem::path& file) {
     char digest[MPII_HIER_SITE_DIGEST_SIZE];
     if (MPII_Hier_site_digest(file.c_str(), digest) != 0)
@@ -89,14 +99,8 @@ SiteRecord install_site_tree(const std::string& tree, const std::filesystem::pat
     const std::filesystem::path staged = to.string() + ".new";
     write_file(staged, content);
     record.tree_digest = digest_of(staged);
-    nlohmann::ordered_json json{{"format", MPII_HIER_SITE_RECORD_FORMAT},
-                                {"mpich_version", record.mpich_version},
-                                {"tree_digest", record.tree_digest},
-                                {"machine", record.machine},
-                                {"cluster", record.cluster},
-                                {"measured", record.measured},
-                                {"installed", record.installed},
-                                {"source", record.source}};
+    nlohmann::ordered_json json{{MPII_HIER_SITE_KEY_FORMAT, MPII_HIER_SITE_RECORD_FORMAT}};
+    for (const auto& [key, field] : kRecordFields) json[key] = record.*field;
     write_over(site_record_path(to), json.dump(2) + "\n");
     std::filesystem::rename(staged, to, error);
     if (error) throw UsageError("cannot move " + staged.string() + " to " + to.string() + ": " + error.message());
@@ -108,12 +112,12 @@ std::optional<SiteRecord> read_site_record(const std::filesystem::path& tree) {
     if (!in) return std::nullopt;
     const nlohmann::json json = nlohmann::json::parse(in, nullptr, false);
     if (!json.is_object()) return std::nullopt;
-    const auto field = [&](const char* name) {
-        const auto found = json.find(name);
-        return found != json.end() && found->is_string() ? found->get<std::string>() : std::string();
-    };
-    return SiteRecord{field("mpich_version"), field("tree_digest"), field("machine"), field("cluster"),
-                      field("measured"),      field("installed"),   field("source")};
+    SiteRecord record;
+    for (const auto& [key, field] : kRecordFields) {
+        const auto found = json.find(key);
+        if (found != json.end() && found->is_string()) record.*field = found->get<std::string>();
+    }
+    return record;
 }
 
 std::vector<std::string> site_tree_problems(const std::filesystem::path& tree, const std::string& mpich_version) {

@@ -73,17 +73,17 @@ int MPII_Hier_site_record_problem(const char *tree_path, const char *mpich_versi
     char actual[MPII_HIER_SITE_DIGEST_SIZE];
     if (!record || !json_object_is_type(record, json_type_object))
         snprintf(why, size, "its record %s is not a JSON object", record_path);
-    else if (!json_object_object_get_ex(record, "format", &format) ||
+    else if (!json_object_object_get_ex(record, MPII_HIER_SITE_KEY_FORMAT, &format) ||
              !json_object_is_type(format, json_type_int) ||
              json_object_get_int(format) != MPII_HIER_SITE_RECORD_FORMAT)
         snprintf(why, size, "its record %s is not of format %d", record_path,
                  MPII_HIER_SITE_RECORD_FORMAT);
-    else if (!(version = string_field(record, "mpich_version")))
+    else if (!(version = string_field(record, MPII_HIER_SITE_KEY_MPICH_VERSION)))
         snprintf(why, size, "its record %s names no mpich_version", record_path);
     else if (strcmp(version, mpich_version))
         snprintf(why, size, "it was measured on MPICH %s, this is MPICH %s: tune again and "
                  "install the new tree", version, mpich_version);
-    else if (!(digest = string_field(record, "tree_digest")))
+    else if (!(digest = string_field(record, MPII_HIER_SITE_KEY_TREE_DIGEST)))
         snprintf(why, size, "its record %s has no tree_digest", record_path);
     else if (MPII_Hier_site_digest(tree_path, actual))
         snprintf(why, size, "it cannot be read (%s)", strerror(errno));

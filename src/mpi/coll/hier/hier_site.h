@@ -29,6 +29,10 @@ extern "C" {
 #define MPII_HIER_SITE_TREE_NAME "tuning.json"
 #define MPII_HIER_SITE_RECORD_SUFFIX ".record"
 #define MPII_HIER_SITE_RECORD_FORMAT 1
+/* the record's keys that MPI_Init checks */
+#define MPII_HIER_SITE_KEY_FORMAT "format"
+#define MPII_HIER_SITE_KEY_MPICH_VERSION "mpich_version"
+#define MPII_HIER_SITE_KEY_TREE_DIGEST "tree_digest"
 #define MPII_HIER_SITE_DIGEST_PREFIX "fnv1a64:"
 /* "fnv1a64:" + 16 hex digits + NUL */
 #define MPII_HIER_SITE_DIGEST_SIZE 25
