@@ -187,7 +187,12 @@ std::vector<han::Candidate> candidates_from_tasks(const std::vector<StoredTask>&
     std::vector<han::Candidate> result;
     for (auto& [key, candidate] : by_key) {
         if (const auto found = gathers.find(key.first); found != gathers.end()) candidate.gather_costs = found->second;
-        result.push_back(std::move(candidate));
+        // what the configuration's shorter segments cost (by_key is ordered by segment size within a config)
+        for (const auto& [shorter_key, shorter] : by_key) {
+            if (shorter_key.first != key.first || shorter_key.second >= key.second) continue;
+            candidate.shorter_segments[shorter_key.second] = shorter.costs;
+        }
+        result.push_back(candidate);
     }
     return result;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <set>
 #include <stdexcept>
@@ -205,6 +206,51 @@ std::optional<double> predict_allgather(const TaskCosts& costs, std::uint64_t se
     return leaders_worst_sum(allgather_sequence(segment_count(block, segsize), nodes), costs, missing);
 }
 
+TaskCosts segment_costs(const Candidate& candidate, std::uint64_t piece) {
+    if (piece >= candidate.segsize) return candidate.costs;
+    const auto exact = candidate.shorter_segments.find(piece);
+    if (exact != candidate.shorter_segments.end()) return exact->second;
+    const auto above = candidate.shorter_segments.upper_bound(piece);
+    const std::uint64_t hi_bytes = above == candidate.shorter_segments.end() ? candidate.segsize : above->first;
+    const TaskCosts& hi = above == candidate.shorter_segments.end() ? candidate.costs : above->second;
+    if (above == candidate.shorter_segments.begin()) return hi;  // below every measured size
+    const auto& [lo_bytes, lo] = *std::prev(above);
+    const double weight = static_cast<double>(piece - lo_bytes) / static_cast<double>(hi_bytes - lo_bytes);
+    TaskCosts costs = hi;
+    for (auto& [task, values] : costs) {
+        const auto low = lo.find(task);
+        if (low == lo.end() || low->second.empty()) continue;
+        if (low->second.size() != values.size() && low->second.size() != 1 && values.size() != 1)
+            throw std::invalid_argument("task " + task + ": " + std::to_string(low->second.size()) + " leaders at " +
+                                        std::to_string(lo_bytes) + " B, " + std::to_string(values.size()) + " at " +
+                                        std::to_string(hi_bytes) + " B");
+        std::vector<double> mixed(std::max(values.size(), low->second.size()));
+        for (std::size_t leader = 0; leader < mixed.size(); ++leader) {
+            const double a = low->second[low->second.size() == 1 ? 0 : leader];
+            const double b = values[values.size() == 1 ? 0 : leader];
+            mixed[leader] = a + (b - a) * weight;
+        }
+        values = std::move(mixed);
+    }
+    return costs;
+}
+
+std::optional<double> predict_candidate(Collective collective, const Candidate& candidate, int nodes,
+                                        std::uint64_t msg_bytes, int ppn) {
+    if (collective == Collective::allgather) {
+        if (ppn < 1) throw std::invalid_argument("the allgather ring needs the ranks per node (ppn >= 1)");
+        const auto gather = candidate.gather_costs.find(msg_bytes);
+        if (gather == candidate.gather_costs.end()) return std::nullopt;  // sg not measured at this size
+        const std::uint64_t block = static_cast<std::uint64_t>(ppn) * msg_bytes;
+        TaskCosts costs = segment_costs(candidate, std::min(block, candidate.segsize));
+        costs[kGatherTask] = gather->second;
+        return predict_allgather(costs, candidate.segsize, msg_bytes, nodes, ppn);
+    }
+    const std::uint64_t piece = std::max<std::uint64_t>(1, std::min(msg_bytes, candidate.segsize));
+    return predict(decomposition(collective, candidate.config), segment_costs(candidate, piece), candidate.segsize,
+                   msg_bytes);
+}
+
 bool pruned(const Candidate& candidate, int nodes, std::uint64_t msg_bytes, const PruneOptions& prune) {
     if (!prune.enabled) return false;
     const auto value_of = [&](const std::string& key) -> std::string {
@@ -246,16 +292,7 @@ std::optional<Prediction> best_candidate(Collective collective, const std::vecto
             if (found != smallest_cover.end() && c.segsize != found->second) continue;
         }
         if (!applies(collective, c.config) || pruned(c, nodes, pipelined, options.prune)) continue;
-        std::optional<double> time;
-        if (allgather) {
-            const auto gather = c.gather_costs.find(msg_bytes);
-            if (gather == c.gather_costs.end()) continue;  // sg not measured at this size
-            TaskCosts costs = c.costs;
-            costs[kGatherTask] = gather->second;
-            time = predict_allgather(costs, c.segsize, msg_bytes, nodes, ppn);
-        } else {
-            time = predict(decomposition(collective, c.config), c.costs, c.segsize, msg_bytes);
-        }
+        const std::optional<double> time = predict_candidate(collective, c, nodes, msg_bytes, ppn);
         if (!time) continue;
         const bool better = !best || std::tie(*time, c.segsize, key) <
                                          std::tie(best->time, best->candidate->segsize, best_key);

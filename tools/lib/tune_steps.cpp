@@ -299,6 +299,33 @@ std::string config_spec(const Params& config) {
     return join(items, ',');
 }
 
+std::vector<std::uint64_t> task_segsizes(const TuneOptions& options) {
+    std::vector<std::uint64_t> segsizes = options.segsizes;
+    const std::uint64_t smallest = *std::min_element(segsizes.begin(), segsizes.end());
+    for (std::uint64_t bytes : options.sizes)
+        if (bytes > 0 && bytes < smallest && !std::count(segsizes.begin(), segsizes.end(), bytes))
+            segsizes.push_back(bytes);
+    std::sort(segsizes.begin(), segsizes.end());
+    return segsizes;
+}
+
+std::vector<TaskKey> planned_tasks(const TuneOptions& options) {
+    const std::vector<Params> configs = parse_task_configs(options.configs);
+    const std::vector<std::uint64_t> segsizes = task_segsizes(options);
+    std::vector<TaskKey> plan;
+    for (const std::string& collective : options.collectives)
+        for (const Params& config : configs_for(collective, configs)) {
+            if (analytic::is_seg_inter(config)) continue;  // costed by the analytic models (step 0b)
+            for (std::uint64_t segsize : segsizes) {
+                const std::vector<TaskKey> keys = task_keys(collective, config, segsize);
+                plan.insert(plan.end(), keys.begin(), keys.end());
+            }
+            if (collective == "allgather")  // its sg at every size
+                for (std::uint64_t bytes : options.sizes) plan.push_back(gather_task_key(config, bytes));
+        }
+    return plan;
+}
+
 std::vector<Launch> tasks_launches(const TuneOptions& options, const std::string& hiertune) {
     const auto groups = launch_groups(options);
     // tasks --config is one product spec: the user's when one launch covers
@@ -327,7 +354,7 @@ std::vector<Launch> tasks_launches(const TuneOptions& options, const std::string
         launch.env.insert(launch.env.end(), spec.env.begin(), spec.env.end());
         launch.argv.insert(launch.argv.end(),
                            {hiertune, "tasks", "-C", join(spec.collectives, ','), "-s",
-                            join_sizes(options.segsizes, ','), "--steady", std::to_string(options.steady_segments),
+                            join_sizes(task_segsizes(options), ','), "--steady", std::to_string(options.steady_segments),
                             "--max-message", std::to_string(*std::max_element(options.sizes.begin(), options.sizes.end())),
                             "-x", std::to_string(options.task_warmup), "--min-reps",
                             std::to_string(std::min(options.task_min_reps, options.task_reps)), "-i",
@@ -673,17 +700,8 @@ TuneCases tune_cases(const TuneOptions& options, const std::vector<StoredTask>& 
                 const auto candidate = std::find_if(candidates.begin(), candidates.end(), [&](const auto& cand) {
                     return cand.config == config && cand.segsize == segsize;
                 });
-                if (candidate != candidates.end() && coll == han::Collective::allgather) {
-                    const auto gather = candidate->gather_costs.find(bytes);
-                    if (gather != candidate->gather_costs.end()) {
-                        han::TaskCosts costs = candidate->costs;
-                        costs[han::kGatherTask] = gather->second;
-                        entry.predicted = han::predict_allgather(costs, segsize, bytes, nodes, ppn);
-                    }
-                } else if (candidate != candidates.end()) {
-                    entry.predicted =
-                        han::predict(han::decomposition(coll, config), candidate->costs, segsize, bytes);
-                }
+                if (candidate != candidates.end())
+                    entry.predicted = han::predict_candidate(coll, *candidate, nodes, bytes, ppn);
                 const auto time = measured.find({bytes, entry.config});
                 if (time != measured.end()) entry.measured = time->second;
                 c.configs.push_back(std::move(entry));

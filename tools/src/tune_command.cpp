@@ -95,19 +95,7 @@ Job calibrate_step(TuneOptions& options, const std::string& hiertune, const fs::
 }
 
 bool tasks_complete(const MeasureDb& db, JobId job, const TuneOptions& options) {
-    std::vector<TaskKey> plan;
-    for (const std::string& collective : options.collectives)
-        for (const Params& config : configs_for(collective, parse_task_configs(options.configs)))
-            for (std::uint64_t segsize : analytic::is_seg_inter(config) ? std::vector<std::uint64_t>{}
-                                                                        : options.segsizes) {
-                const auto keys = task_keys(collective, config, segsize);
-                plan.insert(plan.end(), keys.begin(), keys.end());
-            }
-    for (const std::string& collective : options.collectives)
-        if (collective == "allgather")  // its sg at every size
-            for (const Params& config : configs_for(collective, parse_task_configs(options.configs)))
-                for (std::uint64_t bytes : options.sizes) plan.push_back(gather_task_key(config, bytes));
-    return db.pending_tasks(job, plan).empty();
+    return db.pending_tasks(job, planned_tasks(options)).empty();
 }
 
 // Per collective, the seg_* inter-node candidates of the search space from the

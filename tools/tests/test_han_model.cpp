@@ -212,6 +212,31 @@ TEST(HanModel, OversizeSegmentsCollapse) {
     EXPECT_EQ(best->candidate->segsize, 65536u);
 }
 
+// What one segment shorter than the segment size costs (computed by hand).
+TEST(HanModel, ShortSegmentsCostWhatTheySend) {
+    Candidate c = bcast_candidate("tsp_kary", 16384, 100, 50, 20);
+    c.shorter_segments[1024] = TaskCosts{{"ib", {10}}, {"sb", {2}}};
+    c.shorter_segments[4096] = TaskCosts{{"ib", {20, 30}}, {"sbib", {8}}, {"sb", {4}}};
+    EXPECT_EQ(segment_costs(c, 16384), c.costs);
+    EXPECT_EQ(segment_costs(c, 1 << 20), c.costs);
+    EXPECT_EQ(segment_costs(c, 1024), c.shorter_segments[1024]);
+    EXPECT_EQ(segment_costs(c, 512), c.shorter_segments[1024]);  // below every measured size: an upper bound
+    // 2560 B: halfway from 1K to 4K; ib per leader from the single value 10; sbib only at 4K
+    const TaskCosts mid = segment_costs(c, 2560);
+    EXPECT_EQ(mid.at("ib"), (std::vector<double>{15, 20}));
+    EXPECT_EQ(mid.at("sb"), (std::vector<double>{3}));
+    EXPECT_EQ(mid.at("sbib"), (std::vector<double>{8}));
+    // 10240 B: halfway from 4K to the segment size 16K
+    EXPECT_EQ(segment_costs(c, 10240).at("sb"), (std::vector<double>{12}));
+    // u = 1 at 1 KiB: ib + sb = 12, not the 120 of a whole 16K segment
+    EXPECT_DOUBLE_EQ(*predict_candidate(Collective::bcast, c, 2, 1024), 12.0);
+    // 20 KiB: two 16K segments, the segment size's costs
+    EXPECT_DOUBLE_EQ(*predict_candidate(Collective::bcast, c, 2, 20480), 100.0 + 50 + 20);
+    c.shorter_segments[1024]["ib"] = {1, 2};
+    c.shorter_segments[4096]["ib"] = {1, 2, 3};
+    EXPECT_THROW(segment_costs(c, 2560), std::invalid_argument);  // 2 leaders at 1K, 3 at 4K
+}
+
 TEST(HanModel, PruningIsOptional) {
     const std::vector<Candidate> candidates{bcast_candidate("tsp_ring", 100, 1, 1, 1),
                                             bcast_candidate("tsp_kary", 100, 2, 2, 2)};

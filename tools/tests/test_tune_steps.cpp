@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -277,16 +278,43 @@ TEST(Tune, TasksLaunch) {
     const Launch& l = launches[0];
     EXPECT_EQ(l.step, "tasks");
     EXPECT_EQ(l.argv, (std::vector<std::string>{"/opt/mpich/bin/mpiexec", "-n", "4", "/bin/hiertune", "tasks", "-C",
-                                                "bcast", "-s", "4096,32768", "--steady", "8", "--max-message", "65536",
+                                                "bcast", "-s", "1024,4096,32768", "--steady", "8", "--max-message", "65536",
                                                 "-x", "3", "--min-reps",
                                                 "10", "-i", "100", "--precision", "2.5", "--max-time", "5",
                                                 "--config", "inter_algo=tsp_kary/sched_binomial", "--db",
                                                 "/d/t.sqlite", "--machine", "box", "--account", "tasks"}));
     EXPECT_EQ(l.env, (std::vector<std::pair<std::string, std::string>>{{"MPIR_CVAR_NUM_CLIQUES", "2"}}));
     EXPECT_EQ(describe(l),
-              "MPIR_CVAR_NUM_CLIQUES=2 /opt/mpich/bin/mpiexec -n 4 /bin/hiertune tasks -C bcast -s 4096,32768 "
+              "MPIR_CVAR_NUM_CLIQUES=2 /opt/mpich/bin/mpiexec -n 4 /bin/hiertune tasks -C bcast -s 1024,4096,32768 "
               "--steady 8 --max-message 65536 -x 3 --min-reps 10 -i 100 --precision 2.5 --max-time 5 --config "
               "inter_algo=tsp_kary/sched_binomial --db /d/t.sqlite --machine box --account tasks");
+}
+
+// Messages shorter than the smallest segment get task runs of their own length.
+TEST(Tune, TaskSegsizesAddTheShortMessages) {
+    TuneOptions o = options();
+    EXPECT_EQ(task_segsizes(o), (std::vector<std::uint64_t>{1024, 4096, 32768}));
+    o.sizes = {4096, 8192, 65536};  // 8K lies between two segment sizes: interpolated, not measured
+    EXPECT_EQ(task_segsizes(o), (std::vector<std::uint64_t>{4096, 32768}));
+    o.sizes = {512, 2048, 1 << 20};
+    o.segsizes = {32768, 4096};
+    EXPECT_EQ(task_segsizes(o), (std::vector<std::uint64_t>{512, 2048, 4096, 32768}));
+}
+
+TEST(Tune, PlannedTasksAreTheDoneTestOfStepA) {
+    TuneOptions o = options();
+    o.configs = "inter_algo=tsp_kary";
+    const std::vector<TaskKey> keys = planned_tasks(o);
+    // bcast's three tasks (ib sbib sb) at 1K, 4K and 32K
+    ASSERT_EQ(keys.size(), 9u);
+    std::set<std::uint64_t> segsizes;
+    for (const TaskKey& key : keys) segsizes.insert(key.seg_bytes);
+    EXPECT_EQ(segsizes, (std::set<std::uint64_t>{1024, 4096, 32768}));
+    o.collectives = {"allgather"};
+    o.configs = "";
+    std::size_t gathers = 0;
+    for (const TaskKey& key : planned_tasks(o)) gathers += key.task == "sg";
+    EXPECT_EQ(gathers, o.sizes.size());  // sg at every message size
 }
 
 TEST(Tune, KnomialGetsItsOwnLaunch) {
@@ -414,7 +442,7 @@ TEST(Tune, LauncherReplacesMpiexecAndRanks) {
     const std::vector<Launch> tasks = tasks_launches(o, "/bin/hiertune");
     ASSERT_EQ(tasks.size(), 1u);
     EXPECT_EQ(tasks[0].argv, (std::vector<std::string>{"maint/emucluster", "run", "--ppn", "2", "--",
-                                                       "/bin/hiertune", "tasks", "-C", "bcast", "-s", "4096,32768",
+                                                       "/bin/hiertune", "tasks", "-C", "bcast", "-s", "1024,4096,32768",
                                                        "--steady", "8", "--max-message", "65536", "-x", "3",
                                                        "--min-reps", "10", "-i", "100", "--precision", "2.5",
                                                        "--max-time", "5", "--config",
@@ -566,7 +594,8 @@ TEST(Tune, CasesFromStoredData) {
     EXPECT_EQ(small.configs[0].config, "segsize=4096 inter_algo=tsp_kary");
     EXPECT_DOUBLE_EQ(*small.configs[0].predicted, 11e-6);
     EXPECT_DOUBLE_EQ(*small.configs[0].measured, 12e-6);
-    EXPECT_DOUBLE_EQ(*small.configs[1].predicted, 22e-6);  // kary at 32K: ib 20 + sb 2
+    // kary at 32K sends one 1 KiB segment, shorter than every measured one: 4K's costs, not 32K's
+    EXPECT_DOUBLE_EQ(*small.configs[1].predicted, 11e-6);
     const SizeCase& large = result.cases[1];
     EXPECT_EQ(large.pick, "segsize=32768 inter_algo=tsp_kary");
     EXPECT_DOUBLE_EQ(*large.configs[0].predicted, 71e-6);
@@ -576,6 +605,25 @@ TEST(Tune, CasesFromStoredData) {
     EXPECT_DOUBLE_EQ(report.verdicts[0].slowdown, 12.0 / 11.0);  // binomial 4K measured best
     EXPECT_EQ(report.verdicts[0].best, "segsize=4096 inter_algo=sched_binomial");
     EXPECT_DOUBLE_EQ(report.verdicts[1].slowdown, 1.0);
+}
+
+// A 1 KiB run of kary (u = 1: ib 3, sb 1 us) makes the 1 KiB message cheap in every segment size;
+// 2 KiB lies between 1K and 4K: a third of the way from 4 to 11 us.
+TEST(Tune, ShortMessagesArePredictedAtTheirLength) {
+    std::vector<StoredTask> tasks = stored_tasks();
+    for (const auto& [name, us] : {std::pair<std::string, double>{"ib", 3}, {"sbib", 2}, {"sb", 1}})
+        tasks.push_back(task(name, "tsp_kary", 1024, us * 1e-6));
+    TuneOptions o = options();
+    o.sizes = {1024, 2048};
+    const TuneCases result = tune_cases(o, tasks, {}, 2);
+    ASSERT_EQ(result.cases.size(), 2u);
+    for (const ConfigTime& config : result.cases[0].configs)
+        if (config.config.find("tsp_kary") != std::string::npos) {
+            EXPECT_DOUBLE_EQ(*config.predicted, 4e-6);
+        }
+    EXPECT_EQ(result.cases[0].pick, "segsize=4096 inter_algo=tsp_kary");  // the 1K run is not in the space
+    EXPECT_DOUBLE_EQ(*result.cases[1].configs[0].predicted, 4e-6 + (11e-6 - 4e-6) / 3);
+    EXPECT_EQ(result.verify[1], (VerifyCase{"bcast", 2048, true, 1}));
 }
 
 TEST(Tune, CasesSkipTheRingForBcastAndModelItsIaForAllreduce) {

@@ -170,7 +170,34 @@ struct Candidate {
     // allgather: the per-leader costs of sg by bytes per rank m (the gather
     // does not depend on segsize; the same map in every segsize's candidate)
     std::map<std::uint64_t, std::vector<double>> gather_costs{};
+    // the same configuration's task costs measured at segment sizes below
+    // segsize, by segment size: what a message shorter than one segment sends
+    // (segment_costs)
+    std::map<std::uint64_t, TaskCosts> shorter_segments{};
 };
+
+// The task costs of one segment of `piece` bytes of the candidate's pipeline.
+// A message shorter than the segment size sends one segment of its own length,
+// not a whole segment (a deviation from the paper, whose model costs every
+// segment as a full one; its tasks are benchmarked at the segment sizes only):
+//   piece >= segsize                    the candidate's costs
+//   piece measured (shorter_segments)   those costs
+//   lo < piece < hi measured            per task and leader, linear in bytes
+//                                       between lo's and hi's cost (a task
+//                                       costs about alpha + bytes * beta)
+//   piece below every measured size     the smallest measured size's costs
+//                                       (an upper bound: latency dominates)
+// A task only the larger neighbour has keeps its cost.  Throws
+// std::invalid_argument where the two neighbours' leader counts differ.
+TaskCosts segment_costs(const Candidate& candidate, std::uint64_t piece);
+
+// The candidate's predicted time for an m-byte message (allgather: m bytes per
+// rank on `nodes` nodes of ppn ranks, the pieces cut from ppn*m-byte blocks),
+// with segment_costs of its piece; nullopt where a task or, for allgather, sg
+// at m is missing.  Throws std::invalid_argument where the configuration does
+// not apply to the collective.
+std::optional<double> predict_candidate(Collective collective, const Candidate& candidate, int nodes,
+                                        std::uint64_t msg_bytes, int ppn = 0);
 
 // Pruning heuristics of HAN section III-C (off by default: they trade accuracy
 // for fewer task benchmarks).

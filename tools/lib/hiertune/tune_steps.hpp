@@ -142,6 +142,18 @@ std::vector<Params> seg_inter_configs(const TuneOptions& options);
 // nullopt without seg_* configurations.
 std::optional<Launch> fit_launch(const TuneOptions& options, const std::string& hiertune);
 
+// The segment sizes step (a) benchmarks the tasks at: the search space's, and
+// every message size below the smallest of them.  A message shorter than a
+// segment sends one segment of its own length (han_model.hpp segment_costs):
+// its tasks are measured where the search space has no segment that short, and
+// interpolated between the measured sizes elsewhere.
+std::vector<std::uint64_t> task_segsizes(const TuneOptions& options);
+
+// Step (a)'s done-test: every task key it stores (the configurations of each
+// collective, seg_* ones excepted, at every task_segsizes; allgather's sg at
+// every message size).
+std::vector<TaskKey> planned_tasks(const TuneOptions& options);
+
 // Step (a): one `hiertune tasks` job with the --config given when all
 // configurations share their launch variables (and none is seg_*), else one per
 // configuration that is not seg_*.
