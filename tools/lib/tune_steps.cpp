@@ -662,17 +662,17 @@ TuneCases tune_cases(const TuneOptions& options, const std::vector<StoredTask>& 
         }
         // measured medians by (size, label): hier's by configuration, MPICH's (its
         // selection and its algorithms, step 1) by choice
-        std::map<std::pair<std::uint64_t, std::string>, double> measured;
+        std::map<std::pair<std::uint64_t, std::string>, Summary> measured;
         std::map<std::uint64_t, std::vector<std::string>> stock_labels;
         for (const StoredPoint& point : points) {
             if (point.key.collective != collective) continue;
             const std::optional<csel::Choice> choice = choice_of_point(point.key);
             if (!choice) continue;
             if (choice->algorithm == csel::container_name(collective, "hier")) {
-                measured[{point.key.msg_bytes, config_label(choice->params)}] = point.summary.median;
+                measured[{point.key.msg_bytes, config_label(choice->params)}] = point.summary;
             } else if (!grammar::find(collective, point.key.algorithm) &&
                        tree_can_run(point.key, options.ranks, ppn)) {
-                measured[{point.key.msg_bytes, choice->describe()}] = point.summary.median;
+                measured[{point.key.msg_bytes, choice->describe()}] = point.summary;
                 stock_labels[point.key.msg_bytes].push_back(choice->describe());
             }
         }
@@ -703,11 +703,15 @@ TuneCases tune_cases(const TuneOptions& options, const std::vector<StoredTask>& 
                 if (candidate != candidates.end())
                     entry.predicted = han::predict_candidate(coll, *candidate, nodes, bytes, ppn);
                 const auto time = measured.find({bytes, entry.config});
-                if (time != measured.end()) entry.measured = time->second;
+                if (time != measured.end()) {
+                    entry.measured = time->second.median;
+                    entry.noise = time->second.relative_half_width();
+                }
                 c.configs.push_back(std::move(entry));
             }
             for (const std::string& label : stock_labels[bytes])
-                c.configs.push_back(ConfigTime{label, std::nullopt, measured.at({bytes, label})});
+                c.configs.push_back(ConfigTime{label, std::nullopt, measured.at({bytes, label}).median,
+                                               measured.at({bytes, label}).relative_half_width()});
             VerifyCase v{collective, bytes, hier, 0};
             if (v.hier) {
                 const std::uint64_t segsize = pick->prediction->candidate->segsize;

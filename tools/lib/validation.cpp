@@ -103,6 +103,8 @@ ValidationReport validate(const std::vector<SizeCase>& cases, std::optional<doub
         verdict.best = best->config;
         verdict.measured_best = *best->measured;
         verdict.slowdown = verdict.measured_pick / verdict.measured_best;
+        if (pick->noise || best->noise)
+            verdict.noise = pick->noise.value_or(0) + (best == pick ? 0 : best->noise.value_or(0));
         sum += verdict.slowdown;
         if (report.verdicts.empty() || verdict.slowdown > report.worst_slowdown) {
             report.worst_slowdown = verdict.slowdown;
@@ -118,13 +120,27 @@ void write_report_text(const ValidationReport& report, std::ostream& out) {
     out << "# " << report.title << " (times in us)\n";
     out << std::left << std::setw(10) << "collective" << std::right << std::setw(10) << "size"
         << "  " << std::setw(12) << "predicted" << std::setw(12) << "measured" << std::setw(12) << "best"
-        << std::setw(10) << "slowdown" << "  pick | best\n";
+        << std::setw(10) << "slowdown" << std::setw(8) << "noise" << "  pick | best\n";
+    const bool any_noise = std::any_of(report.verdicts.begin(), report.verdicts.end(),
+                                       [](const SizeVerdict& v) { return v.noise.has_value(); });
+    std::size_t beyond = 0;
     for (const SizeVerdict& v : report.verdicts) {
+        std::string noise = "-";
+        if (v.noise) {
+            std::ostringstream percent;
+            percent << std::fixed << std::setprecision(1) << *v.noise * 100 << '%';
+            noise = percent.str();
+        }
+        beyond += v.beyond_noise();
         out << std::left << std::setw(10) << v.collective << std::right << std::setw(10) << v.msg_bytes << "  "
             << std::setw(12) << (v.predicted_pick ? microseconds(*v.predicted_pick) : "-") << std::setw(12)
             << microseconds(v.measured_pick) << std::setw(12) << microseconds(v.measured_best) << std::setw(10)
-            << ratio(v.slowdown) << "  " << v.pick << " | " << (v.best == v.pick ? "(same)" : v.best) << '\n';
+            << ratio(v.slowdown) << std::setw(8) << noise << "  " << v.pick << " | "
+            << (v.best == v.pick ? "(same)" : v.best) << '\n';
     }
+    if (any_noise)
+        out << "slower than the best beyond the noise (slowdown > 1 + noise, the two medians' 95 % CIs apart): "
+            << beyond << " of " << report.verdicts.size() << " sizes\n";
     const SizeVerdict& worst = report.verdicts.at(report.worst);
     out << "average slowdown: " << ratio(report.average_slowdown) << " over " << report.verdicts.size()
         << " sizes (target <= " << ratio(report.targets.max_average_slowdown)

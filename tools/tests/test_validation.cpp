@@ -125,6 +125,29 @@ TEST(Validation, BadInputIsRefused) {
     EXPECT_THROW(validate({two_configs(8, "A")}, -1.0, 1.0), ValidationError);
 }
 
+// B picked at 12 us, A best at 10 us: a slowdown of 1.2; with 15 % + 10 % of CI
+// half-widths it is within the noise, with 5 % + 10 % beyond it.
+TEST(Validation, SlowdownAgainstTheNoise) {
+    SizeCase noisy = two_configs(8, "B");
+    noisy.configs[0].noise = 0.10;
+    noisy.configs[1].noise = 0.15;
+    SizeCase clear = two_configs(16, "B");
+    clear.configs[0].noise = 0.10;
+    clear.configs[1].noise = 0.05;
+    const ValidationReport report = validate({noisy, clear, two_configs(32, "A")}, std::nullopt, std::nullopt);
+    EXPECT_DOUBLE_EQ(*report.verdicts[0].noise, 0.25);
+    EXPECT_FALSE(report.verdicts[0].beyond_noise());
+    EXPECT_DOUBLE_EQ(*report.verdicts[1].noise, 0.15);
+    EXPECT_TRUE(report.verdicts[1].beyond_noise());
+    EXPECT_FALSE(report.verdicts[2].noise);  // unknown
+    std::ostringstream text;
+    write_report_text(report, text);
+    EXPECT_NE(text.str().find("   25.0%  B | A"), std::string::npos) << text.str();
+    EXPECT_NE(text.str().find("beyond the noise (slowdown > 1 + noise, the two medians' 95 % CIs apart): 1 of 3 sizes"),
+              std::string::npos)
+        << text.str();
+}
+
 TEST(Validation, TextAndCsv) {
     std::vector<SizeCase> cases{two_configs(8, "A"), two_configs(1024, "B")};
     const ValidationReport report = validate(cases, 1.0, 8.0);

@@ -38,6 +38,7 @@ struct ConfigTime {
     std::string config;               // label, e.g. "segsize=4096 inter_algo=tsp_kary" or "stock"
     std::optional<double> predicted;  // the model's time; nullopt: not predictable (tasks missing)
     std::optional<double> measured;   // median of the exhaustive sweep; nullopt: not measured
+    std::optional<double> noise{};    // the median's 95 % CI half-width / median; nullopt: unknown
 };
 
 // The search space at one size and the model's pick in it.
@@ -57,6 +58,10 @@ struct SizeVerdict {
     std::string best;  // lowest measured median (ties: the pick, then the first given)
     double measured_best = 0;
     double slowdown = 1;  // measured_pick / measured_best
+    // the pick's and the best's noise added: a slowdown up to 1 + noise is
+    // within the two medians' confidence intervals; nullopt where neither is known
+    std::optional<double> noise;
+    bool beyond_noise() const { return slowdown > 1 + noise.value_or(0); }
 };
 
 struct ValidationTargets {
@@ -95,8 +100,9 @@ struct ValidationReport {
 ValidationReport validate(const std::vector<SizeCase>& cases, std::optional<double> task_seconds,
                           std::optional<double> exhaustive_seconds, const ValidationTargets& targets = {});
 
-// Human-readable report: the per-size table, average and worst slowdown, the
-// time comparison and whether each target is met.
+// Human-readable report: the per-size table (with the noise of the slowdown
+// where known), average and worst slowdown, how many slowdowns lie beyond the
+// noise, the time comparison and whether each target is met.
 void write_report_text(const ValidationReport& report, std::ostream& out);
 
 // CSV, one row per size: collective,msg_bytes,pick,predicted_pick_us,
