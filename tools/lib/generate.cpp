@@ -243,6 +243,27 @@ std::optional<ModelPick> model_pick(const std::string& collective, const std::ve
     return pick;
 }
 
+std::optional<csel::Choice> model_midpoint(const std::string& collective, const std::vector<han::Candidate>& candidates,
+                                           int nodes, int ppn, std::uint64_t msg_bytes,
+                                           const han::ModelOptions& options) {
+    const auto prediction =
+        han::best_candidate(han::parse_collective(collective), candidates, nodes, msg_bytes, options, ppn);
+    if (!prediction) return std::nullopt;
+    return csel::Choice::container(csel::container_name(collective, "hier"), candidate_params(*prediction->candidate));
+}
+
+std::vector<std::string> tree_summary_lines(const csel::TreeResult& tree) {
+    std::vector<std::string> lines;
+    for (const std::string& collective : tree.unchanged)
+        lines.push_back(collective + ": stock is best everywhere, stock tree kept");
+    lines.push_back(std::to_string(tree.message_rules) + " message-size rules written");
+    for (const csel::Midpoint& m : tree.wanted)
+        lines.push_back("worth measuring: " + m.collective + " " + std::to_string(m.msg_bytes) + " bytes at " +
+                        std::to_string(m.comm_size) + " ranks, ppn " + std::to_string(m.ppn) +
+                        " (midpoint where the choice changes)");
+    return lines;
+}
+
 namespace {
 
 std::vector<Job> selected_jobs(const MeasureDb& db, const GenerateOptions& options) {
@@ -364,22 +385,13 @@ GenerateReport generate_tree(const MeasureDb& db, const csel::Json& stock, const
                             std::uint64_t bytes) -> std::optional<csel::Choice> {
             const auto found = contexts.find({collective, comm_size, ppn});
             if (found == contexts.end() || found->second.has_stock) return std::nullopt;  // stock not measured there
-            const auto prediction = han::best_candidate(han::parse_collective(collective), found->second.candidates,
-                                                        found->second.nodes, bytes, options.model, found->second.ppn);
-            if (!prediction) return std::nullopt;
-            return csel::Choice::container(csel::container_name(collective, "hier"),
-                                           candidate_params(*prediction->candidate));
+            return model_midpoint(collective, found->second.candidates, found->second.nodes, found->second.ppn, bytes,
+                                  options.model);
         };
 
     report.tree = build_checked_tree(stock, input);
-
-    for (const std::string& collective : report.tree.unchanged)
-        report.lines.push_back(collective + ": stock is best everywhere, stock tree kept");
-    report.lines.push_back(std::to_string(report.tree.message_rules) + " message-size rules written");
-    for (const csel::Midpoint& m : report.tree.wanted)
-        report.lines.push_back("worth measuring: " + m.collective + " " + std::to_string(m.msg_bytes) + " bytes at " +
-                               std::to_string(m.comm_size) + " ranks, ppn " + std::to_string(m.ppn) +
-                               " (midpoint where the choice changes)");
+    const std::vector<std::string> summary = tree_summary_lines(report.tree);
+    report.lines.insert(report.lines.end(), summary.begin(), summary.end());
     return report;
 }
 

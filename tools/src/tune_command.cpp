@@ -26,6 +26,7 @@
 #include "hiertune/measure_db.hpp"
 #include "hiertune/site_tree.hpp"
 #include "hiertune/task_bench.hpp"
+#include "hiertune/tune_plan.hpp"
 #include "hiertune/usage_error.hpp"
 #include "hiertune/validation.hpp"
 #include "process.hpp"
@@ -94,9 +95,6 @@ Job calibrate_step(TuneOptions& options, const std::string& hiertune, const fs::
     return *job;
 }
 
-bool tasks_complete(const MeasureDb& db, JobId job, const TuneOptions& options) {
-    return db.pending_tasks(job, planned_tasks(options)).empty();
-}
 
 // Per collective, the seg_* inter-node candidates of the search space from the
 // analytic models fitted on the job's nodes (none without seg_* configurations).
@@ -125,12 +123,6 @@ std::optional<double> fit_seconds(const MeasureDb& db, const Job& job) {
     return found == times.end() ? std::nullopt : std::optional<double>(found->second);
 }
 
-bool sweep_complete(const TuneCases& cases) {
-    for (const SizeCase& c : cases.cases)
-        for (const ConfigTime& config : c.configs)
-            if (!config.measured) return false;
-    return cases.unpredicted.empty();
-}
 
 std::string read_whole_file(const std::string& path) {
     std::ifstream file(path, std::ios::binary);
@@ -208,151 +200,49 @@ void plot_with_gnuplot(const std::string& script_path, const std::string& script
         out << "plot: " << png_path << '\n';
 }
 
-int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out, std::ostream& err) {
-    check_tune_options(options);
-    if (const std::optional<std::string> why = tune_cliques_refusal(options, std::getenv(kNumCliquesEnv)))
-        throw UsageError(*why);
-    options.db_path = fs::absolute(options.db_path).string();
-    options.tree_path = fs::absolute(options.tree_path).string();
-    const fs::path report_dir = fs::absolute(options.report_dir);
-    check_launch_command(options);
-    const csel::Json stock = csel::load_tree(options.stock_path);  // fail before measuring anything
+namespace {
+
+// Step 5: the rounds of the tree (by its digest) not stored yet, each job's
+// wall time kept like the other steps'.
+void tree_timing_step(const TuneOptions& options, const std::string& hiertune, const Job& job, MeasureDb& db,
+                      const std::string& digest, const fs::path& report_dir, std::ostream& out) {
+    const std::vector<TreeTiming> stored = db.tree_timings(job.id, digest);
+    const auto is_stored = [&](int round, const std::string& variant) {
+        return tree_round_stored(options, stored, round, variant);
+    };
+    const fs::path output_dir = report_dir / "tree-timing";
     std::error_code ec;
-    fs::create_directories(report_dir, ec);
-    if (ec) throw TuneError("cannot create the report directory " + report_dir.string() + ": " + ec.message());
+    fs::create_directories(output_dir, ec);
+    if (ec) throw TuneError("cannot create " + output_dir.string() + ": " + ec.message());
+    auto mark = std::chrono::steady_clock::now();
+    const auto store = [&](const TreeTimingOutput& output) {
+        if (!same_layout(output.layout, job.description))
+            throw TuneError("step 5 (tree timing): the job ran " + std::to_string(output.layout.ranks) + " ranks on " +
+                            std::to_string(output.layout.nodes) + " nodes x " + std::to_string(output.layout.ppn) +
+                            " ppn, " + output.layout.placement + ", not as job " + std::to_string(job.id) + " (" +
+                            describe_job(job.description) +
+                            "): did the launch place the ranks otherwise than in step 0?");
+        db.record_tree_timings(job.id, digest, output.timings);
+        // the job's wall time, kept like the other steps' (a killed round is not counted)
+        const auto now = std::chrono::steady_clock::now();
+        db.add_step_time(job.id, "tree-timing", std::chrono::duration<double>(now - mark).count());
+        mark = now;
+    };
+    const auto start = std::chrono::steady_clock::now();
+    const int jobs = run_tree_rounds(options, hiertune, output_dir, "step 5 (tree timing)", is_stored, store, out);
+    if (jobs == 0)
+        out << "tree " << digest << " timed in " << options.db_path << " (" << options.tree_rounds
+            << " rounds): nothing to measure\n";
+    else
+        out << "tree timing: " << jobs << " jobs, "
+            << seconds_text(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()) << '\n';
+}
 
-    // (0) the links, and the job every later step files under
-    out << "== tune step 0/7: calibrate the links\n";
-    const Job job = calibrate_step(options, hiertune, report_dir, out);
-    // a later job filed elsewhere (the launch placed the ranks otherwise) leaves this job incomplete
-    const std::string elsewhere = " not stored under job " + std::to_string(job.id) + " (" +
-                                  describe_job(job.description) +
-                                  ") after the jobs ran: did the launch place the ranks otherwise than in step 0?";
-
-    // (0b) the analytic models of the seg_* inter-node submodules (one rank per node)
-    if (const std::optional<Launch> fit = fit_launch(options, hiertune)) {
-        out << "== tune step 0b/7: fit the analytic models of the seg_* inter-node submodules\n";
-        run_step("step 0b (fit)", {*fit}, out);
-    }
-
-    // (a) task benchmarks
-    out << "== tune step 1/7: task benchmarks\n";
-    {
-        MeasureDb db = MeasureDb::open(options.db_path);
-        if (tasks_complete(db, job.id, options)) {
-            out << "all task benchmarks stored in " << options.db_path << ": nothing to measure\n";
-        } else {
-            // the jobs add each group's time to the database as it is stored (--account),
-            // so the report's times survive a kill and a resume
-            const double seconds = run_step("step 1 (tasks)", tasks_launches(options, hiertune), out);
-            if (!tasks_complete(db, job.id, options)) throw TuneError("step 1 (tasks): task benchmarks" + elsewhere);
-            out << "task benchmarks: " << seconds_text(seconds) << '\n';
-        }
-        // the stock reference: hier goes into the tree only where predicted faster
-        if (options.stock) {
-            const std::vector<std::string> missing = missing_stock_points(options, db.points(job.id));
-            if (missing.empty()) {
-                out << "stock selection measured at every size: nothing to measure\n";
-            } else {
-                const double seconds = run_step("step 1 (stock)", {stock_launch(options, hiertune)}, out);
-                if (!missing_stock_points(options, db.points(job.id)).empty())
-                    throw TuneError("step 1 (stock): stock points" + elsewhere);
-                out << "stock reference: " << seconds_text(seconds) << '\n';
-            }
-        }
-    }
-
-    // (b) model predictions
-    out << "== tune step 2/7: model predictions\n";
-    MeasureDb db = MeasureDb::open(options.db_path);
-    std::vector<std::string> seg_lines;
-    TuneCases cases = tune_cases(options, db.tasks(job.id), db.points(job.id), job.description.nodes,
-                                 seg_candidates(db, job, options, &seg_lines));
-    for (const std::string& line : seg_lines) out << line << '\n';
-    if (!cases.unpredicted.empty())
-        throw TuneError("step 2 (model): no prediction for " + cases.unpredicted.front() +
-                        " (task benchmarks missing in " + options.db_path + ")");
-    for (const std::string& note : cases.skipped) out << note << '\n';
-    for (const SizeCase& c : cases.cases) {
-        std::optional<double> predicted;
-        for (const ConfigTime& config : c.configs)
-            if (config.config == c.pick) predicted = config.predicted;
-        out << c.collective << " " << c.msg_bytes << " B: " << c.pick << " (predicted " << us_text(predicted)
-            << ")\n";
-    }
-
-    // (c) the tree
-    out << "== tune step 3/7: generate --from model\n";
-    GenerateOptions generate;
-    generate.source = GenerateSource::model;
-    generate.collectives = options.collectives;
-    generate.jobs = {job.id};
-    generate.sizes = options.sizes;
-    generate.model = options.model;
-    generate.candidate_filter = [&](const han::Candidate& candidate) { return in_search_space(options, candidate); };
-    generate.seg_targets = seg_inter_configs(options);
-    try {
-        const GenerateReport generated = generate_tree(db, stock, generate);
-        csel::save_tree(generated.tree.tree, options.tree_path);
-        for (const std::string& line : generated.lines) out << line << '\n';
-    } catch (const std::exception& e) {
-        throw TuneError(std::string("step 3 (generate): ") + e.what());
-    }
-    out << "wrote " << options.tree_path << '\n';
-
-    // (d) the tree loaded into MPICH: the chosen algorithms run
-    out << "== tune step 4/7: verify the tree in MPICH\n";
-    run_step("step 4 (verify)", {verify_launch(options, hiertune, options.tree_path, cases.verify)}, out);
-
-    // (e) the tree as loaded against no tree, in alternating jobs
-    out << "== tune step 5/7: time the tree as loaded\n";
-    const std::string digest = tree_digest(read_whole_file(options.tree_path));
-    {
-        const std::vector<TreeTiming> stored = db.tree_timings(job.id, digest);
-        const auto is_stored = [&](int round, const std::string& variant) {
-            return tree_round_stored(options, stored, round, variant);
-        };
-        const fs::path output_dir = report_dir / "tree-timing";
-        fs::create_directories(output_dir, ec);
-        if (ec) throw TuneError("cannot create " + output_dir.string() + ": " + ec.message());
-        auto mark = std::chrono::steady_clock::now();
-        const auto store = [&](const TreeTimingOutput& output) {
-            if (!same_layout(output.layout, job.description))
-                throw TuneError("step 5 (tree timing): the job ran " + std::to_string(output.layout.ranks) +
-                                " ranks on " + std::to_string(output.layout.nodes) + " nodes x " +
-                                std::to_string(output.layout.ppn) + " ppn, " + output.layout.placement +
-                                ", not as job " + std::to_string(job.id) + " (" + describe_job(job.description) +
-                                "): did the launch place the ranks otherwise than in step 0?");
-            db.record_tree_timings(job.id, digest, output.timings);
-            // the job's wall time, kept like the other steps' (a killed round is not counted)
-            const auto now = std::chrono::steady_clock::now();
-            db.add_step_time(job.id, "tree-timing", std::chrono::duration<double>(now - mark).count());
-            mark = now;
-        };
-        const auto start = std::chrono::steady_clock::now();
-        const int jobs = run_tree_rounds(options, hiertune, output_dir, "step 5 (tree timing)", is_stored, store, out);
-        if (jobs == 0)
-            out << "tree " << digest << " timed in " << options.db_path << " (" << options.tree_rounds
-                << " rounds): nothing to measure\n";
-        else
-            out << "tree timing: " << jobs << " jobs, "
-                << seconds_text(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count())
-                << '\n';
-    }
-
-    // (f) the exhaustive sweep
-    out << "== tune step 6/7: exhaustive sweep\n";
-    if (sweep_complete(cases)) {
-        out << "every configuration measured in " << options.db_path << ": nothing to measure\n";
-    } else {
-        const double seconds = run_step("step 6 (bench)", bench_launches(options, hiertune), out);
-        out << "exhaustive sweep: " << seconds_text(seconds) << '\n';
-    }
-
-    // (g) the report
-    out << "== tune step 7/7: validation report\n";
-    cases = tune_cases(options, db.tasks(job.id), db.points(job.id), job.description.nodes,
-                       seg_candidates(db, job, options, nullptr));
+// Step 7: the plan's picks against the sweep, and the tree timing, into
+// report_dir and `out`.  Throws TuneError when the tree is slower than no tree
+// beyond the noise (unless options.allow_tree_slower), once all is written.
+void write_tune_report(const TuneOptions& options, const Job& job, const MeasureDb& db, const TunePlan& plan,
+                       const std::string& digest, const fs::path& report_dir, std::ostream& out) {
     const std::map<std::string, double> times = db.step_times(job.id);
     const auto time_of = [&](const char* step) {
         const auto found = times.find(step);
@@ -369,7 +259,7 @@ int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out
         std::optional<double> model_seconds = time_of("tasks");
         if (const std::optional<double> fit = seg_inter_configs(options).empty() ? std::nullopt : fit_seconds(db, job))
             model_seconds = model_seconds.value_or(0) + *fit;
-        report = validate(cases.cases, plus_stock(model_seconds), plus_stock(time_of("bench")));
+        report = validate(plan.cases, plus_stock(model_seconds), plus_stock(time_of("bench")));
     } catch (const ValidationError& e) {
         throw TuneError(std::string("step 7 (report): ") + e.what());
     }
@@ -382,7 +272,7 @@ int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out
     }
     std::ostringstream text;
     text << calibration_report(db.calibration(job.id)) << '\n';
-    for (const std::string& note : cases.skipped) text << note << '\n';
+    for (const std::string& note : plan.skipped) text << note << '\n';
     write_report_text(report, text);
     if (stock_seconds) {
         text << "(both times include the stock reference measurement, " << seconds_text(*stock_seconds) << ")\n";
@@ -413,12 +303,152 @@ int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out
         throw TuneError(std::string("step 7 (report): ") + e.what());
     }
     out << "report: " << report_dir.string() << " (report.txt, summary.csv, predictions.csv, tree-timing.csv)\n";
-    (void)err;
     if (tree_report.failed())
         throw TuneError(tree_slower_error(tree_report) + ": see " + (report_dir / "report.txt").string());
+}
+
+// One step of tune: its number and title, its done-test against the database
+// (a line saying what is stored already, printed instead of running it; empty:
+// run it) and its work.  A step without a done-test always runs: cheap, or
+// resumable on its own (calibrate --if-missing, the tree timing's rounds).
+struct TuneStep {
+    std::string number;  // "0", "0b", "1", ...
+    std::string title;   // empty: the second half of the step before, under its header
+    std::function<bool()> applies;  // null: always
+    std::function<std::string()> done;
+    std::function<void()> run;
+};
+
+}  // namespace
+
+int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out, std::ostream& err) {
+    check_tune_options(options);
+    if (const std::optional<std::string> why = tune_cliques_refusal(options, std::getenv(kNumCliquesEnv)))
+        throw UsageError(*why);
+    options.db_path = fs::absolute(options.db_path).string();
+    options.tree_path = fs::absolute(options.tree_path).string();
+    const fs::path report_dir = fs::absolute(options.report_dir);
+    check_launch_command(options);
+    const csel::Json stock = csel::load_tree(options.stock_path);  // fail before measuring anything
+    std::error_code ec;
+    fs::create_directories(report_dir, ec);
+    if (ec) throw TuneError("cannot create the report directory " + report_dir.string() + ": " + ec.message());
+
+    // what the steps hand on: step 0's job, step 2's plan, step 3's tree
+    Job job;
+    std::optional<MeasureDb> db;
+    std::string elsewhere;  // why a job's results are missing after it ran
+    TunePlan plan;
+    std::string digest;
+    const auto stored_elsewhere = [&](const std::string& what) { return what + elsewhere; };
+
+    const std::vector<TuneStep> steps{
+        {"0", "calibrate the links", nullptr, nullptr,
+         [&] {
+             job = calibrate_step(options, hiertune, report_dir, out);
+             db.emplace(MeasureDb::open(options.db_path));
+             // a later job filed elsewhere (the launch placed the ranks otherwise) leaves this job incomplete
+             elsewhere = " not stored under job " + std::to_string(job.id) + " (" + describe_job(job.description) +
+                         ") after the jobs ran: did the launch place the ranks otherwise than in step 0?";
+         }},
+        {"0b", "fit the analytic models of the seg_* inter-node submodules",
+         [&] { return !seg_inter_configs(options).empty(); }, nullptr,
+         [&] { run_step("step 0b (fit)", {*fit_launch(options, hiertune)}, out); }},
+        {"1", "task benchmarks", nullptr,
+         [&] {
+             return db->pending_tasks(job.id, planned_tasks(options)).empty()
+                        ? "all task benchmarks stored in " + options.db_path + ": nothing to measure"
+                        : std::string();
+         },
+         [&] {
+             // the jobs add each group's time to the database as it is stored (--account),
+             // so the report's times survive a kill and a resume
+             const double seconds = run_step("step 1 (tasks)", tasks_launches(options, hiertune), out);
+             if (!db->pending_tasks(job.id, planned_tasks(options)).empty())
+                 throw TuneError("step 1 (tasks): " + stored_elsewhere("task benchmarks"));
+             out << "task benchmarks: " << seconds_text(seconds) << '\n';
+         }},
+        // the stock reference: hier goes into the tree only where predicted faster
+        {"1", "", [&] { return options.stock; },
+         [&] {
+             return missing_stock_points(options, db->points(job.id)).empty()
+                        ? "stock selection measured at every size: nothing to measure"
+                        : std::string();
+         },
+         [&] {
+             const double seconds = run_step("step 1 (stock)", {stock_launch(options, hiertune)}, out);
+             if (!missing_stock_points(options, db->points(job.id)).empty())
+                 throw TuneError("step 1 (stock): " + stored_elsewhere("stock points"));
+             out << "stock reference: " << seconds_text(seconds) << '\n';
+         }},
+        {"2", "model predictions", nullptr, nullptr,
+         [&] {
+             std::vector<std::string> seg_lines;
+             plan = plan_tune(options, db->tasks(job.id), db->points(job.id), job.description.nodes,
+                              seg_candidates(*db, job, options, &seg_lines));
+             for (const std::string& line : seg_lines) out << line << '\n';
+             if (!plan.unpredicted.empty())
+                 throw TuneError("step 2 (model): no prediction for " + plan.unpredicted.front() +
+                                 " (task benchmarks missing in " + options.db_path + ")");
+             for (const std::string& note : plan.skipped) out << note << '\n';
+             for (const SizeCase& c : plan.cases) {
+                 std::optional<double> predicted;
+                 for (const ConfigTime& config : c.configs)
+                     if (config.config == c.pick) predicted = config.predicted;
+                 out << c.collective << " " << c.msg_bytes << " B: " << c.pick << " (predicted "
+                     << us_text(predicted) << ")\n";
+             }
+         }},
+        {"3", "generate --from model", nullptr, nullptr,
+         [&] {
+             try {
+                 const GenerateReport generated = plan_tree(plan, stock);
+                 csel::save_tree(generated.tree.tree, options.tree_path);
+                 for (const std::string& line : generated.lines) out << line << '\n';
+             } catch (const std::exception& e) {
+                 throw TuneError(std::string("step 3 (generate): ") + e.what());
+             }
+             out << "wrote " << options.tree_path << '\n';
+             digest = tree_digest(read_whole_file(options.tree_path));
+         }},
+        // the tree loaded into MPICH: the chosen algorithms run
+        {"4", "verify the tree in MPICH", nullptr, nullptr,
+         [&] {
+             run_step("step 4 (verify)", {verify_launch(options, hiertune, options.tree_path, plan.verify)}, out);
+         }},
+        // the tree as loaded against no tree, in alternating jobs (each round its own done-test)
+        {"5", "time the tree as loaded", nullptr, nullptr, [&] { tree_timing_step(options, hiertune, job, *db, digest, report_dir, out); }},
+        {"6", "exhaustive sweep", nullptr,
+         [&] {
+             measure_plan(plan, db->points(job.id));
+             return sweep_complete(plan) ? "every configuration measured in " + options.db_path + ": nothing to measure"
+                                         : std::string();
+         },
+         [&] {
+             const double seconds = run_step("step 6 (bench)", bench_launches(options, hiertune), out);
+             out << "exhaustive sweep: " << seconds_text(seconds) << '\n';
+         }},
+        {"7", "validation report", nullptr, nullptr,
+         [&] {
+             measure_plan(plan, db->points(job.id));
+             write_tune_report(options, job, *db, plan, digest, report_dir, out);
+         }},
+    };
+    for (const TuneStep& step : steps) {
+        if (step.applies && !step.applies()) continue;
+        if (!step.title.empty()) out << "== tune step " << step.number << "/7: " << step.title << "\n";
+        const std::string done = step.done ? step.done() : std::string();
+        if (!done.empty()) {
+            out << done << '\n';
+            continue;
+        }
+        step.run();
+    }
+    (void)err;
+
     if (!options.install_prefix.empty()) {
         // the verified tree, no slower than none, for every job of the prefix
-        const auto calibration = db.calibration(job.id);
+        const auto calibration = db->calibration(job.id);
         SiteRecord record;
         record.mpich_version = MPICH_VERSION;
         record.machine = job.description.machine;

@@ -61,10 +61,11 @@ for coll in bcast allreduce; do
                        AND algorithm NOT IN ('hier', 'default') AND msg_bytes = 204800")
     [ "$n" -ge 1 ] || fail "step 1 forced none of MPICH's $coll algorithms"
 done
-# 5 task groups (bcast 2 configurations, allreduce 3, x 1 segment size), the stock
-# points, (2 + 3) x 3 = 15 swept points, 2 x 2 tree timing jobs
+# 10 task groups (bcast 2 configurations, allreduce 3, x the segment size 8K and the
+# 2K message, shorter than it), the stock points, (2 + 3) x 3 = 15 swept points,
+# 2 x 2 tree timing jobs
 steps=$(count_steps)
-[ "$steps" = "bench=15 stock=$((3 * stock_configs)) tasks=5 tree-timing=4 positive" ] ||
+[ "$steps" = "bench=15 stock=$((3 * stock_configs)) tasks=10 tree-timing=4 positive" ] ||
     fail "step_times rows: $steps ($stock_configs stock configurations)"
 
 echo "== step 5: the tree as loaded, alternating with no tree"

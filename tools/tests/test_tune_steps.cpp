@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "hiertune/generate.hpp"
+#include "hiertune/tune_plan.hpp"
 #include "hiertune/tune_steps.hpp"
 #include "hiertune/usage_error.hpp"
 
@@ -584,7 +585,7 @@ TEST(Tune, CasesFromStoredData) {
         point(1024, "sched_binomial", 4096, 11e-6),  point(1024, "sched_binomial", 32768, 14e-6),
         point(65536, "tsp_kary", 4096, 80e-6),       point(65536, "tsp_kary", 32768, 30e-6),
         point(65536, "sched_binomial", 4096, 90e-6), point(65536, "sched_binomial", 32768, 60e-6)};
-    const TuneCases result = tune_cases(options(), stored_tasks(), points, 2);
+    const TunePlan result = plan_tune(options(), stored_tasks(), points, 2);
     EXPECT_TRUE(result.unpredicted.empty());
     ASSERT_EQ(result.cases.size(), 2u);
     const SizeCase& small = result.cases[0];
@@ -615,7 +616,7 @@ TEST(Tune, ShortMessagesArePredictedAtTheirLength) {
         tasks.push_back(task(name, "tsp_kary", 1024, us * 1e-6));
     TuneOptions o = options();
     o.sizes = {1024, 2048};
-    const TuneCases result = tune_cases(o, tasks, {}, 2);
+    const TunePlan result = plan_tune(o, tasks, {}, 2);
     ASSERT_EQ(result.cases.size(), 2u);
     for (const ConfigTime& config : result.cases[0].configs)
         if (config.config.find("tsp_kary") != std::string::npos) {
@@ -636,7 +637,7 @@ TEST(Tune, CasesSkipTheRingForBcastAndModelItsIaForAllreduce) {
     const std::vector<std::pair<std::string, double>> ia{{"sr", 1}, {"ia", 2},    {"iasr", 3},
                                                          {"sbiasr", 4}, {"sbia", 5}, {"sb", 6}};
     for (const auto& [name, us] : ia) tasks.push_back(task(name, "tsp_allreduce_ring", 4096, us * 1e-6, "allreduce"));
-    const TuneCases result = tune_cases(o, tasks, {}, 2);
+    const TunePlan result = plan_tune(o, tasks, {}, 2);
     EXPECT_EQ(result.skipped, std::vector<std::string>{"bcast: inter_algo=tsp_allreduce_ring skipped "
                                                        "(tsp_allreduce_ring is allreduce only)"});
     // no allreduce tasks for kary and binomial: those stay unpredicted, the sizes are not
@@ -658,7 +659,7 @@ TEST(Tune, CasesSkipTheRingForBcastAndModelItsIaForAllreduce) {
 
 TEST(Tune, StockPointWinsWhereMeasuredFaster) {
     std::vector<StoredPoint> points{point(1024, "", 0, 5e-6)};  // default: 5 us < 11 us predicted
-    const TuneCases result = tune_cases(options(), stored_tasks(), points, 2);
+    const TunePlan result = plan_tune(options(), stored_tasks(), points, 2);
     ASSERT_EQ(result.cases.size(), 2u);
     EXPECT_EQ(result.cases[0].pick, kStockLabel);
     EXPECT_EQ(result.cases[0].configs.back().config, kStockLabel);
@@ -677,7 +678,7 @@ TEST(Tune, FastestMpichAlgorithmIsTheStockCandidate) {
     tree.key.params = {{"MPIR_CVAR_BCAST_TREE_KVAL", "4"}};
     binomial.key.algorithm = "binomial";
     const std::vector<StoredPoint> points{point(1024, "", 0, 5e-6), tree, binomial};
-    const TuneCases result = tune_cases(options(), stored_tasks(), points, 2);
+    const TunePlan result = plan_tune(options(), stored_tasks(), points, 2);
     ASSERT_EQ(result.cases.size(), 2u);
     EXPECT_EQ(result.cases[0].pick, "MPIR_Bcast_intra_tree is_non_blocking=1 k=4 tree_type=kary");
     std::vector<std::string> labels;
@@ -700,7 +701,7 @@ TEST(Tune, FastestMpichAlgorithmIsTheStockCandidate) {
 TEST(Tune, SizesWithoutTasksAreNamed) {
     TuneOptions o = options();
     o.collectives = {"bcast", "allreduce"};  // no allreduce tasks stored
-    const TuneCases result = tune_cases(o, stored_tasks(), {}, 2);
+    const TunePlan result = plan_tune(o, stored_tasks(), {}, 2);
     EXPECT_EQ(result.cases.size(), 2u);
     EXPECT_EQ(result.unpredicted, (std::vector<std::string>{"allreduce 1024 B", "allreduce 65536 B"}));
 }

@@ -132,6 +132,13 @@ std::optional<ModelPick> model_pick(const std::string& collective, const std::ve
                                     int nodes, std::uint64_t msg_bytes, const std::optional<StockPoint>& stock,
                                     const han::ModelOptions& options, int ppn = 0);
 
+// The model's choice at a message size no pick was made for (a midpoint the
+// tree asks about where stock was not measured): the best candidate's hier
+// container, nullopt where no candidate is predicted.
+std::optional<csel::Choice> model_midpoint(const std::string& collective, const std::vector<han::Candidate>& candidates,
+                                           int nodes, int ppn, std::uint64_t msg_bytes,
+                                           const han::ModelOptions& options);
+
 // The collectives the task model covers (--from model; tune): bcast,
 // allreduce, allgather.
 const std::vector<std::string>& model_collectives();
@@ -160,6 +167,10 @@ std::vector<han::Candidate> seg_inter_candidates_of(const MeasureDb& db, const J
 // The tree of `input` on `stock`, checked as MPI_Init checks it (csel::check_tree).
 // Throws UsageError for bad input and for a tree that fails the check.
 csel::TreeResult build_checked_tree(const csel::Json& stock, const csel::TreeInput& input);
+
+// The lines a built tree adds to a report: collectives left stock, the rules
+// written, the midpoints worth measuring.
+std::vector<std::string> tree_summary_lines(const csel::TreeResult& tree);
 
 // --from analytic (generate_tree calls it).
 GenerateReport generate_analytic_tree(const MeasureDb& db, const csel::Json& stock, const GenerateOptions& options);

@@ -253,26 +253,4 @@ std::optional<Job> find_tune_job(const std::vector<Job>& jobs, const TuneOptions
 std::string config_label(const Params& params);
 constexpr const char* kStockLabel = "stock";
 
-// Steps (b) and (f) per collective: for every size, the model's pick (as
-// generate --from model makes it, against the measured stock point if the
-// database has one), the prediction of every candidate and the measured
-// median of every configuration of the search space (hier points of the
-// database with these parameters; "stock" added where the stock point of
-// that size is measured).  The candidates come from the job's tasks table.
-// A size where the model predicts nothing and no stock point exists is left
-// out and named in `unpredicted`.  Configurations without a pipeline for a
-// collective (bcast: inter_algo=tsp_allreduce_ring) are left out of its
-// search space and named in `skipped` (task_bench configs_for).
-struct TuneCases {
-    std::vector<SizeCase> cases;
-    std::vector<VerifyCase> verify;
-    std::vector<std::string> unpredicted;
-    std::vector<std::string> skipped;
-};
-// seg_candidates: per collective, the seg_* inter-node candidates the analytic
-// models give (generate.hpp, seg_inter_candidates_of), added to the measured ones.
-TuneCases tune_cases(const TuneOptions& options, const std::vector<StoredTask>& tasks,
-                     const std::vector<StoredPoint>& points, int nodes,
-                     const std::map<std::string, std::vector<han::Candidate>>& seg_candidates = {});
-
 }  // namespace hiertune

@@ -1,0 +1,76 @@
+// What `hiertune tune` decides, made once from the database and read by every
+// later step (no MPI here; the runner is tools/src/tune_command.cpp):
+//
+//   database (tasks, stock points, fitted models)
+//     -> plan_tune   per collective and size: the pick (model_pick: the HAN
+//                    model's best candidate against MPICH's best measured
+//                    point), every configuration's prediction, the verify case
+//     -> plan_tree      step 3: the tree of the picks
+//     -> plan.verify    step 4: what the tree must run
+//     -> the tree file  step 5: timed as loaded against no tree
+//     -> measure_plan   steps 6-7: the sweep's medians beside the picks; the
+//                       picks are not recomputed
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "hiertune/csel_tree.hpp"
+#include "hiertune/generate.hpp"
+#include "hiertune/han_model.hpp"
+#include "hiertune/measure_db.hpp"
+#include "hiertune/tune_steps.hpp"
+#include "hiertune/validation.hpp"
+
+namespace hiertune {
+
+struct CollectivePlan {
+    std::vector<han::Candidate> candidates;  // the search space's, seg_* ones included
+    std::vector<csel::SampledChoice> picks;  // per size, at the plan's tree position
+    bool stock_measured = false;             // else the tree asks the model at its midpoints
+};
+
+struct TunePlan {
+    int comm_size = 0;  // the tree position of the job (generate.hpp tree_position)
+    int ppn = 0;
+    int nodes = 0;
+    han::ModelOptions model;
+    std::map<std::string, CollectivePlan> collectives;
+    // per collective and size, in the options' order: the pick and every
+    // configuration of the search space with its prediction and (measure_plan)
+    // the sweep's median; MPICH's measured choices of the size beside them
+    std::vector<SizeCase> cases;
+    std::vector<VerifyCase> verify;        // one per case
+    std::vector<std::string> unpredicted;  // "bcast 1024 B": no prediction and no stock point
+    std::vector<std::string> skipped;      // configurations without a pipeline for a collective
+};
+
+// The plan of the job's measurements: ranks from the options, `nodes` from the
+// job.  The candidates are the job's task benchmarks restricted to the search
+// space (their shorter segments kept: han_model segment_costs), plus
+// seg_candidates (per collective, the seg_* inter-node candidates the analytic
+// models give: generate.hpp seg_inter_candidates_of).  Configurations without
+// a pipeline for a collective (bcast: inter_algo=tsp_allreduce_ring) are left
+// out and named in `skipped` (task_bench configs_for).  The cases carry the
+// measurements of `points` (measure_plan).
+TunePlan plan_tune(const TuneOptions& options, const std::vector<StoredTask>& tasks,
+                   const std::vector<StoredPoint>& points, int nodes,
+                   const std::map<std::string, std::vector<han::Candidate>>& seg_candidates = {});
+
+// The medians (and their noise) of `points` into the cases: hier points by
+// configuration, MPICH's by choice (its selection and its forced algorithms a
+// tree can run, each added to the case of its size once).  The picks stay.
+void measure_plan(TunePlan& plan, const std::vector<StoredPoint>& points);
+
+// Step 6's done-test: every configuration of every case measured, every size
+// planned.
+bool sweep_complete(const TunePlan& plan);
+
+// Step 3: the tree of the plan's picks over `stock` (build_checked_tree);
+// where a collective's stock was not measured, sizes between the picks are
+// asked of the model (model_midpoint).  Throws UsageError when no collective
+// has a pick, csel errors as build_checked_tree.
+GenerateReport plan_tree(const TunePlan& plan, const csel::Json& stock);
+
+}  // namespace hiertune

@@ -1,0 +1,169 @@
+#include "hiertune/tune_plan.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "hiertune/grammar.hpp"
+#include "hiertune/task_bench.hpp"
+#include "hiertune/usage_error.hpp"
+
+namespace hiertune {
+
+namespace {
+
+std::vector<han::Candidate> search_space_candidates(const std::vector<han::Candidate>& all,
+                                                    const std::vector<std::pair<Params, std::uint64_t>>& space) {
+    std::vector<han::Candidate> candidates;
+    for (const han::Candidate& candidate : all) {
+        const auto in_space = std::find_if(space.begin(), space.end(), [&](const auto& entry) {
+            return entry.first == candidate.config && entry.second == candidate.segsize;
+        });
+        if (in_space != space.end()) candidates.push_back(candidate);
+    }
+    return candidates;
+}
+
+// What hier's pick at this size counts: segments, or for allgather the pieces
+// a leader receives, (N-1) blocks of ppn*m bytes.
+std::uint64_t verified_segments(han::Collective collective, std::uint64_t bytes, std::uint64_t segsize, int nodes,
+                                int ppn) {
+    if (collective == han::Collective::allgather)
+        return static_cast<std::uint64_t>(nodes - 1) *
+               han::segment_count(static_cast<std::uint64_t>(ppn) * bytes, segsize);
+    return han::segment_count(bytes, segsize);
+}
+
+}  // namespace
+
+TunePlan plan_tune(const TuneOptions& options, const std::vector<StoredTask>& tasks,
+                   const std::vector<StoredPoint>& points, int nodes,
+                   const std::map<std::string, std::vector<han::Candidate>>& seg_candidates) {
+    const std::vector<Params> configs = parse_task_configs(options.configs);
+    TunePlan plan;
+    plan.nodes = nodes;
+    plan.comm_size = options.ranks;
+    plan.ppn = (options.ranks + nodes - 1) / std::max(nodes, 1);  // the tree's comm_avg_ppn
+    plan.model = options.model;
+    for (const std::string& collective : options.collectives) {
+        const han::Collective coll = han::parse_collective(collective);
+        // the search space of the collective: configurations x segment sizes
+        std::vector<std::pair<Params, std::uint64_t>> space;
+        for (const Params& config : configs_for(collective, configs, &plan.skipped))
+            for (std::uint64_t segsize : options.segsizes) space.emplace_back(config, segsize);
+        std::vector<han::Candidate> all = candidates_from_tasks(tasks, collective);
+        if (const auto seg = seg_candidates.find(collective); seg != seg_candidates.end())
+            all.insert(all.end(), seg->second.begin(), seg->second.end());
+        CollectivePlan& own = plan.collectives[collective];
+        own.candidates = search_space_candidates(all, space);
+
+        const std::map<std::uint64_t, StockPoint> best_stock =
+            best_stock_points(points, collective, plan.comm_size, plan.ppn);
+        own.stock_measured = !best_stock.empty();
+        for (std::uint64_t bytes : options.sizes) {
+            const auto stock_found = best_stock.find(bytes);
+            const std::optional<StockPoint> stock =
+                stock_found == best_stock.end() ? std::nullopt : std::optional<StockPoint>(stock_found->second);
+            const std::optional<ModelPick> pick =
+                model_pick(collective, own.candidates, nodes, bytes, stock, options.model, plan.ppn);
+            if (!pick) {
+                plan.unpredicted.push_back(collective + " " + std::to_string(bytes) + " B");
+                continue;
+            }
+            own.picks.push_back({plan.comm_size, plan.ppn, bytes, pick->choice});
+            SizeCase c;
+            c.collective = collective;
+            c.msg_bytes = bytes;
+            const bool hier = pick->choice.algorithm == csel::container_name(collective, "hier");
+            c.pick = hier ? config_label(pick->choice.params) : pick->choice.describe();
+            for (const auto& [config, segsize] : space) {
+                Params params = config;
+                params["segsize"] = std::to_string(segsize);
+                ConfigTime entry;
+                entry.config = config_label(params);
+                const auto candidate = std::find_if(own.candidates.begin(), own.candidates.end(), [&](const auto& cand) {
+                    return cand.config == config && cand.segsize == segsize;
+                });
+                if (candidate != own.candidates.end())
+                    entry.predicted = han::predict_candidate(coll, *candidate, nodes, bytes, plan.ppn);
+                c.configs.push_back(std::move(entry));
+            }
+            VerifyCase v{collective, bytes, hier, 0};
+            if (hier) v.segments = verified_segments(coll, bytes, pick->prediction->candidate->segsize, nodes, plan.ppn);
+            plan.verify.push_back(v);
+            plan.cases.push_back(std::move(c));
+        }
+    }
+    measure_plan(plan, points);
+    return plan;
+}
+
+void measure_plan(TunePlan& plan, const std::vector<StoredPoint>& points) {
+    // medians by (collective, size, label): hier's by configuration, MPICH's
+    // (its selection and its algorithms, step 1) by choice
+    std::map<std::tuple<std::string, std::uint64_t, std::string>, Summary> measured;
+    std::map<std::pair<std::string, std::uint64_t>, std::vector<std::string>> stock_labels;
+    for (const StoredPoint& point : points) {
+        const std::string& collective = point.key.collective;
+        if (!plan.collectives.count(collective)) continue;
+        const std::optional<csel::Choice> choice = choice_of_point(point.key);
+        if (!choice) continue;
+        if (choice->algorithm == csel::container_name(collective, "hier")) {
+            measured[{collective, point.key.msg_bytes, config_label(choice->params)}] = point.summary;
+        } else if (!grammar::find(collective, point.key.algorithm) &&
+                   tree_can_run(point.key, plan.comm_size, plan.ppn)) {
+            measured[{collective, point.key.msg_bytes, choice->describe()}] = point.summary;
+            stock_labels[{collective, point.key.msg_bytes}].push_back(choice->describe());
+        }
+    }
+    for (SizeCase& c : plan.cases) {
+        for (const std::string& label : stock_labels[{c.collective, c.msg_bytes}]) {
+            const bool known = std::any_of(c.configs.begin(), c.configs.end(),
+                                           [&](const ConfigTime& config) { return config.config == label; });
+            if (!known) c.configs.push_back(ConfigTime{label, std::nullopt, std::nullopt});
+        }
+        for (ConfigTime& config : c.configs) {
+            const auto time = measured.find({c.collective, c.msg_bytes, config.config});
+            if (time == measured.end()) continue;
+            config.measured = time->second.median;
+            config.noise = time->second.relative_half_width();
+        }
+    }
+}
+
+bool sweep_complete(const TunePlan& plan) {
+    for (const SizeCase& c : plan.cases)
+        for (const ConfigTime& config : c.configs)
+            if (!config.measured) return false;
+    return plan.unpredicted.empty();
+}
+
+GenerateReport plan_tree(const TunePlan& plan, const csel::Json& stock) {
+    csel::TreeInput input;
+    GenerateReport report;
+    for (const auto& [collective, own] : plan.collectives) {
+        if (own.picks.empty()) {
+            report.lines.push_back(collective + ": no data, stock tree kept");
+            continue;
+        }
+        input.choices[collective] = own.picks;
+        const auto hier = std::count_if(own.picks.begin(), own.picks.end(),
+                                        [](const csel::SampledChoice& pick) { return !pick.choice.stock; });
+        report.lines.push_back(collective + ": " + std::to_string(own.picks.size()) + " sizes, " +
+                               std::to_string(hier) + " not stock");
+    }
+    if (input.choices.empty()) throw UsageError("nothing to generate from: no pick for any collective");
+    input.requery = [&plan](const std::string& collective, int comm_size, int ppn,
+                            std::uint64_t bytes) -> std::optional<csel::Choice> {
+        const auto found = plan.collectives.find(collective);
+        if (found == plan.collectives.end() || found->second.stock_measured || comm_size != plan.comm_size ||
+            ppn != plan.ppn)
+            return std::nullopt;
+        return model_midpoint(collective, found->second.candidates, plan.nodes, plan.ppn, bytes, plan.model);
+    };
+    report.tree = build_checked_tree(stock, input);
+    const std::vector<std::string> summary = tree_summary_lines(report.tree);
+    report.lines.insert(report.lines.end(), summary.begin(), summary.end());
+    return report;
+}
+
+}  // namespace hiertune

@@ -1,0 +1,157 @@
+// tune's plan: made once from the database, it gives the same tree as
+// `generate --from model` over the same data, the verify cases of its picks, and
+// the sweep's medians beside the picks without recomputing them.
+#include <gtest/gtest.h>
+
+#include "temp_dir.hpp"
+
+#include <optional>
+
+#include "hiertune/generate.hpp"
+#include "hiertune/tune_plan.hpp"
+
+namespace hiertune {
+namespace {
+
+using csel::Json;
+
+Json stock() {
+    return Json::parse(R"({
+      "collective=bcast": {"comm_type=intra": {"algorithm=MPIR_Bcast_intra_binomial": {}},
+                           "comm_type=inter": {"algorithm=MPIR_Bcast_inter_remote_send_local_bcast": {}}},
+      "collective=allreduce": {"comm_type=intra": {"algorithm=MPIR_Allreduce_intra_recursive_doubling": {}}}
+    })");
+}
+
+Summary summary(double seconds, double half_width = 0) {
+    Summary s;
+    s.n = 10;
+    s.median = s.mean = seconds;
+    s.min = s.ci_lo = seconds - half_width;
+    s.max = s.ci_hi = seconds + half_width;
+    s.converged = true;
+    return s;
+}
+
+class TunePlanTest : public test::TempDirTest {
+protected:
+    void SetUp() override {
+        TempDirTest::SetUp();
+        db_.emplace(MeasureDb::open(path_));
+        job_ = db_->find_or_create_job(JobDescription{"box", 4, 2, 2, "block", "b"});
+        options_.ranks = 4;
+        options_.nodes = 2;
+        options_.collectives = {"bcast"};
+        options_.sizes = {1024, 8192, 65536};
+        options_.configs = "inter_algo=tsp_kary/sched_binomial";
+        options_.segsizes = {4096, 32768};
+        // kary: ib 10, sbib 4, sb 1 us at 4K, 20/6/2 at 32K, 3/2/1 at 1K; binomial twice as dear
+        for (const auto& [algo, factor] : {std::pair<std::string, double>{"tsp_kary", 1}, {"sched_binomial", 2}})
+            for (const auto& [seg, ib, sbib, sb] : {std::tuple<std::uint64_t, double, double, double>{1024, 3, 2, 1},
+                                                    {4096, 10, 4, 1},
+                                                    {32768, 20, 6, 2}}) {
+                const Params config{{"inter_algo", algo}};
+                record_task(config, "ib", seg, ib * factor);
+                record_task(config, "sbib", seg, sbib * factor);
+                record_task(config, "sb", seg, sb * factor);
+            }
+    }
+    void TearDown() override {
+        db_.reset();
+        TempDirTest::TearDown();
+    }
+    void record_task(const Params& config, const std::string& name, std::uint64_t seg, double us) {
+        db_->record_task(job_, TaskKey{"bcast", name, config, seg}, {TaskTiming{kMaxOverLeaders, summary(us * 1e-6)}});
+    }
+    // MPICH's selection: 5 us at 1K, 20 us (or `at_8k`) at 8K, 200 us at 64K
+    void record_stock(double at_8k = 20) {
+        for (const auto& [bytes, us] : {std::pair<std::uint64_t, double>{1024, 5}, {8192, at_8k}, {65536, 200}})
+            db_->record_point(job_, PointKey{"bcast", bytes, "default", {}}, summary(us * 1e-6, us * 1e-8));
+    }
+    TunePlan plan() const { return plan_tune(options_, db_->tasks(job_), db_->points(job_), 2); }
+    GenerateReport generated() const {
+        GenerateOptions generate;
+        generate.source = GenerateSource::model;
+        generate.collectives = options_.collectives;
+        generate.jobs = {job_};
+        generate.sizes = options_.sizes;
+        generate.candidate_filter = [this](const han::Candidate& c) { return in_search_space(options_, c); };
+        return generate_tree(*db_, stock(), generate);
+    }
+
+    std::optional<MeasureDb> db_;
+    JobId job_ = 0;
+    TuneOptions options_;
+};
+
+TEST_F(TunePlanTest, PicksAgainstStockAndTheirVerifyCases) {
+    record_stock();
+    const TunePlan p = plan();
+    ASSERT_EQ(p.cases.size(), 3u);
+    // 1K: kary sends one 1 KiB segment: 3 + 1 = 4 us < stock 5
+    EXPECT_EQ(p.cases[0].pick, "segsize=4096 inter_algo=tsp_kary");
+    // 8K: kary 4K, 2 segments: 10 + 4 + 1 = 15 us; kary 32K, one 8K segment, 1/7 of the way
+    // from 4K to 32K: ib 10 + 10/7, sb 1 + 1/7: 12.57 us < 20
+    EXPECT_EQ(p.cases[1].pick, "segsize=32768 inter_algo=tsp_kary");
+    EXPECT_NEAR(*p.cases[1].configs[1].predicted, 11e-6 + 11e-6 / 7, 1e-12);
+    EXPECT_DOUBLE_EQ(*p.cases[1].configs[0].predicted, 15e-6);
+    // 64K: kary 32K 2 segments 20 + 6 + 2 = 28 us < 200
+    EXPECT_EQ(p.cases[2].pick, "segsize=32768 inter_algo=tsp_kary");
+    EXPECT_EQ(p.verify, (std::vector<VerifyCase>{{"bcast", 1024, true, 1}, {"bcast", 8192, true, 1},
+                                                 {"bcast", 65536, true, 2}}));
+    ASSERT_EQ(p.collectives.at("bcast").picks.size(), 3u);
+    EXPECT_TRUE(p.collectives.at("bcast").stock_measured);
+    EXPECT_EQ(p.collectives.at("bcast").candidates.size(), 4u);  // the 1K runs are no candidates of their own
+}
+
+TEST_F(TunePlanTest, StockStaysWhereItMeasuredFaster) {
+    record_stock(12);  // 12 < 12.57 predicted
+    const TunePlan p = plan();
+    EXPECT_EQ(p.cases[1].pick, "stock");
+    EXPECT_EQ(p.verify[1], (VerifyCase{"bcast", 8192, false, 0}));
+}
+
+// The tree is made from the plan's picks, not recomputed: the same tree as
+// generate --from model over the same database, with and without stock points.
+TEST_F(TunePlanTest, TreeEqualsGenerateFromModel) {
+    const GenerateReport without_stock = plan_tree(plan(), stock());
+    EXPECT_EQ(without_stock.tree.tree, generated().tree.tree);
+    record_stock(12);
+    const GenerateReport with_stock = plan_tree(plan(), stock());
+    EXPECT_EQ(with_stock.tree.tree, generated().tree.tree);
+    EXPECT_NE(with_stock.tree.tree, without_stock.tree.tree);  // 8K went to stock
+    EXPECT_EQ(with_stock.lines.front(), "bcast: 3 sizes, 2 not stock");
+}
+
+TEST_F(TunePlanTest, TheSweepIsMeasuredBesideThePicks) {
+    record_stock();
+    TunePlan p = plan();
+    const std::vector<VerifyCase> verify = p.verify;
+    EXPECT_FALSE(sweep_complete(p));
+    // the sweep: every configuration at every size, binomial 4K fastest at 8K
+    for (std::uint64_t bytes : options_.sizes)
+        for (const char* algo : {"tsp_kary", "sched_binomial"})
+            for (std::uint64_t seg : options_.segsizes) {
+                const double us = std::string(algo) == "sched_binomial" && seg == 4096 && bytes == 8192 ? 9 : 50;
+                db_->record_point(job_,
+                                  PointKey{"bcast", bytes, "hier",
+                                           {{"MPIR_CVAR_BCAST_HIER_SEGSIZE", std::to_string(seg)},
+                                            {"MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM", algo}}},
+                                  summary(us * 1e-6, us * 1e-7));
+            }
+    measure_plan(p, db_->points(job_));
+    measure_plan(p, db_->points(job_));  // again: nothing added twice
+    EXPECT_TRUE(sweep_complete(p));
+    EXPECT_EQ(p.verify, verify);  // picks unchanged
+    ASSERT_EQ(p.cases[1].configs.size(), 5u);  // 2 x 2 hier and stock
+    EXPECT_EQ(p.cases[1].configs.back().config, "stock");
+    EXPECT_DOUBLE_EQ(*p.cases[1].configs.back().measured, 20e-6);
+    EXPECT_NEAR(*p.cases[1].configs.back().noise, 0.01, 1e-12);
+    const ValidationReport report = validate(p.cases, 1.0, 4.0);
+    EXPECT_EQ(report.verdicts[1].best, "segsize=4096 inter_algo=sched_binomial");
+    EXPECT_DOUBLE_EQ(report.verdicts[1].slowdown, 50.0 / 9.0);
+    EXPECT_NEAR(*report.verdicts[1].noise, 0.2, 1e-12);  // 10 % + 10 %
+}
+
+}  // namespace
+}  // namespace hiertune
