@@ -87,7 +87,7 @@ TunePlan plan_tune(const TuneOptions& options, const std::vector<StoredTask>& ta
                     entry.predicted = han::predict_candidate(coll, *candidate, nodes, bytes, plan.ppn);
                 c.configs.push_back(std::move(entry));
             }
-            VerifyCase v{collective, bytes, hier, 0};
+            VerifyCase v{collective, bytes, hier, 0, !hier && !pick->choice.stock};
             if (hier) v.segments = verified_segments(coll, bytes, pick->prediction->candidate->segsize, nodes, plan.ppn);
             plan.verify.push_back(v);
             plan.cases.push_back(std::move(c));

@@ -439,17 +439,18 @@ std::vector<std::string> missing_stock_points(const TuneOptions& options, const 
 
 bool operator==(const VerifyCase& a, const VerifyCase& b) {
     return a.collective == b.collective && a.msg_bytes == b.msg_bytes && a.hier == b.hier &&
-           a.segments == b.segments;
+           a.segments == b.segments && a.whole_comm == b.whole_comm;
 }
 
 std::string to_string(const VerifyCase& c) {
     return c.collective + ":" + std::to_string(c.msg_bytes) + ":" +
-           (c.hier ? "hier/" + std::to_string(c.segments) : std::string("any"));
+           (c.hier ? "hier/" + std::to_string(c.segments) : std::string(c.whole_comm ? kWholeCommCase : "any"));
 }
 
 VerifyCase parse_verify_case(const std::string& text) {
     const auto bad = [&](const std::string& why) {
-        return UsageError("verify case '" + text + "': " + why + " (COLL:BYTES:hier/SEGMENTS or COLL:BYTES:any)");
+        return UsageError("verify case '" + text + "': " + why + " (COLL:BYTES:hier/SEGMENTS, COLL:BYTES:" +
+                          kWholeCommCase + " or COLL:BYTES:any)");
     };
     const auto digits = [](const std::string& s) {
         return !s.empty() && s.size() <= 19 &&
@@ -467,7 +468,10 @@ VerifyCase parse_verify_case(const std::string& text) {
     c.msg_bytes = std::stoull(bytes);
     const std::string expect = text.substr(second + 1);
     if (expect == "any") return c;
-    if (expect.rfind("hier/", 0) != 0) throw bad("expectation must be hier/SEGMENTS or any");
+    c.whole_comm = expect == kWholeCommCase;
+    if (c.whole_comm) return c;
+    if (expect.rfind("hier/", 0) != 0)
+        throw bad(std::string("expectation must be hier/SEGMENTS, ") + kWholeCommCase + " or any");
     const std::string segments = expect.substr(5);
     if (!digits(segments) || std::stoull(segments) == 0) throw bad("segments must be a positive integer");
     c.hier = true;

@@ -109,6 +109,15 @@ int run_verify(const std::vector<VerifyCase>& cases, std::ostream& out, std::ost
         }
     }
 
+    // the calls the device hands to the MPIR level (a whole_comm=1 leaf's among them)
+    Counter routed("coll_hier_mpir_routed");
+    if (!all_ok(routed.ok())) {
+        if (rank == 0)
+            err << "hiertune: error: no MPI_T counter coll_hier_mpir_routed: the library is not MPICH built "
+                   "with mpich-hier\n";
+        return 1;
+    }
+
     MPI_Comm comm = MPI_COMM_NULL;
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     int failures = 0;
@@ -119,20 +128,32 @@ int run_verify(const std::vector<VerifyCase>& cases, std::ostream& out, std::ost
         MPI_Barrier(comm);
         const unsigned long long calls0 = calls.read();
         const unsigned long long segments0 = segments.read();
+        const unsigned long long routed0 = routed.read();
         const bool data_ok = call_and_check(c, comm, rank, size);
-        // per rank: [data failed, min calls, max calls, min segments, max segments] via max of negations
-        long long local[5] = {data_ok ? 0 : 1, -static_cast<long long>(calls.read() - calls0),
-                              static_cast<long long>(calls.read() - calls0),
-                              -static_cast<long long>(segments.read() - segments0),
-                              static_cast<long long>(segments.read() - segments0)};
-        long long global[5] = {0, 0, 0, 0, 0};
-        MPI_Allreduce(local, global, 5, MPI_LONG_LONG, MPI_MAX, comm);
+        const auto delta = [](unsigned long long now, unsigned long long before) {
+            return static_cast<long long>(now - before);
+        };
+        const long long my_calls = delta(calls.read(), calls0), my_segments = delta(segments.read(), segments0),
+                        my_routed = delta(routed.read(), routed0);
+        // per rank: [data failed, min and max of calls, segments, routed] via max of negations
+        long long local[7] = {data_ok ? 0 : 1, -my_calls, my_calls, -my_segments, my_segments, -my_routed, my_routed};
+        long long global[7] = {0, 0, 0, 0, 0, 0, 0};
+        MPI_Allreduce(local, global, 7, MPI_LONG_LONG, MPI_MAX, comm);
         const bool data_failed = global[0] != 0;
         const long long min_calls = -global[1], max_calls = global[2];
         const long long min_segments = -global[3], max_segments = global[4];
+        const long long min_routed = -global[5], max_routed = global[6];
         std::string verdict;
         bool ok = !data_failed;
-        if (c.hier) {
+        if (c.whole_comm) {
+            // MPICH's algorithm on the whole comm: routed once on every rank, hier not run
+            const bool whole = min_routed == 1 && max_routed == 1 && max_calls == 0;
+            ok = ok && whole;
+            verdict = whole ? "MPICH's algorithm ran on the whole comm (routed to the MPIR level)"
+                            : "routed " + std::to_string(min_routed) + ".." + std::to_string(max_routed) +
+                                  " times per rank, hier " + std::to_string(max_calls) +
+                                  " (expected routed once, no hier: the whole_comm=1 leaf did not run)";
+        } else if (c.hier) {
             const bool ran = min_calls == 1 && max_calls == 1;
             // allgather counts the pieces a leader receives: the other ranks add none
             const bool segs = c.collective == "allgather"

@@ -111,6 +111,17 @@ TEST_F(TunePlanTest, StockStaysWhereItMeasuredFaster) {
     EXPECT_EQ(p.verify[1], (VerifyCase{"bcast", 8192, false, 0}));
 }
 
+// One of MPICH's algorithms, forced faster than its selection: the tree names it
+// whole_comm=1, and verify expects the call handed to the MPIR level.
+TEST_F(TunePlanTest, MpichAlgorithmsAreVerifiedOnTheWholeComm) {
+    record_stock(12);
+    db_->record_point(job_, PointKey{"bcast", 8192, "binomial", {}}, summary(10e-6));  // > 5 % faster than 12
+    const TunePlan p = plan();
+    EXPECT_EQ(p.cases[1].pick, "MPIR_Bcast_intra_binomial");
+    EXPECT_EQ(p.verify[1], (VerifyCase{"bcast", 8192, false, 0, true}));
+    EXPECT_EQ(to_string(p.verify[1]), "bcast:8192:whole_comm");
+}
+
 // The tree is made from the plan's picks, not recomputed: the same tree as
 // generate --from model over the same database, with and without stock points.
 TEST_F(TunePlanTest, TreeEqualsGenerateFromModel) {

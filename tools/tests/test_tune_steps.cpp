@@ -503,8 +503,12 @@ TEST(Tune, VerifyCases) {
     EXPECT_EQ(to_string(any), "allreduce:8:any");
     EXPECT_EQ(parse_verify_case("bcast:65536:hier/16"), hier);
     EXPECT_EQ(parse_verify_case("allreduce:8:any"), any);
+    const VerifyCase whole{"allreduce", 4096, false, 0, true};
+    EXPECT_EQ(to_string(whole), "allreduce:4096:whole_comm");
+    EXPECT_EQ(parse_verify_case("allreduce:4096:whole_comm"), whole);
+    EXPECT_FALSE(parse_verify_case("allreduce:4096:whole_comm") == any);
     for (const char* bad : {"", "bcast", "bcast:8", "reduce:8:any", "bcast:0:any", "bcast:x:any", "bcast:8:hier",
-                            "bcast:8:hier/0", "bcast:8:hier/x", "bcast:8:stock", "bcast:-8:any"})
+                            "bcast:8:hier/0", "bcast:8:hier/x", "bcast:8:stock", "bcast:-8:any", "bcast:8:whole_comm/1"})
         EXPECT_THROW(parse_verify_case(bad), UsageError) << bad;
 
     const Launch launch = verify_launch(options(), "/bin/hiertune", "/d/tree.json", {hier, any});
@@ -686,7 +690,7 @@ TEST(Tune, FastestMpichAlgorithmIsTheStockCandidate) {
         if (!config.predicted) labels.push_back(config.config);  // the model predicts hier's only
     EXPECT_EQ(labels, (std::vector<std::string>{"stock", "MPIR_Bcast_intra_tree is_non_blocking=1 k=4 tree_type=kary",
                                                 "MPIR_Bcast_intra_binomial"}));
-    EXPECT_EQ(result.verify[0], (VerifyCase{"bcast", 1024, false, 0}));  // hier must not run
+    EXPECT_EQ(result.verify[0], (VerifyCase{"bcast", 1024, false, 0, true}));  // on the whole comm, not hier
     // the best stock point by time; MPICH's own selection unless beaten by more than 5 %
     const auto best = best_stock_points(points, "bcast", 4, 2);
     ASSERT_EQ(best.size(), 1u);

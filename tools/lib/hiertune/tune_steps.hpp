@@ -193,9 +193,13 @@ struct VerifyCase {
     bool hier = false;       // true: hier must run, with `segments` segments (allgather: on its leaders,
                              // the pieces each receives); false: any algorithm
     std::uint64_t segments = 0;
+    // one of MPICH's algorithms the tree marks whole_comm=1: the device must hand the
+    // call to the MPIR level (pvar coll_hier_mpir_routed: once on every rank)
+    bool whole_comm = false;
 };
+constexpr const char* kWholeCommCase = "whole_comm";
 bool operator==(const VerifyCase& a, const VerifyCase& b);
-// "bcast:16384:hier/4" or "allreduce:8:any".
+// "bcast:16384:hier/4", "allreduce:4096:whole_comm" or "allreduce:8:any".
 std::string to_string(const VerifyCase& c);
 // Inverse of to_string.  Throws UsageError.
 VerifyCase parse_verify_case(const std::string& text);
