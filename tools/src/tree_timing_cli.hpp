@@ -1,0 +1,44 @@
+// `hiertune tree-timing` (WITHOUT mpiexec): tune's step 5 for any tree; its options,
+// then tune_command.cpp's run_tree_timing, which launches this program's path.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "command.hpp"
+#include "command_options.hpp"
+#include "hiertune/tune_steps.hpp"
+
+namespace hiertune {
+
+class TreeTimingCli : public Command {
+public:
+    // hiertune: the program the jobs run (own_path).
+    explicit TreeTimingCli(std::string hiertune) : hiertune_(std::move(hiertune)) {}
+    CLI::App* bind(CLI::App& app) override;
+    int run() override;
+
+    // The parsed options as run_tree_timing takes them.  Throws UsageError.
+    TuneOptions options() const;
+
+private:
+    std::string hiertune_;
+    CLI::App* command_ = nullptr;
+    std::string tree_path_;
+    int ranks_ = 0;
+    int nodes_ = 0;
+    std::vector<std::string> collectives_{"bcast", "allreduce"};
+    std::string size_range_;
+    std::vector<std::string> sizes_;
+    std::string mpiexec_;
+    std::vector<std::string> mpiexec_args_;
+    std::string launcher_;
+    int rounds_ = 3;
+    double tolerance_percent_ = 5;
+    bool allow_slower_ = false;
+    StoppingArgs stopping_{10};
+    bool allow_cliques_ = false;
+};
+
+}  // namespace hiertune

@@ -1,0 +1,151 @@
+#include "tune_cli.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+
+#include "hiertune/cluster_env.hpp"
+#include "hiertune/sizes.hpp"
+#include "hiertune/usage_error.hpp"
+#include "tune_command.hpp"
+
+namespace hiertune {
+
+CLI::App* TuneCli::bind(CLI::App& app) {
+    CLI::App* tune = app.add_subcommand(
+        "tune",
+        "Tune at install (run it WITHOUT mpiexec): link calibration, task benchmarks, HAN model, tree, its check "
+        "in MPICH, its timing as loaded against no tree, exhaustive sweep and the validation report");
+    tune->add_option("-n,--ranks", ranks_, "Ranks of the MPI jobs")->required()->check(CLI::Range(2, 1 << 20));
+    tune->add_option("--nodes", nodes_, "Emulated nodes (sets MPIR_CVAR_NUM_CLIQUES for the jobs)");
+    tune->add_option("-C,--collective", collectives_, "bcast, allreduce, allgather (comma-separated)")
+        ->delimiter(',')
+        ->check(CLI::IsMember({"bcast", "allreduce", "allgather"}))
+        ->capture_default_str();
+    tune->add_option("-m,--message-size", size_range_, "[MIN:]MAX: message sizes, OSU style (default 1K:1M)");
+    tune->add_option("--sizes", sizes_, "Explicit message sizes (added to -m)")->allow_extra_args(false);
+    tune->add_option("--config", configs_,
+                     "Search space: NAME=V[/V...][,...] of inter_algo, inter_k, inter_chunk, intra_algo (as tasks)");
+    tune->add_option("-s,--segsize", segsizes_, "Segment sizes of the search space")
+        ->allow_extra_args(false)
+        ->capture_default_str();
+    tune->add_option("--db", db_path_, "Measurement database (created; a rerun resumes)")->capture_default_str();
+    tune->add_option("-o,--output", output_path_, "Tree file to write")->capture_default_str();
+    tune->add_option("--stock", stock_path_, "MPICH's maint/tuning/coll/mpir/generic.json")->capture_default_str();
+    tune->add_option("--report", report_dir_, "Directory of the validation report")->capture_default_str();
+    tune->add_option("--mpiexec", mpiexec_,
+                     "mpiexec to launch the jobs with (default: the one of the MPICH hiertune is built against, " +
+                         mpich_prefix() + "/bin/mpiexec)");
+    tune->add_option("--mpiexec-arg", mpiexec_args_, "Extra mpiexec argument (repeatable, e.g. -f)")
+        ->allow_extra_args(false);
+    tune->add_option("--launcher", launcher_,
+                     "Launch prefix of every job instead of 'MPIEXEC [--mpiexec-arg ...] -n N', split into words "
+                     "like a shell, e.g. 'maint/emucluster run --ppn 2 --' or 'srun -N 4 --ntasks-per-node=4' "
+                     "(-n still names the job in the database)");
+    tune->add_option("--fit-launcher", fit_launcher_,
+                     "Launch prefix of step 0b, hiertune fit, with ONE rank per node, e.g. 'maint/emucluster run "
+                     "--ppn 1 --': needed when --config has seg_* inter-node submodules (their inter-node stages "
+                     "are costed by the analytic models; with --nodes: mpiexec -n NODES on cliques)");
+    tune->add_option("--machine", machine_,
+                     std::string("Machine name of the job in the database (default: ") + kMachineEnv +
+                         ", else the name the calibrate job of step 0 files it under: the launch's " + kMachineEnv +
+                         " or rank 0's processor name)");
+    tune->add_option("--steady", steady_, "tasks: segments of the steady run")->capture_default_str();
+    tune->add_option("--task-warmup", task_warmup_, "tasks: warm-up repetitions")->capture_default_str();
+    tune->add_option("--task-min-reps", task_min_reps_, "tasks: timed repetitions per run before it may stop")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    tune->add_option("--task-reps", task_reps_, "tasks: cap on timed repetitions per run")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    tune->add_option("--bench-warmup", bench_warmup_, "bench: warm-up repetitions per point")->capture_default_str();
+    tune->add_option("--bench-min-reps", bench_min_reps_, "bench: repetitions before a point may stop")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    tune->add_option("--bench-reps", bench_max_reps_, "bench: cap on repetitions per point")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    tune->add_option("--precision", precision_percent_,
+                     "bench, tasks and calibrate: CI half-width target in % of the median")
+        ->check(CLI::Range(0.001, 100.0))
+        ->capture_default_str();
+    tune->add_option("--max-time", max_time_,
+                     "bench: cap on seconds per point; tasks: per segment-size group; calibrate: per "
+                     "measurement (0: none)")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    tune->add_option("--rate-tolerance", rate_tolerance_percent_,
+                     std::string("calibrate: percent an inter-node link's bandwidth may be off ") + kLinkRateEnv +
+                         " (where the launch sets it) before step 0 fails")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    tune->add_option("--tree-rounds", tree_rounds_,
+                     "Step 5: rounds of the two alternating jobs timing the tree as loaded and no tree (>= 2)")
+        ->capture_default_str();
+    tune->add_option("--tree-tolerance", tree_tolerance_percent_,
+                     "Step 5: percent the tree may be slower (median ratio no-tree / tree below 1 - this) before "
+                     "a size whose every tree round is slower than every no-tree round fails")
+        ->capture_default_str();
+    tune->add_flag("--allow-tree-slower", allow_tree_slower_,
+                   "Report sizes where the tree is slower than no tree beyond the noise, but exit 0 (e.g. on "
+                   "emulated cliques, where timings measure the scheduler)");
+    tune->add_flag("--install", install_,
+                   std::string("When the tree passes verify and the tree timing, install it as the site's tree "
+                               "of ") + mpich_prefix() + " (as 'hiertune install-tree')");
+    tune->add_flag("--no-stock", no_stock_,
+                   "Do not measure the stock selection (the tree then takes hier wherever the model predicts it)");
+    tune->add_flag("--prune", prune_, "Model: HAN III-C pruning heuristics");
+    tune->add_flag("--no-collapse", no_collapse_, "Model: also rank segment sizes larger than the message");
+    tune->add_flag(kAllowCliquesFlag, allow_cliques_,
+                   std::string("Run on emulated nodes (--nodes, ") + kNumCliquesEnv +
+                       " > 1) anyway and pass the flag to the jobs: timings measure the scheduler, for "
+                       "correctness runs only");
+    command_ = tune;
+    return tune;
+}
+
+TuneOptions TuneCli::options() const {
+    const bool launcher_given = command_->count("--launcher") > 0;
+    TuneOptions options;
+    options.ranks = ranks_;
+    if (command_->count("--nodes") > 0) options.nodes = nodes_;
+    options.collectives = collectives_;
+    options.sizes = message_sizes(size_range_.empty() && sizes_.empty() ? "1K:1M" : size_range_, sizes_);
+    options.configs = configs_;
+    for (const std::string& text : segsizes_)
+        for (std::uint64_t size : parse_size_list(text)) options.segsizes.push_back(size);
+    options.db_path = db_path_;
+    options.tree_path = output_path_;
+    options.report_dir = report_dir_;
+    require_stock_path(stock_path_);
+    options.stock_path = stock_path_;
+    if (launcher_given) options.launcher = launcher_words(launcher_);
+    if (!fit_launcher_.empty()) options.fit_launcher = launcher_words(fit_launcher_);
+    options.mpiexec = mpiexec_or_default(mpiexec_, launcher_given);
+    options.mpiexec_args = mpiexec_args_;
+    options.machine = machine_name(machine_, std::getenv(kMachineEnv));  // else: step 0's job names it
+    options.steady_segments = steady_;
+    options.task_warmup = task_warmup_;
+    options.task_min_reps = std::min(task_min_reps_, task_reps_);  // a small --task-reps lowers it
+    options.task_reps = task_reps_;
+    options.bench_warmup = bench_warmup_;
+    if (bench_min_reps_ > bench_max_reps_) throw UsageError("--bench-min-reps must not exceed --bench-reps");
+    options.bench_min_reps = bench_min_reps_;
+    options.bench_max_reps = bench_max_reps_;
+    options.bench_precision_percent = precision_percent_;
+    options.bench_max_time = max_time_;
+    options.rate_tolerance_percent = rate_tolerance_percent_;
+    options.tree_rounds = tree_rounds_;
+    options.tree_tolerance = tree_tolerance_percent_ / 100;
+    options.allow_tree_slower = allow_tree_slower_;
+    if (install_) options.install_prefix = mpich_prefix();
+    options.stock = !no_stock_;
+    options.allow_cliques = allow_cliques_;
+    options.model.prune.enabled = prune_;
+    options.model.collapse_oversize_segments = !no_collapse_;
+    return options;
+}
+
+int TuneCli::run() { return run_tune(options(), hiertune_, std::cout, std::cerr); }
+
+}  // namespace hiertune

@@ -1,0 +1,67 @@
+// `hiertune tune` (WITHOUT mpiexec): its options, then tune_command.cpp's run_tune,
+// which launches this program's path as the steps' jobs.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "command.hpp"
+#include "command_options.hpp"
+#include "hiertune/tune_steps.hpp"
+
+namespace hiertune {
+
+class TuneCli : public Command {
+public:
+    // hiertune: the program the jobs run (own_path).
+    explicit TuneCli(std::string hiertune) : hiertune_(std::move(hiertune)) {}
+    CLI::App* bind(CLI::App& app) override;
+    int run() override;
+
+    // The parsed options as run_tune takes them, with the environment's machine name.
+    // Throws UsageError.
+    TuneOptions options() const;
+
+private:
+    std::string hiertune_;
+    CLI::App* command_ = nullptr;
+    int ranks_ = 0;
+    int nodes_ = 0;
+    std::vector<std::string> collectives_{"bcast", "allreduce", "allgather"};
+    std::string size_range_;
+    std::vector<std::string> sizes_;
+    std::string configs_;
+    std::vector<std::string> segsizes_{"16K", "64K", "256K"};
+    std::string db_path_ = "tune.sqlite";
+    std::string output_path_ = "tree.json";
+    std::string stock_path_ = mpich_generic_json();
+    std::string report_dir_ = "tune-report";
+    std::string mpiexec_;
+    std::vector<std::string> mpiexec_args_;
+    std::string launcher_;
+    std::string fit_launcher_;
+    std::string machine_;
+    std::uint64_t steady_ = 8;
+    std::size_t task_warmup_ = 3;
+    std::size_t task_min_reps_ = 10;
+    std::size_t task_reps_ = 100;
+    std::size_t bench_warmup_ = 10;
+    std::size_t bench_min_reps_ = 10;
+    std::size_t bench_max_reps_ = 1000;
+    double precision_percent_ = 2.5;
+    double max_time_ = 5;
+    double rate_tolerance_percent_ = 10;
+    int tree_rounds_ = 3;
+    double tree_tolerance_percent_ = 5;
+    bool allow_tree_slower_ = false;
+    bool install_ = false;
+    bool prune_ = false;
+    bool no_collapse_ = false;
+    bool no_stock_ = false;
+    bool allow_cliques_ = false;
+};
+
+}  // namespace hiertune

@@ -1,0 +1,478 @@
+// The command modules (tools/src/*_cli.cpp) on command lines: what `hiertune
+// tune` and `hiertune learn` pass their jobs (tune_steps, learn_run) is parsed
+// back by the jobs' own modules and must carry exactly what the step meant;
+// every command answers --help and refuses an unknown option.  Parsing needs no
+// MPI: nothing here runs a command.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "analytic_report_cli.hpp"
+#include "bench_cli.hpp"
+#include "calibrate_cli.hpp"
+#include "check_tree_cli.hpp"
+#include "compare_tuners_cli.hpp"
+#include "db_cli.hpp"
+#include "fit_cli.hpp"
+#include "generate_cli.hpp"
+#include "hiertune/cluster_env.hpp"
+#include "hiertune/learn_run.hpp"
+#include "hiertune/task_bench.hpp"
+#include "hiertune/tune_steps.hpp"
+#include "hiertune/usage_error.hpp"
+#include "install_tree_cli.hpp"
+#include "learn_cli.hpp"
+#include "overlap_cli.hpp"
+#include "overlap_report_cli.hpp"
+#include "show_tree_cli.hpp"
+#include "tasks_cli.hpp"
+#include "tree_timing_cli.hpp"
+#include "tune_cli.hpp"
+#include "verify_cli.hpp"
+
+namespace hiertune {
+namespace {
+
+const std::string kHiertune = "/opt/site/bin/hiertune";
+
+// argv as main() gets it: the program first.
+void parse_argv(CLI::App& app, const std::vector<std::string>& args) {
+    std::vector<const char*> argv{"hiertune"};
+    for (const std::string& arg : args) argv.push_back(arg.c_str());
+    app.parse(static_cast<int>(argv.size()), argv.data());
+}
+
+// One command bound into its own app, as main.cpp binds its table.
+template <class CommandType>
+struct Bound {
+    CLI::App app;
+    CommandType command;
+    CLI::App* subcommand;
+
+    template <class... Args>
+    explicit Bound(Args&&... args) : command(std::forward<Args>(args)...) {
+        app.require_subcommand(1);
+        subcommand = command.bind(app);
+    }
+
+    void parse(const std::vector<std::string>& args) {
+        parse_argv(app, args);
+        ASSERT_TRUE(subcommand->parsed());
+    }
+};
+
+// The words after the hiertune path of a launch: what the job's hiertune parses.
+std::vector<std::string> job_args(const Launch& launch) {
+    const auto at = std::find(launch.argv.begin(), launch.argv.end(), kHiertune);
+    EXPECT_NE(at, launch.argv.end()) << describe(launch);
+    return at == launch.argv.end() ? std::vector<std::string>{} : std::vector<std::string>(at + 1, launch.argv.end());
+}
+
+// The words before it: the launcher's (or mpiexec's).
+std::vector<std::string> launch_prefix(const Launch& launch) {
+    return {launch.argv.begin(), std::find(launch.argv.begin(), launch.argv.end(), kHiertune)};
+}
+
+// "ALGO NAME=V/V ..." with the parameters sorted: a spec as a comparable text.
+std::string spec_text(const AlgorithmSpec& spec) {
+    std::vector<std::string> params;
+    for (const ParamSpec& param : spec.params) {
+        std::string text = param.name + "=";
+        for (std::size_t i = 0; i < param.values.size(); ++i) text += (i ? "/" : "") + param.values[i];
+        params.push_back(text);
+    }
+    std::sort(params.begin(), params.end());
+    std::string text = spec.algorithm;
+    for (const std::string& param : params) text += " " + param;
+    return text;
+}
+
+// The environment names the modules read: unset, so that only the command lines count.
+class CommandLines : public ::testing::Test {
+protected:
+    void SetUp() override {
+        for (const char* name : {kMachineEnv, kClusterEnv, kLinkRateEnv, kNumCliquesEnv}) unsetenv(name);
+    }
+};
+
+// options() throws a UsageError whose message names `option`.
+template <class Options>
+void expect_usage_error(Options options, const std::string& option) {
+    try {
+        options();
+        ADD_FAILURE() << "no error; expected one naming " << option;
+    } catch (const UsageError& e) {
+        EXPECT_NE(std::string(e.what()).find(option), std::string::npos) << e.what();
+    }
+}
+
+// tune's own command line, every value off its default: the options the steps build from.
+const std::vector<std::string> kTuneArgs{
+    "tune", "-n", "8", "-C", "bcast,allreduce,allgather", "-m", "1K:4K", "--sizes", "3000",
+    "--config", "inter_algo=tsp_kary/tsp_knomial/seg_chain", "-s", "4K,32K", "--db", "/data/tune db.sqlite",
+    "-o", "/data/tree.json", "--stock", "/data/generic.json", "--report", "/data/report", "--launcher",
+    "srun -N 4 --ntasks-per-node=2", "--fit-launcher", "srun -N 4 --ntasks-per-node=1", "--machine", "cluster-a",
+    "--steady", "6", "--task-warmup", "2", "--task-min-reps", "7", "--task-reps", "40", "--bench-warmup", "3",
+    "--bench-min-reps", "5", "--bench-reps", "60", "--precision", "1.25", "--max-time", "0.5",
+    "--rate-tolerance", "7.5", "--tree-rounds", "4", "--tree-tolerance", "2.5", "--allow-cliques"};
+
+TuneOptions parsed_tune_options() {
+    Bound<TuneCli> tune(kHiertune);
+    tune.parse(kTuneArgs);
+    return tune.command.options();
+}
+
+TEST_F(CommandLines, TuneParsesItsOwnOptions) {
+    const TuneOptions o = parsed_tune_options();
+    EXPECT_EQ(o.ranks, 8);
+    EXPECT_FALSE(o.nodes);
+    EXPECT_EQ(o.collectives, (std::vector<std::string>{"bcast", "allreduce", "allgather"}));
+    EXPECT_EQ(o.sizes, (std::vector<std::uint64_t>{1024, 2048, 3000, 4096}));
+    EXPECT_EQ(o.configs, "inter_algo=tsp_kary/tsp_knomial/seg_chain");
+    EXPECT_EQ(o.segsizes, (std::vector<std::uint64_t>{4096, 32768}));
+    EXPECT_EQ(o.db_path, "/data/tune db.sqlite");
+    EXPECT_EQ(o.tree_path, "/data/tree.json");
+    EXPECT_EQ(o.stock_path, "/data/generic.json");
+    EXPECT_EQ(o.report_dir, "/data/report");
+    EXPECT_EQ(o.launcher, (std::vector<std::string>{"srun", "-N", "4", "--ntasks-per-node=2"}));
+    EXPECT_EQ(o.fit_launcher, (std::vector<std::string>{"srun", "-N", "4", "--ntasks-per-node=1"}));
+    EXPECT_EQ(o.mpiexec, "");  // the launcher replaces it
+    EXPECT_EQ(o.machine, "cluster-a");
+    EXPECT_EQ(o.steady_segments, 6u);
+    EXPECT_EQ(o.task_warmup, 2u);
+    EXPECT_EQ(o.task_min_reps, 7u);
+    EXPECT_EQ(o.task_reps, 40u);
+    EXPECT_EQ(o.bench_warmup, 3u);
+    EXPECT_EQ(o.bench_min_reps, 5u);
+    EXPECT_EQ(o.bench_max_reps, 60u);
+    EXPECT_DOUBLE_EQ(o.bench_precision_percent, 1.25);
+    EXPECT_DOUBLE_EQ(o.bench_max_time, 0.5);
+    EXPECT_DOUBLE_EQ(o.rate_tolerance_percent, 7.5);
+    EXPECT_EQ(o.tree_rounds, 4);
+    EXPECT_DOUBLE_EQ(o.tree_tolerance, 0.025);
+    EXPECT_TRUE(o.allow_cliques);
+    EXPECT_NO_THROW(check_tune_options(o));
+}
+
+// What every bench job of tune carries: the sizes, the stopping rule and the database.
+void expect_bench_effort(const BenchOptions& bench, const TuneOptions& o) {
+    EXPECT_EQ(bench.sizes, o.sizes);
+    EXPECT_EQ(bench.rule.warmup_reps, o.bench_warmup);
+    EXPECT_EQ(bench.rule.min_reps, o.bench_min_reps);
+    EXPECT_EQ(bench.rule.max_reps, o.bench_max_reps);
+    EXPECT_DOUBLE_EQ(bench.rule.precision, o.bench_precision_percent / 100);
+    EXPECT_DOUBLE_EQ(bench.max_time, o.bench_max_time);
+    EXPECT_EQ(bench.reps, 0u);  // the stopping rule, not a fixed count
+    EXPECT_EQ(bench.progress, ProgressMode::never);
+}
+
+TEST_F(CommandLines, TuneCalibrateJobCarriesTheStoppingRuleAndTolerance) {
+    const TuneOptions o = parsed_tune_options();
+    const Launch launch = calibrate_launch(o, kHiertune);
+    EXPECT_EQ(launch_prefix(launch), o.launcher);
+    Bound<CalibrateCli> calibrate;
+    calibrate.parse(job_args(launch));
+    setenv(kNumCliquesEnv, "4", 1);  // emulated nodes: run only because tune passes --allow-cliques
+    const CalibrateOptions c = calibrate.command.options();
+    EXPECT_EQ(c.db_path, o.db_path);
+    EXPECT_TRUE(c.if_missing);
+    EXPECT_EQ(c.format, OutputFormat::json);
+    EXPECT_DOUBLE_EQ(c.rule.precision, o.bench_precision_percent / 100);
+    EXPECT_DOUBLE_EQ(c.max_time, o.bench_max_time);
+    EXPECT_DOUBLE_EQ(c.tolerance_percent, o.rate_tolerance_percent);
+    EXPECT_EQ(c.machine, o.machine);
+}
+
+TEST_F(CommandLines, TuneFitJobFitsTheSegInterAlgorithmsOnOneRankPerNode) {
+    const TuneOptions o = parsed_tune_options();
+    const std::optional<Launch> launch = fit_launch(o, kHiertune);
+    ASSERT_TRUE(launch);
+    EXPECT_EQ(launch_prefix(*launch), o.fit_launcher);
+    Bound<FitCli> fit;
+    fit.parse(job_args(*launch));
+    setenv(kNumCliquesEnv, "4", 1);
+    const FitOptions f = fit.command.options();
+    EXPECT_EQ(f.collectives, (std::vector<std::string>{"bcast", "reduce"}));  // allreduce is tuned
+    EXPECT_EQ(f.algorithms, (std::vector<std::string>{"seg_chain"}));
+    ASSERT_EQ(f.sizes.size(), 5u);
+    EXPECT_EQ(f.sizes.front(), 4096u);  // from the smallest segment size ...
+    EXPECT_EQ(f.sizes.back(), 32768u);  // ... to the largest
+    EXPECT_EQ(f.gamma_segsizes, o.segsizes);  // seg_chain without inter_chunk moves the segments
+    EXPECT_DOUBLE_EQ(f.rule.precision, o.bench_precision_percent / 100);
+    EXPECT_DOUBLE_EQ(f.max_time, o.bench_max_time);
+    EXPECT_EQ(f.db_path, o.db_path);
+    EXPECT_EQ(f.machine, o.machine);
+}
+
+TEST_F(CommandLines, TuneTasksJobsCoverTheSearchSpaceWithTheTaskEffort) {
+    const TuneOptions o = parsed_tune_options();
+    const std::vector<Launch> launches = tasks_launches(o, kHiertune);
+    ASSERT_FALSE(launches.empty());
+    std::set<Params> configs;
+    for (const Launch& launch : launches) {
+        SCOPED_TRACE(describe(launch));
+        EXPECT_EQ(launch_prefix(launch), o.launcher);
+        Bound<TasksCli> tasks;
+        tasks.parse(job_args(launch));
+        setenv(kNumCliquesEnv, "4", 1);
+        const TasksOptions t = tasks.command.options();
+        for (const std::string& collective : t.collectives)
+            EXPECT_TRUE(std::count(o.collectives.begin(), o.collectives.end(), collective)) << collective;
+        configs.insert(t.configs.begin(), t.configs.end());
+        EXPECT_EQ(t.segsizes, o.segsizes);
+        EXPECT_EQ(t.steady_segments, o.steady_segments);
+        EXPECT_EQ(t.max_message, o.sizes.back());
+        const bool allgather = std::count(t.collectives.begin(), t.collectives.end(), "allgather") > 0;
+        EXPECT_EQ(t.gather_sizes, allgather ? o.sizes : std::vector<std::uint64_t>{});
+        EXPECT_EQ(t.warmup, o.task_warmup);
+        EXPECT_EQ(t.min_reps, o.task_min_reps);
+        EXPECT_EQ(t.reps, o.task_reps);
+        EXPECT_DOUBLE_EQ(t.precision, o.bench_precision_percent / 100);
+        EXPECT_DOUBLE_EQ(t.max_time, o.bench_max_time);
+        EXPECT_EQ(t.db_path, o.db_path);
+        EXPECT_EQ(t.machine, o.machine);
+        EXPECT_EQ(t.account_step, "tasks");
+    }
+    // every configuration tasks can time (seg_* ones are fitted instead), each in some job
+    EXPECT_EQ(configs, (std::set<Params>{{{"inter_algo", "tsp_kary"}}, {{"inter_algo", "tsp_knomial"}}}));
+}
+
+TEST_F(CommandLines, TuneBenchJobsMeasureEveryConfigurationAtTheSegmentSizes) {
+    const TuneOptions o = parsed_tune_options();
+    std::set<std::string> measured;
+    for (const Launch& launch : bench_launches(o, kHiertune)) {
+        SCOPED_TRACE(describe(launch));
+        EXPECT_EQ(launch_prefix(launch), o.launcher);
+        Bound<BenchCli> bench;
+        bench.parse(job_args(launch));
+        setenv(kNumCliquesEnv, "4", 1);
+        const BenchOptions b = bench.command.options();
+        expect_bench_effort(b, o);
+        EXPECT_EQ(b.db_path, o.db_path);
+        EXPECT_EQ(b.machine, o.machine);
+        EXPECT_EQ(b.account_step, "bench");
+        ASSERT_EQ(b.collectives.size(), 1u);
+        for (const AlgorithmSpec& spec : b.algorithms) measured.insert(b.collectives.front() + " " + spec_text(spec));
+    }
+    std::set<std::string> expected;
+    for (const std::string& collective : o.collectives)
+        for (const Params& config : configs_for(collective, parse_task_configs(o.configs)))
+            expected.insert(collective + " hier " + collective + "_hier_inter_algorithm=" + config.at("inter_algo") +
+                            " " + collective + "_hier_segsize=4096/32768");
+    EXPECT_EQ(measured, expected);
+    EXPECT_GE(measured.size(), 6u);  // bcast and allreduce: each of the three inter algorithms
+}
+
+TEST_F(CommandLines, TuneStockJobMeasuresTheStockSelection) {
+    const TuneOptions o = parsed_tune_options();
+    const Launch launch = stock_launch(o, kHiertune);
+    Bound<BenchCli> bench;
+    bench.parse(job_args(launch));
+    setenv(kNumCliquesEnv, "4", 1);
+    const BenchOptions b = bench.command.options();
+    expect_bench_effort(b, o);
+    EXPECT_EQ(b.collectives, o.collectives);
+    ASSERT_EQ(b.algorithms.size(), 1u);
+    EXPECT_EQ(spec_text(b.algorithms.front()), kStockAlgorithms);
+    EXPECT_EQ(b.db_path, o.db_path);
+    EXPECT_EQ(b.account_step, "stock");
+}
+
+TEST_F(CommandLines, TreeTimingJobTimesTheDefaultSelectionAsJson) {
+    const TuneOptions o = parsed_tune_options();
+    for (const bool with_tree : {true, false}) {
+        const Launch launch = tree_timing_launch(o, kHiertune, o.tree_path, with_tree);
+        Bound<BenchCli> bench;
+        bench.parse(job_args(launch));
+        setenv(kNumCliquesEnv, "4", 1);
+        const BenchOptions b = bench.command.options();
+        expect_bench_effort(b, o);
+        EXPECT_EQ(b.collectives, o.collectives);
+        ASSERT_EQ(b.algorithms.size(), 1u);
+        EXPECT_EQ(spec_text(b.algorithms.front()), "default");
+        EXPECT_EQ(b.format, OutputFormat::json);  // read back by parse_tree_timing_output
+        EXPECT_EQ(b.db_path, "");
+    }
+}
+
+TEST_F(CommandLines, TreeTimingCommandGivesItsJobsItsOptions) {
+    Bound<TreeTimingCli> timing(kHiertune);
+    timing.parse({"tree-timing", "--tree", "/data/tree.json", "-n", "6", "--nodes", "3", "-C", "reduce,allgather",
+                  "--sizes", "8,1000", "--mpiexec", "/usr/bin/mpiexec", "--rounds", "5", "--tolerance", "3", "-x", "4",
+                  "--min-reps", "6", "-i", "50", "--precision", "0.5", "--max-time", "2"});
+    const TuneOptions o = timing.command.options();
+    EXPECT_NO_THROW(check_tree_timing_options(o));
+    EXPECT_EQ(o.nodes, 3);
+    EXPECT_EQ(o.tree_rounds, 5);
+    EXPECT_DOUBLE_EQ(o.tree_tolerance, 0.03);
+    const Launch launch = tree_timing_launch(o, kHiertune, o.tree_path, true);
+    EXPECT_EQ(launch_prefix(launch), (std::vector<std::string>{"/usr/bin/mpiexec", "-n", "6"}));
+    Bound<BenchCli> bench;
+    bench.parse(job_args(launch));
+    const BenchOptions b = bench.command.options();
+    expect_bench_effort(b, o);
+    EXPECT_EQ(b.collectives, (std::vector<std::string>{"reduce", "allgather"}));
+    EXPECT_EQ(b.sizes, (std::vector<std::uint64_t>{8, 1000}));
+    EXPECT_EQ(b.rule.warmup_reps, 4u);
+    EXPECT_EQ(b.rule.min_reps, 6u);
+    EXPECT_EQ(b.rule.max_reps, 50u);
+}
+
+TEST_F(CommandLines, TuneVerifyJobChecksTheCasesGiven) {
+    const TuneOptions o = parsed_tune_options();
+    const std::vector<VerifyCase> cases{{"bcast", 16384, true, 4}, {"allreduce", 8, false, 0},
+                                        {"allgather", 1024, true, 2}};
+    const Launch launch = verify_launch(o, kHiertune, o.tree_path, cases);
+    Bound<VerifyCli> verify;
+    verify.parse(job_args(launch));
+    EXPECT_EQ(verify.command.cases(), cases);
+}
+
+TEST_F(CommandLines, RefusedCliquesWithoutTheFlag) {
+    TuneOptions o = parsed_tune_options();
+    o.allow_cliques = false;
+    setenv(kNumCliquesEnv, "4", 1);
+    Bound<BenchCli> bench;
+    bench.parse(job_args(stock_launch(o, kHiertune)));
+    expect_usage_error([&] { return bench.command.options(); }, kAllowCliquesFlag);
+    Bound<CalibrateCli> calibrate;
+    calibrate.parse(job_args(calibrate_launch(o, kHiertune)));
+    expect_usage_error([&] { return calibrate.command.options(); }, kAllowCliquesFlag);
+}
+
+TEST_F(CommandLines, LearnJobsMeasureTheGroupWithTheLearnOptions) {
+    Bound<LearnCli> learn(kHiertune);
+    learn.parse({"learn", "-C", "bcast", "--nodes", "2,4", "--ppn", "1,3", "-m", "1K:64K", "--db", "/data/learn.sqlite",
+                 "-o", "/data/tree.json", "--stock", "/data/generic.json", "--launcher", "emu run", "--machine",
+                 "cluster-b", "-x", "4", "--min-reps", "6", "-i", "80", "--precision", "0.75", "--max-time", "3",
+                 "--allow-cliques"});
+    const LearnRunOptions options = learn.command.options();
+    const Configuration binomial{"bcast", "binomial", {}};
+    const Configuration hier{"bcast", "hier", {{"bcast_hier_segsize", "4096"}, {"bcast_hier_inter_kval", "4"}}};
+    LearnGroup group;
+    group.shape = LearnShape{4, 3};
+    group.sizes = {1024, 4096};
+    group.configurations = {binomial, hier};
+    group.points = {LearnPoint{4, 3, 1024, binomial}, LearnPoint{4, 3, 4096, hier}};
+    const Launch launch = learn_launch(options, kHiertune, group);
+    EXPECT_EQ(launch_prefix(launch),
+              (std::vector<std::string>{"emu", "run", "--nodes", "4", "--ppn", "3", "--"}));  // the group's shape
+    Bound<BenchCli> bench;
+    bench.parse(job_args(launch));
+    setenv(kNumCliquesEnv, "4", 1);
+    const BenchOptions b = bench.command.options();
+    EXPECT_EQ(b.collectives, (std::vector<std::string>{"bcast"}));
+    ASSERT_EQ(b.algorithms.size(), 2u);
+    EXPECT_EQ(spec_text(b.algorithms[0]), "binomial");
+    EXPECT_EQ(spec_text(b.algorithms[1]), "hier bcast_hier_inter_kval=4 bcast_hier_segsize=4096");
+    EXPECT_EQ(b.sizes, group.sizes);
+    EXPECT_EQ(b.rule.warmup_reps, 4u);
+    EXPECT_EQ(b.rule.min_reps, 6u);
+    EXPECT_EQ(b.rule.max_reps, 80u);
+    EXPECT_DOUBLE_EQ(b.rule.precision, 0.0075);
+    EXPECT_DOUBLE_EQ(b.max_time, 3);
+    EXPECT_EQ(b.db_path, "/data/learn.sqlite");
+    EXPECT_EQ(b.machine, "cluster-b");
+    EXPECT_EQ(b.account_step, "learn");
+}
+
+// Every command of main.cpp's table, in its order.
+std::vector<std::unique_ptr<Command>> every_command() {
+    std::vector<std::unique_ptr<Command>> commands;
+    commands.push_back(std::make_unique<BenchCli>());
+    commands.push_back(std::make_unique<DbCli>());
+    commands.push_back(std::make_unique<TasksCli>());
+    commands.push_back(std::make_unique<CalibrateCli>());
+    commands.push_back(std::make_unique<OverlapCli>());
+    commands.push_back(std::make_unique<OverlapReportCli>());
+    commands.push_back(std::make_unique<FitCli>());
+    commands.push_back(std::make_unique<GenerateCli>());
+    commands.push_back(std::make_unique<AnalyticReportCli>());
+    commands.push_back(std::make_unique<TuneCli>(kHiertune));
+    commands.push_back(std::make_unique<TreeTimingCli>(kHiertune));
+    commands.push_back(std::make_unique<LearnCli>(kHiertune));
+    commands.push_back(std::make_unique<ShowTreeCli>());
+    commands.push_back(std::make_unique<CheckTreeCli>());
+    commands.push_back(std::make_unique<CompareTunersCli>());
+    commands.push_back(std::make_unique<InstallTreeCli>());
+    commands.push_back(std::make_unique<VerifyCli>());
+    return commands;
+}
+
+// The command lines naming one (sub)command: "bench", ..., "db list", ...
+std::vector<std::vector<std::string>> command_paths(const CLI::App& app) {
+    std::vector<std::vector<std::string>> paths;
+    for (const CLI::App* command : app.get_subcommands({})) {
+        paths.push_back({command->get_name()});
+        for (const CLI::App* sub : command->get_subcommands({}))
+            paths.push_back({command->get_name(), sub->get_name()});
+    }
+    return paths;
+}
+
+TEST_F(CommandLines, EachAnswersHelp) {
+    const auto commands = every_command();
+    CLI::App app;
+    for (const auto& command : commands) command->bind(app);
+    const auto paths = command_paths(app);
+    EXPECT_EQ(paths.size(), commands.size() + 4);  // and db's list, best, points, check
+    for (std::vector<std::string> args : paths) {
+        SCOPED_TRACE(args.front());
+        args.push_back("--help");
+        try {
+            parse_argv(app, args);
+            ADD_FAILURE() << "--help parsed as a command line";
+        } catch (const CLI::CallForHelp& e) {
+            EXPECT_EQ(e.get_exit_code(), 0);
+        }
+        app.clear();
+    }
+}
+
+TEST_F(CommandLines, EachRefusesAnUnknownOption) {
+    const auto commands = every_command();
+    CLI::App app;
+    for (const auto& command : commands) command->bind(app);
+    for (std::vector<std::string> args : command_paths(app)) {
+        SCOPED_TRACE(args.front());
+        args.push_back("--no-such-option");
+        try {
+            parse_argv(app, args);
+            ADD_FAILURE() << "an unknown option parsed";
+        } catch (const CLI::ParseError& e) {
+            EXPECT_NE(e.get_exit_code(), 0) << e.what();
+        }
+        app.clear();
+    }
+}
+
+TEST_F(CommandLines, TheMpiOnesAreTheJobsRunUnderMpiexec) {
+    std::set<std::string> under_mpi;
+    CLI::App app;
+    for (const auto& command : every_command()) {
+        const CLI::App* bound = command->bind(app);
+        if (command->needs_mpi()) under_mpi.insert(bound->get_name());
+    }
+    EXPECT_EQ(under_mpi, (std::set<std::string>{"bench", "tasks", "calibrate", "overlap", "fit", "verify"}));
+}
+
+TEST_F(CommandLines, BadValuesAreUsageErrorsOfTheOptions) {
+    Bound<BenchCli> bench;
+    bench.parse({"bench", "--min-reps", "50", "-i", "10"});
+    expect_usage_error([&] { return bench.command.options(); }, "--min-reps");
+    Bound<TuneCli> tune(kHiertune);
+    tune.parse({"tune", "-n", "4", "--stock", "/data/generic.json", "--bench-min-reps", "20", "--bench-reps", "10"});
+    expect_usage_error([&] { return tune.command.options(); }, "--bench-min-reps");
+    Bound<VerifyCli> verify;
+    verify.parse({"verify", "--case", "bcast:8:oops"});
+    expect_usage_error([&] { return verify.command.cases(); }, "bcast:8:oops");
+}
+
+}  // namespace
+}  // namespace hiertune
