@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <map>
 #include <set>
 #include <sstream>
@@ -42,10 +43,12 @@ std::string join(const std::vector<std::string>& items, char separator) {
     return text;
 }
 
+// The shortest text that parses back to the same double: a job gets exactly
+// tune's value (a stream's 6 digits would send 1234567 as 1234570).
 std::string format_number(double value) {
-    std::ostringstream text;
-    text << value;
-    return text.str();
+    char text[32];
+    const std::to_chars_result written = std::to_chars(text, text + sizeof text, value);
+    return std::string(text, written.ptr);
 }
 
 // mpiexec [args] -n N, or the launcher's words (the hiertune command follows)

@@ -24,8 +24,8 @@
 //   hiertune compare-tuners             the tuners' trees against one exhaustive
 //                                       sweep: slowdowns, points, tuning time
 //
-// This file is the table of commands: each is a module (*_cli.cpp, command.hpp)
-// that binds its options and runs the library (tools/lib) or a runner (bench.cpp,
+// This file runs the table of commands (commands.cpp): each is a module
+// (*_cli.cpp, command.hpp) that binds its options and runs the library (tools/lib) or a runner (bench.cpp,
 // tune_command.cpp, ...); see tools/README.md for the options.
 #include <iostream>
 #include <memory>
@@ -36,27 +36,11 @@
 
 #include <CLI/CLI.hpp>
 
-#include "analytic_report_cli.hpp"
-#include "bench_cli.hpp"
-#include "calibrate_cli.hpp"
-#include "check_tree_cli.hpp"
 #include "command.hpp"
 #include "command_options.hpp"
-#include "compare_tuners_cli.hpp"
-#include "db_cli.hpp"
-#include "fit_cli.hpp"
-#include "generate_cli.hpp"
+#include "commands.hpp"
 #include "hiertune/usage_error.hpp"
-#include "install_tree_cli.hpp"
-#include "learn_cli.hpp"
 #include "mpi_session.hpp"
-#include "overlap_cli.hpp"
-#include "overlap_report_cli.hpp"
-#include "show_tree_cli.hpp"
-#include "tasks_cli.hpp"
-#include "tree_timing_cli.hpp"
-#include "tune_cli.hpp"
-#include "verify_cli.hpp"
 
 namespace {
 
@@ -82,17 +66,7 @@ int run_on_every_rank(Command& command, MpiSession& mpi) {
 
 int main(int argc, char** argv) {
     const std::string self = own_path(argv[0]);  // the jobs of tune, tree-timing and learn run it
-    std::unique_ptr<Command> table[] = {  // in the order of `hiertune --help`
-        std::make_unique<BenchCli>(),          std::make_unique<DbCli>(),
-        std::make_unique<TasksCli>(),          std::make_unique<CalibrateCli>(),
-        std::make_unique<OverlapCli>(),        std::make_unique<OverlapReportCli>(),
-        std::make_unique<FitCli>(),            std::make_unique<GenerateCli>(),
-        std::make_unique<AnalyticReportCli>(), std::make_unique<TuneCli>(self),
-        std::make_unique<TreeTimingCli>(self), std::make_unique<LearnCli>(self),
-        std::make_unique<ShowTreeCli>(),       std::make_unique<CheckTreeCli>(),
-        std::make_unique<CompareTunersCli>(),  std::make_unique<InstallTreeCli>(),
-        std::make_unique<VerifyCli>(),
-    };
+    const std::vector<std::unique_ptr<Command>> table = hiertune_commands(self);
     CLI::App app{"hiertune: measure MPICH collective algorithms and find the best per message size"};
     app.require_subcommand(1);
     std::vector<std::pair<Command*, CLI::App*>> commands;

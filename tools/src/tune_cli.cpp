@@ -89,9 +89,11 @@ CLI::App* TuneCli::bind(CLI::App& app) {
     tune->add_flag("--allow-tree-slower", allow_tree_slower_,
                    "Report sizes where the tree is slower than no tree beyond the noise, but exit 0 (e.g. on "
                    "emulated cliques, where timings measure the scheduler)");
-    tune->add_flag("--install", install_,
-                   std::string("When the tree passes verify and the tree timing, install it as the site's tree "
-                               "of ") + mpich_prefix() + " (as 'hiertune install-tree')");
+    tune->add_option("--install", install_prefix_,
+                     std::string("When the tree passes verify and the tree timing, install it as the site's tree "
+                                 "of this MPICH prefix (as 'hiertune install-tree'; without a value: ") +
+                         mpich_prefix() + ", the MPICH hiertune is built against)")
+        ->expected(0, 1);
     tune->add_flag("--no-stock", no_stock_,
                    "Do not measure the stock selection (the tree then takes hier wherever the model predicts it)");
     tune->add_flag("--prune", prune_, "Model: HAN III-C pruning heuristics");
@@ -138,7 +140,7 @@ TuneOptions TuneCli::options() const {
     options.tree_rounds = tree_rounds_;
     options.tree_tolerance = tree_tolerance_percent_ / 100;
     options.allow_tree_slower = allow_tree_slower_;
-    if (install_) options.install_prefix = mpich_prefix();
+    if (command_->count("--install") > 0) options.install_prefix = install_prefix_.empty() ? mpich_prefix() : install_prefix_;
     options.stock = !no_stock_;
     options.allow_cliques = allow_cliques_;
     options.model.prune.enabled = prune_;

@@ -179,8 +179,18 @@ for ((i = 0; i < ${#args[@]}; i++)); do
         *) relaunch+=("${args[i]}") ;;
     esac
 done
-"$hiertune" "${relaunch[@]}" --launcher "env MPIR_CVAR_NUM_CLIQUES=2 '$mpiexec' -n 4" > "$tmp/out3" 2> "$tmp/err3" ||
-    { cat "$tmp/out3" "$tmp/err3"; fail "rerun failed"; }
+# (and --install PREFIX: the verified tree becomes that prefix's site tree, with its record)
+"$hiertune" "${relaunch[@]}" --launcher "env MPIR_CVAR_NUM_CLIQUES=2 '$mpiexec' -n 4" --install "$tmp/site" \
+    > "$tmp/out3" 2> "$tmp/err3" || { cat "$tmp/out3" "$tmp/err3"; fail "rerun failed"; }
+site=$tmp/site/share/mpich-hier/tuning.json
+grep -q "^installed $site (fnv1a64:[0-9a-f]\{16\}): every job of $tmp/site whose environment names no tree loads it" \
+    "$tmp/out3" || fail "--install: $(tail -3 "$tmp/out3")"
+cmp -s "$site" "$tree" || fail "--install: $site is not the tree"
+python3 - "$site.record" <<'PY' || fail "--install: bad record $(cat "$site.record")"
+import json, sys
+record = json.load(open(sys.argv[1]))
+assert record["machine"] and "4 ranks" in record["cluster"] and record["mpich_version"].startswith("5.0.1"), record
+PY
 grep -q "^\\$ env MPIR_CVAR_NUM_CLIQUES=2 $mpiexec -n 4 .*/hiertune calibrate " "$tmp/out3" || fail "launcher not used"
 grep -q "calibration stored in $db: nothing to measure" "$tmp/out3" || fail "rerun calibrated again"
 [ "$(head -1 "$report/report.txt")" = "cluster: cliques: mpi_tune" ] || fail "rerun report: no stored cluster line"

@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "analytic_report_cli.hpp"
+#include "command_options.hpp"
+#include "commands.hpp"
 #include "bench_cli.hpp"
 #include "calibrate_cli.hpp"
 #include "check_tree_cli.hpp"
@@ -119,7 +121,7 @@ const std::vector<std::string> kTuneArgs{
     "-o", "/data/tree.json", "--stock", "/data/generic.json", "--report", "/data/report", "--launcher",
     "srun -N 4 --ntasks-per-node=2", "--fit-launcher", "srun -N 4 --ntasks-per-node=1", "--machine", "cluster-a",
     "--steady", "6", "--task-warmup", "2", "--task-min-reps", "7", "--task-reps", "40", "--bench-warmup", "3",
-    "--bench-min-reps", "5", "--bench-reps", "60", "--precision", "1.25", "--max-time", "0.5",
+    "--bench-min-reps", "5", "--bench-reps", "60", "--precision", "1.2345678", "--max-time", "0.123456789",
     "--rate-tolerance", "7.5", "--tree-rounds", "4", "--tree-tolerance", "2.5", "--allow-cliques"};
 
 TuneOptions parsed_tune_options() {
@@ -151,13 +153,27 @@ TEST_F(CommandLines, TuneParsesItsOwnOptions) {
     EXPECT_EQ(o.bench_warmup, 3u);
     EXPECT_EQ(o.bench_min_reps, 5u);
     EXPECT_EQ(o.bench_max_reps, 60u);
-    EXPECT_DOUBLE_EQ(o.bench_precision_percent, 1.25);
-    EXPECT_DOUBLE_EQ(o.bench_max_time, 0.5);
+    EXPECT_DOUBLE_EQ(o.bench_precision_percent, 1.2345678);  // more digits than a stream writes:
+    EXPECT_DOUBLE_EQ(o.bench_max_time, 0.123456789);        // the jobs must still get them exactly
     EXPECT_DOUBLE_EQ(o.rate_tolerance_percent, 7.5);
     EXPECT_EQ(o.tree_rounds, 4);
     EXPECT_DOUBLE_EQ(o.tree_tolerance, 0.025);
     EXPECT_TRUE(o.allow_cliques);
+    EXPECT_EQ(o.install_prefix, "");  // no --install
     EXPECT_NO_THROW(check_tune_options(o));
+}
+
+// --install PREFIX installs the tree there; --install alone, into the MPICH hiertune is built against.
+TEST_F(CommandLines, TuneInstallsIntoAPrefix) {
+    std::vector<std::string> args = kTuneArgs;
+    args.insert(args.end(), {"--install", "/opt/mpich-site"});
+    Bound<TuneCli> given(kHiertune);
+    given.parse(args);
+    EXPECT_EQ(given.command.options().install_prefix, "/opt/mpich-site");
+    args.pop_back();
+    Bound<TuneCli> bare(kHiertune);
+    bare.parse(args);
+    EXPECT_EQ(bare.command.options().install_prefix, mpich_prefix());
 }
 
 // What every bench job of tune carries: the sizes, the stopping rule and the database.
@@ -225,7 +241,7 @@ TEST_F(CommandLines, TuneTasksJobsCoverTheSearchSpaceWithTheTaskEffort) {
         for (const std::string& collective : t.collectives)
             EXPECT_TRUE(std::count(o.collectives.begin(), o.collectives.end(), collective)) << collective;
         configs.insert(t.configs.begin(), t.configs.end());
-        EXPECT_EQ(t.segsizes, o.segsizes);
+        EXPECT_EQ(t.segsizes, task_segsizes(o));  // the space's and the messages shorter than them
         EXPECT_EQ(t.steady_segments, o.steady_segments);
         EXPECT_EQ(t.max_message, o.sizes.back());
         const bool allgather = std::count(t.collectives.begin(), t.collectives.end(), "allgather") > 0;
@@ -383,27 +399,7 @@ TEST_F(CommandLines, LearnJobsMeasureTheGroupWithTheLearnOptions) {
 }
 
 // Every command of main.cpp's table, in its order.
-std::vector<std::unique_ptr<Command>> every_command() {
-    std::vector<std::unique_ptr<Command>> commands;
-    commands.push_back(std::make_unique<BenchCli>());
-    commands.push_back(std::make_unique<DbCli>());
-    commands.push_back(std::make_unique<TasksCli>());
-    commands.push_back(std::make_unique<CalibrateCli>());
-    commands.push_back(std::make_unique<OverlapCli>());
-    commands.push_back(std::make_unique<OverlapReportCli>());
-    commands.push_back(std::make_unique<FitCli>());
-    commands.push_back(std::make_unique<GenerateCli>());
-    commands.push_back(std::make_unique<AnalyticReportCli>());
-    commands.push_back(std::make_unique<TuneCli>(kHiertune));
-    commands.push_back(std::make_unique<TreeTimingCli>(kHiertune));
-    commands.push_back(std::make_unique<LearnCli>(kHiertune));
-    commands.push_back(std::make_unique<ShowTreeCli>());
-    commands.push_back(std::make_unique<CheckTreeCli>());
-    commands.push_back(std::make_unique<CompareTunersCli>());
-    commands.push_back(std::make_unique<InstallTreeCli>());
-    commands.push_back(std::make_unique<VerifyCli>());
-    return commands;
-}
+std::vector<std::unique_ptr<Command>> every_command() { return hiertune_commands(kHiertune); }
 
 // The command lines naming one (sub)command: "bench", ..., "db list", ...
 std::vector<std::vector<std::string>> command_paths(const CLI::App& app) {
