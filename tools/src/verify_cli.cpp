@@ -10,7 +10,10 @@ CLI::App* VerifyCli::bind(CLI::App& app) {
     CLI::App* verify = app.add_subcommand(
         "verify", "Check through the plugin's pvars that collectives run what the loaded tree says "
                   "(under mpiexec; run by tune)");
-    verify->add_option("--case", case_texts_, std::string("COLL:BYTES:hier/SEGMENTS, COLL:BYTES:") + kWholeCommCase + " or COLL:BYTES:any (repeatable)")
+    verify
+        ->add_option("--case", case_texts_,
+                     std::string("COLL:BYTES:hier/SEGMENTS, COLL:BYTES:") + kWholeCommCase +
+                         " or COLL:BYTES:any (repeatable)")
         ->required()
         ->allow_extra_args(false);
     return verify;
