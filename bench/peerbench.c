@@ -1,0 +1,293 @@
+/* peerbench: the neutral benchmark of bench/peers.sh, plain MPI, built against each MPI
+ * it compares (MPICH with the plugin, Open MPI).  It times MPI_Bcast, MPI_Reduce,
+ * MPI_Allreduce, MPI_Allgather, MPI_Gather, MPI_Scatter and MPI_Barrier on MPI_COMM_WORLD,
+ * root 0, and prints one CSV line per collective and size (rank 0):
+ *
+ *   mpi,collective,bytes,ranks,reps,iters,median_us,samples_us
+ *
+ * bytes: the message for bcast, reduce and allreduce (MPI_INT, MPI_SUM); the whole
+ * gathered or scattered buffer for allgather, gather and scatter (each rank's block is
+ * bytes / ranks); 0 for barrier.  A sample is one repetition: a barrier, then `iters`
+ * calls, their time per call on each rank, the maximum over ranks.  iters is chosen once
+ * per size from the first timed call so that a repetition lasts about 5 ms.  The data of
+ * the first call of every size is checked (a wrong byte aborts the job); the timed calls
+ * reuse the buffers.  samples_us lists every repetition's sample, so that runs of the
+ * same configuration taken in turns with others can be pooled.
+ *
+ *   peerbench [-C coll,coll,...] [-s bytes,bytes,...] [-r reps] [-x warmup]
+ */
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_SIZES = 64, MAX_REPS = 1000 };
+static const double REP_SECONDS = 5e-3;
+static const int MAX_ITERS = 1000;
+
+static const char *const COLLECTIVES[] = {"bcast", "reduce", "allreduce", "allgather",
+                                          "gather", "scatter", "barrier"};
+enum { NCOLL = sizeof COLLECTIVES / sizeof *COLLECTIVES };
+
+static int rank, nranks;
+
+/* a usage or size error: every rank parses the same arguments, rank 0 says it */
+static void fail(const char *fmt, ...)
+{
+    if (rank == 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        fputs("peerbench: ", stderr);
+        vfprintf(stderr, fmt, ap);
+        fputc('\n', stderr);
+        va_end(ap);
+    }
+    MPI_Abort(MPI_COMM_WORLD, 2);
+}
+
+static int coll_index(const char *name)
+{
+    for (int c = 0; c < NCOLL; c++)
+        if (strcmp(name, COLLECTIVES[c]) == 0)
+            return c;
+    return -1;
+}
+
+/* the buffers of one collective and size: send and receive as the call needs them */
+struct call {
+    int coll;
+    size_t bytes;      /* as printed */
+    size_t block;      /* per rank (gather-like), else the message */
+    unsigned char *send, *recv;
+};
+
+static unsigned char pattern(int r, size_t i)
+{
+    return (unsigned char) ((size_t) r * 31 + i * 7 + 1);
+}
+
+static int int_value(int r, size_t i)
+{
+    return r + (int) (i % 13);
+}
+
+static void fill(struct call *c)
+{
+    int *ints = (int *) c->send;
+    size_t nint = c->bytes / sizeof(int);
+    switch (c->coll) {
+    case 0:     /* bcast: the root's message, zeros elsewhere */
+        for (size_t i = 0; i < c->bytes; i++)
+            c->send[i] = rank == 0 ? pattern(0, i) : 0;
+        break;
+    case 1:
+    case 2:
+        for (size_t i = 0; i < nint; i++)
+            ints[i] = int_value(rank, i);
+        memset(c->recv, 0, c->bytes);
+        break;
+    case 3:
+    case 4:
+        for (size_t i = 0; i < c->block; i++)
+            c->send[i] = pattern(rank, i);
+        memset(c->recv, 0, c->bytes);
+        break;
+    case 5:     /* scatter: block r of the root's buffer for rank r */
+        if (rank == 0)
+            for (int r = 0; r < nranks; r++)
+                for (size_t i = 0; i < c->block; i++)
+                    c->send[(size_t) r * c->block + i] = pattern(r, i);
+        memset(c->recv, 0, c->block);
+        break;
+    }
+}
+
+static void run_call(struct call *c)
+{
+    int n = (int) c->block;
+    switch (c->coll) {
+    case 0: MPI_Bcast(c->send, n, MPI_BYTE, 0, MPI_COMM_WORLD); break;
+    case 1: MPI_Reduce(c->send, c->recv, n / (int) sizeof(int), MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD); break;
+    case 2: MPI_Allreduce(c->send, c->recv, n / (int) sizeof(int), MPI_INT, MPI_SUM, MPI_COMM_WORLD); break;
+    case 3: MPI_Allgather(c->send, n, MPI_BYTE, c->recv, n, MPI_BYTE, MPI_COMM_WORLD); break;
+    case 4: MPI_Gather(c->send, n, MPI_BYTE, c->recv, n, MPI_BYTE, 0, MPI_COMM_WORLD); break;
+    case 5: MPI_Scatter(c->send, n, MPI_BYTE, c->recv, n, MPI_BYTE, 0, MPI_COMM_WORLD); break;
+    case 6: MPI_Barrier(MPI_COMM_WORLD); break;
+    }
+}
+
+/* the first byte or int that differs from what the call must give, or -1 */
+static long first_wrong(const struct call *c)
+{
+    const int *ints = (const int *) c->recv;
+    size_t nint = c->bytes / sizeof(int);
+    long sum_ranks = (long) nranks * (nranks - 1) / 2;
+    switch (c->coll) {
+    case 0:
+        for (size_t i = 0; i < c->bytes; i++)
+            if (c->send[i] != pattern(0, i))
+                return (long) i;
+        break;
+    case 1:
+    case 2:
+        if (c->coll == 1 && rank != 0)
+            break;
+        for (size_t i = 0; i < nint; i++)
+            if (ints[i] != sum_ranks + (long) nranks * (long) (i % 13))
+                return (long) i;
+        break;
+    case 3:
+    case 4:
+        if (c->coll == 4 && rank != 0)
+            break;
+        for (int r = 0; r < nranks; r++)
+            for (size_t i = 0; i < c->block; i++)
+                if (c->recv[(size_t) r * c->block + i] != pattern(r, i))
+                    return (long) ((size_t) r * c->block + i);
+        break;
+    case 5:
+        for (size_t i = 0; i < c->block; i++)
+            if (c->recv[i] != pattern(rank, i))
+                return (long) i;
+        break;
+    }
+    return -1;
+}
+
+/* one repetition: the time per call, maximum over ranks */
+static double sample(struct call *c, int iters)
+{
+    double mine, worst;
+    MPI_Barrier(MPI_COMM_WORLD);
+    double start = MPI_Wtime();
+    for (int k = 0; k < iters; k++)
+        run_call(c);
+    mine = (MPI_Wtime() - start) / iters;
+    MPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return worst;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *) a, y = *(const double *) b;
+    return (x > y) - (x < y);
+}
+
+static void parse_list(char *text, long *values, int *count, const char *what)
+{
+    *count = 0;
+    for (char *tok = strtok(text, ","); tok; tok = strtok(NULL, ",")) {
+        char *end;
+        long v = strtol(tok, &end, 10);
+        if (*end || v < 0 || *count == MAX_SIZES)
+            fail("%s: %d values at most, each a non-negative number", what, MAX_SIZES);
+        values[(*count)++] = v;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int colls[NCOLL], ncolls = NCOLL, nsizes = 0, reps = 5, warmup = 1;
+    long sizes[MAX_SIZES];
+    char library[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    for (int c = 0; c < NCOLL; c++)
+        colls[c] = c;
+    sizes[nsizes++] = 1 << 20;
+
+    for (int a = 1; a < argc; a++) {
+        const char *opt = argv[a];
+        if (a + 1 == argc)
+            fail("%s: needs a value (peerbench [-C colls] [-s sizes] [-r reps] [-x warmup])", opt);
+        char *value = argv[++a];
+        if (strcmp(opt, "-C") == 0) {
+            ncolls = 0;
+            for (char *tok = strtok(value, ","); tok; tok = strtok(NULL, ",")) {
+                int c = coll_index(tok);
+                if (c < 0 || ncolls == NCOLL)
+                    fail("-C: '%s' is none of bcast reduce allreduce allgather gather scatter barrier", tok);
+                colls[ncolls++] = c;
+            }
+        } else if (strcmp(opt, "-s") == 0) {
+            parse_list(value, sizes, &nsizes, "-s");
+        } else if (strcmp(opt, "-r") == 0 || strcmp(opt, "-x") == 0) {
+            char *end;
+            long v = strtol(value, &end, 10);
+            if (*end || v < (opt[1] == 'r') || v > MAX_REPS)
+                fail("%s %s: out of range (repetitions 1 to %d, warm-up 0 to %d)", opt, value, MAX_REPS, MAX_REPS);
+            *(opt[1] == 'r' ? &reps : &warmup) = (int) v;
+        } else {
+            fail("unknown option '%s'", opt);
+        }
+    }
+
+    MPI_Get_library_version(library, &len);
+    library[strcspn(library, "\n,")] = '\0';
+    if (rank == 0)
+        printf("mpi,collective,bytes,ranks,reps,iters,median_us,samples_us\n");
+
+    double *samples = malloc(sizeof(double) * (size_t) reps);
+    for (int k = 0; k < ncolls; k++) {
+        for (int s = 0; s < nsizes; s++) {
+            struct call c = {.coll = colls[k], .bytes = (size_t) sizes[s]};
+            const char *name = COLLECTIVES[c.coll];
+            if (c.coll == 6) {
+                if (s > 0)
+                    break;      /* barrier has one size */
+                c.bytes = 0;
+            }
+            if ((c.coll == 1 || c.coll == 2) && c.bytes % sizeof(int))
+                fail("%s of %zu bytes: MPI_INT elements need a multiple of 4", name, c.bytes);
+            if (c.coll >= 3 && c.coll <= 5 && c.bytes % (size_t) nranks)
+                fail("%s of %zu bytes: the buffer is one block per rank, and %d ranks do not divide it",
+                     name, c.bytes, nranks);
+            if (c.coll >= 3 && c.coll <= 5)
+                c.block = c.bytes / (size_t) nranks;
+            else
+                c.block = c.bytes;
+            if (c.block > (size_t) 1 << 30)
+                fail("%s of %zu bytes: more than 1 GiB per block", name, c.bytes);
+            c.send = malloc(c.bytes + 1);
+            c.recv = malloc(c.bytes + 1);
+
+            fill(&c);
+            run_call(&c);
+            long wrong = first_wrong(&c);
+            if (wrong >= 0) {
+                fprintf(stderr, "peerbench: %s of %ld bytes: rank %d received wrong data at %ld\n",
+                        name, (long) c.bytes, rank, wrong);
+                MPI_Abort(MPI_COMM_WORLD, 1);
+            }
+            for (int w = 0; w < warmup; w++)
+                run_call(&c);
+            double once = sample(&c, 1);
+            int iters = once > 0 ? (int) (REP_SECONDS / once) : MAX_ITERS;
+            iters = iters < 1 ? 1 : iters > MAX_ITERS ? MAX_ITERS : iters;
+            for (int r = 0; r < reps; r++)
+                samples[r] = sample(&c, iters);
+            if (rank == 0) {
+                printf("%s,%s,%ld,%d,%d,%d,", library, name, (long) c.bytes, nranks, reps, iters);
+                double *sorted = malloc(sizeof(double) * (size_t) reps);
+                memcpy(sorted, samples, sizeof(double) * (size_t) reps);
+                qsort(sorted, (size_t) reps, sizeof(double), by_value);
+                double median = reps % 2 ? sorted[reps / 2] : (sorted[reps / 2 - 1] + sorted[reps / 2]) / 2;
+                printf("%.3f,", median * 1e6);
+                for (int r = 0; r < reps; r++)
+                    printf("%s%.3f", r ? " " : "", samples[r] * 1e6);
+                printf("\n");
+                fflush(stdout);
+                free(sorted);
+            }
+            free(c.send);
+            free(c.recv);
+        }
+    }
+    free(samples);
+    MPI_Finalize();
+    return 0;
+}
