@@ -8,10 +8,10 @@
  * bytes: the message for bcast, reduce and allreduce (MPI_INT, MPI_SUM); the whole
  * gathered or scattered buffer for allgather, gather and scatter (each rank's block is
  * bytes / ranks); 0 for barrier.  A sample is one repetition: a barrier, then `iters`
- * calls, their time per call on each rank, the maximum over ranks.  iters is chosen once
- * per size from the first timed call so that a repetition lasts about 5 ms.  The data of
- * the first call of every size is checked (a wrong byte aborts the job); the timed calls
- * reuse the buffers.  samples_us lists every repetition's sample, so that runs of the
+ * calls, their time per call on each rank, the maximum over ranks.  The first call of every
+ * size is timed alike and its data checked (a wrong byte aborts the job); iters is chosen
+ * from its time so that a repetition lasts about 5 ms; then the warm-up calls, then the
+ * repetitions, which reuse the buffers.  samples_us lists every repetition's sample, so that runs of the
  * same configuration taken in turns with others can be pooled.
  *
  *   peerbench [-C coll,coll,...] [-s bytes,bytes,...] [-r reps] [-x warmup]
@@ -32,7 +32,9 @@ enum { NCOLL = sizeof COLLECTIVES / sizeof *COLLECTIVES };
 
 static int rank, nranks;
 
-/* a usage or size error: every rank parses the same arguments, rank 0 says it */
+/* a usage or size error: every rank meets it alike (same arguments), rank 0 says it and
+ * all leave together, which an MPI_Abort racing rank 0's message would not let it say */
+__attribute__((format(printf, 1, 2)))
 static void fail(const char *fmt, ...)
 {
     if (rank == 0) {
@@ -43,7 +45,8 @@ static void fail(const char *fmt, ...)
         fputc('\n', stderr);
         va_end(ap);
     }
-    MPI_Abort(MPI_COMM_WORLD, 2);
+    MPI_Finalize();
+    exit(2);
 }
 
 static int coll_index(const char *name)
@@ -227,7 +230,13 @@ int main(int argc, char **argv)
     }
 
     MPI_Get_library_version(library, &len);
-    library[strcspn(library, "\n,")] = '\0';
+    library[strcspn(library, "\n,")] = '\0';     /* its first line, one CSV field */
+    for (char *from = library, *to = library;; from++) {
+        if (*from == ' ' && to > library && to[-1] == ' ')
+            continue;
+        if (!(*to++ = *from))
+            break;
+    }
     if (rank == 0)
         printf("mpi,collective,bytes,ranks,reps,iters,median_us,samples_us\n");
 
@@ -256,7 +265,7 @@ int main(int argc, char **argv)
             c.recv = malloc(c.bytes + 1);
 
             fill(&c);
-            run_call(&c);
+            double once = sample(&c, 1);
             long wrong = first_wrong(&c);
             if (wrong >= 0) {
                 fprintf(stderr, "peerbench: %s of %ld bytes: rank %d received wrong data at %ld\n",
@@ -265,7 +274,6 @@ int main(int argc, char **argv)
             }
             for (int w = 0; w < warmup; w++)
                 run_call(&c);
-            double once = sample(&c, 1);
             int iters = once > 0 ? (int) (REP_SECONDS / once) : MAX_ITERS;
             iters = iters < 1 ? 1 : iters > MAX_ITERS ? MAX_ITERS : iters;
             for (int r = 0; r < reps; r++)

@@ -24,6 +24,19 @@ std::optional<double> link_bound_seconds(const std::string& collective, std::uin
     return through / rate;
 }
 
+std::optional<double> link_bound_seconds(const std::string& collective, std::uint64_t bytes, int nodes,
+                                         double rate, int ppn, int leaves, double uplink_rate) {
+    if (leaves < 1 || nodes % leaves != 0)
+        throw std::invalid_argument(std::to_string(nodes) + " nodes do not split evenly under " +
+                                    std::to_string(leaves) + " leaf switches");
+    std::optional<double> bound = link_bound_seconds(collective, bytes, nodes, rate, ppn);
+    if (leaves == 1) return bound;
+    const std::optional<double> uplink =
+        link_bound_seconds(collective, bytes, leaves, uplink_rate, ppn * (nodes / leaves));
+    if (uplink && (!bound || *uplink > *bound)) bound = uplink;
+    return bound;
+}
+
 void compare_configurations(std::vector<PointResult>& group, std::optional<double> link_rate, int nodes, int ppn) {
     if (group.empty()) return;
     const double first = group.front().summary.median;

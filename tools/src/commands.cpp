@@ -10,6 +10,7 @@
 #include "generate_cli.hpp"
 #include "install_tree_cli.hpp"
 #include "learn_cli.hpp"
+#include "link_bound_cli.hpp"
 #include "overlap_cli.hpp"
 #include "overlap_report_cli.hpp"
 #include "show_tree_cli.hpp"
@@ -39,6 +40,7 @@ std::vector<std::unique_ptr<Command>> hiertune_commands(const std::string& self)
     table.push_back(std::make_unique<CompareTunersCli>());
     table.push_back(std::make_unique<InstallTreeCli>());
     table.push_back(std::make_unique<VerifyCli>());
+    table.push_back(std::make_unique<LinkBoundCli>());
     return table;
 }
 

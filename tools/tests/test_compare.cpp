@@ -47,6 +47,25 @@ TEST(LinkBound, SecondsAtTheLinkRate) {
     EXPECT_FALSE(link_bound_seconds("bcast", 1048576, 4, 0));       // no rate
 }
 
+TEST(LinkBound, LeafSwitchesBoundByTheSlowerOfNodeLinkAndUplink) {
+    // 2 leaves x 2 nodes x 2 ranks, node links 50e6 B/s, uplinks 12.5e6 B/s.
+    // bcast 1 MiB: the message crosses an uplink once: 1048576 / 12.5e6 = 0.08388608 s
+    // (a node link alone: 1048576 / 50e6 = 0.02097152 s)
+    EXPECT_DOUBLE_EQ(*link_bound_seconds("bcast", 1048576, 4, 50e6, 2, 2, 12.5e6), 0.08388608);
+    // allreduce 4 MiB: the uplinks as 2 nodes carry 2 (2-1)/2 = 1 x: 0.33554432 s;
+    // the node links 2 (4-1)/4 = 1.5 x at 50e6: 0.12582912 s
+    EXPECT_DOUBLE_EQ(*link_bound_seconds("allreduce", 4194304, 4, 50e6, 2, 2, 12.5e6), 0.33554432);
+    // allgather 1000 B per rank: into a leaf, the other leaf's 4 ranks' blocks: 4000 B at
+    // 12.5e6 = 3.2e-4 s; into a node, 6 blocks at 50e6: 1.2e-4 s
+    EXPECT_DOUBLE_EQ(*link_bound_seconds("allgather", 1000, 4, 50e6, 2, 2, 12.5e6), 3.2e-4);
+    // a fast uplink leaves the node links the bound
+    EXPECT_DOUBLE_EQ(*link_bound_seconds("bcast", 1048576, 4, 12.5e6, 2, 2, 1e9), 0.08388608);
+    // one leaf: node links only
+    EXPECT_DOUBLE_EQ(*link_bound_seconds("bcast", 1048576, 4, 12.5e6, 2, 1, 1.0), 0.08388608);
+    EXPECT_FALSE(link_bound_seconds("barrier", 0, 4, 12.5e6, 2, 2, 1e6));
+    EXPECT_THROW(link_bound_seconds("bcast", 8, 5, 12.5e6, 1, 2, 1e6), std::invalid_argument);
+}
+
 TEST(Compare, RatiosToTheFirstConfigurationAndToTheBound) {
     // stock 0.2 s, hier 0.1 s, binomial 0.3 s for a 1 MiB bcast on 4 nodes at 12.5e6 B/s
     std::vector<PointResult> group{point("bcast", 1048576, "default", 0.2), point("bcast", 1048576, "hier", 0.1),

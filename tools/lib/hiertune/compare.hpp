@@ -31,6 +31,14 @@ double busiest_link_bytes(const std::string& collective, std::uint64_t bytes, in
 std::optional<double> link_bound_seconds(const std::string& collective, std::uint64_t bytes, int nodes,
                                          double rate, int ppn = 1);
 
+// A network of leaf switches: `leaves` of them, nodes spread evenly, joined by
+// uplinks of `uplink_rate` (bytes/s).  An uplink carries what busiest_link_bytes
+// gives with the leaves as the nodes and a leaf's ranks as the ppn (the same
+// minimum one level up); the bound is the slower of a node link and an uplink.
+// nodes % leaves must be 0 (else std::invalid_argument); 1 leaf: node links only.
+std::optional<double> link_bound_seconds(const std::string& collective, std::uint64_t bytes, int nodes,
+                                         double rate, int ppn, int leaves, double uplink_rate);
+
 // Sets ratio_to_first (median / the first point's median) on every point of
 // `group`, the configurations of one size in plan order, when it has more
 // than one (a zero first median gives none), and link_bound from `link_rate`

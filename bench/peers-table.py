@@ -1,0 +1,331 @@
+#!/usr/bin/env python3
+"""The sweeps' winners and the tables, plots and targets of bench/peers.sh.
+
+  peers-table.py winners DIR COLL FINAL_SIZES
+      the sweeps' winners of collective COLL screened in DIR (screen-mpich-COLL.csv,
+      screen-han-COLL.csv): per line a configuration and the final sizes it runs at
+      (those where it won, and every final size above the largest screened one where it
+      won that one); the fixed configurations are left out (they run at every size)
+  peers-table.py report OUT [--hiertune PATH] LAYOUT...
+      OUT/LAYOUT/final.csv -> the table per layout and collective (stdout and OUT/peers.md),
+      a plot per layout and collective (OUT/LAYOUT-COLL.png: time / link bound against
+      size, one line per configuration), and what each target of issue 34 measured
+
+Sizes are bytes as peerbench counts them: the message (bcast, reduce, allreduce), the
+whole gathered or scattered buffer (allgather, gather, scatter: a rank's block is that
+divided by the ranks), 0 for barrier.  A figure is the median of every repetition of a
+configuration in the final run (all rounds pooled); its noise is the half-width of the
+median's 95 % confidence interval (order statistics).
+"""
+
+import collections
+import csv
+import math
+import os
+import re
+import subprocess
+import sys
+
+FIXED = ('hier', 'tuned', 'mpich', 'ompi', 'han')
+GATHER_LIKE = ('allgather', 'gather', 'scatter')
+PLUGIN_PREFIXES = ('hier', 'seg_')
+# the columns: a configuration, or the best of a family (its sweep's winners and its
+# shipped configuration)
+FAMILIES = {'mpich best': ('mpich', 'mpich:'), 'han best': ('han', 'han:')}
+PEERS = ('mpich', 'mpich:', 'ompi', 'han', 'han:')
+LINES = ('hier', 'tuned', 'mpich', 'mpich best', 'ompi', 'han', 'han best')
+
+
+def in_family(config, members):
+    return any(config == m or (m.endswith(':') and config.startswith(m)) for m in members)
+
+
+# ------------------------------------------------------------------ winners
+
+def mpich_name(row):
+    """A hiertune bench row of MPICH's sweep as peers.sh names the configuration."""
+    params = row['params'].strip()
+    if row['algorithm'] == 'default':
+        if not params:
+            return 'mpich'
+        match = re.fullmatch(r'MPIR_CVAR_[A-Z]+_COMPOSITION=(\d+)', params)
+        if not match:
+            raise ValueError('unexpected MPICH sweep parameters: ' + params)
+        return 'mpich:composition=' + match.group(1)
+    return 'mpich:' + row['algorithm']
+
+
+def screen_best(dir_, coll):
+    """{family: {size: (median_us, config)}} of the screening."""
+    best = collections.defaultdict(dict)
+
+    def offer(family, size, median, config):
+        if size not in best[family] or median < best[family][size][0]:
+            best[family][size] = (median, config)
+
+    path = os.path.join(dir_, 'screen-mpich-%s.csv' % coll)
+    with open(path, newline='') as f:
+        rows = list(csv.DictReader(f))
+    ranks = None
+    han_path = os.path.join(dir_, 'screen-han-%s.csv' % coll)
+    han_rows = list(read_peerbench(han_path))
+    if han_rows:
+        ranks = han_rows[0]['ranks']
+    for row in rows:
+        if row['algorithm'].startswith(PLUGIN_PREFIXES):
+            continue
+        size = int(row['size'])
+        if coll in GATHER_LIKE:  # bench counts a rank's block
+            size *= ranks if ranks else layout_ranks(dir_)
+        offer('mpich', size, float(row['median_us']), mpich_name(row))
+    for row in han_rows:
+        offer('han', row['bytes'], row['median_us'], row['config'])
+    return best
+
+
+def layout_ranks(dir_):
+    return int(read_layout(dir_)['ranks'])
+
+
+def winners(dir_, coll, final_sizes):
+    best = screen_best(dir_, coll)
+    out = collections.OrderedDict()
+    for family in ('mpich', 'han'):
+        sizes = best.get(family, {})
+        if not sizes:
+            continue
+        largest = max(sizes)
+        for size in final_sizes:
+            if size in sizes:
+                config = sizes[size][1]
+            elif size > largest:
+                config = sizes[largest][1]
+            else:
+                continue
+            if config not in FIXED:
+                out.setdefault(config, []).append(size)
+    for config, sizes in out.items():
+        print(config, ','.join(str(s) for s in sizes))
+
+
+# ------------------------------------------------------------------ report
+
+def read_peerbench(path):
+    """Rows of peers.sh's lines: CONFIG, then peerbench's CSV line."""
+    if not os.path.exists(path):
+        return
+    with open(path) as f:
+        for line in f:
+            fields = line.rstrip('\n').split(',')
+            if len(fields) != 9:
+                continue
+            config, mpi, coll, size, ranks, reps, iters, median, samples = fields
+            yield {'config': config, 'mpi': mpi, 'collective': coll, 'bytes': int(size),
+                   'ranks': int(ranks), 'median_us': float(median),
+                   'samples': [float(s) for s in samples.split()]}
+
+
+def read_layout(dir_):
+    values = {}
+    with open(os.path.join(dir_, 'layout.txt')) as f:
+        for line in f:
+            key, _, value = line.rstrip('\n').partition('=')
+            values[key] = value
+    return values
+
+
+def median_and_noise(samples):
+    s = sorted(samples)
+    n = len(s)
+    median = s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+    k = max(0, int(math.floor((n - 1.96 * math.sqrt(n)) / 2)))
+    return median, (s[n - 1 - k] - s[k]) / 2
+
+
+def network(layout):
+    """nodes, rate (B/s), leaves, uplink rate (B/s) from the cluster line."""
+    line = layout['cluster']
+    nodes = int(re.search(r'(\d+) nodes,', line).group(1))
+    rate = float(re.search(r'\((\d+) B/s\)', line).group(1))
+    leaves, uplink = 1, 0.0
+    leaf = re.search(r'leaf switches of (\d+) nodes .*uplinks (\d+)(k|m|g)?bit', line)
+    if leaf:
+        leaves = nodes // int(leaf.group(1))
+        uplink = float(leaf.group(2)) * {'k': 1e3, 'm': 1e6, 'g': 1e9, None: 1}[leaf.group(3)] / 8
+    return nodes, rate, leaves, uplink
+
+
+def link_bounds(hiertune, layout, coll, sizes):
+    """{size: bound_us or None}"""
+    if coll == 'barrier':
+        return {s: None for s in sizes}
+    nodes, rate, leaves, uplink = network(layout)
+    ranks = int(layout['ranks'])
+    per_rank = {s: s // ranks if coll in GATHER_LIKE else s for s in sizes}
+    command = [hiertune, 'link-bound', '-C', coll, '--sizes', ','.join(str(v) for v in per_rank.values()),
+               '--nodes', str(nodes), '--ppn', layout['ppn'], '--rate', repr(rate)]
+    if leaves > 1:
+        command += ['--leaves', str(leaves), '--uplink-rate', repr(uplink)]
+    lines = subprocess.run(command, check=True, capture_output=True, text=True).stdout.splitlines()[1:]
+    by_rank_size = {int(l.split(',')[1]): (float(l.split(',')[2]) if l.split(',')[2] else None) for l in lines}
+    return {s: by_rank_size[per_rank[s]] for s in sizes}
+
+
+def figures(rows, coll):
+    """{size: {config: (median, noise)}}"""
+    pooled = collections.defaultdict(list)
+    for r in rows:
+        if r['collective'] == coll:
+            pooled[(r['bytes'], r['config'])] += r['samples']
+    out = collections.defaultdict(dict)
+    for (size, config), samples in pooled.items():
+        out[size][config] = median_and_noise(samples)
+    return out
+
+
+def best_of(at, members):
+    """(median, noise, config) of the fastest configuration of `members` at one size."""
+    found = [(m, n, c) for c, (m, n) in at.items() if in_family(c, members)]
+    return min(found) if found else None
+
+
+def human(size):
+    for unit, shift in (('MiB', 20), ('KiB', 10)):
+        if size >= 1 << shift and size % (1 << shift) == 0:
+            return '%d %s' % (size >> shift, unit)
+    return '%d B' % size
+
+
+def report(out, hiertune, layouts):
+    text = []
+    say = lambda line='': (print(line), text.append(line))
+    targets = {'slower': [], 'leaf': [], 'bound': []}
+    for layout_name in layouts:
+        dir_ = os.path.join(out, layout_name)
+        layout = read_layout(dir_)
+        rows = list(read_peerbench(os.path.join(dir_, 'final.csv')))
+        colls = list(collections.OrderedDict.fromkeys(r['collective'] for r in rows))
+        say('## %s: %s' % (layout_name, layout['cluster']))
+        say()
+        say('taken %s, %s; time per call (us), max over ranks, median of every repetition' %
+            (layout['date'], layout.get('rounds', '')))
+        say()
+        for coll in colls:
+            at_size = figures(rows, coll)
+            sizes = sorted(at_size)
+            bounds = link_bounds(hiertune, layout, coll, sizes)
+            say('### MPI_%s, %s' % (coll.capitalize(), layout_name))
+            say()
+            say('```')
+            say('%-8s %10s %10s %10s %10s %10s %-26s %10s %10s %10s %-30s %-10s %6s %6s %6s' %
+                ('size', 'bound', 'hier', 'tuned', 'mpich', 'mpich best', '(which)', 'ompi', 'han',
+                 'han best', '(which)', 'best peer', 'p/hier', 'p/tuned', 'h/bnd'))
+            dat = []
+            for size in sizes:
+                at = at_size[size]
+                get = lambda c: at.get(c, (None, None))[0]
+                mb = best_of(at, FAMILIES['mpich best'])
+                hb = best_of(at, FAMILIES['han best'])
+                peer = best_of(at, PEERS)
+                bound = bounds.get(size)
+                fmt = lambda v: '%10.1f' % v if v is not None else '%10s' % '-'
+                ratio = lambda a, b: '%6.2f' % (a / b) if a is not None and b else '%6s' % '-'
+                say('%-8s %s %s %s %s %s %-26s %s %s %s %-30s %-10s %s %s %s' % (
+                    human(size), fmt(bound), fmt(get('hier')), fmt(get('tuned')), fmt(get('mpich')),
+                    fmt(mb[0] if mb else None), mb[2] if mb else '-', fmt(get('ompi')), fmt(get('han')),
+                    fmt(hb[0] if hb else None), hb[2] if hb else '-', peer[2] if peer else '-',
+                    ratio(peer[0] if peer else None, get('hier')), ratio(peer[0] if peer else None, get('tuned')),
+                    ratio(get('hier'), bound)))
+                values = {'hier': get('hier'), 'tuned': get('tuned'), 'mpich': get('mpich'),
+                          'mpich best': mb[0] if mb else None, 'ompi': get('ompi'), 'han': get('han'),
+                          'han best': hb[0] if hb else None}
+                dat.append((size, bound, values))
+                # the targets
+                if peer:
+                    for ours in ('tuned', 'hier'):
+                        if ours in at:
+                            m, n = at[ours]
+                            if m - peer[0] > n + peer[1]:
+                                targets['slower'].append('%s %s %s: %s %.1f us +- %.1f, best peer %s %.1f +- %.1f '
+                                                         '(%.2fx)' % (layout_name, coll, human(size), ours, m, n,
+                                                                      peer[2], peer[0], peer[1], m / peer[0]))
+                    if layout_name == 'leaf' and coll in ('bcast', 'allreduce') and size >= 1 << 20:
+                        for ours in ('tuned', 'hier'):
+                            if ours in at:
+                                targets['leaf'].append('%s %s %s: best peer / %s = %.2f (%s)' % (
+                                    layout_name, coll, human(size), ours, peer[0] / at[ours][0], peer[2]))
+                if bound and size >= 1 << 20 and 'hier' in at:
+                    targets['bound'].append('%s %s %s: hier / bound = %.2f%s' % (
+                        layout_name, coll, human(size), at['hier'][0] / bound,
+                        ', tuned / bound = %.2f' % (at['tuned'][0] / bound) if 'tuned' in at else ''))
+            say('```')
+            say()
+            if coll != 'barrier' and len(sizes) > 1:
+                plot(out, layout_name, coll, dat)
+                say('![MPI_%s on %s](%s-%s.png)' % (coll.capitalize(), layout_name, layout_name, coll))
+                say()
+    say('## Targets')
+    say()
+    say('Slower than the best peer configuration beyond the noise (tuned tree, hier):')
+    say('```')
+    for line in targets['slower'] or ['none']:
+        say(line)
+    say('```')
+    say('3-level layout, bcast and allreduce from 1 MiB (target >= 1.5):')
+    say('```')
+    for line in targets['leaf'] or ['not measured']:
+        say(line)
+    say('```')
+    say('From 1 MiB, time over the link bound (target <= 1.1):')
+    say('```')
+    for line in targets['bound'] or ['not measured']:
+        say(line)
+    say('```')
+    with open(os.path.join(out, 'peers.md'), 'w') as f:
+        f.write('\n'.join(text) + '\n')
+
+
+def plot(out, layout, coll, dat):
+    stem = os.path.join(out, '%s-%s' % (layout, coll))
+    with open(stem + '.dat', 'w') as f:
+        f.write('# size ' + ' '.join('"%s"' % l for l in LINES) + '  (time / link bound)\n')
+        for size, bound, values in dat:
+            cells = ['%.4g' % (values[l] / bound) if values[l] is not None and bound else 'NaN' for l in LINES]
+            f.write('%d %s\n' % (size, ' '.join(cells)))
+    script = '\n'.join([
+        'set terminal pngcairo size 800,500' if gnuplot_has('pngcairo') else 'set terminal png size 800,500',
+        'set output "%s.png"' % stem,
+        'set title "MPI_%s, %s: time / link bound (1 = the network\'s limit)"' % (coll.capitalize(), layout),
+        'set logscale xy 2', 'set xlabel "bytes"', 'set ylabel "time / link bound"', 'set key top right',
+        'set format x "%.0s%cB"', 'set grid',
+        'plot ' + ', '.join('"%s.dat" using 1:%d with linespoints title "%s"' % (stem, i + 2, l)
+                            for i, l in enumerate(LINES))])
+    subprocess.run(['gnuplot'], input=script, text=True, check=True)
+
+
+_terminals = None
+
+
+def gnuplot_has(terminal):
+    global _terminals
+    if _terminals is None:
+        _terminals = subprocess.run(['gnuplot', '-e', 'set terminal'], capture_output=True,
+                                    text=True).stderr + ''
+    return (' ' + terminal + ' ') in _terminals
+
+
+def main():
+    args = sys.argv[1:]
+    if len(args) == 4 and args[0] == 'winners':
+        winners(args[1], args[2], [int(s) for s in args[3].split(',')])
+    elif len(args) >= 3 and args[0] == 'report':
+        out, rest, hiertune = args[1], args[2:], 'tools/hiertune'
+        if rest[:1] == ['--hiertune']:
+            hiertune, rest = rest[1], rest[2:]
+        report(out, hiertune, rest)
+    else:
+        sys.exit(__doc__.split('\n\n')[1])
+
+
+if __name__ == '__main__':
+    main()

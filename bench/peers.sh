@@ -1,0 +1,230 @@
+#!/usr/bin/env bash
+# mpich-hier against the peers, on the emulated cluster (issue 34): one neutral benchmark
+# (bench/peerbench.c) built against MPICH 5.0.1 with the plugin and against Debian's Open
+# MPI 4.1.4, the same sizes, the same launch, every MPI told to give its core away while it
+# waits (the nodes share this machine's cores).  Configurations:
+#   hier        the plugin's hier algorithm of every collective, its default parameters
+#   tuned       the tuned tree of the main job (build/tune/tree.json, ./quickstart tune)
+#   mpich       MPICH 5.0.1 as shipped
+#   mpich:*     the best MPICH 5.0.1 configuration per size: its algorithms forced on the
+#               whole comm and its CH4 compositions (multi-leader included)
+#   ompi        Open MPI as shipped (coll/tuned)
+#   han         Open MPI's coll/han as shipped (coll_han_priority 100)
+#   han:*       HAN at its best per size: its up/low modules, adapt's algorithms and the
+#               segment sizes (the winning parameters are the name)
+# Per layout: the two sweeps are screened first, one repetition each (MPICH's with
+# `hiertune bench`, its configurations in turns inside a job; HAN's with peerbench, a job
+# per configuration), sizes up to SCREEN_MAX; then the final run: per collective, the fixed
+# configurations and each sweep's winners (per size, and at SCREEN_MAX for the sizes above
+# it) take turns, a job each, ROUNDS times; a figure is the median of all repetitions of a
+# configuration (each the time per call, max over ranks).  The tables and plots come from
+# bench/peers-table.py, the link bound from `hiertune link-bound`.
+#
+#   bench/peers.sh [--layouts 4x2,8x1,leaf] [--colls LIST] [--sizes LIST] [--large LAYOUTS]
+#                  [--rounds R] [--reps N] [--out DIR]
+# Layouts: 4x2 (4 nodes x 2 ranks, 100 Mbit/s links), 8x1 (8 nodes x 1 rank, 100 Mbit/s),
+# leaf (2 leaf switches x 2 nodes x 2 ranks, node links 400 Mbit/s, uplinks 100 Mbit/s).
+# Sizes above SCREEN_MAX (4 MiB) run on the --large layouts only (default 4x2; a 16 MiB
+# call takes seconds at these rates).  Root; installs openmpi-bin and libopenmpi-dev when
+# missing; needs the build (./quickstart check or compare).  Output: DIR (build/peers).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+emu=$root/maint/emucluster
+hiertune=$root/tools/hiertune
+tree=$root/build/tune/tree.json
+layouts=4x2,8x1,leaf colls=bcast,reduce,allreduce,allgather,gather,scatter,barrier
+sizes=8,1024,65536,1048576,4194304,16777216 large=4x2 rounds=1 reps=5 out=build/peers
+SCREEN_MAX=4194304
+ALL_COLLS=(bcast reduce allreduce allgather gather scatter barrier)
+
+die() { echo "peers: $*" >&2; exit 1; }
+while [ $# -gt 0 ]; do
+    case $1 in
+        --layouts) layouts=${2:?}; shift 2 ;;
+        --colls) colls=${2:?}; shift 2 ;;
+        --sizes) sizes=${2:?}; shift 2 ;;
+        --large) large=${2:?}; shift 2 ;;
+        --rounds) rounds=${2:?}; shift 2 ;;
+        --reps) reps=${2:?}; shift 2 ;;
+        --out) out=${2:?}; shift 2 ;;
+        *) sed -n '/^#   bench/,/^# missing/p' "$0" | sed 's/^# \{0,1\}//' >&2; die "unknown option '$1'" ;;
+    esac
+done
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || die "--rounds $rounds: need a positive count"
+[[ $reps =~ ^[1-9][0-9]*$ ]] || die "--reps $reps: need a positive count"
+[[ $sizes =~ ^[0-9]+(,[0-9]+)*$ ]] || die "--sizes $sizes: need bytes,bytes,..."
+for c in ${colls//,/ }; do
+    [[ " ${ALL_COLLS[*]} " == *" $c "* ]] || die "--colls: '$c' is none of ${ALL_COLLS[*]}"
+done
+for l in ${layouts//,/ }; do
+    case $l in 4x2 | 8x1 | leaf) ;; *) die "--layouts: '$l' is none of 4x2 8x1 leaf" ;; esac
+done
+
+[ "$(id -u)" = 0 ] || die "the emulated cluster needs root (network, UTS namespaces); timings of one \
+host's emulated cliques measure the scheduler, so there is no fallback"
+[ -x build/install/bin/mpicc ] && [ -x "$hiertune" ] ||
+    die "no build: run ./quickstart check (or ./quickstart compare --peers) first"
+[ "$("$emu" status)" = down ] || die "a cluster is already up ($emu status); take it down first"
+if ! command -v mpicc.openmpi > /dev/null || ! command -v mpirun.openmpi > /dev/null; then
+    echo "peers: installing Debian's Open MPI (openmpi-bin libopenmpi-dev)"
+    apt-get update -q
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q openmpi-bin libopenmpi-dev
+fi
+command -v gnuplot > /dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -q gnuplot-nox
+
+mkdir -p "$out/bin"
+build/install/bin/mpicc -O2 -o "$out/bin/peerbench-mpich" bench/peerbench.c
+mpicc.openmpi -O2 -o "$out/bin/peerbench-openmpi" bench/peerbench.c
+[ -f "$tree" ] || echo "peers: no tuned tree ($tree): the tuned column stays empty (./quickstart tune makes it)"
+. bench/stock-sweep.sh
+
+# ------------------------------------------------------------------ configurations
+
+# HAN's sweep of one collective: up module (libnbc, or adapt with one of its algorithms and
+# 16 KiB segments), low module (tuned, sm), HAN's segment size where it has one
+han_sweep() {
+    local coll=$1 up seg
+    case $coll in
+        bcast | reduce)
+            for up in libnbc adapt-binomial adapt-pipeline adapt-chain; do
+                for seg in 16384 65536 262144; do echo "han:up=$up,low=tuned,seg=$seg"; done
+            done
+            echo "han:up=adapt-pipeline,low=sm,seg=65536" ;;
+        allreduce)
+            for up in libnbc adapt; do
+                for seg in 16384 65536 262144; do echo "han:up=$up,low=tuned,seg=$seg"; done
+            done
+            echo "han:up=libnbc,low=sm,seg=65536" ;;
+        allgather | gather | scatter)
+            for up in libnbc adapt; do
+                for low in tuned sm; do echo "han:up=$up,low=$low"; done
+            done ;;
+        barrier) ;;  # HAN's barrier has no parameter: `han` is all of it
+    esac
+}
+
+# The environment of HAN configuration $2 (han:up=...,low=...[,seg=...]) for collective $1
+han_env() {
+    local coll=$1 kv key value alg
+    local -A adapt_algorithm=([binomial]=1 [in_order_binomial]=2 [binary]=3 [pipeline]=4 [chain]=5 [linear]=6)
+    echo OMPI_MCA_coll_han_priority=100
+    IFS=, read -r -a kv <<< "${2#han:}"
+    for item in "${kv[@]}"; do
+        key=${item%%=*} value=${item#*=}
+        case $key in
+            up)
+                if [ "$value" = libnbc ]; then echo "OMPI_MCA_coll_han_${coll}_up_module=0"
+                else
+                    echo "OMPI_MCA_coll_han_${coll}_up_module=1"
+                    alg=${value#adapt}
+                    if [ -n "$alg" ]; then
+                        echo "OMPI_MCA_coll_adapt_${coll}_algorithm=${adapt_algorithm[${alg#-}]}"
+                        echo "OMPI_MCA_coll_adapt_${coll}_segment_size=16384"
+                    fi
+                fi ;;
+            low) [ "$value" = sm ] && echo "OMPI_MCA_coll_han_${coll}_low_module=1" ||
+                     echo "OMPI_MCA_coll_han_${coll}_low_module=0" ;;
+            seg) echo "OMPI_MCA_coll_han_${coll}_segsize=$value" ;;
+        esac
+    done
+}
+
+# One peerbench job: configuration $1, collective $2, sizes $3, repetitions $4
+run_config() {
+    local name=$1 coll=$2 job_sizes=$3 job_reps=$4 mpi=mpich C=${2^^} c
+    local -a env=()
+    case $name in
+        hier) for c in "${ALL_COLLS[@]}"; do env+=("MPIR_CVAR_${c^^}_INTRA_ALGORITHM=hier"); done ;;
+        tuned) env+=("MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=$tree") ;;
+        mpich) ;;
+        mpich:composition=*) env+=("MPIR_CVAR_${C}_COMPOSITION=${name#*=}") ;;
+        mpich:*) env+=("MPIR_CVAR_${C}_DEVICE_COLLECTIVE=0" "MPIR_CVAR_${C}_INTRA_ALGORITHM=${name#mpich:}") ;;
+        ompi) mpi=openmpi ;;
+        han) mpi=openmpi env+=(OMPI_MCA_coll_han_priority=100) ;;
+        han:*) mpi=openmpi; mapfile -t env < <(han_env "$coll" "$name") ;;
+        *) die "unknown configuration $name" ;;
+    esac
+    local -a launch=("$emu" run --ppn "$ppn")
+    [ "$mpi" = openmpi ] && launch+=(--openmpi)
+    # a job's own lines, each prefixed with the configuration; Open MPI's rsh launcher
+    # warns that it cannot set the process group of the daemons it starts (they run in
+    # their own namespaces), which says nothing about the job
+    env "${env[@]}" "${launch[@]}" -- "$out/bin/peerbench-$mpi" -C "$coll" -s "$job_sizes" -r "$job_reps" -x 0 \
+        2> >(grep -v 'plm:rsh: Warning: setpgid' >&2) | sed -n "2,\$s|^|$name,|p"
+}
+
+# ------------------------------------------------------------------ layouts
+
+# sizes of collective $1 up to $2 bytes (barrier: 0), comma-separated
+sizes_upto() {
+    local coll=$1 max=$2 s list=()
+    [ "$coll" = barrier ] && { echo 0; return; }
+    for s in ${sizes//,/ }; do [ "$s" -le "$max" ] && list+=("$s"); done
+    (IFS=,; echo "${list[*]}")
+}
+
+trap '"$emu" down --force > /dev/null 2>&1 || true' EXIT
+for layout in ${layouts//,/ }; do
+    case $layout in
+        4x2) up=(--nodes 4 --rate 100mbit) ppn=2 ;;
+        8x1) up=(--nodes 8 --rate 100mbit) ppn=1 ;;
+        leaf) up=(--nodes 4 --rate 400mbit --leaf-size 2 --uplink-rate 100mbit) ppn=2 ;;
+    esac
+    dir=$out/$layout
+    mkdir -p "$dir"
+    "$emu" up "${up[@]}" >&2
+    status=$("$emu" status | sed -n 1p)
+    ranks=$(( ppn * $(sed -n 's/^emucluster: \([0-9]*\) nodes.*/\1/p' <<< "$status") ))
+    max=$SCREEN_MAX
+    [[ ,$large, == *,$layout,* ]] && max=$((1 << 40))
+    {
+        echo "layout=$layout"
+        echo "cluster=$status"
+        echo "ppn=$ppn"
+        echo "ranks=$ranks"
+        printf 'up=%s\n' "${up[*]}"
+        echo "date=$(date -u +%FT%TZ)"
+        echo "rounds=$rounds rounds of $reps repetitions"
+    } > "$dir/layout.txt"
+    echo "== $layout: $status" >&2
+
+    # screening: MPICH's sweep in turns (hiertune bench; per rank for the gather-like
+    # collectives), HAN's a job per configuration
+    for coll in ${colls//,/ }; do
+        screen=$(sizes_upto "$coll" "$SCREEN_MAX")
+        bench_sizes=$screen
+        case $coll in
+            allgather | gather | scatter)
+                bench_sizes=$(tr , '\n' <<< "$screen" | awk -v r="$ranks" '{printf "%s%d", (NR > 1 ? "," : ""), $1 / r}') ;;
+        esac
+        echo "-- screening $coll: MPICH's sweep" >&2
+        # shellcheck disable=SC2046
+        "$emu" run --ppn "$ppn" -- "$hiertune" bench --no-progress --csv -x 1 -r 1 -C "$coll" \
+            --sizes "$bench_sizes" $(stock_sweep "$coll") > "$dir/screen-mpich-$coll.csv"
+        echo "-- screening $coll: HAN's sweep" >&2
+        : > "$dir/screen-han-$coll.csv"
+        for config in $(han_sweep "$coll"); do
+            run_config "$config" "$coll" "$screen" 1 >> "$dir/screen-han-$coll.csv"
+        done
+    done
+
+    # the final run: fixed configurations and the sweeps' winners in turns
+    : > "$dir/final.csv"
+    for ((round = 1; round <= rounds; round++)); do
+        for coll in ${colls//,/ }; do
+            final=$(sizes_upto "$coll" "$max")
+            # "CONFIG SIZES": every final size for the fixed ones, a winner where it won
+            jobs=("hier $final" "mpich $final" "ompi $final" "han $final")
+            [ -f "$tree" ] && jobs+=("tuned $final")
+            mapfile -t -O ${#jobs[@]} jobs < <(python3 bench/peers-table.py winners "$dir" "$coll" "$final")
+            echo "-- round $round $coll: ${jobs[*]}" >&2
+            for job in "${jobs[@]}"; do
+                run_config "${job% *}" "$coll" "${job#* }" "$reps" >> "$dir/final.csv"
+            done
+        done
+    done
+    "$emu" down >&2
+done
+
+python3 bench/peers-table.py report "$out" --hiertune "$hiertune" ${layouts//,/ }
