@@ -3,7 +3,7 @@
 
   peers-table.py winners DIR COLL FINAL_SIZES
       the sweeps' winners of collective COLL screened in DIR (screen-mpich-COLL.csv,
-      screen-han-COLL.csv): per line a configuration and the final sizes it runs at
+      screen-han-COLL.csv, peers.sh's lines): per line a configuration and the final sizes it runs at
       (those where it won, and every final size above the largest screened one where it
       won that one); the fixed configurations are left out (they run at every size)
   peers-table.py report OUT [--hiertune PATH] LAYOUT...
@@ -28,7 +28,6 @@ import sys
 
 FIXED = ('hier', 'tuned', 'mpich', 'ompi', 'han')
 GATHER_LIKE = ('allgather', 'gather', 'scatter')
-PLUGIN_PREFIXES = ('hier', 'seg_')
 # the columns: a configuration, or the best of a family (its sweep's winners and its
 # shipped configuration)
 FAMILIES = {'mpich best': ('mpich', 'mpich:'), 'han best': ('han', 'han:')}
@@ -42,49 +41,15 @@ def in_family(config, members):
 
 # ------------------------------------------------------------------ winners
 
-def mpich_name(row):
-    """A hiertune bench row of MPICH's sweep as peers.sh names the configuration."""
-    params = row['params'].strip()
-    if row['algorithm'] == 'default':
-        if not params:
-            return 'mpich'
-        match = re.fullmatch(r'MPIR_CVAR_[A-Z]+_COMPOSITION=(\d+)', params)
-        if not match:
-            raise ValueError('unexpected MPICH sweep parameters: ' + params)
-        return 'mpich:composition=' + match.group(1)
-    return 'mpich:' + row['algorithm']
-
-
 def screen_best(dir_, coll):
-    """{family: {size: (median_us, config)}} of the screening."""
+    """{family: {size: (median_us, config)}} of the screening (screen-FAMILY-COLL.csv)."""
     best = collections.defaultdict(dict)
-
-    def offer(family, size, median, config):
-        if size not in best[family] or median < best[family][size][0]:
-            best[family][size] = (median, config)
-
-    path = os.path.join(dir_, 'screen-mpich-%s.csv' % coll)
-    with open(path, newline='') as f:
-        rows = list(csv.DictReader(f))
-    ranks = None
-    han_path = os.path.join(dir_, 'screen-han-%s.csv' % coll)
-    han_rows = list(read_peerbench(han_path))
-    if han_rows:
-        ranks = han_rows[0]['ranks']
-    for row in rows:
-        if row['algorithm'].startswith(PLUGIN_PREFIXES):
-            continue
-        size = int(row['size'])
-        if coll in GATHER_LIKE:  # bench counts a rank's block
-            size *= ranks if ranks else layout_ranks(dir_)
-        offer('mpich', size, float(row['median_us']), mpich_name(row))
-    for row in han_rows:
-        offer('han', row['bytes'], row['median_us'], row['config'])
+    for family in ('mpich', 'han'):
+        for row in read_peerbench(os.path.join(dir_, 'screen-%s-%s.csv' % (family, coll))):
+            size = row['bytes']
+            if size not in best[family] or row['median_us'] < best[family][size][0]:
+                best[family][size] = (row['median_us'], row['config'])
     return best
-
-
-def layout_ranks(dir_):
-    return int(read_layout(dir_)['ranks'])
 
 
 def winners(dir_, coll, final_sizes):
@@ -116,7 +81,9 @@ def read_peerbench(path):
         return
     with open(path) as f:
         for line in f:
-            fields = line.rstrip('\n').split(',')
+            # the configuration's name may hold commas (han:up=...,low=...), peerbench's
+            # fields do not
+            fields = line.rstrip('\n').rsplit(',', 8)
             if len(fields) != 9:
                 continue
             config, mpi, coll, size, ranks, reps, iters, median, samples = fields
@@ -200,6 +167,7 @@ def report(out, hiertune, layouts):
     text = []
     say = lambda line='': (print(line), text.append(line))
     targets = {'slower': [], 'leaf': [], 'bound': []}
+    headline = []  # (layout, coll, {column: [values]}, peers at >= 1 MiB)
     for layout_name in layouts:
         dir_ = os.path.join(out, layout_name)
         layout = read_layout(dir_)
@@ -221,6 +189,8 @@ def report(out, hiertune, layouts):
                 ('size', 'bound', 'hier', 'tuned', 'mpich', 'mpich best', '(which)', 'ompi', 'han',
                  'han best', '(which)', 'best peer', 'p/hier', 'p/tuned', 'h/bnd'))
             dat = []
+            summary = collections.defaultdict(list)
+            big_peers = []
             for size in sizes:
                 at = at_size[size]
                 get = lambda c: at.get(c, (None, None))[0]
@@ -240,6 +210,18 @@ def report(out, hiertune, layouts):
                           'mpich best': mb[0] if mb else None, 'ompi': get('ompi'), 'han': get('han'),
                           'han best': hb[0] if hb else None}
                 dat.append((size, bound, values))
+                if peer and size == 1 << 16 and get('hier'):
+                    summary['64k'].append(peer[0] / get('hier'))
+                if peer and size >= 1 << 20:
+                    big_peers.append(peer[2])
+                    if get('hier'):
+                        summary['hier'].append(peer[0] / get('hier'))
+                    if get('tuned'):
+                        summary['tuned'].append(peer[0] / get('tuned'))
+                    if get('hier') and bound:
+                        summary['bound'].append(get('hier') / bound)
+                if coll == 'barrier' and peer and get('hier'):
+                    summary['64k'].append(peer[0] / get('hier'))
                 # the targets
                 if peer:
                     for ours in ('tuned', 'hier'):
@@ -260,10 +242,27 @@ def report(out, hiertune, layouts):
                         ', tuned / bound = %.2f' % (at['tuned'][0] / bound) if 'tuned' in at else ''))
             say('```')
             say()
+            headline.append((layout_name, coll, summary, list(collections.OrderedDict.fromkeys(big_peers))))
             if coll != 'barrier' and len(sizes) > 1:
                 plot(out, layout_name, coll, dat)
                 say('![MPI_%s on %s](%s-%s.png)' % (coll.capitalize(), layout_name, layout_name, coll))
                 say()
+    say('## Headline')
+    say()
+    say('Ratios above 1: mpich-hier is faster.  "best peer": the fastest of MPICH 5.0.1 (as shipped '
+        'and its best configuration), Open MPI (tuned) and Open MPI HAN (as shipped and at its best) '
+        'at each size; barrier: its one size in the 64 KiB column.')
+    say()
+    say('| layout | collective | 64 KiB: best peer / hier | >= 1 MiB: best peer / hier | '
+        '>= 1 MiB: best peer / tuned tree | best peer at >= 1 MiB | hier / link bound, >= 1 MiB |')
+    say('|---|---|---|---|---|---|---|')
+    span = lambda v: ('%.2f' % min(v) if min(v) == max(v) or '%.2f' % min(v) == '%.2f' % max(v)
+                      else '%.2f-%.2f' % (min(v), max(v))) if v else '-'
+    for layout_name, coll, summary, peers in headline:
+        say('| %s | %s | %s | %s | %s | %s | %s |' % (
+            layout_name, coll, span(summary['64k']), span(summary['hier']), span(summary['tuned']),
+            ', '.join('`%s`' % p for p in peers) or '-', span(summary['bound'])))
+    say()
     say('## Targets')
     say()
     say('Slower than the best peer configuration beyond the noise (tuned tree, hier):')

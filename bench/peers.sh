@@ -12,9 +12,9 @@
 #   han         Open MPI's coll/han as shipped (coll_han_priority 100)
 #   han:*       HAN at its best per size: its up/low modules, adapt's algorithms and the
 #               segment sizes (the winning parameters are the name)
-# Per layout: the two sweeps are screened first, one repetition each (MPICH's with
-# `hiertune bench`, its configurations in turns inside a job; HAN's with peerbench, a job
-# per configuration), sizes up to SCREEN_MAX; then the final run: per collective, the fixed
+# Per layout: the two sweeps are screened first, a peerbench job per configuration, one
+# repetition each, sizes up to SCREEN_MAX (MPICH's configurations are those `hiertune bench
+# -a stock` and the compositions of bench/stock-sweep.sh name); then the final run: per collective, the fixed
 # configurations and each sweep's winners (per size, and at SCREEN_MAX for the sizes above
 # it) take turns, a job each, ROUNDS times; a figure is the median of all repetitions of a
 # configuration (each the time per call, max over ranks).  The tables and plots come from
@@ -80,6 +80,24 @@ mpicc.openmpi -O2 -o "$out/bin/peerbench-openmpi" bench/peerbench.c
 . bench/stock-sweep.sh
 
 # ------------------------------------------------------------------ configurations
+
+# MPICH's sweep of one collective, as peers.sh names its configurations (mpich:ALGORITHM,
+# mpich:composition=N): what `hiertune bench` expands the specs of bench/stock-sweep.sh to
+# (one rank, one tiny point: only the names are wanted); MPICH as shipped is left out
+mpich_sweep() {
+    local coll=$1
+    # shellcheck disable=SC2046
+    "$root/build/install/bin/mpiexec" -n 1 "$hiertune" bench --no-progress --csv --allow-cliques -x 0 -r 1 \
+        -C "$coll" --sizes "$([ "$coll" = barrier ] && echo 0 || echo 8)" $(stock_sweep "$coll") |
+        python3 -c '
+import csv, re, sys
+for row in csv.DictReader(sys.stdin):
+    params = row["params"].strip()
+    if row["algorithm"] != "default":
+        print("mpich:" + row["algorithm"])
+    elif params:
+        print("mpich:composition=" + re.fullmatch(r"MPIR_CVAR_[A-Z]+_COMPOSITION=(\d+)", params).group(1))'
+}
 
 # HAN's sweep of one collective: up module (libnbc, or adapt with one of its algorithms and
 # 16 KiB segments), low module (tuned, sm), HAN's segment size where it has one
@@ -164,6 +182,12 @@ sizes_upto() {
     (IFS=,; echo "${list[*]}")
 }
 
+declare -A sweep_configs
+for coll in ${colls//,/ }; do
+    sweep_configs[mpich-$coll]=$(mpich_sweep "$coll")
+    sweep_configs[han-$coll]=$(han_sweep "$coll")
+done
+
 trap '"$emu" down --force > /dev/null 2>&1 || true' EXIT
 for layout in ${layouts//,/ }; do
     case $layout in
@@ -189,23 +213,15 @@ for layout in ${layouts//,/ }; do
     } > "$dir/layout.txt"
     echo "== $layout: $status" >&2
 
-    # screening: MPICH's sweep in turns (hiertune bench; per rank for the gather-like
-    # collectives), HAN's a job per configuration
+    # screening: a job per configuration of each sweep
     for coll in ${colls//,/ }; do
         screen=$(sizes_upto "$coll" "$SCREEN_MAX")
-        bench_sizes=$screen
-        case $coll in
-            allgather | gather | scatter)
-                bench_sizes=$(tr , '\n' <<< "$screen" | awk -v r="$ranks" '{printf "%s%d", (NR > 1 ? "," : ""), $1 / r}') ;;
-        esac
-        echo "-- screening $coll: MPICH's sweep" >&2
-        # shellcheck disable=SC2046
-        "$emu" run --ppn "$ppn" -- "$hiertune" bench --no-progress --csv -x 1 -r 1 -C "$coll" \
-            --sizes "$bench_sizes" $(stock_sweep "$coll") > "$dir/screen-mpich-$coll.csv"
-        echo "-- screening $coll: HAN's sweep" >&2
-        : > "$dir/screen-han-$coll.csv"
-        for config in $(han_sweep "$coll"); do
-            run_config "$config" "$coll" "$screen" 1 >> "$dir/screen-han-$coll.csv"
+        for family in mpich han; do
+            echo "-- screening $coll: ${sweep_configs[$family-$coll]//$'\n'/ }" >&2
+            : > "$dir/screen-$family-$coll.csv"
+            for config in ${sweep_configs[$family-$coll]}; do
+                run_config "$config" "$coll" "$screen" 1 >> "$dir/screen-$family-$coll.csv"
+            done
         done
     done
 
