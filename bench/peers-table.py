@@ -173,11 +173,21 @@ def report(out, hiertune, layouts):
         layout = read_layout(dir_)
         rows = list(read_peerbench(os.path.join(dir_, 'final.csv')))
         colls = list(collections.OrderedDict.fromkeys(r['collective'] for r in rows))
+        failed_path = os.path.join(dir_, 'failed.txt')
+        failed = open(failed_path).read().splitlines() if os.path.exists(failed_path) else []
         say('## %s: %s' % (layout_name, layout['cluster']))
         say()
         say('taken %s, %s; time per call (us), max over ranks, median of every repetition' %
             (layout['date'], layout.get('rounds', '')))
         say()
+        if failed:
+            say('Jobs that failed or were stopped (configuration, collective, sizes, phase):')
+            say()
+            say('```')
+            for line in failed:
+                say(line)
+            say('```')
+            say()
         for coll in colls:
             at_size = figures(rows, coll)
             sizes = sorted(at_size)

@@ -36,6 +36,10 @@ tree=$root/build/tune/tree.json
 layouts=4x2,8x1,leaf colls=bcast,reduce,allreduce,allgather,gather,scatter,barrier
 sizes=8,1024,65536,1048576,4194304,16777216 large=4x2 rounds=1 reps=5 out=build/peers
 SCREEN_MAX=4194304
+# a job that runs longer is stopped and listed in LAYOUT/failed.txt (and the report; a
+# rerun appends to it):
+# 5.0.1's multi-leader allreduce composition at 8 B ran for minutes without finishing
+SCREEN_TIMEOUT=180 FINAL_TIMEOUT=900
 ALL_COLLS=(bcast reduce allreduce allgather gather scatter barrier)
 
 die() { echo "peers: $*" >&2; exit 1; }
@@ -148,9 +152,11 @@ han_env() {
     done
 }
 
-# One peerbench job: configuration $1, collective $2, sizes $3, repetitions $4
+# One peerbench job: configuration $1, collective $2, sizes $3, repetitions $4, at most $5
+# seconds; its lines on stdout, each prefixed with the configuration.  A job that fails or
+# runs out of time is listed in $dir/failed.txt and leaves the lines it printed.
 run_config() {
-    local name=$1 coll=$2 job_sizes=$3 job_reps=$4 mpi=mpich C=${2^^} c
+    local name=$1 coll=$2 job_sizes=$3 job_reps=$4 limit=$5 mpi=mpich C=${2^^} c status
     local -a env=()
     case $name in
         hier) for c in "${ALL_COLLS[@]}"; do env+=("MPIR_CVAR_${c^^}_INTRA_ALGORITHM=hier"); done ;;
@@ -165,11 +171,18 @@ run_config() {
     esac
     local -a launch=("$emu" run --ppn "$ppn")
     [ "$mpi" = openmpi ] && launch+=(--openmpi)
-    # a job's own lines, each prefixed with the configuration; Open MPI's rsh launcher
-    # warns that it cannot set the process group of the daemons it starts (they run in
-    # their own namespaces), which says nothing about the job
-    env "${env[@]}" "${launch[@]}" -- "$out/bin/peerbench-$mpi" -C "$coll" -s "$job_sizes" -r "$job_reps" -x 0 \
-        2> >(grep -v 'plm:rsh: Warning: setpgid' >&2) | sed -n "2,\$s|^|$name,|p"
+    # Open MPI's rsh launcher warns that it cannot set the process group of the daemons it
+    # starts (they run in their own namespaces), which says nothing about the job
+    status=0
+    timeout --signal=TERM "$limit" env "${env[@]}" "${launch[@]}" -- "$out/bin/peerbench-$mpi" -C "$coll" \
+        -s "$job_sizes" -r "$job_reps" -x 0 2> >(grep -v 'plm:rsh: Warning: setpgid' >&2) |
+        sed -n "2,\$s|^|$name,|p" || status=$?
+    if [ "$status" = 124 ]; then
+        echo "$name $coll $job_sizes ($phase): stopped after ${limit} s" >> "$dir/failed.txt"
+    elif [ "$status" != 0 ]; then
+        echo "$name $coll $job_sizes ($phase): exit status $status" >> "$dir/failed.txt"
+    fi
+    [ "$status" = 0 ] || echo "peers: $name $coll failed (status $status): listed in $dir/failed.txt" >&2
 }
 
 # ------------------------------------------------------------------ layouts
@@ -213,20 +226,27 @@ for layout in ${layouts//,/ }; do
     } > "$dir/layout.txt"
     echo "== $layout: $status" >&2
 
-    # screening: a job per configuration of each sweep
+    # screening: a job per configuration of each sweep; a rerun keeps the screenings that
+    # finished (remove DIR to screen afresh)
     for coll in ${colls//,/ }; do
         screen=$(sizes_upto "$coll" "$SCREEN_MAX")
         for family in mpich han; do
+            file=$dir/screen-$family-$coll.csv
+            [ -f "$file" ] && [ "$(sed -n 1p "$file.sizes" 2> /dev/null)" = "$screen" ] && continue
             echo "-- screening $coll: ${sweep_configs[$family-$coll]//$'\n'/ }" >&2
-            : > "$dir/screen-$family-$coll.csv"
+            : > "$file.part"
+            phase=screening
             for config in ${sweep_configs[$family-$coll]}; do
-                run_config "$config" "$coll" "$screen" 1 >> "$dir/screen-$family-$coll.csv"
+                run_config "$config" "$coll" "$screen" 1 "$SCREEN_TIMEOUT" >> "$file.part"
             done
+            mv "$file.part" "$file"
+            echo "$screen" > "$file.sizes"
         done
     done
 
     # the final run: fixed configurations and the sweeps' winners in turns
     : > "$dir/final.csv"
+    phase=final
     for ((round = 1; round <= rounds; round++)); do
         for coll in ${colls//,/ }; do
             final=$(sizes_upto "$coll" "$max")
@@ -236,7 +256,7 @@ for layout in ${layouts//,/ }; do
             mapfile -t -O ${#jobs[@]} jobs < <(python3 bench/peers-table.py winners "$dir" "$coll" "$final")
             echo "-- round $round $coll: ${jobs[*]}" >&2
             for job in "${jobs[@]}"; do
-                run_config "${job% *}" "$coll" "${job#* }" "$reps" >> "$dir/final.csv"
+                run_config "${job% *}" "$coll" "${job#* }" "$reps" "$FINAL_TIMEOUT" >> "$dir/final.csv"
             done
         done
     done

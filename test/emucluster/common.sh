@@ -47,3 +47,15 @@ wait_for() {
 build_program() {
     "$prefix/bin/mpicc" -O2 -Wall -o "$tmp/$1" "$srcdir/test/emucluster/$1.c" || fail "cannot build $1.c"
 }
+
+# Runs PROGRAM (a node_layout.c build) with `emucluster run OPTIONS` and fails unless it
+# prints the EXPECTED node layout ("node: RANKS" per node).
+expect_layout() {  # expect_layout PROGRAM "RUN OPTIONS" "EXPECTED LINES"
+    local got
+    # shellcheck disable=SC2086
+    got=$("$emucluster" run $2 -- "$1" 2> "$tmp/layout.err") || fail "run $2 $1 failed: $(cat "$tmp/layout.err")"
+    [ "$got" = "$3" ] || fail "run $2: layout
+$got
+expected
+$3"
+}

@@ -23,20 +23,11 @@ for mpi in "" --openmpi; do
         fail "run $mpi --ppn 2 hostname: $got"
 done
 
-expect_layout() {  # expect_layout "RUN OPTIONS" "EXPECTED LINES"
-    local got
-    # shellcheck disable=SC2086
-    got=$("$emucluster" run --openmpi $1 -- "$tmp/node_layout-openmpi" 2> /dev/null) || fail "run --openmpi $1 failed"
-    [ "$got" = "$2" ] || fail "run --openmpi $1: layout
-$got
-expected
-$2"
-}
-expect_layout "--ppn 2" "node: 0 1
+expect_layout "$tmp/node_layout-openmpi" "--openmpi --ppn 2" "node: 0 1
 node: 2 3
 node: 4 5
 node: 6 7"
-expect_layout "--ppn 3,2,2,1" "node: 0 1 2
+expect_layout "$tmp/node_layout-openmpi" "--openmpi --ppn 3,2,2,1" "node: 0 1 2
 node: 3 4
 node: 5 6
 node: 7"
