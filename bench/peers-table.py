@@ -304,9 +304,10 @@ def plot(out, layout, coll, dat):
     script = '\n'.join([
         'set terminal pngcairo size 800,500' if gnuplot_has('pngcairo') else 'set terminal png size 800,500',
         'set output "%s.png"' % stem,
-        'set title "MPI_%s, %s: time / link bound (1 = the network\'s limit)"' % (coll.capitalize(), layout),
-        'set logscale xy 2', 'set xlabel "bytes"', 'set ylabel "time / link bound"', 'set key top right',
-        'set format x "%.0s%cB"', 'set grid',
+        'set title noenhanced "MPI_%s, %s: time / link bound (1 = the network\'s limit)"' % (coll.capitalize(), layout),
+        'set logscale xy 2', 'set xlabel "size"', 'set ylabel "time / link bound"', 'set key top right noenhanced',
+        'set xtics (%s)' % ', '.join('"%s" %d' % (human(size), size) for size, _, _ in dat),
+        'set offsets graph 0.03, graph 0.06, 0, 0', 'set grid',
         'plot ' + ', '.join('"%s.dat" using 1:%d with linespoints title "%s"' % (stem, i + 2, l)
                             for i, l in enumerate(LINES))])
     subprocess.run(['gnuplot'], input=script, text=True, check=True)
