@@ -34,7 +34,7 @@ emu=$root/maint/emucluster
 hiertune=$root/tools/hiertune
 tree=$root/build/tune/tree.json
 layouts=4x2,8x1,leaf colls=bcast,reduce,allreduce,allgather,gather,scatter,barrier
-sizes=8,1024,65536,1048576,4194304,16777216 large=4x2 rounds=1 reps=5 out=build/peers
+sizes=8,1024,65536,1048576,4194304,16777216 large=4x2 rounds=2 reps=3 out=build/peers
 SCREEN_MAX=4194304
 # a job that runs longer is stopped and listed in LAYOUT/failed.txt (and the report; a
 # rerun appends to it):
@@ -70,12 +70,14 @@ host's emulated cliques measure the scheduler, so there is no fallback"
 [ -x build/install/bin/mpicc ] && [ -x "$hiertune" ] ||
     die "no build: run ./quickstart check (or ./quickstart compare --peers) first"
 [ "$("$emu" status)" = down ] || die "a cluster is already up ($emu status); take it down first"
-if ! command -v mpicc.openmpi > /dev/null || ! command -v mpirun.openmpi > /dev/null; then
-    echo "peers: installing Debian's Open MPI (openmpi-bin libopenmpi-dev)"
+missing=()
+command -v mpicc.openmpi > /dev/null && command -v mpirun.openmpi > /dev/null || missing+=(openmpi-bin libopenmpi-dev)
+command -v gnuplot > /dev/null || missing+=(gnuplot-nox)
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "peers: installing ${missing[*]}"
     apt-get update -q
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q openmpi-bin libopenmpi-dev
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
 fi
-command -v gnuplot > /dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -q gnuplot-nox
 
 mkdir -p "$out/bin"
 build/install/bin/mpicc -O2 -o "$out/bin/peerbench-mpich" bench/peerbench.c
