@@ -168,6 +168,7 @@ def report(out, hiertune, layouts):
     say = lambda line='': (print(line), text.append(line))
     targets = {'slower': [], 'leaf': [], 'bound': []}
     headline = []  # (layout, coll, {column: [values]}, peers at >= 1 MiB)
+    han_won = []   # (layout, coll, "SIZE: PARAMETERS; ...")
     for layout_name in layouts:
         dir_ = os.path.join(out, layout_name)
         layout = read_layout(dir_)
@@ -253,6 +254,11 @@ def report(out, hiertune, layouts):
             say('```')
             say()
             headline.append((layout_name, coll, summary, list(collections.OrderedDict.fromkeys(big_peers))))
+            won = [(size, best_of(at_size[size], FAMILIES['han best'])) for size in sizes]
+            if any(hb for _, hb in won):
+                han_won.append((layout_name, coll, '; '.join(
+                    '%s: %s' % (human(size), hb[2].replace('han:', '') if hb[2] != 'han' else 'as shipped')
+                    for size, hb in won if hb)))
             if coll != 'barrier' and len(sizes) > 1:
                 plot(out, layout_name, coll, dat)
                 say('![MPI_%s on %s](%s-%s.png)' % (coll.capitalize(), layout_name, layout_name, coll))
@@ -272,6 +278,15 @@ def report(out, hiertune, layouts):
         say('| %s | %s | %s | %s | %s | %s | %s |' % (
             layout_name, coll, span(summary['64k']), span(summary['hier']), span(summary['tuned']),
             ', '.join('`%s`' % p for p in peers) or '-', span(summary['bound'])))
+    say()
+    say('## HAN at its best')
+    say()
+    say('The fastest HAN configuration of the final run per size (up: the module among the node '
+        'leaders, adapt-ALG with 16 KiB adapt segments; low: the module inside a node; seg: HAN\'s '
+        'segment size; "as shipped": coll_han_priority=100 and nothing else):')
+    say()
+    for layout_name, coll, winners in han_won:
+        say('- %s %s: %s' % (layout_name, coll, winners))
     say()
     say('## Targets')
     say()
