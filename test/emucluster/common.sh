@@ -48,6 +48,16 @@ build_program() {
     "$prefix/bin/mpicc" -O2 -Wall -o "$tmp/$1" "$srcdir/test/emucluster/$1.c" || fail "cannot build $1.c"
 }
 
+# The layouts node_layout.c prints for `run --ppn 2` and `--ppn 3,2,2,1` on 4 nodes
+layout_ppn_2="node: 0 1
+node: 2 3
+node: 4 5
+node: 6 7"
+layout_ppn_3221="node: 0 1 2
+node: 3 4
+node: 5 6
+node: 7"
+
 # Runs PROGRAM (a node_layout.c build) with `emucluster run OPTIONS` and fails unless it
 # prints the EXPECTED node layout ("node: RANKS" per node).
 expect_layout() {  # expect_layout PROGRAM "RUN OPTIONS" "EXPECTED LINES"

@@ -8,14 +8,8 @@ build_program node_layout
 "$emucluster" up --nodes 4 --rate 1gbit > /dev/null 2>&1
 
 # MPIR_CVAR_NUM_CLIQUES in the job's environment is ignored on real nodes
-expect_layout "$tmp/node_layout" "--env MPIR_CVAR_NUM_CLIQUES=3 --ppn 2" "node: 0 1
-node: 2 3
-node: 4 5
-node: 6 7"
-expect_layout "$tmp/node_layout" "--env MPIR_CVAR_NUM_CLIQUES=3 --ppn 3,2,2,1" "node: 0 1 2
-node: 3 4
-node: 5 6
-node: 7"
+expect_layout "$tmp/node_layout" "--env MPIR_CVAR_NUM_CLIQUES=3 --ppn 2" "$layout_ppn_2"
+expect_layout "$tmp/node_layout" "--env MPIR_CVAR_NUM_CLIQUES=3 --ppn 3,2,2,1" "$layout_ppn_3221"
 expect_layout "$tmp/node_layout" "--env MPIR_CVAR_NUM_CLIQUES=3 --ppn 1 --nodes 3" "node: 0
 node: 1
 node: 2"

@@ -23,14 +23,8 @@ for mpi in "" --openmpi; do
         fail "run $mpi --ppn 2 hostname: $got"
 done
 
-expect_layout "$tmp/node_layout-openmpi" "--openmpi --ppn 2" "node: 0 1
-node: 2 3
-node: 4 5
-node: 6 7"
-expect_layout "$tmp/node_layout-openmpi" "--openmpi --ppn 3,2,2,1" "node: 0 1 2
-node: 3 4
-node: 5 6
-node: 7"
+expect_layout "$tmp/node_layout-openmpi" "--openmpi --ppn 2" "$layout_ppn_2"
+expect_layout "$tmp/node_layout-openmpi" "--openmpi --ppn 3,2,2,1" "$layout_ppn_3221"
 
 # 8 MiB from rank 0 (node 0) reach node 3's ranks through node 3's link
 rx() { ip netns exec "$EMUCLUSTER_PREFIX-n3" cat /sys/class/net/eth0/statistics/rx_bytes; }
