@@ -14,9 +14,11 @@ version=$("$prefix/bin/mpichversion" | sed -n 's/^MPICH Version:[[:space:]]*//p'
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/modulefile.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-# a user's shell: no MPICH on PATH before the load
+# a user's shell: not this MPICH on PATH before the load (a system MPI may be: Debian's
+# Open MPI, which bench/peers.sh installs, puts /usr/bin/mpiexec there)
 export PATH=/usr/local/bin:/usr/bin:/bin
 unset LD_LIBRARY_PATH MANPATH PKG_CONFIG_PATH MPICH_HIER_ROOT MPICH_HIER_SITE_TREE_FILE || true
+mpiexec_before=$(command -v mpiexec || true)
 set +u
 # shellcheck disable=SC1090
 . "$init"
@@ -63,6 +65,7 @@ grep -q "=> $prefix/lib/libmpi" "$tmp/ldd" || fail "hello is not linked to $pref
 set +u
 module unload mpich-hier
 set -u
-[ -z "$(command -v mpiexec || true)" ] || fail "mpiexec still on PATH after unload: $(command -v mpiexec)"
+[ "$(command -v mpiexec || true)" = "$mpiexec_before" ] ||
+    fail "mpiexec after unload is $(command -v mpiexec), before the load it was '${mpiexec_before}'"
 [ -z "${MPICH_HIER_ROOT:-}" ] || fail "MPICH_HIER_ROOT still set after unload"
 echo "PASS: modulefile"
