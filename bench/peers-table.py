@@ -19,7 +19,6 @@ median's 95 % confidence interval (order statistics).
 """
 
 import collections
-import csv
 import math
 import os
 import re
