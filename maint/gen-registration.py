@@ -39,10 +39,24 @@ def item_text(coll, algo):
     return 'Force %s (mpich-hier)' % what
 
 
+def sched_item_text(coll):
+    return 'Force the HAN pipelined hierarchical %s as one schedule (mpich-hier; the hier ' \
+        '%s\'s parameters from its CVARs)' % (coll, coll)
+
+
 def cvar_items(g):
     """(cvar, item, text) of every item added to MPICH's INTRA_ALGORITHM CVARs."""
     return [(g.cvar(coll, 'INTRA_ALGORITHM'), algo, item_text(coll, algo))
-            for coll in g.collectives for algo in g.algorithms[coll]]
+            for coll in g.collectives for algo in g.algorithms[coll]] + \
+        [('MPIR_CVAR_%s_INTRA_ALGORITHM' % ICOLL, algo, sched_item_text(coll))
+         for icoll, Icoll, ICOLL, algo, coll in g.sched_algorithms]
+
+
+def registered(g):
+    """(section, algo, specs) of every algorithm added to coll_algorithms.txt"""
+    return [('%s-intra:' % coll, algo, g.param_specs(coll, algo))
+            for coll in g.collectives for algo in g.algorithms[coll]] + \
+        [('%s-intra:' % icoll, algo, []) for icoll, _, _, algo, _ in g.sched_algorithms]
 
 
 def section_end(lines, start):
@@ -57,29 +71,25 @@ def section_end(lines, start):
 
 def register_algorithms(text, g):
     lines = text.split('\n')
-    for coll in g.collectives:
-        header = '%s-intra:' % coll
+    for header, algo, specs in registered(g):
         if header not in lines:
             sys.exit('gen-registration: coll_algorithms.txt has no section %s' % header)
         start = lines.index(header)
         end = section_end(lines, start)
         listed = {l.strip() for l in lines[start + 1:end] if re.match(r'^    \w+$', l)}
-        entries = []
-        for algo in g.algorithms[coll]:
-            if algo in listed:
-                sys.exit('gen-registration: %s already lists %s' % (header, algo))
-            specs = g.param_specs(coll, algo)
-            entries += ['    ' + algo,
-                        '        extra_params: ' + ', '.join(s[0] for s in specs),
-                        '        cvar_params: ' + ', '.join(s[3] for s in specs)]
-        lines[end:end] = entries
+        if algo in listed:
+            sys.exit('gen-registration: %s already lists %s' % (header, algo))
+        entry = ['    ' + algo]
+        if specs:
+            entry += ['        extra_params: ' + ', '.join(s[0] for s in specs),
+                      '        cvar_params: ' + ', '.join(s[3] for s in specs)]
+        lines[end:end] = entry
     return '\n'.join(lines)
 
 
 def register_cvar_items(text, g):
     lines = text.split('\n')
-    for coll in g.collectives:
-        name = g.cvar(coll, 'INTRA_ALGORITHM')
+    for name in sorted({cvar for cvar, _, _ in cvar_items(g)}):
         heads = [i for i, l in enumerate(lines) if re.match(r'^\s*- name\s*: %s$' % name, l)]
         if len(heads) != 1:
             sys.exit('gen-registration: cvars.txt has no single %s' % name)

@@ -11,6 +11,7 @@ same table the C plugin and hiertune are built from, read line by line.
                                        ('inter_algo', 'NAME', 'INTER_ALGOS', ...), ...]
     g.container('bcast', 'hier') -> 'MPIR_Bcast_intra_hier'
     g.cvar('bcast', 'HIER_SEGSIZE') -> 'MPIR_CVAR_BCAST_HIER_SEGSIZE'
+    g.sched_algorithms          -> [('ibcast', 'Ibcast', 'IBCAST', 'tsp_hier', 'bcast'), ...]
 """
 import os
 import re
@@ -32,6 +33,8 @@ class Grammar:
             self.algorithms[coll] = [e[3] for e in entries]
             for e in entries:
                 self._kind[(coll, e[3])] = e[4]
+        # the schedules (non-blocking, persistent): (icoll, Icoll, ICOLL, algo, coll)
+        self.sched_algorithms = [tuple(e) for e in tables.get('MPII_HIER_SCHED_ALGORITHMS', [])]
 
     def algorithm_entries(self):
         """The entries of MPII_HIER_ALGORITHMS in its order: (coll, Coll, COLL, algo, PARAMS)."""

@@ -3,10 +3,12 @@
  */
 
 #include <check.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hier_segment.h"
 #include "hier_levels.h"
+#include "hier_pipeline.h"
 
 /* ---- segment plans ---- */
 
@@ -87,6 +89,78 @@ START_TEST(seg_bounded_temporaries)
 }
 END_TEST
 
+/* the hier bcast of 100003 x MPI_2INT in 12-byte segments: 66,669 pipeline steps before
+ * the bound, at most MPII_HIER_SEG_MAX after it */
+START_TEST(seg_count_is_bounded)
+{
+    MPII_Hier_seg_plan p;
+    const int64_t nbytes = 100003 * 8;
+    MPII_Hier_seg_plan_init(&p, nbytes, 12, 1);
+    ck_assert_int_eq(p.raised, 1);
+    ck_assert_int_eq(p.seg_bytes, (nbytes + 1023) / 1024);      /* 782 */
+    ck_assert_int_eq(p.nsegs, 1024);
+    /* whole units: 8-byte elements round the floor up to 784 */
+    MPII_Hier_seg_plan_init(&p, nbytes, 12, 8);
+    ck_assert_int_eq(p.seg_bytes, 784);
+    ck_assert_int_eq(p.nsegs, (nbytes + 783) / 784);
+    ck_assert_int_le(p.nsegs, MPII_HIER_SEG_MAX);
+    /* the defaults up to 16 MiB (16 KiB segments) are left alone, one byte more is not */
+    MPII_Hier_seg_plan_init(&p, 16 << 20, 16384, 4);
+    ck_assert_int_eq(p.raised, 0);
+    ck_assert_int_eq(p.nsegs, 1024);
+    MPII_Hier_seg_plan_init(&p, (16 << 20) + 4, 16384, 4);
+    ck_assert_int_eq(p.raised, 1);
+    ck_assert_int_le(p.nsegs, MPII_HIER_SEG_MAX);
+    /* one segment is never "raised" */
+    MPII_Hier_seg_plan_init(&p, 1 << 30, 0, 4);
+    ck_assert_int_eq(p.raised, 0);
+    ck_assert_int_eq(p.nsegs, 1);
+    /* chunks: the same bound, and a size that needs none comes back as given */
+    int raised = -1;
+    ck_assert_int_eq(MPII_Hier_seg_size(1 << 20, 100, 1, &raised), 1024);
+    ck_assert_int_eq(raised, 1);
+    ck_assert_int_eq(MPII_Hier_seg_size(1 << 20, 4096, 1, &raised), 4096);
+    ck_assert_int_eq(raised, 0);
+    ck_assert_int_eq(MPII_Hier_seg_size(1 << 20, 1 << 21, 1, NULL), 1 << 20);
+    ck_assert_int_eq(MPII_Hier_seg_size(0, 100, 1, &raised), 0);
+    /* the bound on the count wins over the bound on temporaries */
+    MPII_Hier_seg_plan_init(&p, 1LL << 30, MPII_Hier_seg_bounded(65536, 1LL << 30, 4, 4 * 1023,
+                                                                 8 << 20), 4);
+    ck_assert_int_le(p.nsegs, MPII_HIER_SEG_MAX);
+    ck_assert_int_eq(p.raised, 1);
+}
+END_TEST
+
+/* any payload, segment size and unit: tiled in whole units, at most MPII_HIER_SEG_MAX
+ * segments, a raised plan as fine as the bound allows */
+START_TEST(seg_bounded_plans_tile_every_payload)
+{
+    const int64_t units[] = { 1, 3, 8, 12 };
+    uint64_t x = 88172645463325252ULL;
+    for (int i = 0; i < 20000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        int64_t unit = units[x % 4];
+        int64_t nbytes = (int64_t) ((x >> 8) % (64 << 20) / unit + 1) * unit;
+        int64_t segsize = (int64_t) ((x >> 36) % 70000);
+        MPII_Hier_seg_plan p;
+        MPII_Hier_seg_plan_init(&p, nbytes, segsize, unit);
+        ck_assert_int_le(p.nsegs, MPII_HIER_SEG_MAX);
+        ck_assert_int_ge(p.nsegs, 1);
+        ck_assert_int_eq(p.seg_bytes % unit == 0 || p.nsegs == 1, 1);
+        ck_assert_int_ge(p.seg_bytes * p.nsegs, nbytes);
+        ck_assert_int_lt(p.seg_bytes * (p.nsegs - 1), nbytes);
+        if (p.raised) {
+            /* one unit less would cut more than the bound */
+            int64_t less = p.seg_bytes - unit;
+            ck_assert_int_gt(less, 0);
+            ck_assert_int_gt((nbytes + less - 1) / less, MPII_HIER_SEG_MAX);
+        }
+        else if (segsize > 0 && segsize < nbytes)
+            ck_assert_int_eq(p.seg_bytes, segsize >= unit ? segsize / unit * unit : unit);
+    }
+}
+END_TEST
+
 START_TEST(seg_segments_tile_the_payload)
 {
     const int64_t units[] = { 1, 2, 4, 8, 12, 16 };
@@ -111,6 +185,114 @@ START_TEST(seg_segments_tile_the_payload)
             }
         }
     }
+}
+END_TEST
+
+/* ---- the HAN pipeline's tasks ---- */
+
+static const MPII_Hier_task *find_task(const MPII_Hier_task * tasks, int n, int step,
+                                       MPII_Hier_task_dir dir)
+{
+    for (int i = 0; i < n; i++)
+        if (tasks[i].step == step && tasks[i].dir == dir)
+            return &tasks[i];
+    return NULL;
+}
+
+/* every task handles every segment exactly once, in order, within the slots */
+static void check_every_segment_once(const MPII_Hier_task * tasks, int n, int64_t nsegs)
+{
+    int64_t nslots = MPII_Hier_pipeline_nslots(tasks, n, nsegs);
+    for (int i = 0; i < n; i++) {
+        int64_t next = 0;
+        for (int64_t s = 0; s < nslots; s++) {
+            int64_t t = MPII_Hier_pipeline_seg(&tasks[i], nsegs, s);
+            if (t >= 0)
+                ck_assert_int_eq(t, next++);
+        }
+        ck_assert_int_eq(next, nsegs);
+        ck_assert_int_eq(tasks[i].blocking, tasks[i].step == tasks[n - 1].step);
+    }
+}
+
+/* a segment takes each step after the step before it (HAN's task dependencies) */
+START_TEST(pipeline_segments_follow_the_steps)
+{
+    MPII_Hier_task t[MPII_HIER_PIPELINE_MAX_TASKS(8)];
+    for (int nsteps = 2; nsteps <= 8; nsteps++) {
+        int n = nsteps - 1;
+        int nb = MPII_Hier_pipeline_bcast(nsteps, t);
+        ck_assert_int_eq(nb, nsteps);
+        for (int k = 1; k <= n; k++)
+            ck_assert_int_gt(find_task(t, nb, k, MPII_HIER_TASK_DOWN)->lag,
+                             find_task(t, nb, k - 1, MPII_HIER_TASK_DOWN)->lag);
+        check_every_segment_once(t, nb, 5);
+        ck_assert_int_eq(MPII_Hier_pipeline_nslots(t, nb, 5), 5 + n);
+
+        int nr = MPII_Hier_pipeline_reduce(nsteps, t);
+        for (int k = 0; k < n; k++)
+            ck_assert_int_gt(find_task(t, nr, k, MPII_HIER_TASK_UP)->lag,
+                             find_task(t, nr, k + 1, MPII_HIER_TASK_UP)->lag);
+        ck_assert_int_eq(find_task(t, nr, n, MPII_HIER_TASK_UP)->lag, 0);
+        check_every_segment_once(t, nr, 5);
+
+        for (int one_top = 0; one_top < 2; one_top++) {
+            int na = MPII_Hier_pipeline_allreduce(nsteps, one_top, t);
+            ck_assert_int_le(na, MPII_HIER_PIPELINE_MAX_TASKS(nsteps));
+            /* up from the finest to the top, then down from the top to the finest */
+            int prev = -1;
+            for (int k = n; k >= 0; k--) {
+                const MPII_Hier_task *up = find_task(t, na, k, k == 0 && one_top ?
+                                                     MPII_HIER_TASK_ALL : MPII_HIER_TASK_UP);
+                ck_assert_ptr_nonnull(up);
+                ck_assert_int_gt(up->lag, prev);
+                prev = up->lag;
+            }
+            ck_assert_int_eq(find_task(t, na, 0, MPII_HIER_TASK_DOWN) != NULL, !one_top);
+            for (int k = one_top; k <= n; k++) {
+                const MPII_Hier_task *down = find_task(t, na, k, MPII_HIER_TASK_DOWN);
+                ck_assert_int_eq(down->lag, prev + 1);  /* no slot lost between steps */
+                prev = down->lag;
+            }
+            ck_assert_int_eq(find_task(t, na, 0, MPII_HIER_TASK_ALL) != NULL, one_top);
+            check_every_segment_once(t, na, 5);
+        }
+    }
+}
+END_TEST
+
+/* HAN's sequences for nodes only (N = 1), u = 4 segments, by hand: per slot the segment
+ * of each task, -1 for none */
+START_TEST(pipeline_is_hans_for_two_levels)
+{
+    MPII_Hier_task t[4];
+    static const int bcast[5][2] = {    /* ib, sb: ib(0); sbib(1..3); sb(3) */
+        {0, -1}, {1, 0}, {2, 1}, {3, 2}, {-1, 3}
+    };
+    static const int reduce[5][2] = {   /* ir, sr: sr(0); irsr(1..3); ir(3) */
+        {-1, 0}, {0, 1}, {1, 2}, {2, 3}, {3, -1}
+    };
+    static const int allreduce[7][4] = {        /* ib, ir, sb, sr */
+        {-1, -1, -1, 0}, {-1, 0, -1, 1}, {0, 1, -1, 2}, {1, 2, 0, 3},
+        {2, 3, 1, -1}, {3, -1, 2, -1}, {-1, -1, 3, -1}
+    };
+    int n = MPII_Hier_pipeline_bcast(2, t);
+    ck_assert_int_eq(MPII_Hier_pipeline_nslots(t, n, 4), 5);
+    for (int s = 0; s < 5; s++)
+        for (int i = 0; i < 2; i++)
+            ck_assert_int_eq(MPII_Hier_pipeline_seg(&t[i], 4, s), bcast[s][i]);
+    n = MPII_Hier_pipeline_reduce(2, t);
+    for (int s = 0; s < 5; s++)
+        for (int i = 0; i < 2; i++)
+            ck_assert_int_eq(MPII_Hier_pipeline_seg(&t[i], 4, s), reduce[s][i]);
+    n = MPII_Hier_pipeline_allreduce(2, 0, t);
+    ck_assert_int_eq(n, 4);
+    ck_assert_int_eq(MPII_Hier_pipeline_nslots(t, n, 4), 7);
+    for (int s = 0; s < 7; s++)
+        for (int i = 0; i < 4; i++)
+            ck_assert_int_eq(MPII_Hier_pipeline_seg(&t[i], 4, s), allreduce[s][i]);
+    /* no segments, no slots */
+    ck_assert_int_eq(MPII_Hier_pipeline_nslots(t, n, 0), 0);
 }
 END_TEST
 
@@ -328,6 +510,10 @@ int main(void)
     tcase_add_test(seg, seg_rounds_down_to_whole_elements);
     tcase_add_test(seg, seg_segments_tile_the_payload);
     tcase_add_test(seg, seg_bounded_temporaries);
+    tcase_add_test(seg, seg_count_is_bounded);
+    tcase_add_test(seg, seg_bounded_plans_tile_every_payload);
+    tcase_add_test(seg, pipeline_segments_follow_the_steps);
+    tcase_add_test(seg, pipeline_is_hans_for_two_levels);
     tcase_add_test(lv, levels_round_robin_uneven_cliques);
     tcase_add_test(lv, levels_degenerate_shapes);
     tcase_add_test(lv, levels_random_placements);

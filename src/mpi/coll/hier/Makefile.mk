@@ -8,6 +8,8 @@ AM_CPPFLAGS += -DMPII_HIER_PREFIX='"$(prefix)"'
 
 mpi_core_sources += \
     src/mpi/coll/hier/hier_segment.c \
+    src/mpi/coll/hier/hier_pipeline.c \
+    src/mpi/coll/hier/hier_pipeline_run.c \
     src/mpi/coll/hier/hier_levels.c \
     src/mpi/coll/hier/hier_hierarchy.c \
     src/mpi/coll/hier/hier_topology.c \
@@ -40,6 +42,7 @@ noinst_HEADERS += \
     src/mpi/coll/hier/hier_site.h \
     src/mpi/coll/hier/hier_mpich_keys.h \
     src/mpi/coll/hier/hier_segment.h \
+    src/mpi/coll/hier/hier_pipeline.h \
     src/mpi/coll/hier/hier_levels.h \
     src/mpi/coll/hier/hier_hierarchy.h \
     src/mpi/coll/hier/hier_topology.h \

@@ -19,6 +19,8 @@ cvars:
         Pipeline segment size, in bytes, of the hier allgather's ring: each node's block
         (its ranks' packed contributions) moves between leaders and is broadcast in its
         node in pieces of this size. 0 moves each node's block as one piece.
+        Raised so that a message is cut into at most 1024 pieces (pvar
+        coll_hier_segsize_raised counts it).
 
     - name        : MPIR_CVAR_ALLGATHER_HIER_INTER_ALGORITHM
       category    : COLLECTIVE
@@ -60,7 +62,8 @@ typedef struct {
 /* The pieces of the ring in the order every rank of node `my_node` handles them: its own
  * node's block, then the blocks of nodes my_node - 1, my_node - 2, ..., my_node + 1 (what
  * its leader receives from the left, in turn), each cut into pieces of segsize (0: one
- * piece).  *own and *last: the pieces of the first and of the last block. */
+ * piece; at most MPII_HIER_SEG_MAX per block).  *own and *last: the pieces of the first
+ * and of the last block. */
 static piece *ring_pieces(const long long *offset, int nnodes, int my_node, int segsize,
                           int *npieces, int *own, int *last)
 {
@@ -71,7 +74,10 @@ static piece *ring_pieces(const long long *offset, int nnodes, int my_node, int 
         for (int k = 0; k < nnodes; k++) {
             int node = (my_node - k + nnodes) % nnodes, before = n;
             MPI_Aint first = offset[node], len = offset[node + 1] - offset[node];
-            MPI_Aint seg = segsize > 0 ? segsize : len;
+            int raised;
+            MPI_Aint seg = MPII_Hier_seg_size(len, segsize, 1, &raised);
+            if (pass == 0)
+                MPII_HIER_PVAR_ADD(SEGSIZE_RAISED, raised);
             for (MPI_Aint at = 0; at < len; at += seg, n++)
                 if (pass == 1) {
                     p[n].first = first + at;
@@ -196,7 +202,7 @@ int MPIR_Allgather_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datat
             MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
         }
     } else {
-        int nunits, own, last, right = (my_node + 1) % nnodes, left = (my_node - 1 + nnodes) % nnodes;
+        int nunits, own = 0, last = 0, right = (my_node + 1) % nnodes, left = (my_node - 1 + nnodes) % nnodes;
         pieces = ring_pieces(offset, nnodes, my_node, prm.segsize, &nunits, &own, &last);
         MPIR_ERR_CHKANDJUMP(!pieces, mpi_errno, MPI_ERR_OTHER, "**nomem");
         /* the units are the node's own pieces, then what arrives from the left; what goes

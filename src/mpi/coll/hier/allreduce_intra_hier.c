@@ -20,6 +20,8 @@ cvars:
       description : >-
         Pipeline segment size fs, in bytes, of the hier allreduce (rounded down to whole
         datatype elements, at least one). 0 reduces the whole message as one segment.
+        Raised so that a message is cut into at most 1024 pieces (pvar
+        coll_hier_segsize_raised counts it).
 
     - name        : MPIR_CVAR_ALLREDUCE_HIER_INTER_ALGORITHM
       category    : COLLECTIVE
@@ -70,6 +72,8 @@ cvars:
       description : >-
         Pipeline chunk size, in bytes, inside the tsp inter-node steps of one hier
         allreduce segment. 0 does not split a segment further.
+        Raised so that a message is cut into at most 1024 pieces (pvar
+        coll_hier_segsize_raised counts it).
 
     - name        : MPIR_CVAR_ALLREDUCE_HIER_INTRA_ALGORITHM
       category    : COLLECTIVE
@@ -131,6 +135,8 @@ cvars:
       description : >-
         Pipeline chunk size, in bytes, inside the steps of the hier allreduce among switch
         groups. 0 does not split a segment further.
+        Raised so that a message is cut into at most 1024 pieces (pvar
+        coll_hier_segsize_raised counts it).
 
     - name        : MPIR_CVAR_ALLREDUCE_HIER_DOWN_INTER_ALGORITHM
       category    : COLLECTIVE
@@ -180,10 +186,80 @@ cvars:
       description : >-
         Pipeline chunk size, in bytes, inside the steps of the hier allreduce among package, NUMA
         or L3 leaders. 0 does not split a segment further.
+        Raised so that a message is cut into at most 1024 pieces (pvar
+        coll_hier_segsize_raised counts it).
 
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 
+
+/* the buffers and the plan of one call; the results are formed in recvbuf */
+typedef struct {
+    const void *sendbuf;
+    void *recvbuf;
+    MPI_Datatype datatype;
+    MPI_Op op;
+    MPI_Aint type_size, extent;
+    const MPII_Hier_seg_plan *plan;
+    const MPII_Hier_params *step_prm;   /* [nsteps] */
+} allreduce_pipeline;
+
+/* segment t down, up or all (the ring) on step st */
+static int allreduce_task(void *ctx, const MPII_Hier_task * task, const MPII_Hier_step * st,
+                          int64_t t, MPII_Hier_task_out * out)
+{
+    const allreduce_pipeline *p = ctx;
+    const MPII_Hier_params *prm = &p->step_prm[task->step];
+    MPI_Aint count = MPII_Hier_seg_len(p->plan, t) / p->type_size;
+    MPI_Aint at = MPII_Hier_seg_offset(p->plan, t) / p->type_size * p->extent;
+    char *result = (char *) p->recvbuf + at;
+    int step_root = st->comm->rank == st->root;
+    bool intra = task->blocking && !st->inter;
+
+    switch (task->dir) {
+        case MPII_HIER_TASK_ALL:
+            return MPII_Hier_step_allreduce(result, count, p->datatype, p->op, st, out);
+        case MPII_HIER_TASK_DOWN:
+            return MPII_Hier_step_bcast(result, count, p->datatype, st, prm, intra, out);
+        default:       /* MPII_HIER_TASK_UP */
+            if (!task->blocking)
+                return MPII_Hier_step_reduce(step_root ? MPI_IN_PLACE : result,
+                                             step_root ? result : NULL, count, p->datatype,
+                                             p->op, st, prm, false, out);
+            /* the finest step: contributions from sendbuf (recvbuf when in place) */
+            const void *contribution = p->sendbuf == MPI_IN_PLACE ? result :
+                (const char *) p->sendbuf + at;
+            if (step_root && p->sendbuf == MPI_IN_PLACE)
+                contribution = MPI_IN_PLACE;
+            return MPII_Hier_step_reduce(contribution, step_root ? result : NULL, count,
+                                         p->datatype, p->op, st, prm, intra, out);
+    }
+}
+
+/* Each step's parameters (up_inter_* among switch groups, down_inter_* among package
+ * leaders inside a node), in step_prm[nsteps]; returns whether the top step is the ring
+ * allreduce.  The ring allreduce is a submodule of the top step only; a step below it that
+ * asks for the ring runs the ring's chain (tsp_ring).  The ring combines in ring order:
+ * with a non-commutative op the top step keeps rank order by reduce + bcast on binomial
+ * trees. */
+static int step_params(const MPII_Hier_params * prm, const MPII_Hier_steps * steps, MPI_Op op,
+                       MPII_Hier_params * step_prm)
+{
+    int one_top_step = 0;
+    for (int k = 0; k < steps->nsteps; k++) {
+        MPII_Hier_params scratch;
+        step_prm[k] = *MPII_Hier_step_params(prm, &steps->step[k], &scratch);
+        if (step_prm[k].inter_algo != MPII_HIER_INTER_TSP_ALLREDUCE_RING)
+            continue;
+        if (k > 0)
+            step_prm[k].inter_algo = MPII_HIER_INTER_TSP_RING;
+        else if (MPIR_Op_is_commutative(op))
+            one_top_step = 1;
+        else
+            step_prm[k].inter_algo = MPII_HIER_INTER_SCHED_BINOMIAL;
+    }
+    return one_top_step;
+}
 
 /* Algorithm: HAN pipelined hierarchical allreduce over N levels (HAN paper, section
  * III-B; the N-level generalisation in doc/multilevel.md)
@@ -191,9 +267,11 @@ cvars:
  * The message is cut into u segments of whole elements.  Each segment runs the reduce of
  * reduce_intra_hier.c onto rank 0 (which leads every group it is in), then the bcast of
  * bcast_intra_hier.c from it, over the same steps: segment t takes the upward step k in
- * slot t + N - k and the downward step k in slot t + N + 1 + k.  In slot s a rank
- * starts, non-blocking, the steps k < N it takes part in (downward, then upward), runs
- * the finest step downward then upward (blocking), and waits for the former.  With nodes
+ * slot t + N - k and the downward step k in slot t + N + 1 + k
+ * (MPII_Hier_pipeline_allreduce, hier_pipeline.h).  In slot s a rank starts,
+ * non-blocking, the steps k < N it takes part in (downward, then upward), runs the
+ * finest step downward then upward (blocking), and waits for the former
+ * (MPII_Hier_pipeline_run; allreduce_task is one step of one segment).  With nodes
  * only (N = 1) the leaders run s = 0 .. u+2 as
  *     start ib(s-2); start ir(s-1); sb(s-3); sr(s); wait for ib and ir
  * i.e. the paper's sr(0), irsr(1), ibirsr(2), sbibirsr(3..u-1), sbibir, sbib, sb: the
@@ -227,7 +305,6 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
     MPII_Hier_seg_plan plan;
     MPII_Hier_steps steps;
     MPII_Hier_params step_prm[MPII_HIER_MAX_STEPS];
-    MPIR_Request *up_req[MPII_HIER_MAX_STEPS] = { NULL }, *down_req[MPII_HIER_MAX_STEPS] = { NULL };
     MPI_Aint type_size, extent;
 
     MPIR_FUNC_ENTER;
@@ -253,31 +330,16 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
 
     mpi_errno = MPII_Hier_steps_get(comm_ptr, hier, 0, &steps);
     MPIR_ERR_CHECK(mpi_errno);
-    int first = MPII_Hier_steps_first(&steps), finest = steps.nsteps - 1;
+    int finest = steps.nsteps - 1;
     const MPII_Hier_step *fs = &steps.step[finest];
 
-    /* each step's parameters (up_inter_* among switch groups, down_inter_* among package
-     * leaders inside a node).  The ring allreduce is a submodule of the top step only; a
-     * step below it that asks for the ring runs the ring's chain (tsp_ring).  The ring combines in ring order: with a non-commutative
-     * op the top step keeps rank order by reduce + bcast on binomial trees. */
-    int one_top_step = 0;
-    for (int k = 0; k <= finest; k++) {
-        MPII_Hier_params scratch;
-        step_prm[k] = *MPII_Hier_step_params(&prm, &steps.step[k], &scratch);
-        if (step_prm[k].inter_algo != MPII_HIER_INTER_TSP_ALLREDUCE_RING)
-            continue;
-        if (k > 0)
-            step_prm[k].inter_algo = MPII_HIER_INTER_TSP_RING;
-        else if (MPIR_Op_is_commutative(op))
-            one_top_step = 1;
-        else
-            step_prm[k].inter_algo = MPII_HIER_INTER_SCHED_BINOMIAL;
-    }
+    int one_top_step = step_params(&prm, &steps, op, step_prm);
     /* the ring allreduce alone (one rank per node) runs once on the whole message */
     int whole = nlevels == 0 && one_top_step;
     /* segments of whole elements (the op works on elements) */
     MPII_Hier_seg_plan_init(&plan, count * type_size, whole ? 0 : prm.segsize, type_size);
     MPII_HIER_PVAR_ADD(ALLREDUCE_HIER_SEGMENTS, plan.nsegs);
+    MPII_HIER_PVAR_ADD(SEGSIZE_RAISED, plan.raised);
 
     /* a rank alone in its finest group holds its contribution in recvbuf from the start */
     if (!fs->comm && sendbuf != MPI_IN_PLACE) {
@@ -285,93 +347,103 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
         MPIR_ERR_CHECK(mpi_errno);
     }
 
-    /* slots from a segment's start to its upward / downward step k */
-#define UP_LAG(k_) ((int64_t) finest - (k_))
-#define DOWN_LAG(k_) ((int64_t) finest + (k_) + !one_top_step)
-#define SEG_COUNT(t_) (MPII_Hier_seg_len(&plan, (t_)) / type_size)
-#define SEG_AT(buf_, t_) ((char *) (buf_) + MPII_Hier_seg_offset(&plan, (t_)) / type_size * extent)
-#define IN_SEGS(t_) ((t_) >= 0 && (t_) < plan.nsegs)
-    for (int64_t s = 0; s < plan.nsegs + DOWN_LAG(finest); s++) {
-        for (int k = first; k < finest; k++) {
-            const MPII_Hier_step *st = &steps.step[k];
-            int64_t down = s - DOWN_LAG(k), up = s - UP_LAG(k);
-            if (!st->comm)
-                continue;
-            if (k == 0 && one_top_step) {
-                if (IN_SEGS(up)) {
-                    mpi_errno = MPII_Hier_start_iallreduce(SEG_AT(recvbuf, up), SEG_COUNT(up),
-                                                           datatype, op, st->comm, &up_req[k]);
-                    MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
-                }
-                continue;
-            }
-            if (IN_SEGS(down)) {
-                mpi_errno = MPII_Hier_start_ibcast(SEG_AT(recvbuf, down), SEG_COUNT(down),
-                                                   datatype, st->root, st->comm, &step_prm[k],
-                                                   &down_req[k]);
-                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
-            }
-            if (IN_SEGS(up)) {
-                int step_root = st->comm->rank == st->root;
-                mpi_errno = MPII_Hier_start_ireduce(step_root ? MPI_IN_PLACE : SEG_AT(recvbuf, up),
-                                                    step_root ? SEG_AT(recvbuf, up) : NULL,
-                                                    SEG_COUNT(up), datatype, op, st->root,
-                                                    st->comm, &step_prm[k], &up_req[k]);
-                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
-            }
-        }
-        /* the finest step, downward then upward */
-        int64_t down = s - DOWN_LAG(finest), up = s;
-        if (fs->comm && IN_SEGS(down)) {
-            if (fs->inter) {
-                mpi_errno = MPII_Hier_start_ibcast(SEG_AT(recvbuf, down), SEG_COUNT(down),
-                                                   datatype, fs->root, fs->comm,
-                                                   &step_prm[finest], &down_req[finest]);
-                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
-                mpi_errno = MPII_Hier_wait(&down_req[finest]);
-            } else {
-                mpi_errno = MPII_Hier_intra_bcast(SEG_AT(recvbuf, down), SEG_COUNT(down),
-                                                  datatype, fs->root, fs->comm, prm.intra_algo,
-                                                  coll_attr | errflag);
-            }
-            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
-        }
-        if (fs->comm && IN_SEGS(up)) {
-            int step_root = fs->comm->rank == fs->root;
-            const void *contribution = sendbuf == MPI_IN_PLACE ? SEG_AT(recvbuf, up) :
-                SEG_AT(sendbuf, up);
-            if (step_root && sendbuf == MPI_IN_PLACE)
-                contribution = MPI_IN_PLACE;
-            void *result = step_root ? SEG_AT(recvbuf, up) : NULL;
-            if (fs->inter) {
-                mpi_errno = MPII_Hier_start_ireduce(contribution, result, SEG_COUNT(up), datatype,
-                                                    op, fs->root, fs->comm, &step_prm[finest],
-                                                    &up_req[finest]);
-                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
-                mpi_errno = MPII_Hier_wait(&up_req[finest]);
-            } else {
-                mpi_errno = MPII_Hier_intra_reduce(contribution, result, SEG_COUNT(up), datatype,
-                                                   op, fs->root, fs->comm, prm.intra_algo,
-                                                   coll_attr | errflag);
-            }
-            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
-        }
-        for (int k = first; k < finest; k++) {
-            mpi_errno = MPII_Hier_wait(&down_req[k]);
-            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
-            mpi_errno = MPII_Hier_wait(&up_req[k]);
-            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
-        }
-    }
-#undef UP_LAG
-#undef DOWN_LAG
-#undef SEG_COUNT
-#undef SEG_AT
-#undef IN_SEGS
+    MPII_Hier_task tasks[MPII_HIER_PIPELINE_MAX_TASKS(MPII_HIER_MAX_STEPS)];
+    int ntasks = MPII_Hier_pipeline_allreduce(steps.nsteps, one_top_step, tasks);
+    allreduce_pipeline pipeline = { sendbuf, recvbuf, datatype, op, type_size, extent, &plan,
+        step_prm
+    };
+    mpi_errno = MPII_Hier_pipeline_run(&steps, tasks, ntasks, plan.nsegs, allreduce_task,
+                                       &pipeline, coll_attr, &errflag);
+    MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
 
   fn_exit:
     MPIR_FUNC_EXIT;
     return MPII_Hier_final_errno(mpi_errno, mpi_errno_ret, errflag);
+  fn_fail:
+    goto fn_exit;
+}
+
+/* Algorithm: the hier allreduce as one schedule (MPI_Iallreduce, MPI_Allreduce_init)
+ *
+ * The same steps, segments and tasks as MPIR_Allreduce_intra_hier, with the hier
+ * allreduce's parameters (its CVARs), each task of each segment a vertex
+ * (MPII_Hier_pipeline_sched).  Differences, as a schedule has no blocking step:
+ * intra-node shm runs binomial; where the blocking form runs flat (one node, an order no
+ * hierarchy keeps), and while the plugin's sub-communicators are created or its schedule
+ * is being built, MPICH's recursive doubling on comm.
+ */
+int MPIR_TSP_Iallreduce_sched_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
+                                         MPI_Datatype datatype, MPI_Op op, MPIR_Comm * comm_ptr,
+                                         MPIR_TSP_sched_t sched)
+{
+    int mpi_errno = MPI_SUCCESS;
+    const MPII_Hier_params cvars = MPII_HIER_PARAMS_OF_CVARS;
+    MPII_Hier_params prm;
+    MPII_Hier_comm *hier = NULL;
+    MPII_Hier_seg_plan plan;
+    MPII_Hier_steps steps;
+    MPII_Hier_params step_prm[MPII_HIER_MAX_STEPS];
+    MPI_Aint type_size, extent;
+    int n_first = 0, first, vtx;
+
+    MPIR_FUNC_ENTER;
+
+    MPIR_Datatype_get_size_macro(datatype, type_size);
+    MPIR_Datatype_get_extent_macro(datatype, extent);
+    if (count == 0 || type_size == 0 || comm_ptr->local_size == 1) {
+        if (count > 0 && type_size > 0 && sendbuf != MPI_IN_PLACE)
+            mpi_errno = MPIR_TSP_sched_localcopy(sendbuf, count, datatype, recvbuf, count,
+                                                 datatype, sched, 0, NULL, &vtx);
+        goto fn_exit;
+    }
+    if (!MPII_Hier_sched_building()) {
+        mpi_errno = MPII_Hier_begin(comm_ptr, &cvars, &cvars, MPII_HIER_INTER_COUNT,
+                                    MPII_HIER_PVAR_CALLS(iallreduce, tsp_hier), &prm, &hier);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+    if (MPII_Hier_reduction_runs_flat(hier, op)) {
+        MPII_Hier_sched flat;
+        mpi_errno = MPII_Hier_sched_new(&flat, MPIR_SCHED_NORMAL, comm_ptr, true);
+        MPIR_ERR_CHECK(mpi_errno);
+        mpi_errno = MPIR_Iallreduce_intra_sched_recursive_doubling(sendbuf, recvbuf, count,
+                                                                   datatype, op, comm_ptr,
+                                                                   flat.sched);
+        if (mpi_errno) {
+            MPIR_Sched_free(flat.sched);
+            goto fn_fail;
+        }
+        mpi_errno = MPII_Hier_sched_add_step(&flat, comm_ptr, 0, NULL, sched, &vtx);
+        goto fn_exit;
+    }
+    int nlevels = MPII_Hier_nlevels(hier);
+    mpi_errno = MPII_Hier_steps_get(comm_ptr, hier, 0, &steps);
+    MPIR_ERR_CHECK(mpi_errno);
+    int one_top_step = step_params(&prm, &steps, op, step_prm);
+    MPII_Hier_seg_plan_init(&plan, count * type_size, nlevels == 0 && one_top_step ? 0 :
+                            prm.segsize, type_size);
+    MPII_HIER_PVAR_ADD(ALLREDUCE_HIER_SEGMENTS, plan.nsegs);
+    MPII_HIER_PVAR_ADD(SEGSIZE_RAISED, plan.raised);
+
+    /* a rank alone in its finest group holds its contribution in recvbuf from the start */
+    if (!steps.step[steps.nsteps - 1].comm && sendbuf != MPI_IN_PLACE) {
+        mpi_errno = MPIR_TSP_sched_localcopy(sendbuf, count, datatype, recvbuf, count, datatype,
+                                             sched, 0, NULL, &first);
+        MPIR_ERR_CHECK(mpi_errno);
+        n_first = 1;
+    }
+
+    MPII_Hier_task tasks[MPII_HIER_PIPELINE_MAX_TASKS(MPII_HIER_MAX_STEPS)];
+    int ntasks = MPII_Hier_pipeline_allreduce(steps.nsteps, one_top_step, tasks);
+    allreduce_pipeline pipeline = { sendbuf, recvbuf, datatype, op, type_size, extent, &plan,
+        step_prm
+    };
+    mpi_errno = MPII_Hier_pipeline_sched(&steps, tasks, ntasks, plan.nsegs, allreduce_task,
+                                         &pipeline, n_first, &first, sched);
+    MPIR_ERR_CHECK(mpi_errno);
+
+  fn_exit:
+    MPIR_FUNC_EXIT;
+    return mpi_errno;
   fn_fail:
     goto fn_exit;
 }

@@ -21,6 +21,8 @@ cvars:
         Pipeline segment size fs, in bytes, of the hier bcast: bytes of the packed
         message, so that ranks with different but matching datatypes cut it alike (a
         segment may end inside an element). 0 sends the whole message as one segment.
+        Raised so that a message is cut into at most 1024 pieces (pvar
+        coll_hier_segsize_raised counts it).
 
     - name        : MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM
       category    : COLLECTIVE
@@ -65,6 +67,8 @@ cvars:
       description : >-
         Pipeline chunk size, in bytes, inside the tsp inter-node bcast of one hier
         segment. 0 does not split a segment further.
+        Raised so that a message is cut into at most 1024 pieces (pvar
+        coll_hier_segsize_raised counts it).
 
     - name        : MPIR_CVAR_BCAST_HIER_INTRA_ALGORITHM
       category    : COLLECTIVE
@@ -122,6 +126,8 @@ cvars:
       description : >-
         Pipeline chunk size, in bytes, inside the steps of the hier bcast among switch
         groups. 0 does not split a segment further.
+        Raised so that a message is cut into at most 1024 pieces (pvar
+        coll_hier_segsize_raised counts it).
 
     - name        : MPIR_CVAR_BCAST_HIER_DOWN_INTER_ALGORITHM
       category    : COLLECTIVE
@@ -167,10 +173,33 @@ cvars:
       description : >-
         Pipeline chunk size, in bytes, inside the steps of the hier bcast among package, NUMA
         or L3 leaders. 0 does not split a segment further.
+        Raised so that a message is cut into at most 1024 pieces (pvar
+        coll_hier_segsize_raised counts it).
 
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 
+
+/* the payload and its plan, and the call's parameters */
+typedef struct {
+    char *bytes;
+    const MPII_Hier_seg_plan *plan;
+    const MPII_Hier_params *prm;
+} bcast_pipeline;
+
+/* segment t down step st: among leaders, or inside a finest group (an inter-node step
+ * when that group spans nodes) */
+static int bcast_task(void *ctx, const MPII_Hier_task * task, const MPII_Hier_step * st,
+                      int64_t t, MPII_Hier_task_out * out)
+{
+    const bcast_pipeline *p = ctx;
+    MPII_Hier_params scratch;
+
+    return MPII_Hier_step_bcast(p->bytes + MPII_Hier_seg_offset(p->plan, t),
+                                MPII_Hier_seg_len(p->plan, t), MPIR_BYTE_INTERNAL, st,
+                                MPII_Hier_step_params(p->prm, st, &scratch),
+                                task->blocking && !st->inter, out);
+}
 
 /* Algorithm: HAN pipelined hierarchical bcast over N levels (HAN paper, section III-A;
  * the N-level generalisation in doc/multilevel.md)
@@ -179,11 +208,12 @@ cvars:
  * packages, ...) give N + 1 steps (hier_hierarchy.h): step k < N a bcast among the
  * leaders of the level-k groups inside one level-(k-1) group, step N inside a finest
  * group; a root at position j of its group makes every group's member j mod size its
- * leader, so the root leads every group it is in.  Segment t takes step k in slot t + k.
- * In slot s a rank starts, non-blocking, the steps k < N it leads in for segment s - k,
- * runs the finest step (blocking) for segment s - N, and waits for the former.  With
- * nodes only (N = 1) this is HAN's ib(0); sbib(1) .. sbib(u-1); sb(u-1) on the leaders
- * and sb(0) .. sb(u-1) elsewhere.  The non-blocking steps take the inter-node submodule
+ * leader, so the root leads every group it is in.  Segment t takes step k in slot t + k
+ * (MPII_Hier_pipeline_bcast, hier_pipeline.h): in slot s a rank starts, non-blocking,
+ * the steps k < N it leads in for segment s - k, runs the finest step (blocking) for
+ * segment s - N, and waits for the former (MPII_Hier_pipeline_run; bcast_task is one
+ * step of one segment).  With nodes only (N = 1) this is HAN's ib(0); sbib(1) ..
+ * sbib(u-1); sb(u-1) on the leaders and sb(0) .. sb(u-1) elsewhere.  The non-blocking steps take the inter-node submodule
  * (up_inter_* among switch groups, down_inter_* among package, NUMA or L3 leaders
  * inside a node); the finest step the intra-node one, or the
  * inter-node one (started and waited for) when its group spans nodes (a switch group of
@@ -210,8 +240,6 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
     MPII_Hier_payload payload = { 0 };
     MPII_Hier_seg_plan plan;
     MPII_Hier_steps steps;
-    MPII_Hier_params up_prm;
-    MPIR_Request *req[MPII_HIER_MAX_STEPS] = { NULL };
     int payload_started = 0;
 
     MPIR_FUNC_ENTER;
@@ -259,46 +287,13 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
     MPIR_ERR_CHECK(mpi_errno);
     MPII_Hier_seg_plan_init(&plan, payload.nbytes, nlevels == 0 ? 0 : prm.segsize, 1);
     MPII_HIER_PVAR_ADD(BCAST_HIER_SEGMENTS, plan.nsegs);
-    int first = MPII_Hier_steps_first(&steps), finest = steps.nsteps - 1;
-    const MPII_Hier_step *fs = &steps.step[finest];
-
-#define SEG_AT(t_) (payload.bytes + MPII_Hier_seg_offset(&plan, (t_)))
-#define SEG_LEN(t_) MPII_Hier_seg_len(&plan, (t_))
-    for (int64_t s = 0; s < plan.nsegs + finest; s++) {
-        /* the steps this rank leads in, segment s - k, overlapped with the finest below */
-        for (int k = first; k < finest; k++) {
-            int64_t t = s - k;
-            if (steps.step[k].comm && t >= 0 && t < plan.nsegs) {
-                mpi_errno = MPII_Hier_start_ibcast(SEG_AT(t), SEG_LEN(t), MPIR_BYTE_INTERNAL,
-                                                   steps.step[k].root, steps.step[k].comm,
-                                                   MPII_Hier_step_params(&prm, &steps.step[k],
-                                                                         &up_prm), &req[k]);
-                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
-            }
-        }
-        /* the finest step, segment s - N */
-        int64_t t = s - finest;
-        if (fs->comm && t >= 0 && t < plan.nsegs) {
-            if (fs->inter) {
-                mpi_errno = MPII_Hier_start_ibcast(SEG_AT(t), SEG_LEN(t), MPIR_BYTE_INTERNAL,
-                                                   fs->root, fs->comm,
-                                                   MPII_Hier_step_params(&prm, fs, &up_prm),
-                                                   &req[finest]);
-                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
-            } else {
-                mpi_errno = MPII_Hier_intra_bcast(SEG_AT(t), SEG_LEN(t), MPIR_BYTE_INTERNAL,
-                                                  fs->root, fs->comm, prm.intra_algo,
-                                                  coll_attr | errflag);
-                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
-            }
-        }
-        for (int k = first; k <= finest; k++) {
-            mpi_errno = MPII_Hier_wait(&req[k]);
-            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
-        }
-    }
-#undef SEG_AT
-#undef SEG_LEN
+    MPII_HIER_PVAR_ADD(SEGSIZE_RAISED, plan.raised);
+    MPII_Hier_task tasks[MPII_HIER_PIPELINE_MAX_TASKS(MPII_HIER_MAX_STEPS)];
+    int ntasks = MPII_Hier_pipeline_bcast(steps.nsteps, tasks);
+    bcast_pipeline pipeline = { payload.bytes, &plan, &prm };
+    mpi_errno = MPII_Hier_pipeline_run(&steps, tasks, ntasks, plan.nsegs, bcast_task, &pipeline,
+                                       coll_attr, &errflag);
+    MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
 
   fn_exit:
     if (payload_started) {
@@ -309,6 +304,91 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
     }
     MPIR_FUNC_EXIT;
     return MPII_Hier_final_errno(mpi_errno, mpi_errno_ret, errflag);
+  fn_fail:
+    goto fn_exit;
+}
+
+/* Algorithm: the hier bcast as one schedule (MPI_Ibcast, MPI_Bcast_init)
+ *
+ * The same steps, segments and tasks as MPIR_Bcast_intra_hier, with the hier bcast's
+ * parameters (its CVARs, MPIR_CVAR_BCAST_HIER_*): each task of each segment is a vertex
+ * (MPII_Hier_pipeline_sched) after the same task's previous segment and after the step
+ * that brought this rank the segment.  A derived datatype is packed at the root and
+ * unpacked elsewhere by vertices before and after them.  Differences, as a schedule has
+ * no blocking step: the intra-node submodule shm runs binomial (the device's
+ * release_gather has no schedule); on one node, and while the plugin's sub-communicators
+ * are created or its schedule is being built (MPICH's pick for one of its steps came back
+ * here), a binomial tree on comm.
+ */
+int MPIR_TSP_Ibcast_sched_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype,
+                                     int root, MPIR_Comm * comm_ptr, MPIR_TSP_sched_t sched)
+{
+    int mpi_errno = MPI_SUCCESS;
+    const MPII_Hier_params cvars = MPII_HIER_PARAMS_OF_CVARS;
+    MPII_Hier_params prm;
+    MPII_Hier_comm *hier = NULL;
+    MPII_Hier_seg_plan plan;
+    MPII_Hier_steps steps;
+    char *bytes;
+    MPI_Aint nbytes;
+    int n_first = 0, first, vtx, packed = 0;
+
+    MPIR_FUNC_ENTER;
+
+    if (comm_ptr->local_size == 1 || count == 0)
+        goto fn_exit;
+    if (MPII_Hier_sched_building()) {
+        hier = NULL;    /* nested: MPICH's pick for one of our steps came back here */
+    } else {
+        mpi_errno = MPII_Hier_begin(comm_ptr, &cvars, &cvars, MPII_HIER_INTER_COUNT,
+                                    MPII_HIER_PVAR_CALLS(ibcast, tsp_hier), &prm, &hier);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+    if (!hier || (MPII_Hier_nlevels(hier) == 0 && hier->levels.nnodes == 1)) {
+        mpi_errno = MPIR_TSP_Ibcast_sched_intra_tree(buffer, count, datatype, root, comm_ptr,
+                                                     MPIR_TREE_TYPE_KNOMIAL_1, 2, 0, sched);
+        goto fn_exit;
+    }
+
+    /* the payload as bytes: the buffer itself, or packed (vertices before and after) */
+    if (!MPII_Hier_payload_contig(buffer, count, datatype, &bytes, &nbytes)) {
+        packed = 1;
+        bytes = MPIR_TSP_sched_malloc(nbytes, sched);
+        MPIR_ERR_CHKANDJUMP(!bytes, mpi_errno, MPI_ERR_OTHER, "**nomem");
+        if (comm_ptr->rank == root) {
+            mpi_errno = MPIR_TSP_sched_localcopy(buffer, count, datatype, bytes, nbytes,
+                                                 MPIR_BYTE_INTERNAL, sched, 0, NULL, &first);
+            MPIR_ERR_CHECK(mpi_errno);
+            n_first = 1;
+        }
+    }
+
+    int nlevels = MPII_Hier_nlevels(hier);
+    if (nlevels == 0 && prm.inter_chunk == 0)
+        prm.inter_chunk = prm.segsize;  /* one rank per node: pipelined inside the step */
+    mpi_errno = MPII_Hier_steps_get(comm_ptr, hier, root, &steps);
+    MPIR_ERR_CHECK(mpi_errno);
+    MPII_Hier_seg_plan_init(&plan, nbytes, nlevels == 0 ? 0 : prm.segsize, 1);
+    MPII_HIER_PVAR_ADD(BCAST_HIER_SEGMENTS, plan.nsegs);
+    MPII_HIER_PVAR_ADD(SEGSIZE_RAISED, plan.raised);
+    MPII_Hier_task tasks[MPII_HIER_PIPELINE_MAX_TASKS(MPII_HIER_MAX_STEPS)];
+    int ntasks = MPII_Hier_pipeline_bcast(steps.nsteps, tasks);
+    bcast_pipeline pipeline = { bytes, &plan, &prm };
+    mpi_errno = MPII_Hier_pipeline_sched(&steps, tasks, ntasks, plan.nsegs, bcast_task,
+                                         &pipeline, n_first, &first, sched);
+    MPIR_ERR_CHECK(mpi_errno);
+
+    if (packed && comm_ptr->rank != root) {
+        mpi_errno = MPIR_TSP_sched_sink(sched, &vtx);
+        MPIR_ERR_CHECK(mpi_errno);
+        mpi_errno = MPIR_TSP_sched_localcopy(bytes, nbytes, MPIR_BYTE_INTERNAL, buffer, count,
+                                             datatype, sched, 1, &vtx, &vtx);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+
+  fn_exit:
+    MPIR_FUNC_EXIT;
+    return mpi_errno;
   fn_fail:
     goto fn_exit;
 }

@@ -22,6 +22,8 @@ cvars:
         seg_pipeline, seg_binary, seg_split_binary, seg_binomial): bytes of the packed
         message, so that ranks with different but matching datatypes cut it alike (a
         segment may end inside an element). 0 sends the message as one segment.
+        Raised so that a message is cut into at most 1024 pieces (pvar
+        coll_hier_segsize_raised counts it).
 
     - name        : MPIR_CVAR_BCAST_SEG_FANOUT
       category    : COLLECTIVE
@@ -79,7 +81,7 @@ int MPII_Hier_seg_bcast(void *buffer, MPI_Aint count, MPI_Datatype datatype, int
     if (payload.nbytes == 0)
         goto fn_exit;
 
-    mpi_errno = MPII_Hier_sched_new(&s, MPIR_SCHED_GENTRAN, comm);
+    mpi_errno = MPII_Hier_sched_new(&s, MPIR_SCHED_GENTRAN, comm, false);
     MPIR_ERR_CHECK(mpi_errno);
     mpi_errno = MPII_Hier_seg_ibcast_sched(payload.bytes, payload.nbytes, MPIR_BYTE_INTERNAL, root,
                                            comm, kind, segsize, fanout, window, &nsegs, s.sched);

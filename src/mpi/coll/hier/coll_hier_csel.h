@@ -11,7 +11,10 @@
 /* Enum entries appended to MPII_Csel_container_type_e. */
 #define MPII_HIER_CSEL_CONTAINER_ID_(coll_, Coll_, COLL_, algo_, PARAMS_) \
     MPII_CSEL_CONTAINER_TYPE__ALGORITHM__MPIR_##Coll_##_intra_##algo_,
-#define MPII_HIER_CSEL_CONTAINER_IDS MPII_HIER_ALGORITHMS(MPII_HIER_CSEL_CONTAINER_ID_)
+#define MPII_HIER_CSEL_SCHED_ID_(icoll_, Icoll_, ICOLL_, algo_, coll_) \
+    MPII_CSEL_CONTAINER_TYPE__ALGORITHM__MPIR_##Icoll_##_intra_##algo_,
+#define MPII_HIER_CSEL_CONTAINER_IDS MPII_HIER_ALGORITHMS(MPII_HIER_CSEL_CONTAINER_ID_) \
+    MPII_HIER_SCHED_ALGORITHMS(MPII_HIER_CSEL_SCHED_ID_)
 
 /* Parameter blocks: cnt->u.<coll>.intra_<algo>.<param> (what gen_coll.py's dispatch
  * reads), one int per parameter in the grammar's order; a negative value means "take

@@ -58,7 +58,13 @@ typedef struct {
 #define params_HIER_STEPS params_hier_steps
 #define params_SEG params_seg
 #define params_SEG_CHAIN params_seg_chain
-static const algorithm_spec algorithms[] = { MPII_HIER_ALGORITHMS(ALGORITHM_) };
+/* the schedules take no JSON parameters */
+#define SCHED_ALGORITHM_(icoll_, Icoll_, ICOLL_, algo_, coll_) \
+    {"MPIR_" #Icoll_ "_intra_" #algo_, #icoll_, NULL, 0},
+static const algorithm_spec algorithms[] = {
+    MPII_HIER_ALGORITHMS(ALGORITHM_)
+    MPII_HIER_SCHED_ALGORITHMS(SCHED_ALGORITHM_)
+};
 #define N_ALGORITHMS ((int) (sizeof(algorithms) / sizeof(algorithms[0])))
 
 typedef struct {

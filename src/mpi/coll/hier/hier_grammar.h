@@ -10,6 +10,16 @@
  *                                   "MPIR_<Coll>_intra_<algo>", CVAR item
  *                                   MPIR_CVAR_<COLL>_INTRA_ALGORITHM=<algo>, its JSON
  *                                   parameters MPII_HIER_PARAMS_<PARAMS>
+ * MPII_HIER_SCHED_ALGORITHMS(X)     X(icoll, Icoll, ICOLL, algo, coll): the non-blocking and
+ *                                   persistent form of coll's algorithm (MPI_I<coll>,
+ *                                   MPI_<Coll>_init), the gentran schedule
+ *                                   MPIR_TSP_<Icoll>_sched_intra_hier: MPICH's <icoll>-intra
+ *                                   algorithm <algo> (a tsp_ name: gen_coll.py builds a
+ *                                   gentran schedule for it), container
+ *                                   "MPIR_<Icoll>_intra_<algo>", CVAR item
+ *                                   MPIR_CVAR_<ICOLL>_INTRA_ALGORITHM=<algo>; no JSON
+ *                                   parameters: it takes coll's hier parameters from their
+ *                                   CVARs
  * MPII_HIER_PARAMS_<PARAMS>(INT, NAME)
  *                                   INT(param, min, CVAR): an integer in min..INT_MAX;
  *                                   NAME(param, LIST, CVAR): a name of MPII_HIER_<LIST>.
@@ -81,6 +91,11 @@
     MPII_HIER_ALGORITHMS_GATHER(X) \
     MPII_HIER_ALGORITHMS_SCATTER(X) \
     MPII_HIER_ALGORITHMS_BARRIER(X)
+
+#define MPII_HIER_SCHED_ALGORITHMS(X) \
+    X(ibcast, Ibcast, IBCAST, tsp_hier, bcast) \
+    X(ireduce, Ireduce, IREDUCE, tsp_hier, reduce) \
+    X(iallreduce, Iallreduce, IALLREDUCE, tsp_hier, allreduce)
 
 /* HAN Table II: segment size (bytes, 0 = one segment), inter-node submodule, its radix
  * (tsp_kary, tsp_knomial; fanout of seg_chain), its pipeline chunk (bytes, 0 = none),

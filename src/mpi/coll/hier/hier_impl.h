@@ -9,6 +9,7 @@
 #include "hier_levels.h"
 #include "hier_hierarchy.h"
 #include "hier_segment.h"
+#include "hier_pipeline.h"
 #include "hier_trees.h"
 #include "hier_grammar.h"
 
@@ -91,8 +92,11 @@ int MPII_Hier_column_comm(MPIR_Comm * comm, MPII_Hier_comm * hier, int column,
 #define MPII_HIER_PVAR_CALLS(coll_, algo_) MPII_HIER_PVAR_CALLS_##coll_##_##algo_
 #define MPII_HIER_PVAR_CALLS_ENUM_(coll_, Coll_, COLL_, algo_, PARAMS_) \
     MPII_HIER_PVAR_CALLS(coll_, algo_),
+#define MPII_HIER_PVAR_SCHED_CALLS_ENUM_(icoll_, Icoll_, ICOLL_, algo_, coll_) \
+    MPII_HIER_PVAR_CALLS(icoll_, algo_),
 enum {
     MPII_HIER_ALGORITHMS(MPII_HIER_PVAR_CALLS_ENUM_)
+    MPII_HIER_SCHED_ALGORITHMS(MPII_HIER_PVAR_SCHED_CALLS_ENUM_)
     MPII_HIER_PVAR_BCAST_HIER_SEGMENTS,
     MPII_HIER_PVAR_REDUCE_HIER_SEGMENTS,
     MPII_HIER_PVAR_ALLREDUCE_HIER_SEGMENTS,
@@ -102,6 +106,7 @@ enum {
     MPII_HIER_PVAR_REDUCE_SEG_SEGMENTS,
     MPII_HIER_PVAR_REDUCE_SEG_IN_ORDER_SUBST,
     MPII_HIER_PVAR_MPIR_ROUTED,
+    MPII_HIER_PVAR_SEGSIZE_RAISED,
     MPII_HIER_PVAR_COUNT
 };
 extern unsigned long long MPII_Hier_pvars[MPII_HIER_PVAR_COUNT];
@@ -165,6 +170,44 @@ int MPII_Hier_begin(MPIR_Comm * comm, const MPII_Hier_params * given,
  * coll_hier_flat_fallbacks). */
 int MPII_Hier_reduction_runs_flat(const MPII_Hier_comm * hier, MPI_Op op);
 
+/* What one task of the pipeline (hier_pipeline.h) does with a segment: run it, or build
+ * it as a schedule (the pipeline's schedule form). */
+typedef struct {
+    struct MPII_Hier_sched_s *s;        /* build into *s (persistent when is_persistent);
+                                         * NULL: run */
+    bool is_persistent;
+    MPIR_Request **req;         /* run: a started step's request, else left NULL */
+    int coll_attr;              /* run: carries the errors recorded so far */
+} MPII_Hier_task_out;
+/* Segment t of task on step st: started among leaders; a blocking task runs to its end
+ * (or starts a request, waited for at once). */
+typedef int (*MPII_Hier_task_fn) (void *ctx, const MPII_Hier_task * task,
+                                  const MPII_Hier_step * st, int64_t t,
+                                  MPII_Hier_task_out * out);
+/* The blocking form: runs the tasks over nsegs segments on this rank's steps, slot after
+ * slot, the started tasks in table order, then the blocking ones, then waits for the
+ * started ones.  A task whose step this rank takes no part in is skipped.  Errors are
+ * recorded in *errflag (returned: the first recorded error) and the slots go on, so that
+ * peers never hang. */
+int MPII_Hier_pipeline_run(const MPII_Hier_steps * steps, const MPII_Hier_task * tasks,
+                           int ntasks, int64_t nsegs, MPII_Hier_task_fn run, void *ctx,
+                           int coll_attr, int *errflag);
+/* The schedule form: every task of every segment this rank takes part in becomes a vertex
+ * of sched (its step built by `build` once, persistent, and started each time the
+ * schedule runs: every start of a persistent request), after
+ * the same task's previous segment and after the task before it in the segment's way (by
+ * lag; the first one after the n_first vertices first, at most 8). */
+int MPII_Hier_pipeline_sched(const MPII_Hier_steps * steps, const MPII_Hier_task * tasks,
+                             int ntasks, int64_t nsegs, MPII_Hier_task_fn build, void *ctx,
+                             int n_first, int *first, MPIR_TSP_sched_t sched);
+/* A vertex of sched that starts the built sub (on comm; the vertex owns it from now on)
+ * after the n_in vertices in. */
+int MPII_Hier_sched_add_step(struct MPII_Hier_sched_s *sub, MPIR_Comm * comm, int n_in,
+                             int *in, MPIR_TSP_sched_t sched, int *vtx);
+/* A plugin schedule is being built (MPICH's pick for one of its steps came back to the
+ * plugin: build the simple form). */
+int MPII_Hier_sched_building(void);
+
 /* The leaders' comm of a two-level step rooted at local rank `column` (allgather,
  * barrier: column 0) and this rank's place: *up_comm is comm itself when every node has
  * one rank (nodes are ranks), the column's leaders' comm (rank = node index) when this
@@ -223,15 +266,6 @@ int MPII_Hier_intra_scatter(const void *sendbuf, MPI_Aint nbytes, void *recvbuf,
  * and both fan out with a bcast of one byte from rank 0 (MPII_Hier_intra_bcast). */
 int MPII_Hier_intra_fan(MPIR_Comm * node_comm, int fan_in, int intra_algo, int coll_attr);
 
-/* Inter-node steps: start a non-blocking bcast / reduce on the leaders' comm. */
-int MPII_Hier_start_ibcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int root,
-                           MPIR_Comm * comm, const MPII_Hier_params * prm, MPIR_Request ** req);
-int MPII_Hier_start_ireduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
-                            MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * comm,
-                            const MPII_Hier_params * prm, MPIR_Request ** req);
-/* The one-step inter-node allreduce (tsp_allreduce_ring, commutative ops), in place. */
-int MPII_Hier_start_iallreduce(void *buf, MPI_Aint count, MPI_Datatype datatype, MPI_Op op,
-                               MPIR_Comm * comm, MPIR_Request ** req);
 /* Intra-node steps: blocking bcast / reduce on the node comm.  Never MPIR_<Coll>_impl
  * directly: a forced hier CVAR would send it straight back to the plugin. */
 int MPII_Hier_intra_bcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int root,
@@ -240,16 +274,59 @@ int MPII_Hier_intra_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
                            MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * node_comm,
                            int intra_algo, int coll_attr);
 /* A schedule of one of MPICH's two kinds, for a non-blocking step. */
-typedef struct {
+typedef struct MPII_Hier_sched_s {
     enum MPIR_sched_type type;
     void *sched;                /* NULL when creating it failed */
 } MPII_Hier_sched;
 /* A new schedule of kind type (MPIR_SCHED_NORMAL or MPIR_SCHED_GENTRAN) on comm. */
-int MPII_Hier_sched_new(MPII_Hier_sched * s, enum MPIR_sched_type type, MPIR_Comm * comm);
+int MPII_Hier_sched_new(MPII_Hier_sched * s, enum MPIR_sched_type type, MPIR_Comm * comm,
+                        bool is_persistent);
 /* Start a schedule the caller built (build_errno: how building it went), or free it
  * when building failed: nobody else would, it never reaches a request. */
 int MPII_Hier_sched_start(int build_errno, MPII_Hier_sched * s, MPIR_Comm * comm,
                           MPIR_Request ** req);
+
+/* The steps as schedules, built into *s (nothing left to free when they fail): a step
+ * among leaders (the inter-node submodule prm->inter_algo; auto: MPICH's Csel pick on
+ * comm), the one-step ring allreduce, an intra-node step (binomial, or auto: MPICH's Csel
+ * pick on the node comm; shm has no schedule and takes binomial). */
+int MPII_Hier_build_ibcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int root,
+                           MPIR_Comm * comm, const MPII_Hier_params * prm, bool is_persistent,
+                           MPII_Hier_sched * s);
+int MPII_Hier_build_ireduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
+                            MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * comm,
+                            const MPII_Hier_params * prm, bool is_persistent,
+                            MPII_Hier_sched * s);
+int MPII_Hier_build_iallreduce(void *buf, MPI_Aint count, MPI_Datatype datatype, MPI_Op op,
+                               MPIR_Comm * comm, bool is_persistent, MPII_Hier_sched * s);
+int MPII_Hier_build_intra_ibcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int root,
+                                 MPIR_Comm * node_comm, int intra_algo, bool is_persistent,
+                                 MPII_Hier_sched * s);
+int MPII_Hier_build_intra_ireduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
+                                  MPI_Datatype datatype, MPI_Op op, int root,
+                                  MPIR_Comm * node_comm, int intra_algo, bool is_persistent,
+                                  MPII_Hier_sched * s);
+/* Inter-node steps of the blocking algorithms: build and start (auto: MPICH's MPIR_I<coll>
+ * with its CVARs). */
+int MPII_Hier_start_ibcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int root,
+                           MPIR_Comm * comm, const MPII_Hier_params * prm, MPIR_Request ** req);
+int MPII_Hier_start_ireduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
+                            MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * comm,
+                            const MPII_Hier_params * prm, MPIR_Request ** req);
+/* The one-step inter-node allreduce (tsp_allreduce_ring, commutative ops), in place. */
+int MPII_Hier_start_iallreduce(void *buf, MPI_Aint count, MPI_Datatype datatype, MPI_Op op,
+                               MPIR_Comm * comm, MPIR_Request ** req);
+/* One step of one segment as a pipeline task does it (out: run or build): a bcast,
+ * reduce or the one-step allreduce on st's comm, the intra-node submodule when intra
+ * (blocking when run), else the inter-node one of prm. */
+int MPII_Hier_step_bcast(void *buf, MPI_Aint count, MPI_Datatype datatype,
+                         const MPII_Hier_step * st, const MPII_Hier_params * prm, bool intra,
+                         MPII_Hier_task_out * out);
+int MPII_Hier_step_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
+                          MPI_Datatype datatype, MPI_Op op, const MPII_Hier_step * st,
+                          const MPII_Hier_params * prm, bool intra, MPII_Hier_task_out * out);
+int MPII_Hier_step_allreduce(void *buf, MPI_Aint count, MPI_Datatype datatype, MPI_Op op,
+                             const MPII_Hier_step * st, MPII_Hier_task_out * out);
 /* Wait for a started schedule, if any, and release it. */
 int MPII_Hier_wait(MPIR_Request ** req);
 /* Start a built schedule and wait for it: the blocking algorithms. */
@@ -313,6 +390,10 @@ typedef struct {
     void *packed;               /* temporary, NULL when contiguous */
 } MPII_Hier_payload;
 
+/* Whether (buf, count, datatype) is one block of bytes; *bytes and *nbytes (when not NULL):
+ * where it starts, how long it is (the packed size either way). */
+int MPII_Hier_payload_contig(void *buf, MPI_Aint count, MPI_Datatype datatype, char **bytes,
+                             MPI_Aint * nbytes);
 int MPII_Hier_payload_start(MPII_Hier_payload * payload, void *buf, MPI_Aint count,
                             MPI_Datatype datatype, int pack_now);
 int MPII_Hier_payload_finish(MPII_Hier_payload * payload, void *buf, MPI_Aint count,

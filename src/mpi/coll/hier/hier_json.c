@@ -94,7 +94,14 @@ MPII_HIER_PARAMS_HIER_STEPS(CHECK_PARAM_CVAR_, CHECK_PARAM_CVAR_)
 static const struct {
     int id;
     const char *name;
-} containers[] = { MPII_HIER_ALGORITHMS(CONTAINER_) {-1, NULL} };
+} containers[] = {
+    MPII_HIER_ALGORITHMS(CONTAINER_)
+#define SCHED_CONTAINER_(icoll_, Icoll_, ICOLL_, algo_, coll_) \
+    CONTAINER_(icoll_, Icoll_, ICOLL_, algo_, NONE)
+    MPII_HIER_SCHED_ALGORITHMS(SCHED_CONTAINER_)
+#undef SCHED_CONTAINER_
+    {-1, NULL}
+};
 
 int MPII_Hier_csel_is_plugin_container(int id)
 {

@@ -5,10 +5,9 @@
 
 #include "hier_impl.h"
 
-int MPII_Hier_payload_start(MPII_Hier_payload * payload, void *buf, MPI_Aint count,
-                            MPI_Datatype datatype, int pack_now)
+int MPII_Hier_payload_contig(void *buf, MPI_Aint count, MPI_Datatype datatype, char **bytes,
+                             MPI_Aint * nbytes)
 {
-    int mpi_errno = MPI_SUCCESS;
     MPI_Aint type_size, true_lb, extent;
     int is_contig;
 
@@ -19,13 +18,20 @@ int MPII_Hier_payload_start(MPII_Hier_payload * payload, void *buf, MPI_Aint cou
     if (count > 1 && extent != type_size)
         is_contig = 0;
     MPIR_Datatype_get_true_lb(datatype, &true_lb);
+    if (nbytes)
+        *nbytes = type_size * count;
+    if (bytes)
+        *bytes = (char *) buf + true_lb;
+    return is_contig || type_size * count == 0;
+}
 
-    payload->nbytes = type_size * count;
+int MPII_Hier_payload_start(MPII_Hier_payload * payload, void *buf, MPI_Aint count,
+                            MPI_Datatype datatype, int pack_now)
+{
+    int mpi_errno = MPI_SUCCESS;
+
     payload->packed = NULL;
-
-    if (is_contig || payload->nbytes == 0) {
-        payload->bytes = (char *) buf + true_lb;
-    } else {
+    if (!MPII_Hier_payload_contig(buf, count, datatype, &payload->bytes, &payload->nbytes)) {
         payload->packed = MPL_malloc(payload->nbytes, MPL_MEM_COLL);
         MPIR_ERR_CHKANDJUMP(!payload->packed, mpi_errno, MPI_ERR_OTHER, "**nomem");
         payload->bytes = payload->packed;

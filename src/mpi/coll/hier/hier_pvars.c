@@ -17,6 +17,13 @@ static const struct {
                                            #Coll_ "_intra_" #algo_},
     MPII_HIER_ALGORITHMS(CALLS_INFO_)
 #undef CALLS_INFO_
+#define SCHED_CALLS_INFO_(icoll_, Icoll_, ICOLL_, algo_, coll_) \
+    [MPII_HIER_PVAR_CALLS(icoll_, algo_)] = {"coll_hier_" #icoll_ "_" #algo_ "_count", \
+                                            "number of schedules (MPI_" #Icoll_ " calls, " \
+                                            "persistent inits) built by MPIR_TSP_" #Icoll_ \
+                                            "_sched_intra_hier"},
+    MPII_HIER_SCHED_ALGORITHMS(SCHED_CALLS_INFO_)
+#undef SCHED_CALLS_INFO_
     [MPII_HIER_PVAR_BCAST_HIER_SEGMENTS] = {"coll_hier_bcast_hier_segments",
                                             "pipeline segments moved by MPIR_Bcast_intra_hier"},
     [MPII_HIER_PVAR_REDUCE_HIER_SEGMENTS] = {"coll_hier_reduce_hier_segments",
@@ -43,6 +50,10 @@ static const struct {
                                                   "seg reduces (blocking or hier inter-node) with a "
                                                   "non-commutative op that ran the in-order binary "
                                                   "tree instead of the tree asked for"},
+    [MPII_HIER_PVAR_SEGSIZE_RAISED] = {"coll_hier_segsize_raised",
+                                       "plans of the hier and seg algorithms whose segment or "
+                                       "pipeline chunk size was raised so as to cut the payload "
+                                       "into at most 1024 pieces (MPII_HIER_SEG_MAX)"},
 };
 
 int MPII_Hier_init(void)

@@ -52,6 +52,7 @@ static MPI_Aint seg_elems(int64_t segsize, MPI_Aint count, MPI_Aint type_size)
 {
     MPII_Hier_seg_plan plan;
     MPII_Hier_seg_plan_init(&plan, count * type_size, segsize, type_size);
+    MPII_HIER_PVAR_ADD(SEGSIZE_RAISED, plan.raised);
     return plan.nsegs ? plan.seg_bytes / type_size : 1;
 }
 

@@ -4,27 +4,37 @@
 
 #include "hier_segment.h"
 
-void MPII_Hier_seg_plan_init(MPII_Hier_seg_plan * plan, int64_t nbytes, int64_t segsize,
-                             int64_t unit)
+int64_t MPII_Hier_seg_size(int64_t nbytes, int64_t segsize, int64_t unit, int *raised)
 {
     if (unit < 1)
         unit = 1;
+    if (raised)
+        *raised = 0;
+    if (nbytes <= 0)
+        return 0;
+    if (segsize <= 0 || segsize >= nbytes)
+        return nbytes;
+    /* round down to whole units, but never below one unit */
+    int64_t seg = (segsize / unit) * unit;
+    if (seg < unit)
+        seg = unit;
+    /* the smallest whole-unit size that cuts at most MPII_HIER_SEG_MAX pieces */
+    int64_t per = (nbytes + MPII_HIER_SEG_MAX - 1) / MPII_HIER_SEG_MAX;
+    int64_t floor = (per + unit - 1) / unit * unit;
+    if (seg < floor) {
+        seg = floor;
+        if (raised)
+            *raised = 1;
+    }
+    return seg < nbytes ? seg : nbytes;
+}
+
+void MPII_Hier_seg_plan_init(MPII_Hier_seg_plan * plan, int64_t nbytes, int64_t segsize,
+                             int64_t unit)
+{
     plan->nbytes = nbytes > 0 ? nbytes : 0;
-    if (plan->nbytes == 0) {
-        plan->seg_bytes = 0;
-        plan->nsegs = 0;
-        return;
-    }
-    if (segsize <= 0 || segsize >= plan->nbytes) {
-        plan->seg_bytes = plan->nbytes;
-    } else {
-        /* round down to whole units, but never below one unit */
-        int64_t whole = (segsize / unit) * unit;
-        plan->seg_bytes = whole > 0 ? whole : unit;
-        if (plan->seg_bytes > plan->nbytes)
-            plan->seg_bytes = plan->nbytes;
-    }
-    plan->nsegs = (plan->nbytes + plan->seg_bytes - 1) / plan->seg_bytes;
+    plan->seg_bytes = MPII_Hier_seg_size(plan->nbytes, segsize, unit, &plan->raised);
+    plan->nsegs = plan->nbytes ? (plan->nbytes + plan->seg_bytes - 1) / plan->seg_bytes : 0;
 }
 
 int64_t MPII_Hier_seg_bounded(int64_t segsize, int64_t nbytes, int64_t unit, int64_t slots,

@@ -11,18 +11,32 @@
 
 #include <stdint.h>
 
+/* At most MPII_HIER_SEG_MAX segments per payload: a segment size that would cut more is
+ * raised to the smallest whole number of units that cuts at most that many.  A pipeline
+ * step costs a collective start per level; 66,669 of them (800 KB in 12-byte segments)
+ * run for minutes where 1024 cost what the bytes cost.  16 MiB in the default 16 KiB
+ * segments is exactly 1024: no default plan up to there is changed. */
+#define MPII_HIER_SEG_MAX 1024
+
 typedef struct {
     int64_t nbytes;             /* whole payload */
     int64_t seg_bytes;          /* every segment but the last */
     int64_t nsegs;              /* 0 when nbytes == 0 */
+    int raised;                 /* seg_bytes was raised above segsize by MPII_HIER_SEG_MAX */
 } MPII_Hier_seg_plan;
 
-/* segsize <= 0 or >= nbytes: one segment.  unit < 1 is taken as 1. */
+/* segsize <= 0 or >= nbytes: one segment.  unit < 1 is taken as 1.  Every rank that
+ * passes the same nbytes, segsize and unit gets the same plan. */
 void MPII_Hier_seg_plan_init(MPII_Hier_seg_plan * plan, int64_t nbytes, int64_t segsize,
                              int64_t unit);
+/* The segment (or pipeline chunk) size a plan of nbytes uses for segsize: segsize in
+ * whole units, at least one unit, raised to cut at most MPII_HIER_SEG_MAX pieces
+ * (*raised set then, when raised is not NULL); nbytes when segsize <= 0 or >= nbytes. */
+int64_t MPII_Hier_seg_size(int64_t nbytes, int64_t segsize, int64_t unit, int *raised);
 /* The segment size to plan with when `slots` segments are held at once in temporaries
  * of at most `limit` bytes: segsize (as plan_init reads it, <= 0 meaning nbytes) or
- * less, whole units, at least one unit.  limit <= 0: no bound. */
+ * less, whole units, at least one unit.  limit <= 0: no bound.  A plan made with it still
+ * cuts at most MPII_HIER_SEG_MAX segments (the bound on the count wins). */
 int64_t MPII_Hier_seg_bounded(int64_t segsize, int64_t nbytes, int64_t unit, int64_t slots,
                               int64_t limit);
 int64_t MPII_Hier_seg_offset(const MPII_Hier_seg_plan * plan, int64_t seg);

@@ -57,6 +57,18 @@ static void tsp_tree_of(const MPII_Hier_params * prm, int *tree_type, int *k)
     *k = prm->inter_algo == MPII_HIER_INTER_TSP_RING ? 1 : prm->inter_k;
 }
 
+/* The pipeline chunk of a tsp inter-node step of count elements of datatype: chunk, or
+ * raised to cut at most MPII_HIER_SEG_MAX chunks (counted in coll_hier_segsize_raised). */
+static int tsp_chunk(int chunk, MPI_Aint count, MPI_Datatype datatype)
+{
+    MPI_Aint type_size;
+    int raised;
+    MPIR_Datatype_get_size_macro(datatype, type_size);
+    int64_t bounded = MPII_Hier_seg_size((int64_t) count * type_size, chunk, 1, &raised);
+    MPII_HIER_PVAR_ADD(SEGSIZE_RAISED, raised);
+    return raised ? (int) bounded : chunk;
+}
+
 /* The tree of a seg_* inter-node algorithm (own_tree: the collective's own shape). */
 static MPII_Hier_tree_kind seg_tree_of(int inter_algo, MPII_Hier_tree_kind own_tree)
 {
@@ -111,11 +123,22 @@ int MPII_Hier_reduction_runs_flat(const MPII_Hier_comm * hier, MPI_Op op)
     return 0;
 }
 
-int MPII_Hier_sched_new(MPII_Hier_sched * s, enum MPIR_sched_type type, MPIR_Comm * comm)
+/* Frees a schedule that will never be started. */
+static void sched_discard(MPII_Hier_sched * s)
+{
+    if (s->sched && s->type == MPIR_SCHED_GENTRAN)
+        MPIR_TSP_sched_free(s->sched);
+    else if (s->sched)
+        MPIR_Sched_free(s->sched);
+    s->sched = NULL;
+}
+
+int MPII_Hier_sched_new(MPII_Hier_sched * s, enum MPIR_sched_type type, MPIR_Comm * comm,
+                        bool is_persistent)
 {
     int mpi_errno = MPI_SUCCESS;
-    /* the names MPICH's schedule macros expect */
-    const bool is_persistent = false;
+    /* the names MPICH's schedule macros expect: is_persistent, sched_type_p, sched_p,
+     * comm_ptr */
     enum MPIR_sched_type *sched_type_p = &s->type;
     void **sched_p = &s->sched;
     MPIR_Comm *comm_ptr = comm;
@@ -141,10 +164,7 @@ int MPII_Hier_sched_start(int build_errno, MPII_Hier_sched * s, MPIR_Comm * comm
 
     *req = NULL;
     if (mpi_errno) {
-        if (s->sched && s->type == MPIR_SCHED_GENTRAN)
-            MPIR_TSP_sched_free(s->sched);
-        else if (s->sched)
-            MPIR_Sched_free(s->sched);
+        sched_discard(s);
         goto fn_fail;
     }
     MPII_SCHED_START(s->type, s->sched, comm_ptr, req);
@@ -170,53 +190,55 @@ static enum MPIR_sched_type sched_type_of(int inter_algo)
     return inter_algo == MPII_HIER_INTER_SCHED_BINOMIAL ? MPIR_SCHED_NORMAL : MPIR_SCHED_GENTRAN;
 }
 
-int MPII_Hier_start_ibcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int root,
-                           MPIR_Comm * comm, const MPII_Hier_params * prm, MPIR_Request ** req)
+int MPII_Hier_build_ibcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int root,
+                           MPIR_Comm * comm, const MPII_Hier_params * prm, bool is_persistent,
+                           MPII_Hier_sched * s)
 {
     int mpi_errno = MPI_SUCCESS;
-    MPII_Hier_sched s;
     int tree_type, k;
 
-    *req = NULL;
+    s->sched = NULL;
     if (prm->inter_algo == MPII_HIER_INTER_AUTO)
-        return MPIR_Ibcast(buf, count, datatype, root, comm, req);
-    mpi_errno = MPII_Hier_sched_new(&s, sched_type_of(prm->inter_algo), comm);
+        return MPIR_Ibcast_allcomm_sched_auto(buf, count, datatype, root, comm, is_persistent,
+                                              &s->sched, &s->type);
+    mpi_errno = MPII_Hier_sched_new(s, sched_type_of(prm->inter_algo), comm, is_persistent);
     MPIR_ERR_CHECK(mpi_errno);
     switch (prm->inter_algo) {
         case MPII_HIER_INTER_SCHED_BINOMIAL:
             mpi_errno = MPIR_Ibcast_intra_sched_binomial(buf, count, datatype, root, comm,
-                                                         s.sched);
+                                                         s->sched);
             break;
         case MPII_HIER_INTER_TSP_KARY:
         case MPII_HIER_INTER_TSP_KNOMIAL:
         case MPII_HIER_INTER_TSP_RING:
             tsp_tree_of(prm, &tree_type, &k);
             mpi_errno = MPIR_TSP_Ibcast_sched_intra_tree(buf, count, datatype, root, comm,
-                                                         tree_type, k, prm->inter_chunk,
-                                                         s.sched);
+                                                         tree_type, k,
+                                                         tsp_chunk(prm->inter_chunk, count,
+                                                                   datatype), s->sched);
             break;
         default:       /* the seg_* trees */
             mpi_errno = MPII_Hier_seg_ibcast_sched(buf, count, datatype, root, comm,
                                                    seg_tree_of(prm->inter_algo,
                                                                MPII_HIER_TREE_SPLIT_BINARY),
                                                    prm->inter_chunk, prm->inter_k,
-                                                   MPIR_CVAR_BCAST_SEG_WINDOW, NULL, s.sched);
+                                                   MPIR_CVAR_BCAST_SEG_WINDOW, NULL, s->sched);
     }
-    mpi_errno = MPII_Hier_sched_start(mpi_errno, &s, comm, req);
     MPIR_ERR_CHECK(mpi_errno);
 
   fn_exit:
     return mpi_errno;
   fn_fail:
+    sched_discard(s);
     goto fn_exit;
 }
 
-int MPII_Hier_start_ireduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
+int MPII_Hier_build_ireduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
                             MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * comm,
-                            const MPII_Hier_params * prm, MPIR_Request ** req)
+                            const MPII_Hier_params * prm, bool is_persistent,
+                            MPII_Hier_sched * s)
 {
     int mpi_errno = MPI_SUCCESS;
-    MPII_Hier_sched s;
     int tree_type, k;
     int inter_algo = prm->inter_algo;
 
@@ -226,15 +248,16 @@ int MPII_Hier_start_ireduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
     if (!MPIR_Op_is_commutative(op) && inter_algo < MPII_HIER_INTER_SEG_LINEAR)
         inter_algo = MPII_HIER_INTER_SCHED_BINOMIAL;
 
-    *req = NULL;
+    s->sched = NULL;
     if (inter_algo == MPII_HIER_INTER_AUTO)
-        return MPIR_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, req);
-    mpi_errno = MPII_Hier_sched_new(&s, sched_type_of(inter_algo), comm);
+        return MPIR_Ireduce_allcomm_sched_auto(sendbuf, recvbuf, count, datatype, op, root, comm,
+                                               is_persistent, &s->sched, &s->type);
+    mpi_errno = MPII_Hier_sched_new(s, sched_type_of(inter_algo), comm, is_persistent);
     MPIR_ERR_CHECK(mpi_errno);
     switch (inter_algo) {
         case MPII_HIER_INTER_SCHED_BINOMIAL:
             mpi_errno = MPIR_Ireduce_intra_sched_binomial(sendbuf, recvbuf, count, datatype, op,
-                                                          root, comm, s.sched);
+                                                          root, comm, s->sched);
             break;
         case MPII_HIER_INTER_TSP_KARY:
         case MPII_HIER_INTER_TSP_KNOMIAL:
@@ -242,44 +265,171 @@ int MPII_Hier_start_ireduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
             tsp_tree_of(prm, &tree_type, &k);
             mpi_errno = MPIR_TSP_Ireduce_sched_intra_tree(sendbuf, recvbuf, count, datatype, op,
                                                           root, comm, tree_type, k,
-                                                          prm->inter_chunk, 0, s.sched);
+                                                          tsp_chunk(prm->inter_chunk, count,
+                                                                    datatype), 0, s->sched);
             break;
         default:       /* the seg_* trees */
             mpi_errno = MPII_Hier_seg_ireduce_sched(sendbuf, recvbuf, count, datatype, op, root,
                                                     comm, seg_tree_of(inter_algo,
                                                                       MPII_HIER_TREE_IN_ORDER_BINARY),
                                                     prm->inter_chunk, prm->inter_k,
-                                                    MPIR_CVAR_REDUCE_SEG_WINDOW, NULL, s.sched);
+                                                    MPIR_CVAR_REDUCE_SEG_WINDOW, NULL, s->sched);
     }
-    mpi_errno = MPII_Hier_sched_start(mpi_errno, &s, comm, req);
     MPIR_ERR_CHECK(mpi_errno);
 
   fn_exit:
     return mpi_errno;
   fn_fail:
+    sched_discard(s);
     goto fn_exit;
+}
+
+int MPII_Hier_build_iallreduce(void *buf, MPI_Aint count, MPI_Datatype datatype, MPI_Op op,
+                               MPIR_Comm * comm, bool is_persistent, MPII_Hier_sched * s)
+{
+    int mpi_errno = MPI_SUCCESS;
+
+    /* MPICH's ring reduces in ring order: registered for commutative ops only */
+    MPIR_Assert(MPIR_Op_is_commutative(op));
+    mpi_errno = MPII_Hier_sched_new(s, MPIR_SCHED_GENTRAN, comm, is_persistent);
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = MPIR_TSP_Iallreduce_sched_intra_ring(MPI_IN_PLACE, buf, count, datatype, op,
+                                                     comm, s->sched);
+    MPIR_ERR_CHECK(mpi_errno);
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    sched_discard(s);
+    goto fn_exit;
+}
+
+/* The intra-node steps as schedules: no device shm step (release_gather has none), so
+ * shm takes binomial; auto takes MPICH's Csel pick on the node comm. */
+int MPII_Hier_build_intra_ibcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int root,
+                                 MPIR_Comm * node_comm, int intra_algo, bool is_persistent,
+                                 MPII_Hier_sched * s)
+{
+    int mpi_errno = MPI_SUCCESS;
+
+    s->sched = NULL;
+    if (intra_algo == MPII_HIER_INTRA_AUTO)
+        return MPIR_Ibcast_allcomm_sched_auto(buf, count, datatype, root, node_comm,
+                                              is_persistent, &s->sched, &s->type);
+    mpi_errno = MPII_Hier_sched_new(s, MPIR_SCHED_NORMAL, node_comm, is_persistent);
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = MPIR_Ibcast_intra_sched_binomial(buf, count, datatype, root, node_comm,
+                                                 s->sched);
+    MPIR_ERR_CHECK(mpi_errno);
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    sched_discard(s);
+    goto fn_exit;
+}
+
+int MPII_Hier_build_intra_ireduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
+                                  MPI_Datatype datatype, MPI_Op op, int root,
+                                  MPIR_Comm * node_comm, int intra_algo, bool is_persistent,
+                                  MPII_Hier_sched * s)
+{
+    int mpi_errno = MPI_SUCCESS;
+
+    s->sched = NULL;
+    if (intra_algo == MPII_HIER_INTRA_AUTO)
+        return MPIR_Ireduce_allcomm_sched_auto(sendbuf, recvbuf, count, datatype, op, root,
+                                               node_comm, is_persistent, &s->sched, &s->type);
+    mpi_errno = MPII_Hier_sched_new(s, MPIR_SCHED_NORMAL, node_comm, is_persistent);
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = MPIR_Ireduce_intra_sched_binomial(sendbuf, recvbuf, count, datatype, op, root,
+                                                  node_comm, s->sched);
+    MPIR_ERR_CHECK(mpi_errno);
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    sched_discard(s);
+    goto fn_exit;
+}
+
+int MPII_Hier_start_ibcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int root,
+                           MPIR_Comm * comm, const MPII_Hier_params * prm, MPIR_Request ** req)
+{
+    MPII_Hier_sched s;
+
+    *req = NULL;
+    if (prm->inter_algo == MPII_HIER_INTER_AUTO)
+        return MPIR_Ibcast(buf, count, datatype, root, comm, req);
+    int mpi_errno = MPII_Hier_build_ibcast(buf, count, datatype, root, comm, prm, false, &s);
+    return MPII_Hier_sched_start(mpi_errno, &s, comm, req);
+}
+
+int MPII_Hier_start_ireduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
+                            MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * comm,
+                            const MPII_Hier_params * prm, MPIR_Request ** req)
+{
+    MPII_Hier_sched s;
+
+    *req = NULL;
+    if (prm->inter_algo == MPII_HIER_INTER_AUTO && MPIR_Op_is_commutative(op))
+        return MPIR_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, req);
+    int mpi_errno = MPII_Hier_build_ireduce(sendbuf, recvbuf, count, datatype, op, root, comm,
+                                            prm, false, &s);
+    return MPII_Hier_sched_start(mpi_errno, &s, comm, req);
 }
 
 int MPII_Hier_start_iallreduce(void *buf, MPI_Aint count, MPI_Datatype datatype, MPI_Op op,
                                MPIR_Comm * comm, MPIR_Request ** req)
 {
-    int mpi_errno = MPI_SUCCESS;
     MPII_Hier_sched s;
 
-    /* MPICH's ring reduces in ring order: registered for commutative ops only */
-    MPIR_Assert(MPIR_Op_is_commutative(op));
     *req = NULL;
-    mpi_errno = MPII_Hier_sched_new(&s, MPIR_SCHED_GENTRAN, comm);
-    MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = MPIR_TSP_Iallreduce_sched_intra_ring(MPI_IN_PLACE, buf, count, datatype, op,
-                                                     comm, s.sched);
-    mpi_errno = MPII_Hier_sched_start(mpi_errno, &s, comm, req);
-    MPIR_ERR_CHECK(mpi_errno);
+    int mpi_errno = MPII_Hier_build_iallreduce(buf, count, datatype, op, comm, false, &s);
+    return MPII_Hier_sched_start(mpi_errno, &s, comm, req);
+}
 
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
+int MPII_Hier_step_bcast(void *buf, MPI_Aint count, MPI_Datatype datatype,
+                         const MPII_Hier_step * st, const MPII_Hier_params * prm, bool intra,
+                         MPII_Hier_task_out * out)
+{
+    if (out->s && intra)
+        return MPII_Hier_build_intra_ibcast(buf, count, datatype, st->root, st->comm,
+                                            prm->intra_algo, out->is_persistent, out->s);
+    if (out->s)
+        return MPII_Hier_build_ibcast(buf, count, datatype, st->root, st->comm, prm,
+                                      out->is_persistent, out->s);
+    if (intra)
+        return MPII_Hier_intra_bcast(buf, count, datatype, st->root, st->comm, prm->intra_algo,
+                                     out->coll_attr);
+    return MPII_Hier_start_ibcast(buf, count, datatype, st->root, st->comm, prm, out->req);
+}
+
+int MPII_Hier_step_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
+                          MPI_Datatype datatype, MPI_Op op, const MPII_Hier_step * st,
+                          const MPII_Hier_params * prm, bool intra, MPII_Hier_task_out * out)
+{
+    if (out->s && intra)
+        return MPII_Hier_build_intra_ireduce(sendbuf, recvbuf, count, datatype, op, st->root,
+                                             st->comm, prm->intra_algo, out->is_persistent,
+                                             out->s);
+    if (out->s)
+        return MPII_Hier_build_ireduce(sendbuf, recvbuf, count, datatype, op, st->root,
+                                       st->comm, prm, out->is_persistent, out->s);
+    if (intra)
+        return MPII_Hier_intra_reduce(sendbuf, recvbuf, count, datatype, op, st->root,
+                                      st->comm, prm->intra_algo, out->coll_attr);
+    return MPII_Hier_start_ireduce(sendbuf, recvbuf, count, datatype, op, st->root, st->comm,
+                                   prm, out->req);
+}
+
+int MPII_Hier_step_allreduce(void *buf, MPI_Aint count, MPI_Datatype datatype, MPI_Op op,
+                             const MPII_Hier_step * st, MPII_Hier_task_out * out)
+{
+    if (out->s)
+        return MPII_Hier_build_iallreduce(buf, count, datatype, op, st->comm,
+                                          out->is_persistent, out->s);
+    return MPII_Hier_start_iallreduce(buf, count, datatype, op, st->comm, out->req);
 }
 
 /* A device shm collective is running.  Its set-up (the shared segment's allocation) and

@@ -20,6 +20,8 @@ cvars:
       description : >-
         Pipeline segment size fs, in bytes, of the hier reduce (rounded down to whole
         datatype elements, at least one). 0 reduces the whole message as one segment.
+        Raised so that a message is cut into at most 1024 pieces (pvar
+        coll_hier_segsize_raised counts it).
 
     - name        : MPIR_CVAR_REDUCE_HIER_INTER_ALGORITHM
       category    : COLLECTIVE
@@ -65,6 +67,8 @@ cvars:
       description : >-
         Pipeline chunk size, in bytes, inside the tsp inter-node reduce of one hier
         reduce segment. 0 does not split a segment further.
+        Raised so that a message is cut into at most 1024 pieces (pvar
+        coll_hier_segsize_raised counts it).
 
     - name        : MPIR_CVAR_REDUCE_HIER_INTRA_ALGORITHM
       category    : COLLECTIVE
@@ -122,6 +126,8 @@ cvars:
       description : >-
         Pipeline chunk size, in bytes, inside the steps of the hier reduce among switch
         groups. 0 does not split a segment further.
+        Raised so that a message is cut into at most 1024 pieces (pvar
+        coll_hier_segsize_raised counts it).
 
     - name        : MPIR_CVAR_REDUCE_HIER_DOWN_INTER_ALGORITHM
       category    : COLLECTIVE
@@ -167,10 +173,53 @@ cvars:
       description : >-
         Pipeline chunk size, in bytes, inside the steps of the hier reduce among package, NUMA
         or L3 leaders. 0 does not split a segment further.
+        Raised so that a message is cut into at most 1024 pieces (pvar
+        coll_hier_segsize_raised counts it).
 
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 
+
+/* the buffers and the plan of one call */
+typedef struct {
+    const void *sendbuf;
+    char *partial;              /* where this leader's groups' results are formed */
+    MPI_Datatype datatype;
+    MPI_Op op;
+    MPI_Aint type_size, extent;
+    const MPII_Hier_seg_plan *plan;
+    const MPII_Hier_params *prm;
+} reduce_pipeline;
+
+static MPI_Aint seg_count(const reduce_pipeline * p, int64_t t)
+{
+    return MPII_Hier_seg_len(p->plan, t) / p->type_size;
+}
+
+static char *seg_at(const reduce_pipeline * p, const void *buf, int64_t t)
+{
+    return (char *) buf + MPII_Hier_seg_offset(p->plan, t) / p->type_size * p->extent;
+}
+
+/* segment t up step st: in place at the roots of the steps above the finest; the finest
+ * takes the contributions from sendbuf */
+static int reduce_task(void *ctx, const MPII_Hier_task * task, const MPII_Hier_step * st,
+                       int64_t t, MPII_Hier_task_out * out)
+{
+    const reduce_pipeline *p = ctx;
+    MPII_Hier_params scratch;
+    int step_root = st->comm->rank == st->root;
+    void *result = step_root ? seg_at(p, p->partial, t) : NULL;
+    const void *contribution;
+
+    if (!task->blocking)
+        contribution = step_root ? MPI_IN_PLACE : seg_at(p, p->partial, t);
+    else
+        contribution = p->sendbuf == MPI_IN_PLACE ? MPI_IN_PLACE : seg_at(p, p->sendbuf, t);
+    return MPII_Hier_step_reduce(contribution, result, seg_count(p, t), p->datatype, p->op, st,
+                                 MPII_Hier_step_params(p->prm, st, &scratch),
+                                 task->blocking && !st->inter, out);
+}
 
 /* Algorithm: HAN pipelined hierarchical reduce over N levels, any root (HAN paper,
  * section III-B; the N-level generalisation in doc/multilevel.md)
@@ -182,7 +231,8 @@ cvars:
  * groups' results in place, in one buffer: it is the root of every step below its
  * highest (the root's own: recvbuf).  In slot s a rank starts, non-blocking, the steps
  * k < N it takes part in for segment s - (N - k), runs the finest step (blocking) for
- * segment s, and waits for the former; steps among switch groups take up_inter_*, steps
+ * segment s, and waits for the former (MPII_Hier_pipeline_reduce and _run,
+ * hier_pipeline.h; reduce_task is one step of one segment); steps among switch groups take up_inter_*, steps
  * among package (NUMA, L3) leaders inside a node down_inter_*.  With nodes only (N = 1)
  * and a root at local rank j (node leaders: member j mod ppn) this is HAN's sr(0);
  * irsr(1) .. irsr(u-1); ir(u-1).
@@ -210,8 +260,6 @@ int MPIR_Reduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
     MPII_Hier_comm *hier = NULL;
     MPII_Hier_seg_plan plan;
     MPII_Hier_steps steps;
-    MPII_Hier_params up_prm;
-    MPIR_Request *req[MPII_HIER_MAX_STEPS] = { NULL };
     MPI_Aint type_size, extent, true_lb, true_extent;
     void *partial_alloc = NULL;
     MPIR_CHKLMEM_DECL();
@@ -242,6 +290,7 @@ int MPIR_Reduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
         prm.inter_chunk = prm.segsize;  /* one rank per node: pipelined inside the step */
     MPII_Hier_seg_plan_init(&plan, count * type_size, nlevels == 0 ? 0 : prm.segsize, type_size);
     MPII_HIER_PVAR_ADD(REDUCE_HIER_SEGMENTS, plan.nsegs);
+    MPII_HIER_PVAR_ADD(SEGSIZE_RAISED, plan.raised);
 
     mpi_errno = MPII_Hier_steps_get(comm_ptr, hier, root, &steps);
     MPIR_ERR_CHECK(mpi_errno);
@@ -269,53 +318,111 @@ int MPIR_Reduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
         MPIR_ERR_CHECK(mpi_errno);
     }
 
-#define SEG_COUNT(t_) (MPII_Hier_seg_len(&plan, (t_)) / type_size)
-#define SEG_AT(buf_, t_) ((char *) (buf_) + MPII_Hier_seg_offset(&plan, (t_)) / type_size * extent)
-    for (int64_t s = 0; s < plan.nsegs + finest; s++) {
-        /* the steps above the finest, segment s - (N - k): in place at their roots */
-        for (int k = first; k < finest; k++) {
-            const MPII_Hier_step *st = &steps.step[k];
-            int64_t t = s - (finest - k);
-            if (st->comm && t >= 0 && t < plan.nsegs) {
-                int step_root = st->comm->rank == st->root;
-                mpi_errno = MPII_Hier_start_ireduce(step_root ? MPI_IN_PLACE : SEG_AT(partial, t),
-                                                    step_root ? SEG_AT(partial, t) : NULL,
-                                                    SEG_COUNT(t), datatype, op, st->root, st->comm,
-                                                    MPII_Hier_step_params(&prm, st, &up_prm),
-                                                    &req[k]);
-                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
-            }
-        }
-        /* the finest step, segment s */
-        if (fs->comm && s < plan.nsegs) {
-            int step_root = fs->comm->rank == fs->root;
-            const void *contribution = sendbuf == MPI_IN_PLACE ? MPI_IN_PLACE : SEG_AT(sendbuf, s);
-            void *result = step_root ? SEG_AT(partial, s) : NULL;
-            if (fs->inter) {
-                mpi_errno = MPII_Hier_start_ireduce(contribution, result, SEG_COUNT(s), datatype,
-                                                    op, fs->root, fs->comm,
-                                                    MPII_Hier_step_params(&prm, fs, &up_prm),
-                                                    &req[finest]);
-                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
-            } else {
-                mpi_errno = MPII_Hier_intra_reduce(contribution, result, SEG_COUNT(s), datatype,
-                                                   op, fs->root, fs->comm, prm.intra_algo,
-                                                   coll_attr | errflag);
-                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
-            }
-        }
-        for (int k = first; k <= finest; k++) {
-            mpi_errno = MPII_Hier_wait(&req[k]);
-            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
-        }
-    }
-#undef SEG_COUNT
-#undef SEG_AT
+    MPII_Hier_task tasks[MPII_HIER_PIPELINE_MAX_TASKS(MPII_HIER_MAX_STEPS)];
+    int ntasks = MPII_Hier_pipeline_reduce(steps.nsteps, tasks);
+    reduce_pipeline pipeline = { sendbuf, partial, datatype, op, type_size, extent, &plan, &prm };
+    mpi_errno = MPII_Hier_pipeline_run(&steps, tasks, ntasks, plan.nsegs, reduce_task, &pipeline,
+                                       coll_attr, &errflag);
+    MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
 
   fn_exit:
     MPIR_CHKLMEM_FREEALL();
     MPIR_FUNC_EXIT;
     return MPII_Hier_final_errno(mpi_errno, mpi_errno_ret, errflag);
+  fn_fail:
+    goto fn_exit;
+}
+
+/* Algorithm: the hier reduce as one schedule (MPI_Ireduce, MPI_Reduce_init)
+ *
+ * The same steps, segments, tasks and buffers as MPIR_Reduce_intra_hier, with the hier
+ * reduce's parameters (its CVARs), each task of each segment a vertex
+ * (MPII_Hier_pipeline_sched); a leader's partial results live in a temporary of the
+ * schedule.  Differences, as a schedule has no blocking step: intra-node shm runs
+ * binomial; where the blocking form runs flat (one node, an order no hierarchy keeps), and
+ * while the plugin's sub-communicators are created or its schedule is being built, the
+ * binomial reduce on comm (rank order).
+ */
+int MPIR_TSP_Ireduce_sched_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
+                                      MPI_Datatype datatype, MPI_Op op, int root,
+                                      MPIR_Comm * comm_ptr, MPIR_TSP_sched_t sched)
+{
+    int mpi_errno = MPI_SUCCESS;
+    const MPII_Hier_params cvars = MPII_HIER_PARAMS_OF_CVARS;
+    MPII_Hier_params prm;
+    MPII_Hier_comm *hier = NULL;
+    MPII_Hier_seg_plan plan;
+    MPII_Hier_steps steps;
+    MPI_Aint type_size, extent, true_lb, true_extent;
+    char *partial = NULL;
+    int n_first = 0, first, vtx;
+
+    MPIR_FUNC_ENTER;
+
+    MPIR_Datatype_get_size_macro(datatype, type_size);
+    MPIR_Datatype_get_extent_macro(datatype, extent);
+    if (count == 0 || type_size == 0 || comm_ptr->local_size == 1) {
+        if (count > 0 && type_size > 0 && sendbuf != MPI_IN_PLACE)
+            mpi_errno = MPIR_TSP_sched_localcopy(sendbuf, count, datatype, recvbuf, count,
+                                                 datatype, sched, 0, NULL, &vtx);
+        goto fn_exit;
+    }
+    if (!MPII_Hier_sched_building()) {
+        mpi_errno = MPII_Hier_begin(comm_ptr, &cvars, &cvars, MPII_HIER_INTER_COUNT,
+                                    MPII_HIER_PVAR_CALLS(ireduce, tsp_hier), &prm, &hier);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+    if (MPII_Hier_reduction_runs_flat(hier, op)) {
+        MPII_Hier_sched flat;
+        mpi_errno = MPII_Hier_build_intra_ireduce(sendbuf, recvbuf, count, datatype, op, root,
+                                                  comm_ptr, MPII_HIER_INTRA_BINOMIAL, true,
+                                                  &flat);
+        MPIR_ERR_CHECK(mpi_errno);
+        mpi_errno = MPII_Hier_sched_add_step(&flat, comm_ptr, 0, NULL, sched, &vtx);
+        goto fn_exit;
+    }
+    int nlevels = MPII_Hier_nlevels(hier);
+    if (nlevels == 0 && prm.inter_chunk == 0)
+        prm.inter_chunk = prm.segsize;  /* one rank per node: pipelined inside the step */
+    MPII_Hier_seg_plan_init(&plan, count * type_size, nlevels == 0 ? 0 : prm.segsize, type_size);
+    MPII_HIER_PVAR_ADD(REDUCE_HIER_SEGMENTS, plan.nsegs);
+    MPII_HIER_PVAR_ADD(SEGSIZE_RAISED, plan.raised);
+    mpi_errno = MPII_Hier_steps_get(comm_ptr, hier, root, &steps);
+    MPIR_ERR_CHECK(mpi_errno);
+    int first_step = MPII_Hier_steps_first(&steps), finest = steps.nsteps - 1;
+    int leads = 0;
+    for (int k = first_step; k <= finest; k++)
+        leads |= steps.step[k].comm && steps.step[k].comm->rank == steps.step[k].root;
+
+    /* as in MPIR_Reduce_intra_hier: results in recvbuf at the root, in a temporary at
+     * other leaders; a rank alone in its finest group starts from its contribution */
+    if (comm_ptr->rank == root) {
+        partial = recvbuf;
+    } else if (leads) {
+        MPIR_Type_get_true_extent_impl(datatype, &true_lb, &true_extent);
+        partial = MPIR_TSP_sched_malloc(count * MPL_MAX(extent, true_extent), sched);
+        MPIR_ERR_CHKANDJUMP(!partial, mpi_errno, MPI_ERR_OTHER, "**nomem");
+        partial -= true_lb;
+    } else if (first_step < finest) {
+        partial = (char *) sendbuf;
+    }
+    if (partial && partial != sendbuf && !steps.step[finest].comm && sendbuf != MPI_IN_PLACE) {
+        mpi_errno = MPIR_TSP_sched_localcopy(sendbuf, count, datatype, partial, count, datatype,
+                                             sched, 0, NULL, &first);
+        MPIR_ERR_CHECK(mpi_errno);
+        n_first = 1;
+    }
+
+    MPII_Hier_task tasks[MPII_HIER_PIPELINE_MAX_TASKS(MPII_HIER_MAX_STEPS)];
+    int ntasks = MPII_Hier_pipeline_reduce(steps.nsteps, tasks);
+    reduce_pipeline pipeline = { sendbuf, partial, datatype, op, type_size, extent, &plan, &prm };
+    mpi_errno = MPII_Hier_pipeline_sched(&steps, tasks, ntasks, plan.nsegs, reduce_task,
+                                         &pipeline, n_first, &first, sched);
+    MPIR_ERR_CHECK(mpi_errno);
+
+  fn_exit:
+    MPIR_FUNC_EXIT;
+    return mpi_errno;
   fn_fail:
     goto fn_exit;
 }

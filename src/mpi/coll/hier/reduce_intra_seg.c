@@ -21,6 +21,8 @@ cvars:
         Segment size, in bytes, of the segmented tree reduces (seg_linear, seg_chain,
         seg_pipeline, seg_binary, seg_binomial, seg_in_order_binary), rounded down to whole
         datatype elements (at least one). 0 reduces the message as one segment.
+        Raised so that a message is cut into at most 1024 pieces (pvar
+        coll_hier_segsize_raised counts it).
 
     - name        : MPIR_CVAR_REDUCE_SEG_FANOUT
       category    : COLLECTIVE
@@ -76,7 +78,7 @@ int MPII_Hier_seg_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
 
     MPIR_ERR_CHKANDJUMP2(segsize < 0, mpi_errno, MPI_ERR_ARG, "**argneg", "**argneg %s %d",
                          "seg reduce segment size", segsize);
-    mpi_errno = MPII_Hier_sched_new(&s, MPIR_SCHED_GENTRAN, comm);
+    mpi_errno = MPII_Hier_sched_new(&s, MPIR_SCHED_GENTRAN, comm, false);
     MPIR_ERR_CHECK(mpi_errno);
     mpi_errno = MPII_Hier_seg_ireduce_sched(sendbuf, recvbuf, count, datatype, op, root, comm,
                                             kind, segsize, fanout, window, &nsegs, s.sched);

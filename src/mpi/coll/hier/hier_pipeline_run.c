@@ -1,0 +1,199 @@
+/*
+ * mpich-hier: the HAN pipeline's slot loop, one for the hier bcast, reduce and allreduce
+ * (their tasks: hier_pipeline.h; what a task does: the collective's task function).
+ */
+
+#include "hier_impl.h"
+
+int MPII_Hier_pipeline_run(const MPII_Hier_steps * steps, const MPII_Hier_task * tasks,
+                           int ntasks, int64_t nsegs, MPII_Hier_task_fn run, void *ctx,
+                           int coll_attr, int *errflag)
+{
+    int mpi_errno, mpi_errno_ret = MPI_SUCCESS;
+    MPIR_Request *req[MPII_HIER_PIPELINE_MAX_TASKS(MPII_HIER_MAX_STEPS)] = { NULL };
+    int64_t nslots = MPII_Hier_pipeline_nslots(tasks, ntasks, nsegs);
+
+    MPIR_Assert(ntasks <= MPII_HIER_PIPELINE_MAX_TASKS(MPII_HIER_MAX_STEPS));
+    for (int64_t s = 0; s < nslots; s++) {
+        /* the started tasks, in table order, then the blocking ones: a blocking task that
+         * starts a request (a finest step across nodes) is waited for at once */
+        for (int blocking = 0; blocking < 2; blocking++) {
+            for (int i = 0; i < ntasks; i++) {
+                const MPII_Hier_step *st = &steps->step[tasks[i].step];
+                int64_t t = MPII_Hier_pipeline_seg(&tasks[i], nsegs, s);
+                if (tasks[i].blocking != blocking || !st->comm || t < 0)
+                    continue;
+                MPII_Hier_task_out out = { NULL, false, &req[i], coll_attr | *errflag };
+                mpi_errno = run(ctx, &tasks[i], st, t, &out);
+                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
+                if (blocking) {
+                    mpi_errno = MPII_Hier_wait(&req[i]);
+                    MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
+                }
+            }
+        }
+        for (int i = 0; i < ntasks; i++) {
+            mpi_errno = MPII_Hier_wait(&req[i]);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
+        }
+    }
+    return mpi_errno_ret;
+}
+
+/* ---- the pipeline as one schedule (non-blocking and persistent forms) ----
+ *
+ * Each task of each segment is a vertex of the caller's gentran schedule whose
+ * sub-schedule (the step's bcast, reduce or allreduce of that segment, on the step's
+ * comm) is built once, with the schedule, and started each time the schedule reaches the
+ * vertex: at every start of a persistent request the same sub-schedules run again.
+ * Gentran's own sub-schedule vertex cannot carry the step's comm (it starts them on no
+ * comm), hence a vertex type of our own. */
+
+typedef struct {
+    MPII_Hier_sched s;          /* built persistent: restarted, freed with the vertex */
+    MPIR_Comm *comm;
+    MPIR_Request *req;
+} step_vertex;
+
+static int step_vertex_issue(void *data, int *done)
+{
+    step_vertex *v = data;
+    int mpi_errno;
+
+    *done = 0;
+    if (v->s.type == MPIR_SCHED_GENTRAN) {
+        MPIR_TSP_sched_reset(v->s.sched);
+        mpi_errno = MPIR_TSP_sched_start(v->s.sched, v->comm, &v->req);
+    } else {
+        mpi_errno = MPIR_Sched_reset(v->s.sched);
+        if (mpi_errno == MPI_SUCCESS)
+            mpi_errno = MPIR_Sched_start(v->s.sched, v->comm, &v->req);
+    }
+    return mpi_errno;
+}
+
+static int step_vertex_complete(void *data, int *is_completed)
+{
+    step_vertex *v = data;
+    int mpi_errno = MPI_SUCCESS;
+
+    *is_completed = v->req && MPIR_Request_is_complete(v->req);
+    if (*is_completed) {
+        /* a failed step is reported in its request's status only */
+        mpi_errno = v->req->status.MPI_ERROR;
+        MPIR_Request_free(v->req);
+        v->req = NULL;
+    }
+    return mpi_errno;
+}
+
+static void sub_free(MPII_Hier_sched * sub)
+{
+    if (sub->sched && sub->type == MPIR_SCHED_GENTRAN)
+        MPIR_TSP_sched_free(sub->sched);
+    else if (sub->sched)
+        MPIR_Sched_free(sub->sched);
+    sub->sched = NULL;
+}
+
+static int step_vertex_free(void *data)
+{
+    step_vertex *v = data;
+
+    sub_free(&v->s);
+    MPL_free(v);
+    return MPI_SUCCESS;
+}
+
+/* the plugin's schedules being built: a nested one (MPICH's pick of a step's algorithm
+ * on a sub-comm came back to the plugin) takes its simple form */
+static int building;
+
+int MPII_Hier_sched_building(void)
+{
+    return building;
+}
+
+int MPII_Hier_sched_add_step(MPII_Hier_sched * sub, MPIR_Comm * comm, int n_in, int *in,
+                             MPIR_TSP_sched_t sched, int *vtx)
+{
+    int mpi_errno = MPI_SUCCESS;
+    step_vertex *v = MPL_malloc(sizeof(step_vertex), MPL_MEM_COLL);
+    int type_id = MPIR_TSP_sched_new_type(sched, step_vertex_issue, step_vertex_complete,
+                                          step_vertex_free);
+
+    if (!v) {
+        sub_free(sub);
+        MPIR_ERR_SETANDJUMP(mpi_errno, MPI_ERR_OTHER, "**nomem");
+    }
+    v->s = *sub;
+    v->comm = comm;
+    v->req = NULL;
+    sub->sched = NULL;  /* the vertex owns it now */
+    mpi_errno = MPIR_TSP_sched_generic(type_id, v, sched, n_in, in, vtx);
+    if (mpi_errno)
+        step_vertex_free(v);
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+int MPII_Hier_pipeline_sched(const MPII_Hier_steps * steps, const MPII_Hier_task * tasks,
+                             int ntasks, int64_t nsegs, MPII_Hier_task_fn build, void *ctx,
+                             int n_first, int *first, MPIR_TSP_sched_t sched)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int order[MPII_HIER_PIPELINE_MAX_TASKS(MPII_HIER_MAX_STEPS)];
+    int prev[MPII_HIER_PIPELINE_MAX_TASKS(MPII_HIER_MAX_STEPS)];
+    int n = 0;
+
+    MPIR_Assert(ntasks <= MPII_HIER_PIPELINE_MAX_TASKS(MPII_HIER_MAX_STEPS));
+    building++;
+    /* the tasks this rank takes part in, in the order a segment takes them (by lag) */
+    for (int i = 0; i < ntasks; i++) {
+        if (!steps->step[tasks[i].step].comm)
+            continue;
+        int j = n++;
+        while (j > 0 && tasks[order[j - 1]].lag > tasks[i].lag) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = i;
+    }
+    for (int i = 0; i < ntasks; i++)
+        prev[i] = -1;
+
+    /* segment t of a task after segment t - 1 of the same task (one segment in flight per
+     * task, as in the slots) and after the task before it in t's way (the data) */
+    for (int64_t t = 0; t < nsegs; t++) {
+        int data = -1;
+        for (int j = 0; j < n; j++) {
+            const MPII_Hier_task *task = &tasks[order[j]];
+            const MPII_Hier_step *st = &steps->step[task->step];
+            MPII_Hier_sched sub = { MPIR_SCHED_GENTRAN, NULL };
+            MPII_Hier_task_out out = { &sub, true, NULL, 0 };
+            int in[2 + 8], n_in = 0, vtx;
+
+            mpi_errno = build(ctx, task, st, t, &out);
+            MPIR_ERR_CHECK(mpi_errno);
+            if (prev[order[j]] >= 0)
+                in[n_in++] = prev[order[j]];
+            if (data >= 0)
+                in[n_in++] = data;
+            else
+                for (int f = 0; f < n_first && f < 8; f++)
+                    in[n_in++] = first[f];
+            mpi_errno = MPII_Hier_sched_add_step(&sub, st->comm, n_in, in, sched, &vtx);
+            MPIR_ERR_CHECK(mpi_errno);
+            prev[order[j]] = data = vtx;
+        }
+    }
+
+  fn_exit:
+    building--;
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
