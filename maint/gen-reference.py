@@ -156,6 +156,13 @@ def algorithms_section(g, cvars):
                          '`%s`' % cvar['name'], '`%s`' % cvar['default'], md(cvar['text'])])
         out += table(['parameter', 'of', 'values', 'default from CVAR', 'CVAR default',
                       'CVAR description'], rows)
+    out += ['### Non-blocking and persistent forms', '',
+            'Schedules of MPICH\'s gentran transport (`MPII_HIER_SCHED_ALGORITHMS`): no JSON '
+            'parameters; they take the blocking algorithm\'s parameters from its CVARs.', '']
+    out += table(['collective', 'algorithm', 'container', 'forced by', 'schedule of'],
+                 [['%s' % icoll, '`%s`' % algo, '`MPIR_%s_intra_%s`' % (Icoll, algo),
+                   '`MPIR_CVAR_%s_INTRA_ALGORITHM=%s`' % (ICOLL, algo), '`%s`' % g.container(coll, 'hier')]
+                  for icoll, Icoll, ICOLL, algo, coll in g.sched_algorithms])
     return out
 
 
@@ -196,9 +203,11 @@ def expand_macros(text):
 def pvars_section(srcdir, g):
     # the per-algorithm call counters come from the grammar's MPII_HIER_ALGORITHMS
     calls = lambda x: ' '.join('%s(%s)' % (x, ', '.join(e)) for e in g.algorithm_entries())
+    sched_calls = lambda x: ' '.join('%s(%s)' % (x, ', '.join(e)) for e in g.sched_algorithms)
     text = open(os.path.join(srcdir, HIER, 'hier_pvars.c')).read()
     text = re.sub(r'MPII_HIER_PVAR_CALLS\((\w+), (\w+)\)', r'MPII_HIER_PVAR_CALLS_ ## \1 ## _ ## \2',
                   text)
+    text = re.sub(r'MPII_HIER_SCHED_ALGORITHMS\((\w+)\)', lambda m: sched_calls(m.group(1)), text)
     text = expand_macros(re.sub(r'MPII_HIER_ALGORITHMS\((\w+)\)', lambda m: calls(m.group(1)),
                                 text))
     strings = lambda s: ''.join(t[1:-1] for t in re.findall(STRING, s))
@@ -209,6 +218,9 @@ def pvars_section(srcdir, g):
                      open(os.path.join(srcdir, HIER, 'hier_impl.h')).read()).group(1)
     enum = re.sub(r'MPII_HIER_ALGORITHMS\(\w+\)', ' '.join(
         'MPII_HIER_PVAR_CALLS_%s_%s,' % (e[0], e[3]) for e in g.algorithm_entries()), enum)
+    enum = re.sub(r'MPII_HIER_SCHED_ALGORITHMS\(\w+\)', ' '.join(
+        'MPII_HIER_PVAR_CALLS_%s_%s,' % (e[0], e[3]) for e in g.sched_algorithms), enum)
+    enum = re.sub(r'#define.*', '', enum)
     ids = re.findall(r'\b(MPII_HIER_PVAR_\w+)', re.sub(r'/\*.*?\*/', '', enum, flags=re.S))
     if sorted(ids) != sorted(info):
         sys.exit('gen-reference: pvars of hier_impl.h and hier_pvars.c differ: %s'

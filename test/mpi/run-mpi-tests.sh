@@ -52,6 +52,8 @@ done
     > "$coll/hier_seg_tree.json"
 "$srcdir/test/mpi/coll/make_hier_tree.py" "$mpich_tree/maint/tuning/coll/mpir/generic.json" route \
     > "$coll/hier_route_tree.json"
+"$srcdir/test/mpi/coll/make_hier_tree.py" "$mpich_tree/maint/tuning/coll/mpir/generic.json" sched \
+    > "$coll/hier_sched_tree.json"
 sed "s|@COLLDIR@|$coll|g" "$srcdir/test/mpi/coll/testlist.in" > "$coll/testlist.hier"
 # every inter- and intra-node submodule of the grammar runs in the plugin's own tests
 python3 - "$srcdir" <<'PY' || die "testlist.in misses submodules of the grammar"
@@ -84,6 +86,11 @@ SEGSIZES = {'bcast': '0,1024,65536', 'reduce': '1024', 'allreduce': '1024', 'all
 # every other plugin algorithm of the grammar (the segmented trees), one segment size each
 # (odd, so segments end mid-run)
 SEG = {coll: [a for a in g.algorithms[coll] if a != 'hier'] for coll in g.collectives}
+# the schedules: under the collective's intra-nonblocking algorithms, so MPICH's blocking
+# tests run them through "nb" and its persistent tests (p_*) run them too
+SCHED = {}
+for icoll, _, _, algo, coll in g.sched_algorithms:
+    SCHED.setdefault(coll, []).append(algo)
 assert set(SEGSIZES) == set(g.collectives), 'a hier collective without MPICH tests'
 out, in_algos, coll = [], False, None
 for line in open(sys.argv[1]):
@@ -101,19 +108,29 @@ for line in open(sys.argv[1]):
             out.append('                .MPIR_CVAR_%s_SEG_SEGSIZE=1000\n' % coll.upper())
             if 'fanout' in g.params(coll, algo):
                 out.append('                .MPIR_CVAR_%s_SEG_FANOUT=3\n' % coll.upper())
+    elif in_algos and coll in SCHED and line.strip() == 'intra-nonblocking:':
+        for algo in SCHED[coll]:
+            out.append('            %s\n' % algo)
+            if SEGSIZES[coll]:
+                out.append('                .MPIR_CVAR_%s_HIER_SEGSIZE=%s\n'
+                           % (coll.upper(), SEGSIZES[coll].split(',')[-1]))
 sys.stdout.write(''.join(out))
 PY
 sed 's/"coll_cvars.txt"/"coll_cvars_hier.txt"/' "$suite/maint/gen_coll_cvar.py" \
     > "$suite/maint/gen_coll_cvar_hier.py"
 (cd "$suite" && python3 maint/gen_coll_cvar_hier.py > /dev/null)   # writes coll/testlist.collalgo
-# keep the hier and seg_* lines; drop DEVICE_COLLECTIVE=0 so the CH4 route to MPIR is
-# exercised; run hier on uneven round-robin and by-block cliques, each seg_* line on one
+# keep the hier, seg_* and tsp_hier lines; drop DEVICE_COLLECTIVE=0 so the CH4 route to
+# MPIR is exercised (but where a blocking test runs the schedule through MPICH's "nb",
+# which the device would not take); run hier and tsp_hier on uneven round-robin and
+# by-block cliques, each seg_* line on one
 # of them in turn (test time).  The CI tier runs the first MPICH test of each algorithm;
 # MPICH_HIER_FULL=1 (./quickstart check --full) runs all of them.
 colls=$(python3 -c 'import sys; sys.path.insert(0, sys.argv[1] + "/test/mpi"); import hier_grammar
 print("|".join(c.upper() for c in hier_grammar.load(sys.argv[1]).collectives))' "$srcdir")
-grep -E "($colls)_INTRA_ALGORITHM=(hier|seg_[a-z_]+)( |\$)" "$coll/testlist.collalgo" |
-    sed -E 's/ env=MPIR_CVAR_[A-Z]+_DEVICE_COLLECTIVE=0//' |
+scheds=$(python3 -c 'import sys; sys.path.insert(0, sys.argv[1] + "/test/mpi"); import hier_grammar
+print("|".join(e[2] + "_INTRA_ALGORITHM=" + e[3] for e in hier_grammar.load(sys.argv[1]).sched_algorithms))' "$srcdir")
+grep -E "(($colls)_INTRA_ALGORITHM=(hier|seg_[a-z_]+)|$scheds)( |\$)" "$coll/testlist.collalgo" |
+    sed -E '/_INTRA_ALGORITHM=nb /!s/ env=MPIR_CVAR_[A-Z]+_DEVICE_COLLECTIVE=0//' |
     { n=0 seen=" "
       while read -r line; do
         algo=$(grep -oE '[A-Z]+_INTRA_ALGORITHM=[a-z_]+' <<< "$line")
@@ -122,7 +139,7 @@ grep -E "($colls)_INTRA_ALGORITHM=(hier|seg_[a-z_]+)( |\$)" "$coll/testlist.coll
             seen="$seen$algo "
         fi
         case $line in
-            *_INTRA_ALGORITHM=hier*)
+            *_INTRA_ALGORITHM=hier*|*_INTRA_ALGORITHM=tsp_hier*)
                 echo "$line env=MPIR_CVAR_NUM_CLIQUES=3"
                 echo "$line env=MPIR_CVAR_NUM_CLIQUES=2 env=MPIR_CVAR_CLIQUES_BY_BLOCK=1" ;;
             *)

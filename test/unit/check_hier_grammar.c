@@ -195,6 +195,31 @@ START_TEST(good_trees)
 }
 END_TEST
 
+/* the schedules: named under their non-blocking collective, without parameters */
+START_TEST(schedules)
+{
+    problems p;
+    int v;
+    ck_assert_int_ge(MPII_Hier_grammar_algorithm("MPIR_Ibcast_intra_tsp_hier"), 0);
+    ck_assert_int_ge(MPII_Hier_grammar_algorithm("MPIR_Iallreduce_intra_tsp_hier"), 0);
+    ck_assert_int_eq(MPII_Hier_grammar_algorithm("MPIR_Igather_intra_tsp_hier"), -1);
+    ck_assert_int_eq(MPII_Hier_grammar_param_count(MPII_Hier_grammar_algorithm
+                                                   ("MPIR_Ireduce_intra_tsp_hier")), 0);
+    ck_assert_int_eq(param("MPIR_Ibcast_intra_tsp_hier", "segsize", "1024", &v), -1);
+    ck_assert_int_eq(check_text("{\"collective=ibcast\": {\"comm_hierarchy=parent\": "
+                                "{\"algorithm=MPIR_Ibcast_intra_tsp_hier\":{}}, "
+                                "\"comm_hierarchy=any\": {\"algorithm=MPIR_Ibcast_intra_sched_binomial\":{}}},"
+                                " \"collective=iallreduce\": {\"algorithm=MPIR_Iallreduce_intra_tsp_hier\":{}}}",
+                                MPII_HIER_TREE_MPIR, &p), 0);
+    ck_assert_int_eq(check_text("{\"collective=ibcast\": {\"algorithm=MPIR_Ibcast_intra_tsp_hier\":"
+                                " {\"segsize=1024\":{}}}}", MPII_HIER_TREE_MPIR, &p), 1);
+    ck_assert(mentions(&p, 0, "invalid parameter of MPIR_Ibcast_intra_tsp_hier: | segsize=1024"));
+    ck_assert_int_eq(check_text("{\"collective=bcast\": {\"algorithm=MPIR_Ibcast_intra_tsp_hier\":{}}}",
+                                MPII_HIER_TREE_MPIR, &p), 1);
+    ck_assert(mentions(&p, 0, "not an algorithm of this collective"));
+}
+END_TEST
+
 /* MPICH aborts on avg_msg_size under allgather, is_commutative under bcast, ...; but
  * "avg_msg_size=any" is the ANY operator, which 5.0.1 never evaluates (csel.c 533, 1348) */
 START_TEST(keys_of_other_collectives)
@@ -663,6 +688,7 @@ int main(void)
     Suite *s = suite_create("mpich-hier grammar");
     TCase *tc = tcase_create("grammar");
     tcase_add_test(tc, algorithms_by_container);
+    tcase_add_test(tc, schedules);
     tcase_add_test(tc, integer_parameters);
     tcase_add_test(tc, fanout_only_for_chain);
     tcase_add_test(tc, own_inter_algos);

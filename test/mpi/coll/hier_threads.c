@@ -4,7 +4,9 @@
  * MPI_Allgather, MPI_Gather, MPI_Scatter and MPI_Barrier (several segments, every root in
  * turn) at the same time and check every result; the plugin's per-communicator state and
  * the shm step's guard must not mix them up.  Run with
- * MPIR_CVAR_<COLL>_INTRA_ALGORITHM=hier for them and emulated nodes.
+ * MPIR_CVAR_<COLL>_INTRA_ALGORITHM=hier for them and emulated nodes.  With -nb the bcast,
+ * reduce and allreduce are MPI_Ibcast, MPI_Ireduce, MPI_Iallreduce and MPI_Wait (their
+ * schedules: MPIR_CVAR_I<COLL>_INTRA_ALGORITHM=tsp_hier).
  */
 
 #include "hier_util.h"
@@ -15,6 +17,40 @@
 #define COUNT 5000              /* ints: several 16 KiB segments */
 
 static MPI_Comm comms[NTHREADS];
+static int nb;                  /* -nb: the non-blocking forms, each waited for */
+
+static void bcast(int *buf, int root, MPI_Comm comm)
+{
+    MPI_Request req;
+    if (!nb) {
+        bcast(buf, root, comm);
+        return;
+    }
+    MPI_Ibcast(buf, COUNT, MPI_INT, root, comm, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+}
+
+static void reduce(const int *in, int *out, int root, MPI_Comm comm)
+{
+    MPI_Request req;
+    if (!nb) {
+        MPI_Reduce(in, out, COUNT, MPI_INT, MPI_SUM, root, comm);
+        return;
+    }
+    MPI_Ireduce(in, out, COUNT, MPI_INT, MPI_SUM, root, comm, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+}
+
+static void allreduce(const int *in, int *out, MPI_Comm comm)
+{
+    MPI_Request req;
+    if (!nb) {
+        MPI_Allreduce(in, out, COUNT, MPI_INT, MPI_SUM, comm);
+        return;
+    }
+    MPI_Iallreduce(in, out, COUNT, MPI_INT, MPI_SUM, comm, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+}
 static int errors[NTHREADS];
 
 static void *worker(void *arg)
@@ -30,7 +66,7 @@ static void *worker(void *arg)
         int root = (it + t) % size;
         for (int i = 0; i < COUNT; i++)
             buf[i] = rank == root ? i * 3 + t + it : -1;
-        MPI_Bcast(buf, COUNT, MPI_INT, root, comm);
+        bcast(buf, root, comm);
         for (int i = 0; i < COUNT; i++)
             if (buf[i] != i * 3 + t + it) {
                 errors[t]++;
@@ -38,13 +74,13 @@ static void *worker(void *arg)
             }
         for (int i = 0; i < COUNT; i++)
             buf[i] = rank + i + t;
-        MPI_Reduce(buf, out, COUNT, MPI_INT, MPI_SUM, root, comm);
+        reduce(buf, out, root, comm);
         for (int i = 0; rank == root && i < COUNT; i++)
             if (out[i] != size * (size - 1) / 2 + size * (i + t)) {
                 errors[t]++;
                 break;
             }
-        MPI_Allreduce(buf, out, COUNT, MPI_INT, MPI_SUM, comm);
+        allreduce(buf, out, comm);
         for (int i = 0; i < COUNT; i++)
             if (out[i] != size * (size - 1) / 2 + size * (i + t)) {
                 errors[t]++;
@@ -85,6 +121,7 @@ int main(int argc, char **argv)
     pthread_t threads[NTHREADS];
 
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    nb = argc > 1 && !strcmp(argv[1], "-nb");
     if (provided != MPI_THREAD_MULTIPLE)
         HIER_FAIL("MPI_THREAD_MULTIPLE not provided (%d)", provided);
     for (int t = 0; t < NTHREADS; t++)

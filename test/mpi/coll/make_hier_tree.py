@@ -4,9 +4,10 @@ allgather, gather, scatter and barrier on parent communicators sent to the hier
 algorithms with parameters (used by hier_json and hier_gather -json),
 or, with `seg`, bcast and reduce sent to segmented trees (used by hier_seg_json), or, with
 `route`, only bcast of at most 4 KiB on parent communicators sent to hier (used by
-hier_route: every other call must keep the device's selection).
+hier_route: every other call must keep the device's selection), or, with `sched`, ibcast,
+ireduce and iallreduce on parent communicators sent to the hier schedules (used by hier_nb).
 
-    make_hier_tree.py MPICH/maint/tuning/coll/mpir/generic.json [seg|route] > tree.json
+    make_hier_tree.py MPICH/maint/tuning/coll/mpir/generic.json [seg|route|sched] > tree.json
 """
 import json
 import sys
@@ -33,6 +34,12 @@ SEG = {
     "reduce": {"algorithm=MPIR_Reduce_intra_seg_binomial": {"segsize=2048": {}}},
 }
 
+SCHED = {
+    "ibcast": {"algorithm=MPIR_Ibcast_intra_tsp_hier": {}},
+    "ireduce": {"algorithm=MPIR_Ireduce_intra_tsp_hier": {}},
+    "iallreduce": {"algorithm=MPIR_Iallreduce_intra_tsp_hier": {}},
+}
+
 ROUTE = {
     "bcast": {"avg_msg_size<=4096": {"algorithm=MPIR_Bcast_intra_hier": {}},
               "avg_msg_size=any": {"algorithm=MPIR_Bcast_intra_binomial": {}}},
@@ -43,7 +50,7 @@ def main():
     with open(sys.argv[1]) as f:
         tree = json.load(f)
     mode = sys.argv[2] if len(sys.argv) > 2 else ""
-    chosen = {"seg": SEG, "route": ROUTE}.get(mode, HIER)
+    chosen = {"seg": SEG, "route": ROUTE, "sched": SCHED}.get(mode, HIER)
     for coll, hier in chosen.items():
         node = tree["collective=" + coll]
         stock_intra = node["comm_type=intra"]

@@ -261,6 +261,108 @@ static int step_params(const MPII_Hier_params * prm, const MPII_Hier_steps * ste
     return one_top_step;
 }
 
+/* Algorithm: the hier allreduce as one schedule (MPI_Iallreduce, MPI_Allreduce_init)
+ *
+ * The same steps, segments and tasks as MPIR_Allreduce_intra_hier, with the hier
+ * allreduce's parameters (its CVARs; the call's under MPIR_CVAR_HIER_SCHEDULE_BLOCKING),
+ * each task of each segment a vertex (MPII_Hier_pipeline_sched).  Differences, as a
+ * schedule has no blocking step: intra-node shm runs binomial; where the blocking form
+ * runs flat (one node, an order no hierarchy keeps), and while the plugin's sub-
+ * communicators are created or its schedule is being built, MPICH's recursive doubling
+ * on comm.
+ */
+typedef struct {
+    const void *sendbuf;
+    void *recvbuf;
+    MPI_Aint count;
+    MPI_Datatype datatype;
+    MPI_Op op;
+    MPIR_Comm *comm_ptr;
+    const MPII_Hier_params *given;      /* the call's parameters, negative: the CVAR's */
+    int calls_pvar;
+} allreduce_args;
+
+static int allreduce_sched(void *args, MPIR_TSP_sched_t sched)
+{
+    const allreduce_args *a = args;
+    const void *sendbuf = a->sendbuf;
+    void *recvbuf = a->recvbuf;
+    MPI_Aint count = a->count;
+    MPI_Datatype datatype = a->datatype;
+    MPI_Op op = a->op;
+    MPIR_Comm *comm_ptr = a->comm_ptr;
+    int mpi_errno = MPI_SUCCESS;
+    const MPII_Hier_params cvars = MPII_HIER_PARAMS_OF_CVARS;
+    MPII_Hier_params prm;
+    MPII_Hier_comm *hier = NULL;
+    MPII_Hier_seg_plan plan;
+    MPII_Hier_steps steps;
+    MPII_Hier_params step_prm[MPII_HIER_MAX_STEPS];
+    MPI_Aint type_size, extent;
+    int n_first = 0, first, vtx;
+
+    MPIR_FUNC_ENTER;
+
+    MPIR_Datatype_get_size_macro(datatype, type_size);
+    MPIR_Datatype_get_extent_macro(datatype, extent);
+    if (count == 0 || type_size == 0 || comm_ptr->local_size == 1) {
+        if (count > 0 && type_size > 0 && sendbuf != MPI_IN_PLACE)
+            mpi_errno = MPIR_TSP_sched_localcopy(sendbuf, count, datatype, recvbuf, count,
+                                                 datatype, sched, 0, NULL, &vtx);
+        goto fn_exit;
+    }
+    if (!MPII_Hier_sched_building()) {
+        mpi_errno = MPII_Hier_begin(comm_ptr, a->given, &cvars, MPII_HIER_INTER_COUNT,
+                                    a->calls_pvar, &prm, &hier);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+    if (MPII_Hier_reduction_runs_flat(hier, op)) {
+        MPII_Hier_sched flat;
+        mpi_errno = MPII_Hier_sched_new(&flat, MPIR_SCHED_NORMAL, comm_ptr, true);
+        MPIR_ERR_CHECK(mpi_errno);
+        mpi_errno = MPIR_Iallreduce_intra_sched_recursive_doubling(sendbuf, recvbuf, count,
+                                                                   datatype, op, comm_ptr,
+                                                                   flat.sched);
+        if (mpi_errno) {
+            MPIR_Sched_free(flat.sched);
+            goto fn_fail;
+        }
+        mpi_errno = MPII_Hier_sched_add_step(&flat, comm_ptr, 0, NULL, sched, &vtx);
+        goto fn_exit;
+    }
+    int nlevels = MPII_Hier_nlevels(hier);
+    mpi_errno = MPII_Hier_steps_get(comm_ptr, hier, 0, &steps);
+    MPIR_ERR_CHECK(mpi_errno);
+    int one_top_step = step_params(&prm, &steps, op, step_prm);
+    MPII_Hier_seg_plan_init(&plan, count * type_size, nlevels == 0 && one_top_step ? 0 :
+                            prm.segsize, type_size);
+    MPII_HIER_PVAR_ADD(ALLREDUCE_HIER_SEGMENTS, plan.nsegs);
+    MPII_HIER_PVAR_ADD(SEGSIZE_RAISED, plan.raised);
+
+    /* a rank alone in its finest group holds its contribution in recvbuf from the start */
+    if (!steps.step[steps.nsteps - 1].comm && sendbuf != MPI_IN_PLACE) {
+        mpi_errno = MPIR_TSP_sched_localcopy(sendbuf, count, datatype, recvbuf, count, datatype,
+                                             sched, 0, NULL, &first);
+        MPIR_ERR_CHECK(mpi_errno);
+        n_first = 1;
+    }
+
+    MPII_Hier_task tasks[MPII_HIER_PIPELINE_MAX_TASKS(MPII_HIER_MAX_STEPS)];
+    int ntasks = MPII_Hier_pipeline_allreduce(steps.nsteps, one_top_step, tasks);
+    allreduce_pipeline pipeline = { sendbuf, recvbuf, datatype, op, type_size, extent, &plan,
+        step_prm
+    };
+    mpi_errno = MPII_Hier_pipeline_sched(&steps, tasks, ntasks, plan.nsegs, allreduce_task,
+                                         &pipeline, n_first, &first, sched);
+    MPIR_ERR_CHECK(mpi_errno);
+
+  fn_exit:
+    MPIR_FUNC_EXIT;
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
 /* Algorithm: HAN pipelined hierarchical allreduce over N levels (HAN paper, section
  * III-B; the N-level generalisation in doc/multilevel.md)
  *
@@ -317,6 +419,13 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
             mpi_errno = MPIR_Localcopy(sendbuf, count, datatype, recvbuf, count, datatype);
         goto fn_exit;
     }
+    if (MPIR_CVAR_HIER_SCHEDULE_BLOCKING) {
+        allreduce_args args = { sendbuf, recvbuf, count, datatype, op, comm_ptr, &given,
+            MPII_HIER_PVAR_CALLS(allreduce, hier)
+        };
+        mpi_errno = MPII_Hier_sched_wait(comm_ptr, allreduce_sched, &args);
+        goto fn_exit;
+    }
     mpi_errno = MPII_Hier_begin(comm_ptr, &given, &cvars, MPII_HIER_INTER_COUNT, MPII_HIER_PVAR_CALLS(allreduce, hier), &prm, &hier);
     MPIR_ERR_CHECK(mpi_errno);
     if (MPII_Hier_reduction_runs_flat(hier, op)) {
@@ -363,87 +472,13 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
     goto fn_exit;
 }
 
-/* Algorithm: the hier allreduce as one schedule (MPI_Iallreduce, MPI_Allreduce_init)
- *
- * The same steps, segments and tasks as MPIR_Allreduce_intra_hier, with the hier
- * allreduce's parameters (its CVARs), each task of each segment a vertex
- * (MPII_Hier_pipeline_sched).  Differences, as a schedule has no blocking step:
- * intra-node shm runs binomial; where the blocking form runs flat (one node, an order no
- * hierarchy keeps), and while the plugin's sub-communicators are created or its schedule
- * is being built, MPICH's recursive doubling on comm.
- */
 int MPIR_TSP_Iallreduce_sched_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
                                          MPI_Datatype datatype, MPI_Op op, MPIR_Comm * comm_ptr,
                                          MPIR_TSP_sched_t sched)
 {
-    int mpi_errno = MPI_SUCCESS;
     const MPII_Hier_params cvars = MPII_HIER_PARAMS_OF_CVARS;
-    MPII_Hier_params prm;
-    MPII_Hier_comm *hier = NULL;
-    MPII_Hier_seg_plan plan;
-    MPII_Hier_steps steps;
-    MPII_Hier_params step_prm[MPII_HIER_MAX_STEPS];
-    MPI_Aint type_size, extent;
-    int n_first = 0, first, vtx;
-
-    MPIR_FUNC_ENTER;
-
-    MPIR_Datatype_get_size_macro(datatype, type_size);
-    MPIR_Datatype_get_extent_macro(datatype, extent);
-    if (count == 0 || type_size == 0 || comm_ptr->local_size == 1) {
-        if (count > 0 && type_size > 0 && sendbuf != MPI_IN_PLACE)
-            mpi_errno = MPIR_TSP_sched_localcopy(sendbuf, count, datatype, recvbuf, count,
-                                                 datatype, sched, 0, NULL, &vtx);
-        goto fn_exit;
-    }
-    if (!MPII_Hier_sched_building()) {
-        mpi_errno = MPII_Hier_begin(comm_ptr, &cvars, &cvars, MPII_HIER_INTER_COUNT,
-                                    MPII_HIER_PVAR_CALLS(iallreduce, tsp_hier), &prm, &hier);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
-    if (MPII_Hier_reduction_runs_flat(hier, op)) {
-        MPII_Hier_sched flat;
-        mpi_errno = MPII_Hier_sched_new(&flat, MPIR_SCHED_NORMAL, comm_ptr, true);
-        MPIR_ERR_CHECK(mpi_errno);
-        mpi_errno = MPIR_Iallreduce_intra_sched_recursive_doubling(sendbuf, recvbuf, count,
-                                                                   datatype, op, comm_ptr,
-                                                                   flat.sched);
-        if (mpi_errno) {
-            MPIR_Sched_free(flat.sched);
-            goto fn_fail;
-        }
-        mpi_errno = MPII_Hier_sched_add_step(&flat, comm_ptr, 0, NULL, sched, &vtx);
-        goto fn_exit;
-    }
-    int nlevels = MPII_Hier_nlevels(hier);
-    mpi_errno = MPII_Hier_steps_get(comm_ptr, hier, 0, &steps);
-    MPIR_ERR_CHECK(mpi_errno);
-    int one_top_step = step_params(&prm, &steps, op, step_prm);
-    MPII_Hier_seg_plan_init(&plan, count * type_size, nlevels == 0 && one_top_step ? 0 :
-                            prm.segsize, type_size);
-    MPII_HIER_PVAR_ADD(ALLREDUCE_HIER_SEGMENTS, plan.nsegs);
-    MPII_HIER_PVAR_ADD(SEGSIZE_RAISED, plan.raised);
-
-    /* a rank alone in its finest group holds its contribution in recvbuf from the start */
-    if (!steps.step[steps.nsteps - 1].comm && sendbuf != MPI_IN_PLACE) {
-        mpi_errno = MPIR_TSP_sched_localcopy(sendbuf, count, datatype, recvbuf, count, datatype,
-                                             sched, 0, NULL, &first);
-        MPIR_ERR_CHECK(mpi_errno);
-        n_first = 1;
-    }
-
-    MPII_Hier_task tasks[MPII_HIER_PIPELINE_MAX_TASKS(MPII_HIER_MAX_STEPS)];
-    int ntasks = MPII_Hier_pipeline_allreduce(steps.nsteps, one_top_step, tasks);
-    allreduce_pipeline pipeline = { sendbuf, recvbuf, datatype, op, type_size, extent, &plan,
-        step_prm
+    allreduce_args args = { sendbuf, recvbuf, count, datatype, op, comm_ptr, &cvars,
+        MPII_HIER_PVAR_CALLS(iallreduce, tsp_hier)
     };
-    mpi_errno = MPII_Hier_pipeline_sched(&steps, tasks, ntasks, plan.nsegs, allreduce_task,
-                                         &pipeline, n_first, &first, sched);
-    MPIR_ERR_CHECK(mpi_errno);
-
-  fn_exit:
-    MPIR_FUNC_EXIT;
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
+    return allreduce_sched(&args, sched);
 }

@@ -201,6 +201,112 @@ static int bcast_task(void *ctx, const MPII_Hier_task * task, const MPII_Hier_st
                                 task->blocking && !st->inter, out);
 }
 
+/* Algorithm: the hier bcast as one schedule (MPI_Ibcast, MPI_Bcast_init)
+ *
+ * The same steps, segments and tasks as MPIR_Bcast_intra_hier, with the hier bcast's
+ * parameters (its CVARs, MPIR_CVAR_BCAST_HIER_*; the call's under
+ * MPIR_CVAR_HIER_SCHEDULE_BLOCKING): each task of each segment is a vertex
+ * (MPII_Hier_pipeline_sched) after the same task's previous segment and after the step
+ * that brought this rank the segment.  A derived datatype is packed at the root and
+ * unpacked elsewhere by vertices before and after them.  Differences, as a schedule has
+ * no blocking step: the intra-node submodule shm runs binomial (the device's
+ * release_gather has no schedule); on one node, and while the plugin's sub-communicators
+ * are created or its schedule is being built (MPICH's pick for one of its steps came
+ * back here), a binomial tree on comm.
+ */
+typedef struct {
+    void *buffer;
+    MPI_Aint count;
+    MPI_Datatype datatype;
+    int root;
+    MPIR_Comm *comm_ptr;
+    const MPII_Hier_params *given;      /* the call's parameters, negative: the CVAR's */
+    int calls_pvar;
+} bcast_args;
+
+static int bcast_sched(void *args, MPIR_TSP_sched_t sched)
+{
+    const bcast_args *a = args;
+    void *buffer = a->buffer;
+    MPI_Aint count = a->count;
+    MPI_Datatype datatype = a->datatype;
+    int root = a->root;
+    MPIR_Comm *comm_ptr = a->comm_ptr;
+    int mpi_errno = MPI_SUCCESS;
+    const MPII_Hier_params cvars = MPII_HIER_PARAMS_OF_CVARS;
+    MPII_Hier_params prm;
+    MPII_Hier_comm *hier = NULL;
+    MPII_Hier_seg_plan plan;
+    MPII_Hier_steps steps;
+    char *bytes;
+    MPI_Aint nbytes;
+    int n_first = 0, first, vtx, packed = 0;
+
+    MPIR_FUNC_ENTER;
+
+    /* nothing to move: no byte (a count of 0, or of a type of size 0: the signature is
+     * empty on every rank, whatever their counts say) */
+    if (comm_ptr->local_size == 1 || !MPII_Hier_payload_bytes(count, datatype))
+        goto fn_exit;
+    if (MPII_Hier_sched_building()) {
+        hier = NULL;    /* nested: MPICH's pick for one of our steps came back here */
+    } else {
+        mpi_errno = MPII_Hier_begin(comm_ptr, a->given, &cvars, MPII_HIER_INTER_COUNT,
+                                    a->calls_pvar, &prm, &hier);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+    if (!hier || (MPII_Hier_nlevels(hier) == 0 && hier->levels.nnodes == 1)) {
+        if (hier)
+            MPII_HIER_PVAR_ADD(BCAST_HIER_SEGMENTS, 1); /* the whole payload, in one step */
+        mpi_errno = MPIR_TSP_Ibcast_sched_intra_tree(buffer, count, datatype, root, comm_ptr,
+                                                     MPIR_TREE_TYPE_KNOMIAL_1, 2, 0, sched);
+        goto fn_exit;
+    }
+
+    /* the payload as bytes: the buffer itself, or packed (vertices before and after) */
+    if (!MPII_Hier_payload_contig(buffer, count, datatype, &bytes, &nbytes)) {
+        packed = 1;
+        bytes = MPIR_TSP_sched_malloc(nbytes, sched);
+        MPIR_ERR_CHKANDJUMP(!bytes, mpi_errno, MPI_ERR_OTHER, "**nomem");
+        if (comm_ptr->rank == root) {
+            mpi_errno = MPIR_TSP_sched_localcopy(buffer, count, datatype, bytes, nbytes,
+                                                 MPIR_BYTE_INTERNAL, sched, 0, NULL, &first);
+            MPIR_ERR_CHECK(mpi_errno);
+            n_first = 1;
+        }
+    }
+
+    int nlevels = MPII_Hier_nlevels(hier);
+    if (nlevels == 0 && prm.inter_chunk == 0)
+        prm.inter_chunk = prm.segsize;  /* one rank per node: pipelined inside the step */
+    mpi_errno = MPII_Hier_steps_get(comm_ptr, hier, root, &steps);
+    MPIR_ERR_CHECK(mpi_errno);
+    MPII_Hier_seg_plan_init(&plan, nbytes, nlevels == 0 ? 0 : prm.segsize, 1);
+    MPII_HIER_PVAR_ADD(BCAST_HIER_SEGMENTS, plan.nsegs);
+    MPII_HIER_PVAR_ADD(SEGSIZE_RAISED, plan.raised);
+    MPII_Hier_task tasks[MPII_HIER_PIPELINE_MAX_TASKS(MPII_HIER_MAX_STEPS)];
+    int ntasks = MPII_Hier_pipeline_bcast(steps.nsteps, tasks);
+    bcast_pipeline pipeline = { bytes, &plan, &prm };
+    mpi_errno = MPII_Hier_pipeline_sched(&steps, tasks, ntasks, plan.nsegs, bcast_task,
+                                         &pipeline, n_first, &first, sched);
+    MPIR_ERR_CHECK(mpi_errno);
+
+    if (packed && comm_ptr->rank != root) {
+        int sink;
+        mpi_errno = MPIR_TSP_sched_sink(sched, &sink);
+        MPIR_ERR_CHECK(mpi_errno);
+        mpi_errno = MPIR_TSP_sched_localcopy(bytes, nbytes, MPIR_BYTE_INTERNAL, buffer, count,
+                                             datatype, sched, 1, &sink, &vtx);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+
+  fn_exit:
+    MPIR_FUNC_EXIT;
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
 /* Algorithm: HAN pipelined hierarchical bcast over N levels (HAN paper, section III-A;
  * the N-level generalisation in doc/multilevel.md)
  *
@@ -244,8 +350,17 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
 
     MPIR_FUNC_ENTER;
 
-    if (comm_ptr->local_size == 1 || count == 0) {
+    /* nothing to move: no byte (a count of 0, or of a type of size 0: the signature is
+     * empty on every rank, whatever their counts say) */
+    if (comm_ptr->local_size == 1 || !MPII_Hier_payload_bytes(count, datatype)) {
         mpi_errno = MPII_Hier_params_resolve(&prm, &given, &cvars, MPII_HIER_INTER_COUNT);
+        goto fn_exit;
+    }
+    if (MPIR_CVAR_HIER_SCHEDULE_BLOCKING) {
+        bcast_args args = { buffer, count, datatype, root, comm_ptr, &given,
+            MPII_HIER_PVAR_CALLS(bcast, hier)
+        };
+        mpi_errno = MPII_Hier_sched_wait(comm_ptr, bcast_sched, &args);
         goto fn_exit;
     }
     mpi_errno = MPII_Hier_begin(comm_ptr, &given, &cvars, MPII_HIER_INTER_COUNT, MPII_HIER_PVAR_CALLS(bcast, hier), &prm, &hier);
@@ -308,87 +423,12 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
     goto fn_exit;
 }
 
-/* Algorithm: the hier bcast as one schedule (MPI_Ibcast, MPI_Bcast_init)
- *
- * The same steps, segments and tasks as MPIR_Bcast_intra_hier, with the hier bcast's
- * parameters (its CVARs, MPIR_CVAR_BCAST_HIER_*): each task of each segment is a vertex
- * (MPII_Hier_pipeline_sched) after the same task's previous segment and after the step
- * that brought this rank the segment.  A derived datatype is packed at the root and
- * unpacked elsewhere by vertices before and after them.  Differences, as a schedule has
- * no blocking step: the intra-node submodule shm runs binomial (the device's
- * release_gather has no schedule); on one node, and while the plugin's sub-communicators
- * are created or its schedule is being built (MPICH's pick for one of its steps came back
- * here), a binomial tree on comm.
- */
 int MPIR_TSP_Ibcast_sched_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype,
                                      int root, MPIR_Comm * comm_ptr, MPIR_TSP_sched_t sched)
 {
-    int mpi_errno = MPI_SUCCESS;
     const MPII_Hier_params cvars = MPII_HIER_PARAMS_OF_CVARS;
-    MPII_Hier_params prm;
-    MPII_Hier_comm *hier = NULL;
-    MPII_Hier_seg_plan plan;
-    MPII_Hier_steps steps;
-    char *bytes;
-    MPI_Aint nbytes;
-    int n_first = 0, first, vtx, packed = 0;
-
-    MPIR_FUNC_ENTER;
-
-    if (comm_ptr->local_size == 1 || count == 0)
-        goto fn_exit;
-    if (MPII_Hier_sched_building()) {
-        hier = NULL;    /* nested: MPICH's pick for one of our steps came back here */
-    } else {
-        mpi_errno = MPII_Hier_begin(comm_ptr, &cvars, &cvars, MPII_HIER_INTER_COUNT,
-                                    MPII_HIER_PVAR_CALLS(ibcast, tsp_hier), &prm, &hier);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
-    if (!hier || (MPII_Hier_nlevels(hier) == 0 && hier->levels.nnodes == 1)) {
-        mpi_errno = MPIR_TSP_Ibcast_sched_intra_tree(buffer, count, datatype, root, comm_ptr,
-                                                     MPIR_TREE_TYPE_KNOMIAL_1, 2, 0, sched);
-        goto fn_exit;
-    }
-
-    /* the payload as bytes: the buffer itself, or packed (vertices before and after) */
-    if (!MPII_Hier_payload_contig(buffer, count, datatype, &bytes, &nbytes)) {
-        packed = 1;
-        bytes = MPIR_TSP_sched_malloc(nbytes, sched);
-        MPIR_ERR_CHKANDJUMP(!bytes, mpi_errno, MPI_ERR_OTHER, "**nomem");
-        if (comm_ptr->rank == root) {
-            mpi_errno = MPIR_TSP_sched_localcopy(buffer, count, datatype, bytes, nbytes,
-                                                 MPIR_BYTE_INTERNAL, sched, 0, NULL, &first);
-            MPIR_ERR_CHECK(mpi_errno);
-            n_first = 1;
-        }
-    }
-
-    int nlevels = MPII_Hier_nlevels(hier);
-    if (nlevels == 0 && prm.inter_chunk == 0)
-        prm.inter_chunk = prm.segsize;  /* one rank per node: pipelined inside the step */
-    mpi_errno = MPII_Hier_steps_get(comm_ptr, hier, root, &steps);
-    MPIR_ERR_CHECK(mpi_errno);
-    MPII_Hier_seg_plan_init(&plan, nbytes, nlevels == 0 ? 0 : prm.segsize, 1);
-    MPII_HIER_PVAR_ADD(BCAST_HIER_SEGMENTS, plan.nsegs);
-    MPII_HIER_PVAR_ADD(SEGSIZE_RAISED, plan.raised);
-    MPII_Hier_task tasks[MPII_HIER_PIPELINE_MAX_TASKS(MPII_HIER_MAX_STEPS)];
-    int ntasks = MPII_Hier_pipeline_bcast(steps.nsteps, tasks);
-    bcast_pipeline pipeline = { bytes, &plan, &prm };
-    mpi_errno = MPII_Hier_pipeline_sched(&steps, tasks, ntasks, plan.nsegs, bcast_task,
-                                         &pipeline, n_first, &first, sched);
-    MPIR_ERR_CHECK(mpi_errno);
-
-    if (packed && comm_ptr->rank != root) {
-        mpi_errno = MPIR_TSP_sched_sink(sched, &vtx);
-        MPIR_ERR_CHECK(mpi_errno);
-        mpi_errno = MPIR_TSP_sched_localcopy(bytes, nbytes, MPIR_BYTE_INTERNAL, buffer, count,
-                                             datatype, sched, 1, &vtx, &vtx);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
-
-  fn_exit:
-    MPIR_FUNC_EXIT;
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
+    bcast_args args = { buffer, count, datatype, root, comm_ptr, &cvars,
+        MPII_HIER_PVAR_CALLS(ibcast, tsp_hier)
+    };
+    return bcast_sched(&args, sched);
 }

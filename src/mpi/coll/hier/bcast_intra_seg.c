@@ -72,7 +72,7 @@ int MPII_Hier_seg_bcast(void *buffer, MPI_Aint count, MPI_Datatype datatype, int
 
     MPIR_ERR_CHKANDJUMP2(segsize < 0, mpi_errno, MPI_ERR_ARG, "**argneg", "**argneg %s %d",
                          "seg bcast segment size", segsize);
-    if (comm->local_size == 1 || count == 0)
+    if (comm->local_size == 1 || !MPII_Hier_payload_bytes(count, datatype))
         goto fn_exit;
 
     mpi_errno = MPII_Hier_payload_start(&payload, buffer, count, datatype, comm->rank == root);

@@ -207,6 +207,10 @@ int MPII_Hier_sched_add_step(struct MPII_Hier_sched_s *sub, MPIR_Comm * comm, in
 /* A plugin schedule is being built (MPICH's pick for one of its steps came back to the
  * plugin: build the simple form). */
 int MPII_Hier_sched_building(void);
+/* The blocking form as a schedule (MPIR_CVAR_HIER_SCHEDULE_BLOCKING): build(args, sched)
+ * fills a new gentran schedule on comm, which is started and waited for. */
+int MPII_Hier_sched_wait(MPIR_Comm * comm, int (*build) (void *args, MPIR_TSP_sched_t sched),
+                         void *args);
 
 /* The leaders' comm of a two-level step rooted at local rank `column` (allgather,
  * barrier: column 0) and this rank's place: *up_comm is comm itself when every node has
@@ -390,6 +394,8 @@ typedef struct {
     void *packed;               /* temporary, NULL when contiguous */
 } MPII_Hier_payload;
 
+/* The bytes of (count, datatype): 0 for count 0 or an empty type alike. */
+MPI_Aint MPII_Hier_payload_bytes(MPI_Aint count, MPI_Datatype datatype);
 /* Whether (buf, count, datatype) is one block of bytes; *bytes and *nbytes (when not NULL):
  * where it starts, how long it is (the packed size either way). */
 int MPII_Hier_payload_contig(void *buf, MPI_Aint count, MPI_Datatype datatype, char **bytes,

@@ -5,6 +5,13 @@
 
 #include "hier_impl.h"
 
+MPI_Aint MPII_Hier_payload_bytes(MPI_Aint count, MPI_Datatype datatype)
+{
+    MPI_Aint type_size;
+    MPIR_Datatype_get_size_macro(datatype, type_size);
+    return count * type_size;
+}
+
 int MPII_Hier_payload_contig(void *buf, MPI_Aint count, MPI_Datatype datatype, char **bytes,
                              MPI_Aint * nbytes)
 {

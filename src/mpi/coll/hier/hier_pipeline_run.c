@@ -4,6 +4,28 @@
  */
 
 #include "hier_impl.h"
+#include "gentran_utils.h"      /* a step's gentran schedule polled by its vertex */
+
+/*
+=== BEGIN_MPI_T_CVAR_INFO_BLOCK ===
+
+cvars:
+    - name        : MPIR_CVAR_HIER_SCHEDULE_BLOCKING
+      category    : COLLECTIVE
+      type        : boolean
+      default     : false
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : >-
+        The blocking hier bcast, reduce and allreduce build the schedule of their
+        non-blocking form (the one of MPI_Ibcast, MPI_Ireduce, MPI_Iallreduce with
+        tsp_hier), start it and wait for it, instead of running the pipeline's slots with
+        blocking intra-node steps (the only form that can use the device's shared-memory
+        step, intra_algo shm). For A/B measurements of the two forms (bench/sched-ab.sh).
+
+=== END_MPI_T_CVAR_INFO_BLOCK ===
+*/
 
 int MPII_Hier_pipeline_run(const MPII_Hier_steps * steps, const MPII_Hier_task * tasks,
                            int ntasks, int64_t nsegs, MPII_Hier_task_fn run, void *ctx,
@@ -44,30 +66,53 @@ int MPII_Hier_pipeline_run(const MPII_Hier_steps * steps, const MPII_Hier_task *
  *
  * Each task of each segment is a vertex of the caller's gentran schedule whose
  * sub-schedule (the step's bcast, reduce or allreduce of that segment, on the step's
- * comm) is built once, with the schedule, and started each time the schedule reaches the
+ * comm) is built once, with the schedule, and run each time the schedule reaches the
  * vertex: at every start of a persistent request the same sub-schedules run again.
  * Gentran's own sub-schedule vertex cannot carry the step's comm (it starts them on no
- * comm), hence a vertex type of our own. */
+ * comm), hence a vertex type of our own.  A gentran sub-schedule is polled by its
+ * vertex, not queued: the vertex runs inside gentran's progress hook, which holds the
+ * queue's lock (MPI_THREAD_MULTIPLE); an MPICH schedule of the other kind is started. */
 
 typedef struct {
-    MPII_Hier_sched s;          /* built persistent: restarted, freed with the vertex */
+    MPII_Hier_sched s;          /* built persistent: rerun, freed with the vertex */
     MPIR_Comm *comm;
-    MPIR_Request *req;
+    MPIR_Request *started;      /* MPIR_SCHED_NORMAL: the running schedule's request */
+    MPIR_Request *record;       /* MPIR_SCHED_GENTRAN: where the schedule records errors */
 } step_vertex;
+
+/* poll a gentran sub-schedule; its errors are in v->record */
+static int step_vertex_poke(step_vertex * v, int *done)
+{
+    MPII_Genutil_sched_t *g = v->s.sched;
+    int progress, mpi_errno = MPI_SUCCESS;
+
+    if (g->total_vtcs == 0) {
+        *done = 1;
+        return MPI_SUCCESS;
+    }
+    mpi_errno = MPII_Genutil_sched_poke(g, done, &progress);
+    if (mpi_errno == MPI_SUCCESS && *done)
+        mpi_errno = v->record->status.MPI_ERROR;
+    return mpi_errno;
+}
 
 static int step_vertex_issue(void *data, int *done)
 {
     step_vertex *v = data;
-    int mpi_errno;
+    int mpi_errno = MPI_SUCCESS;
 
     *done = 0;
     if (v->s.type == MPIR_SCHED_GENTRAN) {
-        MPIR_TSP_sched_reset(v->s.sched);
-        mpi_errno = MPIR_TSP_sched_start(v->s.sched, v->comm, &v->req);
+        MPII_Genutil_sched_t *g = v->s.sched;
+        MPIR_TSP_sched_reset(g);
+        v->record->u.nbc.coll_attr = 0;
+        v->record->status.MPI_ERROR = MPI_SUCCESS;
+        g->req = v->record;
+        mpi_errno = step_vertex_poke(v, done);
     } else {
         mpi_errno = MPIR_Sched_reset(v->s.sched);
         if (mpi_errno == MPI_SUCCESS)
-            mpi_errno = MPIR_Sched_start(v->s.sched, v->comm, &v->req);
+            mpi_errno = MPIR_Sched_start(v->s.sched, v->comm, &v->started);
     }
     return mpi_errno;
 }
@@ -77,12 +122,14 @@ static int step_vertex_complete(void *data, int *is_completed)
     step_vertex *v = data;
     int mpi_errno = MPI_SUCCESS;
 
-    *is_completed = v->req && MPIR_Request_is_complete(v->req);
+    if (v->s.type == MPIR_SCHED_GENTRAN)
+        return step_vertex_poke(v, is_completed);
+    *is_completed = v->started && MPIR_Request_is_complete(v->started);
     if (*is_completed) {
         /* a failed step is reported in its request's status only */
-        mpi_errno = v->req->status.MPI_ERROR;
-        MPIR_Request_free(v->req);
-        v->req = NULL;
+        mpi_errno = v->started->status.MPI_ERROR;
+        MPIR_Request_free(v->started);
+        v->started = NULL;
     }
     return mpi_errno;
 }
@@ -101,13 +148,17 @@ static int step_vertex_free(void *data)
     step_vertex *v = data;
 
     sub_free(&v->s);
+    if (v->record)
+        MPIR_Request_free(v->record);
     MPL_free(v);
     return MPI_SUCCESS;
 }
 
-/* the plugin's schedules being built: a nested one (MPICH's pick of a step's algorithm
- * on a sub-comm came back to the plugin) takes its simple form */
-static int building;
+/* the plugin's schedules this thread is building: a nested one (MPICH's pick of a step's
+ * algorithm on a sub-comm came back to the plugin) takes its simple form.  Per thread:
+ * MPICH's per-VCI critical sections let threads build schedules on their own comms at the
+ * same time, and one thread's build is not another's nested one. */
+static MPL_TLS int building;
 
 int MPII_Hier_sched_building(void)
 {
@@ -128,8 +179,16 @@ int MPII_Hier_sched_add_step(MPII_Hier_sched * sub, MPIR_Comm * comm, int n_in, 
     }
     v->s = *sub;
     v->comm = comm;
-    v->req = NULL;
+    v->started = NULL;
+    v->record = NULL;
     sub->sched = NULL;  /* the vertex owns it now */
+    if (v->s.type == MPIR_SCHED_GENTRAN) {
+        v->record = MPIR_Request_create(MPIR_REQUEST_KIND__COLL);
+        if (!v->record) {
+            step_vertex_free(v);
+            MPIR_ERR_SETANDJUMP(mpi_errno, MPI_ERR_OTHER, "**nomem");
+        }
+    }
     mpi_errno = MPIR_TSP_sched_generic(type_id, v, sched, n_in, in, vtx);
     if (mpi_errno)
         step_vertex_free(v);
@@ -193,6 +252,25 @@ int MPII_Hier_pipeline_sched(const MPII_Hier_steps * steps, const MPII_Hier_task
 
   fn_exit:
     building--;
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+int MPII_Hier_sched_wait(MPIR_Comm * comm, int (*build) (void *args, MPIR_TSP_sched_t sched),
+                         void *args)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPII_Hier_sched s;
+    MPIR_Request *req = NULL;
+
+    mpi_errno = MPII_Hier_sched_new(&s, MPIR_SCHED_GENTRAN, comm, false);
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = MPII_Hier_sched_start(build(args, s.sched), &s, comm, &req);
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = MPII_Hier_wait(&req);
+
+  fn_exit:
     return mpi_errno;
   fn_fail:
     goto fn_exit;

@@ -221,6 +221,118 @@ static int reduce_task(void *ctx, const MPII_Hier_task * task, const MPII_Hier_s
                                  task->blocking && !st->inter, out);
 }
 
+/* Algorithm: the hier reduce as one schedule (MPI_Ireduce, MPI_Reduce_init)
+ *
+ * The same steps, segments, tasks and buffers as MPIR_Reduce_intra_hier, with the hier
+ * reduce's parameters (its CVARs; the call's under MPIR_CVAR_HIER_SCHEDULE_BLOCKING),
+ * each task of each segment a vertex (MPII_Hier_pipeline_sched); a leader's partial
+ * results live in a temporary of the schedule.  Differences, as a schedule has no
+ * blocking step: intra-node shm runs binomial; where the blocking form runs flat (one
+ * node, an order no hierarchy keeps), and while the plugin's sub-communicators are
+ * created or its schedule is being built, the binomial reduce on comm (rank order).
+ */
+typedef struct {
+    const void *sendbuf;
+    void *recvbuf;
+    MPI_Aint count;
+    MPI_Datatype datatype;
+    MPI_Op op;
+    int root;
+    MPIR_Comm *comm_ptr;
+    const MPII_Hier_params *given;      /* the call's parameters, negative: the CVAR's */
+    int calls_pvar;
+} reduce_args;
+
+static int reduce_sched(void *args, MPIR_TSP_sched_t sched)
+{
+    const reduce_args *a = args;
+    const void *sendbuf = a->sendbuf;
+    void *recvbuf = a->recvbuf;
+    MPI_Aint count = a->count;
+    MPI_Datatype datatype = a->datatype;
+    MPI_Op op = a->op;
+    int root = a->root;
+    MPIR_Comm *comm_ptr = a->comm_ptr;
+    int mpi_errno = MPI_SUCCESS;
+    const MPII_Hier_params cvars = MPII_HIER_PARAMS_OF_CVARS;
+    MPII_Hier_params prm;
+    MPII_Hier_comm *hier = NULL;
+    MPII_Hier_seg_plan plan;
+    MPII_Hier_steps steps;
+    MPI_Aint type_size, extent, true_lb, true_extent;
+    char *partial = NULL;
+    int n_first = 0, first, vtx;
+
+    MPIR_FUNC_ENTER;
+
+    MPIR_Datatype_get_size_macro(datatype, type_size);
+    MPIR_Datatype_get_extent_macro(datatype, extent);
+    if (count == 0 || type_size == 0 || comm_ptr->local_size == 1) {
+        if (count > 0 && type_size > 0 && sendbuf != MPI_IN_PLACE)
+            mpi_errno = MPIR_TSP_sched_localcopy(sendbuf, count, datatype, recvbuf, count,
+                                                 datatype, sched, 0, NULL, &vtx);
+        goto fn_exit;
+    }
+    if (!MPII_Hier_sched_building()) {
+        mpi_errno = MPII_Hier_begin(comm_ptr, a->given, &cvars, MPII_HIER_INTER_COUNT,
+                                    a->calls_pvar, &prm, &hier);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+    if (MPII_Hier_reduction_runs_flat(hier, op)) {
+        MPII_Hier_sched flat;
+        mpi_errno = MPII_Hier_build_intra_ireduce(sendbuf, recvbuf, count, datatype, op, root,
+                                                  comm_ptr, MPII_HIER_INTRA_BINOMIAL, true,
+                                                  &flat);
+        MPIR_ERR_CHECK(mpi_errno);
+        mpi_errno = MPII_Hier_sched_add_step(&flat, comm_ptr, 0, NULL, sched, &vtx);
+        goto fn_exit;
+    }
+    int nlevels = MPII_Hier_nlevels(hier);
+    if (nlevels == 0 && prm.inter_chunk == 0)
+        prm.inter_chunk = prm.segsize;  /* one rank per node: pipelined inside the step */
+    MPII_Hier_seg_plan_init(&plan, count * type_size, nlevels == 0 ? 0 : prm.segsize, type_size);
+    MPII_HIER_PVAR_ADD(REDUCE_HIER_SEGMENTS, plan.nsegs);
+    MPII_HIER_PVAR_ADD(SEGSIZE_RAISED, plan.raised);
+    mpi_errno = MPII_Hier_steps_get(comm_ptr, hier, root, &steps);
+    MPIR_ERR_CHECK(mpi_errno);
+    int first_step = MPII_Hier_steps_first(&steps), finest = steps.nsteps - 1;
+    int leads = 0;
+    for (int k = first_step; k <= finest; k++)
+        leads |= steps.step[k].comm && steps.step[k].comm->rank == steps.step[k].root;
+
+    /* as in MPIR_Reduce_intra_hier: results in recvbuf at the root, in a temporary at
+     * other leaders; a rank alone in its finest group starts from its contribution */
+    if (comm_ptr->rank == root) {
+        partial = recvbuf;
+    } else if (leads) {
+        MPIR_Type_get_true_extent_impl(datatype, &true_lb, &true_extent);
+        partial = MPIR_TSP_sched_malloc(count * MPL_MAX(extent, true_extent), sched);
+        MPIR_ERR_CHKANDJUMP(!partial, mpi_errno, MPI_ERR_OTHER, "**nomem");
+        partial -= true_lb;
+    } else if (first_step < finest) {
+        partial = (char *) sendbuf;
+    }
+    if (partial && partial != sendbuf && !steps.step[finest].comm && sendbuf != MPI_IN_PLACE) {
+        mpi_errno = MPIR_TSP_sched_localcopy(sendbuf, count, datatype, partial, count, datatype,
+                                             sched, 0, NULL, &first);
+        MPIR_ERR_CHECK(mpi_errno);
+        n_first = 1;
+    }
+
+    MPII_Hier_task tasks[MPII_HIER_PIPELINE_MAX_TASKS(MPII_HIER_MAX_STEPS)];
+    int ntasks = MPII_Hier_pipeline_reduce(steps.nsteps, tasks);
+    reduce_pipeline pipeline = { sendbuf, partial, datatype, op, type_size, extent, &plan, &prm };
+    mpi_errno = MPII_Hier_pipeline_sched(&steps, tasks, ntasks, plan.nsegs, reduce_task,
+                                         &pipeline, n_first, &first, sched);
+    MPIR_ERR_CHECK(mpi_errno);
+
+  fn_exit:
+    MPIR_FUNC_EXIT;
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
 /* Algorithm: HAN pipelined hierarchical reduce over N levels, any root (HAN paper,
  * section III-B; the N-level generalisation in doc/multilevel.md)
  *
@@ -274,6 +386,13 @@ int MPIR_Reduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
         mpi_errno = MPII_Hier_params_resolve(&prm, &given, &cvars, MPII_HIER_INTER_COUNT);
         if (!mpi_errno && count > 0 && type_size > 0 && sendbuf != MPI_IN_PLACE)
             mpi_errno = MPIR_Localcopy(sendbuf, count, datatype, recvbuf, count, datatype);
+        goto fn_exit;
+    }
+    if (MPIR_CVAR_HIER_SCHEDULE_BLOCKING) {
+        reduce_args args = { sendbuf, recvbuf, count, datatype, op, root, comm_ptr, &given,
+            MPII_HIER_PVAR_CALLS(reduce, hier)
+        };
+        mpi_errno = MPII_Hier_sched_wait(comm_ptr, reduce_sched, &args);
         goto fn_exit;
     }
     mpi_errno = MPII_Hier_begin(comm_ptr, &given, &cvars, MPII_HIER_INTER_COUNT, MPII_HIER_PVAR_CALLS(reduce, hier), &prm, &hier);
@@ -333,96 +452,13 @@ int MPIR_Reduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
     goto fn_exit;
 }
 
-/* Algorithm: the hier reduce as one schedule (MPI_Ireduce, MPI_Reduce_init)
- *
- * The same steps, segments, tasks and buffers as MPIR_Reduce_intra_hier, with the hier
- * reduce's parameters (its CVARs), each task of each segment a vertex
- * (MPII_Hier_pipeline_sched); a leader's partial results live in a temporary of the
- * schedule.  Differences, as a schedule has no blocking step: intra-node shm runs
- * binomial; where the blocking form runs flat (one node, an order no hierarchy keeps), and
- * while the plugin's sub-communicators are created or its schedule is being built, the
- * binomial reduce on comm (rank order).
- */
 int MPIR_TSP_Ireduce_sched_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
                                       MPI_Datatype datatype, MPI_Op op, int root,
                                       MPIR_Comm * comm_ptr, MPIR_TSP_sched_t sched)
 {
-    int mpi_errno = MPI_SUCCESS;
     const MPII_Hier_params cvars = MPII_HIER_PARAMS_OF_CVARS;
-    MPII_Hier_params prm;
-    MPII_Hier_comm *hier = NULL;
-    MPII_Hier_seg_plan plan;
-    MPII_Hier_steps steps;
-    MPI_Aint type_size, extent, true_lb, true_extent;
-    char *partial = NULL;
-    int n_first = 0, first, vtx;
-
-    MPIR_FUNC_ENTER;
-
-    MPIR_Datatype_get_size_macro(datatype, type_size);
-    MPIR_Datatype_get_extent_macro(datatype, extent);
-    if (count == 0 || type_size == 0 || comm_ptr->local_size == 1) {
-        if (count > 0 && type_size > 0 && sendbuf != MPI_IN_PLACE)
-            mpi_errno = MPIR_TSP_sched_localcopy(sendbuf, count, datatype, recvbuf, count,
-                                                 datatype, sched, 0, NULL, &vtx);
-        goto fn_exit;
-    }
-    if (!MPII_Hier_sched_building()) {
-        mpi_errno = MPII_Hier_begin(comm_ptr, &cvars, &cvars, MPII_HIER_INTER_COUNT,
-                                    MPII_HIER_PVAR_CALLS(ireduce, tsp_hier), &prm, &hier);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
-    if (MPII_Hier_reduction_runs_flat(hier, op)) {
-        MPII_Hier_sched flat;
-        mpi_errno = MPII_Hier_build_intra_ireduce(sendbuf, recvbuf, count, datatype, op, root,
-                                                  comm_ptr, MPII_HIER_INTRA_BINOMIAL, true,
-                                                  &flat);
-        MPIR_ERR_CHECK(mpi_errno);
-        mpi_errno = MPII_Hier_sched_add_step(&flat, comm_ptr, 0, NULL, sched, &vtx);
-        goto fn_exit;
-    }
-    int nlevels = MPII_Hier_nlevels(hier);
-    if (nlevels == 0 && prm.inter_chunk == 0)
-        prm.inter_chunk = prm.segsize;  /* one rank per node: pipelined inside the step */
-    MPII_Hier_seg_plan_init(&plan, count * type_size, nlevels == 0 ? 0 : prm.segsize, type_size);
-    MPII_HIER_PVAR_ADD(REDUCE_HIER_SEGMENTS, plan.nsegs);
-    MPII_HIER_PVAR_ADD(SEGSIZE_RAISED, plan.raised);
-    mpi_errno = MPII_Hier_steps_get(comm_ptr, hier, root, &steps);
-    MPIR_ERR_CHECK(mpi_errno);
-    int first_step = MPII_Hier_steps_first(&steps), finest = steps.nsteps - 1;
-    int leads = 0;
-    for (int k = first_step; k <= finest; k++)
-        leads |= steps.step[k].comm && steps.step[k].comm->rank == steps.step[k].root;
-
-    /* as in MPIR_Reduce_intra_hier: results in recvbuf at the root, in a temporary at
-     * other leaders; a rank alone in its finest group starts from its contribution */
-    if (comm_ptr->rank == root) {
-        partial = recvbuf;
-    } else if (leads) {
-        MPIR_Type_get_true_extent_impl(datatype, &true_lb, &true_extent);
-        partial = MPIR_TSP_sched_malloc(count * MPL_MAX(extent, true_extent), sched);
-        MPIR_ERR_CHKANDJUMP(!partial, mpi_errno, MPI_ERR_OTHER, "**nomem");
-        partial -= true_lb;
-    } else if (first_step < finest) {
-        partial = (char *) sendbuf;
-    }
-    if (partial && partial != sendbuf && !steps.step[finest].comm && sendbuf != MPI_IN_PLACE) {
-        mpi_errno = MPIR_TSP_sched_localcopy(sendbuf, count, datatype, partial, count, datatype,
-                                             sched, 0, NULL, &first);
-        MPIR_ERR_CHECK(mpi_errno);
-        n_first = 1;
-    }
-
-    MPII_Hier_task tasks[MPII_HIER_PIPELINE_MAX_TASKS(MPII_HIER_MAX_STEPS)];
-    int ntasks = MPII_Hier_pipeline_reduce(steps.nsteps, tasks);
-    reduce_pipeline pipeline = { sendbuf, partial, datatype, op, type_size, extent, &plan, &prm };
-    mpi_errno = MPII_Hier_pipeline_sched(&steps, tasks, ntasks, plan.nsegs, reduce_task,
-                                         &pipeline, n_first, &first, sched);
-    MPIR_ERR_CHECK(mpi_errno);
-
-  fn_exit:
-    MPIR_FUNC_EXIT;
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
+    reduce_args args = { sendbuf, recvbuf, count, datatype, op, root, comm_ptr, &cvars,
+        MPII_HIER_PVAR_CALLS(ireduce, tsp_hier)
+    };
+    return reduce_sched(&args, sched);
 }

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""The tables of bench/sched-ab.sh from its output directory (Markdown on stdout).
+
+    sched-ab-table.py OUT_DIR
+
+ab.csv (hiertune bench, -p MPIR_CVAR_HIER_SCHEDULE_BLOCKING=0/1): per collective and size
+the pipeline loop's and the schedule's median (the median of the repetitions' medians
+over the runs) and schedule / loop.  nb-*.json (hiertune overlap, comp 10 us, rounds in
+alternating order): per operation and size the time to completion of tsp_hier and of
+MPICH's selection (the median over the rounds) and default / tsp_hier.
+overlap-{plain,async}.json: per algorithm and size the overlap ratio (Denis & Trahay
+eq. 1: 0 = fully overlapped, 1 = not at all) of the cells whose computation is at least
+twice the communication.
+"""
+import csv
+import glob
+import json
+import os
+import statistics
+import sys
+
+
+def ab_table(path):
+    times = {}
+    for r in csv.DictReader(open(path)):
+        params = dict(p.split('=') for p in r['params'].split(';') if p)
+        sched = params.get('MPIR_CVAR_HIER_SCHEDULE_BLOCKING') in ('1', 'true')
+        times.setdefault((r['collective'], int(r['size'])), {}).setdefault(sched, []).append(
+            float(r['median_us']))
+    out = ['| collective | bytes | loop us | schedule us | schedule / loop |', '|---|---|---|---|---|']
+    for (coll, size), t in sorted(times.items()):
+        loop, sched = statistics.median(t[False]), statistics.median(t[True])
+        out.append('| %s | %d | %.1f | %.1f | %.3f |' % (coll, size, loop, sched, sched / loop))
+    return out
+
+
+def json_rows(pattern):
+    for path in sorted(glob.glob(pattern)):
+        for line in open(path):
+            row = json.loads(line)
+            if 'verdict' not in row:
+                yield row
+
+
+def nb_table(pattern):
+    times = {}
+    for r in json_rows(pattern):
+        times.setdefault((r['operation'], r['size']), {}).setdefault(r['algorithm'], []).append(
+            r['t_comm_us'])
+    out = ['| operation | bytes | tsp_hier us | MPICH default us | default / tsp_hier |',
+           '|---|---|---|---|---|']
+    for (op, size), t in sorted(times.items()):
+        hier, stock = statistics.median(t['tsp_hier']), statistics.median(t['default'])
+        out.append('| %s | %d | %.1f | %.1f | %.2f |' % (op, size, hier, stock, stock / hier))
+    return out
+
+
+def overlap_table(outdir):
+    out = ['| progress | algorithm | bytes | comp us | t_comm us | ratio |', '|---|---|---|---|---|---|']
+    for setting in ('plain', 'async'):
+        path = os.path.join(outdir, 'overlap-%s.json' % setting)
+        if not os.path.exists(path):
+            continue
+        for r in json_rows(path):
+            if r['t_comp_us'] >= 2 * r['t_comm_us']:
+                out.append('| %s | %s | %d | %.0f | %.1f | %.2f |' % (
+                    setting, r['algorithm'], r['size'], r['comp_us'], r['t_comm_us'], r['ratio']))
+    return out
+
+
+def main():
+    outdir = sys.argv[1]
+    lines = ['## Blocking: pipeline loop against the schedule (4x2, 100 Mbit/s)', '']
+    lines += ab_table(os.path.join(outdir, 'ab.csv'))
+    lines += ['', '## Non-blocking: time to completion, tsp_hier against MPICH 5.0.1 (4x2)', '']
+    lines += nb_table(os.path.join(outdir, 'nb-*.json'))
+    lines += ['', '## Overlap of MPI_Iallreduce (2x2), cells with computation >= 2x communication', '']
+    lines += overlap_table(outdir)
+    print('\n'.join(lines))
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The hier bcast, reduce and allreduce as one schedule against their pipeline loop, and
+# their non-blocking forms against MPICH 5.0.1's own, on the emulated cluster.  As root,
+# nothing else running (the cluster must be down):
+#   bench/sched-ab.sh [REPS] [OUT_DIR]      (defaults 7, build/sched-ab)
+# 1. A/B of the blocking forms: MPI_Bcast/Reduce/Allreduce with hier forced, the pipeline's
+#    slots (MPIR_CVAR_HIER_SCHEDULE_BLOCKING=0) and the schedule started and waited for
+#    (=1), alternating in one run (hiertune bench -p), 4 nodes x 2 ranks, 100 Mbit/s.
+# 2. Time to completion of MPI_Ibcast, MPI_Ireduce and MPI_Iallreduce (start, 10 us of
+#    computation, wait): tsp_hier against MPICH's selection (default), same cluster,
+#    1-4 MiB, two rounds with the order of the two swapped.
+# 3. Overlap (Denis & Trahay eq. 1, hiertune overlap) of MPI_Iallreduce, tsp_hier and
+#    default, 2 nodes x 2 ranks (4 ranks, 2 cores), without and with MPIR_CVAR_ASYNC_PROGRESS
+#    (MPICH reads it in MPI_Init: two launches).
+# Every rank yields its core while it waits (maint/emucluster sets MPICH's throttle).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+reps=${1:-7}
+out=${2:-build/sched-ab}
+mkdir -p "$out"
+trap 'maint/emucluster down >&2 || true' EXIT
+
+maint/emucluster up --nodes 4 --rate 100mbit >&2
+maint/emucluster run --ppn 2 -- tools/hiertune bench -C bcast,reduce,allreduce -a hier \
+    -p MPIR_CVAR_HIER_SCHEDULE_BLOCKING=0/1 --sizes 65536,262144,1048576,4194304 -x 2 \
+    -r "$reps" --csv --no-progress > "$out/ab.csv"
+# two rounds, the algorithms in turn first
+for round in 1 2; do
+    order=(-a tsp_hier -a default)
+    [ "$round" = 2 ] && order=(-a default -a tsp_hier)
+    maint/emucluster run --ppn 2 -- tools/hiertune overlap -O ibcast,ireduce,iallreduce \
+        "${order[@]}" -m 1M:4M --comp 10:10 --comp-points 1 -r "$reps" --json \
+        > "$out/nb-$round.json"
+done
+maint/emucluster down >&2
+
+maint/emucluster up --nodes 2 --rate 100mbit >&2
+for setting in plain async; do
+    env=()
+    [ "$setting" = async ] && env=(--env MPIR_CVAR_ASYNC_PROGRESS=1)
+    maint/emucluster run --ppn 2 "${env[@]}" -- tools/hiertune overlap -O iallreduce \
+        -a tsp_hier -a default -m 64K:1M --comp 1000:300000 --comp-points 4 -r "$reps" --json \
+        > "$out/overlap-$setting.json"
+done
+
+python3 bench/sched-ab-table.py "$out" | tee "$out/report.md"
