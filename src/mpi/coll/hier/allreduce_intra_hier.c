@@ -271,26 +271,14 @@ static int step_params(const MPII_Hier_params * prm, const MPII_Hier_steps * ste
  * communicators are created or its schedule is being built, MPICH's recursive doubling
  * on comm.
  */
-typedef struct {
-    const void *sendbuf;
-    void *recvbuf;
-    MPI_Aint count;
-    MPI_Datatype datatype;
-    MPI_Op op;
-    MPIR_Comm *comm_ptr;
-    const MPII_Hier_params *given;      /* the call's parameters, negative: the CVAR's */
-    int calls_pvar;
-} allreduce_args;
-
-static int allreduce_sched(void *args, MPIR_TSP_sched_t sched)
+static int allreduce_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
 {
-    const allreduce_args *a = args;
     const void *sendbuf = a->sendbuf;
-    void *recvbuf = a->recvbuf;
+    void *recvbuf = a->buf;
     MPI_Aint count = a->count;
     MPI_Datatype datatype = a->datatype;
     MPI_Op op = a->op;
-    MPIR_Comm *comm_ptr = a->comm_ptr;
+    MPIR_Comm *comm_ptr = a->comm;
     int mpi_errno = MPI_SUCCESS;
     const MPII_Hier_params cvars = MPII_HIER_PARAMS_OF_CVARS;
     MPII_Hier_params prm;
@@ -420,10 +408,10 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
         goto fn_exit;
     }
     if (MPIR_CVAR_HIER_SCHEDULE_BLOCKING) {
-        allreduce_args args = { sendbuf, recvbuf, count, datatype, op, comm_ptr, &given,
+        const MPII_Hier_call call = { sendbuf, recvbuf, count, datatype, op, 0, comm_ptr, &given,
             MPII_HIER_PVAR_CALLS(allreduce, hier)
         };
-        mpi_errno = MPII_Hier_sched_wait(comm_ptr, allreduce_sched, &args);
+        mpi_errno = MPII_Hier_sched_wait(allreduce_sched, &call);
         goto fn_exit;
     }
     mpi_errno = MPII_Hier_begin(comm_ptr, &given, &cvars, MPII_HIER_INTER_COUNT, MPII_HIER_PVAR_CALLS(allreduce, hier), &prm, &hier);
@@ -477,8 +465,8 @@ int MPIR_TSP_Iallreduce_sched_intra_hier(const void *sendbuf, void *recvbuf, MPI
                                          MPIR_TSP_sched_t sched)
 {
     const MPII_Hier_params cvars = MPII_HIER_PARAMS_OF_CVARS;
-    allreduce_args args = { sendbuf, recvbuf, count, datatype, op, comm_ptr, &cvars,
+    const MPII_Hier_call call = { sendbuf, recvbuf, count, datatype, op, 0, comm_ptr, &cvars,
         MPII_HIER_PVAR_CALLS(iallreduce, tsp_hier)
     };
-    return allreduce_sched(&args, sched);
+    return allreduce_sched(&call, sched);
 }

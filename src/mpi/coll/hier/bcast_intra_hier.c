@@ -214,24 +214,13 @@ static int bcast_task(void *ctx, const MPII_Hier_task * task, const MPII_Hier_st
  * are created or its schedule is being built (MPICH's pick for one of its steps came
  * back here), a binomial tree on comm.
  */
-typedef struct {
-    void *buffer;
-    MPI_Aint count;
-    MPI_Datatype datatype;
-    int root;
-    MPIR_Comm *comm_ptr;
-    const MPII_Hier_params *given;      /* the call's parameters, negative: the CVAR's */
-    int calls_pvar;
-} bcast_args;
-
-static int bcast_sched(void *args, MPIR_TSP_sched_t sched)
+static int bcast_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
 {
-    const bcast_args *a = args;
-    void *buffer = a->buffer;
+    void *buffer = a->buf;
     MPI_Aint count = a->count;
     MPI_Datatype datatype = a->datatype;
     int root = a->root;
-    MPIR_Comm *comm_ptr = a->comm_ptr;
+    MPIR_Comm *comm_ptr = a->comm;
     int mpi_errno = MPI_SUCCESS;
     const MPII_Hier_params cvars = MPII_HIER_PARAMS_OF_CVARS;
     MPII_Hier_params prm;
@@ -357,10 +346,10 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
         goto fn_exit;
     }
     if (MPIR_CVAR_HIER_SCHEDULE_BLOCKING) {
-        bcast_args args = { buffer, count, datatype, root, comm_ptr, &given,
+        const MPII_Hier_call call = { NULL, buffer, count, datatype, MPI_OP_NULL, root, comm_ptr, &given,
             MPII_HIER_PVAR_CALLS(bcast, hier)
         };
-        mpi_errno = MPII_Hier_sched_wait(comm_ptr, bcast_sched, &args);
+        mpi_errno = MPII_Hier_sched_wait(bcast_sched, &call);
         goto fn_exit;
     }
     mpi_errno = MPII_Hier_begin(comm_ptr, &given, &cvars, MPII_HIER_INTER_COUNT, MPII_HIER_PVAR_CALLS(bcast, hier), &prm, &hier);
@@ -427,8 +416,8 @@ int MPIR_TSP_Ibcast_sched_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype 
                                      int root, MPIR_Comm * comm_ptr, MPIR_TSP_sched_t sched)
 {
     const MPII_Hier_params cvars = MPII_HIER_PARAMS_OF_CVARS;
-    bcast_args args = { buffer, count, datatype, root, comm_ptr, &cvars,
+    const MPII_Hier_call call = { NULL, buffer, count, datatype, MPI_OP_NULL, root, comm_ptr, &cvars,
         MPII_HIER_PVAR_CALLS(ibcast, tsp_hier)
     };
-    return bcast_sched(&args, sched);
+    return bcast_sched(&call, sched);
 }

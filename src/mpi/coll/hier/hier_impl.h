@@ -207,10 +207,22 @@ int MPII_Hier_sched_add_step(struct MPII_Hier_sched_s *sub, MPIR_Comm * comm, in
 /* A plugin schedule is being built (MPICH's pick for one of its steps came back to the
  * plugin: build the simple form). */
 int MPII_Hier_sched_building(void);
-/* The blocking form as a schedule (MPIR_CVAR_HIER_SCHEDULE_BLOCKING): build(args, sched)
- * fills a new gentran schedule on comm, which is started and waited for. */
-int MPII_Hier_sched_wait(MPIR_Comm * comm, int (*build) (void *args, MPIR_TSP_sched_t sched),
-                         void *args);
+/* One call of a hier bcast, reduce or allreduce as its schedule builder takes it */
+typedef struct {
+    const void *sendbuf;        /* reduce, allreduce */
+    void *buf;                  /* bcast: the buffer; reduce, allreduce: recvbuf */
+    MPI_Aint count;
+    MPI_Datatype datatype;
+    MPI_Op op;                  /* reduce, allreduce */
+    int root;                   /* bcast, reduce */
+    MPIR_Comm *comm;
+    const MPII_Hier_params *given;      /* the call's parameters, negative: the CVAR's */
+    int calls_pvar;             /* the pvar that counts the call */
+} MPII_Hier_call;
+typedef int (*MPII_Hier_sched_fn) (const MPII_Hier_call * call, MPIR_TSP_sched_t sched);
+/* The blocking form as a schedule (MPIR_CVAR_HIER_SCHEDULE_BLOCKING): build(call, sched)
+ * fills a new gentran schedule on call->comm, which is started and waited for. */
+int MPII_Hier_sched_wait(MPII_Hier_sched_fn build, const MPII_Hier_call * call);
 
 /* The leaders' comm of a two-level step rooted at local rank `column` (allgather,
  * barrier: column 0) and this rank's place: *up_comm is comm itself when every node has

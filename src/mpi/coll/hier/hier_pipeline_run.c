@@ -257,16 +257,16 @@ int MPII_Hier_pipeline_sched(const MPII_Hier_steps * steps, const MPII_Hier_task
     goto fn_exit;
 }
 
-int MPII_Hier_sched_wait(MPIR_Comm * comm, int (*build) (void *args, MPIR_TSP_sched_t sched),
-                         void *args)
+int MPII_Hier_sched_wait(MPII_Hier_sched_fn build, const MPII_Hier_call * call)
 {
+    MPIR_Comm *comm = call->comm;
     int mpi_errno = MPI_SUCCESS;
     MPII_Hier_sched s;
     MPIR_Request *req = NULL;
 
     mpi_errno = MPII_Hier_sched_new(&s, MPIR_SCHED_GENTRAN, comm, false);
     MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = MPII_Hier_sched_start(build(args, s.sched), &s, comm, &req);
+    mpi_errno = MPII_Hier_sched_start(build(call, s.sched), &s, comm, &req);
     MPIR_ERR_CHECK(mpi_errno);
     mpi_errno = MPII_Hier_wait(&req);
 

@@ -231,28 +231,15 @@ static int reduce_task(void *ctx, const MPII_Hier_task * task, const MPII_Hier_s
  * node, an order no hierarchy keeps), and while the plugin's sub-communicators are
  * created or its schedule is being built, the binomial reduce on comm (rank order).
  */
-typedef struct {
-    const void *sendbuf;
-    void *recvbuf;
-    MPI_Aint count;
-    MPI_Datatype datatype;
-    MPI_Op op;
-    int root;
-    MPIR_Comm *comm_ptr;
-    const MPII_Hier_params *given;      /* the call's parameters, negative: the CVAR's */
-    int calls_pvar;
-} reduce_args;
-
-static int reduce_sched(void *args, MPIR_TSP_sched_t sched)
+static int reduce_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
 {
-    const reduce_args *a = args;
     const void *sendbuf = a->sendbuf;
-    void *recvbuf = a->recvbuf;
+    void *recvbuf = a->buf;
     MPI_Aint count = a->count;
     MPI_Datatype datatype = a->datatype;
     MPI_Op op = a->op;
     int root = a->root;
-    MPIR_Comm *comm_ptr = a->comm_ptr;
+    MPIR_Comm *comm_ptr = a->comm;
     int mpi_errno = MPI_SUCCESS;
     const MPII_Hier_params cvars = MPII_HIER_PARAMS_OF_CVARS;
     MPII_Hier_params prm;
@@ -389,10 +376,10 @@ int MPIR_Reduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
         goto fn_exit;
     }
     if (MPIR_CVAR_HIER_SCHEDULE_BLOCKING) {
-        reduce_args args = { sendbuf, recvbuf, count, datatype, op, root, comm_ptr, &given,
+        const MPII_Hier_call call = { sendbuf, recvbuf, count, datatype, op, root, comm_ptr, &given,
             MPII_HIER_PVAR_CALLS(reduce, hier)
         };
-        mpi_errno = MPII_Hier_sched_wait(comm_ptr, reduce_sched, &args);
+        mpi_errno = MPII_Hier_sched_wait(reduce_sched, &call);
         goto fn_exit;
     }
     mpi_errno = MPII_Hier_begin(comm_ptr, &given, &cvars, MPII_HIER_INTER_COUNT, MPII_HIER_PVAR_CALLS(reduce, hier), &prm, &hier);
@@ -457,8 +444,8 @@ int MPIR_TSP_Ireduce_sched_intra_hier(const void *sendbuf, void *recvbuf, MPI_Ai
                                       MPIR_Comm * comm_ptr, MPIR_TSP_sched_t sched)
 {
     const MPII_Hier_params cvars = MPII_HIER_PARAMS_OF_CVARS;
-    reduce_args args = { sendbuf, recvbuf, count, datatype, op, root, comm_ptr, &cvars,
+    const MPII_Hier_call call = { sendbuf, recvbuf, count, datatype, op, root, comm_ptr, &cvars,
         MPII_HIER_PVAR_CALLS(ireduce, tsp_hier)
     };
-    return reduce_sched(&args, sched);
+    return reduce_sched(&call, sched);
 }
