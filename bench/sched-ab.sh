@@ -10,8 +10,10 @@
 #    computation, wait): tsp_hier against MPICH's selection (default), same cluster,
 #    1-4 MiB, two rounds with the order of the two swapped.
 # 3. Overlap (Denis & Trahay eq. 1, hiertune overlap) of MPI_Iallreduce, tsp_hier and
-#    default, 2 nodes x 2 ranks (4 ranks, 2 cores), without and with MPIR_CVAR_ASYNC_PROGRESS
-#    (MPICH reads it in MPI_Init: two launches).
+#    default, 2 nodes x 1 rank (a core each; with 2 ranks per node the busy loop of the
+#    computation shares the cores and its own time triples), without and with
+#    MPIR_CVAR_ASYNC_PROGRESS (MPICH reads it in MPI_Init: two launches; its progress
+#    thread then shares the rank's core).
 # Every rank yields its core while it waits (maint/emucluster sets MPICH's throttle).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,7 +40,7 @@ maint/emucluster up --nodes 2 --rate 100mbit >&2
 for setting in plain async; do
     env=()
     [ "$setting" = async ] && env=(--env MPIR_CVAR_ASYNC_PROGRESS=1)
-    maint/emucluster run --ppn 2 "${env[@]}" -- tools/hiertune overlap -O iallreduce \
+    maint/emucluster run --ppn 1 "${env[@]}" -- tools/hiertune overlap -O iallreduce \
         -a tsp_hier -a default -m 64K:1M --comp 1000:300000 --comp-points 4 -r "$reps" --json \
         > "$out/overlap-$setting.json"
 done
