@@ -312,7 +312,7 @@ static int allreduce_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
                                                                    datatype, op, comm_ptr,
                                                                    flat.sched);
         if (mpi_errno) {
-            MPIR_Sched_free(flat.sched);
+            MPII_Hier_sched_discard(&flat);
             goto fn_fail;
         }
         mpi_errno = MPII_Hier_sched_add_step(&flat, comm_ptr, 0, NULL, sched, &vtx);

@@ -297,6 +297,8 @@ typedef struct MPII_Hier_sched_s {
 /* A new schedule of kind type (MPIR_SCHED_NORMAL or MPIR_SCHED_GENTRAN) on comm. */
 int MPII_Hier_sched_new(MPII_Hier_sched * s, enum MPIR_sched_type type, MPIR_Comm * comm,
                         bool is_persistent);
+/* Free a schedule (of either kind, or none: s->sched NULL) that will not be started again. */
+void MPII_Hier_sched_discard(MPII_Hier_sched * s);
 /* Start a schedule the caller built (build_errno: how building it went), or free it
  * when building failed: nobody else would, it never reaches a request. */
 int MPII_Hier_sched_start(int build_errno, MPII_Hier_sched * s, MPIR_Comm * comm,

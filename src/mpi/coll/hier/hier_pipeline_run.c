@@ -1,6 +1,8 @@
 /*
- * mpich-hier: the HAN pipeline's slot loop, one for the hier bcast, reduce and allreduce
- * (their tasks: hier_pipeline.h; what a task does: the collective's task function).
+ * mpich-hier: the HAN pipeline of the hier bcast, reduce and allreduce, run slot by slot
+ * (the blocking form) or written into one schedule (the non-blocking and persistent
+ * forms).  Their tasks: hier_pipeline.h; what a task does: the collective's task
+ * function.
  */
 
 #include "hier_impl.h"
@@ -134,20 +136,11 @@ static int step_vertex_complete(void *data, int *is_completed)
     return mpi_errno;
 }
 
-static void sub_free(MPII_Hier_sched * sub)
-{
-    if (sub->sched && sub->type == MPIR_SCHED_GENTRAN)
-        MPIR_TSP_sched_free(sub->sched);
-    else if (sub->sched)
-        MPIR_Sched_free(sub->sched);
-    sub->sched = NULL;
-}
-
 static int step_vertex_free(void *data)
 {
     step_vertex *v = data;
 
-    sub_free(&v->s);
+    MPII_Hier_sched_discard(&v->s);
     if (v->record)
         MPIR_Request_free(v->record);
     MPL_free(v);
@@ -174,7 +167,7 @@ int MPII_Hier_sched_add_step(MPII_Hier_sched * sub, MPIR_Comm * comm, int n_in, 
                                           step_vertex_free);
 
     if (!v) {
-        sub_free(sub);
+        MPII_Hier_sched_discard(sub);
         MPIR_ERR_SETANDJUMP(mpi_errno, MPI_ERR_OTHER, "**nomem");
     }
     v->s = *sub;

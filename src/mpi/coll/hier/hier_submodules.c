@@ -123,8 +123,7 @@ int MPII_Hier_reduction_runs_flat(const MPII_Hier_comm * hier, MPI_Op op)
     return 0;
 }
 
-/* Frees a schedule that will never be started. */
-static void sched_discard(MPII_Hier_sched * s)
+void MPII_Hier_sched_discard(MPII_Hier_sched * s)
 {
     if (s->sched && s->type == MPIR_SCHED_GENTRAN)
         MPIR_TSP_sched_free(s->sched);
@@ -164,7 +163,7 @@ int MPII_Hier_sched_start(int build_errno, MPII_Hier_sched * s, MPIR_Comm * comm
 
     *req = NULL;
     if (mpi_errno) {
-        sched_discard(s);
+        MPII_Hier_sched_discard(s);
         goto fn_fail;
     }
     MPII_SCHED_START(s->type, s->sched, comm_ptr, req);
@@ -229,7 +228,7 @@ int MPII_Hier_build_ibcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int
   fn_exit:
     return mpi_errno;
   fn_fail:
-    sched_discard(s);
+    MPII_Hier_sched_discard(s);
     goto fn_exit;
 }
 
@@ -280,7 +279,7 @@ int MPII_Hier_build_ireduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
   fn_exit:
     return mpi_errno;
   fn_fail:
-    sched_discard(s);
+    MPII_Hier_sched_discard(s);
     goto fn_exit;
 }
 
@@ -300,7 +299,7 @@ int MPII_Hier_build_iallreduce(void *buf, MPI_Aint count, MPI_Datatype datatype,
   fn_exit:
     return mpi_errno;
   fn_fail:
-    sched_discard(s);
+    MPII_Hier_sched_discard(s);
     goto fn_exit;
 }
 
@@ -325,7 +324,7 @@ int MPII_Hier_build_intra_ibcast(void *buf, MPI_Aint count, MPI_Datatype datatyp
   fn_exit:
     return mpi_errno;
   fn_fail:
-    sched_discard(s);
+    MPII_Hier_sched_discard(s);
     goto fn_exit;
 }
 
@@ -349,7 +348,7 @@ int MPII_Hier_build_intra_ireduce(const void *sendbuf, void *recvbuf, MPI_Aint c
   fn_exit:
     return mpi_errno;
   fn_fail:
-    sched_discard(s);
+    MPII_Hier_sched_discard(s);
     goto fn_exit;
 }
 
