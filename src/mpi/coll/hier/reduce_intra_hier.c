@@ -221,6 +221,50 @@ static int reduce_task(void *ctx, const MPII_Hier_task * task, const MPII_Hier_s
                                  task->blocking && !st->inter, out);
 }
 
+/* Where a rank forms its groups' partial results */
+typedef enum { PARTIAL_NONE, PARTIAL_RECVBUF, PARTIAL_TEMP, PARTIAL_SENDBUF } partial_kind;
+
+/* The plan and steps of a hier reduce of count elements to root, and where this rank
+ * forms its groups' results: recvbuf at the root, a temporary (count elements, *temp_lb
+ * below its start) at the other leaders, sendbuf at a rank that only sends upwards.
+ * *copy_in: a rank alone in its finest group first copies its contribution there. */
+static int reduce_prepare(MPIR_Comm * comm_ptr, MPII_Hier_comm * hier, MPII_Hier_params * prm,
+                          int root, const void *sendbuf, MPI_Aint count, MPI_Datatype datatype,
+                          MPII_Hier_seg_plan * plan, MPII_Hier_steps * steps,
+                          partial_kind * kind, MPI_Aint * temp_bytes, MPI_Aint * temp_lb,
+                          int *copy_in)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPI_Aint type_size, extent, true_extent;
+
+    MPIR_Datatype_get_size_macro(datatype, type_size);
+    MPIR_Datatype_get_extent_macro(datatype, extent);
+    int nlevels = MPII_Hier_nlevels(hier);
+    if (nlevels == 0 && prm->inter_chunk == 0)
+        prm->inter_chunk = prm->segsize;        /* one rank per node: pipelined inside the step */
+    MPII_Hier_seg_plan_init(plan, count * type_size, nlevels == 0 ? 0 : prm->segsize, type_size);
+    MPII_HIER_PVAR_ADD(REDUCE_HIER_SEGMENTS, plan->nsegs);
+    MPII_HIER_PVAR_ADD(SEGSIZE_RAISED, plan->raised);
+    mpi_errno = MPII_Hier_steps_get(comm_ptr, hier, root, steps);
+    MPIR_ERR_CHECK(mpi_errno);
+
+    int first = MPII_Hier_steps_first(steps), finest = steps->nsteps - 1;
+    int leads = 0;              /* the root of some step */
+    for (int k = first; k <= finest; k++)
+        leads |= steps->step[k].comm && steps->step[k].comm->rank == steps->step[k].root;
+    *kind = comm_ptr->rank == root ? PARTIAL_RECVBUF : leads ? PARTIAL_TEMP :
+        first < finest ? PARTIAL_SENDBUF : PARTIAL_NONE;
+    MPIR_Type_get_true_extent_impl(datatype, temp_lb, &true_extent);
+    *temp_bytes = count * MPL_MAX(extent, true_extent);
+    *copy_in = (*kind == PARTIAL_RECVBUF || *kind == PARTIAL_TEMP) && !steps->step[finest].comm &&
+        sendbuf != MPI_IN_PLACE;
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
 /* Algorithm: the hier reduce as one schedule (MPI_Ireduce, MPI_Reduce_init)
  *
  * The same steps, segments, tasks and buffers as MPIR_Reduce_intra_hier, with the hier
@@ -246,7 +290,9 @@ static int reduce_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
     MPII_Hier_comm *hier = NULL;
     MPII_Hier_seg_plan plan;
     MPII_Hier_steps steps;
-    MPI_Aint type_size, extent, true_lb, true_extent;
+    MPI_Aint type_size, extent, temp_bytes, temp_lb;
+    partial_kind kind;
+    int copy_in;
     char *partial = NULL;
     int n_first = 0, first, vtx;
 
@@ -274,32 +320,18 @@ static int reduce_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
         mpi_errno = MPII_Hier_sched_add_step(&flat, comm_ptr, 0, NULL, sched, &vtx);
         goto fn_exit;
     }
-    int nlevels = MPII_Hier_nlevels(hier);
-    if (nlevels == 0 && prm.inter_chunk == 0)
-        prm.inter_chunk = prm.segsize;  /* one rank per node: pipelined inside the step */
-    MPII_Hier_seg_plan_init(&plan, count * type_size, nlevels == 0 ? 0 : prm.segsize, type_size);
-    MPII_HIER_PVAR_ADD(REDUCE_HIER_SEGMENTS, plan.nsegs);
-    MPII_HIER_PVAR_ADD(SEGSIZE_RAISED, plan.raised);
-    mpi_errno = MPII_Hier_steps_get(comm_ptr, hier, root, &steps);
+    mpi_errno = reduce_prepare(comm_ptr, hier, &prm, root, sendbuf, count, datatype, &plan,
+                               &steps, &kind, &temp_bytes, &temp_lb, &copy_in);
     MPIR_ERR_CHECK(mpi_errno);
-    int first_step = MPII_Hier_steps_first(&steps), finest = steps.nsteps - 1;
-    int leads = 0;
-    for (int k = first_step; k <= finest; k++)
-        leads |= steps.step[k].comm && steps.step[k].comm->rank == steps.step[k].root;
-
-    /* as in MPIR_Reduce_intra_hier: results in recvbuf at the root, in a temporary at
-     * other leaders; a rank alone in its finest group starts from its contribution */
-    if (comm_ptr->rank == root) {
-        partial = recvbuf;
-    } else if (leads) {
-        MPIR_Type_get_true_extent_impl(datatype, &true_lb, &true_extent);
-        partial = MPIR_TSP_sched_malloc(count * MPL_MAX(extent, true_extent), sched);
+    if (kind == PARTIAL_TEMP) {
+        partial = MPIR_TSP_sched_malloc(temp_bytes, sched);
         MPIR_ERR_CHKANDJUMP(!partial, mpi_errno, MPI_ERR_OTHER, "**nomem");
-        partial -= true_lb;
-    } else if (first_step < finest) {
-        partial = (char *) sendbuf;
+        partial -= temp_lb;
+    } else {
+        partial = kind == PARTIAL_RECVBUF ? recvbuf : kind == PARTIAL_SENDBUF ?
+            (char *) sendbuf : NULL;
     }
-    if (partial && partial != sendbuf && !steps.step[finest].comm && sendbuf != MPI_IN_PLACE) {
+    if (copy_in) {
         mpi_errno = MPIR_TSP_sched_localcopy(sendbuf, count, datatype, partial, count, datatype,
                                              sched, 0, NULL, &first);
         MPIR_ERR_CHECK(mpi_errno);
@@ -359,11 +391,12 @@ int MPIR_Reduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
     MPII_Hier_comm *hier = NULL;
     MPII_Hier_seg_plan plan;
     MPII_Hier_steps steps;
-    MPI_Aint type_size, extent, true_lb, true_extent;
+    MPI_Aint type_size, extent, temp_bytes, temp_lb;
+    partial_kind kind;
+    int copy_in;
     void *partial_alloc = NULL;
     MPIR_CHKLMEM_DECL();
     char *partial;              /* where this leader's groups' results are formed */
-    int is_root = comm_ptr->rank == root;
 
     MPIR_FUNC_ENTER;
 
@@ -391,35 +424,17 @@ int MPIR_Reduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
                                                comm_ptr, coll_attr);
         goto fn_exit;
     }
-    int nlevels = MPII_Hier_nlevels(hier);
-    if (nlevels == 0 && prm.inter_chunk == 0)
-        prm.inter_chunk = prm.segsize;  /* one rank per node: pipelined inside the step */
-    MPII_Hier_seg_plan_init(&plan, count * type_size, nlevels == 0 ? 0 : prm.segsize, type_size);
-    MPII_HIER_PVAR_ADD(REDUCE_HIER_SEGMENTS, plan.nsegs);
-    MPII_HIER_PVAR_ADD(SEGSIZE_RAISED, plan.raised);
-
-    mpi_errno = MPII_Hier_steps_get(comm_ptr, hier, root, &steps);
+    mpi_errno = reduce_prepare(comm_ptr, hier, &prm, root, sendbuf, count, datatype, &plan,
+                               &steps, &kind, &temp_bytes, &temp_lb, &copy_in);
     MPIR_ERR_CHECK(mpi_errno);
-    int first = MPII_Hier_steps_first(&steps), finest = steps.nsteps - 1;
-    const MPII_Hier_step *fs = &steps.step[finest];
-    int leads = 0;              /* the root of some step: results are formed in partial */
-    for (int k = first; k <= finest; k++)
-        leads |= steps.step[k].comm && steps.step[k].comm->rank == steps.step[k].root;
-
-    /* the root forms the results in recvbuf, other leaders in a buffer of their own; a
-     * rank alone in its finest group starts from its own contribution there, one that
-     * only sends upwards sends it from sendbuf */
-    partial = NULL;
-    if (is_root) {
-        partial = recvbuf;
-    } else if (leads) {
-        MPIR_Type_get_true_extent_impl(datatype, &true_lb, &true_extent);
-        MPIR_CHKLMEM_MALLOC(partial_alloc, count * MPL_MAX(extent, true_extent));
-        partial = (char *) partial_alloc - true_lb;
-    } else if (first < finest) {
-        partial = (char *) sendbuf;
+    if (kind == PARTIAL_TEMP) {
+        MPIR_CHKLMEM_MALLOC(partial_alloc, temp_bytes);
+        partial = (char *) partial_alloc - temp_lb;
+    } else {
+        partial = kind == PARTIAL_RECVBUF ? recvbuf : kind == PARTIAL_SENDBUF ?
+            (char *) sendbuf : NULL;
     }
-    if (partial && partial != sendbuf && !fs->comm && sendbuf != MPI_IN_PLACE) {
+    if (copy_in) {
         mpi_errno = MPIR_Localcopy(sendbuf, count, datatype, partial, count, datatype);
         MPIR_ERR_CHECK(mpi_errno);
     }
