@@ -237,13 +237,8 @@ static int bcast_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
      * empty on every rank, whatever their counts say) */
     if (comm_ptr->local_size == 1 || !MPII_Hier_payload_bytes(count, datatype))
         goto fn_exit;
-    if (MPII_Hier_sched_building()) {
-        hier = NULL;    /* nested: MPICH's pick for one of our steps came back here */
-    } else {
-        mpi_errno = MPII_Hier_begin(comm_ptr, a->given, &cvars, MPII_HIER_INTER_COUNT,
-                                    a->calls_pvar, &prm, &hier);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
+    mpi_errno = MPII_Hier_sched_begin(a, &cvars, &prm, &hier);
+    MPIR_ERR_CHECK(mpi_errno);
     if (!hier || (MPII_Hier_nlevels(hier) == 0 && hier->levels.nnodes == 1)) {
         if (hier)
             MPII_HIER_PVAR_ADD(BCAST_HIER_SEGMENTS, 1); /* the whole payload, in one step */

@@ -204,9 +204,6 @@ int MPII_Hier_pipeline_sched(const MPII_Hier_steps * steps, const MPII_Hier_task
  * after the n_in vertices in. */
 int MPII_Hier_sched_add_step(struct MPII_Hier_sched_s *sub, MPIR_Comm * comm, int n_in,
                              int *in, MPIR_TSP_sched_t sched, int *vtx);
-/* A plugin schedule is being built (MPICH's pick for one of its steps came back to the
- * plugin: build the simple form). */
-int MPII_Hier_sched_building(void);
 /* One call of a hier bcast, reduce or allreduce as its schedule builder takes it */
 typedef struct {
     const void *sendbuf;        /* reduce, allreduce */
@@ -220,6 +217,15 @@ typedef struct {
     int calls_pvar;             /* the pvar that counts the call */
 } MPII_Hier_call;
 typedef int (*MPII_Hier_sched_fn) (const MPII_Hier_call * call, MPIR_TSP_sched_t sched);
+/* The start of a schedule builder: MPII_Hier_begin with the call's parameters (cvars for
+ * those it leaves negative), or *hier NULL when the build is nested (the caller then
+ * builds its simple form). */
+int MPII_Hier_sched_begin(const MPII_Hier_call * call, const MPII_Hier_params * cvars,
+                          MPII_Hier_params * prm, MPII_Hier_comm ** hier);
+/* A reduce or allreduce with nothing to combine (no data, or one rank): *done, and the
+ * contribution copied to call->buf (recvbuf) by a vertex of sched. */
+int MPII_Hier_sched_trivial_reduction(const MPII_Hier_call * call, MPIR_TSP_sched_t sched,
+                                      int *done);
 /* The blocking form as a schedule (MPIR_CVAR_HIER_SCHEDULE_BLOCKING): build(call, sched)
  * fills a new gentran schedule on call->comm, which is started and waited for. */
 int MPII_Hier_sched_wait(MPII_Hier_sched_fn build, const MPII_Hier_call * call);

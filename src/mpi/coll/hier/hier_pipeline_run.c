@@ -153,9 +153,28 @@ static int step_vertex_free(void *data)
  * same time, and one thread's build is not another's nested one. */
 static MPL_TLS int building;
 
-int MPII_Hier_sched_building(void)
+int MPII_Hier_sched_begin(const MPII_Hier_call * call, const MPII_Hier_params * cvars,
+                          MPII_Hier_params * prm, MPII_Hier_comm ** hier)
 {
-    return building;
+    *hier = NULL;
+    if (building)
+        return MPI_SUCCESS;     /* nested: MPICH's pick for one of our steps came back here */
+    return MPII_Hier_begin(call->comm, call->given, cvars, MPII_HIER_INTER_COUNT,
+                           call->calls_pvar, prm, hier);
+}
+
+int MPII_Hier_sched_trivial_reduction(const MPII_Hier_call * call, MPIR_TSP_sched_t sched,
+                                      int *done)
+{
+    MPI_Aint type_size;
+    int vtx;
+
+    MPIR_Datatype_get_size_macro(call->datatype, type_size);
+    *done = call->count == 0 || type_size == 0 || call->comm->local_size == 1;
+    if (!*done || call->count == 0 || type_size == 0 || call->sendbuf == MPI_IN_PLACE)
+        return MPI_SUCCESS;
+    return MPIR_TSP_sched_localcopy(call->sendbuf, call->count, call->datatype, call->buf,
+                                    call->count, call->datatype, sched, 0, NULL, &vtx);
 }
 
 int MPII_Hier_sched_add_step(MPII_Hier_sched * sub, MPIR_Comm * comm, int n_in, int *in,

@@ -300,17 +300,12 @@ static int reduce_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
 
     MPIR_Datatype_get_size_macro(datatype, type_size);
     MPIR_Datatype_get_extent_macro(datatype, extent);
-    if (count == 0 || type_size == 0 || comm_ptr->local_size == 1) {
-        if (count > 0 && type_size > 0 && sendbuf != MPI_IN_PLACE)
-            mpi_errno = MPIR_TSP_sched_localcopy(sendbuf, count, datatype, recvbuf, count,
-                                                 datatype, sched, 0, NULL, &vtx);
+    int trivial;
+    mpi_errno = MPII_Hier_sched_trivial_reduction(a, sched, &trivial);
+    if (mpi_errno || trivial)
         goto fn_exit;
-    }
-    if (!MPII_Hier_sched_building()) {
-        mpi_errno = MPII_Hier_begin(comm_ptr, a->given, &cvars, MPII_HIER_INTER_COUNT,
-                                    a->calls_pvar, &prm, &hier);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
+    mpi_errno = MPII_Hier_sched_begin(a, &cvars, &prm, &hier);
+    MPIR_ERR_CHECK(mpi_errno);
     if (MPII_Hier_reduction_runs_flat(hier, op)) {
         MPII_Hier_sched flat;
         mpi_errno = MPII_Hier_build_intra_ireduce(sendbuf, recvbuf, count, datatype, op, root,
