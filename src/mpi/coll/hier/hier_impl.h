@@ -173,9 +173,8 @@ int MPII_Hier_reduction_runs_flat(const MPII_Hier_comm * hier, MPI_Op op);
 /* What one task of the pipeline (hier_pipeline.h) does with a segment: run it, or build
  * it as a schedule (the pipeline's schedule form). */
 typedef struct {
-    struct MPII_Hier_sched_s *s;        /* build into *s (persistent when is_persistent);
-                                         * NULL: run */
-    bool is_persistent;
+    struct MPII_Hier_sched_s *s;        /* build into *s (persistent: the schedule form
+                                         * reruns its steps); NULL: run */
     MPIR_Request **req;         /* run: a started step's request, else left NULL */
     int coll_attr;              /* run: carries the errors recorded so far */
 } MPII_Hier_task_out;

@@ -47,7 +47,7 @@ int MPII_Hier_pipeline_run(const MPII_Hier_steps * steps, const MPII_Hier_task *
                 int64_t t = MPII_Hier_pipeline_seg(&tasks[i], nsegs, s);
                 if (tasks[i].blocking != blocking || !st->comm || t < 0)
                     continue;
-                MPII_Hier_task_out out = { NULL, false, &req[i], coll_attr | *errflag };
+                MPII_Hier_task_out out = { NULL, &req[i], coll_attr | *errflag };
                 mpi_errno = run(ctx, &tasks[i], st, t, &out);
                 MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
                 if (blocking) {
@@ -244,7 +244,7 @@ int MPII_Hier_pipeline_sched(const MPII_Hier_steps * steps, const MPII_Hier_task
             const MPII_Hier_task *task = &tasks[order[j]];
             const MPII_Hier_step *st = &steps->step[task->step];
             MPII_Hier_sched sub = { MPIR_SCHED_GENTRAN, NULL };
-            MPII_Hier_task_out out = { &sub, true, NULL, 0 };
+            MPII_Hier_task_out out = { &sub, NULL, 0 };
             int in[2 + 8], n_in = 0, vtx;
 
             mpi_errno = build(ctx, task, st, t, &out);

@@ -394,10 +394,10 @@ int MPII_Hier_step_bcast(void *buf, MPI_Aint count, MPI_Datatype datatype,
 {
     if (out->s && intra)
         return MPII_Hier_build_intra_ibcast(buf, count, datatype, st->root, st->comm,
-                                            prm->intra_algo, out->is_persistent, out->s);
+                                            prm->intra_algo, true, out->s);
     if (out->s)
         return MPII_Hier_build_ibcast(buf, count, datatype, st->root, st->comm, prm,
-                                      out->is_persistent, out->s);
+                                      true, out->s);
     if (intra)
         return MPII_Hier_intra_bcast(buf, count, datatype, st->root, st->comm, prm->intra_algo,
                                      out->coll_attr);
@@ -410,11 +410,11 @@ int MPII_Hier_step_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
 {
     if (out->s && intra)
         return MPII_Hier_build_intra_ireduce(sendbuf, recvbuf, count, datatype, op, st->root,
-                                             st->comm, prm->intra_algo, out->is_persistent,
+                                             st->comm, prm->intra_algo, true,
                                              out->s);
     if (out->s)
         return MPII_Hier_build_ireduce(sendbuf, recvbuf, count, datatype, op, st->root,
-                                       st->comm, prm, out->is_persistent, out->s);
+                                       st->comm, prm, true, out->s);
     if (intra)
         return MPII_Hier_intra_reduce(sendbuf, recvbuf, count, datatype, op, st->root,
                                       st->comm, prm->intra_algo, out->coll_attr);
@@ -427,7 +427,7 @@ int MPII_Hier_step_allreduce(void *buf, MPI_Aint count, MPI_Datatype datatype, M
 {
     if (out->s)
         return MPII_Hier_build_iallreduce(buf, count, datatype, op, st->comm,
-                                          out->is_persistent, out->s);
+                                          true, out->s);
     return MPII_Hier_start_iallreduce(buf, count, datatype, op, st->comm, out->req);
 }
 
