@@ -3,6 +3,7 @@
 
     sched-ab-table.py OUT_DIR
 
+bounds.csv (hiertune link-bound) gives the link bound beside every point.
 ab.csv (hiertune bench, -p MPIR_CVAR_HIER_SCHEDULE_BLOCKING=0/1): per collective and size
 the pipeline loop's and the schedule's median (the median of the repetitions' medians
 over the runs) and schedule / loop.  nb-*.json (hiertune overlap, comp 10 us, rounds in
@@ -20,17 +21,29 @@ import statistics
 import sys
 
 
-def ab_table(path):
+def bounds(outdir):
+    """(collective, size) -> link bound in us (bounds.csv of hiertune link-bound), or {}"""
+    path = os.path.join(outdir, 'bounds.csv')
+    if not os.path.exists(path):
+        return {}
+    return {(r['collective'], int(r['size'])): float(r['link_bound_us'])
+            for r in csv.DictReader(open(path))}
+
+
+def ab_table(path, bound):
     times = {}
     for r in csv.DictReader(open(path)):
         params = dict(p.split('=') for p in r['params'].split(';') if p)
         sched = params.get('MPIR_CVAR_HIER_SCHEDULE_BLOCKING') in ('1', 'true')
         times.setdefault((r['collective'], int(r['size'])), {}).setdefault(sched, []).append(
             float(r['median_us']))
-    out = ['| collective | bytes | loop us | schedule us | schedule / loop |', '|---|---|---|---|---|']
+    out = ['| collective | bytes | link bound us | loop us | schedule us | schedule / loop |',
+           '|---|---|---|---|---|---|']
     for (coll, size), t in sorted(times.items()):
         loop, sched = statistics.median(t[False]), statistics.median(t[True])
-        out.append('| %s | %d | %.1f | %.1f | %.3f |' % (coll, size, loop, sched, sched / loop))
+        out.append('| %s | %d | %s | %.1f | %.1f | %.3f |' % (
+            coll, size, '%.1f' % bound[(coll, size)] if (coll, size) in bound else '-', loop,
+            sched, sched / loop))
     return out
 
 
@@ -42,16 +55,19 @@ def json_rows(pattern):
                 yield row
 
 
-def nb_table(pattern):
+def nb_table(pattern, bound):
     times = {}
     for r in json_rows(pattern):
         times.setdefault((r['operation'], r['size']), {}).setdefault(r['algorithm'], []).append(
             r['t_comm_us'])
-    out = ['| operation | bytes | tsp_hier us | MPICH default us | default / tsp_hier |',
-           '|---|---|---|---|---|']
+    out = ['| operation | bytes | link bound us | tsp_hier us | MPICH default us | default / tsp_hier |'
+           ' tsp_hier / bound |', '|---|---|---|---|---|---|---|']
     for (op, size), t in sorted(times.items()):
         hier, stock = statistics.median(t['tsp_hier']), statistics.median(t['default'])
-        out.append('| %s | %d | %.1f | %.1f | %.2f |' % (op, size, hier, stock, stock / hier))
+        b = bound.get((op[1:], size))
+        out.append('| %s | %d | %s | %.1f | %.1f | %.2f | %s |' % (
+            op, size, '%.1f' % b if b else '-', hier, stock, stock / hier,
+            '%.2f' % (hier / b) if b else '-'))
     return out
 
 
@@ -73,9 +89,10 @@ def overlap_table(outdir):
 def main():
     outdir = sys.argv[1]
     lines = ['## Blocking: pipeline loop against the schedule (4x2, 100 Mbit/s)', '']
-    lines += ab_table(os.path.join(outdir, 'ab.csv'))
+    bound = bounds(outdir)
+    lines += ab_table(os.path.join(outdir, 'ab.csv'), bound)
     lines += ['', '## Non-blocking: time to completion, tsp_hier against MPICH 5.0.1 (4x2)', '']
-    lines += nb_table(os.path.join(outdir, 'nb-*.json'))
+    lines += nb_table(os.path.join(outdir, 'nb-*.json'), bound)
     lines += ['', '## Overlap of MPI_Iallreduce (2x1), cells with computation >= 2x communication', '']
     lines += overlap_table(outdir)
     print('\n'.join(lines))

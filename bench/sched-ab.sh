@@ -22,6 +22,9 @@ out=${2:-build/sched-ab}
 mkdir -p "$out"
 trap 'maint/emucluster down >&2 || true' EXIT
 
+# the link bound of every point (one formula: hiertune link-bound), beside the times
+tools/hiertune link-bound -C bcast,reduce,allreduce --sizes 64K,256K,1M,2M,4M --nodes 4 \
+    --ppn 2 --rate 12500000 > "$out/bounds.csv"
 maint/emucluster up --nodes 4 --rate 100mbit >&2
 maint/emucluster run --ppn 2 -- tools/hiertune bench -C bcast,reduce,allreduce -a hier \
     -p MPIR_CVAR_HIER_SCHEDULE_BLOCKING=0/1 --sizes 65536,262144,1048576,4194304 -x 2 \
