@@ -1,16 +1,15 @@
 /*
  * Unit tests of mpich-hier's N-level hierarchies (hier_hierarchy.h) against a brute-force
  * reading of the same keys: every layout of switches x nodes x packages x ranks, even and
- * uneven, by block and round-robin, random placements, and the two-level rule of
- * hier_levels.h as the N = 2 case; and the switch paths (hier_topology.h) that give the
- * levels above the node.
+ * uneven, by block and round-robin, random placements, HAN's two-level column rule as
+ * the N = 2 case, the gathered layouts run as a gather; and the switch paths
+ * (hier_topology.h) that give the levels above the node.
  */
 
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hier_hierarchy.h"
-#include "hier_levels.h"
 #include "hier_topology.h"
 
 /* ranks r and s share their first k + 1 keys */
@@ -95,6 +94,100 @@ static void check_steps(const MPII_Hier_hierarchy * h)
     free(taken);
     free(had);
     free(have);
+    free(col);
+}
+
+/* The gathered layout of every root, run as a gather with a LINEAR tree per step: each
+ * rank's stage holds rank ids; the finest step gathers in rank order onto its leader, each
+ * coarser step's members send the first `weight` blocks of their stage (their own group,
+ * gathered at the finer steps) to the step's root, which puts them at offset[rel].  Then
+ * the root holds rank r at block_at(r), a permutation of the ranks, and every group's
+ * blocks are one run that starts where its leader stands, less its finest position. */
+static void check_gathered_layout(const MPII_Hier_hierarchy * h)
+{
+    int n = h->nlevels, nranks = h->nranks;
+    int *col = malloc(sizeof(int) * (n + 1));
+    int *stage = malloc(sizeof(int) * nranks * nranks);        /* stage[r * nranks + i] */
+    char *hit = malloc(nranks);
+    long long *offset = malloc(sizeof(long long) * (nranks + 1));
+    MPII_Hier_step_place *place = malloc(sizeof(MPII_Hier_step_place) * nranks * (n + 1));
+    for (int root = 0; root < nranks; root++) {
+        MPII_Hier_hierarchy_columns(h, root, col);
+        memset(hit, 0, nranks);
+        for (int r = 0; r < nranks; r++) {
+            long long at = MPII_Hier_hierarchy_block_at(h, col, r);
+            ck_assert(at >= 0 && at < nranks && !hit[at]);
+            hit[at] = 1;
+        }
+        if (n == 0) {
+            /* the one step: the comm's ranks from the root on */
+            MPII_Hier_hierarchy_step_offsets(h, 0, 0, root, offset);
+            for (int r = 0; r < nranks; r++) {
+                ck_assert(MPII_Hier_hierarchy_block_at(h, col, r) == (r - root + nranks) % nranks);
+                ck_assert(offset[r] == r);
+            }
+            continue;
+        }
+        for (int r = 0; r < nranks; r++)
+            MPII_Hier_hierarchy_steps(h, col, r, &place[r * (n + 1)]);
+        for (int i = 0; i < nranks * nranks; i++)
+            stage[i] = -1;
+        for (int r = 0; r < nranks; r++)
+            stage[r * nranks + MPII_Hier_hierarchy_finest_pos(h, r)] = r;
+        /* the finest step: rank order at the leader */
+        for (int r = 0; r < nranks; r++) {
+            const MPII_Hier_step_place *p = &place[r * (n + 1) + n];
+            if (p->in && p->pos != p->root) {
+                const MPII_Hier_level *fin = &h->level[n - 1];
+                int leader = fin->members[fin->group_start[p->instance] + p->root];
+                stage[leader * nranks + p->pos] = r;
+            }
+        }
+        /* the tree steps, finest first */
+        for (int k = n - 1; k >= 0; k--) {
+            for (int r = 0; r < nranks; r++) {
+                const MPII_Hier_step_place *p = &place[r * (n + 1) + k];
+                if (!p->in || p->pos == p->root)
+                    continue;
+                int leader = -1;
+                for (int s = 0; s < nranks && leader < 0; s++) {
+                    const MPII_Hier_step_place *q = &place[s * (n + 1) + k];
+                    if (q->in && q->instance == p->instance && q->pos == q->root)
+                        leader = s;
+                }
+                ck_assert_int_ge(leader, 0);
+                MPII_Hier_hierarchy_step_offsets(h, k, p->instance, p->root, offset);
+                int rel = (p->pos - p->root + p->size) % p->size;
+                long long len = offset[rel + 1] - offset[rel];
+                ck_assert(len == MPII_Hier_hierarchy_group_size(h, k, h->level[k].group_of[r]));
+                for (long long i = 0; i < len; i++) {
+                    ck_assert_int_ge(stage[r * nranks + i], 0);   /* gathered below */
+                    stage[leader * nranks + offset[rel] + i] = stage[r * nranks + i];
+                }
+            }
+        }
+        for (int r = 0; r < nranks; r++)
+            ck_assert_int_eq(stage[root * nranks + MPII_Hier_hierarchy_block_at(h, col, r)], r);
+        /* every group is one run, from where its leader stands less its finest position */
+        for (int l = 0; l < n; l++) {
+            const MPII_Hier_level *lv = &h->level[l];
+            for (int g = 0; g < lv->ngroups; g++) {
+                int leader = MPII_Hier_hierarchy_leader(h, l, g, col);
+                long long first = MPII_Hier_hierarchy_block_at(h, col, leader) -
+                    MPII_Hier_hierarchy_finest_pos(h, leader);
+                int size = MPII_Hier_hierarchy_group_size(h, l, g);
+                for (int i = 0; i < size; i++) {
+                    long long at = MPII_Hier_hierarchy_block_at(h, col,
+                                                                lv->members[lv->group_start[g] + i]);
+                    ck_assert(at >= first && at < first + size);
+                }
+            }
+        }
+    }
+    free(place);
+    free(offset);
+    free(hit);
+    free(stage);
     free(col);
 }
 
@@ -184,6 +277,7 @@ static int check_hierarchy(int nranks, int depth, const long *keys)
     free(col);
     if (h.nlevels > 0)
         check_steps(&h);
+    check_gathered_layout(&h);
     int nlevels = h.nlevels;
     MPII_Hier_hierarchy_free(&h);
     ck_assert_ptr_null(h.level);
@@ -414,36 +508,53 @@ START_TEST(hierarchy_random_placements)
 }
 END_TEST
 
-/* nodes only: the N-level leaders are hier_levels.h's column leaders */
+/* nodes only (the node key alone): HAN's column rule, by brute force.  Nodes numbered by
+ * lowest rank, members in rank order; for a root at local rank j, node n is led by its
+ * member j mod size_n.  The level is kept unless comm is one node or one rank per node. */
 START_TEST(hierarchy_two_levels_are_the_column_rule)
 {
     srand(777);
-    for (int trial = 0; trial < 200; trial++) {
-        int nranks = 2 + rand() % 14, nnodes = 1 + rand() % 4;
+    for (int trial = 0; trial < 300; trial++) {
+        int nranks = 1 + rand() % 16, nnodes = 1 + rand() % 5;
         long keys[16];
-        int node_id[16];
+        int node_of[16], local_of[16], size_of[16], first_of[16], found = 0;
         for (int r = 0; r < nranks; r++)
-            node_id[r] = (int) (keys[r] = rand() % nnodes);
+            keys[r] = 100 + rand() % nnodes;    /* non-consecutive ids */
+        for (int r = 0; r < nranks; r++) {
+            int n = 0;
+            while (n < found && keys[first_of[n]] != keys[r])
+                n++;
+            if (n == found) {
+                first_of[found++] = r;
+                size_of[n] = 0;
+            }
+            node_of[r] = n;
+            local_of[r] = size_of[n]++;
+        }
+        int max_ppn = 0;
+        for (int n = 0; n < found; n++)
+            max_ppn = size_of[n] > max_ppn ? size_of[n] : max_ppn;
         MPII_Hier_hierarchy h;
-        MPII_Hier_levels lv;
         ck_assert_int_eq(MPII_Hier_hierarchy_build(&h, nranks, 1, keys), 0);
-        ck_assert_int_eq(MPII_Hier_levels_build(&lv, nranks, node_id), 0);
-        ck_assert_int_eq(h.nlevels, MPII_Hier_levels_is_multilevel(&lv) ? 1 : 0);
+        ck_assert_int_eq(h.nlevels, found > 1 && max_ppn > 1 ? 1 : 0);
+        for (int r = 0; r < nranks && h.nlevels == 1; r++) {
+            ck_assert_int_eq(h.level[0].group_of[r], node_of[r]);
+            ck_assert_int_eq(h.level[0].local_of[r], local_of[r]);
+        }
         for (int root = 0; root < nranks && h.nlevels == 1; root++) {
             int col[2];
             MPII_Hier_hierarchy_columns(&h, root, col);
-            ck_assert_int_eq(col[1], lv.local_of[root]);
-            for (int n = 0; n < lv.nnodes; n++)
-                ck_assert_int_eq(MPII_Hier_hierarchy_leader(&h, 0, n, col),
-                                 MPII_Hier_levels_column_leader(&lv, n, lv.local_of[root]));
+            ck_assert_int_eq(col[1], local_of[root]);
+            for (int n = 0; n < found; n++) {
+                int leader = MPII_Hier_hierarchy_leader(&h, 0, n, col);
+                ck_assert_int_eq(node_of[leader], n);
+                ck_assert_int_eq(local_of[leader], local_of[root] % size_of[n]);
+            }
         }
         MPII_Hier_hierarchy_free(&h);
-        MPII_Hier_levels_free(&lv);
     }
 }
 END_TEST
-
-/* ---- switch paths ---- */
 
 START_TEST(topology_slurm_addresses)
 {

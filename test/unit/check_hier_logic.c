@@ -1,5 +1,5 @@
 /*
- * Unit tests of mpich-hier's pure logic: segment plans and level maps.
+ * Unit tests of mpich-hier's pure logic: segment plans and pipelines.
  */
 
 #include <check.h>
@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hier_segment.h"
-#include "hier_levels.h"
 #include "hier_pipeline.h"
 
 /* ---- segment plans ---- */
@@ -296,213 +295,14 @@ START_TEST(pipeline_is_hans_for_two_levels)
 }
 END_TEST
 
-/* ---- level maps ---- */
-
-static void check_levels_invariants(const MPII_Hier_levels * lv, const int *node_id)
-{
-    int *seen = calloc(lv->nranks, sizeof(int));
-    int max_ppn = 0;
-    for (int n = 0; n < lv->nnodes; n++) {
-        int size = MPII_Hier_levels_node_size(lv, n);
-        ck_assert_int_ge(size, 1);
-        if (size > max_ppn)
-            max_ppn = size;
-        for (int i = 0; i < size; i++) {
-            int r = lv->members[lv->node_start[n] + i];
-            seen[r]++;
-            ck_assert_int_eq(lv->node_of[r], n);
-            ck_assert_int_eq(lv->local_of[r], i);
-            ck_assert_int_eq(node_id[r], node_id[lv->members[lv->node_start[n]]]);
-            if (i > 0)
-                ck_assert_int_lt(lv->members[lv->node_start[n] + i - 1], r);
-        }
-        /* nodes are numbered by their lowest rank */
-        if (n > 0)
-            ck_assert_int_lt(lv->members[lv->node_start[n - 1]], lv->members[lv->node_start[n]]);
-    }
-    for (int r = 0; r < lv->nranks; r++)
-        ck_assert_int_eq(seen[r], 1);
-    ck_assert_int_eq(lv->max_ppn, max_ppn);
-    /* ranks with the same node id share a node index, and only they */
-    for (int a = 0; a < lv->nranks; a++)
-        for (int b = 0; b < lv->nranks; b++)
-            ck_assert_int_eq(node_id[a] == node_id[b], lv->node_of[a] == lv->node_of[b]);
-    free(seen);
-}
-
-static void check_column_leaders(const MPII_Hier_levels * lv)
-{
-    for (int root = 0; root < lv->nranks; root++) {
-        int column = lv->local_of[root];
-        /* the root leads its own node */
-        ck_assert_int_eq(MPII_Hier_levels_column_leader(lv, lv->node_of[root], column), root);
-        for (int n = 0; n < lv->nnodes; n++) {
-            int leader = MPII_Hier_levels_column_leader(lv, n, column);
-            ck_assert_int_eq(lv->node_of[leader], n);
-            ck_assert_int_eq(lv->local_of[leader],
-                             MPII_Hier_levels_column_local(lv, n, column));
-            ck_assert_int_lt(lv->local_of[leader], MPII_Hier_levels_node_size(lv, n));
-        }
-    }
-}
-
-START_TEST(levels_round_robin_uneven_cliques)
-{
-    /* 8 ranks on 3 cliques, round robin: sizes 3, 3, 2 */
-    int node_id[8] = { 0, 1, 2, 0, 1, 2, 0, 1 };
-    MPII_Hier_levels lv;
-    ck_assert_int_eq(MPII_Hier_levels_build(&lv, 8, node_id), 0);
-    ck_assert_int_eq(lv.nnodes, 3);
-    ck_assert_int_eq(lv.max_ppn, 3);
-    ck_assert_int_eq(MPII_Hier_levels_node_size(&lv, 2), 2);
-    ck_assert_int_eq(lv.local_of[7], 2);
-    ck_assert(MPII_Hier_levels_is_multilevel(&lv));
-    /* root 6 is local rank 2 of node 0; node 2 has no local rank 2: its rank 0 leads */
-    ck_assert_int_eq(MPII_Hier_levels_column_leader(&lv, 2, lv.local_of[6]), 2);
-    check_levels_invariants(&lv, node_id);
-    check_column_leaders(&lv);
-    MPII_Hier_levels_free(&lv);
-}
-END_TEST
-
-START_TEST(levels_degenerate_shapes)
-{
-    int one_node[5] = { 7, 7, 7, 7, 7 };
-    int one_per_node[4] = { 3, 1, 2, 0 };
-    int single[1] = { 0 };
-    MPII_Hier_levels lv;
-
-    ck_assert_int_eq(MPII_Hier_levels_build(&lv, 5, one_node), 0);
-    ck_assert_int_eq(lv.nnodes, 1);
-    ck_assert(!MPII_Hier_levels_is_multilevel(&lv));
-    MPII_Hier_levels_free(&lv);
-
-    ck_assert_int_eq(MPII_Hier_levels_build(&lv, 4, one_per_node), 0);
-    ck_assert_int_eq(lv.nnodes, 4);
-    ck_assert_int_eq(lv.max_ppn, 1);
-    ck_assert(!MPII_Hier_levels_is_multilevel(&lv));
-    check_column_leaders(&lv);
-    MPII_Hier_levels_free(&lv);
-
-    ck_assert_int_eq(MPII_Hier_levels_build(&lv, 1, single), 0);
-    ck_assert_int_eq(lv.nnodes, 1);
-    MPII_Hier_levels_free(&lv);
-
-    ck_assert_int_eq(MPII_Hier_levels_build(&lv, 0, single), -1);
-    ck_assert_int_eq(MPII_Hier_levels_build(&lv, 3, NULL), -1);
-}
-END_TEST
-
-/* reference: ranks of a node form one block, i.e. the node id changes at most once
- * between any rank and the next per node */
-static int blocks_by_node(int nranks, const int *node_id)
-{
-    for (int r = 0; r < nranks; r++)
-        for (int q = r + 2; q < nranks; q++)
-            if (node_id[q] == node_id[r] && node_id[q - 1] != node_id[r])
-                return 0;
-    return 1;
-}
-
-START_TEST(levels_rank_order)
-{
-    int by_block[7] = { 4, 4, 4, 9, 9, 1, 1 };
-    int round_robin[6] = { 0, 1, 2, 0, 1, 2 };
-    int one_node[3] = { 5, 5, 5 };
-    int split_tail[5] = { 0, 0, 1, 1, 0 };
-    MPII_Hier_levels lv;
-
-    ck_assert_int_eq(MPII_Hier_levels_build(&lv, 7, by_block), 0);
-    ck_assert(MPII_Hier_levels_is_rank_ordered(&lv));
-    MPII_Hier_levels_free(&lv);
-    ck_assert_int_eq(MPII_Hier_levels_build(&lv, 6, round_robin), 0);
-    ck_assert(!MPII_Hier_levels_is_rank_ordered(&lv));
-    MPII_Hier_levels_free(&lv);
-    ck_assert_int_eq(MPII_Hier_levels_build(&lv, 3, one_node), 0);
-    ck_assert(MPII_Hier_levels_is_rank_ordered(&lv));
-    MPII_Hier_levels_free(&lv);
-    ck_assert_int_eq(MPII_Hier_levels_build(&lv, 5, split_tail), 0);
-    ck_assert(!MPII_Hier_levels_is_rank_ordered(&lv));
-    MPII_Hier_levels_free(&lv);
-
-    unsigned seed = 777;
-    for (int trial = 0; trial < 500; trial++) {
-        int nranks = 1 + trial % 20;
-        int node_id[20];
-        for (int r = 0; r < nranks; r++)    /* runs, so block layouts come up often */
-            node_id[r] = r > 0 && rand_r(&seed) % 3 ? node_id[r - 1] : (int) (rand_r(&seed) % 4);
-        ck_assert_int_eq(MPII_Hier_levels_build(&lv, nranks, node_id), 0);
-        ck_assert_int_eq(MPII_Hier_levels_is_rank_ordered(&lv), blocks_by_node(nranks, node_id));
-        MPII_Hier_levels_free(&lv);
-    }
-}
-END_TEST
-
-START_TEST(levels_random_placements)
-{
-    unsigned seed = 12345;
-    for (int trial = 0; trial < 400; trial++) {
-        int nranks = 1 + trial % 64;
-        int nnodes = 1 + (int) (rand_r(&seed) % 9);
-        int *node_id = malloc(sizeof(int) * nranks);
-        MPII_Hier_levels lv;
-        for (int r = 0; r < nranks; r++)
-            node_id[r] = 100 + (int) (rand_r(&seed) % nnodes);  /* non-consecutive */
-        ck_assert_int_eq(MPII_Hier_levels_build(&lv, nranks, node_id), 0);
-        ck_assert_int_le(lv.nnodes, nnodes);
-        check_levels_invariants(&lv, node_id);
-        check_column_leaders(&lv);
-        MPII_Hier_levels_free(&lv);
-        free(node_id);
-    }
-}
-END_TEST
-
-/* node offsets from any first node place every rank's block once, nodes in turn */
-START_TEST(levels_node_offsets_tile_the_ranks)
-{
-    unsigned seed = 777;
-    for (int trial = 0; trial < 200; trial++) {
-        int nranks = 1 + trial % 23;
-        int nnodes = 1 + (int) (rand_r(&seed) % 6);
-        int *node_id = malloc(sizeof(int) * nranks);
-        MPII_Hier_levels lv;
-        for (int r = 0; r < nranks; r++)
-            node_id[r] = (int) (rand_r(&seed) % nnodes);
-        ck_assert_int_eq(MPII_Hier_levels_build(&lv, nranks, node_id), 0);
-        long long *off = malloc(sizeof(long long) * (lv.nnodes + 1));
-        char *hit = calloc(nranks, 1);
-        for (int first = 0; first < lv.nnodes; first++) {
-            MPII_Hier_levels_node_offsets(&lv, first, 3, off);
-            ck_assert(off[0] == 0 && off[lv.nnodes] == 3LL * nranks);
-            ck_assert(off[1] == 3LL * MPII_Hier_levels_node_size(&lv, first));
-            memset(hit, 0, nranks);
-            for (int r = 0; r < nranks; r++) {
-                int rel = (lv.node_of[r] - first + lv.nnodes) % lv.nnodes;
-                long long at = off[rel] + 3LL * lv.local_of[r];
-                ck_assert(at % 3 == 0 && at < off[rel + 1]);
-                ck_assert(!hit[at / 3]);
-                hit[at / 3] = 1;
-            }
-        }
-        free(hit);
-        free(off);
-        MPII_Hier_levels_free(&lv);
-        free(node_id);
-    }
-}
-END_TEST
-
 int main(void)
 {
     Suite *s = suite_create("mpich-hier logic");
     TCase *seg = tcase_create("segment plans");
-    TCase *lv = tcase_create("level maps");
     SRunner *sr;
     int failed;
 
     tcase_set_timeout(seg, 60);
-    tcase_set_timeout(lv, 60);
     tcase_add_test(seg, seg_empty_payload_has_no_segments);
     tcase_add_test(seg, seg_zero_segsize_is_one_segment);
     tcase_add_test(seg, seg_exact_multiple);
@@ -514,13 +314,7 @@ int main(void)
     tcase_add_test(seg, seg_bounded_plans_tile_every_payload);
     tcase_add_test(seg, pipeline_segments_follow_the_steps);
     tcase_add_test(seg, pipeline_is_hans_for_two_levels);
-    tcase_add_test(lv, levels_round_robin_uneven_cliques);
-    tcase_add_test(lv, levels_degenerate_shapes);
-    tcase_add_test(lv, levels_random_placements);
-    tcase_add_test(lv, levels_rank_order);
-    tcase_add_test(lv, levels_node_offsets_tile_the_ranks);
     suite_add_tcase(s, seg);
-    suite_add_tcase(s, lv);
 
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

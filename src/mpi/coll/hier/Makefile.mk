@@ -10,7 +10,6 @@ mpi_core_sources += \
     src/mpi/coll/hier/hier_segment.c \
     src/mpi/coll/hier/hier_pipeline.c \
     src/mpi/coll/hier/hier_pipeline_run.c \
-    src/mpi/coll/hier/hier_levels.c \
     src/mpi/coll/hier/hier_hierarchy.c \
     src/mpi/coll/hier/hier_topology.c \
     src/mpi/coll/hier/hier_hierarchy_comm.c \
@@ -25,6 +24,7 @@ mpi_core_sources += \
     src/mpi/coll/hier/hier_site.c \
     src/mpi/coll/hier/hier_submodules.c \
     src/mpi/coll/hier/hier_rooted.c \
+    src/mpi/coll/hier/hier_rooted_sched.c \
     src/mpi/coll/hier/bcast_intra_hier.c \
     src/mpi/coll/hier/reduce_intra_hier.c \
     src/mpi/coll/hier/allreduce_intra_hier.c \
@@ -43,7 +43,6 @@ noinst_HEADERS += \
     src/mpi/coll/hier/hier_mpich_keys.h \
     src/mpi/coll/hier/hier_segment.h \
     src/mpi/coll/hier/hier_pipeline.h \
-    src/mpi/coll/hier/hier_levels.h \
     src/mpi/coll/hier/hier_hierarchy.h \
     src/mpi/coll/hier/hier_topology.h \
     src/mpi/coll/hier/hier_trees.h \

@@ -1,5 +1,5 @@
 /*
- * mpich-hier: hierarchical allgather, the leaders' ring pipelined with the node bcasts.
+ * mpich-hier: hierarchical allgather, the top leaders' ring pipelined with the bcasts down the levels.
  */
 
 #include "hier_impl.h"
@@ -16,9 +16,10 @@ cvars:
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
       description : >-
-        Pipeline segment size, in bytes, of the hier allgather's ring: each node's block
-        (its ranks' packed contributions) moves between leaders and is broadcast in its
-        node in pieces of this size. 0 moves each node's block as one piece.
+        Pipeline segment size, in bytes, of the hier allgather's ring: each top-level
+        group's block (its ranks' packed contributions; a node's with two levels) moves
+        between leaders and is broadcast down the group in pieces of this size. 0 moves
+        each group's block as one piece.
         Raised so that a message is cut into at most 1024 pieces (pvar
         coll_hier_segsize_raised counts it).
 
@@ -30,11 +31,12 @@ cvars:
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
       description : |-
-        Inter-node step of the hier allgather, run on the node leaders
-        auto - MPIR_Allgatherv_allcomm_auto (MPICH's selection) of the nodes' blocks,
-               then one intra-node bcast of everything
+        Step among the leaders of the top level of the hier allgather (the nodes' with
+        two levels)
+        auto - MPIR_Allgatherv_allcomm_auto (MPICH's selection) of the groups' blocks,
+               then one bcast of everything down each group
         ring - a ring of the leaders that forwards each piece as it arrives, each piece
-               broadcast in the node while the next ones travel
+               broadcast down the group while the next ones travel
 
     - name        : MPIR_CVAR_ALLGATHER_HIER_INTRA_ALGORITHM
       category    : COLLECTIVE
@@ -44,7 +46,8 @@ cvars:
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
       description : |-
-        Intra-node gather and bcast of the hier allgather
+        Gather and bcast in the finest groups inside a node of the hier allgather (the
+        levels between: binomial)
         auto     - MPICH's selection on the node communicator (MPIR Csel tree)
         binomial - MPIR_Gather_intra_binomial and MPIR_Bcast_intra_binomial
         shm      - binomial gather, the device's shared-memory bcast (CH4 POSIX
@@ -59,21 +62,21 @@ typedef struct {
     MPI_Aint first, len;
 } piece;
 
-/* The pieces of the ring in the order every rank of node `my_node` handles them: its own
- * node's block, then the blocks of nodes my_node - 1, my_node - 2, ..., my_node + 1 (what
- * its leader receives from the left, in turn), each cut into pieces of segsize (0: one
+/* The pieces of the ring in the order every rank of level-0 group `mine` handles them:
+ * its own group's block, then the blocks of groups mine - 1, mine - 2, ..., mine + 1
+ * (what its leader receives from the left, in turn), each cut into pieces of segsize (0: one
  * piece; at most MPII_HIER_SEG_MAX per block).  *own and *last: the pieces of the first
  * and of the last block. */
-static piece *ring_pieces(const long long *offset, int nnodes, int my_node, int segsize,
+static piece *ring_pieces(const long long *offset, int ngroups, int mine, int segsize,
                           int *npieces, int *own, int *last)
 {
     int n = 0;
     piece *p = NULL;
     for (int pass = 0; pass < 2; pass++) {
         n = 0;
-        for (int k = 0; k < nnodes; k++) {
-            int node = (my_node - k + nnodes) % nnodes, before = n;
-            MPI_Aint first = offset[node], len = offset[node + 1] - offset[node];
+        for (int k = 0; k < ngroups; k++) {
+            int group = (mine - k + ngroups) % ngroups, before = n;
+            MPI_Aint first = offset[group], len = offset[group + 1] - offset[group];
             int raised;
             MPI_Aint seg = MPII_Hier_seg_size(len, segsize, 1, &raised);
             if (pass == 0)
@@ -85,7 +88,7 @@ static piece *ring_pieces(const long long *offset, int nnodes, int my_node, int 
                 }
             if (k == 0)
                 *own = n;
-            if (k == nnodes - 1)
+            if (k == ngroups - 1)
                 *last = n - before;
         }
         if (pass == 0) {
@@ -98,20 +101,41 @@ static piece *ring_pieces(const long long *offset, int nnodes, int my_node, int 
     return p;
 }
 
-/* Algorithm: hierarchical allgather
+/* One piece of a level-0 group's blocks, every rank of the group broadcasts it down the
+ * steps below the top in turn (blocking; each step's root got it in the step before). */
+static int bcast_down(const MPII_Hier_steps * steps, char *at, MPI_Aint len, int intra_algo,
+                      int coll_attr, int *errflag)
+{
+    int mpi_errno, mpi_errno_ret = MPI_SUCCESS, n = steps->nsteps - 1;
+    for (int k = 1; k <= n; k++) {
+        const MPII_Hier_step *st = &steps->step[k];
+        if (!st->comm)
+            continue;
+        mpi_errno = MPII_Hier_intra_bcast(at, len, MPIR_BYTE_INTERNAL, st->root, st->comm,
+                                          k == n && !st->inter ? intra_algo :
+                                          MPII_HIER_INTRA_BINOMIAL, coll_attr | *errflag);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
+    }
+    return mpi_errno_ret;
+}
+
+/* Algorithm: hierarchical allgather over the N levels
  *
- * Every rank's block is its packed contribution, b bytes; the stage holds all of them,
- * node after node, each node's in its members' order.
- *     1. intra-node gather of the node's blocks onto its leader (local rank 0);
- *     2. ring, in steps j = 0, 1, ...: each leader receives the next piece from the
- *        previous node's leader, sends piece j of its list (its own node's pieces, then
- *        those it received, up to the next node's own block) to the next node's leader,
- *        and broadcasts piece j in its node while both travel; one receive and one send
- *        in flight, so that no leader waits on a peer that has not posted its side;
- *        auto: MPICH's allgatherv of the nodes' blocks among the leaders, then one
- *        intra-node bcast of the whole stage;
+ * Every rank's block is its packed contribution, b bytes; the stage holds all of them in
+ * the gathered layout of the hier gather to rank 0 (hier_hierarchy.h): level-0 group after
+ * level-0 group, each one's blocks where its leader gathers them.
+ *     1. each level-0 group's blocks onto its leader, up the steps below the top (the hier
+ *        gather's steps, binomial trees);
+ *     2. ring, in steps j = 0, 1, ...: each level-0 leader receives the next piece from
+ *        the previous group's leader, sends piece j of its list (its own group's pieces,
+ *        then those it received, up to the next group's own) to the next group's leader,
+ *        and broadcasts piece j down its group's steps while both travel; one receive and
+ *        one send in flight, so that no leader waits on a peer that has not posted its
+ *        side; auto: MPICH's allgatherv of the groups' blocks among the leaders, then one
+ *        bcast of the whole stage down the steps;
  *     3. each rank copies every block from the stage to its place in recvbuf.
- * Nodes of any size and any placement of ranks on nodes take this path.
+ * Two levels: the node's blocks gathered onto its rank 0, the ring of the nodes' rank 0,
+ * the node bcasts.  One node that nothing splits: gather and bcast on comm itself.
  */
 int MPIR_Allgather_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype,
                               void *recvbuf, MPI_Aint recvcount, MPI_Datatype recvtype,
@@ -127,7 +151,7 @@ int MPIR_Allgather_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datat
                                                          MPIR_CVAR_ALLGATHER_HIER_INTER_ALGORITHM,
                                                          MPIR_CVAR_ALLGATHER_HIER_INTRA_ALGORITHM);
     MPII_Hier_comm *hier = NULL;
-    MPIR_Comm *up_comm, *node_comm;
+    MPII_Hier_steps steps;
     piece *pieces = NULL;
     long long *offset = NULL;
     MPI_Aint *counts = NULL, *displs = NULL;
@@ -158,15 +182,48 @@ int MPIR_Allgather_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datat
         goto fn_exit;
     }
 
-    const MPII_Hier_levels *lv = &hier->levels;
-    int nnodes = lv->nnodes, my_node = hier->my_node, is_leader = hier->my_local == 0;
-    mpi_errno = MPII_Hier_two_level_comms(comm_ptr, hier, 0, &up_comm, &node_comm);
-    MPIR_ERR_CHECK(mpi_errno);
+    MPIR_CHKLMEM_MALLOC(stage, size * block);
+    if (MPII_Hier_one_node(hier)) {
+        /* the intra-node steps on comm itself, the stage in rank order */
+        char *mine = stage + rank * block;
+        if (in_place)
+            mpi_errno = MPIR_Localcopy((char *) recvbuf + rank * recvcount * extent, recvcount,
+                                       recvtype, mine, block, MPIR_BYTE_INTERNAL);
+        else
+            mpi_errno = MPIR_Localcopy(sendbuf, sendcount, sendtype, mine, block,
+                                       MPIR_BYTE_INTERNAL);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
+        mpi_errno = MPII_Hier_intra_gather(rank == 0 ? MPI_IN_PLACE : mine, block,
+                                           MPIR_BYTE_INTERNAL, stage, block, MPIR_BYTE_INTERNAL, 0,
+                                           comm_ptr, prm.intra_algo, coll_attr | errflag);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
+        mpi_errno = MPII_Hier_intra_bcast(stage, size * block, MPIR_BYTE_INTERNAL, 0, comm_ptr,
+                                          prm.intra_algo, coll_attr | errflag);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
+        for (int r = 0; r < size; r++) {
+            if (r == rank && in_place)
+                continue;
+            mpi_errno = MPIR_Localcopy(stage + r * block, block, MPIR_BYTE_INTERNAL,
+                                       (char *) recvbuf + r * recvcount * extent, recvcount,
+                                       recvtype);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
+        }
+        goto fn_exit;
+    }
 
-    MPIR_CHKLMEM_MALLOC(offset, sizeof(long long) * (nnodes + 1));
-    MPII_Hier_levels_node_offsets(lv, 0, block, offset);
-    MPIR_CHKLMEM_MALLOC(stage, offset[nnodes]);
-    char *mine = stage + offset[my_node] + (MPI_Aint) hier->my_local * block;
+    mpi_errno = MPII_Hier_steps_get(comm_ptr, hier, 0, &steps);
+    MPIR_ERR_CHECK(mpi_errno);
+    const MPII_Hier_hierarchy *h = steps.h;
+    MPIR_Comm *top_comm = steps.step[0].comm;
+    int ntop = h->nlevels == 0 ? size : h->level[0].ngroups;
+    int my_top = h->nlevels == 0 ? rank : h->level[0].group_of[rank];
+    MPIR_CHKLMEM_MALLOC(offset, sizeof(long long) * (ntop + 1));
+    MPII_Hier_hierarchy_step_offsets(h, 0, 0, 0, offset);
+    for (int g = 0; g <= ntop; g++)
+        offset[g] *= block;     /* bytes */
+
+    long long my_at = MPII_Hier_hierarchy_block_at(h, steps.col, rank);
+    char *mine = stage + my_at * block;
     if (in_place)
         mpi_errno = MPIR_Localcopy((char *) recvbuf + rank * recvcount * extent, recvcount,
                                    recvtype, mine, block, MPIR_BYTE_INTERNAL);
@@ -174,66 +231,61 @@ int MPIR_Allgather_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datat
         mpi_errno = MPIR_Localcopy(sendbuf, sendcount, sendtype, mine, block, MPIR_BYTE_INTERNAL);
     MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
 
-    /* 1. the node's blocks onto its leader */
-    if (node_comm) {
-        mpi_errno = MPII_Hier_intra_gather(is_leader ? MPI_IN_PLACE : mine, block,
-                                           MPIR_BYTE_INTERNAL, stage + offset[my_node], block, 0,
-                                           node_comm, prm.intra_algo, coll_attr | errflag);
-        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
-    }
+    /* 1. the group's blocks onto its leader: a leader's subtree starts where its own group
+     * does (it stands first at every step it leads, and its finest group in rank order) */
+    mpi_errno = MPII_Hier_rooted_gather(&steps, 1, MPII_HIER_TREE_BINOMIAL, mine, block,
+                                        MPIR_BYTE_INTERNAL, stage + (my_at -
+                                                                     MPII_Hier_hierarchy_finest_pos
+                                                                     (h, rank)) * block, block,
+                                        prm.intra_algo, coll_attr, &errflag);
+    MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
 
-    /* 2. between the nodes, and through each node */
-    if (prm.inter_algo == MPII_HIER_ALLGATHER_INTER_AUTO || nnodes == 1) {
-        if (up_comm) {
-            MPIR_CHKLMEM_MALLOC(counts, sizeof(MPI_Aint) * nnodes);
-            MPIR_CHKLMEM_MALLOC(displs, sizeof(MPI_Aint) * nnodes);
-            for (int n = 0; n < nnodes; n++) {
-                counts[n] = offset[n + 1] - offset[n];
-                displs[n] = offset[n];
+    /* 2. among the level-0 leaders, and down each group */
+    if (prm.inter_algo == MPII_HIER_ALLGATHER_INTER_AUTO) {
+        if (top_comm) {
+            MPIR_CHKLMEM_MALLOC(counts, sizeof(MPI_Aint) * ntop);
+            MPIR_CHKLMEM_MALLOC(displs, sizeof(MPI_Aint) * ntop);
+            for (int g = 0; g < ntop; g++) {
+                counts[g] = offset[g + 1] - offset[g];
+                displs[g] = offset[g];
             }
             mpi_errno = MPIR_Allgatherv_allcomm_auto(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, stage,
-                                                     counts, displs, MPIR_BYTE_INTERNAL, up_comm,
+                                                     counts, displs, MPIR_BYTE_INTERNAL, top_comm,
                                                      coll_attr | errflag);
             MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
         }
-        if (node_comm) {
-            mpi_errno = MPII_Hier_intra_bcast(stage, offset[nnodes], MPIR_BYTE_INTERNAL, 0,
-                                              node_comm, prm.intra_algo, coll_attr | errflag);
-            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
-        }
+        mpi_errno = bcast_down(&steps, stage, size * block, prm.intra_algo, coll_attr, &errflag);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
     } else {
-        int nunits, own = 0, last = 0, right = (my_node + 1) % nnodes, left = (my_node - 1 + nnodes) % nnodes;
-        pieces = ring_pieces(offset, nnodes, my_node, prm.segsize, &nunits, &own, &last);
+        int nunits, own = 0, last = 0, right = (my_top + 1) % ntop, left = (my_top - 1 + ntop) % ntop;
+        pieces = ring_pieces(offset, ntop, my_top, prm.segsize, &nunits, &own, &last);
         MPIR_ERR_CHKANDJUMP(!pieces, mpi_errno, MPI_ERR_OTHER, "**nomem");
-        /* the units are the node's own pieces, then what arrives from the left; what goes
+        /* the units are the group's own pieces, then what arrives from the left; what goes
          * to the right is the same list without the last block to come round (the right
          * neighbour's own) */
-        int nrecv = up_comm ? nunits - own : 0;
-        int nsend = up_comm ? nunits - last : 0;
+        int nrecv = top_comm ? nunits - own : 0;
+        int nsend = top_comm ? nunits - last : 0;
         MPII_HIER_PVAR_ADD(ALLGATHER_HIER_SEGMENTS, nrecv);
         for (int j = 0; j < nunits; j++) {
             MPIR_Request *reqs[2] = { NULL, NULL };
             int n = 0;
             /* step j: receive unit own + j, send unit j (held: own, or received at step
-             * j - own), and broadcast unit j in the node meanwhile */
+             * j - own), and broadcast unit j down the group meanwhile */
             if (j < nrecv) {
                 mpi_errno = MPIC_Irecv(stage + pieces[own + j].first, pieces[own + j].len,
-                                       MPIR_BYTE_INTERNAL, left, MPIR_ALLGATHER_TAG, up_comm,
+                                       MPIR_BYTE_INTERNAL, left, MPIR_ALLGATHER_TAG, top_comm,
                                        &reqs[n++]);
                 MPIR_ERR_CHECK(mpi_errno);
             }
             if (j < nsend) {
                 mpi_errno = MPIC_Isend(stage + pieces[j].first, pieces[j].len, MPIR_BYTE_INTERNAL,
-                                       right, MPIR_ALLGATHER_TAG, up_comm, &reqs[n++],
+                                       right, MPIR_ALLGATHER_TAG, top_comm, &reqs[n++],
                                        coll_attr | errflag);
                 MPIR_ERR_CHECK(mpi_errno);
             }
-            if (node_comm) {
-                mpi_errno = MPII_Hier_intra_bcast(stage + pieces[j].first, pieces[j].len,
-                                                  MPIR_BYTE_INTERNAL, 0, node_comm, prm.intra_algo,
-                                                  coll_attr | errflag);
-                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
-            }
+            mpi_errno = bcast_down(&steps, stage + pieces[j].first, pieces[j].len,
+                                   prm.intra_algo, coll_attr, &errflag);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
             if (n) {
                 mpi_errno = MPIC_Waitall(n, reqs, MPI_STATUSES_IGNORE);
                 MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
@@ -245,8 +297,8 @@ int MPIR_Allgather_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datat
     for (int r = 0; r < size; r++) {
         if (r == rank && in_place)
             continue;
-        mpi_errno = MPIR_Localcopy(stage + offset[lv->node_of[r]] + (MPI_Aint) lv->local_of[r] *
-                                   block, block, MPIR_BYTE_INTERNAL,
+        mpi_errno = MPIR_Localcopy(stage + MPII_Hier_hierarchy_block_at(h, steps.col, r) * block,
+                                   block, MPIR_BYTE_INTERNAL,
                                    (char *) recvbuf + r * recvcount * extent, recvcount, recvtype);
         MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
     }

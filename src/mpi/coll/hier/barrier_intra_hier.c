@@ -16,7 +16,8 @@ cvars:
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
       description : |-
-        Inter-node barrier of the hier barrier, run on the node leaders
+        Barrier among the leaders of the top level of the hier barrier (the nodes' with
+        two levels; the levels between fan in and out on binomial trees)
         auto          - MPIR_Ibarrier and a wait (MPICH's own selection)
         dissemination - MPIR_Barrier_intra_dissemination
 
@@ -28,7 +29,7 @@ cvars:
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
       description : |-
-        Intra-node fan-in and fan-out of the hier barrier
+        Fan-in and fan-out of the hier barrier in the finest groups inside a node
         auto     - MPIR_Barrier_allcomm_auto on the node communicator, then
                    MPIR_Bcast_allcomm_auto of one byte
         binomial - empty messages up and down a binomial tree
@@ -39,16 +40,18 @@ cvars:
 */
 
 
-/* Algorithm: hierarchical barrier
+/* Algorithm: hierarchical barrier over the N levels
  *
- *     fan-in on each node (onto local rank 0); barrier among the nodes' rank 0;
- *     fan-out on each node
+ *     fan-in up the steps (finest first: onto each step's rank 0, the group's leader);
+ *     barrier among the level-0 leaders; fan-out down the steps
  *
  * No rank leaves before every rank came in: a rank leaves the fan-out only after its
  * leader entered it, which is after the leaders' barrier, which every leader entered
- * after its whole node came in.  auto and shm fan in with a whole barrier and fan out
- * with a bcast of one byte from the leader, as MPICH's own smp composition does.  One
- * node: the intra step on comm itself, one rank per node: the leaders' barrier on comm.
+ * after its whole group came in.  The finest step inside a node runs the intra-node
+ * submodule (auto and shm fan in with a whole barrier and fan out with a bcast of one
+ * byte from the leader, as MPICH's own smp composition does), the steps between binomial
+ * fans.  One node that nothing splits: the intra step on comm itself; one rank per node:
+ * the leaders' barrier on comm.
  */
 int MPIR_Barrier_intra_hier(MPIR_Comm * comm_ptr, int inter_algo, int intra_algo, int coll_attr)
 {
@@ -60,7 +63,7 @@ int MPIR_Barrier_intra_hier(MPIR_Comm * comm_ptr, int inter_algo, int intra_algo
     const MPII_Hier_params cvars = MPII_HIER_PARAMS_STEPS(MPIR_CVAR_BARRIER_HIER_INTER_ALGORITHM,
                                                           MPIR_CVAR_BARRIER_HIER_INTRA_ALGORITHM);
     MPII_Hier_comm *hier = NULL;
-    MPIR_Comm *up_comm, *node_comm;
+    MPII_Hier_steps steps;
     MPIR_Request *req = NULL;
 
     MPIR_FUNC_ENTER;
@@ -78,9 +81,7 @@ int MPIR_Barrier_intra_hier(MPIR_Comm * comm_ptr, int inter_algo, int intra_algo
         goto fn_exit;
     }
 
-    mpi_errno = MPII_Hier_two_level_comms(comm_ptr, hier, 0, &up_comm, &node_comm);
-    MPIR_ERR_CHECK(mpi_errno);
-    if (node_comm == comm_ptr) {
+    if (MPII_Hier_one_node(hier)) {
         /* one node: binomial fans in and out on comm itself; the others run dissemination,
          * what MPICH runs there in the end (its tree picks smp for a one-node parent comm,
          * which only issues the barrier again on its node comm, back into a forced hier),
@@ -96,23 +97,33 @@ int MPIR_Barrier_intra_hier(MPIR_Comm * comm_ptr, int inter_algo, int intra_algo
         goto fn_exit;
     }
 
-    if (node_comm) {
-        mpi_errno = MPII_Hier_intra_fan(node_comm, 1, prm.intra_algo, coll_attr | errflag);
-        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
-    }
-    if (up_comm) {
-        if (prm.inter_algo == MPII_HIER_BARRIER_INTER_AUTO) {
-            mpi_errno = MPIR_Ibarrier_impl(up_comm, &req);
+    /* root 0: every step is rooted at its rank 0 */
+    mpi_errno = MPII_Hier_steps_get(comm_ptr, hier, 0, &steps);
+    MPIR_ERR_CHECK(mpi_errno);
+    int n = steps.nsteps - 1;
+    for (int fan_in = 1; fan_in >= 0; fan_in--) {
+        for (int i = 0; i < n; i++) {
+            int k = fan_in ? n - i : i + 1;
+            const MPII_Hier_step *st = &steps.step[k];
+            if (!st->comm)
+                continue;
+            MPIR_Assert(st->root == 0);
+            mpi_errno = MPII_Hier_intra_fan(st->comm, fan_in, k == n && !st->inter ?
+                                            prm.intra_algo : MPII_HIER_INTRA_BINOMIAL,
+                                            coll_attr | errflag);
             MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
-            mpi_errno = MPII_Hier_wait(&req);
-        } else {
-            mpi_errno = MPIR_Barrier_intra_dissemination(up_comm, coll_attr | errflag);
         }
-        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
-    }
-    if (node_comm) {
-        mpi_errno = MPII_Hier_intra_fan(node_comm, 0, prm.intra_algo, coll_attr | errflag);
-        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
+        if (fan_in && steps.step[0].comm) {
+            MPIR_Comm *top_comm = steps.step[0].comm;
+            if (prm.inter_algo == MPII_HIER_BARRIER_INTER_AUTO) {
+                mpi_errno = MPIR_Ibarrier_impl(top_comm, &req);
+                MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
+                mpi_errno = MPII_Hier_wait(&req);
+            } else {
+                mpi_errno = MPIR_Barrier_intra_dissemination(top_comm, coll_attr | errflag);
+            }
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
+        }
     }
 
   fn_exit:

@@ -239,7 +239,7 @@ static int bcast_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
         goto fn_exit;
     mpi_errno = MPII_Hier_sched_begin(a, &cvars, &prm, &hier);
     MPIR_ERR_CHECK(mpi_errno);
-    if (!hier || (MPII_Hier_nlevels(hier) == 0 && hier->levels.nnodes == 1)) {
+    if (!hier || MPII_Hier_one_node(hier)) {
         if (hier)
             MPII_HIER_PVAR_ADD(BCAST_HIER_SEGMENTS, 1); /* the whole payload, in one step */
         mpi_errno = MPIR_TSP_Ibcast_sched_intra_tree(buffer, count, datatype, root, comm_ptr,
@@ -361,7 +361,7 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
     payload_started = 1;
     int nlevels = MPII_Hier_nlevels(hier);
 
-    if (nlevels == 0 && hier->levels.nnodes == 1) {
+    if (MPII_Hier_one_node(hier)) {
         /* one node: the intra module on comm itself.  A tree that picks hier for this
          * comm again lands here re-entered: stop that loop with binomial.  Never the
          * device shm path here: the device's own release_gather set-up on a node comm

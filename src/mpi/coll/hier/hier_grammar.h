@@ -95,7 +95,11 @@
 #define MPII_HIER_SCHED_ALGORITHMS(X) \
     X(ibcast, Ibcast, IBCAST, tsp_hier, bcast) \
     X(ireduce, Ireduce, IREDUCE, tsp_hier, reduce) \
-    X(iallreduce, Iallreduce, IALLREDUCE, tsp_hier, allreduce)
+    X(iallreduce, Iallreduce, IALLREDUCE, tsp_hier, allreduce) \
+    X(iallgather, Iallgather, IALLGATHER, tsp_hier, allgather) \
+    X(igather, Igather, IGATHER, tsp_hier, gather) \
+    X(iscatter, Iscatter, ISCATTER, tsp_hier, scatter) \
+    X(ibarrier, Ibarrier, IBARRIER, tsp_hier, barrier)
 
 /* HAN Table II: segment size (bytes, 0 = one segment), inter-node submodule, its radix
  * (tsp_kary, tsp_knomial; fanout of seg_chain), its pipeline chunk (bytes, 0 = none),

@@ -259,6 +259,59 @@ int MPII_Hier_hierarchy_leader(const MPII_Hier_hierarchy * h, int level, int gro
                            col[h->nlevels] % MPII_Hier_hierarchy_group_size(h, h->nlevels - 1, group)];
 }
 
+/* the level-`level` group at position pos of step `level`'s instance */
+static int step_member_group(const MPII_Hier_hierarchy * h, int level, int instance, int pos)
+{
+    if (level == 0)
+        return pos;
+    const MPII_Hier_level *up = &h->level[level - 1];
+    return up->subs[up->sub_start[instance] + pos];
+}
+
+static int step_size(const MPII_Hier_hierarchy * h, int level, int instance)
+{
+    return level == 0 ? h->level[0].ngroups : MPII_Hier_hierarchy_nsubs(h, level - 1, instance);
+}
+
+void MPII_Hier_hierarchy_step_offsets(const MPII_Hier_hierarchy * h, int level, int instance,
+                                      int root, long long *offset)
+{
+    int size = h->nlevels == 0 ? h->nranks : step_size(h, level, instance);
+    offset[0] = 0;
+    for (int rel = 0; rel < size; rel++) {
+        int pos = (root + rel) % size;
+        offset[rel + 1] = offset[rel] + (h->nlevels == 0 ? 1 :
+                                         MPII_Hier_hierarchy_group_size(h, level,
+                                                                        step_member_group(h, level,
+                                                                                          instance,
+                                                                                          pos)));
+    }
+}
+
+int MPII_Hier_hierarchy_finest_pos(const MPII_Hier_hierarchy * h, int rank)
+{
+    return h->nlevels == 0 ? 0 : h->level[h->nlevels - 1].local_of[rank];
+}
+
+long long MPII_Hier_hierarchy_block_at(const MPII_Hier_hierarchy * h, const int *col, int rank)
+{
+    if (h->nlevels == 0)
+        return (rank - col[0] + h->nranks) % h->nranks;
+    long long at = 0;
+    for (int k = 0; k < h->nlevels; k++) {
+        int g = h->level[k].group_of[rank];
+        int instance = k == 0 ? 0 : h->level[k].parent[g];
+        int size = step_size(h, k, instance);
+        int root = col[k] % size;
+        int rel = (MPII_Hier_hierarchy_sibling(h, k, g) - root + size) % size;
+        /* the members before rel in the step's relative order */
+        for (int before = 0; before < rel; before++)
+            at += MPII_Hier_hierarchy_group_size(h, k, step_member_group(h, k, instance,
+                                                                        (root + before) % size));
+    }
+    return at + MPII_Hier_hierarchy_finest_pos(h, rank);
+}
+
 /* ranks r and s share their first column + 1 keys */
 static int same_prefix(int depth, const long *keys, int r, int s, int column)
 {

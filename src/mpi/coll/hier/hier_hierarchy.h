@@ -25,8 +25,9 @@
  *
  * so the root leads every group it is in, every group has exactly one leader per root, and
  * a group's leader also leads one of its subgroups: data that reached a level-k leader is
- * already where the level-(k+1) step starts.  Two levels (nodes only) give the two-level
- * rule of hier_levels.h: node n is led by its member (j mod size_n).
+ * already where the level-(k+1) step starts.  Two levels (nodes only: the hierarchy of the
+ * node key alone) give HAN's rule: for a root at local rank j, node n is led by its member
+ * (j mod size_n).
  */
 
 #ifndef HIER_HIERARCHY_H_INCLUDED
@@ -98,6 +99,28 @@ typedef struct {
 /* place: [nlevels + 1]; nothing to do when nlevels is 0 */
 void MPII_Hier_hierarchy_steps(const MPII_Hier_hierarchy * h, const int *col, int me,
                                MPII_Hier_step_place * place);
+
+/* Gathered layouts (the hier gather, scatter and allgather): every rank's block, one after
+ * the other, in the stages of the steps' members.  At step k < N a member's stage holds the
+ * blocks of its own level-k group first, then those of the other members of its subtree in
+ * the step's tree, members in relative order from the step's root (position (root + rel)
+ * mod size), so that any run of consecutive relative positions (a subtree of a LINEAR or
+ * BINOMIAL tree) is one piece; a member leads its group at every finer step, where it
+ * stands first, so what it gathered there is already in place.  The finest step keeps its
+ * group's blocks in rank order (MPICH's gather and scatter on the group's comm).  With no
+ * levels the one step is the whole comm, ranks in relative order from the root.
+ *
+ * MPII_Hier_hierarchy_step_offsets: offset[rel] (rel = 0 .. size, in blocks) where the
+ * member at relative position rel starts, for step `level` < N of `instance` rooted at
+ * position root: each member weighs the ranks of its level-`level` group. */
+void MPII_Hier_hierarchy_step_offsets(const MPII_Hier_hierarchy * h, int level, int instance,
+                                      int root, long long *offset);
+/* Where rank's block lies (in blocks) in the stage of the root given by col; for a rank
+ * that leads its level-k group, its finest position (MPII_Hier_hierarchy_finest_pos)
+ * less is where that group starts. */
+long long MPII_Hier_hierarchy_block_at(const MPII_Hier_hierarchy * h, const int *col, int rank);
+/* rank's position in its finest group (0 with no levels) */
+int MPII_Hier_hierarchy_finest_pos(const MPII_Hier_hierarchy * h, int rank);
 
 /* The hierarchical communicators of the MPIX API (hierarchical-communicators paper,
  * section 3) on the same key paths as MPII_Hier_hierarchy_build, where a negative key

@@ -1,6 +1,7 @@
 /*
- * mpich-hier: the N-level hierarchy of a communicator (hier_hierarchy.h over MPI), built
- * from every rank's keys when first needed and cached with the two-level data.
+ * mpich-hier: the N-level hierarchy of a communicator (hier_hierarchy.h over MPI): every
+ * rank's keys (switches, node, hwloc levels below the node), gathered when first needed.
+ * Its communicators are hier_comm.c's.
  */
 
 #include "hier_impl.h"
@@ -56,7 +57,7 @@ cvars:
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
       description : |-
-        Levels the hier bcast, reduce and allreduce pipeline across (read at each call)
+        Levels the hier collectives run across (read at each call)
         all   - every level of the hierarchy: switch groups, nodes, and the levels below
                 the node (MPIR_CVAR_HIER_DUMP shows them)
         nodes - two levels, inside a node and between nodes, as HAN
@@ -300,7 +301,10 @@ int MPII_Hier_hierarchy_get(MPIR_Comm * comm, MPII_Hier_comm * hier,
         long *row = &keys[(long) r * depth];
         for (int k = 0; k < nswitch; k++)
             row[k] = switch_keys[(long) r * nswitch + k];
-        row[nswitch] = hier->levels.node_of[r];
+        int node_id;
+        mpi_errno = MPID_Get_node_id(comm, r, &node_id);
+        MPIR_ERR_CHECK(mpi_errno);
+        row[nswitch] = node_id;
         for (int i = 0; i < BELOW_NODE_LEVELS; i++)
             row[nswitch + 1 + i] = rec[r].below[i];
     }
@@ -324,169 +328,4 @@ int MPII_Hier_hierarchy_get(MPIR_Comm * comm, MPII_Hier_comm * hier,
     return mpi_errno;
   fn_fail:
     goto fn_exit;
-}
-
-/* A step's comm, for step `level` < nlevels and the columns below it (col[level + 1 ..
- * nlevels]), which decide its members. */
-struct MPII_Hier_step_comm {
-    int level;
-    int *col;                   /* [nlevels - level] */
-    MPIR_Comm *comm;            /* NULL when this rank is not a member */
-    struct MPII_Hier_step_comm *next;
-};
-
-static int split_step(MPIR_Comm * comm, MPII_Hier_comm * hier, const MPII_Hier_step_place * p,
-                      MPIR_Comm ** newcomm)
-{
-    /* key = position, so a member's rank in the step's comm is its position */
-    hier->building = 1;
-    int mpi_errno = MPIR_Comm_split_impl(comm, p->in ? p->instance : MPI_UNDEFINED, p->pos,
-                                         newcomm);
-    hier->building = 0;
-    return mpi_errno;
-}
-
-static int step_comm(MPIR_Comm * comm, MPII_Hier_comm * hier, int level, const int *col,
-                     const MPII_Hier_step_place * p, MPIR_Comm ** newcomm)
-{
-    int mpi_errno = MPI_SUCCESS;
-    int n = hier->hierarchy.nlevels - level;
-    struct MPII_Hier_step_comm *c;
-
-    for (c = hier->step_comms; c; c = c->next)
-        if (c->level == level && memcmp(c->col, col + level + 1, sizeof(int) * n) == 0) {
-            *newcomm = c->comm;
-            return MPI_SUCCESS;
-        }
-    c = MPL_calloc(1, sizeof(*c), MPL_MEM_COLL);
-    int *key = MPL_malloc(sizeof(int) * n, MPL_MEM_COLL);
-    if (!c || !key) {
-        MPL_free(c);
-        MPL_free(key);
-        MPIR_ERR_SETANDJUMP(mpi_errno, MPI_ERR_OTHER, "**nomem");
-    }
-    memcpy(key, col + level + 1, sizeof(int) * n);
-    c->level = level;
-    c->col = key;
-    mpi_errno = split_step(comm, hier, p, &c->comm);
-    if (mpi_errno) {
-        MPL_free(key);
-        MPL_free(c);
-        goto fn_fail;
-    }
-    c->next = hier->step_comms;
-    hier->step_comms = c;
-    *newcomm = c->comm;
-
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
-}
-
-int MPII_Hier_nlevels(const MPII_Hier_comm * hier)
-{
-    /* Inside MPI_Init (a tuning file picking hier for the device's set-up collectives on
-     * MPI_COMM_WORLD) the steps' comms cannot be split yet: MPI_COMM_WORLD's collectives
-     * have no selection until its commit ends.  HAN's two levels need none there. */
-    if (MPIR_CVAR_HIER_LEVELS == MPIR_CVAR_HIER_LEVELS_nodes ||
-        MPL_atomic_load_int(&MPIR_Process.mpich_state) != MPICH_MPI_STATE__INITIALIZED)
-        return MPII_Hier_levels_is_multilevel(&hier->levels);
-    return hier->hierarchy.nlevels;
-}
-
-int MPII_Hier_steps_get(MPIR_Comm * comm, MPII_Hier_comm * hier, int root,
-                        MPII_Hier_steps * steps)
-{
-    int mpi_errno = MPI_SUCCESS;
-    const MPII_Hier_hierarchy *h = &hier->hierarchy;
-    int n = MPII_Hier_nlevels(hier);
-    int col[MPII_HIER_MAX_STEPS];
-    MPII_Hier_step_place place[MPII_HIER_MAX_STEPS];
-    int source_of_node = hier->switch_levels;
-
-    MPIR_Assert(hier->hierarchy_ready && n < MPII_HIER_MAX_STEPS);
-    if (n == 0) {
-        /* one rank per node (no level splits anything, and there is more than one node):
-         * the nodes are the ranks, the finest groups single ranks */
-        MPIR_Assert(hier->levels.nnodes > 1);
-        steps->nsteps = 2;
-        steps->step[0] = (MPII_Hier_step) { comm, root, 1, 0 };
-        steps->step[1] = (MPII_Hier_step) { NULL, 0, 1, 0 };
-        return MPI_SUCCESS;
-    }
-    if (n != h->nlevels || (n == 1 && h->level[0].source == source_of_node)) {
-        /* nodes only (the hierarchy's one level, or MPIR_CVAR_HIER_LEVELS=nodes): the
-         * column comm (rank = node index) and the node comm of the two-level algorithms */
-        const MPII_Hier_levels *lv = &hier->levels;
-        int column = lv->local_of[root];
-        steps->nsteps = 2;
-        steps->step[0] = (MPII_Hier_step) { NULL, lv->node_of[root], 1, 0 };
-        steps->step[1] = (MPII_Hier_step) {
-            hier->node_comm, MPII_Hier_levels_column_local(lv, hier->my_node, column), 0, 0 };
-        mpi_errno = MPII_Hier_column_comm(comm, hier, column, &steps->step[0].comm);
-        return mpi_errno;
-    }
-    MPII_Hier_hierarchy_columns(h, root, col);
-    MPII_Hier_hierarchy_steps(h, col, comm->rank, place);
-    steps->nsteps = n + 1;
-
-    for (int k = 0; k < n; k++) {
-        MPII_Hier_step *st = &steps->step[k];
-        st->root = place[k].root;
-        /* level-k groups are switches or nodes: different nodes */
-        st->inter = h->level[k].source <= source_of_node;
-        st->up = h->level[k].source < source_of_node;
-        st->down = h->level[k].source > source_of_node;
-        mpi_errno = step_comm(comm, hier, k, col, &place[k], &st->comm);
-        MPIR_ERR_CHECK(mpi_errno);
-        MPIR_Assert(!st->comm == !place[k].in);
-    }
-
-    /* the finest groups, whatever the root */
-    MPII_Hier_step *st = &steps->step[n];
-    st->root = place[n].root;
-    st->inter = st->up = h->level[n - 1].source < source_of_node;
-    st->down = 0;               /* the finest step runs the intra-node submodule */
-    if (!hier->finest_ready) {
-        if (h->level[n - 1].source == source_of_node) {
-            hier->finest_comm = hier->node_comm;
-        } else {
-            mpi_errno = split_step(comm, hier, &place[n], &hier->finest_comm);
-            MPIR_ERR_CHECK(mpi_errno);
-            hier->own_finest = 1;
-        }
-        hier->finest_ready = 1;
-    }
-    st->comm = hier->finest_comm;
-    MPIR_Assert(!st->comm == !place[n].in);
-
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
-}
-
-int MPII_Hier_steps_first(const MPII_Hier_steps * steps)
-{
-    int k = 0;
-    while (k < steps->nsteps && !steps->step[k].comm)
-        k++;
-    return k;
-}
-
-void MPII_Hier_steps_free(MPII_Hier_comm * hier)
-{
-    while (hier->step_comms) {
-        struct MPII_Hier_step_comm *c = hier->step_comms;
-        hier->step_comms = c->next;
-        if (c->comm)
-            MPIR_Comm_free_impl(c->comm);
-        MPL_free(c->col);
-        MPL_free(c);
-    }
-    if (hier->own_finest && hier->finest_comm)
-        MPIR_Comm_free_impl(hier->finest_comm);
-    hier->finest_comm = NULL;
-    hier->finest_ready = 0;
 }

@@ -6,39 +6,34 @@
 #define HIER_IMPL_H_INCLUDED
 
 #include "mpiimpl.h"
-#include "hier_levels.h"
 #include "hier_hierarchy.h"
 #include "hier_segment.h"
 #include "hier_pipeline.h"
 #include "hier_trees.h"
 #include "hier_grammar.h"
 
-/* Per-communicator levels, built on first use and freed with the communicator. */
+/* Per-communicator hierarchies and their comms (hier_comm.c), built on first use and freed
+ * with the communicator. */
 typedef struct {
     int building;               /* sub-communicators under construction */
     int reentered;              /* single-node hier running on this comm */
-    MPII_Hier_levels levels;
-    int my_node;
-    int my_local;
+    int nnodes;                 /* nodes comm's ranks are on */
+    MPII_Hier_hierarchy nodes;  /* of the node key alone: HAN's two levels */
     MPIR_Comm *node_comm;       /* NULL when my node has one rank */
     int own_node_comm;          /* node_comm was split by us, not comm->node_comm */
-    MPIR_Comm **column_comm;    /* [max_ppn]: leaders of column j, NULL if not a member */
-    int own_column0;            /* column_comm[0] was split by us, not comm->node_roots_comm */
-    char *column_ready;         /* [max_ppn] */
     int hierarchy_ready;        /* hierarchy built (MPII_Hier_hierarchy_get) */
     MPII_Hier_hierarchy hierarchy;      /* all levels: switches, node, below the node */
     int switch_levels;          /* key columns above the node's */
     int depth;                  /* key columns: switches, node, below the node */
     long *keys;                 /* [local_size * depth] every rank's keys, coarsest first */
-    struct MPII_Hier_step_comm *step_comms;     /* the N-level steps' comms made so far */
+    struct MPII_Hier_step_comm *step_comms;     /* the steps' comms made so far */
     int finest_ready;
-    MPIR_Comm *finest_comm;     /* my finest group's comm, NULL when it has one rank */
-    int own_finest;             /* finest_comm was split by us, not node_comm */
+    MPIR_Comm *finest_comm;     /* split by us: my finest group's comm when the finest level
+                                 * is not the node's (NULL when it has one rank) */
 } MPII_Hier_comm;
 
-/* The levels of comm and its hierarchy, built if needed.  Sets *hier to NULL while they
- * are being built (a collective issued by our own communicator creation): callers then
- * run flat. */
+/* The hierarchies of comm, built if needed.  Sets *hier to NULL while they are being
+ * built (a collective issued by our own communicator creation): callers then run flat. */
 int MPII_Hier_get(MPIR_Comm * comm, MPII_Hier_comm ** hier);
 /* The N-level hierarchy of comm (hier_hierarchy.h): switch levels (Slurm's address, or
  * MPIR_CVAR_HIER_TOPOLOGY_FILE, or MPIR_CVAR_HIER_EMULATE_SWITCH_NODES), the node, and the
@@ -54,8 +49,7 @@ const char *MPII_Hier_column_type(const MPII_Hier_comm * hier, int column);
  * root, with this rank's communicator of each: steps 0 .. nsteps - 1, coarsest first.
  * Their comms are split from comm on first use (collectively: every rank asks for the
  * same steps in the same order, as they run the same collectives) and cached with hier;
- * a hierarchy of nodes only uses the node comm and the column comms of the two-level
- * algorithms. */
+ * a hierarchy of nodes only reuses MPICH's node comms where they fit. */
 #define MPII_HIER_MAX_STEPS 16
 typedef struct {
     MPIR_Comm *comm;            /* NULL: this rank takes no part */
@@ -64,13 +58,18 @@ typedef struct {
     int up;                     /* the members lead switch groups: the up_inter_* parameters */
     int down;                   /* they lead groups inside a node (packages, ...) and this is
                                  * not the finest step: the down_inter_* parameters */
+    int instance;               /* which of the step's member sets (MPII_Hier_step_place) */
 } MPII_Hier_step;
 typedef struct {
     int nsteps;                 /* levels of the hierarchy + 1 */
     MPII_Hier_step step[MPII_HIER_MAX_STEPS];
+    const MPII_Hier_hierarchy *h;       /* the hierarchy they are the steps of */
+    int col[MPII_HIER_MAX_STEPS];       /* the root's columns in it */
 } MPII_Hier_steps;
-/* The levels a hier bcast, reduce or allreduce pipelines across: the hierarchy's, or with
- * MPIR_CVAR_HIER_LEVELS=nodes the node level only (0 when it splits nothing). */
+/* The hierarchy the hier collectives run on: comm's, or with MPIR_CVAR_HIER_LEVELS=nodes
+ * (and inside MPI_Init) the one of the node key alone; and its levels (0 when nothing
+ * splits). */
+const MPII_Hier_hierarchy *MPII_Hier_used(const MPII_Hier_comm * hier);
 int MPII_Hier_nlevels(const MPII_Hier_comm * hier);
 /* Needs the hierarchy (MPII_Hier_hierarchy_get) and more than one node.  Without levels
  * (MPII_Hier_nlevels 0: one rank per node) the steps are the whole comm and single
@@ -79,12 +78,12 @@ int MPII_Hier_steps_get(MPIR_Comm * comm, MPII_Hier_comm * hier, int root,
                         MPII_Hier_steps * steps);
 /* The first step this rank takes part in (steps->nsteps when none). */
 int MPII_Hier_steps_first(const MPII_Hier_steps * steps);
-/* Frees the steps' comms (with comm's hier data). */
-void MPII_Hier_steps_free(MPII_Hier_comm * hier);
-
-/* The leaders' communicator of column j (collective over comm on first use). */
-int MPII_Hier_column_comm(MPIR_Comm * comm, MPII_Hier_comm * hier, int column,
-                          MPIR_Comm ** column_comm);
+/* Whether comm is on one node that no level of the hierarchy in use splits: the hier
+ * algorithms then run their intra-node submodule on comm itself. */
+static inline int MPII_Hier_one_node(const MPII_Hier_comm * hier)
+{
+    return hier->nnodes == 1 && MPII_Hier_nlevels(hier) == 0;
+}
 
 /* Counters exposed as MPI_T pvars (class COUNTER, category COLLECTIVE, hier_pvars.c):
  * how often each plugin algorithm of the grammar ran (coll_hier_<coll>_<algo>_count),
@@ -229,56 +228,55 @@ int MPII_Hier_sched_trivial_reduction(const MPII_Hier_call * call, MPIR_TSP_sche
  * fills a new gentran schedule on call->comm, which is started and waited for. */
 int MPII_Hier_sched_wait(MPII_Hier_sched_fn build, const MPII_Hier_call * call);
 
-/* The leaders' comm of a two-level step rooted at local rank `column` (allgather,
- * barrier: column 0) and this rank's place: *up_comm is comm itself when every node has
- * one rank (nodes are ranks), the column's leaders' comm (rank = node index) when this
- * rank leads its node, NULL otherwise; *node_comm the node's comm (comm itself on one
- * node, NULL when the node has one rank). */
-int MPII_Hier_two_level_comms(MPIR_Comm * comm, MPII_Hier_comm * hier, int column,
-                              MPIR_Comm ** up_comm, MPIR_Comm ** node_comm);
-
-/* The two-step gather and scatter through the root's column leaders (hier_rooted.c).
- * For a root at local rank j, node n is led by its member j mod size_n; every rank's
- * block is `block` packed bytes, kept node after node from the root's node on (each
- * node's in its members' order), so that the nodes of a subtree of the inter-node tree
- * (LINEAR or BINOMIAL: runs of consecutive relative nodes) hold one contiguous piece.
- * Zero-initialised, it may be finished without having been started. */
+/* The gathered layout (hier_hierarchy.h) over the steps, with a LINEAR or BINOMIAL tree of
+ * each step's members (hier_rooted.c); blocks of `block` packed bytes.  A leader's stage
+ * holds its subtree's blocks at its coarsest step, its own first. */
+/* One tree step k < N of steps for this member: its tree (ranks of the step's comm) and,
+ * in blocks from the start of its subtree, where the pieces lie. */
 typedef struct {
-    int nnodes, root_node, my_rel;
-    int intra_root;             /* the node's leader, in node_comm */
-    int is_leader;
-    MPIR_Comm *up_comm, *node_comm;     /* MPII_Hier_two_level_comms of the root's column */
+    MPII_Hier_tree_node tree;
+    long long *offset;          /* [size + 1]: MPII_Hier_hierarchy_step_offsets */
+    int size, root, my_rel;
     MPII_Hier_tree_kind kind;
-    MPII_Hier_tree_node tree;   /* leaders: the tree of the nodes, up_comm ranks */
-    MPI_Aint block;
-    long long *offset;          /* [nnodes + 1]: MPII_Hier_levels_node_offsets from the root's */
-    char *stage;                /* leaders: their subtree's blocks, their own node's first */
-    MPI_Aint stage_bytes;
-    int reentered;              /* one node: hier->reentered taken */
-} MPII_Hier_rooted;
+} MPII_Hier_rooted_step;
+/* (free it also when it fails) */
+int MPII_Hier_rooted_step_init(const MPII_Hier_steps * steps, int k, MPII_Hier_tree_kind kind,
+                               MPII_Hier_rooted_step * rs);
+/* The piece of child c's subtree (c = -1: this member's own subtree): where, from the
+ * start of this member's subtree, and how many blocks. */
+void MPII_Hier_rooted_step_piece(const MPII_Hier_rooted_step * rs, int c, long long *at,
+                                 long long *len);
+void MPII_Hier_rooted_step_free(MPII_Hier_rooted_step * rs);
+/* The block of a gather (gathering) or scatter: the root's receive (send) signature's
+ * bytes, every rank's; *root_extent the extent of the root's type (0 elsewhere). */
+MPI_Aint MPII_Hier_rooted_block(int rank, int root, MPI_Aint sendcount, MPI_Datatype sendtype,
+                                MPI_Aint recvcount, MPI_Datatype recvtype, int gathering,
+                                MPI_Aint * root_extent);
+/* How many blocks this rank's stage holds (0: it leads nothing, -1: out of memory). */
+long long MPII_Hier_rooted_stage_blocks(const MPII_Hier_steps * steps, MPII_Hier_tree_kind kind);
+/* Up the steps from the finest to step `last`: the finest step gathers (sendbuf, sendcount,
+ * sendtype) of the others onto its leader's stage (whose own block is in place there, at
+ * its finest position), each coarser one the pieces of the tree.  Errors are recorded in
+ * *errflag and the steps go on. */
+int MPII_Hier_rooted_gather(const MPII_Hier_steps * steps, int last, MPII_Hier_tree_kind kind,
+                            const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype,
+                            char *stage, MPI_Aint block, int intra_algo, int coll_attr,
+                            int *errflag);
+/* Down all steps: the root's stage holds every block in the layout; each rank receives its
+ * own into recvbuf (MPI_IN_PLACE: the root's stays where it is). */
+int MPII_Hier_rooted_scatter(const MPII_Hier_steps * steps, MPII_Hier_tree_kind kind,
+                             char *stage, MPI_Aint block, void *recvbuf, MPI_Aint recvcount,
+                             MPI_Datatype recvtype, int intra_algo, int coll_attr, int *errflag);
 
-/* Fills rt for this rank (a one-node comm re-entered takes intra_algo binomial).  Leaders
- * get their stage and tree. */
-int MPII_Hier_rooted_start(MPIR_Comm * comm, MPII_Hier_comm * hier, int root, MPI_Aint block,
-                           MPII_Hier_tree_kind kind, int *intra_algo, MPII_Hier_rooted * rt);
-/* Where the subtree of the leader's child c lies in its stage. */
-void MPII_Hier_rooted_child_piece(const MPII_Hier_rooted * rt, int c, MPI_Aint * at,
-                                  MPI_Aint * len);
-/* Where rank's block lies in the root's stage. */
-MPI_Aint MPII_Hier_rooted_block_at(const MPII_Hier_comm * hier, const MPII_Hier_rooted * rt,
-                                   int rank);
-void MPII_Hier_rooted_finish(MPII_Hier_comm * hier, MPII_Hier_rooted * rt);
-
-/* Intra-node steps of the gathering collectives, blocking, on the node comm: every
- * rank's block is nbytes packed bytes, the root's buffer holds them in node-comm rank
- * order (MPI_IN_PLACE at the root: its own block is in place there).  binomial and shm
- * run MPICH's binomial algorithms (the device has no shm gather or scatter), auto
- * MPICH's selection on the node comm. */
+/* Intra-node steps of the gathering collectives, blocking, on the node comm: the root's
+ * buffer holds the blocks in node-comm rank order (MPI_IN_PLACE at the root: its own
+ * block is in place there).  binomial and shm run MPICH's binomial algorithms (the device
+ * has no shm gather or scatter), auto MPICH's selection on the node comm. */
 int MPII_Hier_intra_gather(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype,
-                           void *recvbuf, MPI_Aint nbytes, int root, MPIR_Comm * node_comm,
-                           int intra_algo, int coll_attr);
-int MPII_Hier_intra_scatter(const void *sendbuf, MPI_Aint nbytes, void *recvbuf,
-                            MPI_Aint recvcount, MPI_Datatype recvtype, int root,
+                           void *recvbuf, MPI_Aint recvcount, MPI_Datatype recvtype, int root,
+                           MPIR_Comm * node_comm, int intra_algo, int coll_attr);
+int MPII_Hier_intra_scatter(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, MPI_Aint recvcount, MPI_Datatype recvtype, int root,
                             MPIR_Comm * node_comm, int intra_algo, int coll_attr);
 /* Intra-node step of the barrier, fan-in (no rank of the node leaves before all came
  * in, node comm rank 0 last) or fan-out (none leaves before rank 0 came in): binomial

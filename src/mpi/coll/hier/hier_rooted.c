@@ -1,78 +1,202 @@
 /*
- * mpich-hier: the two-step gather and scatter through the root's column leaders
- * (gather_intra_hier.c, scatter_intra_hier.c): where a rank stands, and the blocks a
- * leader holds, node after node from the root's node on.
+ * mpich-hier: the gathered layout's steps (hier_hierarchy.h) over MPI: up the steps for
+ * the hier gather and allgather, down them for the hier scatter.
  */
 
 #include "hier_impl.h"
 
-int MPII_Hier_rooted_start(MPIR_Comm * comm, MPII_Hier_comm * hier, int root, MPI_Aint block,
-                           MPII_Hier_tree_kind kind, int *intra_algo, MPII_Hier_rooted * rt)
+int MPII_Hier_rooted_step_init(const MPII_Hier_steps * steps, int k, MPII_Hier_tree_kind kind,
+                               MPII_Hier_rooted_step * rs)
 {
-    int mpi_errno = MPI_SUCCESS;
-    const MPII_Hier_levels *lv = &hier->levels;
-    int column = lv->local_of[root];
+    const MPII_Hier_step *st = &steps->step[k];
+    memset(rs, 0, sizeof(*rs));
+    rs->size = st->comm->local_size;
+    rs->root = st->root;
+    rs->my_rel = (st->comm->rank - st->root + rs->size) % rs->size;
+    rs->kind = kind;
+    rs->offset = MPL_malloc(sizeof(long long) * (rs->size + 1), MPL_MEM_COLL);
+    if (!rs->offset)
+        return MPI_ERR_NO_MEM;
+    MPII_Hier_hierarchy_step_offsets(steps->h, k, st->instance, st->root, rs->offset);
+    if (MPII_Hier_tree_node_init(&rs->tree, kind, rs->size, st->root, 1, st->comm->rank) != 0)
+        return MPI_ERR_NO_MEM;
+    return MPI_SUCCESS;
+}
 
-    rt->nnodes = lv->nnodes;
-    rt->root_node = lv->node_of[root];
-    rt->my_rel = (hier->my_node - rt->root_node + rt->nnodes) % rt->nnodes;
-    rt->intra_root = MPII_Hier_levels_column_local(lv, hier->my_node, column);
-    rt->is_leader = hier->my_local == rt->intra_root;
-    rt->block = block;
-    rt->kind = kind;
+void MPII_Hier_rooted_step_piece(const MPII_Hier_rooted_step * rs, int c, long long *at,
+                                 long long *len)
+{
+    int rel = c < 0 ? rs->my_rel : (rs->tree.children[c] - rs->root + rs->size) % rs->size;
+    int span = MPII_Hier_tree_subtree_size(rs->kind, rs->size, 0, rel);
+    *at = rs->offset[rel] - rs->offset[rs->my_rel];
+    *len = rs->offset[rel + span] - rs->offset[rel];
+}
 
-    mpi_errno = MPII_Hier_two_level_comms(comm, hier, column, &rt->up_comm, &rt->node_comm);
-    MPIR_ERR_CHECK(mpi_errno);
-    if (rt->node_comm == comm) {
-        /* one node: a tree that picks hier for this comm again lands here re-entered */
-        if (hier->reentered)
-            *intra_algo = MPII_HIER_INTRA_BINOMIAL;
-        hier->reentered++;
-        rt->reentered = 1;
+void MPII_Hier_rooted_step_free(MPII_Hier_rooted_step * rs)
+{
+    MPII_Hier_tree_node_free(&rs->tree);
+    MPL_free(rs->offset);
+    rs->offset = NULL;
+}
+
+MPI_Aint MPII_Hier_rooted_block(int rank, int root, MPI_Aint sendcount, MPI_Datatype sendtype,
+                                MPI_Aint recvcount, MPI_Datatype recvtype, int gathering,
+                                MPI_Aint * root_extent)
+{
+    /* the root's signature is every rank's */
+    MPI_Aint type_size;
+    MPI_Aint count = rank == root ? (gathering ? recvcount : sendcount) :
+        (gathering ? sendcount : recvcount);
+    MPI_Datatype type = rank == root ? (gathering ? recvtype : sendtype) :
+        (gathering ? sendtype : recvtype);
+    MPIR_Datatype_get_size_macro(type, type_size);
+    *root_extent = 0;
+    if (rank == root)
+        MPIR_Datatype_get_extent_macro(type, *root_extent);
+    return count * type_size;
+}
+
+long long MPII_Hier_rooted_stage_blocks(const MPII_Hier_steps * steps, MPII_Hier_tree_kind kind)
+{
+    int n = steps->nsteps - 1, first = MPII_Hier_steps_first(steps);
+    if (first == steps->nsteps)
+        return 1;
+    if (first == n) {
+        const MPII_Hier_step *st = &steps->step[n];
+        return st->comm->rank == st->root ? st->comm->local_size : 0;
+    }
+    MPII_Hier_rooted_step rs;
+    long long at, len = 0;
+    if (MPII_Hier_rooted_step_init(steps, first, kind, &rs) == MPI_SUCCESS)
+        MPII_Hier_rooted_step_piece(&rs, -1, &at, &len);
+    else
+        len = -1;
+    MPII_Hier_rooted_step_free(&rs);
+    return len;
+}
+
+int MPII_Hier_rooted_gather(const MPII_Hier_steps * steps, int last, MPII_Hier_tree_kind kind,
+                            const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype,
+                            char *stage, MPI_Aint block, int intra_algo, int coll_attr,
+                            int *errflag)
+{
+    int mpi_errno = MPI_SUCCESS, mpi_errno_ret = MPI_SUCCESS;
+    int n = steps->nsteps - 1;
+    MPIR_Request **reqs = NULL;
+
+    /* the finest step: the group's blocks in rank order onto its leader */
+    const MPII_Hier_step *fin = &steps->step[n];
+    if (fin->comm && n >= last) {
+        int leads = fin->comm->rank == fin->root;
+        mpi_errno = MPII_Hier_intra_gather(leads ? MPI_IN_PLACE : sendbuf, sendcount, sendtype,
+                                           stage, block, MPIR_BYTE_INTERNAL, fin->root, fin->comm,
+                                           fin->inter ? MPII_HIER_INTRA_BINOMIAL : intra_algo,
+                                           coll_attr | *errflag);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
     }
 
-    rt->offset = MPL_malloc(sizeof(long long) * (rt->nnodes + 1), MPL_MEM_COLL);
-    MPIR_ERR_CHKANDJUMP(!rt->offset, mpi_errno, MPI_ERR_OTHER, "**nomem");
-    MPII_Hier_levels_node_offsets(lv, rt->root_node, block, rt->offset);
-    if (rt->is_leader) {
-        int span = MPII_Hier_tree_subtree_size(kind, rt->nnodes, 0, rt->my_rel);
-        rt->stage_bytes = rt->offset[rt->my_rel + span] - rt->offset[rt->my_rel];
-        rt->stage = MPL_malloc(rt->stage_bytes, MPL_MEM_COLL);
-        MPIR_ERR_CHKANDJUMP(!rt->stage, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    /* the tree steps, finest first: the children's subtrees next to mine, then the whole
+     * to the parent */
+    for (int k = n - 1; k >= last; k--) {
+        const MPII_Hier_step *st = &steps->step[k];
+        MPII_Hier_rooted_step rs;
+        long long at, len;
+        if (!st->comm)
+            continue;
+        mpi_errno = MPII_Hier_rooted_step_init(steps, k, kind, &rs);
+        if (mpi_errno) {
+            MPII_Hier_rooted_step_free(&rs);
+            MPIR_ERR_SETANDJUMP(mpi_errno, MPI_ERR_OTHER, "**nomem");
+        }
+        reqs = MPL_malloc(sizeof(MPIR_Request *) * MPL_MAX(1, rs.tree.nchildren), MPL_MEM_COLL);
+        if (!reqs) {
+            MPII_Hier_rooted_step_free(&rs);
+            MPIR_ERR_SETANDJUMP(mpi_errno, MPI_ERR_OTHER, "**nomem");
+        }
+        for (int c = 0; c < rs.tree.nchildren; c++) {
+            MPII_Hier_rooted_step_piece(&rs, c, &at, &len);
+            mpi_errno = MPIC_Irecv(stage + at * block, len * block, MPIR_BYTE_INTERNAL,
+                                   rs.tree.children[c], MPIR_GATHER_TAG, st->comm, &reqs[c]);
+            if (mpi_errno) {
+                /* the ones posted complete before the buffer goes */
+                MPIC_Waitall(c, reqs, MPI_STATUSES_IGNORE);
+                MPII_Hier_rooted_step_free(&rs);
+                MPIR_ERR_CHECK(mpi_errno);
+            }
+        }
+        mpi_errno = MPIC_Waitall(rs.tree.nchildren, reqs, MPI_STATUSES_IGNORE);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
+        if (rs.tree.parent >= 0) {
+            MPII_Hier_rooted_step_piece(&rs, -1, &at, &len);
+            mpi_errno = MPIC_Send(stage, len * block, MPIR_BYTE_INTERNAL, rs.tree.parent,
+                                  MPIR_GATHER_TAG, st->comm, coll_attr | *errflag);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
+        }
+        MPL_free(reqs);
+        reqs = NULL;
+        MPII_Hier_rooted_step_free(&rs);
     }
-    if (rt->up_comm)
-        MPIR_ERR_CHKANDJUMP(MPII_Hier_tree_node_init(&rt->tree, kind, rt->nnodes, rt->root_node,
-                                                     1, hier->my_node) != 0, mpi_errno,
-                            MPI_ERR_OTHER, "**nomem");
 
   fn_exit:
-    return mpi_errno;
+    MPL_free(reqs);
+    return mpi_errno_ret ? mpi_errno_ret : mpi_errno;
   fn_fail:
     goto fn_exit;
 }
 
-void MPII_Hier_rooted_child_piece(const MPII_Hier_rooted * rt, int c, MPI_Aint * at,
-                                  MPI_Aint * len)
+int MPII_Hier_rooted_scatter(const MPII_Hier_steps * steps, MPII_Hier_tree_kind kind,
+                             char *stage, MPI_Aint block, void *recvbuf, MPI_Aint recvcount,
+                             MPI_Datatype recvtype, int intra_algo, int coll_attr, int *errflag)
 {
-    int rel = (rt->tree.children[c] - rt->root_node + rt->nnodes) % rt->nnodes;
-    int span = MPII_Hier_tree_subtree_size(rt->kind, rt->nnodes, 0, rel);
-    *at = rt->offset[rel] - rt->offset[rt->my_rel];
-    *len = rt->offset[rel + span] - rt->offset[rel];
-}
+    int mpi_errno = MPI_SUCCESS, mpi_errno_ret = MPI_SUCCESS;
+    int n = steps->nsteps - 1;
 
-MPI_Aint MPII_Hier_rooted_block_at(const MPII_Hier_comm * hier, const MPII_Hier_rooted * rt,
-                                   int rank)
-{
-    const MPII_Hier_levels *lv = &hier->levels;
-    int rel = (lv->node_of[rank] - rt->root_node + rt->nnodes) % rt->nnodes;
-    return rt->offset[rel] + (MPI_Aint) lv->local_of[rank] * rt->block;
-}
+    /* the tree steps, coarsest first: my subtree from the parent, each child's on */
+    for (int k = 0; k < n; k++) {
+        const MPII_Hier_step *st = &steps->step[k];
+        MPII_Hier_rooted_step rs;
+        long long at, len;
+        if (!st->comm)
+            continue;
+        mpi_errno = MPII_Hier_rooted_step_init(steps, k, kind, &rs);
+        if (mpi_errno) {
+            MPII_Hier_rooted_step_free(&rs);
+            MPIR_ERR_SETANDJUMP(mpi_errno, MPI_ERR_OTHER, "**nomem");
+        }
+        if (rs.tree.parent >= 0) {
+            MPII_Hier_rooted_step_piece(&rs, -1, &at, &len);
+            mpi_errno = MPIC_Recv(stage, len * block, MPIR_BYTE_INTERNAL, rs.tree.parent,
+                                  MPIR_SCATTER_TAG, st->comm, MPI_STATUS_IGNORE);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
+        }
+        /* one after the other, the largest subtree first: the sends share this member's
+         * link anyway, and so the first child forwards while the later ones still come */
+        for (int c = 0; c < rs.tree.nchildren; c++) {
+            MPII_Hier_rooted_step_piece(&rs, c, &at, &len);
+            mpi_errno = MPIC_Send(stage + at * block, len * block, MPIR_BYTE_INTERNAL,
+                                  rs.tree.children[c], MPIR_SCATTER_TAG, st->comm,
+                                  coll_attr | *errflag);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
+        }
+        MPII_Hier_rooted_step_free(&rs);
+    }
 
-void MPII_Hier_rooted_finish(MPII_Hier_comm * hier, MPII_Hier_rooted * rt)
-{
-    if (rt->reentered)
-        hier->reentered--;
-    MPII_Hier_tree_node_free(&rt->tree);
-    MPL_free(rt->stage);
-    MPL_free(rt->offset);
+    /* the finest step: the group's blocks, in rank order, from its leader */
+    const MPII_Hier_step *fin = &steps->step[n];
+    if (fin->comm) {
+        mpi_errno = MPII_Hier_intra_scatter(stage, block, MPIR_BYTE_INTERNAL, recvbuf, recvcount, recvtype,
+                                            fin->root, fin->comm,
+                                            fin->inter ? MPII_HIER_INTRA_BINOMIAL : intra_algo,
+                                            coll_attr | *errflag);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
+    } else if (recvbuf != MPI_IN_PLACE) {
+        /* alone in its finest group: its block is the first of its stage */
+        mpi_errno = MPIR_Localcopy(stage, block, MPIR_BYTE_INTERNAL, recvbuf, recvcount, recvtype);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
+    }
+
+  fn_exit:
+    return mpi_errno_ret ? mpi_errno_ret : mpi_errno;
+  fn_fail:
+    goto fn_exit;
 }

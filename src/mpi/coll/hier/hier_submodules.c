@@ -110,13 +110,10 @@ int MPII_Hier_begin(MPIR_Comm * comm, const MPII_Hier_params * given,
 
 int MPII_Hier_reduction_runs_flat(const MPII_Hier_comm * hier, MPI_Op op)
 {
-    int nlevels = hier ? MPII_Hier_nlevels(hier) : 0;
-    if (!hier || (nlevels == 0 && hier->levels.nnodes == 1))
+    if (!hier || MPII_Hier_one_node(hier))
         return 1;
-    int ordered = nlevels == hier->hierarchy.nlevels ?
-        MPII_Hier_hierarchy_is_rank_ordered(&hier->hierarchy) :
-        MPII_Hier_levels_is_rank_ordered(&hier->levels);
-    if (!MPIR_Op_is_commutative(op) && !ordered) {
+    if (!MPIR_Op_is_commutative(op) &&
+        !MPII_Hier_hierarchy_is_rank_ordered(MPII_Hier_used(hier))) {
         MPII_HIER_PVAR_ADD(FLAT_FALLBACKS, 1);
         return 1;
     }
@@ -481,45 +478,25 @@ int MPII_Hier_intra_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
                                     coll_attr);
 }
 
-int MPII_Hier_two_level_comms(MPIR_Comm * comm, MPII_Hier_comm * hier, int column,
-                              MPIR_Comm ** up_comm, MPIR_Comm ** node_comm)
-{
-    int mpi_errno = MPI_SUCCESS;
-    const MPII_Hier_levels *lv = &hier->levels;
-
-    *up_comm = NULL;
-    *node_comm = NULL;
-    if (lv->nnodes == 1) {
-        *node_comm = comm;
-    } else if (!MPII_Hier_levels_is_multilevel(lv)) {
-        *up_comm = comm;        /* one rank per node: nodes are ranks */
-    } else {
-        *node_comm = hier->node_comm;
-        /* every rank takes part in creating the column's comm, members or not */
-        mpi_errno = MPII_Hier_column_comm(comm, hier, column, up_comm);
-    }
-    return mpi_errno;
-}
-
 int MPII_Hier_intra_gather(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype,
-                           void *recvbuf, MPI_Aint nbytes, int root, MPIR_Comm * node_comm,
-                           int intra_algo, int coll_attr)
+                           void *recvbuf, MPI_Aint recvcount, MPI_Datatype recvtype, int root,
+                           MPIR_Comm * node_comm, int intra_algo, int coll_attr)
 {
     if (intra_algo == MPII_HIER_INTRA_AUTO)
-        return MPIR_Gather_allcomm_auto(sendbuf, sendcount, sendtype, recvbuf, nbytes,
-                                        MPIR_BYTE_INTERNAL, root, node_comm, coll_attr);
-    return MPIR_Gather_intra_binomial(sendbuf, sendcount, sendtype, recvbuf, nbytes,
-                                      MPIR_BYTE_INTERNAL, root, node_comm, coll_attr);
+        return MPIR_Gather_allcomm_auto(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                        recvtype, root, node_comm, coll_attr);
+    return MPIR_Gather_intra_binomial(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                      recvtype, root, node_comm, coll_attr);
 }
 
-int MPII_Hier_intra_scatter(const void *sendbuf, MPI_Aint nbytes, void *recvbuf,
-                            MPI_Aint recvcount, MPI_Datatype recvtype, int root,
+int MPII_Hier_intra_scatter(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, MPI_Aint recvcount, MPI_Datatype recvtype, int root,
                             MPIR_Comm * node_comm, int intra_algo, int coll_attr)
 {
     if (intra_algo == MPII_HIER_INTRA_AUTO)
-        return MPIR_Scatter_allcomm_auto(sendbuf, nbytes, MPIR_BYTE_INTERNAL, recvbuf, recvcount,
+        return MPIR_Scatter_allcomm_auto(sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                          recvtype, root, node_comm, coll_attr);
-    return MPIR_Scatter_intra_binomial(sendbuf, nbytes, MPIR_BYTE_INTERNAL, recvbuf, recvcount,
+    return MPIR_Scatter_intra_binomial(sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                        recvtype, root, node_comm, coll_attr);
 }
 

@@ -16,10 +16,11 @@ cvars:
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
       description : |-
-        Inter-node scatter of the hier scatter, run on the leaders: each receives the
-        blocks of its subtree's nodes in one message
-        linear   - the root sends to every leader
-        binomial - a binomial tree of the nodes
+        Scatter among the leaders of the hier scatter, at each level above the finest
+        (the nodes' with two levels): each receives the blocks of its subtree's groups
+        in one message
+        linear   - the step's root sends to every leader
+        binomial - a binomial tree of the groups
 
     - name        : MPIR_CVAR_SCATTER_HIER_INTRA_ALGORITHM
       category    : COLLECTIVE
@@ -29,7 +30,7 @@ cvars:
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
       description : |-
-        Intra-node scatter of the hier scatter
+        Scatter in the finest groups (the nodes, with two levels) of the hier scatter
         auto     - MPIR_Scatter_allcomm_auto on the node communicator (MPIR Csel tree)
         binomial - MPIR_Scatter_intra_binomial
         shm      - as binomial (the device has no shared-memory scatter)
@@ -40,11 +41,12 @@ cvars:
 
 /* Algorithm: hierarchical scatter (the hier gather run backwards)
  *
- * Leaders and block order as in the hier gather (MPII_Hier_rooted):
- *     1. the root copies each rank's block from sendbuf into that order;
- *     2. each leader receives its subtree's piece from its parent and sends each child
- *        the child's subtree piece, in turn, the largest first;
- *     3. intra-node scatter of the node's blocks from its leader.
+ * Leaders and layout as in the hier gather (hier_hierarchy.h's gathered layout):
+ *     1. the root copies each rank's block from sendbuf into the layout;
+ *     2. coarsest step first, each member receives its subtree's piece from its parent and
+ *        sends each child the child's subtree piece, in turn, the largest first;
+ *     3. the finest step: MPICH's scatter of the group's blocks from its leader.
+ * One node that nothing splits: the intra-node submodule on comm itself.
  */
 int MPIR_Scatter_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype,
                             void *recvbuf, MPI_Aint recvcount, MPI_Datatype recvtype, int root,
@@ -58,22 +60,16 @@ int MPIR_Scatter_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datatyp
     const MPII_Hier_params cvars = MPII_HIER_PARAMS_STEPS(MPIR_CVAR_SCATTER_HIER_INTER_ALGORITHM,
                                                           MPIR_CVAR_SCATTER_HIER_INTRA_ALGORITHM);
     MPII_Hier_comm *hier = NULL;
-    MPII_Hier_rooted rt = { 0 };
+    MPII_Hier_steps steps;
+    char *stage = NULL;
     int rank = comm_ptr->rank, size = comm_ptr->local_size;
     int in_place = rank == root && recvbuf == MPI_IN_PLACE;
-    MPI_Aint block, type_size, send_extent = 0;
+    MPI_Aint block, send_extent;
 
     MPIR_FUNC_ENTER;
 
-    /* the root's send signature is every rank's: b bytes each */
-    if (rank == root) {
-        MPIR_Datatype_get_size_macro(sendtype, type_size);
-        MPIR_Datatype_get_extent_macro(sendtype, send_extent);
-        block = sendcount * type_size;
-    } else {
-        MPIR_Datatype_get_size_macro(recvtype, type_size);
-        block = recvcount * type_size;
-    }
+    block = MPII_Hier_rooted_block(rank, root, sendcount, sendtype, recvcount, recvtype, 0,
+                                   &send_extent);
     if (size == 1 || block == 0) {
         mpi_errno = MPII_Hier_params_resolve(&prm, &given, &cvars, MPII_HIER_SCATTER_INTER_COUNT);
         if (!mpi_errno && block > 0 && !in_place)
@@ -89,55 +85,45 @@ int MPIR_Scatter_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datatyp
                                                 recvtype, root, comm_ptr, coll_attr);
         goto fn_exit;
     }
-    mpi_errno = MPII_Hier_rooted_start(comm_ptr, hier, root, block,
-                                       prm.inter_algo == MPII_HIER_SCATTER_INTER_LINEAR ?
-                                       MPII_HIER_TREE_LINEAR : MPII_HIER_TREE_BINOMIAL,
-                                       &prm.intra_algo, &rt);
-    MPIR_ERR_CHECK(mpi_errno);
+    if (MPII_Hier_one_node(hier)) {
+        /* a tree that picks hier for this comm again lands here re-entered: binomial */
+        hier->reentered++;
+        mpi_errno = MPII_Hier_intra_scatter(sendbuf, sendcount, sendtype, recvbuf,
+                                            recvcount, recvtype, root, comm_ptr,
+                                            hier->reentered > 1 ? MPII_HIER_INTRA_BINOMIAL :
+                                            prm.intra_algo, coll_attr);
+        hier->reentered--;
+        goto fn_exit;
+    }
 
-    /* 1. every block from its place at the root into node order */
+    MPII_Hier_tree_kind kind = prm.inter_algo == MPII_HIER_SCATTER_INTER_LINEAR ?
+        MPII_HIER_TREE_LINEAR : MPII_HIER_TREE_BINOMIAL;
+    mpi_errno = MPII_Hier_steps_get(comm_ptr, hier, root, &steps);
+    MPIR_ERR_CHECK(mpi_errno);
+    long long nblocks = MPII_Hier_rooted_stage_blocks(&steps, kind);
+    MPIR_ERR_CHKANDJUMP(nblocks < 0, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    if (nblocks > 0) {
+        stage = MPL_malloc(nblocks * block, MPL_MEM_COLL);
+        MPIR_ERR_CHKANDJUMP(!stage, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    }
+
+    /* 1. every block from its place at the root into the layout */
     for (int r = 0; rank == root && r < size; r++) {
         mpi_errno = MPIR_Localcopy((const char *) sendbuf + r * sendcount * send_extent,
                                    sendcount, sendtype,
-                                   rt.stage + MPII_Hier_rooted_block_at(hier, &rt, r), block,
-                                   MPIR_BYTE_INTERNAL);
+                                   stage + MPII_Hier_hierarchy_block_at(steps.h, steps.col, r) *
+                                   block, block, MPIR_BYTE_INTERNAL);
         MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
     }
 
-    /* 2. the subtrees' pieces down the tree of nodes */
-    if (rt.up_comm) {
-        if (rt.tree.parent >= 0) {
-            mpi_errno = MPIC_Recv(rt.stage, rt.stage_bytes, MPIR_BYTE_INTERNAL, rt.tree.parent,
-                                  MPIR_SCATTER_TAG, rt.up_comm, MPI_STATUS_IGNORE);
-            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
-        }
-        /* one after the other, the largest subtree first: the sends share this leader's
-         * link anyway, and so the first child forwards while the later ones still come */
-        for (int c = 0; c < rt.tree.nchildren; c++) {
-            MPI_Aint at, len;
-            MPII_Hier_rooted_child_piece(&rt, c, &at, &len);
-            mpi_errno = MPIC_Send(rt.stage + at, len, MPIR_BYTE_INTERNAL, rt.tree.children[c],
-                                  MPIR_SCATTER_TAG, rt.up_comm, coll_attr | errflag);
-            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
-        }
-    }
-
-    /* 3. the node's blocks from its leader */
-    if (rt.node_comm) {
-        mpi_errno = MPII_Hier_intra_scatter(rt.stage, block, in_place ? MPI_IN_PLACE : recvbuf,
-                                            recvcount, recvtype, rt.intra_root, rt.node_comm,
-                                            prm.intra_algo, coll_attr | errflag);
-        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
-    } else if (!in_place) {
-        /* a leader alone on its node: its block is the first of its stage */
-        mpi_errno = MPIR_Localcopy(rt.stage, block, MPIR_BYTE_INTERNAL, recvbuf, recvcount,
-                                   recvtype);
-        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
-    }
+    /* 2., 3. down the steps */
+    mpi_errno = MPII_Hier_rooted_scatter(&steps, kind, stage, block,
+                                         in_place ? MPI_IN_PLACE : recvbuf, recvcount, recvtype,
+                                         prm.intra_algo, coll_attr, &errflag);
+    MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
 
   fn_exit:
-    if (hier)
-        MPII_Hier_rooted_finish(hier, &rt);
+    MPL_free(stage);
     MPIR_FUNC_EXIT;
     return MPII_Hier_final_errno(mpi_errno, mpi_errno_ret, errflag);
   fn_fail:
