@@ -50,7 +50,7 @@ static int split_step(MPIR_Comm * comm, MPII_Hier_comm * hier, const MPII_Hier_s
 
 static int step_comm(MPIR_Comm * comm, MPII_Hier_comm * hier, const MPII_Hier_hierarchy * h,
                      int level, const int *col, const MPII_Hier_step_place * p,
-                     MPIR_Comm ** newcomm)
+                     MPIR_Comm ** newcomm, int *mpich_comm)
 {
     int mpi_errno = MPI_SUCCESS;
     int n = h->nlevels - level;
@@ -58,8 +58,10 @@ static int step_comm(MPIR_Comm * comm, MPII_Hier_comm * hier, const MPII_Hier_hi
     for (struct MPII_Hier_step_comm * c = hier->step_comms; c; c = c->next)
         if (c->h == h && c->level == level && memcmp(c->col, col + level + 1, sizeof(int) * n) == 0) {
             *newcomm = c->comm;
+            *mpich_comm = !c->own;
             return MPI_SUCCESS;
         }
+    *mpich_comm = 0;
     mpi_errno = split_step(comm, hier, p, newcomm);
     MPIR_ERR_CHECK(mpi_errno);
     if (add_step_comm(hier, h, level, col, *newcomm, 1) != MPI_SUCCESS) {
@@ -231,8 +233,8 @@ int MPII_Hier_steps_get(MPIR_Comm * comm, MPII_Hier_comm * hier, int root,
          * the nodes are the ranks, the finest groups single ranks */
         MPIR_Assert(hier->nnodes > 1);
         steps->nsteps = 2;
-        steps->step[0] = (MPII_Hier_step) { comm, root, 1, 0, 0, 0 };
-        steps->step[1] = (MPII_Hier_step) { NULL, 0, 1, 0, 0, 0 };
+        steps->step[0] = (MPII_Hier_step) { comm, root, 1, 0, 0, 0, 1 };
+        steps->step[1] = (MPII_Hier_step) { NULL, 0, 1, 0, 0, 0, 0 };
         return MPI_SUCCESS;
     }
     MPII_Hier_hierarchy_steps(h, steps->col, comm->rank, place);
@@ -246,7 +248,8 @@ int MPII_Hier_steps_get(MPIR_Comm * comm, MPII_Hier_comm * hier, int root,
         st->inter = h->level[k].source <= source_of_node;
         st->up = h->level[k].source < source_of_node;
         st->down = h->level[k].source > source_of_node;
-        mpi_errno = step_comm(comm, hier, h, k, steps->col, &place[k], &st->comm);
+        mpi_errno = step_comm(comm, hier, h, k, steps->col, &place[k], &st->comm,
+                              &st->mpich_comm);
         MPIR_ERR_CHECK(mpi_errno);
         MPIR_Assert(!st->comm == !place[k].in);
     }
@@ -257,8 +260,10 @@ int MPII_Hier_steps_get(MPIR_Comm * comm, MPII_Hier_comm * hier, int root,
     st->instance = place[n].instance;
     st->inter = st->up = h->level[n - 1].source < source_of_node;
     st->down = 0;               /* the finest step runs the intra-node submodule */
+    st->mpich_comm = 0;
     if (h->level[n - 1].source == source_of_node) {
         st->comm = hier->node_comm;
+        st->mpich_comm = !hier->own_node_comm;
     } else {
         if (!hier->finest_ready) {
             mpi_errno = split_step(comm, hier, &place[n], &hier->finest_comm);

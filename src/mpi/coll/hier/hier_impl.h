@@ -59,6 +59,9 @@ typedef struct {
     int down;                   /* they lead groups inside a node (packages, ...) and this is
                                  * not the finest step: the down_inter_* parameters */
     int instance;               /* which of the step's member sets (MPII_Hier_step_place) */
+    int mpich_comm;             /* comm is MPICH's (its node_comm or node_roots_comm, or the
+                                 * parent comm itself), whose compositions tag their messages
+                                 * there from the parent comm: so do the plugin's schedules */
 } MPII_Hier_step;
 typedef struct {
     int nsteps;                 /* levels of the hierarchy + 1 */

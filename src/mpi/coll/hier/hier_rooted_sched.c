@@ -3,9 +3,8 @@
  * (MPI_Iallgather, MPI_Igather, MPI_Iscatter, MPI_Ibarrier and their _init forms).
  *
  * The steps of the blocking algorithms (MPII_Hier_steps_get), written as gentran vertices:
- * sends and receives on the steps' comms, each step's messages tagged from its own comm
- * (every member of a step builds the same collectives in the same order), so that they
- * never meet the messages of the steps' own non-blocking collectives.  What the schedule
+ * sends and receives on the steps' comms, each step's messages tagged from the source of
+ * tags that comm's other users draw from (step_tags), so that they never meet theirs.  What the schedule
  * cannot run: MPICH's and the device's intra-node algorithms (the finest step gathers and
  * scatters linearly onto and from its leader, the bcasts and fans go down binomial trees)
  * and the allgather's and barrier's auto submodules (ring and dissemination).
@@ -33,13 +32,21 @@ static int deps_add(deps * d, int vtx)
     return MPI_SUCCESS;
 }
 
-/* A tag of every step comm this rank is in (the finest included), from that comm. */
-static int step_tags(const MPII_Hier_steps * steps, int *tag)
+/* A tag of every step comm this rank is in (the finest included): from the parent comm
+ * (one, taken by every rank) on MPICH's comms, where MPICH's own compositions tag their
+ * messages so; from the step's comm on the plugin's own (every member builds the same
+ * collectives in the same order). */
+static int step_tags(MPIR_Comm * comm, const MPII_Hier_steps * steps, int *tag)
 {
-    int mpi_errno = MPI_SUCCESS;
-    for (int k = 0; k < steps->nsteps && !mpi_errno; k++)
-        if (steps->step[k].comm)
-            mpi_errno = MPIR_Sched_next_tag(steps->step[k].comm, &tag[k]);
+    int parent_tag;
+    int mpi_errno = MPIR_Sched_next_tag(comm, &parent_tag);
+    for (int k = 0; k < steps->nsteps && !mpi_errno; k++) {
+        const MPII_Hier_step *st = &steps->step[k];
+        if (st->comm && st->mpich_comm)
+            tag[k] = parent_tag;
+        else if (st->comm)
+            mpi_errno = MPIR_Sched_next_tag(st->comm, &tag[k]);
+    }
     return mpi_errno;
 }
 
@@ -59,7 +66,7 @@ static int sched_begin(MPIR_Comm * comm, const MPII_Hier_params * cvars, int n_i
     }
     mpi_errno = MPII_Hier_steps_get(comm, *hier, root, steps);
     if (!mpi_errno)
-        mpi_errno = step_tags(steps, tag);
+        mpi_errno = step_tags(comm, steps, tag);
     return mpi_errno;
 }
 
