@@ -4,8 +4,9 @@ allgather, gather, scatter and barrier on parent communicators sent to the hier
 algorithms with parameters (used by hier_json and hier_gather -json),
 or, with `seg`, bcast and reduce sent to segmented trees (used by hier_seg_json), or, with
 `route`, only bcast of at most 4 KiB on parent communicators sent to hier (used by
-hier_route: every other call must keep the device's selection), or, with `sched`, ibcast,
-ireduce and iallreduce on parent communicators sent to the hier schedules (used by hier_nb).
+hier_route: every other call must keep the device's selection), or, with `sched`, the
+non-blocking collectives on parent communicators sent to the hier schedules (used by
+hier_nb and hier_nb_gather).
 
     make_hier_tree.py MPICH/maint/tuning/coll/mpir/generic.json [seg|route|sched] > tree.json
 """
@@ -38,6 +39,10 @@ SCHED = {
     "ibcast": {"algorithm=MPIR_Ibcast_intra_tsp_hier": {}},
     "ireduce": {"algorithm=MPIR_Ireduce_intra_tsp_hier": {}},
     "iallreduce": {"algorithm=MPIR_Iallreduce_intra_tsp_hier": {}},
+    "iallgather": {"algorithm=MPIR_Iallgather_intra_tsp_hier": {}},
+    "igather": {"algorithm=MPIR_Igather_intra_tsp_hier": {}},
+    "iscatter": {"algorithm=MPIR_Iscatter_intra_tsp_hier": {}},
+    "ibarrier": {"algorithm=MPIR_Ibarrier_intra_tsp_hier": {}},
 }
 
 ROUTE = {

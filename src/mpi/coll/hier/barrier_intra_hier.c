@@ -100,7 +100,12 @@ int MPIR_Barrier_intra_hier(MPIR_Comm * comm_ptr, int inter_algo, int intra_algo
     /* root 0: every step is rooted at its rank 0 */
     mpi_errno = MPII_Hier_steps_get(comm_ptr, hier, 0, &steps);
     MPIR_ERR_CHECK(mpi_errno);
-    int n = steps.nsteps - 1;
+    int n = steps.nsteps - 1, tag = -1;
+    if (prm.inter_algo == MPII_HIER_BARRIER_INTER_AUTO) {
+        /* the top step's MPICH barrier, on MPICH's comm: a tag of the parent's */
+        mpi_errno = MPIR_Sched_next_tag(comm_ptr, &tag);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
     for (int fan_in = 1; fan_in >= 0; fan_in--) {
         for (int i = 0; i < n; i++) {
             int k = fan_in ? n - i : i + 1;
@@ -116,7 +121,9 @@ int MPIR_Barrier_intra_hier(MPIR_Comm * comm_ptr, int inter_algo, int intra_algo
         if (fan_in && steps.step[0].comm) {
             MPIR_Comm *top_comm = steps.step[0].comm;
             if (prm.inter_algo == MPII_HIER_BARRIER_INTER_AUTO) {
+                int saved = MPII_Hier_tag_lend(&steps.step[0], tag);
                 mpi_errno = MPIR_Ibarrier_impl(top_comm, &req);
+                MPII_Hier_tag_return(&steps.step[0], saved);
                 MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
                 mpi_errno = MPII_Hier_wait(&req);
             } else {

@@ -118,6 +118,7 @@ static int build_node_comms(MPIR_Comm * comm, MPII_Hier_comm * hier)
             hier->node_comm = NULL;
         }
     }
+    hier->roots_adopted = all_ok[1];
     if (all_ok[1]) {
         const int column0[2] = { 0, 0 };        /* col[1] = 0: the nodes' rank 0 lead */
         MPIR_ERR_CHKANDJUMP(add_step_comm(hier, &hier->nodes, 0, column0,
@@ -226,7 +227,15 @@ int MPII_Hier_steps_get(MPIR_Comm * comm, MPII_Hier_comm * hier, int root,
     int source_of_node = h == &hier->nodes ? 0 : hier->switch_levels;
 
     MPIR_Assert(hier->hierarchy_ready && n < MPII_HIER_MAX_STEPS);
+    steps->comm = comm;
     steps->h = h;
+    /* the same on every rank: what was agreed on when the node comms were made */
+    if (n == 0)
+        steps->mpich_comms = 1;
+    else if (h == &hier->nodes)
+        steps->mpich_comms = !hier->own_node_comm || hier->roots_adopted;
+    else
+        steps->mpich_comms = h->level[n - 1].source == source_of_node && !hier->own_node_comm;
     MPII_Hier_hierarchy_columns(h, root, steps->col);
     if (n == 0) {
         /* one rank per node (no level splits anything, and there is more than one node):

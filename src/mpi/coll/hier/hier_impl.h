@@ -21,6 +21,7 @@ typedef struct {
     MPII_Hier_hierarchy nodes;  /* of the node key alone: HAN's two levels */
     MPIR_Comm *node_comm;       /* NULL when my node has one rank */
     int own_node_comm;          /* node_comm was split by us, not comm->node_comm */
+    int roots_adopted;          /* comm->node_roots_comm is the nodes' column-0 step */
     int hierarchy_ready;        /* hierarchy built (MPII_Hier_hierarchy_get) */
     MPII_Hier_hierarchy hierarchy;      /* all levels: switches, node, below the node */
     int switch_levels;          /* key columns above the node's */
@@ -66,6 +67,9 @@ typedef struct {
 typedef struct {
     int nsteps;                 /* levels of the hierarchy + 1 */
     MPII_Hier_step step[MPII_HIER_MAX_STEPS];
+    MPIR_Comm *comm;            /* the parent comm */
+    int mpich_comms;            /* some rank's step is on one of MPICH's comms (the same on
+                                 * every rank) */
     const MPII_Hier_hierarchy *h;       /* the hierarchy they are the steps of */
     int col[MPII_HIER_MAX_STEPS];       /* the root's columns in it */
 } MPII_Hier_steps;
@@ -79,6 +83,26 @@ int MPII_Hier_nlevels(const MPII_Hier_comm * hier);
  * ranks. */
 int MPII_Hier_steps_get(MPIR_Comm * comm, MPII_Hier_comm * hier, int root,
                         MPII_Hier_steps * steps);
+/* What the plugin builds or starts on one of MPICH's comms (MPII_Hier_step.mpich_comm)
+ * draws the tag `tag`, one of the parent comm's taken by every rank, as MPICH's own
+ * compositions tag their messages there: MPII_Hier_tag_lend before the build or start,
+ * MPII_Hier_tag_return (with what lend returned) after it.  On the plugin's own comms the
+ * comm's own tags. */
+static inline int MPII_Hier_tag_lend(const MPII_Hier_step * st, int tag)
+{
+    if (!st->comm || !st->mpich_comm || tag < 0)
+        return -1;
+    int saved = st->comm->next_sched_tag;
+    st->comm->next_sched_tag = tag;
+    return saved;
+}
+
+static inline void MPII_Hier_tag_return(const MPII_Hier_step * st, int saved)
+{
+    if (saved >= 0)
+        st->comm->next_sched_tag = saved;
+}
+
 /* The first step this rank takes part in (steps->nsteps when none). */
 int MPII_Hier_steps_first(const MPII_Hier_steps * steps);
 /* Whether comm is on one node that no level of the hierarchy in use splits: the hier

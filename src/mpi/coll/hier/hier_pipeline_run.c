@@ -29,15 +29,54 @@ cvars:
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 
+/* Tags for the tasks on MPICH's comms (MPII_Hier_tag_lend): a block of the parent's per
+ * task, taken by every rank alike (steps->mpich_comms is the same on every rank), lent to
+ * what the task builds or starts there, which may draw one per chunk (at most
+ * MPII_HIER_SEG_MAX) or per window; a task's segments never overlap, so they share it. */
+#define TASK_TAGS (MPII_HIER_SEG_MAX + 16)
+static int task_tags(const MPII_Hier_steps * steps, int ntasks, int *tag)
+{
+    for (int i = 0; i < ntasks; i++)
+        tag[i] = -1;
+    if (!steps->mpich_comms)
+        return MPI_SUCCESS;
+    MPIR_Comm *comm = steps->comm;
+    int need = ntasks * TASK_TAGS;
+    if (comm->next_sched_tag + need >= MPIR_Process.attrs.tag_ub)
+        comm->next_sched_tag = MPIR_FIRST_NBC_TAG;      /* wrap as MPIR_Sched_next_tag does */
+    for (int i = 0; i < ntasks; i++)
+        tag[i] = comm->next_sched_tag + i * TASK_TAGS;
+    comm->next_sched_tag += need;
+    return MPI_SUCCESS;
+}
+
+/* segment t of task on st, with the task's tags lent where st's comm is MPICH's; a build
+ * that drew more than its block is an error (it could meet the next task's) */
+static int task_call(MPII_Hier_task_fn fn, void *ctx, const MPII_Hier_task * task,
+                     const MPII_Hier_step * st, int64_t t, int tag, MPII_Hier_task_out * out)
+{
+    int saved = MPII_Hier_tag_lend(st, tag);
+    int mpi_errno = fn(ctx, task, st, t, out);
+    if (saved >= 0 && st->comm->next_sched_tag - tag > TASK_TAGS && !mpi_errno)
+        MPIR_ERR_SET1(mpi_errno, MPI_ERR_OTHER, "**arg", "**arg %s",
+                      "hier step drew more tags than its block");
+    MPII_Hier_tag_return(st, saved);
+    return mpi_errno;
+}
+
 int MPII_Hier_pipeline_run(const MPII_Hier_steps * steps, const MPII_Hier_task * tasks,
                            int ntasks, int64_t nsegs, MPII_Hier_task_fn run, void *ctx,
                            int coll_attr, int *errflag)
 {
     int mpi_errno, mpi_errno_ret = MPI_SUCCESS;
     MPIR_Request *req[MPII_HIER_PIPELINE_MAX_TASKS(MPII_HIER_MAX_STEPS)] = { NULL };
+    int tag[MPII_HIER_PIPELINE_MAX_TASKS(MPII_HIER_MAX_STEPS)];
     int64_t nslots = MPII_Hier_pipeline_nslots(tasks, ntasks, nsegs);
 
     MPIR_Assert(ntasks <= MPII_HIER_PIPELINE_MAX_TASKS(MPII_HIER_MAX_STEPS));
+    mpi_errno = task_tags(steps, ntasks, tag);
+    if (mpi_errno)
+        return mpi_errno;
     for (int64_t s = 0; s < nslots; s++) {
         /* the started tasks, in table order, then the blocking ones: a blocking task that
          * starts a request (a finest step across nodes) is waited for at once */
@@ -48,7 +87,7 @@ int MPII_Hier_pipeline_run(const MPII_Hier_steps * steps, const MPII_Hier_task *
                 if (tasks[i].blocking != blocking || !st->comm || t < 0)
                     continue;
                 MPII_Hier_task_out out = { NULL, &req[i], coll_attr | *errflag };
-                mpi_errno = run(ctx, &tasks[i], st, t, &out);
+                mpi_errno = task_call(run, ctx, &tasks[i], st, t, tag[i], &out);
                 MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
                 if (blocking) {
                     mpi_errno = MPII_Hier_wait(&req[i]);
@@ -218,9 +257,13 @@ int MPII_Hier_pipeline_sched(const MPII_Hier_steps * steps, const MPII_Hier_task
     int mpi_errno = MPI_SUCCESS;
     int order[MPII_HIER_PIPELINE_MAX_TASKS(MPII_HIER_MAX_STEPS)];
     int prev[MPII_HIER_PIPELINE_MAX_TASKS(MPII_HIER_MAX_STEPS)];
+    int tag[MPII_HIER_PIPELINE_MAX_TASKS(MPII_HIER_MAX_STEPS)];
     int n = 0;
 
     MPIR_Assert(ntasks <= MPII_HIER_PIPELINE_MAX_TASKS(MPII_HIER_MAX_STEPS));
+    mpi_errno = task_tags(steps, ntasks, tag);
+    if (mpi_errno)
+        return mpi_errno;
     building++;
     /* the tasks this rank takes part in, in the order a segment takes them (by lag) */
     for (int i = 0; i < ntasks; i++) {
@@ -247,7 +290,7 @@ int MPII_Hier_pipeline_sched(const MPII_Hier_steps * steps, const MPII_Hier_task
             MPII_Hier_task_out out = { &sub, NULL, 0 };
             int in[2 + 8], n_in = 0, vtx;
 
-            mpi_errno = build(ctx, task, st, t, &out);
+            mpi_errno = task_call(build, ctx, task, st, t, tag[order[j]], &out);
             MPIR_ERR_CHECK(mpi_errno);
             if (prev[order[j]] >= 0)
                 in[n_in++] = prev[order[j]];
