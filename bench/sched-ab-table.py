@@ -4,9 +4,9 @@
     sched-ab-table.py OUT_DIR
 
 bounds.csv (hiertune link-bound) gives the link bound beside every point.
-ab.csv (hiertune bench, -p MPIR_CVAR_HIER_SCHEDULE_BLOCKING=0/1): per collective and size
-the pipeline loop's and the schedule's median (the median of the repetitions' medians
-over the runs) and schedule / loop.  nb-*.json (hiertune overlap, comp 10 us, rounds in
+ab*.csv (hiertune bench, -p MPIR_CVAR_HIER_SCHEDULE_BLOCKING=0/1): per collective and size
+the loop's and the schedule's median (the median of the repetitions' medians over the
+runs) and schedule / loop.  nb-*.json (hiertune overlap, comp 10 us, rounds in
 alternating order): per operation and size the time to completion of tsp_hier and of
 MPICH's selection (the median over the rounds) and default / tsp_hier.
 overlap-{plain,async}.json: per algorithm and size the overlap ratio (Denis & Trahay
@@ -30,9 +30,9 @@ def bounds(outdir):
             for r in csv.DictReader(open(path))}
 
 
-def ab_table(path, bound):
+def ab_table(paths, bound):
     times = {}
-    for r in csv.DictReader(open(path)):
+    for r in (r for path in paths for r in csv.DictReader(open(path))):
         params = dict(p.split('=') for p in r['params'].split(';') if p)
         sched = params.get('MPIR_CVAR_HIER_SCHEDULE_BLOCKING') in ('1', 'true')
         times.setdefault((r['collective'], int(r['size'])), {}).setdefault(sched, []).append(
@@ -88,13 +88,20 @@ def overlap_table(outdir):
 
 def main():
     outdir = sys.argv[1]
-    lines = ['## Blocking: pipeline loop against the schedule (4x2, 100 Mbit/s)', '']
+    lines = []
     bound = bounds(outdir)
-    lines += ab_table(os.path.join(outdir, 'ab.csv'), bound)
-    lines += ['', '## Non-blocking: time to completion, tsp_hier against MPICH 5.0.1 (4x2)', '']
-    lines += nb_table(os.path.join(outdir, 'nb-*.json'), bound)
-    lines += ['', '## Overlap of MPI_Iallreduce (2x1), cells with computation >= 2x communication', '']
-    lines += overlap_table(outdir)
+    ab = sorted(glob.glob(os.path.join(outdir, 'ab*.csv')))
+    if ab:
+        lines += ['## Blocking: the loop against the schedule (4x2, 100 Mbit/s; allgather, '
+                  'gather, scatter: bytes per rank)', '']
+        lines += ab_table(ab, bound) + ['']
+    if glob.glob(os.path.join(outdir, 'nb-*.json')):
+        lines += ['## Non-blocking: time to completion, tsp_hier against MPICH 5.0.1 (4x2)', '']
+        lines += nb_table(os.path.join(outdir, 'nb-*.json'), bound) + ['']
+    if glob.glob(os.path.join(outdir, 'overlap-*.json')):
+        lines += ['## Overlap of MPI_Iallreduce (2x1), cells with computation >= 2x '
+                  'communication', '']
+        lines += overlap_table(outdir)
     print('\n'.join(lines))
 
 

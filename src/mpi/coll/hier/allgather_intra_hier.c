@@ -172,6 +172,14 @@ int MPIR_Allgather_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datat
             mpi_errno = MPIR_Localcopy(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
         goto fn_exit;
     }
+    if (MPIR_CVAR_HIER_SCHEDULE_BLOCKING) {
+        const MPII_Hier_call call = { .sendbuf = sendbuf, .sendcount = sendcount,
+            .sendtype = sendtype, .buf = recvbuf, .count = recvcount, .datatype = recvtype,
+            .comm = comm_ptr, .given = &given,
+            .calls_pvar = MPII_HIER_PVAR_CALLS(allgather, hier) };
+        mpi_errno = MPII_Hier_sched_wait(MPII_Hier_allgather_sched, &call);
+        goto fn_exit;
+    }
     mpi_errno = MPII_Hier_begin(comm_ptr, &given, &cvars, MPII_HIER_ALLGATHER_INTER_COUNT,
                                 MPII_HIER_PVAR_CALLS(allgather, hier), &prm, &hier);
     MPIR_ERR_CHECK(mpi_errno);

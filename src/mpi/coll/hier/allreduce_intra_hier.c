@@ -403,9 +403,9 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
         goto fn_exit;
     }
     if (MPIR_CVAR_HIER_SCHEDULE_BLOCKING) {
-        const MPII_Hier_call call = { sendbuf, recvbuf, count, datatype, op, 0, comm_ptr, &given,
-            MPII_HIER_PVAR_CALLS(allreduce, hier)
-        };
+        const MPII_Hier_call call = { .sendbuf = sendbuf, .buf = recvbuf, .count = count,
+                .datatype = datatype, .op = op, .comm = comm_ptr, .given = &given,
+                .calls_pvar = MPII_HIER_PVAR_CALLS(allreduce, hier) };
         mpi_errno = MPII_Hier_sched_wait(allreduce_sched, &call);
         goto fn_exit;
     }
@@ -460,8 +460,8 @@ int MPIR_TSP_Iallreduce_sched_intra_hier(const void *sendbuf, void *recvbuf, MPI
                                          MPIR_TSP_sched_t sched)
 {
     const MPII_Hier_params cvars = MPII_HIER_PARAMS_OF_CVARS;
-    const MPII_Hier_call call = { sendbuf, recvbuf, count, datatype, op, 0, comm_ptr, &cvars,
-        MPII_HIER_PVAR_CALLS(iallreduce, tsp_hier)
-    };
+    const MPII_Hier_call call = { .sendbuf = sendbuf, .buf = recvbuf, .count = count,
+            .datatype = datatype, .op = op, .comm = comm_ptr, .given = &cvars,
+            .calls_pvar = MPII_HIER_PVAR_CALLS(iallreduce, tsp_hier) };
     return allreduce_sched(&call, sched);
 }

@@ -72,6 +72,12 @@ int MPIR_Barrier_intra_hier(MPIR_Comm * comm_ptr, int inter_algo, int intra_algo
         mpi_errno = MPII_Hier_params_resolve(&prm, &given, &cvars, MPII_HIER_BARRIER_INTER_COUNT);
         goto fn_exit;
     }
+    if (MPIR_CVAR_HIER_SCHEDULE_BLOCKING) {
+        const MPII_Hier_call call = { .comm = comm_ptr, .given = &given,
+            .calls_pvar = MPII_HIER_PVAR_CALLS(barrier, hier) };
+        mpi_errno = MPII_Hier_sched_wait(MPII_Hier_barrier_sched, &call);
+        goto fn_exit;
+    }
     mpi_errno = MPII_Hier_begin(comm_ptr, &given, &cvars, MPII_HIER_BARRIER_INTER_COUNT,
                                 MPII_HIER_PVAR_CALLS(barrier, hier), &prm, &hier);
     MPIR_ERR_CHECK(mpi_errno);

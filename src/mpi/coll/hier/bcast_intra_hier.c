@@ -341,9 +341,9 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
         goto fn_exit;
     }
     if (MPIR_CVAR_HIER_SCHEDULE_BLOCKING) {
-        const MPII_Hier_call call = { NULL, buffer, count, datatype, MPI_OP_NULL, root, comm_ptr, &given,
-            MPII_HIER_PVAR_CALLS(bcast, hier)
-        };
+        const MPII_Hier_call call = { .buf = buffer, .count = count, .datatype = datatype,
+                .root = root, .comm = comm_ptr, .given = &given,
+                .calls_pvar = MPII_HIER_PVAR_CALLS(bcast, hier) };
         mpi_errno = MPII_Hier_sched_wait(bcast_sched, &call);
         goto fn_exit;
     }
@@ -411,8 +411,8 @@ int MPIR_TSP_Ibcast_sched_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype 
                                      int root, MPIR_Comm * comm_ptr, MPIR_TSP_sched_t sched)
 {
     const MPII_Hier_params cvars = MPII_HIER_PARAMS_OF_CVARS;
-    const MPII_Hier_call call = { NULL, buffer, count, datatype, MPI_OP_NULL, root, comm_ptr, &cvars,
-        MPII_HIER_PVAR_CALLS(ibcast, tsp_hier)
-    };
+    const MPII_Hier_call call = { .buf = buffer, .count = count, .datatype = datatype,
+            .root = root, .comm = comm_ptr, .given = &cvars,
+            .calls_pvar = MPII_HIER_PVAR_CALLS(ibcast, tsp_hier) };
     return bcast_sched(&call, sched);
 }

@@ -229,17 +229,19 @@ int MPII_Hier_pipeline_sched(const MPII_Hier_steps * steps, const MPII_Hier_task
  * after the n_in vertices in. */
 int MPII_Hier_sched_add_step(struct MPII_Hier_sched_s *sub, MPIR_Comm * comm, int n_in,
                              int *in, MPIR_TSP_sched_t sched, int *vtx);
-/* One call of a hier bcast, reduce or allreduce as its schedule builder takes it */
+/* One call of a hier collective as its schedule builder takes it */
 typedef struct {
-    const void *sendbuf;        /* reduce, allreduce */
-    void *buf;                  /* bcast: the buffer; reduce, allreduce: recvbuf */
-    MPI_Aint count;
-    MPI_Datatype datatype;
+    const void *sendbuf;        /* all but bcast and barrier */
+    void *buf;                  /* bcast: the buffer; the others: recvbuf */
+    MPI_Aint count;             /* bcast, reductions: of datatype; gathers, scatter: recvcount */
+    MPI_Datatype datatype;      /* (gathers, scatter: recvtype) */
     MPI_Op op;                  /* reduce, allreduce */
-    int root;                   /* bcast, reduce */
+    int root;                   /* bcast, reduce, gather, scatter */
     MPIR_Comm *comm;
     const MPII_Hier_params *given;      /* the call's parameters, negative: the CVAR's */
     int calls_pvar;             /* the pvar that counts the call */
+    MPI_Aint sendcount;         /* gather, scatter, allgather */
+    MPI_Datatype sendtype;
 } MPII_Hier_call;
 typedef int (*MPII_Hier_sched_fn) (const MPII_Hier_call * call, MPIR_TSP_sched_t sched);
 /* The start of a schedule builder: MPII_Hier_begin with the call's parameters (cvars for
@@ -254,6 +256,12 @@ int MPII_Hier_sched_trivial_reduction(const MPII_Hier_call * call, MPIR_TSP_sche
 /* The blocking form as a schedule (MPIR_CVAR_HIER_SCHEDULE_BLOCKING): build(call, sched)
  * fills a new gentran schedule on call->comm, which is started and waited for. */
 int MPII_Hier_sched_wait(MPII_Hier_sched_fn build, const MPII_Hier_call * call);
+/* The schedules of the hier allgather, gather, scatter and barrier (hier_rooted_sched.c):
+ * the builders of MPIR_TSP_I<coll>_sched_intra_hier, taking the call's parameters. */
+int MPII_Hier_allgather_sched(const MPII_Hier_call * call, MPIR_TSP_sched_t sched);
+int MPII_Hier_gather_sched(const MPII_Hier_call * call, MPIR_TSP_sched_t sched);
+int MPII_Hier_scatter_sched(const MPII_Hier_call * call, MPIR_TSP_sched_t sched);
+int MPII_Hier_barrier_sched(const MPII_Hier_call * call, MPIR_TSP_sched_t sched);
 
 /* The gathered layout (hier_hierarchy.h) over the steps, with a LINEAR or BINOMIAL tree of
  * each step's members (hier_rooted.c); blocks of `block` packed bytes.  A leader's stage

@@ -20,11 +20,12 @@ cvars:
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
       description : >-
-        The blocking hier bcast, reduce and allreduce build the schedule of their
-        non-blocking form (the one of MPI_Ibcast, MPI_Ireduce, MPI_Iallreduce with
-        tsp_hier), start it and wait for it, instead of running the pipeline's slots with
-        blocking intra-node steps (the only form that can use the device's shared-memory
-        step, intra_algo shm). For A/B measurements of the two forms (bench/sched-ab.sh).
+        Every blocking hier collective (bcast, reduce, allreduce, allgather, gather,
+        scatter, barrier) builds the schedule of its non-blocking form (the one of
+        MPI_I<coll> with tsp_hier, with the call's parameters), starts it and waits for it,
+        instead of running its steps as blocking calls (the only form that can use the
+        device's shared-memory steps and MPICH's intra-node algorithms, intra_algo). For A/B
+        measurements of the two forms (bench/sched-ab.sh).
 
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */

@@ -50,14 +50,17 @@ static int step_tags(MPIR_Comm * comm, const MPII_Hier_steps * steps, int *tag)
     return mpi_errno;
 }
 
-/* The start every builder shares: the blocking algorithm's parameters from its CVARs and
- * comm's steps for root; *hier NULL (the caller builds MPICH's tree on comm) while the
- * plugin creates its comms or when comm is one node that nothing splits. */
-static int sched_begin(MPIR_Comm * comm, const MPII_Hier_params * cvars, int n_inter_algos,
-                       int calls_pvar, int root, MPII_Hier_params * prm,
+/* The start every builder shares: the call's parameters (the blocking algorithm's CVARs
+ * for those it leaves negative) and comm's steps for root; *hier NULL (the caller builds
+ * MPICH's tree on comm) while the plugin creates its comms or when comm is one node that
+ * nothing splits. */
+static int sched_begin(const MPII_Hier_call * call, const MPII_Hier_params * cvars,
+                       int n_inter_algos, int root, MPII_Hier_params * prm,
                        MPII_Hier_comm ** hier, MPII_Hier_steps * steps, int *tag)
 {
-    int mpi_errno = MPII_Hier_begin(comm, cvars, cvars, n_inter_algos, calls_pvar, prm, hier);
+    MPIR_Comm *comm = call->comm;
+    int mpi_errno = MPII_Hier_begin(comm, call->given, cvars, n_inter_algos, call->calls_pvar,
+                                    prm, hier);
     if (mpi_errno || !*hier)
         return mpi_errno;
     if (MPII_Hier_one_node(*hier)) {
@@ -141,11 +144,16 @@ static int sched_gather_up(const MPII_Hier_steps * steps, const int *tag, int la
  * after every receive into the stage; the root copies the blocks into recvbuf after all.
  * Tree of the steps: MPIR_CVAR_GATHER_HIER_INTER_ALGORITHM.
  */
-int MPIR_TSP_Igather_sched_intra_hier(const void *sendbuf, MPI_Aint sendcount,
-                                      MPI_Datatype sendtype, void *recvbuf, MPI_Aint recvcount,
-                                      MPI_Datatype recvtype, int root, MPIR_Comm * comm_ptr,
-                                      MPIR_TSP_sched_t sched)
+int MPII_Hier_gather_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
 {
+    const void *sendbuf = a->sendbuf;
+    MPI_Aint sendcount = a->sendcount;
+    MPI_Datatype sendtype = a->sendtype;
+    void *recvbuf = a->buf;
+    MPI_Aint recvcount = a->count;
+    MPI_Datatype recvtype = a->datatype;
+    MPIR_Comm *comm_ptr = a->comm;
+    int root = a->root;
     int mpi_errno = MPI_SUCCESS, vtx, sent;
     const MPII_Hier_params cvars = MPII_HIER_PARAMS_STEPS(MPIR_CVAR_GATHER_HIER_INTER_ALGORITHM,
                                                           MPIR_CVAR_GATHER_HIER_INTRA_ALGORITHM);
@@ -169,8 +177,7 @@ int MPIR_TSP_Igather_sched_intra_hier(const void *sendbuf, MPI_Aint sendcount,
                                                  recvtype, sched, 0, NULL, &vtx);
         goto fn_exit;
     }
-    mpi_errno = sched_begin(comm_ptr, &cvars, MPII_HIER_GATHER_INTER_COUNT,
-                            MPII_HIER_PVAR_CALLS(igather, tsp_hier), root, &prm, &hier, &steps,
+    mpi_errno = sched_begin(a, &cvars, MPII_HIER_GATHER_INTER_COUNT, root, &prm, &hier, &steps,
                             tag);
     MPIR_ERR_CHECK(mpi_errno);
     if (!hier) {
@@ -227,11 +234,16 @@ int MPIR_TSP_Igather_sched_intra_hier(const void *sendbuf, MPI_Aint sendcount,
  * piece after that; the finest step's leader sends each member its block, which the
  * members receive into recvbuf.
  */
-int MPIR_TSP_Iscatter_sched_intra_hier(const void *sendbuf, MPI_Aint sendcount,
-                                       MPI_Datatype sendtype, void *recvbuf, MPI_Aint recvcount,
-                                       MPI_Datatype recvtype, int root, MPIR_Comm * comm_ptr,
-                                       MPIR_TSP_sched_t sched)
+int MPII_Hier_scatter_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
 {
+    const void *sendbuf = a->sendbuf;
+    MPI_Aint sendcount = a->sendcount;
+    MPI_Datatype sendtype = a->sendtype;
+    void *recvbuf = a->buf;
+    MPI_Aint recvcount = a->count;
+    MPI_Datatype recvtype = a->datatype;
+    MPIR_Comm *comm_ptr = a->comm;
+    int root = a->root;
     int mpi_errno = MPI_SUCCESS, vtx;
     const MPII_Hier_params cvars = MPII_HIER_PARAMS_STEPS(MPIR_CVAR_SCATTER_HIER_INTER_ALGORITHM,
                                                           MPIR_CVAR_SCATTER_HIER_INTRA_ALGORITHM);
@@ -255,8 +267,7 @@ int MPIR_TSP_Iscatter_sched_intra_hier(const void *sendbuf, MPI_Aint sendcount,
                                                  recvtype, sched, 0, NULL, &vtx);
         goto fn_exit;
     }
-    mpi_errno = sched_begin(comm_ptr, &cvars, MPII_HIER_SCATTER_INTER_COUNT,
-                            MPII_HIER_PVAR_CALLS(iscatter, tsp_hier), root, &prm, &hier, &steps,
+    mpi_errno = sched_begin(a, &cvars, MPII_HIER_SCATTER_INTER_COUNT, root, &prm, &hier, &steps,
                             tag);
     MPIR_ERR_CHECK(mpi_errno);
     if (!hier) {
@@ -388,11 +399,15 @@ static int sched_bcast_down(const MPII_Hier_steps * steps, const int *tag,
  * before it and after the piece came in, each receive posted at once), every piece down
  * its group's binomial trees as it arrives, and the blocks copied into recvbuf after all.
  */
-int MPIR_TSP_Iallgather_sched_intra_hier(const void *sendbuf, MPI_Aint sendcount,
-                                         MPI_Datatype sendtype, void *recvbuf, MPI_Aint recvcount,
-                                         MPI_Datatype recvtype, MPIR_Comm * comm_ptr,
-                                         MPIR_TSP_sched_t sched)
+int MPII_Hier_allgather_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
 {
+    const void *sendbuf = a->sendbuf;
+    MPI_Aint sendcount = a->sendcount;
+    MPI_Datatype sendtype = a->sendtype;
+    void *recvbuf = a->buf;
+    MPI_Aint recvcount = a->count;
+    MPI_Datatype recvtype = a->datatype;
+    MPIR_Comm *comm_ptr = a->comm;
     int mpi_errno = MPI_SUCCESS, vtx, sent;
     const MPII_Hier_params cvars = MPII_HIER_PARAMS_DATA(MPIR_CVAR_ALLGATHER_HIER_SEGSIZE,
                                                          MPIR_CVAR_ALLGATHER_HIER_INTER_ALGORITHM,
@@ -421,8 +436,7 @@ int MPIR_TSP_Iallgather_sched_intra_hier(const void *sendbuf, MPI_Aint sendcount
                                                  recvtype, sched, 0, NULL, &vtx);
         goto fn_exit;
     }
-    mpi_errno = sched_begin(comm_ptr, &cvars, MPII_HIER_ALLGATHER_INTER_COUNT,
-                            MPII_HIER_PVAR_CALLS(iallgather, tsp_hier), 0, &prm, &hier, &steps,
+    mpi_errno = sched_begin(a, &cvars, MPII_HIER_ALLGATHER_INTER_COUNT, 0, &prm, &hier, &steps,
                             tag);
     MPIR_ERR_CHECK(mpi_errno);
     if (!hier) {
@@ -598,8 +612,9 @@ static int sched_fan(const MPII_Hier_step * st, int tag, int fan_in, MPIR_TSP_sc
  * trees, a dissemination barrier among the level-0 leaders (rounds of empty messages to
  * rank + 2^i, from rank - 2^i), fan-out down the steps; each vertex after the one before.
  */
-int MPIR_TSP_Ibarrier_sched_intra_hier(MPIR_Comm * comm_ptr, MPIR_TSP_sched_t sched)
+int MPII_Hier_barrier_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
 {
+    MPIR_Comm *comm_ptr = a->comm;
     int mpi_errno = MPI_SUCCESS;
     const MPII_Hier_params cvars = MPII_HIER_PARAMS_STEPS(MPIR_CVAR_BARRIER_HIER_INTER_ALGORITHM,
                                                           MPIR_CVAR_BARRIER_HIER_INTRA_ALGORITHM);
@@ -612,8 +627,8 @@ int MPIR_TSP_Ibarrier_sched_intra_hier(MPIR_Comm * comm_ptr, MPIR_TSP_sched_t sc
 
     if (comm_ptr->local_size == 1)
         goto fn_exit;
-    mpi_errno = sched_begin(comm_ptr, &cvars, MPII_HIER_BARRIER_INTER_COUNT,
-                            MPII_HIER_PVAR_CALLS(ibarrier, tsp_hier), 0, &prm, &hier, &steps, tag);
+    mpi_errno = sched_begin(a, &cvars, MPII_HIER_BARRIER_INTER_COUNT, 0, &prm, &hier, &steps,
+                            tag);
     MPIR_ERR_CHECK(mpi_errno);
     if (!hier) {
         mpi_errno = MPIR_TSP_Ibarrier_sched_intra_k_dissemination(comm_ptr, 2, sched);
@@ -653,4 +668,53 @@ int MPIR_TSP_Ibarrier_sched_intra_hier(MPIR_Comm * comm_ptr, MPIR_TSP_sched_t sc
     return mpi_errno;
   fn_fail:
     goto fn_exit;
+}
+
+/* The MPI_I<coll> and MPI_<coll>_init entry points: the builders above, every parameter
+ * the CVAR's (negative) */
+int MPIR_TSP_Iallgather_sched_intra_hier(const void *sendbuf, MPI_Aint sendcount,
+                                         MPI_Datatype sendtype, void *recvbuf, MPI_Aint recvcount,
+                                         MPI_Datatype recvtype, MPIR_Comm * comm_ptr,
+                                         MPIR_TSP_sched_t sched)
+{
+    const MPII_Hier_params given = MPII_HIER_PARAMS_DATA(-1, -1, -1);
+    const MPII_Hier_call call = { .sendbuf = sendbuf, .sendcount = sendcount,
+        .sendtype = sendtype, .buf = recvbuf, .count = recvcount, .datatype = recvtype,
+        .comm = comm_ptr, .given = &given,
+        .calls_pvar = MPII_HIER_PVAR_CALLS(iallgather, tsp_hier) };
+    return MPII_Hier_allgather_sched(&call, sched);
+}
+
+int MPIR_TSP_Igather_sched_intra_hier(const void *sendbuf, MPI_Aint sendcount,
+                                      MPI_Datatype sendtype, void *recvbuf, MPI_Aint recvcount,
+                                      MPI_Datatype recvtype, int root, MPIR_Comm * comm_ptr,
+                                      MPIR_TSP_sched_t sched)
+{
+    const MPII_Hier_params given = MPII_HIER_PARAMS_STEPS(-1, -1);
+    const MPII_Hier_call call = { .sendbuf = sendbuf, .sendcount = sendcount,
+        .sendtype = sendtype, .buf = recvbuf, .count = recvcount, .datatype = recvtype,
+        .root = root, .comm = comm_ptr, .given = &given,
+        .calls_pvar = MPII_HIER_PVAR_CALLS(igather, tsp_hier) };
+    return MPII_Hier_gather_sched(&call, sched);
+}
+
+int MPIR_TSP_Iscatter_sched_intra_hier(const void *sendbuf, MPI_Aint sendcount,
+                                       MPI_Datatype sendtype, void *recvbuf, MPI_Aint recvcount,
+                                       MPI_Datatype recvtype, int root, MPIR_Comm * comm_ptr,
+                                       MPIR_TSP_sched_t sched)
+{
+    const MPII_Hier_params given = MPII_HIER_PARAMS_STEPS(-1, -1);
+    const MPII_Hier_call call = { .sendbuf = sendbuf, .sendcount = sendcount,
+        .sendtype = sendtype, .buf = recvbuf, .count = recvcount, .datatype = recvtype,
+        .root = root, .comm = comm_ptr, .given = &given,
+        .calls_pvar = MPII_HIER_PVAR_CALLS(iscatter, tsp_hier) };
+    return MPII_Hier_scatter_sched(&call, sched);
+}
+
+int MPIR_TSP_Ibarrier_sched_intra_hier(MPIR_Comm * comm_ptr, MPIR_TSP_sched_t sched)
+{
+    const MPII_Hier_params given = MPII_HIER_PARAMS_STEPS(-1, -1);
+    const MPII_Hier_call call = { .comm = comm_ptr, .given = &given,
+        .calls_pvar = MPII_HIER_PVAR_CALLS(ibarrier, tsp_hier) };
+    return MPII_Hier_barrier_sched(&call, sched);
 }

@@ -404,9 +404,9 @@ int MPIR_Reduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
         goto fn_exit;
     }
     if (MPIR_CVAR_HIER_SCHEDULE_BLOCKING) {
-        const MPII_Hier_call call = { sendbuf, recvbuf, count, datatype, op, root, comm_ptr, &given,
-            MPII_HIER_PVAR_CALLS(reduce, hier)
-        };
+        const MPII_Hier_call call = { .sendbuf = sendbuf, .buf = recvbuf, .count = count,
+                .datatype = datatype, .op = op, .root = root, .comm = comm_ptr, .given = &given,
+                .calls_pvar = MPII_HIER_PVAR_CALLS(reduce, hier) };
         mpi_errno = MPII_Hier_sched_wait(reduce_sched, &call);
         goto fn_exit;
     }
@@ -454,8 +454,8 @@ int MPIR_TSP_Ireduce_sched_intra_hier(const void *sendbuf, void *recvbuf, MPI_Ai
                                       MPIR_Comm * comm_ptr, MPIR_TSP_sched_t sched)
 {
     const MPII_Hier_params cvars = MPII_HIER_PARAMS_OF_CVARS;
-    const MPII_Hier_call call = { sendbuf, recvbuf, count, datatype, op, root, comm_ptr, &cvars,
-        MPII_HIER_PVAR_CALLS(ireduce, tsp_hier)
-    };
+    const MPII_Hier_call call = { .sendbuf = sendbuf, .buf = recvbuf, .count = count,
+            .datatype = datatype, .op = op, .root = root, .comm = comm_ptr, .given = &cvars,
+            .calls_pvar = MPII_HIER_PVAR_CALLS(ireduce, tsp_hier) };
     return reduce_sched(&call, sched);
 }
