@@ -2,9 +2,10 @@
 """The tables of bench/sched-ab.sh from its output directory (Markdown on stdout).
 
     sched-ab-table.py OUT_DIR
+    sched-ab-table.py OUT_DIR OUT_DIR...   (several runs: the A/B ratios side by side)
 
 bounds.csv (hiertune link-bound) gives the link bound beside every point.
-ab*.csv (hiertune bench, -p MPIR_CVAR_HIER_SCHEDULE_BLOCKING=0/1): per collective and size
+ab*.csv (hiertune bench, -p MPIR_CVAR_HIER_SCHEDULE_BLOCKING=loop/schedule): per collective and size
 the loop's and the schedule's median (the median of the repetitions' medians over the
 runs) and schedule / loop.  nb-*.json (hiertune overlap, comp 10 us, rounds in
 alternating order): per operation and size the time to completion of tsp_hier and of
@@ -30,13 +31,35 @@ def bounds(outdir):
             for r in csv.DictReader(open(path))}
 
 
-def ab_table(paths, bound):
+def ab_times(paths):
+    """(collective, size) -> {schedule?: [median_us, ...]} of the ab*.csv files in paths"""
     times = {}
     for r in (r for path in paths for r in csv.DictReader(open(path))):
         params = dict(p.split('=') for p in r['params'].split(';') if p)
-        sched = params.get('MPIR_CVAR_HIER_SCHEDULE_BLOCKING') in ('1', 'true')
+        sched = params.get('MPIR_CVAR_HIER_SCHEDULE_BLOCKING') in ('1', 'true', 'schedule')
         times.setdefault((r['collective'], int(r['size'])), {}).setdefault(sched, []).append(
             float(r['median_us']))
+    return times
+
+
+def ab_runs_table(outdirs, bound):
+    """schedule / loop of every run and their median, per collective and size"""
+    ratios = {}
+    for d in outdirs:
+        for key, t in ab_times(glob.glob(os.path.join(d, 'ab*.csv'))).items():
+            ratios.setdefault(key, []).append(statistics.median(t[True]) /
+                                              statistics.median(t[False]))
+    out = ['| collective | bytes | link bound us | schedule / loop, run by run | median |',
+           '|---|---|---|---|---|']
+    for (coll, size), r in sorted(ratios.items()):
+        out.append('| %s | %d | %s | %s | %.3f |' % (
+            coll, size, '%.1f' % bound[(coll, size)] if (coll, size) in bound else '-',
+            ' '.join('%.3f' % x for x in r), statistics.median(r)))
+    return out
+
+
+def ab_table(paths, bound):
+    times = ab_times(paths)
     out = ['| collective | bytes | link bound us | loop us | schedule us | schedule / loop |',
            '|---|---|---|---|---|---|']
     for (coll, size), t in sorted(times.items()):
@@ -90,6 +113,11 @@ def main():
     outdir = sys.argv[1]
     lines = []
     bound = bounds(outdir)
+    if len(sys.argv) > 2:
+        print('\n'.join(['## Blocking: schedule / loop in %d runs (4x2, 100 Mbit/s; allgather, '
+                         'gather, scatter: bytes per rank)' % (len(sys.argv) - 1), ''] +
+                        ab_runs_table(sys.argv[1:], bound)))
+        return
     ab = sorted(glob.glob(os.path.join(outdir, 'ab*.csv')))
     if ab:
         lines += ['## Blocking: the loop against the schedule (4x2, 100 Mbit/s; allgather, '

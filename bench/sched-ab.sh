@@ -5,10 +5,10 @@
 #   bench/sched-ab.sh [REPS] [OUT_DIR] [PARTS]  (defaults 7, build/sched-ab, ab,nb,overlap)
 # PARTS: which of the three below to run (comma-separated), the tables of those there.
 # 1. ab: A/B of the blocking forms, every hier collective forced, its loop
-#    (MPIR_CVAR_HIER_SCHEDULE_BLOCKING=0) and the schedule started and waited for (=1),
-#    alternating in one run (hiertune bench -p), 4 nodes x 2 ranks, 100 Mbit/s: bcast,
-#    reduce, allreduce at 64 KiB-4 MiB; allgather, gather, scatter at 64 KiB-1 MiB per
-#    rank; the barrier.
+#    (MPIR_CVAR_HIER_SCHEDULE_BLOCKING=loop) and the schedule started and waited for
+#    (=schedule), alternating in one run (hiertune bench -p), 4 nodes x 2 ranks, 100 Mbit/s:
+#    bcast, reduce, allreduce at 1 KiB and 64 KiB-4 MiB; allgather, gather, scatter at 1 KiB
+#    and 64 KiB-1 MiB per rank; the barrier.
 # 2. nb: time to completion of MPI_Ibcast, MPI_Ireduce and MPI_Iallreduce (start, 10 us of
 #    computation, wait): tsp_hier against MPICH's selection (default), same cluster,
 #    1-4 MiB, two rounds with the order of the two swapped.
@@ -28,19 +28,19 @@ trap 'maint/emucluster down >&2 || true' EXIT
 
 # the link bound of every point (one formula: hiertune link-bound), beside the times
 {
-    tools/hiertune link-bound -C bcast,reduce,allreduce --sizes 64K,256K,1M,2M,4M --nodes 4 \
+    tools/hiertune link-bound -C bcast,reduce,allreduce --sizes 1K,64K,256K,1M,2M,4M --nodes 4 \
         --ppn 2 --rate 12500000
-    tools/hiertune link-bound -C allgather,gather,scatter --sizes 64K,256K,1M --nodes 4 \
+    tools/hiertune link-bound -C allgather,gather,scatter --sizes 1K,64K,256K,1M --nodes 4 \
         --ppn 2 --rate 12500000 | tail -n +2
 } > "$out/bounds.csv"
 maint/emucluster up --nodes 4 --rate 100mbit >&2
 ab() {
     maint/emucluster run --ppn 2 -- tools/hiertune bench -a hier \
-        -p MPIR_CVAR_HIER_SCHEDULE_BLOCKING=0/1 -x 2 -r "$reps" --csv --no-progress "$@"
+        -p MPIR_CVAR_HIER_SCHEDULE_BLOCKING=loop/schedule -x 2 -r "$reps" --csv --no-progress "$@"
 }
 if [[ $parts == *,ab,* ]]; then
-    ab -C bcast,reduce,allreduce --sizes 65536,262144,1048576,4194304 > "$out/ab.csv"
-    ab -C allgather,gather,scatter --sizes 65536,262144,1048576 > "$out/ab-rooted.csv"
+    ab -C bcast,reduce,allreduce --sizes 1024,65536,262144,1048576,4194304 > "$out/ab.csv"
+    ab -C allgather,gather,scatter --sizes 1024,65536,262144,1048576 > "$out/ab-rooted.csv"
     ab -C barrier --sizes 0 > "$out/ab-barrier.csv"
 fi
 # two rounds, the algorithms in turn first

@@ -253,8 +253,11 @@ int MPII_Hier_sched_begin(const MPII_Hier_call * call, const MPII_Hier_params * 
  * contribution copied to call->buf (recvbuf) by a vertex of sched. */
 int MPII_Hier_sched_trivial_reduction(const MPII_Hier_call * call, MPIR_TSP_sched_t sched,
                                       int *done);
-/* The blocking form as a schedule (MPIR_CVAR_HIER_SCHEDULE_BLOCKING): build(call, sched)
- * fills a new gentran schedule on call->comm, which is started and waited for. */
+/* Whether a blocking hier collective (not allreduce: its loop stays, see its call) runs as
+ * its schedule, for the call's intra-node algorithm (MPIR_CVAR_HIER_SCHEDULE_BLOCKING). */
+int MPII_Hier_blocking_scheduled(const MPII_Hier_params * given, const MPII_Hier_params * cvars);
+/* The blocking form as a schedule: build(call, sched) fills a new gentran schedule on
+ * call->comm, which is started and waited for. */
 int MPII_Hier_sched_wait(MPII_Hier_sched_fn build, const MPII_Hier_call * call);
 /* The schedules of the hier allgather, gather, scatter and barrier (hier_rooted_sched.c):
  * the builders of MPIR_TSP_I<coll>_sched_intra_hier, taking the call's parameters. */

@@ -14,18 +14,21 @@
 cvars:
     - name        : MPIR_CVAR_HIER_SCHEDULE_BLOCKING
       category    : COLLECTIVE
-      type        : boolean
-      default     : false
+      type        : enum
+      default     : auto
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
-      description : >-
-        Every blocking hier collective (bcast, reduce, allreduce, allgather, gather,
-        scatter, barrier) builds the schedule of its non-blocking form (the one of
-        MPI_I<coll> with tsp_hier, with the call's parameters), starts it and waits for it,
-        instead of running its steps as blocking calls (the only form that can use the
-        device's shared-memory steps and MPICH's intra-node algorithms, intra_algo). For A/B
-        measurements of the two forms (bench/sched-ab.sh).
+      description : |-
+        How a blocking hier collective runs: as the schedule of its non-blocking form
+        (MPI_I<coll> with tsp_hier, with the call's parameters), built, started and waited
+        for, or as a loop of blocking steps (the only form that runs the intra-node
+        algorithm a call names: the device's shared-memory steps, MPICH's binomial trees)
+        auto     - the schedule where bench/sched-ab.sh measured it within 3 % of the loop
+                   from 64 KiB (all but allreduce) and the call leaves the intra-node
+                   algorithm to the implementation (intra_algo auto), the loop otherwise
+        loop     - the loop
+        schedule - the schedule
 
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
@@ -311,6 +314,19 @@ int MPII_Hier_pipeline_sched(const MPII_Hier_steps * steps, const MPII_Hier_task
     return mpi_errno;
   fn_fail:
     goto fn_exit;
+}
+
+int MPII_Hier_blocking_scheduled(const MPII_Hier_params * given, const MPII_Hier_params * cvars)
+{
+    int intra_algo = given->intra_algo >= 0 ? given->intra_algo : cvars->intra_algo;
+    switch (MPIR_CVAR_HIER_SCHEDULE_BLOCKING) {
+        case MPIR_CVAR_HIER_SCHEDULE_BLOCKING_schedule:
+            return 1;
+        case MPIR_CVAR_HIER_SCHEDULE_BLOCKING_loop:
+            return 0;
+        default:
+            return intra_algo == MPII_HIER_INTRA_AUTO;
+    }
 }
 
 int MPII_Hier_sched_wait(MPII_Hier_sched_fn build, const MPII_Hier_call * call)
