@@ -402,9 +402,8 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
             mpi_errno = MPIR_Localcopy(sendbuf, count, datatype, recvbuf, count, datatype);
         goto fn_exit;
     }
-    /* auto keeps the loop: the schedule measured 1.02-1.06x its time from 64 KiB
-     * (bench/sched-ab.sh, doc/measurements/sched-5.0.1.md) */
-    if (MPIR_CVAR_HIER_SCHEDULE_BLOCKING == MPIR_CVAR_HIER_SCHEDULE_BLOCKING_schedule) {
+    if (MPII_Hier_blocking_scheduled(&given, &cvars, count * type_size,
+                                     MPII_HIER_SCHED_FROM_ALLREDUCE)) {
         const MPII_Hier_call call = { .sendbuf = sendbuf, .buf = recvbuf, .count = count,
                 .datatype = datatype, .op = op, .comm = comm_ptr, .given = &given,
                 .calls_pvar = MPII_HIER_PVAR_CALLS(allreduce, hier) };

@@ -72,7 +72,7 @@ int MPIR_Barrier_intra_hier(MPIR_Comm * comm_ptr, int inter_algo, int intra_algo
         mpi_errno = MPII_Hier_params_resolve(&prm, &given, &cvars, MPII_HIER_BARRIER_INTER_COUNT);
         goto fn_exit;
     }
-    if (MPII_Hier_blocking_scheduled(&given, &cvars)) {
+    if (MPII_Hier_blocking_scheduled(&given, &cvars, 0, MPII_HIER_SCHED_FROM_BARRIER)) {
         const MPII_Hier_call call = { .comm = comm_ptr, .given = &given,
             .calls_pvar = MPII_HIER_PVAR_CALLS(barrier, hier) };
         mpi_errno = MPII_Hier_sched_wait(MPII_Hier_barrier_sched, &call);

@@ -340,7 +340,8 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
         mpi_errno = MPII_Hier_params_resolve(&prm, &given, &cvars, MPII_HIER_INTER_COUNT);
         goto fn_exit;
     }
-    if (MPII_Hier_blocking_scheduled(&given, &cvars)) {
+    if (MPII_Hier_blocking_scheduled(&given, &cvars, MPII_Hier_payload_bytes(count, datatype),
+                                     MPII_HIER_SCHED_FROM_BCAST)) {
         const MPII_Hier_call call = { .buf = buffer, .count = count, .datatype = datatype,
                 .root = root, .comm = comm_ptr, .given = &given,
                 .calls_pvar = MPII_HIER_PVAR_CALLS(bcast, hier) };

@@ -80,7 +80,7 @@ int MPIR_Gather_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype
             mpi_errno = MPIR_Localcopy(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
         goto fn_exit;
     }
-    if (MPII_Hier_blocking_scheduled(&given, &cvars)) {
+    if (MPII_Hier_blocking_scheduled(&given, &cvars, block, MPII_HIER_SCHED_FROM_GATHER)) {
         const MPII_Hier_call call = { .sendbuf = sendbuf, .sendcount = sendcount,
             .sendtype = sendtype, .buf = recvbuf, .count = recvcount, .datatype = recvtype,
             .root = root, .comm = comm_ptr, .given = &given,

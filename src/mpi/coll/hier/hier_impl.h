@@ -253,9 +253,25 @@ int MPII_Hier_sched_begin(const MPII_Hier_call * call, const MPII_Hier_params * 
  * contribution copied to call->buf (recvbuf) by a vertex of sched. */
 int MPII_Hier_sched_trivial_reduction(const MPII_Hier_call * call, MPIR_TSP_sched_t sched,
                                       int *done);
-/* Whether a blocking hier collective (not allreduce: its loop stays, see its call) runs as
- * its schedule, for the call's intra-node algorithm (MPIR_CVAR_HIER_SCHEDULE_BLOCKING). */
-int MPII_Hier_blocking_scheduled(const MPII_Hier_params * given, const MPII_Hier_params * cvars);
+/* From how many bytes (as bench/sched-ab.sh counts them: per rank for allgather, gather
+ * and scatter, 0 for the barrier) MPIR_CVAR_HIER_SCHEDULE_BLOCKING=auto runs a blocking
+ * hier collective as its schedule; -1: never.  Where that A/B measured the schedule within
+ * 3 % of the loop at every size from there on (doc/measurements/sched-blocking-5.0.1.md):
+ * bcast 0.88-1.01x from 1 KiB; allgather, gather, scatter 0.88-1.02x from 64 KiB but
+ * 1.02-1.26x at 1 KiB; the barrier 0.65x; reduce 1.04x at 256 KiB, allreduce 1.02-1.06x. */
+#define MPII_HIER_SCHED_FROM_BCAST      0
+#define MPII_HIER_SCHED_FROM_REDUCE     (-1)
+#define MPII_HIER_SCHED_FROM_ALLREDUCE  (-1)
+#define MPII_HIER_SCHED_FROM_ALLGATHER  65536
+#define MPII_HIER_SCHED_FROM_GATHER     65536
+#define MPII_HIER_SCHED_FROM_SCATTER    65536
+#define MPII_HIER_SCHED_FROM_BARRIER    0
+/* Whether a blocking hier collective of `bytes` runs as its schedule
+ * (MPIR_CVAR_HIER_SCHEDULE_BLOCKING): auto from `from` (MPII_HIER_SCHED_FROM_*) when the
+ * call leaves the intra-node algorithm to auto.  Every rank decides alike: the bytes and
+ * the parameters are the same on all. */
+int MPII_Hier_blocking_scheduled(const MPII_Hier_params * given, const MPII_Hier_params * cvars,
+                                 MPI_Aint bytes, MPI_Aint from);
 /* The blocking form as a schedule: build(call, sched) fills a new gentran schedule on
  * call->comm, which is started and waited for. */
 int MPII_Hier_sched_wait(MPII_Hier_sched_fn build, const MPII_Hier_call * call);

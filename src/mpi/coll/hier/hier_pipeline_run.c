@@ -25,8 +25,9 @@ cvars:
         for, or as a loop of blocking steps (the only form that runs the intra-node
         algorithm a call names: the device's shared-memory steps, MPICH's binomial trees)
         auto     - the schedule where bench/sched-ab.sh measured it within 3 % of the loop
-                   from 64 KiB (all but allreduce) and the call leaves the intra-node
-                   algorithm to the implementation (intra_algo auto), the loop otherwise
+                   (bcast; allgather, gather, scatter from 64 KiB per rank; barrier) and
+                   the call leaves the intra-node algorithm to the implementation
+                   (intra_algo auto), the loop otherwise (reduce, allreduce)
         loop     - the loop
         schedule - the schedule
 
@@ -316,7 +317,8 @@ int MPII_Hier_pipeline_sched(const MPII_Hier_steps * steps, const MPII_Hier_task
     goto fn_exit;
 }
 
-int MPII_Hier_blocking_scheduled(const MPII_Hier_params * given, const MPII_Hier_params * cvars)
+int MPII_Hier_blocking_scheduled(const MPII_Hier_params * given, const MPII_Hier_params * cvars,
+                                 MPI_Aint bytes, MPI_Aint from)
 {
     int intra_algo = given->intra_algo >= 0 ? given->intra_algo : cvars->intra_algo;
     switch (MPIR_CVAR_HIER_SCHEDULE_BLOCKING) {
@@ -325,7 +327,7 @@ int MPII_Hier_blocking_scheduled(const MPII_Hier_params * given, const MPII_Hier
         case MPIR_CVAR_HIER_SCHEDULE_BLOCKING_loop:
             return 0;
         default:
-            return intra_algo == MPII_HIER_INTRA_AUTO;
+            return from >= 0 && bytes >= from && intra_algo == MPII_HIER_INTRA_AUTO;
     }
 }
 

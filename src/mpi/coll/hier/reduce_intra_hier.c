@@ -403,7 +403,8 @@ int MPIR_Reduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
             mpi_errno = MPIR_Localcopy(sendbuf, count, datatype, recvbuf, count, datatype);
         goto fn_exit;
     }
-    if (MPII_Hier_blocking_scheduled(&given, &cvars)) {
+    if (MPII_Hier_blocking_scheduled(&given, &cvars, count * type_size,
+                                     MPII_HIER_SCHED_FROM_REDUCE)) {
         const MPII_Hier_call call = { .sendbuf = sendbuf, .buf = recvbuf, .count = count,
                 .datatype = datatype, .op = op, .root = root, .comm = comm_ptr, .given = &given,
                 .calls_pvar = MPII_HIER_PVAR_CALLS(reduce, hier) };
