@@ -685,17 +685,26 @@ int MPII_Hier_barrier_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
 
 /* The MPI_I<coll> and MPI_<coll>_init entry points: the builders above, every parameter
  * the CVAR's (negative) */
+static int sched_of_cvars(MPII_Hier_sched_fn build, const void *sendbuf, MPI_Aint sendcount,
+                          MPI_Datatype sendtype, void *recvbuf, MPI_Aint recvcount,
+                          MPI_Datatype recvtype, int root, MPIR_Comm * comm, int calls_pvar,
+                          MPIR_TSP_sched_t sched)
+{
+    const MPII_Hier_params given = MPII_HIER_PARAMS_DATA(-1, -1, -1);
+    const MPII_Hier_call call = { .sendbuf = sendbuf, .sendcount = sendcount,
+        .sendtype = sendtype, .buf = recvbuf, .count = recvcount, .datatype = recvtype,
+        .root = root, .comm = comm, .given = &given, .calls_pvar = calls_pvar };
+    return build(&call, sched);
+}
+
 int MPIR_TSP_Iallgather_sched_intra_hier(const void *sendbuf, MPI_Aint sendcount,
                                          MPI_Datatype sendtype, void *recvbuf, MPI_Aint recvcount,
                                          MPI_Datatype recvtype, MPIR_Comm * comm_ptr,
                                          MPIR_TSP_sched_t sched)
 {
-    const MPII_Hier_params given = MPII_HIER_PARAMS_DATA(-1, -1, -1);
-    const MPII_Hier_call call = { .sendbuf = sendbuf, .sendcount = sendcount,
-        .sendtype = sendtype, .buf = recvbuf, .count = recvcount, .datatype = recvtype,
-        .comm = comm_ptr, .given = &given,
-        .calls_pvar = MPII_HIER_PVAR_CALLS(iallgather, tsp_hier) };
-    return MPII_Hier_allgather_sched(&call, sched);
+    return sched_of_cvars(MPII_Hier_allgather_sched, sendbuf, sendcount, sendtype, recvbuf,
+                          recvcount, recvtype, 0, comm_ptr,
+                          MPII_HIER_PVAR_CALLS(iallgather, tsp_hier), sched);
 }
 
 int MPIR_TSP_Igather_sched_intra_hier(const void *sendbuf, MPI_Aint sendcount,
@@ -703,12 +712,9 @@ int MPIR_TSP_Igather_sched_intra_hier(const void *sendbuf, MPI_Aint sendcount,
                                       MPI_Datatype recvtype, int root, MPIR_Comm * comm_ptr,
                                       MPIR_TSP_sched_t sched)
 {
-    const MPII_Hier_params given = MPII_HIER_PARAMS_STEPS(-1, -1);
-    const MPII_Hier_call call = { .sendbuf = sendbuf, .sendcount = sendcount,
-        .sendtype = sendtype, .buf = recvbuf, .count = recvcount, .datatype = recvtype,
-        .root = root, .comm = comm_ptr, .given = &given,
-        .calls_pvar = MPII_HIER_PVAR_CALLS(igather, tsp_hier) };
-    return MPII_Hier_gather_sched(&call, sched);
+    return sched_of_cvars(MPII_Hier_gather_sched, sendbuf, sendcount, sendtype, recvbuf,
+                          recvcount, recvtype, root, comm_ptr,
+                          MPII_HIER_PVAR_CALLS(igather, tsp_hier), sched);
 }
 
 int MPIR_TSP_Iscatter_sched_intra_hier(const void *sendbuf, MPI_Aint sendcount,
@@ -716,18 +722,14 @@ int MPIR_TSP_Iscatter_sched_intra_hier(const void *sendbuf, MPI_Aint sendcount,
                                        MPI_Datatype recvtype, int root, MPIR_Comm * comm_ptr,
                                        MPIR_TSP_sched_t sched)
 {
-    const MPII_Hier_params given = MPII_HIER_PARAMS_STEPS(-1, -1);
-    const MPII_Hier_call call = { .sendbuf = sendbuf, .sendcount = sendcount,
-        .sendtype = sendtype, .buf = recvbuf, .count = recvcount, .datatype = recvtype,
-        .root = root, .comm = comm_ptr, .given = &given,
-        .calls_pvar = MPII_HIER_PVAR_CALLS(iscatter, tsp_hier) };
-    return MPII_Hier_scatter_sched(&call, sched);
+    return sched_of_cvars(MPII_Hier_scatter_sched, sendbuf, sendcount, sendtype, recvbuf,
+                          recvcount, recvtype, root, comm_ptr,
+                          MPII_HIER_PVAR_CALLS(iscatter, tsp_hier), sched);
 }
 
 int MPIR_TSP_Ibarrier_sched_intra_hier(MPIR_Comm * comm_ptr, MPIR_TSP_sched_t sched)
 {
-    const MPII_Hier_params given = MPII_HIER_PARAMS_STEPS(-1, -1);
-    const MPII_Hier_call call = { .comm = comm_ptr, .given = &given,
-        .calls_pvar = MPII_HIER_PVAR_CALLS(ibarrier, tsp_hier) };
-    return MPII_Hier_barrier_sched(&call, sched);
+    return sched_of_cvars(MPII_Hier_barrier_sched, NULL, 0, MPI_DATATYPE_NULL, NULL, 0,
+                          MPI_DATATYPE_NULL, 0, comm_ptr,
+                          MPII_HIER_PVAR_CALLS(ibarrier, tsp_hier), sched);
 }
