@@ -1,8 +1,9 @@
 /*
  * mpich-hier: the HAN pipeline of the hier bcast, reduce and allreduce, run slot by slot
- * (the blocking form) or written into one schedule (the non-blocking and persistent
+ * (the blocking loop) or written into one schedule (the non-blocking and persistent
  * forms).  Their tasks: hier_pipeline.h; what a task does: the collective's task
- * function.
+ * function.  And which of the two forms every blocking hier collective runs
+ * (MPIR_CVAR_HIER_SCHEDULE_BLOCKING), the schedule started and waited for.
  */
 
 #include "hier_impl.h"
