@@ -150,6 +150,9 @@ def algorithms_section(g, cvars):
         rows = []
         for (param, kind, arg, suffix), algos in specs.items():
             cvar = cvars[g.cvar(coll, suffix)]
+            if kind == 'INT' and cvar.get('min') != arg:
+                sys.exit('gen-reference: %s states min %s, the grammar %s' %
+                         (cvar['name'], cvar.get('min'), arg))
             values = ('integer >= %s' % arg if kind == 'INT' else
                       'one of ' + ', '.join('`%s`' % n for n in LISTS[arg][1](g, coll)))
             rows.append(['`%s`' % param, ', '.join('`%s`' % a for a in algos), values,
@@ -166,18 +169,28 @@ def algorithms_section(g, cvars):
     return out
 
 
+def accepts(c):
+    """What a CVAR accepts, as MPI_Init and MPI_T writes check it (maint/patches/06)."""
+    if c['items']:
+        return 'one of ' + ', '.join('`%s`' % i for i in c['items'])
+    if c['type'] == 'int':
+        return 'integer %s to 2147483647' % c.get('min', '-2147483648')
+    if c['type'] == 'boolean':
+        return '`1`, `0`, `yes`, `no`, `true`, `false`, `on`, `off`'
+    return 'any string'
+
+
 def cvars_section(new, added):
     out = ['## CVARs', '', 'The CVARs the plugin defines: the MPI_T CVAR info blocks of '
            '`%s/*.c` and those the registration patches `maint/patches/*.patch` add, in '
-           'source order.  An enum CVAR takes the values listed.' % HIER, '']
+           'source order.  Any other value ends MPI_Init on every rank with one line naming '
+           'the variable, the value and what it accepts; an MPI_T write of one returns '
+           '`MPI_T_ERR_INVALID` and leaves the variable as it was.' % HIER, '']
     rows = []
     for c in new:
-        text = c['text']
-        if c['items']:
-            text = text.rstrip('.') + '. Values: ' + ', '.join('`%s`' % i for i in c['items']) + '.'
-        rows.append(['`%s`' % c['name'], c['type'], '`%s`' % c['default'], md(text),
+        rows.append(['`%s`' % c['name'], accepts(c), '`%s`' % c['default'], md(c['text']),
                      '`%s`' % c['source']])
-    out += table(['CVAR', 'type', 'default', 'description', 'defined in'], rows)
+    out += table(['CVAR', 'accepts', 'default', 'description', 'defined in'], rows)
     out += ['### Items added to MPICH\'s CVARs', '']
     out += table(['CVAR', 'item', 'description', 'added by'],
                  [['`%s`' % c, '`%s`' % i, md(t), '`%s`' % s] for c, i, t, s in added])

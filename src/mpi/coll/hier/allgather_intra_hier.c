@@ -12,6 +12,7 @@ cvars:
       category    : COLLECTIVE
       type        : int
       default     : 0
+      min         : 0
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ

@@ -14,6 +14,7 @@ cvars:
       category    : COLLECTIVE
       type        : int
       default     : 16384
+      min         : 0
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
@@ -56,6 +57,7 @@ cvars:
       category    : COLLECTIVE
       type        : int
       default     : 2
+      min         : 1
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
@@ -66,6 +68,7 @@ cvars:
       category    : COLLECTIVE
       type        : int
       default     : 0
+      min         : 0
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
@@ -119,6 +122,7 @@ cvars:
       category    : COLLECTIVE
       type        : int
       default     : 2
+      min         : 1
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
@@ -129,6 +133,7 @@ cvars:
       category    : COLLECTIVE
       type        : int
       default     : 0
+      min         : 0
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
@@ -169,6 +174,7 @@ cvars:
       category    : COLLECTIVE
       type        : int
       default     : 2
+      min         : 1
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
@@ -180,6 +186,7 @@ cvars:
       category    : COLLECTIVE
       type        : int
       default     : 0
+      min         : 0
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ

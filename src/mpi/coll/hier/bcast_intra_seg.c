@@ -14,6 +14,7 @@ cvars:
       category    : COLLECTIVE
       type        : int
       default     : 65536
+      min         : 0
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
@@ -29,6 +30,7 @@ cvars:
       category    : COLLECTIVE
       type        : int
       default     : 4
+      min         : 1
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
@@ -39,6 +41,7 @@ cvars:
       category    : COLLECTIVE
       type        : int
       default     : 4
+      min         : 1
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ

@@ -7,6 +7,7 @@
 #include "hier_impl.h"
 #include "hier_topology.h"
 #include "mpir_hwtopo.h"
+#include <errno.h>
 
 /*
 === BEGIN_MPI_T_CVAR_INFO_BLOCK ===
@@ -29,6 +30,7 @@ cvars:
       category    : COLLECTIVE
       type        : int
       default     : 0
+      min         : 0
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
@@ -41,6 +43,7 @@ cvars:
       category    : COLLECTIVE
       type        : int
       default     : 0
+      min         : 0
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
@@ -87,6 +90,68 @@ static const MPIR_hwtopo_type_e below_node_type[BELOW_NODE_LEVELS] = {
 /* A path no switch can have ('.' separates names): this rank failed to read its own. */
 #define FAILED_PATH ".failed"
 
+/* The text of MPIR_CVAR_HIER_TOPOLOGY_FILE in *text (MPL_free it), NULL where it cannot
+ * be read (errno says why). */
+static int read_topology_file(char **text)
+{
+    int mpi_errno = MPI_SUCCESS;
+    FILE *f = fopen(MPIR_CVAR_HIER_TOPOLOGY_FILE, "r");
+
+    *text = NULL;
+    if (!f)
+        goto fn_exit;
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    if (size >= 0)
+        *text = MPL_malloc(size + 1, MPL_MEM_COLL);
+    if (*text) {
+        size = (long) fread(*text, 1, size, f);
+        (*text)[size] = '\0';
+    } else if (size >= 0) {
+        MPIR_ERR_SET(mpi_errno, MPI_ERR_OTHER, "**nomem");
+    } else {
+        errno = EISDIR;         /* ftell of a directory */
+    }
+    fclose(f);
+  fn_exit:
+    return mpi_errno;
+}
+
+/* MPI_Init: a topology file that cannot be read or has a malformed line ends MPI_Init
+ * with one line naming the variable (the file is read again when a comm's hierarchy is
+ * built: only then is the host's own line looked up). */
+int MPII_Hier_check_topology_file(void)
+{
+    int mpi_errno = MPI_SUCCESS, bad_line = 0;
+    char path[MPII_HIER_SWITCH_PATH_MAX], *text = NULL;
+    const char *file = MPIR_CVAR_HIER_TOPOLOGY_FILE;
+
+    if (!file || !file[0])
+        goto fn_exit;
+    mpi_errno = read_topology_file(&text);
+    MPIR_ERR_CHECK(mpi_errno);
+    if (!text) {
+        MPL_error_printf("mpich-hier: MPIR_CVAR_HIER_TOPOLOGY_FILE=%s cannot be read (%s): it "
+                         "accepts a readable file of lines \"HOST SWITCH...\"\n", file,
+                         strerror(errno));
+        MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_ARG, "**arg", "**arg %s",
+                             "MPIR_CVAR_HIER_TOPOLOGY_FILE cannot be read");
+    }
+    if (MPII_Hier_switch_path_from_file(text, "", path, sizeof(path), &bad_line) < 0) {
+        MPL_error_printf("mpich-hier: MPIR_CVAR_HIER_TOPOLOGY_FILE=%s: line %d is malformed: "
+                         "it accepts lines \"HOST SWITCH...\" (at most %d switches, no '.' in "
+                         "a name), each host once\n", file, bad_line, MPII_HIER_SWITCH_LEVELS_MAX);
+        MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_ARG, "**arg", "**arg %s",
+                             "MPIR_CVAR_HIER_TOPOLOGY_FILE has a malformed line");
+    }
+  fn_exit:
+    MPL_free(text);
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
 /* This rank's switch path (hier_topology.h), from the topology file or Slurm. */
 static int my_switch_path(char *path)
 {
@@ -99,19 +164,10 @@ static int my_switch_path(char *path)
     if (MPIR_CVAR_HIER_TOPOLOGY_FILE[0] != '\0') {
         char host[MPI_MAX_PROCESSOR_NAME + 1] = "";
         int len = 0;
-        FILE *f = fopen(MPIR_CVAR_HIER_TOPOLOGY_FILE, "r");
-        MPIR_ERR_CHKANDJUMP1(!f, mpi_errno, MPI_ERR_OTHER, "**arg", "**arg %s",
+        mpi_errno = read_topology_file(&text);
+        MPIR_ERR_CHECK(mpi_errno);
+        MPIR_ERR_CHKANDJUMP1(!text, mpi_errno, MPI_ERR_OTHER, "**arg", "**arg %s",
                              "MPIR_CVAR_HIER_TOPOLOGY_FILE cannot be opened");
-        fseek(f, 0, SEEK_END);
-        long size = ftell(f);
-        fseek(f, 0, SEEK_SET);
-        text = MPL_malloc(size + 1, MPL_MEM_COLL);
-        if (text) {
-            size = (long) fread(text, 1, size, f);
-            text[size] = '\0';
-        }
-        fclose(f);
-        MPIR_ERR_CHKANDJUMP(!text, mpi_errno, MPI_ERR_OTHER, "**nomem");
         mpi_errno = MPID_Get_processor_name(host, MPI_MAX_PROCESSOR_NAME, &len);
         MPIR_ERR_CHECK(mpi_errno);
         n = MPII_Hier_switch_path_from_file(text, host, path, MPII_HIER_SWITCH_PATH_MAX, &bad_line);

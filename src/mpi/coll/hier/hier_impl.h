@@ -42,6 +42,11 @@ int MPII_Hier_get(MPIR_Comm * comm, MPII_Hier_comm ** hier);
  * on first use (MPIR_CVAR_HIER_DUMP prints it then), cached with hier. */
 int MPII_Hier_hierarchy_get(MPIR_Comm * comm, MPII_Hier_comm * hier,
                             const MPII_Hier_hierarchy ** hierarchy);
+/* MPI_Init: MPIR_CVAR_HIER_TOPOLOGY_FILE, when set, is readable and well formed (one line
+ * naming the variable otherwise) */
+int MPII_Hier_check_topology_file(void);
+/* The error of MPI_Init's checks, MPI_Init's when MPI_COMM_WORLD is set up (hier_json.c) */
+extern int MPII_Hier_init_errno;
 /* "Switch", "Node", "Package", "NUMANode", "L3Cache": of a level of the hierarchy, of a
  * key column */
 const char *MPII_Hier_level_type(const MPII_Hier_comm * hier, int level);

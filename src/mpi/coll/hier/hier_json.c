@@ -193,15 +193,15 @@ static void report_problem(void *ctx, const char *where, const char *what, const
                          path, what);
 }
 
-/* The error of a bad user tree, returned when MPI_COMM_WORLD is set up: MPI_Init reads
- * the tree before MPID_Init, whose PMI exchange and barrier every rank reaches only
- * after reading it, so each rank has reported the problems before the first one fails
- * (and the job's abort kills the others). */
-static int tree_errno = MPI_SUCCESS;
+/* The error of MPI_Init's checks (a bad user tree, a bad topology file), returned when
+ * MPI_COMM_WORLD is set up: MPI_Init makes them before MPID_Init, whose PMI exchange and
+ * barrier every rank reaches only after making them, so each rank has reported the
+ * problems before the first one fails (and the job's abort kills the others). */
+int MPII_Hier_init_errno = MPI_SUCCESS;
 
 int MPII_Hier_comm_init(MPIR_Comm * comm)
 {
-    return comm == MPIR_Process.comm_world ? tree_errno : MPI_SUCCESS;
+    return comm == MPIR_Process.comm_world ? MPII_Hier_init_errno : MPI_SUCCESS;
 }
 
 /* The collectives tree leaves out keep MPICH's built-in choices: tree merged over
@@ -236,7 +236,7 @@ int MPII_Hier_load_tuning_file(const char *path, const char *builtin, char **jso
     }
     if (!tree) {
         /* MPI_Init goes on to its barrier on the built-in tree, then fails */
-        MPIR_ERR_SET1(tree_errno, MPI_ERR_ARG, "**arg", "**arg %s",
+        MPIR_ERR_SET1(MPII_Hier_init_errno, MPI_ERR_ARG, "**arg", "**arg %s",
                       "MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE is not a valid tree");
         *json = MPL_strdup(builtin);
         MPIR_ERR_CHKANDJUMP(!*json, mpi_errno, MPI_ERR_OTHER, "**nomem");

@@ -58,6 +58,7 @@ static const struct {
 
 int MPII_Hier_init(void)
 {
+    MPII_Hier_init_errno = MPII_Hier_check_topology_file();
     MPII_Hier_route_init();
     for (int i = 0; i < MPII_HIER_PVAR_COUNT; i++) {
         MPII_Hier_pvars[i] = 0;

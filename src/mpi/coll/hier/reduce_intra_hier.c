@@ -14,6 +14,7 @@ cvars:
       category    : COLLECTIVE
       type        : int
       default     : 16384
+      min         : 0
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
@@ -51,6 +52,7 @@ cvars:
       category    : COLLECTIVE
       type        : int
       default     : 2
+      min         : 1
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
@@ -61,6 +63,7 @@ cvars:
       category    : COLLECTIVE
       type        : int
       default     : 0
+      min         : 0
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
@@ -110,6 +113,7 @@ cvars:
       category    : COLLECTIVE
       type        : int
       default     : 2
+      min         : 1
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
@@ -120,6 +124,7 @@ cvars:
       category    : COLLECTIVE
       type        : int
       default     : 0
+      min         : 0
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
@@ -156,6 +161,7 @@ cvars:
       category    : COLLECTIVE
       type        : int
       default     : 2
+      min         : 1
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
@@ -167,6 +173,7 @@ cvars:
       category    : COLLECTIVE
       type        : int
       default     : 0
+      min         : 0
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ

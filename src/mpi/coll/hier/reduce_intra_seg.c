@@ -14,6 +14,7 @@ cvars:
       category    : COLLECTIVE
       type        : int
       default     : 65536
+      min         : 0
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
@@ -28,6 +29,7 @@ cvars:
       category    : COLLECTIVE
       type        : int
       default     : 4
+      min         : 1
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
@@ -38,6 +40,7 @@ cvars:
       category    : COLLECTIVE
       type        : int
       default     : 4
+      min         : 1
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
@@ -51,6 +54,7 @@ cvars:
       category    : COLLECTIVE
       type        : int
       default     : 8388608
+      min         : 0
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
