@@ -6,7 +6,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <climits>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -212,15 +215,29 @@ std::vector<Rule> compact_rules(const std::vector<std::pair<std::uint64_t, Choic
 }
 
 Json load_tree(const std::string& path) {
+    std::error_code error;
+    if (std::filesystem::is_directory(path, error)) throw TreeError("JSON tree '" + path + "' is a directory");
     std::ifstream in(path);
-    if (!in) throw TreeError("cannot read JSON tree '" + path + "'");
+    if (!in) throw TreeError("cannot read JSON tree '" + path + "': " + std::strerror(errno));
     try {
         Json tree = Json::parse(in);
         if (!tree.is_object()) throw TreeError("JSON tree '" + path + "' is not an object");
         return tree;
     } catch (const Json::exception& e) {
         throw TreeError("JSON tree '" + path + "': " + e.what());
+    } catch (const std::ios_base::failure& e) {  // a read error past the open
+        throw TreeError("cannot read JSON tree '" + path + "': " + e.what());
     }
+}
+
+Json load_mpir_tree(const std::string& path, const std::string& option) {
+    Json tree = load_tree(path);
+    const std::vector<std::string> problems = grammar::check_tree_file(path, grammar::Level::mpir);
+    if (!problems.empty())
+        throw TreeError(option + " " + path + ": MPI_Init would refuse this tree (" + problems.front() +
+                        (problems.size() > 1 ? "; " + std::to_string(problems.size() - 1) + " more" : "") +
+                        "; hiertune check-tree lists them)");
+    return tree;
 }
 
 void save_tree(const Json& tree, const std::string& path) {

@@ -71,9 +71,15 @@ nlohmann::ordered_json calibration_object(const StoredCalibration& calibration) 
 }  // namespace
 
 MeasureDb open_existing_db(const std::string& path) {
+    namespace fs = std::filesystem;
     std::error_code error;
-    if (!std::filesystem::exists(path, error))
-        throw UsageError("measurement database '" + path + "' does not exist");
+    const fs::file_status status = fs::status(path, error);
+    if (!fs::exists(status)) throw UsageError("measurement database '" + path + "' does not exist");
+    if (fs::is_directory(status)) throw UsageError("measurement database '" + path + "' is a directory");
+    // SQLite takes an empty file for an empty database, which opening would make ours:
+    // a query must not turn any empty file into a database
+    if (fs::is_regular_file(status) && fs::file_size(path, error) == 0 && !error)
+        throw UsageError("measurement database '" + path + "' is an empty file, not a database");
     return MeasureDb::open(path);
 }
 

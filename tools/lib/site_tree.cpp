@@ -76,11 +76,11 @@ std::string utc_mtime(const std::filesystem::path& file) {
 
 SiteRecord install_site_tree(const std::string& tree, const std::filesystem::path& prefix, SiteRecord record) {
     const std::vector<std::string> problems = grammar::check_tree_file(tree, grammar::Level::mpir);
-    if (!problems.empty()) {
-        std::string text = tree + ": MPI_Init would refuse this tree, not installed:";
-        for (const std::string& problem : problems) text += "\n  " + problem;
-        throw UsageError(text);
-    }
+    if (!problems.empty())  // one line, as hiertune's errors are
+        throw UsageError(tree + ": MPI_Init would refuse this tree, not installed: " + problems.front() +
+                         (problems.size() > 1 ? " (and " + std::to_string(problems.size() - 1) +
+                                                    " more: hiertune check-tree lists them)"
+                                              : ""));
     std::string content;
     {
         std::ifstream in(tree, std::ios::binary);

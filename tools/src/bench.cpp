@@ -356,10 +356,7 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err)
     } catch (const std::exception& e) {
         error = e.what();
     }
-    if (!all_ok(error.empty())) {
-        if (rank == 0) err << "hiertune: error: " << (error.empty() ? "invalid setup on another rank" : error) << '\n';
-        return 1;
-    }
+    if (!all_ok(error.empty())) return bad_input_on_every_rank(error, "invalid setup on another rank", err);
 
     const JobFacts facts = gather_job_facts(options.machine);
     if (rank == 0) warn_oversubscription(facts, plan, err);
@@ -380,10 +377,7 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err)
             error = e.what();
         }
     }
-    if (!all_ok(error.empty())) {
-        if (rank == 0) err << "hiertune: error: " << error << '\n';
-        return 1;
-    }
+    if (!all_ok(error.empty())) return bad_input_on_every_rank(error, "", err);
     MPI_Bcast(to_measure.data(), static_cast<int>(to_measure.size()), MPI_CHAR, 0, MPI_COMM_WORLD);
     const auto pending = static_cast<std::size_t>(std::count(to_measure.begin(), to_measure.end(), 1));
     if (rank == 0 && db)
@@ -402,10 +396,8 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err)
     } catch (const std::exception& e) {
         error = e.what();
     }
-    if (!all_ok(error.empty())) {
-        if (rank == 0) err << "hiertune: error: " << (error.empty() ? "out of memory on another rank" : error) << '\n';
-        return 1;
-    }
+    if (!all_ok(error.empty()))  // sizes this job cannot hold: bad input too
+        return bad_input_on_every_rank(error, "out of memory on another rank", err);
     Payload& payload = *payload_buffers;
     MPI_Comm comm = MPI_COMM_NULL;  // the measured collectives get a communicator of their own
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
@@ -468,14 +460,13 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err)
                 keys.push_back(key);
                 assignments.push_back(cvar_assignment(configuration_of(key), plan.initial, catalog));
                 if (!probed.insert(key.collective + " " + describe_configuration(key)).second) continue;
-                plan.cvars->write_changed(assignments.back(), current);
-                const std::string failure = probe(key, payload, comm);
+                // a value MPI_T refuses (the library's own check), else one the call refuses
+                std::string failure = plan.cvars->write_changed_on_all(assignments.back(), current);
+                if (failure.empty()) failure = probe(key, payload, comm);
                 if (!failure.empty()) {
                     progress.clear();
-                    if (rank == 0)
-                        err << "hiertune: error: the MPI library rejects " << point_label(key) << ":\n"
-                            << failure << '\n';
-                    return finish(1);
+                    return finish(bad_input_on_every_rank(
+                        "the MPI library rejects " + point_label(key) + ": " + failure, "", err));
                 }
             }
             measurement = measure_group(keys, assignments, *plan.cvars, current, options, payload, comm);

@@ -37,7 +37,7 @@ CLI::App* BenchCli::bind(CLI::App& app) {
     add_stopping_options(*bench, stopping_, "point", "Cap on wall-clock seconds per point, its own turns (0: none)");
     bench->add_option("-r,--reps", reps_,
                       "Exactly this many repetitions per point (after the -x warm-up ones): no stopping rule")
-        ->check(CLI::PositiveNumber)
+        ->check(positive_number())
         ->excludes("--min-reps")
         ->excludes("--max-reps")
         ->excludes("--precision")

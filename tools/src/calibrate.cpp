@@ -105,12 +105,9 @@ int run_calibrate(const CalibrateOptions& options, std::ostream& out, std::ostre
     const std::vector<int> node_of_rank = node_of_each_rank();
     const std::vector<LinkPair> pairs = calibration_pairs(node_of_rank);
     const JobFacts facts = gather_job_facts(options.machine);
-    if (pairs.empty() || pairs.front().link == kIntraLink) {
-        if (rank == 0)
-            err << "hiertune: error: calibrate needs at least 2 nodes (MPI_COMM_TYPE_SHARED groups); this job has "
-                   "one\n";
-        return 1;
-    }
+    if (pairs.empty() || pairs.front().link == kIntraLink)
+        return bad_input_on_every_rank(
+            "calibrate needs at least 2 nodes (MPI_COMM_TYPE_SHARED groups); this job has one", "", err);
 
     // 2. Rank 0 opens the database; a stored calibration is kept with --if-missing
     //    when it has the same links and holds the expected rate.
@@ -144,10 +141,7 @@ int run_calibrate(const CalibrateOptions& options, std::ostream& out, std::ostre
             error = e.what();
         }
     }
-    if (!all_ok(error.empty())) {
-        if (rank == 0) err << "hiertune: error: " << error << '\n';
-        return 1;
-    }
+    if (!all_ok(error.empty())) return bad_input_on_every_rank(error, "", err);
     MPI_Bcast(&measure, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (rank == 0 && db)
         err << "hiertune: " << options.db_path << " job " << job << " (" << describe_job(facts.job) << "): "

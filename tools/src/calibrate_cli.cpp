@@ -20,7 +20,7 @@ CLI::App* CalibrateCli::bind(CLI::App& app) {
     calibrate->add_option("--bw-size", bw_size_, "Bytes per message of the bandwidth stream (K, M, G: 1024s)")
         ->capture_default_str();
     calibrate->add_option("--bw-window", bw_window_, "Messages in flight before the 1-byte ack")
-        ->check(CLI::PositiveNumber)
+        ->check(positive_number())
         ->capture_default_str();
     add_output_flags(*calibrate, output_);
     calibrate->add_option("--db", db_path_,
@@ -35,7 +35,7 @@ CLI::App* CalibrateCli::bind(CLI::App& app) {
                                       "(K/M/G: powers of 1000; default: ") +
                               kLinkRateEnv + " if set): exit 1 if a link is off by more than --tolerance");
     calibrate->add_option("--tolerance", tolerance_percent_, "Percent a link's bandwidth may be off the rate")
-        ->check(CLI::NonNegativeNumber)
+        ->check(non_negative_number())
         ->capture_default_str();
     add_allow_cliques_flag(*calibrate, allow_cliques_);
     command_ = calibrate;
@@ -50,9 +50,9 @@ CalibrateOptions CalibrateCli::options() const {
     options.bw_size = parse_size(bw_size_);
     if (options.bw_size == 0) throw UsageError("--bw-size must be > 0");
     options.bw_window = bw_window_;
-    if (options.bw_size * options.bw_window > kMaxMessageBytes)
-        throw UsageError("--bw-size x --bw-window is " + std::to_string(options.bw_size * options.bw_window) +
-                         " bytes: at most " + std::to_string(kMaxMessageBytes) + " (1G) may be in flight");
+    if (options.bw_window > kMaxMessageBytes / options.bw_size)  // divided: the product may wrap around
+        throw UsageError("--bw-size " + bw_size_ + " x --bw-window " + std::to_string(options.bw_window) +
+                         ": at most " + std::to_string(kMaxMessageBytes) + " bytes (1G) may be in flight");
     options.format = output_.format();
     options.db_path = db_path_;
     options.machine = machine_name(machine_, std::getenv(kMachineEnv));

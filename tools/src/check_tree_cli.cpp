@@ -1,9 +1,14 @@
 #include "check_tree_cli.hpp"
 
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include "hiertune/csel_tree.hpp"
 #include "hiertune/grammar.hpp"
+#include "hiertune/usage_error.hpp"
 
 namespace hiertune {
 
@@ -11,7 +16,7 @@ CLI::App* CheckTreeCli::bind(CLI::App& app) {
     CLI::App* command = app.add_subcommand(
         "check-tree",
         "Check Csel JSON trees against MPICH 5.0.1's keys and the plugin's grammar, as MPI_Init does: one line "
-        "per problem (exit 1 if any)");
+        "per problem (exit 1 if any; 2 if a file cannot be read)");
     command->add_option("files", paths_, "Tree files (JSON)")->required();
     command->add_option("--level", level_,
                         "mpir: MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE; ch4: MPIR_CVAR_CH4_COLL_SELECTION_"
@@ -21,7 +26,20 @@ CLI::App* CheckTreeCli::bind(CLI::App& app) {
     return command;
 }
 
+namespace {
+
+// A file that cannot be opened is bad input (exit 2, before any file is checked); what a
+// file holds, JSON or not, is the check's verdict (exit 1), in MPI_Init's words.
+void require_readable(const std::string& path) {
+    std::error_code error;
+    if (std::filesystem::is_directory(path, error)) throw UsageError("'" + path + "' is a directory, not a tree file");
+    if (!std::ifstream(path)) throw UsageError("cannot read '" + path + "': " + std::strerror(errno));
+}
+
+}  // namespace
+
 int CheckTreeCli::run() {
+    for (const std::string& path : paths_) require_readable(path);
     int failed = 0;
     for (const std::string& path : paths_) {
         grammar::Level level = level_ == "ch4" ? grammar::Level::ch4 : grammar::Level::mpir;

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <optional>
+#include <sstream>
 
 #include "hiertune/cluster_env.hpp"
 #include "hiertune/usage_error.hpp"
@@ -23,6 +25,39 @@ namespace hiertune {
 std::string mpich_prefix() { return HIERTUNE_MPICH_PREFIX; }
 
 std::string mpich_generic_json() { return HIERTUNE_GENERIC_JSON; }
+
+namespace {
+
+CLI::Validator number_check(const std::function<bool(double)>& ok, const std::string& what) {
+    return CLI::Validator(
+        [ok, what](std::string& text) {
+            double value = 0;
+            if (CLI::detail::lexical_cast(text, value) && ok(value)) return std::string();
+            return "'" + text + "' is not a number " + what;
+        },
+        what);
+}
+
+std::string number_text(double value) {
+    std::ostringstream text;
+    text << value;
+    return text.str();
+}
+
+}  // namespace
+
+CLI::Validator positive_number() {
+    return number_check([](double value) { return value > 0; }, "> 0");
+}
+
+CLI::Validator non_negative_number() {
+    return number_check([](double value) { return value >= 0; }, ">= 0");
+}
+
+CLI::Validator number_between(double min, double max) {
+    return number_check([min, max](double value) { return value >= min && value <= max; },
+                        "from " + number_text(min) + " to " + number_text(max));
+}
 
 void add_output_flags(CLI::App& command, OutputFlags& flags) {
     auto* json = command.add_flag("--json", flags.json, "JSON Lines: one object per point");
@@ -43,18 +78,19 @@ StoppingRule StoppingArgs::rule(bool min_reps_given) const {
 void add_stopping_options(CLI::App& command, StoppingArgs& args, const std::string& what,
                           const std::string& time_help) {
     command.add_option("-x,--warmup", args.warmup, "Warm-up repetitions per " + what + " (not recorded)")
+        ->check(non_negative_number())  // CLI11 reads "-3" into a size_t as 2^64 - 3
         ->capture_default_str();
     command.add_option("--min-reps", args.min_reps, "Repetitions before a " + what + " may stop")
-        ->check(CLI::PositiveNumber)
+        ->check(positive_number())
         ->capture_default_str();
     command.add_option("-i,--max-reps", args.max_reps, "Cap on repetitions per " + what)
-        ->check(CLI::PositiveNumber)
+        ->check(positive_number())
         ->capture_default_str();
     command.add_option("--precision", args.precision_percent,
                        "Stop when the 95% CI half-width of the median is within this percentage of it")
-        ->check(CLI::Range(0.001, 100.0))
+        ->check(number_between(0.001, 100))
         ->capture_default_str();
-    command.add_option("--max-time", args.max_time, time_help)->check(CLI::NonNegativeNumber)->capture_default_str();
+    command.add_option("--max-time", args.max_time, time_help)->check(non_negative_number())->capture_default_str();
 }
 
 void refuse_cliques(bool allowed) {
@@ -90,9 +126,36 @@ std::string own_path(const char* argv0) {
     return std::filesystem::absolute(argv0).string();
 }
 
-int print_error(const std::string& message) {
-    std::cerr << "hiertune: error: " << message << '\n';
-    return 1;
+std::string one_line(const std::string& text) {
+    std::string line;
+    bool next_line = false;
+    for (const char c : text) {
+        if (c == '\n' || c == '\r') {
+            next_line = true;
+            continue;
+        }
+        if (next_line) {  // its indentation dropped, joined by "; " unless the last one ends in ':' or ';'
+            if (c == ' ' || c == '\t') continue;
+            while (!line.empty() && line.back() == ' ') line.pop_back();
+            if (!line.empty()) line += line.back() == ':' || line.back() == ';' ? " " : "; ";
+            next_line = false;
+        }
+        line += c;
+    }
+    return line;
 }
+
+namespace {
+
+int print_error_line(const std::string& message, int status) {
+    std::cerr << "hiertune: error: " << one_line(message) << '\n';
+    return status;
+}
+
+}  // namespace
+
+int print_error(const std::string& message) { return print_error_line(message, kBadInputStatus); }
+
+int print_failure(const std::string& message) { return print_error_line(message, 1); }
 
 }  // namespace hiertune

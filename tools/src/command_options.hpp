@@ -13,6 +13,13 @@
 
 namespace hiertune {
 
+// Checks of numeric options, for CLI11's check(): CLI::Range lets "nan" through (every
+// comparison with it is false) and CLI::PositiveNumber names DBL_MAX in all its digits.
+// A failed check reads "--OPTION: 'TEXT' is not a number > 0".
+CLI::Validator positive_number();
+CLI::Validator non_negative_number();
+CLI::Validator number_between(double min, double max);
+
 // --json / --csv (default: the OSU table).
 struct OutputFlags {
     bool json = false;
@@ -63,7 +70,13 @@ std::string mpiexec_or_default(const std::string& given, bool launcher_given);
 // This program's path, for the jobs it launches (/proc/self/exe, else argv[0] made absolute).
 std::string own_path(const char* argv0);
 
-// "hiertune: error: MESSAGE" on stderr; returns the exit status 1.
+// Errors end a command with one line, which a script's `tail -1` or a grep finds whole:
+// text with its line breaks joined ("a:\n  b" -> "a: b", "a\nb" -> "a; b").
+std::string one_line(const std::string& text);
+
+// "hiertune: error: MESSAGE" (one_line) on stderr for bad input; returns kBadInputStatus.
 int print_error(const std::string& message);
+// The same line for a job, measurement or check that failed; returns the exit status 1.
+int print_failure(const std::string& message);
 
 }  // namespace hiertune

@@ -49,7 +49,7 @@ int CompareTunersCli::run() {
     std::vector<TunerTree> trees;
     for (const std::string& text : trees_) {
         const auto [name, path] = name_and_path(text, "--tree");
-        trees.push_back(TunerTree{name, csel::load_tree(path)});
+        trees.push_back(TunerTree{name, csel::load_mpir_tree(path, "--tree")});
     }
     CompareOptions options;
     options.collectives = collectives_;
@@ -57,7 +57,7 @@ int CompareTunersCli::run() {
     std::error_code error;
     const bool stock_given = command_->count("--stock") > 0;
     if (!stock_path_.empty() && (stock_given || std::filesystem::exists(stock_path_, error)))
-        options.stock = csel::load_tree(stock_path_);
+        options.stock = csel::load_mpir_tree(stock_path_, "--stock");
     TunerComparison comparison = compare_tuners(sweep, trees, options);
     for (const std::string& text : tuning_dbs_) {
         const auto [name, path] = name_and_path(text, "--tuning-db");

@@ -130,11 +130,11 @@ Summary measure_experiment(const FitKey& key, std::vector<unsigned char>& send, 
     });
 }
 
-// An error of a setup step, agreed on by all ranks.
-bool agree(const std::string& error, std::ostream& err) {
-    if (all_ok(error.empty())) return true;
-    if (world_rank() == 0) err << "hiertune: error: " << (error.empty() ? "failed on another rank" : error) << '\n';
-    return false;
+// An error of a setup step (bad input), agreed on by all ranks: 0, else rank 0 says it
+// and every rank gets kBadInputStatus.
+int agree(const std::string& error, std::ostream& err) {
+    if (all_ok(error.empty())) return 0;
+    return bad_input_on_every_rank(error, "failed on another rank", err);
 }
 
 std::string configuration_label(const FitKey& key) {
@@ -191,10 +191,7 @@ int run_fit(const FitOptions& options, std::ostream& out, std::ostream& err) {
     int world = 0;
     MPI_Comm_size(MPI_COMM_WORLD, &world);
     MpiToolsSession tools;
-    if (world < 2) {
-        if (rank == 0) err << "hiertune: error: fit needs at least 2 processes\n";
-        return 1;
-    }
+    if (world < 2) return bad_input_on_every_rank("fit needs at least 2 processes", "", err);
 
     // 1. The plan, the same on every rank: the configurations through bench's
     //    planner (values canonical as bench stores them), then the keys.
@@ -218,7 +215,7 @@ int run_fit(const FitOptions& options, std::ostream& out, std::ostream& err) {
     } catch (const std::exception& e) {
         error = e.what();
     }
-    if (!agree(error, err)) return 1;
+    if (const int status = agree(error, err)) return status;
     // eager sizes: powers of two from 1 KiB to the largest segment gamma is measured at
     std::vector<std::uint64_t> eager_sizes;
     std::uint64_t largest_segment = 0;
@@ -257,7 +254,7 @@ int run_fit(const FitOptions& options, std::ostream& out, std::ostream& err) {
             error = e.what();
         }
     }
-    if (!agree(error, err)) return 1;
+    if (const int status = agree(error, err)) return status;
     MPI_Bcast(to_measure.data(), static_cast<int>(to_measure.size()), MPI_CHAR, 0, MPI_COMM_WORLD);
     MPI_Bcast(eager_to_measure.data(), static_cast<int>(eager_to_measure.size()), MPI_CHAR, 0, MPI_COMM_WORLD);
 
@@ -313,14 +310,20 @@ int run_fit(const FitOptions& options, std::ostream& out, std::ostream& err) {
             continue;
         }
         const Configuration configuration{key.collective, key.algorithm, key.params};
-        apply(cvar_assignment(configuration, initial, cvars->catalog()));
-        // one untimed run with errors returned: a value the library rejects ends the fit with its message
-        MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-        const int rc = run_once(key.collective, send, recv, key.msg_bytes, comm);
-        MPI_Comm_set_errhandler(comm, MPI_ERRORS_ARE_FATAL);
-        if (!all_ok(rc == MPI_SUCCESS)) {
-            if (rank == 0) err << "hiertune: error: the MPI library rejects " << configuration_label(key) << '\n';
-            status = 1;
+        // a value MPI_T refuses, or (one untimed run with errors returned) one the call
+        // refuses, ends the fit with the library's message
+        const std::string refused =
+            cvars->write_changed_on_all(cvar_assignment(configuration, initial, cvars->catalog()), current);
+        int rc = MPI_SUCCESS;
+        if (refused.empty()) {
+            MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+            rc = run_once(key.collective, send, recv, key.msg_bytes, comm);
+            MPI_Comm_set_errhandler(comm, MPI_ERRORS_ARE_FATAL);
+        }
+        if (!refused.empty() || !all_ok(rc == MPI_SUCCESS)) {
+            status = bad_input_on_every_rank(
+                "the MPI library rejects " + configuration_label(key) + (refused.empty() ? "" : ": " + refused), "",
+                err);
             break;
         }
         record(key, measure_experiment(key, send, recv, options, comm));
@@ -329,7 +332,7 @@ int run_fit(const FitOptions& options, std::ostream& out, std::ostream& err) {
     for (auto& [procs, sub] : first_ranks)
         if (sub != MPI_COMM_NULL) MPI_Comm_free(&sub);
     MPI_Comm_free(&comm);
-    if (status != 0 || rank != 0) return status == 0 ? 0 : 1;
+    if (status != 0 || rank != 0) return status;
 
     // 4. Rank 0 fits everything stored for the job and stores the models.
     try {

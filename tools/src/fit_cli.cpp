@@ -32,7 +32,7 @@ CLI::App* FitCli::bind(CLI::App& app) {
         ->capture_default_str();
     fit->add_option("--segsize", segsize_, "Segment size of the seg_* experiments")->capture_default_str();
     fit->add_option("--chain-fanout", chain_fanout_, "Chains of the seg_chain experiments")
-        ->check(CLI::PositiveNumber)
+        ->check(positive_number())
         ->capture_default_str();
     fit->add_option("--gather", gather_,
                     "Bytes each rank sends in the linear gather after the experiment at the smallest size (i+1 "

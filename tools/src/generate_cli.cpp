@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "command_options.hpp"
 #include "hiertune/csel_tree.hpp"
 #include "hiertune/db_commands.hpp"
 #include "hiertune/sizes.hpp"
@@ -43,7 +44,7 @@ CLI::App* GenerateCli::bind(CLI::App& app) {
         ->delimiter(',');
     generate->add_option("--chain-fanouts", chain_fanouts_, "--from analytic/model: seg_chain fanouts (default 2,4)")
         ->delimiter(',')
-        ->check(CLI::PositiveNumber);
+        ->check(positive_number());
     generate->add_flag("--prune", prune_, "--from model: HAN III-C pruning heuristics");
     generate->add_flag("--no-collapse", no_collapse_,
                        "--from model: also consider every segment size larger than the message");
@@ -77,7 +78,7 @@ GenerateOptions GenerateCli::options() const {
 int GenerateCli::run() {
     const GenerateOptions options = this->options();
     const MeasureDb measurements = open_existing_db(db_path_);
-    const csel::Json stock = csel::load_tree(stock_path_);
+    const csel::Json stock = csel::load_mpir_tree(stock_path_, "--stock");
     const GenerateReport report = generate_tree(measurements, stock, options);
     csel::save_tree(report.tree.tree, output_path_);
     for (const std::string& line : report.lines) std::cout << line << '\n';

@@ -36,33 +36,41 @@ CLI::App* LearnCli::bind(CLI::App& app) {
         ->capture_default_str();
     learn->add_option("-o,--output", output_path_, "Tree file to write")->capture_default_str();
     learn->add_option("--stock", stock_path_, "MPICH's maint/tuning/coll/mpir/generic.json")->capture_default_str();
-    learn->add_option("--batch", batch_, "Points per iteration")->capture_default_str();
+    // CLI11 reads "-1" into an unsigned as 2^64 - 1: the unsigned options are checked
+    learn->add_option("--batch", batch_, "Points per iteration")->check(non_negative_number())->capture_default_str();
     learn->add_option("--time-budget", time_budget_,
                       "Seconds per collective after which learning stops at the next iteration (0: none)")
-        ->check(CLI::NonNegativeNumber)
+        ->check(non_negative_number())
         ->capture_default_str();
     learn->add_option("--threshold", threshold_,
                       "Converged when the summed variance changes by less than this (relative to it) in "
                       "--converge-iterations iterations in a row")
-        ->check(CLI::NonNegativeNumber)
+        ->check(non_negative_number())
         ->capture_default_str();
     learn->add_flag("--absolute", absolute_,
                     "--threshold is an absolute change of the summed variance (the paper's rule, 1e-9)");
     learn->add_option("--converge-iterations", converge_iterations_, "Iterations in a row below the threshold")
-        ->check(CLI::PositiveNumber)
+        ->check(positive_number())
         ->capture_default_str();
-    learn->add_option("--trees", trees_, "Trees of the random forest")->capture_default_str();
+    learn->add_option("--trees", trees_, "Trees of the random forest")
+        ->check(non_negative_number())
+        ->capture_default_str();
     learn->add_option("--initial-points", initial_points_, "Random points measured before the first forest")
+        ->check(non_negative_number())
         ->capture_default_str();
     learn->add_flag("--random-start", random_start_,
                     "Start with --initial-points random points only (ACCLAiM's start), not every configuration "
                     "at the smallest size on every shape and at the largest on the largest shape first");
-    learn->add_option("--seed", seed_, "Seed of the random points and non-power-of-two sizes")->capture_default_str();
+    learn->add_option("--seed", seed_, "Seed of the random points and non-power-of-two sizes")
+        ->check(non_negative_number())
+        ->capture_default_str();
     learn->add_option("--parallel", parallel_,
                       "Nodes of the allocation: the jobs of a batch that fit on disjoint nodes run at once "
                       "(mpiexec on emulated nodes only; 0: one job at a time)")
+        ->check(non_negative_number())
         ->capture_default_str();
     learn->add_option("--rack-nodes", rack_nodes_, "--parallel: nodes per rack; no two jobs share a rack")
+        ->check(non_negative_number())
         ->capture_default_str();
     CLI::Option* collect =
         learn->add_flag("--collect-only", collect_only_, "Measure the points the learner picks; write no tree");

@@ -306,7 +306,7 @@ int run_learn(const LearnRunOptions& options, const std::vector<std::vector<Conf
     std::optional<csel::Json> stock;
     if (!options.collect_only) {
         resolved.tree_path = fs::absolute(options.tree_path).string();
-        stock = csel::load_tree(options.stock_path);  // fail before measuring anything
+        stock = csel::load_mpir_tree(options.stock_path, "--stock");  // fail before measuring anything
     }
     if (options.train_only) {
         if (!fs::exists(resolved.jobs.db_path)) throw UsageError("--train-only: no database " + resolved.jobs.db_path);

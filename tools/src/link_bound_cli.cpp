@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "command_options.hpp"
 #include "hiertune/compare.hpp"
 #include "hiertune/usage_error.hpp"
 #include "hiertune/sizes.hpp"
@@ -21,14 +22,14 @@ CLI::App* LinkBoundCli::bind(CLI::App& app) {
     command->add_option("--sizes", sizes_,
                         "Sizes, e.g. 8,1K,1M (allgather, gather, scatter: per rank, as bench counts them)")
         ->required();
-    command->add_option("--nodes", nodes_, "Nodes")->required()->check(CLI::PositiveNumber);
-    command->add_option("--ppn", ppn_, "Ranks per node")->capture_default_str()->check(CLI::PositiveNumber);
-    command->add_option("--rate", rate_, "Node link rate, bytes/s")->required()->check(CLI::PositiveNumber);
+    command->add_option("--nodes", nodes_, "Nodes")->required()->check(positive_number());
+    command->add_option("--ppn", ppn_, "Ranks per node")->capture_default_str()->check(positive_number());
+    command->add_option("--rate", rate_, "Node link rate, bytes/s")->required()->check(positive_number());
     command->add_option("--leaves", leaves_, "Leaf switches the nodes are spread over evenly")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(positive_number());
     command->add_option("--uplink-rate", uplink_rate_, "Uplink rate of a leaf switch, bytes/s (with --leaves)")
-        ->check(CLI::PositiveNumber);
+        ->check(positive_number());
     return command;
 }
 

@@ -41,18 +41,30 @@
 #include "commands.hpp"
 #include "hiertune/usage_error.hpp"
 #include "mpi_session.hpp"
+#include "process.hpp"
+#include "tune_command.hpp"
 
 namespace {
 
 using namespace hiertune;
 
-// A command under mpiexec, on every rank: a usage error is every rank's (rank 0
-// says it), an error while running may be one rank's, which cannot stop the others.
+// The one line and exit status of an error that ends a command without MPI: a job
+// that failed (tune's, learn's) is a failure (1); anything else is bad input (2),
+// e.g. a file, a database or a tree that does not read as one.
+int report(const std::exception& e) {
+    std::cout.flush();
+    if (dynamic_cast<const TuneError*>(&e) || dynamic_cast<const ProcessError*>(&e)) return print_failure(e.what());
+    return print_error(e.what());
+}
+
+// A command under mpiexec, on every rank: an error of prepare() is every rank's
+// (the same options; rank 0 says it), an error while running may be one rank's,
+// which cannot stop the others.
 int run_on_every_rank(Command& command, MpiSession& mpi) {
     try {
         command.prepare();
-    } catch (const UsageError& e) {
-        return mpi.rank() == 0 ? print_error(e.what()) : 1;
+    } catch (const std::exception& e) {
+        return mpi.rank() == 0 ? print_error(e.what()) : kBadInputStatus;
     }
     try {
         return command.run();
@@ -82,8 +94,12 @@ int main(int argc, char** argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        const int status = speaker ? app.exit(e) : e.get_exit_code();
-        return status == 0 ? 0 : 1;
+        if (e.get_exit_code() == 0) return speaker ? app.exit(e) : 0;  // --help
+        if (!speaker) return kBadInputStatus;
+        if (app.get_subcommands().empty() && argc > 1 && argv[1][0] != '-')  // CLI11: "A subcommand is required"
+            return print_error(std::string("unknown command '") + argv[1] + "' (hiertune --help lists them)");
+        // CLI11 names the option; its "Run with --help" line would follow ours
+        return print_error(std::string(e.what()) + " (see --help)");
     }
     for (const auto& [command, bound] : commands) {
         if (!bound->parsed()) continue;
@@ -95,9 +111,10 @@ int main(int argc, char** argv) {
             command->prepare();
             return command->run();
         } catch (const std::exception& e) {
-            std::cout.flush();
-            return print_error(e.what());
+            return report(e);
+        } catch (...) {  // never std::terminate's abort and core dump
+            return print_error("unexpected error of '" + bound->get_name() + "'");
         }
     }
-    return 1;  // unreached: the parse requires a command
+    return kBadInputStatus;  // unreached: the parse requires a command
 }

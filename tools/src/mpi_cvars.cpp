@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "hiertune/usage_error.hpp"
+#include "mpi_job.hpp"
 
 namespace hiertune {
 
@@ -217,6 +218,18 @@ void MpiCvars::write(const std::string& name, const CvarValue& value) {
             break;
     }
     throw std::logic_error("MpiCvars::write: unsupported variable " + name);
+}
+
+std::string MpiCvars::write_changed_on_all(const std::map<std::string, CvarValue>& wanted,
+                                           std::map<std::string, CvarValue>& current) {
+    std::string error;
+    try {
+        write_changed(wanted, current);
+    } catch (const std::exception& e) {
+        error = e.what();
+    }
+    if (all_ok(error.empty())) return "";
+    return error.empty() ? "refused on another rank" : error;
 }
 
 void MpiCvars::write_changed(const std::map<std::string, CvarValue>& wanted,

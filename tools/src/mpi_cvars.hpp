@@ -35,6 +35,11 @@ public:
     // touches only what changes.
     void write_changed(const std::map<std::string, CvarValue>& wanted,
                        std::map<std::string, CvarValue>& current);
+    // The same on every rank (collective), where MPI_T may refuse a value (e.g. a
+    // negative segment size): "" when every rank wrote everything, else this rank's
+    // error or "refused on another rank", alike on all, so that they stop together.
+    std::string write_changed_on_all(const std::map<std::string, CvarValue>& wanted,
+                                     std::map<std::string, CvarValue>& current);
 
 private:
     const CvarInfo& info(const std::string& name) const;

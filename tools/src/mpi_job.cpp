@@ -5,6 +5,9 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include "command_options.hpp"
+#include "hiertune/usage_error.hpp"
+
 namespace hiertune {
 
 MpiToolsSession::MpiToolsSession() {
@@ -24,6 +27,11 @@ bool all_ok(bool ok) {
     int value = ok ? 1 : 0;
     MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     return value == 1;
+}
+
+int bad_input_on_every_rank(const std::string& error, const std::string& elsewhere, std::ostream& err) {
+    if (world_rank() == 0) err << "hiertune: error: " << one_line(error.empty() ? elsewhere : error) << '\n';
+    return kBadInputStatus;
 }
 
 std::vector<int> node_of_each_rank() {

@@ -1,6 +1,7 @@
 // MPI helpers shared by the MPI runners (`hiertune bench`, `tasks`, `calibrate`, `verify`).
 #pragma once
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,12 @@ int world_rank();
 
 // True on every rank iff `ok` on every rank: decisions taken together.
 bool all_ok(bool ok);
+
+// The end of a run that met bad input before measuring (an option, the database, a
+// value MPI_T or the library refuses, the job's shape), on every rank alike: rank 0
+// prints one "hiertune: error:" line, `error` (this rank's; rank 0 may have none, then
+// `elsewhere` says so), and every rank returns kBadInputStatus.
+int bad_input_on_every_rank(const std::string& error, const std::string& elsewhere, std::ostream& err);
 
 // The node of every world rank, on every rank (collective): a node is an
 // MPI_COMM_TYPE_SHARED group (emulated cliques included), named by the world

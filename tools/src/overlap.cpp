@@ -288,10 +288,7 @@ int run_overlap(const OverlapOptions& options, std::ostream& out, std::ostream& 
     const int rank = world_rank();
     int size = 0;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size < 2) {
-        err << "hiertune: error: overlap needs at least 2 ranks (mpiexec -n 2 ...)\n";
-        return 1;
-    }
+    if (size < 2) return bad_input_on_every_rank("overlap needs at least 2 ranks (mpiexec -n 2 ...)", "", err);
     MpiToolsSession tools;
 
     // 1. Plan and validate on every rank: all stop together on a bad option.
@@ -313,10 +310,7 @@ int run_overlap(const OverlapOptions& options, std::ostream& out, std::ostream& 
     } catch (const std::exception& e) {
         error = e.what();
     }
-    if (!all_ok(error.empty())) {
-        if (rank == 0) err << "hiertune: error: " << (error.empty() ? "invalid setup on another rank" : error) << '\n';
-        return 1;
-    }
+    if (!all_ok(error.empty())) return bad_input_on_every_rank(error, "invalid setup on another rank", err);
 
     // 2. The busy loop's speed, on every rank (each computes on its own core),
     //    and what the run measures under.
@@ -347,10 +341,8 @@ int run_overlap(const OverlapOptions& options, std::ostream& out, std::ostream& 
     } catch (const std::exception& e) {
         error = e.what();
     }
-    if (!all_ok(error.empty())) {
-        if (rank == 0) err << "hiertune: error: " << (error.empty() ? "out of memory on another rank" : error) << '\n';
-        return 1;
-    }
+    if (!all_ok(error.empty()))  // sizes this job cannot hold: bad input too
+        return bad_input_on_every_rank(error, "out of memory on another rank", err);
     MPI_Comm comm = MPI_COMM_NULL;  // the measured operations get a communicator of their own
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
 
@@ -360,7 +352,15 @@ int run_overlap(const OverlapOptions& options, std::ostream& out, std::ostream& 
     if (rank == 0) printer.header(settings);
     std::map<std::string, CvarValue> current = initial;
     for (const Configuration& configuration : configurations) {
-        cvars->write_changed(cvar_assignment(configuration, initial, cvars->catalog()), current);
+        const std::string refused =
+            cvars->write_changed_on_all(cvar_assignment(configuration, initial, cvars->catalog()), current);
+        if (!refused.empty()) {  // a value MPI_T refuses: every rank stops here, MPI_T left as found
+            cvars->write_changed(initial, current);
+            MPI_Comm_free(&comm);
+            return bad_input_on_every_rank(
+                configuration.collective + " " + configuration.algorithm + ": the MPI library rejects " + refused, "",
+                err);
+        }
         std::vector<OverlapCell> cells;
         for (const std::size_t bytes : grid.sizes)
             for (const double comp_us : grid.comp_us) {

@@ -37,10 +37,10 @@ CLI::App* OverlapCli::bind(CLI::App& app) {
         ->delimiter(':')
         ->capture_default_str();
     overlap->add_option("--comp-points", comp_points_, "Computation times between MIN_US and MAX_US")
-        ->check(CLI::PositiveNumber)
+        ->check(positive_number())
         ->capture_default_str();
     overlap->add_option("-r,--reps", reps_, "Repetitions per cell (after one warm-up); the median is reported")
-        ->check(CLI::PositiveNumber)
+        ->check(positive_number())
         ->capture_default_str();
     overlap->add_option("-t,--threads", threads_,
                         "Computation threads per rank (the paper's multi-threaded variant; more than the cores "

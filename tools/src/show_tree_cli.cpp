@@ -82,7 +82,12 @@ int ShowTreeCli::run() {
     options.comm_sizes = comm_sizes_;
     options.ppns = ppns_;
     options.type_size = type_size_;
-    const std::vector<csel::TableRow> rows = csel::selection_table(tree, options);
+    std::vector<csel::TableRow> rows;
+    try {
+        rows = csel::selection_table(tree, options);
+    } catch (const std::exception& e) {  // a walk MPICH would assert in: name the file
+        throw UsageError(path + ": " + e.what());
+    }
     if (json_)
         std::cout << csel::table_json(rows).dump(2) << '\n';
     else

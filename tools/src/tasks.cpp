@@ -219,10 +219,7 @@ int run_tasks(const TasksOptions& options, std::ostream& out, std::ostream& err)
     } catch (const std::exception& e) {
         error = e.what();
     }
-    if (!all_ok(error.empty())) {
-        if (rank == 0) err << "hiertune: error: " << error << '\n';
-        return 1;
-    }
+    if (!all_ok(error.empty())) return bad_input_on_every_rank(error, "", err);
 
     MpiCvars cvars;
     std::map<std::string, CvarValue> saved;
@@ -232,17 +229,13 @@ int run_tasks(const TasksOptions& options, std::ostream& out, std::ostream& err)
     } catch (const std::exception& e) {
         error = e.what();
     }
-    if (!all_ok(error.empty())) {
-        if (rank == 0) err << "hiertune: error: " << (error.empty() ? "control variables unusable on another rank" : error) << '\n';
-        return 1;
-    }
+    if (!all_ok(error.empty()))
+        return bad_input_on_every_rank(error, "control variables unusable on another rank", err);
 
     Comms comms;
     const JobFacts facts = gather_job_facts(options.machine);
-    if (comms.nodes < 2) {
-        if (rank == 0) err << "hiertune: error: the task benchmarks need at least 2 nodes (MPIR_CVAR_NUM_CLIQUES)\n";
-        return 1;
-    }
+    if (comms.nodes < 2)
+        return bad_input_on_every_rank("the task benchmarks need at least 2 nodes (MPIR_CVAR_NUM_CLIQUES)", "", err);
 
     // 2. Rank 0 decides which groups still need measuring.
     std::vector<char> to_run(groups.size(), 1);
@@ -265,10 +258,7 @@ int run_tasks(const TasksOptions& options, std::ostream& out, std::ostream& err)
             error = e.what();
         }
     }
-    if (!all_ok(error.empty())) {
-        if (rank == 0) err << "hiertune: error: " << error << '\n';
-        return 1;
-    }
+    if (!all_ok(error.empty())) return bad_input_on_every_rank(error, "", err);
     MPI_Bcast(to_run.data(), static_cast<int>(to_run.size()), MPI_CHAR, 0, MPI_COMM_WORLD);
     if (rank == 0) {
         for (const std::string& note : skipped) err << note << '\n';
@@ -290,9 +280,8 @@ int run_tasks(const TasksOptions& options, std::ostream& out, std::ostream& err)
         } catch (const std::exception& e) {
             error = e.what();
         }
-        if (!all_ok(error.empty())) {
-            if (rank == 0) err << "hiertune: error: " << describe(group) << ": " << error << '\n';
-            status = 1;
+        if (!all_ok(error.empty())) {  // a value MPI_T refuses
+            status = bad_input_on_every_rank(describe(group) + ": " + error, "", err);
             break;
         }
 

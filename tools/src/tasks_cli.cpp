@@ -8,6 +8,7 @@
 #include "hiertune/cluster_env.hpp"
 #include "hiertune/sizes.hpp"
 #include "hiertune/task_bench.hpp"
+#include "hiertune/usage_error.hpp"
 
 namespace hiertune {
 
@@ -23,7 +24,9 @@ CLI::App* TasksCli::bind(CLI::App& app) {
     tasks->add_option("-s,--segsize", segsizes_, "Segment sizes, e.g. 4K,64K (repeatable)")
         ->required()
         ->allow_extra_args(false);
-    tasks->add_option("--steady", steady_, "Segments of the steady run (>= 4)")->capture_default_str();
+    tasks->add_option("--steady", steady_, "Segments of the steady run (>= 4)")
+        ->check(non_negative_number())  // CLI11 reads "-1" into an unsigned as 2^64 - 1
+        ->capture_default_str();
     tasks->add_option("--max-message", max_message_,
                       "Largest message size the costs are for (e.g. 1M): the steady run has no more segments "
                       "than it needs, at least 4 (0: always --steady)")
@@ -34,21 +37,22 @@ CLI::App* TasksCli::bind(CLI::App& app) {
         ->allow_extra_args(false);
     tasks->add_option("-x,--warmup", warmup_,
                       "Warm-up repetitions before a group's first run (1 before each later run)")
+        ->check(non_negative_number())
         ->capture_default_str();
     tasks->add_option("--min-reps", min_reps_, "Timed repetitions per run before it may stop")
-        ->check(CLI::PositiveNumber)
+        ->check(positive_number())
         ->capture_default_str();
     tasks->add_option("-i,--reps", reps_, "Cap on timed repetitions per run")
-        ->check(CLI::PositiveNumber)
+        ->check(positive_number())
         ->capture_default_str();
     tasks->add_option("--precision", precision_percent_,
                       "Stop a run when every leader's every task has its 95% CI half-width within this "
                       "percentage of its median")
-        ->check(CLI::Range(0.001, 100.0))
+        ->check(number_between(0.001, 100))
         ->capture_default_str();
     tasks->add_option("--max-time", max_time_,
                       "Cap on wall-clock seconds per group, shared by its runs (0: none; --min-reps still run)")
-        ->check(CLI::NonNegativeNumber)
+        ->check(non_negative_number())
         ->capture_default_str();
     tasks->add_option("--db", db_path_, "Record the task costs here and skip the groups already there");
     tasks->add_option("--machine", machine_, machine_help());
@@ -67,6 +71,7 @@ TasksOptions TasksCli::options() const {
     options.configs = parse_task_configs(configs_);
     for (const std::string& text : segsizes_)
         for (std::uint64_t size : parse_size_list(text)) options.segsizes.push_back(size);
+    if (steady_ < 4) throw UsageError("--steady " + std::to_string(steady_) + ": at least 4 segments");
     options.steady_segments = steady_;
     options.max_message = parse_size(max_message_);  // 0: no limit
     for (const std::string& text : gather_sizes_)

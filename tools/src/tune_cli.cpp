@@ -50,34 +50,41 @@ CLI::App* TuneCli::bind(CLI::App& app) {
                      std::string("Machine name of the job in the database (default: ") + kMachineEnv +
                          ", else the name the calibrate job of step 0 files it under: the launch's " + kMachineEnv +
                          " or rank 0's processor name)");
-    tune->add_option("--steady", steady_, "tasks: segments of the steady run")->capture_default_str();
-    tune->add_option("--task-warmup", task_warmup_, "tasks: warm-up repetitions")->capture_default_str();
+    // CLI11 reads "-1" into an unsigned as 2^64 - 1: the unsigned options are checked
+    tune->add_option("--steady", steady_, "tasks: segments of the steady run")
+        ->check(non_negative_number())
+        ->capture_default_str();
+    tune->add_option("--task-warmup", task_warmup_, "tasks: warm-up repetitions")
+        ->check(non_negative_number())
+        ->capture_default_str();
     tune->add_option("--task-min-reps", task_min_reps_, "tasks: timed repetitions per run before it may stop")
-        ->check(CLI::PositiveNumber)
+        ->check(positive_number())
         ->capture_default_str();
     tune->add_option("--task-reps", task_reps_, "tasks: cap on timed repetitions per run")
-        ->check(CLI::PositiveNumber)
+        ->check(positive_number())
         ->capture_default_str();
-    tune->add_option("--bench-warmup", bench_warmup_, "bench: warm-up repetitions per point")->capture_default_str();
+    tune->add_option("--bench-warmup", bench_warmup_, "bench: warm-up repetitions per point")
+        ->check(non_negative_number())
+        ->capture_default_str();
     tune->add_option("--bench-min-reps", bench_min_reps_, "bench: repetitions before a point may stop")
-        ->check(CLI::PositiveNumber)
+        ->check(positive_number())
         ->capture_default_str();
     tune->add_option("--bench-reps", bench_max_reps_, "bench: cap on repetitions per point")
-        ->check(CLI::PositiveNumber)
+        ->check(positive_number())
         ->capture_default_str();
     tune->add_option("--precision", precision_percent_,
                      "bench, tasks and calibrate: CI half-width target in % of the median")
-        ->check(CLI::Range(0.001, 100.0))
+        ->check(number_between(0.001, 100))
         ->capture_default_str();
     tune->add_option("--max-time", max_time_,
                      "bench: cap on seconds per point; tasks: per segment-size group; calibrate: per "
                      "measurement (0: none)")
-        ->check(CLI::NonNegativeNumber)
+        ->check(non_negative_number())
         ->capture_default_str();
     tune->add_option("--rate-tolerance", rate_tolerance_percent_,
                      std::string("calibrate: percent an inter-node link's bandwidth may be off ") + kLinkRateEnv +
                          " (where the launch sets it) before step 0 fails")
-        ->check(CLI::NonNegativeNumber)
+        ->check(non_negative_number())
         ->capture_default_str();
     tune->add_option("--tree-rounds", tree_rounds_,
                      "Step 5: rounds of the two alternating jobs timing the tree as loaded and no tree (>= 2)")

@@ -182,9 +182,9 @@ void write_file(const fs::path& path, const std::string& text) {
 
 void check_launch_command(const TuneOptions& options) {
     if (options.launcher.empty() && access(options.mpiexec.c_str(), X_OK) != 0)
-        throw TuneError("no mpiexec at " + options.mpiexec + " (give --mpiexec)");
+        throw UsageError("no mpiexec at " + options.mpiexec + " (give --mpiexec)");
     if (!options.launcher.empty() && !runnable(options.launcher.front()))
-        throw TuneError("--launcher: cannot run '" + options.launcher.front() + "' (not an executable file" +
+        throw UsageError("--launcher: cannot run '" + options.launcher.front() + "' (not an executable file" +
                         (options.launcher.front().find('/') == std::string::npos ? " in PATH)" : ")"));
 }
 
@@ -329,10 +329,10 @@ int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out
     options.tree_path = fs::absolute(options.tree_path).string();
     const fs::path report_dir = fs::absolute(options.report_dir);
     check_launch_command(options);
-    const csel::Json stock = csel::load_tree(options.stock_path);  // fail before measuring anything
+    const csel::Json stock = csel::load_mpir_tree(options.stock_path, "--stock");  // fail before measuring anything
     std::error_code ec;
     fs::create_directories(report_dir, ec);
-    if (ec) throw TuneError("cannot create the report directory " + report_dir.string() + ": " + ec.message());
+    if (ec) throw UsageError("--report: cannot create the directory " + report_dir.string() + ": " + ec.message());
 
     // what the steps hand on: step 0's job, step 2's plan, step 3's tree
     Job job;
@@ -467,7 +467,7 @@ int run_tree_timing(TuneOptions options, const std::string& hiertune, std::ostre
     if (const std::optional<std::string> why = tune_cliques_refusal(options, std::getenv(kNumCliquesEnv)))
         throw UsageError(*why);
     options.tree_path = fs::absolute(options.tree_path).string();
-    csel::load_tree(options.tree_path);  // an unreadable tree fails before any job
+    csel::load_mpir_tree(options.tree_path, "--tree");  // an unreadable or refused tree fails before any job
     check_launch_command(options);
 
     // the jobs' output, in a directory of our own that goes when we do

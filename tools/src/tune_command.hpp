@@ -17,7 +17,7 @@ public:
 };
 
 // mpiexec (without a launcher), or the launcher's first word, must be
-// runnable before any job starts.  Throws TuneError.
+// runnable before any job starts.  Throws UsageError (bad input, not a failed step).
 void check_launch_command(const TuneOptions& options);
 
 // Writes `script` to script_path and runs gnuplot on it; prints "plot: PNG",

@@ -89,10 +89,8 @@ int run_verify(const std::vector<VerifyCase>& cases, std::ostream& out, std::ost
     int size = 0;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     for (const VerifyCase& c : cases)
-        if (c.msg_bytes > 1u << 30) {
-            if (rank == 0) err << "hiertune: error: verify case " << to_string(c) << ": at most 1 GiB\n";
-            return 1;
-        }
+        if (c.msg_bytes > 1u << 30)
+            return bad_input_on_every_rank("verify case " + to_string(c) + ": at most 1 GiB", "", err);
 
     std::map<std::string, std::pair<std::unique_ptr<Counter>, std::unique_ptr<Counter>>> counters;
     for (const VerifyCase& c : cases) {
@@ -101,22 +99,17 @@ int run_verify(const std::vector<VerifyCase>& cases, std::ostream& out, std::ost
         const std::string prefix = "coll_hier_" + c.collective + "_hier_";
         entry.first = std::make_unique<Counter>(prefix + "count");
         entry.second = std::make_unique<Counter>(prefix + "segments");
-        if (!all_ok(entry.first->ok() && entry.second->ok())) {
-            if (rank == 0)
-                err << "hiertune: error: no MPI_T counter " << prefix
-                    << "count/segments: the library is not MPICH built with mpich-hier\n";
-            return 1;
-        }
+        if (!all_ok(entry.first->ok() && entry.second->ok()))
+            return bad_input_on_every_rank(
+                "no MPI_T counter " + prefix + "count/segments: the library is not MPICH built with mpich-hier", "",
+                err);
     }
 
     // the calls the device hands to the MPIR level (a whole_comm=1 leaf's among them)
     Counter routed("coll_hier_mpir_routed");
-    if (!all_ok(routed.ok())) {
-        if (rank == 0)
-            err << "hiertune: error: no MPI_T counter coll_hier_mpir_routed: the library is not MPICH built "
-                   "with mpich-hier\n";
-        return 1;
-    }
+    if (!all_ok(routed.ok()))
+        return bad_input_on_every_rank(
+            "no MPI_T counter coll_hier_mpir_routed: the library is not MPICH built with mpich-hier", "", err);
 
     MPI_Comm comm = MPI_COMM_NULL;
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);

@@ -76,12 +76,12 @@ else
     echo "(more than 3 cores: 4 ranks do not oversubscribe, not checked)"
 fi
 
-echo "== bad input: a clear message and exit status 1"
+echo "== bad input: a clear message and exit status 2 (tools/tests/bad_input.sh has more)"
 expect_error() {  # expect_error PATTERN ARGS...
     local pattern=$1 status=0
     shift
     bench 2 "$@" --sizes 8 "${fast[@]}" > "$tmp/bad.out" 2> "$tmp/bad.err" || status=$?
-    [ "$status" = 1 ] || { cat "$tmp/bad.err"; fail "'$*' exited with $status, expected 1"; }
+    [ "$status" = 2 ] || { cat "$tmp/bad.err"; fail "'$*' exited with $status, expected 2"; }
     grep -q -- "$pattern" "$tmp/bad.err" || { cat "$tmp/bad.err"; fail "'$*': no '$pattern'"; }
     [ "$(grep -c 'hiertune: error' "$tmp/bad.err")" = 1 ] || fail "'$*': error not printed exactly once"
 }
@@ -97,11 +97,11 @@ expect_error "not an SQLite file" --db "$tmp/junk.sqlite"
 expect_error "the MPI library rejects bcast hier MPIR_CVAR_BCAST_HIER_SEGSIZE=-1" -a hier:bcast_hier_segsize=-1
 status=0
 "$mpiexec" -n 2 "$hiertune" bench --sizes 8 "${fast[@]}" > /dev/null 2> "$tmp/bad.err" || status=$?
-[ "$status" = 1 ] || fail "bench on cliques without --allow-cliques exited with $status"
+[ "$status" = 2 ] || fail "bench on cliques without --allow-cliques exited with $status"
 [ "$(grep -c "^hiertune: error: MPIR_CVAR_NUM_CLIQUES=2: emulated nodes share one host's cores" "$tmp/bad.err")" = 1 ] ||
     { cat "$tmp/bad.err"; fail "cliques: no single refusal line"; }
 status=0
 "$hiertune" db list --db "$tmp/absent.sqlite" 2> "$tmp/bad.err" || status=$?
-[ "$status" = 1 ] && grep -q "does not exist" "$tmp/bad.err" || fail "db list on a missing file"
+[ "$status" = 2 ] && grep -q "does not exist" "$tmp/bad.err" || fail "db list on a missing file"
 
 echo "PASS: mpi_bench_sweep"

@@ -80,7 +80,7 @@ grep -q "^intra: rate" "$tmp/out4" && fail "intra judged against the node link r
 echo "== errors"
 status=0
 calibrate "${effort[@]}" > /dev/null 2> "$tmp/e1" || status=$?
-[ "$status" = 1 ] || fail "cliques without --allow-cliques exited with $status"
+[ "$status" = 2 ] || fail "cliques without --allow-cliques exited with $status"
 [ "$(grep -c "^hiertune: error: MPIR_CVAR_NUM_CLIQUES=2: emulated nodes share one host's cores" "$tmp/e1")" = 1 ] ||
     { cat "$tmp/e1"; fail "no single refusal line"; }
 calibrate --expect-rate fast "${quick[@]}" > /dev/null 2> "$tmp/e2" && fail "--expect-rate fast accepted"

@@ -139,11 +139,11 @@ done
 grep -q '^bcast: stopped (' "$tmp/out6" || fail "learn through the launcher: $(cat "$tmp/out6")"
 
 echo "== errors"
-expect_error() {  # expect_error PATTERN ARGS...: learn fails (status 1) saying PATTERN, measuring nothing
+expect_error() {  # expect_error PATTERN ARGS...: learn fails (status 2: bad input) saying PATTERN, measuring nothing
     local pattern=$1 status=0
     shift
     "$hiertune" learn "$@" > "$tmp/eout" 2> "$tmp/eerr" || status=$?
-    [ "$status" = 1 ] || fail "learn $*: exit status $status: $(cat "$tmp/eout" "$tmp/eerr")"
+    [ "$status" = 2 ] || fail "learn $*: exit status $status: $(cat "$tmp/eout" "$tmp/eerr")"
     grep -q -- "$pattern" "$tmp/eerr" || fail "learn $*: $(cat "$tmp/eerr")"
     grep -q '^\$ ' "$tmp/eout" && fail "learn $*: launched a job"
     return 0

@@ -327,6 +327,10 @@ TEST_F(DbQueryTest, MissingOrForeignFilesAreErrors) {
     EXPECT_FALSE(std::filesystem::exists(dir_ / "absent.sqlite"));  // a query never creates one
     std::ofstream((dir_ / "junk").string()) << "not a database, not at all, no";
     EXPECT_THROW(open_existing_db((dir_ / "junk").string()), DbError);
+    EXPECT_THROW(open_existing_db(dir_.string()), UsageError);  // a directory
+    std::ofstream((dir_ / "empty").string());
+    EXPECT_THROW(open_existing_db((dir_ / "empty").string()), UsageError);
+    EXPECT_EQ(std::filesystem::file_size(dir_ / "empty"), 0u);  // not made a database
     std::ostringstream out;
     EXPECT_TRUE(print_check(open_existing_db(path_), out));
     EXPECT_NE(out.str().find(": ok"), std::string::npos);

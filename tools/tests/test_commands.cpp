@@ -468,6 +468,22 @@ TEST_F(CommandLines, BadValuesAreUsageErrorsOfTheOptions) {
     Bound<VerifyCli> verify;
     verify.parse({"verify", "--case", "bcast:8:oops"});
     expect_usage_error([&] { return verify.command.cases(); }, "bcast:8:oops");
+    Bound<TasksCli> tasks;
+    tasks.parse({"tasks", "-s", "4K", "--steady", "3"});
+    expect_usage_error([&] { return tasks.command.options(); }, "--steady");
+    Bound<CalibrateCli> calibrate;  // a product that would wrap around 2^64
+    calibrate.parse({"calibrate", "--bw-size", "1G", "--bw-window", "18446744073709551615"});
+    expect_usage_error([&] { return calibrate.command.options(); }, "--bw-window");
+}
+
+// An error is one line however many its message has (install-tree's list of problems,
+// an MPI library's error stack).
+TEST(ErrorLine, JoinsTheLinesOfAMessage) {
+    EXPECT_EQ(one_line("plain"), "plain");
+    EXPECT_EQ(one_line("t.json: not installed:\n  one\n  two\n"), "t.json: not installed: one; two");
+    EXPECT_EQ(one_line("Invalid argument, error stack:\nMPIR_Bcast(1): x\r\nMPIR_Y(2): y"),
+              "Invalid argument, error stack: MPIR_Bcast(1): x; MPIR_Y(2): y");
+    EXPECT_EQ(kBadInputStatus, 2);
 }
 
 }  // namespace

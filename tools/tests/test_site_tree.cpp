@@ -72,6 +72,7 @@ TEST_F(SiteTree, ABadTreeIsNotInstalled) {
     } catch (const UsageError& e) {
         EXPECT_NE(std::string(e.what()).find("MPI_Init would refuse this tree"), std::string::npos) << e.what();
         EXPECT_NE(std::string(e.what()).find("MPIR_Bcast_intra_nothing"), std::string::npos) << e.what();
+        EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();  // one error line
     }
     // the installed tree is still the good one, and still vouched for
     EXPECT_EQ(read(site_tree_path(prefix)), good_);

@@ -146,6 +146,11 @@ Json strict_comm_size(const Json& node);
 
 // Reads a JSON tree file.  Throws TreeError naming the path.
 Json load_tree(const std::string& path);
+// A tree read for MPICH 5.0.1's jobs (--stock of generate, tune and learn; the trees of
+// tree-timing and compare-tuners): load_tree, then the check MPI_Init runs on an MPIR
+// tree.  Throws TreeError naming `option`, the path and the first problem when MPI_Init
+// would refuse it (e.g. another MPICH's tree), whose jobs would run MPICH's own tree.
+Json load_mpir_tree(const std::string& path, const std::string& option);
 // Writes the tree (2-space indent, trailing newline).  Throws TreeError.
 void save_tree(const Json& tree, const std::string& path);
 

@@ -17,7 +17,8 @@
 namespace hiertune {
 
 // Opens a database that must exist (a query never creates one).  Throws
-// UsageError for a missing path, DbError for an unreadable or foreign file.
+// UsageError for a missing path, a directory or an empty file, DbError for an
+// unreadable or foreign file.
 MeasureDb open_existing_db(const std::string& path);
 
 struct DbQuery {
