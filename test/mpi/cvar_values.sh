@@ -97,8 +97,12 @@ refused MPIR_CVAR_NUM_CLIQUES=2 MPIR_CVAR_ALLREDUCE_HIER_INTRA_ALGORITHM=shmm --
     "MPICH: MPIR_CVAR_ALLREDUCE_HIER_INTRA_ALGORITHM=shmm is invalid: it accepts auto, binomial, shm"
 
 # MPICH's algorithm CVARs, with the plugin's items; the blocking and non-blocking names.
-bcast_items=$(MPIR_CVAR_BCAST_INTRA_ALGORITHM=bogus "$prefix/bin/mpiexec" -n 1 "$tmp/cvar_smoke" 2>&1 |
-              sed -n 's/^MPICH: MPIR_CVAR_BCAST_INTRA_ALGORITHM=bogus is invalid: it accepts //p' || true)
+# items_of VAR: the items MPICH says VAR accepts (MPICH's lists, the plugin's added)
+items_of() {
+    env "$1=bogus" "$prefix/bin/mpiexec" -n 1 "$tmp/cvar_smoke" 2>&1 |
+        sed -n "s/^MPICH: $1=bogus is invalid: it accepts //p" || true
+}
+bcast_items=$(items_of MPIR_CVAR_BCAST_INTRA_ALGORITHM)
 case ", $bcast_items," in *", binomial, "*", hier, "*", seg_binomial,"*) ;;
     *) fail "MPIR_CVAR_BCAST_INTRA_ALGORITHM's items: '$bcast_items'" ;; esac
 refused MPIR_CVAR_BCAST_INTRA_ALGORITHM=bogus -- \
@@ -110,8 +114,7 @@ refused MPIR_CVAR_BCAST_INTRA_ALGORITHM=tsp_hier -- \
 prog=cvar_mpit refused MPIR_CVAR_BCAST_INTRA_ALGORITHM=bogus MPIR_CVAR_BCAST_HIER_SEGSIZE=abc -- \
     "MPICH: MPIR_CVAR_BCAST_INTRA_ALGORITHM=bogus is invalid: it accepts $bcast_items" \
     "MPICH: MPIR_CVAR_BCAST_HIER_SEGSIZE=abc is invalid: it accepts an integer from 0 to 2147483647"
-ibcast_items=$(MPIR_CVAR_IBCAST_INTRA_ALGORITHM=bogus "$prefix/bin/mpiexec" -n 1 "$tmp/cvar_smoke" 2>&1 |
-               sed -n 's/^MPICH: MPIR_CVAR_IBCAST_INTRA_ALGORITHM=bogus is invalid: it accepts //p' || true)
+ibcast_items=$(items_of MPIR_CVAR_IBCAST_INTRA_ALGORITHM)
 case ", $ibcast_items," in *", tsp_hier,"*) ;;
     *) fail "MPIR_CVAR_IBCAST_INTRA_ALGORITHM's items: '$ibcast_items'" ;; esac
 refused MPIR_CVAR_NUM_CLIQUES=2 MPIR_CVAR_IBCAST_INTRA_ALGORITHM=hier -- \

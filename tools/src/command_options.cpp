@@ -145,17 +145,18 @@ std::string one_line(const std::string& text) {
     return line;
 }
 
-namespace {
-
-int print_error_line(const std::string& message, int status) {
-    std::cerr << "hiertune: error: " << one_line(message) << '\n';
-    return status;
+void write_error_line(std::ostream& out, const std::string& message) {
+    out << "hiertune: error: " << one_line(message) << '\n';
 }
 
-}  // namespace
+int print_error(const std::string& message) {
+    write_error_line(std::cerr, message);
+    return kBadInputStatus;
+}
 
-int print_error(const std::string& message) { return print_error_line(message, kBadInputStatus); }
-
-int print_failure(const std::string& message) { return print_error_line(message, 1); }
+int print_failure(const std::string& message) {
+    write_error_line(std::cerr, message);
+    return 1;
+}
 
 }  // namespace hiertune

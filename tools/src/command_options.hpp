@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <ostream>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -74,7 +75,9 @@ std::string own_path(const char* argv0);
 // text with its line breaks joined ("a:\n  b" -> "a: b", "a\nb" -> "a; b").
 std::string one_line(const std::string& text);
 
-// "hiertune: error: MESSAGE" (one_line) on stderr for bad input; returns kBadInputStatus.
+// The error line, "hiertune: error: MESSAGE" (one_line), on out.
+void write_error_line(std::ostream& out, const std::string& message);
+// The error line on stderr for bad input; returns kBadInputStatus.
 int print_error(const std::string& message);
 // The same line for a job, measurement or check that failed; returns the exit status 1.
 int print_failure(const std::string& message);

@@ -30,7 +30,7 @@ bool all_ok(bool ok) {
 }
 
 int bad_input_on_every_rank(const std::string& error, const std::string& elsewhere, std::ostream& err) {
-    if (world_rank() == 0) err << "hiertune: error: " << one_line(error.empty() ? elsewhere : error) << '\n';
+    if (world_rank() == 0) write_error_line(err, error.empty() ? elsewhere : error);
     return kBadInputStatus;
 }
 
