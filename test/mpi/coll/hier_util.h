@@ -61,6 +61,23 @@ static inline int hier_cvar_read_int(const char *name)
  * by the rank's node and place in MPI_COMM_WORLD).  *first .. *last: the columns the hier
  * reductions use (the node only under MPIR_CVAR_HIER_LEVELS=nodes).  Returns keys[3 *
  * size] (free it).  Collective over comm. */
+/* The switches above my node as Slurm's topology/tree plugin gives them
+ * (SLURM_TOPOLOGY_ADDR "spine.leaf.node", pattern "switch.switch.node"): one key for the
+ * whole switch path, equal on two ranks exactly when their paths are (a hash: the tests'
+ * topologies have a handful of switches); 0 without switches. */
+static inline int hier_slurm_switch_key(void)
+{
+    const char *addr = getenv("SLURM_TOPOLOGY_ADDR");
+    const char *pattern = getenv("SLURM_TOPOLOGY_ADDR_PATTERN");
+    if (!addr || !pattern || !strstr(pattern, "switch"))
+        return 0;
+    const char *node = strrchr(addr, '.');
+    unsigned hash = 2166136261u;
+    for (const char *c = addr; node && c < node; c++)
+        hash = (hash ^ (unsigned char) *c) * 16777619u;
+    return (int) (hash & 0x7fffffff);
+}
+
 static inline int *hier_comm_keys(MPI_Comm comm, int *first, int *last)
 {
     MPI_Comm node;
@@ -82,7 +99,7 @@ static inline int *hier_comm_keys(MPI_Comm comm, int *first, int *last)
     free(lowest_of);
     int sw = hier_cvar_read_int("MPIR_CVAR_HIER_EMULATE_SWITCH_NODES");
     int pkg = hier_cvar_read_int("MPIR_CVAR_HIER_EMULATE_PACKAGES");
-    int mine[3] = { sw > 0 ? node_index / sw : 0, node_index,
+    int mine[3] = { sw > 0 ? node_index / sw : hier_slurm_switch_key(), node_index,
                     pkg > 0 ? node_rank * pkg / node_size : 0 };
     MPI_Allgather(mine, 3, MPI_INT, keys, 3, MPI_INT, comm);
     int nodes_only = hier_cvar_read_int("MPIR_CVAR_HIER_LEVELS") == 1;
