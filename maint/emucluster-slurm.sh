@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034,SC2154
 # emucluster's Slurm (sourced by maint/emucluster): `up --slurm` starts a real Slurm on
 # the emulated nodes, as a site runs it:
 #   munged     in the root namespace, its own key and socket in the state directory;
