@@ -31,6 +31,12 @@ build_program node_layout
 "$prefix/bin/mpicc" -O2 -Wall -I"$srcdir/test/mpi/coll" -o "$tmp/hier_bcast" \
     "$srcdir/test/mpi/coll/hier_bcast.c" || fail "cannot build hier_bcast.c"
 
+echo "== up --slurm: a bad CPU count refused, naming it ($SECONDS s)"
+for bad in 0 x; do
+    ! "$emucluster" up --nodes 2 --slurm --slurm-cpus $bad > "$tmp/up" 2>&1 || fail "--slurm-cpus $bad accepted"
+    grep -qx "emucluster: up: --slurm-cpus $bad: need 1 .. 1024" "$tmp/up" || fail "--slurm-cpus $bad: $(cat "$tmp/up")"
+    [ -z "$(made_objects)" ] || fail "--slurm-cpus $bad left: $(made_objects)"
+done
 echo "== up --slurm: 4 nodes, leaf switches of 2 in cyclic order ($SECONDS s)"
 "$emucluster" up --nodes 4 --rate 100mbit --leaf-size 2 --uplink-rate 100mbit --leaf-order cyclic --slurm \
     > "$tmp/up" 2>&1 || fail "up --slurm: $(cat "$tmp/up")"
