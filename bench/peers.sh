@@ -20,10 +20,12 @@
 # configuration (each the time per call, max over ranks).  The tables and plots come from
 # bench/peers-table.py, the link bound from `hiertune link-bound`.
 #
-#   bench/peers.sh [--layouts 4x2,8x1,leaf] [--colls LIST] [--sizes LIST] [--large LAYOUTS]
+#   bench/peers.sh [--layouts 4x2,8x1,leaf,4x1] [--colls LIST] [--sizes LIST] [--large LAYOUTS]
 #                  [--rounds R] [--reps N] [--out DIR]
 # Layouts: 4x2 (4 nodes x 2 ranks, 100 Mbit/s links), 8x1 (8 nodes x 1 rank, 100 Mbit/s),
-# leaf (2 leaf switches x 2 nodes x 2 ranks, node links 400 Mbit/s, uplinks 100 Mbit/s).
+# leaf (2 leaf switches x 2 nodes x 2 ranks, node links 400 Mbit/s, uplinks 100 Mbit/s),
+# 4x1 (4 nodes x 1 rank, 100 Mbit/s: on 2 cores, the small sizes' latencies closest to free
+# cores').
 # Sizes above SCREEN_MAX (4 MiB) run on the --large layouts only (default 4x2; a 16 MiB
 # call takes seconds at these rates).  Root; installs openmpi-bin and libopenmpi-dev when
 # missing; needs the build (./quickstart check or compare).  Output: DIR (build/peers).
@@ -62,7 +64,7 @@ for c in ${colls//,/ }; do
     [[ " ${ALL_COLLS[*]} " == *" $c "* ]] || die "--colls: '$c' is none of ${ALL_COLLS[*]}"
 done
 for l in ${layouts//,/ }; do
-    case $l in 4x2 | 8x1 | leaf) ;; *) die "--layouts: '$l' is none of 4x2 8x1 leaf" ;; esac
+    case $l in 4x2 | 8x1 | leaf | 4x1) ;; *) die "--layouts: '$l' is none of 4x2 8x1 leaf 4x1" ;; esac
 done
 
 [ "$(id -u)" = 0 ] || die "the emulated cluster needs root (network, UTS namespaces); timings of one \
@@ -222,6 +224,7 @@ for layout in ${layouts//,/ }; do
     case $layout in
         4x2) up=(--nodes 4 --rate 100mbit) ppn=2 ;;
         8x1) up=(--nodes 8 --rate 100mbit) ppn=1 ;;
+        4x1) up=(--nodes 4 --rate 100mbit) ppn=1 ;;
         leaf) up=(--nodes 4 --rate 400mbit --leaf-size 2 --uplink-rate 100mbit) ppn=2 ;;
     esac
     dir=$out/$layout

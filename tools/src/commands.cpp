@@ -5,6 +5,7 @@
 #include "calibrate_cli.hpp"
 #include "check_tree_cli.hpp"
 #include "compare_tuners_cli.hpp"
+#include "critical_path_cli.hpp"
 #include "db_cli.hpp"
 #include "fit_cli.hpp"
 #include "generate_cli.hpp"
@@ -41,6 +42,7 @@ std::vector<std::unique_ptr<Command>> hiertune_commands(const std::string& self)
     table.push_back(std::make_unique<InstallTreeCli>());
     table.push_back(std::make_unique<VerifyCli>());
     table.push_back(std::make_unique<LinkBoundCli>());
+    table.push_back(std::make_unique<CriticalPathCli>());
     return table;
 }
 

@@ -23,6 +23,8 @@
 //   hiertune install-tree TREE          the site's tree for every job, with its record
 //   hiertune compare-tuners             the tuners' trees against one exhaustive
 //                                       sweep: slowdowns, points, tuning time
+//   hiertune critical-path              hier's default plan against MPICH's algorithms:
+//                                       messages on the critical path
 //
 // This file runs the table of commands (commands.cpp): each is a module
 // (*_cli.cpp, command.hpp) that binds its options and runs the library (tools/lib) or a runner (bench.cpp,

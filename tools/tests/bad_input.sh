@@ -81,6 +81,13 @@ expect_bad "--rate" ht link-bound -C bcast --sizes 1M --nodes 2 --rate -5
 expect_bad "--rate" ht link-bound -C bcast --sizes 1M --nodes 2 --rate nan
 expect_bad "1Q" ht link-bound -C bcast --sizes 1Q --nodes 2 --rate 1e6
 expect_bad "--uplink-rate" ht link-bound -C bcast --sizes 1M --nodes 4 --leaves 2 --rate 1e6
+expect_bad "--nodes" ht critical-path --nodes 0
+expect_bad "--ppn" ht critical-path --nodes 4 --ppn 512
+expect_bad "--bytes" ht critical-path --bytes 1Q
+expect_bad "--bytes" ht critical-path --bytes 0
+expect_bad "--placement" ht critical-path --placement round-robin
+expect_bad "--collective" ht critical-path -C alltoall
+expect_bad "--latency-bytes" ht critical-path --latency-bytes nan
 expect_bad "--from" ht generate --db "$absent" --stock "$stock" -o "$tmp/t.json" --from nowhere
 expect_bad "--comm-sizes" ht generate --db "$absent" --stock "$stock" -o "$tmp/t.json" --from analytic --comm-sizes 1
 expect_bad "--chain-fanouts" ht generate --db "$absent" --stock "$stock" -o "$tmp/t.json" --from analytic --chain-fanouts 0

@@ -47,13 +47,13 @@ TEST(Grammar, AlgorithmsAndParameters) {
 
 TEST(Grammar, ListedCollectivesTakeOnlyTheirOwnInterNodeList) {
     EXPECT_EQ(values(*find("gather", "hier"), "inter_algo"), (std::vector<std::string>{"linear", "binomial"}));
-    EXPECT_EQ(values(*find("allgather", "hier"), "inter_algo"), (std::vector<std::string>{"auto", "ring"}));
+    EXPECT_EQ(values(*find("allgather", "hier"), "inter_algo"), (std::vector<std::string>{"auto", "ring", "by_size"}));
     EXPECT_EQ(values(*find("barrier", "hier"), "inter_algo"), (std::vector<std::string>{"auto", "dissemination"}));
     EXPECT_TRUE(valid(*find("scatter", "hier"), "inter_algo", "binomial"));
     EXPECT_FALSE(valid(*find("scatter", "hier"), "inter_algo", "tsp_ring"));  // a tree collective's item
     EXPECT_FALSE(valid(*find("bcast", "hier"), "inter_algo", "ring"));        // allgather's
     EXPECT_FALSE(valid(*find("gather", "hier"), "inter_algo", "auto"));
-    EXPECT_EQ(values(*find("barrier", "hier"), "intra_algo"), (std::vector<std::string>{"auto", "binomial", "shm"}));
+    EXPECT_EQ(values(*find("barrier", "hier"), "intra_algo"), (std::vector<std::string>{"auto", "binomial", "shm", "by_size"}));
     EXPECT_EQ(find("gather", "hier")->param("segsize"), nullptr);
     ASSERT_NE(find("allgather", "hier")->param("segsize"), nullptr);
     EXPECT_EQ(find("allgather", "hier")->cvar(*find("allgather", "hier")->param("segsize")),
@@ -70,7 +70,7 @@ TEST(Grammar, EachCollectiveHasItsOwnInterNodeSubmodule) {
     EXPECT_TRUE(has(reduce, "seg_in_order_binary") && !has(allreduce, "seg_in_order_binary"));
     EXPECT_TRUE(has(allreduce, "tsp_allreduce_ring") && !has(bcast, "tsp_allreduce_ring"));
     EXPECT_EQ(bcast.back(), "seg_split_binary");  // the CVAR's last item
-    EXPECT_EQ(values(*find("bcast", "hier"), "intra_algo"), (std::vector<std::string>{"auto", "binomial", "shm"}));
+    EXPECT_EQ(values(*find("bcast", "hier"), "intra_algo"), (std::vector<std::string>{"auto", "binomial", "shm", "by_size"}));
     EXPECT_TRUE(values(*find("bcast", "hier"), "segsize").empty());
     EXPECT_TRUE(valid(*find("bcast", "hier"), "inter_algo", "seg_split_binary"));
     EXPECT_FALSE(valid(*find("allreduce", "hier"), "inter_algo", "seg_split_binary"));

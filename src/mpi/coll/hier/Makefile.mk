@@ -15,6 +15,7 @@ mpi_core_sources += \
     src/mpi/coll/hier/hier_hierarchy_comm.c \
     src/mpi/coll/hier/hier_mpix.c \
     src/mpi/coll/hier/hier_trees.c \
+    src/mpi/coll/hier/hier_by_size.c \
     src/mpi/coll/hier/hier_comm.c \
     src/mpi/coll/hier/hier_pvars.c \
     src/mpi/coll/hier/hier_route.c \
@@ -46,4 +47,5 @@ noinst_HEADERS += \
     src/mpi/coll/hier/hier_hierarchy.h \
     src/mpi/coll/hier/hier_topology.h \
     src/mpi/coll/hier/hier_trees.h \
+    src/mpi/coll/hier/hier_by_size.h \
     src/mpi/coll/hier/hier_impl.h

@@ -27,7 +27,7 @@ cvars:
     - name        : MPIR_CVAR_ALLGATHER_HIER_INTER_ALGORITHM
       category    : COLLECTIVE
       type        : enum
-      default     : ring
+      default     : by_size
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
@@ -38,6 +38,8 @@ cvars:
                then one bcast of everything down each group
         ring - a ring of the leaders that forwards each piece as it arrives, each piece
                broadcast down the group while the next ones travel
+        by_size - by the message (hier_by_size.h): auto while a group's block is no
+               longer than MPIR_CVAR_HIER_LATENCY_BYTES (the hops decide), ring beyond
 
     - name        : MPIR_CVAR_ALLGATHER_HIER_INTRA_ALGORITHM
       category    : COLLECTIVE
@@ -53,6 +55,7 @@ cvars:
         binomial - MPIR_Gather_intra_binomial and MPIR_Bcast_intra_binomial
         shm      - binomial gather, the device's shared-memory bcast (CH4 POSIX
                    release_gather; binomial where the device cannot)
+        by_size  - as auto
 
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
@@ -184,6 +187,8 @@ int MPIR_Allgather_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datat
     mpi_errno = MPII_Hier_begin(comm_ptr, &given, &cvars, MPII_HIER_ALLGATHER_INTER_COUNT,
                                 MPII_HIER_PVAR_CALLS(allgather, hier), &prm, &hier);
     MPIR_ERR_CHECK(mpi_errno);
+    if (prm.intra_algo == MPII_HIER_INTRA_BY_SIZE)
+        prm.intra_algo = MPII_HIER_INTRA_AUTO;
     if (!hier) {
         /* issued while our own sub-communicators are being created */
         mpi_errno = MPIR_Allgather_intra_ring(sendbuf, sendcount, sendtype, recvbuf, recvcount,
@@ -250,7 +255,9 @@ int MPIR_Allgather_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datat
     MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
 
     /* 2. among the level-0 leaders, and down each group */
-    if (prm.inter_algo == MPII_HIER_ALLGATHER_INTER_AUTO) {
+    prm.inter_algo = MPII_Hier_allgather_inter_resolve(prm.inter_algo, size * block / ntop, ntop);
+    if (prm.inter_algo == MPII_HIER_ALLGATHER_INTER_AUTO ||
+        prm.inter_algo == MPII_HIER_ALLGATHER_INTER_BRUCKS) {
         if (top_comm) {
             MPIR_CHKLMEM_MALLOC(counts, sizeof(MPI_Aint) * ntop);
             MPIR_CHKLMEM_MALLOC(displs, sizeof(MPI_Aint) * ntop);
@@ -258,9 +265,16 @@ int MPIR_Allgather_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datat
                 counts[g] = offset[g + 1] - offset[g];
                 displs[g] = offset[g];
             }
-            mpi_errno = MPIR_Allgatherv_allcomm_auto(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, stage,
-                                                     counts, displs, MPIR_BYTE_INTERNAL, top_comm,
-                                                     coll_attr | errflag);
+            if (prm.inter_algo == MPII_HIER_ALLGATHER_INTER_BRUCKS)
+                mpi_errno = MPIR_Allgatherv_intra_brucks(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL,
+                                                         stage, counts, displs,
+                                                         MPIR_BYTE_INTERNAL, top_comm,
+                                                         coll_attr | errflag);
+            else
+                mpi_errno = MPIR_Allgatherv_allcomm_auto(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL,
+                                                         stage, counts, displs,
+                                                         MPIR_BYTE_INTERNAL, top_comm,
+                                                         coll_attr | errflag);
             MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
         }
         mpi_errno = bcast_down(&steps, stage, size * block, prm.intra_algo, coll_attr, &errflag);

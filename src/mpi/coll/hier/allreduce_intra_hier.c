@@ -27,7 +27,7 @@ cvars:
     - name        : MPIR_CVAR_ALLREDUCE_HIER_INTER_ALGORITHM
       category    : COLLECTIVE
       type        : enum
-      default     : tsp_allreduce_ring
+      default     : by_size
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
@@ -47,6 +47,10 @@ cvars:
         seg_pipeline   - segmented single chain
         seg_binary     - segmented binary tree
         seg_binomial   - segmented binomial tree
+        by_size        - by the message (hier_by_size.h): MPICH's recursive doubling among the
+                         members (one step) for a message of one piece where the
+                         alpha-beta model (MPIR_CVAR_HIER_LATENCY_BYTES) rates it below
+                         tsp_allreduce_ring, which runs otherwise
         tsp_allreduce_ring - one step instead of reduce + bcast: MPICH's tsp ring
                          allreduce (reduce-scatter then allgather around the leaders),
                          which sends 2(N-1)/N of a segment through each node link where
@@ -81,7 +85,7 @@ cvars:
     - name        : MPIR_CVAR_ALLREDUCE_HIER_INTRA_ALGORITHM
       category    : COLLECTIVE
       type        : enum
-      default     : auto
+      default     : by_size
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
@@ -91,11 +95,12 @@ cvars:
         binomial - MPIR_Reduce/Bcast_intra_binomial
         shm      - the device's shared-memory reduce and bcast (CH4 POSIX
                    release_gather), MPIR where the device cannot (e.g. non-commutative ops)
+        by_size  - shm for a message that fits one release_gather cell, auto otherwise
 
     - name        : MPIR_CVAR_ALLREDUCE_HIER_UP_INTER_ALGORITHM
       category    : COLLECTIVE
       type        : enum
-      default     : tsp_allreduce_ring
+      default     : by_size
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
@@ -112,6 +117,10 @@ cvars:
         seg_pipeline   - segmented single chain
         seg_binary     - segmented binary tree
         seg_binomial   - segmented binomial tree
+        by_size        - by the message (hier_by_size.h): MPICH's recursive doubling among the
+                         members (one step) for a message of one piece where the
+                         alpha-beta model (MPIR_CVAR_HIER_LATENCY_BYTES) rates it below
+                         tsp_allreduce_ring, which runs otherwise
         tsp_allreduce_ring - one step instead of reduce + bcast: MPICH's tsp ring
                          allreduce (reduce-scatter then allgather around the leaders),
                          which sends 2(N-1)/N of a segment through each node link where
@@ -146,7 +155,7 @@ cvars:
     - name        : MPIR_CVAR_ALLREDUCE_HIER_DOWN_INTER_ALGORITHM
       category    : COLLECTIVE
       type        : enum
-      default     : tsp_ring
+      default     : by_size
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
@@ -164,6 +173,10 @@ cvars:
         seg_pipeline   - segmented single chain
         seg_binary     - segmented binary tree
         seg_binomial   - segmented binomial tree
+        by_size        - by the message (hier_by_size.h): MPICH's recursive doubling among the
+                         members (one step) for a message of one piece where the
+                         alpha-beta model (MPIR_CVAR_HIER_LATENCY_BYTES) rates it below
+                         tsp_allreduce_ring, which runs otherwise
         tsp_allreduce_ring - one step instead of reduce + bcast: MPICH's tsp ring
                          allreduce (reduce-scatter then allgather around the leaders),
                          which sends 2(N-1)/N of a segment through each node link where
@@ -225,7 +238,7 @@ static int allreduce_task(void *ctx, const MPII_Hier_task * task, const MPII_Hie
 
     switch (task->dir) {
         case MPII_HIER_TASK_ALL:
-            return MPII_Hier_step_allreduce(result, count, p->datatype, p->op, st, out);
+            return MPII_Hier_step_allreduce(result, count, p->datatype, p->op, st, prm, out);
         case MPII_HIER_TASK_DOWN:
             return MPII_Hier_step_bcast(result, count, p->datatype, st, prm, intra, out);
         default:       /* MPII_HIER_TASK_UP */
@@ -244,19 +257,30 @@ static int allreduce_task(void *ctx, const MPII_Hier_task * task, const MPII_Hie
 }
 
 /* Each step's parameters (up_inter_* among switch groups, down_inter_* among package
- * leaders inside a node), in step_prm[nsteps]; returns whether the top step is the ring
- * allreduce.  The ring allreduce is a submodule of the top step only; a step below it that
- * asks for the ring runs the ring's chain (tsp_ring).  The ring combines in ring order:
- * with a non-commutative op the top step keeps rank order by reduce + bcast on binomial
- * trees. */
+ * leaders inside a node, by_size resolved for the segments of plan), in
+ * step_prm[nsteps]; returns whether the top step is one allreduce (the ring, or by_size's
+ * recursive doubling).  The one-step allreduce is a submodule of the top step only; a step
+ * below it that asks for the ring runs the ring's chain (tsp_ring).  The ring combines in
+ * ring order: with a non-commutative op the top step keeps rank order by reduce + bcast
+ * on binomial trees.  Every rank takes the top step's decision with its member count (the
+ * level-0 groups), a rank outside it too: the task table depends on it. */
 static int step_params(const MPII_Hier_params * prm, const MPII_Hier_steps * steps, MPI_Op op,
-                       MPII_Hier_params * step_prm)
+                       const MPII_Hier_seg_plan * plan, MPII_Hier_params * step_prm)
 {
     int one_top_step = 0;
+    const MPII_Hier_hierarchy *h = steps->h;
+    int top_members = h->nlevels ? h->level[0].ngroups : steps->comm->local_size;
     for (int k = 0; k < steps->nsteps; k++) {
         MPII_Hier_params scratch;
-        step_prm[k] = *MPII_Hier_step_params(prm, &steps->step[k], &scratch);
-        if (step_prm[k].inter_algo != MPII_HIER_INTER_TSP_ALLREDUCE_RING)
+        const MPII_Hier_step *st = &steps->step[k];
+        int members = k == 0 ? top_members : st->comm ? st->comm->local_size : 1;
+        step_prm[k] = *MPII_Hier_step_params(prm, st, members, k == 0 ?
+                                             MPII_HIER_SIZED_ALLREDUCE : MPII_HIER_SIZED_BCAST,
+                                             plan, &scratch);
+        int algo = step_prm[k].inter_algo;
+        if (algo == MPII_HIER_INTER_RECURSIVE_DOUBLING)
+            one_top_step = 1;
+        if (algo != MPII_HIER_INTER_TSP_ALLREDUCE_RING)
             continue;
         if (k > 0)
             step_prm[k].inter_algo = MPII_HIER_INTER_TSP_RING;
@@ -323,9 +347,10 @@ static int allreduce_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
     int nlevels = MPII_Hier_nlevels(hier);
     mpi_errno = MPII_Hier_steps_get(comm_ptr, hier, 0, &steps);
     MPIR_ERR_CHECK(mpi_errno);
-    int one_top_step = step_params(&prm, &steps, op, step_prm);
-    MPII_Hier_seg_plan_init(&plan, count * type_size, nlevels == 0 && one_top_step ? 0 :
-                            prm.segsize, type_size);
+    MPII_Hier_seg_plan_init(&plan, count * type_size, prm.segsize, type_size);
+    int one_top_step = step_params(&prm, &steps, op, &plan, step_prm);
+    if (nlevels == 0 && one_top_step)   /* the one-step allreduce alone: the whole message */
+        MPII_Hier_seg_plan_init(&plan, count * type_size, 0, type_size);
     MPII_HIER_PVAR_ADD(ALLREDUCE_HIER_SEGMENTS, plan.nsegs);
     MPII_HIER_PVAR_ADD(SEGSIZE_RAISED, plan.raised);
 
@@ -433,11 +458,12 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
     int finest = steps.nsteps - 1;
     const MPII_Hier_step *fs = &steps.step[finest];
 
-    int one_top_step = step_params(&prm, &steps, op, step_prm);
-    /* the ring allreduce alone (one rank per node) runs once on the whole message */
-    int whole = nlevels == 0 && one_top_step;
     /* segments of whole elements (the op works on elements) */
-    MPII_Hier_seg_plan_init(&plan, count * type_size, whole ? 0 : prm.segsize, type_size);
+    MPII_Hier_seg_plan_init(&plan, count * type_size, prm.segsize, type_size);
+    int one_top_step = step_params(&prm, &steps, op, &plan, step_prm);
+    /* the one-step allreduce alone (one rank per node) runs once on the whole message */
+    if (nlevels == 0 && one_top_step)
+        MPII_Hier_seg_plan_init(&plan, count * type_size, 0, type_size);
     MPII_HIER_PVAR_ADD(ALLREDUCE_HIER_SEGMENTS, plan.nsegs);
     MPII_HIER_PVAR_ADD(SEGSIZE_RAISED, plan.raised);
 

@@ -35,6 +35,7 @@ cvars:
         binomial - empty messages up and down a binomial tree
         shm      - the device's shared-memory barrier, then its bcast of one byte
                    (CH4 POSIX release_gather); MPIR where the device cannot
+        by_size  - as shm
 
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */

@@ -28,7 +28,7 @@ cvars:
     - name        : MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM
       category    : COLLECTIVE
       type        : enum
-      default     : tsp_ring
+      default     : by_size
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
@@ -46,6 +46,8 @@ cvars:
         seg_pipeline   - segmented single chain
         seg_binary     - segmented binary tree
         seg_binomial   - segmented binomial tree
+        by_size        - by the message (hier_by_size.h): sched_binomial for a message of one
+                         piece, tsp_ring for one the step pipelines
         seg_split_binary - segmented split-binary tree (halves, then exchange)
 
     - name        : MPIR_CVAR_BCAST_HIER_INTER_KVAL
@@ -76,7 +78,7 @@ cvars:
     - name        : MPIR_CVAR_BCAST_HIER_INTRA_ALGORITHM
       category    : COLLECTIVE
       type        : enum
-      default     : auto
+      default     : by_size
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
@@ -86,11 +88,12 @@ cvars:
         binomial - MPIR_Bcast_intra_binomial
         shm      - the device's shared-memory bcast (CH4 POSIX release_gather),
                    binomial where the device cannot
+        by_size  - shm for a message that fits one release_gather cell, auto otherwise
 
     - name        : MPIR_CVAR_BCAST_HIER_UP_INTER_ALGORITHM
       category    : COLLECTIVE
       type        : enum
-      default     : tsp_ring
+      default     : by_size
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
@@ -107,6 +110,8 @@ cvars:
         seg_pipeline   - segmented single chain
         seg_binary     - segmented binary tree
         seg_binomial   - segmented binomial tree
+        by_size        - by the message (hier_by_size.h): sched_binomial for a message of one
+                         piece, tsp_ring for one the step pipelines
         seg_split_binary - segmented split-binary tree (halves, then exchange)
 
     - name        : MPIR_CVAR_BCAST_HIER_UP_INTER_KVAL
@@ -137,7 +142,7 @@ cvars:
     - name        : MPIR_CVAR_BCAST_HIER_DOWN_INTER_ALGORITHM
       category    : COLLECTIVE
       type        : enum
-      default     : tsp_ring
+      default     : by_size
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
@@ -155,6 +160,8 @@ cvars:
         seg_pipeline   - segmented single chain
         seg_binary     - segmented binary tree
         seg_binomial   - segmented binomial tree
+        by_size        - by the message (hier_by_size.h): sched_binomial for a message of one
+                         piece, tsp_ring for one the step pipelines
         seg_split_binary - segmented split-binary tree (halves, then exchange)
 
     - name        : MPIR_CVAR_BCAST_HIER_DOWN_INTER_KVAL
@@ -204,7 +211,9 @@ static int bcast_task(void *ctx, const MPII_Hier_task * task, const MPII_Hier_st
 
     return MPII_Hier_step_bcast(p->bytes + MPII_Hier_seg_offset(p->plan, t),
                                 MPII_Hier_seg_len(p->plan, t), MPIR_BYTE_INTERNAL, st,
-                                MPII_Hier_step_params(p->prm, st, &scratch),
+                                MPII_Hier_step_params(p->prm, st, st->comm->local_size,
+                                                      MPII_HIER_SIZED_BCAST, p->plan,
+                                                      &scratch),
                                 task->blocking && !st->inter, out);
 }
 
@@ -377,7 +386,8 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
          * release_gather again on the half-initialised comm. */
         if (hier->reentered)
             prm.intra_algo = MPII_HIER_INTRA_BINOMIAL;
-        else if (prm.intra_algo == MPII_HIER_INTRA_SHM)
+        else if (prm.intra_algo == MPII_HIER_INTRA_SHM ||
+                 prm.intra_algo == MPII_HIER_INTRA_BY_SIZE)
             prm.intra_algo = MPII_HIER_INTRA_AUTO;
         MPII_HIER_PVAR_ADD(BCAST_HIER_SEGMENTS, 1);     /* the whole payload */
         hier->reentered++;

@@ -34,6 +34,7 @@ cvars:
         auto     - MPIR_Gather_allcomm_auto on the node communicator (MPIR Csel tree)
         binomial - MPIR_Gather_intra_binomial
         shm      - as binomial (the device has no shared-memory gather)
+        by_size  - as auto
 
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */

@@ -152,6 +152,7 @@
     ALL(seg_pipeline, SEG_PIPELINE) \
     ALL(seg_binary, SEG_BINARY) \
     ALL(seg_binomial, SEG_BINOMIAL) \
+    ALL(by_size, BY_SIZE) \
     OWN(bcast, BCAST, seg_split_binary, SEG_SPLIT_BINARY) \
     OWN(reduce, REDUCE, seg_in_order_binary, SEG_IN_ORDER_BINARY) \
     OWN(allreduce, ALLREDUCE, tsp_allreduce_ring, TSP_ALLREDUCE_RING)
@@ -164,7 +165,8 @@
 
 #define MPII_HIER_INTER_ALGOS_ALLGATHER(X) \
     X(auto, AUTO) \
-    X(ring, RING)
+    X(ring, RING) \
+    X(by_size, BY_SIZE)
 
 #define MPII_HIER_INTER_ALGOS_GATHER(X) \
     X(linear, LINEAR) \
@@ -181,7 +183,8 @@
 #define MPII_HIER_INTRA_ALGOS(X) \
     X(auto, AUTO) \
     X(binomial, BINOMIAL) \
-    X(shm, SHM)
+    X(shm, SHM) \
+    X(by_size, BY_SIZE)
 
 /* The parameter the plugin reads on MPICH's own algorithms in an MPIR tree: with
  * "whole_comm=1" the algorithm runs on the whole of a multi-node comm (the MPIR level,

@@ -11,6 +11,7 @@
 #include "hier_pipeline.h"
 #include "hier_trees.h"
 #include "hier_grammar.h"
+#include "hier_by_size.h"
 
 /* Per-communicator hierarchies and their comms (hier_comm.c), built on first use and freed
  * with the communicator. */
@@ -138,6 +139,8 @@ enum {
     MPII_HIER_PVAR_REDUCE_SEG_IN_ORDER_SUBST,
     MPII_HIER_PVAR_MPIR_ROUTED,
     MPII_HIER_PVAR_SEGSIZE_RAISED,
+    MPII_HIER_PVAR_BY_SIZE_LATENCY,
+    MPII_HIER_PVAR_BY_SIZE_BANDWIDTH,
     MPII_HIER_PVAR_COUNT
 };
 extern unsigned long long MPII_Hier_pvars[MPII_HIER_PVAR_COUNT];
@@ -178,10 +181,26 @@ typedef struct {
 
 /* The parameters of a step: prm, with the up_inter_* ones as inter_* for a step among
  * switch groups (step->up), the down_inter_* ones for a step among the leaders of groups
- * inside a node (step->down); *scratch holds them then. */
+ * inside a node (step->down), and by_size resolved for a step of op among `members`
+ * moving plan's segments; *scratch holds them then.  Every member of a step passes the
+ * same members and plan, so they agree on its algorithm. */
 const MPII_Hier_params *MPII_Hier_step_params(const MPII_Hier_params * prm,
-                                              const MPII_Hier_step * step,
+                                              const MPII_Hier_step * step, int members,
+                                              MPII_Hier_sized_op op,
+                                              const MPII_Hier_seg_plan * plan,
                                               MPII_Hier_params * scratch);
+/* by_size's allreduce algorithm among the leaders for a message of one piece: MPICH's
+ * recursive doubling, one step (no CVAR item: by_size picks it) */
+#define MPII_HIER_INTER_RECURSIVE_DOUBLING MPII_HIER_INTER_COUNT
+/* An intra-node submodule with by_size resolved for a step of op moving bytes: shm when
+ * they fit one of the device's release_gather cells, auto otherwise. */
+int MPII_Hier_intra_resolve(int intra_algo, MPI_Aint bytes, MPII_Hier_sized_op op);
+/* by_size's allgather among the leaders for small blocks: MPICH's Bruck allgatherv (no
+ * CVAR item: by_size picks it) */
+#define MPII_HIER_ALLGATHER_INTER_BRUCKS MPII_HIER_ALLGATHER_INTER_COUNT
+/* The allgather's step among ngroups leaders with by_size resolved for blocks of
+ * group_bytes: MPII_HIER_ALLGATHER_INTER_BRUCKS or ring. */
+int MPII_Hier_allgather_inter_resolve(int inter_algo, MPI_Aint group_bytes, int ngroups);
 /* Fill prm from the call's arguments, each negative one from its CVAR, and check it;
  * n_inter_algos: the number of items of the collective's inter-node CVAR. */
 int MPII_Hier_params_resolve(MPII_Hier_params * prm, const MPII_Hier_params * given,
@@ -378,7 +397,7 @@ int MPII_Hier_build_ireduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
                             const MPII_Hier_params * prm, bool is_persistent,
                             MPII_Hier_sched * s);
 int MPII_Hier_build_iallreduce(void *buf, MPI_Aint count, MPI_Datatype datatype, MPI_Op op,
-                               MPIR_Comm * comm, bool is_persistent, MPII_Hier_sched * s);
+                               MPIR_Comm * comm, int inter_algo, bool is_persistent, MPII_Hier_sched * s);
 int MPII_Hier_build_intra_ibcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int root,
                                  MPIR_Comm * node_comm, int intra_algo, bool is_persistent,
                                  MPII_Hier_sched * s);
@@ -393,9 +412,10 @@ int MPII_Hier_start_ibcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int
 int MPII_Hier_start_ireduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
                             MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * comm,
                             const MPII_Hier_params * prm, MPIR_Request ** req);
-/* The one-step inter-node allreduce (tsp_allreduce_ring, commutative ops), in place. */
+/* The one-step inter-node allreduce, in place: tsp_allreduce_ring (commutative ops) or
+ * MPII_HIER_INTER_RECURSIVE_DOUBLING (inter_algo). */
 int MPII_Hier_start_iallreduce(void *buf, MPI_Aint count, MPI_Datatype datatype, MPI_Op op,
-                               MPIR_Comm * comm, MPIR_Request ** req);
+                               MPIR_Comm * comm, int inter_algo, MPIR_Request ** req);
 /* One step of one segment as a pipeline task does it (out: run or build): a bcast,
  * reduce or the one-step allreduce on st's comm, the intra-node submodule when intra
  * (blocking when run), else the inter-node one of prm. */
@@ -406,7 +426,8 @@ int MPII_Hier_step_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
                           MPI_Datatype datatype, MPI_Op op, const MPII_Hier_step * st,
                           const MPII_Hier_params * prm, bool intra, MPII_Hier_task_out * out);
 int MPII_Hier_step_allreduce(void *buf, MPI_Aint count, MPI_Datatype datatype, MPI_Op op,
-                             const MPII_Hier_step * st, MPII_Hier_task_out * out);
+                             const MPII_Hier_step * st, const MPII_Hier_params * prm,
+                             MPII_Hier_task_out * out);
 /* Wait for a started schedule, if any, and release it. */
 int MPII_Hier_wait(MPIR_Request ** req);
 /* Start a built schedule and wait for it: the blocking algorithms. */

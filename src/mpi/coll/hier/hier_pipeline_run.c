@@ -321,7 +321,8 @@ int MPII_Hier_pipeline_sched(const MPII_Hier_steps * steps, const MPII_Hier_task
 int MPII_Hier_blocking_scheduled(const MPII_Hier_params * given, const MPII_Hier_params * cvars,
                                  MPI_Aint bytes, MPI_Aint from)
 {
-    int intra_algo = given->intra_algo >= 0 ? given->intra_algo : cvars->intra_algo;
+    int intra_algo = MPII_Hier_intra_resolve(given->intra_algo >= 0 ? given->intra_algo :
+                                             cvars->intra_algo, bytes, MPII_HIER_SIZED_BCAST);
     switch (MPIR_CVAR_HIER_SCHEDULE_BLOCKING) {
         case MPIR_CVAR_HIER_SCHEDULE_BLOCKING_schedule:
             return 1;

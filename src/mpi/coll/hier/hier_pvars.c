@@ -54,6 +54,13 @@ static const struct {
                                        "plans of the hier and seg algorithms whose segment or "
                                        "pipeline chunk size was raised so as to cut the payload "
                                        "into at most 1024 pieces (MPII_HIER_SEG_MAX)"},
+    [MPII_HIER_PVAR_BY_SIZE_LATENCY] = {"coll_hier_by_size_latency",
+                                        "inter-node steps of hier algorithms (each time a "
+                                        "rank resolved one) that the by_size submodule sent "
+                                        "to the latency algorithm (hier_by_size.h)"},
+    [MPII_HIER_PVAR_BY_SIZE_BANDWIDTH] = {"coll_hier_by_size_bandwidth",
+                                          "inter-node steps of hier algorithms that the "
+                                          "by_size submodule sent to the bandwidth algorithm"},
 };
 
 int MPII_Hier_init(void)

@@ -36,17 +36,95 @@ int MPII_Hier_params_resolve(MPII_Hier_params * prm, const MPII_Hier_params * gi
     goto fn_exit;
 }
 
+/*
+=== BEGIN_MPI_T_CVAR_INFO_BLOCK ===
+
+cvars:
+    - name        : MPIR_CVAR_HIER_LATENCY_BYTES
+      category    : COLLECTIVE
+      type        : int
+      default     : 0
+      min         : 0
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : >-
+        The inter-node links' start-up latency in bytes (alpha / beta: the bytes a link
+        moves in the time one message's start-up takes), with which the by_size
+        submodules of the hier algorithms weigh a latency algorithm against a bandwidth
+        one (hier_by_size.h). 0 takes a typical cluster link's
+        (MPII_HIER_LATENCY_BYTES_DEFAULT).
+
+=== END_MPI_T_CVAR_INFO_BLOCK ===
+*/
+
+static int64_t latency_bytes(void)
+{
+    return MPIR_CVAR_HIER_LATENCY_BYTES > 0 ? MPIR_CVAR_HIER_LATENCY_BYTES :
+        MPII_HIER_LATENCY_BYTES_DEFAULT;
+}
+
+/* by_size's inter-node algorithm for a step of op among n members moving the segments of
+ * plan (each cut in inter_chunk pieces when set); counted where it runs (counted) */
+static void inter_by_size(MPII_Hier_params * p, MPII_Hier_sized_op op,
+                          const MPII_Hier_seg_plan * plan, int n, int counted)
+{
+    int64_t bytes = plan->nsegs > 1 ? plan->seg_bytes : plan->nbytes;
+    int64_t pieces = plan->nsegs;
+    if (p->inter_chunk > 0 && bytes > p->inter_chunk)
+        pieces *= (bytes + p->inter_chunk - 1) / p->inter_chunk;
+    int latency = MPII_Hier_sized_latency(op, bytes, pieces, n, latency_bytes());
+    if (counted)
+        MPII_Hier_pvars[latency ? MPII_HIER_PVAR_BY_SIZE_LATENCY :
+                        MPII_HIER_PVAR_BY_SIZE_BANDWIDTH]++;
+    if (latency) {
+        p->inter_algo = op == MPII_HIER_SIZED_ALLREDUCE ? MPII_HIER_INTER_RECURSIVE_DOUBLING :
+            MPII_HIER_INTER_SCHED_BINOMIAL;
+        p->inter_chunk = 0;
+    } else {
+        p->inter_algo = op == MPII_HIER_SIZED_ALLREDUCE ? MPII_HIER_INTER_TSP_ALLREDUCE_RING :
+            MPII_HIER_INTER_TSP_RING;
+    }
+}
+
 const MPII_Hier_params *MPII_Hier_step_params(const MPII_Hier_params * prm,
-                                              const MPII_Hier_step * step,
+                                              const MPII_Hier_step * step, int members,
+                                              MPII_Hier_sized_op op,
+                                              const MPII_Hier_seg_plan * plan,
                                               MPII_Hier_params * scratch)
 {
-    if (!step->up && !step->down)
+    if (!step->up && !step->down && prm->inter_algo != MPII_HIER_INTER_BY_SIZE)
         return prm;
     *scratch = *prm;
-    scratch->inter_algo = step->up ? prm->up_inter_algo : prm->down_inter_algo;
-    scratch->inter_k = step->up ? prm->up_inter_k : prm->down_inter_k;
-    scratch->inter_chunk = step->up ? prm->up_inter_chunk : prm->down_inter_chunk;
+    if (step->up || step->down) {
+        scratch->inter_algo = step->up ? prm->up_inter_algo : prm->down_inter_algo;
+        scratch->inter_k = step->up ? prm->up_inter_k : prm->down_inter_k;
+        scratch->inter_chunk = step->up ? prm->up_inter_chunk : prm->down_inter_chunk;
+    }
+    if (scratch->inter_algo == MPII_HIER_INTER_BY_SIZE)
+        inter_by_size(scratch, op, plan, members, step->comm && step->inter);
     return scratch;
+}
+
+int MPII_Hier_intra_resolve(int intra_algo, MPI_Aint bytes, MPII_Hier_sized_op op)
+{
+    if (intra_algo != MPII_HIER_INTRA_BY_SIZE)
+        return intra_algo;
+    int64_t cell = op == MPII_HIER_SIZED_REDUCE ?
+        MPIR_CVAR_REDUCE_INTRANODE_BUFFER_TOTAL_SIZE / MPIR_CVAR_REDUCE_INTRANODE_NUM_CELLS :
+        MPIR_CVAR_BCAST_INTRANODE_BUFFER_TOTAL_SIZE / MPIR_CVAR_BCAST_INTRANODE_NUM_CELLS;
+    return MPII_Hier_sized_intra_shm(bytes, cell) ? MPII_HIER_INTRA_SHM : MPII_HIER_INTRA_AUTO;
+}
+
+int MPII_Hier_allgather_inter_resolve(int inter_algo, MPI_Aint group_bytes, int ngroups)
+{
+    if (inter_algo != MPII_HIER_ALLGATHER_INTER_BY_SIZE)
+        return inter_algo;
+    int latency = MPII_Hier_sized_latency(MPII_HIER_SIZED_ALLGATHER, group_bytes, 1, ngroups,
+                                          latency_bytes());
+    MPII_Hier_pvars[latency ? MPII_HIER_PVAR_BY_SIZE_LATENCY :
+                    MPII_HIER_PVAR_BY_SIZE_BANDWIDTH]++;
+    return latency ? MPII_HIER_ALLGATHER_INTER_BRUCKS : MPII_HIER_ALLGATHER_INTER_RING;
 }
 
 /* The tsp tree of an inter-node algorithm: its type and radix. */
@@ -281,16 +359,24 @@ int MPII_Hier_build_ireduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
 }
 
 int MPII_Hier_build_iallreduce(void *buf, MPI_Aint count, MPI_Datatype datatype, MPI_Op op,
-                               MPIR_Comm * comm, bool is_persistent, MPII_Hier_sched * s)
+                               MPIR_Comm * comm, int inter_algo, bool is_persistent,
+                               MPII_Hier_sched * s)
 {
     int mpi_errno = MPI_SUCCESS;
+    int recursive_doubling = inter_algo == MPII_HIER_INTER_RECURSIVE_DOUBLING;
 
-    /* MPICH's ring reduces in ring order: registered for commutative ops only */
-    MPIR_Assert(MPIR_Op_is_commutative(op));
-    mpi_errno = MPII_Hier_sched_new(s, MPIR_SCHED_GENTRAN, comm, is_persistent);
+    /* MPICH's ring reduces in ring order: registered for commutative ops only; its
+     * recursive doubling combines in rank order */
+    MPIR_Assert(recursive_doubling || MPIR_Op_is_commutative(op));
+    mpi_errno = MPII_Hier_sched_new(s, recursive_doubling ? MPIR_SCHED_NORMAL :
+                                    MPIR_SCHED_GENTRAN, comm, is_persistent);
     MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = MPIR_TSP_Iallreduce_sched_intra_ring(MPI_IN_PLACE, buf, count, datatype, op,
-                                                     comm, s->sched);
+    if (recursive_doubling)
+        mpi_errno = MPIR_Iallreduce_intra_sched_recursive_doubling(MPI_IN_PLACE, buf, count,
+                                                                   datatype, op, comm, s->sched);
+    else
+        mpi_errno = MPIR_TSP_Iallreduce_sched_intra_ring(MPI_IN_PLACE, buf, count, datatype, op,
+                                                         comm, s->sched);
     MPIR_ERR_CHECK(mpi_errno);
 
   fn_exit:
@@ -309,6 +395,8 @@ int MPII_Hier_build_intra_ibcast(void *buf, MPI_Aint count, MPI_Datatype datatyp
     int mpi_errno = MPI_SUCCESS;
 
     s->sched = NULL;
+    intra_algo = MPII_Hier_intra_resolve(intra_algo, MPII_Hier_payload_bytes(count, datatype),
+                                         MPII_HIER_SIZED_BCAST);
     if (intra_algo == MPII_HIER_INTRA_AUTO)
         return MPIR_Ibcast_allcomm_sched_auto(buf, count, datatype, root, node_comm,
                                               is_persistent, &s->sched, &s->type);
@@ -333,6 +421,8 @@ int MPII_Hier_build_intra_ireduce(const void *sendbuf, void *recvbuf, MPI_Aint c
     int mpi_errno = MPI_SUCCESS;
 
     s->sched = NULL;
+    intra_algo = MPII_Hier_intra_resolve(intra_algo, MPII_Hier_payload_bytes(count, datatype),
+                                         MPII_HIER_SIZED_REDUCE);
     if (intra_algo == MPII_HIER_INTRA_AUTO)
         return MPIR_Ireduce_allcomm_sched_auto(sendbuf, recvbuf, count, datatype, op, root,
                                                node_comm, is_persistent, &s->sched, &s->type);
@@ -376,12 +466,13 @@ int MPII_Hier_start_ireduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
 }
 
 int MPII_Hier_start_iallreduce(void *buf, MPI_Aint count, MPI_Datatype datatype, MPI_Op op,
-                               MPIR_Comm * comm, MPIR_Request ** req)
+                               MPIR_Comm * comm, int inter_algo, MPIR_Request ** req)
 {
     MPII_Hier_sched s;
 
     *req = NULL;
-    int mpi_errno = MPII_Hier_build_iallreduce(buf, count, datatype, op, comm, false, &s);
+    int mpi_errno = MPII_Hier_build_iallreduce(buf, count, datatype, op, comm, inter_algo,
+                                               false, &s);
     return MPII_Hier_sched_start(mpi_errno, &s, comm, req);
 }
 
@@ -420,12 +511,14 @@ int MPII_Hier_step_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
 }
 
 int MPII_Hier_step_allreduce(void *buf, MPI_Aint count, MPI_Datatype datatype, MPI_Op op,
-                             const MPII_Hier_step * st, MPII_Hier_task_out * out)
+                             const MPII_Hier_step * st, const MPII_Hier_params * prm,
+                             MPII_Hier_task_out * out)
 {
     if (out->s)
-        return MPII_Hier_build_iallreduce(buf, count, datatype, op, st->comm,
+        return MPII_Hier_build_iallreduce(buf, count, datatype, op, st->comm, prm->inter_algo,
                                           true, out->s);
-    return MPII_Hier_start_iallreduce(buf, count, datatype, op, st->comm, out->req);
+    return MPII_Hier_start_iallreduce(buf, count, datatype, op, st->comm, prm->inter_algo,
+                                      out->req);
 }
 
 /* A device shm collective is running.  Its set-up (the shared segment's allocation) and
@@ -443,6 +536,8 @@ int MPII_Hier_shm_running(void)
 int MPII_Hier_intra_bcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int root,
                           MPIR_Comm * node_comm, int intra_algo, int coll_attr)
 {
+    intra_algo = MPII_Hier_intra_resolve(intra_algo, MPII_Hier_payload_bytes(count, datatype),
+                                         MPII_HIER_SIZED_BCAST);
     if (intra_algo == MPII_HIER_INTRA_SHM && !shm_running) {
         int used, mpi_errno;
         shm_running++;
@@ -461,6 +556,8 @@ int MPII_Hier_intra_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
                            MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * node_comm,
                            int intra_algo, int coll_attr)
 {
+    intra_algo = MPII_Hier_intra_resolve(intra_algo, MPII_Hier_payload_bytes(count, datatype),
+                                         MPII_HIER_SIZED_REDUCE);
     if (intra_algo == MPII_HIER_INTRA_SHM && !shm_running) {
         int used, mpi_errno;
         shm_running++;
@@ -482,7 +579,7 @@ int MPII_Hier_intra_gather(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype
                            void *recvbuf, MPI_Aint recvcount, MPI_Datatype recvtype, int root,
                            MPIR_Comm * node_comm, int intra_algo, int coll_attr)
 {
-    if (intra_algo == MPII_HIER_INTRA_AUTO)
+    if (intra_algo == MPII_HIER_INTRA_AUTO || intra_algo == MPII_HIER_INTRA_BY_SIZE)
         return MPIR_Gather_allcomm_auto(sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                         recvtype, root, node_comm, coll_attr);
     return MPIR_Gather_intra_binomial(sendbuf, sendcount, sendtype, recvbuf, recvcount,
@@ -493,7 +590,7 @@ int MPII_Hier_intra_scatter(const void *sendbuf, MPI_Aint sendcount, MPI_Datatyp
                             void *recvbuf, MPI_Aint recvcount, MPI_Datatype recvtype, int root,
                             MPIR_Comm * node_comm, int intra_algo, int coll_attr)
 {
-    if (intra_algo == MPII_HIER_INTRA_AUTO)
+    if (intra_algo == MPII_HIER_INTRA_AUTO || intra_algo == MPII_HIER_INTRA_BY_SIZE)
         return MPIR_Scatter_allcomm_auto(sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                          recvtype, root, node_comm, coll_attr);
     return MPIR_Scatter_intra_binomial(sendbuf, sendcount, sendtype, recvbuf, recvcount,
@@ -541,6 +638,7 @@ static int binomial_fan(MPIR_Comm * node_comm, int fan_in, int coll_attr)
 
 int MPII_Hier_intra_fan(MPIR_Comm * node_comm, int fan_in, int intra_algo, int coll_attr)
 {
+    intra_algo = MPII_Hier_intra_resolve(intra_algo, 1, MPII_HIER_SIZED_BCAST);
     if (intra_algo == MPII_HIER_INTRA_BINOMIAL)
         return binomial_fan(node_comm, fan_in, coll_attr);
     if (!fan_in) {

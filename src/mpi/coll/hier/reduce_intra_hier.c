@@ -27,7 +27,7 @@ cvars:
     - name        : MPIR_CVAR_REDUCE_HIER_INTER_ALGORITHM
       category    : COLLECTIVE
       type        : enum
-      default     : tsp_ring
+      default     : by_size
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
@@ -46,6 +46,8 @@ cvars:
         seg_pipeline   - segmented single chain
         seg_binary     - segmented binary tree
         seg_binomial   - segmented binomial tree
+        by_size        - by the message (hier_by_size.h): sched_binomial for a message of one
+                         piece, tsp_ring for one the step pipelines
         seg_in_order_binary - segmented in-order binary tree (rank order)
 
     - name        : MPIR_CVAR_REDUCE_HIER_INTER_KVAL
@@ -76,7 +78,7 @@ cvars:
     - name        : MPIR_CVAR_REDUCE_HIER_INTRA_ALGORITHM
       category    : COLLECTIVE
       type        : enum
-      default     : auto
+      default     : by_size
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
@@ -86,11 +88,12 @@ cvars:
         binomial - MPIR_Reduce_intra_binomial
         shm      - the device's shared-memory reduce (CH4 POSIX
                    release_gather), MPIR where the device cannot (e.g. non-commutative ops)
+        by_size  - shm for a message that fits one release_gather cell, auto otherwise
 
     - name        : MPIR_CVAR_REDUCE_HIER_UP_INTER_ALGORITHM
       category    : COLLECTIVE
       type        : enum
-      default     : tsp_ring
+      default     : by_size
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
@@ -107,6 +110,8 @@ cvars:
         seg_pipeline   - segmented single chain
         seg_binary     - segmented binary tree
         seg_binomial   - segmented binomial tree
+        by_size        - by the message (hier_by_size.h): sched_binomial for a message of one
+                         piece, tsp_ring for one the step pipelines
         seg_in_order_binary - segmented in-order binary tree (rank order)
 
     - name        : MPIR_CVAR_REDUCE_HIER_UP_INTER_KVAL
@@ -137,7 +142,7 @@ cvars:
     - name        : MPIR_CVAR_REDUCE_HIER_DOWN_INTER_ALGORITHM
       category    : COLLECTIVE
       type        : enum
-      default     : tsp_ring
+      default     : by_size
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
@@ -155,6 +160,8 @@ cvars:
         seg_pipeline   - segmented single chain
         seg_binary     - segmented binary tree
         seg_binomial   - segmented binomial tree
+        by_size        - by the message (hier_by_size.h): sched_binomial for a message of one
+                         piece, tsp_ring for one the step pipelines
         seg_in_order_binary - segmented in-order binary tree (rank order)
 
     - name        : MPIR_CVAR_REDUCE_HIER_DOWN_INTER_KVAL
@@ -224,7 +231,9 @@ static int reduce_task(void *ctx, const MPII_Hier_task * task, const MPII_Hier_s
     else
         contribution = p->sendbuf == MPI_IN_PLACE ? MPI_IN_PLACE : seg_at(p, p->sendbuf, t);
     return MPII_Hier_step_reduce(contribution, result, seg_count(p, t), p->datatype, p->op, st,
-                                 MPII_Hier_step_params(p->prm, st, &scratch),
+                                 MPII_Hier_step_params(p->prm, st, st->comm->local_size,
+                                                       MPII_HIER_SIZED_REDUCE, p->plan,
+                                                       &scratch),
                                  task->blocking && !st->inter, out);
 }
 

@@ -34,6 +34,7 @@ cvars:
         auto     - MPIR_Scatter_allcomm_auto on the node communicator (MPIR Csel tree)
         binomial - MPIR_Scatter_intra_binomial
         shm      - as binomial (the device has no shared-memory scatter)
+        by_size  - as auto
 
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */

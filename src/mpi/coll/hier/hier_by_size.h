@@ -1,0 +1,76 @@
+/*
+ * mpich-hier: the by_size submodules' choice, pure (no MPI): which algorithm a step
+ * among n members takes for the bytes it moves, from a latency-bandwidth (alpha-beta)
+ * cost model of the step's links.
+ *
+ * Costs are in bytes: alpha / beta (MPIR_CVAR_HIER_LATENCY_BYTES, the bytes a link moves
+ * in the time one message's start-up takes) per sequential message plus the bytes on
+ * the critical path.  For each operation a latency algorithm (fewest sequential
+ * messages) and a bandwidth algorithm (each link carries each byte once, pipelined):
+ *
+ *   op         latency algorithm                    bandwidth algorithm (today's default)
+ *   bcast      binomial tree: L (a + m)             chain, u pieces: (n - 2 + u)(a + m/u)
+ *   reduce     binomial tree: L (a + m)             chain, u pieces: (n - 2 + u)(a + m/u)
+ *   allreduce  recursive doubling: R (a + m)        ring: 2 (n - 1)(a + m/n)
+ *   allgather  Bruck / recursive doubling,          ring: (n - 1)(a + b)
+ *              MPICH's pick: L a + (n - 1) b
+ *
+ * with L = ceil(log2 n), R = log2 of the largest power of two <= n, plus 2 when n is not
+ * one (MPICH's recursive doubling folds the others in and out), m the step's bytes, b one
+ * member's block.  The latency algorithm is taken where it costs no more, but never for a
+ * message the bandwidth algorithm pipelines (u > 1 pieces: the segments of the hier
+ * pipeline overlap across levels, which a one-step model does not see), and for allgather
+ * only while a block is no longer than a start-up (b <= a): in the model Bruck never costs
+ * more, but its steps exchange growing halves that two flows may share a link for.
+ *
+ * Intra-node (by_size intra submodule): the device's release_gather shared memory (one
+ * step per direction) when the message fits one of its cells, MPICH's pick otherwise.
+ */
+
+#ifndef HIER_BY_SIZE_H_INCLUDED
+#define HIER_BY_SIZE_H_INCLUDED
+
+#include <stdint.h>
+
+/* alpha / beta of a typical cluster link (a few microseconds of start-up at a few GB/s),
+ * taken while MPIR_CVAR_HIER_LATENCY_BYTES is 0 */
+#define MPII_HIER_LATENCY_BYTES_DEFAULT 8192
+/* MPICH 5.0.1's release_gather cell with its CVARs' defaults
+ * (MPIR_CVAR_BCAST_INTRANODE_BUFFER_TOTAL_SIZE / MPIR_CVAR_BCAST_INTRANODE_NUM_CELLS):
+ * what the tables of tools and tests assume; the plugin reads the CVARs */
+#define MPII_HIER_SHM_CELL_BYTES_MPICH_DEFAULT (32768 / 4)
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    MPII_HIER_SIZED_BCAST,
+    MPII_HIER_SIZED_REDUCE,
+    MPII_HIER_SIZED_ALLREDUCE,
+    MPII_HIER_SIZED_ALLGATHER
+} MPII_Hier_sized_op;
+
+typedef struct {
+    int64_t latency;            /* the latency algorithm's cost, bytes */
+    int64_t bandwidth;          /* the bandwidth algorithm's */
+} MPII_Hier_sized_costs;
+
+/* The model's costs for a step of op among n members moving bytes (allgather: one
+ * member's block) in `pieces` pipelined pieces, alpha_bytes = alpha / beta. */
+MPII_Hier_sized_costs MPII_Hier_sized_cost(MPII_Hier_sized_op op, int64_t bytes, int64_t pieces,
+                                           int n, int64_t alpha_bytes);
+/* 1: the step takes the latency algorithm, 0: the bandwidth one. */
+int MPII_Hier_sized_latency(MPII_Hier_sized_op op, int64_t bytes, int64_t pieces, int n,
+                            int64_t alpha_bytes);
+/* Sequential messages on the critical path of one piece through the step's algorithm
+ * (latency or bandwidth) among n members, a rank sending one message at a time. */
+int MPII_Hier_sized_hops(MPII_Hier_sized_op op, int latency, int n);
+/* 1: the intra-node step takes the device's shared memory (bytes fit one cell). */
+int MPII_Hier_sized_intra_shm(int64_t bytes, int64_t cell_bytes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HIER_BY_SIZE_H_INCLUDED */
