@@ -172,7 +172,8 @@ START_TEST(listed_inter_algos)
     ck_assert_int_eq(param("MPIR_Gather_intra_hier", "segsize", "1024", &v), -1);
     ck_assert_int_eq(param("MPIR_Allgather_intra_hier", "segsize", "1024", &v), 0);
     ck_assert_str_eq(MPII_Hier_grammar_listed_inter("allgather", 1), "ring");
-    ck_assert_ptr_null(MPII_Hier_grammar_listed_inter("allgather", 2));
+    ck_assert_str_eq(MPII_Hier_grammar_listed_inter("allgather", 2), "by_size");
+    ck_assert_ptr_null(MPII_Hier_grammar_listed_inter("allgather", 3));
     ck_assert_ptr_null(MPII_Hier_grammar_listed_inter("bcast", 0));
 }
 END_TEST
