@@ -94,7 +94,7 @@ refused MPIR_CVAR_BCAST_HIER_SEGSIZE=abc -- \
 refused MPIR_CVAR_HIER_LEVELS=bogus -- \
     "MPICH: MPIR_CVAR_HIER_LEVELS=bogus is invalid: it accepts $(sed -n 's/^MPIR_CVAR_HIER_LEVELS enum - - //p' "$tmp/cvars" | sed 's/ /, /g')"
 refused MPIR_CVAR_NUM_CLIQUES=2 MPIR_CVAR_ALLREDUCE_HIER_INTRA_ALGORITHM=shmm -- \
-    "MPICH: MPIR_CVAR_ALLREDUCE_HIER_INTRA_ALGORITHM=shmm is invalid: it accepts auto, binomial, shm"
+    "MPICH: MPIR_CVAR_ALLREDUCE_HIER_INTRA_ALGORITHM=shmm is invalid: it accepts auto, binomial, shm, by_size"
 
 # MPICH's algorithm CVARs, with the plugin's items; the blocking and non-blocking names.
 # items_of VAR: the items MPICH says VAR accepts (MPICH's lists, the plugin's added)
