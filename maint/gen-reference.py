@@ -4,7 +4,7 @@
     maint/gen-reference.py [-o FILE|-] [SRCDIR]
 
 Sources: the grammar (src/mpi/coll/hier/hier_grammar.h, read by test/mpi/hier_grammar.py),
-the MPI_T CVAR info blocks of src/mpi/coll/hier/*.c and of maint/patches/*.patch, the items
+the MPI_T CVAR info blocks of src/mpi/coll/hier/cvars.txt and of maint/patches/*.patch, the items
 maint/gen-registration.py adds to MPICH's algorithm CVARs, and the pvar table of
 src/mpi/coll/hier/hier_pvars.c.  test/doc_reference.sh fails when the file is stale.
 """
@@ -113,7 +113,7 @@ def load_cvars(srcdir, g):
     """(new CVARs, each with its 'source'; items added to MPICH's enum CVARs:
     (cvar, item, text, source))."""
     new = []
-    for path in sorted(glob.glob(os.path.join(srcdir, HIER, '*.c'))):
+    for path in sorted(glob.glob(os.path.join(srcdir, HIER, 'cvars.txt'))):
         for block in info_blocks(open(path).read().split('\n')):
             new += [dict(c, source=os.path.relpath(path, srcdir)) for c in parse_cvars(block)]
     for path in sorted(glob.glob(os.path.join(srcdir, 'maint/patches/*.patch'))):
@@ -182,7 +182,7 @@ def accepts(c):
 
 def cvars_section(new, added):
     out = ['## CVARs', '', 'The CVARs the plugin defines: the MPI_T CVAR info blocks of '
-           '`%s/*.c` and those the registration patches `maint/patches/*.patch` add, in '
+           '`%s/cvars.txt` and those the registration patches `maint/patches/*.patch` add, in '
            'source order.  Any other value ends MPI_Init on every rank with one line naming '
            'the variable, the value and what it accepts; an MPI_T write of one returns '
            '`MPI_T_ERR_INVALID` and leaves the variable as it was.' % HIER, '']

@@ -35,10 +35,7 @@ patched_files() {
 regen_fingerprint() {
     {
         registration
-        cat "$repo/src/mpi/coll/hier/Makefile.mk"
-        for f in "$repo"/src/mpi/coll/hier/*.c; do
-            sed -n '/BEGIN_MPI_T_CVAR_INFO_BLOCK/,/END_MPI_T_CVAR_INFO_BLOCK/p' "$f"
-        done
+        cat "$repo/src/mpi/coll/hier/Makefile.mk" "$repo/src/mpi/coll/hier/cvars.txt"
     } | sha256sum | cut -d' ' -f1
 }
 
@@ -105,8 +102,11 @@ sync_file() {
 
 sync_plugin() {
     local f
+    python3 "$repo/maint/gen-cvars.py" --check "$repo" ||
+        die "src/mpi/coll/hier/cvars.txt does not list the grammar's items: run maint/gen-cvars.py"
     # sources only: a build in the repo may leave objects next to them
-    for f in "$repo"/src/mpi/coll/hier/*.[ch] "$repo"/src/mpi/coll/hier/Makefile.mk; do
+    for f in "$repo"/src/mpi/coll/hier/*.[ch] "$repo"/src/mpi/coll/hier/Makefile.mk \
+        "$repo"/src/mpi/coll/hier/cvars.txt; do
         sync_file "$f" "$dest/src/mpi/coll/hier/$(basename "$f")"
     done
     # plugin sources removed from the repo leave the copy too

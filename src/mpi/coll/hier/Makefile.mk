@@ -23,6 +23,8 @@ mpi_core_sources += \
     src/mpi/coll/hier/hier_grammar.c \
     src/mpi/coll/hier/hier_json.c \
     src/mpi/coll/hier/hier_site.c \
+    src/mpi/coll/hier/hier_entry.c \
+    src/mpi/coll/hier/hier_tags.c \
     src/mpi/coll/hier/hier_submodules.c \
     src/mpi/coll/hier/hier_rooted.c \
     src/mpi/coll/hier/hier_rooted_sched.c \

@@ -6,213 +6,6 @@
 
 #define MPII_HIER_COLL ALLREDUCE        /* MPII_HIER_PARAMS_OF_CVARS */
 
-/*
-=== BEGIN_MPI_T_CVAR_INFO_BLOCK ===
-
-cvars:
-    - name        : MPIR_CVAR_ALLREDUCE_HIER_SEGSIZE
-      category    : COLLECTIVE
-      type        : int
-      default     : 16384
-      min         : 0
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : >-
-        Pipeline segment size fs, in bytes, of the hier allreduce (rounded down to whole
-        datatype elements, at least one). 0 reduces the whole message as one segment.
-        Raised so that a message is cut into at most 1024 pieces (pvar
-        coll_hier_segsize_raised counts it).
-
-    - name        : MPIR_CVAR_ALLREDUCE_HIER_INTER_ALGORITHM
-      category    : COLLECTIVE
-      type        : enum
-      default     : by_size
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : |-
-        Non-blocking inter-node reduce and bcast of the hier allreduce (the same for both,
-        so they overlap in opposite directions), run on the node leaders.
-        Non-commutative ops use sched_binomial, or seg_in_order_binary for the seg_*
-        items (rank order). The seg_* trees cut each hier segment into
-        MPIR_CVAR_ALLREDUCE_HIER_INTER_CHUNK_SIZE pieces (0: one).
-        auto           - MPIR_Ireduce and MPIR_Ibcast (MPICH's own selection)
-        sched_binomial - MPIR_Ireduce/Ibcast_intra_sched_binomial
-        tsp_kary       - MPICH's tsp tree reduce and bcast, k-ary tree
-        tsp_knomial    - MPICH's tsp tree reduce and bcast, k-nomial tree
-        tsp_ring       - MPICH's tsp tree reduce and bcast, chain
-        seg_linear     - segmented linear tree (every leader sends to the root)
-        seg_chain      - segmented chains, inter_k of them
-        seg_pipeline   - segmented single chain
-        seg_binary     - segmented binary tree
-        seg_binomial   - segmented binomial tree
-        by_size        - by the message (hier_by_size.h): MPICH's recursive doubling among the
-                         members (one step) for a message of one piece where the
-                         alpha-beta model (MPIR_CVAR_HIER_LATENCY_BYTES) rates it below
-                         tsp_allreduce_ring, which runs otherwise
-        tsp_allreduce_ring - one step instead of reduce + bcast: MPICH's tsp ring
-                         allreduce (reduce-scatter then allgather around the leaders),
-                         which sends 2(N-1)/N of a segment through each node link where
-                         a reduce chain and a bcast chain send 2 (commutative ops);
-                         a step below the top one runs tsp_ring instead
-
-    - name        : MPIR_CVAR_ALLREDUCE_HIER_INTER_KVAL
-      category    : COLLECTIVE
-      type        : int
-      default     : 2
-      min         : 1
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : >-
-        Tree radix k of the tsp_kary and tsp_knomial inter-node steps of the hier allreduce.
-
-    - name        : MPIR_CVAR_ALLREDUCE_HIER_INTER_CHUNK_SIZE
-      category    : COLLECTIVE
-      type        : int
-      default     : 0
-      min         : 0
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : >-
-        Pipeline chunk size, in bytes, inside the tsp inter-node steps of one hier
-        allreduce segment. 0 does not split a segment further.
-        Raised so that a message is cut into at most 1024 pieces (pvar
-        coll_hier_segsize_raised counts it).
-
-    - name        : MPIR_CVAR_ALLREDUCE_HIER_INTRA_ALGORITHM
-      category    : COLLECTIVE
-      type        : enum
-      default     : by_size
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : |-
-        Blocking intra-node reduce and bcast of the hier allreduce
-        auto     - MPIR_Reduce/Bcast_allcomm_auto on the node communicator (MPIR Csel tree)
-        binomial - MPIR_Reduce/Bcast_intra_binomial
-        shm      - the device's shared-memory reduce and bcast (CH4 POSIX
-                   release_gather), MPIR where the device cannot (e.g. non-commutative ops)
-        by_size  - shm for a message that fits one release_gather cell, auto otherwise
-
-    - name        : MPIR_CVAR_ALLREDUCE_HIER_UP_INTER_ALGORITHM
-      category    : COLLECTIVE
-      type        : enum
-      default     : by_size
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : |-
-        Non-blocking steps of the hier allreduce among the leaders of switch groups (the levels
-        above the node, doc/multilevel.md), as MPIR_CVAR_ALLREDUCE_HIER_INTER_ALGORITHM:
-        auto           - MPIR_Ireduce and MPIR_Ibcast (MPICH's own selection)
-        sched_binomial - MPIR_Ireduce/Ibcast_intra_sched_binomial
-        tsp_kary       - MPICH's tsp tree reduce and bcast, k-ary tree
-        tsp_knomial    - MPICH's tsp tree reduce and bcast, k-nomial tree
-        tsp_ring       - MPICH's tsp tree reduce and bcast, chain
-        seg_linear     - segmented linear tree (every leader sends to the root)
-        seg_chain      - segmented chains, inter_k of them
-        seg_pipeline   - segmented single chain
-        seg_binary     - segmented binary tree
-        seg_binomial   - segmented binomial tree
-        by_size        - by the message (hier_by_size.h): MPICH's recursive doubling among the
-                         members (one step) for a message of one piece where the
-                         alpha-beta model (MPIR_CVAR_HIER_LATENCY_BYTES) rates it below
-                         tsp_allreduce_ring, which runs otherwise
-        tsp_allreduce_ring - one step instead of reduce + bcast: MPICH's tsp ring
-                         allreduce (reduce-scatter then allgather around the leaders),
-                         which sends 2(N-1)/N of a segment through each node link where
-                         a reduce chain and a bcast chain send 2 (commutative ops);
-                         a step below the top one runs tsp_ring instead
-
-    - name        : MPIR_CVAR_ALLREDUCE_HIER_UP_INTER_KVAL
-      category    : COLLECTIVE
-      type        : int
-      default     : 2
-      min         : 1
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : >-
-        Tree radix k (seg_chain: chains) of the steps of the hier allreduce among switch groups.
-
-    - name        : MPIR_CVAR_ALLREDUCE_HIER_UP_INTER_CHUNK_SIZE
-      category    : COLLECTIVE
-      type        : int
-      default     : 0
-      min         : 0
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : >-
-        Pipeline chunk size, in bytes, inside the steps of the hier allreduce among switch
-        groups. 0 does not split a segment further.
-        Raised so that a message is cut into at most 1024 pieces (pvar
-        coll_hier_segsize_raised counts it).
-
-    - name        : MPIR_CVAR_ALLREDUCE_HIER_DOWN_INTER_ALGORITHM
-      category    : COLLECTIVE
-      type        : enum
-      default     : by_size
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : |-
-        Non-blocking steps of the hier allreduce among the leaders of packages, NUMA nodes
-        or L3 caches inside a node (the levels below the node but the finest,
-        doc/multilevel.md), as MPIR_CVAR_ALLREDUCE_HIER_INTER_ALGORITHM:
-        auto           - MPIR_Ireduce and MPIR_Ibcast (MPICH's own selection)
-        sched_binomial - MPIR_Ireduce/Ibcast_intra_sched_binomial
-        tsp_kary       - MPICH's tsp tree reduce and bcast, k-ary tree
-        tsp_knomial    - MPICH's tsp tree reduce and bcast, k-nomial tree
-        tsp_ring       - MPICH's tsp tree reduce and bcast, chain
-        seg_linear     - segmented linear tree (every leader sends to the root)
-        seg_chain      - segmented chains, inter_k of them
-        seg_pipeline   - segmented single chain
-        seg_binary     - segmented binary tree
-        seg_binomial   - segmented binomial tree
-        by_size        - by the message (hier_by_size.h): MPICH's recursive doubling among the
-                         members (one step) for a message of one piece where the
-                         alpha-beta model (MPIR_CVAR_HIER_LATENCY_BYTES) rates it below
-                         tsp_allreduce_ring, which runs otherwise
-        tsp_allreduce_ring - one step instead of reduce + bcast: MPICH's tsp ring
-                         allreduce (reduce-scatter then allgather around the leaders),
-                         which sends 2(N-1)/N of a segment through each node link where
-                         a reduce chain and a bcast chain send 2 (commutative ops);
-                         a step below the top one runs tsp_ring instead
-
-    - name        : MPIR_CVAR_ALLREDUCE_HIER_DOWN_INTER_KVAL
-      category    : COLLECTIVE
-      type        : int
-      default     : 2
-      min         : 1
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : >-
-        Tree radix k (seg_chain: chains) of the steps of the hier allreduce among package, NUMA or L3
-        leaders.
-
-    - name        : MPIR_CVAR_ALLREDUCE_HIER_DOWN_INTER_CHUNK_SIZE
-      category    : COLLECTIVE
-      type        : int
-      default     : 0
-      min         : 0
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : >-
-        Pipeline chunk size, in bytes, inside the steps of the hier allreduce among package, NUMA
-        or L3 leaders. 0 does not split a segment further.
-        Raised so that a message is cut into at most 1024 pieces (pvar
-        coll_hier_segsize_raised counts it).
-
-=== END_MPI_T_CVAR_INFO_BLOCK ===
-*/
-
-
 /* the buffers and the plan of one call; the results are formed in recvbuf */
 typedef struct {
     const void *sendbuf;
@@ -304,12 +97,6 @@ static int step_params(const MPII_Hier_params * prm, const MPII_Hier_steps * ste
  */
 static int allreduce_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
 {
-    const void *sendbuf = a->sendbuf;
-    void *recvbuf = a->buf;
-    MPI_Aint count = a->count;
-    MPI_Datatype datatype = a->datatype;
-    MPI_Op op = a->op;
-    MPIR_Comm *comm_ptr = a->comm;
     int mpi_errno = MPI_SUCCESS;
     const MPII_Hier_params cvars = MPII_HIER_PARAMS_OF_CVARS;
     MPII_Hier_params prm;
@@ -322,54 +109,53 @@ static int allreduce_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
 
     MPIR_FUNC_ENTER;
 
-    MPIR_Datatype_get_size_macro(datatype, type_size);
-    MPIR_Datatype_get_extent_macro(datatype, extent);
+    MPIR_Datatype_get_size_macro(a->datatype, type_size);
+    MPIR_Datatype_get_extent_macro(a->datatype, extent);
     int trivial;
     mpi_errno = MPII_Hier_sched_trivial_reduction(a, sched, &trivial);
     if (mpi_errno || trivial)
         goto fn_exit;
     mpi_errno = MPII_Hier_sched_begin(a, &cvars, &prm, &hier);
     MPIR_ERR_CHECK(mpi_errno);
-    if (MPII_Hier_reduction_runs_flat(hier, op)) {
+    if (MPII_Hier_reduction_runs_flat(hier, a->op)) {
         MPII_Hier_sched flat;
-        mpi_errno = MPII_Hier_sched_new(&flat, MPIR_SCHED_NORMAL, comm_ptr, true);
+        mpi_errno = MPII_Hier_sched_new(&flat, MPIR_SCHED_NORMAL, a->comm, true);
         MPIR_ERR_CHECK(mpi_errno);
-        mpi_errno = MPIR_Iallreduce_intra_sched_recursive_doubling(sendbuf, recvbuf, count,
-                                                                   datatype, op, comm_ptr,
+        mpi_errno = MPIR_Iallreduce_intra_sched_recursive_doubling(a->sendbuf, a->buf, a->count,
+                                                                   a->datatype, a->op, a->comm,
                                                                    flat.sched);
         if (mpi_errno) {
             MPII_Hier_sched_discard(&flat);
             goto fn_fail;
         }
-        mpi_errno = MPII_Hier_sched_add_step(&flat, comm_ptr, 0, NULL, sched, &vtx);
+        mpi_errno = MPII_Hier_sched_add_step(&flat, a->comm, 0, NULL, sched, &vtx);
         goto fn_exit;
     }
     int nlevels = MPII_Hier_nlevels(hier);
-    mpi_errno = MPII_Hier_steps_get(comm_ptr, hier, 0, &steps);
+    mpi_errno = MPII_Hier_steps_get(a->comm, hier, 0, &steps);
     MPIR_ERR_CHECK(mpi_errno);
-    MPII_Hier_seg_plan_init(&plan, count * type_size, prm.segsize, type_size);
-    int one_top_step = step_params(&prm, &steps, op, &plan, step_prm);
+    MPII_Hier_seg_plan_init(&plan, a->count * type_size, prm.segsize, type_size);
+    int one_top_step = step_params(&prm, &steps, a->op, &plan, step_prm);
     if (nlevels == 0 && one_top_step)   /* the one-step allreduce alone: the whole message */
-        MPII_Hier_seg_plan_init(&plan, count * type_size, 0, type_size);
+        MPII_Hier_seg_plan_init(&plan, a->count * type_size, 0, type_size);
     MPII_HIER_PVAR_ADD(ALLREDUCE_HIER_SEGMENTS, plan.nsegs);
     MPII_HIER_PVAR_ADD(SEGSIZE_RAISED, plan.raised);
 
-    /* a rank alone in its finest group holds its contribution in recvbuf from the start */
-    if (!steps.step[steps.nsteps - 1].comm && sendbuf != MPI_IN_PLACE) {
-        mpi_errno = MPIR_TSP_sched_localcopy(sendbuf, count, datatype, recvbuf, count, datatype,
-                                             sched, 0, NULL, &first);
+    /* a rank alone in its finest group holds its contribution in a->buf from the start */
+    if (!steps.step[steps.nsteps - 1].comm && a->sendbuf != MPI_IN_PLACE) {
+        mpi_errno = MPIR_TSP_sched_localcopy(a->sendbuf, a->count, a->datatype, a->buf,
+                                             a->count, a->datatype, sched, 0, NULL, &first);
         MPIR_ERR_CHECK(mpi_errno);
         n_first = 1;
     }
 
     MPII_Hier_task tasks[MPII_HIER_PIPELINE_MAX_TASKS(MPII_HIER_MAX_STEPS)];
     int ntasks = MPII_Hier_pipeline_allreduce(steps.nsteps, one_top_step, tasks);
-    allreduce_pipeline pipeline = { sendbuf, recvbuf, datatype, op, type_size, extent, &plan,
-        step_prm
+    allreduce_pipeline pipeline = { a->sendbuf, a->buf, a->datatype, a->op, type_size, extent,
+        &plan, step_prm
     };
     mpi_errno = MPII_Hier_pipeline_sched(&steps, tasks, ntasks, plan.nsegs, allreduce_task,
                                          &pipeline, n_first, &first, sched);
-    MPIR_ERR_CHECK(mpi_errno);
 
   fn_exit:
     MPIR_FUNC_EXIT;
@@ -418,7 +204,13 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
     int errflag = 0;            /* MPIR_ERR_* bits of the errors recorded so far */
     MPII_Hier_params prm;
     const MPII_Hier_params given = MPII_HIER_PARAMS_OF_ARGS, cvars = MPII_HIER_PARAMS_OF_CVARS;
+    const MPII_Hier_call call = { .sendbuf = sendbuf, .buf = recvbuf, .count = count,
+        .datatype = datatype, .op = op, .comm = comm_ptr, .given = &given,
+        .calls_pvar = MPII_HIER_PVAR_CALLS(allreduce, hier) };
+    const MPII_Hier_entry coll = { &cvars, MPII_HIER_INTER_COUNT, allreduce_sched,
+        MPII_HIER_SCHED_FROM_ALLREDUCE, 1, 1 };
     MPII_Hier_comm *hier = NULL;
+    MPII_Hier_run run;
     MPII_Hier_seg_plan plan;
     MPII_Hier_steps steps;
     MPII_Hier_params step_prm[MPII_HIER_MAX_STEPS];
@@ -428,29 +220,15 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
 
     MPIR_Datatype_get_size_macro(datatype, type_size);
     MPIR_Datatype_get_extent_macro(datatype, extent);
-    if (count == 0 || type_size == 0 || comm_ptr->local_size == 1) {
-        mpi_errno = MPII_Hier_params_resolve(&prm, &given, &cvars, MPII_HIER_INTER_COUNT);
-        if (!mpi_errno && count > 0 && type_size > 0 && sendbuf != MPI_IN_PLACE)
-            mpi_errno = MPIR_Localcopy(sendbuf, count, datatype, recvbuf, count, datatype);
-        goto fn_exit;
-    }
-    if (MPII_Hier_blocking_scheduled(&given, &cvars, count * type_size,
-                                     MPII_HIER_SCHED_FROM_ALLREDUCE)) {
-        const MPII_Hier_call call = { .sendbuf = sendbuf, .buf = recvbuf, .count = count,
-                .datatype = datatype, .op = op, .comm = comm_ptr, .given = &given,
-                .calls_pvar = MPII_HIER_PVAR_CALLS(allreduce, hier) };
-        mpi_errno = MPII_Hier_sched_wait(allreduce_sched, &call);
-        goto fn_exit;
-    }
-    mpi_errno = MPII_Hier_begin(comm_ptr, &given, &cvars, MPII_HIER_INTER_COUNT, MPII_HIER_PVAR_CALLS(allreduce, hier), &prm, &hier);
+    mpi_errno = MPII_Hier_enter(&call, &coll, count * type_size, &prm, &hier, &run);
     MPIR_ERR_CHECK(mpi_errno);
-    if (MPII_Hier_reduction_runs_flat(hier, op)) {
-        /* one node (also the re-entry of a tree that picks hier for the node comm), our
-         * own comm creation, or an order no hierarchy keeps: flat and rank-ordered */
+    if (run == MPII_HIER_RUN_NOTHING && count * type_size > 0 && sendbuf != MPI_IN_PLACE)
+        mpi_errno = MPIR_Localcopy(sendbuf, count, datatype, recvbuf, count, datatype);
+    if (run == MPII_HIER_RUN_FLAT)  /* flat and rank-ordered */
         mpi_errno = MPIR_Allreduce_intra_recursive_doubling(sendbuf, recvbuf, count, datatype,
                                                             op, comm_ptr, coll_attr);
+    if (run != MPII_HIER_RUN_STEPS)
         goto fn_exit;
-    }
     int nlevels = MPII_Hier_nlevels(hier);
 
     mpi_errno = MPII_Hier_steps_get(comm_ptr, hier, 0, &steps);

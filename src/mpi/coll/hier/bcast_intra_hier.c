@@ -6,194 +6,6 @@
 
 #define MPII_HIER_COLL BCAST        /* MPII_HIER_PARAMS_OF_CVARS */
 
-/*
-=== BEGIN_MPI_T_CVAR_INFO_BLOCK ===
-
-cvars:
-    - name        : MPIR_CVAR_BCAST_HIER_SEGSIZE
-      category    : COLLECTIVE
-      type        : int
-      default     : 16384
-      min         : 0
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : >-
-        Pipeline segment size fs, in bytes, of the hier bcast: bytes of the packed
-        message, so that ranks with different but matching datatypes cut it alike (a
-        segment may end inside an element). 0 sends the whole message as one segment.
-        Raised so that a message is cut into at most 1024 pieces (pvar
-        coll_hier_segsize_raised counts it).
-
-    - name        : MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM
-      category    : COLLECTIVE
-      type        : enum
-      default     : by_size
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : |-
-        Non-blocking inter-node bcast of the hier bcast, run on the node leaders.
-        The seg_* trees (mpich-hier transport schedules) cut each hier segment into
-        MPIR_CVAR_BCAST_HIER_INTER_CHUNK_SIZE pieces (0: one).
-        auto           - MPIR_Ibcast (MPICH's own selection)
-        sched_binomial - MPIR_Ibcast_intra_sched_binomial
-        tsp_kary       - MPIR_TSP_Ibcast_sched_intra_tree, k-ary tree
-        tsp_knomial    - MPIR_TSP_Ibcast_sched_intra_tree, k-nomial tree
-        tsp_ring       - MPIR_TSP_Ibcast_sched_intra_tree, chain
-        seg_linear     - segmented linear tree (root sends to every leader)
-        seg_chain      - segmented chains, inter_k of them
-        seg_pipeline   - segmented single chain
-        seg_binary     - segmented binary tree
-        seg_binomial   - segmented binomial tree
-        by_size        - by the message (hier_by_size.h): sched_binomial for a message of one
-                         piece, tsp_ring for one the step pipelines
-        seg_split_binary - segmented split-binary tree (halves, then exchange)
-
-    - name        : MPIR_CVAR_BCAST_HIER_INTER_KVAL
-      category    : COLLECTIVE
-      type        : int
-      default     : 2
-      min         : 1
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : >-
-        Tree radix k of the tsp_kary and tsp_knomial inter-node bcast of the hier bcast.
-
-    - name        : MPIR_CVAR_BCAST_HIER_INTER_CHUNK_SIZE
-      category    : COLLECTIVE
-      type        : int
-      default     : 0
-      min         : 0
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : >-
-        Pipeline chunk size, in bytes, inside the tsp inter-node bcast of one hier
-        segment. 0 does not split a segment further.
-        Raised so that a message is cut into at most 1024 pieces (pvar
-        coll_hier_segsize_raised counts it).
-
-    - name        : MPIR_CVAR_BCAST_HIER_INTRA_ALGORITHM
-      category    : COLLECTIVE
-      type        : enum
-      default     : by_size
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : |-
-        Blocking intra-node bcast of the hier bcast
-        auto     - MPIR_Bcast_allcomm_auto on the node communicator (MPIR Csel tree)
-        binomial - MPIR_Bcast_intra_binomial
-        shm      - the device's shared-memory bcast (CH4 POSIX release_gather),
-                   binomial where the device cannot
-        by_size  - shm for a message that fits one release_gather cell, auto otherwise
-
-    - name        : MPIR_CVAR_BCAST_HIER_UP_INTER_ALGORITHM
-      category    : COLLECTIVE
-      type        : enum
-      default     : by_size
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : |-
-        Non-blocking steps of the hier bcast among the leaders of switch groups (the levels
-        above the node, doc/multilevel.md), as MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM:
-        auto           - MPIR_Ibcast (MPICH's own selection)
-        sched_binomial - MPIR_Ibcast_intra_sched_binomial
-        tsp_kary       - MPIR_TSP_Ibcast_sched_intra_tree, k-ary tree
-        tsp_knomial    - MPIR_TSP_Ibcast_sched_intra_tree, k-nomial tree
-        tsp_ring       - MPIR_TSP_Ibcast_sched_intra_tree, chain
-        seg_linear     - segmented linear tree (root sends to every leader)
-        seg_chain      - segmented chains, inter_k of them
-        seg_pipeline   - segmented single chain
-        seg_binary     - segmented binary tree
-        seg_binomial   - segmented binomial tree
-        by_size        - by the message (hier_by_size.h): sched_binomial for a message of one
-                         piece, tsp_ring for one the step pipelines
-        seg_split_binary - segmented split-binary tree (halves, then exchange)
-
-    - name        : MPIR_CVAR_BCAST_HIER_UP_INTER_KVAL
-      category    : COLLECTIVE
-      type        : int
-      default     : 2
-      min         : 1
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : >-
-        Tree radix k (seg_chain: chains) of the steps of the hier bcast among switch groups.
-
-    - name        : MPIR_CVAR_BCAST_HIER_UP_INTER_CHUNK_SIZE
-      category    : COLLECTIVE
-      type        : int
-      default     : 0
-      min         : 0
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : >-
-        Pipeline chunk size, in bytes, inside the steps of the hier bcast among switch
-        groups. 0 does not split a segment further.
-        Raised so that a message is cut into at most 1024 pieces (pvar
-        coll_hier_segsize_raised counts it).
-
-    - name        : MPIR_CVAR_BCAST_HIER_DOWN_INTER_ALGORITHM
-      category    : COLLECTIVE
-      type        : enum
-      default     : by_size
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : |-
-        Non-blocking steps of the hier bcast among the leaders of packages, NUMA nodes
-        or L3 caches inside a node (the levels below the node but the finest,
-        doc/multilevel.md), as MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM:
-        auto           - MPIR_Ibcast (MPICH's own selection)
-        sched_binomial - MPIR_Ibcast_intra_sched_binomial
-        tsp_kary       - MPIR_TSP_Ibcast_sched_intra_tree, k-ary tree
-        tsp_knomial    - MPIR_TSP_Ibcast_sched_intra_tree, k-nomial tree
-        tsp_ring       - MPIR_TSP_Ibcast_sched_intra_tree, chain
-        seg_linear     - segmented linear tree (root sends to every leader)
-        seg_chain      - segmented chains, inter_k of them
-        seg_pipeline   - segmented single chain
-        seg_binary     - segmented binary tree
-        seg_binomial   - segmented binomial tree
-        by_size        - by the message (hier_by_size.h): sched_binomial for a message of one
-                         piece, tsp_ring for one the step pipelines
-        seg_split_binary - segmented split-binary tree (halves, then exchange)
-
-    - name        : MPIR_CVAR_BCAST_HIER_DOWN_INTER_KVAL
-      category    : COLLECTIVE
-      type        : int
-      default     : 2
-      min         : 1
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : >-
-        Tree radix k (seg_chain: chains) of the steps of the hier bcast among package, NUMA or L3
-        leaders.
-
-    - name        : MPIR_CVAR_BCAST_HIER_DOWN_INTER_CHUNK_SIZE
-      category    : COLLECTIVE
-      type        : int
-      default     : 0
-      min         : 0
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : >-
-        Pipeline chunk size, in bytes, inside the steps of the hier bcast among package, NUMA
-        or L3 leaders. 0 does not split a segment further.
-        Raised so that a message is cut into at most 1024 pieces (pvar
-        coll_hier_segsize_raised counts it).
-
-=== END_MPI_T_CVAR_INFO_BLOCK ===
-*/
-
-
 /* the payload and its plan, and the call's parameters */
 typedef struct {
     char *bytes;
@@ -232,11 +44,6 @@ static int bcast_task(void *ctx, const MPII_Hier_task * task, const MPII_Hier_st
  */
 static int bcast_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
 {
-    void *buffer = a->buf;
-    MPI_Aint count = a->count;
-    MPI_Datatype datatype = a->datatype;
-    int root = a->root;
-    MPIR_Comm *comm_ptr = a->comm;
     int mpi_errno = MPI_SUCCESS;
     const MPII_Hier_params cvars = MPII_HIER_PARAMS_OF_CVARS;
     MPII_Hier_params prm;
@@ -251,25 +58,26 @@ static int bcast_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
 
     /* nothing to move: no byte (a count of 0, or of a type of size 0: the signature is
      * empty on every rank, whatever their counts say) */
-    if (comm_ptr->local_size == 1 || !MPII_Hier_payload_bytes(count, datatype))
+    if (a->comm->local_size == 1 || !MPII_Hier_payload_bytes(a->count, a->datatype))
         goto fn_exit;
     mpi_errno = MPII_Hier_sched_begin(a, &cvars, &prm, &hier);
     MPIR_ERR_CHECK(mpi_errno);
     if (!hier || MPII_Hier_one_node(hier)) {
         if (hier)
             MPII_HIER_PVAR_ADD(BCAST_HIER_SEGMENTS, 1); /* the whole payload, in one step */
-        mpi_errno = MPIR_TSP_Ibcast_sched_intra_tree(buffer, count, datatype, root, comm_ptr,
-                                                     MPIR_TREE_TYPE_KNOMIAL_1, 2, 0, sched);
+        mpi_errno = MPIR_TSP_Ibcast_sched_intra_tree(a->buf, a->count, a->datatype, a->root,
+                                                     a->comm, MPIR_TREE_TYPE_KNOMIAL_1, 2, 0,
+                                                     sched);
         goto fn_exit;
     }
 
     /* the payload as bytes: the buffer itself, or packed (vertices before and after) */
-    if (!MPII_Hier_payload_contig(buffer, count, datatype, &bytes, &nbytes)) {
+    if (!MPII_Hier_payload_contig(a->buf, a->count, a->datatype, &bytes, &nbytes)) {
         packed = 1;
         bytes = MPIR_TSP_sched_malloc(nbytes, sched);
         MPIR_ERR_CHKANDJUMP(!bytes, mpi_errno, MPI_ERR_OTHER, "**nomem");
-        if (comm_ptr->rank == root) {
-            mpi_errno = MPIR_TSP_sched_localcopy(buffer, count, datatype, bytes, nbytes,
+        if (a->comm->rank == a->root) {
+            mpi_errno = MPIR_TSP_sched_localcopy(a->buf, a->count, a->datatype, bytes, nbytes,
                                                  MPIR_BYTE_INTERNAL, sched, 0, NULL, &first);
             MPIR_ERR_CHECK(mpi_errno);
             n_first = 1;
@@ -279,7 +87,7 @@ static int bcast_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
     int nlevels = MPII_Hier_nlevels(hier);
     if (nlevels == 0 && prm.inter_chunk == 0)
         prm.inter_chunk = prm.segsize;  /* one rank per node: pipelined inside the step */
-    mpi_errno = MPII_Hier_steps_get(comm_ptr, hier, root, &steps);
+    mpi_errno = MPII_Hier_steps_get(a->comm, hier, a->root, &steps);
     MPIR_ERR_CHECK(mpi_errno);
     MPII_Hier_seg_plan_init(&plan, nbytes, nlevels == 0 ? 0 : prm.segsize, 1);
     MPII_HIER_PVAR_ADD(BCAST_HIER_SEGMENTS, plan.nsegs);
@@ -291,12 +99,12 @@ static int bcast_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
                                          &pipeline, n_first, &first, sched);
     MPIR_ERR_CHECK(mpi_errno);
 
-    if (packed && comm_ptr->rank != root) {
+    if (packed && a->comm->rank != a->root) {
         int sink;
         mpi_errno = MPIR_TSP_sched_sink(sched, &sink);
         MPIR_ERR_CHECK(mpi_errno);
-        mpi_errno = MPIR_TSP_sched_localcopy(bytes, nbytes, MPIR_BYTE_INTERNAL, buffer, count,
-                                             datatype, sched, 1, &sink, &vtx);
+        mpi_errno = MPIR_TSP_sched_localcopy(bytes, nbytes, MPIR_BYTE_INTERNAL, a->buf, a->count,
+                                             a->datatype, sched, 1, &sink, &vtx);
         MPIR_ERR_CHECK(mpi_errno);
     }
 
@@ -305,6 +113,48 @@ static int bcast_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
     return mpi_errno;
   fn_fail:
     goto fn_exit;
+}
+
+/* One node that nothing splits: the intra-node submodule on comm itself, never the
+ * device's shm path there: the device's own release_gather set-up on a node comm
+ * broadcasts on that comm (MPIR_Bcast_impl), and a forced hier would enter release_gather
+ * again on the half-initialised comm. */
+static int bcast_one_node(MPII_Hier_comm * hier, const MPII_Hier_payload * payload, int root,
+                          MPIR_Comm * comm, int intra_algo, int coll_attr)
+{
+    int mpi_errno;
+
+    if (intra_algo == MPII_HIER_INTRA_SHM || intra_algo == MPII_HIER_INTRA_BY_SIZE)
+        intra_algo = MPII_HIER_INTRA_AUTO;
+    MPII_HIER_PVAR_ADD(BCAST_HIER_SEGMENTS, 1); /* the whole payload */
+    mpi_errno = MPII_Hier_intra_bcast(payload->bytes, payload->nbytes, MPIR_BYTE_INTERNAL, root,
+                                      comm, MPII_Hier_one_node_enter(hier, intra_algo),
+                                      coll_attr);
+    MPII_Hier_one_node_leave(hier);
+    return mpi_errno;
+}
+
+/* The pipeline of the bcast's tasks over the steps of the hierarchy */
+static int bcast_steps(MPII_Hier_comm * hier, const MPII_Hier_payload * payload, int root,
+                       MPIR_Comm * comm, MPII_Hier_params * prm, int coll_attr, int *errflag)
+{
+    int mpi_errno, nlevels = MPII_Hier_nlevels(hier);
+    MPII_Hier_seg_plan plan;
+    MPII_Hier_steps steps;
+    MPII_Hier_task tasks[MPII_HIER_PIPELINE_MAX_TASKS(MPII_HIER_MAX_STEPS)];
+
+    if (nlevels == 0 && prm->inter_chunk == 0)
+        prm->inter_chunk = prm->segsize;        /* one rank per node: pipelined inside the step */
+    mpi_errno = MPII_Hier_steps_get(comm, hier, root, &steps);
+    if (mpi_errno)
+        return mpi_errno;
+    MPII_Hier_seg_plan_init(&plan, payload->nbytes, nlevels == 0 ? 0 : prm->segsize, 1);
+    MPII_HIER_PVAR_ADD(BCAST_HIER_SEGMENTS, plan.nsegs);
+    MPII_HIER_PVAR_ADD(SEGSIZE_RAISED, plan.raised);
+    int ntasks = MPII_Hier_pipeline_bcast(steps.nsteps, tasks);
+    bcast_pipeline pipeline = { payload->bytes, &plan, prm };
+    return MPII_Hier_pipeline_run(&steps, tasks, ntasks, plan.nsegs, bcast_task, &pipeline,
+                                  coll_attr, errflag);
 }
 
 /* Algorithm: HAN pipelined hierarchical bcast over N levels (HAN paper, section III-A;
@@ -342,74 +192,36 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
     int errflag = 0;            /* MPIR_ERR_* bits of the errors recorded so far */
     MPII_Hier_params prm;
     const MPII_Hier_params given = MPII_HIER_PARAMS_OF_ARGS, cvars = MPII_HIER_PARAMS_OF_CVARS;
+    const MPII_Hier_call call = { .buf = buffer, .count = count, .datatype = datatype,
+        .root = root, .comm = comm_ptr, .given = &given,
+        .calls_pvar = MPII_HIER_PVAR_CALLS(bcast, hier) };
+    const MPII_Hier_entry coll = { &cvars, MPII_HIER_INTER_COUNT, bcast_sched,
+        MPII_HIER_SCHED_FROM_BCAST, 1, 0 };
     MPII_Hier_comm *hier = NULL;
+    MPII_Hier_run run;
     MPII_Hier_payload payload = { 0 };
-    MPII_Hier_seg_plan plan;
-    MPII_Hier_steps steps;
     int payload_started = 0;
 
     MPIR_FUNC_ENTER;
 
     /* nothing to move: no byte (a count of 0, or of a type of size 0: the signature is
      * empty on every rank, whatever their counts say) */
-    if (comm_ptr->local_size == 1 || !MPII_Hier_payload_bytes(count, datatype)) {
-        mpi_errno = MPII_Hier_params_resolve(&prm, &given, &cvars, MPII_HIER_INTER_COUNT);
-        goto fn_exit;
-    }
-    if (MPII_Hier_blocking_scheduled(&given, &cvars, MPII_Hier_payload_bytes(count, datatype),
-                                     MPII_HIER_SCHED_FROM_BCAST)) {
-        const MPII_Hier_call call = { .buf = buffer, .count = count, .datatype = datatype,
-                .root = root, .comm = comm_ptr, .given = &given,
-                .calls_pvar = MPII_HIER_PVAR_CALLS(bcast, hier) };
-        mpi_errno = MPII_Hier_sched_wait(bcast_sched, &call);
-        goto fn_exit;
-    }
-    mpi_errno = MPII_Hier_begin(comm_ptr, &given, &cvars, MPII_HIER_INTER_COUNT, MPII_HIER_PVAR_CALLS(bcast, hier), &prm, &hier);
+    mpi_errno = MPII_Hier_enter(&call, &coll, MPII_Hier_payload_bytes(count, datatype), &prm,
+                                &hier, &run);
     MPIR_ERR_CHECK(mpi_errno);
-    if (!hier) {
-        /* issued while our own sub-communicators are being created */
+    if (run == MPII_HIER_RUN_FLAT)
         mpi_errno = MPIR_Bcast_intra_binomial(buffer, count, datatype, root, comm_ptr, coll_attr);
+    if (run != MPII_HIER_RUN_ONE_NODE && run != MPII_HIER_RUN_STEPS)
         goto fn_exit;
-    }
 
     mpi_errno = MPII_Hier_payload_start(&payload, buffer, count, datatype,
                                         comm_ptr->rank == root);
     MPIR_ERR_CHECK(mpi_errno);
     payload_started = 1;
-    int nlevels = MPII_Hier_nlevels(hier);
-
-    if (MPII_Hier_one_node(hier)) {
-        /* one node: the intra module on comm itself.  A tree that picks hier for this
-         * comm again lands here re-entered: stop that loop with binomial.  Never the
-         * device shm path here: the device's own release_gather set-up on a node comm
-         * broadcasts on that comm (MPIR_Bcast_impl), and a forced hier would enter
-         * release_gather again on the half-initialised comm. */
-        if (hier->reentered)
-            prm.intra_algo = MPII_HIER_INTRA_BINOMIAL;
-        else if (prm.intra_algo == MPII_HIER_INTRA_SHM ||
-                 prm.intra_algo == MPII_HIER_INTRA_BY_SIZE)
-            prm.intra_algo = MPII_HIER_INTRA_AUTO;
-        MPII_HIER_PVAR_ADD(BCAST_HIER_SEGMENTS, 1);     /* the whole payload */
-        hier->reentered++;
-        mpi_errno = MPII_Hier_intra_bcast(payload.bytes, payload.nbytes, MPIR_BYTE_INTERNAL,
-                                          root, comm_ptr, prm.intra_algo, coll_attr | errflag);
-        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
-        hier->reentered--;
-        goto fn_exit;
-    }
-    if (nlevels == 0 && prm.inter_chunk == 0)
-        prm.inter_chunk = prm.segsize;  /* one rank per node: pipelined inside the step */
-
-    mpi_errno = MPII_Hier_steps_get(comm_ptr, hier, root, &steps);
-    MPIR_ERR_CHECK(mpi_errno);
-    MPII_Hier_seg_plan_init(&plan, payload.nbytes, nlevels == 0 ? 0 : prm.segsize, 1);
-    MPII_HIER_PVAR_ADD(BCAST_HIER_SEGMENTS, plan.nsegs);
-    MPII_HIER_PVAR_ADD(SEGSIZE_RAISED, plan.raised);
-    MPII_Hier_task tasks[MPII_HIER_PIPELINE_MAX_TASKS(MPII_HIER_MAX_STEPS)];
-    int ntasks = MPII_Hier_pipeline_bcast(steps.nsteps, tasks);
-    bcast_pipeline pipeline = { payload.bytes, &plan, &prm };
-    mpi_errno = MPII_Hier_pipeline_run(&steps, tasks, ntasks, plan.nsegs, bcast_task, &pipeline,
-                                       coll_attr, &errflag);
+    if (run == MPII_HIER_RUN_ONE_NODE)
+        mpi_errno = bcast_one_node(hier, &payload, root, comm_ptr, prm.intra_algo, coll_attr);
+    else
+        mpi_errno = bcast_steps(hier, &payload, root, comm_ptr, &prm, coll_attr, &errflag);
     MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
 
   fn_exit:

@@ -6,53 +6,6 @@
 
 #include "hier_impl.h"
 
-/*
-=== BEGIN_MPI_T_CVAR_INFO_BLOCK ===
-
-cvars:
-    - name        : MPIR_CVAR_BCAST_SEG_SEGSIZE
-      category    : COLLECTIVE
-      type        : int
-      default     : 65536
-      min         : 0
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : >-
-        Segment size, in bytes, of the segmented tree bcasts (seg_linear, seg_chain,
-        seg_pipeline, seg_binary, seg_split_binary, seg_binomial): bytes of the packed
-        message, so that ranks with different but matching datatypes cut it alike (a
-        segment may end inside an element). 0 sends the message as one segment.
-        Raised so that a message is cut into at most 1024 pieces (pvar
-        coll_hier_segsize_raised counts it).
-
-    - name        : MPIR_CVAR_BCAST_SEG_FANOUT
-      category    : COLLECTIVE
-      type        : int
-      default     : 4
-      min         : 1
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : >-
-        Number of chains the root of the seg_chain bcast feeds (at least 1).
-
-    - name        : MPIR_CVAR_BCAST_SEG_WINDOW
-      category    : COLLECTIVE
-      type        : int
-      default     : 4
-      min         : 1
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : >-
-        Segments the segmented tree bcasts post ahead: at most this many receives
-        outstanding, and this many sends per child (at least 1). Also used by the
-        seg_* inter-node submodules of the hier algorithms.
-
-=== END_MPI_T_CVAR_INFO_BLOCK ===
-*/
-
 /* Algorithm: segmented tree bcast, blocking
  *
  * The payload (packed once when the type is not contiguous) runs through the tree's
@@ -90,7 +43,6 @@ int MPII_Hier_seg_bcast(void *buffer, MPI_Aint count, MPI_Datatype datatype, int
                                            comm, kind, segsize, fanout, window, &nsegs, s.sched);
     MPII_HIER_PVAR_ADD(BCAST_SEG_SEGMENTS, nsegs);
     mpi_errno = MPII_Hier_sched_run(mpi_errno, &s, comm);
-    MPIR_ERR_CHECK(mpi_errno);
 
   fn_exit:
     if (payload_started) {

@@ -9,76 +9,6 @@
 #include "mpir_hwtopo.h"
 #include <errno.h>
 
-/*
-=== BEGIN_MPI_T_CVAR_INFO_BLOCK ===
-
-cvars:
-    - name        : MPIR_CVAR_HIER_TOPOLOGY_FILE
-      category    : COLLECTIVE
-      type        : string
-      default     : ""
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : >-
-        The switches above each node, for the hierarchical collectives' levels above the
-        node when the batch system gives none (Slurm's SLURM_TOPOLOGY_ADDR is used
-        otherwise): one line per node, its host name (MPI_Get_processor_name) and then
-        its switches, top-level first, separated by blanks; '#' starts a comment.
-
-    - name        : MPIR_CVAR_HIER_EMULATE_SWITCH_NODES
-      category    : COLLECTIVE
-      type        : int
-      default     : 0
-      min         : 0
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : >-
-        Emulated leaf switches of this many consecutive nodes (nodes numbered by their
-        lowest rank in MPI_COMM_WORLD), instead of the switches of Slurm or MPIR_CVAR_HIER_TOPOLOGY_FILE:
-        for tests on one host with MPIR_CVAR_NUM_CLIQUES.  0: none.
-
-    - name        : MPIR_CVAR_HIER_EMULATE_PACKAGES
-      category    : COLLECTIVE
-      type        : int
-      default     : 0
-      min         : 0
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : >-
-        Emulated packages per node: each node's ranks of MPI_COMM_WORLD split by block
-        into this many groups, instead of the hwloc levels below the node (package, NUMA node, L3 cache
-        of bound ranks): for tests on machines with one package.  0: none.
-
-    - name        : MPIR_CVAR_HIER_LEVELS
-      category    : COLLECTIVE
-      type        : enum
-      default     : all
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : |-
-        Levels the hier collectives run across (read at each call)
-        all   - every level of the hierarchy: switch groups, nodes, and the levels below
-                the node (MPIR_CVAR_HIER_DUMP shows them)
-        nodes - two levels, inside a node and between nodes, as HAN
-
-    - name        : MPIR_CVAR_HIER_DUMP
-      category    : COLLECTIVE
-      type        : boolean
-      default     : false
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : >-
-        Print a communicator's hierarchy (its levels, their groups, and the leaders for
-        root 0) on its rank 0, to stderr, when the plugin first builds it.
-
-=== END_MPI_T_CVAR_INFO_BLOCK ===
-*/
-
 /* Key columns: the switch levels, the node, then the levels below the node. */
 #define BELOW_NODE_LEVELS 3
 static const char *const below_node_name[BELOW_NODE_LEVELS] = { "Package", "NUMANode", "L3Cache" };
@@ -293,6 +223,28 @@ static int *world_node_indices(int *mpi_errno)
     return index_of_id;
 }
 
+/* Every rank's nswitch switch keys: from the paths, or with
+ * MPIR_CVAR_HIER_EMULATE_SWITCH_NODES, one key: its node's index / that many nodes */
+static int fill_switch_keys(MPIR_Comm * comm, const char **path_of, int nswitch, long *keys)
+{
+    int mpi_errno = MPI_SUCCESS, id, *node_index;
+
+    if (MPIR_CVAR_HIER_EMULATE_SWITCH_NODES <= 0) {
+        MPII_Hier_switch_keys(comm->local_size, path_of, nswitch, keys);
+        return MPI_SUCCESS;
+    }
+    node_index = world_node_indices(&mpi_errno);
+    if (!mpi_errno && !node_index)
+        mpi_errno = MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                         MPI_ERR_OTHER, "**nomem", 0);
+    for (int r = 0; r < comm->local_size && !mpi_errno; r++) {
+        mpi_errno = MPID_Get_node_id(comm, r, &id);
+        keys[r] = mpi_errno ? 0 : node_index[id] / MPIR_CVAR_HIER_EMULATE_SWITCH_NODES;
+    }
+    MPL_free(node_index);
+    return mpi_errno;
+}
+
 int MPII_Hier_hierarchy_get(MPIR_Comm * comm, MPII_Hier_comm * hier,
                             const MPII_Hier_hierarchy ** hierarchy)
 {
@@ -301,7 +253,6 @@ int MPII_Hier_hierarchy_get(MPIR_Comm * comm, MPII_Hier_comm * hier,
     rank_record *rec = NULL;
     const char **path_of = NULL;
     long *switch_keys = NULL, *keys = NULL;
-    int *node_index = NULL;
 
     if (hier->hierarchy_ready) {
         *hierarchy = &hier->hierarchy;
@@ -340,19 +291,8 @@ int MPII_Hier_hierarchy_get(MPIR_Comm * comm, MPII_Hier_comm * hier,
     keys = MPL_malloc(sizeof(long) * size * depth, MPL_MEM_COLL);
     switch_keys = MPL_malloc(sizeof(long) * size * (nswitch > 0 ? nswitch : 1), MPL_MEM_COLL);
     MPIR_ERR_CHKANDJUMP(!keys || !switch_keys, mpi_errno, MPI_ERR_OTHER, "**nomem");
-    if (MPIR_CVAR_HIER_EMULATE_SWITCH_NODES > 0) {
-        node_index = world_node_indices(&mpi_errno);
-        MPIR_ERR_CHECK(mpi_errno);
-        MPIR_ERR_CHKANDJUMP(!node_index, mpi_errno, MPI_ERR_OTHER, "**nomem");
-        for (int r = 0; r < size; r++) {
-            int id;
-            mpi_errno = MPID_Get_node_id(comm, r, &id);
-            MPIR_ERR_CHECK(mpi_errno);
-            switch_keys[r] = node_index[id] / MPIR_CVAR_HIER_EMULATE_SWITCH_NODES;
-        }
-    } else {
-        MPII_Hier_switch_keys(size, path_of, nswitch, switch_keys);
-    }
+    mpi_errno = fill_switch_keys(comm, path_of, nswitch, switch_keys);
+    MPIR_ERR_CHECK(mpi_errno);
     for (int r = 0; r < size; r++) {
         long *row = &keys[(long) r * depth];
         for (int k = 0; k < nswitch; k++)
@@ -380,7 +320,6 @@ int MPII_Hier_hierarchy_get(MPIR_Comm * comm, MPII_Hier_comm * hier,
     MPL_free(path_of);
     MPL_free(switch_keys);
     MPL_free(keys);
-    MPL_free(node_index);
     return mpi_errno;
   fn_fail:
     goto fn_exit;

@@ -89,6 +89,15 @@ int MPII_Hier_nlevels(const MPII_Hier_comm * hier);
  * ranks. */
 int MPII_Hier_steps_get(MPIR_Comm * comm, MPII_Hier_comm * hier, int root,
                         MPII_Hier_steps * steps);
+/* Tags of comm's schedule tag space (hier_tags.c): n of them, stride apart (a block of
+ * n * stride, wrapping as MPIR_Sched_next_tag does), the same on every rank that draws
+ * them in the same order. */
+int MPII_Hier_tags_draw(MPIR_Comm * comm, int n, int stride, int *tag);
+/* A tag of every step comm this rank is in: one drawn on the parent comm (by every rank)
+ * on MPICH's comms, where MPICH's own compositions tag their messages so; the step
+ * comm's own on the plugin's (every member builds the same collectives in the same
+ * order). */
+int MPII_Hier_step_tags(const MPII_Hier_steps * steps, int *tag);
 /* What the plugin builds or starts on one of MPICH's comms (MPII_Hier_step.mpich_comm)
  * draws the tag `tag`, one of the parent comm's taken by every rank, as MPICH's own
  * compositions tag their messages there: MPII_Hier_tag_lend before the build or start,
@@ -279,10 +288,9 @@ int MPII_Hier_sched_trivial_reduction(const MPII_Hier_call * call, MPIR_TSP_sche
                                       int *done);
 /* From how many bytes (as bench/sched-ab.sh counts them: per rank for allgather, gather
  * and scatter, 0 for the barrier) MPIR_CVAR_HIER_SCHEDULE_BLOCKING=auto runs a blocking
- * hier collective as its schedule; -1: never.  Where that A/B measured the schedule within
- * 3 % of the loop at every size from there on (doc/measurements/sched-blocking-5.0.1.md):
- * bcast 0.88-1.01x from 1 KiB; allgather, gather, scatter 0.88-1.02x from 64 KiB but
- * 1.02-1.26x at 1 KiB; the barrier 0.65x; reduce 1.04x at 256 KiB, allreduce 1.02-1.06x. */
+ * hier collective as its schedule; -1: never.  Each is where bench/sched-ab.sh put the
+ * schedule within 3 % of the loop at every size from there on (the figures:
+ * doc/measurements/sched-blocking-5.0.1.md). */
 #define MPII_HIER_SCHED_FROM_BCAST      0
 #define MPII_HIER_SCHED_FROM_REDUCE     (-1)
 #define MPII_HIER_SCHED_FROM_ALLREDUCE  (-1)
@@ -299,6 +307,43 @@ int MPII_Hier_blocking_scheduled(const MPII_Hier_params * given, const MPII_Hier
 /* The blocking form as a schedule: build(call, sched) fills a new gentran schedule on
  * call->comm, which is started and waited for. */
 int MPII_Hier_sched_wait(MPII_Hier_sched_fn build, const MPII_Hier_call * call);
+/* How a blocking hier call runs (MPII_Hier_enter decides it alike on every rank) */
+typedef enum {
+    MPII_HIER_RUN_NOTHING,      /* one rank, or no byte to move: the caller's local copy */
+    MPII_HIER_RUN_DONE,         /* it ran as its schedule (or failed before it could run) */
+    MPII_HIER_RUN_FLAT,         /* the caller's flat algorithm: while the plugin creates its
+                                 * comms; reductions also on one node and for an order no
+                                 * hierarchy keeps (MPII_Hier_reduction_runs_flat) */
+    MPII_HIER_RUN_ONE_NODE,     /* one node that nothing splits: the intra-node submodule
+                                 * on comm itself, between MPII_Hier_one_node_enter/leave */
+    MPII_HIER_RUN_STEPS         /* the steps of the hierarchy */
+} MPII_Hier_run;
+/* What the entry knows of a collective besides the call */
+typedef struct {
+    const MPII_Hier_params *cvars;      /* the parameters' CVARs */
+    int n_inter_algos;          /* as for MPII_Hier_params_resolve */
+    MPII_Hier_sched_fn sched;   /* the builder of its schedule */
+    MPI_Aint sched_from;        /* MPII_HIER_SCHED_FROM_* */
+    int moves_data;             /* 0: the barrier, which runs with no bytes */
+    int reduction;              /* a reduction: runs flat where MPII_Hier_reduction_runs_flat */
+} MPII_Hier_entry;
+/* The one entry of the blocking hier collectives: prm resolved, and *run says what the
+ * caller does; the call ran already for MPII_HIER_RUN_DONE (the return value says how).
+ * bytes: what decides the schedule (MPII_Hier_blocking_scheduled) and, 0 where the
+ * collective moves data, that there is nothing to move. */
+int MPII_Hier_enter(const MPII_Hier_call * call, const MPII_Hier_entry * coll,
+                    MPI_Aint bytes, MPII_Hier_params * prm, MPII_Hier_comm ** hier,
+                    MPII_Hier_run * run);
+/* The one re-entrancy guard of a one-node call: a tree that picks hier for comm again
+ * re-enters it from the intra-node step, which then runs binomial; intra_algo otherwise */
+int MPII_Hier_one_node_enter(MPII_Hier_comm * hier, int intra_algo);
+void MPII_Hier_one_node_leave(MPII_Hier_comm * hier);
+/* Every rank's block from its place in the stage (the gathered layout of h for the
+ * root's columns col; rank order without h) to recvbuf; skip: a rank whose block is there
+ * already (-1: none).  Errors are recorded in *errflag and the copies go on. */
+int MPII_Hier_rooted_unstage(const char *stage, MPI_Aint block, const MPII_Hier_hierarchy * h,
+                             const int *col, void *recvbuf, MPI_Aint recvcount,
+                             MPI_Datatype recvtype, int size, int skip, int *errflag);
 /* The schedules of the hier allgather, gather, scatter and barrier (hier_rooted_sched.c):
  * the builders of MPIR_TSP_I<coll>_sched_intra_hier, taking the call's parameters. */
 int MPII_Hier_allgather_sched(const MPII_Hier_call * call, MPIR_TSP_sched_t sched);
@@ -317,7 +362,7 @@ typedef struct {
     int size, root, my_rel;
     MPII_Hier_tree_kind kind;
 } MPII_Hier_rooted_step;
-/* (free it also when it fails) */
+/* MPI_ERR_NO_MEM, with nothing left to free, when there is no room */
 int MPII_Hier_rooted_step_init(const MPII_Hier_steps * steps, int k, MPII_Hier_tree_kind kind,
                                MPII_Hier_rooted_step * rs);
 /* The piece of child c's subtree (c = -1: this member's own subtree): where, from the
@@ -346,16 +391,45 @@ int MPII_Hier_rooted_scatter(const MPII_Hier_steps * steps, MPII_Hier_tree_kind 
                              char *stage, MPI_Aint block, void *recvbuf, MPI_Aint recvcount,
                              MPI_Datatype recvtype, int intra_algo, int coll_attr, int *errflag);
 
-/* Intra-node steps of the gathering collectives, blocking, on the node comm: the root's
- * buffer holds the blocks in node-comm rank order (MPI_IN_PLACE at the root: its own
- * block is in place there).  binomial and shm run MPICH's binomial algorithms (the device
- * has no shm gather or scatter), auto MPICH's selection on the node comm. */
-int MPII_Hier_intra_gather(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype,
-                           void *recvbuf, MPI_Aint recvcount, MPI_Datatype recvtype, int root,
-                           MPIR_Comm * node_comm, int intra_algo, int coll_attr);
-int MPII_Hier_intra_scatter(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype,
-                            void *recvbuf, MPI_Aint recvcount, MPI_Datatype recvtype, int root,
-                            MPIR_Comm * node_comm, int intra_algo, int coll_attr);
+/* The intra-node gather (gathers) or scatter of a finest group, blocking, on the node
+ * comm: the root's buffer holds the blocks in node-comm rank order (MPI_IN_PLACE at the
+ * root: its own block is in place there).  auto and by_size take MPICH's pick on the node
+ * comm, shm and binomial its binomial tree (the device has no shared-memory gather or
+ * scatter). */
+int MPII_Hier_intra_rooted(int gathers, const void *sendbuf, MPI_Aint sendcount,
+                           MPI_Datatype sendtype, void *recvbuf, MPI_Aint recvcount,
+                           MPI_Datatype recvtype, int root, MPIR_Comm * node_comm,
+                           int intra_algo, int coll_attr);
+/* The gather's and scatter's blocking form, written once (hier_rooted.c): MPII_Hier_enter,
+ * then what does not take the steps runs there (the local copy, the flat binomial, the
+ * intra-node submodule on one node), and the collective's steps function the rest. */
+typedef int (*MPII_Hier_rooted_fn) (const void *sendbuf, MPI_Aint sendcount,
+                                    MPI_Datatype sendtype, void *recvbuf, MPI_Aint recvcount,
+                                    MPI_Datatype recvtype, int root, MPIR_Comm * comm,
+                                    int coll_attr);
+/* What the steps function gets: the call's parameters, the steps for the root and the
+ * tree of their inter-node steps, a leader's stage (MPII_Hier_rooted_stage_blocks; NULL
+ * elsewhere), the packed bytes per rank, the extent of the root's buffer, and whether
+ * the root's own block is in place */
+typedef struct {
+    MPII_Hier_params prm;
+    MPII_Hier_steps steps;
+    MPII_Hier_tree_kind kind;
+    char *stage;
+    MPI_Aint block, extent;
+    int in_place;
+} MPII_Hier_rooted_plan;
+/* The steps functions of the gather and the scatter (gather_intra_hier.c,
+ * scatter_intra_hier.c) */
+int MPII_Hier_gather_steps(const MPII_Hier_call * call, const MPII_Hier_rooted_plan * plan,
+                           int coll_attr, int *errflag);
+int MPII_Hier_scatter_steps(const MPII_Hier_call * call, const MPII_Hier_rooted_plan * plan,
+                            int coll_attr, int *errflag);
+/* MPIR_Gather_intra_hier (gathers) and MPIR_Scatter_intra_hier */
+int MPII_Hier_rooted_run(int gathers, const void *sendbuf, MPI_Aint sendcount,
+                         MPI_Datatype sendtype, void *recvbuf, MPI_Aint recvcount,
+                         MPI_Datatype recvtype, int root, MPIR_Comm * comm, int inter_algo,
+                         int intra_algo, int coll_attr);
 /* Intra-node step of the barrier, fan-in (no rank of the node leaves before all came
  * in, node comm rank 0 last) or fan-out (none leaves before rank 0 came in): binomial
  * sends empty messages up or down the binomial tree; shm fans in with the device's
@@ -385,40 +459,17 @@ void MPII_Hier_sched_discard(MPII_Hier_sched * s);
 int MPII_Hier_sched_start(int build_errno, MPII_Hier_sched * s, MPIR_Comm * comm,
                           MPIR_Request ** req);
 
-/* The steps as schedules, built into *s (nothing left to free when they fail): a step
- * among leaders (the inter-node submodule prm->inter_algo; auto: MPICH's Csel pick on
- * comm), the one-step ring allreduce, an intra-node step (binomial, or auto: MPICH's Csel
- * pick on the node comm; shm has no schedule and takes binomial). */
-int MPII_Hier_build_ibcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int root,
-                           MPIR_Comm * comm, const MPII_Hier_params * prm, bool is_persistent,
-                           MPII_Hier_sched * s);
-int MPII_Hier_build_ireduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
-                            MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * comm,
-                            const MPII_Hier_params * prm, bool is_persistent,
-                            MPII_Hier_sched * s);
-int MPII_Hier_build_iallreduce(void *buf, MPI_Aint count, MPI_Datatype datatype, MPI_Op op,
-                               MPIR_Comm * comm, int inter_algo, bool is_persistent, MPII_Hier_sched * s);
-int MPII_Hier_build_intra_ibcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int root,
-                                 MPIR_Comm * node_comm, int intra_algo, bool is_persistent,
+/* MPICH's binomial reduce on comm as a persistent schedule in *s (nothing left to free
+ * when it fails): the reduce schedule's flat fallback, in rank order. */
+int MPII_Hier_build_flat_ireduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
+                                 MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * comm,
                                  MPII_Hier_sched * s);
-int MPII_Hier_build_intra_ireduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
-                                  MPI_Datatype datatype, MPI_Op op, int root,
-                                  MPIR_Comm * node_comm, int intra_algo, bool is_persistent,
-                                  MPII_Hier_sched * s);
-/* Inter-node steps of the blocking algorithms: build and start (auto: MPICH's MPIR_I<coll>
- * with its CVARs). */
-int MPII_Hier_start_ibcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int root,
-                           MPIR_Comm * comm, const MPII_Hier_params * prm, MPIR_Request ** req);
-int MPII_Hier_start_ireduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
-                            MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * comm,
-                            const MPII_Hier_params * prm, MPIR_Request ** req);
-/* The one-step inter-node allreduce, in place: tsp_allreduce_ring (commutative ops) or
- * MPII_HIER_INTER_RECURSIVE_DOUBLING (inter_algo). */
-int MPII_Hier_start_iallreduce(void *buf, MPI_Aint count, MPI_Datatype datatype, MPI_Op op,
-                               MPIR_Comm * comm, int inter_algo, MPIR_Request ** req);
 /* One step of one segment as a pipeline task does it (out: run or build): a bcast,
  * reduce or the one-step allreduce on st's comm, the intra-node submodule when intra
- * (blocking when run), else the inter-node one of prm. */
+ * (blocking when run; as a schedule shm takes binomial, release_gather has none), else
+ * the inter-node one of prm (auto: MPICH's own pick; the allreduce's: tsp_allreduce_ring
+ * for commutative ops, or MPII_HIER_INTER_RECURSIVE_DOUBLING).  One builder table
+ * (hier_submodules.c) makes the schedules of all of them. */
 int MPII_Hier_step_bcast(void *buf, MPI_Aint count, MPI_Datatype datatype,
                          const MPII_Hier_step * st, const MPII_Hier_params * prm, bool intra,
                          MPII_Hier_task_out * out);

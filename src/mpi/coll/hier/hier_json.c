@@ -32,22 +32,25 @@
                    "the plugin's INTRA_ALGORITHM items come after MPICH's, from hier on");
 /* the inter-node submodule CVARs of the three kinds of non-blocking step */
 #define CHECK_INTER_(name_, NAME_) \
-    _Static_assert(CAT3(MPIR_CVAR_, CHECKED_COLL, _HIER_INTER_ALGORITHM_##name_) == \
-                   MPII_HIER_INTER_##NAME_, "HIER_INTER_ALGORITHM CVAR in grammar order"); \
-    _Static_assert(CAT3(MPIR_CVAR_, CHECKED_COLL, _HIER_UP_INTER_ALGORITHM_##name_) == \
-                   MPII_HIER_INTER_##NAME_, "HIER_UP_INTER_ALGORITHM CVAR in grammar order"); \
-    _Static_assert(CAT3(MPIR_CVAR_, CHECKED_COLL, _HIER_DOWN_INTER_ALGORITHM_##name_) == \
-                   MPII_HIER_INTER_##NAME_, "HIER_DOWN_INTER_ALGORITHM CVAR in grammar order");
+    _Static_assert((int) CAT3(MPIR_CVAR_, CHECKED_COLL, _HIER_INTER_ALGORITHM_##name_) == \
+                   (int) MPII_HIER_INTER_##NAME_, "HIER_INTER_ALGORITHM CVAR in grammar order"); \
+    _Static_assert((int) CAT3(MPIR_CVAR_, CHECKED_COLL, _HIER_UP_INTER_ALGORITHM_##name_) == \
+                   (int) MPII_HIER_INTER_##NAME_, \
+                   "HIER_UP_INTER_ALGORITHM CVAR in grammar order"); \
+    _Static_assert((int) CAT3(MPIR_CVAR_, CHECKED_COLL, _HIER_DOWN_INTER_ALGORITHM_##name_) == \
+                   (int) MPII_HIER_INTER_##NAME_, \
+                   "HIER_DOWN_INTER_ALGORITHM CVAR in grammar order");
 #define CHECK_INTRA_(name_, NAME_) \
-    _Static_assert(CAT3(MPIR_CVAR_, CHECKED_COLL, _HIER_INTRA_ALGORITHM_##name_) == \
-                   MPII_HIER_INTRA_##NAME_, "HIER_INTRA_ALGORITHM CVAR in grammar order");
+    _Static_assert((int) CAT3(MPIR_CVAR_, CHECKED_COLL, _HIER_INTRA_ALGORITHM_##name_) == \
+                   (int) MPII_HIER_INTRA_##NAME_, "HIER_INTRA_ALGORITHM CVAR in grammar order");
 #define CHECK_OWN_(coll_, COLL_, name_, NAME_) \
-    _Static_assert(MPIR_CVAR_##COLL_##_HIER_INTER_ALGORITHM_##name_ == MPII_HIER_INTER_##NAME_, \
+    _Static_assert((int) MPIR_CVAR_##COLL_##_HIER_INTER_ALGORITHM_##name_ == \
+                   (int) MPII_HIER_INTER_##NAME_, \
                    "HIER_INTER_ALGORITHM CVAR ends with the collective's own item"); \
-    _Static_assert(MPIR_CVAR_##COLL_##_HIER_UP_INTER_ALGORITHM_##name_ == \
-                   MPII_HIER_INTER_##NAME_, "so does HIER_UP_INTER_ALGORITHM"); \
-    _Static_assert(MPIR_CVAR_##COLL_##_HIER_DOWN_INTER_ALGORITHM_##name_ == \
-                   MPII_HIER_INTER_##NAME_, "so does HIER_DOWN_INTER_ALGORITHM");
+    _Static_assert((int) MPIR_CVAR_##COLL_##_HIER_UP_INTER_ALGORITHM_##name_ == \
+                   (int) MPII_HIER_INTER_##NAME_, "so does HIER_UP_INTER_ALGORITHM"); \
+    _Static_assert((int) MPIR_CVAR_##COLL_##_HIER_DOWN_INTER_ALGORITHM_##name_ == \
+                   (int) MPII_HIER_INTER_##NAME_, "so does HIER_DOWN_INTER_ALGORITHM");
 #define SKIP_ALL_(name_, NAME_)
 #define SKIP_OWN_(coll_, COLL_, name_, NAME_)
 MPII_HIER_ALGORITHMS(CHECK_ALGORITHM_)
@@ -68,8 +71,8 @@ MPII_HIER_PARAMS_HIER(CHECK_PARAM_CVAR_, CHECK_PARAM_CVAR_)
 #undef CHECKED_COLL
 /* the listed collectives: their own inter-node lists */
 #define CHECK_LISTED_(name_, NAME_) \
-    _Static_assert(CAT3(MPIR_CVAR_, CHECKED_COLL, _HIER_INTER_ALGORITHM_##name_) == \
-                   CAT3(MPII_HIER_, CHECKED_COLL, _INTER_##NAME_), \
+    _Static_assert((int) CAT3(MPIR_CVAR_, CHECKED_COLL, _HIER_INTER_ALGORITHM_##name_) == \
+                   (int) CAT3(MPII_HIER_, CHECKED_COLL, _INTER_##NAME_), \
                    "HIER_INTER_ALGORITHM CVAR in the order of the collective's list");
 #define CHECKED_COLL ALLGATHER
 MPII_HIER_INTER_ALGOS_ALLGATHER(CHECK_LISTED_) MPII_HIER_INTRA_ALGOS(CHECK_INTRA_)
@@ -254,29 +257,6 @@ int MPII_Hier_load_tuning_file(const char *path, const char *builtin, char **jso
 }
 
 /* ---- the site's tree (hier_site.h) ---- */
-
-/*
-=== BEGIN_MPI_T_CVAR_INFO_BLOCK ===
-
-cvars:
-    - name        : MPIR_CVAR_HIER_SITE_TREE
-      category    : COLLECTIVE
-      type        : string
-      default     : ""
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : >-
-        The MPIR tree the site installed for every job (hiertune install-tree), loaded at
-        MPI_Init when the environment does not set MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE
-        (set, even to the empty string, the user's choice wins).  Empty: the tree installed
-        in the MPICH prefix (share/mpich-hier/tuning.json) if there is one; 0: none, MPICH's
-        built-in tree; else the path of a tree installed elsewhere.  A tree that is corrupt,
-        changed after its install or measured on another MPICH version is refused with a
-        message on every rank, and the job runs on MPICH's built-in tree.
-
-=== END_MPI_T_CVAR_INFO_BLOCK ===
-*/
 
 /* MPICH reads a CVAR under any of these names (mpir_cvars.c) */
 static int user_names_mpir_tree(void)

@@ -93,7 +93,6 @@ int MPII_Hier_hlevel_info(MPIR_Comm * comm, MPIR_Info * info)
     MPIR_ERR_CHECK(mpi_errno);
     snprintf(text, sizeof(text), "%d", hl->index);
     mpi_errno = MPIR_Info_set_impl(info, "MPI_COMM_HLEVEL_RANK", text);
-    MPIR_ERR_CHECK(mpi_errno);
 
   fn_exit:
     return mpi_errno;

@@ -2,38 +2,11 @@
  * mpich-hier: the HAN pipeline of the hier bcast, reduce and allreduce, run slot by slot
  * (the blocking loop) or written into one schedule (the non-blocking and persistent
  * forms).  Their tasks: hier_pipeline.h; what a task does: the collective's task
- * function.  And which of the two forms every blocking hier collective runs
- * (MPIR_CVAR_HIER_SCHEDULE_BLOCKING), the schedule started and waited for.
+ * function.
  */
 
 #include "hier_impl.h"
 #include "gentran_utils.h"      /* a step's gentran schedule polled by its vertex */
-
-/*
-=== BEGIN_MPI_T_CVAR_INFO_BLOCK ===
-
-cvars:
-    - name        : MPIR_CVAR_HIER_SCHEDULE_BLOCKING
-      category    : COLLECTIVE
-      type        : enum
-      default     : auto
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : |-
-        How a blocking hier collective runs: as the schedule of its non-blocking form
-        (MPI_I<coll> with tsp_hier, with the call's parameters), built, started and waited
-        for, or as a loop of blocking steps (the only form that runs the intra-node
-        algorithm a call names: the device's shared-memory steps, MPICH's binomial trees)
-        auto     - the schedule where bench/sched-ab.sh measured it within 3 % of the loop
-                   (bcast; allgather, gather, scatter from 64 KiB per rank; barrier) and
-                   the call leaves the intra-node algorithm to the implementation
-                   (intra_algo auto), the loop otherwise (reduce, allreduce)
-        loop     - the loop
-        schedule - the schedule
-
-=== END_MPI_T_CVAR_INFO_BLOCK ===
-*/
 
 /* Tags for the tasks on MPICH's comms (MPII_Hier_tag_lend): a block of the parent's per
  * task, taken by every rank alike (steps->mpich_comms is the same on every rank), lent to
@@ -46,14 +19,7 @@ static int task_tags(const MPII_Hier_steps * steps, int ntasks, int *tag)
         tag[i] = -1;
     if (!steps->mpich_comms)
         return MPI_SUCCESS;
-    MPIR_Comm *comm = steps->comm;
-    int need = ntasks * TASK_TAGS;
-    if (comm->next_sched_tag + need >= MPIR_Process.attrs.tag_ub)
-        comm->next_sched_tag = MPIR_FIRST_NBC_TAG;      /* wrap as MPIR_Sched_next_tag does */
-    for (int i = 0; i < ntasks; i++)
-        tag[i] = comm->next_sched_tag + i * TASK_TAGS;
-    comm->next_sched_tag += need;
-    return MPI_SUCCESS;
+    return MPII_Hier_tags_draw(steps->comm, ntasks, TASK_TAGS, tag);
 }
 
 /* segment t of task on st, with the task's tags lent where st's comm is MPICH's; a build
@@ -318,36 +284,3 @@ int MPII_Hier_pipeline_sched(const MPII_Hier_steps * steps, const MPII_Hier_task
     goto fn_exit;
 }
 
-int MPII_Hier_blocking_scheduled(const MPII_Hier_params * given, const MPII_Hier_params * cvars,
-                                 MPI_Aint bytes, MPI_Aint from)
-{
-    int intra_algo = MPII_Hier_intra_resolve(given->intra_algo >= 0 ? given->intra_algo :
-                                             cvars->intra_algo, bytes, MPII_HIER_SIZED_BCAST);
-    switch (MPIR_CVAR_HIER_SCHEDULE_BLOCKING) {
-        case MPIR_CVAR_HIER_SCHEDULE_BLOCKING_schedule:
-            return 1;
-        case MPIR_CVAR_HIER_SCHEDULE_BLOCKING_loop:
-            return 0;
-        default:
-            return from >= 0 && bytes >= from && intra_algo == MPII_HIER_INTRA_AUTO;
-    }
-}
-
-int MPII_Hier_sched_wait(MPII_Hier_sched_fn build, const MPII_Hier_call * call)
-{
-    MPIR_Comm *comm = call->comm;
-    int mpi_errno = MPI_SUCCESS;
-    MPII_Hier_sched s;
-    MPIR_Request *req = NULL;
-
-    mpi_errno = MPII_Hier_sched_new(&s, MPIR_SCHED_GENTRAN, comm, false);
-    MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = MPII_Hier_sched_start(build(call, s.sched), &s, comm, &req);
-    MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = MPII_Hier_wait(&req);
-
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
-}

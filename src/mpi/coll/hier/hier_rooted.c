@@ -15,11 +15,13 @@ int MPII_Hier_rooted_step_init(const MPII_Hier_steps * steps, int k, MPII_Hier_t
     rs->my_rel = (st->comm->rank - st->root + rs->size) % rs->size;
     rs->kind = kind;
     rs->offset = MPL_malloc(sizeof(long long) * (rs->size + 1), MPL_MEM_COLL);
-    if (!rs->offset)
+    if (rs->offset)
+        MPII_Hier_hierarchy_step_offsets(steps->h, k, st->instance, st->root, rs->offset);
+    if (!rs->offset ||
+        MPII_Hier_tree_node_init(&rs->tree, kind, rs->size, st->root, 1, st->comm->rank) != 0) {
+        MPII_Hier_rooted_step_free(rs);
         return MPI_ERR_NO_MEM;
-    MPII_Hier_hierarchy_step_offsets(steps->h, k, st->instance, st->root, rs->offset);
-    if (MPII_Hier_tree_node_init(&rs->tree, kind, rs->size, st->root, 1, st->comm->rank) != 0)
-        return MPI_ERR_NO_MEM;
+    }
     return MPI_SUCCESS;
 }
 
@@ -88,7 +90,7 @@ int MPII_Hier_rooted_gather(const MPII_Hier_steps * steps, int last, MPII_Hier_t
     const MPII_Hier_step *fin = &steps->step[n];
     if (fin->comm && n >= last) {
         int leads = fin->comm->rank == fin->root;
-        mpi_errno = MPII_Hier_intra_gather(leads ? MPI_IN_PLACE : sendbuf, sendcount, sendtype,
+        mpi_errno = MPII_Hier_intra_rooted(1, leads ? MPI_IN_PLACE : sendbuf, sendcount, sendtype,
                                            stage, block, MPIR_BYTE_INTERNAL, fin->root, fin->comm,
                                            fin->inter ? MPII_HIER_INTRA_BINOMIAL : intra_algo,
                                            coll_attr | *errflag);
@@ -103,11 +105,8 @@ int MPII_Hier_rooted_gather(const MPII_Hier_steps * steps, int last, MPII_Hier_t
         long long at, len;
         if (!st->comm)
             continue;
-        mpi_errno = MPII_Hier_rooted_step_init(steps, k, kind, &rs);
-        if (mpi_errno) {
-            MPII_Hier_rooted_step_free(&rs);
+        if (MPII_Hier_rooted_step_init(steps, k, kind, &rs))
             MPIR_ERR_SETANDJUMP(mpi_errno, MPI_ERR_OTHER, "**nomem");
-        }
         reqs = MPL_malloc(sizeof(MPIR_Request *) * MPL_MAX(1, rs.tree.nchildren), MPL_MEM_COLL);
         if (!reqs) {
             MPII_Hier_rooted_step_free(&rs);
@@ -158,11 +157,8 @@ int MPII_Hier_rooted_scatter(const MPII_Hier_steps * steps, MPII_Hier_tree_kind 
         long long at, len;
         if (!st->comm)
             continue;
-        mpi_errno = MPII_Hier_rooted_step_init(steps, k, kind, &rs);
-        if (mpi_errno) {
-            MPII_Hier_rooted_step_free(&rs);
+        if (MPII_Hier_rooted_step_init(steps, k, kind, &rs))
             MPIR_ERR_SETANDJUMP(mpi_errno, MPI_ERR_OTHER, "**nomem");
-        }
         if (rs.tree.parent >= 0) {
             MPII_Hier_rooted_step_piece(&rs, -1, &at, &len);
             mpi_errno = MPIC_Recv(stage, len * block, MPIR_BYTE_INTERNAL, rs.tree.parent,
@@ -184,10 +180,10 @@ int MPII_Hier_rooted_scatter(const MPII_Hier_steps * steps, MPII_Hier_tree_kind 
     /* the finest step: the group's blocks, in rank order, from its leader */
     const MPII_Hier_step *fin = &steps->step[n];
     if (fin->comm) {
-        mpi_errno = MPII_Hier_intra_scatter(stage, block, MPIR_BYTE_INTERNAL, recvbuf, recvcount, recvtype,
-                                            fin->root, fin->comm,
-                                            fin->inter ? MPII_HIER_INTRA_BINOMIAL : intra_algo,
-                                            coll_attr | *errflag);
+        mpi_errno = MPII_Hier_intra_rooted(0, stage, block, MPIR_BYTE_INTERNAL, recvbuf,
+                                           recvcount, recvtype, fin->root, fin->comm,
+                                           fin->inter ? MPII_HIER_INTRA_BINOMIAL : intra_algo,
+                                           coll_attr | *errflag);
         MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
     } else if (recvbuf != MPI_IN_PLACE) {
         /* alone in its finest group: its block is the first of its stage */
@@ -199,4 +195,139 @@ int MPII_Hier_rooted_scatter(const MPII_Hier_steps * steps, MPII_Hier_tree_kind 
     return mpi_errno_ret ? mpi_errno_ret : mpi_errno;
   fn_fail:
     goto fn_exit;
+}
+
+int MPII_Hier_rooted_unstage(const char *stage, MPI_Aint block, const MPII_Hier_hierarchy * h,
+                             const int *col, void *recvbuf, MPI_Aint recvcount,
+                             MPI_Datatype recvtype, int size, int skip, int *errflag)
+{
+    int mpi_errno, mpi_errno_ret = MPI_SUCCESS;
+    MPI_Aint extent;
+
+    MPIR_Datatype_get_extent_macro(recvtype, extent);
+    for (int r = 0; r < size; r++) {
+        if (r == skip)
+            continue;
+        long long at = h ? MPII_Hier_hierarchy_block_at(h, col, r) : r;
+        mpi_errno = MPIR_Localcopy(stage + at * block, block, MPIR_BYTE_INTERNAL,
+                                   (char *) recvbuf + r * recvcount * extent, recvcount,
+                                   recvtype);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
+    }
+    return mpi_errno_ret;
+}
+
+/* What the gather and the scatter differ in, for the shared blocking form */
+typedef int (*rooted_steps_fn) (const MPII_Hier_call * call, const MPII_Hier_rooted_plan * plan,
+                                int coll_attr, int *errflag);
+typedef struct {
+    MPII_Hier_entry entry;
+    MPII_Hier_rooted_fn flat;   /* MPICH's binomial algorithm */
+    int gathers;
+    int linear;                 /* the inter_algo item that names the linear tree */
+    rooted_steps_fn steps;
+} rooted_coll;
+
+/* What does not take the steps (*on_steps 0); else the plan's steps and tree */
+static int rooted_enter(const MPII_Hier_call * a, const rooted_coll * rc,
+                        int coll_attr, MPII_Hier_rooted_plan * p, int *on_steps)
+{
+    MPII_Hier_comm *hier;
+    MPII_Hier_run run;
+    int mpi_errno = MPII_Hier_enter(a, &rc->entry, p->block, &p->prm, &hier, &run);
+
+    *on_steps = 0;
+    if (mpi_errno)
+        return mpi_errno;
+    switch (run) {
+        case MPII_HIER_RUN_NOTHING:
+            if (p->block == 0 || p->in_place)
+                return MPI_SUCCESS;
+            return MPIR_Localcopy(a->sendbuf, a->sendcount, a->sendtype, a->buf, a->count,
+                                  a->datatype);
+        case MPII_HIER_RUN_FLAT:
+            return rc->flat(a->sendbuf, a->sendcount, a->sendtype, a->buf, a->count, a->datatype,
+                            a->root, a->comm, coll_attr);
+        case MPII_HIER_RUN_ONE_NODE:
+            mpi_errno = MPII_Hier_intra_rooted(rc->gathers, a->sendbuf, a->sendcount,
+                                               a->sendtype, a->buf, a->count, a->datatype,
+                                               a->root, a->comm,
+                                               MPII_Hier_one_node_enter(hier, p->prm.intra_algo),
+                                               coll_attr);
+            MPII_Hier_one_node_leave(hier);
+            return mpi_errno;
+        case MPII_HIER_RUN_STEPS:
+            p->kind = p->prm.inter_algo == rc->linear ? MPII_HIER_TREE_LINEAR :
+                MPII_HIER_TREE_BINOMIAL;
+            *on_steps = 1;
+            return MPII_Hier_steps_get(a->comm, hier, a->root, &p->steps);
+        default:
+            return MPI_SUCCESS;
+    }
+}
+
+int MPII_Hier_rooted_run(int gathers, const void *sendbuf, MPI_Aint sendcount,
+                         MPI_Datatype sendtype, void *recvbuf, MPI_Aint recvcount,
+                         MPI_Datatype recvtype, int root, MPIR_Comm * comm, int inter_algo,
+                         int intra_algo, int coll_attr)
+{
+    const MPII_Hier_params given = MPII_HIER_PARAMS_STEPS(inter_algo, intra_algo);
+    const MPII_Hier_params cvars = gathers ?
+        (MPII_Hier_params) MPII_HIER_PARAMS_STEPS(MPIR_CVAR_GATHER_HIER_INTER_ALGORITHM,
+                                                  MPIR_CVAR_GATHER_HIER_INTRA_ALGORITHM) :
+        (MPII_Hier_params) MPII_HIER_PARAMS_STEPS(MPIR_CVAR_SCATTER_HIER_INTER_ALGORITHM,
+                                                  MPIR_CVAR_SCATTER_HIER_INTRA_ALGORITHM);
+    const rooted_coll gather = {
+        {&cvars, MPII_HIER_GATHER_INTER_COUNT, MPII_Hier_gather_sched,
+         MPII_HIER_SCHED_FROM_GATHER, 1, 0},
+        MPIR_Gather_intra_binomial, 1, MPII_HIER_GATHER_INTER_LINEAR, MPII_Hier_gather_steps
+    }, scatter = {
+        {&cvars, MPII_HIER_SCATTER_INTER_COUNT, MPII_Hier_scatter_sched,
+         MPII_HIER_SCHED_FROM_SCATTER, 1, 0},
+        MPIR_Scatter_intra_binomial, 0, MPII_HIER_SCATTER_INTER_LINEAR, MPII_Hier_scatter_steps
+    };
+    const MPII_Hier_call call = { .sendbuf = sendbuf, .sendcount = sendcount,
+        .sendtype = sendtype, .buf = recvbuf, .count = recvcount, .datatype = recvtype,
+        .root = root, .comm = comm, .given = &given,
+        .calls_pvar = gathers ? MPII_HIER_PVAR_CALLS(gather, hier) :
+            MPII_HIER_PVAR_CALLS(scatter, hier) };
+    const rooted_coll *rc = gathers ? &gather : &scatter;
+    int errflag = 0, on_steps, mpi_errno;
+    MPII_Hier_rooted_plan p;
+
+    MPIR_FUNC_ENTER;
+    p.in_place = comm->rank == root && (gathers ? sendbuf : recvbuf) == MPI_IN_PLACE;
+    p.block = MPII_Hier_rooted_block(comm->rank, root, sendcount, sendtype, recvcount, recvtype,
+                                     gathers, &p.extent);
+    p.stage = NULL;
+    mpi_errno = rooted_enter(&call, rc, coll_attr, &p, &on_steps);
+    if (!mpi_errno && on_steps) {
+        long long nblocks = MPII_Hier_rooted_stage_blocks(&p.steps, p.kind);
+        if (nblocks > 0)
+            p.stage = MPL_malloc(nblocks * p.block, MPL_MEM_COLL);
+        if (nblocks < 0 || (nblocks > 0 && !p.stage))
+            MPIR_ERR_SET(mpi_errno, MPI_ERR_OTHER, "**nomem");
+        else
+            mpi_errno = rc->steps(&call, &p, coll_attr, &errflag);
+    }
+    MPL_free(p.stage);
+    MPIR_FUNC_EXIT;
+    return MPII_Hier_final_errno(mpi_errno, MPI_SUCCESS, errflag);
+}
+
+/* the algorithms: gather_intra_hier.c, scatter_intra_hier.c */
+int MPIR_Gather_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype,
+                           void *recvbuf, MPI_Aint recvcount, MPI_Datatype recvtype, int root,
+                           MPIR_Comm * comm_ptr, int inter_algo, int intra_algo, int coll_attr)
+{
+    return MPII_Hier_rooted_run(1, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                root, comm_ptr, inter_algo, intra_algo, coll_attr);
+}
+
+int MPIR_Scatter_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, MPI_Aint recvcount, MPI_Datatype recvtype, int root,
+                            MPIR_Comm * comm_ptr, int inter_algo, int intra_algo, int coll_attr)
+{
+    return MPII_Hier_rooted_run(0, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                root, comm_ptr, inter_algo, intra_algo, coll_attr);
 }

@@ -5,10 +5,11 @@
  *
  * The steps of the blocking algorithms (MPII_Hier_steps_get), written as gentran vertices:
  * sends and receives on the steps' comms, each step's messages tagged from the source of
- * tags that comm's other users draw from (step_tags), so that they never meet theirs.
- * What the schedule cannot run: MPICH's and the device's intra-node algorithms (the finest step gathers and
- * scatters linearly onto and from its leader, the bcasts and fans go down binomial trees)
- * and the allgather's and barrier's auto submodules (ring and dissemination).
+ * tags that comm's other users draw from (MPII_Hier_step_tags), so that they never meet
+ * theirs.  What the schedule cannot run: MPICH's and the device's intra-node algorithms
+ * (the finest step gathers and scatters linearly onto and from its leader, the bcasts and
+ * fans go down binomial trees) and the allgather's and barrier's auto submodules (ring
+ * and dissemination).
  */
 
 #include "hier_impl.h"
@@ -33,24 +34,6 @@ static int deps_add(deps * d, int vtx)
     return MPI_SUCCESS;
 }
 
-/* A tag of every step comm this rank is in (the finest included): from the parent comm
- * (one, taken by every rank) on MPICH's comms, where MPICH's own compositions tag their
- * messages so; from the step's comm on the plugin's own (every member builds the same
- * collectives in the same order). */
-static int step_tags(MPIR_Comm * comm, const MPII_Hier_steps * steps, int *tag)
-{
-    int parent_tag;
-    int mpi_errno = MPIR_Sched_next_tag(comm, &parent_tag);
-    for (int k = 0; k < steps->nsteps && !mpi_errno; k++) {
-        const MPII_Hier_step *st = &steps->step[k];
-        if (st->comm && st->mpich_comm)
-            tag[k] = parent_tag;
-        else if (st->comm)
-            mpi_errno = MPIR_Sched_next_tag(st->comm, &tag[k]);
-    }
-    return mpi_errno;
-}
-
 /* The start every builder shares: the call's parameters (the blocking algorithm's CVARs
  * for those it leaves negative) and comm's steps for root; *hier NULL (the caller builds
  * MPICH's tree on comm) while the plugin creates its comms or when comm is one node that
@@ -70,7 +53,7 @@ static int sched_begin(const MPII_Hier_call * call, const MPII_Hier_params * cva
     }
     mpi_errno = MPII_Hier_steps_get(comm, *hier, root, steps);
     if (!mpi_errno)
-        mpi_errno = step_tags(comm, steps, tag);
+        mpi_errno = MPII_Hier_step_tags(steps, tag);
     return mpi_errno;
 }
 
@@ -137,6 +120,89 @@ static int sched_gather_up(const MPII_Hier_steps * steps, const int *tag, int la
     goto fn_exit;
 }
 
+/* One rank, or no byte to move: the call's own block to recvbuf where `copy` says */
+static int sched_own_copy(const MPII_Hier_call * a, int copy, MPIR_TSP_sched_t sched)
+{
+    int vtx;
+    if (!copy)
+        return MPI_SUCCESS;
+    return MPIR_TSP_sched_localcopy(a->sendbuf, a->sendcount, a->sendtype, a->buf, a->count,
+                                    a->datatype, sched, 0, NULL, &vtx);
+}
+
+/* Every rank's block from its place in the stage (the gathered layout) to recvbuf, after
+ * the n_in vertices in; skip: a rank whose block is there already (-1: none). */
+static int sched_unstage(const MPII_Hier_steps * steps, char *stage, MPI_Aint block,
+                         void *recvbuf, MPI_Aint recvcount, MPI_Datatype recvtype, int skip,
+                         int n_in, int *in, MPIR_TSP_sched_t sched)
+{
+    int mpi_errno = MPI_SUCCESS, vtx;
+    MPI_Aint extent;
+
+    MPIR_Datatype_get_extent_macro(recvtype, extent);
+    for (int r = 0; r < steps->comm->local_size && !mpi_errno; r++) {
+        if (r == skip)
+            continue;
+        long long at = MPII_Hier_hierarchy_block_at(steps->h, steps->col, r);
+        mpi_errno = MPIR_TSP_sched_localcopy(stage + at * block, block, MPIR_BYTE_INTERNAL,
+                                             (char *) recvbuf + r * recvcount * extent, recvcount,
+                                             recvtype, sched, n_in, in, &vtx);
+    }
+    return mpi_errno;
+}
+
+/* What the gather's and scatter's schedules share before their steps */
+typedef int (*rooted_tree_fn) (const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, MPI_Aint recvcount, MPI_Datatype recvtype,
+                               int root, MPIR_Comm * comm, int k, MPIR_TSP_sched_t sched);
+typedef struct {
+    MPII_Hier_params cvars;
+    int n_inter_algos;
+    int linear;                 /* the inter_algo item that names the linear tree */
+    int gathers;                /* 1: gather, 0: scatter (MPII_Hier_rooted_block) */
+    rooted_tree_fn flat;        /* MPICH's tree schedule, where the plugin has no steps */
+} rooted_coll;
+typedef struct {
+    MPII_Hier_params prm;
+    MPII_Hier_steps steps;
+    int tag[MPII_HIER_MAX_STEPS];
+    MPII_Hier_tree_kind kind;
+    char *stage;                /* a leader's stage, NULL elsewhere */
+    MPI_Aint block, extent;     /* packed bytes per rank; the root's buffer's extent */
+    int in_place;
+} rooted_state;
+
+/* The own copy where nothing moves, MPICH's tree where the plugin has no steps (*on_steps
+ * 0); else the steps for the root, their tree, and a leader's stage. */
+static int sched_rooted_begin(const MPII_Hier_call * a, const rooted_coll * rc,
+                              MPIR_TSP_sched_t sched, rooted_state * s, int *on_steps)
+{
+    MPII_Hier_comm *hier;
+    int rank = a->comm->rank, mpi_errno;
+
+    *on_steps = 0;
+    s->stage = NULL;
+    s->in_place = rank == a->root && (rc->gathers ? a->sendbuf : a->buf) == MPI_IN_PLACE;
+    s->block = MPII_Hier_rooted_block(rank, a->root, a->sendcount, a->sendtype, a->count,
+                                      a->datatype, rc->gathers, &s->extent);
+    if (a->comm->local_size == 1 || s->block == 0)
+        return sched_own_copy(a, s->block > 0 && !s->in_place, sched);
+    mpi_errno = sched_begin(a, &rc->cvars, rc->n_inter_algos, a->root, &s->prm, &hier,
+                            &s->steps, s->tag);
+    if (mpi_errno || !hier)
+        return mpi_errno ? mpi_errno : rc->flat(a->sendbuf, a->sendcount, a->sendtype, a->buf,
+                                                a->count, a->datatype, a->root, a->comm, 2,
+                                                sched);
+    s->kind = s->prm.inter_algo == rc->linear ? MPII_HIER_TREE_LINEAR : MPII_HIER_TREE_BINOMIAL;
+    long long nblocks = MPII_Hier_rooted_stage_blocks(&s->steps, s->kind);
+    if (nblocks > 0)
+        s->stage = MPIR_TSP_sched_malloc(nblocks * s->block, sched);
+    if (nblocks < 0 || (nblocks > 0 && !s->stage))
+        return MPI_ERR_NO_MEM;
+    *on_steps = 1;
+    return MPI_SUCCESS;
+}
+
 /* Algorithm: the hier gather as one schedule
  *
  * The blocking form's steps and layout (MPIR_Gather_intra_hier) as vertices: the leader's
@@ -145,87 +211,98 @@ static int sched_gather_up(const MPII_Hier_steps * steps, const int *tag, int la
  * after every receive into the stage; the root copies the blocks into recvbuf after all.
  * Tree of the steps: the call's inter_algo (MPIR_CVAR_GATHER_HIER_INTER_ALGORITHM).
  */
-int MPII_Hier_gather_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
+static int sched_gather_steps(const MPII_Hier_call * a, const rooted_state * s,
+                              deps * written, MPIR_TSP_sched_t sched)
 {
-    const void *sendbuf = a->sendbuf;
-    MPI_Aint sendcount = a->sendcount;
-    MPI_Datatype sendtype = a->sendtype;
-    void *recvbuf = a->buf;
-    MPI_Aint recvcount = a->count;
-    MPI_Datatype recvtype = a->datatype;
-    MPIR_Comm *comm_ptr = a->comm;
-    int root = a->root;
-    int mpi_errno = MPI_SUCCESS, vtx, sent;
-    const MPII_Hier_params cvars = MPII_HIER_PARAMS_STEPS(MPIR_CVAR_GATHER_HIER_INTER_ALGORITHM,
-                                                          MPIR_CVAR_GATHER_HIER_INTRA_ALGORITHM);
-    MPII_Hier_params prm;
-    MPII_Hier_comm *hier = NULL;
-    MPII_Hier_steps steps;
-    int tag[MPII_HIER_MAX_STEPS];
-    deps written = { 0 };
-    char *stage = NULL;
-    int rank = comm_ptr->rank, size = comm_ptr->local_size;
-    int in_place = rank == root && sendbuf == MPI_IN_PLACE;
-    MPI_Aint block, recv_extent;
+    int mpi_errno = MPI_SUCCESS, vtx, sent, rank = a->comm->rank;
 
-    MPIR_FUNC_ENTER;
-
-    block = MPII_Hier_rooted_block(rank, root, sendcount, sendtype, recvcount, recvtype, 1,
-                                   &recv_extent);
-    if (size == 1 || block == 0) {
-        if (block > 0 && !in_place)
-            mpi_errno = MPIR_TSP_sched_localcopy(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                                 recvtype, sched, 0, NULL, &vtx);
-        goto fn_exit;
+    if (s->stage) {
+        /* a leader: its own block at its place in its finest group */
+        long long my_pos = MPII_Hier_hierarchy_finest_pos(s->steps.h, rank);
+        mpi_errno = MPIR_TSP_sched_localcopy(s->in_place ? (char *) a->buf + a->root * a->count *
+                                             s->extent : a->sendbuf,
+                                             s->in_place ? a->count : a->sendcount,
+                                             s->in_place ? a->datatype : a->sendtype,
+                                             s->stage + my_pos * s->block, s->block,
+                                             MPIR_BYTE_INTERNAL, sched, 0, NULL, &vtx);
+        if (!mpi_errno && deps_add(written, vtx))
+            mpi_errno = MPI_ERR_NO_MEM;
     }
-    mpi_errno = sched_begin(a, &cvars, MPII_HIER_GATHER_INTER_COUNT, root, &prm, &hier, &steps,
-                            tag);
-    MPIR_ERR_CHECK(mpi_errno);
-    if (!hier) {
-        mpi_errno = MPIR_TSP_Igather_sched_intra_tree(sendbuf, sendcount, sendtype, recvbuf,
-                                                      recvcount, recvtype, root, comm_ptr, 2,
-                                                      sched);
-        goto fn_exit;
-    }
-
-    MPII_Hier_tree_kind kind = prm.inter_algo == MPII_HIER_GATHER_INTER_LINEAR ?
-        MPII_HIER_TREE_LINEAR : MPII_HIER_TREE_BINOMIAL;
-    long long nblocks = MPII_Hier_rooted_stage_blocks(&steps, kind);
-    MPIR_ERR_CHKANDJUMP(nblocks < 0, mpi_errno, MPI_ERR_OTHER, "**nomem");
-    if (nblocks > 0) {
-        const void *mine = in_place ? (char *) recvbuf + root * recvcount * recv_extent : sendbuf;
-        stage = MPIR_TSP_sched_malloc(nblocks * block, sched);
-        MPIR_ERR_CHKANDJUMP(!stage, mpi_errno, MPI_ERR_OTHER, "**nomem");
-        mpi_errno = MPIR_TSP_sched_localcopy(mine, in_place ? recvcount : sendcount,
-                                             in_place ? recvtype : sendtype,
-                                             stage + MPII_Hier_hierarchy_finest_pos(steps.h,
-                                                                                    rank) * block,
-                                             block, MPIR_BYTE_INTERNAL, sched, 0, NULL, &vtx);
-        MPIR_ERR_CHECK(mpi_errno);
-        MPIR_ERR_CHKANDJUMP(deps_add(&written, vtx), mpi_errno, MPI_ERR_OTHER, "**nomem");
-    }
-    mpi_errno = sched_gather_up(&steps, tag, 0, kind, sendbuf, sendcount, sendtype, stage, block,
-                                &written, sched, &sent);
-    MPIR_ERR_CHECK(mpi_errno);
-    for (int r = 0; rank == root && r < size; r++) {
-        if (r == root && in_place)
-            continue;
-        mpi_errno = MPIR_TSP_sched_localcopy(stage + MPII_Hier_hierarchy_block_at(steps.h,
-                                                                                  steps.col,
-                                                                                  r) * block,
-                                             block, MPIR_BYTE_INTERNAL,
-                                             (char *) recvbuf + r * recvcount * recv_extent,
-                                             recvcount, recvtype, sched, written.n, written.v,
-                                             &vtx);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
-
-  fn_exit:
-    MPL_free(written.v);
-    MPIR_FUNC_EXIT;
+    if (!mpi_errno)
+        mpi_errno = sched_gather_up(&s->steps, s->tag, 0, s->kind, a->sendbuf, a->sendcount,
+                                    a->sendtype, s->stage, s->block, written, sched, &sent);
+    if (!mpi_errno && rank == a->root)
+        mpi_errno = sched_unstage(&s->steps, s->stage, s->block, a->buf, a->count, a->datatype,
+                                  s->in_place ? a->root : -1, written->n, written->v, sched);
     return mpi_errno;
-  fn_fail:
-    goto fn_exit;
+}
+
+/* The scatter's steps above the finest: each member receives its subtree's piece from its
+ * parent and sends each child its piece; *ready: the vertices after which this rank's
+ * stage holds its piece. */
+static int sched_scatter_down(const MPII_Hier_steps * steps, const int *tag,
+                              MPII_Hier_tree_kind kind, char *stage, MPI_Aint block,
+                              deps * ready, MPIR_TSP_sched_t sched)
+{
+    int mpi_errno = MPI_SUCCESS, vtx;
+    for (int k = 0; k < steps->nsteps - 1; k++) {
+        MPII_Hier_rooted_step rs;
+        long long at, len;
+        if (!steps->step[k].comm)
+            continue;
+        MPIR_Comm *comm = steps->step[k].comm;
+        if (MPII_Hier_rooted_step_init(steps, k, kind, &rs) != MPI_SUCCESS)
+            return MPI_ERR_NO_MEM;
+        if (rs.tree.parent >= 0) {
+            MPII_Hier_rooted_step_piece(&rs, -1, &at, &len);
+            mpi_errno = MPIR_TSP_sched_irecv(stage, len * block, MPIR_BYTE_INTERNAL,
+                                             rs.tree.parent, tag[k], comm, sched, 0, NULL, &vtx);
+            ready->n = 0;
+            if (!mpi_errno && deps_add(ready, vtx))
+                mpi_errno = MPI_ERR_NO_MEM;
+        }
+        /* one after the other, the largest subtree first (the tree's order): sent at once
+         * they would share this member's link, and the largest, which goes on furthest,
+         * would arrive last */
+        for (int c = 0, prev = -1; c < rs.tree.nchildren && !mpi_errno; c++) {
+            MPII_Hier_rooted_step_piece(&rs, c, &at, &len);
+            mpi_errno = MPIR_TSP_sched_isend(stage + at * block, len * block, MPIR_BYTE_INTERNAL,
+                                             rs.tree.children[c], tag[k], comm, sched,
+                                             prev < 0 ? ready->n : 1, prev < 0 ? ready->v : &prev,
+                                             &vtx);
+            prev = vtx;
+        }
+        MPII_Hier_rooted_step_free(&rs);
+        if (mpi_errno)
+            return mpi_errno;
+    }
+    return MPI_SUCCESS;
+}
+
+/* The scatter's finest step: from its leader, which keeps its own block */
+static int sched_scatter_finest(const MPII_Hier_steps * steps, const int *tag, char *stage,
+                                MPI_Aint block, void *recvbuf, MPI_Aint recvcount,
+                                MPI_Datatype recvtype, int in_place, const deps * ready,
+                                MPIR_TSP_sched_t sched)
+{
+    int mpi_errno = MPI_SUCCESS, vtx, n = steps->nsteps - 1;
+    const MPII_Hier_step *fin = &steps->step[n];
+    int leads = !fin->comm || fin->comm->rank == fin->root;
+
+    if (fin->comm && !leads)
+        return MPIR_TSP_sched_irecv(recvbuf, recvcount, recvtype, fin->root, tag[n], fin->comm,
+                                    sched, 0, NULL, &vtx);
+    for (int p = 0; fin->comm && p < fin->comm->local_size && !mpi_errno; p++) {
+        if (p != fin->root)
+            mpi_errno = MPIR_TSP_sched_isend(stage + p * block, block, MPIR_BYTE_INTERNAL, p,
+                                             tag[n], fin->comm, sched, ready->n, ready->v, &vtx);
+    }
+    long long my_pos = MPII_Hier_hierarchy_finest_pos(steps->h, steps->comm->rank);
+    if (!mpi_errno && !in_place)
+        mpi_errno = MPIR_TSP_sched_localcopy(stage + my_pos * block, block, MPIR_BYTE_INTERNAL,
+                                             recvbuf, recvcount, recvtype, sched, ready->n,
+                                             ready->v, &vtx);
+    return mpi_errno;
 }
 
 /* Algorithm: the hier scatter as one schedule
@@ -235,129 +312,65 @@ int MPII_Hier_gather_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
  * piece, in turn; the finest step's leader sends each member its block, which the
  * members receive into recvbuf.
  */
-int MPII_Hier_scatter_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
+static int sched_scatter_steps(const MPII_Hier_call * a, const rooted_state * s,
+                               deps * ready, MPIR_TSP_sched_t sched)
 {
-    const void *sendbuf = a->sendbuf;
-    MPI_Aint sendcount = a->sendcount;
-    MPI_Datatype sendtype = a->sendtype;
-    void *recvbuf = a->buf;
-    MPI_Aint recvcount = a->count;
-    MPI_Datatype recvtype = a->datatype;
-    MPIR_Comm *comm_ptr = a->comm;
-    int root = a->root;
     int mpi_errno = MPI_SUCCESS, vtx;
-    const MPII_Hier_params cvars = MPII_HIER_PARAMS_STEPS(MPIR_CVAR_SCATTER_HIER_INTER_ALGORITHM,
-                                                          MPIR_CVAR_SCATTER_HIER_INTRA_ALGORITHM);
-    MPII_Hier_params prm;
-    MPII_Hier_comm *hier = NULL;
-    MPII_Hier_steps steps;
-    int tag[MPII_HIER_MAX_STEPS];
-    deps ready = { 0 };         /* the vertices after which this rank's stage holds its piece */
-    char *stage = NULL;
-    int rank = comm_ptr->rank, size = comm_ptr->local_size;
-    int in_place = rank == root && recvbuf == MPI_IN_PLACE;
-    MPI_Aint block, send_extent;
+
+    for (int r = 0; a->comm->rank == a->root && r < a->comm->local_size && !mpi_errno; r++) {
+        long long at = MPII_Hier_hierarchy_block_at(s->steps.h, s->steps.col, r);
+        mpi_errno = MPIR_TSP_sched_localcopy((const char *) a->sendbuf + r * a->sendcount *
+                                             s->extent, a->sendcount, a->sendtype,
+                                             s->stage + at * s->block, s->block,
+                                             MPIR_BYTE_INTERNAL, sched, 0, NULL, &vtx);
+        if (!mpi_errno && deps_add(ready, vtx))
+            mpi_errno = MPI_ERR_NO_MEM;
+    }
+    if (!mpi_errno)
+        mpi_errno = sched_scatter_down(&s->steps, s->tag, s->kind, s->stage, s->block, ready,
+                                       sched);
+    if (!mpi_errno)
+        mpi_errno = sched_scatter_finest(&s->steps, s->tag, s->stage, s->block, a->buf, a->count,
+                                         a->datatype, s->in_place, ready, sched);
+    return mpi_errno;
+}
+
+/* The gather's (gathers) or the scatter's schedule; deps: the vertices the steps add */
+static int sched_rooted_run(int gathers, const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
+{
+    const rooted_coll gather = {
+        MPII_HIER_PARAMS_STEPS(MPIR_CVAR_GATHER_HIER_INTER_ALGORITHM,
+                               MPIR_CVAR_GATHER_HIER_INTRA_ALGORITHM),
+        MPII_HIER_GATHER_INTER_COUNT, MPII_HIER_GATHER_INTER_LINEAR, 1,
+        MPIR_TSP_Igather_sched_intra_tree
+    }, scatter = {
+        MPII_HIER_PARAMS_STEPS(MPIR_CVAR_SCATTER_HIER_INTER_ALGORITHM,
+                               MPIR_CVAR_SCATTER_HIER_INTRA_ALGORITHM),
+        MPII_HIER_SCATTER_INTER_COUNT, MPII_HIER_SCATTER_INTER_LINEAR, 0,
+        MPIR_TSP_Iscatter_sched_intra_tree
+    };
+    rooted_state s;
+    deps added = { 0 };
+    int mpi_errno, on_steps;
 
     MPIR_FUNC_ENTER;
-
-    block = MPII_Hier_rooted_block(rank, root, sendcount, sendtype, recvcount, recvtype, 0,
-                                   &send_extent);
-    if (size == 1 || block == 0) {
-        if (block > 0 && !in_place)
-            mpi_errno = MPIR_TSP_sched_localcopy(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                                 recvtype, sched, 0, NULL, &vtx);
-        goto fn_exit;
-    }
-    mpi_errno = sched_begin(a, &cvars, MPII_HIER_SCATTER_INTER_COUNT, root, &prm, &hier, &steps,
-                            tag);
-    MPIR_ERR_CHECK(mpi_errno);
-    if (!hier) {
-        mpi_errno = MPIR_TSP_Iscatter_sched_intra_tree(sendbuf, sendcount, sendtype, recvbuf,
-                                                       recvcount, recvtype, root, comm_ptr, 2,
-                                                       sched);
-        goto fn_exit;
-    }
-
-    MPII_Hier_tree_kind kind = prm.inter_algo == MPII_HIER_SCATTER_INTER_LINEAR ?
-        MPII_HIER_TREE_LINEAR : MPII_HIER_TREE_BINOMIAL;
-    long long nblocks = MPII_Hier_rooted_stage_blocks(&steps, kind);
-    MPIR_ERR_CHKANDJUMP(nblocks < 0, mpi_errno, MPI_ERR_OTHER, "**nomem");
-    if (nblocks > 0) {
-        stage = MPIR_TSP_sched_malloc(nblocks * block, sched);
-        MPIR_ERR_CHKANDJUMP(!stage, mpi_errno, MPI_ERR_OTHER, "**nomem");
-    }
-    for (int r = 0; rank == root && r < size; r++) {
-        mpi_errno = MPIR_TSP_sched_localcopy((const char *) sendbuf + r * sendcount * send_extent,
-                                             sendcount, sendtype,
-                                             stage + MPII_Hier_hierarchy_block_at(steps.h,
-                                                                                  steps.col,
-                                                                                  r) * block,
-                                             block, MPIR_BYTE_INTERNAL, sched, 0, NULL, &vtx);
-        MPIR_ERR_CHECK(mpi_errno);
-        MPIR_ERR_CHKANDJUMP(deps_add(&ready, vtx), mpi_errno, MPI_ERR_OTHER, "**nomem");
-    }
-
-    int n = steps.nsteps - 1;
-    for (int k = 0; k < n; k++) {
-        MPII_Hier_rooted_step rs;
-        long long at, len;
-        if (!steps.step[k].comm)
-            continue;
-        MPIR_Comm *comm = steps.step[k].comm;
-        if (MPII_Hier_rooted_step_init(&steps, k, kind, &rs) != MPI_SUCCESS)
-            mpi_errno = MPI_ERR_NO_MEM;
-        if (!mpi_errno && rs.tree.parent >= 0) {
-            MPII_Hier_rooted_step_piece(&rs, -1, &at, &len);
-            mpi_errno = MPIR_TSP_sched_irecv(stage, len * block, MPIR_BYTE_INTERNAL,
-                                             rs.tree.parent, tag[k], comm, sched, 0, NULL, &vtx);
-            ready.n = 0;
-            if (!mpi_errno && deps_add(&ready, vtx))
-                mpi_errno = MPI_ERR_NO_MEM;
-        }
-        /* one after the other, the largest subtree first (the tree's order): sent at once
-         * they would share this member's link, and the largest, which goes on furthest,
-         * would arrive last (1.3x the blocking form's time on 4 nodes) */
-        for (int c = 0, prev = -1; c < rs.tree.nchildren && !mpi_errno; c++) {
-            MPII_Hier_rooted_step_piece(&rs, c, &at, &len);
-            mpi_errno = MPIR_TSP_sched_isend(stage + at * block, len * block, MPIR_BYTE_INTERNAL,
-                                             rs.tree.children[c], tag[k], comm, sched,
-                                             prev < 0 ? ready.n : 1, prev < 0 ? ready.v : &prev,
-                                             &vtx);
-            prev = vtx;
-        }
-        MPII_Hier_rooted_step_free(&rs);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
-
-    /* the finest step: from its leader, which keeps its own block */
-    const MPII_Hier_step *fin = &steps.step[n];
-    int leads = !fin->comm || fin->comm->rank == fin->root;
-    if (fin->comm && !leads) {
-        mpi_errno = MPIR_TSP_sched_irecv(recvbuf, recvcount, recvtype, fin->root, tag[n],
-                                         fin->comm, sched, 0, NULL, &vtx);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
-    for (int p = 0; fin->comm && leads && p < fin->comm->local_size; p++) {
-        if (p == fin->root)
-            continue;
-        mpi_errno = MPIR_TSP_sched_isend(stage + p * block, block, MPIR_BYTE_INTERNAL, p, tag[n],
-                                         fin->comm, sched, ready.n, ready.v, &vtx);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
-    if (leads && !in_place) {
-        mpi_errno = MPIR_TSP_sched_localcopy(stage + MPII_Hier_hierarchy_finest_pos(steps.h,
-                                                                                   rank) * block,
-                                             block, MPIR_BYTE_INTERNAL, recvbuf, recvcount,
-                                             recvtype, sched, ready.n, ready.v, &vtx);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
-
-  fn_exit:
-    MPL_free(ready.v);
+    mpi_errno = sched_rooted_begin(a, gathers ? &gather : &scatter, sched, &s, &on_steps);
+    if (!mpi_errno && on_steps)
+        mpi_errno = gathers ? sched_gather_steps(a, &s, &added, sched) :
+            sched_scatter_steps(a, &s, &added, sched);
+    MPL_free(added.v);
     MPIR_FUNC_EXIT;
     return mpi_errno;
-  fn_fail:
-    goto fn_exit;
+}
+
+int MPII_Hier_gather_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
+{
+    return sched_rooted_run(1, a, sched);
+}
+
+int MPII_Hier_scatter_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
+{
+    return sched_rooted_run(0, a, sched);
 }
 
 /* One piece of a level-0 group's blocks down the steps below the top, after `avail` (this
@@ -397,6 +410,109 @@ static int sched_bcast_down(const MPII_Hier_steps * steps, const int *tag,
     goto fn_exit;
 }
 
+/* The binomial trees down each step below the top (rooted where the step is), and for
+ * each its children's last sends (none yet: -1) */
+static int sched_trees_down(const MPII_Hier_steps * steps, MPII_Hier_tree_node * trees,
+                            int **last)
+{
+    for (int k = 1; k < steps->nsteps; k++) {
+        const MPII_Hier_step *st = &steps->step[k];
+        if (!st->comm)
+            continue;
+        if (MPII_Hier_tree_node_init(&trees[k], MPII_HIER_TREE_BINOMIAL, st->comm->local_size,
+                                     st->root, 1, st->comm->rank) != 0)
+            return MPI_ERR_NO_MEM;
+        last[k] = MPL_malloc(sizeof(int) * MPL_MAX(1, trees[k].nchildren), MPL_MEM_COLL);
+        if (!last[k])
+            return MPI_ERR_NO_MEM;
+        for (int c = 0; c < trees[k].nchildren; c++)
+            last[k][c] = -1;
+    }
+    return MPI_SUCCESS;
+}
+
+/* The ring of the level-0 leaders: units of my group's pieces, then the blocks from the
+ * left in turn (as the blocking form's ring_pieces), each piece down the group as it
+ * arrives (sched_bcast_down, after `after`); my group's own after `gathered`. */
+static int sched_leaders_ring(const MPII_Hier_steps * steps, const int *tag,
+                              MPII_Hier_tree_node * trees, int **last, const long long *offset,
+                              int my_top, char *stage, MPI_Aint block, int segsize, int gathered,
+                              const deps * after, MPIR_TSP_sched_t sched)
+{
+    const MPII_Hier_hierarchy *h = steps->h;
+    MPIR_Comm *top_comm = steps->step[0].comm;
+    int ntop = h->nlevels == 0 ? steps->comm->local_size : h->level[0].ngroups;
+    int right = (my_top + 1) % ntop, left = (my_top - 1 + ntop) % ntop;
+    int mpi_errno = MPI_SUCCESS, sent_last = -1, recv_last = -1;
+
+    for (int j = 0; j < ntop; j++) {
+        int g = (my_top - j + ntop) % ntop, raised;
+        MPI_Aint first = offset[g] * block, len = (offset[g + 1] - offset[g]) * block;
+        MPI_Aint seg = MPII_Hier_seg_size(len, segsize, 1, &raised);
+        MPII_HIER_PVAR_ADD(SEGSIZE_RAISED, raised);
+        for (MPI_Aint at = 0; at < len; at += seg) {
+            MPI_Aint plen = MPL_MIN(seg, len - at);
+            int have = j == 0 ? gathered : -1, got;
+            if (j > 0 && top_comm) {
+                /* from the left, each after the one before it: two posted at once can
+                 * leave the second one's post answering EAGAIN inside the schedule's
+                 * start, before this rank's first send to the right was issued */
+                mpi_errno = MPIR_TSP_sched_irecv(stage + first + at, plen, MPIR_BYTE_INTERNAL,
+                                                 left, tag[0], top_comm, sched,
+                                                 recv_last < 0 ? 0 : 1, &recv_last, &have);
+                recv_last = have;
+                if (mpi_errno)
+                    return mpi_errno;
+                MPII_HIER_PVAR_ADD(ALLGATHER_HIER_SEGMENTS, 1);
+            }
+            /* on to the right, unless the right neighbour's own block came round; in order */
+            if (top_comm && j < ntop - 1) {
+                int in[2] = { have, sent_last };
+                mpi_errno = MPIR_TSP_sched_isend(stage + first + at, plen, MPIR_BYTE_INTERNAL,
+                                                 right, tag[0], top_comm, sched,
+                                                 sent_last < 0 ? 1 : 2, in, &sent_last);
+                if (mpi_errno)
+                    return mpi_errno;
+            }
+            mpi_errno = sched_bcast_down(steps, tag, trees, last, stage + first + at, plen,
+                                         have, after, sched, &got);
+            if (mpi_errno)
+                return mpi_errno;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+/* The allgather's way up: my block (own, own_count, own_type) at its place in the stage,
+ * then my group's blocks onto its leader (the hier gather's vertices, binomial trees).
+ * *after: the vertices that what comes down must follow (it overwrites nothing still
+ * being gathered or sent); *gathered: a vertex after all of them. */
+static int sched_allgather_up(const MPII_Hier_steps * steps, const int *tag, const void *own,
+                              MPI_Aint own_count, MPI_Datatype own_type, char *stage,
+                              MPI_Aint block, deps * after, MPIR_TSP_sched_t sched, int *gathered)
+{
+    int rank = steps->comm->rank, mpi_errno, vtx, sent;
+    long long my_at = MPII_Hier_hierarchy_block_at(steps->h, steps->col, rank);
+    char *mine = stage + my_at * block;
+
+    mpi_errno = MPIR_TSP_sched_localcopy(own, own_count, own_type, mine, block,
+                                         MPIR_BYTE_INTERNAL, sched, 0, NULL, &vtx);
+    if (mpi_errno)
+        return mpi_errno;
+    if (deps_add(after, vtx))
+        return MPI_ERR_NO_MEM;
+    mpi_errno = sched_gather_up(steps, tag, 1, MPII_HIER_TREE_BINOMIAL, mine, block,
+                                MPIR_BYTE_INTERNAL, stage + (my_at -
+                                                             MPII_Hier_hierarchy_finest_pos
+                                                             (steps->h, rank)) * block, block,
+                                after, sched, &sent);
+    if (mpi_errno)
+        return mpi_errno;
+    if (sent >= 0 && deps_add(after, sent))
+        return MPI_ERR_NO_MEM;
+    return MPIR_TSP_sched_selective_sink(sched, after->n, after->v, gathered);
+}
+
 /* Algorithm: the hier allgather as one schedule
  *
  * The blocking form's layout (MPIR_Allgather_intra_hier): each level-0 group's blocks
@@ -408,14 +524,10 @@ static int sched_bcast_down(const MPII_Hier_steps * steps, const int *tag,
  */
 int MPII_Hier_allgather_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
 {
-    const void *sendbuf = a->sendbuf;
-    MPI_Aint sendcount = a->sendcount;
-    MPI_Datatype sendtype = a->sendtype;
     void *recvbuf = a->buf;
     MPI_Aint recvcount = a->count;
     MPI_Datatype recvtype = a->datatype;
-    MPIR_Comm *comm_ptr = a->comm;
-    int mpi_errno = MPI_SUCCESS, vtx, sent;
+    int mpi_errno = MPI_SUCCESS;
     const MPII_Hier_params cvars = MPII_HIER_PARAMS_DATA(MPIR_CVAR_ALLGATHER_HIER_SEGSIZE,
                                                          MPIR_CVAR_ALLGATHER_HIER_INTER_ALGORITHM,
                                                          MPIR_CVAR_ALLGATHER_HIER_INTRA_ALGORITHM);
@@ -423,38 +535,34 @@ int MPII_Hier_allgather_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
     MPII_Hier_comm *hier = NULL;
     MPII_Hier_steps steps;
     int tag[MPII_HIER_MAX_STEPS];
-    MPII_Hier_tree_node trees[MPII_HIER_MAX_STEPS];
+    MPII_Hier_tree_node trees[MPII_HIER_MAX_STEPS] = { 0 };
     int *last[MPII_HIER_MAX_STEPS] = { NULL };
-    deps written = { 0 }, after = { 0 };
+    deps after = { 0 };
     long long *offset = NULL;
-    int rank = comm_ptr->rank, size = comm_ptr->local_size;
-    int in_place = sendbuf == MPI_IN_PLACE;
+    int rank = a->comm->rank, size = a->comm->local_size;
+    int in_place = a->sendbuf == MPI_IN_PLACE;
     MPI_Aint block, type_size, extent;
 
     MPIR_FUNC_ENTER;
 
-    memset(trees, 0, sizeof(trees));
     MPIR_Datatype_get_size_macro(recvtype, type_size);
     MPIR_Datatype_get_extent_macro(recvtype, extent);
     block = recvcount * type_size;
     if (size == 1 || block == 0) {
-        if (block > 0 && !in_place)
-            mpi_errno = MPIR_TSP_sched_localcopy(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                                 recvtype, sched, 0, NULL, &vtx);
+        mpi_errno = sched_own_copy(a, block > 0 && !in_place, sched);
         goto fn_exit;
     }
     mpi_errno = sched_begin(a, &cvars, MPII_HIER_ALLGATHER_INTER_COUNT, 0, &prm, &hier, &steps,
                             tag);
     MPIR_ERR_CHECK(mpi_errno);
     if (!hier) {
-        mpi_errno = MPIR_TSP_Iallgather_sched_intra_ring(sendbuf, sendcount, sendtype, recvbuf,
-                                                         recvcount, recvtype, comm_ptr, sched);
+        mpi_errno = MPIR_TSP_Iallgather_sched_intra_ring(a->sendbuf, a->sendcount, a->sendtype,
+                                                         recvbuf, recvcount, recvtype, a->comm,
+                                                         sched);
         goto fn_exit;
     }
 
     const MPII_Hier_hierarchy *h = steps.h;
-    int n = steps.nsteps - 1;
-    MPIR_Comm *top_comm = steps.step[0].comm;
     int ntop = h->nlevels == 0 ? size : h->level[0].ngroups;
     int my_top = h->nlevels == 0 ? rank : h->level[0].group_of[rank];
     char *stage = MPIR_TSP_sched_malloc(size * block, sched);
@@ -462,96 +570,25 @@ int MPII_Hier_allgather_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
     MPIR_ERR_CHKANDJUMP(!stage || !offset, mpi_errno, MPI_ERR_OTHER, "**nomem");
     MPII_Hier_hierarchy_step_offsets(h, 0, 0, 0, offset);
 
-    /* my block, then my group's blocks onto its leader */
-    long long my_at = MPII_Hier_hierarchy_block_at(h, steps.col, rank);
-    char *mine = stage + my_at * block;
-    mpi_errno = MPIR_TSP_sched_localcopy(in_place ? (char *) recvbuf + rank * recvcount * extent :
-                                         sendbuf, in_place ? recvcount : sendcount,
-                                         in_place ? recvtype : sendtype, mine, block,
-                                         MPIR_BYTE_INTERNAL, sched, 0, NULL, &vtx);
-    MPIR_ERR_CHECK(mpi_errno);
-    MPIR_ERR_CHKANDJUMP(deps_add(&written, vtx), mpi_errno, MPI_ERR_OTHER, "**nomem");
-    mpi_errno = sched_gather_up(&steps, tag, 1, MPII_HIER_TREE_BINOMIAL, mine, block,
-                                MPIR_BYTE_INTERNAL, stage + (my_at -
-                                                             MPII_Hier_hierarchy_finest_pos(h, rank))
-                                * block, block, &written, sched, &sent);
-    MPIR_ERR_CHECK(mpi_errno);
-    /* what comes down overwrites nothing still being gathered or sent */
-    for (int i = 0; i < written.n; i++)
-        MPIR_ERR_CHKANDJUMP(deps_add(&after, written.v[i]), mpi_errno, MPI_ERR_OTHER, "**nomem");
-    if (sent >= 0)
-        MPIR_ERR_CHKANDJUMP(deps_add(&after, sent), mpi_errno, MPI_ERR_OTHER, "**nomem");
     int gathered;
-    mpi_errno = MPIR_TSP_sched_selective_sink(sched, after.n, after.v, &gathered);
+    mpi_errno = sched_allgather_up(&steps, tag, in_place ? (char *) recvbuf + rank * recvcount *
+                                   extent : a->sendbuf, in_place ? recvcount : a->sendcount,
+                                   in_place ? recvtype : a->sendtype, stage, block, &after, sched,
+                                   &gathered);
     MPIR_ERR_CHECK(mpi_errno);
-
-    /* the trees down each step (binomial, rooted where the step is) */
-    for (int k = 1; k <= n; k++) {
-        const MPII_Hier_step *st = &steps.step[k];
-        if (!st->comm)
-            continue;
-        MPIR_ERR_CHKANDJUMP(MPII_Hier_tree_node_init(&trees[k], MPII_HIER_TREE_BINOMIAL,
-                                                     st->comm->local_size, st->root, 1,
-                                                     st->comm->rank) != 0, mpi_errno,
-                            MPI_ERR_OTHER, "**nomem");
-        last[k] = MPL_malloc(sizeof(int) * MPL_MAX(1, trees[k].nchildren), MPL_MEM_COLL);
-        MPIR_ERR_CHKANDJUMP(!last[k], mpi_errno, MPI_ERR_OTHER, "**nomem");
-        for (int c = 0; c < trees[k].nchildren; c++)
-            last[k][c] = -1;
-    }
-
+    mpi_errno = sched_trees_down(&steps, trees, last);
+    MPIR_ERR_CHECK(mpi_errno);
     /* the ring of the level-0 leaders, each piece down the group as it arrives */
-    int right = (my_top + 1) % ntop, left = (my_top - 1 + ntop) % ntop, sent_last = -1;
-    int recv_last = -1;
-    /* units: my group's pieces, then the blocks from the left in turn (as the blocking
-     * form's ring_pieces) */
-    for (int j = 0; j < ntop; j++) {
-        int g = (my_top - j + ntop) % ntop, raised;
-        MPI_Aint first = offset[g] * block, len = (offset[g + 1] - offset[g]) * block;
-        MPI_Aint seg = MPII_Hier_seg_size(len, prm.segsize, 1, &raised);
-        MPII_HIER_PVAR_ADD(SEGSIZE_RAISED, raised);
-        for (MPI_Aint at = 0; at < len; at += seg) {
-            MPI_Aint plen = MPL_MIN(seg, len - at);
-            int have = j == 0 ? gathered : -1, got;
-            if (j > 0 && top_comm) {
-                /* from the left, each after the one before it: with two posted at once
-                 * (4 MiB on a ring of 4 over OFI's tcp provider) the second one's post
-                 * answered EAGAIN for ever, inside the schedule's start, before this
-                 * rank's first send to the right was issued: every leader hung there */
-                mpi_errno = MPIR_TSP_sched_irecv(stage + first + at, plen, MPIR_BYTE_INTERNAL,
-                                                 left, tag[0], top_comm, sched,
-                                                 recv_last < 0 ? 0 : 1, &recv_last, &have);
-                recv_last = have;
-                MPIR_ERR_CHECK(mpi_errno);
-                MPII_HIER_PVAR_ADD(ALLGATHER_HIER_SEGMENTS, 1);
-            }
-            /* on to the right, unless the right neighbour's own block came round; in order */
-            if (top_comm && j < ntop - 1) {
-                int in[2] = { have, sent_last };
-                mpi_errno = MPIR_TSP_sched_isend(stage + first + at, plen, MPIR_BYTE_INTERNAL,
-                                                 right, tag[0], top_comm, sched,
-                                                 sent_last < 0 ? 1 : 2, in, &sent_last);
-                MPIR_ERR_CHECK(mpi_errno);
-            }
-            mpi_errno = sched_bcast_down(&steps, tag, trees, last, stage + first + at, plen,
-                                         have, &after, sched, &got);
-            MPIR_ERR_CHECK(mpi_errno);
-        }
-    }
+    mpi_errno = sched_leaders_ring(&steps, tag, trees, last, offset, my_top, stage, block,
+                                   prm.segsize, gathered, &after, sched);
+    MPIR_ERR_CHECK(mpi_errno);
 
     /* every block to its place, after everything arrived and left */
     int done;
     mpi_errno = MPIR_TSP_sched_sink(sched, &done);
-    MPIR_ERR_CHECK(mpi_errno);
-    for (int r = 0; r < size; r++) {
-        if (r == rank && in_place)
-            continue;
-        mpi_errno = MPIR_TSP_sched_localcopy(stage + MPII_Hier_hierarchy_block_at(h, steps.col, r)
-                                             * block, block, MPIR_BYTE_INTERNAL,
-                                             (char *) recvbuf + r * recvcount * extent, recvcount,
-                                             recvtype, sched, 1, &done, &vtx);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
+    if (!mpi_errno)
+        mpi_errno = sched_unstage(&steps, stage, block, recvbuf, recvcount, recvtype,
+                                  in_place ? rank : -1, 1, &done, sched);
 
   fn_exit:
     for (int k = 0; k < MPII_HIER_MAX_STEPS; k++) {
@@ -559,7 +596,6 @@ int MPII_Hier_allgather_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
         MPL_free(last[k]);
     }
     MPL_free(offset);
-    MPL_free(written.v);
     MPL_free(after.v);
     MPIR_FUNC_EXIT;
     return mpi_errno;
@@ -610,7 +646,6 @@ static int sched_fan(const MPII_Hier_step * st, int tag, int fan_in, MPIR_TSP_sc
         }
     }
     MPII_Hier_tree_node_free(&tree);
-    MPIR_ERR_CHECK(mpi_errno);
 
   fn_exit:
     MPL_free(got.v);

@@ -56,20 +56,6 @@ static MPI_Aint seg_elems(int64_t segsize, MPI_Aint count, MPI_Aint type_size)
     return plan.nsegs ? plan.seg_bytes / type_size : 1;
 }
 
-/* window tags for one schedule; every rank of comm takes the same, whatever it does */
-static int sched_tags(MPIR_Comm * comm, int window, int *tags)
-{
-    int mpi_errno = MPI_SUCCESS;
-    for (int i = 0; i < window; i++) {
-        mpi_errno = MPIR_Sched_next_tag(comm, &tags[i]);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
-}
-
 /* dependency list helpers: up to 2 vertices, -1 entries dropped */
 static int deps2(int *v, int a, int b)
 {
@@ -87,17 +73,13 @@ static int sched_recv_range(char *buf, MPI_Aint extent, const elem_range * rg,
                             int window, int *ids, MPIR_TSP_sched_t sched)
 {
     int mpi_errno = MPI_SUCCESS, v[2];
-    for (int64_t t = 0; t < rg->nsegs; t++) {
+    for (int64_t t = 0; t < rg->nsegs && !mpi_errno; t++) {
         int n = deps2(v, t >= window ? ids[t - window] : -1, -1);
         mpi_errno = MPIR_TSP_sched_irecv(buf + erange_start(rg, t) * extent, erange_count(rg, t),
                                          datatype, src, tags[t % window], comm, sched, n, v,
                                          &ids[t]);
-        MPIR_ERR_CHECK(mpi_errno);
     }
-  fn_exit:
     return mpi_errno;
-  fn_fail:
-    goto fn_exit;
 }
 
 /* Windowed pipelined send of range rg to dest, segment t after ready[t] (NULL: no
@@ -107,17 +89,68 @@ static int sched_send_range(char *buf, MPI_Aint extent, const elem_range * rg,
                             int window, const int *ready, int *sent, MPIR_TSP_sched_t sched)
 {
     int mpi_errno = MPI_SUCCESS, v[2];
-    for (int64_t t = 0; t < rg->nsegs; t++) {
+    for (int64_t t = 0; t < rg->nsegs && !mpi_errno; t++) {
         int n = deps2(v, ready ? ready[t] : -1, t >= window ? sent[t - window] : -1);
         mpi_errno = MPIR_TSP_sched_isend(buf + erange_start(rg, t) * extent, erange_count(rg, t),
                                          datatype, dest, tags[t % window], comm, sched, n, v,
                                          &sent[t]);
-        MPIR_ERR_CHECK(mpi_errno);
     }
+    return mpi_errno;
+}
+
+/* The start both seg trees share: their fanout and window checked, *nsegs 0 until
+ * known, and the window's tags drawn into *tags (to free), the same on every rank,
+ * whatever it has to do */
+static int seg_sched_start(MPIR_Comm * comm, int fanout, int window, int64_t * nsegs,
+                           int **tags)
+{
+    int mpi_errno = MPI_SUCCESS;
+
+    *tags = NULL;
+    if (nsegs)
+        *nsegs = 0;
+    MPIR_ERR_CHKANDJUMP1(fanout < 1 || window < 1, mpi_errno, MPI_ERR_ARG, "**arg", "**arg %s",
+                         "seg tree fanout and window must be >= 1");
+    *tags = MPL_malloc(sizeof(int) * window, MPL_MEM_COLL);
+    MPIR_ERR_CHKANDJUMP(!*tags, mpi_errno, MPI_ERR_OTHER, "**nomem");
+    mpi_errno = MPII_Hier_tags_draw(comm, window, 1, *tags);
+
   fn_exit:
     return mpi_errno;
   fn_fail:
     goto fn_exit;
+}
+
+/* The split-binary bcast's exchange: every rank swaps halves with its mirror rank in the
+ * other subtree; the root sends the second half to the ranks without a mirror.  recv_ids:
+ * the tree phase's receives of my half (a send of it follows each segment's). */
+static int sched_split_exchange(char *buffer, MPI_Aint extent, const elem_range * half,
+                                MPI_Datatype datatype, int root, MPIR_Comm * comm,
+                                const int *xtags, int window, const int *recv_ids,
+                                int *xrecv_ids, int *scratch, MPIR_TSP_sched_t sched)
+{
+    int mpi_errno = MPI_SUCCESS, rank = comm->rank, size = comm->local_size;
+
+    if (rank == root) {
+        int n = MPII_Hier_tree_split_binary_unmatched(size, root, NULL);
+        int *unmatched = MPL_malloc(sizeof(int) * MPL_MAX(n, 1), MPL_MEM_COLL);
+        if (!unmatched)
+            return MPI_ERR_NO_MEM;
+        MPII_Hier_tree_split_binary_unmatched(size, root, unmatched);
+        for (int i = 0; i < n && !mpi_errno; i++)
+            mpi_errno = sched_send_range(buffer, extent, &half[1], datatype, unmatched[i], xtags,
+                                         comm, window, NULL, scratch, sched);
+        MPL_free(unmatched);
+        return mpi_errno;
+    }
+    int side = MPII_Hier_tree_split_binary_half(size, root, rank);
+    int partner = MPII_Hier_tree_split_binary_partner(size, root, rank);
+    mpi_errno = sched_recv_range(buffer, extent, &half[1 - side], datatype, partner, xtags, comm,
+                                 window, xrecv_ids, sched);
+    if (!mpi_errno && partner != root)
+        mpi_errno = sched_send_range(buffer, extent, &half[side], datatype, partner, xtags, comm,
+                                     window, recv_ids, scratch, sched);
+    return mpi_errno;
 }
 
 /* Algorithm: segmented tree bcast
@@ -139,21 +172,15 @@ int MPII_Hier_seg_ibcast_sched(void *buffer, MPI_Aint count, MPI_Datatype dataty
     MPII_Hier_tree_node node = { -1, 0, NULL };
     elem_range whole, half[2];
     const elem_range *my_rg;
-    int *recv_ids = NULL, *scratch = NULL, *xrecv_ids = NULL, *unmatched = NULL;
+    int *recv_ids = NULL, *scratch = NULL, *xrecv_ids = NULL;
     int split = kind == MPII_HIER_TREE_SPLIT_BINARY;
     MPIR_CHKLMEM_DECL();
 
-    MPIR_ERR_CHKANDJUMP1(fanout < 1 || window < 1, mpi_errno, MPI_ERR_ARG, "**arg", "**arg %s",
-                         "seg bcast fanout and window must be >= 1");
-    if (nsegs)
-        *nsegs = 0;
-    /* every rank takes the same tags, whatever it has to do */
-    MPIR_CHKLMEM_MALLOC(tags, sizeof(int) * window);
-    mpi_errno = sched_tags(comm, window, tags);
+    mpi_errno = seg_sched_start(comm, fanout, window, nsegs, &tags);
     MPIR_ERR_CHECK(mpi_errno);
     if (split) {        /* the exchange phase */
         MPIR_CHKLMEM_MALLOC(xtags, sizeof(int) * window);
-        mpi_errno = sched_tags(comm, window, xtags);
+        mpi_errno = MPII_Hier_tags_draw(comm, window, 1, xtags);
         MPIR_ERR_CHECK(mpi_errno);
     }
 
@@ -197,30 +224,13 @@ int MPII_Hier_seg_ibcast_sched(void *buffer, MPI_Aint count, MPI_Datatype dataty
     }
 
     /* split-binary exchange phase, on its own tag: may overlap the tree phase */
-    if (split && rank == root) {
-        int n = MPII_Hier_tree_split_binary_unmatched(size, root, NULL);
-        MPIR_CHKLMEM_MALLOC(unmatched, sizeof(int) * MPL_MAX(n, 1));
-        MPII_Hier_tree_split_binary_unmatched(size, root, unmatched);
-        for (int i = 0; i < n; i++) {
-            mpi_errno = sched_send_range(buffer, extent, &half[1], datatype, unmatched[i], xtags,
-                                         comm, window, NULL, scratch, sched);
-            MPIR_ERR_CHECK(mpi_errno);
-        }
-    } else if (split) {
-        int side = MPII_Hier_tree_split_binary_half(size, root, rank);
-        int partner = MPII_Hier_tree_split_binary_partner(size, root, rank);
-        mpi_errno = sched_recv_range(buffer, extent, &half[1 - side], datatype, partner, xtags,
-                                     comm, window, xrecv_ids, sched);
-        MPIR_ERR_CHECK(mpi_errno);
-        if (partner != root) {
-            mpi_errno = sched_send_range(buffer, extent, &half[side], datatype, partner, xtags,
-                                         comm, window, recv_ids, scratch, sched);
-            MPIR_ERR_CHECK(mpi_errno);
-        }
-    }
+    if (split)
+        mpi_errno = sched_split_exchange(buffer, extent, half, datatype, root, comm, xtags,
+                                         window, recv_ids, xrecv_ids, scratch, sched);
 
   fn_exit:
     MPIR_CHKLMEM_FREEALL();
+    MPL_free(tags);
     MPII_Hier_tree_node_free(&node);
     return mpi_errno;
   fn_fail:
@@ -236,6 +246,90 @@ static MPII_Hier_tree_kind seg_reduce_kind(MPII_Hier_tree_kind kind, MPI_Op op)
         return MPII_HIER_TREE_IN_ORDER_BINARY;
     }
     return kind;
+}
+
+/* Per segment t: receive segment t of each child's partial result into its slot (free
+ * once the combine of segment t-window from that child is done), then child op ... op own
+ * into acc, last child first, one combine after the other (the first after copy_id);
+ * ready[t]: the last combine of segment t. */
+static int sched_reduce_segments(char *acc, MPI_Aint slot_bytes, MPI_Aint true_lb,
+                                 MPI_Aint extent, const elem_range * whole,
+                                 MPI_Datatype datatype, MPI_Op op,
+                                 const MPII_Hier_tree_node * node, const int *tags, int window,
+                                 int copy_id, MPIR_Comm * comm, int *ready,
+                                 MPIR_TSP_sched_t sched)
+{
+    int mpi_errno = MPI_SUCCESS, nch = node->nchildren;
+    char *tmp = nch ? (char *) MPIR_TSP_sched_malloc(slot_bytes * window * nch, sched) - true_lb
+        : NULL;
+    int *recv_ids = MPL_malloc(sizeof(int) * MPL_MAX(nch, 1), MPL_MEM_COLL);
+    int *red_ids = MPL_malloc(sizeof(int) * whole->nsegs * MPL_MAX(nch, 1), MPL_MEM_COLL);
+
+    if (!recv_ids || !red_ids)
+        mpi_errno = MPI_ERR_NO_MEM;
+    for (int64_t t = 0; t < whole->nsegs && !mpi_errno; t++) {
+        MPI_Aint n = erange_count(whole, t);
+        char *acc_t = acc + erange_start(whole, t) * extent;
+        int last = copy_id, v[2], nv;
+        for (int c = 0; c < nch && !mpi_errno; c++) {
+            char *slot = tmp + ((t % window) * nch + c) * slot_bytes;
+            nv = deps2(v, t >= window ? red_ids[(t - window) * nch + c] : -1, -1);
+            mpi_errno = MPIR_TSP_sched_irecv(slot, n, datatype, node->children[c],
+                                             tags[t % window], comm, sched, nv, v, &recv_ids[c]);
+        }
+        for (int c = nch - 1; c >= 0 && !mpi_errno; c--) {
+            char *slot = tmp + ((t % window) * nch + c) * slot_bytes;
+            nv = deps2(v, recv_ids[c], last);
+            mpi_errno = MPIR_TSP_sched_reduce_local(slot, acc_t, n, datatype, op, sched, nv, v,
+                                                    &red_ids[t * nch + c]);
+            last = red_ids[t * nch + c];
+        }
+        ready[t] = last;
+    }
+    MPL_free(recv_ids);
+    MPL_free(red_ids);
+    return mpi_errno;
+}
+
+/* acc: where this rank combines segment t before sending it up (the root's result when
+ * the root is the top).  A leaf sends its data as it is, except the root, whose recvbuf
+ * receives the result from the top meanwhile.  A copy into acc is one vertex
+ * (*copy_id) that every segment waits for. */
+static int sched_reduce_acc(const void *sendbuf, void *recvbuf, MPI_Aint count,
+                            MPI_Datatype datatype, int is_root, int final_recv, int leaf,
+                            MPI_Aint elem_bytes, MPI_Aint true_lb, MPIR_TSP_sched_t sched,
+                            char **acc, int *copy_id)
+{
+    if (is_root && !final_recv) {
+        *acc = recvbuf;
+        if (sendbuf == MPI_IN_PLACE)
+            return MPI_SUCCESS;
+        return MPIR_TSP_sched_localcopy(sendbuf, count, datatype, recvbuf, count, datatype,
+                                        sched, 0, NULL, copy_id);
+    }
+    if (leaf && !is_root) {
+        *acc = (char *) sendbuf;
+        return MPI_SUCCESS;
+    }
+    *acc = (char *) MPIR_TSP_sched_malloc(count * elem_bytes, sched) - true_lb;
+    return MPIR_TSP_sched_localcopy(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, datatype,
+                                    *acc, count, datatype, sched, 0, NULL, copy_id);
+}
+
+/* The root's result from the top of an in-order tree, segment by segment into recvbuf:
+ * after my contribution left it (copy_id), windowed; ids: nsegs ints of scratch. */
+static int sched_recv_result(void *recvbuf, MPI_Aint extent, const elem_range * whole,
+                             MPI_Datatype datatype, int top, const int *tags, MPIR_Comm * comm,
+                             int window, int copy_id, int *ids, MPIR_TSP_sched_t sched)
+{
+    int mpi_errno = MPI_SUCCESS;
+    for (int64_t t = 0; t < whole->nsegs && !mpi_errno; t++) {
+        int v[2], nv = deps2(v, copy_id, t >= window ? ids[t - window] : -1);
+        mpi_errno = MPIR_TSP_sched_irecv((char *) recvbuf + erange_start(whole, t) * extent,
+                                         erange_count(whole, t), datatype, top, tags[t % window],
+                                         comm, sched, nv, v, &ids[t]);
+    }
+    return mpi_errno;
 }
 
 /* Algorithm: segmented tree reduce
@@ -256,31 +350,23 @@ int MPII_Hier_seg_ireduce_sched(const void *sendbuf, void *recvbuf, MPI_Aint cou
 {
     int mpi_errno = MPI_SUCCESS;
     int rank = comm->rank, size = comm->local_size, *tags = NULL;
-    MPI_Aint type_size, extent, true_lb, true_extent, elem_bytes, seg, slot_bytes;
+    MPI_Aint type_size, extent, true_lb, true_extent, elem_bytes, seg;
     MPII_Hier_tree_node node = { -1, 0, NULL };
     elem_range whole;
     int top, up, final_recv, nch, copy_id = -1;
-    char *acc, *tmp = NULL;
-    int *recv_ids = NULL, *red_ids = NULL, *ready = NULL, *scratch = NULL;
+    char *acc;
+    int *ready = NULL, *scratch = NULL;
     MPIR_CHKLMEM_DECL();
 
-    MPIR_ERR_CHKANDJUMP1(fanout < 1 || window < 1, mpi_errno, MPI_ERR_ARG, "**arg", "**arg %s",
-                         "seg reduce fanout and window must be >= 1");
-    if (nsegs)
-        *nsegs = 0;
-    MPIR_CHKLMEM_MALLOC(tags, sizeof(int) * window);
-    mpi_errno = sched_tags(comm, window, tags);
+    mpi_errno = seg_sched_start(comm, fanout, window, nsegs, &tags);
     MPIR_ERR_CHECK(mpi_errno);
 
     MPIR_Datatype_get_size_macro(datatype, type_size);
     if (count == 0 || type_size == 0)
         goto fn_exit;
-    if (size == 1) {
-        if (sendbuf != MPI_IN_PLACE) {
-            mpi_errno = MPIR_TSP_sched_localcopy(sendbuf, count, datatype, recvbuf, count,
-                                                 datatype, sched, 0, NULL, &copy_id);
-            MPIR_ERR_CHECK(mpi_errno);
-        }
+    if (size == 1) {    /* the root alone: its contribution is the result */
+        mpi_errno = sched_reduce_acc(sendbuf, recvbuf, count, datatype, 1, 0, 1, 0, 0, sched,
+                                     &acc, &copy_id);
         goto fn_exit;
     }
     MPIR_Datatype_get_extent_macro(datatype, extent);
@@ -303,78 +389,27 @@ int MPII_Hier_seg_ireduce_sched(const void *sendbuf, void *recvbuf, MPI_Aint cou
     up = node.parent >= 0 ? node.parent : (top != root ? root : -1);
     final_recv = rank == root && top != root;
 
-    /* acc: where this rank combines segment t before sending it up (the root's result
-     * when the root is the top).  A leaf sends its data as it is, except the root, whose
-     * recvbuf receives the result from the top meanwhile.  A copy into acc is one vertex
-     * that every segment waits for. */
-    if (rank == root && !final_recv) {
-        acc = recvbuf;
-        if (sendbuf != MPI_IN_PLACE) {
-            mpi_errno = MPIR_TSP_sched_localcopy(sendbuf, count, datatype, recvbuf, count,
-                                                 datatype, sched, 0, NULL, &copy_id);
-            MPIR_ERR_CHECK(mpi_errno);
-        }
-    } else if (nch == 0 && rank != root) {
-        acc = (char *) sendbuf;
-    } else {
-        acc = (char *) MPIR_TSP_sched_malloc(count * elem_bytes, sched) - true_lb;
-        mpi_errno = MPIR_TSP_sched_localcopy(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count,
-                                             datatype, acc, count, datatype, sched, 0, NULL,
-                                             &copy_id);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
+    mpi_errno = sched_reduce_acc(sendbuf, recvbuf, count, datatype, rank == root, final_recv,
+                                 nch == 0, elem_bytes, true_lb, sched, &acc, &copy_id);
+    MPIR_ERR_CHECK(mpi_errno);
 
-    slot_bytes = seg * elem_bytes;
-    if (nch > 0)
-        tmp = (char *) MPIR_TSP_sched_malloc(slot_bytes * window * nch, sched) - true_lb;
-    MPIR_CHKLMEM_MALLOC(recv_ids, sizeof(int) * MPL_MAX(nch, 1));
-    MPIR_CHKLMEM_MALLOC(red_ids, sizeof(int) * whole.nsegs * MPL_MAX(nch, 1));
     MPIR_CHKLMEM_MALLOC(ready, sizeof(int) * whole.nsegs);
     MPIR_CHKLMEM_MALLOC(scratch, sizeof(int) * whole.nsegs);
-
-    for (int64_t t = 0; t < whole.nsegs; t++) {
-        MPI_Aint n = erange_count(&whole, t);
-        char *acc_t = acc + erange_start(&whole, t) * extent;
-        int last = copy_id, v[2], nv;
-        for (int c = 0; c < nch; c++) {
-            /* the slot is free once the combine of segment t-window from c is done */
-            char *slot = tmp + ((t % window) * nch + c) * slot_bytes;
-            nv = deps2(v, t >= window ? red_ids[(t - window) * nch + c] : -1, -1);
-            mpi_errno = MPIR_TSP_sched_irecv(slot, n, datatype, node.children[c],
-                                             tags[t % window], comm,
-                                             sched, nv, v, &recv_ids[c]);
-            MPIR_ERR_CHECK(mpi_errno);
-        }
-        /* child op ... op own, last child first, one combine after the other */
-        for (int c = nch - 1; c >= 0; c--) {
-            char *slot = tmp + ((t % window) * nch + c) * slot_bytes;
-            nv = deps2(v, recv_ids[c], last);
-            mpi_errno = MPIR_TSP_sched_reduce_local(slot, acc_t, n, datatype, op, sched, nv, v,
-                                                    &red_ids[t * nch + c]);
-            MPIR_ERR_CHECK(mpi_errno);
-            last = red_ids[t * nch + c];
-        }
-        ready[t] = last;
-    }
+    mpi_errno = sched_reduce_segments(acc, seg * elem_bytes, true_lb, extent, &whole, datatype,
+                                      op, &node, tags, window, copy_id, comm, ready, sched);
+    MPIR_ERR_CHECK(mpi_errno);
     if (up >= 0) {
         mpi_errno = sched_send_range(acc, extent, &whole, datatype, up, tags, comm, window,
                                      ready, scratch, sched);
         MPIR_ERR_CHECK(mpi_errno);
     }
-    if (final_recv) {
-        /* the result from the top lands in recvbuf: after my contribution left it */
-        for (int64_t t = 0; t < whole.nsegs; t++) {
-            int v[2], nv = deps2(v, copy_id, t >= window ? scratch[t - window] : -1);
-            mpi_errno = MPIR_TSP_sched_irecv((char *) recvbuf + erange_start(&whole, t) * extent,
-                                             erange_count(&whole, t), datatype, top,
-                                             tags[t % window], comm,
-                                             sched, nv, v, &scratch[t]);
-            MPIR_ERR_CHECK(mpi_errno);
-        }
-    }
+    if (final_recv)
+        mpi_errno = sched_recv_result(recvbuf, extent, &whole, datatype, top, tags, comm, window,
+                                      copy_id, scratch, sched);
 
   fn_exit:
     MPIR_CHKLMEM_FREEALL();
+    MPL_free(tags);
     MPII_Hier_tree_node_free(&node);
     return mpi_errno;
   fn_fail:

@@ -36,28 +36,6 @@ int MPII_Hier_params_resolve(MPII_Hier_params * prm, const MPII_Hier_params * gi
     goto fn_exit;
 }
 
-/*
-=== BEGIN_MPI_T_CVAR_INFO_BLOCK ===
-
-cvars:
-    - name        : MPIR_CVAR_HIER_LATENCY_BYTES
-      category    : COLLECTIVE
-      type        : int
-      default     : 0
-      min         : 0
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : >-
-        The inter-node links' start-up latency in bytes (alpha / beta: the bytes a link
-        moves in the time one message's start-up takes), with which the by_size
-        submodules of the hier algorithms weigh a latency algorithm against a bandwidth
-        one (hier_by_size.h). 0 takes a typical cluster link's
-        (MPII_HIER_LATENCY_BYTES_DEFAULT).
-
-=== END_MPI_T_CVAR_INFO_BLOCK ===
-*/
-
 static int64_t latency_bytes(void)
 {
     return MPIR_CVAR_HIER_LATENCY_BYTES > 0 ? MPIR_CVAR_HIER_LATENCY_BYTES :
@@ -166,38 +144,6 @@ static MPII_Hier_tree_kind seg_tree_of(int inter_algo, MPII_Hier_tree_kind own_t
     }
 }
 
-int MPII_Hier_begin(MPIR_Comm * comm, const MPII_Hier_params * given,
-                    const MPII_Hier_params * cvars, int n_inter_algos, int calls_pvar,
-                    MPII_Hier_params * prm, MPII_Hier_comm ** hier)
-{
-    int mpi_errno = MPI_SUCCESS;
-
-    *hier = NULL;
-    mpi_errno = MPII_Hier_params_resolve(prm, given, cvars, n_inter_algos);
-    MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = MPII_Hier_get(comm, hier);
-    MPIR_ERR_CHECK(mpi_errno);
-    if (MPII_Hier_is_user_call(*hier))
-        MPII_Hier_pvars[calls_pvar]++;
-
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
-}
-
-int MPII_Hier_reduction_runs_flat(const MPII_Hier_comm * hier, MPI_Op op)
-{
-    if (!hier || MPII_Hier_one_node(hier))
-        return 1;
-    if (!MPIR_Op_is_commutative(op) &&
-        !MPII_Hier_hierarchy_is_rank_ordered(MPII_Hier_used(hier))) {
-        MPII_HIER_PVAR_ADD(FLAT_FALLBACKS, 1);
-        return 1;
-    }
-    return 0;
-}
-
 void MPII_Hier_sched_discard(MPII_Hier_sched * s)
 {
     if (s->sched && s->type == MPIR_SCHED_GENTRAN)
@@ -258,267 +204,251 @@ int MPII_Hier_sched_run(int build_errno, MPII_Hier_sched * s, MPIR_Comm * comm)
     return mpi_errno;
 }
 
-/* The schedule kind an inter-node algorithm builds (not auto: MPICH's own pick). */
-static enum MPIR_sched_type sched_type_of(int inter_algo)
+/* ---- the steps as schedules: one builder table ---- */
+
+/* One step of a bcast, reduce or allreduce as its builder takes it */
+typedef struct {
+    MPII_Hier_sized_op kind;    /* MPII_HIER_SIZED_BCAST, _REDUCE or _ALLREDUCE */
+    const void *sendbuf;        /* reduce: the contribution (MPI_IN_PLACE: in buf) */
+    void *buf;                  /* bcast: the buffer; reduce: recvbuf; allreduce: in place */
+    MPI_Aint count;
+    MPI_Datatype datatype;
+    MPI_Op op;                  /* reduce, allreduce */
+    int root;                   /* bcast, reduce */
+} step_call;
+
+typedef int (*step_builder) (const step_call * c, const MPII_Hier_params * prm,
+                             MPIR_Comm * comm, void *sched);
+
+static int bcast_binomial(const step_call * c, const MPII_Hier_params * prm, MPIR_Comm * comm,
+                          void *sched)
 {
-    return inter_algo == MPII_HIER_INTER_SCHED_BINOMIAL ? MPIR_SCHED_NORMAL : MPIR_SCHED_GENTRAN;
+    return MPIR_Ibcast_intra_sched_binomial(c->buf, c->count, c->datatype, c->root, comm, sched);
 }
 
-int MPII_Hier_build_ibcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int root,
-                           MPIR_Comm * comm, const MPII_Hier_params * prm, bool is_persistent,
-                           MPII_Hier_sched * s)
+static int reduce_binomial(const step_call * c, const MPII_Hier_params * prm, MPIR_Comm * comm,
+                           void *sched)
 {
-    int mpi_errno = MPI_SUCCESS;
-    int tree_type, k;
-
-    s->sched = NULL;
-    if (prm->inter_algo == MPII_HIER_INTER_AUTO)
-        return MPIR_Ibcast_allcomm_sched_auto(buf, count, datatype, root, comm, is_persistent,
-                                              &s->sched, &s->type);
-    mpi_errno = MPII_Hier_sched_new(s, sched_type_of(prm->inter_algo), comm, is_persistent);
-    MPIR_ERR_CHECK(mpi_errno);
-    switch (prm->inter_algo) {
-        case MPII_HIER_INTER_SCHED_BINOMIAL:
-            mpi_errno = MPIR_Ibcast_intra_sched_binomial(buf, count, datatype, root, comm,
-                                                         s->sched);
-            break;
-        case MPII_HIER_INTER_TSP_KARY:
-        case MPII_HIER_INTER_TSP_KNOMIAL:
-        case MPII_HIER_INTER_TSP_RING:
-            tsp_tree_of(prm, &tree_type, &k);
-            mpi_errno = MPIR_TSP_Ibcast_sched_intra_tree(buf, count, datatype, root, comm,
-                                                         tree_type, k,
-                                                         tsp_chunk(prm->inter_chunk, count,
-                                                                   datatype), s->sched);
-            break;
-        default:       /* the seg_* trees */
-            mpi_errno = MPII_Hier_seg_ibcast_sched(buf, count, datatype, root, comm,
-                                                   seg_tree_of(prm->inter_algo,
-                                                               MPII_HIER_TREE_SPLIT_BINARY),
-                                                   prm->inter_chunk, prm->inter_k,
-                                                   MPIR_CVAR_BCAST_SEG_WINDOW, NULL, s->sched);
-    }
-    MPIR_ERR_CHECK(mpi_errno);
-
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    MPII_Hier_sched_discard(s);
-    goto fn_exit;
+    return MPIR_Ireduce_intra_sched_binomial(c->sendbuf, c->buf, c->count, c->datatype, c->op,
+                                             c->root, comm, sched);
 }
 
-int MPII_Hier_build_ireduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
-                            MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * comm,
-                            const MPII_Hier_params * prm, bool is_persistent,
-                            MPII_Hier_sched * s)
+static int bcast_tsp_tree(const step_call * c, const MPII_Hier_params * prm, MPIR_Comm * comm,
+                          void *sched)
 {
-    int mpi_errno = MPI_SUCCESS;
     int tree_type, k;
-    int inter_algo = prm->inter_algo;
+    tsp_tree_of(prm, &tree_type, &k);
+    return MPIR_TSP_Ibcast_sched_intra_tree(c->buf, c->count, c->datatype, c->root, comm,
+                                            tree_type, k,
+                                            tsp_chunk(prm->inter_chunk, c->count, c->datatype),
+                                            sched);
+}
 
-    /* MPICH's tsp tree reduce is registered for commutative ops only; the binomial
-     * schedule combines in rank order, which the leaders' comm follows.  The seg trees
-     * run the in-order binary tree (MPII_Hier_seg_ireduce_sched counts it). */
-    if (!MPIR_Op_is_commutative(op) && inter_algo < MPII_HIER_INTER_SEG_LINEAR)
-        inter_algo = MPII_HIER_INTER_SCHED_BINOMIAL;
+static int reduce_tsp_tree(const step_call * c, const MPII_Hier_params * prm, MPIR_Comm * comm,
+                           void *sched)
+{
+    int tree_type, k;
+    tsp_tree_of(prm, &tree_type, &k);
+    return MPIR_TSP_Ireduce_sched_intra_tree(c->sendbuf, c->buf, c->count, c->datatype, c->op,
+                                             c->root, comm, tree_type, k,
+                                             tsp_chunk(prm->inter_chunk, c->count, c->datatype),
+                                             0, sched);
+}
 
-    s->sched = NULL;
-    if (inter_algo == MPII_HIER_INTER_AUTO)
-        return MPIR_Ireduce_allcomm_sched_auto(sendbuf, recvbuf, count, datatype, op, root, comm,
-                                               is_persistent, &s->sched, &s->type);
-    mpi_errno = MPII_Hier_sched_new(s, sched_type_of(inter_algo), comm, is_persistent);
-    MPIR_ERR_CHECK(mpi_errno);
+static int bcast_seg_tree(const step_call * c, const MPII_Hier_params * prm, MPIR_Comm * comm,
+                          void *sched)
+{
+    return MPII_Hier_seg_ibcast_sched(c->buf, c->count, c->datatype, c->root, comm,
+                                      seg_tree_of(prm->inter_algo, MPII_HIER_TREE_SPLIT_BINARY),
+                                      prm->inter_chunk, prm->inter_k, MPIR_CVAR_BCAST_SEG_WINDOW,
+                                      NULL, sched);
+}
+
+/* a reduce's own tree: the in-order binary tree (rank order, whatever the op) */
+static int reduce_seg_tree(const step_call * c, const MPII_Hier_params * prm, MPIR_Comm * comm,
+                           void *sched)
+{
+    return MPII_Hier_seg_ireduce_sched(c->sendbuf, c->buf, c->count, c->datatype, c->op,
+                                       c->root, comm,
+                                       seg_tree_of(prm->inter_algo,
+                                                   MPII_HIER_TREE_IN_ORDER_BINARY),
+                                       prm->inter_chunk, prm->inter_k,
+                                       MPIR_CVAR_REDUCE_SEG_WINDOW, NULL, sched);
+}
+
+/* MPICH's recursive doubling combines in rank order */
+static int allreduce_recursive_doubling(const step_call * c, const MPII_Hier_params * prm,
+                                        MPIR_Comm * comm, void *sched)
+{
+    return MPIR_Iallreduce_intra_sched_recursive_doubling(MPI_IN_PLACE, c->buf, c->count,
+                                                          c->datatype, c->op, comm, sched);
+}
+
+/* MPICH's ring reduces in ring order: registered for commutative ops only */
+static int allreduce_ring(const step_call * c, const MPII_Hier_params * prm, MPIR_Comm * comm,
+                          void *sched)
+{
+    MPIR_Assert(MPIR_Op_is_commutative(c->op));
+    return MPIR_TSP_Iallreduce_sched_intra_ring(MPI_IN_PLACE, c->buf, c->count, c->datatype,
+                                                c->op, comm, sched);
+}
+
+/* The builders by family of algorithms, each with its schedule kind, per collective
+ * (indexed by MPII_Hier_sized_op: bcast, reduce, allreduce) */
+typedef enum {
+    FAMILY_BINOMIAL,            /* sched_binomial; the intra-node binomial and shm */
+    FAMILY_TSP_TREE,            /* tsp_kary, tsp_knomial, tsp_ring */
+    FAMILY_SEG_TREE,            /* seg_* */
+    FAMILY_RECURSIVE_DOUBLING,  /* by_size's allreduce among the leaders */
+    FAMILY_RING,                /* tsp_allreduce_ring */
+    N_FAMILIES
+} step_family;
+static const struct {
+    enum MPIR_sched_type type;
+    step_builder build[3];
+} builders[N_FAMILIES] = {
+    [FAMILY_BINOMIAL] = {MPIR_SCHED_NORMAL, {bcast_binomial, reduce_binomial, NULL}},
+    [FAMILY_TSP_TREE] = {MPIR_SCHED_GENTRAN, {bcast_tsp_tree, reduce_tsp_tree, NULL}},
+    [FAMILY_SEG_TREE] = {MPIR_SCHED_GENTRAN, {bcast_seg_tree, reduce_seg_tree, NULL}},
+    [FAMILY_RECURSIVE_DOUBLING] = {MPIR_SCHED_NORMAL, {NULL, NULL, allreduce_recursive_doubling}},
+    [FAMILY_RING] = {MPIR_SCHED_GENTRAN, {NULL, NULL, allreduce_ring}},
+};
+
+static step_family family_of(MPII_Hier_sized_op kind, int inter_algo)
+{
+    if (kind == MPII_HIER_SIZED_ALLREDUCE)
+        return inter_algo == MPII_HIER_INTER_RECURSIVE_DOUBLING ? FAMILY_RECURSIVE_DOUBLING :
+            FAMILY_RING;
     switch (inter_algo) {
         case MPII_HIER_INTER_SCHED_BINOMIAL:
-            mpi_errno = MPIR_Ireduce_intra_sched_binomial(sendbuf, recvbuf, count, datatype, op,
-                                                          root, comm, s->sched);
-            break;
+            return FAMILY_BINOMIAL;
         case MPII_HIER_INTER_TSP_KARY:
         case MPII_HIER_INTER_TSP_KNOMIAL:
         case MPII_HIER_INTER_TSP_RING:
-            tsp_tree_of(prm, &tree_type, &k);
-            mpi_errno = MPIR_TSP_Ireduce_sched_intra_tree(sendbuf, recvbuf, count, datatype, op,
-                                                          root, comm, tree_type, k,
-                                                          tsp_chunk(prm->inter_chunk, count,
-                                                                    datatype), 0, s->sched);
-            break;
-        default:       /* the seg_* trees */
-            mpi_errno = MPII_Hier_seg_ireduce_sched(sendbuf, recvbuf, count, datatype, op, root,
-                                                    comm, seg_tree_of(inter_algo,
-                                                                      MPII_HIER_TREE_IN_ORDER_BINARY),
-                                                    prm->inter_chunk, prm->inter_k,
-                                                    MPIR_CVAR_REDUCE_SEG_WINDOW, NULL, s->sched);
+            return FAMILY_TSP_TREE;
+        default:
+            return FAMILY_SEG_TREE;
     }
-    MPIR_ERR_CHECK(mpi_errno);
-
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    MPII_Hier_sched_discard(s);
-    goto fn_exit;
 }
 
-int MPII_Hier_build_iallreduce(void *buf, MPI_Aint count, MPI_Datatype datatype, MPI_Op op,
-                               MPIR_Comm * comm, int inter_algo, bool is_persistent,
-                               MPII_Hier_sched * s)
+/* The inter-node algorithm a step of c runs: MPICH's tsp tree reduce is registered for
+ * commutative ops only, and the binomial schedule combines in rank order, which the
+ * leaders' comm follows; the seg trees run the in-order binary tree
+ * (MPII_Hier_seg_ireduce_sched counts it). */
+static int inter_algo_of(const step_call * c, int inter_algo)
 {
-    int mpi_errno = MPI_SUCCESS;
-    int recursive_doubling = inter_algo == MPII_HIER_INTER_RECURSIVE_DOUBLING;
-
-    /* MPICH's ring reduces in ring order: registered for commutative ops only; its
-     * recursive doubling combines in rank order */
-    MPIR_Assert(recursive_doubling || MPIR_Op_is_commutative(op));
-    mpi_errno = MPII_Hier_sched_new(s, recursive_doubling ? MPIR_SCHED_NORMAL :
-                                    MPIR_SCHED_GENTRAN, comm, is_persistent);
-    MPIR_ERR_CHECK(mpi_errno);
-    if (recursive_doubling)
-        mpi_errno = MPIR_Iallreduce_intra_sched_recursive_doubling(MPI_IN_PLACE, buf, count,
-                                                                   datatype, op, comm, s->sched);
-    else
-        mpi_errno = MPIR_TSP_Iallreduce_sched_intra_ring(MPI_IN_PLACE, buf, count, datatype, op,
-                                                         comm, s->sched);
-    MPIR_ERR_CHECK(mpi_errno);
-
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    MPII_Hier_sched_discard(s);
-    goto fn_exit;
+    if (c->kind == MPII_HIER_SIZED_REDUCE && !MPIR_Op_is_commutative(c->op) &&
+        inter_algo < MPII_HIER_INTER_SEG_LINEAR)
+        return MPII_HIER_INTER_SCHED_BINOMIAL;
+    return inter_algo;
 }
 
-/* The intra-node steps as schedules: no device shm step (release_gather has none), so
- * shm takes binomial; auto takes MPICH's Csel pick on the node comm. */
-int MPII_Hier_build_intra_ibcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int root,
-                                 MPIR_Comm * node_comm, int intra_algo, bool is_persistent,
+/* A step as a schedule in *s (nothing left to free when it fails): MPII_HIER_INTER_AUTO
+ * is MPICH's Csel pick on comm (bcast and reduce). */
+static int build_step(const step_call * c, const MPII_Hier_params * prm, int inter_algo,
+                      MPIR_Comm * comm, bool is_persistent, MPII_Hier_sched * s)
+{
+    int mpi_errno;
+
+    s->sched = NULL;
+    if (inter_algo == MPII_HIER_INTER_AUTO && c->kind == MPII_HIER_SIZED_BCAST)
+        return MPIR_Ibcast_allcomm_sched_auto(c->buf, c->count, c->datatype, c->root, comm,
+                                              is_persistent, &s->sched, &s->type);
+    if (inter_algo == MPII_HIER_INTER_AUTO && c->kind == MPII_HIER_SIZED_REDUCE)
+        return MPIR_Ireduce_allcomm_sched_auto(c->sendbuf, c->buf, c->count, c->datatype, c->op,
+                                               c->root, comm, is_persistent, &s->sched,
+                                               &s->type);
+    step_family family = family_of(c->kind, inter_algo);
+    mpi_errno = MPII_Hier_sched_new(s, builders[family].type, comm, is_persistent);
+    if (!mpi_errno) {
+        MPII_Hier_params with_algo = prm ? *prm : (MPII_Hier_params) { 0 };
+        with_algo.inter_algo = inter_algo;
+        mpi_errno = builders[family].build[c->kind] (c, &with_algo, comm, s->sched);
+    }
+    if (mpi_errno)
+        MPII_Hier_sched_discard(s);
+    return mpi_errno;
+}
+
+/* The intra-node submodule's algorithm as a schedule: no device shm step (release_gather
+ * has none), so shm takes binomial; auto takes MPICH's Csel pick on the node comm. */
+static int intra_sched_algo(const step_call * c, int intra_algo)
+{
+    intra_algo = MPII_Hier_intra_resolve(intra_algo, MPII_Hier_payload_bytes(c->count,
+                                                                             c->datatype),
+                                         c->kind);
+    return intra_algo == MPII_HIER_INTRA_AUTO ? MPII_HIER_INTER_AUTO :
+        MPII_HIER_INTER_SCHED_BINOMIAL;
+}
+
+int MPII_Hier_build_flat_ireduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
+                                 MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * comm,
                                  MPII_Hier_sched * s)
 {
-    int mpi_errno = MPI_SUCCESS;
-
-    s->sched = NULL;
-    intra_algo = MPII_Hier_intra_resolve(intra_algo, MPII_Hier_payload_bytes(count, datatype),
-                                         MPII_HIER_SIZED_BCAST);
-    if (intra_algo == MPII_HIER_INTRA_AUTO)
-        return MPIR_Ibcast_allcomm_sched_auto(buf, count, datatype, root, node_comm,
-                                              is_persistent, &s->sched, &s->type);
-    mpi_errno = MPII_Hier_sched_new(s, MPIR_SCHED_NORMAL, node_comm, is_persistent);
-    MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = MPIR_Ibcast_intra_sched_binomial(buf, count, datatype, root, node_comm,
-                                                 s->sched);
-    MPIR_ERR_CHECK(mpi_errno);
-
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    MPII_Hier_sched_discard(s);
-    goto fn_exit;
+    const step_call c = { MPII_HIER_SIZED_REDUCE, sendbuf, recvbuf, count, datatype, op, root };
+    return build_step(&c, NULL, MPII_HIER_INTER_SCHED_BINOMIAL, comm, true, s);
 }
 
-int MPII_Hier_build_intra_ireduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
-                                  MPI_Datatype datatype, MPI_Op op, int root,
-                                  MPIR_Comm * node_comm, int intra_algo, bool is_persistent,
-                                  MPII_Hier_sched * s)
-{
-    int mpi_errno = MPI_SUCCESS;
-
-    s->sched = NULL;
-    intra_algo = MPII_Hier_intra_resolve(intra_algo, MPII_Hier_payload_bytes(count, datatype),
-                                         MPII_HIER_SIZED_REDUCE);
-    if (intra_algo == MPII_HIER_INTRA_AUTO)
-        return MPIR_Ireduce_allcomm_sched_auto(sendbuf, recvbuf, count, datatype, op, root,
-                                               node_comm, is_persistent, &s->sched, &s->type);
-    mpi_errno = MPII_Hier_sched_new(s, MPIR_SCHED_NORMAL, node_comm, is_persistent);
-    MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = MPIR_Ireduce_intra_sched_binomial(sendbuf, recvbuf, count, datatype, op, root,
-                                                  node_comm, s->sched);
-    MPIR_ERR_CHECK(mpi_errno);
-
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    MPII_Hier_sched_discard(s);
-    goto fn_exit;
-}
-
-int MPII_Hier_start_ibcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int root,
-                           MPIR_Comm * comm, const MPII_Hier_params * prm, MPIR_Request ** req)
+/* A blocking task's step: the intra-node submodule runs to its end; an inter-node one is
+ * started (*out->req), MPICH's MPIR_I<coll> with its CVARs for auto */
+static int run_step(const step_call * c, const MPII_Hier_step * st, const MPII_Hier_params * prm,
+                    int inter_algo, bool intra, MPII_Hier_task_out * out)
 {
     MPII_Hier_sched s;
 
-    *req = NULL;
-    if (prm->inter_algo == MPII_HIER_INTER_AUTO)
-        return MPIR_Ibcast(buf, count, datatype, root, comm, req);
-    int mpi_errno = MPII_Hier_build_ibcast(buf, count, datatype, root, comm, prm, false, &s);
-    return MPII_Hier_sched_start(mpi_errno, &s, comm, req);
+    *out->req = NULL;
+    if (intra && c->kind == MPII_HIER_SIZED_BCAST)
+        return MPII_Hier_intra_bcast(c->buf, c->count, c->datatype, st->root, st->comm,
+                                     prm->intra_algo, out->coll_attr);
+    if (intra)
+        return MPII_Hier_intra_reduce(c->sendbuf, c->buf, c->count, c->datatype, c->op,
+                                      st->root, st->comm, prm->intra_algo, out->coll_attr);
+    if (inter_algo == MPII_HIER_INTER_AUTO && c->kind == MPII_HIER_SIZED_BCAST)
+        return MPIR_Ibcast(c->buf, c->count, c->datatype, st->root, st->comm, out->req);
+    if (inter_algo == MPII_HIER_INTER_AUTO && c->kind == MPII_HIER_SIZED_REDUCE)
+        return MPIR_Ireduce(c->sendbuf, c->buf, c->count, c->datatype, c->op, st->root,
+                            st->comm, out->req);
+    int mpi_errno = build_step(c, prm, inter_algo, st->comm, false, &s);
+    return MPII_Hier_sched_start(mpi_errno, &s, st->comm, out->req);
 }
 
-int MPII_Hier_start_ireduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
-                            MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * comm,
-                            const MPII_Hier_params * prm, MPIR_Request ** req)
+/* One step of one segment as a pipeline task does it: built into out->s (persistent: the
+ * schedule form reruns its steps), or run */
+static int task_step(const step_call * c, const MPII_Hier_step * st,
+                     const MPII_Hier_params * prm, bool intra, MPII_Hier_task_out * out)
 {
-    MPII_Hier_sched s;
-
-    *req = NULL;
-    if (prm->inter_algo == MPII_HIER_INTER_AUTO && MPIR_Op_is_commutative(op))
-        return MPIR_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, req);
-    int mpi_errno = MPII_Hier_build_ireduce(sendbuf, recvbuf, count, datatype, op, root, comm,
-                                            prm, false, &s);
-    return MPII_Hier_sched_start(mpi_errno, &s, comm, req);
-}
-
-int MPII_Hier_start_iallreduce(void *buf, MPI_Aint count, MPI_Datatype datatype, MPI_Op op,
-                               MPIR_Comm * comm, int inter_algo, MPIR_Request ** req)
-{
-    MPII_Hier_sched s;
-
-    *req = NULL;
-    int mpi_errno = MPII_Hier_build_iallreduce(buf, count, datatype, op, comm, inter_algo,
-                                               false, &s);
-    return MPII_Hier_sched_start(mpi_errno, &s, comm, req);
+    int algo = intra ? intra_sched_algo(c, prm->intra_algo) : inter_algo_of(c, prm->inter_algo);
+    if (out->s)
+        return build_step(c, prm, algo, st->comm, true, out->s);
+    return run_step(c, st, prm, algo, intra, out);
 }
 
 int MPII_Hier_step_bcast(void *buf, MPI_Aint count, MPI_Datatype datatype,
                          const MPII_Hier_step * st, const MPII_Hier_params * prm, bool intra,
                          MPII_Hier_task_out * out)
 {
-    if (out->s && intra)
-        return MPII_Hier_build_intra_ibcast(buf, count, datatype, st->root, st->comm,
-                                            prm->intra_algo, true, out->s);
-    if (out->s)
-        return MPII_Hier_build_ibcast(buf, count, datatype, st->root, st->comm, prm,
-                                      true, out->s);
-    if (intra)
-        return MPII_Hier_intra_bcast(buf, count, datatype, st->root, st->comm, prm->intra_algo,
-                                     out->coll_attr);
-    return MPII_Hier_start_ibcast(buf, count, datatype, st->root, st->comm, prm, out->req);
+    const step_call c = { MPII_HIER_SIZED_BCAST, NULL, buf, count, datatype, MPI_OP_NULL,
+        st->root
+    };
+    return task_step(&c, st, prm, intra, out);
 }
 
 int MPII_Hier_step_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
                           MPI_Datatype datatype, MPI_Op op, const MPII_Hier_step * st,
                           const MPII_Hier_params * prm, bool intra, MPII_Hier_task_out * out)
 {
-    if (out->s && intra)
-        return MPII_Hier_build_intra_ireduce(sendbuf, recvbuf, count, datatype, op, st->root,
-                                             st->comm, prm->intra_algo, true,
-                                             out->s);
-    if (out->s)
-        return MPII_Hier_build_ireduce(sendbuf, recvbuf, count, datatype, op, st->root,
-                                       st->comm, prm, true, out->s);
-    if (intra)
-        return MPII_Hier_intra_reduce(sendbuf, recvbuf, count, datatype, op, st->root,
-                                      st->comm, prm->intra_algo, out->coll_attr);
-    return MPII_Hier_start_ireduce(sendbuf, recvbuf, count, datatype, op, st->root, st->comm,
-                                   prm, out->req);
+    const step_call c = { MPII_HIER_SIZED_REDUCE, sendbuf, recvbuf, count, datatype, op,
+        st->root
+    };
+    return task_step(&c, st, prm, intra, out);
 }
 
 int MPII_Hier_step_allreduce(void *buf, MPI_Aint count, MPI_Datatype datatype, MPI_Op op,
                              const MPII_Hier_step * st, const MPII_Hier_params * prm,
                              MPII_Hier_task_out * out)
 {
-    if (out->s)
-        return MPII_Hier_build_iallreduce(buf, count, datatype, op, st->comm, prm->inter_algo,
-                                          true, out->s);
-    return MPII_Hier_start_iallreduce(buf, count, datatype, op, st->comm, prm->inter_algo,
-                                      out->req);
+    const step_call c = { MPII_HIER_SIZED_ALLREDUCE, MPI_IN_PLACE, buf, count, datatype, op, 0 };
+    return task_step(&c, st, prm, false, out);
 }
 
 /* A device shm collective is running.  Its set-up (the shared segment's allocation) and
@@ -575,26 +505,17 @@ int MPII_Hier_intra_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
                                     coll_attr);
 }
 
-int MPII_Hier_intra_gather(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype,
-                           void *recvbuf, MPI_Aint recvcount, MPI_Datatype recvtype, int root,
-                           MPIR_Comm * node_comm, int intra_algo, int coll_attr)
+int MPII_Hier_intra_rooted(int gathers, const void *sendbuf, MPI_Aint sendcount,
+                           MPI_Datatype sendtype, void *recvbuf, MPI_Aint recvcount,
+                           MPI_Datatype recvtype, int root, MPIR_Comm * node_comm,
+                           int intra_algo, int coll_attr)
 {
-    if (intra_algo == MPII_HIER_INTRA_AUTO || intra_algo == MPII_HIER_INTRA_BY_SIZE)
-        return MPIR_Gather_allcomm_auto(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                        recvtype, root, node_comm, coll_attr);
-    return MPIR_Gather_intra_binomial(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                      recvtype, root, node_comm, coll_attr);
-}
-
-int MPII_Hier_intra_scatter(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype,
-                            void *recvbuf, MPI_Aint recvcount, MPI_Datatype recvtype, int root,
-                            MPIR_Comm * node_comm, int intra_algo, int coll_attr)
-{
-    if (intra_algo == MPII_HIER_INTRA_AUTO || intra_algo == MPII_HIER_INTRA_BY_SIZE)
-        return MPIR_Scatter_allcomm_auto(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                         recvtype, root, node_comm, coll_attr);
-    return MPIR_Scatter_intra_binomial(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                       recvtype, root, node_comm, coll_attr);
+    int pick = intra_algo == MPII_HIER_INTRA_AUTO || intra_algo == MPII_HIER_INTRA_BY_SIZE;
+    MPII_Hier_rooted_fn fn = gathers ?
+        (pick ? MPIR_Gather_allcomm_auto : MPIR_Gather_intra_binomial) :
+        (pick ? MPIR_Scatter_allcomm_auto : MPIR_Scatter_intra_binomial);
+    return fn(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, node_comm,
+              coll_attr);
 }
 
 /* Empty messages over the binomial tree of node_comm rooted at 0: up from the leaves

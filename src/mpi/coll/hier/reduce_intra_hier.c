@@ -6,194 +6,6 @@
 
 #define MPII_HIER_COLL REDUCE        /* MPII_HIER_PARAMS_OF_CVARS */
 
-/*
-=== BEGIN_MPI_T_CVAR_INFO_BLOCK ===
-
-cvars:
-    - name        : MPIR_CVAR_REDUCE_HIER_SEGSIZE
-      category    : COLLECTIVE
-      type        : int
-      default     : 16384
-      min         : 0
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : >-
-        Pipeline segment size fs, in bytes, of the hier reduce (rounded down to whole
-        datatype elements, at least one). 0 reduces the whole message as one segment.
-        Raised so that a message is cut into at most 1024 pieces (pvar
-        coll_hier_segsize_raised counts it).
-
-    - name        : MPIR_CVAR_REDUCE_HIER_INTER_ALGORITHM
-      category    : COLLECTIVE
-      type        : enum
-      default     : by_size
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : |-
-        Non-blocking inter-node reduce of the hier reduce, run on the node leaders.
-        Non-commutative ops use sched_binomial, or seg_in_order_binary for the seg_*
-        items (rank order). The seg_* trees cut each hier segment into
-        MPIR_CVAR_REDUCE_HIER_INTER_CHUNK_SIZE pieces (0: one).
-        auto           - MPIR_Ireduce (MPICH's own selection)
-        sched_binomial - MPIR_Ireduce_intra_sched_binomial
-        tsp_kary       - MPICH's tsp tree reduce, k-ary tree
-        tsp_knomial    - MPICH's tsp tree reduce, k-nomial tree
-        tsp_ring       - MPICH's tsp tree reduce, chain
-        seg_linear     - segmented linear tree (every leader sends to the root)
-        seg_chain      - segmented chains, inter_k of them
-        seg_pipeline   - segmented single chain
-        seg_binary     - segmented binary tree
-        seg_binomial   - segmented binomial tree
-        by_size        - by the message (hier_by_size.h): sched_binomial for a message of one
-                         piece, tsp_ring for one the step pipelines
-        seg_in_order_binary - segmented in-order binary tree (rank order)
-
-    - name        : MPIR_CVAR_REDUCE_HIER_INTER_KVAL
-      category    : COLLECTIVE
-      type        : int
-      default     : 2
-      min         : 1
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : >-
-        Tree radix k of the tsp_kary and tsp_knomial inter-node reduce of the hier reduce.
-
-    - name        : MPIR_CVAR_REDUCE_HIER_INTER_CHUNK_SIZE
-      category    : COLLECTIVE
-      type        : int
-      default     : 0
-      min         : 0
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : >-
-        Pipeline chunk size, in bytes, inside the tsp inter-node reduce of one hier
-        reduce segment. 0 does not split a segment further.
-        Raised so that a message is cut into at most 1024 pieces (pvar
-        coll_hier_segsize_raised counts it).
-
-    - name        : MPIR_CVAR_REDUCE_HIER_INTRA_ALGORITHM
-      category    : COLLECTIVE
-      type        : enum
-      default     : by_size
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : |-
-        Blocking intra-node reduce of the hier reduce
-        auto     - MPIR_Reduce_allcomm_auto on the node communicator (MPIR Csel tree)
-        binomial - MPIR_Reduce_intra_binomial
-        shm      - the device's shared-memory reduce (CH4 POSIX
-                   release_gather), MPIR where the device cannot (e.g. non-commutative ops)
-        by_size  - shm for a message that fits one release_gather cell, auto otherwise
-
-    - name        : MPIR_CVAR_REDUCE_HIER_UP_INTER_ALGORITHM
-      category    : COLLECTIVE
-      type        : enum
-      default     : by_size
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : |-
-        Non-blocking steps of the hier reduce among the leaders of switch groups (the levels
-        above the node, doc/multilevel.md), as MPIR_CVAR_REDUCE_HIER_INTER_ALGORITHM:
-        auto           - MPIR_Ireduce (MPICH's own selection)
-        sched_binomial - MPIR_Ireduce_intra_sched_binomial
-        tsp_kary       - MPICH's tsp tree reduce, k-ary tree
-        tsp_knomial    - MPICH's tsp tree reduce, k-nomial tree
-        tsp_ring       - MPICH's tsp tree reduce, chain
-        seg_linear     - segmented linear tree (every leader sends to the root)
-        seg_chain      - segmented chains, inter_k of them
-        seg_pipeline   - segmented single chain
-        seg_binary     - segmented binary tree
-        seg_binomial   - segmented binomial tree
-        by_size        - by the message (hier_by_size.h): sched_binomial for a message of one
-                         piece, tsp_ring for one the step pipelines
-        seg_in_order_binary - segmented in-order binary tree (rank order)
-
-    - name        : MPIR_CVAR_REDUCE_HIER_UP_INTER_KVAL
-      category    : COLLECTIVE
-      type        : int
-      default     : 2
-      min         : 1
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : >-
-        Tree radix k (seg_chain: chains) of the steps of the hier reduce among switch groups.
-
-    - name        : MPIR_CVAR_REDUCE_HIER_UP_INTER_CHUNK_SIZE
-      category    : COLLECTIVE
-      type        : int
-      default     : 0
-      min         : 0
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : >-
-        Pipeline chunk size, in bytes, inside the steps of the hier reduce among switch
-        groups. 0 does not split a segment further.
-        Raised so that a message is cut into at most 1024 pieces (pvar
-        coll_hier_segsize_raised counts it).
-
-    - name        : MPIR_CVAR_REDUCE_HIER_DOWN_INTER_ALGORITHM
-      category    : COLLECTIVE
-      type        : enum
-      default     : by_size
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : |-
-        Non-blocking steps of the hier reduce among the leaders of packages, NUMA nodes
-        or L3 caches inside a node (the levels below the node but the finest,
-        doc/multilevel.md), as MPIR_CVAR_REDUCE_HIER_INTER_ALGORITHM:
-        auto           - MPIR_Ireduce (MPICH's own selection)
-        sched_binomial - MPIR_Ireduce_intra_sched_binomial
-        tsp_kary       - MPICH's tsp tree reduce, k-ary tree
-        tsp_knomial    - MPICH's tsp tree reduce, k-nomial tree
-        tsp_ring       - MPICH's tsp tree reduce, chain
-        seg_linear     - segmented linear tree (every leader sends to the root)
-        seg_chain      - segmented chains, inter_k of them
-        seg_pipeline   - segmented single chain
-        seg_binary     - segmented binary tree
-        seg_binomial   - segmented binomial tree
-        by_size        - by the message (hier_by_size.h): sched_binomial for a message of one
-                         piece, tsp_ring for one the step pipelines
-        seg_in_order_binary - segmented in-order binary tree (rank order)
-
-    - name        : MPIR_CVAR_REDUCE_HIER_DOWN_INTER_KVAL
-      category    : COLLECTIVE
-      type        : int
-      default     : 2
-      min         : 1
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : >-
-        Tree radix k (seg_chain: chains) of the steps of the hier reduce among package, NUMA or L3
-        leaders.
-
-    - name        : MPIR_CVAR_REDUCE_HIER_DOWN_INTER_CHUNK_SIZE
-      category    : COLLECTIVE
-      type        : int
-      default     : 0
-      min         : 0
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : >-
-        Pipeline chunk size, in bytes, inside the steps of the hier reduce among package, NUMA
-        or L3 leaders. 0 does not split a segment further.
-        Raised so that a message is cut into at most 1024 pieces (pvar
-        coll_hier_segsize_raised counts it).
-
-=== END_MPI_T_CVAR_INFO_BLOCK ===
-*/
-
-
 /* the buffers and the plan of one call */
 typedef struct {
     const void *sendbuf;
@@ -293,13 +105,6 @@ static int reduce_prepare(MPIR_Comm * comm_ptr, MPII_Hier_comm * hier, MPII_Hier
  */
 static int reduce_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
 {
-    const void *sendbuf = a->sendbuf;
-    void *recvbuf = a->buf;
-    MPI_Aint count = a->count;
-    MPI_Datatype datatype = a->datatype;
-    MPI_Op op = a->op;
-    int root = a->root;
-    MPIR_Comm *comm_ptr = a->comm;
     int mpi_errno = MPI_SUCCESS;
     const MPII_Hier_params cvars = MPII_HIER_PARAMS_OF_CVARS;
     MPII_Hier_params prm;
@@ -314,47 +119,47 @@ static int reduce_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
 
     MPIR_FUNC_ENTER;
 
-    MPIR_Datatype_get_size_macro(datatype, type_size);
-    MPIR_Datatype_get_extent_macro(datatype, extent);
+    MPIR_Datatype_get_size_macro(a->datatype, type_size);
+    MPIR_Datatype_get_extent_macro(a->datatype, extent);
     int trivial;
     mpi_errno = MPII_Hier_sched_trivial_reduction(a, sched, &trivial);
     if (mpi_errno || trivial)
         goto fn_exit;
     mpi_errno = MPII_Hier_sched_begin(a, &cvars, &prm, &hier);
     MPIR_ERR_CHECK(mpi_errno);
-    if (MPII_Hier_reduction_runs_flat(hier, op)) {
+    if (MPII_Hier_reduction_runs_flat(hier, a->op)) {
         MPII_Hier_sched flat;
-        mpi_errno = MPII_Hier_build_intra_ireduce(sendbuf, recvbuf, count, datatype, op, root,
-                                                  comm_ptr, MPII_HIER_INTRA_BINOMIAL, true,
-                                                  &flat);
+        mpi_errno = MPII_Hier_build_flat_ireduce(a->sendbuf, a->buf, a->count, a->datatype,
+                                                 a->op, a->root, a->comm, &flat);
         MPIR_ERR_CHECK(mpi_errno);
-        mpi_errno = MPII_Hier_sched_add_step(&flat, comm_ptr, 0, NULL, sched, &vtx);
+        mpi_errno = MPII_Hier_sched_add_step(&flat, a->comm, 0, NULL, sched, &vtx);
         goto fn_exit;
     }
-    mpi_errno = reduce_prepare(comm_ptr, hier, &prm, root, sendbuf, count, datatype, &plan,
-                               &steps, &kind, &temp_bytes, &temp_lb, &copy_in);
+    mpi_errno = reduce_prepare(a->comm, hier, &prm, a->root, a->sendbuf, a->count, a->datatype,
+                               &plan, &steps, &kind, &temp_bytes, &temp_lb, &copy_in);
     MPIR_ERR_CHECK(mpi_errno);
     if (kind == PARTIAL_TEMP) {
         partial = MPIR_TSP_sched_malloc(temp_bytes, sched);
         MPIR_ERR_CHKANDJUMP(!partial, mpi_errno, MPI_ERR_OTHER, "**nomem");
         partial -= temp_lb;
     } else {
-        partial = kind == PARTIAL_RECVBUF ? recvbuf : kind == PARTIAL_SENDBUF ?
-            (char *) sendbuf : NULL;
+        partial = kind == PARTIAL_RECVBUF ? a->buf : kind == PARTIAL_SENDBUF ?
+            (char *) a->sendbuf : NULL;
     }
     if (copy_in) {
-        mpi_errno = MPIR_TSP_sched_localcopy(sendbuf, count, datatype, partial, count, datatype,
-                                             sched, 0, NULL, &first);
+        mpi_errno = MPIR_TSP_sched_localcopy(a->sendbuf, a->count, a->datatype, partial,
+                                             a->count, a->datatype, sched, 0, NULL, &first);
         MPIR_ERR_CHECK(mpi_errno);
         n_first = 1;
     }
 
     MPII_Hier_task tasks[MPII_HIER_PIPELINE_MAX_TASKS(MPII_HIER_MAX_STEPS)];
     int ntasks = MPII_Hier_pipeline_reduce(steps.nsteps, tasks);
-    reduce_pipeline pipeline = { sendbuf, partial, datatype, op, type_size, extent, &plan, &prm };
+    reduce_pipeline pipeline = { a->sendbuf, partial, a->datatype, a->op, type_size, extent,
+        &plan, &prm
+    };
     mpi_errno = MPII_Hier_pipeline_sched(&steps, tasks, ntasks, plan.nsegs, reduce_task,
                                          &pipeline, n_first, &first, sched);
-    MPIR_ERR_CHECK(mpi_errno);
 
   fn_exit:
     MPIR_FUNC_EXIT;
@@ -399,7 +204,13 @@ int MPIR_Reduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
     int errflag = 0;            /* MPIR_ERR_* bits of the errors recorded so far */
     MPII_Hier_params prm;
     const MPII_Hier_params given = MPII_HIER_PARAMS_OF_ARGS, cvars = MPII_HIER_PARAMS_OF_CVARS;
+    const MPII_Hier_call call = { .sendbuf = sendbuf, .buf = recvbuf, .count = count,
+        .datatype = datatype, .op = op, .root = root, .comm = comm_ptr, .given = &given,
+        .calls_pvar = MPII_HIER_PVAR_CALLS(reduce, hier) };
+    const MPII_Hier_entry coll = { &cvars, MPII_HIER_INTER_COUNT, reduce_sched,
+        MPII_HIER_SCHED_FROM_REDUCE, 1, 1 };
     MPII_Hier_comm *hier = NULL;
+    MPII_Hier_run run;
     MPII_Hier_seg_plan plan;
     MPII_Hier_steps steps;
     MPI_Aint type_size, extent, temp_bytes, temp_lb;
@@ -413,29 +224,15 @@ int MPIR_Reduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
 
     MPIR_Datatype_get_size_macro(datatype, type_size);
     MPIR_Datatype_get_extent_macro(datatype, extent);
-    if (count == 0 || type_size == 0 || comm_ptr->local_size == 1) {
-        mpi_errno = MPII_Hier_params_resolve(&prm, &given, &cvars, MPII_HIER_INTER_COUNT);
-        if (!mpi_errno && count > 0 && type_size > 0 && sendbuf != MPI_IN_PLACE)
-            mpi_errno = MPIR_Localcopy(sendbuf, count, datatype, recvbuf, count, datatype);
-        goto fn_exit;
-    }
-    if (MPII_Hier_blocking_scheduled(&given, &cvars, count * type_size,
-                                     MPII_HIER_SCHED_FROM_REDUCE)) {
-        const MPII_Hier_call call = { .sendbuf = sendbuf, .buf = recvbuf, .count = count,
-                .datatype = datatype, .op = op, .root = root, .comm = comm_ptr, .given = &given,
-                .calls_pvar = MPII_HIER_PVAR_CALLS(reduce, hier) };
-        mpi_errno = MPII_Hier_sched_wait(reduce_sched, &call);
-        goto fn_exit;
-    }
-    mpi_errno = MPII_Hier_begin(comm_ptr, &given, &cvars, MPII_HIER_INTER_COUNT, MPII_HIER_PVAR_CALLS(reduce, hier), &prm, &hier);
+    mpi_errno = MPII_Hier_enter(&call, &coll, count * type_size, &prm, &hier, &run);
     MPIR_ERR_CHECK(mpi_errno);
-    if (MPII_Hier_reduction_runs_flat(hier, op)) {
-        /* one node (also the re-entry of a tree that picks hier for the node comm), our
-         * own comm creation, or an order no hierarchy keeps: flat and rank-ordered */
+    if (run == MPII_HIER_RUN_NOTHING && count * type_size > 0 && sendbuf != MPI_IN_PLACE)
+        mpi_errno = MPIR_Localcopy(sendbuf, count, datatype, recvbuf, count, datatype);
+    if (run == MPII_HIER_RUN_FLAT)  /* flat and rank-ordered */
         mpi_errno = MPIR_Reduce_intra_binomial(sendbuf, recvbuf, count, datatype, op, root,
                                                comm_ptr, coll_attr);
+    if (run != MPII_HIER_RUN_STEPS)
         goto fn_exit;
-    }
     mpi_errno = reduce_prepare(comm_ptr, hier, &prm, root, sendbuf, count, datatype, &plan,
                                &steps, &kind, &temp_bytes, &temp_lb, &copy_in);
     MPIR_ERR_CHECK(mpi_errno);

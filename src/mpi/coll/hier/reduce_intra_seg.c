@@ -6,68 +6,6 @@
 
 #include "hier_impl.h"
 
-/*
-=== BEGIN_MPI_T_CVAR_INFO_BLOCK ===
-
-cvars:
-    - name        : MPIR_CVAR_REDUCE_SEG_SEGSIZE
-      category    : COLLECTIVE
-      type        : int
-      default     : 65536
-      min         : 0
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : >-
-        Segment size, in bytes, of the segmented tree reduces (seg_linear, seg_chain,
-        seg_pipeline, seg_binary, seg_binomial, seg_in_order_binary), rounded down to whole
-        datatype elements (at least one). 0 reduces the message as one segment.
-        Raised so that a message is cut into at most 1024 pieces (pvar
-        coll_hier_segsize_raised counts it).
-
-    - name        : MPIR_CVAR_REDUCE_SEG_FANOUT
-      category    : COLLECTIVE
-      type        : int
-      default     : 4
-      min         : 1
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : >-
-        Number of chains that feed the root of the seg_chain reduce (at least 1).
-
-    - name        : MPIR_CVAR_REDUCE_SEG_WINDOW
-      category    : COLLECTIVE
-      type        : int
-      default     : 4
-      min         : 1
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : >-
-        Segments the segmented tree reduces post ahead: at most this many receives per
-        child outstanding (each with its own temporary segment buffer) and this many
-        sends in flight (at least 1). Also used by the seg_* inter-node submodules of
-        the hier algorithms.
-
-    - name        : MPIR_CVAR_REDUCE_SEG_TMP_MAX
-      category    : COLLECTIVE
-      type        : int
-      default     : 8388608
-      min         : 0
-      class       : none
-      verbosity   : MPI_T_VERBOSITY_USER_BASIC
-      scope       : MPI_T_SCOPE_ALL_EQ
-      description : >-
-        Bound, in bytes of the type signature, on the segment buffers a segmented tree
-        reduce (blocking or inter-node submodule) holds at once: window segments per child
-        of the tree's widest node. Wide trees (seg_linear or seg_chain with many children)
-        get a smaller segment than MPIR_CVAR_REDUCE_SEG_SEGSIZE to stay within it; 0 = no
-        bound.
-
-=== END_MPI_T_CVAR_INFO_BLOCK ===
-*/
-
 /* Algorithm: segmented tree reduce, blocking: the tree's schedule
  * (MPII_Hier_seg_ireduce_sched) on the user's buffers, waited for. */
 int MPII_Hier_seg_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
@@ -88,7 +26,6 @@ int MPII_Hier_seg_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
                                             kind, segsize, fanout, window, &nsegs, s.sched);
     MPII_HIER_PVAR_ADD(REDUCE_SEG_SEGMENTS, nsegs);
     mpi_errno = MPII_Hier_sched_run(mpi_errno, &s, comm);
-    MPIR_ERR_CHECK(mpi_errno);
 
   fn_exit:
     MPIR_FUNC_EXIT;

@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""Write the item lists of the plugin's submodule CVARs in src/mpi/coll/hier/cvars.txt
+from the grammar (src/mpi/coll/hier/hier_grammar.h).
+
+    gen-cvars.py [SRCDIR]          rewrite cvars.txt in place
+    gen-cvars.py --check [SRCDIR]  exit 1, naming each CVAR, where cvars.txt differs
+
+A submodule CVAR is MPIR_CVAR_<COLL>_<SUFFIX> of a NAME parameter of the grammar
+(MPII_HIER_PARAMS_*: NAME(param, LIST, SUFFIX)).  Its description keeps the lines written
+by hand before the list; the list itself (every "name - text" line, MPICH's enum form,
+which maint/extractcvars turns into the enum values) is written here: the names and their
+order from the grammar (the plugin's enum checks rely on that order), the text from
+ITEM_TEXT below.  Every other CVAR of cvars.txt is left as it is.
+"""
+import os
+import re
+import sys
+import textwrap
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'test', 'mpi'))
+import hier_grammar  # noqa: E402
+
+# The non-blocking steps each tree collective's inter-node submodule runs.
+TREE_STEPS = {'bcast': ['bcast'], 'reduce': ['reduce'], 'allreduce': ['reduce', 'bcast']}
+
+
+def tree_item_text(coll, item):
+    """The text of an item of the tree collectives' inter-node list for coll."""
+    steps = TREE_STEPS[coll]
+    calls = ' and '.join('MPIR_I' + s for s in steps)
+    trees = "MPICH's tsp tree " + ' and '.join(steps)
+    root_first = coll == 'bcast'
+    text = {
+        'auto': calls + " (MPICH's own selection)",
+        'sched_binomial': ' and '.join('MPIR_I%s_intra_sched_binomial' % s for s in steps),
+        'tsp_kary': trees + ', k-ary tree',
+        'tsp_knomial': trees + ', k-nomial tree',
+        'tsp_ring': trees + ', chain',
+        'seg_linear': 'segmented linear tree (%s)' % (
+            'root sends to every leader' if root_first else 'every leader sends to the root'),
+        'seg_chain': 'segmented chains, inter_k of them',
+        'seg_pipeline': 'segmented single chain',
+        'seg_binary': 'segmented binary tree',
+        'seg_binomial': 'segmented binomial tree',
+        'seg_split_binary': 'segmented split-binary tree (halves, then exchange)',
+        'seg_in_order_binary': 'segmented in-order binary tree (rank order)',
+        'tsp_allreduce_ring':
+            "one step instead of reduce + bcast: MPICH's tsp ring allreduce (reduce-scatter "
+            "then allgather around the leaders), which sends 2(N-1)/N of a segment through "
+            "each node link where a reduce chain and a bcast chain send 2 (commutative ops); "
+            "a step below the top one runs tsp_ring instead",
+    }
+    if item == 'by_size':
+        if coll == 'allreduce':
+            return ("by the message (hier_by_size.h): MPICH's recursive doubling among the "
+                    "members (one step) for a message of one piece where the alpha-beta model "
+                    "(MPIR_CVAR_HIER_LATENCY_BYTES) rates it below tsp_allreduce_ring, which "
+                    "runs otherwise")
+        return ("by the message (hier_by_size.h): sched_binomial for a message of one piece, "
+                "tsp_ring for one the step pipelines")
+    return text.get(item)
+
+
+# The lists of their own (MPII_HIER_INTER_ALGOS_<COLL>) and the intra-node list.
+LISTED_ITEM_TEXT = {
+    ('allgather', 'auto'): "MPIR_Allgatherv_allcomm_auto (MPICH's selection) of the groups' "
+                           "blocks, then one bcast of everything down each group",
+    ('allgather', 'ring'): "a ring of the leaders that forwards each piece as it arrives, each "
+                           "piece broadcast down the group while the next ones travel",
+    ('allgather', 'by_size'): "by the message (hier_by_size.h): auto while a group's block is "
+                              "no longer than MPIR_CVAR_HIER_LATENCY_BYTES (the hops decide), "
+                              "ring beyond",
+    ('gather', 'linear'): "every leader sends to the step's root",
+    ('gather', 'binomial'): "a binomial tree of the groups",
+    ('scatter', 'linear'): "the step's root sends to every leader",
+    ('scatter', 'binomial'): "a binomial tree of the groups",
+    ('barrier', 'auto'): "MPIR_Ibarrier and a wait (MPICH's own selection)",
+    ('barrier', 'dissemination'): "MPIR_Barrier_intra_dissemination",
+}
+
+INTRA_ITEM_TEXT = {
+    'bcast': {
+        'auto': "MPIR_Bcast_allcomm_auto on the node communicator (MPIR Csel tree)",
+        'binomial': "MPIR_Bcast_intra_binomial",
+        'shm': "the device's shared-memory bcast (CH4 POSIX release_gather), binomial where "
+               "the device cannot",
+    },
+    'reduce': {
+        'auto': "MPIR_Reduce_allcomm_auto on the node communicator (MPIR Csel tree)",
+        'binomial': "MPIR_Reduce_intra_binomial",
+        'shm': "the device's shared-memory reduce (CH4 POSIX release_gather), MPIR where the "
+               "device cannot (e.g. non-commutative ops)",
+    },
+    'allreduce': {
+        'auto': "MPIR_Reduce/Bcast_allcomm_auto on the node communicator (MPIR Csel tree)",
+        'binomial': "MPIR_Reduce/Bcast_intra_binomial",
+        'shm': "the device's shared-memory reduce and bcast (CH4 POSIX release_gather), MPIR "
+               "where the device cannot (e.g. non-commutative ops)",
+    },
+    'allgather': {
+        'auto': "MPICH's selection on the node communicator (MPIR Csel tree)",
+        'binomial': "MPIR_Gather_intra_binomial and MPIR_Bcast_intra_binomial",
+        'shm': "binomial gather, the device's shared-memory bcast (CH4 POSIX release_gather; "
+               "binomial where the device cannot)",
+        'by_size': "as auto",
+    },
+    'gather': {
+        'auto': "MPIR_Gather_allcomm_auto on the node communicator (MPIR Csel tree)",
+        'binomial': "MPIR_Gather_intra_binomial",
+        'shm': "as binomial (the device has no shared-memory gather)",
+        'by_size': "as auto",
+    },
+    'scatter': {
+        'auto': "MPIR_Scatter_allcomm_auto on the node communicator (MPIR Csel tree)",
+        'binomial': "MPIR_Scatter_intra_binomial",
+        'shm': "as binomial (the device has no shared-memory scatter)",
+        'by_size': "as auto",
+    },
+    'barrier': {
+        'auto': "MPIR_Barrier_allcomm_auto on the node communicator, then "
+                "MPIR_Bcast_allcomm_auto of one byte",
+        'binomial': "empty messages up and down a binomial tree",
+        'shm': "the device's shared-memory barrier, then its bcast of one byte (CH4 POSIX "
+               "release_gather); MPIR where the device cannot",
+        'by_size': "as shm",
+    },
+}
+INTRA_BY_SIZE = "shm for a message that fits one release_gather cell, auto otherwise"
+
+INDENT = 8
+NAME_WIDTH = 14
+LINE_WIDTH = 92
+
+
+def item_text(coll, list_name, item):
+    """The text of one item; None where this script has none."""
+    if list_name == 'INTRA_ALGOS':
+        return INTRA_ITEM_TEXT[coll].get(item, INTRA_BY_SIZE if item == 'by_size' else None)
+    if coll in TREE_STEPS:
+        return tree_item_text(coll, item)
+    return LISTED_ITEM_TEXT.get((coll, item))
+
+
+def list_lines(g, coll, list_name):
+    """The description lines of one submodule list, in MPICH's 'name - text' form."""
+    items = g.intra_algos() if list_name == 'INTRA_ALGOS' else g.inter_algos(coll)
+    width = min(max(len(i) for i in items), NAME_WIDTH)
+    lines = []
+    for item in items:
+        text = item_text(coll, list_name, item)
+        if text is None:
+            sys.exit('gen-cvars: no text for %s item %s of %s' % (list_name, item, coll))
+        head = ' ' * INDENT + item.ljust(width) + ' - '
+        wrapped = textwrap.wrap(text, LINE_WIDTH, initial_indent=head, break_on_hyphens=False,
+                                subsequent_indent=' ' * (INDENT + width + 3))
+        # maint/extractcvars takes any line that starts "word - " for an item
+        if any(ITEM.match(w) for w in wrapped[1:]):
+            sys.exit('gen-cvars: the text of %s wraps into a line that reads as an item' % item)
+        lines += wrapped
+    return lines
+
+
+def submodule_cvars(g):
+    """{CVAR name: (coll, list name)} for every NAME parameter of the grammar."""
+    out = {}
+    for coll in g.collectives:
+        for algo in g.algorithms[coll]:
+            for param, kind, arg, suffix in g.param_specs(coll, algo):
+                if kind == 'NAME':
+                    out[g.cvar(coll, suffix)] = (coll, arg)
+    return out
+
+
+ITEM = re.compile(r'^\s*\w+\s+-\s')
+
+
+def rewrite(text, g):
+    """cvars.txt's text with every submodule CVAR's list written anew; the CVARs found."""
+    wanted = submodule_cvars(g)
+    out, found, current, in_list = [], set(), None, False
+    for line in text.splitlines():
+        m = re.match(r'^\s*- name\s*:\s*(\S+)', line)
+        if m:
+            current, in_list = m.group(1), False
+        if current in wanted and ITEM.match(line) and line.startswith(' ' * INDENT) \
+                and not line.startswith(' ' * (INDENT + 1)):
+            if not in_list:
+                out += list_lines(g, *wanted[current])
+                found.add(current)
+                in_list = True
+            continue
+        if in_list and line.startswith(' ' * (INDENT + 1)):
+            continue  # a continuation line of the old list
+        in_list = False
+        out.append(line)
+    missing = sorted(set(wanted) - found)
+    if missing:
+        sys.exit('gen-cvars: cvars.txt has no item list for ' + ', '.join(missing))
+    return '\n'.join(out) + '\n'
+
+
+def main(argv):
+    check = '--check' in argv
+    args = [a for a in argv if a != '--check']
+    srcdir = args[0] if args else os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
+    path = os.path.join(srcdir, 'src/mpi/coll/hier/cvars.txt')
+    with open(path) as f:
+        old = f.read()
+    new = rewrite(old, hier_grammar.load(srcdir))
+    if check:
+        if new != old:
+            sys.stderr.write('gen-cvars: %s is not what the grammar gives; run maint/gen-cvars.py\n'
+                             % path)
+            return 1
+        return 0
+    if new != old:
+        with open(path, 'w') as f:
+            f.write(new)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))

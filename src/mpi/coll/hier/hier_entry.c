@@ -1,0 +1,110 @@
+/*
+ * mpich-hier: how a blocking hier collective runs, decided in one place for all of
+ * them (MPII_Hier_enter): nothing to move, as the schedule of its non-blocking form,
+ * flat, on one node, or over the hierarchy's steps.
+ */
+
+#include "hier_impl.h"
+
+int MPII_Hier_begin(MPIR_Comm * comm, const MPII_Hier_params * given,
+                    const MPII_Hier_params * cvars, int n_inter_algos, int calls_pvar,
+                    MPII_Hier_params * prm, MPII_Hier_comm ** hier)
+{
+    int mpi_errno = MPI_SUCCESS;
+
+    *hier = NULL;
+    mpi_errno = MPII_Hier_params_resolve(prm, given, cvars, n_inter_algos);
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = MPII_Hier_get(comm, hier);
+    MPIR_ERR_CHECK(mpi_errno);
+    if (MPII_Hier_is_user_call(*hier))
+        MPII_Hier_pvars[calls_pvar]++;
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+int MPII_Hier_reduction_runs_flat(const MPII_Hier_comm * hier, MPI_Op op)
+{
+    if (!hier || MPII_Hier_one_node(hier))
+        return 1;
+    if (!MPIR_Op_is_commutative(op) &&
+        !MPII_Hier_hierarchy_is_rank_ordered(MPII_Hier_used(hier))) {
+        MPII_HIER_PVAR_ADD(FLAT_FALLBACKS, 1);
+        return 1;
+    }
+    return 0;
+}
+
+int MPII_Hier_blocking_scheduled(const MPII_Hier_params * given, const MPII_Hier_params * cvars,
+                                 MPI_Aint bytes, MPI_Aint from)
+{
+    int intra_algo = MPII_Hier_intra_resolve(given->intra_algo >= 0 ? given->intra_algo :
+                                             cvars->intra_algo, bytes, MPII_HIER_SIZED_BCAST);
+    switch (MPIR_CVAR_HIER_SCHEDULE_BLOCKING) {
+        case MPIR_CVAR_HIER_SCHEDULE_BLOCKING_schedule:
+            return 1;
+        case MPIR_CVAR_HIER_SCHEDULE_BLOCKING_loop:
+            return 0;
+        default:
+            return from >= 0 && bytes >= from && intra_algo == MPII_HIER_INTRA_AUTO;
+    }
+}
+
+int MPII_Hier_sched_wait(MPII_Hier_sched_fn build, const MPII_Hier_call * call)
+{
+    MPIR_Comm *comm = call->comm;
+    int mpi_errno = MPI_SUCCESS;
+    MPII_Hier_sched s;
+    MPIR_Request *req = NULL;
+
+    mpi_errno = MPII_Hier_sched_new(&s, MPIR_SCHED_GENTRAN, comm, false);
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = MPII_Hier_sched_start(build(call, s.sched), &s, comm, &req);
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = MPII_Hier_wait(&req);
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+int MPII_Hier_enter(const MPII_Hier_call * call, const MPII_Hier_entry * coll,
+                    MPI_Aint bytes, MPII_Hier_params * prm, MPII_Hier_comm ** hier,
+                    MPII_Hier_run * run)
+{
+    int mpi_errno;
+
+    *hier = NULL;
+    *run = MPII_HIER_RUN_DONE;
+    if (call->comm->local_size == 1 || (coll->moves_data && bytes == 0)) {
+        *run = MPII_HIER_RUN_NOTHING;
+        return MPII_Hier_params_resolve(prm, call->given, coll->cvars, coll->n_inter_algos);
+    }
+    if (MPII_Hier_blocking_scheduled(call->given, coll->cvars, bytes, coll->sched_from))
+        return MPII_Hier_sched_wait(coll->sched, call);
+    mpi_errno = MPII_Hier_begin(call->comm, call->given, coll->cvars, coll->n_inter_algos,
+                                call->calls_pvar, prm, hier);
+    if (mpi_errno)
+        return mpi_errno;
+    if (coll->reduction ? MPII_Hier_reduction_runs_flat(*hier, call->op) : !*hier)
+        *run = MPII_HIER_RUN_FLAT;
+    else if (MPII_Hier_one_node(*hier))
+        *run = MPII_HIER_RUN_ONE_NODE;
+    else
+        *run = MPII_HIER_RUN_STEPS;
+    return MPI_SUCCESS;
+}
+
+int MPII_Hier_one_node_enter(MPII_Hier_comm * hier, int intra_algo)
+{
+    return hier->reentered++ ? MPII_HIER_INTRA_BINOMIAL : intra_algo;
+}
+
+void MPII_Hier_one_node_leave(MPII_Hier_comm * hier)
+{
+    hier->reentered--;
+}

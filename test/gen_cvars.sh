@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# src/mpi/coll/hier/cvars.txt lists the grammar's submodule items (maint/gen-cvars.py):
+# the committed file is current, and a new item in the grammar makes --check fail and
+# the generator add it, in the grammar's order, to every CVAR of that list.
+# Env: MPICH_HIER_SRCDIR (set by make check; default: this script's repository).
+set -euo pipefail
+srcdir=${MPICH_HIER_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+python3 "$srcdir/maint/gen-cvars.py" --check "$srcdir" ||
+    fail "cvars.txt is stale: run python3 maint/gen-cvars.py"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gen_cvars.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/src/mpi/coll/hier" "$tmp/maint" "$tmp/test/mpi"
+cp "$srcdir/maint/gen-cvars.py" "$tmp/maint/"
+cp "$srcdir/test/mpi/hier_grammar.py" "$tmp/test/mpi/"
+cp "$srcdir/src/mpi/coll/hier/cvars.txt" "$tmp/src/mpi/coll/hier/"
+# a new gather inter-node item, between linear and binomial
+sed 's/^\(    X(linear, LINEAR) \\\)$/\1\n    X(flat, FLAT) \\/' \
+    "$srcdir/src/mpi/coll/hier/hier_grammar.h" > "$tmp/src/mpi/coll/hier/hier_grammar.h"
+grep -q 'X(flat, FLAT)' "$tmp/src/mpi/coll/hier/hier_grammar.h" || fail "the test's grammar edit did not apply"
+
+if python3 "$tmp/maint/gen-cvars.py" --check "$tmp" 2>/dev/null; then
+    fail "--check passed with an item the file lacks"
+fi
+# the generator names the item it has no text for rather than writing a blank one
+out=$(python3 "$tmp/maint/gen-cvars.py" "$tmp" 2>&1) && fail "an item without text was written"
+echo "$out" | grep -q "no text for INTER_ALGOS item flat of gather" || fail "unexpected refusal: $out"
+
+# with a text, it lands in order in each CVAR of the list (gather's and scatter's)
+sed -i "s/^    ('gather', 'linear'): /    ('gather', 'flat'): 'one message per rank',\n&/; s/^    ('scatter', 'linear'): /    ('scatter', 'flat'): 'one message per rank',\n&/" \
+    "$tmp/maint/gen-cvars.py"
+python3 "$tmp/maint/gen-cvars.py" "$tmp"
+python3 "$tmp/maint/gen-cvars.py" --check "$tmp" || fail "--check fails right after writing"
+for cvar in MPIR_CVAR_GATHER_HIER_INTER_ALGORITHM MPIR_CVAR_SCATTER_HIER_INTER_ALGORITHM; do
+    items=$(awk -v c="$cvar" '$0 ~ "name *: *" c "$" {on=1; next} /- name/ {on=0}
+        on && /^        [a-z_]+ +- / {print $1}' "$tmp/src/mpi/coll/hier/cvars.txt" | tr '\n' ' ')
+    [ "$items" = "linear flat binomial " ] || fail "$cvar lists '$items'"
+done
+echo "cvars.txt is current; a new grammar item is written where the grammar puts it"
