@@ -209,7 +209,7 @@ std::vector<std::pair<std::string, std::string>> submodule_cvars(const std::stri
     if (collective == "allgather") {
         // the ring is point-to-point (MPI_Isend/MPI_Irecv): no inter-node variable.
         // The plugin's gather is MPICH's auto or binomial (also under shm, which
-        // only changes its bcast: MPII_Hier_intra_gather).
+        // only changes its bcast: MPII_Hier_intra_rooted).
         cvars.emplace_back("MPIR_CVAR_GATHER_DEVICE_COLLECTIVE", "0");
         cvars.emplace_back("MPIR_CVAR_GATHER_INTRA_ALGORITHM", intra == "auto" ? "auto" : "binomial");
         cvars.emplace_back("MPIR_CVAR_BCAST_DEVICE_COLLECTIVE", intra == "shm" ? "1" : "0");
