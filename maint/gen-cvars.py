@@ -202,11 +202,17 @@ def rewrite(text, g):
 def main(argv):
     check = '--check' in argv
     args = [a for a in argv if a != '--check']
+    if len(args) > 1 or any(a.startswith('-') for a in args):
+        sys.exit('gen-cvars: usage: gen-cvars.py [--check] [SRCDIR]')
     srcdir = args[0] if args else os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
     path = os.path.join(srcdir, 'src/mpi/coll/hier/cvars.txt')
-    with open(path) as f:
-        old = f.read()
-    new = rewrite(old, hier_grammar.load(srcdir))
+    try:
+        with open(path) as f:
+            old = f.read()
+        grammar = hier_grammar.load(srcdir)
+    except OSError as e:
+        sys.exit('gen-cvars: cannot read %s: %s' % (e.filename, e.strerror))
+    new = rewrite(old, grammar)
     if check:
         if new != old:
             sys.stderr.write('gen-cvars: %s is not what the grammar gives; run maint/gen-cvars.py\n'

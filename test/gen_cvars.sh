@@ -38,4 +38,11 @@ for cvar in MPIR_CVAR_GATHER_HIER_INTER_ALGORITHM MPIR_CVAR_SCATTER_HIER_INTER_A
         on && /^        [a-z_]+ +- / {print $1}' "$tmp/src/mpi/coll/hier/cvars.txt" | tr '\n' ' ')
     [ "$items" = "linear flat binomial " ] || fail "$cvar lists '$items'"
 done
-echo "cvars.txt is current; a new grammar item is written where the grammar puts it"
+# bad input: one line naming what is wrong, no traceback
+for args in "/nonexistent" "--bogus" "a b"; do
+    # shellcheck disable=SC2086
+    out=$(python3 "$srcdir/maint/gen-cvars.py" $args 2>&1) && fail "gen-cvars accepted $args"
+    [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q "^gen-cvars: " ||
+        fail "gen-cvars $args: $out"
+done
+echo "cvars.txt is current; a new grammar item is written where the grammar puts it; bad arguments refused"

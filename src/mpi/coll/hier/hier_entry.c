@@ -38,8 +38,12 @@ int MPII_Hier_reduction_runs_flat(const MPII_Hier_comm * hier, MPI_Op op)
     return 0;
 }
 
-int MPII_Hier_blocking_scheduled(const MPII_Hier_params * given, const MPII_Hier_params * cvars,
-                                 MPI_Aint bytes, MPI_Aint from)
+/* Whether a blocking hier collective of `bytes` runs as its schedule
+ * (MPIR_CVAR_HIER_SCHEDULE_BLOCKING): auto from `from` (MPII_HIER_SCHED_FROM_*) when the
+ * call leaves the intra-node algorithm to auto.  Every rank decides alike: the bytes and
+ * the parameters are the same on all. */
+static int blocking_scheduled(const MPII_Hier_params * given, const MPII_Hier_params * cvars,
+                              MPI_Aint bytes, MPI_Aint from)
 {
     int intra_algo = MPII_Hier_intra_resolve(given->intra_algo >= 0 ? given->intra_algo :
                                              cvars->intra_algo, bytes, MPII_HIER_SIZED_BCAST);
@@ -53,7 +57,9 @@ int MPII_Hier_blocking_scheduled(const MPII_Hier_params * given, const MPII_Hier
     }
 }
 
-int MPII_Hier_sched_wait(MPII_Hier_sched_fn build, const MPII_Hier_call * call)
+/* The blocking form as a schedule: build(call, sched) fills a new gentran schedule on
+ * call->comm, which is started and waited for. */
+static int sched_wait(MPII_Hier_sched_fn build, const MPII_Hier_call * call)
 {
     MPIR_Comm *comm = call->comm;
     int mpi_errno = MPI_SUCCESS;
@@ -84,8 +90,8 @@ int MPII_Hier_enter(const MPII_Hier_call * call, const MPII_Hier_entry * coll,
         *run = MPII_HIER_RUN_NOTHING;
         return MPII_Hier_params_resolve(prm, call->given, coll->cvars, coll->n_inter_algos);
     }
-    if (MPII_Hier_blocking_scheduled(call->given, coll->cvars, bytes, coll->sched_from))
-        return MPII_Hier_sched_wait(coll->sched, call);
+    if (blocking_scheduled(call->given, coll->cvars, bytes, coll->sched_from))
+        return sched_wait(coll->sched, call);
     mpi_errno = MPII_Hier_begin(call->comm, call->given, coll->cvars, coll->n_inter_algos,
                                 call->calls_pvar, prm, hier);
     if (mpi_errno)

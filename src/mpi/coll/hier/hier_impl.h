@@ -298,15 +298,6 @@ int MPII_Hier_sched_trivial_reduction(const MPII_Hier_call * call, MPIR_TSP_sche
 #define MPII_HIER_SCHED_FROM_GATHER     65536
 #define MPII_HIER_SCHED_FROM_SCATTER    65536
 #define MPII_HIER_SCHED_FROM_BARRIER    0
-/* Whether a blocking hier collective of `bytes` runs as its schedule
- * (MPIR_CVAR_HIER_SCHEDULE_BLOCKING): auto from `from` (MPII_HIER_SCHED_FROM_*) when the
- * call leaves the intra-node algorithm to auto.  Every rank decides alike: the bytes and
- * the parameters are the same on all. */
-int MPII_Hier_blocking_scheduled(const MPII_Hier_params * given, const MPII_Hier_params * cvars,
-                                 MPI_Aint bytes, MPI_Aint from);
-/* The blocking form as a schedule: build(call, sched) fills a new gentran schedule on
- * call->comm, which is started and waited for. */
-int MPII_Hier_sched_wait(MPII_Hier_sched_fn build, const MPII_Hier_call * call);
 /* How a blocking hier call runs (MPII_Hier_enter decides it alike on every rank) */
 typedef enum {
     MPII_HIER_RUN_NOTHING,      /* one rank, or no byte to move: the caller's local copy */
@@ -329,7 +320,8 @@ typedef struct {
 } MPII_Hier_entry;
 /* The one entry of the blocking hier collectives: prm resolved, and *run says what the
  * caller does; the call ran already for MPII_HIER_RUN_DONE (the return value says how).
- * bytes: what decides the schedule (MPII_Hier_blocking_scheduled) and, 0 where the
+ * bytes: what decides the schedule (MPIR_CVAR_HIER_SCHEDULE_BLOCKING, auto from
+ * coll->sched_from when the call leaves the intra-node algorithm to auto) and, 0 where the
  * collective moves data, that there is nothing to move. */
 int MPII_Hier_enter(const MPII_Hier_call * call, const MPII_Hier_entry * coll,
                     MPI_Aint bytes, MPII_Hier_params * prm, MPII_Hier_comm ** hier,
