@@ -295,6 +295,34 @@ START_TEST(pipeline_is_hans_for_two_levels)
 }
 END_TEST
 
+/* one segment: every slot of every table holds one task (all run alone, in their
+ * blocking forms where they have one); more: the slots of the full pipeline hold more */
+START_TEST(pipeline_one_segment_runs_tasks_alone)
+{
+    MPII_Hier_task t[MPII_HIER_PIPELINE_MAX_TASKS(8)];
+    for (int nsteps = 2; nsteps <= 8; nsteps++) {
+        int n[4] = { MPII_Hier_pipeline_bcast(nsteps, t) };
+        MPII_Hier_task tables[4][MPII_HIER_PIPELINE_MAX_TASKS(8)];
+        memcpy(tables[0], t, sizeof(t));
+        n[1] = MPII_Hier_pipeline_reduce(nsteps, tables[1]);
+        n[2] = MPII_Hier_pipeline_allreduce(nsteps, 0, tables[2]);
+        n[3] = MPII_Hier_pipeline_allreduce(nsteps, 1, tables[3]);
+        for (int c = 0; c < 4; c++) {
+            int64_t nslots = MPII_Hier_pipeline_nslots(tables[c], n[c], 1);
+            int most = 0;
+            ck_assert_int_eq(nslots, n[c]);     /* no slot without a task */
+            for (int64_t s = 0; s < nslots; s++)
+                ck_assert_int_eq(MPII_Hier_pipeline_slot_tasks(tables[c], n[c], 1, s), 1);
+            for (int64_t s = 0; s < MPII_Hier_pipeline_nslots(tables[c], n[c], 4); s++) {
+                int here = MPII_Hier_pipeline_slot_tasks(tables[c], n[c], 4, s);
+                most = here > most ? here : most;
+            }
+            ck_assert_int_eq(most, n[c] < 4 ? n[c] : 4);
+        }
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("mpich-hier logic");
@@ -314,6 +342,7 @@ int main(void)
     tcase_add_test(seg, seg_bounded_plans_tile_every_payload);
     tcase_add_test(seg, pipeline_segments_follow_the_steps);
     tcase_add_test(seg, pipeline_is_hans_for_two_levels);
+    tcase_add_test(seg, pipeline_one_segment_runs_tasks_alone);
     suite_add_tcase(s, seg);
 
     sr = srunner_create(s);

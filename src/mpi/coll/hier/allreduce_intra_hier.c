@@ -6,26 +6,15 @@
 
 #define MPII_HIER_COLL ALLREDUCE        /* MPII_HIER_PARAMS_OF_CVARS */
 
-/* the buffers and the plan of one call; the results are formed in recvbuf */
-typedef struct {
-    const void *sendbuf;
-    void *recvbuf;
-    MPI_Datatype datatype;
-    MPI_Op op;
-    MPI_Aint type_size, extent;
-    const MPII_Hier_seg_plan *plan;
-    const MPII_Hier_params *step_prm;   /* [nsteps] */
-} allreduce_pipeline;
-
 /* segment t down, up or all (the ring) on step st */
 static int allreduce_task(void *ctx, const MPII_Hier_task * task, const MPII_Hier_step * st,
                           int64_t t, MPII_Hier_task_out * out)
 {
-    const allreduce_pipeline *p = ctx;
+    const MPII_Hier_prepared *p = ctx;
     const MPII_Hier_params *prm = &p->step_prm[task->step];
-    MPI_Aint count = MPII_Hier_seg_len(p->plan, t) / p->type_size;
-    MPI_Aint at = MPII_Hier_seg_offset(p->plan, t) / p->type_size * p->extent;
-    char *result = (char *) p->recvbuf + at;
+    MPI_Aint count = MPII_Hier_seg_len(&p->plan, t) / p->type_size;
+    MPI_Aint at = MPII_Hier_seg_offset(&p->plan, t) / p->type_size * p->extent;
+    char *result = p->buf + at;
     int step_root = st->comm->rank == st->root;
     bool intra = task->blocking && !st->inter;
 
@@ -85,6 +74,81 @@ static int step_params(const MPII_Hier_params * prm, const MPII_Hier_steps * ste
     return one_top_step;
 }
 
+/* The hier allreduce of call a on hier's steps, with prm, prepared for either form.
+ * Segments of whole elements (the op works on elements); the one-step allreduce alone
+ * (one rank per node) runs once on the whole message; a rank alone in its finest group
+ * holds its contribution in recvbuf from the start. */
+static int allreduce_prepare(const MPII_Hier_call * a, MPII_Hier_comm * hier,
+                             MPII_Hier_params * prm, MPII_Hier_prepared * prep)
+{
+    const MPII_Hier_steps *steps = &prep->steps;
+    int mpi_errno = MPII_Hier_prepare_begin(a, hier, 0, prm, allreduce_task, prep);
+    if (mpi_errno)
+        return mpi_errno;
+    MPI_Aint bytes = a->count * prep->type_size;
+    MPII_Hier_seg_plan_init(&prep->plan, bytes, prm->segsize, prep->type_size);
+    int one_top_step = step_params(prm, steps, a->op, &prep->plan, prep->step_prm);
+    if (MPII_Hier_nlevels(hier) == 0 && one_top_step)
+        MPII_Hier_seg_plan_init(&prep->plan, bytes, 0, prep->type_size);
+    MPII_HIER_PVAR_ADD(ALLREDUCE_HIER_SEGMENTS, prep->plan.nsegs);
+    MPII_HIER_PVAR_ADD(SEGSIZE_RAISED, prep->plan.raised);
+    prep->ntasks = MPII_Hier_pipeline_allreduce(steps->nsteps, one_top_step, prep->tasks);
+    if (!steps->step[steps->nsteps - 1].comm && a->sendbuf != MPI_IN_PLACE)
+        prep->in = (MPII_Hier_copy) { a->sendbuf, a->buf, a->count, a->count, a->datatype,
+            a->datatype
+        };
+    return MPI_SUCCESS;
+}
+
+static int allreduce_flat(const MPII_Hier_call * a, int coll_attr)
+{
+    return MPIR_Allreduce_intra_recursive_doubling(a->sendbuf, a->buf, a->count, a->datatype,
+                                                   a->op, a->comm, coll_attr);
+}
+
+static int allreduce_flat_sched(const MPII_Hier_call * a, const MPII_Hier_comm * hier,
+                                MPIR_TSP_sched_t sched)
+{
+    MPII_Hier_sched flat;
+    int vtx;
+    int mpi_errno = MPII_Hier_sched_new(&flat, MPIR_SCHED_NORMAL, a->comm, true);
+    if (mpi_errno)
+        return mpi_errno;
+    mpi_errno = MPIR_Iallreduce_intra_sched_recursive_doubling(a->sendbuf, a->buf, a->count,
+                                                               a->datatype, a->op, a->comm,
+                                                               flat.sched);
+    if (mpi_errno) {
+        MPII_Hier_sched_discard(&flat);
+        return mpi_errno;
+    }
+    return MPII_Hier_sched_add_step(&flat, a->comm, 0, NULL, sched, &vtx);
+}
+
+/* by_size's latency regime on nodes alone, where MPICH's flat recursive doubling crosses
+ * nodes fewer times than recursive doubling among the node leaders
+ * (MPII_Hier_sized_allreduce_flat, decided with the comm) */
+static int allreduce_plans_flat(const MPII_Hier_call * a, const MPII_Hier_comm * hier,
+                                const MPII_Hier_params * prm)
+{
+    MPII_Hier_seg_plan plan;
+    MPI_Aint type_size;
+
+    if (!hier->flat_allreduce || prm->inter_algo != MPII_HIER_INTER_BY_SIZE ||
+        MPII_Hier_used(hier) != &hier->nodes)
+        return 0;
+    MPIR_Datatype_get_size_macro(a->datatype, type_size);
+    MPII_Hier_seg_plan_init(&plan, a->count * type_size, prm->segsize, type_size);
+    if (!MPII_Hier_by_size_latency(MPII_HIER_SIZED_ALLREDUCE, &plan, hier->nnodes,
+                                   prm->inter_chunk))
+        return 0;
+    MPII_Hier_pvars[MPII_HIER_PVAR_BY_SIZE_LATENCY]++;
+    return 1;
+}
+
+static const MPII_Hier_pipelined allreduce_ops = { allreduce_prepare, allreduce_flat, NULL,
+    allreduce_flat_sched, allreduce_plans_flat
+};
+
 /* Algorithm: the hier allreduce as one schedule (MPI_Iallreduce, MPI_Allreduce_init)
  *
  * The same steps, segments and tasks as MPIR_Allreduce_intra_hier, with the hier
@@ -97,71 +161,8 @@ static int step_params(const MPII_Hier_params * prm, const MPII_Hier_steps * ste
  */
 static int allreduce_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
 {
-    int mpi_errno = MPI_SUCCESS;
     const MPII_Hier_params cvars = MPII_HIER_PARAMS_OF_CVARS;
-    MPII_Hier_params prm;
-    MPII_Hier_comm *hier = NULL;
-    MPII_Hier_seg_plan plan;
-    MPII_Hier_steps steps;
-    MPII_Hier_params step_prm[MPII_HIER_MAX_STEPS];
-    MPI_Aint type_size, extent;
-    int n_first = 0, first, vtx;
-
-    MPIR_FUNC_ENTER;
-
-    MPIR_Datatype_get_size_macro(a->datatype, type_size);
-    MPIR_Datatype_get_extent_macro(a->datatype, extent);
-    int trivial;
-    mpi_errno = MPII_Hier_sched_trivial_reduction(a, sched, &trivial);
-    if (mpi_errno || trivial)
-        goto fn_exit;
-    mpi_errno = MPII_Hier_sched_begin(a, &cvars, &prm, &hier);
-    MPIR_ERR_CHECK(mpi_errno);
-    if (MPII_Hier_reduction_runs_flat(hier, a->op)) {
-        MPII_Hier_sched flat;
-        mpi_errno = MPII_Hier_sched_new(&flat, MPIR_SCHED_NORMAL, a->comm, true);
-        MPIR_ERR_CHECK(mpi_errno);
-        mpi_errno = MPIR_Iallreduce_intra_sched_recursive_doubling(a->sendbuf, a->buf, a->count,
-                                                                   a->datatype, a->op, a->comm,
-                                                                   flat.sched);
-        if (mpi_errno) {
-            MPII_Hier_sched_discard(&flat);
-            goto fn_fail;
-        }
-        mpi_errno = MPII_Hier_sched_add_step(&flat, a->comm, 0, NULL, sched, &vtx);
-        goto fn_exit;
-    }
-    int nlevels = MPII_Hier_nlevels(hier);
-    mpi_errno = MPII_Hier_steps_get(a->comm, hier, 0, &steps);
-    MPIR_ERR_CHECK(mpi_errno);
-    MPII_Hier_seg_plan_init(&plan, a->count * type_size, prm.segsize, type_size);
-    int one_top_step = step_params(&prm, &steps, a->op, &plan, step_prm);
-    if (nlevels == 0 && one_top_step)   /* the one-step allreduce alone: the whole message */
-        MPII_Hier_seg_plan_init(&plan, a->count * type_size, 0, type_size);
-    MPII_HIER_PVAR_ADD(ALLREDUCE_HIER_SEGMENTS, plan.nsegs);
-    MPII_HIER_PVAR_ADD(SEGSIZE_RAISED, plan.raised);
-
-    /* a rank alone in its finest group holds its contribution in a->buf from the start */
-    if (!steps.step[steps.nsteps - 1].comm && a->sendbuf != MPI_IN_PLACE) {
-        mpi_errno = MPIR_TSP_sched_localcopy(a->sendbuf, a->count, a->datatype, a->buf,
-                                             a->count, a->datatype, sched, 0, NULL, &first);
-        MPIR_ERR_CHECK(mpi_errno);
-        n_first = 1;
-    }
-
-    MPII_Hier_task tasks[MPII_HIER_PIPELINE_MAX_TASKS(MPII_HIER_MAX_STEPS)];
-    int ntasks = MPII_Hier_pipeline_allreduce(steps.nsteps, one_top_step, tasks);
-    allreduce_pipeline pipeline = { a->sendbuf, a->buf, a->datatype, a->op, type_size, extent,
-        &plan, step_prm
-    };
-    mpi_errno = MPII_Hier_pipeline_sched(&steps, tasks, ntasks, plan.nsegs, allreduce_task,
-                                         &pipeline, n_first, &first, sched);
-
-  fn_exit:
-    MPIR_FUNC_EXIT;
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
+    return MPII_Hier_pipelined_sched(a, &cvars, 1, &allreduce_ops, sched);
 }
 
 /* Algorithm: HAN pipelined hierarchical allreduce over N levels (HAN paper, section
@@ -199,72 +200,13 @@ int MPIR_Allreduce_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count
                               int up_inter_chunk, int down_inter_algo, int down_inter_k,
                               int down_inter_chunk, int coll_attr)
 {
-    int mpi_errno = MPI_SUCCESS;
-    int mpi_errno_ret = MPI_SUCCESS;
-    int errflag = 0;            /* MPIR_ERR_* bits of the errors recorded so far */
-    MPII_Hier_params prm;
     const MPII_Hier_params given = MPII_HIER_PARAMS_OF_ARGS, cvars = MPII_HIER_PARAMS_OF_CVARS;
     const MPII_Hier_call call = { .sendbuf = sendbuf, .buf = recvbuf, .count = count,
         .datatype = datatype, .op = op, .comm = comm_ptr, .given = &given,
         .calls_pvar = MPII_HIER_PVAR_CALLS(allreduce, hier) };
     const MPII_Hier_entry coll = { &cvars, MPII_HIER_INTER_COUNT, allreduce_sched,
         MPII_HIER_SCHED_FROM_ALLREDUCE, 1, 1 };
-    MPII_Hier_comm *hier = NULL;
-    MPII_Hier_run run;
-    MPII_Hier_seg_plan plan;
-    MPII_Hier_steps steps;
-    MPII_Hier_params step_prm[MPII_HIER_MAX_STEPS];
-    MPI_Aint type_size, extent;
-
-    MPIR_FUNC_ENTER;
-
-    MPIR_Datatype_get_size_macro(datatype, type_size);
-    MPIR_Datatype_get_extent_macro(datatype, extent);
-    mpi_errno = MPII_Hier_enter(&call, &coll, count * type_size, &prm, &hier, &run);
-    MPIR_ERR_CHECK(mpi_errno);
-    if (run == MPII_HIER_RUN_NOTHING && count * type_size > 0 && sendbuf != MPI_IN_PLACE)
-        mpi_errno = MPIR_Localcopy(sendbuf, count, datatype, recvbuf, count, datatype);
-    if (run == MPII_HIER_RUN_FLAT)  /* flat and rank-ordered */
-        mpi_errno = MPIR_Allreduce_intra_recursive_doubling(sendbuf, recvbuf, count, datatype,
-                                                            op, comm_ptr, coll_attr);
-    if (run != MPII_HIER_RUN_STEPS)
-        goto fn_exit;
-    int nlevels = MPII_Hier_nlevels(hier);
-
-    mpi_errno = MPII_Hier_steps_get(comm_ptr, hier, 0, &steps);
-    MPIR_ERR_CHECK(mpi_errno);
-    int finest = steps.nsteps - 1;
-    const MPII_Hier_step *fs = &steps.step[finest];
-
-    /* segments of whole elements (the op works on elements) */
-    MPII_Hier_seg_plan_init(&plan, count * type_size, prm.segsize, type_size);
-    int one_top_step = step_params(&prm, &steps, op, &plan, step_prm);
-    /* the one-step allreduce alone (one rank per node) runs once on the whole message */
-    if (nlevels == 0 && one_top_step)
-        MPII_Hier_seg_plan_init(&plan, count * type_size, 0, type_size);
-    MPII_HIER_PVAR_ADD(ALLREDUCE_HIER_SEGMENTS, plan.nsegs);
-    MPII_HIER_PVAR_ADD(SEGSIZE_RAISED, plan.raised);
-
-    /* a rank alone in its finest group holds its contribution in recvbuf from the start */
-    if (!fs->comm && sendbuf != MPI_IN_PLACE) {
-        mpi_errno = MPIR_Localcopy(sendbuf, count, datatype, recvbuf, count, datatype);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
-
-    MPII_Hier_task tasks[MPII_HIER_PIPELINE_MAX_TASKS(MPII_HIER_MAX_STEPS)];
-    int ntasks = MPII_Hier_pipeline_allreduce(steps.nsteps, one_top_step, tasks);
-    allreduce_pipeline pipeline = { sendbuf, recvbuf, datatype, op, type_size, extent, &plan,
-        step_prm
-    };
-    mpi_errno = MPII_Hier_pipeline_run(&steps, tasks, ntasks, plan.nsegs, allreduce_task,
-                                       &pipeline, coll_attr, &errflag);
-    MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
-
-  fn_exit:
-    MPIR_FUNC_EXIT;
-    return MPII_Hier_final_errno(mpi_errno, mpi_errno_ret, errflag);
-  fn_fail:
-    goto fn_exit;
+    return MPII_Hier_pipelined_run(&call, &coll, &allreduce_ops, coll_attr);
 }
 
 int MPIR_TSP_Iallreduce_sched_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,

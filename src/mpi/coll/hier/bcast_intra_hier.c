@@ -6,28 +6,94 @@
 
 #define MPII_HIER_COLL BCAST        /* MPII_HIER_PARAMS_OF_CVARS */
 
-/* the payload and its plan, and the call's parameters */
-typedef struct {
-    char *bytes;
-    const MPII_Hier_seg_plan *plan;
-    const MPII_Hier_params *prm;
-} bcast_pipeline;
-
 /* segment t down step st: among leaders, or inside a finest group (an inter-node step
  * when that group spans nodes) */
 static int bcast_task(void *ctx, const MPII_Hier_task * task, const MPII_Hier_step * st,
                       int64_t t, MPII_Hier_task_out * out)
 {
-    const bcast_pipeline *p = ctx;
+    const MPII_Hier_prepared *p = ctx;
     MPII_Hier_params scratch;
 
-    return MPII_Hier_step_bcast(p->bytes + MPII_Hier_seg_offset(p->plan, t),
-                                MPII_Hier_seg_len(p->plan, t), MPIR_BYTE_INTERNAL, st,
+    return MPII_Hier_step_bcast(p->buf + MPII_Hier_seg_offset(&p->plan, t),
+                                MPII_Hier_seg_len(&p->plan, t), MPIR_BYTE_INTERNAL, st,
                                 MPII_Hier_step_params(p->prm, st, st->comm->local_size,
-                                                      MPII_HIER_SIZED_BCAST, p->plan,
+                                                      MPII_HIER_SIZED_BCAST, &p->plan,
                                                       &scratch),
                                 task->blocking && !st->inter, out);
 }
+
+/* The hier bcast of call a on hier's steps, with prm, prepared for either form: the
+ * payload as bytes, the buffer itself or the call's temporary (packed at the root before
+ * the first task, unpacked elsewhere after the last).  One rank per node: the inter-node
+ * step pipelined inside by its chunks. */
+static int bcast_prepare(const MPII_Hier_call * a, MPII_Hier_comm * hier, MPII_Hier_params * prm,
+                         MPII_Hier_prepared * prep)
+{
+    MPI_Aint nbytes;
+    int nlevels = MPII_Hier_nlevels(hier);
+    int root = a->comm->rank == a->root;
+
+    if (nlevels == 0 && prm->inter_chunk == 0)
+        prm->inter_chunk = prm->segsize;
+    int mpi_errno = MPII_Hier_prepare_begin(a, hier, a->root, prm, bcast_task, prep);
+    if (mpi_errno)
+        return mpi_errno;
+    if (!MPII_Hier_payload_contig(a->buf, a->count, a->datatype, &prep->buf, &nbytes)) {
+        MPII_Hier_copy packing = { a->buf, NULL, a->count, nbytes, a->datatype,
+            MPIR_BYTE_INTERNAL
+        }, unpacking = { NULL, a->buf, nbytes, a->count, MPIR_BYTE_INTERNAL, a->datatype };
+        prep->temp_bytes = nbytes;
+        *(root ? &prep->in : &prep->out) = root ? packing : unpacking;
+    }
+    MPII_Hier_seg_plan_init(&prep->plan, nbytes, nlevels == 0 ? 0 : prm->segsize, 1);
+    MPII_HIER_PVAR_ADD(BCAST_HIER_SEGMENTS, prep->plan.nsegs);
+    MPII_HIER_PVAR_ADD(SEGSIZE_RAISED, prep->plan.raised);
+    prep->ntasks = MPII_Hier_pipeline_bcast(prep->steps.nsteps, prep->tasks);
+    return MPI_SUCCESS;
+}
+
+static int bcast_flat(const MPII_Hier_call * a, int coll_attr)
+{
+    return MPIR_Bcast_intra_binomial(a->buf, a->count, a->datatype, a->root, a->comm, coll_attr);
+}
+
+/* one node, or while the plugin's comms are created: a binomial tree on comm */
+static int bcast_flat_sched(const MPII_Hier_call * a, const MPII_Hier_comm * hier,
+                            MPIR_TSP_sched_t sched)
+{
+    if (hier)
+        MPII_HIER_PVAR_ADD(BCAST_HIER_SEGMENTS, 1);     /* the whole payload, in one step */
+    return MPIR_TSP_Ibcast_sched_intra_tree(a->buf, a->count, a->datatype, a->root, a->comm,
+                                            MPIR_TREE_TYPE_KNOMIAL_1, 2, 0, sched);
+}
+
+/* One node that nothing splits: the intra-node submodule on comm itself, never the
+ * device's shm path there: the device's own release_gather set-up on a node comm
+ * broadcasts on that comm (MPIR_Bcast_impl), and a forced hier would enter release_gather
+ * again on the half-initialised comm. */
+static int bcast_one_node(MPII_Hier_comm * hier, const MPII_Hier_call * a, int intra_algo,
+                          int coll_attr)
+{
+    MPII_Hier_payload payload;
+    int root = a->comm->rank == a->root;
+
+    if (intra_algo == MPII_HIER_INTRA_SHM || intra_algo == MPII_HIER_INTRA_BY_SIZE)
+        intra_algo = MPII_HIER_INTRA_AUTO;
+    MPII_HIER_PVAR_ADD(BCAST_HIER_SEGMENTS, 1); /* the whole payload */
+    int mpi_errno = MPII_Hier_payload_start(&payload, a->buf, a->count, a->datatype, root);
+    if (mpi_errno)
+        return mpi_errno;
+    mpi_errno = MPII_Hier_intra_bcast(payload.bytes, payload.nbytes, MPIR_BYTE_INTERNAL, a->root,
+                                      a->comm, MPII_Hier_one_node_enter(hier, intra_algo),
+                                      coll_attr);
+    MPII_Hier_one_node_leave(hier);
+    int finish_errno = MPII_Hier_payload_finish(&payload, a->buf, a->count, a->datatype, !root);
+    return mpi_errno ? mpi_errno : finish_errno;
+}
+
+static const MPII_Hier_pipelined bcast_ops = { bcast_prepare, bcast_flat, bcast_one_node,
+    bcast_flat_sched, NULL
+};
 
 /* Algorithm: the hier bcast as one schedule (MPI_Ibcast, MPI_Bcast_init)
  *
@@ -44,117 +110,8 @@ static int bcast_task(void *ctx, const MPII_Hier_task * task, const MPII_Hier_st
  */
 static int bcast_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
 {
-    int mpi_errno = MPI_SUCCESS;
     const MPII_Hier_params cvars = MPII_HIER_PARAMS_OF_CVARS;
-    MPII_Hier_params prm;
-    MPII_Hier_comm *hier = NULL;
-    MPII_Hier_seg_plan plan;
-    MPII_Hier_steps steps;
-    char *bytes;
-    MPI_Aint nbytes;
-    int n_first = 0, first, vtx, packed = 0;
-
-    MPIR_FUNC_ENTER;
-
-    /* nothing to move: no byte (a count of 0, or of a type of size 0: the signature is
-     * empty on every rank, whatever their counts say) */
-    if (a->comm->local_size == 1 || !MPII_Hier_payload_bytes(a->count, a->datatype))
-        goto fn_exit;
-    mpi_errno = MPII_Hier_sched_begin(a, &cvars, &prm, &hier);
-    MPIR_ERR_CHECK(mpi_errno);
-    if (!hier || MPII_Hier_one_node(hier)) {
-        if (hier)
-            MPII_HIER_PVAR_ADD(BCAST_HIER_SEGMENTS, 1); /* the whole payload, in one step */
-        mpi_errno = MPIR_TSP_Ibcast_sched_intra_tree(a->buf, a->count, a->datatype, a->root,
-                                                     a->comm, MPIR_TREE_TYPE_KNOMIAL_1, 2, 0,
-                                                     sched);
-        goto fn_exit;
-    }
-
-    /* the payload as bytes: the buffer itself, or packed (vertices before and after) */
-    if (!MPII_Hier_payload_contig(a->buf, a->count, a->datatype, &bytes, &nbytes)) {
-        packed = 1;
-        bytes = MPIR_TSP_sched_malloc(nbytes, sched);
-        MPIR_ERR_CHKANDJUMP(!bytes, mpi_errno, MPI_ERR_OTHER, "**nomem");
-        if (a->comm->rank == a->root) {
-            mpi_errno = MPIR_TSP_sched_localcopy(a->buf, a->count, a->datatype, bytes, nbytes,
-                                                 MPIR_BYTE_INTERNAL, sched, 0, NULL, &first);
-            MPIR_ERR_CHECK(mpi_errno);
-            n_first = 1;
-        }
-    }
-
-    int nlevels = MPII_Hier_nlevels(hier);
-    if (nlevels == 0 && prm.inter_chunk == 0)
-        prm.inter_chunk = prm.segsize;  /* one rank per node: pipelined inside the step */
-    mpi_errno = MPII_Hier_steps_get(a->comm, hier, a->root, &steps);
-    MPIR_ERR_CHECK(mpi_errno);
-    MPII_Hier_seg_plan_init(&plan, nbytes, nlevels == 0 ? 0 : prm.segsize, 1);
-    MPII_HIER_PVAR_ADD(BCAST_HIER_SEGMENTS, plan.nsegs);
-    MPII_HIER_PVAR_ADD(SEGSIZE_RAISED, plan.raised);
-    MPII_Hier_task tasks[MPII_HIER_PIPELINE_MAX_TASKS(MPII_HIER_MAX_STEPS)];
-    int ntasks = MPII_Hier_pipeline_bcast(steps.nsteps, tasks);
-    bcast_pipeline pipeline = { bytes, &plan, &prm };
-    mpi_errno = MPII_Hier_pipeline_sched(&steps, tasks, ntasks, plan.nsegs, bcast_task,
-                                         &pipeline, n_first, &first, sched);
-    MPIR_ERR_CHECK(mpi_errno);
-
-    if (packed && a->comm->rank != a->root) {
-        int sink;
-        mpi_errno = MPIR_TSP_sched_sink(sched, &sink);
-        MPIR_ERR_CHECK(mpi_errno);
-        mpi_errno = MPIR_TSP_sched_localcopy(bytes, nbytes, MPIR_BYTE_INTERNAL, a->buf, a->count,
-                                             a->datatype, sched, 1, &sink, &vtx);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
-
-  fn_exit:
-    MPIR_FUNC_EXIT;
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
-}
-
-/* One node that nothing splits: the intra-node submodule on comm itself, never the
- * device's shm path there: the device's own release_gather set-up on a node comm
- * broadcasts on that comm (MPIR_Bcast_impl), and a forced hier would enter release_gather
- * again on the half-initialised comm. */
-static int bcast_one_node(MPII_Hier_comm * hier, const MPII_Hier_payload * payload, int root,
-                          MPIR_Comm * comm, int intra_algo, int coll_attr)
-{
-    int mpi_errno;
-
-    if (intra_algo == MPII_HIER_INTRA_SHM || intra_algo == MPII_HIER_INTRA_BY_SIZE)
-        intra_algo = MPII_HIER_INTRA_AUTO;
-    MPII_HIER_PVAR_ADD(BCAST_HIER_SEGMENTS, 1); /* the whole payload */
-    mpi_errno = MPII_Hier_intra_bcast(payload->bytes, payload->nbytes, MPIR_BYTE_INTERNAL, root,
-                                      comm, MPII_Hier_one_node_enter(hier, intra_algo),
-                                      coll_attr);
-    MPII_Hier_one_node_leave(hier);
-    return mpi_errno;
-}
-
-/* The pipeline of the bcast's tasks over the steps of the hierarchy */
-static int bcast_steps(MPII_Hier_comm * hier, const MPII_Hier_payload * payload, int root,
-                       MPIR_Comm * comm, MPII_Hier_params * prm, int coll_attr, int *errflag)
-{
-    int mpi_errno, nlevels = MPII_Hier_nlevels(hier);
-    MPII_Hier_seg_plan plan;
-    MPII_Hier_steps steps;
-    MPII_Hier_task tasks[MPII_HIER_PIPELINE_MAX_TASKS(MPII_HIER_MAX_STEPS)];
-
-    if (nlevels == 0 && prm->inter_chunk == 0)
-        prm->inter_chunk = prm->segsize;        /* one rank per node: pipelined inside the step */
-    mpi_errno = MPII_Hier_steps_get(comm, hier, root, &steps);
-    if (mpi_errno)
-        return mpi_errno;
-    MPII_Hier_seg_plan_init(&plan, payload->nbytes, nlevels == 0 ? 0 : prm->segsize, 1);
-    MPII_HIER_PVAR_ADD(BCAST_HIER_SEGMENTS, plan.nsegs);
-    MPII_HIER_PVAR_ADD(SEGSIZE_RAISED, plan.raised);
-    int ntasks = MPII_Hier_pipeline_bcast(steps.nsteps, tasks);
-    bcast_pipeline pipeline = { payload->bytes, &plan, prm };
-    return MPII_Hier_pipeline_run(&steps, tasks, ntasks, plan.nsegs, bcast_task, &pipeline,
-                                  coll_attr, errflag);
+    return MPII_Hier_pipelined_sched(a, &cvars, 0, &bcast_ops, sched);
 }
 
 /* Algorithm: HAN pipelined hierarchical bcast over N levels (HAN paper, section III-A;
@@ -187,54 +144,13 @@ int MPIR_Bcast_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype, i
                           int up_inter_chunk, int down_inter_algo, int down_inter_k,
                           int down_inter_chunk, int coll_attr)
 {
-    int mpi_errno = MPI_SUCCESS;
-    int mpi_errno_ret = MPI_SUCCESS;
-    int errflag = 0;            /* MPIR_ERR_* bits of the errors recorded so far */
-    MPII_Hier_params prm;
     const MPII_Hier_params given = MPII_HIER_PARAMS_OF_ARGS, cvars = MPII_HIER_PARAMS_OF_CVARS;
     const MPII_Hier_call call = { .buf = buffer, .count = count, .datatype = datatype,
         .root = root, .comm = comm_ptr, .given = &given,
         .calls_pvar = MPII_HIER_PVAR_CALLS(bcast, hier) };
     const MPII_Hier_entry coll = { &cvars, MPII_HIER_INTER_COUNT, bcast_sched,
         MPII_HIER_SCHED_FROM_BCAST, 1, 0 };
-    MPII_Hier_comm *hier = NULL;
-    MPII_Hier_run run;
-    MPII_Hier_payload payload = { 0 };
-    int payload_started = 0;
-
-    MPIR_FUNC_ENTER;
-
-    /* nothing to move: no byte (a count of 0, or of a type of size 0: the signature is
-     * empty on every rank, whatever their counts say) */
-    mpi_errno = MPII_Hier_enter(&call, &coll, MPII_Hier_payload_bytes(count, datatype), &prm,
-                                &hier, &run);
-    MPIR_ERR_CHECK(mpi_errno);
-    if (run == MPII_HIER_RUN_FLAT)
-        mpi_errno = MPIR_Bcast_intra_binomial(buffer, count, datatype, root, comm_ptr, coll_attr);
-    if (run != MPII_HIER_RUN_ONE_NODE && run != MPII_HIER_RUN_STEPS)
-        goto fn_exit;
-
-    mpi_errno = MPII_Hier_payload_start(&payload, buffer, count, datatype,
-                                        comm_ptr->rank == root);
-    MPIR_ERR_CHECK(mpi_errno);
-    payload_started = 1;
-    if (run == MPII_HIER_RUN_ONE_NODE)
-        mpi_errno = bcast_one_node(hier, &payload, root, comm_ptr, prm.intra_algo, coll_attr);
-    else
-        mpi_errno = bcast_steps(hier, &payload, root, comm_ptr, &prm, coll_attr, &errflag);
-    MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
-
-  fn_exit:
-    if (payload_started) {
-        int finish_errno = MPII_Hier_payload_finish(&payload, buffer, count, datatype,
-                                                    comm_ptr->rank != root);
-        if (!mpi_errno)
-            mpi_errno = finish_errno;
-    }
-    MPIR_FUNC_EXIT;
-    return MPII_Hier_final_errno(mpi_errno, mpi_errno_ret, errflag);
-  fn_fail:
-    goto fn_exit;
+    return MPII_Hier_pipelined_run(&call, &coll, &bcast_ops, coll_attr);
 }
 
 int MPIR_TSP_Ibcast_sched_intra_hier(void *buffer, MPI_Aint count, MPI_Datatype datatype,

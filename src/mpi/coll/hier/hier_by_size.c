@@ -2,6 +2,8 @@
  * mpich-hier: the by_size submodules' cost model (hier_by_size.h).  Pure: no MPI.
  */
 
+#include <stdlib.h>
+#include <string.h>
 #include "hier_by_size.h"
 
 /* ceil(log2 n) */
@@ -75,4 +77,70 @@ int MPII_Hier_sized_latency(MPII_Hier_sized_op op, int64_t bytes, int64_t pieces
 int MPII_Hier_sized_intra_shm(int64_t bytes, int64_t cell_bytes)
 {
     return bytes <= cell_bytes;
+}
+
+/* rank of recursive doubling's member nr among size ranks, rem of them folded */
+static int recursive_doubling_rank(int nr, int rem)
+{
+    return nr < rem ? 2 * nr + 1 : nr + rem;
+}
+
+/* The critical-path simulator's times (hier_critical_path.c), for one message pattern:
+ * a message goes once its sender has received what it waits for and its previous send
+ * is received, and is received one weight (INTER: crossing nodes, else 1) after that and
+ * after the receiver's previous receive. */
+#define INTER ((int64_t) 1 << 20)
+typedef struct {
+    int64_t got;                /* the last receive's end */
+    int64_t sent;               /* the last send's end */
+} rank_times;
+
+static int64_t message(rank_times * now, const rank_times * before, const int *node_of,
+                       int from, int to)
+{
+    int64_t ready = before[from].got > before[from].sent ? before[from].got : before[from].sent;
+    int64_t t = (ready > before[to].got ? ready : before[to].got) +
+        (node_of[from] != node_of[to] ? INTER : 1);
+    now[to].got = t;
+    now[from].sent = t;
+    return t;
+}
+
+int MPII_Hier_recursive_doubling_inter(const int *node_of, int size)
+{
+    if (!node_of || size < 1)
+        return -1;
+    int pof2 = 1;
+    int64_t longest = 0, t;
+    while (pof2 * 2 <= size)
+        pof2 *= 2;
+    int rem = size - pof2;
+    rank_times *now = calloc(size, sizeof(*now)), *before = malloc(size * sizeof(*before));
+    if (!now || !before) {
+        free(now);
+        free(before);
+        return -1;
+    }
+    for (int round = -1; round <= ceil_log2(pof2); round++) {
+        memcpy(before, now, size * sizeof(*now));       /* a round's messages go at once */
+        for (int i = 0; i < rem && (round == -1 || round == ceil_log2(pof2)); i++) {
+            t = round == -1 ? message(now, before, node_of, 2 * i, 2 * i + 1) :
+                message(now, before, node_of, 2 * i + 1, 2 * i);
+            longest = t > longest ? t : longest;
+        }
+        for (int nr = 0; round >= 0 && nr < pof2 && (1 << round) < pof2; nr++) {
+            t = message(now, before, node_of, recursive_doubling_rank(nr ^ (1 << round), rem),
+                        recursive_doubling_rank(nr, rem));
+            longest = t > longest ? t : longest;
+        }
+    }
+    free(now);
+    free(before);
+    return (int) (longest / INTER);
+}
+
+int MPII_Hier_sized_allreduce_flat(const int *node_of, int size, int nnodes)
+{
+    int flat = MPII_Hier_recursive_doubling_inter(node_of, size);
+    return flat >= 0 && flat < recursive_doubling_steps(nnodes);
 }

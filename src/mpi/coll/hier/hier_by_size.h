@@ -66,6 +66,16 @@ int MPII_Hier_sized_latency(MPII_Hier_sized_op op, int64_t bytes, int64_t pieces
 /* Sequential messages on the critical path of one piece through the step's algorithm
  * (latency or bandwidth) among n members, a rank sending one message at a time. */
 int MPII_Hier_sized_hops(MPII_Hier_sized_op op, int latency, int n);
+/* Sequential inter-node messages on the longest path of MPICH's recursive doubling
+ * allreduce (MPIR_Allreduce_intra_recursive_doubling) among size ranks on the nodes
+ * node_of[size]: the ranks 2i < 2 * (size - largest power of two) fold into 2i + 1 first
+ * and get the result back last.  -1 on bad input or no memory. */
+int MPII_Hier_recursive_doubling_inter(const int *node_of, int size);
+/* 1 when MPICH's flat recursive doubling on those ranks crosses nodes fewer times than
+ * recursive doubling among one leader per node (of nnodes): then the latency regime of
+ * a nodes-only allreduce runs flat.  Node counts that are not a power of two make
+ * the leaders fold across nodes, where the flat one folds inside nodes. */
+int MPII_Hier_sized_allreduce_flat(const int *node_of, int size, int nnodes);
 /* 1: the intra-node step takes the device's shared memory (bytes fit one cell). */
 int MPII_Hier_sized_intra_shm(int64_t bytes, int64_t cell_bytes);
 

@@ -183,6 +183,9 @@ int MPII_Hier_get(MPIR_Comm * comm, MPII_Hier_comm ** hier_p)
     if (hier->nodes.nlevels == 1) {
         mpi_errno = build_node_comms(comm, hier);
         MPIR_ERR_CHECK(mpi_errno);
+        hier->flat_allreduce = MPII_Hier_sized_allreduce_flat(hier->nodes.level[0].group_of,
+                                                              comm->local_size,
+                                                              hier->nodes.level[0].ngroups);
     }
 
     hier->building = 0;

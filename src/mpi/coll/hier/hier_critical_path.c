@@ -862,6 +862,32 @@ static void inter_allreduce(MPII_Hier_cpath_plan * plan, int n, int64_t bytes,
               MPII_Hier_sized_hops(MPII_HIER_SIZED_ALLREDUCE, latency, n), 0, NULL);
 }
 
+/* by_size's latency regime where MPICH's flat recursive doubling crosses nodes fewer
+ * times than among the node leaders (MPII_Hier_sized_allreduce_flat): the plugin runs it
+ * on the whole comm.  Returns whether it does. */
+static int flat_allreduce(MPII_Hier_cpath_plan * plan, const MPII_Hier_cpath_shape * shape,
+                          int64_t bytes, int64_t latency_bytes)
+{
+    int size = shape->nnodes * shape->ppn, node_of[MPII_HIER_CPATH_MAX_RANKS];
+    int64_t seg = MPII_HIER_CPATH_SEGSIZE_DEFAULT;
+    int64_t pieces = bytes > seg ? (bytes + seg - 1) / seg : 1;
+    MPII_Hier_cpath_count count;
+
+    if (shape->ppn <= 1 || shape->nnodes <= 1 ||
+        !MPII_Hier_sized_latency(MPII_HIER_SIZED_ALLREDUCE, pieces > 1 ? seg : bytes, pieces,
+                                 shape->nnodes, latency_bytes))
+        return 0;
+    for (int r = 0; r < size; r++)
+        node_of[r] = MPII_Hier_cpath_node_of(shape, r);
+    if (!MPII_Hier_sized_allreduce_flat(node_of, size, shape->nnodes) ||
+        MPII_Hier_cpath_mpich(MPII_Hier_cpath_algo_find(MPII_HIER_CPATH_ALLREDUCE,
+                                                        "recursive_doubling"), shape, bytes,
+                              &count) != 0)
+        return 0;
+    plan_step(plan, "flat recursive_doubling", size, count.inter, count.intra, NULL);
+    return 1;
+}
+
 /* the leaders' exchange of node blocks: by_size's Bruck or ring */
 static void inter_allgather(MPII_Hier_cpath_plan * plan, int n, int64_t block,
                             int64_t latency_bytes)
@@ -902,6 +928,8 @@ int MPII_Hier_cpath_hier_plan(MPII_Hier_cpath_coll coll, const MPII_Hier_cpath_s
             inter_tree(plan, MPII_HIER_SIZED_REDUCE, n, bytes, latency_bytes);
             break;
         case MPII_HIER_CPATH_ALLREDUCE:
+            if (flat_allreduce(plan, shape, bytes, latency_bytes))
+                break;
             intra_reduce(plan, ppn, bytes);
             inter_allreduce(plan, n, bytes, latency_bytes);
             intra_bcast(plan, ppn, bytes, 1);

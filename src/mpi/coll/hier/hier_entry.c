@@ -114,3 +114,67 @@ void MPII_Hier_one_node_leave(MPII_Hier_comm * hier)
 {
     hier->reentered--;
 }
+
+int MPII_Hier_pipelined_run(const MPII_Hier_call * call, const MPII_Hier_entry * coll,
+                            const MPII_Hier_pipelined * ops, int coll_attr)
+{
+    int mpi_errno, mpi_errno_ret = MPI_SUCCESS;
+    int errflag = 0;            /* MPIR_ERR_* bits of the errors recorded so far */
+    MPI_Aint bytes = MPII_Hier_payload_bytes(call->count, call->datatype);
+    MPII_Hier_params prm;
+    MPII_Hier_comm *hier;
+    MPII_Hier_run run;
+    MPII_Hier_prepared prep;
+
+    mpi_errno = MPII_Hier_enter(call, coll, bytes, &prm, &hier, &run);
+    if (mpi_errno || run == MPII_HIER_RUN_DONE)
+        return mpi_errno;
+    if (run == MPII_HIER_RUN_STEPS && ops->plans_flat && ops->plans_flat(call, hier, &prm))
+        run = MPII_HIER_RUN_FLAT;
+    if (run == MPII_HIER_RUN_NOTHING)
+        return coll->reduction && bytes > 0 && call->sendbuf != MPI_IN_PLACE ?
+            MPIR_Localcopy(call->sendbuf, call->count, call->datatype, call->buf, call->count,
+                           call->datatype) : MPI_SUCCESS;
+    if (run == MPII_HIER_RUN_FLAT)
+        return ops->flat(call, coll_attr);
+    if (run == MPII_HIER_RUN_ONE_NODE)
+        return ops->one_node(hier, call, prm.intra_algo, coll_attr);
+
+    mpi_errno = ops->prepare(call, hier, &prm, &prep);
+    if (mpi_errno)
+        return mpi_errno;
+    mpi_errno = MPII_Hier_prepared_run(&prep, coll_attr, &errflag);
+    MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
+    return MPII_Hier_final_errno(mpi_errno, mpi_errno_ret, errflag);
+}
+
+int MPII_Hier_pipelined_sched(const MPII_Hier_call * call, const MPII_Hier_params * cvars,
+                              int reduction, const MPII_Hier_pipelined * ops,
+                              MPIR_TSP_sched_t sched)
+{
+    int mpi_errno, nothing;
+    MPII_Hier_params prm;
+    MPII_Hier_comm *hier;
+    MPII_Hier_prepared prep;
+
+    if (reduction) {
+        mpi_errno = MPII_Hier_sched_trivial_reduction(call, sched, &nothing);
+        if (mpi_errno || nothing)
+            return mpi_errno;
+    } else if (call->comm->local_size == 1 ||
+               !MPII_Hier_payload_bytes(call->count, call->datatype)) {
+        return MPI_SUCCESS;     /* a count of 0, or of a type of size 0: nothing on any rank */
+    }
+    mpi_errno = MPII_Hier_sched_begin(call, cvars, &prm, &hier);
+    if (mpi_errno)
+        return mpi_errno;
+    if (reduction ? MPII_Hier_reduction_runs_flat(hier, call->op) :
+        !hier || MPII_Hier_one_node(hier))
+        return ops->flat_sched(call, hier, sched);
+    if (ops->plans_flat && ops->plans_flat(call, hier, &prm))
+        return ops->flat_sched(call, hier, sched);
+    mpi_errno = ops->prepare(call, hier, &prm, &prep);
+    if (mpi_errno)
+        return mpi_errno;
+    return MPII_Hier_prepared_sched(&prep, sched);
+}

@@ -32,6 +32,7 @@ typedef struct {
     int finest_ready;
     MPIR_Comm *finest_comm;     /* split by us: my finest group's comm when the finest level
                                  * is not the node's (NULL when it has one rank) */
+    int flat_allreduce;         /* MPII_Hier_sized_allreduce_flat on the nodes */
 } MPII_Hier_comm;
 
 /* The hierarchies of comm, built if needed.  Sets *hier to NULL while they are being
@@ -198,6 +199,10 @@ const MPII_Hier_params *MPII_Hier_step_params(const MPII_Hier_params * prm,
                                               MPII_Hier_sized_op op,
                                               const MPII_Hier_seg_plan * plan,
                                               MPII_Hier_params * scratch);
+/* Whether by_size takes the latency algorithm for a step of op among n members moving
+ * plan's segments (each cut in inter_chunk pieces when set) */
+int MPII_Hier_by_size_latency(MPII_Hier_sized_op op, const MPII_Hier_seg_plan * plan, int n,
+                              int inter_chunk);
 /* by_size's allreduce algorithm among the leaders for a message of one piece: MPICH's
  * recursive doubling, one step (no CVAR item: by_size picks it) */
 #define MPII_HIER_INTER_RECURSIVE_DOUBLING MPII_HIER_INTER_COUNT
@@ -236,6 +241,8 @@ typedef struct {
                                          * reruns its steps); NULL: run */
     MPIR_Request **req;         /* run: a started step's request, else left NULL */
     int coll_attr;              /* run: carries the errors recorded so far */
+    int alone;                  /* run: the only task of its slot (on every rank): a step
+                                 * with a blocking form runs it */
 } MPII_Hier_task_out;
 /* Segment t of task on step st: started among leaders; a blocking task runs to its end
  * (or starts a request, waited for at once). */
@@ -277,6 +284,43 @@ typedef struct {
     MPI_Datatype sendtype;
 } MPII_Hier_call;
 typedef int (*MPII_Hier_sched_fn) (const MPII_Hier_call * call, MPIR_TSP_sched_t sched);
+/* A local copy of a prepared call (count 0: none); from or to NULL: its buf */
+typedef struct {
+    const void *from;
+    void *to;
+    MPI_Aint from_count, to_count;
+    MPI_Datatype from_type, to_type;
+} MPII_Hier_copy;
+/* A pipelined hier collective (bcast, reduce, allreduce) prepared for one call: what its
+ * prepare step writes and both its forms run, the blocking one slot by slot
+ * (MPII_Hier_prepared_run) and the schedule (MPII_Hier_prepared_sched).  `task` runs
+ * one task of one segment, reading the prepared call.  The executor gives the call a
+ * temporary of temp_bytes in buf (none when 0; buf = its start - temp_lb, as a type's
+ * true lower bound wants), copies `in` before the first task and `out` after the last. */
+typedef struct MPII_Hier_prepared_s {
+    MPII_Hier_steps steps;
+    MPII_Hier_seg_plan plan;
+    MPII_Hier_task tasks[MPII_HIER_PIPELINE_MAX_TASKS(MPII_HIER_MAX_STEPS)];
+    int ntasks;
+    MPII_Hier_task_fn task;
+    const void *sendbuf;        /* reductions: the contributions */
+    char *buf;                  /* bcast: the payload's bytes; reduce: where this rank forms
+                                 * its groups' results; allreduce: recvbuf */
+    MPI_Datatype datatype;
+    MPI_Op op;
+    MPI_Aint type_size, extent;
+    const MPII_Hier_params *prm;        /* the call's */
+    MPII_Hier_params step_prm[MPII_HIER_MAX_STEPS];     /* allreduce: each step's */
+    MPI_Aint temp_bytes, temp_lb;
+    MPII_Hier_copy in, out;
+} MPII_Hier_prepared;
+/* What every prepare step writes first: call's buffers and type, prm, task, no temporary
+ * and no copy, and the steps to root (MPII_Hier_steps_get) */
+int MPII_Hier_prepare_begin(const MPII_Hier_call * call, MPII_Hier_comm * hier, int root,
+                            const MPII_Hier_params * prm, MPII_Hier_task_fn task,
+                            MPII_Hier_prepared * prep);
+int MPII_Hier_prepared_run(MPII_Hier_prepared * prep, int coll_attr, int *errflag);
+int MPII_Hier_prepared_sched(MPII_Hier_prepared * prep, MPIR_TSP_sched_t sched);
 /* The start of a schedule builder: MPII_Hier_begin with the call's parameters (cvars for
  * those it leaves negative), or *hier NULL when the build is nested (the caller then
  * builds its simple form). */
@@ -330,6 +374,32 @@ int MPII_Hier_enter(const MPII_Hier_call * call, const MPII_Hier_entry * coll,
  * re-enters it from the intra-node step, which then runs binomial; intra_algo otherwise */
 int MPII_Hier_one_node_enter(MPII_Hier_comm * hier, int intra_algo);
 void MPII_Hier_one_node_leave(MPII_Hier_comm * hier);
+/* A pipelined collective (bcast, reduce, allreduce) as its two forms take it: its prepare
+ * step, and what runs where the steps do not */
+typedef struct {
+    int (*prepare) (const MPII_Hier_call * call, MPII_Hier_comm * hier,
+                    MPII_Hier_params * prm, MPII_Hier_prepared * prep);
+    int (*flat) (const MPII_Hier_call * call, int coll_attr);   /* MPII_HIER_RUN_FLAT */
+    /* MPII_HIER_RUN_ONE_NODE (NULL for reductions, which run flat there) */
+    int (*one_node) (MPII_Hier_comm * hier, const MPII_Hier_call * call, int intra_algo,
+                     int coll_attr);
+    /* the schedule where it runs flat (hier NULL while the plugin's comms are created) */
+    int (*flat_sched) (const MPII_Hier_call * call, const MPII_Hier_comm * hier,
+                       MPIR_TSP_sched_t sched);
+    /* where the collective's plan is the flat algorithm, which both forms then run (NULL:
+     * nowhere) */
+    int (*plans_flat) (const MPII_Hier_call * call, const MPII_Hier_comm * hier,
+                       const MPII_Hier_params * prm);
+} MPII_Hier_pipelined;
+/* The blocking form of a pipelined collective: MPII_Hier_enter, then what it says (a
+ * reduction with nothing to combine copies sendbuf to recvbuf) */
+int MPII_Hier_pipelined_run(const MPII_Hier_call * call, const MPII_Hier_entry * coll,
+                            const MPII_Hier_pipelined * ops, int coll_attr);
+/* The schedule of a pipelined collective, with the collective's CVARs where the call
+ * gives no parameter (reduction: as MPII_Hier_entry's) */
+int MPII_Hier_pipelined_sched(const MPII_Hier_call * call, const MPII_Hier_params * cvars,
+                              int reduction, const MPII_Hier_pipelined * ops,
+                              MPIR_TSP_sched_t sched);
 /* Every rank's block from its place in the stage (the gathered layout of h for the
  * root's columns col; rank order without h) to recvbuf; skip: a rank whose block is there
  * already (-1: none).  Errors are recorded in *errflag and the copies go on. */

@@ -61,3 +61,12 @@ int64_t MPII_Hier_pipeline_seg(const MPII_Hier_task * task, int64_t nsegs, int64
     int64_t t = slot - task->lag;
     return t >= 0 && t < nsegs ? t : -1;
 }
+
+int MPII_Hier_pipeline_slot_tasks(const MPII_Hier_task * tasks, int ntasks, int64_t nsegs,
+                                  int64_t slot)
+{
+    int n = 0;
+    for (int i = 0; i < ntasks; i++)
+        n += MPII_Hier_pipeline_seg(&tasks[i], nsegs, slot) >= 0;
+    return n;
+}

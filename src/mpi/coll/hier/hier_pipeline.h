@@ -56,5 +56,11 @@ int MPII_Hier_pipeline_allreduce(int nsteps, int one_top, MPII_Hier_task * tasks
 int64_t MPII_Hier_pipeline_nslots(const MPII_Hier_task * tasks, int ntasks, int64_t nsegs);
 /* The segment a task handles in slot s, -1 when none */
 int64_t MPII_Hier_pipeline_seg(const MPII_Hier_task * task, int64_t nsegs, int64_t slot);
+/* How many tasks of the table run in slot s: the same on every rank, whatever steps it
+ * takes part in.  A task alone in its slot overlaps nothing, and the members of its
+ * step's comm agree on that (they then run the step's blocking form, whose messages are
+ * tagged unlike the scheduled form's).  With one segment every slot holds one task. */
+int MPII_Hier_pipeline_slot_tasks(const MPII_Hier_task * tasks, int ntasks, int64_t nsegs,
+                                  int64_t slot);
 
 #endif /* HIER_PIPELINE_H_INCLUDED */

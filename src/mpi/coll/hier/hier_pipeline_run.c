@@ -1,8 +1,8 @@
 /*
  * mpich-hier: the HAN pipeline of the hier bcast, reduce and allreduce, run slot by slot
  * (the blocking loop) or written into one schedule (the non-blocking and persistent
- * forms).  Their tasks: hier_pipeline.h; what a task does: the collective's task
- * function.
+ * forms), and a call prepared by its collective (MPII_Hier_prepared) run in either form.
+ * Their tasks: hier_pipeline.h; what a task does: the collective's task function.
  */
 
 #include "hier_impl.h"
@@ -50,6 +50,7 @@ int MPII_Hier_pipeline_run(const MPII_Hier_steps * steps, const MPII_Hier_task *
     if (mpi_errno)
         return mpi_errno;
     for (int64_t s = 0; s < nslots; s++) {
+        int alone = MPII_Hier_pipeline_slot_tasks(tasks, ntasks, nsegs, s) == 1;
         /* the started tasks, in table order, then the blocking ones: a blocking task that
          * starts a request (a finest step across nodes) is waited for at once */
         for (int blocking = 0; blocking < 2; blocking++) {
@@ -58,7 +59,7 @@ int MPII_Hier_pipeline_run(const MPII_Hier_steps * steps, const MPII_Hier_task *
                 int64_t t = MPII_Hier_pipeline_seg(&tasks[i], nsegs, s);
                 if (tasks[i].blocking != blocking || !st->comm || t < 0)
                     continue;
-                MPII_Hier_task_out out = { NULL, &req[i], coll_attr | *errflag };
+                MPII_Hier_task_out out = { NULL, &req[i], coll_attr | *errflag, alone };
                 mpi_errno = task_call(run, ctx, &tasks[i], st, t, tag[i], &out);
                 MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
                 if (blocking) {
@@ -259,7 +260,7 @@ int MPII_Hier_pipeline_sched(const MPII_Hier_steps * steps, const MPII_Hier_task
             const MPII_Hier_task *task = &tasks[order[j]];
             const MPII_Hier_step *st = &steps->step[task->step];
             MPII_Hier_sched sub = { MPIR_SCHED_GENTRAN, NULL };
-            MPII_Hier_task_out out = { &sub, NULL, 0 };
+            MPII_Hier_task_out out = { &sub, NULL, 0, 0 };
             int in[2 + 8], n_in = 0, vtx;
 
             mpi_errno = task_call(build, ctx, task, st, t, tag[order[j]], &out);
@@ -284,3 +285,99 @@ int MPII_Hier_pipeline_sched(const MPII_Hier_steps * steps, const MPII_Hier_task
     goto fn_exit;
 }
 
+
+int MPII_Hier_prepare_begin(const MPII_Hier_call * call, MPII_Hier_comm * hier, int root,
+                            const MPII_Hier_params * prm, MPII_Hier_task_fn task,
+                            MPII_Hier_prepared * prep)
+{
+    prep->task = task;
+    prep->sendbuf = call->sendbuf;
+    prep->buf = call->buf;
+    prep->datatype = call->datatype;
+    prep->op = call->op;
+    MPIR_Datatype_get_size_macro(call->datatype, prep->type_size);
+    MPIR_Datatype_get_extent_macro(call->datatype, prep->extent);
+    prep->prm = prm;
+    prep->temp_bytes = prep->temp_lb = 0;
+    prep->in = prep->out = (MPII_Hier_copy) { 0 };
+    return MPII_Hier_steps_get(call->comm, hier, root, &prep->steps);
+}
+
+/* c's ends, prep's buf where c names none */
+static void copy_ends(const MPII_Hier_prepared * prep, const MPII_Hier_copy * c,
+                      const void **from, void **to)
+{
+    *from = c->from ? c->from : prep->buf;
+    *to = c->to ? c->to : prep->buf;
+}
+
+int MPII_Hier_prepared_run(MPII_Hier_prepared * prep, int coll_attr, int *errflag)
+{
+    int mpi_errno = MPI_SUCCESS;
+    void *temp = NULL, *to;
+    const void *from;
+
+    if (prep->temp_bytes) {
+        temp = MPL_malloc(prep->temp_bytes, MPL_MEM_COLL);
+        MPIR_ERR_CHKANDJUMP(!temp, mpi_errno, MPI_ERR_OTHER, "**nomem");
+        prep->buf = (char *) temp - prep->temp_lb;
+    }
+    if (prep->in.from_count) {
+        copy_ends(prep, &prep->in, &from, &to);
+        mpi_errno = MPIR_Localcopy(from, prep->in.from_count, prep->in.from_type, to,
+                                   prep->in.to_count, prep->in.to_type);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+    mpi_errno = MPII_Hier_pipeline_run(&prep->steps, prep->tasks, prep->ntasks, prep->plan.nsegs,
+                                       prep->task, prep, coll_attr, errflag);
+    if (!mpi_errno && prep->out.from_count) {
+        copy_ends(prep, &prep->out, &from, &to);
+        mpi_errno = MPIR_Localcopy(from, prep->out.from_count, prep->out.from_type, to,
+                                   prep->out.to_count, prep->out.to_type);
+    }
+
+  fn_exit:
+    MPL_free(temp);
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+int MPII_Hier_prepared_sched(MPII_Hier_prepared * prep, MPIR_TSP_sched_t sched)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int n_first = 0, first, sink, vtx;
+    void *to;
+    const void *from;
+
+    if (prep->temp_bytes) {
+        char *temp = MPIR_TSP_sched_malloc(prep->temp_bytes, sched);
+        MPIR_ERR_CHKANDJUMP(!temp, mpi_errno, MPI_ERR_OTHER, "**nomem");
+        prep->buf = temp - prep->temp_lb;
+    }
+    if (prep->in.from_count) {
+        copy_ends(prep, &prep->in, &from, &to);
+        mpi_errno = MPIR_TSP_sched_localcopy(from, prep->in.from_count, prep->in.from_type, to,
+                                             prep->in.to_count, prep->in.to_type, sched, 0, NULL,
+                                             &first);
+        MPIR_ERR_CHECK(mpi_errno);
+        n_first = 1;
+    }
+    mpi_errno = MPII_Hier_pipeline_sched(&prep->steps, prep->tasks, prep->ntasks,
+                                         prep->plan.nsegs, prep->task, prep, n_first, &first,
+                                         sched);
+    MPIR_ERR_CHECK(mpi_errno);
+    if (prep->out.from_count) {
+        mpi_errno = MPIR_TSP_sched_sink(sched, &sink);
+        MPIR_ERR_CHECK(mpi_errno);
+        copy_ends(prep, &prep->out, &from, &to);
+        mpi_errno = MPIR_TSP_sched_localcopy(from, prep->out.from_count, prep->out.from_type, to,
+                                             prep->out.to_count, prep->out.to_type, sched, 1,
+                                             &sink, &vtx);
+    }
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}

@@ -42,16 +42,22 @@ static int64_t latency_bytes(void)
         MPII_HIER_LATENCY_BYTES_DEFAULT;
 }
 
-/* by_size's inter-node algorithm for a step of op among n members moving the segments of
- * plan (each cut in inter_chunk pieces when set); counted where it runs (counted) */
-static void inter_by_size(MPII_Hier_params * p, MPII_Hier_sized_op op,
-                          const MPII_Hier_seg_plan * plan, int n, int counted)
+int MPII_Hier_by_size_latency(MPII_Hier_sized_op op, const MPII_Hier_seg_plan * plan, int n,
+                              int inter_chunk)
 {
     int64_t bytes = plan->nsegs > 1 ? plan->seg_bytes : plan->nbytes;
     int64_t pieces = plan->nsegs;
-    if (p->inter_chunk > 0 && bytes > p->inter_chunk)
-        pieces *= (bytes + p->inter_chunk - 1) / p->inter_chunk;
-    int latency = MPII_Hier_sized_latency(op, bytes, pieces, n, latency_bytes());
+    if (inter_chunk > 0 && bytes > inter_chunk)
+        pieces *= (bytes + inter_chunk - 1) / inter_chunk;
+    return MPII_Hier_sized_latency(op, bytes, pieces, n, latency_bytes());
+}
+
+/* by_size's inter-node algorithm for a step of op among n members moving the segments of
+ * plan; counted where it runs (counted) */
+static void inter_by_size(MPII_Hier_params * p, MPII_Hier_sized_op op,
+                          const MPII_Hier_seg_plan * plan, int n, int counted)
+{
+    int latency = MPII_Hier_by_size_latency(op, plan, n, p->inter_chunk);
     if (counted)
         MPII_Hier_pvars[latency ? MPII_HIER_PVAR_BY_SIZE_LATENCY :
                         MPII_HIER_PVAR_BY_SIZE_BANDWIDTH]++;
@@ -153,17 +159,17 @@ void MPII_Hier_sched_discard(MPII_Hier_sched * s)
     s->sched = NULL;
 }
 
-int MPII_Hier_sched_new(MPII_Hier_sched * s, enum MPIR_sched_type type, MPIR_Comm * comm,
+int MPII_Hier_sched_new(MPII_Hier_sched * sub, enum MPIR_sched_type type, MPIR_Comm * comm,
                         bool is_persistent)
 {
     int mpi_errno = MPI_SUCCESS;
     /* the names MPICH's schedule macros expect: is_persistent, sched_type_p, sched_p,
-     * comm_ptr */
-    enum MPIR_sched_type *sched_type_p = &s->type;
-    void **sched_p = &s->sched;
+     * comm_ptr (and their own s) */
+    enum MPIR_sched_type *sched_type_p = &sub->type;
+    void **sched_p = &sub->sched;
     MPIR_Comm *comm_ptr = comm;
 
-    s->sched = NULL;
+    sub->sched = NULL;
     if (type == MPIR_SCHED_GENTRAN)
         MPII_GENTRAN_CREATE_SCHED_P();
     else
@@ -172,7 +178,7 @@ int MPII_Hier_sched_new(MPII_Hier_sched * s, enum MPIR_sched_type type, MPIR_Com
   fn_exit:
     return mpi_errno;
   fn_fail:
-    s->sched = NULL;
+    sub->sched = NULL;
     goto fn_exit;
 }
 
@@ -293,8 +299,31 @@ static int allreduce_ring(const step_call * c, const MPII_Hier_params * prm, MPI
                                                 c->op, comm, sched);
 }
 
+/* The blocking forms of the same algorithms (MPICH's), for a step that nothing overlaps:
+ * the same messages, without a schedule to build, start and poll */
+static int bcast_binomial_run(const step_call * c, MPIR_Comm * comm, int coll_attr)
+{
+    return MPIR_Bcast_intra_binomial(c->buf, c->count, c->datatype, c->root, comm, coll_attr);
+}
+
+static int reduce_binomial_run(const step_call * c, MPIR_Comm * comm, int coll_attr)
+{
+    return MPIR_Reduce_intra_binomial(c->sendbuf, c->buf, c->count, c->datatype, c->op, c->root,
+                                      comm, coll_attr);
+}
+
+static int allreduce_recursive_doubling_run(const step_call * c, MPIR_Comm * comm,
+                                            int coll_attr)
+{
+    return MPIR_Allreduce_intra_recursive_doubling(MPI_IN_PLACE, c->buf, c->count, c->datatype,
+                                                   c->op, comm, coll_attr);
+}
+
+typedef int (*step_runner) (const step_call * c, MPIR_Comm * comm, int coll_attr);
+
 /* The builders by family of algorithms, each with its schedule kind, per collective
- * (indexed by MPII_Hier_sized_op: bcast, reduce, allreduce) */
+ * (indexed by MPII_Hier_sized_op: bcast, reduce, allreduce), and their blocking forms
+ * where MPICH has them */
 typedef enum {
     FAMILY_BINOMIAL,            /* sched_binomial; the intra-node binomial and shm */
     FAMILY_TSP_TREE,            /* tsp_kary, tsp_knomial, tsp_ring */
@@ -306,11 +335,14 @@ typedef enum {
 static const struct {
     enum MPIR_sched_type type;
     step_builder build[3];
+    step_runner run[3];
 } builders[N_FAMILIES] = {
-    [FAMILY_BINOMIAL] = {MPIR_SCHED_NORMAL, {bcast_binomial, reduce_binomial, NULL}},
+    [FAMILY_BINOMIAL] = {MPIR_SCHED_NORMAL, {bcast_binomial, reduce_binomial, NULL},
+                         {bcast_binomial_run, reduce_binomial_run, NULL}},
     [FAMILY_TSP_TREE] = {MPIR_SCHED_GENTRAN, {bcast_tsp_tree, reduce_tsp_tree, NULL}},
     [FAMILY_SEG_TREE] = {MPIR_SCHED_GENTRAN, {bcast_seg_tree, reduce_seg_tree, NULL}},
-    [FAMILY_RECURSIVE_DOUBLING] = {MPIR_SCHED_NORMAL, {NULL, NULL, allreduce_recursive_doubling}},
+    [FAMILY_RECURSIVE_DOUBLING] = {MPIR_SCHED_NORMAL, {NULL, NULL, allreduce_recursive_doubling},
+                                   {NULL, NULL, allreduce_recursive_doubling_run}},
     [FAMILY_RING] = {MPIR_SCHED_GENTRAN, {NULL, NULL, allreduce_ring}},
 };
 
@@ -389,8 +421,9 @@ int MPII_Hier_build_flat_ireduce(const void *sendbuf, void *recvbuf, MPI_Aint co
     return build_step(&c, NULL, MPII_HIER_INTER_SCHED_BINOMIAL, comm, true, s);
 }
 
-/* A blocking task's step: the intra-node submodule runs to its end; an inter-node one is
- * started (*out->req), MPICH's MPIR_I<coll> with its CVARs for auto */
+/* A task's step, run: the intra-node submodule runs to its end; an inter-node one runs its
+ * blocking form when nothing overlaps it and it has one, else is started (*out->req),
+ * MPICH's MPIR_I<coll> with its CVARs for auto */
 static int run_step(const step_call * c, const MPII_Hier_step * st, const MPII_Hier_params * prm,
                     int inter_algo, bool intra, MPII_Hier_task_out * out)
 {
@@ -408,6 +441,10 @@ static int run_step(const step_call * c, const MPII_Hier_step * st, const MPII_H
     if (inter_algo == MPII_HIER_INTER_AUTO && c->kind == MPII_HIER_SIZED_REDUCE)
         return MPIR_Ireduce(c->sendbuf, c->buf, c->count, c->datatype, c->op, st->root,
                             st->comm, out->req);
+    step_runner runner = inter_algo == MPII_HIER_INTER_AUTO ? NULL :
+        builders[family_of(c->kind, inter_algo)].run[c->kind];
+    if (out->alone && runner)
+        return runner(c, st->comm, out->coll_attr);
     int mpi_errno = build_step(c, prm, inter_algo, st->comm, false, &s);
     return MPII_Hier_sched_start(mpi_errno, &s, st->comm, out->req);
 }
