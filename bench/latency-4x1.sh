@@ -6,18 +6,22 @@
 # submodules that were its defaults before by_size (hier-bw), MPICH as shipped (default),
 # every MPICH algorithm forced on the whole comm (stock) and the CH4 compositions (but
 # allreduce's multi-leader one, which does not finish at 8 B).  Prints, per collective and
-# size, hier, hier-bw and the best MPICH configuration with their ratios.
+# size, hier, hier-bw and the best MPICH configuration with their ratios.  With --rounds N
+# the whole comparison runs N times, the configurations' order rotated each round; a
+# figure is then the median over the rounds of the configuration's medians, and hier/b the
+# median over the rounds of hier against that round's best MPICH configuration.
 #
-#   bench/latency-4x1.sh [--sizes 8,1024] [--reps N] [--out DIR]
+#   bench/latency-4x1.sh [--sizes 8,1024] [--reps N] [--rounds N] [--out DIR]
 # Root; needs the build (./quickstart check).  Output: DIR (build/latency-4x1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 emu=maint/emucluster hiertune=$PWD/tools/hiertune
-sizes=8,1024 reps=400 out=build/latency-4x1
+sizes=8,1024 reps=400 rounds=1 out=build/latency-4x1
 while [ $# -gt 0 ]; do
     case $1 in
         --sizes) sizes=${2:?}; shift 2 ;;
         --reps) reps=${2:?}; shift 2 ;;
+        --rounds) rounds=${2:?}; shift 2 ;;
         --out) out=${2:?}; shift 2 ;;
         *) sed -n '/^#   bench/,/^# Root/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
     esac
@@ -46,36 +50,41 @@ compositions() {
 trap '"$emu" down --force > /dev/null 2>&1 || true' EXIT
 "$emu" up --nodes 4 --rate 100mbit >&2
 : > "$out/bench.csv"
-for coll in bcast reduce allreduce allgather gather scatter barrier; do
-    s=$sizes
-    [ "$coll" = barrier ] && s=0
-    # shellcheck disable=SC2046
-    "$emu" run --ppn 1 -- "$hiertune" bench --csv --no-progress -C "$coll" --sizes "$s" -x 20 \
-        -r "$reps" -a hier $(hier_bw "$coll") -a default -a stock $(compositions "$coll") |
-        sed '1!{/^collective,/d}' >> "$out/bench.csv"
+for round in $(seq "$rounds"); do
+    for coll in bcast reduce allreduce allgather gather scatter barrier; do
+        s=$sizes
+        [ "$coll" = barrier ] && s=0
+        # shellcheck disable=SC2046
+        set -- -a hier $(hier_bw "$coll") -a default -a stock $(compositions "$coll")
+        for _ in $(seq $(((round - 1) % ($# / 2)))); do   # rotate the order by one -a a round
+            set -- "${@:3}" "$1" "$2"
+        done
+        "$emu" run --ppn 1 -- "$hiertune" bench --csv --no-progress -C "$coll" --sizes "$s" \
+            -x 20 -r "$reps" "$@" | sed "/^collective,/d; s/^/$round,/" >> "$out/bench.csv"
+    done
 done
 "$emu" down >&2
 trap - EXIT
 
 python3 - "$out/bench.csv" <<'EOF'
-import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-key = 'median_us'
-by = {}
-for r in rows:
-    if r.get('collective') == 'collective':
-        continue
-    params = r.get('params', '').strip()
-    name = r['algorithm'] + (':' + params if params else '')
-    by.setdefault((r['collective'], int(r['size'])), {})[name] = float(r[key])
+import csv, statistics, sys
+fields = ['round', 'collective', 'size', 'algorithm', 'params', 'median_us']
+by = {}     # (coll, size) -> round -> name -> median
+for r in csv.reader(open(sys.argv[1])):
+    r = dict(zip(fields, r))
+    name = r['algorithm'] + (':' + r['params'].strip() if r['params'].strip() else '')
+    by.setdefault((r['collective'], int(r['size'])), {}).setdefault(r['round'], {})[name] = \
+        float(r['median_us'])
 print('%-10s %6s %10s %10s %10s  %-45s %7s %7s' % ('coll', 'bytes', 'hier', 'hier-bw', 'mpich best',
                                                   '(which)', 'hier/b', 'bw/b'))
-for (coll, size), c in by.items():
-    hier = c.pop('hier', None)
-    bw = next((v for k, v in c.items() if k.startswith('hier:')), None)
-    mp = {k: v for k, v in c.items() if not k.startswith('hier')}
-    best = min(mp, key=mp.get)
+for (coll, size), rounds in by.items():
+    names = set().union(*rounds.values())
+    med = {n: statistics.median(rd[n] for rd in rounds.values() if n in rd) for n in names}
+    ratio = lambda n: statistics.median(
+        rd[n] / min(v for k, v in rd.items() if not k.startswith('hier')) for rd in rounds.values())
+    bw = next((n for n in names if n.startswith('hier:')), None)
+    best = min((n for n in names if not n.startswith('hier')), key=med.get)
     print('%-10s %6d %10.1f %10s %10.1f  %-45s %7.2f %7s' % (
-        coll, size, hier, '%.1f' % bw if bw else '-', mp[best], best[:45], hier / mp[best],
-        '%.2f' % (bw / mp[best]) if bw else '-'))
+        coll, size, med['hier'], '%.1f' % med[bw] if bw else '-', med[best], best[:45],
+        ratio('hier'), '%.2f' % ratio(bw) if bw else '-'))
 EOF
