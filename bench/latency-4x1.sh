@@ -26,6 +26,9 @@ while [ $# -gt 0 ]; do
         *) sed -n '/^#   bench/,/^# Root/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
     esac
 done
+for n in "$reps" "$rounds"; do
+    [[ $n =~ ^[1-9][0-9]*$ ]] || { echo "latency-4x1: --reps and --rounds take a positive whole number, not '$n'" >&2; exit 2; }
+done
 [ "$(id -u)" = 0 ] || { echo "latency-4x1: the emulated cluster needs root" >&2; exit 1; }
 [ "$("$emu" status)" = down ] || { echo "latency-4x1: a cluster is up; take it down first" >&2; exit 1; }
 mkdir -p "$out"

@@ -153,7 +153,7 @@ static const MPII_Hier_pipelined allreduce_ops = { allreduce_prepare, allreduce_
  *
  * The same steps, segments and tasks as MPIR_Allreduce_intra_hier, with the hier
  * allreduce's parameters (its CVARs; the call's under MPIR_CVAR_HIER_SCHEDULE_BLOCKING),
- * each task of each segment a vertex (MPII_Hier_pipeline_sched).  Differences, as a
+ * each task of each segment a vertex (MPII_Hier_prepared_sched).  Differences, as a
  * schedule has no blocking step: intra-node shm runs binomial; where the blocking form
  * runs flat (one node, an order no hierarchy keeps), and while the plugin's sub-
  * communicators are created or its schedule is being built, MPICH's recursive doubling
@@ -175,7 +175,7 @@ static int allreduce_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
  * (MPII_Hier_pipeline_allreduce, hier_pipeline.h).  In slot s a rank starts,
  * non-blocking, the steps k < N it takes part in (downward, then upward), runs the
  * finest step downward then upward (blocking), and waits for the former
- * (MPII_Hier_pipeline_run; allreduce_task is one step of one segment).  With nodes
+ * (MPII_Hier_prepared_run; allreduce_task is one step of one segment).  With nodes
  * only (N = 1) the leaders run s = 0 .. u+2 as
  *     start ib(s-2); start ir(s-1); sb(s-3); sr(s); wait for ib and ir
  * i.e. the paper's sr(0), irsr(1), ibirsr(2), sbibirsr(3..u-1), sbibir, sbib, sb: the

@@ -100,7 +100,7 @@ static const MPII_Hier_pipelined bcast_ops = { bcast_prepare, bcast_flat, bcast_
  * The same steps, segments and tasks as MPIR_Bcast_intra_hier, with the hier bcast's
  * parameters (its CVARs, MPIR_CVAR_BCAST_HIER_*; the call's under
  * MPIR_CVAR_HIER_SCHEDULE_BLOCKING): each task of each segment is a vertex
- * (MPII_Hier_pipeline_sched) after the same task's previous segment and after the step
+ * (MPII_Hier_prepared_sched) after the same task's previous segment and after the step
  * that brought this rank the segment.  A derived datatype is packed at the root and
  * unpacked elsewhere by vertices before and after them.  Differences, as a schedule has
  * no blocking step: the intra-node submodule shm runs binomial (the device's
@@ -124,7 +124,7 @@ static int bcast_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
  * leader, so the root leads every group it is in.  Segment t takes step k in slot t + k
  * (MPII_Hier_pipeline_bcast, hier_pipeline.h): in slot s a rank starts, non-blocking,
  * the steps k < N it leads in for segment s - k, runs the finest step (blocking) for
- * segment s - N, and waits for the former (MPII_Hier_pipeline_run; bcast_task is one
+ * segment s - N, and waits for the former (MPII_Hier_prepared_run; bcast_task is one
  * step of one segment).  With nodes only (N = 1) this is HAN's ib(0); sbib(1) ..
  * sbib(u-1); sb(u-1) on the leaders and sb(0) .. sb(u-1) elsewhere.  The non-blocking steps take the inter-node submodule
  * (up_inter_* among switch groups, down_inter_* among package, NUMA or L3 leaders

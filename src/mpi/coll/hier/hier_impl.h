@@ -249,22 +249,6 @@ typedef struct {
 typedef int (*MPII_Hier_task_fn) (void *ctx, const MPII_Hier_task * task,
                                   const MPII_Hier_step * st, int64_t t,
                                   MPII_Hier_task_out * out);
-/* The blocking form: runs the tasks over nsegs segments on this rank's steps, slot after
- * slot, the started tasks in table order, then the blocking ones, then waits for the
- * started ones.  A task whose step this rank takes no part in is skipped.  Errors are
- * recorded in *errflag (returned: the first recorded error) and the slots go on, so that
- * peers never hang. */
-int MPII_Hier_pipeline_run(const MPII_Hier_steps * steps, const MPII_Hier_task * tasks,
-                           int ntasks, int64_t nsegs, MPII_Hier_task_fn run, void *ctx,
-                           int coll_attr, int *errflag);
-/* The schedule form: every task of every segment this rank takes part in becomes a vertex
- * of sched (its step built by `build` once, persistent, and started each time the
- * schedule runs: every start of a persistent request), after
- * the same task's previous segment and after the task before it in the segment's way (by
- * lag; the first one after the n_first vertices first, at most 8). */
-int MPII_Hier_pipeline_sched(const MPII_Hier_steps * steps, const MPII_Hier_task * tasks,
-                             int ntasks, int64_t nsegs, MPII_Hier_task_fn build, void *ctx,
-                             int n_first, int *first, MPIR_TSP_sched_t sched);
 /* A vertex of sched that starts the built sub (on comm; the vertex owns it from now on)
  * after the n_in vertices in. */
 int MPII_Hier_sched_add_step(struct MPII_Hier_sched_s *sub, MPIR_Comm * comm, int n_in,

@@ -36,9 +36,14 @@ static int task_call(MPII_Hier_task_fn fn, void *ctx, const MPII_Hier_task * tas
     return mpi_errno;
 }
 
-int MPII_Hier_pipeline_run(const MPII_Hier_steps * steps, const MPII_Hier_task * tasks,
-                           int ntasks, int64_t nsegs, MPII_Hier_task_fn run, void *ctx,
-                           int coll_attr, int *errflag)
+/* The blocking form: runs the tasks over nsegs segments on this rank's steps, slot after
+ * slot, the started tasks in table order, then the blocking ones, then waits for the
+ * started ones.  A task whose step this rank takes no part in is skipped.  Errors are
+ * recorded in *errflag (returned: the first recorded error) and the slots go on, so that
+ * peers never hang. */
+static int pipeline_run(const MPII_Hier_steps * steps, const MPII_Hier_task * tasks,
+                        int ntasks, int64_t nsegs, MPII_Hier_task_fn run, void *ctx,
+                        int coll_attr, int *errflag)
 {
     int mpi_errno, mpi_errno_ret = MPI_SUCCESS;
     MPIR_Request *req[MPII_HIER_PIPELINE_MAX_TASKS(MPII_HIER_MAX_STEPS)] = { NULL };
@@ -223,9 +228,14 @@ int MPII_Hier_sched_add_step(MPII_Hier_sched * sub, MPIR_Comm * comm, int n_in, 
     goto fn_exit;
 }
 
-int MPII_Hier_pipeline_sched(const MPII_Hier_steps * steps, const MPII_Hier_task * tasks,
-                             int ntasks, int64_t nsegs, MPII_Hier_task_fn build, void *ctx,
-                             int n_first, int *first, MPIR_TSP_sched_t sched)
+/* The schedule form: every task of every segment this rank takes part in becomes a vertex
+ * of sched (its step built by `build` once, persistent, and started each time the
+ * schedule runs: every start of a persistent request), after the same task's previous
+ * segment and after the task before it in the segment's way (by lag; the first one after
+ * the vertex *first, when there is one). */
+static int pipeline_sched(const MPII_Hier_steps * steps, const MPII_Hier_task * tasks,
+                          int ntasks, int64_t nsegs, MPII_Hier_task_fn build, void *ctx,
+                          const int *first, MPIR_TSP_sched_t sched)
 {
     int mpi_errno = MPI_SUCCESS;
     int order[MPII_HIER_PIPELINE_MAX_TASKS(MPII_HIER_MAX_STEPS)];
@@ -261,7 +271,7 @@ int MPII_Hier_pipeline_sched(const MPII_Hier_steps * steps, const MPII_Hier_task
             const MPII_Hier_step *st = &steps->step[task->step];
             MPII_Hier_sched sub = { MPIR_SCHED_GENTRAN, NULL };
             MPII_Hier_task_out out = { &sub, NULL, 0, 0 };
-            int in[2 + 8], n_in = 0, vtx;
+            int in[2], n_in = 0, vtx;
 
             mpi_errno = task_call(build, ctx, task, st, t, tag[order[j]], &out);
             MPIR_ERR_CHECK(mpi_errno);
@@ -269,9 +279,8 @@ int MPII_Hier_pipeline_sched(const MPII_Hier_steps * steps, const MPII_Hier_task
                 in[n_in++] = prev[order[j]];
             if (data >= 0)
                 in[n_in++] = data;
-            else
-                for (int f = 0; f < n_first && f < 8; f++)
-                    in[n_in++] = first[f];
+            else if (first)
+                in[n_in++] = *first;
             mpi_errno = MPII_Hier_sched_add_step(&sub, st->comm, n_in, in, sched, &vtx);
             MPIR_ERR_CHECK(mpi_errno);
             prev[order[j]] = data = vtx;
@@ -328,8 +337,8 @@ int MPII_Hier_prepared_run(MPII_Hier_prepared * prep, int coll_attr, int *errfla
                                    prep->in.to_count, prep->in.to_type);
         MPIR_ERR_CHECK(mpi_errno);
     }
-    mpi_errno = MPII_Hier_pipeline_run(&prep->steps, prep->tasks, prep->ntasks, prep->plan.nsegs,
-                                       prep->task, prep, coll_attr, errflag);
+    mpi_errno = pipeline_run(&prep->steps, prep->tasks, prep->ntasks, prep->plan.nsegs,
+                             prep->task, prep, coll_attr, errflag);
     if (!mpi_errno && prep->out.from_count) {
         copy_ends(prep, &prep->out, &from, &to);
         mpi_errno = MPIR_Localcopy(from, prep->out.from_count, prep->out.from_type, to,
@@ -346,7 +355,7 @@ int MPII_Hier_prepared_run(MPII_Hier_prepared * prep, int coll_attr, int *errfla
 int MPII_Hier_prepared_sched(MPII_Hier_prepared * prep, MPIR_TSP_sched_t sched)
 {
     int mpi_errno = MPI_SUCCESS;
-    int n_first = 0, first, sink, vtx;
+    int first = -1, sink, vtx;
     void *to;
     const void *from;
 
@@ -361,11 +370,9 @@ int MPII_Hier_prepared_sched(MPII_Hier_prepared * prep, MPIR_TSP_sched_t sched)
                                              prep->in.to_count, prep->in.to_type, sched, 0, NULL,
                                              &first);
         MPIR_ERR_CHECK(mpi_errno);
-        n_first = 1;
     }
-    mpi_errno = MPII_Hier_pipeline_sched(&prep->steps, prep->tasks, prep->ntasks,
-                                         prep->plan.nsegs, prep->task, prep, n_first, &first,
-                                         sched);
+    mpi_errno = pipeline_sched(&prep->steps, prep->tasks, prep->ntasks, prep->plan.nsegs,
+                               prep->task, prep, first >= 0 ? &first : NULL, sched);
     MPIR_ERR_CHECK(mpi_errno);
     if (prep->out.from_count) {
         mpi_errno = MPIR_TSP_sched_sink(sched, &sink);

@@ -103,7 +103,7 @@ static const MPII_Hier_pipelined reduce_ops = { reduce_prepare, reduce_flat, NUL
  *
  * The same steps, segments, tasks and buffers as MPIR_Reduce_intra_hier, with the hier
  * reduce's parameters (its CVARs; the call's under MPIR_CVAR_HIER_SCHEDULE_BLOCKING),
- * each task of each segment a vertex (MPII_Hier_pipeline_sched); a leader's partial
+ * each task of each segment a vertex (MPII_Hier_prepared_sched); a leader's partial
  * results live in a temporary of the schedule.  Differences, as a schedule has no
  * blocking step: intra-node shm runs binomial; where the blocking form runs flat (one
  * node, an order no hierarchy keeps), and while the plugin's sub-communicators are

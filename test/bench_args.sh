@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# bench/latency-4x1.sh refuses a bad --reps or --rounds, and an unknown option, with exit
+# status 2 and one line naming what it takes, before it touches the emulated cluster.
+set -uo pipefail
+srcdir=${MPICH_HIER_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+script=$srcdir/bench/latency-4x1.sh
+fail() { echo "FAIL: $*" >&2; exit 1; }
+for args in "--rounds 0" "--rounds -3" "--reps x" "--reps 1.5"; do
+    # shellcheck disable=SC2086
+    err=$("$script" $args 2>&1 > /dev/null)
+    rc=$?
+    [ "$rc" = 2 ] || fail "latency-4x1.sh $args exited $rc, not 2"
+    grep -q -- "--reps and --rounds take a positive whole number" <<< "$err" ||
+        fail "latency-4x1.sh $args said: $err"
+done
+"$script" --no-such-option > /dev/null 2>&1
+[ $? = 2 ] || fail "latency-4x1.sh accepted an unknown option"
+echo "latency-4x1.sh refuses bad --reps, --rounds and unknown options"
