@@ -121,4 +121,22 @@ for f in hier_critical_path.c hier_critical_path.h; do
     [ ! -e "$tree/src/mpi/coll/hier/$f" ] || fail "the series carries $f, which MPICH does not build"
 done
 
+# The series' tree is the one this build compiled (with MPICH's warning flags, and tested):
+# every file the series adds or changes is the same in the overlay's MPICH build tree
+built=${MPICH_HIER_BUILDDIR:+$MPICH_HIER_BUILDDIR/mpich-5.0.1}
+if [ -n "$built" ] && [ -d "$built/src/mpi/coll/hier" ]; then
+    nfiles=0
+    while read -r f; do
+        # the generated keys name the tree they were read from in their first line
+        skip=1
+        [ "$(basename "$f")" = hier_mpich_keys.h ] && skip=2
+        cmp -s <(tail -n +$skip "$tree/$f") <(tail -n +$skip "$built/$f") ||
+            fail "$f of the series differs from the built tree's ($built)"
+        nfiles=$((nfiles + 1))
+    done < <(git -C "$tree" diff --name-only --diff-filter=AM v5.0.1..HEAD)
+    echo "upstream-series: its $nfiles added or changed files are those of the built tree $built"
+else
+    echo "upstream-series: no built tree (MPICH_HIER_BUILDDIR), the series not compared with one"
+fi
+
 echo "upstream-series: ${#patches[@]} patches, git am on MPICH 5.0.1 applies all; the plugin and its registration as in the repo"

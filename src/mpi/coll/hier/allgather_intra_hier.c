@@ -289,9 +289,12 @@ int MPIR_Allgather_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datat
     MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
     if (run == MPII_HIER_RUN_STEPS)
         mpi_errno = allgather_steps(&steps, stage, block, &prm, coll_attr, &errflag);
-    else
+    else {
+        MPII_Hier_guard_enter();
         mpi_errno = allgather_one_node(stage, block, comm_ptr, prm.intra_algo, coll_attr,
                                        &errflag);
+        MPII_Hier_guard_leave();
+    }
     MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
     mpi_errno = MPII_Hier_rooted_unstage(stage, block, run == MPII_HIER_RUN_STEPS ? steps.h : NULL,
                         run == MPII_HIER_RUN_STEPS ? steps.col : NULL, recvbuf, recvcount, recvtype,

@@ -84,9 +84,7 @@ static int bcast_one_node(MPII_Hier_comm * hier, const MPII_Hier_call * a, int i
     if (mpi_errno)
         return mpi_errno;
     mpi_errno = MPII_Hier_intra_bcast(payload.bytes, payload.nbytes, MPIR_BYTE_INTERNAL, a->root,
-                                      a->comm, MPII_Hier_one_node_enter(hier, intra_algo),
-                                      coll_attr);
-    MPII_Hier_one_node_leave(hier);
+                                      a->comm, intra_algo, coll_attr);
     int finish_errno = MPII_Hier_payload_finish(&payload, a->buf, a->count, a->datatype, !root);
     return mpi_errno ? mpi_errno : finish_errno;
 }

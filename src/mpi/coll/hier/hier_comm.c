@@ -41,10 +41,10 @@ static int split_step(MPIR_Comm * comm, MPII_Hier_comm * hier, const MPII_Hier_s
                       MPIR_Comm ** newcomm)
 {
     /* key = position, so a member's rank in the step's comm is its position */
-    hier->building = 1;
+    MPII_Hier_guard_enter();
     int mpi_errno = MPIR_Comm_split_impl(comm, p->in ? p->instance : MPI_UNDEFINED, p->pos,
                                          newcomm);
-    hier->building = 0;
+    MPII_Hier_guard_leave();
     return mpi_errno;
 }
 
@@ -168,27 +168,28 @@ int MPII_Hier_get(MPIR_Comm * comm, MPII_Hier_comm ** hier_p)
     int mpi_errno = MPI_SUCCESS;
     MPII_Hier_comm *hier = comm->coll.hier;
 
+    *hier_p = NULL;
+    if (MPII_Hier_guard_held())
+        return MPI_SUCCESS;
     if (hier) {
-        *hier_p = hier->building ? NULL : hier;
+        *hier_p = hier;
         return MPI_SUCCESS;
     }
 
     hier = MPL_calloc(1, sizeof(MPII_Hier_comm), MPL_MEM_COLL);
     MPIR_ERR_CHKANDJUMP(!hier, mpi_errno, MPI_ERR_OTHER, "**nomem");
     comm->coll.hier = hier;
-    hier->building = 1;
 
+    MPII_Hier_guard_enter();
     mpi_errno = build_nodes(comm, hier);
-    MPIR_ERR_CHECK(mpi_errno);
-    if (hier->nodes.nlevels == 1) {
+    if (!mpi_errno && hier->nodes.nlevels == 1) {
         mpi_errno = build_node_comms(comm, hier);
-        MPIR_ERR_CHECK(mpi_errno);
         hier->flat_allreduce = MPII_Hier_sized_allreduce_flat(hier->nodes.level[0].group_of,
                                                               comm->local_size,
                                                               hier->nodes.level[0].ngroups);
     }
-
-    hier->building = 0;
+    MPII_Hier_guard_leave();
+    MPIR_ERR_CHECK(mpi_errno);
     const MPII_Hier_hierarchy *hierarchy;
     mpi_errno = MPII_Hier_hierarchy_get(comm, hier, &hierarchy);
     MPIR_ERR_CHECK(mpi_errno);

@@ -17,7 +17,7 @@ int MPII_Hier_begin(MPIR_Comm * comm, const MPII_Hier_params * given,
     MPIR_ERR_CHECK(mpi_errno);
     mpi_errno = MPII_Hier_get(comm, hier);
     MPIR_ERR_CHECK(mpi_errno);
-    if (MPII_Hier_is_user_call(*hier))
+    if (*hier)                  /* a user's call: MPICH's inside the plugin's guard get none */
         MPII_Hier_pvars[calls_pvar]++;
 
   fn_exit:
@@ -105,14 +105,21 @@ int MPII_Hier_enter(const MPII_Hier_call * call, const MPII_Hier_entry * coll,
     return MPI_SUCCESS;
 }
 
-int MPII_Hier_one_node_enter(MPII_Hier_comm * hier, int intra_algo)
+static MPL_TLS int guard_depth;
+
+void MPII_Hier_guard_enter(void)
 {
-    return hier->reentered++ ? MPII_HIER_INTRA_BINOMIAL : intra_algo;
+    guard_depth++;
 }
 
-void MPII_Hier_one_node_leave(MPII_Hier_comm * hier)
+void MPII_Hier_guard_leave(void)
 {
-    hier->reentered--;
+    guard_depth--;
+}
+
+int MPII_Hier_guard_held(void)
+{
+    return guard_depth > 0;
 }
 
 int MPII_Hier_pipelined_run(const MPII_Hier_call * call, const MPII_Hier_entry * coll,
@@ -137,8 +144,12 @@ int MPII_Hier_pipelined_run(const MPII_Hier_call * call, const MPII_Hier_entry *
                            call->datatype) : MPI_SUCCESS;
     if (run == MPII_HIER_RUN_FLAT)
         return ops->flat(call, coll_attr);
-    if (run == MPII_HIER_RUN_ONE_NODE)
-        return ops->one_node(hier, call, prm.intra_algo, coll_attr);
+    if (run == MPII_HIER_RUN_ONE_NODE) {
+        MPII_Hier_guard_enter();
+        mpi_errno = ops->one_node(hier, call, prm.intra_algo, coll_attr);
+        MPII_Hier_guard_leave();
+        return mpi_errno;
+    }
 
     mpi_errno = ops->prepare(call, hier, &prm, &prep);
     if (mpi_errno)

@@ -270,10 +270,10 @@ int MPII_Hier_hierarchy_get(MPIR_Comm * comm, MPII_Hier_comm * hier,
         my_errno = my_below_node_keys(mine->below);
     if (my_errno != MPI_SUCCESS)
         strcpy(mine->path, FAILED_PATH);
-    hier->building = 1;
+    MPII_Hier_guard_enter();
     mpi_errno = MPIR_Allgather_impl(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, rec, sizeof(rank_record),
                                     MPIR_BYTE_INTERNAL, comm, MPIR_COLL_ATTR_SYNC);
-    hier->building = 0;
+    MPII_Hier_guard_leave();
     MPIR_ERR_CHECK(mpi_errno);
     mpi_errno = my_errno;
     MPIR_ERR_CHECK(mpi_errno);

@@ -16,8 +16,6 @@
 /* Per-communicator hierarchies and their comms (hier_comm.c), built on first use and freed
  * with the communicator. */
 typedef struct {
-    int building;               /* sub-communicators under construction */
-    int reentered;              /* single-node hier running on this comm */
     int nnodes;                 /* nodes comm's ranks are on */
     MPII_Hier_hierarchy nodes;  /* of the node key alone: HAN's two levels */
     MPIR_Comm *node_comm;       /* NULL when my node has one rank */
@@ -35,8 +33,18 @@ typedef struct {
     int flat_allreduce;         /* MPII_Hier_sized_allreduce_flat on the nodes */
 } MPII_Hier_comm;
 
-/* The hierarchies of comm, built if needed.  Sets *hier to NULL while they are being
- * built (a collective issued by our own communicator creation): callers then run flat. */
+/* The plugin on this thread's stack (MPII_Hier_guard_enter .. _leave): while it creates
+ * its comms, builds a schedule's steps, or runs an intra-node algorithm on a comm a
+ * forced hier CVAR or a tuning file may route back here (MPICH's own selection, the
+ * device's shm set-up).  A collective that comes back meanwhile runs flat: MPII_Hier_get
+ * gives it no levels.  Per thread: under MPI_THREAD_MULTIPLE another thread's call on its
+ * own comm is not nested in this one. */
+void MPII_Hier_guard_enter(void);
+void MPII_Hier_guard_leave(void);
+int MPII_Hier_guard_held(void);
+
+/* The hierarchies of comm, built if needed.  Sets *hier to NULL inside the guard (a
+ * collective issued by the plugin's own work on this thread): callers then run flat. */
 int MPII_Hier_get(MPIR_Comm * comm, MPII_Hier_comm ** hier);
 /* The N-level hierarchy of comm (hier_hierarchy.h): switch levels (Slurm's address, or
  * MPIR_CVAR_HIER_TOPOLOGY_FILE, or MPIR_CVAR_HIER_EMULATE_SWITCH_NODES), the node, and the
@@ -221,7 +229,7 @@ int MPII_Hier_params_resolve(MPII_Hier_params * prm, const MPII_Hier_params * gi
                              const MPII_Hier_params * cvars, int n_inter_algos);
 
 /* The start every hier algorithm shares: prm resolved from given and cvars, and comm's
- * levels in *hier (NULL while the plugin creates its own sub-communicators: the caller
+ * levels in *hier (NULL inside the plugin's guard, MPII_Hier_guard_enter: the caller
  * runs flat), the call counted in the pvar `calls_pvar` when it is the user's.
  * n_inter_algos as for MPII_Hier_params_resolve.  The algorithms with fewer parameters
  * (MPII_HIER_PARAMS_HIER_DATA, _STEPS) pass the ones they lack as 0 in given and cvars. */
@@ -306,8 +314,8 @@ int MPII_Hier_prepare_begin(const MPII_Hier_call * call, MPII_Hier_comm * hier, 
 int MPII_Hier_prepared_run(MPII_Hier_prepared * prep, int coll_attr, int *errflag);
 int MPII_Hier_prepared_sched(MPII_Hier_prepared * prep, MPIR_TSP_sched_t sched);
 /* The start of a schedule builder: MPII_Hier_begin with the call's parameters (cvars for
- * those it leaves negative), or *hier NULL when the build is nested (the caller then
- * builds its simple form). */
+ * those it leaves negative); *hier NULL when the build is nested in the plugin's guard
+ * (the caller then builds its simple form). */
 int MPII_Hier_sched_begin(const MPII_Hier_call * call, const MPII_Hier_params * cvars,
                           MPII_Hier_params * prm, MPII_Hier_comm ** hier);
 /* A reduce or allreduce with nothing to combine (no data, or one rank): *done, and the
@@ -334,7 +342,7 @@ typedef enum {
                                  * comms; reductions also on one node and for an order no
                                  * hierarchy keeps (MPII_Hier_reduction_runs_flat) */
     MPII_HIER_RUN_ONE_NODE,     /* one node that nothing splits: the intra-node submodule
-                                 * on comm itself, between MPII_Hier_one_node_enter/leave */
+                                 * on comm itself, inside MPII_Hier_guard_enter/leave */
     MPII_HIER_RUN_STEPS         /* the steps of the hierarchy */
 } MPII_Hier_run;
 /* What the entry knows of a collective besides the call */
@@ -354,10 +362,6 @@ typedef struct {
 int MPII_Hier_enter(const MPII_Hier_call * call, const MPII_Hier_entry * coll,
                     MPI_Aint bytes, MPII_Hier_params * prm, MPII_Hier_comm ** hier,
                     MPII_Hier_run * run);
-/* The one re-entrancy guard of a one-node call: a tree that picks hier for comm again
- * re-enters it from the intra-node step, which then runs binomial; intra_algo otherwise */
-int MPII_Hier_one_node_enter(MPII_Hier_comm * hier, int intra_algo);
-void MPII_Hier_one_node_leave(MPII_Hier_comm * hier);
 /* A pipelined collective (bcast, reduce, allreduce) as its two forms take it: its prepare
  * step, and what runs where the steps do not */
 typedef struct {
@@ -400,22 +404,23 @@ int MPII_Hier_barrier_sched(const MPII_Hier_call * call, MPIR_TSP_sched_t sched)
 /* The gathered layout (hier_hierarchy.h) over the steps, with a LINEAR or BINOMIAL tree of
  * each step's members (hier_rooted.c); blocks of `block` packed bytes.  A leader's stage
  * holds its subtree's blocks at its coarsest step, its own first. */
-/* One tree step k < N of steps for this member: its tree (ranks of the step's comm) and,
- * in blocks from the start of its subtree, where the pieces lie. */
+/* One message of a tree step: this member and `peer` (a rank of the step's comm) move
+ * `len` blocks at block `at` of this member's stage (from the start of its subtree). */
 typedef struct {
-    MPII_Hier_tree_node tree;
-    long long *offset;          /* [size + 1]: MPII_Hier_hierarchy_step_offsets */
-    int size, root, my_rel;
-    MPII_Hier_tree_kind kind;
-} MPII_Hier_rooted_step;
-/* MPI_ERR_NO_MEM, with nothing left to free, when there is no room */
-int MPII_Hier_rooted_step_init(const MPII_Hier_steps * steps, int k, MPII_Hier_tree_kind kind,
-                               MPII_Hier_rooted_step * rs);
-/* The piece of child c's subtree (c = -1: this member's own subtree): where, from the
- * start of this member's subtree, and how many blocks. */
-void MPII_Hier_rooted_step_piece(const MPII_Hier_rooted_step * rs, int c, long long *at,
-                                 long long *len);
-void MPII_Hier_rooted_step_free(MPII_Hier_rooted_step * rs);
+    int peer;
+    int sends;                  /* 1: this member sends them, 0: it receives them */
+    long long at, len;
+} MPII_Hier_piece;
+/* The messages of tree step k < N for this member, the one description both forms run
+ * (the blocking MPII_Hier_rooted_gather/_scatter, the schedules' vertices): gathering,
+ * each child's subtree in, then this member's subtree out to its parent; scattering, this
+ * member's subtree in from its parent, then each child's piece out, the largest subtree
+ * first (the sends share this member's link: the piece that goes furthest leaves first).
+ * Every receive comes before every send; a send goes after the receives (the blocking
+ * form completes them, the schedule depends on them) and after the send before it.
+ * *pieces (freed by the caller) holds *n; MPI_ERR_NO_MEM when there is no room. */
+int MPII_Hier_rooted_pieces(const MPII_Hier_steps * steps, int k, MPII_Hier_tree_kind kind,
+                            int gathering, MPII_Hier_piece ** pieces, int *n);
 /* The block of a gather (gathering) or scatter: the root's receive (send) signature's
  * bytes, every rank's; *root_extent the extent of the root's type (0 elsewhere). */
 MPI_Aint MPII_Hier_rooted_block(int rank, int root, MPI_Aint sendcount, MPI_Datatype sendtype,
@@ -551,17 +556,6 @@ int MPII_Hier_seg_bcast(void *buffer, MPI_Aint count, MPI_Datatype datatype, int
 int MPII_Hier_seg_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
                          MPI_Datatype datatype, MPI_Op op, int root, MPIR_Comm * comm,
                          MPII_Hier_tree_kind kind, int segsize, int fanout, int window);
-/* Whether a device shm collective of an intra-node step is running (its set-up issues
- * collectives on the node comm that a forced hier brings back to the plugin). */
-int MPII_Hier_shm_running(void);
-
-/* The call counts in the algorithm's pvar: a user's call, not one MPICH issues while
- * the plugin creates its comms (hier NULL), sets up a device shm step, or re-enters
- * a single-node hier. */
-static inline int MPII_Hier_is_user_call(const MPII_Hier_comm * hier)
-{
-    return hier && !hier->reentered && !MPII_Hier_shm_running();
-}
 
 /* The route's view of the tuning files, taken at MPI_Init (hier_route.c). */
 void MPII_Hier_route_init(void);

@@ -164,18 +164,9 @@ static int step_vertex_free(void *data)
     return MPI_SUCCESS;
 }
 
-/* the plugin's schedules this thread is building: a nested one (MPICH's pick of a step's
- * algorithm on a sub-comm came back to the plugin) takes its simple form.  Per thread:
- * MPICH's per-VCI critical sections let threads build schedules on their own comms at the
- * same time, and one thread's build is not another's nested one. */
-static MPL_TLS int building;
-
 int MPII_Hier_sched_begin(const MPII_Hier_call * call, const MPII_Hier_params * cvars,
                           MPII_Hier_params * prm, MPII_Hier_comm ** hier)
 {
-    *hier = NULL;
-    if (building)
-        return MPI_SUCCESS;     /* nested: MPICH's pick for one of our steps came back here */
     return MPII_Hier_begin(call->comm, call->given, cvars, MPII_HIER_INTER_COUNT,
                            call->calls_pvar, prm, hier);
 }
@@ -247,7 +238,9 @@ static int pipeline_sched(const MPII_Hier_steps * steps, const MPII_Hier_task * 
     mpi_errno = task_tags(steps, ntasks, tag);
     if (mpi_errno)
         return mpi_errno;
-    building++;
+    /* a nested build (MPICH's pick of a step's algorithm on a sub-comm came back to the
+     * plugin) takes its simple form */
+    MPII_Hier_guard_enter();
     /* the tasks this rank takes part in, in the order a segment takes them (by lag) */
     for (int i = 0; i < ntasks; i++) {
         if (!steps->step[tasks[i].step].comm)
@@ -288,7 +281,7 @@ static int pipeline_sched(const MPII_Hier_steps * steps, const MPII_Hier_task * 
     }
 
   fn_exit:
-    building--;
+    MPII_Hier_guard_leave();
     return mpi_errno;
   fn_fail:
     goto fn_exit;

@@ -5,8 +5,25 @@
 
 #include "hier_impl.h"
 
-int MPII_Hier_rooted_step_init(const MPII_Hier_steps * steps, int k, MPII_Hier_tree_kind kind,
-                               MPII_Hier_rooted_step * rs)
+/* One tree step k < N of steps for this member: its tree (ranks of the step's comm) and,
+ * in blocks from the start of its subtree, where the pieces lie. */
+typedef struct {
+    MPII_Hier_tree_node tree;
+    long long *offset;          /* [size + 1]: MPII_Hier_hierarchy_step_offsets */
+    int size, root, my_rel;
+    MPII_Hier_tree_kind kind;
+} rooted_step;
+
+static void rooted_step_free(rooted_step * rs)
+{
+    MPII_Hier_tree_node_free(&rs->tree);
+    MPL_free(rs->offset);
+    rs->offset = NULL;
+}
+
+/* MPI_ERR_NO_MEM, with nothing left to free, when there is no room */
+static int rooted_step_init(const MPII_Hier_steps * steps, int k, MPII_Hier_tree_kind kind,
+                            rooted_step * rs)
 {
     const MPII_Hier_step *st = &steps->step[k];
     memset(rs, 0, sizeof(*rs));
@@ -19,26 +36,43 @@ int MPII_Hier_rooted_step_init(const MPII_Hier_steps * steps, int k, MPII_Hier_t
         MPII_Hier_hierarchy_step_offsets(steps->h, k, st->instance, st->root, rs->offset);
     if (!rs->offset ||
         MPII_Hier_tree_node_init(&rs->tree, kind, rs->size, st->root, 1, st->comm->rank) != 0) {
-        MPII_Hier_rooted_step_free(rs);
+        rooted_step_free(rs);
         return MPI_ERR_NO_MEM;
     }
     return MPI_SUCCESS;
 }
 
-void MPII_Hier_rooted_step_piece(const MPII_Hier_rooted_step * rs, int c, long long *at,
-                                 long long *len)
+/* The piece of child c's subtree (c = -1: this member's own subtree) */
+static MPII_Hier_piece rooted_step_piece(const rooted_step * rs, int c, int sends)
 {
     int rel = c < 0 ? rs->my_rel : (rs->tree.children[c] - rs->root + rs->size) % rs->size;
     int span = MPII_Hier_tree_subtree_size(rs->kind, rs->size, 0, rel);
-    *at = rs->offset[rel] - rs->offset[rs->my_rel];
-    *len = rs->offset[rel + span] - rs->offset[rel];
+    MPII_Hier_piece p = { c < 0 ? rs->tree.parent : rs->tree.children[c], sends,
+        rs->offset[rel] - rs->offset[rs->my_rel], rs->offset[rel + span] - rs->offset[rel]
+    };
+    return p;
 }
 
-void MPII_Hier_rooted_step_free(MPII_Hier_rooted_step * rs)
+int MPII_Hier_rooted_pieces(const MPII_Hier_steps * steps, int k, MPII_Hier_tree_kind kind,
+                            int gathering, MPII_Hier_piece ** pieces, int *n)
 {
-    MPII_Hier_tree_node_free(&rs->tree);
-    MPL_free(rs->offset);
-    rs->offset = NULL;
+    rooted_step rs;
+
+    *n = 0;
+    *pieces = NULL;
+    if (rooted_step_init(steps, k, kind, &rs) != MPI_SUCCESS)
+        return MPI_ERR_NO_MEM;
+    *pieces = MPL_malloc(sizeof(MPII_Hier_piece) * (rs.tree.nchildren + 1), MPL_MEM_COLL);
+    if (*pieces) {
+        if (!gathering && rs.tree.parent >= 0)
+            (*pieces)[(*n)++] = rooted_step_piece(&rs, -1, 0);
+        for (int c = 0; c < rs.tree.nchildren; c++)
+            (*pieces)[(*n)++] = rooted_step_piece(&rs, c, !gathering);
+        if (gathering && rs.tree.parent >= 0)
+            (*pieces)[(*n)++] = rooted_step_piece(&rs, -1, 1);
+    }
+    rooted_step_free(&rs);
+    return *pieces ? MPI_SUCCESS : MPI_ERR_NO_MEM;
 }
 
 MPI_Aint MPII_Hier_rooted_block(int rank, int root, MPI_Aint sendcount, MPI_Datatype sendtype,
@@ -67,14 +101,51 @@ long long MPII_Hier_rooted_stage_blocks(const MPII_Hier_steps * steps, MPII_Hier
         const MPII_Hier_step *st = &steps->step[n];
         return st->comm->rank == st->root ? st->comm->local_size : 0;
     }
-    MPII_Hier_rooted_step rs;
-    long long at, len = 0;
-    if (MPII_Hier_rooted_step_init(steps, first, kind, &rs) == MPI_SUCCESS)
-        MPII_Hier_rooted_step_piece(&rs, -1, &at, &len);
-    else
-        len = -1;
-    MPII_Hier_rooted_step_free(&rs);
+    rooted_step rs;
+    long long len = -1;
+    if (rooted_step_init(steps, first, kind, &rs) == MPI_SUCCESS)
+        len = rooted_step_piece(&rs, -1, 0).len;
+    rooted_step_free(&rs);
     return len;
+}
+
+/* Tree step k's pieces, blocking: the receives posted, completed before the first send */
+static int rooted_step_run(const MPII_Hier_steps * steps, int k, MPII_Hier_tree_kind kind,
+                           int gathering, char *stage, MPI_Aint block, int coll_attr,
+                           int *errflag)
+{
+    int mpi_errno, mpi_errno_ret = MPI_SUCCESS, n, nreqs = 0;
+    int tag = gathering ? MPIR_GATHER_TAG : MPIR_SCATTER_TAG;
+    MPIR_Comm *comm = steps->step[k].comm;
+    MPII_Hier_piece *pc;
+    MPIR_Request **reqs = NULL;
+
+    mpi_errno = MPII_Hier_rooted_pieces(steps, k, kind, gathering, &pc, &n);
+    if (!mpi_errno && !(reqs = MPL_malloc(sizeof(MPIR_Request *) * MPL_MAX(1, n), MPL_MEM_COLL)))
+        mpi_errno = MPI_ERR_NO_MEM;
+    for (int i = 0; i < n && reqs; i++) {
+        char *at = stage + pc[i].at * block;
+        MPI_Aint bytes = pc[i].len * block;
+        if (!pc[i].sends) {
+            mpi_errno = MPIC_Irecv(at, bytes, MPIR_BYTE_INTERNAL, pc[i].peer, tag, comm,
+                                   &reqs[nreqs]);
+            if (!mpi_errno)
+                nreqs++;
+        } else {
+            mpi_errno = MPIC_Waitall(nreqs, reqs, MPI_STATUSES_IGNORE);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
+            nreqs = 0;
+            mpi_errno = MPIC_Send(at, bytes, MPIR_BYTE_INTERNAL, pc[i].peer, tag, comm,
+                                  coll_attr | *errflag);
+        }
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
+    }
+    if (reqs)
+        mpi_errno = MPIC_Waitall(nreqs, reqs, MPI_STATUSES_IGNORE);
+    MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
+    MPL_free(reqs);
+    MPL_free(pc);
+    return mpi_errno_ret;
 }
 
 int MPII_Hier_rooted_gather(const MPII_Hier_steps * steps, int last, MPII_Hier_tree_kind kind,
@@ -82,9 +153,8 @@ int MPII_Hier_rooted_gather(const MPII_Hier_steps * steps, int last, MPII_Hier_t
                             char *stage, MPI_Aint block, int intra_algo, int coll_attr,
                             int *errflag)
 {
-    int mpi_errno = MPI_SUCCESS, mpi_errno_ret = MPI_SUCCESS;
+    int mpi_errno, mpi_errno_ret = MPI_SUCCESS;
     int n = steps->nsteps - 1;
-    MPIR_Request **reqs = NULL;
 
     /* the finest step: the group's blocks in rank order onto its leader */
     const MPII_Hier_step *fin = &steps->step[n];
@@ -96,86 +166,28 @@ int MPII_Hier_rooted_gather(const MPII_Hier_steps * steps, int last, MPII_Hier_t
                                            coll_attr | *errflag);
         MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
     }
-
-    /* the tree steps, finest first: the children's subtrees next to mine, then the whole
-     * to the parent */
-    for (int k = n - 1; k >= last; k--) {
-        const MPII_Hier_step *st = &steps->step[k];
-        MPII_Hier_rooted_step rs;
-        long long at, len;
-        if (!st->comm)
-            continue;
-        if (MPII_Hier_rooted_step_init(steps, k, kind, &rs))
-            MPIR_ERR_SETANDJUMP(mpi_errno, MPI_ERR_OTHER, "**nomem");
-        reqs = MPL_malloc(sizeof(MPIR_Request *) * MPL_MAX(1, rs.tree.nchildren), MPL_MEM_COLL);
-        if (!reqs) {
-            MPII_Hier_rooted_step_free(&rs);
-            MPIR_ERR_SETANDJUMP(mpi_errno, MPI_ERR_OTHER, "**nomem");
-        }
-        for (int c = 0; c < rs.tree.nchildren; c++) {
-            MPII_Hier_rooted_step_piece(&rs, c, &at, &len);
-            mpi_errno = MPIC_Irecv(stage + at * block, len * block, MPIR_BYTE_INTERNAL,
-                                   rs.tree.children[c], MPIR_GATHER_TAG, st->comm, &reqs[c]);
-            if (mpi_errno) {
-                /* the ones posted complete before the buffer goes */
-                MPIC_Waitall(c, reqs, MPI_STATUSES_IGNORE);
-                MPII_Hier_rooted_step_free(&rs);
-                MPIR_ERR_CHECK(mpi_errno);
-            }
-        }
-        mpi_errno = MPIC_Waitall(rs.tree.nchildren, reqs, MPI_STATUSES_IGNORE);
-        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
-        if (rs.tree.parent >= 0) {
-            MPII_Hier_rooted_step_piece(&rs, -1, &at, &len);
-            mpi_errno = MPIC_Send(stage, len * block, MPIR_BYTE_INTERNAL, rs.tree.parent,
-                                  MPIR_GATHER_TAG, st->comm, coll_attr | *errflag);
+    /* the tree steps, finest first */
+    for (int k = n - 1; k >= last; k--)
+        if (steps->step[k].comm) {
+            mpi_errno = rooted_step_run(steps, k, kind, 1, stage, block, coll_attr, errflag);
             MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
         }
-        MPL_free(reqs);
-        reqs = NULL;
-        MPII_Hier_rooted_step_free(&rs);
-    }
-
-  fn_exit:
-    MPL_free(reqs);
-    return mpi_errno_ret ? mpi_errno_ret : mpi_errno;
-  fn_fail:
-    goto fn_exit;
+    return mpi_errno_ret;
 }
 
 int MPII_Hier_rooted_scatter(const MPII_Hier_steps * steps, MPII_Hier_tree_kind kind,
                              char *stage, MPI_Aint block, void *recvbuf, MPI_Aint recvcount,
                              MPI_Datatype recvtype, int intra_algo, int coll_attr, int *errflag)
 {
-    int mpi_errno = MPI_SUCCESS, mpi_errno_ret = MPI_SUCCESS;
+    int mpi_errno, mpi_errno_ret = MPI_SUCCESS;
     int n = steps->nsteps - 1;
 
-    /* the tree steps, coarsest first: my subtree from the parent, each child's on */
-    for (int k = 0; k < n; k++) {
-        const MPII_Hier_step *st = &steps->step[k];
-        MPII_Hier_rooted_step rs;
-        long long at, len;
-        if (!st->comm)
-            continue;
-        if (MPII_Hier_rooted_step_init(steps, k, kind, &rs))
-            MPIR_ERR_SETANDJUMP(mpi_errno, MPI_ERR_OTHER, "**nomem");
-        if (rs.tree.parent >= 0) {
-            MPII_Hier_rooted_step_piece(&rs, -1, &at, &len);
-            mpi_errno = MPIC_Recv(stage, len * block, MPIR_BYTE_INTERNAL, rs.tree.parent,
-                                  MPIR_SCATTER_TAG, st->comm, MPI_STATUS_IGNORE);
+    /* the tree steps, coarsest first */
+    for (int k = 0; k < n; k++)
+        if (steps->step[k].comm) {
+            mpi_errno = rooted_step_run(steps, k, kind, 0, stage, block, coll_attr, errflag);
             MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
         }
-        /* one after the other, the largest subtree first: the sends share this member's
-         * link anyway, and so the first child forwards while the later ones still come */
-        for (int c = 0; c < rs.tree.nchildren; c++) {
-            MPII_Hier_rooted_step_piece(&rs, c, &at, &len);
-            mpi_errno = MPIC_Send(stage + at * block, len * block, MPIR_BYTE_INTERNAL,
-                                  rs.tree.children[c], MPIR_SCATTER_TAG, st->comm,
-                                  coll_attr | *errflag);
-            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
-        }
-        MPII_Hier_rooted_step_free(&rs);
-    }
 
     /* the finest step: the group's blocks, in rank order, from its leader */
     const MPII_Hier_step *fin = &steps->step[n];
@@ -190,11 +202,7 @@ int MPII_Hier_rooted_scatter(const MPII_Hier_steps * steps, MPII_Hier_tree_kind 
         mpi_errno = MPIR_Localcopy(stage, block, MPIR_BYTE_INTERNAL, recvbuf, recvcount, recvtype);
         MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
     }
-
-  fn_exit:
-    return mpi_errno_ret ? mpi_errno_ret : mpi_errno;
-  fn_fail:
-    goto fn_exit;
+    return mpi_errno_ret;
 }
 
 int MPII_Hier_rooted_unstage(const char *stage, MPI_Aint block, const MPII_Hier_hierarchy * h,
@@ -249,12 +257,11 @@ static int rooted_enter(const MPII_Hier_call * a, const rooted_coll * rc,
             return rc->flat(a->sendbuf, a->sendcount, a->sendtype, a->buf, a->count, a->datatype,
                             a->root, a->comm, coll_attr);
         case MPII_HIER_RUN_ONE_NODE:
+            MPII_Hier_guard_enter();
             mpi_errno = MPII_Hier_intra_rooted(rc->gathers, a->sendbuf, a->sendcount,
                                                a->sendtype, a->buf, a->count, a->datatype,
-                                               a->root, a->comm,
-                                               MPII_Hier_one_node_enter(hier, p->prm.intra_algo),
-                                               coll_attr);
-            MPII_Hier_one_node_leave(hier);
+                                               a->root, a->comm, p->prm.intra_algo, coll_attr);
+            MPII_Hier_guard_leave();
             return mpi_errno;
         case MPII_HIER_RUN_STEPS:
             p->kind = p->prm.inter_algo == rc->linear ? MPII_HIER_TREE_LINEAR :

@@ -57,10 +57,41 @@ static int sched_begin(const MPII_Hier_call * call, const MPII_Hier_params * cva
     return mpi_errno;
 }
 
+/* Tree step k's pieces (MPII_Hier_rooted_pieces) as vertices: each receive into the
+ * stage joins *written; the first send goes after *written, each later one after the send
+ * before it.  *sent: the last send (unchanged when there is none). */
+static int sched_rooted_step(const MPII_Hier_steps * steps, int k, int tag,
+                             MPII_Hier_tree_kind kind, int gathering, char *stage,
+                             MPI_Aint block, deps * written, MPIR_TSP_sched_t sched, int *sent)
+{
+    MPIR_Comm *comm = steps->step[k].comm;
+    MPII_Hier_piece *pc;
+    int n, prev = -1, vtx;
+    int mpi_errno = MPII_Hier_rooted_pieces(steps, k, kind, gathering, &pc, &n);
+
+    for (int i = 0; i < n && !mpi_errno; i++) {
+        char *at = stage + pc[i].at * block;
+        MPI_Aint bytes = pc[i].len * block;
+        if (!pc[i].sends) {
+            mpi_errno = MPIR_TSP_sched_irecv(at, bytes, MPIR_BYTE_INTERNAL, pc[i].peer, tag, comm,
+                                             sched, 0, NULL, &vtx);
+            if (!mpi_errno && deps_add(written, vtx))
+                mpi_errno = MPI_ERR_NO_MEM;
+            continue;
+        }
+        mpi_errno = MPIR_TSP_sched_isend(at, bytes, MPIR_BYTE_INTERNAL, pc[i].peer, tag, comm,
+                                         sched, prev < 0 ? written->n : 1,
+                                         prev < 0 ? written->v : &prev, &vtx);
+        prev = *sent = vtx;
+    }
+    MPL_free(pc);
+    return mpi_errno;
+}
+
 /* Up the steps from the finest to `last` (MPII_Hier_rooted_gather as vertices): the finest
- * step's members send (sendbuf, sendcount, sendtype) to its leader, after `in`; each
- * coarser step's tree as in the blocking form.  *written: the vertices that write into
- * this rank's stage (receives), to which a send of the stage was added; *sent the send
+ * step's members send (sendbuf, sendcount, sendtype) to its leader, after *written; each
+ * coarser step's pieces as in the blocking form.  *written: the vertices that write into
+ * this rank's stage (receives), which a send of the stage follows; *sent the last send
  * (-1: none). */
 static int sched_gather_up(const MPII_Hier_steps * steps, const int *tag, int last,
                            MPII_Hier_tree_kind kind, const void *sendbuf, MPI_Aint sendcount,
@@ -88,31 +119,10 @@ static int sched_gather_up(const MPII_Hier_steps * steps, const int *tag, int la
             MPIR_ERR_CHECK(mpi_errno);
         }
     }
-    for (int k = n - 1; k >= last; k--) {
-        MPII_Hier_rooted_step rs;
-        long long at, len;
-        if (!steps->step[k].comm)
-            continue;
-        MPIR_Comm *comm = steps->step[k].comm;
-        if (MPII_Hier_rooted_step_init(steps, k, kind, &rs) != MPI_SUCCESS)
-            mpi_errno = MPI_ERR_NO_MEM;
-        for (int c = 0; c < rs.tree.nchildren && !mpi_errno; c++) {
-            MPII_Hier_rooted_step_piece(&rs, c, &at, &len);
-            mpi_errno = MPIR_TSP_sched_irecv(stage + at * block, len * block, MPIR_BYTE_INTERNAL,
-                                             rs.tree.children[c], tag[k], comm, sched, 0, NULL,
-                                             &vtx);
-            if (!mpi_errno && deps_add(written, vtx))
-                mpi_errno = MPI_ERR_NO_MEM;
-        }
-        if (!mpi_errno && rs.tree.parent >= 0) {
-            MPII_Hier_rooted_step_piece(&rs, -1, &at, &len);
-            mpi_errno = MPIR_TSP_sched_isend(stage, len * block, MPIR_BYTE_INTERNAL,
-                                             rs.tree.parent, tag[k], comm, sched, written->n,
-                                             written->v, sent);
-        }
-        MPII_Hier_rooted_step_free(&rs);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
+    for (int k = n - 1; k >= last && !mpi_errno; k--)
+        if (steps->step[k].comm)
+            mpi_errno = sched_rooted_step(steps, k, tag[k], kind, 1, stage, block, written,
+                                          sched, sent);
 
   fn_exit:
     return mpi_errno;
@@ -244,39 +254,12 @@ static int sched_scatter_down(const MPII_Hier_steps * steps, const int *tag,
                               MPII_Hier_tree_kind kind, char *stage, MPI_Aint block,
                               deps * ready, MPIR_TSP_sched_t sched)
 {
-    int mpi_errno = MPI_SUCCESS, vtx;
-    for (int k = 0; k < steps->nsteps - 1; k++) {
-        MPII_Hier_rooted_step rs;
-        long long at, len;
-        if (!steps->step[k].comm)
-            continue;
-        MPIR_Comm *comm = steps->step[k].comm;
-        if (MPII_Hier_rooted_step_init(steps, k, kind, &rs) != MPI_SUCCESS)
-            return MPI_ERR_NO_MEM;
-        if (rs.tree.parent >= 0) {
-            MPII_Hier_rooted_step_piece(&rs, -1, &at, &len);
-            mpi_errno = MPIR_TSP_sched_irecv(stage, len * block, MPIR_BYTE_INTERNAL,
-                                             rs.tree.parent, tag[k], comm, sched, 0, NULL, &vtx);
-            ready->n = 0;
-            if (!mpi_errno && deps_add(ready, vtx))
-                mpi_errno = MPI_ERR_NO_MEM;
-        }
-        /* one after the other, the largest subtree first (the tree's order): sent at once
-         * they would share this member's link, and the largest, which goes on furthest,
-         * would arrive last */
-        for (int c = 0, prev = -1; c < rs.tree.nchildren && !mpi_errno; c++) {
-            MPII_Hier_rooted_step_piece(&rs, c, &at, &len);
-            mpi_errno = MPIR_TSP_sched_isend(stage + at * block, len * block, MPIR_BYTE_INTERNAL,
-                                             rs.tree.children[c], tag[k], comm, sched,
-                                             prev < 0 ? ready->n : 1, prev < 0 ? ready->v : &prev,
-                                             &vtx);
-            prev = vtx;
-        }
-        MPII_Hier_rooted_step_free(&rs);
-        if (mpi_errno)
-            return mpi_errno;
-    }
-    return MPI_SUCCESS;
+    int mpi_errno = MPI_SUCCESS, sent;
+    for (int k = 0; k < steps->nsteps - 1 && !mpi_errno; k++)
+        if (steps->step[k].comm)
+            mpi_errno = sched_rooted_step(steps, k, tag[k], kind, 0, stage, block, ready, sched,
+                                          &sent);
+    return mpi_errno;
 }
 
 /* The scatter's finest step: from its leader, which keeps its own block */

@@ -488,29 +488,17 @@ int MPII_Hier_step_allreduce(void *buf, MPI_Aint count, MPI_Datatype datatype, M
     return task_step(&c, st, prm, false, out);
 }
 
-/* A device shm collective is running.  Its set-up (the shared segment's allocation) and
- * its own fallback issue MPIR collectives on the node comm; a forced hier CVAR brings
- * those back here, where they must not enter the half-initialised shm path again.  A
- * process-wide flag: under MPI_THREAD_MULTIPLE another thread's call may see it and run
- * the MPIR intra-node step instead, which is only slower. */
-static int shm_running;
-
-int MPII_Hier_shm_running(void)
-{
-    return shm_running;
-}
-
 int MPII_Hier_intra_bcast(void *buf, MPI_Aint count, MPI_Datatype datatype, int root,
                           MPIR_Comm * node_comm, int intra_algo, int coll_attr)
 {
     intra_algo = MPII_Hier_intra_resolve(intra_algo, MPII_Hier_payload_bytes(count, datatype),
                                          MPII_HIER_SIZED_BCAST);
-    if (intra_algo == MPII_HIER_INTRA_SHM && !shm_running) {
+    if (intra_algo == MPII_HIER_INTRA_SHM) {
         int used, mpi_errno;
-        shm_running++;
+        MPII_Hier_guard_enter();
         mpi_errno = MPID_Hier_shm_bcast(buf, count, datatype, root, node_comm, &used,
                                         coll_attr);
-        shm_running--;
+        MPII_Hier_guard_leave();
         if (used)
             return mpi_errno;
     }
@@ -525,12 +513,12 @@ int MPII_Hier_intra_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
 {
     intra_algo = MPII_Hier_intra_resolve(intra_algo, MPII_Hier_payload_bytes(count, datatype),
                                          MPII_HIER_SIZED_REDUCE);
-    if (intra_algo == MPII_HIER_INTRA_SHM && !shm_running) {
+    if (intra_algo == MPII_HIER_INTRA_SHM) {
         int used, mpi_errno;
-        shm_running++;
+        MPII_Hier_guard_enter();
         mpi_errno = MPID_Hier_shm_reduce(sendbuf, recvbuf, count, datatype, op, root,
                                          node_comm, &used, coll_attr);
-        shm_running--;
+        MPII_Hier_guard_leave();
         if (used)
             return mpi_errno;
     }
@@ -605,11 +593,11 @@ int MPII_Hier_intra_fan(MPIR_Comm * node_comm, int fan_in, int intra_algo, int c
         return MPII_Hier_intra_bcast(&token, 1, MPIR_BYTE_INTERNAL, 0, node_comm, intra_algo,
                                      coll_attr);
     }
-    if (intra_algo == MPII_HIER_INTRA_SHM && !shm_running) {
+    if (intra_algo == MPII_HIER_INTRA_SHM) {
         int used, mpi_errno;
-        shm_running++;
+        MPII_Hier_guard_enter();
         mpi_errno = MPID_Hier_shm_barrier(node_comm, &used, coll_attr);
-        shm_running--;
+        MPII_Hier_guard_leave();
         if (used)
             return mpi_errno;
         return MPIR_Barrier_intra_dissemination(node_comm, coll_attr);
