@@ -163,8 +163,9 @@ std::optional<std::string> configuration_of_selection(const csel::Json& tree, co
     return std::nullopt;
 }
 
-TunerComparison compare_tuners(const MeasureDb& sweep, const std::vector<TunerTree>& trees,
-                               const CompareOptions& options) {
+namespace {
+
+void check_tree_names(const std::vector<TunerTree>& trees) {
     if (trees.empty()) throw UsageError("no tree to compare (--tree NAME=FILE)");
     std::set<std::string> names;
     for (const TunerTree& tree : trees) {
@@ -173,10 +174,14 @@ TunerComparison compare_tuners(const MeasureDb& sweep, const std::vector<TunerTr
             throw UsageError("tree name '" + tree.name + "' is reserved for a row of the table");
         if (!names.insert(tree.name).second) throw UsageError("tree name '" + tree.name + "' given twice");
     }
+}
 
-    // the sweep: jobs with points of the collectives, by machine
-    const std::set<std::string> wanted(options.collectives.begin(), options.collectives.end());
-    std::map<std::string, std::vector<std::pair<Job, std::vector<StoredPoint>>>> by_machine;
+// A machine's sweep: its jobs with their points of the wanted collectives.
+using SweepJobs = std::vector<std::pair<Job, std::vector<StoredPoint>>>;
+
+std::map<std::string, SweepJobs> sweep_by_machine(const MeasureDb& sweep, const std::vector<std::string>& collectives) {
+    const std::set<std::string> wanted(collectives.begin(), collectives.end());
+    std::map<std::string, SweepJobs> by_machine;
     std::set<std::string> seen_collectives;
     for (const Job& job : sweep.jobs()) {
         std::vector<StoredPoint> points;
@@ -186,29 +191,47 @@ TunerComparison compare_tuners(const MeasureDb& sweep, const std::vector<TunerTr
         }
         if (!points.empty()) by_machine[job.description.machine].emplace_back(job, std::move(points));
     }
-    for (const std::string& collective : options.collectives)
+    for (const std::string& collective : collectives)
         if (!seen_collectives.count(collective))
             throw UsageError(sweep.path() + " has no points of collective '" + collective + "'");
     if (by_machine.empty()) throw UsageError(sweep.path() + " holds no sweep points");
-    std::string machine = options.machine;
-    if (machine.empty()) {
-        if (by_machine.size() > 1) {
-            std::vector<std::string> machines;
-            for (const auto& entry : by_machine) machines.push_back(entry.first);
-            throw UsageError(sweep.path() + " holds sweeps of several machines (" + join(machines, ", ") +
-                             "): choose one with --machine");
-        }
-        machine = by_machine.begin()->first;
-    } else if (!by_machine.count(machine)) {
-        throw UsageError(sweep.path() + " has no sweep points of machine '" + machine + "'");
-    }
+    return by_machine;
+}
 
-    TunerComparison result;
-    result.machine = machine;
-    // (collective, ranks, nodes, job, size) -> case
+// --machine, else the only machine of the sweep.
+std::string chosen_machine(const std::map<std::string, SweepJobs>& by_machine, const std::string& machine,
+                           const std::string& path) {
+    if (!machine.empty()) {
+        if (!by_machine.count(machine)) throw UsageError(path + " has no sweep points of machine '" + machine + "'");
+        return machine;
+    }
+    if (by_machine.size() > 1) {
+        std::vector<std::string> machines;
+        for (const auto& entry : by_machine) machines.push_back(entry.first);
+        throw UsageError(path + " holds sweeps of several machines (" + join(machines, ", ") +
+                         "): choose one with --machine");
+    }
+    return by_machine.begin()->first;
+}
+
+// The best of a case: lowest median; ties: fewer parameters, then the name.
+void label_and_rank(SweepCase& c, bool several_jobs) {
+    c.label = c.collective + " P=" + std::to_string(c.ranks) + " (" + std::to_string(c.nodes) + "x" +
+              std::to_string(c.ppn) + ")";
+    if (several_jobs) c.label += " job " + std::to_string(c.job);
+    const auto rank = [&](const std::string& config) {
+        return std::make_tuple(c.measured.at(config), c.keys.at(config).params.size(), config);
+    };
+    for (const auto& [config, seconds] : c.measured)
+        if (c.best.empty() || rank(config) < rank(c.best)) c.best = config;
+    c.best_seconds = c.measured.at(c.best);
+}
+
+// One case per (collective, ranks, nodes, job, size), in that order.
+std::vector<SweepCase> sweep_cases(const SweepJobs& jobs) {
     std::map<std::tuple<std::string, int, int, JobId, std::uint64_t>, SweepCase> cases;
     std::map<std::tuple<std::string, int, int, int>, std::set<JobId>> shapes;  // same label, several jobs
-    for (const auto& [job, points] : by_machine.at(machine)) {
+    for (const auto& [job, points] : jobs) {
         const JobDescription& d = job.description;
         for (const StoredPoint& point : points) {
             SweepCase& c = cases[{point.key.collective, d.ranks, d.nodes, job.id, point.key.msg_bytes}];
@@ -224,83 +247,99 @@ TunerComparison compare_tuners(const MeasureDb& sweep, const std::vector<TunerTr
             shapes[{c.collective, d.ranks, d.nodes, d.ppn}].insert(job.id);
         }
     }
-    std::vector<std::string> job_texts;
-    for (const auto& [job, points] : by_machine.at(machine))
-        job_texts.push_back("job " + std::to_string(job.id) + " (" + std::to_string(job.description.ranks) + " ranks, " +
-                            std::to_string(job.description.nodes) + "x" + std::to_string(job.description.ppn) + ")");
+    std::vector<SweepCase> result;
     for (auto& [key, c] : cases) {
-        c.label = c.collective + " P=" + std::to_string(c.ranks) + " (" + std::to_string(c.nodes) + "x" +
-                  std::to_string(c.ppn) + ")";
-        if (shapes[{c.collective, c.ranks, c.nodes, c.ppn}].size() > 1) c.label += " job " + std::to_string(c.job);
-        // the best: lowest median; ties: fewer parameters, then the name
-        const auto rank = [&](const std::string& config) {
-            return std::make_tuple(c.measured.at(config), c.keys.at(config).params.size(), config);
-        };
-        for (const auto& [config, seconds] : c.measured)
-            if (c.best.empty() || rank(config) < rank(c.best)) c.best = config;
-        c.best_seconds = c.measured.at(c.best);
-        result.cases.push_back(c);
+        label_and_rank(c, shapes[{c.collective, c.ranks, c.nodes, c.ppn}].size() > 1);
+        result.push_back(c);
     }
-    result.notes.push_back("machine " + machine + ": " + join(job_texts, ", ") + "; " +
-                           std::to_string(result.cases.size()) + " cases (collective, job, size)");
-    if (!options.stock)
-        result.notes.push_back("no stock tree: a pick of the stock subtree counts as the algorithm it runs, "
-                               "where that was measured forced");
+    return result;
+}
 
-    // exhaustive: its own best everywhere
+std::string jobs_note(const std::string& machine, const SweepJobs& jobs, std::size_t cases) {
+    std::vector<std::string> job_texts;
+    for (const auto& [job, points] : jobs)
+        job_texts.push_back("job " + std::to_string(job.id) + " (" + std::to_string(job.description.ranks) +
+                            " ranks, " + std::to_string(job.description.nodes) + "x" +
+                            std::to_string(job.description.ppn) + ")");
+    return "machine " + machine + ": " + join(job_texts, ", ") + "; " + std::to_string(cases) +
+           " cases (collective, job, size)";
+}
+
+// Exhaustive: its own best everywhere.
+TunerRow exhaustive_row(const std::vector<SweepCase>& cases) {
     TunerRow exhaustive;
     exhaustive.name = kExhaustiveRow;
-    for (std::size_t i = 0; i < result.cases.size(); ++i)
-        exhaustive.picks.push_back(CasePick{i, PickStatus::measured, result.cases[i].best, "the sweep's best", 0, 1});
-    evaluate(exhaustive, result.cases);
+    for (std::size_t i = 0; i < cases.size(); ++i)
+        exhaustive.picks.push_back(CasePick{i, PickStatus::measured, cases[i].best, "the sweep's best", 0, 1});
+    evaluate(exhaustive, cases);
     exhaustive.worst_case.clear();  // 1 everywhere: no worst case
-    result.rows.push_back(std::move(exhaustive));
+    return exhaustive;
+}
 
-    for (const TunerTree& tree : trees) {
-        TunerRow row;
-        row.name = tree.name;
-        for (std::size_t i = 0; i < result.cases.size(); ++i) {
-            const SweepCase& c = result.cases[i];
-            csel::CallPoint point;
-            point.collective = c.collective;
-            point.comm_size = c.ranks;
-            point.nodes = std::clamp(c.nodes, 1, c.ranks);
-            point.bytes = c.msg_bytes;
-            const csel::Selection selection = csel::select(tree.tree, point);
-            CasePick pick;
-            pick.case_index = i;
-            pick.selection = selection.describe();
-            const std::optional<std::string> config =
-                configuration_of_selection(tree.tree, selection, c, options.stock);
-            if (config && c.measured.count(*config)) {
-                pick.config = *config;
-                if (is_default_algorithm(c.keys.at(*config).algorithm))
-                    pick.selection = "stock subtree: " + pick.selection;
-            } else {
-                pick.status = PickStatus::not_measured;
-                if (config) pick.selection = "stock subtree: " + pick.selection;  // default not measured
-            }
-            row.picks.push_back(std::move(pick));
-        }
-        evaluate(row, result.cases);
-        result.rows.push_back(std::move(row));
+// What the tree picks for case i, walked as MPICH walks it.
+CasePick tree_pick(const TunerTree& tree, const SweepCase& c, std::size_t i, const std::optional<csel::Json>& stock) {
+    csel::CallPoint point;
+    point.collective = c.collective;
+    point.comm_size = c.ranks;
+    point.nodes = std::clamp(c.nodes, 1, c.ranks);
+    point.bytes = c.msg_bytes;
+    const csel::Selection selection = csel::select(tree.tree, point);
+    CasePick pick;
+    pick.case_index = i;
+    pick.selection = selection.describe();
+    const std::optional<std::string> config = configuration_of_selection(tree.tree, selection, c, stock);
+    if (config && c.measured.count(*config)) {
+        pick.config = *config;
+        if (is_default_algorithm(c.keys.at(*config).algorithm)) pick.selection = "stock subtree: " + pick.selection;
+    } else {
+        pick.status = PickStatus::not_measured;
+        if (config) pick.selection = "stock subtree: " + pick.selection;  // default not measured
     }
+    return pick;
+}
 
+TunerRow tree_row(const TunerTree& tree, const std::vector<SweepCase>& cases, const std::optional<csel::Json>& stock) {
+    TunerRow row;
+    row.name = tree.name;
+    for (std::size_t i = 0; i < cases.size(); ++i) row.picks.push_back(tree_pick(tree, cases[i], i, stock));
+    evaluate(row, cases);
+    return row;
+}
+
+TunerRow default_row(const std::vector<SweepCase>& cases) {
     TunerRow stock_row;
     stock_row.name = kDefaultRow;
-    for (std::size_t i = 0; i < result.cases.size(); ++i) {
+    for (std::size_t i = 0; i < cases.size(); ++i) {
         CasePick pick;
         pick.case_index = i;
         pick.selection = "MPICH's own selection";
-        if (const std::optional<std::string> config = default_config(result.cases[i]))
+        if (const std::optional<std::string> config = default_config(cases[i]))
             pick.config = *config;
         else
             pick.status = PickStatus::not_measured;
         stock_row.picks.push_back(std::move(pick));
     }
-    evaluate(stock_row, result.cases);
-    result.rows.push_back(std::move(stock_row));
+    evaluate(stock_row, cases);
+    return stock_row;
+}
 
+}  // namespace
+
+TunerComparison compare_tuners(const MeasureDb& sweep, const std::vector<TunerTree>& trees,
+                               const CompareOptions& options) {
+    check_tree_names(trees);
+    const std::map<std::string, SweepJobs> by_machine = sweep_by_machine(sweep, options.collectives);
+    TunerComparison result;
+    result.machine = chosen_machine(by_machine, options.machine, sweep.path());
+    const SweepJobs& jobs = by_machine.at(result.machine);
+    result.cases = sweep_cases(jobs);
+    result.notes.push_back(jobs_note(result.machine, jobs, result.cases.size()));
+    if (!options.stock)
+        result.notes.push_back("no stock tree: a pick of the stock subtree counts as the algorithm it runs, "
+                               "where that was measured forced");
+    result.rows.push_back(exhaustive_row(result.cases));
+    for (const TunerTree& tree : trees) result.rows.push_back(tree_row(tree, result.cases, options.stock));
+    result.rows.push_back(default_row(result.cases));
     result.rows.front().cost = sweep_cost(sweep, result);
     return result;
 }

@@ -278,14 +278,9 @@ std::vector<Job> selected_jobs(const MeasureDb& db, const GenerateOptions& optio
     return result;
 }
 
-}  // namespace
-
-GenerateReport generate_tree(const MeasureDb& db, const csel::Json& stock, const GenerateOptions& options) {
-    if (options.source == GenerateSource::analytic) return generate_analytic_tree(db, stock, options);
-    const bool model = options.source == GenerateSource::model;
+std::vector<std::string> generated_collectives(const GenerateOptions& options, bool model) {
     std::vector<std::string> collectives = options.collectives;
-    if (collectives.empty())
-        collectives = model ? model_collectives() : tuned_collectives();
+    if (collectives.empty()) collectives = model ? model_collectives() : tuned_collectives();
     for (const std::string& collective : collectives) {
         if (std::find(tuned_collectives().begin(), tuned_collectives().end(), collective) == tuned_collectives().end())
             throw UsageError("collective '" + collective + "': generate tunes bcast, reduce and allreduce");
@@ -294,88 +289,119 @@ GenerateReport generate_tree(const MeasureDb& db, const csel::Json& stock, const
             throw UsageError("the task model covers bcast, allreduce and allgather; use --from measured for " +
                              collective);
     }
+    return collectives;
+}
+
+// Model only: per (collective, comm_size, ppn), what a midpoint query needs.
+struct ModelContext {
+    std::vector<han::Candidate> candidates;
+    int nodes = 0;
+    int ppn = 0;
+    bool has_stock = false;
+};
+using ModelContexts = std::map<std::tuple<std::string, int, int>, ModelContext>;
+
+// The job's candidates of the collective that pass the filter: from its task
+// benchmarks, and the seg_* ones derived from them.
+std::vector<han::Candidate> model_candidates(const MeasureDb& db, const Job& job, const std::string& collective,
+                                             const GenerateOptions& options, std::vector<std::string>& lines) {
+    const auto passes = [&](const han::Candidate& candidate) {
+        return !options.candidate_filter || options.candidate_filter(candidate);
+    };
+    std::vector<han::Candidate> candidates = candidates_from_tasks(db.tasks(job.id), collective);
+    candidates.erase(std::remove_if(candidates.begin(), candidates.end(),
+                                    [&](const han::Candidate& candidate) { return !passes(candidate); }),
+                     candidates.end());
+    if (candidates.empty() || collective == "allgather") return candidates;  // no seg_* submodule in allgather
+    for (han::Candidate& candidate : seg_inter_candidates_of(db, job, collective, candidates, options, lines))
+        if (passes(candidate)) candidates.push_back(std::move(candidate));
+    return candidates;
+}
+
+// The model's pick at each size (--sizes, else the stock's measured sizes, else
+// the default range); records the job's context for midpoint queries.
+std::vector<csel::SampledChoice> model_choices(const MeasureDb& db, const Job& job,
+                                               const std::vector<StoredPoint>& points, const std::string& collective,
+                                               const GenerateOptions& options, std::vector<std::string>& lines,
+                                               ModelContexts& contexts) {
+    const auto position = tree_position(job.description);
+    ModelContext context;
+    context.candidates = model_candidates(db, job, collective, options, lines);
+    context.nodes = job.description.nodes;
+    context.ppn = position.second;
+    if (context.candidates.empty()) return {};
+    const std::map<std::uint64_t, StockPoint> stock =
+        best_stock_points(points, collective, position.first, position.second);
+    context.has_stock = !stock.empty();
+    std::vector<std::uint64_t> sizes = options.sizes;
+    if (sizes.empty())
+        for (const auto& [bytes, point] : stock) sizes.push_back(bytes);
+    if (sizes.empty()) sizes = osu_size_range(kDefaultSizeRange);
+    std::vector<csel::SampledChoice> best;
+    for (std::uint64_t bytes : sizes) {
+        const auto stock_found = stock.find(bytes);
+        const std::optional<ModelPick> pick = model_pick(
+            collective, context.candidates, context.nodes, bytes,
+            stock_found == stock.end() ? std::nullopt : std::optional<StockPoint>(stock_found->second), options.model,
+            context.ppn);
+        if (!pick) continue;  // nothing known at this size
+        best.push_back({position.first, position.second, bytes, pick->choice});
+    }
+    contexts[{collective, position.first, position.second}] = std::move(context);
+    return best;
+}
+
+std::string job_line(const std::string& collective, const Job& job, const std::vector<csel::SampledChoice>& best) {
+    const auto not_stock = std::count_if(best.begin(), best.end(), [](const auto& p) { return !p.choice.stock; });
+    return collective + ": " + describe_job(job) + ": " + std::to_string(best.size()) + " sizes, " +
+           std::to_string(not_stock) + " not stock";
+}
+
+// The jobs' choices of one collective into input (none: the stock tree is kept).
+void sample_collective(const MeasureDb& db, const std::vector<Job>& jobs, const std::string& collective,
+                       const GenerateOptions& options, GenerateReport& report, csel::TreeInput& input,
+                       ModelContexts& contexts) {
+    const bool model = options.source == GenerateSource::model;
+    std::map<std::pair<int, int>, JobId> position_owner;
+    std::vector<csel::SampledChoice>& sampled = input.choices[collective];
+    std::size_t skipped = 0;
+    for (const Job& job : jobs) {
+        const auto position = tree_position(job.description);
+        const std::vector<StoredPoint> points = db.points(job.id);
+        const std::vector<csel::SampledChoice> best =
+            model ? model_choices(db, job, points, collective, options, report.lines, contexts)
+                  : best_measured(job, points, collective, &skipped);
+        if (best.empty()) continue;
+        const auto [owner, fresh] = position_owner.emplace(position, job.id);
+        if (!fresh)
+            throw UsageError("jobs " + std::to_string(owner->second) + " and " + std::to_string(job.id) +
+                             " both have " + std::to_string(position.first) + " ranks and average ppn " +
+                             std::to_string(position.second) + ": the tree cannot tell them apart; pick one with --job");
+        report.lines.push_back(job_line(collective, job, best));
+        sampled.insert(sampled.end(), best.begin(), best.end());
+    }
+    if (skipped)
+        report.lines.push_back(collective + ": " + std::to_string(skipped) +
+                               " measured points skipped (parameters or algorithms a tree cannot express)");
+    if (sampled.empty()) {
+        report.lines.push_back(collective + ": no data, stock tree kept");
+        input.choices.erase(collective);
+    }
+}
+
+}  // namespace
+
+GenerateReport generate_tree(const MeasureDb& db, const csel::Json& stock, const GenerateOptions& options) {
+    if (options.source == GenerateSource::analytic) return generate_analytic_tree(db, stock, options);
+    const bool model = options.source == GenerateSource::model;
+    const std::vector<std::string> collectives = generated_collectives(options, model);
     const std::vector<Job> jobs = selected_jobs(db, options);
 
     GenerateReport report;
     csel::TreeInput input;
-    // model only: per (collective, comm_size, ppn), what a midpoint query needs
-    struct ModelContext {
-        std::vector<han::Candidate> candidates;
-        int nodes = 0;
-        int ppn = 0;
-        bool has_stock = false;
-    };
-    std::map<std::tuple<std::string, int, int>, ModelContext> contexts;
-
-    for (const std::string& collective : collectives) {
-        std::map<std::pair<int, int>, JobId> position_owner;
-        std::vector<csel::SampledChoice>& sampled = input.choices[collective];
-        std::size_t skipped = 0;
-        for (const Job& job : jobs) {
-            const auto position = tree_position(job.description);
-            const std::vector<StoredPoint> points = db.points(job.id);
-            std::vector<csel::SampledChoice> best;
-            if (!model) {
-                best = best_measured(job, points, collective, &skipped);
-            } else {
-                ModelContext context;
-                context.candidates = candidates_from_tasks(db.tasks(job.id), collective);
-                if (options.candidate_filter)
-                    context.candidates.erase(std::remove_if(context.candidates.begin(), context.candidates.end(),
-                                                            [&](const han::Candidate& candidate) {
-                                                                return !options.candidate_filter(candidate);
-                                                            }),
-                                             context.candidates.end());
-                context.nodes = job.description.nodes;
-                context.ppn = position.second;
-                if (!context.candidates.empty() && collective != "allgather") {  // no seg_* submodule in allgather
-                    std::vector<han::Candidate> derived = seg_inter_candidates_of(db, job, collective, context.candidates,
-                                                                                  options, report.lines);
-                    for (han::Candidate& candidate : derived)
-                        if (!options.candidate_filter || options.candidate_filter(candidate))
-                            context.candidates.push_back(std::move(candidate));
-                }
-                if (context.candidates.empty()) continue;
-                const std::map<std::uint64_t, StockPoint> stock =
-                    best_stock_points(points, collective, position.first, position.second);
-                context.has_stock = !stock.empty();
-                std::vector<std::uint64_t> sizes = options.sizes;
-                if (sizes.empty())
-                    for (const auto& [bytes, point] : stock) sizes.push_back(bytes);
-                if (sizes.empty()) sizes = osu_size_range(kDefaultSizeRange);
-                for (std::uint64_t bytes : sizes) {
-                    const auto stock_found = stock.find(bytes);
-                    const std::optional<ModelPick> pick =
-                        model_pick(collective, context.candidates, context.nodes, bytes,
-                                   stock_found == stock.end() ? std::nullopt
-                                                              : std::optional<StockPoint>(stock_found->second),
-                                   options.model, context.ppn);
-                    if (!pick) continue;  // nothing known at this size
-                    best.push_back({position.first, position.second, bytes, pick->choice});
-                }
-                contexts[{collective, position.first, position.second}] = std::move(context);
-            }
-            if (best.empty()) continue;
-            const auto [owner, fresh] = position_owner.emplace(position, job.id);
-            if (!fresh)
-                throw UsageError("jobs " + std::to_string(owner->second) + " and " + std::to_string(job.id) +
-                                 " both have " + std::to_string(position.first) + " ranks and average ppn " +
-                                 std::to_string(position.second) + ": the tree cannot tell them apart; pick one with --job");
-            report.lines.push_back(collective + ": " + describe_job(job) + ": " + std::to_string(best.size()) +
-                                   " sizes, " +
-                                   std::to_string(std::count_if(best.begin(), best.end(),
-                                                                [](const auto& p) { return !p.choice.stock; })) +
-                                   " not stock");
-            sampled.insert(sampled.end(), best.begin(), best.end());
-        }
-        if (skipped)
-            report.lines.push_back(collective + ": " + std::to_string(skipped) +
-                                   " measured points skipped (parameters or algorithms a tree cannot express)");
-        if (sampled.empty()) {
-            report.lines.push_back(collective + ": no data, stock tree kept");
-            input.choices.erase(collective);
-        }
-    }
+    ModelContexts contexts;
+    for (const std::string& collective : collectives)
+        sample_collective(db, jobs, collective, options, report, input, contexts);
     if (input.choices.empty())
         throw UsageError(std::string("nothing to generate from in ") + db.path() + ": no " +
                          (model ? "task benchmarks" : "measured points") + " for the requested collectives");

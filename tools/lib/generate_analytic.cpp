@@ -36,31 +36,33 @@ Job fitted_job(const MeasureDb& db, const GenerateOptions& options) {
     return fitted.front();
 }
 
-}  // namespace
-
-GenerateReport generate_analytic_tree(const MeasureDb& db, const csel::Json& stock, const GenerateOptions& options) {
+std::vector<std::string> analytic_collectives(const GenerateOptions& options) {
     std::vector<std::string> collectives = options.collectives;
     if (collectives.empty()) collectives = {"bcast", "reduce"};
     for (const std::string& collective : collectives)
         if (analytic::modelled_algorithms(collective).empty())
             throw UsageError("collective '" + collective + "': the analytic models cover bcast and reduce");
-    const Job job = fitted_job(db, options);
-    const std::vector<FittedModel> models = db.fit_models(job.id);
-    std::vector<std::string> gamma_notes;
-    const analytic::ModelInputs inputs = analytic::inputs_of(db.fit_points(job.id), db.eager_points(job.id), &gamma_notes);
-    const int ppn = tree_position(job.description).second;
+    return collectives;
+}
 
+int fitted_procs_of(const std::vector<FittedModel>& models) {
     int fitted_procs = 0;
     for (const FittedModel& model : models) fitted_procs = std::max(fitted_procs, model.procs);
-    // Below the smallest size fitted at, the models extrapolate a line whose start-up
-    // cost the fit may have clamped at 0: MPICH's own selection there.
+    return fitted_procs;
+}
+
+// Below the smallest size fitted at, the models extrapolate a line whose start-up
+// cost the fit may have clamped at 0: MPICH's own selection there.
+std::uint64_t smallest_fitted_size(const std::vector<StoredFitPoint>& points) {
     std::uint64_t smallest_fitted = 0;
-    for (const StoredFitPoint& p : db.fit_points(job.id))
+    for (const StoredFitPoint& p : points)
         if (p.key.kind == kFitExperiment && (smallest_fitted == 0 || p.key.msg_bytes < smallest_fitted))
             smallest_fitted = p.key.msg_bytes;
-    std::set<int> gamma_procs;
-    for (const auto& [segment, gamma] : inputs.gammas.by_segment)
-        for (const auto& [procs, ratio] : gamma.measured()) gamma_procs.insert(procs);
+    return smallest_fitted;
+}
+
+// --comm-sizes, else powers of two up to 4 x the fitted size and that size; sorted, unique.
+std::vector<int> tree_comm_sizes(const GenerateOptions& options, int fitted_procs) {
     std::vector<int> comm_sizes = options.comm_sizes;
     if (comm_sizes.empty()) {
         for (int p = 2; p <= 4 * fitted_procs; p *= 2) comm_sizes.push_back(p);
@@ -69,6 +71,61 @@ GenerateReport generate_analytic_tree(const MeasureDb& db, const csel::Json& sto
     std::sort(comm_sizes.begin(), comm_sizes.end());
     comm_sizes.erase(std::unique(comm_sizes.begin(), comm_sizes.end()), comm_sizes.end());
     if (comm_sizes.empty() || comm_sizes.front() < 2) throw UsageError("--comm-sizes: at least 2 ranks each");
+    return comm_sizes;
+}
+
+std::string gamma_range_text(const analytic::ModelInputs& inputs) {
+    std::set<int> gamma_procs;
+    for (const auto& [segment, gamma] : inputs.gammas.by_segment)
+        for (const auto& [procs, ratio] : gamma.measured()) gamma_procs.insert(procs);
+    if (gamma_procs.empty()) return "none";
+    return std::to_string(*gamma_procs.begin()) + ".." + std::to_string(*gamma_procs.rbegin());
+}
+
+// What the tree is generated from: the job, its fit, its eager limit, the sizes.
+struct AnalyticBasis {
+    const Job& job;
+    const analytic::ModelInputs& inputs;
+    const std::vector<std::string>& gamma_notes;
+    int fitted_procs;
+    std::uint64_t smallest_fitted;
+    const std::vector<int>& comm_sizes;
+    int ppn;
+};
+
+std::vector<std::string> basis_lines(const AnalyticBasis& basis) {
+    std::vector<std::string> lines;
+    std::ostringstream job_line;
+    job_line << "analytic models of job " << basis.job.id << " (" << basis.job.description.machine << "): fitted on "
+             << basis.fitted_procs << " ranks, gamma measured for P = " << gamma_range_text(basis.inputs);
+    lines.push_back(job_line.str());
+    lines.push_back(basis.inputs.eager_bytes == 0
+                        ? std::string("no eager limit measured: every seg_* bcast costed by its stages")
+                        : "eager limit " + std::to_string(basis.inputs.eager_bytes) +
+                              " B: seg_* bcasts whose transfers are no larger costed by the link model");
+    for (const std::string& note : basis.gamma_notes) lines.push_back("note: " + note);
+    std::vector<int> measured, predicted;
+    for (int p : basis.comm_sizes) (p == basis.fitted_procs ? measured : predicted).push_back(p);
+    lines.push_back("sizes below " + std::to_string(basis.smallest_fitted) +
+                    " B (the smallest fitted at): MPICH's own selection");
+    lines.push_back("comm sizes: measured " + (measured.empty() ? std::string("none") : join(measured)) +
+                    "; predicted " + (predicted.empty() ? std::string("none") : join(predicted)) + " (ppn " +
+                    std::to_string(basis.ppn) + ")");
+    return lines;
+}
+
+}  // namespace
+
+GenerateReport generate_analytic_tree(const MeasureDb& db, const csel::Json& stock, const GenerateOptions& options) {
+    const std::vector<std::string> collectives = analytic_collectives(options);
+    const Job job = fitted_job(db, options);
+    const std::vector<FittedModel> models = db.fit_models(job.id);
+    std::vector<std::string> gamma_notes;
+    const analytic::ModelInputs inputs = analytic::inputs_of(db.fit_points(job.id), db.eager_points(job.id), &gamma_notes);
+    const int ppn = tree_position(job.description).second;
+    const int fitted_procs = fitted_procs_of(models);
+    const std::uint64_t smallest_fitted = smallest_fitted_size(db.fit_points(job.id));
+    const std::vector<int> comm_sizes = tree_comm_sizes(options, fitted_procs);
     std::vector<std::uint64_t> segsizes = options.segsizes;
     if (segsizes.empty())
         for (const auto& [segment, gamma] : inputs.gammas.by_segment) segsizes.push_back(segment);
@@ -76,25 +133,7 @@ GenerateReport generate_analytic_tree(const MeasureDb& db, const csel::Json& sto
         options.sizes.empty() ? osu_size_range(kAnalyticSizeRange) : options.sizes;
 
     GenerateReport report;
-    std::ostringstream job_line;
-    job_line << "analytic models of job " << job.id << " (" << job.description.machine << "): fitted on "
-             << fitted_procs << " ranks, gamma measured for P = "
-             << (gamma_procs.empty() ? std::string("none") : std::to_string(*gamma_procs.begin()) + ".." +
-                                                                  std::to_string(*gamma_procs.rbegin()));
-    report.lines.push_back(job_line.str());
-    report.lines.push_back(inputs.eager_bytes == 0
-                               ? std::string("no eager limit measured: every seg_* bcast costed by its stages")
-                               : "eager limit " + std::to_string(inputs.eager_bytes) +
-                                     " B: seg_* bcasts whose transfers are no larger costed by the link model");
-    for (const std::string& note : gamma_notes) report.lines.push_back("note: " + note);
-    std::vector<int> measured, predicted;
-    for (int p : comm_sizes) (p == fitted_procs ? measured : predicted).push_back(p);
-    report.lines.push_back("sizes below " + std::to_string(smallest_fitted) +
-                           " B (the smallest fitted at): MPICH's own selection");
-    report.lines.push_back("comm sizes: measured " + (measured.empty() ? std::string("none") : join(measured)) +
-                           "; predicted " + (predicted.empty() ? std::string("none") : join(predicted)) +
-                           " (ppn " + std::to_string(ppn) + ")");
-
+    report.lines = basis_lines({job, inputs, gamma_notes, fitted_procs, smallest_fitted, comm_sizes, ppn});
     std::map<std::string, std::vector<analytic::Candidate>> candidates;
     csel::TreeInput input;
     const auto choose = [&](const std::string& collective, int comm_size,

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <numeric>
 #include <stdexcept>
 
@@ -20,12 +22,12 @@ double median(std::vector<double> values) {
     return median_of_sorted(values);
 }
 
-std::optional<OrderStatisticRanks> median_ci_ranks(std::size_t n, double confidence) {
-    if (!(confidence > 0 && confidence < 1))
-        throw std::invalid_argument("confidence must be in (0, 1)");
-    const double tail = (1 - confidence) / 2;
-    // Walk the Bin(n, 1/2) CDF from the left in log space (2^-n underflows
-    // for n > 1074).  j counts the ranks whose left tail stays within `tail`.
+namespace {
+
+// The definition itself: walk the Bin(n, 1/2) CDF from the left in log space
+// (2^-n underflows for n > 1074).  j counts the ranks whose left tail stays
+// within `tail`.  O(n) exp and log.
+std::optional<OrderStatisticRanks> walked_ranks(std::size_t n, double tail) {
     double log_pmf = -static_cast<double>(n) * std::log(2.0);
     double cdf = 0;
     std::size_t j = 0;
@@ -37,6 +39,39 @@ std::optional<OrderStatisticRanks> median_ci_ranks(std::size_t n, double confide
     }
     if (j == 0) return std::nullopt;
     return OrderStatisticRanks{j, n + 1 - j};
+}
+
+// The ranks walked so far, per confidence and n: the stopping rule asks after
+// every repetition, n growing by one, and the walk is O(n) each time.  Shared
+// by all samplers (a bench sweep asks for the same n point after point); the
+// lock makes it safe from any thread.
+class RankCache {
+public:
+    std::optional<OrderStatisticRanks> ranks(std::size_t n, double confidence) {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        std::vector<Entry>& known = by_confidence_[confidence];
+        if (n >= known.size()) known.resize(n + 1);
+        Entry& entry = known[n];
+        if (!entry.walked) entry = Entry{true, walked_ranks(n, (1 - confidence) / 2)};
+        return entry.ranks;
+    }
+
+private:
+    struct Entry {
+        bool walked = false;
+        std::optional<OrderStatisticRanks> ranks;
+    };
+    std::mutex mutex_;
+    std::map<double, std::vector<Entry>> by_confidence_;
+};
+
+}  // namespace
+
+std::optional<OrderStatisticRanks> median_ci_ranks(std::size_t n, double confidence) {
+    if (!(confidence > 0 && confidence < 1))
+        throw std::invalid_argument("confidence must be in (0, 1)");
+    static RankCache cache;
+    return cache.ranks(n, confidence);
 }
 
 double Summary::relative_half_width() const {

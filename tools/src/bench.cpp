@@ -303,12 +303,7 @@ Plan make_plan(const BenchOptions& options) {
     const CvarCatalog& catalog = plan.cvars->catalog();
     plan.configurations = plan_configurations(options.collectives, options.algorithms, options.params, catalog);
     plan.points = plan_points(plan.configurations, options.sizes);
-    const std::set<std::string> touched = touched_cvars(plan.configurations, catalog);
-    plan.cvars->prepare(touched);
-    for (const std::string& name : touched) plan.initial[name] = plan.cvars->read(name);
-    // Every assignment is checked before the first measurement.
-    for (const Configuration& configuration : plan.configurations)
-        cvar_assignment(configuration, plan.initial, catalog);
+    plan.initial = prepare_configurations(*plan.cvars, plan.configurations);
     if (catalog.find(kThrottle) && catalog.find(kThrottleCount)) {
         plan.cvars->prepare({kThrottle, kThrottleCount});
         plan.throttle = plan.cvars->read(kThrottle);
@@ -339,6 +334,241 @@ void warn_oversubscription(const JobFacts& facts, const Plan& plan, std::ostream
     }
 }
 
+// Rank 0's database: what is stored already, and where new points go.
+struct BenchStore {
+    std::optional<MeasureDb> db;
+    JobId job_id = 0;
+    std::map<PointKey, StoredPoint> stored;
+    double mark = 0;  // --account: the time from the end of the previous stored point
+};
+
+// Rank 0: opens the database; 1 for each planned point it does not hold yet.
+std::vector<char> points_to_measure(const Plan& plan, const BenchOptions& options, const JobFacts& facts,
+                                    BenchStore& store) {
+    std::vector<char> to_measure(plan.points.size(), 1);
+    store.db = MeasureDb::open(options.db_path);
+    store.job_id = store.db->find_or_create_job(facts.job);
+    for (StoredPoint& point : store.db->points(store.job_id)) store.stored.emplace(point.key, std::move(point));
+    for (std::size_t i = 0; i < plan.points.size(); ++i) to_measure[i] = store.stored.count(plan.points[i]) ? 0 : 1;
+    return to_measure;
+}
+
+std::vector<PointKey> selected_points(const Plan& plan, const std::vector<char>& to_measure) {
+    std::vector<PointKey> points;
+    for (std::size_t i = 0; i < plan.points.size(); ++i)
+        if (to_measure[i]) points.push_back(plan.points[i]);
+    return points;
+}
+
+ReportColumns report_columns(const std::vector<std::vector<std::size_t>>& groups, const Plan& plan,
+                             const BenchOptions& options, const JobFacts& facts) {
+    ReportColumns columns;
+    for (const std::vector<std::size_t>& group : groups) columns.ratio_to_first |= group.size() > 1;
+    if (facts.job.nodes >= 2)
+        for (const Configuration& configuration : plan.configurations)
+            columns.link_bound |= options.link_rate && configuration.collective != "barrier";
+    return columns;
+}
+
+void write_preamble(Reporter& reporter, const ReportColumns& columns, const BenchOptions& options,
+                    const JobFacts& facts) {
+    reporter.preamble(std::to_string(facts.job.ranks) + " ranks, " + std::to_string(facts.job.nodes) + " nodes x " +
+                      std::to_string(facts.job.ppn) + " ppn, " + facts.job.placement +
+                      "; Avg Latency = median over repetitions of the max-over-ranks time");
+    if (columns.ratio_to_first)
+        reporter.preamble("the configurations of a size are timed in turns, repetition by repetition; "
+                          "Ratio to first = Avg Latency / that of the first configuration at the size");
+    if (columns.link_bound)
+        reporter.preamble("links " + std::to_string(std::llround(*options.link_rate)) + " B/s (" +
+                          (options.cluster.empty() ? std::string(kLinkRateEnv) : options.cluster) +
+                          "); Link bound = bytes through the busiest node link / rate");
+}
+
+// Measures the planned points size by size (collective, size), the
+// configurations of a size in turns; stored points are reported from the
+// database.  Every rank runs it; rank 0 reports and records.
+class BenchLoop {
+public:
+    BenchLoop(const BenchOptions& options, Plan& plan, const JobFacts& facts, BenchStore& store,
+              const std::vector<char>& to_measure, Payload& payload, MPI_Comm comm, std::ostream& out,
+              std::ostream& err)
+        : options_(options), plan_(plan), facts_(facts), store_(store), to_measure_(to_measure), payload_(payload),
+          comm_(comm), err_(err), rank_(world_rank()), groups_(point_groups(plan.points)),
+          columns_(report_columns(groups_, plan, options, facts)),
+          reporter_(out, options.format, options.full, &facts.job, false, columns_),
+          progress_(rank_ == 0 && draw_progress(options.progress, isatty(STDERR_FILENO), isatty(STDOUT_FILENO)), err,
+                    plan.points.size()),
+          current_(plan.initial), results_(plan.points.size()) {}
+
+    // The exit status; frees the communicator and leaves MPI_T as found.
+    int run() {
+        if (rank_ == 0) write_preamble(reporter_, columns_, options_, facts_);
+        store_.mark = MPI_Wtime();
+        for (std::size_t g = 0; g < groups_.size(); ++g) {
+            const std::vector<std::size_t> measured = pending_of(groups_[g]);
+            GroupMeasurement measurement;
+            if (!measured.empty()) {
+                const std::string failure = measure(measured, measurement);
+                if (!failure.empty()) {
+                    progress_.clear();
+                    return finish(bad_input_on_every_rank(failure, "", err_));
+                }
+            }
+            done_ += groups_[g].size();
+            if (rank_ == 0) report_group(g, measured, measurement);
+        }
+        if (rank_ == 0 && unconverged_ > 0 && options_.reps == 0)
+            err_ << "hiertune: " << unconverged_ << " of " << plan_.points.size()
+                 << " points stopped at a cap before their 95% CI reached " << options_.rule.precision * 100
+                 << "% (see -f / --json: n, converged)\n";
+        return finish(failed_checks_ == 0 ? 0 : 1);
+    }
+
+private:
+    int finish(int status) {
+        progress_.clear();
+        plan_.cvars->write_changed(plan_.initial, current_);
+        MPI_Comm_free(&comm_);
+        return status;
+    }
+
+    // The group's points to measure, in plan order.
+    std::vector<std::size_t> pending_of(const std::vector<std::size_t>& group) const {
+        std::vector<std::size_t> measured;
+        for (std::size_t i : group)
+            if (to_measure_[i]) measured.push_back(i);
+        return measured;
+    }
+
+    // Probes the configurations not run yet, then times the group; returns the
+    // library's refusal of one of them, or "".
+    std::string measure(const std::vector<std::size_t>& measured, GroupMeasurement& measurement) {
+        const PointKey& first = plan_.points[measured.front()];
+        progress_.show(done_, first.collective + " " + std::to_string(first.msg_bytes) + " B, " +
+                                  std::to_string(measured.size()) + " configuration" +
+                                  (measured.size() == 1 ? "" : "s"));
+        std::vector<PointKey> keys;
+        std::vector<std::map<std::string, CvarValue>> assignments;
+        for (std::size_t i : measured) {
+            const PointKey& key = plan_.points[i];
+            keys.push_back(key);
+            assignments.push_back(cvar_assignment(configuration_of(key), plan_.initial, plan_.cvars->catalog()));
+            if (!probed_.insert(key.collective + " " + describe_configuration(key)).second) continue;
+            // a value MPI_T refuses (the library's own check), else one the call refuses
+            std::string failure = plan_.cvars->write_changed_on_all(assignments.back(), current_);
+            if (failure.empty()) failure = probe(key, payload_, comm_);
+            if (!failure.empty()) return "the MPI library rejects " + point_label(key) + ": " + failure;
+        }
+        measurement = measure_group(keys, assignments, *plan_.cvars, current_, options_, payload_, comm_);
+        failed_checks_ +=
+            static_cast<std::size_t>(std::count(measurement.data_ok.begin(), measurement.data_ok.end(), 0));
+        return "";
+    }
+
+    // Rank 0: a failure to record ends the job, since the other ranks wait in
+    // the next collective.
+    void abort_on(const std::exception& e) {
+        progress_.clear();
+        err_ << "hiertune: error: " << e.what() << '\n';
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+
+    // Rank 0: the result of point i, recorded if measured with the right data;
+    // the seconds of its turns go to recorded_seconds when it is recorded.
+    PointResult result_of(std::size_t i, const std::vector<std::size_t>& measured,
+                          const GroupMeasurement& measurement, std::vector<double>& recorded_seconds) {
+        PointResult result;
+        result.key = plan_.points[i];
+        const auto m = std::find(measured.begin(), measured.end(), i);
+        if (m == measured.end()) {
+            result.summary = store_.stored.at(result.key).summary;
+            result.from_db = true;
+            return result;
+        }
+        const auto c = static_cast<std::size_t>(m - measured.begin());
+        result.summary = measurement.summaries[c];
+        const bool data_ok = measurement.data_ok[c] != 0;
+        if (options_.validate) result.data_ok = data_ok;
+        if (!store_.db || !data_ok) return result;  // wrong data is reported, never stored
+        try {
+            store_.db->record_point(store_.job_id, result.key, result.summary);
+            recorded_seconds.push_back(measurement.seconds[c]);
+        } catch (const std::exception& e) {
+            abort_on(e);
+        }
+        return result;
+    }
+
+    // --account: one row per stored point, the time since the previous row
+    // shared in proportion to the points' own turns.
+    void account(const std::vector<double>& recorded_seconds) {
+        if (recorded_seconds.empty() || options_.account_step.empty()) return;
+        const double now = MPI_Wtime();
+        double turns = 0;
+        for (double seconds : recorded_seconds) turns += seconds;
+        try {
+            for (double seconds : recorded_seconds)
+                store_.db->add_step_time(store_.job_id, options_.account_step,
+                                         (now - store_.mark) *
+                                             (turns > 0 ? seconds / turns : 1.0 / recorded_seconds.size()));
+        } catch (const std::exception& e) {
+            abort_on(e);
+        }
+        store_.mark = now;
+    }
+
+    void report_group(std::size_t g, const std::vector<std::size_t>& measured, const GroupMeasurement& measurement) {
+        const std::vector<std::size_t>& group = groups_[g];
+        std::vector<PointResult> group_results;
+        std::vector<double> recorded_seconds;
+        for (std::size_t i : group) group_results.push_back(result_of(i, measured, measurement, recorded_seconds));
+        account(recorded_seconds);
+        progress_.clear();
+        compare_configurations(group_results, options_.link_rate, facts_.job.nodes, facts_.job.ppn);
+        for (std::size_t k = 0; k < group.size(); ++k) report_point(group[k], group_results[k]);
+        const std::string& collective = plan_.points[group.front()].collective;
+        const bool last_of_collective =
+            g + 1 == groups_.size() || plan_.points[groups_[g + 1].front()].collective != collective;
+        if (options_.format == OutputFormat::osu && last_of_collective) report_collective(collective);
+    }
+
+    // OSU: one header block per configuration, so a collective's rows are
+    // written once all its sizes are measured; JSON and CSV rows as they come.
+    void report_point(std::size_t i, const PointResult& result) {
+        if (!result.summary.converged) ++unconverged_;
+        if (result.data_ok == false)
+            err_ << "hiertune: error: data check FAILED for " << point_label(result.key)
+                 << ": some rank received wrong data\n";
+        if (options_.format == OutputFormat::osu)
+            results_[i] = result;
+        else
+            reporter_.point(result);
+    }
+
+    void report_collective(const std::string& collective) {
+        for (std::size_t i = 0; i < plan_.points.size(); ++i)
+            if (plan_.points[i].collective == collective) reporter_.point(results_[i]);
+    }
+
+    const BenchOptions& options_;
+    Plan& plan_;
+    const JobFacts& facts_;
+    BenchStore& store_;
+    const std::vector<char>& to_measure_;
+    Payload& payload_;
+    MPI_Comm comm_;
+    std::ostream& err_;
+    const int rank_;
+    const std::vector<std::vector<std::size_t>> groups_;
+    const ReportColumns columns_;
+    Reporter reporter_;
+    Progress progress_;
+    std::map<std::string, CvarValue> current_;
+    std::vector<PointResult> results_;
+    std::set<std::string> probed_;  // configurations run once already
+    std::size_t unconverged_ = 0, failed_checks_ = 0, done_ = 0;
+};
+
 }  // namespace
 
 int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err) {
@@ -347,8 +577,8 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MpiToolsSession tools;
 
-    // 1. Plan and validate everything on every rank; a bad algorithm, variable
-    //    or value stops all ranks together before anything is measured.
+    // Plan and validate everything on every rank; a bad algorithm, variable
+    // or value stops all ranks together before anything is measured.
     Plan plan;
     std::string error;
     try {
@@ -361,18 +591,11 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err)
     const JobFacts facts = gather_job_facts(options.machine);
     if (rank == 0) warn_oversubscription(facts, plan, err);
 
-    // 2. Rank 0 opens the database and decides what still needs measuring.
+    BenchStore store;
     std::vector<char> to_measure(plan.points.size(), 1);
-    std::optional<MeasureDb> db;
-    JobId job_id = 0;
-    std::map<PointKey, StoredPoint> stored;
     if (rank == 0 && !options.db_path.empty()) {
         try {
-            db = MeasureDb::open(options.db_path);
-            job_id = db->find_or_create_job(facts.job);
-            for (StoredPoint& point : db->points(job_id)) stored.emplace(point.key, std::move(point));
-            for (std::size_t i = 0; i < plan.points.size(); ++i)
-                to_measure[i] = stored.count(plan.points[i]) ? 0 : 1;
+            to_measure = points_to_measure(plan, options, facts, store);
         } catch (const std::exception& e) {
             error = e.what();
         }
@@ -380,170 +603,22 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err)
     if (!all_ok(error.empty())) return bad_input_on_every_rank(error, "", err);
     MPI_Bcast(to_measure.data(), static_cast<int>(to_measure.size()), MPI_CHAR, 0, MPI_COMM_WORLD);
     const auto pending = static_cast<std::size_t>(std::count(to_measure.begin(), to_measure.end(), 1));
-    if (rank == 0 && db)
-        err << "hiertune: " << options.db_path << " job " << job_id << " (" << describe_job(facts.job)
-            << "): " << plan.points.size() - pending << " of " << plan.points.size()
-            << " points already stored, " << pending << " to measure\n";
+    if (rank == 0 && store.db)
+        err << "hiertune: " << options.db_path << " job " << store.job_id << " (" << describe_job(facts.job)
+            << "): " << plan.points.size() - pending << " of " << plan.points.size() << " points already stored, "
+            << pending << " to measure\n";
 
-    // 3. Measure size by size (collective, size), the configurations of a
-    //    size in turns; stored points are reported from the database.
-    std::vector<PointKey> measured_points;
-    for (std::size_t i = 0; i < plan.points.size(); ++i)
-        if (to_measure[i]) measured_points.push_back(plan.points[i]);
-    std::optional<Payload> payload_buffers;  // gather/scatter roots and allgather hold size x comm-size bytes
+    std::optional<Payload> payload;  // gather/scatter roots and allgather hold size x comm-size bytes
     try {
-        payload_buffers.emplace(measured_points, rank, size);
+        payload.emplace(selected_points(plan, to_measure), rank, size);
     } catch (const std::exception& e) {
         error = e.what();
     }
     if (!all_ok(error.empty()))  // sizes this job cannot hold: bad input too
         return bad_input_on_every_rank(error, "out of memory on another rank", err);
-    Payload& payload = *payload_buffers;
     MPI_Comm comm = MPI_COMM_NULL;  // the measured collectives get a communicator of their own
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-
-    const std::vector<std::vector<std::size_t>> groups = point_groups(plan.points);
-    ReportColumns columns;
-    for (const std::vector<std::size_t>& group : groups) columns.ratio_to_first |= group.size() > 1;
-    if (facts.job.nodes >= 2)
-        for (const Configuration& configuration : plan.configurations)
-            columns.link_bound |= options.link_rate && configuration.collective != "barrier";
-    Reporter reporter(out, options.format, options.full, &facts.job, false, columns);
-    if (rank == 0) {
-        reporter.preamble(std::to_string(facts.job.ranks) + " ranks, " + std::to_string(facts.job.nodes) +
-                          " nodes x " + std::to_string(facts.job.ppn) + " ppn, " + facts.job.placement +
-                          "; Avg Latency = median over repetitions of the max-over-ranks time");
-        if (columns.ratio_to_first)
-            reporter.preamble("the configurations of a size are timed in turns, repetition by repetition; "
-                              "Ratio to first = Avg Latency / that of the first configuration at the size");
-        if (columns.link_bound)
-            reporter.preamble("links " + std::to_string(std::llround(*options.link_rate)) + " B/s (" +
-                              (options.cluster.empty() ? std::string(kLinkRateEnv) : options.cluster) +
-                              "); Link bound = bytes through the busiest node link / rate");
-    }
-    Progress progress(rank == 0 && draw_progress(options.progress, isatty(STDERR_FILENO), isatty(STDOUT_FILENO)),
-                      err, plan.points.size());
-    std::map<std::string, CvarValue> current = plan.initial;
-    const CvarCatalog& catalog = plan.cvars->catalog();
-    std::size_t unconverged = 0, failed_checks = 0, done = 0;
-    std::set<std::string> probed;  // configurations run once already
-    const auto finish = [&](int status) {
-        progress.clear();
-        plan.cvars->write_changed(plan.initial, current);  // leave MPI_T as found
-        MPI_Comm_free(&comm);
-        return status;
-    };
-    // OSU: one header block per configuration, so a collective's rows are
-    // written once all its sizes are measured; JSON and CSV rows as they come.
-    std::vector<PointResult> results(plan.points.size());
-    const auto report_collective = [&](const std::string& collective) {
-        for (std::size_t i = 0; i < plan.points.size(); ++i)
-            if (plan.points[i].collective == collective) reporter.point(results[i]);
-    };
-
-    double mark = MPI_Wtime();  // --account: the time from the end of the previous stored point
-    for (std::size_t g = 0; g < groups.size(); ++g) {
-        const std::vector<std::size_t>& group = groups[g];
-        const PointKey& first = plan.points[group.front()];
-        std::vector<std::size_t> measured;  // the group's points to measure, in plan order
-        for (std::size_t i : group)
-            if (to_measure[i]) measured.push_back(i);
-        GroupMeasurement measurement;
-        if (!measured.empty()) {
-            progress.show(done, first.collective + " " + std::to_string(first.msg_bytes) + " B, " +
-                                    std::to_string(measured.size()) + " configuration" +
-                                    (measured.size() == 1 ? "" : "s"));
-            std::vector<PointKey> keys;
-            std::vector<std::map<std::string, CvarValue>> assignments;
-            for (std::size_t i : measured) {
-                const PointKey& key = plan.points[i];
-                keys.push_back(key);
-                assignments.push_back(cvar_assignment(configuration_of(key), plan.initial, catalog));
-                if (!probed.insert(key.collective + " " + describe_configuration(key)).second) continue;
-                // a value MPI_T refuses (the library's own check), else one the call refuses
-                std::string failure = plan.cvars->write_changed_on_all(assignments.back(), current);
-                if (failure.empty()) failure = probe(key, payload, comm);
-                if (!failure.empty()) {
-                    progress.clear();
-                    return finish(bad_input_on_every_rank(
-                        "the MPI library rejects " + point_label(key) + ": " + failure, "", err));
-                }
-            }
-            measurement = measure_group(keys, assignments, *plan.cvars, current, options, payload, comm);
-            failed_checks += static_cast<std::size_t>(
-                std::count(measurement.data_ok.begin(), measurement.data_ok.end(), 0));
-        }
-        done += group.size();
-        if (rank != 0) continue;
-
-        std::vector<PointResult> group_results;
-        std::vector<double> recorded_seconds;  // --account: each recorded point's own turns
-        for (std::size_t i : group) {
-            PointResult result;
-            result.key = plan.points[i];
-            const auto m = std::find(measured.begin(), measured.end(), i);
-            if (m == measured.end()) {
-                result.summary = stored.at(result.key).summary;
-                result.from_db = true;
-                group_results.push_back(std::move(result));
-                continue;
-            }
-            const auto c = static_cast<std::size_t>(m - measured.begin());
-            result.summary = measurement.summaries[c];
-            const bool data_ok = measurement.data_ok[c] != 0;
-            if (options.validate) result.data_ok = data_ok;
-            // A point with wrong data is reported, never stored as a result.
-            if (db && data_ok) {
-                try {
-                    db->record_point(job_id, result.key, result.summary);
-                    recorded_seconds.push_back(measurement.seconds[c]);
-                } catch (const std::exception& e) {
-                    progress.clear();
-                    err << "hiertune: error: " << e.what() << '\n';
-                    MPI_Abort(MPI_COMM_WORLD, 1);  // the others wait in the next collective
-                }
-            }
-            group_results.push_back(std::move(result));
-        }
-        if (!recorded_seconds.empty() && !options.account_step.empty()) {
-            // one row per stored point: the time since the previous row, shared
-            // in proportion to the points' own turns
-            const double now = MPI_Wtime();
-            double turns = 0;
-            for (double seconds : recorded_seconds) turns += seconds;
-            try {
-                for (double seconds : recorded_seconds)
-                    db->add_step_time(job_id, options.account_step,
-                                      (now - mark) * (turns > 0 ? seconds / turns : 1.0 / recorded_seconds.size()));
-            } catch (const std::exception& e) {
-                progress.clear();
-                err << "hiertune: error: " << e.what() << '\n';
-                MPI_Abort(MPI_COMM_WORLD, 1);
-            }
-            mark = now;
-        }
-        progress.clear();
-        compare_configurations(group_results, options.link_rate, facts.job.nodes, facts.job.ppn);
-        for (std::size_t k = 0; k < group.size(); ++k) {
-            const PointResult& result = group_results[k];
-            if (!result.summary.converged) ++unconverged;
-            if (result.data_ok == false)
-                err << "hiertune: error: data check FAILED for " << point_label(result.key)
-                    << ": some rank received wrong data\n";
-            if (options.format == OutputFormat::osu)
-                results[group[k]] = result;
-            else
-                reporter.point(result);
-        }
-        const bool last_of_collective =
-            g + 1 == groups.size() || plan.points[groups[g + 1].front()].collective != first.collective;
-        if (options.format == OutputFormat::osu && last_of_collective) report_collective(first.collective);
-    }
-    if (rank == 0 && unconverged > 0 && options.reps == 0)
-        err << "hiertune: " << unconverged << " of " << plan.points.size()
-            << " points stopped at a cap before their 95% CI reached " << options.rule.precision * 100
-            << "% (see -f / --json: n, converged)\n";
-    return finish(failed_checks == 0 ? 0 : 1);
+    return BenchLoop(options, plan, facts, store, to_measure, *payload, comm, out, err).run();
 }
 
 }  // namespace hiertune

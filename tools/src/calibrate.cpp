@@ -95,13 +95,93 @@ std::vector<std::string> names_of(const std::vector<LinkCalibration>& links) {
     return names;
 }
 
+// Rank 0: opens the database; with --if-missing it keeps a stored calibration
+// that has the same links and holds the expected rate (run then holds it).
+// Returns whether to measure.
+bool needs_measuring(const CalibrateOptions& options, const JobFacts& facts, const std::vector<LinkPair>& pairs,
+                     std::optional<MeasureDb>& db, CalibrationRun& run, std::ostream& err) {
+    db = MeasureDb::open(options.db_path);
+    const JobId job = db->find_or_create_job(facts.job);
+    run.job = job;
+    const StoredCalibration stored = db->calibration(job);
+    const bool same_links = !stored.links.empty() && names_of(stored.links) == names_of(pairs);
+    const bool rate_holds = !options.expect_rate ||
+                            all_hold(check_rates(stored.links, *options.expect_rate, options.tolerance_percent));
+    if (options.if_missing && same_links && rate_holds) {
+        run.links = stored.links;
+        run.cluster = stored.cluster;
+        run.from_db = true;
+        run.measured_at = stored.measured_at;
+        return false;
+    }
+    if (options.if_missing && same_links)
+        err << "hiertune: the stored calibration of job " << job << " is off the expected rate: measuring "
+            << "again\n";
+    return true;
+}
+
+// One pair at a time; everybody else waits in the barrier.  The pairs' leaders
+// add their links to run; returns the number of measurements (on this rank)
+// that stopped at a cap.
+std::size_t measure_links(const std::vector<LinkPair>& pairs, const CalibrateOptions& options, CalibrationRun& run) {
+    const int rank = world_rank();
+    std::size_t unconverged = 0;
+    MPI_Comm comm = MPI_COMM_NULL;  // the measurements get a communicator of their own
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    std::vector<unsigned char> buffer;
+    const double window_bytes = static_cast<double>(options.bw_size * options.bw_window);
+    for (const LinkPair& pair : pairs) {
+        if (rank == pair.first || rank == pair.second) {
+            if (buffer.empty()) buffer.assign(options.bw_size * options.bw_window, 1);
+            const bool lead = rank == pair.first;
+            const int peer = lead ? pair.second : pair.first;
+            const Summary latency = ping_pong(peer, lead, options, comm);
+            const Summary window = stream(peer, lead, options, buffer, comm);
+            if (lead) {
+                run.links.push_back(
+                    LinkCalibration{pair.link, latency.median, window_bytes / window.median, latency.n, window.n});
+                unconverged += (latency.converged ? 0 : 1) + (window.converged ? 0 : 1);
+            }
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    MPI_Comm_free(&comm);
+    return unconverged;
+}
+
+// Rank 0: the table and the rate check; returns the exit status.
+int report_calibration(const CalibrationRun& run, std::size_t unconverged, const std::string& error,
+                       const CalibrateOptions& options, std::ostream& out, std::ostream& err) {
+    int status = 0;
+    if (!error.empty()) {
+        err << "hiertune: error: " << error << '\n';
+        status = 1;
+    }
+    write_calibration(run, options.format, out);
+    out << std::flush;
+    if (unconverged > 0) {  // one write: under mpiexec, stdout and stderr merge by writes
+        std::ostringstream note;
+        note << "hiertune: " << unconverged << " of " << 2 * run.links.size()
+             << " measurements stopped at a cap before their 95% CI reached " << options.rule.precision * 100
+             << "% (reps: latency/bandwidth repetitions)\n";
+        err << note.str() << std::flush;
+    }
+    if (options.expect_rate) {
+        std::ostream& verdicts = options.format == OutputFormat::osu ? out : err;
+        const std::vector<RateVerdict> checked = check_rates(run.links, *options.expect_rate, options.tolerance_percent);
+        for (const RateVerdict& verdict : checked) verdicts << verdict_line(verdict) << '\n';
+        verdicts << std::flush;
+        if (!all_hold(checked)) status = 1;
+    }
+    return status;
+}
+
 }  // namespace
 
 int run_calibrate(const CalibrateOptions& options, std::ostream& out, std::ostream& err) {
     const int rank = world_rank();
     std::string error;
 
-    // 1. The pairs, the same on every rank.
     const std::vector<int> node_of_rank = node_of_each_rank();
     const std::vector<LinkPair> pairs = calibration_pairs(node_of_rank);
     const JobFacts facts = gather_job_facts(options.machine);
@@ -109,34 +189,14 @@ int run_calibrate(const CalibrateOptions& options, std::ostream& out, std::ostre
         return bad_input_on_every_rank(
             "calibrate needs at least 2 nodes (MPI_COMM_TYPE_SHARED groups); this job has one", "", err);
 
-    // 2. Rank 0 opens the database; a stored calibration is kept with --if-missing
-    //    when it has the same links and holds the expected rate.
     std::optional<MeasureDb> db;
-    JobId job = 0;
     CalibrationRun run;
     run.job_description = rank == 0 ? &facts.job : nullptr;
     run.cluster = options.cluster;
     int measure = 1;
     if (rank == 0 && !options.db_path.empty()) {
         try {
-            db = MeasureDb::open(options.db_path);
-            job = db->find_or_create_job(facts.job);
-            run.job = job;
-            const StoredCalibration stored = db->calibration(job);
-            const bool same_links = !stored.links.empty() && names_of(stored.links) == names_of(pairs);
-            const bool rate_holds =
-                !options.expect_rate ||
-                all_hold(check_rates(stored.links, *options.expect_rate, options.tolerance_percent));
-            if (options.if_missing && same_links && rate_holds) {
-                measure = 0;
-                run.links = stored.links;
-                run.cluster = stored.cluster;
-                run.from_db = true;
-                run.measured_at = stored.measured_at;
-            } else if (options.if_missing && same_links) {
-                err << "hiertune: the stored calibration of job " << job << " is off the expected rate: measuring "
-                    << "again\n";
-            }
+            measure = needs_measuring(options, facts, pairs, db, run, err) ? 1 : 0;
         } catch (const std::exception& e) {
             error = e.what();
         }
@@ -144,68 +204,25 @@ int run_calibrate(const CalibrateOptions& options, std::ostream& out, std::ostre
     if (!all_ok(error.empty())) return bad_input_on_every_rank(error, "", err);
     MPI_Bcast(&measure, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (rank == 0 && db)
-        err << "hiertune: " << options.db_path << " job " << job << " (" << describe_job(facts.job) << "): "
+        err << "hiertune: " << options.db_path << " job " << *run.job << " (" << describe_job(facts.job) << "): "
             << (measure ? "measuring " + std::to_string(pairs.size()) + (pairs.size() == 1 ? " link" : " links")
                         : "calibration stored (measured " + run.measured_at + "): nothing to measure")
             << '\n';
 
-    // 3. One pair at a time; everybody else waits in the barrier.
     std::size_t unconverged = 0;
     if (measure) {
-        MPI_Comm comm = MPI_COMM_NULL;  // the measurements get a communicator of their own
-        MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-        std::vector<unsigned char> buffer;
-        const double window_bytes = static_cast<double>(options.bw_size * options.bw_window);
-        for (const LinkPair& pair : pairs) {
-            if (rank == pair.first || rank == pair.second) {
-                if (buffer.empty()) buffer.assign(options.bw_size * options.bw_window, 1);
-                const bool lead = rank == pair.first;
-                const int peer = lead ? pair.second : pair.first;
-                const Summary latency = ping_pong(peer, lead, options, comm);
-                const Summary window = stream(peer, lead, options, buffer, comm);
-                if (lead) {
-                    run.links.push_back(LinkCalibration{pair.link, latency.median, window_bytes / window.median,
-                                                        latency.n, window.n});
-                    unconverged += (latency.converged ? 0 : 1) + (window.converged ? 0 : 1);
-                }
-            }
-            MPI_Barrier(MPI_COMM_WORLD);
-        }
-        MPI_Comm_free(&comm);
+        unconverged = measure_links(pairs, options, run);
         if (rank == 0 && db) {
             try {
-                db->record_calibration(job, run.links, run.cluster);
+                db->record_calibration(*run.job, run.links, run.cluster);
             } catch (const std::exception& e) {
                 error = e.what();
             }
         }
     }
 
-    // 4. The table, the rate check; every rank returns rank 0's verdict.
-    int status = 0;
-    if (rank == 0) {
-        if (!error.empty()) {
-            err << "hiertune: error: " << error << '\n';
-            status = 1;
-        }
-        write_calibration(run, options.format, out);
-        out << std::flush;
-        if (unconverged > 0) {  // one write: under mpiexec, stdout and stderr merge by writes
-            std::ostringstream note;
-            note << "hiertune: " << unconverged << " of " << 2 * run.links.size()
-                 << " measurements stopped at a cap before their 95% CI reached " << options.rule.precision * 100
-                 << "% (reps: latency/bandwidth repetitions)\n";
-            err << note.str() << std::flush;
-        }
-        if (options.expect_rate) {
-            std::ostream& verdicts = options.format == OutputFormat::osu ? out : err;
-            const std::vector<RateVerdict> checked =
-                check_rates(run.links, *options.expect_rate, options.tolerance_percent);
-            for (const RateVerdict& verdict : checked) verdicts << verdict_line(verdict) << '\n';
-            verdicts << std::flush;
-            if (!all_hold(checked)) status = 1;
-        }
-    }
+    // every rank returns rank 0's verdict
+    int status = rank == 0 ? report_calibration(run, unconverged, error, options, out, err) : 0;
     MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
     return status;
 }

@@ -183,6 +183,209 @@ void print_fit(const analytic::FitResult& fit, const std::vector<StoredFitPoint>
     for (const std::string& note : fit.notes) out << "# note: " << note << '\n';
 }
 
+// The configurations to fit, planned through bench's planner (values
+// canonical as bench stores them), and the control variables they touch.
+struct FitConfigurations {
+    std::unique_ptr<MpiCvars> cvars;
+    std::vector<Configuration> configurations;
+    std::map<std::string, CvarValue> initial;
+};
+
+FitConfigurations plan_fit_configurations(const FitOptions& options) {
+    FitConfigurations planned;
+    planned.cvars = std::make_unique<MpiCvars>();
+    const CvarCatalog& catalog = planned.cvars->catalog();
+    for (const std::string& collective : options.collectives) {
+        const std::vector<Configuration> of_collective = plan_configurations(
+            {collective},
+            analytic::fit_algorithm_specs(collective, options.algorithms, options.segsize, options.chain_fanout), {},
+            catalog);
+        planned.configurations.insert(planned.configurations.end(), of_collective.begin(), of_collective.end());
+    }
+    planned.initial = prepare_configurations(*planned.cvars, planned.configurations);
+    return planned;
+}
+
+std::uint64_t largest_segment(const FitOptions& options) {
+    std::uint64_t largest = 0;
+    for (std::uint64_t segment : options.gamma_segsizes) largest = std::max(largest, segment);
+    return largest;
+}
+
+// Powers of two from 1 KiB to the largest segment gamma is measured at.
+std::vector<std::uint64_t> eager_sizes_of(const FitOptions& options) {
+    std::vector<std::uint64_t> sizes;
+    for (std::uint64_t bytes = 1024; bytes <= largest_segment(options); bytes *= 2) sizes.push_back(bytes);
+    return sizes;
+}
+
+std::vector<FitKey> fit_plan(const std::vector<Configuration>& configurations, const FitOptions& options, int world) {
+    std::vector<FitKey> plan;
+    for (std::uint64_t segment : options.gamma_segsizes)
+        for (int procs = 2; procs <= world; ++procs) plan.push_back(FitKey{kFitGamma, "", "", {}, procs, segment, 0});
+    for (const Configuration& c : configurations)
+        for (std::size_t i = 0; i < options.sizes.size(); ++i)
+            plan.push_back(FitKey{kFitExperiment, c.collective, c.algorithm, c.params, world, options.sizes[i],
+                                  analytic::experiment_gather_bytes(options.gather_bytes, i)});
+    return plan;
+}
+
+struct FitStore {
+    std::optional<MeasureDb> db;
+    JobId job = 0;
+};
+
+// 1 for each fit point and eager size the database lacks.
+struct FitPending {
+    std::vector<char> points;
+    std::vector<char> eager;
+};
+
+// Rank 0: opens the database and says what is missing.
+FitPending find_pending(const std::vector<FitKey>& plan, const std::vector<std::uint64_t>& eager_sizes,
+                        const FitOptions& options, const JobFacts& facts, FitStore& store, std::ostream& err) {
+    FitPending to_measure{std::vector<char>(plan.size(), 0), std::vector<char>(eager_sizes.size(), 0)};
+    store.db = MeasureDb::open(options.db_path);
+    store.job = store.db->find_or_create_job(facts.job);
+    const std::vector<FitKey> pending = store.db->pending_fit_points(store.job, plan);
+    const std::set<FitKey> missing(pending.begin(), pending.end());
+    for (std::size_t i = 0; i < plan.size(); ++i) to_measure.points[i] = missing.count(plan[i]) ? 1 : 0;
+    std::set<std::uint64_t> eager_stored;
+    for (const StoredEagerPoint& p : store.db->eager_points(store.job)) eager_stored.insert(p.msg_bytes);
+    std::size_t eager_pending = 0;
+    for (std::size_t i = 0; i < eager_sizes.size(); ++i)
+        eager_pending += to_measure.eager[i] = eager_stored.count(eager_sizes[i]) ? 0 : 1;
+    err << "hiertune: " << options.db_path << " job " << store.job << " (" << describe_job(facts.job)
+        << "): " << plan.size() - pending.size() << " of " << plan.size() << " fit points stored, " << pending.size()
+        << " to measure; " << eager_sizes.size() - eager_pending << " of " << eager_sizes.size()
+        << " eager points stored\n";
+    return to_measure;
+}
+
+// The measurements of every rank; rank 0 records them.  finish() puts the
+// control variables back and frees the communicators.
+class FitMeasurement {
+public:
+    FitMeasurement(const FitOptions& options, FitConfigurations& planned, FitStore& store, std::uint64_t max_bytes,
+                   std::ostream& err)
+        : options_(options), planned_(planned), store_(store), err_(err), rank_(world_rank()),
+          send_(max_bytes + 1, static_cast<unsigned char>(rank_)), recv_(max_bytes + 1, 0),
+          current_(planned.initial) {
+        MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
+    }
+
+    void measure_eager_points(const std::vector<std::uint64_t>& sizes, const std::vector<char>& to_measure) {
+        for (std::size_t i = 0; i < sizes.size(); ++i) {
+            if (!to_measure[i]) continue;
+            const MPI_Comm pair = comm_of_first(2);
+            Summary summary;
+            if (pair != MPI_COMM_NULL) summary = measure_eager(send_, sizes[i], options_, pair);
+            if (rank_ != 0) continue;
+            try {
+                store_.db->record_eager_point(store_.job, sizes[i], summary);
+            } catch (const std::exception& e) {
+                abort_on(e);
+            }
+        }
+    }
+
+    // The exit status: not 0 when the library refuses a configuration.
+    int measure_points(const std::vector<FitKey>& plan, const std::vector<char>& to_measure) {
+        for (std::size_t i = 0; i < plan.size(); ++i) {
+            if (!to_measure[i]) continue;
+            const FitKey& key = plan[i];
+            if (key.kind == kFitGamma) {
+                const MPI_Comm first = comm_of_first(key.procs);
+                Summary summary;
+                if (first != MPI_COMM_NULL) summary = measure_fanout(send_, key.msg_bytes, options_, first);
+                record(key, summary);
+                continue;
+            }
+            if (const int status = check_accepted(key)) return status;
+            record(key, measure_experiment(key, send_, recv_, options_, comm_));
+        }
+        return 0;
+    }
+
+    void finish() {
+        planned_.cvars->write_changed(planned_.initial, current_);
+        for (auto& [procs, sub] : first_ranks_)
+            if (sub != MPI_COMM_NULL) MPI_Comm_free(&sub);
+        MPI_Comm_free(&comm_);
+    }
+
+private:
+    // Rank 0: a failure to record ends the job (the others wait in the next measurement).
+    void abort_on(const std::exception& e) {
+        err_ << "hiertune: error: " << e.what() << '\n';
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+
+    void record(const FitKey& key, const Summary& summary) {
+        if (rank_ != 0) return;
+        try {
+            store_.db->record_fit_point(store_.job, key, summary);
+        } catch (const std::exception& e) {
+            abort_on(e);
+        }
+    }
+
+    // The communicator of ranks 0 .. procs-1 (MPI_COMM_NULL beyond), split once.
+    MPI_Comm comm_of_first(int procs) {
+        auto found = first_ranks_.find(procs);
+        if (found == first_ranks_.end()) {
+            MPI_Comm sub = MPI_COMM_NULL;
+            MPI_Comm_split(MPI_COMM_WORLD, rank_ < procs ? 0 : MPI_UNDEFINED, rank_, &sub);
+            found = first_ranks_.emplace(procs, sub).first;
+        }
+        return found->second;
+    }
+
+    // A value MPI_T refuses, or (one untimed run with errors returned) one the
+    // call refuses, ends the fit with the library's message: its status, else 0.
+    int check_accepted(const FitKey& key) {
+        const Configuration configuration{key.collective, key.algorithm, key.params};
+        const std::string refused = planned_.cvars->write_changed_on_all(
+            cvar_assignment(configuration, planned_.initial, planned_.cvars->catalog()), current_);
+        int rc = MPI_SUCCESS;
+        if (refused.empty()) {
+            MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+            rc = run_once(key.collective, send_, recv_, key.msg_bytes, comm_);
+            MPI_Comm_set_errhandler(comm_, MPI_ERRORS_ARE_FATAL);
+        }
+        if (refused.empty() && all_ok(rc == MPI_SUCCESS)) return 0;
+        return bad_input_on_every_rank(
+            "the MPI library rejects " + configuration_label(key) + (refused.empty() ? "" : ": " + refused), "", err_);
+    }
+
+    const FitOptions& options_;
+    FitConfigurations& planned_;
+    FitStore& store_;
+    std::ostream& err_;
+    const int rank_;
+    std::vector<unsigned char> send_;
+    std::vector<unsigned char> recv_;
+    std::map<std::string, CvarValue> current_;
+    MPI_Comm comm_ = MPI_COMM_NULL;
+    std::map<int, MPI_Comm> first_ranks_;
+};
+
+// Rank 0 fits everything stored for the job and stores the models.
+int fit_and_store(FitStore& store, double started, std::ostream& out, std::ostream& err) {
+    try {
+        const std::vector<StoredFitPoint> points = store.db->fit_points(store.job);
+        const std::vector<StoredEagerPoint> eager = store.db->eager_points(store.job);
+        const analytic::FitResult fit = analytic::fit_points(points, eager);
+        for (const FittedModel& model : fit.models) store.db->record_fit_model(store.job, model);
+        store.db->add_step_time(store.job, "fit", MPI_Wtime() - started);
+        print_fit(fit, points, eager, out);
+    } catch (const std::exception& e) {
+        err << "hiertune: error: " << e.what() << '\n';
+        return 1;
+    }
+    return 0;
+}
+
 }  // namespace
 
 int run_fit(const FitOptions& options, std::ostream& out, std::ostream& err) {
@@ -193,160 +396,39 @@ int run_fit(const FitOptions& options, std::ostream& out, std::ostream& err) {
     MpiToolsSession tools;
     if (world < 2) return bad_input_on_every_rank("fit needs at least 2 processes", "", err);
 
-    // 1. The plan, the same on every rank: the configurations through bench's
-    //    planner (values canonical as bench stores them), then the keys.
-    std::unique_ptr<MpiCvars> cvars;
-    std::vector<Configuration> configurations;
-    std::map<std::string, CvarValue> initial;
+    FitConfigurations planned;
     std::string error;
     try {
-        cvars = std::make_unique<MpiCvars>();
-        for (const std::string& collective : options.collectives) {
-            const std::vector<Configuration> planned = plan_configurations(
-                {collective},
-                analytic::fit_algorithm_specs(collective, options.algorithms, options.segsize, options.chain_fanout),
-                {}, cvars->catalog());
-            configurations.insert(configurations.end(), planned.begin(), planned.end());
-        }
-        const std::set<std::string> touched = touched_cvars(configurations, cvars->catalog());
-        cvars->prepare(touched);
-        for (const std::string& name : touched) initial[name] = cvars->read(name);
-        for (const Configuration& c : configurations) cvar_assignment(c, initial, cvars->catalog());
+        planned = plan_fit_configurations(options);
     } catch (const std::exception& e) {
         error = e.what();
     }
     if (const int status = agree(error, err)) return status;
-    // eager sizes: powers of two from 1 KiB to the largest segment gamma is measured at
-    std::vector<std::uint64_t> eager_sizes;
-    std::uint64_t largest_segment = 0;
-    for (std::uint64_t segment : options.gamma_segsizes) largest_segment = std::max(largest_segment, segment);
-    for (std::uint64_t bytes = 1024; bytes <= largest_segment; bytes *= 2) eager_sizes.push_back(bytes);
-    std::vector<FitKey> plan;
-    for (std::uint64_t segment : options.gamma_segsizes)
-        for (int procs = 2; procs <= world; ++procs) plan.push_back(FitKey{kFitGamma, "", "", {}, procs, segment, 0});
-    for (const Configuration& c : configurations)
-        for (std::size_t i = 0; i < options.sizes.size(); ++i)
-            plan.push_back(FitKey{kFitExperiment, c.collective, c.algorithm, c.params, world, options.sizes[i],
-                                  analytic::experiment_gather_bytes(options.gather_bytes, i)});
+    const std::vector<std::uint64_t> eager_sizes = eager_sizes_of(options);
+    const std::vector<FitKey> plan = fit_plan(planned.configurations, options, world);
 
-    // 2. Rank 0 opens the database and says what is missing.
     const JobFacts facts = gather_job_facts(options.machine);
-    std::optional<MeasureDb> db;
-    JobId job = 0;
-    std::vector<char> to_measure(plan.size(), 0), eager_to_measure(eager_sizes.size(), 0);
+    FitStore store;
+    FitPending to_measure{std::vector<char>(plan.size(), 0), std::vector<char>(eager_sizes.size(), 0)};
     if (rank == 0) {
         try {
-            db = MeasureDb::open(options.db_path);
-            job = db->find_or_create_job(facts.job);
-            const std::vector<FitKey> pending = db->pending_fit_points(job, plan);
-            const std::set<FitKey> missing(pending.begin(), pending.end());
-            for (std::size_t i = 0; i < plan.size(); ++i) to_measure[i] = missing.count(plan[i]) ? 1 : 0;
-            std::set<std::uint64_t> eager_stored;
-            for (const StoredEagerPoint& p : db->eager_points(job)) eager_stored.insert(p.msg_bytes);
-            std::size_t eager_pending = 0;
-            for (std::size_t i = 0; i < eager_sizes.size(); ++i)
-                eager_pending += eager_to_measure[i] = eager_stored.count(eager_sizes[i]) ? 0 : 1;
-            err << "hiertune: " << options.db_path << " job " << job << " (" << describe_job(facts.job)
-                << "): " << plan.size() - pending.size() << " of " << plan.size() << " fit points stored, "
-                << pending.size() << " to measure; " << eager_sizes.size() - eager_pending << " of "
-                << eager_sizes.size() << " eager points stored\n";
+            to_measure = find_pending(plan, eager_sizes, options, facts, store, err);
         } catch (const std::exception& e) {
             error = e.what();
         }
     }
     if (const int status = agree(error, err)) return status;
-    MPI_Bcast(to_measure.data(), static_cast<int>(to_measure.size()), MPI_CHAR, 0, MPI_COMM_WORLD);
-    MPI_Bcast(eager_to_measure.data(), static_cast<int>(eager_to_measure.size()), MPI_CHAR, 0, MPI_COMM_WORLD);
+    MPI_Bcast(to_measure.points.data(), static_cast<int>(to_measure.points.size()), MPI_CHAR, 0, MPI_COMM_WORLD);
+    MPI_Bcast(to_measure.eager.data(), static_cast<int>(to_measure.eager.size()), MPI_CHAR, 0, MPI_COMM_WORLD);
 
-    // 3. Measure.
-    std::uint64_t max_bytes = largest_segment;
+    std::uint64_t max_bytes = largest_segment(options);
     for (const FitKey& key : plan) max_bytes = std::max({max_bytes, key.msg_bytes, key.gather_bytes});
-    std::vector<unsigned char> send(max_bytes + 1, static_cast<unsigned char>(rank)), recv(max_bytes + 1, 0);
-    MPI_Comm comm = MPI_COMM_NULL;
-    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-    std::map<int, MPI_Comm> first_ranks;  // procs -> the comm of ranks 0 .. procs-1 (MPI_COMM_NULL beyond)
-    std::map<std::string, CvarValue> current = initial;
-    const auto apply = [&](const std::map<std::string, CvarValue>& wanted) { cvars->write_changed(wanted, current); };
-    const auto record = [&](const FitKey& key, const Summary& summary) {
-        if (rank != 0) return;
-        try {
-            db->record_fit_point(job, key, summary);
-        } catch (const std::exception& e) {
-            err << "hiertune: error: " << e.what() << '\n';
-            MPI_Abort(MPI_COMM_WORLD, 1);  // the others wait in the next measurement
-        }
-    };
-    const auto comm_of_first = [&](int procs) {
-        auto found = first_ranks.find(procs);
-        if (found == first_ranks.end()) {
-            MPI_Comm sub = MPI_COMM_NULL;
-            MPI_Comm_split(MPI_COMM_WORLD, rank < procs ? 0 : MPI_UNDEFINED, rank, &sub);
-            found = first_ranks.emplace(procs, sub).first;
-        }
-        return found->second;
-    };
-    for (std::size_t i = 0; i < eager_sizes.size(); ++i) {
-        if (!eager_to_measure[i]) continue;
-        const MPI_Comm pair = comm_of_first(2);
-        Summary summary;
-        if (pair != MPI_COMM_NULL) summary = measure_eager(send, eager_sizes[i], options, pair);
-        if (rank != 0) continue;
-        try {
-            db->record_eager_point(job, eager_sizes[i], summary);
-        } catch (const std::exception& e) {
-            err << "hiertune: error: " << e.what() << '\n';
-            MPI_Abort(MPI_COMM_WORLD, 1);
-        }
-    }
-    int status = 0;
-    for (std::size_t i = 0; i < plan.size() && status == 0; ++i) {
-        if (!to_measure[i]) continue;
-        const FitKey& key = plan[i];
-        if (key.kind == kFitGamma) {
-            const MPI_Comm first = comm_of_first(key.procs);
-            Summary summary;
-            if (first != MPI_COMM_NULL) summary = measure_fanout(send, key.msg_bytes, options, first);
-            record(key, summary);
-            continue;
-        }
-        const Configuration configuration{key.collective, key.algorithm, key.params};
-        // a value MPI_T refuses, or (one untimed run with errors returned) one the call
-        // refuses, ends the fit with the library's message
-        const std::string refused =
-            cvars->write_changed_on_all(cvar_assignment(configuration, initial, cvars->catalog()), current);
-        int rc = MPI_SUCCESS;
-        if (refused.empty()) {
-            MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-            rc = run_once(key.collective, send, recv, key.msg_bytes, comm);
-            MPI_Comm_set_errhandler(comm, MPI_ERRORS_ARE_FATAL);
-        }
-        if (!refused.empty() || !all_ok(rc == MPI_SUCCESS)) {
-            status = bad_input_on_every_rank(
-                "the MPI library rejects " + configuration_label(key) + (refused.empty() ? "" : ": " + refused), "",
-                err);
-            break;
-        }
-        record(key, measure_experiment(key, send, recv, options, comm));
-    }
-    apply(initial);
-    for (auto& [procs, sub] : first_ranks)
-        if (sub != MPI_COMM_NULL) MPI_Comm_free(&sub);
-    MPI_Comm_free(&comm);
+    FitMeasurement measurement(options, planned, store, max_bytes, err);
+    measurement.measure_eager_points(eager_sizes, to_measure.eager);
+    const int status = measurement.measure_points(plan, to_measure.points);
+    measurement.finish();
     if (status != 0 || rank != 0) return status;
-
-    // 4. Rank 0 fits everything stored for the job and stores the models.
-    try {
-        const std::vector<StoredFitPoint> points = db->fit_points(job);
-        const std::vector<StoredEagerPoint> eager = db->eager_points(job);
-        const analytic::FitResult fit = analytic::fit_points(points, eager);
-        for (const FittedModel& model : fit.models) db->record_fit_model(job, model);
-        db->add_step_time(job, "fit", MPI_Wtime() - started);
-        print_fit(fit, points, eager, out);
-    } catch (const std::exception& e) {
-        err << "hiertune: error: " << e.what() << '\n';
-        return 1;
-    }
-    return 0;
+    return fit_and_store(store, started, out, err);
 }
 
 }  // namespace hiertune

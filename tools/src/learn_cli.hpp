@@ -12,6 +12,7 @@
 #include "command_options.hpp"
 #include "hiertune/learn_run.hpp"
 #include "hiertune/sweep.hpp"
+#include "launch_options.hpp"
 
 namespace hiertune {
 
@@ -30,6 +31,11 @@ public:
     std::vector<ParamSpec> params() const;
 
 private:
+    // the space of shapes, sizes and configurations, and the files
+    void bind_space_and_files(CLI::App& learn);
+    // the learner: batches, convergence, forest, start and parallel jobs
+    void bind_learning(CLI::App& learn);
+
     std::string hiertune_;
     CLI::App* command_ = nullptr;
     std::vector<std::string> collectives_{"bcast"};
@@ -54,9 +60,7 @@ private:
     std::size_t rack_nodes_ = 1;
     bool collect_only_ = false;
     bool train_only_ = false;
-    std::string mpiexec_;
-    std::vector<std::string> mpiexec_args_;
-    std::string launcher_;
+    LaunchArgs launch_;
     std::string machine_;
     StoppingArgs stopping_{10};
     bool allow_cliques_ = false;

@@ -242,4 +242,15 @@ void MpiCvars::write_changed(const std::map<std::string, CvarValue>& wanted,
     }
 }
 
+std::map<std::string, CvarValue> prepare_configurations(MpiCvars& cvars,
+                                                        const std::vector<Configuration>& configurations) {
+    const std::set<std::string> touched = touched_cvars(configurations, cvars.catalog());
+    cvars.prepare(touched);
+    std::map<std::string, CvarValue> initial;
+    for (const std::string& name : touched) initial[name] = cvars.read(name);
+    for (const Configuration& configuration : configurations)
+        cvar_assignment(configuration, initial, cvars.catalog());
+    return initial;
+}
+
 }  // namespace hiertune

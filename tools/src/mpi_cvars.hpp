@@ -4,10 +4,12 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <mpi.h>
 
 #include "hiertune/cvars.hpp"
+#include "hiertune/sweep.hpp"
 
 namespace hiertune {
 
@@ -48,5 +50,11 @@ private:
     CvarCatalog catalog_;
     std::map<std::string, MPI_T_cvar_handle> handles_;
 };
+
+// Prepares the variables the configurations touch and returns their values
+// now (what to put back at the end).  Every configuration's assignment is
+// checked here, before anything is measured: throws UsageError on a bad one.
+std::map<std::string, CvarValue> prepare_configurations(MpiCvars& cvars,
+                                                        const std::vector<Configuration>& configurations);
 
 }  // namespace hiertune

@@ -282,6 +282,110 @@ int usable_cpus() {
     return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
+// What run_overlap measures, planned and checked the same on every rank.
+struct OverlapPlan {
+    std::unique_ptr<MpiCvars> cvars;
+    std::vector<Configuration> configurations;
+    std::map<std::string, CvarValue> initial;
+    OverlapGrid grid;
+};
+
+OverlapPlan make_overlap_plan(const OverlapOptions& options) {
+    OverlapPlan plan;
+    plan.grid = make_overlap_grid(options.min_size, options.max_size, options.min_comp_us, options.max_comp_us,
+                                  options.comp_points);
+    plan.cvars = std::make_unique<MpiCvars>();
+    plan.configurations = plan_overlap(options, plan.cvars->catalog());
+    plan.initial = prepare_configurations(*plan.cvars, plan.configurations);
+    return plan;
+}
+
+OverlapSettings settings_of(const OverlapOptions& options, int size, MpiCvars& cvars) {
+    OverlapSettings settings;
+    settings.ranks = size;
+    settings.threads = options.threads;
+    settings.reps = options.reps;
+    settings.async_progress = read_async_progress(cvars);
+    settings.thread_level = thread_level_name();
+    const std::vector<int> nodes = node_of_each_rank();
+    for (const int node : nodes)
+        settings.ranks_per_node =
+            std::max(settings.ranks_per_node, static_cast<int>(std::count(nodes.begin(), nodes.end(), node)));
+    return settings;
+}
+
+// Collective: rank 0 warns when some rank's threads outnumber its cores.
+void warn_if_crowded(const OverlapSettings& settings, const OverlapOptions& options, std::ostream& err) {
+    const int cpus = usable_cpus();
+    int crowded = settings.ranks_per_node * static_cast<int>(options.threads) > cpus ? 1 : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &crowded, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (world_rank() == 0 && crowded)
+        err << "hiertune: warning: " << settings.ranks_per_node << " ranks per node x " << options.threads
+            << " computation threads > the cores a rank may use (" << cpus
+            << " here): the ratios measure the scheduler as much as MPI\n";
+}
+
+// The three phases in turn, repetition by repetition, so that the references
+// see the machine state of the overlap.  Rank 0 returns the cell; the others
+// an empty one.
+std::optional<OverlapCell> measure_cell(const std::string& collective, std::size_t bytes, double comp_us,
+                                        std::size_t reps, Runner& runner, ComputeTeam& team, MPI_Comm comm) {
+    const int rank = world_rank();
+    std::vector<double> comm_s, comp_s, measured_s;
+    for (std::size_t rep = 0; rep <= reps; ++rep) {  // rep 0: warm-up
+        const double t_comm = runner.run(collective, bytes, Phase::comm, team, comp_us, comm);
+        const double t_comp = runner.run(collective, bytes, Phase::comp, team, comp_us, comm);
+        const double t_measured = runner.run(collective, bytes, Phase::overlap, team, comp_us, comm);
+        if (rep == 0 || rank != 0) continue;
+        comm_s.push_back(t_comm);
+        comp_s.push_back(t_comp);
+        measured_s.push_back(t_measured);
+    }
+    if (rank != 0) return std::nullopt;
+    OverlapCell cell;
+    cell.bytes = bytes;
+    cell.comp_us = comp_us;
+    cell.t_comm_us = median(comm_s) * 1e6;
+    cell.t_comp_us = median(comp_s) * 1e6;
+    cell.t_measured_us = median(measured_s) * 1e6;
+    cell.ratio = overhead_ratio(cell.t_measured_us, cell.t_comm_us, cell.t_comp_us);
+    return cell;
+}
+
+// Every cell of the grid for one configuration (already written to MPI_T);
+// rank 0 prints the rows and the verdict.
+void measure_configuration(const Configuration& configuration, const OverlapGrid& grid, std::size_t reps,
+                           Runner& runner, ComputeTeam& team, Printer& printer, MPI_Comm comm) {
+    std::vector<OverlapCell> cells;
+    for (const std::size_t bytes : grid.sizes)
+        for (const double comp_us : grid.comp_us) {
+            const auto cell = measure_cell(configuration.collective, bytes, comp_us, reps, runner, team, comm);
+            if (!cell) continue;
+            printer.row(configuration, *cell);
+            cells.push_back(*cell);
+        }
+    if (world_rank() == 0) printer.verdict(configuration, cells);
+}
+
+// Per configuration and cell; returns the exit status.  Leaves MPI_T as found.
+int measure_all(OverlapPlan& plan, const OverlapOptions& options, Runner& runner, ComputeTeam& team,
+                Printer& printer, MPI_Comm comm, std::ostream& err) {
+    std::map<std::string, CvarValue> current = plan.initial;
+    for (const Configuration& configuration : plan.configurations) {
+        const std::string refused = plan.cvars->write_changed_on_all(
+            cvar_assignment(configuration, plan.initial, plan.cvars->catalog()), current);
+        if (!refused.empty()) {  // a value MPI_T refuses: every rank stops here
+            plan.cvars->write_changed(plan.initial, current);
+            return bad_input_on_every_rank(
+                configuration.collective + " " + configuration.algorithm + ": the MPI library rejects " + refused, "",
+                err);
+        }
+        measure_configuration(configuration, plan.grid, options.reps, runner, team, printer, comm);
+    }
+    plan.cvars->write_changed(plan.initial, current);
+    return 0;
+}
+
 }  // namespace
 
 int run_overlap(const OverlapOptions& options, std::ostream& out, std::ostream& err) {
@@ -291,52 +395,25 @@ int run_overlap(const OverlapOptions& options, std::ostream& out, std::ostream& 
     if (size < 2) return bad_input_on_every_rank("overlap needs at least 2 ranks (mpiexec -n 2 ...)", "", err);
     MpiToolsSession tools;
 
-    // 1. Plan and validate on every rank: all stop together on a bad option.
-    std::unique_ptr<MpiCvars> cvars;
-    std::vector<Configuration> configurations;
-    std::map<std::string, CvarValue> initial;
-    OverlapGrid grid;
+    // Plan and validate on every rank: all stop together on a bad option.
+    OverlapPlan plan;
     std::string error;
     try {
-        grid = make_overlap_grid(options.min_size, options.max_size, options.min_comp_us, options.max_comp_us,
-                                 options.comp_points);
-        cvars = std::make_unique<MpiCvars>();
-        configurations = plan_overlap(options, cvars->catalog());
-        const std::set<std::string> touched = touched_cvars(configurations, cvars->catalog());
-        cvars->prepare(touched);
-        for (const std::string& name : touched) initial[name] = cvars->read(name);
-        for (const Configuration& configuration : configurations)
-            cvar_assignment(configuration, initial, cvars->catalog());
+        plan = make_overlap_plan(options);
     } catch (const std::exception& e) {
         error = e.what();
     }
     if (!all_ok(error.empty())) return bad_input_on_every_rank(error, "invalid setup on another rank", err);
 
-    // 2. The busy loop's speed, on every rank (each computes on its own core),
-    //    and what the run measures under.
+    // The busy loop's speed, on every rank (each computes on its own core).
     const ComputeCalibration calibration = calibrate_compute(100);
-    OverlapSettings settings;
-    settings.ranks = size;
-    settings.threads = options.threads;
-    settings.reps = options.reps;
-    settings.async_progress = read_async_progress(*cvars);
-    settings.thread_level = thread_level_name();
-    const std::vector<int> nodes = node_of_each_rank();
-    for (const int node : nodes)
-        settings.ranks_per_node =
-            std::max(settings.ranks_per_node, static_cast<int>(std::count(nodes.begin(), nodes.end(), node)));
-    const int cpus = usable_cpus();
-    int crowded = settings.ranks_per_node * static_cast<int>(options.threads) > cpus ? 1 : 0;
-    MPI_Allreduce(MPI_IN_PLACE, &crowded, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (rank == 0 && crowded)
-        err << "hiertune: warning: " << settings.ranks_per_node << " ranks per node x " << options.threads
-            << " computation threads > the cores a rank may use (" << cpus
-            << " here): the ratios measure the scheduler as much as MPI\n";
+    const OverlapSettings settings = settings_of(options, size, *plan.cvars);
+    warn_if_crowded(settings, options, err);
 
     std::optional<Runner> runner;
     std::optional<ComputeTeam> team;
     try {
-        runner.emplace(static_cast<std::size_t>(grid.sizes.back()), rank, size);
+        runner.emplace(static_cast<std::size_t>(plan.grid.sizes.back()), rank, size);
         team.emplace(calibration, options.threads);
     } catch (const std::exception& e) {
         error = e.what();
@@ -346,51 +423,11 @@ int run_overlap(const OverlapOptions& options, std::ostream& out, std::ostream& 
     MPI_Comm comm = MPI_COMM_NULL;  // the measured operations get a communicator of their own
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
 
-    // 3. Per configuration and cell: the three phases in turn, repetition by
-    //    repetition, so that the references see the machine state of the overlap.
     Printer printer(out, err, options.format);
     if (rank == 0) printer.header(settings);
-    std::map<std::string, CvarValue> current = initial;
-    for (const Configuration& configuration : configurations) {
-        const std::string refused =
-            cvars->write_changed_on_all(cvar_assignment(configuration, initial, cvars->catalog()), current);
-        if (!refused.empty()) {  // a value MPI_T refuses: every rank stops here, MPI_T left as found
-            cvars->write_changed(initial, current);
-            MPI_Comm_free(&comm);
-            return bad_input_on_every_rank(
-                configuration.collective + " " + configuration.algorithm + ": the MPI library rejects " + refused, "",
-                err);
-        }
-        std::vector<OverlapCell> cells;
-        for (const std::size_t bytes : grid.sizes)
-            for (const double comp_us : grid.comp_us) {
-                std::vector<double> comm_s, comp_s, measured_s;
-                for (std::size_t rep = 0; rep <= options.reps; ++rep) {  // rep 0: warm-up
-                    const double t_comm = runner->run(configuration.collective, bytes, Phase::comm, *team, comp_us, comm);
-                    const double t_comp = runner->run(configuration.collective, bytes, Phase::comp, *team, comp_us, comm);
-                    const double t_measured =
-                        runner->run(configuration.collective, bytes, Phase::overlap, *team, comp_us, comm);
-                    if (rep == 0 || rank != 0) continue;
-                    comm_s.push_back(t_comm);
-                    comp_s.push_back(t_comp);
-                    measured_s.push_back(t_measured);
-                }
-                if (rank != 0) continue;
-                OverlapCell cell;
-                cell.bytes = bytes;
-                cell.comp_us = comp_us;
-                cell.t_comm_us = median(comm_s) * 1e6;
-                cell.t_comp_us = median(comp_s) * 1e6;
-                cell.t_measured_us = median(measured_s) * 1e6;
-                cell.ratio = overhead_ratio(cell.t_measured_us, cell.t_comm_us, cell.t_comp_us);
-                printer.row(configuration, cell);
-                cells.push_back(cell);
-            }
-        if (rank == 0) printer.verdict(configuration, cells);
-    }
-    cvars->write_changed(initial, current);  // leave MPI_T as found
+    const int status = measure_all(plan, options, *runner, *team, printer, comm, err);
     MPI_Comm_free(&comm);
-    return 0;
+    return status;
 }
 
 int run_overlap_report(const std::vector<std::string>& paths, const std::string& png_dir, std::ostream& out) {

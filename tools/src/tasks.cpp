@@ -176,46 +176,305 @@ std::string describe(const Group& group) {
     return text;
 }
 
+// What run_tasks measures: its groups, the control variables they set and the
+// configurations a collective has no pipeline for.
+struct TaskPlan {
+    std::vector<Group> groups;
+    std::set<std::string> cvar_names;
+    std::vector<std::string> skipped;
+};
+
+void check_sizes(const TasksOptions& options) {
+    if (options.segsizes.empty()) throw UsageError("no segment size (--segsize)");
+    for (std::uint64_t fs : options.segsizes)
+        if (fs == 0 || fs > (1u << 30) / std::max<std::uint64_t>(options.steady_segments, 1))
+            throw UsageError("segment size " + std::to_string(fs) + " out of range");
+    task_runs(han::Decomposition::bcast, options.steady_segments);  // K >= 4
+}
+
+// MPICH reads the launch-time control variables only in MPI_Init, so this job
+// cannot time a configuration that needs other values than it was started with.
+void check_launch_cvars(const std::string& collective, const Params& config) {
+    for (const auto& [name, value] : launch_cvars(collective, config)) {
+        const char* env = std::getenv(name.c_str());
+        const std::string current = env && *env ? env : "kary";
+        if (current != value)
+            throw UsageError(collective + " " + canonical_params(config) + " needs " + name + "=" + value +
+                             " at launch (MPICH reads it only in MPI_Init; it is " + current +
+                             "): time such configurations in a separate mpiexec");
+    }
+}
+
+void add_collective(const TasksOptions& options, const std::string& collective, TaskPlan& plan) {
+    const std::vector<Params> configs = configs_for(collective, options.configs, &plan.skipped);
+    if (configs.empty())
+        throw UsageError("no configuration applies to " + collective + " (" + plan.skipped.back() + ")");
+    for (const Params& config : configs) {
+        for (const auto& [name, value] : submodule_cvars(collective, config)) plan.cvar_names.insert(name);
+        check_launch_cvars(collective, config);
+        for (std::uint64_t fs : options.segsizes) plan.groups.push_back(Group{collective, config, fs, false});
+        if (collective == "allgather")
+            for (std::uint64_t m : options.gather_sizes) plan.groups.push_back(Group{collective, config, m, true});
+    }
+    if (collective == "allgather" && options.gather_sizes.empty())
+        throw UsageError("allgather: no --sizes (the bytes per rank its node gather sg is timed at)");
+}
+
+// The same on every rank; throws UsageError on bad options.
+TaskPlan plan_tasks(const TasksOptions& options) {
+    TaskPlan plan;
+    check_sizes(options);
+    for (const std::string& collective : options.collectives) add_collective(options, collective, plan);
+    for (std::uint64_t m : options.gather_sizes)
+        if (m == 0 || m > (1u << 30)) throw UsageError("gather size " + std::to_string(m) + " out of range");
+    return plan;
+}
+
+std::vector<TaskKey> keys_of(const Group& group) {
+    if (group.gather) return {gather_task_key(group.config, group.segsize)};
+    return task_keys(group.collective, group.config, group.segsize);
+}
+
+// Where rank 0 records the tasks, and since when the current group is accounted.
+struct TaskStore {
+    std::optional<MeasureDb> db;
+    JobId job = 0;
+    double mark = 0;  // --account: each group's time from the end of the previous one
+};
+
+// Rank 0: 1 for each group that has a task not yet in the database.
+std::vector<char> groups_to_run(const std::vector<Group>& groups, const TasksOptions& options,
+                                const JobFacts& facts, TaskStore& store) {
+    std::vector<char> to_run(groups.size(), 1);
+    if (options.db_path.empty()) return to_run;
+    store.db = MeasureDb::open(options.db_path);
+    store.job = store.db->find_or_create_job(facts.job);
+    for (std::size_t i = 0; i < groups.size(); ++i)
+        to_run[i] = store.db->pending_tasks(store.job, keys_of(groups[i])).empty() ? 0 : 1;
+    return to_run;
+}
+
+// A group's runs and the buffer they share (the runs hold its address).
+struct GroupRuns {
+    std::vector<unsigned char> buffer;
+    std::vector<Run> runs;
+    std::vector<std::string> tasks;  // what the group stores
+};
+
+GroupRuns gather_runs(const Group& group, const Comms& comms) {
+    GroupRuns g;
+    g.buffer.assign(static_cast<std::size_t>(comms.node_size) * group.segsize, 1);
+    unsigned char* data = g.buffer.data();
+    const std::uint64_t bytes = group.segsize;
+    g.runs.push_back(Run{1, [data, bytes, &comms] {
+                             return std::map<std::string, double>{{han::kGatherTask, run_gather(bytes, data, comms)}};
+                         }});
+    g.tasks = {han::kGatherTask};
+    return g;
+}
+
+GroupRuns allgather_ring_runs(const Group& group, std::uint64_t steady, const Comms& comms) {
+    GroupRuns g;
+    const std::uint64_t u = allgather_run_pieces(steady, comms.nodes);
+    g.buffer.assign(static_cast<std::size_t>(u * static_cast<std::uint64_t>(comms.nodes) * group.segsize), 1);
+    unsigned char* data = g.buffer.data();
+    const std::uint64_t segsize = group.segsize;
+    g.runs.push_back(Run{u * static_cast<std::uint64_t>(comms.nodes), [data, segsize, u, &comms] {
+                             return tasks_of_allgather_run(u, comms.nodes,
+                                                           run_allgather_ring(u, segsize, data, comms));
+                         }});
+    for (const std::string& task : han::task_names(han::Decomposition::allgather_ring))
+        if (task != han::kGatherTask) g.tasks.push_back(task);
+    return g;
+}
+
+GroupRuns pipeline_runs(const Group& group, han::Decomposition form, std::uint64_t steady, const Comms& comms) {
+    GroupRuns g;
+    g.buffer.assign(steady * group.segsize, 1);
+    unsigned char* data = g.buffer.data();
+    const std::uint64_t segsize = group.segsize;
+    for (std::uint64_t u : task_runs(form, steady))
+        g.runs.push_back(Run{han::step_count(form, u), [data, segsize, form, u, &comms] {
+                                 return tasks_of_run(form, u, run_pipeline(form, u, segsize, data, comms));
+                             }});
+    g.tasks = han::task_names(form);
+    return g;
+}
+
+GroupRuns runs_of(const Group& group, han::Decomposition form, const TasksOptions& options, const Comms& comms) {
+    const std::uint64_t steady = steady_run_segments(options.steady_segments, group.segsize, options.max_message);
+    if (group.gather) return gather_runs(group, comms);
+    if (form == han::Decomposition::allgather_ring) return allgather_ring_runs(group, steady, comms);
+    return pipeline_runs(group, form, steady, comms);
+}
+
+// bench's stopping rule per run: every leader's every task converged, or the
+// run's time cap (rank 0's clock decides).  Leaders return their samples.
+std::map<std::string, std::vector<double>> measure_run(const Run& run, std::size_t warmup, double run_cap,
+                                                       const TasksOptions& options, const Comms& comms) {
+    const int rank = world_rank();
+    std::map<std::string, std::vector<double>> samples;
+    double timed_since = 0;
+    for (std::size_t rep = 0;; ++rep) {
+        if (rep == warmup) timed_since = MPI_Wtime();
+        MPI_Barrier(MPI_COMM_WORLD);
+        const std::map<std::string, double> timed = run.repeat();
+        if (comms.leader && rep >= warmup)
+            for (const auto& [task, time] : timed) samples[task].push_back(time);
+        if (rep + 1 < warmup + options.min_reps) continue;
+        if (rep + 1 >= warmup + options.reps) break;
+        int local[2] = {1, 1};  // converged here, time left
+        for (const auto& [task, times] : samples)
+            if (!summarize(times, options.precision).converged) local[0] = 0;
+        if (rank == 0 && options.max_time > 0 && MPI_Wtime() - timed_since >= run_cap) local[1] = 0;
+        int global[2] = {0, 0};
+        MPI_Allreduce(local, global, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        if (global[0] || !global[1]) break;
+    }
+    return samples;
+}
+
+// The group's time cap is shared among its runs by their step counts; the
+// first run providing a task wins.
+std::map<std::string, std::vector<double>> measure_group(const std::vector<Run>& runs, const TasksOptions& options,
+                                                         const Comms& comms) {
+    std::map<std::string, std::vector<double>> samples;
+    std::uint64_t all_steps = 0;
+    for (const Run& run : runs) all_steps += run.steps;
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+        const double run_cap = options.max_time * static_cast<double>(runs[r].steps) / static_cast<double>(all_steps);
+        auto run = measure_run(runs[r], run_warmup(options.warmup, r), run_cap, options, comms);
+        for (auto& [task, times] : run) samples.emplace(task, std::move(times));
+    }
+    return samples;
+}
+
+// Leaders: every leader's packed summaries of the tasks, gathered on rank 0.
+std::vector<double> gather_summaries(const std::vector<std::string>& tasks,
+                                     const std::map<std::string, std::vector<double>>& samples,
+                                     const TasksOptions& options, const Comms& comms) {
+    std::vector<double> mine(tasks.size() * kPacked, 0.0);
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+        const auto found = samples.find(tasks[t]);
+        if (found != samples.end() && !found->second.empty())
+            pack(summarize(found->second, options.precision), &mine[t * kPacked]);
+    }
+    std::vector<double> all(world_rank() == 0 ? mine.size() * static_cast<std::size_t>(comms.nodes) : 0);
+    MPI_Gather(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(), static_cast<int>(mine.size()),
+               MPI_DOUBLE, 0, comms.leaders);
+    return all;
+}
+
+// Rank 0: the timings of task t on every leader; fewer than the nodes when a
+// leader has none.
+std::vector<TaskTiming> task_timings(const std::vector<double>& all, std::size_t t, std::size_t task_count,
+                                     int nodes) {
+    std::vector<TaskTiming> timings;
+    for (int leader = 0; leader < nodes; ++leader) {
+        const double* packed = &all[(static_cast<std::size_t>(leader) * task_count + t) * kPacked];
+        if (packed[0] < 1) continue;
+        timings.push_back(TaskTiming{leader, unpack(packed)});
+    }
+    return timings;
+}
+
+// Rank 0: prints the group's line and records its tasks; returns an error, or "".
+std::string report_group(const Group& group, const std::vector<std::string>& tasks, const std::vector<double>& all,
+                         int nodes, const TasksOptions& options, TaskStore& store, std::ostream& out) {
+    std::string error;
+    std::ostringstream line;
+    line << std::fixed << std::setprecision(2) << describe(group) << ":";
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+        const std::vector<TaskTiming> timings = task_timings(all, t, tasks.size(), nodes);
+        if (timings.size() != static_cast<std::size_t>(nodes)) continue;
+        double worst = 0;
+        for (const TaskTiming& timing : timings) worst = std::max(worst, timing.summary.median);
+        line << " " << tasks[t] << " " << worst * 1e6;
+        if (!store.db) continue;
+        try {
+            store.db->record_task(store.job, TaskKey{group.collective, tasks[t], group.config, group.segsize}, timings);
+        } catch (const std::exception& e) {
+            error = e.what();
+        }
+    }
+    out << line.str() << "  (us, max over leaders of the medians)\n" << std::flush;
+    if (store.db && !options.account_step.empty() && error.empty()) {
+        const double now = MPI_Wtime();
+        try {
+            store.db->add_step_time(store.job, options.account_step, now - store.mark);
+        } catch (const std::exception& e) {
+            error = e.what();
+        }
+        store.mark = now;
+    }
+    return error;
+}
+
+void set_group_cvars(const Group& group, MpiCvars& cvars) {
+    for (const auto& [name, text] : submodule_cvars(group.collective, group.config))
+        cvars.write(name, parse_cvar_value(cvars.catalog().lookup(name), text));
+}
+
+// Measures one group on every rank and reports it on rank 0; returns the exit
+// status (the same on all ranks), 0 to go on.
+int run_group(const Group& group, const TasksOptions& options, const Comms& comms, MpiCvars& cvars,
+              TaskStore& store, std::ostream& out, std::ostream& err) {
+    std::string error;
+    try {
+        set_group_cvars(group, cvars);
+    } catch (const std::exception& e) {
+        error = e.what();
+    }
+    if (!all_ok(error.empty()))  // a value MPI_T refuses
+        return bad_input_on_every_rank(describe(group) + ": " + error, "", err);
+
+    const han::Decomposition form = han::decomposition(han::parse_collective(group.collective), group.config);
+    const GroupRuns group_runs = runs_of(group, form, options, comms);
+    const auto samples = measure_group(group_runs.runs, options, comms);
+    if (comms.leader) {
+        const std::vector<double> all = gather_summaries(group_runs.tasks, samples, options, comms);
+        if (world_rank() == 0) error = report_group(group, group_runs.tasks, all, comms.nodes, options, store, out);
+    }
+    if (!all_ok(error.empty())) {
+        if (world_rank() == 0) err << "hiertune: error: " << error << '\n';
+        return 1;
+    }
+    return 0;
+}
+
+// Every rank reads the control variables the groups set, to put them back after.
+std::map<std::string, CvarValue> saved_cvars(const std::set<std::string>& names, MpiCvars& cvars) {
+    std::map<std::string, CvarValue> saved;
+    cvars.prepare(names);
+    for (const std::string& name : names) saved[name] = cvars.read(name);
+    return saved;
+}
+
+void restore_cvars(const std::map<std::string, CvarValue>& saved, MpiCvars& cvars) {
+    for (const auto& [name, value] : saved) {
+        try {
+            cvars.write(name, value);
+        } catch (const std::exception&) {
+        }
+    }
+}
+
+void print_pending(const TaskPlan& plan, const std::vector<char>& to_run, int nodes, std::ostream& err) {
+    for (const std::string& note : plan.skipped) err << note << '\n';
+    const auto stored = std::count(to_run.begin(), to_run.end(), 0);
+    err << stored << " of " << plan.groups.size() << " task groups already stored, " << plan.groups.size() - stored
+        << " to measure (" << nodes << " nodes)\n";
+}
+
 }  // namespace
 
 int run_tasks(const TasksOptions& options, std::ostream& out, std::ostream& err) {
     const int rank = world_rank();
     MpiToolsSession tools;
     std::string error;
-
-    // 1. The plan and its control variables, the same on every rank.
-    std::vector<Group> groups;
-    std::set<std::string> names;
-    std::vector<std::string> skipped;  // configurations a collective has no pipeline for
+    TaskPlan plan;
     try {
-        if (options.segsizes.empty()) throw UsageError("no segment size (--segsize)");
-        for (std::uint64_t fs : options.segsizes)
-            if (fs == 0 || fs > (1u << 30) / std::max<std::uint64_t>(options.steady_segments, 1))
-                throw UsageError("segment size " + std::to_string(fs) + " out of range");
-        task_runs(han::Decomposition::bcast, options.steady_segments);  // K >= 4
-        for (const std::string& collective : options.collectives) {
-            const std::vector<Params> configs = configs_for(collective, options.configs, &skipped);
-            if (configs.empty())
-                throw UsageError("no configuration applies to " + collective + " (" + skipped.back() + ")");
-            for (const Params& config : configs) {
-                for (const auto& [name, value] : submodule_cvars(collective, config)) names.insert(name);
-                for (const auto& [name, value] : launch_cvars(collective, config)) {
-                    const char* env = std::getenv(name.c_str());
-                    const std::string current = env && *env ? env : "kary";
-                    if (current != value)
-                        throw UsageError(collective + " " + canonical_params(config) + " needs " + name + "=" + value +
-                                         " at launch (MPICH reads it only in MPI_Init; it is " + current +
-                                         "): time such configurations in a separate mpiexec");
-                }
-                for (std::uint64_t fs : options.segsizes) groups.push_back(Group{collective, config, fs, false});
-                if (collective == "allgather")
-                    for (std::uint64_t m : options.gather_sizes) groups.push_back(Group{collective, config, m, true});
-            }
-            if (collective == "allgather" && options.gather_sizes.empty())
-                throw UsageError("allgather: no --sizes (the bytes per rank its node gather sg is timed at)");
-        }
-        for (std::uint64_t m : options.gather_sizes)
-            if (m == 0 || m > (1u << 30)) throw UsageError("gather size " + std::to_string(m) + " out of range");
+        plan = plan_tasks(options);
     } catch (const std::exception& e) {
         error = e.what();
     }
@@ -224,8 +483,7 @@ int run_tasks(const TasksOptions& options, std::ostream& out, std::ostream& err)
     MpiCvars cvars;
     std::map<std::string, CvarValue> saved;
     try {
-        cvars.prepare(names);
-        for (const std::string& name : names) saved[name] = cvars.read(name);
+        saved = saved_cvars(plan.cvar_names, cvars);
     } catch (const std::exception& e) {
         error = e.what();
     }
@@ -237,173 +495,24 @@ int run_tasks(const TasksOptions& options, std::ostream& out, std::ostream& err)
     if (comms.nodes < 2)
         return bad_input_on_every_rank("the task benchmarks need at least 2 nodes (MPIR_CVAR_NUM_CLIQUES)", "", err);
 
-    // 2. Rank 0 decides which groups still need measuring.
-    std::vector<char> to_run(groups.size(), 1);
-    std::optional<MeasureDb> db;
-    JobId job = 0;
-    if (rank == 0 && !options.db_path.empty()) {
+    std::vector<char> to_run(plan.groups.size(), 1);
+    TaskStore store;
+    if (rank == 0) {
         try {
-            db = MeasureDb::open(options.db_path);
-            job = db->find_or_create_job(facts.job);
-            for (std::size_t i = 0; i < groups.size(); ++i)
-                to_run[i] = db->pending_tasks(job, groups[i].gather
-                                                       ? std::vector<TaskKey>{gather_task_key(groups[i].config,
-                                                                                              groups[i].segsize)}
-                                                       : task_keys(groups[i].collective, groups[i].config,
-                                                                   groups[i].segsize))
-                                .empty()
-                                ? 0
-                                : 1;
+            to_run = groups_to_run(plan.groups, options, facts, store);
         } catch (const std::exception& e) {
             error = e.what();
         }
     }
     if (!all_ok(error.empty())) return bad_input_on_every_rank(error, "", err);
     MPI_Bcast(to_run.data(), static_cast<int>(to_run.size()), MPI_CHAR, 0, MPI_COMM_WORLD);
-    if (rank == 0) {
-        for (const std::string& note : skipped) err << note << '\n';
-        const auto stored = std::count(to_run.begin(), to_run.end(), 0);
-        err << stored << " of " << groups.size() << " task groups already stored, " << groups.size() - stored
-            << " to measure (" << comms.nodes << " nodes)\n";
-    }
+    if (rank == 0) print_pending(plan, to_run, comms.nodes, err);
 
-    // 3. Measure.
     int status = 0;
-    double mark = MPI_Wtime();  // --account: each group's time from the end of the previous one
-    for (std::size_t g = 0; g < groups.size(); ++g) {
-        if (!to_run[g]) continue;
-        const Group& group = groups[g];
-        const han::Decomposition form = han::decomposition(han::parse_collective(group.collective), group.config);
-        try {
-            for (const auto& [name, text] : submodule_cvars(group.collective, group.config))
-                cvars.write(name, parse_cvar_value(cvars.catalog().lookup(name), text));
-        } catch (const std::exception& e) {
-            error = e.what();
-        }
-        if (!all_ok(error.empty())) {  // a value MPI_T refuses
-            status = bad_input_on_every_rank(describe(group) + ": " + error, "", err);
-            break;
-        }
-
-        const std::uint64_t steady = steady_run_segments(options.steady_segments, group.segsize, options.max_message);
-        std::vector<unsigned char> buffer;
-        std::vector<Run> runs;
-        std::vector<std::string> tasks;  // what the group stores
-        if (group.gather) {
-            buffer.assign(static_cast<std::size_t>(comms.node_size) * group.segsize, 1);
-            runs.push_back(Run{1, [&] {
-                                   return std::map<std::string, double>{
-                                       {han::kGatherTask, run_gather(group.segsize, buffer.data(), comms)}};
-                               }});
-            tasks = {han::kGatherTask};
-        } else if (form == han::Decomposition::allgather_ring) {
-            const std::uint64_t u = allgather_run_pieces(steady, comms.nodes);
-            buffer.assign(static_cast<std::size_t>(u * static_cast<std::uint64_t>(comms.nodes) * group.segsize), 1);
-            runs.push_back(Run{u * static_cast<std::uint64_t>(comms.nodes), [&, u] {
-                                   return tasks_of_allgather_run(
-                                       u, comms.nodes, run_allgather_ring(u, group.segsize, buffer.data(), comms));
-                               }});
-            for (const std::string& task : han::task_names(form))
-                if (task != han::kGatherTask) tasks.push_back(task);
-        } else {
-            buffer.assign(steady * group.segsize, 1);
-            for (std::uint64_t u : task_runs(form, steady))
-                runs.push_back(Run{han::step_count(form, u), [&, u] {
-                                       return tasks_of_run(form, u,
-                                                           run_pipeline(form, u, group.segsize, buffer.data(), comms));
-                                   }});
-            tasks = han::task_names(form);
-        }
-        std::map<std::string, std::vector<double>> samples;  // leaders: the first run providing a task wins
-        std::uint64_t all_steps = 0;
-        for (const Run& run : runs) all_steps += run.steps;
-        for (std::size_t r = 0; r < runs.size(); ++r) {
-            const std::size_t warmup = run_warmup(options.warmup, r);
-            // bench's stopping rule per run: every leader's every task converged, or a cap;
-            // the group's time cap is shared among its runs by their step counts
-            const double run_cap =
-                options.max_time * static_cast<double>(runs[r].steps) / static_cast<double>(all_steps);
-            std::map<std::string, std::vector<double>> run;
-            double timed_since = 0;
-            for (std::size_t rep = 0;; ++rep) {
-                if (rep == warmup) timed_since = MPI_Wtime();
-                MPI_Barrier(MPI_COMM_WORLD);
-                const std::map<std::string, double> timed = runs[r].repeat();
-                if (comms.leader && rep >= warmup)
-                    for (const auto& [task, time] : timed) run[task].push_back(time);
-                if (rep + 1 < warmup + options.min_reps) continue;
-                if (rep + 1 >= warmup + options.reps) break;
-                int local[2] = {1, 1};  // converged here, time left (rank 0's clock decides)
-                for (const auto& [task, times] : run)
-                    if (!summarize(times, options.precision).converged) local[0] = 0;
-                if (rank == 0 && options.max_time > 0 && MPI_Wtime() - timed_since >= run_cap) local[1] = 0;
-                int global[2] = {0, 0};
-                MPI_Allreduce(local, global, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-                if (global[0] || !global[1]) break;
-            }
-            for (auto& [task, times] : run) samples.emplace(task, std::move(times));
-        }
-
-        // 4. Per leader and task a summary, gathered on rank 0 (leader 0).
-        if (comms.leader) {
-            std::vector<double> mine(tasks.size() * kPacked, 0.0);
-            for (std::size_t t = 0; t < tasks.size(); ++t) {
-                const auto found = samples.find(tasks[t]);
-                if (found != samples.end() && !found->second.empty())
-                    pack(summarize(found->second, options.precision), &mine[t * kPacked]);
-            }
-            std::vector<double> all(rank == 0 ? mine.size() * static_cast<std::size_t>(comms.nodes) : 0);
-            MPI_Gather(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(),
-                       static_cast<int>(mine.size()), MPI_DOUBLE, 0, comms.leaders);
-            if (rank == 0) {
-                std::ostringstream line;
-                line << std::fixed << std::setprecision(2) << describe(group) << ":";
-                for (std::size_t t = 0; t < tasks.size(); ++t) {
-                    std::vector<TaskTiming> timings;
-                    double worst = 0;
-                    for (int leader = 0; leader < comms.nodes; ++leader) {
-                        const double* packed = &all[(static_cast<std::size_t>(leader) * tasks.size() + t) * kPacked];
-                        if (packed[0] < 1) continue;
-                        timings.push_back(TaskTiming{leader, unpack(packed)});
-                        worst = std::max(worst, timings.back().summary.median);
-                    }
-                    if (timings.size() != static_cast<std::size_t>(comms.nodes)) continue;
-                    line << " " << tasks[t] << " " << worst * 1e6;
-                    if (db) {
-                        try {
-                            db->record_task(job, TaskKey{group.collective, tasks[t], group.config, group.segsize},
-                                            timings);
-                        } catch (const std::exception& e) {
-                            error = e.what();
-                        }
-                    }
-                }
-                out << line.str() << "  (us, max over leaders of the medians)\n" << std::flush;
-                if (db && !options.account_step.empty() && error.empty()) {
-                    const double now = MPI_Wtime();
-                    try {
-                        db->add_step_time(job, options.account_step, now - mark);
-                    } catch (const std::exception& e) {
-                        error = e.what();
-                    }
-                    mark = now;
-                }
-            }
-        }
-        if (!all_ok(error.empty())) {
-            if (rank == 0) err << "hiertune: error: " << error << '\n';
-            status = 1;
-            break;
-        }
-    }
-
-    // 5. Leave the library as it was.
-    for (const auto& [name, value] : saved) {
-        try {
-            cvars.write(name, value);
-        } catch (const std::exception&) {
-        }
-    }
+    store.mark = MPI_Wtime();
+    for (std::size_t g = 0; g < plan.groups.size() && status == 0; ++g)
+        if (to_run[g]) status = run_group(plan.groups[g], options, comms, cvars, store, out, err);
+    restore_cvars(saved, cvars);
     return status;
 }
 

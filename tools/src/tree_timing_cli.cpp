@@ -2,7 +2,6 @@
 
 #include <iostream>
 
-#include "hiertune/sizes.hpp"
 #include "tune_command.hpp"
 
 namespace hiertune {
@@ -13,22 +12,13 @@ CLI::App* TreeTimingCli::bind(CLI::App& app) {
         "Time a Csel tree as loaded against no tree (run it WITHOUT mpiexec): alternating jobs of 'bench -a "
         "default' with MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=TREE and without it, the ratio per size");
     command->add_option("--tree", tree_path_, "The tree (JSON) to time")->required();
-    command->add_option("-n,--ranks", ranks_, "Ranks of the jobs")->required()->check(CLI::Range(2, 1 << 20));
-    command->add_option("--nodes", nodes_, "Emulated nodes (sets MPIR_CVAR_NUM_CLIQUES for the jobs)");
-    command->add_option("-C,--collective", collectives_, "bcast, reduce, allreduce, allgather (comma-separated)")
-        ->delimiter(',')
-        ->check(CLI::IsMember({"bcast", "reduce", "allreduce", "allgather"}))
-        ->capture_default_str();
-    command->add_option("-m,--message-size", size_range_, "[MIN:]MAX: message sizes, OSU style (default 1K:1M)");
-    command->add_option("--sizes", sizes_, "Explicit message sizes (added to -m)")->allow_extra_args(false);
-    command->add_option("--mpiexec", mpiexec_,
-                        "mpiexec to launch the jobs with (default: " + mpich_prefix() +
-                            "/bin/mpiexec)");
-    command->add_option("--mpiexec-arg", mpiexec_args_, "Extra mpiexec argument (repeatable, e.g. -f)")
-        ->allow_extra_args(false);
-    command->add_option("--launcher", launcher_,
+    add_job_shape_options(*command, shape_, "Ranks of the jobs", {"bcast", "reduce", "allreduce", "allgather"},
+                          "bcast, reduce, allreduce, allgather (comma-separated)");
+    add_launch_options(*command, launch_,
+                       {"mpiexec to launch the jobs with (default: " + mpich_prefix() + "/bin/mpiexec)",
+                        "Extra mpiexec argument (repeatable, e.g. -f)",
                         "Launch prefix of every job instead of 'MPIEXEC [--mpiexec-arg ...] -n N', split into "
-                        "words like a shell (as for tune)");
+                        "words like a shell (as for tune)"});
     command->add_option("--rounds", rounds_, "Rounds of the two alternating jobs (>= 2)")->capture_default_str();
     command->add_option("--tolerance", tolerance_percent_,
                         "Percent the tree may be slower (median ratio below 1 - this) before a size whose every "
@@ -43,22 +33,11 @@ CLI::App* TreeTimingCli::bind(CLI::App& app) {
 }
 
 TuneOptions TreeTimingCli::options() const {
-    const bool launcher_given = command_->count("--launcher") > 0;
     TuneOptions options;
     options.tree_path = tree_path_;
-    options.ranks = ranks_;
-    if (command_->count("--nodes") > 0) options.nodes = nodes_;
-    options.collectives = collectives_;
-    options.sizes = message_sizes(size_range_.empty() && sizes_.empty() ? "1K:1M" : size_range_, sizes_);
-    if (launcher_given) options.launcher = launcher_words(launcher_);
-    options.mpiexec = mpiexec_or_default(mpiexec_, launcher_given);
-    options.mpiexec_args = mpiexec_args_;
-    const StoppingRule rule = stopping_.rule(command_->count("--min-reps") > 0);
-    options.bench_warmup = rule.warmup_reps;
-    options.bench_min_reps = rule.min_reps;
-    options.bench_max_reps = rule.max_reps;
-    options.bench_precision_percent = stopping_.precision_percent;
-    options.bench_max_time = stopping_.max_time;
+    shape_.apply(*command_, options);
+    launch_.apply(*command_, options);
+    apply_bench_stopping(*command_, stopping_, options);
     options.tree_rounds = rounds_;
     options.tree_tolerance = tolerance_percent_ / 100;
     options.allow_tree_slower = allow_slower_;

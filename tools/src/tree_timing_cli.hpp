@@ -9,6 +9,7 @@
 #include "command.hpp"
 #include "command_options.hpp"
 #include "hiertune/tune_steps.hpp"
+#include "launch_options.hpp"
 
 namespace hiertune {
 
@@ -26,14 +27,8 @@ private:
     std::string hiertune_;
     CLI::App* command_ = nullptr;
     std::string tree_path_;
-    int ranks_ = 0;
-    int nodes_ = 0;
-    std::vector<std::string> collectives_{"bcast", "allreduce"};
-    std::string size_range_;
-    std::vector<std::string> sizes_;
-    std::string mpiexec_;
-    std::vector<std::string> mpiexec_args_;
-    std::string launcher_;
+    JobShapeArgs shape_{0, 0, {"bcast", "allreduce"}, "", {}};
+    LaunchArgs launch_;
     int rounds_ = 3;
     double tolerance_percent_ = 5;
     bool allow_slower_ = false;

@@ -16,32 +16,16 @@ CLI::App* TuneCli::bind(CLI::App& app) {
         "tune",
         "Tune at install (run it WITHOUT mpiexec): link calibration, task benchmarks, HAN model, tree, its check "
         "in MPICH, its timing as loaded against no tree, exhaustive sweep and the validation report");
-    tune->add_option("-n,--ranks", ranks_, "Ranks of the MPI jobs")->required()->check(CLI::Range(2, 1 << 20));
-    tune->add_option("--nodes", nodes_, "Emulated nodes (sets MPIR_CVAR_NUM_CLIQUES for the jobs)");
-    tune->add_option("-C,--collective", collectives_, "bcast, allreduce, allgather (comma-separated)")
-        ->delimiter(',')
-        ->check(CLI::IsMember({"bcast", "allreduce", "allgather"}))
-        ->capture_default_str();
-    tune->add_option("-m,--message-size", size_range_, "[MIN:]MAX: message sizes, OSU style (default 1K:1M)");
-    tune->add_option("--sizes", sizes_, "Explicit message sizes (added to -m)")->allow_extra_args(false);
-    tune->add_option("--config", configs_,
-                     "Search space: NAME=V[/V...][,...] of inter_algo, inter_k, inter_chunk, intra_algo (as tasks)");
-    tune->add_option("-s,--segsize", segsizes_, "Segment sizes of the search space")
-        ->allow_extra_args(false)
-        ->capture_default_str();
-    tune->add_option("--db", db_path_, "Measurement database (created; a rerun resumes)")->capture_default_str();
-    tune->add_option("-o,--output", output_path_, "Tree file to write")->capture_default_str();
-    tune->add_option("--stock", stock_path_, "MPICH's maint/tuning/coll/mpir/generic.json")->capture_default_str();
-    tune->add_option("--report", report_dir_, "Directory of the validation report")->capture_default_str();
-    tune->add_option("--mpiexec", mpiexec_,
-                     "mpiexec to launch the jobs with (default: the one of the MPICH hiertune is built against, " +
-                         mpich_prefix() + "/bin/mpiexec)");
-    tune->add_option("--mpiexec-arg", mpiexec_args_, "Extra mpiexec argument (repeatable, e.g. -f)")
-        ->allow_extra_args(false);
-    tune->add_option("--launcher", launcher_,
-                     "Launch prefix of every job instead of 'MPIEXEC [--mpiexec-arg ...] -n N', split into words "
-                     "like a shell, e.g. 'maint/emucluster run --ppn 2 --' or 'srun -N 4 --ntasks-per-node=4' "
-                     "(-n still names the job in the database)");
+    add_job_shape_options(*tune, shape_, "Ranks of the MPI jobs", {"bcast", "allreduce", "allgather"},
+                          "bcast, allreduce, allgather (comma-separated)");
+    bind_space_and_files(*tune);
+    add_launch_options(*tune, launch_,
+                       {"mpiexec to launch the jobs with (default: the one of the MPICH hiertune is built against, " +
+                            mpich_prefix() + "/bin/mpiexec)",
+                        "Extra mpiexec argument (repeatable, e.g. -f)",
+                        "Launch prefix of every job instead of 'MPIEXEC [--mpiexec-arg ...] -n N', split into words "
+                        "like a shell, e.g. 'maint/emucluster run --ppn 2 --' or 'srun -N 4 --ntasks-per-node=4' "
+                        "(-n still names the job in the database)"});
     tune->add_option("--fit-launcher", fit_launcher_,
                      "Launch prefix of step 0b, hiertune fit, with ONE rank per node, e.g. 'maint/emucluster run "
                      "--ppn 1 --': needed when --config has seg_* inter-node submodules (their inter-node stages "
@@ -50,76 +34,92 @@ CLI::App* TuneCli::bind(CLI::App& app) {
                      std::string("Machine name of the job in the database (default: ") + kMachineEnv +
                          ", else the name the calibrate job of step 0 files it under: the launch's " + kMachineEnv +
                          " or rank 0's processor name)");
-    // CLI11 reads "-1" into an unsigned as 2^64 - 1: the unsigned options are checked
-    tune->add_option("--steady", steady_, "tasks: segments of the steady run")
-        ->check(non_negative_number())
-        ->capture_default_str();
-    tune->add_option("--task-warmup", task_warmup_, "tasks: warm-up repetitions")
-        ->check(non_negative_number())
-        ->capture_default_str();
-    tune->add_option("--task-min-reps", task_min_reps_, "tasks: timed repetitions per run before it may stop")
-        ->check(positive_number())
-        ->capture_default_str();
-    tune->add_option("--task-reps", task_reps_, "tasks: cap on timed repetitions per run")
-        ->check(positive_number())
-        ->capture_default_str();
-    tune->add_option("--bench-warmup", bench_warmup_, "bench: warm-up repetitions per point")
-        ->check(non_negative_number())
-        ->capture_default_str();
-    tune->add_option("--bench-min-reps", bench_min_reps_, "bench: repetitions before a point may stop")
-        ->check(positive_number())
-        ->capture_default_str();
-    tune->add_option("--bench-reps", bench_max_reps_, "bench: cap on repetitions per point")
-        ->check(positive_number())
-        ->capture_default_str();
-    tune->add_option("--precision", precision_percent_,
-                     "bench, tasks and calibrate: CI half-width target in % of the median")
-        ->check(number_between(0.001, 100))
-        ->capture_default_str();
-    tune->add_option("--max-time", max_time_,
-                     "bench: cap on seconds per point; tasks: per segment-size group; calibrate: per "
-                     "measurement (0: none)")
-        ->check(non_negative_number())
-        ->capture_default_str();
-    tune->add_option("--rate-tolerance", rate_tolerance_percent_,
-                     std::string("calibrate: percent an inter-node link's bandwidth may be off ") + kLinkRateEnv +
-                         " (where the launch sets it) before step 0 fails")
-        ->check(non_negative_number())
-        ->capture_default_str();
-    tune->add_option("--tree-rounds", tree_rounds_,
-                     "Step 5: rounds of the two alternating jobs timing the tree as loaded and no tree (>= 2)")
-        ->capture_default_str();
-    tune->add_option("--tree-tolerance", tree_tolerance_percent_,
-                     "Step 5: percent the tree may be slower (median ratio no-tree / tree below 1 - this) before "
-                     "a size whose every tree round is slower than every no-tree round fails")
-        ->capture_default_str();
-    tune->add_flag("--allow-tree-slower", allow_tree_slower_,
-                   "Report sizes where the tree is slower than no tree beyond the noise, but exit 0 (e.g. on "
-                   "emulated cliques, where timings measure the scheduler)");
-    tune->add_option("--install", install_prefix_,
-                     std::string("When the tree passes verify and the tree timing, install it as the site's tree "
-                                 "of this MPICH prefix (as 'hiertune install-tree'; without a value: ") +
-                         mpich_prefix() + ", the MPICH hiertune is built against)")
-        ->expected(0, 1);
-    tune->add_flag("--no-stock", no_stock_,
-                   "Do not measure the stock selection (the tree then takes hier wherever the model predicts it)");
-    tune->add_flag("--prune", prune_, "Model: HAN III-C pruning heuristics");
-    tune->add_flag("--no-collapse", no_collapse_, "Model: also rank segment sizes larger than the message");
-    tune->add_flag(kAllowCliquesFlag, allow_cliques_,
-                   std::string("Run on emulated nodes (--nodes, ") + kNumCliquesEnv +
-                       " > 1) anyway and pass the flag to the jobs: timings measure the scheduler, for "
-                       "correctness runs only");
+    bind_repetitions(*tune);
+    bind_tree_and_model(*tune);
     command_ = tune;
     return tune;
 }
 
+void TuneCli::bind_space_and_files(CLI::App& tune) {
+    tune.add_option("--config", configs_,
+                    "Search space: NAME=V[/V...][,...] of inter_algo, inter_k, inter_chunk, intra_algo (as tasks)");
+    tune.add_option("-s,--segsize", segsizes_, "Segment sizes of the search space")
+        ->allow_extra_args(false)
+        ->capture_default_str();
+    tune.add_option("--db", db_path_, "Measurement database (created; a rerun resumes)")->capture_default_str();
+    tune.add_option("-o,--output", output_path_, "Tree file to write")->capture_default_str();
+    tune.add_option("--stock", stock_path_, "MPICH's maint/tuning/coll/mpir/generic.json")->capture_default_str();
+    tune.add_option("--report", report_dir_, "Directory of the validation report")->capture_default_str();
+}
+
+void TuneCli::bind_repetitions(CLI::App& tune) {
+    // CLI11 reads "-1" into an unsigned as 2^64 - 1: the unsigned options are checked
+    tune.add_option("--steady", steady_, "tasks: segments of the steady run")
+        ->check(non_negative_number())
+        ->capture_default_str();
+    tune.add_option("--task-warmup", task_warmup_, "tasks: warm-up repetitions")
+        ->check(non_negative_number())
+        ->capture_default_str();
+    tune.add_option("--task-min-reps", task_min_reps_, "tasks: timed repetitions per run before it may stop")
+        ->check(positive_number())
+        ->capture_default_str();
+    tune.add_option("--task-reps", task_reps_, "tasks: cap on timed repetitions per run")
+        ->check(positive_number())
+        ->capture_default_str();
+    tune.add_option("--bench-warmup", bench_warmup_, "bench: warm-up repetitions per point")
+        ->check(non_negative_number())
+        ->capture_default_str();
+    tune.add_option("--bench-min-reps", bench_min_reps_, "bench: repetitions before a point may stop")
+        ->check(positive_number())
+        ->capture_default_str();
+    tune.add_option("--bench-reps", bench_max_reps_, "bench: cap on repetitions per point")
+        ->check(positive_number())
+        ->capture_default_str();
+    tune.add_option("--precision", precision_percent_,
+                    "bench, tasks and calibrate: CI half-width target in % of the median")
+        ->check(number_between(0.001, 100))
+        ->capture_default_str();
+    tune.add_option("--max-time", max_time_,
+                    "bench: cap on seconds per point; tasks: per segment-size group; calibrate: per "
+                    "measurement (0: none)")
+        ->check(non_negative_number())
+        ->capture_default_str();
+    tune.add_option("--rate-tolerance", rate_tolerance_percent_,
+                    std::string("calibrate: percent an inter-node link's bandwidth may be off ") + kLinkRateEnv +
+                        " (where the launch sets it) before step 0 fails")
+        ->check(non_negative_number())
+        ->capture_default_str();
+}
+
+void TuneCli::bind_tree_and_model(CLI::App& tune) {
+    tune.add_option("--tree-rounds", tree_rounds_,
+                    "Step 5: rounds of the two alternating jobs timing the tree as loaded and no tree (>= 2)")
+        ->capture_default_str();
+    tune.add_option("--tree-tolerance", tree_tolerance_percent_,
+                    "Step 5: percent the tree may be slower (median ratio no-tree / tree below 1 - this) before "
+                    "a size whose every tree round is slower than every no-tree round fails")
+        ->capture_default_str();
+    tune.add_flag("--allow-tree-slower", allow_tree_slower_,
+                  "Report sizes where the tree is slower than no tree beyond the noise, but exit 0 (e.g. on "
+                  "emulated cliques, where timings measure the scheduler)");
+    tune.add_option("--install", install_prefix_,
+                    std::string("When the tree passes verify and the tree timing, install it as the site's tree "
+                                "of this MPICH prefix (as 'hiertune install-tree'; without a value: ") +
+                        mpich_prefix() + ", the MPICH hiertune is built against)")
+        ->expected(0, 1);
+    tune.add_flag("--no-stock", no_stock_,
+                  "Do not measure the stock selection (the tree then takes hier wherever the model predicts it)");
+    tune.add_flag("--prune", prune_, "Model: HAN III-C pruning heuristics");
+    tune.add_flag("--no-collapse", no_collapse_, "Model: also rank segment sizes larger than the message");
+    tune.add_flag(kAllowCliquesFlag, allow_cliques_,
+                  std::string("Run on emulated nodes (--nodes, ") + kNumCliquesEnv +
+                      " > 1) anyway and pass the flag to the jobs: timings measure the scheduler, for "
+                      "correctness runs only");
+}
+
 TuneOptions TuneCli::options() const {
-    const bool launcher_given = command_->count("--launcher") > 0;
     TuneOptions options;
-    options.ranks = ranks_;
-    if (command_->count("--nodes") > 0) options.nodes = nodes_;
-    options.collectives = collectives_;
-    options.sizes = message_sizes(size_range_.empty() && sizes_.empty() ? "1K:1M" : size_range_, sizes_);
+    shape_.apply(*command_, options);
     options.configs = configs_;
     for (const std::string& text : segsizes_)
         for (std::uint64_t size : parse_size_list(text)) options.segsizes.push_back(size);
@@ -128,10 +128,8 @@ TuneOptions TuneCli::options() const {
     options.report_dir = report_dir_;
     require_stock_path(stock_path_);
     options.stock_path = stock_path_;
-    if (launcher_given) options.launcher = launcher_words(launcher_);
+    launch_.apply(*command_, options);
     if (!fit_launcher_.empty()) options.fit_launcher = launcher_words(fit_launcher_);
-    options.mpiexec = mpiexec_or_default(mpiexec_, launcher_given);
-    options.mpiexec_args = mpiexec_args_;
     options.machine = machine_name(machine_, std::getenv(kMachineEnv));  // else: step 0's job names it
     options.steady_segments = steady_;
     options.task_warmup = task_warmup_;

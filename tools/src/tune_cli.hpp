@@ -11,6 +11,7 @@
 #include "command.hpp"
 #include "command_options.hpp"
 #include "hiertune/tune_steps.hpp"
+#include "launch_options.hpp"
 
 namespace hiertune {
 
@@ -26,22 +27,23 @@ public:
     TuneOptions options() const;
 
 private:
+    // the search space and the files
+    void bind_space_and_files(CLI::App& tune);
+    // the measurements' repetitions and caps
+    void bind_repetitions(CLI::App& tune);
+    // the tree's timing, its installation and the model
+    void bind_tree_and_model(CLI::App& tune);
+
     std::string hiertune_;
     CLI::App* command_ = nullptr;
-    int ranks_ = 0;
-    int nodes_ = 0;
-    std::vector<std::string> collectives_{"bcast", "allreduce", "allgather"};
-    std::string size_range_;
-    std::vector<std::string> sizes_;
+    JobShapeArgs shape_{0, 0, {"bcast", "allreduce", "allgather"}, "", {}};
     std::string configs_;
     std::vector<std::string> segsizes_{"16K", "64K", "256K"};
     std::string db_path_ = "tune.sqlite";
     std::string output_path_ = "tree.json";
     std::string stock_path_ = mpich_generic_json();
     std::string report_dir_ = "tune-report";
-    std::string mpiexec_;
-    std::vector<std::string> mpiexec_args_;
-    std::string launcher_;
+    LaunchArgs launch_;
     std::string fit_launcher_;
     std::string machine_;
     std::uint64_t steady_ = 8;

@@ -17,6 +17,7 @@
 #include <iostream>
 #include <map>
 #include <sstream>
+#include <utility>
 
 #include "hiertune/bench_output.hpp"
 #include "hiertune/calibration.hpp"
@@ -319,6 +320,161 @@ struct TuneStep {
     std::function<void()> run;
 };
 
+// The steps of one tune and what they hand on: step 0's job, step 2's plan,
+// step 3's tree.
+class TuneRun {
+public:
+    TuneRun(TuneOptions& options, const std::string& hiertune, const fs::path& report_dir, csel::Json stock,
+            std::ostream& out)
+        : options_(options), hiertune_(hiertune), report_dir_(report_dir), stock_(std::move(stock)), out_(out) {}
+
+    void run_steps() {
+        for (const TuneStep& step : steps()) {
+            if (step.applies && !step.applies()) continue;
+            if (!step.title.empty()) out_ << "== tune step " << step.number << "/7: " << step.title << "\n";
+            const std::string done = step.done ? step.done() : std::string();
+            if (!done.empty()) {
+                out_ << done << '\n';
+                continue;
+            }
+            step.run();
+        }
+    }
+
+    // The verified tree, no slower than none, for every job of the prefix.
+    void install() {
+        const auto calibration = db_->calibration(job_.id);
+        SiteRecord record;
+        record.mpich_version = MPICH_VERSION;
+        record.machine = job_.description.machine;
+        record.cluster = describe_job(job_.description) +
+                         (calibration.cluster.empty() ? std::string() : "; " + calibration.cluster);
+        record.measured = job_.created_at;
+        const SiteRecord written = install_site_tree(options_.tree_path, options_.install_prefix, record);
+        out_ << "installed " << site_tree_path(options_.install_prefix).string() << " (" << written.tree_digest
+             << "): every job of " << options_.install_prefix << " whose environment names no tree loads it\n";
+    }
+
+private:
+    std::vector<TuneStep> steps() {
+        return {
+            {"0", "calibrate the links", nullptr, nullptr, [this] { calibrate(); }},
+            {"0b", "fit the analytic models of the seg_* inter-node submodules",
+             [this] { return !seg_inter_configs(options_).empty(); }, nullptr,
+             [this] { run_step("step 0b (fit)", {*fit_launch(options_, hiertune_)}, out_); }},
+            {"1", "task benchmarks", nullptr, [this] { return tasks_stored(); }, [this] { measure_tasks(); }},
+            // the stock reference: hier goes into the tree only where predicted faster
+            {"1", "", [this] { return options_.stock; }, [this] { return stock_stored(); },
+             [this] { measure_stock(); }},
+            {"2", "model predictions", nullptr, nullptr, [this] { predict(); }},
+            {"3", "generate --from model", nullptr, nullptr, [this] { generate(); }},
+            // the tree loaded into MPICH: the chosen algorithms run
+            {"4", "verify the tree in MPICH", nullptr, nullptr,
+             [this] {
+                 run_step("step 4 (verify)", {verify_launch(options_, hiertune_, options_.tree_path, plan_.verify)},
+                          out_);
+             }},
+            // the tree as loaded against no tree, in alternating jobs (each round its own done-test)
+            {"5", "time the tree as loaded", nullptr, nullptr,
+             [this] { tree_timing_step(options_, hiertune_, job_, *db_, digest_, report_dir_, out_); }},
+            {"6", "exhaustive sweep", nullptr, [this] { return sweep_stored(); }, [this] { sweep(); }},
+            {"7", "validation report", nullptr, nullptr,
+             [this] {
+                 measure_plan(plan_, db_->points(job_.id));
+                 write_tune_report(options_, job_, *db_, plan_, digest_, report_dir_, out_);
+             }},
+        };
+    }
+
+    void calibrate() {
+        job_ = calibrate_step(options_, hiertune_, report_dir_, out_);
+        db_.emplace(MeasureDb::open(options_.db_path));
+        // a later job filed elsewhere (the launch placed the ranks otherwise) leaves this job incomplete
+        elsewhere_ = " not stored under job " + std::to_string(job_.id) + " (" + describe_job(job_.description) +
+                     ") after the jobs ran: did the launch place the ranks otherwise than in step 0?";
+    }
+
+    std::string tasks_stored() {
+        return db_->pending_tasks(job_.id, planned_tasks(options_)).empty()
+                   ? "all task benchmarks stored in " + options_.db_path + ": nothing to measure"
+                   : std::string();
+    }
+
+    void measure_tasks() {
+        // the jobs add each group's time to the database as it is stored (--account),
+        // so the report's times survive a kill and a resume
+        const double seconds = run_step("step 1 (tasks)", tasks_launches(options_, hiertune_), out_);
+        if (!db_->pending_tasks(job_.id, planned_tasks(options_)).empty())
+            throw TuneError("step 1 (tasks): task benchmarks" + elsewhere_);
+        out_ << "task benchmarks: " << seconds_text(seconds) << '\n';
+    }
+
+    std::string stock_stored() {
+        return missing_stock_points(options_, db_->points(job_.id)).empty()
+                   ? "stock selection measured at every size: nothing to measure"
+                   : std::string();
+    }
+
+    void measure_stock() {
+        const double seconds = run_step("step 1 (stock)", {stock_launch(options_, hiertune_)}, out_);
+        if (!missing_stock_points(options_, db_->points(job_.id)).empty())
+            throw TuneError("step 1 (stock): stock points" + elsewhere_);
+        out_ << "stock reference: " << seconds_text(seconds) << '\n';
+    }
+
+    void predict() {
+        std::vector<std::string> seg_lines;
+        plan_ = plan_tune(options_, db_->tasks(job_.id), db_->points(job_.id), job_.description.nodes,
+                          seg_candidates(*db_, job_, options_, &seg_lines));
+        for (const std::string& line : seg_lines) out_ << line << '\n';
+        if (!plan_.unpredicted.empty())
+            throw TuneError("step 2 (model): no prediction for " + plan_.unpredicted.front() +
+                            " (task benchmarks missing in " + options_.db_path + ")");
+        for (const std::string& note : plan_.skipped) out_ << note << '\n';
+        for (const SizeCase& c : plan_.cases) {
+            std::optional<double> predicted;
+            for (const ConfigTime& config : c.configs)
+                if (config.config == c.pick) predicted = config.predicted;
+            out_ << c.collective << " " << c.msg_bytes << " B: " << c.pick << " (predicted " << us_text(predicted)
+                 << ")\n";
+        }
+    }
+
+    void generate() {
+        try {
+            const GenerateReport generated = plan_tree(plan_, stock_);
+            csel::save_tree(generated.tree.tree, options_.tree_path);
+            for (const std::string& line : generated.lines) out_ << line << '\n';
+        } catch (const std::exception& e) {
+            throw TuneError(std::string("step 3 (generate): ") + e.what());
+        }
+        out_ << "wrote " << options_.tree_path << '\n';
+        digest_ = tree_digest(read_whole_file(options_.tree_path));
+    }
+
+    std::string sweep_stored() {
+        measure_plan(plan_, db_->points(job_.id));
+        return sweep_complete(plan_) ? "every configuration measured in " + options_.db_path + ": nothing to measure"
+                                     : std::string();
+    }
+
+    void sweep() {
+        const double seconds = run_step("step 6 (bench)", bench_launches(options_, hiertune_), out_);
+        out_ << "exhaustive sweep: " << seconds_text(seconds) << '\n';
+    }
+
+    TuneOptions& options_;  // step 0 files the job under its machine name
+    const std::string& hiertune_;
+    const fs::path report_dir_;
+    const csel::Json stock_;
+    std::ostream& out_;
+    Job job_;
+    std::optional<MeasureDb> db_;
+    std::string elsewhere_;  // why a job's results are missing after it ran
+    TunePlan plan_;
+    std::string digest_;
+};
+
 }  // namespace
 
 int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out, std::ostream& err) {
@@ -329,136 +485,15 @@ int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out
     options.tree_path = fs::absolute(options.tree_path).string();
     const fs::path report_dir = fs::absolute(options.report_dir);
     check_launch_command(options);
-    const csel::Json stock = csel::load_mpir_tree(options.stock_path, "--stock");  // fail before measuring anything
+    csel::Json stock = csel::load_mpir_tree(options.stock_path, "--stock");  // fail before measuring anything
     std::error_code ec;
     fs::create_directories(report_dir, ec);
     if (ec) throw UsageError("--report: cannot create the directory " + report_dir.string() + ": " + ec.message());
 
-    // what the steps hand on: step 0's job, step 2's plan, step 3's tree
-    Job job;
-    std::optional<MeasureDb> db;
-    std::string elsewhere;  // why a job's results are missing after it ran
-    TunePlan plan;
-    std::string digest;
-    const auto stored_elsewhere = [&](const std::string& what) { return what + elsewhere; };
-
-    const std::vector<TuneStep> steps{
-        {"0", "calibrate the links", nullptr, nullptr,
-         [&] {
-             job = calibrate_step(options, hiertune, report_dir, out);
-             db.emplace(MeasureDb::open(options.db_path));
-             // a later job filed elsewhere (the launch placed the ranks otherwise) leaves this job incomplete
-             elsewhere = " not stored under job " + std::to_string(job.id) + " (" + describe_job(job.description) +
-                         ") after the jobs ran: did the launch place the ranks otherwise than in step 0?";
-         }},
-        {"0b", "fit the analytic models of the seg_* inter-node submodules",
-         [&] { return !seg_inter_configs(options).empty(); }, nullptr,
-         [&] { run_step("step 0b (fit)", {*fit_launch(options, hiertune)}, out); }},
-        {"1", "task benchmarks", nullptr,
-         [&] {
-             return db->pending_tasks(job.id, planned_tasks(options)).empty()
-                        ? "all task benchmarks stored in " + options.db_path + ": nothing to measure"
-                        : std::string();
-         },
-         [&] {
-             // the jobs add each group's time to the database as it is stored (--account),
-             // so the report's times survive a kill and a resume
-             const double seconds = run_step("step 1 (tasks)", tasks_launches(options, hiertune), out);
-             if (!db->pending_tasks(job.id, planned_tasks(options)).empty())
-                 throw TuneError("step 1 (tasks): " + stored_elsewhere("task benchmarks"));
-             out << "task benchmarks: " << seconds_text(seconds) << '\n';
-         }},
-        // the stock reference: hier goes into the tree only where predicted faster
-        {"1", "", [&] { return options.stock; },
-         [&] {
-             return missing_stock_points(options, db->points(job.id)).empty()
-                        ? "stock selection measured at every size: nothing to measure"
-                        : std::string();
-         },
-         [&] {
-             const double seconds = run_step("step 1 (stock)", {stock_launch(options, hiertune)}, out);
-             if (!missing_stock_points(options, db->points(job.id)).empty())
-                 throw TuneError("step 1 (stock): " + stored_elsewhere("stock points"));
-             out << "stock reference: " << seconds_text(seconds) << '\n';
-         }},
-        {"2", "model predictions", nullptr, nullptr,
-         [&] {
-             std::vector<std::string> seg_lines;
-             plan = plan_tune(options, db->tasks(job.id), db->points(job.id), job.description.nodes,
-                              seg_candidates(*db, job, options, &seg_lines));
-             for (const std::string& line : seg_lines) out << line << '\n';
-             if (!plan.unpredicted.empty())
-                 throw TuneError("step 2 (model): no prediction for " + plan.unpredicted.front() +
-                                 " (task benchmarks missing in " + options.db_path + ")");
-             for (const std::string& note : plan.skipped) out << note << '\n';
-             for (const SizeCase& c : plan.cases) {
-                 std::optional<double> predicted;
-                 for (const ConfigTime& config : c.configs)
-                     if (config.config == c.pick) predicted = config.predicted;
-                 out << c.collective << " " << c.msg_bytes << " B: " << c.pick << " (predicted "
-                     << us_text(predicted) << ")\n";
-             }
-         }},
-        {"3", "generate --from model", nullptr, nullptr,
-         [&] {
-             try {
-                 const GenerateReport generated = plan_tree(plan, stock);
-                 csel::save_tree(generated.tree.tree, options.tree_path);
-                 for (const std::string& line : generated.lines) out << line << '\n';
-             } catch (const std::exception& e) {
-                 throw TuneError(std::string("step 3 (generate): ") + e.what());
-             }
-             out << "wrote " << options.tree_path << '\n';
-             digest = tree_digest(read_whole_file(options.tree_path));
-         }},
-        // the tree loaded into MPICH: the chosen algorithms run
-        {"4", "verify the tree in MPICH", nullptr, nullptr,
-         [&] {
-             run_step("step 4 (verify)", {verify_launch(options, hiertune, options.tree_path, plan.verify)}, out);
-         }},
-        // the tree as loaded against no tree, in alternating jobs (each round its own done-test)
-        {"5", "time the tree as loaded", nullptr, nullptr, [&] { tree_timing_step(options, hiertune, job, *db, digest, report_dir, out); }},
-        {"6", "exhaustive sweep", nullptr,
-         [&] {
-             measure_plan(plan, db->points(job.id));
-             return sweep_complete(plan) ? "every configuration measured in " + options.db_path + ": nothing to measure"
-                                         : std::string();
-         },
-         [&] {
-             const double seconds = run_step("step 6 (bench)", bench_launches(options, hiertune), out);
-             out << "exhaustive sweep: " << seconds_text(seconds) << '\n';
-         }},
-        {"7", "validation report", nullptr, nullptr,
-         [&] {
-             measure_plan(plan, db->points(job.id));
-             write_tune_report(options, job, *db, plan, digest, report_dir, out);
-         }},
-    };
-    for (const TuneStep& step : steps) {
-        if (step.applies && !step.applies()) continue;
-        if (!step.title.empty()) out << "== tune step " << step.number << "/7: " << step.title << "\n";
-        const std::string done = step.done ? step.done() : std::string();
-        if (!done.empty()) {
-            out << done << '\n';
-            continue;
-        }
-        step.run();
-    }
+    TuneRun run(options, hiertune, report_dir, std::move(stock), out);
+    run.run_steps();
     (void)err;
-
-    if (!options.install_prefix.empty()) {
-        // the verified tree, no slower than none, for every job of the prefix
-        const auto calibration = db->calibration(job.id);
-        SiteRecord record;
-        record.mpich_version = MPICH_VERSION;
-        record.machine = job.description.machine;
-        record.cluster = describe_job(job.description) +
-                         (calibration.cluster.empty() ? std::string() : "; " + calibration.cluster);
-        record.measured = job.created_at;
-        const SiteRecord written = install_site_tree(options.tree_path, options.install_prefix, record);
-        out << "installed " << site_tree_path(options.install_prefix).string() << " (" << written.tree_digest
-            << "): every job of " << options.install_prefix << " whose environment names no tree loads it\n";
-    }
+    if (!options.install_prefix.empty()) run.install();
     return 0;
 }
 

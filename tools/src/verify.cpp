@@ -81,6 +81,89 @@ bool call_and_check(const VerifyCase& c, MPI_Comm comm, int rank, int size) {
     return true;
 }
 
+// How often the case's collective ran hier and routed to the MPIR level, and
+// its segments, as the least and most over the ranks; whether any rank got
+// wrong data.
+struct CaseCounts {
+    bool data_failed = false;
+    long long min_calls = 0, max_calls = 0;
+    long long min_segments = 0, max_segments = 0;
+    long long min_routed = 0, max_routed = 0;
+};
+
+// Each collective's hier counters: the calls and the segments.
+using CounterPair = std::pair<std::unique_ptr<Counter>, std::unique_ptr<Counter>>;
+
+// Runs one case (after a warm-up call that may build sub-communicators) and
+// counts on every rank what it did.
+CaseCounts count_case(const VerifyCase& c, CounterPair& counters, Counter& routed, MPI_Comm comm, int rank,
+                      int size) {
+    Counter& calls = *counters.first;
+    Counter& segments = *counters.second;
+    call_and_check(c, comm, rank, size);
+    MPI_Barrier(comm);
+    const unsigned long long calls0 = calls.read();
+    const unsigned long long segments0 = segments.read();
+    const unsigned long long routed0 = routed.read();
+    const bool data_ok = call_and_check(c, comm, rank, size);
+    const auto delta = [](unsigned long long now, unsigned long long before) {
+        return static_cast<long long>(now - before);
+    };
+    const long long my_calls = delta(calls.read(), calls0), my_segments = delta(segments.read(), segments0),
+                    my_routed = delta(routed.read(), routed0);
+    // per rank: [data failed, min and max of calls, segments, routed] via max of negations
+    long long local[7] = {data_ok ? 0 : 1, -my_calls, my_calls, -my_segments, my_segments, -my_routed, my_routed};
+    long long global[7] = {0, 0, 0, 0, 0, 0, 0};
+    MPI_Allreduce(local, global, 7, MPI_LONG_LONG, MPI_MAX, comm);
+    return CaseCounts{global[0] != 0, -global[1], global[2], -global[3], global[4], -global[5], global[6]};
+}
+
+struct Verdict {
+    bool ok;
+    std::string text;
+};
+
+Verdict judge(const VerifyCase& c, const CaseCounts& n) {
+    if (c.whole_comm) {
+        // MPICH's algorithm on the whole comm: routed once on every rank, hier not run
+        const bool whole = n.min_routed == 1 && n.max_routed == 1 && n.max_calls == 0;
+        return {!n.data_failed && whole,
+                whole ? "MPICH's algorithm ran on the whole comm (routed to the MPIR level)"
+                      : "routed " + std::to_string(n.min_routed) + ".." + std::to_string(n.max_routed) +
+                            " times per rank, hier " + std::to_string(n.max_calls) +
+                            " (expected routed once, no hier: the whole_comm=1 leaf did not run)"};
+    }
+    if (c.hier) {
+        const bool ran = n.min_calls == 1 && n.max_calls == 1;
+        // allgather counts the pieces a leader receives: the other ranks add none
+        const bool segs = c.collective == "allgather"
+                              ? n.max_segments == static_cast<long long>(c.segments)
+                              : n.min_segments == static_cast<long long>(c.segments) && n.max_segments == n.min_segments;
+        return {!n.data_failed && ran && segs,
+                ran ? "hier ran with " + std::to_string(n.min_segments) +
+                          (n.max_segments != n.min_segments ? ".." + std::to_string(n.max_segments) : "") +
+                          " segments (expected " + std::to_string(c.segments) + ")"
+                    : "hier ran " + std::to_string(n.min_calls) + ".." + std::to_string(n.max_calls) +
+                          " times per rank (expected once: the tree's choice did not run)"};
+    }
+    return {!n.data_failed, n.max_calls > 0 ? "hier ran (stock choice)" : "stock choice ran"};
+}
+
+// The counters of every collective of the cases; "" when every rank has them,
+// else the error to report.
+std::string open_counters(const std::vector<VerifyCase>& cases, std::map<std::string, CounterPair>& counters) {
+    for (const VerifyCase& c : cases) {
+        CounterPair& entry = counters[c.collective];
+        if (entry.first) continue;
+        const std::string prefix = "coll_hier_" + c.collective + "_hier_";
+        entry.first = std::make_unique<Counter>(prefix + "count");
+        entry.second = std::make_unique<Counter>(prefix + "segments");
+        if (!all_ok(entry.first->ok() && entry.second->ok()))
+            return "no MPI_T counter " + prefix + "count/segments: the library is not MPICH built with mpich-hier";
+    }
+    return "";
+}
+
 }  // namespace
 
 int run_verify(const std::vector<VerifyCase>& cases, std::ostream& out, std::ostream& err) {
@@ -92,19 +175,9 @@ int run_verify(const std::vector<VerifyCase>& cases, std::ostream& out, std::ost
         if (c.msg_bytes > 1u << 30)
             return bad_input_on_every_rank("verify case " + to_string(c) + ": at most 1 GiB", "", err);
 
-    std::map<std::string, std::pair<std::unique_ptr<Counter>, std::unique_ptr<Counter>>> counters;
-    for (const VerifyCase& c : cases) {
-        auto& entry = counters[c.collective];
-        if (entry.first) continue;
-        const std::string prefix = "coll_hier_" + c.collective + "_hier_";
-        entry.first = std::make_unique<Counter>(prefix + "count");
-        entry.second = std::make_unique<Counter>(prefix + "segments");
-        if (!all_ok(entry.first->ok() && entry.second->ok()))
-            return bad_input_on_every_rank(
-                "no MPI_T counter " + prefix + "count/segments: the library is not MPICH built with mpich-hier", "",
-                err);
-    }
-
+    std::map<std::string, CounterPair> counters;
+    const std::string missing = open_counters(cases, counters);
+    if (!missing.empty()) return bad_input_on_every_rank(missing, "", err);
     // the calls the device hands to the MPIR level (a whole_comm=1 leaf's among them)
     Counter routed("coll_hier_mpir_routed");
     if (!all_ok(routed.ok()))
@@ -115,56 +188,12 @@ int run_verify(const std::vector<VerifyCase>& cases, std::ostream& out, std::ost
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     int failures = 0;
     for (const VerifyCase& c : cases) {
-        Counter& calls = *counters[c.collective].first;
-        Counter& segments = *counters[c.collective].second;
-        call_and_check(c, comm, rank, size);  // warm-up: the first call may build sub-communicators
-        MPI_Barrier(comm);
-        const unsigned long long calls0 = calls.read();
-        const unsigned long long segments0 = segments.read();
-        const unsigned long long routed0 = routed.read();
-        const bool data_ok = call_and_check(c, comm, rank, size);
-        const auto delta = [](unsigned long long now, unsigned long long before) {
-            return static_cast<long long>(now - before);
-        };
-        const long long my_calls = delta(calls.read(), calls0), my_segments = delta(segments.read(), segments0),
-                        my_routed = delta(routed.read(), routed0);
-        // per rank: [data failed, min and max of calls, segments, routed] via max of negations
-        long long local[7] = {data_ok ? 0 : 1, -my_calls, my_calls, -my_segments, my_segments, -my_routed, my_routed};
-        long long global[7] = {0, 0, 0, 0, 0, 0, 0};
-        MPI_Allreduce(local, global, 7, MPI_LONG_LONG, MPI_MAX, comm);
-        const bool data_failed = global[0] != 0;
-        const long long min_calls = -global[1], max_calls = global[2];
-        const long long min_segments = -global[3], max_segments = global[4];
-        const long long min_routed = -global[5], max_routed = global[6];
-        std::string verdict;
-        bool ok = !data_failed;
-        if (c.whole_comm) {
-            // MPICH's algorithm on the whole comm: routed once on every rank, hier not run
-            const bool whole = min_routed == 1 && max_routed == 1 && max_calls == 0;
-            ok = ok && whole;
-            verdict = whole ? "MPICH's algorithm ran on the whole comm (routed to the MPIR level)"
-                            : "routed " + std::to_string(min_routed) + ".." + std::to_string(max_routed) +
-                                  " times per rank, hier " + std::to_string(max_calls) +
-                                  " (expected routed once, no hier: the whole_comm=1 leaf did not run)";
-        } else if (c.hier) {
-            const bool ran = min_calls == 1 && max_calls == 1;
-            // allgather counts the pieces a leader receives: the other ranks add none
-            const bool segs = c.collective == "allgather"
-                                  ? max_segments == static_cast<long long>(c.segments)
-                                  : min_segments == static_cast<long long>(c.segments) && max_segments == min_segments;
-            ok = ok && ran && segs;
-            verdict = ran ? "hier ran with " + std::to_string(min_segments) +
-                                (max_segments != min_segments ? ".." + std::to_string(max_segments) : "") +
-                                " segments (expected " + std::to_string(c.segments) + ")"
-                          : "hier ran " + std::to_string(min_calls) + ".." + std::to_string(max_calls) +
-                                " times per rank (expected once: the tree's choice did not run)";
-        } else {
-            verdict = max_calls > 0 ? "hier ran (stock choice)" : "stock choice ran";
-        }
+        const CaseCounts counts = count_case(c, counters[c.collective], routed, comm, rank, size);
+        const Verdict verdict = judge(c, counts);
         if (rank == 0)
-            out << "verify " << c.collective << " " << c.msg_bytes << " B: " << verdict
-                << (data_failed ? ", WRONG DATA" : ", data ok") << (ok ? ": ok" : ": FAILED") << '\n';
-        if (!ok) ++failures;
+            out << "verify " << c.collective << " " << c.msg_bytes << " B: " << verdict.text
+                << (counts.data_failed ? ", WRONG DATA" : ", data ok") << (verdict.ok ? ": ok" : ": FAILED") << '\n';
+        if (!verdict.ok) ++failures;
     }
     MPI_Comm_free(&comm);
     if (rank == 0)

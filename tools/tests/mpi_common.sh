@@ -28,6 +28,15 @@ stock_tree() {
     printf '%s\n' "$stock"
 }
 
+# sql_rows DB QUERY: the rows of a query, a row's fields joined by ':', the rows by ' '.
+sql_rows() {
+    python3 - "$1" "$2" << 'PY'
+import sqlite3, sys
+rows = sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchall()
+print(" ".join(":".join(str(field) for field in row) for row in rows))
+PY
+}
+
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/hiertune-test.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 

@@ -29,14 +29,8 @@ for fs in 4096 32768; do
     grep -q "^allreduce segsize=$fs inter_algo=tsp_allreduce_ring intra_algo=binomial: sr [0-9.]* ia [0-9.]* \
 iasr [0-9.]* sbiasr [0-9.]* sbia [0-9.]* sb [0-9.]*  (us" "$tmp/out1" || fail "allreduce ia tasks missing at $fs"
 done
-ia_rows=$(python3 - "$db" << 'PY'
-import sqlite3, sys
-rows = sqlite3.connect(sys.argv[1]).execute(
-    "SELECT collective, count(DISTINCT task), count(*), min(median) > 0 FROM tasks"
-    " WHERE config LIKE '%tsp_allreduce_ring%' GROUP BY collective").fetchall()
-print(" ".join(f"{c}:{tasks}:{n}:{ok}" for c, tasks, n, ok in rows))
-PY
-)
+ia_rows=$(sql_rows "$db" "SELECT collective, count(DISTINCT task), count(*), min(median) > 0 FROM tasks
+    WHERE config LIKE '%tsp_allreduce_ring%' GROUP BY collective")
 # allreduce only: 6 tasks x 2 segment sizes x 2 leaders
 [ "$ia_rows" = "allreduce:6:24:1" ] || fail "stored ia tasks: $ia_rows"
 
@@ -85,14 +79,8 @@ for m in 1024 20000; do
     grep -q "^allgather sg bytes=$m inter_algo=ring intra_algo=binomial: sg [0-9.]*  (us" "$tmp/ag_out" ||
         fail "allgather sg missing at $m"
 done
-ag_rows=$(python3 - "$tmp/ag.sqlite" << 'PY'
-import sqlite3, sys
-rows = sqlite3.connect(sys.argv[1]).execute(
-    "SELECT task, group_concat(DISTINCT seg_bytes), count(*), min(median) > 0 FROM tasks"
-    " WHERE collective = 'allgather' GROUP BY task ORDER BY task").fetchall()
-print(" ".join(f"{t}:{sizes}:{n}:{ok}" for t, sizes, n, ok in rows))
-PY
-)
+ag_rows=$(sql_rows "$tmp/ag.sqlite" "SELECT task, group_concat(DISTINCT seg_bytes), count(*), min(median) > 0
+    FROM tasks WHERE collective = 'allgather' GROUP BY task ORDER BY task")
 # per leader (2): sb and sbia at 2 segment sizes, sg at 2 sizes per rank
 [ "$ag_rows" = "sb:4096,32768:4:1 sbia:4096,32768:4:1 sg:1024,20000:4:1" ] || fail "stored allgather tasks: $ag_rows"
 "$mpiexec" -n 4 "$hiertune" "${ag[@]}" > /dev/null 2> "$tmp/ag_err2" || { cat "$tmp/ag_err2"; fail "allgather rerun"; }

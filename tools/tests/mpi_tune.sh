@@ -93,15 +93,8 @@ PY
 [ "$timings" = "24 1 4 24" ] || fail "tree_timings rows (count, trees, jobs, positive): $timings"
 
 echo "== step 0: the calibration in the database and atop the report"
-calibration=$(python3 - "$db" << 'PY'
-import sqlite3
-import sys
-rows = sqlite3.connect(sys.argv[1]).execute(
-    "SELECT job_id, link, latency > 0 AND bandwidth > 0 AND n_latency > 0 AND n_bandwidth > 0, cluster"
-    " FROM calibration ORDER BY rowid").fetchall()
-print(" ".join(f"{job}:{link}:{ok}:{cluster}" for job, link, ok, cluster in rows))
-PY
-)
+calibration=$(sql_rows "$db" "SELECT job_id, link,
+    latency > 0 AND bandwidth > 0 AND n_latency > 0 AND n_bandwidth > 0, cluster FROM calibration ORDER BY rowid")
 [ "$calibration" = "1:0-1:1:cliques: mpi_tune 1:intra:1:cliques: mpi_tune" ] || fail "calibration rows: $calibration"
 [ "$(head -1 "$report/report.txt")" = "cluster: cliques: mpi_tune" ] || fail "report.txt: no cluster line first"
 sed -n 2p "$report/report.txt" | grep -q '^link *latency(us) *bandwidth(MB/s) *reps$' || fail "report.txt: no table"

@@ -2,6 +2,7 @@
 // stand-in for it with a hier choice to put in.
 #pragma once
 
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -42,6 +43,22 @@ inline csel::Json small_stock() {
 // The hier bcast with a segment size, as a tuner would choose it.
 inline csel::Choice hier_bcast(const std::string& segsize) {
     return csel::Choice::container("MPIR_Bcast_intra_hier", {{"segsize", segsize}, {"inter_algo", "tsp_kary"}});
+}
+
+// bcast tuned on 8 and 16 ranks at ppn 2 and 4: hier from 64 KiB (16 KiB segments,
+// 128 KiB from 1 MiB), except 8 ranks at ppn 4, which stays stock.
+inline csel::TreeInput tuned_bcast_input() {
+    csel::TreeInput input;
+    auto& points = input.choices["bcast"];
+    for (int comm_size : {8, 16})
+        for (int ppn : {2, 4})
+            for (std::uint64_t bytes : {1024u, 4096u, 65536u, 1048576u}) {
+                csel::Choice choice = csel::Choice::stock_tree();
+                if (bytes >= 65536 && !(comm_size == 8 && ppn == 4))
+                    choice = hier_bcast(bytes >= 1048576 ? "131072" : "16384");
+                points.push_back({comm_size, ppn, bytes, choice});
+            }
+    return input;
 }
 
 }  // namespace hiertune::test

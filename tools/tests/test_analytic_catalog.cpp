@@ -18,6 +18,7 @@
 #include "hiertune/measure_db.hpp"
 #include "hiertune/usage_error.hpp"
 #include "mpich_trees.hpp"
+#include "summaries.hpp"
 #include "temp_dir.hpp"
 
 namespace hiertune::analytic {
@@ -191,13 +192,7 @@ TEST(AnalyticCatalog, FitSpecsNameTheExperimentsParameters) {
     EXPECT_THROW(fit_algorithm_specs("bcast", {"smp"}, 65536, 2), std::invalid_argument);
 }
 
-Summary at(double seconds) {
-    Summary s;
-    s.n = 10;
-    s.median = s.ci_lo = s.ci_hi = s.min = s.max = s.mean = seconds;
-    s.converged = true;
-    return s;
-}
+Summary at(double seconds) { return test::exact_summary(seconds, 10); }
 
 std::vector<StoredFitPoint> synthetic_points(const Line& truth) {
     std::vector<StoredFitPoint> points;

@@ -188,21 +188,35 @@ void expect_bench_effort(const BenchOptions& bench, const TuneOptions& o) {
     EXPECT_EQ(bench.progress, ProgressMode::never);
 }
 
+// The options the job of `launch` parses, on emulated nodes: it runs there only
+// because tune passes --allow-cliques.
+template <class Cli>
+auto emulated_job_options(const Launch& launch) {
+    Bound<Cli> job;
+    job.parse(job_args(launch));
+    setenv(kNumCliquesEnv, "4", 1);
+    return job.command.options();
+}
+
+// What a calibrate or fit job of tune carries: the stopping rule's precision and
+// time cap, the database and the machine name.
+template <class JobOptions>
+void expect_measurement_effort(const JobOptions& job, const TuneOptions& o) {
+    EXPECT_DOUBLE_EQ(job.rule.precision, o.bench_precision_percent / 100);
+    EXPECT_DOUBLE_EQ(job.max_time, o.bench_max_time);
+    EXPECT_EQ(job.db_path, o.db_path);
+    EXPECT_EQ(job.machine, o.machine);
+}
+
 TEST_F(CommandLines, TuneCalibrateJobCarriesTheStoppingRuleAndTolerance) {
     const TuneOptions o = parsed_tune_options();
     const Launch launch = calibrate_launch(o, kHiertune);
     EXPECT_EQ(launch_prefix(launch), o.launcher);
-    Bound<CalibrateCli> calibrate;
-    calibrate.parse(job_args(launch));
-    setenv(kNumCliquesEnv, "4", 1);  // emulated nodes: run only because tune passes --allow-cliques
-    const CalibrateOptions c = calibrate.command.options();
-    EXPECT_EQ(c.db_path, o.db_path);
+    const CalibrateOptions c = emulated_job_options<CalibrateCli>(launch);
     EXPECT_TRUE(c.if_missing);
     EXPECT_EQ(c.format, OutputFormat::json);
-    EXPECT_DOUBLE_EQ(c.rule.precision, o.bench_precision_percent / 100);
-    EXPECT_DOUBLE_EQ(c.max_time, o.bench_max_time);
     EXPECT_DOUBLE_EQ(c.tolerance_percent, o.rate_tolerance_percent);
-    EXPECT_EQ(c.machine, o.machine);
+    expect_measurement_effort(c, o);
 }
 
 TEST_F(CommandLines, TuneFitJobFitsTheSegInterAlgorithmsOnOneRankPerNode) {
@@ -210,20 +224,14 @@ TEST_F(CommandLines, TuneFitJobFitsTheSegInterAlgorithmsOnOneRankPerNode) {
     const std::optional<Launch> launch = fit_launch(o, kHiertune);
     ASSERT_TRUE(launch);
     EXPECT_EQ(launch_prefix(*launch), o.fit_launcher);
-    Bound<FitCli> fit;
-    fit.parse(job_args(*launch));
-    setenv(kNumCliquesEnv, "4", 1);
-    const FitOptions f = fit.command.options();
+    const FitOptions f = emulated_job_options<FitCli>(*launch);
     EXPECT_EQ(f.collectives, (std::vector<std::string>{"bcast", "reduce"}));  // allreduce is tuned
     EXPECT_EQ(f.algorithms, (std::vector<std::string>{"seg_chain"}));
     ASSERT_EQ(f.sizes.size(), 5u);
     EXPECT_EQ(f.sizes.front(), 4096u);  // from the smallest segment size ...
     EXPECT_EQ(f.sizes.back(), 32768u);  // ... to the largest
     EXPECT_EQ(f.gamma_segsizes, o.segsizes);  // seg_chain without inter_chunk moves the segments
-    EXPECT_DOUBLE_EQ(f.rule.precision, o.bench_precision_percent / 100);
-    EXPECT_DOUBLE_EQ(f.max_time, o.bench_max_time);
-    EXPECT_EQ(f.db_path, o.db_path);
-    EXPECT_EQ(f.machine, o.machine);
+    expect_measurement_effort(f, o);
 }
 
 TEST_F(CommandLines, TuneTasksJobsCoverTheSearchSpaceWithTheTaskEffort) {
@@ -265,10 +273,7 @@ TEST_F(CommandLines, TuneBenchJobsMeasureEveryConfigurationAtTheSegmentSizes) {
     for (const Launch& launch : bench_launches(o, kHiertune)) {
         SCOPED_TRACE(describe(launch));
         EXPECT_EQ(launch_prefix(launch), o.launcher);
-        Bound<BenchCli> bench;
-        bench.parse(job_args(launch));
-        setenv(kNumCliquesEnv, "4", 1);
-        const BenchOptions b = bench.command.options();
+        const BenchOptions b = emulated_job_options<BenchCli>(launch);
         expect_bench_effort(b, o);
         EXPECT_EQ(b.db_path, o.db_path);
         EXPECT_EQ(b.machine, o.machine);
@@ -288,10 +293,7 @@ TEST_F(CommandLines, TuneBenchJobsMeasureEveryConfigurationAtTheSegmentSizes) {
 TEST_F(CommandLines, TuneStockJobMeasuresTheStockSelection) {
     const TuneOptions o = parsed_tune_options();
     const Launch launch = stock_launch(o, kHiertune);
-    Bound<BenchCli> bench;
-    bench.parse(job_args(launch));
-    setenv(kNumCliquesEnv, "4", 1);
-    const BenchOptions b = bench.command.options();
+    const BenchOptions b = emulated_job_options<BenchCli>(launch);
     expect_bench_effort(b, o);
     EXPECT_EQ(b.collectives, o.collectives);
     ASSERT_EQ(b.algorithms.size(), 1u);
@@ -304,10 +306,7 @@ TEST_F(CommandLines, TreeTimingJobTimesTheDefaultSelectionAsJson) {
     const TuneOptions o = parsed_tune_options();
     for (const bool with_tree : {true, false}) {
         const Launch launch = tree_timing_launch(o, kHiertune, o.tree_path, with_tree);
-        Bound<BenchCli> bench;
-        bench.parse(job_args(launch));
-        setenv(kNumCliquesEnv, "4", 1);
-        const BenchOptions b = bench.command.options();
+        const BenchOptions b = emulated_job_options<BenchCli>(launch);
         expect_bench_effort(b, o);
         EXPECT_EQ(b.collectives, o.collectives);
         ASSERT_EQ(b.algorithms.size(), 1u);
@@ -379,10 +378,7 @@ TEST_F(CommandLines, LearnJobsMeasureTheGroupWithTheLearnOptions) {
     const Launch launch = learn_launch(options, kHiertune, group);
     EXPECT_EQ(launch_prefix(launch),
               (std::vector<std::string>{"emu", "run", "--nodes", "4", "--ppn", "3", "--"}));  // the group's shape
-    Bound<BenchCli> bench;
-    bench.parse(job_args(launch));
-    setenv(kNumCliquesEnv, "4", 1);
-    const BenchOptions b = bench.command.options();
+    const BenchOptions b = emulated_job_options<BenchCli>(launch);
     EXPECT_EQ(b.collectives, (std::vector<std::string>{"bcast"}));
     ASSERT_EQ(b.algorithms.size(), 2u);
     EXPECT_EQ(spec_text(b.algorithms[0]), "binomial");

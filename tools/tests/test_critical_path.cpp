@@ -11,15 +11,28 @@
 namespace hiertune {
 namespace {
 
+// The messages on the critical path of hier's plan and of MPICH's best.
+struct ExpectedCounts {
+    std::string hier_plan;
+    int hier_inter;
+    int hier_intra;
+    std::string mpich_best;
+    int mpich_inter;
+};
+
+void expect_counts(const CriticalPathRow& row, const ExpectedCounts& expected) {
+    EXPECT_EQ(row.hier_plan, expected.hier_plan);
+    EXPECT_EQ(row.hier_inter, expected.hier_inter);
+    EXPECT_EQ(row.hier_intra, expected.hier_intra);
+    EXPECT_EQ(row.mpich_best, expected.mpich_best);
+    EXPECT_EQ(row.mpich_inter, expected.mpich_inter);
+}
+
 TEST(CriticalPath, AllreduceOnFourNodesOfEight) {
     // hier: shm reduce, recursive doubling among 4 leaders (2 messages), shm bcast; the
     // best of MPICH's: its composition, the same leaders' exchange with a shm step each way
     const CriticalPathRow row = critical_path_row("allreduce", 4, 8, "block", 8);
-    EXPECT_EQ(row.hier_plan, "shm > recursive_doubling(4) > shm");
-    EXPECT_EQ(row.hier_inter, 2);
-    EXPECT_EQ(row.hier_intra, 2);
-    EXPECT_EQ(row.mpich_best, "composition_alpha");
-    EXPECT_EQ(row.mpich_inter, 2);
+    expect_counts(row, {"shm > recursive_doubling(4) > shm", 2, 2, "composition_alpha", 2});
     EXPECT_EQ(row.mpich_intra, 2);
     EXPECT_TRUE(row.hier_no_worse());
 }
@@ -27,11 +40,7 @@ TEST(CriticalPath, AllreduceOnFourNodesOfEight) {
 TEST(CriticalPath, BcastOnFourNodesOfOne) {
     // one rank per node: no intra-node step; the binomial tree's 2 messages either way
     const CriticalPathRow row = critical_path_row("bcast", 4, 1, "cyclic", 1024);
-    EXPECT_EQ(row.hier_plan, "binomial(4)");
-    EXPECT_EQ(row.hier_inter, 2);
-    EXPECT_EQ(row.hier_intra, 0);
-    EXPECT_EQ(row.mpich_best, "binomial");
-    EXPECT_EQ(row.mpich_inter, 2);
+    expect_counts(row, {"binomial(4)", 2, 0, "binomial", 2});
 }
 
 TEST(CriticalPath, TableNestsCollectivesShapesPlacementsAndSizes) {

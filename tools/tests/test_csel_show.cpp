@@ -243,6 +243,21 @@ TEST(CselShow, MessageSizeKeys) {
     EXPECT_EQ(pick(bcast, b), "ANY");  // 4096 B x 8
 }
 
+// A tree of the collective whose one branch point is a yes/no property of the call.
+Json yes_no_tree(const std::string& collective, const std::string& key, const std::string& yes_algorithm,
+                 const std::string& no_algorithm) {
+    return tree_of(collective, Json{{key + "=yes", {{"algorithm=" + yes_algorithm, Json::object()}}},
+                                    {key + "=no", {{"algorithm=" + no_algorithm, Json::object()}}}});
+}
+
+// The tree picks `before` at p, and `after` once the call's property `flag` is flipped.
+void expect_picks_as_flag_changes(const Json& tree, CallPoint p, bool CallPoint::*flag, const std::string& before,
+                                  const std::string& after) {
+    EXPECT_EQ(pick(tree, p), before);
+    p.*flag = !(p.*flag);
+    EXPECT_EQ(pick(tree, p), after);
+}
+
 TEST(CselShow, PropertiesOfTheCall) {
     const Json tree = tree_of("allreduce", Json::parse(R"({"is_commutative=yes": {
                                                               "is_op_built_in=no": {"algorithm=USER_OP": {}},
@@ -255,27 +270,16 @@ TEST(CselShow, PropertiesOfTheCall) {
     p.is_commutative = false;
     EXPECT_EQ(pick(tree, p), "NONCOMM");
 
-    const Json a2a = tree_of("alltoall", Json::parse(R"({"is_sendbuf_inplace=yes": {"algorithm=INPLACE": {}},
-                                                        "is_sendbuf_inplace=no": {"algorithm=COPY": {}}})"));
-    CallPoint q = point("alltoall", 4, 2, 8);
-    EXPECT_EQ(pick(a2a, q), "COPY");
-    q.is_sendbuf_inplace = true;
-    EXPECT_EQ(pick(a2a, q), "INPLACE");
-
-    const Json rs = tree_of("reduce_scatter", Json::parse(R"({"is_block_regular=no": {"algorithm=IRREGULAR": {}},
-                                                             "is_block_regular=yes": {"algorithm=REGULAR": {}}})"));
-    CallPoint r = point("reduce_scatter", 4, 2, 8);
-    EXPECT_EQ(pick(rs, r), "REGULAR");
-    r.is_block_regular = false;
-    EXPECT_EQ(pick(rs, r), "IRREGULAR");
+    expect_picks_as_flag_changes(yes_no_tree("alltoall", "is_sendbuf_inplace", "INPLACE", "COPY"),
+                                 point("alltoall", 4, 2, 8), &CallPoint::is_sendbuf_inplace, "COPY", "INPLACE");
+    expect_picks_as_flag_changes(yes_no_tree("reduce_scatter", "is_block_regular", "REGULAR", "IRREGULAR"),
+                                 point("reduce_scatter", 4, 2, 8), &CallPoint::is_block_regular, "REGULAR",
+                                 "IRREGULAR");
 
     // node-consecutive only on PARENT comms: a flat comm reads "no" whatever the ranks
-    const Json nc = tree_of("bcast", Json::parse(R"({"is_node_consecutive=yes": {"algorithm=CONSECUTIVE": {}},
-                                                    "is_node_consecutive=no": {"algorithm=SCATTERED": {}}})"));
-    CallPoint c = point("bcast", 8, 4, 8);
-    EXPECT_EQ(pick(nc, c), "CONSECUTIVE");
-    c.is_node_consecutive = false;
-    EXPECT_EQ(pick(nc, c), "SCATTERED");
+    const Json nc = yes_no_tree("bcast", "is_node_consecutive", "CONSECUTIVE", "SCATTERED");
+    expect_picks_as_flag_changes(nc, point("bcast", 8, 4, 8), &CallPoint::is_node_consecutive, "CONSECUTIVE",
+                                 "SCATTERED");
     EXPECT_EQ(pick(nc, point("bcast", 8, 8, 8)), "SCATTERED");
     // 5.0.1's check_hierarchy sets NODE_CONSECUTIVE only between one node and one rank
     // per node: a single node reads "no" too, as does a subcomm
@@ -508,20 +512,8 @@ TEST(CselShowTable, RejectsBadOptions) {
 using test::hier_bcast;
 using test::small_stock;
 
-// Tuned on 8 and 16 ranks at ppn 2 and 4: hier from 64 KiB (16 KiB segments, 128 KiB
-// from 1 MiB), except 8 ranks at ppn 4 which stays stock.
-Json tuned_tree() {
-    TreeInput input;
-    auto& points = input.choices["bcast"];
-    for (int comm_size : {8, 16})
-        for (int ppn : {2, 4})
-            for (std::uint64_t bytes : {1024u, 4096u, 65536u, 1048576u}) {
-                Choice choice = Choice::stock_tree();
-                if (bytes >= 65536 && !(comm_size == 8 && ppn == 4)) choice = hier_bcast(bytes >= 1048576 ? "131072" : "16384");
-                points.push_back({comm_size, ppn, bytes, choice});
-            }
-    return build_tree(small_stock(), input).tree;
-}
+// The tree of test::tuned_bcast_input.
+Json tuned_tree() { return build_tree(small_stock(), test::tuned_bcast_input()).tree; }
 
 TEST(CselShowBuiltTree, TunedPointsSelectTheTunedAlgorithm) {
     const Json tree = tuned_tree();

@@ -94,23 +94,9 @@ TEST(CselTree, ContainerNames) {
     EXPECT_EQ(container_name("allreduce", "recursive_doubling"), "MPIR_Allreduce_intra_recursive_doubling");
 }
 
-TreeInput bcast_input() {
-    TreeInput input;
-    auto& points = input.choices["bcast"];
-    for (int comm_size : {8, 16})
-        for (int ppn : {2, 4})
-            for (std::uint64_t bytes : {1024u, 4096u, 65536u, 1048576u}) {
-                // large messages on more ranks go hier; 8 ranks with ppn 4 stays stock
-                Choice choice = kStock;
-                if (bytes >= 65536 && !(comm_size == 8 && ppn == 4)) choice = hier_bcast(bytes >= 1048576 ? "131072" : "16384");
-                points.push_back({comm_size, ppn, bytes, choice});
-            }
-    return input;
-}
-
 TEST(CselTree, InsertsParentBranchInFrontOfStock) {
     const Json stock = small_stock();
-    const TreeResult result = build_tree(stock, bcast_input());
+    const TreeResult result = build_tree(stock, test::tuned_bcast_input());
     EXPECT_TRUE(check_tree(result.tree, collectives_of(stock)).empty());
     const Json& intra = result.tree["collective=bcast"]["comm_type=intra"];
     ASSERT_EQ(intra.size(), 2u);
@@ -216,7 +202,7 @@ TEST(CselTree, MpichRequirementsGuardTheirAlgorithm) {
 }
 
 TEST(CselTree, RoundTripThroughAFile) {
-    const TreeResult result = build_tree(small_stock(), bcast_input());
+    const TreeResult result = build_tree(small_stock(), test::tuned_bcast_input());
     const std::string path = ::testing::TempDir() + "hiertune_tree_test.json";
     save_tree(result.tree, path);
     const Json back = load_tree(path);
@@ -298,7 +284,7 @@ TEST(CselTree, MpichGenericTreeStaysComplete) {
     const std::vector<std::string> all = collectives_of(stock);
     EXPECT_EQ(all.size(), 44u);
     EXPECT_TRUE(check_tree(stock, all).empty()) << check_tree(stock, all).front();
-    TreeInput input = bcast_input();
+    TreeInput input = test::tuned_bcast_input();
     input.choices["allreduce"] = {{8, 2, 8, kStock},
                                   {8, 2, 65536, Choice::container("MPIR_Allreduce_intra_hier",
                                                                   {{"segsize", "8192"}, {"intra_algo", "shm"}})}};

@@ -49,6 +49,15 @@ protected:
         db_->record_task(job, TaskKey{"bcast", name, config, seg}, timings);
     }
 
+    // bcast's tasks of tsp_kary with shm at fs = 16K on two leaders: ib 10, sb 2,
+    // sbib as given
+    void kary_bcast_tasks(JobId job, std::vector<double> sbib) {
+        const Params kary{{"inter_algo", "tsp_kary"}, {"intra_algo", "shm"}};
+        task(job, "ib", kary, 16384, {10, 10});
+        task(job, "sbib", kary, 16384, std::move(sbib));
+        task(job, "sb", kary, 16384, {2, 2});
+    }
+
     std::optional<MeasureDb> db_;
 };
 
@@ -199,11 +208,8 @@ TEST_F(GenerateTest, MeasuredBestSkipsWhatATreeCannotRun) {
 
 TEST_F(GenerateTest, ModelPicksHierAgainstMeasuredStock) {
     const JobId j = job(8, 4);
-    const Params kary{{"inter_algo", "tsp_kary"}, {"intra_algo", "shm"}};
     // fs = 16K: ib 10, sbib 6, sb 2 (two leaders, leader 1 slower on sbib)
-    task(j, "ib", kary, 16384, {10, 10});
-    task(j, "sbib", kary, 16384, {6, 7});
-    task(j, "sb", kary, 16384, {2, 2});
+    kary_bcast_tasks(j, {6, 7});
     // stock: 5 at 1K, 100 at 64K (hier predicts 12 at 1K, 10 + 3*7 + 2 = 33 at 64K)
     point(j, "bcast", 1024, "default", {}, 5);
     point(j, "bcast", 65536, "default", {}, 100);
@@ -231,10 +237,7 @@ TEST_F(GenerateTest, ModelPicksHierAgainstMeasuredStock) {
 // inter-node submodules are candidates too, their ib from the model.
 TEST_F(GenerateTest, ModelConsidersSegInterNodeTreesFromTheAnalyticModels) {
     const JobId j = job(8, 4);
-    const Params kary{{"inter_algo", "tsp_kary"}, {"intra_algo", "shm"}};
-    task(j, "ib", kary, 16384, {10, 10});
-    task(j, "sbib", kary, 16384, {10, 10});
-    task(j, "sb", kary, 16384, {2, 2});
+    kary_bcast_tasks(j, {10, 10});
     GenerateOptions options;
     options.source = GenerateSource::model;
     options.collectives = {"bcast"};

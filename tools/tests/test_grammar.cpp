@@ -79,12 +79,17 @@ TEST(Grammar, EachCollectiveHasItsOwnInterNodeSubmodule) {
 }
 
 TEST(Grammar, KnownContainersAreMpichsAndThePlugins) {
-    EXPECT_TRUE(known_container("bcast", "MPIR_Bcast_intra_binomial"));
-    EXPECT_TRUE(known_container("gather", "MPIR_Gather_intra_binomial"));
-    EXPECT_TRUE(known_container("reduce", "MPIR_Reduce_intra_seg_in_order_binary"));
-    EXPECT_FALSE(known_container("bcast", "MPIR_Reduce_intra_binomial"));
-    EXPECT_FALSE(known_container("bcast", "MPIR_Bcast_intra_binomal"));
-    EXPECT_FALSE(known_container("allreduce", "MPIR_Allreduce_intra_binomial"));
+    const struct {
+        const char* collective;
+        const char* container;
+        bool known;
+    } cases[] = {{"bcast", "MPIR_Bcast_intra_binomial", true},
+                 {"gather", "MPIR_Gather_intra_binomial", true},
+                 {"reduce", "MPIR_Reduce_intra_seg_in_order_binary", true},
+                 {"bcast", "MPIR_Reduce_intra_binomial", false},
+                 {"bcast", "MPIR_Bcast_intra_binomal", false},
+                 {"allreduce", "MPIR_Allreduce_intra_binomial", false}};
+    for (const auto& c : cases) EXPECT_EQ(known_container(c.collective, c.container), c.known) << c.container;
 }
 
 TEST(Grammar, CheckTreeReportsEveryProblemWithItsPlace) {
@@ -114,16 +119,21 @@ TEST(Grammar, MpichShippedTreesPass) {
 
 // csel.c's per-call keys, for the collectives its functions have a case for (5.0.1)
 TEST(Grammar, MpichDefinesPerCollectiveKeys) {
-    EXPECT_TRUE(mpich_defines("avg_msg_size", "bcast"));
-    EXPECT_FALSE(mpich_defines("avg_msg_size", "allgather"));
-    EXPECT_TRUE(mpich_defines("total_msg_size", "allgather"));
-    EXPECT_FALSE(mpich_defines("count", "ibcast"));
-    EXPECT_TRUE(mpich_defines("count", "ireduce_scatter_block"));
-    EXPECT_TRUE(mpich_defines("is_commutative", "reduce_scatter_block"));
-    EXPECT_FALSE(mpich_defines("is_op_built_in", "reduce_scatter"));
-    EXPECT_TRUE(mpich_defines("is_sendbuf_inplace", "ialltoallw"));
-    EXPECT_FALSE(mpich_defines("is_block_regular", "reduce_scatter_block"));
-    EXPECT_TRUE(mpich_defines("comm_size", "barrier"));  // not per collective
+    const struct {
+        const char* key;
+        const char* collective;
+        bool defined;
+    } cases[] = {{"avg_msg_size", "bcast", true},
+                 {"avg_msg_size", "allgather", false},
+                 {"total_msg_size", "allgather", true},
+                 {"count", "ibcast", false},
+                 {"count", "ireduce_scatter_block", true},
+                 {"is_commutative", "reduce_scatter_block", true},
+                 {"is_op_built_in", "reduce_scatter", false},
+                 {"is_sendbuf_inplace", "ialltoallw", true},
+                 {"is_block_regular", "reduce_scatter_block", false},
+                 {"comm_size", "barrier", true}};  // comm_size: not per collective
+    for (const auto& c : cases) EXPECT_EQ(mpich_defines(c.key, c.collective), c.defined) << c.key << " " << c.collective;
 }
 
 TEST(Grammar, MpichCollectives) {

@@ -157,6 +157,15 @@ TEST(HanModel, AllreduceIaByHand) {
     EXPECT_DOUBLE_EQ(*predict(Decomposition::allreduce_ia, two, 1, 4), 26.0);
 }
 
+// The best candidate at m bytes on `nodes` nodes is the one of inter_algo, at that time.
+void expect_best(Collective collective, const std::vector<Candidate>& candidates, int nodes, std::uint64_t m,
+                 const std::string& inter_algo, double time) {
+    const auto best = best_candidate(collective, candidates, nodes, m);
+    ASSERT_TRUE(best) << m;
+    EXPECT_EQ(best->candidate->config.at("inter_algo"), inter_algo) << m;
+    EXPECT_DOUBLE_EQ(best->time, time) << m;
+}
+
 // Each candidate is predicted with its own decomposition.
 TEST(HanModel, BestCandidateMixesDecompositions) {
     TaskCosts han_costs;  // 1 per task
@@ -165,15 +174,9 @@ TEST(HanModel, BestCandidateMixesDecompositions) {
     const std::vector<Candidate> candidates{Candidate{Params{{"inter_algo", "tsp_ring"}}, 100, han_costs},
                                             Candidate{Params{{"inter_algo", "tsp_allreduce_ring"}}, 100, ia_costs}};
     // m = 100, u = 1: ir+ib form sr+ir+ib+sb = 4; ia form sr+ia+sb = 3
-    auto best = best_candidate(Collective::allreduce, candidates, 4, 100);
-    ASSERT_TRUE(best);
-    EXPECT_EQ(best->candidate->config.at("inter_algo"), "tsp_allreduce_ring");
-    EXPECT_DOUBLE_EQ(best->time, 3.0);
+    expect_best(Collective::allreduce, candidates, 4, 100, "tsp_allreduce_ring", 3.0);
     // m = 1000, u = 10: ir+ib 1+1+1+7*1+1+1+1 = 13; ia 1+1+8*2+1+1 = 20
-    best = best_candidate(Collective::allreduce, candidates, 4, 1000);
-    ASSERT_TRUE(best);
-    EXPECT_EQ(best->candidate->config.at("inter_algo"), "tsp_ring");
-    EXPECT_DOUBLE_EQ(best->time, 13.0);
+    expect_best(Collective::allreduce, candidates, 4, 1000, "tsp_ring", 13.0);
 }
 
 Candidate bcast_candidate(const std::string& inter, std::uint64_t fs, double ib, double sbib, double sb) {
@@ -185,15 +188,9 @@ TEST(HanModel, BestCandidateCrossover) {
     const std::vector<Candidate> candidates{bcast_candidate("tsp_kary", 100, 1, 2, 1),
                                             bcast_candidate("tsp_knomial", 1000, 5, 3, 1)};
     // m = 100: kary u=1: 2; knomial u=1: 6
-    auto best = best_candidate(Collective::bcast, candidates, 4, 100);
-    ASSERT_TRUE(best);
-    EXPECT_EQ(best->candidate->config.at("inter_algo"), "tsp_kary");
-    EXPECT_DOUBLE_EQ(best->time, 2.0);
+    expect_best(Collective::bcast, candidates, 4, 100, "tsp_kary", 2.0);
     // m = 10000: kary u=100: 1 + 99*2 + 1 = 200; knomial u=10: 5 + 27 + 1 = 33
-    best = best_candidate(Collective::bcast, candidates, 4, 10000);
-    ASSERT_TRUE(best);
-    EXPECT_EQ(best->candidate->config.at("inter_algo"), "tsp_knomial");
-    EXPECT_DOUBLE_EQ(best->time, 33.0);
+    expect_best(Collective::bcast, candidates, 4, 10000, "tsp_knomial", 33.0);
     EXPECT_FALSE(best_candidate(Collective::allreduce, candidates, 4, 10));  // no allreduce tasks
     // tsp_allreduce_ring has no bcast pipeline: skipped even with (free) bcast tasks
     const std::vector<Candidate> with_ring{bcast_candidate("tsp_allreduce_ring", 100, 0, 0, 0), candidates[0]};

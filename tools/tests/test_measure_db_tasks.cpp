@@ -48,6 +48,14 @@ TaskKey task(const std::string& name, std::uint64_t seg, const std::string& inte
     return TaskKey{"bcast", name, Params{{"inter_algo", inter}, {"intra_algo", "shm"}}, seg};
 }
 
+// The test job, and one that differs from it in its ranks only.
+std::pair<JobId, JobId> two_jobs(MeasureDb& db) {
+    JobDescription other_description = job_description();
+    other_description.ranks = 16;
+    const JobId job = db.find_or_create_job(job_description());
+    return {job, db.find_or_create_job(other_description)};
+}
+
 std::vector<TaskTiming> leaders(double base, int count) {
     std::vector<TaskTiming> timings;
     for (int leader = 0; leader < count; ++leader) timings.push_back({leader, summary(base + leader)});
@@ -209,10 +217,7 @@ TEST_F(TaskDbTest, VersionFourFileIsUpgraded) {
 // replaces its rows, ordered by collective, size, variant, round.
 TEST_F(TaskDbTest, TreeTimingsPerTreeAndJob) {
     MeasureDb db = MeasureDb::open(path_);
-    const JobId job = db.find_or_create_job(job_description());
-    JobDescription other_description = job_description();
-    other_description.ranks = 16;
-    const JobId other = db.find_or_create_job(other_description);
+    const auto [job, other] = two_jobs(db);
     db.record_tree_timings(job, "aaaa",
                            {TreeTiming{2, kTreeVariant, "bcast", 1024, summary(3e-5)},
                             TreeTiming{1, kTreeVariant, "bcast", 1024, summary(1e-5)},
@@ -266,10 +271,7 @@ TEST(TreeDigest, FnvOfTheBytes) {
 // Wall times of tune steps: one row per run, summed per step, per job.
 TEST_F(TaskDbTest, StepTimesAddUpPerStepAndJob) {
     MeasureDb db = MeasureDb::open(path_);
-    const JobId job = db.find_or_create_job(job_description());
-    JobDescription other_description = job_description();
-    other_description.ranks = 16;
-    const JobId other = db.find_or_create_job(other_description);
+    const auto [job, other] = two_jobs(db);
     EXPECT_TRUE(db.step_times(job).empty());
     db.add_step_time(job, "tasks", 2.0);
     db.add_step_time(job, "tasks", 0.5);  // a resumed run

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -40,37 +41,30 @@ TEST(MedianCiRanks, NoIntervalBelowSixSamples) {
     for (std::size_t n = 0; n <= 5; ++n) EXPECT_FALSE(median_ci_ranks(n).has_value()) << n;
 }
 
+// The ranks of median_ci_ranks(n) are [lower, upper].
+void expect_ranks(std::size_t n, std::size_t lower, std::size_t upper) {
+    const auto r = median_ci_ranks(n);
+    ASSERT_TRUE(r) << n;
+    EXPECT_EQ(r->lower, lower) << n;
+    EXPECT_EQ(r->upper, upper) << n;
+}
+
 TEST(MedianCiRanks, SmallSamples) {
     // n=6: P(B<=0) = 1/64 = 0.016 -> [1, 6]
-    auto r6 = median_ci_ranks(6);
-    ASSERT_TRUE(r6);
-    EXPECT_EQ(r6->lower, 1u);
-    EXPECT_EQ(r6->upper, 6u);
+    expect_ranks(6, 1, 6);
     // n=10: P(B<=1) = 11/1024 = 0.0107, P(B<=2) = 56/1024 = 0.055 -> [2, 9]
-    auto r10 = median_ci_ranks(10);
-    ASSERT_TRUE(r10);
-    EXPECT_EQ(r10->lower, 2u);
-    EXPECT_EQ(r10->upper, 9u);
+    expect_ranks(10, 2, 9);
 }
 
 TEST(MedianCiRanks, ThirtySamples) {
     // P(B<=9) = 0.0214, P(B<=10) = 0.0494 -> [10, 21]
-    auto r = median_ci_ranks(30);
-    ASSERT_TRUE(r);
-    EXPECT_EQ(r->lower, 10u);
-    EXPECT_EQ(r->upper, 21u);
+    expect_ranks(30, 10, 21);
 }
 
 TEST(MedianCiRanks, LargeSamplesMatchNormalApproximation) {
     // floor(n/2 - 0.98 sqrt(n)), ceil(n/2 + 1 + 0.98 sqrt(n)): 100 -> [40, 61], 1000 -> [469, 532]
-    auto r100 = median_ci_ranks(100);
-    ASSERT_TRUE(r100);
-    EXPECT_EQ(r100->lower, 40u);
-    EXPECT_EQ(r100->upper, 61u);
-    auto r1000 = median_ci_ranks(1000);
-    ASSERT_TRUE(r1000);
-    EXPECT_EQ(r1000->lower, 469u);
-    EXPECT_EQ(r1000->upper, 532u);
+    expect_ranks(100, 40, 61);
+    expect_ranks(1000, 469, 532);
 }
 
 TEST(MedianCiRanks, HugeSampleDoesNotUnderflow) {
@@ -79,6 +73,51 @@ TEST(MedianCiRanks, HugeSampleDoesNotUnderflow) {
     const double expected_lower = 50000 - 0.98 * std::sqrt(100000.0);  // ~49690
     EXPECT_NEAR(static_cast<double>(r->lower), expected_lower, 2.0);
     EXPECT_EQ(r->upper, 100001u - r->lower);
+}
+
+// The ranks by the definition, from Pascal's triangle of Bin(n, 1/2)
+// probabilities (halving is exact; no log or exp): for each n, the largest j
+// with P(B <= j-1) <= (1 - confidence) / 2, or none.
+std::vector<std::optional<OrderStatisticRanks>> reference_ranks(std::size_t max_n, double confidence) {
+    const double tail = (1 - confidence) / 2;
+    std::vector<std::optional<OrderStatisticRanks>> ranks(max_n + 1);
+    std::vector<double> pmf{1.0};  // Bin(0, 1/2)
+    for (std::size_t n = 1; n <= max_n; ++n) {
+        std::vector<double> next(n + 1, 0.0);
+        for (std::size_t i = 0; i < n; ++i) {
+            next[i] += pmf[i] / 2;
+            next[i + 1] += pmf[i] / 2;
+        }
+        pmf = std::move(next);
+        double cdf = 0;
+        std::size_t j = 0;
+        for (std::size_t i = 0; i <= n / 2 && cdf + pmf[i] <= tail; ++i) {
+            cdf += pmf[i];
+            j = i + 1;
+        }
+        if (j > 0) ranks[n] = OrderStatisticRanks{j, n + 1 - j};
+    }
+    return ranks;
+}
+
+TEST(MedianCiRanks, MatchTheDefinitionUpTo300Samples) {
+    for (const double confidence : {0.95, 0.90, 0.99}) {
+        const auto expected = reference_ranks(300, confidence);
+        // descending first: the ranks do not depend on the order they are asked in
+        for (std::size_t n = 300; n >= 1; --n) {
+            const auto ranks = median_ci_ranks(n, confidence);
+            ASSERT_EQ(ranks.has_value(), expected[n].has_value()) << "n=" << n << " c=" << confidence;
+            if (!ranks) continue;
+            EXPECT_EQ(ranks->lower, expected[n]->lower) << "n=" << n << " c=" << confidence;
+            EXPECT_EQ(ranks->upper, expected[n]->upper) << "n=" << n << " c=" << confidence;
+        }
+        for (std::size_t n = 1; n <= 300; ++n) {
+            const auto ranks = median_ci_ranks(n, confidence);
+            ASSERT_EQ(ranks.has_value(), expected[n].has_value()) << "n=" << n << " c=" << confidence;
+            if (!ranks) continue;
+            EXPECT_EQ(ranks->lower, expected[n]->lower) << "n=" << n << " c=" << confidence;
+        }
+    }
 }
 
 TEST(MedianCiRanks, RejectsBadConfidence) {

@@ -14,6 +14,7 @@
 #include "hiertune/sizes.hpp"
 #include "hiertune/sweep.hpp"
 #include "hiertune/usage_error.hpp"
+#include "summaries.hpp"
 
 namespace hiertune {
 namespace {
@@ -460,13 +461,7 @@ TEST(Plan, AssignmentForcesTheAlgorithmAtTheMpirLevel) {
 
 class ResumeTest : public test::TempDirTest {};
 
-Summary some_summary(double median) {
-    Summary s;
-    s.n = 12;
-    s.median = s.ci_lo = s.ci_hi = s.min = s.max = s.mean = median;
-    s.converged = true;
-    return s;
-}
+Summary some_summary(double median) { return test::exact_summary(median, 12); }
 
 TEST_F(ResumeTest, RerunMeasuresOnlyWhatIsMissingInPlanOrder) {
     const auto configurations = plan({"bcast"}, {"binomial", "hier:bcast_hier_segsize=8K/64K"});

@@ -36,6 +36,7 @@ struct OrderStatisticRanks {
 // approximation n/2 -/+ 1.96*sqrt(n)/2; for small n the approximation
 // under-covers, which is why the exact form is used.  Returns nullopt when
 // even [x_(1), x_(n)] does not reach the confidence (n <= 5 at 95%).
+// The first call for an (n, confidence) is O(n); later ones look it up.
 // Throws std::invalid_argument unless 0 < confidence < 1.
 std::optional<OrderStatisticRanks> median_ci_ranks(std::size_t n, double confidence = 0.95);
 
