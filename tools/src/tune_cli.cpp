@@ -102,6 +102,10 @@ void TuneCli::bind_tree_and_model(CLI::App& tune) {
     tune.add_flag("--allow-tree-slower", allow_tree_slower_,
                   "Report sizes where the tree is slower than no tree beyond the noise, but exit 0 (e.g. on "
                   "emulated cliques, where timings measure the scheduler)");
+    tune.add_flag("--keep-unproven", keep_unproven_,
+                  "Step 5b: keep the picks at sizes where the tree was not measured faster than no tree beyond "
+                  "the noise (by default they become MPICH's own selection, and the tree is made, verified and "
+                  "timed again)");
     tune.add_option("--install", install_prefix_,
                     std::string("When the tree passes verify and the tree timing, install it as the site's tree "
                                 "of this MPICH prefix (as 'hiertune install-tree'; without a value: ") +
@@ -145,6 +149,7 @@ TuneOptions TuneCli::options() const {
     options.tree_rounds = tree_rounds_;
     options.tree_tolerance = tree_tolerance_percent_ / 100;
     options.allow_tree_slower = allow_tree_slower_;
+    options.keep_unproven = keep_unproven_;
     if (command_->count("--install") > 0) options.install_prefix = install_prefix_.empty() ? mpich_prefix() : install_prefix_;
     options.stock = !no_stock_;
     options.allow_cliques = allow_cliques_;

@@ -59,6 +59,7 @@ private:
     int tree_rounds_ = 3;
     double tree_tolerance_percent_ = 5;
     bool allow_tree_slower_ = false;
+    bool keep_unproven_ = false;
     std::string install_prefix_;  // --install's value; given without one: mpich_prefix()
     bool prune_ = false;
     bool no_collapse_ = false;

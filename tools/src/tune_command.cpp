@@ -172,6 +172,21 @@ std::string tree_slower_error(const TreeTimingReport& report) {
            std::to_string(report.rows.size()) + " sizes (" + sizes + "; --allow-tree-slower accepts it)";
 }
 
+// Step 5b's picks put back to stock: a heading and a line per pick.
+std::vector<std::string> reverted_lines(const std::vector<RevertedPick>& reverted) {
+    std::vector<std::string> lines{"never slower: " + std::to_string(reverted.size()) +
+                                   " picks back to MPICH's selection, the tree as loaded not measured faster "
+                                   "than no tree beyond the noise there (first tree's timing):"};
+    for (const RevertedPick& r : reverted) {
+        std::ostringstream line;
+        line << "  " << r.collective << " " << r.msg_bytes << " B: " << r.pick << " (no tree / tree " << std::fixed
+             << std::setprecision(3) << r.timing.ratio << ", noise " << std::setprecision(1) << r.timing.noise * 100
+             << " %: " << (r.timing.verdict == TreeVerdict::slower ? "slower" : "within the noise") << ")";
+        lines.push_back(line.str());
+    }
+    return lines;
+}
+
 void write_file(const fs::path& path, const std::string& text) {
     std::ofstream file(path);
     file << text;
@@ -239,10 +254,11 @@ void tree_timing_step(const TuneOptions& options, const std::string& hiertune, c
             << seconds_text(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()) << '\n';
 }
 
-// Step 7: the plan's picks against the sweep, and the tree timing, into
-// report_dir and `out`.  Throws TuneError when the tree is slower than no tree
+// Step 7: the plan's picks against the sweep, the picks step 5b put back to stock,
+// and the tree timing, into report_dir and `out`.  Throws TuneError when the tree is slower than no tree
 // beyond the noise (unless options.allow_tree_slower), once all is written.
 void write_tune_report(const TuneOptions& options, const Job& job, const MeasureDb& db, const TunePlan& plan,
+                       const std::vector<RevertedPick>& reverted,
                        const std::string& digest, const fs::path& report_dir, std::ostream& out) {
     const std::map<std::string, double> times = db.step_times(job.id);
     const auto time_of = [&](const char* step) {
@@ -284,6 +300,8 @@ void write_tune_report(const TuneOptions& options, const Job& job, const Measure
                  << *tasks / *bench * 100 << " %\n";
     }
     text << '\n';
+    if (!reverted.empty())
+        for (const std::string& line : reverted_lines(reverted)) text << line << '\n';
     write_tree_timing_text(tree_report, text);
     std::ostringstream summary, predictions, tree_csv;
     write_summary_csv(report, summary);
@@ -369,19 +387,18 @@ private:
             {"2", "model predictions", nullptr, nullptr, [this] { predict(); }},
             {"3", "generate --from model", nullptr, nullptr, [this] { generate(); }},
             // the tree loaded into MPICH: the chosen algorithms run
-            {"4", "verify the tree in MPICH", nullptr, nullptr,
-             [this] {
-                 run_step("step 4 (verify)", {verify_launch(options_, hiertune_, options_.tree_path, plan_.verify)},
-                          out_);
-             }},
+            {"4", "verify the tree in MPICH", nullptr, nullptr, [this] { verify("step 4 (verify)"); }},
             // the tree as loaded against no tree, in alternating jobs (each round its own done-test)
             {"5", "time the tree as loaded", nullptr, nullptr,
              [this] { tree_timing_step(options_, hiertune_, job_, *db_, digest_, report_dir_, out_); }},
+            // never slower: what the timing did not find faster goes back to MPICH's selection
+            {"5b", "keep the picks measured faster than no tree", [this] { return !options_.keep_unproven; },
+             nullptr, [this] { keep_measured_faster_picks(); }},
             {"6", "exhaustive sweep", nullptr, [this] { return sweep_stored(); }, [this] { sweep(); }},
             {"7", "validation report", nullptr, nullptr,
              [this] {
                  measure_plan(plan_, db_->points(job_.id));
-                 write_tune_report(options_, job_, *db_, plan_, digest_, report_dir_, out_);
+                 write_tune_report(options_, job_, *db_, plan_, reverted_, digest_, report_dir_, out_);
              }},
         };
     }
@@ -452,6 +469,31 @@ private:
         digest_ = tree_digest(read_whole_file(options_.tree_path));
     }
 
+    void verify(const std::string& title) {
+        run_step(title, {verify_launch(options_, hiertune_, options_.tree_path, plan_.verify)}, out_);
+    }
+
+    // Step 5b: the picks the timing of this tree did not find faster become stock; a
+    // changed tree is made, verified and timed anew (its digest is its own).
+    void keep_measured_faster_picks() {
+        TreeTimingReport timing;
+        try {
+            timing = evaluate_tree_timings(tree_timing_cases(options_, db_->tree_timings(job_.id, digest_)),
+                                           options_.tree_tolerance, true);
+        } catch (const std::runtime_error& e) {
+            throw TuneError(std::string("step 5b: the tree timing: ") + e.what());
+        }
+        reverted_ = keep_measured_faster(plan_, timing);
+        if (reverted_.empty()) {
+            out_ << "no pick left that the timing did not find faster: the tree stays\n";
+            return;
+        }
+        for (const std::string& line : reverted_lines(reverted_)) out_ << line << '\n';
+        generate();
+        verify("step 5b (verify)");
+        tree_timing_step(options_, hiertune_, job_, *db_, digest_, report_dir_, out_);
+    }
+
     std::string sweep_stored() {
         measure_plan(plan_, db_->points(job_.id));
         return sweep_complete(plan_) ? "every configuration measured in " + options_.db_path + ": nothing to measure"
@@ -473,6 +515,7 @@ private:
     std::string elsewhere_;  // why a job's results are missing after it ran
     TunePlan plan_;
     std::string digest_;
+    std::vector<RevertedPick> reverted_;  // step 5b's
 };
 
 }  // namespace

@@ -22,7 +22,7 @@ args=(tune -n 4 --nodes 2 -C bcast,allreduce --sizes 2K,24K,200K -s 8K
       --config inter_algo=tsp_kary/sched_binomial/tsp_allreduce_ring,intra_algo=binomial
       --db "$db" -o "$tree" --report "$report" --stock "$stock" --mpiexec "$mpiexec"
       --task-warmup 1 --task-reps 5 --bench-warmup 1 --bench-min-reps 3 --bench-reps 10 --max-time 1
-      --tree-rounds 2 --allow-tree-slower --allow-cliques)
+      --tree-rounds 2 --allow-tree-slower --keep-unproven --allow-cliques)
 
 echo "== tune"
 start=$SECONDS
@@ -226,6 +226,29 @@ grep -q "^tree [0-9a-f]\{16\} timed in $db (2 rounds): nothing to measure" "$tmp
     { cat "$tmp/out5" "$tmp/err5"; fail "--allow-tree-slower did not accept the slower tree"; }
 grep -qxF "tree vs no tree: 1 of 6 sizes slower beyond the noise: accepted (--allow-tree-slower) (bcast 2048 B)" \
     "$report/report.txt" || fail "report.txt: the slower tree not accepted"
+
+echo "== step 5b: picks not measured faster than no tree become stock, the tree made, verified, timed again"
+# the stored timings above find no size faster: every pick that is not stock goes back
+cp "$tree" "$tmp/tree-before-5b.json"
+proven=()
+for word in "${relaunch[@]}"; do [ "$word" = --keep-unproven ] || proven+=("$word"); done
+"$hiertune" "${proven[@]}" --launcher "env MPIR_CVAR_NUM_CLIQUES=2 '$mpiexec' -n 4" > "$tmp/out7" 2> "$tmp/err7" ||
+    { cat "$tmp/out7" "$tmp/err7"; fail "tune with step 5b failed"; }
+sed -n '/^== tune step 5b/,/^== tune step 6/p' "$tmp/out7"
+grep -q "^== tune step 5b/7: keep the picks measured faster than no tree$" "$tmp/out7" || fail "no step 5b"
+same_json() { python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1])) != json.load(open(sys.argv[2])))' "$1" "$2"; }
+same_json "$tree" "$stock" || fail "step 5b: the tree is not MPICH's own tree though no pick was measured faster"
+if same_json "$tmp/tree-before-5b.json" "$stock"; then
+    grep -q "^no pick left that the timing did not find faster: the tree stays$" "$tmp/out7" || fail "step 5b: $(cat "$tmp/out7")"
+else
+    grep -qE "^never slower: [1-9][0-9]* picks back to MPICH's selection" "$tmp/out7" || fail "step 5b: no picks listed"
+    grep -qE "^  bcast 2048 B: .* \(no tree / tree 0\.001, noise 0\.0 %: slower\)$" "$tmp/out7" ||
+        grep -qE "^bcast 2048 B: stock " "$tmp/out1" || fail "step 5b: bcast 2048 B not listed as slower"
+    grep -q "^\\$ .*/hiertune verify " <(sed -n '/^== tune step 5b/,/^== tune step 6/p' "$tmp/out7") ||
+        fail "step 5b: the new tree not verified"
+    grep -qE "^never slower: [1-9][0-9]* picks back" "$report/report.txt" || fail "report.txt: step 5b's picks missing"
+    [ "$(sql_rows "$db" 'SELECT count(DISTINCT tree) FROM tree_timings')" = 2 ] || fail "step 5b: the new tree not timed"
+fi
 
 echo "== tree-timing: any tree, standalone"
 "$hiertune" tree-timing --tree "$tree" -n 4 --nodes 2 -C bcast,reduce --sizes 2K --rounds 2 -x 1 --min-reps 3 -i 5 \

@@ -164,5 +164,43 @@ TEST_F(TunePlanTest, TheSweepIsMeasuredBesideThePicks) {
     EXPECT_NEAR(*report.verdicts[1].noise, 0.2, 1e-12);  // 10 % + 10 %
 }
 
+TreeTimingRow timing_row(std::uint64_t bytes, TreeVerdict verdict) {
+    TreeTimingRow row;
+    row.collective = "bcast";
+    row.msg_bytes = bytes;
+    row.verdict = verdict;
+    return row;
+}
+
+// Never slower: a hier pick stays only where the tree was measured faster beyond the
+// noise; within the noise or slower it becomes stock (picks, cases, verify, tree), and a
+// size without a timing row keeps its pick.
+TEST_F(TunePlanTest, PicksNotMeasuredFasterGoBackToStock) {
+    record_stock();
+    TunePlan p = plan();
+    TreeTimingReport timing;
+    timing.rows = {timing_row(65536, TreeVerdict::slower), timing_row(1024, TreeVerdict::within_noise),
+                   timing_row(8192, TreeVerdict::faster)};
+    const std::vector<RevertedPick> reverted = keep_measured_faster(p, timing);
+    ASSERT_EQ(reverted.size(), 2u);
+    EXPECT_EQ(reverted[0].msg_bytes, 1024u);  // plan order, not the timing's
+    EXPECT_EQ(reverted[0].pick, "segsize=4096 inter_algo=tsp_kary");
+    EXPECT_EQ(reverted[0].timing.verdict, TreeVerdict::within_noise);
+    EXPECT_EQ(reverted[1].msg_bytes, 65536u);
+    EXPECT_EQ(p.cases[0].pick, "stock");
+    EXPECT_EQ(p.cases[1].pick, "segsize=32768 inter_algo=tsp_kary");
+    EXPECT_EQ(p.cases[2].pick, "stock");
+    EXPECT_EQ(p.verify, (std::vector<VerifyCase>{{"bcast", 1024, false, 0}, {"bcast", 8192, true, 1},
+                                                 {"bcast", 65536, false, 0}}));
+    EXPECT_EQ(plan_tree(p, stock()).lines.front(), "bcast: 3 sizes, 1 not stock");
+    EXPECT_TRUE(keep_measured_faster(p, timing).empty());  // once is enough
+
+    TunePlan untimed = plan();
+    timing.rows = {timing_row(8192, TreeVerdict::slower)};
+    ASSERT_EQ(keep_measured_faster(untimed, timing).size(), 1u);
+    EXPECT_EQ(untimed.cases[0].pick, "segsize=4096 inter_algo=tsp_kary");  // no row: kept
+    EXPECT_EQ(untimed.cases[1].pick, "stock");
+}
+
 }  // namespace
 }  // namespace hiertune

@@ -8,6 +8,8 @@
 //     -> plan_tree      step 3: the tree of the picks
 //     -> plan.verify    step 4: what the tree must run
 //     -> the tree file  step 5: timed as loaded against no tree
+//     -> keep_measured_faster  step 5b: picks not measured faster become
+//                       stock, and the tree is made, verified and timed again
 //     -> measure_plan   steps 6-7: the sweep's medians beside the picks; the
 //                       picks are not recomputed
 #pragma once
@@ -66,6 +68,21 @@ void measure_plan(TunePlan& plan, const std::vector<StoredPoint>& points);
 // Step 6's done-test: every configuration of every case measured, every size
 // planned.
 bool sweep_complete(const TunePlan& plan);
+
+// A pick put back to stock by keep_measured_faster, with the timing that sent it back.
+struct RevertedPick {
+    std::string collective;
+    std::uint64_t msg_bytes = 0;
+    std::string pick;  // what it was (SizeCase::pick)
+    TreeTimingRow timing;
+};
+
+// Step 5b, "never slower": a pick that is not stock stays only where the tree as
+// loaded was measured faster than no tree beyond the noise (TreeVerdict::faster); at
+// every other timed size (within the noise, slower) it becomes stock in the picks, the
+// cases and the verify cases.  Sizes the timing has no row for are left.  Returns the
+// picks put back, in plan order.
+std::vector<RevertedPick> keep_measured_faster(TunePlan& plan, const TreeTimingReport& timing);
 
 // Step 3: the tree of the plan's picks over `stock` (build_checked_tree);
 // where a collective's stock was not measured, sizes between the picks are

@@ -71,6 +71,8 @@ struct TuneOptions {
     int tree_rounds = 3;           // rounds of the two jobs (>= 2)
     double tree_tolerance = 0.05;  // a slower tree fails below ratio 1 - tolerance
     bool allow_tree_slower = false;
+    // step 5b: keep every pick, also where the tree was not measured faster than no tree
+    bool keep_unproven = false;
     std::string install_prefix;  // tune --install: the verified tree becomes this MPICH prefix's site tree
 };
 
