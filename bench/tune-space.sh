@@ -1,6 +1,6 @@
 # The search space of `./quickstart tune` (sourced by quickstart and by
 # bench/han-space-validate.sh, which learns and sweeps the same one).
-tune_collectives=bcast,allreduce
+tune_collectives=bcast,reduce,allreduce
 tune_sizes=1K:1M
 tune_segsizes=16K,64K,256K
 tune_inter=tsp_kary/tsp_ring/tsp_allreduce_ring   # tsp_allreduce_ring: allreduce only

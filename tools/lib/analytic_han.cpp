@@ -79,9 +79,10 @@ std::vector<han::Candidate> seg_inter_candidates(han::Collective collective, con
                                                  const std::vector<FittedModel>& models, const ModelInputs& inputs,
                                                  int nodes, const std::vector<Params>& targets) {
     if (nodes < 2) throw std::invalid_argument("seg_* inter-node candidates need 2 nodes");
-    const bool allreduce = collective == han::Collective::allreduce;
-    const std::vector<std::string> single =
-        allreduce ? std::vector<std::string>{"sr", "ir", "ib", "sb"} : std::vector<std::string>{"ib", "sb"};
+    const bool bcasts = collective != han::Collective::reduce, reduces = collective != han::Collective::bcast;
+    std::vector<std::string> single;
+    if (reduces) single.insert(single.end(), {"sr", "ir"});
+    if (bcasts) single.insert(single.end(), {"ib", "sb"});
     const auto value_of = [](const Params& config, const std::string& key, const std::string& fallback) {
         const auto found = config.find(key);
         return found == config.end() ? fallback : found->second;
@@ -98,9 +99,9 @@ std::vector<han::Candidate> seg_inter_candidates(han::Collective collective, con
     for (const Params& target : targets) {
         if (!is_seg_inter(target)) continue;
         const std::string algo = target.at("inter_algo");
-        const FittedModel* bcast = model_of(models, "bcast", algo);
-        const FittedModel* reduce = allreduce ? model_of(models, "reduce", algo) : nullptr;
-        if (!bcast || (allreduce && !reduce)) continue;
+        const FittedModel* bcast = bcasts ? model_of(models, "bcast", algo) : nullptr;
+        const FittedModel* reduce = reduces ? model_of(models, "reduce", algo) : nullptr;
+        if ((bcasts && !bcast) || (reduces && !reduce)) continue;
         const std::uint64_t chunk = std::stoull(value_of(target, "inter_chunk", "0"));
         const std::string fanout = algo == "seg_chain" ? value_of(target, "inter_k", "2") : "";
         const auto inter_seconds = [&](const FittedModel& model, std::uint64_t segment) {
@@ -110,9 +111,9 @@ std::vector<han::Candidate> seg_inter_candidates(han::Collective collective, con
         };
         for (const auto& [key, base] : bases) {
             if (key.second != value_of(target, "intra_algo", "") || chunk >= base->segsize) continue;
-            const std::optional<double> ib = inter_seconds(*bcast, base->segsize);
+            const std::optional<double> ib = bcast ? inter_seconds(*bcast, base->segsize) : std::nullopt;
             const std::optional<double> ir = reduce ? inter_seconds(*reduce, base->segsize) : std::nullopt;
-            if (!ib || (reduce && !ir)) continue;
+            if ((bcast && !ib) || (reduce && !ir)) continue;
             std::size_t leaders = 1;
             for (const auto& [task, values] : base->costs) leaders = std::max(leaders, values.size());
             han::Candidate candidate{target, base->segsize, {}};

@@ -32,8 +32,14 @@ std::string describe_job(const Job& job) {
 }  // namespace
 
 const std::vector<std::string>& model_collectives() {
-    static const std::vector<std::string> covered{"bcast", "allreduce", "allgather"};
+    static const std::vector<std::string> covered{"bcast", "reduce", "allreduce", "allgather"};
     return covered;
+}
+
+std::string model_collectives_text() {
+    std::string text;
+    for (const std::string& collective : model_collectives()) text += (text.empty() ? "" : ", ") + collective;
+    return text;
 }
 
 std::optional<Job> fit_job_of(const MeasureDb& db, const Job& job) {
@@ -286,7 +292,7 @@ std::vector<std::string> generated_collectives(const GenerateOptions& options, b
             throw UsageError("collective '" + collective + "': generate tunes bcast, reduce and allreduce");
         if (model && std::find(model_collectives().begin(), model_collectives().end(), collective) ==
                          model_collectives().end())
-            throw UsageError("the task model covers bcast, allreduce and allgather; use --from measured for " +
+            throw UsageError("the task model covers " + model_collectives_text() + "; use --from measured for " +
                              collective);
     }
     return collectives;

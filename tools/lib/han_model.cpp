@@ -23,10 +23,12 @@ struct Stage {
 // In task-name order (sb, ib, ia, ir, sr), as the paper names its tasks.
 const std::vector<Stage>& stages(Decomposition form) {
     static const std::vector<Stage> bcast{{"sb", 1}, {"ib", 0}};
+    static const std::vector<Stage> reduce{{"ir", 1}, {"sr", 0}};
     static const std::vector<Stage> allreduce{{"sb", 3}, {"ib", 2}, {"ir", 1}, {"sr", 0}};
     static const std::vector<Stage> allreduce_ia{{"sb", 2}, {"ia", 1}, {"sr", 0}};
     switch (form) {
         case Decomposition::bcast: return bcast;
+        case Decomposition::reduce: return reduce;
         case Decomposition::allreduce: return allreduce;
         case Decomposition::allreduce_ia: return allreduce_ia;
         case Decomposition::allgather_ring:
@@ -65,6 +67,7 @@ Decomposition decomposition(Collective collective, const Params& config) {
     const std::string reason = why_not(collective, config);
     if (!reason.empty()) throw std::invalid_argument(to_string(collective) + " has no such pipeline: " + reason);
     if (collective == Collective::bcast) return Decomposition::bcast;
+    if (collective == Collective::reduce) return Decomposition::reduce;
     if (collective == Collective::allgather) return Decomposition::allgather_ring;
     const auto inter = config.find("inter_algo");
     return inter != config.end() && inter->second == kOneStepInterAlgo ? Decomposition::allreduce_ia
@@ -89,6 +92,7 @@ std::string steady_task(Decomposition form) {
 std::string to_string(Collective collective) {
     switch (collective) {
         case Collective::bcast: return "bcast";
+        case Collective::reduce: return "reduce";
         case Collective::allreduce: return "allreduce";
         case Collective::allgather: return "allgather";
     }
@@ -97,9 +101,10 @@ std::string to_string(Collective collective) {
 
 Collective parse_collective(const std::string& name) {
     if (name == "bcast") return Collective::bcast;
+    if (name == "reduce") return Collective::reduce;
     if (name == "allreduce") return Collective::allreduce;
     if (name == "allgather") return Collective::allgather;
-    throw std::invalid_argument("the task model knows bcast, allreduce and allgather, not '" + name + "'");
+    throw std::invalid_argument("the task model knows bcast, reduce, allreduce and allgather, not '" + name + "'");
 }
 
 std::uint64_t segment_count(std::uint64_t msg_bytes, std::uint64_t segsize) {
@@ -132,6 +137,7 @@ std::vector<std::pair<Step, std::uint64_t>> allgather_sequence(std::uint64_t pie
 std::vector<std::string> task_names(Decomposition form) {
     switch (form) {
         case Decomposition::bcast: return {"ib", "sbib", "sb"};
+        case Decomposition::reduce: return {"sr", "irsr", "ir"};
         case Decomposition::allreduce:
             return {"sr", "ir", "irsr", "ib", "ibir", "ibirsr", "sbibirsr", "sbibir", "sbib", "sb"};
         case Decomposition::allreduce_ia: return {"sr", "ia", "iasr", "sbiasr", "sbia", "sb"};

@@ -108,7 +108,8 @@ std::vector<Params> configs_for(const std::string& collective, const std::vector
 std::vector<std::uint64_t> task_runs(han::Decomposition form, std::uint64_t steady_segments) {
     if (steady_segments < 4) throw std::invalid_argument("the steady run needs at least 4 segments");
     switch (form) {
-        case han::Decomposition::bcast: return {steady_segments};
+        case han::Decomposition::bcast:
+        case han::Decomposition::reduce: return {steady_segments};
         case han::Decomposition::allreduce: return {steady_segments, 2, 1};  // ibir only at u = 2
         case han::Decomposition::allreduce_ia: return {steady_segments, 1};   // u = 2: the K run's tasks
         case han::Decomposition::allgather_ring: return {steady_segments};  // K ring steps at least
@@ -216,8 +217,9 @@ std::vector<std::pair<std::string, std::string>> submodule_cvars(const std::stri
         cvars.emplace_back("MPIR_CVAR_BCAST_INTRA_ALGORITHM", intra == "shm" ? "auto" : intra);
         return cvars;
     }
-    std::vector<std::string> colls{"BCAST"};
-    if (collective == "allreduce") colls.push_back("REDUCE");
+    std::vector<std::string> colls;
+    if (collective != "reduce") colls.push_back("BCAST");
+    if (collective != "bcast") colls.push_back("REDUCE");
     const bool one_step = inter == han::kOneStepInterAlgo;
     if (one_step) {  // ia for ib and ir: the tsp ring, which the plugin calls directly
         cvars.emplace_back("MPIR_CVAR_IALLREDUCE_DEVICE_COLLECTIVE", "0");
@@ -253,8 +255,8 @@ std::vector<std::pair<std::string, std::string>> launch_cvars(const std::string&
     std::vector<std::pair<std::string, std::string>> cvars;
     if (collective == "allgather" || inter.rfind("tsp_", 0) != 0 || inter == han::kOneStepInterAlgo) return cvars;
     const std::string type = inter == "tsp_knomial" ? "knomial_1" : "kary";
-    cvars.emplace_back("MPIR_CVAR_IBCAST_TREE_TYPE", type);
-    if (collective == "allreduce") cvars.emplace_back("MPIR_CVAR_IREDUCE_TREE_TYPE", type);
+    if (collective != "reduce") cvars.emplace_back("MPIR_CVAR_IBCAST_TREE_TYPE", type);
+    if (collective != "bcast") cvars.emplace_back("MPIR_CVAR_IREDUCE_TREE_TYPE", type);
     return cvars;
 }
 

@@ -165,7 +165,7 @@ void check_tune_options(const TuneOptions& options) {
     std::set<std::string> seen;
     for (const std::string& collective : options.collectives) {
         if (std::find(model_collectives().begin(), model_collectives().end(), collective) == model_collectives().end())
-            throw UsageError("collective '" + collective + "': the task model covers bcast, allreduce and allgather");
+            throw UsageError("collective '" + collective + "': the task model covers " + model_collectives_text());
         if (!seen.insert(collective).second) throw UsageError("collective '" + collective + "' given twice");
     }
     const std::vector<Params> configs = parse_task_configs(options.configs);
@@ -259,10 +259,16 @@ std::optional<Launch> fit_launch(const TuneOptions& options, const std::string& 
         else
             chunks.insert(options.segsizes.begin(), options.segsizes.end());
     }
-    const bool allreduce = std::count(options.collectives.begin(), options.collectives.end(), "allreduce") > 0;
+    // the trees the pipelines run among the leaders: bcast's (bcast, allreduce), reduce's (reduce, allreduce)
+    const auto tuned = [&](const char* collective) {
+        return std::count(options.collectives.begin(), options.collectives.end(), collective) > 0;
+    };
+    std::vector<std::string> fitted;
+    if (tuned("bcast") || tuned("allreduce")) fitted.push_back("bcast");
+    if (tuned("reduce") || tuned("allreduce")) fitted.push_back("reduce");
     const auto [smallest, largest] = std::minmax_element(options.segsizes.begin(), options.segsizes.end());
     launch.argv.insert(launch.argv.end(),
-                       {hiertune, "fit", "--db", options.db_path, "-C", allreduce ? "bcast,reduce" : "bcast", "-a",
+                       {hiertune, "fit", "--db", options.db_path, "-C", join(fitted, ','), "-a",
                         join(std::vector<std::string>(algos.begin(), algos.end()), ','), "--smallest",
                         std::to_string(*smallest), "--largest", std::to_string(std::max(*largest, 2 * *smallest)),
                         "--count", "5", "--gamma-segsizes",
@@ -465,7 +471,7 @@ VerifyCase parse_verify_case(const std::string& text) {
     VerifyCase c;
     c.collective = text.substr(0, first);
     if (std::find(model_collectives().begin(), model_collectives().end(), c.collective) == model_collectives().end())
-        throw bad("collective must be bcast, allreduce or allgather");
+        throw bad("collective must be one of " + model_collectives_text());
     const std::string bytes = text.substr(first + 1, second - first - 1);
     if (!digits(bytes) || std::stoull(bytes) == 0) throw bad("size must be a positive integer");
     c.msg_bytes = std::stoull(bytes);

@@ -63,12 +63,14 @@ struct Comms {
     Comms& operator=(const Comms&) = delete;
 };
 
-// One repetition of a u-segment pipeline in the plugin's lock step
-// (bcast_intra_hier.c, allreduce_intra_hier.c); the time of every step on
-// this process.
+// One repetition of a u-segment pipeline in the plugin's lock step (its pipeline
+// tables, hier_pipeline.h: bcast, reduce onto world rank 0, allreduce); the time of
+// every step on this process.
 std::vector<double> run_pipeline(han::Decomposition form, std::uint64_t segments, std::uint64_t segsize,
                                  unsigned char* buffer, const Comms& comms) {
-    const bool allreduce = form != han::Decomposition::bcast;
+    const bool reduces = form != han::Decomposition::bcast;     // sr, and ir unless one_step
+    const bool bcasts = form != han::Decomposition::reduce;     // sb, and ib unless one_step
+    const bool allreduce = reduces && bcasts;                   // ib after ir: lags 2 and 3
     const bool one_step = form == han::Decomposition::allreduce_ia;  // ia(s-1) instead of ir(s-1), ib(s-2)
     const std::int64_t u = static_cast<std::int64_t>(segments);
     const std::int64_t lag_ib = allreduce ? 2 : 0, lag_ir = 1, lag_ia = 1;
@@ -84,13 +86,13 @@ std::vector<double> run_pipeline(han::Decomposition form, std::uint64_t segments
         const std::int64_t ia = s - lag_ia, ib = s - lag_ib, ir = s - lag_ir, sb = s - lag_sb, sr = s;
         if (one_step && comms.leader && comms.nodes > 1 && valid(ia))
             MPI_Iallreduce(MPI_IN_PLACE, seg(ia), count, MPI_UNSIGNED_CHAR, MPI_SUM, comms.leaders, &ia_req);
-        if (!one_step && comms.leader && comms.nodes > 1 && valid(ib))
+        if (bcasts && !one_step && comms.leader && comms.nodes > 1 && valid(ib))
             MPI_Ibcast(seg(ib), count, MPI_BYTE, 0, comms.leaders, &ib_req);
-        if (allreduce && !one_step && comms.leader && comms.nodes > 1 && valid(ir))
+        if (reduces && !one_step && comms.leader && comms.nodes > 1 && valid(ir))
             MPI_Ireduce(comms.leader_index == 0 ? MPI_IN_PLACE : seg(ir), seg(ir), count, MPI_UNSIGNED_CHAR, MPI_SUM,
                         0, comms.leaders, &ir_req);
-        if (comms.node_size > 1 && valid(sb)) MPI_Bcast(seg(sb), count, MPI_BYTE, 0, comms.node);
-        if (allreduce && comms.node_size > 1 && valid(sr))
+        if (bcasts && comms.node_size > 1 && valid(sb)) MPI_Bcast(seg(sb), count, MPI_BYTE, 0, comms.node);
+        if (reduces && comms.node_size > 1 && valid(sr))
             MPI_Reduce(comms.leader ? MPI_IN_PLACE : seg(sr), comms.leader ? seg(sr) : nullptr, count,
                        MPI_UNSIGNED_CHAR, MPI_SUM, 0, comms.node);
         MPI_Wait(&ib_req, MPI_STATUS_IGNORE);

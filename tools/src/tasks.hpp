@@ -11,7 +11,7 @@
 namespace hiertune {
 
 struct TasksOptions {
-    std::vector<std::string> collectives{"bcast"};  // bcast, allreduce, allgather
+    std::vector<std::string> collectives{"bcast"};  // of model_collectives()
     std::vector<Params> configs{Params{}};          // hier parameters without segsize
     std::vector<std::uint64_t> segsizes;            // > 0
     std::uint64_t steady_segments = 8;              // K of the steady run (at most)

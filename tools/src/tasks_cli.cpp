@@ -6,6 +6,7 @@
 
 #include "command_options.hpp"
 #include "hiertune/cluster_env.hpp"
+#include "hiertune/generate.hpp"
 #include "hiertune/sizes.hpp"
 #include "hiertune/task_bench.hpp"
 #include "hiertune/usage_error.hpp"
@@ -15,9 +16,9 @@ namespace hiertune {
 CLI::App* TasksCli::bind(CLI::App& app) {
     CLI::App* tasks = app.add_subcommand(
         "tasks", "HAN task benchmarks of the hier pipeline per leader (run it under mpiexec, >= 2 nodes)");
-    tasks->add_option("-C,--collective", collectives_, "bcast, allreduce, allgather (comma-separated)")
+    tasks->add_option("-C,--collective", collectives_, model_collectives_text() + " (comma-separated)")
         ->delimiter(',')
-        ->check(CLI::IsMember({"bcast", "allreduce", "allgather"}))
+        ->check(CLI::IsMember(model_collectives()))
         ->capture_default_str();
     tasks->add_option("--config", configs_,
                       "NAME=V[/V...][,...] of inter_algo, inter_k, inter_chunk, intra_algo (multiplied out)");

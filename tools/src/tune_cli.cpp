@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "hiertune/cluster_env.hpp"
+#include "hiertune/generate.hpp"
 #include "hiertune/sizes.hpp"
 #include "hiertune/usage_error.hpp"
 #include "tune_command.hpp"
@@ -16,8 +17,8 @@ CLI::App* TuneCli::bind(CLI::App& app) {
         "tune",
         "Tune at install (run it WITHOUT mpiexec): link calibration, task benchmarks, HAN model, tree, its check "
         "in MPICH, its timing as loaded against no tree, exhaustive sweep and the validation report");
-    add_job_shape_options(*tune, shape_, "Ranks of the MPI jobs", {"bcast", "allreduce", "allgather"},
-                          "bcast, allreduce, allgather (comma-separated)");
+    add_job_shape_options(*tune, shape_, "Ranks of the MPI jobs", model_collectives(),
+                          model_collectives_text() + " (comma-separated)");
     bind_space_and_files(*tune);
     add_launch_options(*tune, launch_,
                        {"mpiexec to launch the jobs with (default: the one of the MPICH hiertune is built against, " +

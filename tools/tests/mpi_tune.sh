@@ -279,6 +279,21 @@ grep -q '"collective=allgather"' "$tmp/ag.json" || fail "no allgather in the tre
 grep -q '"avg_msg_size<' <(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["collective=allgather"]))' "$tmp/ag.json") &&
     fail "allgather keyed on avg_msg_size (MPICH asserts: csel.c has no avg_msg_size for allgather)"
 
+echo "== reduce: its tasks (sr, irsr, ir: the bcast's pipeline mirrored), picks, tree, verify"
+rd=(tune -n 4 --nodes 2 -C reduce --sizes 2K,24K -s 8K --config inter_algo=tsp_kary/tsp_allreduce_ring,intra_algo=binomial
+    --db "$tmp/rd.sqlite" -o "$tmp/rd.json" --report "$tmp/rd-report" --stock "$stock" --mpiexec "$mpiexec"
+    --task-warmup 1 --task-reps 5 --bench-warmup 1 --bench-min-reps 3 --bench-reps 10 --max-time 1
+    --tree-rounds 2 --allow-tree-slower --keep-unproven --allow-cliques --no-stock)
+"$hiertune" "${rd[@]}" > "$tmp/rd_out" 2> "$tmp/rd_err" || { cat "$tmp/rd_out" "$tmp/rd_err"; fail "reduce tune failed"; }
+grep -qE "^reduce segsize=8192 inter_algo=tsp_kary intra_algo=binomial: sr [0-9.]+ irsr [0-9.]+ ir [0-9.]+ " "$tmp/rd_out" ||
+    fail "reduce tasks not timed"
+grep -q "^reduce: inter_algo=tsp_allreduce_ring,intra_algo=binomial skipped (tsp_allreduce_ring is allreduce only)" \
+    "$tmp/rd_out" || fail "the allreduce ring not skipped for reduce"
+# without the stock reference the model's hier picks go in: 24 KiB is 3 segments of 8 KiB
+grep -q "^verify reduce 24576 B: hier ran with 3 segments (expected 3), data ok: ok$" "$tmp/rd_out" ||
+    { cat "$tmp/rd_out"; fail "reduce verify"; }
+grep -q '"algorithm=MPIR_Reduce_intra_hier"' "$tmp/rd.json" || fail "no hier reduce in the tree"
+
 echo "== verify: a whole_comm case runs MPICH's algorithm on the whole comm only where a tree marks it"
 cat > "$tmp/whole.json" <<'JSON'
 {"collective=bcast": {"comm_type=intra": {"comm_hierarchy=parent": {"algorithm=MPIR_Bcast_intra_binomial": {"whole_comm=1": {}}},
@@ -299,8 +314,9 @@ grep -q "^hiertune: error: no mpiexec at $tmp/none" "$tmp/e1" || fail "missing m
 "$hiertune" tune -n 4 --nodes 2 --allow-cliques --stock "$tmp/none.json" --db "$tmp/e.sqlite" 2> "$tmp/e2" &&
     fail "missing stock accepted"
 grep -q "^hiertune: error: cannot read JSON tree" "$tmp/e2" || fail "missing stock: $(cat "$tmp/e2")"
-"$hiertune" tune -n 4 --nodes 2 --allow-cliques -C reduce --stock "$stock" 2> "$tmp/e3" && fail "reduce accepted"
-grep -q "reduce not in {bcast,allreduce,allgather}" "$tmp/e3" || fail "reduce: $(cat "$tmp/e3")"
+(cd "$tmp" && "$hiertune" tune -n 4 --nodes 2 --allow-cliques -C gather --stock "$stock" 2> "$tmp/e3") &&
+    fail "gather accepted"
+grep -q "gather not in {bcast,reduce,allreduce,allgather}" "$tmp/e3" || fail "gather: $(cat "$tmp/e3")"
 "$hiertune" tune -n 4 --launcher "$mpiexec -n 4" --allow-cliques --config inter_algo=seg_chain --stock "$stock" \
     2> "$tmp/e4" && fail "seg_chain accepted without a launch of one rank per node"
 grep -q "^hiertune: error: seg_\* inter-node submodules are costed by the analytic models: give --fit-launcher" \

@@ -44,6 +44,25 @@ TEST(HanModel, AllreduceTaskSequences) {
     EXPECT_EQ(steps, 9u + 3u);  // the plugin's loop runs u+3 steps
 }
 
+// The reduce mirrors the bcast (hier_pipeline.h: sr(0); irsr(1) .. irsr(u-1); ir(u-1)):
+// max_i sr_i + (u-1) irsr_i(s) + ir_i.
+TEST(HanModel, ReduceTaskSequenceByHand) {
+    using V = std::vector<std::string>;
+    EXPECT_EQ(decomposition(Collective::reduce, Params{{"inter_algo", "tsp_knomial"}}), Decomposition::reduce);
+    EXPECT_EQ(parse_collective("reduce"), Collective::reduce);
+    EXPECT_EQ(to_string(Collective::reduce), "reduce");
+    EXPECT_FALSE(applies(Collective::reduce, Params{{"inter_algo", kOneStepInterAlgo}}));
+    EXPECT_EQ(required_tasks(Decomposition::reduce, 1), (V{"sr", "ir"}));
+    EXPECT_EQ(required_tasks(Decomposition::reduce, 5), (V{"sr", "irsr", "ir"}));
+    EXPECT_EQ(steady_task(Decomposition::reduce), "irsr");
+    EXPECT_EQ(step_count(Decomposition::reduce, 5), 6u);
+    const TaskCosts costs{{"sr", {1.0, 0.5}}, {"irsr", {3.0, 4.0}}, {"ir", {2.0, 2.0}}};
+    // u = 4: leader 0: 1 + 3*3 + 2 = 12; leader 1: 0.5 + 3*4 + 2 = 14.5
+    EXPECT_DOUBLE_EQ(*predict(Decomposition::reduce, costs, 100, 400), 14.5);
+    // u = 1: sr + ir: 3 and 2.5
+    EXPECT_DOUBLE_EQ(*predict(Decomposition::reduce, costs, 100, 60), 3.0);
+}
+
 // Eq. (3): max_i ib_i(0) + (u-1) sbib_i(s) + sb_i, two leaders.
 TEST(HanModel, BcastEquation3ByHand) {
     const TaskCosts costs{{"ib", {1.0, 2.0}}, {"sbib", {3.0, 2.5}}, {"sb", {0.5, 0.5}}};
@@ -94,7 +113,7 @@ TEST(HanModel, MissingTasksAndBadInput) {
     EXPECT_THROW(predict(Decomposition::bcast, {{"ib", {1, 2}}, {"sb", {1, 2, 3}}}, 10, 5), std::invalid_argument);
     EXPECT_THROW(predict(Decomposition::bcast, {{"ib", {-1}}, {"sb", {1}}}, 10, 5), std::invalid_argument);
     EXPECT_THROW(predict(Decomposition::bcast, costs, 0, 5), std::invalid_argument);
-    EXPECT_THROW(parse_collective("reduce"), std::invalid_argument);
+    EXPECT_THROW(parse_collective("gather"), std::invalid_argument);
 }
 
 TEST(HanModel, DecompositionFromConfig) {

@@ -176,6 +176,19 @@ TEST(TaskBench, SubmoduleStandIns) {
                  {"MPIR_CVAR_REDUCE_INTRA_ALGORITHM", "binomial"}}));
     EXPECT_TRUE(launch_cvars("allreduce", one_step).empty());
     EXPECT_THROW(submodule_cvars("bcast", one_step), UsageError);
+
+    // reduce: ir on the leaders, sr in the node; no bcast variable
+    EXPECT_EQ(submodule_cvars("reduce", Params{{"inter_algo", "tsp_kary"}, {"inter_k", "4"}, {"intra_algo", "shm"}}),
+              (V{{"MPIR_CVAR_IREDUCE_DEVICE_COLLECTIVE", "0"},
+                 {"MPIR_CVAR_IREDUCE_INTRA_ALGORITHM", "tsp_tree"},
+                 {"MPIR_CVAR_IREDUCE_TREE_KVAL", "4"},
+                 {"MPIR_CVAR_IREDUCE_TREE_PIPELINE_CHUNK_SIZE", "0"},
+                 {"MPIR_CVAR_REDUCE_DEVICE_COLLECTIVE", "1"},
+                 {"MPIR_CVAR_REDUCE_INTRA_ALGORITHM", "auto"}}));
+    EXPECT_EQ(launch_cvars("reduce", Params{{"inter_algo", "tsp_knomial"}}),
+              (V{{"MPIR_CVAR_IREDUCE_TREE_TYPE", "knomial_1"}}));
+    EXPECT_THROW(submodule_cvars("reduce", one_step), UsageError);
+    EXPECT_EQ(task_keys("reduce", Params{}, 4096).size(), 3u);  // sr, irsr, ir
 }
 
 }  // namespace

@@ -55,7 +55,7 @@ TEST(Tune, OptionsAreChecked) {
     o.segsizes.clear();
     EXPECT_THROW(check_tune_options(o), UsageError);
     o = options();
-    o.collectives = {"reduce"};
+    o.collectives = {"gather"};
     EXPECT_THROW(check_tune_options(o), UsageError);
     o = options();
     o.collectives = {"bcast", "bcast"};
@@ -507,7 +507,7 @@ TEST(Tune, VerifyCases) {
     EXPECT_EQ(to_string(whole), "allreduce:4096:whole_comm");
     EXPECT_EQ(parse_verify_case("allreduce:4096:whole_comm"), whole);
     EXPECT_FALSE(parse_verify_case("allreduce:4096:whole_comm") == any);
-    for (const char* bad : {"", "bcast", "bcast:8", "reduce:8:any", "bcast:0:any", "bcast:x:any", "bcast:8:hier",
+    for (const char* bad : {"", "bcast", "bcast:8", "gather:8:any", "bcast:0:any", "bcast:x:any", "bcast:8:hier",
                             "bcast:8:hier/0", "bcast:8:hier/x", "bcast:8:stock", "bcast:-8:any", "bcast:8:whole_comm/1"})
         EXPECT_THROW(parse_verify_case(bad), UsageError) << bad;
 

@@ -139,9 +139,10 @@ std::optional<csel::Choice> model_midpoint(const std::string& collective, const 
                                            int nodes, int ppn, std::uint64_t msg_bytes,
                                            const han::ModelOptions& options);
 
-// The collectives the task model covers (--from model; tune): bcast,
-// allreduce, allgather.
+// The collectives the task model covers (--from model; tune, tasks): bcast,
+// reduce, allreduce, allgather; and the same as text ("bcast, reduce, ...").
 const std::vector<std::string>& model_collectives();
+std::string model_collectives_text();
 
 // The parameters of a candidate as the tree and the measurements name them:
 // its configuration plus segsize.

@@ -9,10 +9,12 @@
 // *decomposition* is its set of stages:
 //
 //   Bcast         step s = 0 .. u:    ib(s), sb(s-1)                   (2 stages)
+//   Reduce        step s = 0 .. u:    sr(s), ir(s-1)                   (2 stages)
 //   Allreduce     step s = 0 .. u+2:  sr(s), ir(s-1), ib(s-2), sb(s-3) (4 stages)
 //   Allreduce ia  step s = 0 .. u+1:  sr(s), ia(s-1), sb(s-2)          (3 stages)
 //
-// (the plugin's loops in src/mpi/coll/hier/{bcast,allreduce}_intra_hier.c).
+// (the plugin's pipeline tables, src/mpi/coll/hier/hier_pipeline.h; the reduce's root
+// on a node leader, as the task benchmarks time it).
 // "Allreduce ia" is inter_algo=tsp_allreduce_ring: per segment ONE inter-node
 // allreduce ia among the leaders (MPICH's tsp ring) replaces ir and ib.  (The
 // plugin falls back to ir + ib for non-commutative ops; hiertune measures and
@@ -23,6 +25,7 @@
 // leaders of the sum of a leader's step costs:
 //
 //   Bcast, HAN eq. (3):    max_i  ib(0) + (u-1) sbib(s) + sb
+//   Reduce:                max_i  sr + (u-1) irsr(s) + ir
 //   Allreduce, u >= 3:     max_i  sr + irsr + ibirsr + (u-3) sbibirsr(s) + sbibir + sbib + sb
 //   Allreduce, u = 2:      max_i  sr + irsr + ibir + sbib + sb
 //   Allreduce, u = 1:      max_i  sr + ir + ib + sb
@@ -71,7 +74,7 @@
 
 namespace hiertune::han {
 
-enum class Collective { bcast, allreduce, allgather };
+enum class Collective { bcast, reduce, allreduce, allgather };
 
 // The value of inter_algo that gives allreduce its one-step inter-node stage ia.
 constexpr const char* kOneStepInterAlgo = "tsp_allreduce_ring";
@@ -81,7 +84,7 @@ constexpr const char* kOneStepInterAlgo = "tsp_allreduce_ring";
 constexpr const char* kRingInterAlgo = "ring";
 
 // The stages a configuration runs (see above).
-enum class Decomposition { bcast, allreduce, allreduce_ia, allgather_ring };
+enum class Decomposition { bcast, reduce, allreduce, allreduce_ia, allgather_ring };
 
 // Whether a configuration (JSON names) has a pipeline for the collective: its
 // parameters are ones the collective's hier algorithm has, with values valid
@@ -97,7 +100,7 @@ std::string why_not(Collective collective, const Params& config);
 // std::invalid_argument where it does not apply.
 Decomposition decomposition(Collective collective, const Params& config);
 
-// "bcast" / "allreduce" / "allgather"; parse throws std::invalid_argument for
+// "bcast" / "reduce" / "allreduce" / "allgather"; parse throws std::invalid_argument for
 // anything else.
 std::string to_string(Collective collective);
 Collective parse_collective(const std::string& name);
@@ -117,9 +120,9 @@ struct Step {
 // These four throw std::invalid_argument for allgather_ring, whose steps depend
 // on the node count (allgather_sequence).
 std::string step_task(Decomposition form, std::uint64_t step, std::uint64_t segments);
-// Steps of a u-segment pipeline: u+1 (bcast), u+3 (allreduce), u+2 (allreduce ia).
+// Steps of a u-segment pipeline: u+1 (bcast, reduce), u+3 (allreduce), u+2 (allreduce ia).
 std::uint64_t step_count(Decomposition form, std::uint64_t segments);
-// The steady-state task, every stage present: sbib, sbibirsr, sbiasr.
+// The steady-state task, every stage present: sbib, irsr, sbibirsr, sbiasr.
 std::string steady_task(Decomposition form);
 
 // Distinct steps in order with their multiplicity (the steady step has u-1,
@@ -134,7 +137,7 @@ std::vector<std::pair<Step, std::uint64_t>> allgather_sequence(std::uint64_t pie
 // rank m rather than on the piece size (Candidate::gather_costs).
 constexpr const char* kGatherTask = "sg";
 
-// Task names the model may need for any u (bcast: ib sbib sb; allreduce: sr ir
+// Task names the model may need for any u (bcast: ib sbib sb; reduce: sr irsr ir; allreduce: sr ir
 // irsr ib ibir ibirsr sbibirsr sbibir sbib sb; allreduce ia: sr ia iasr sbiasr
 // sbia sb; allgather ring: sg sbia sb).
 std::vector<std::string> task_names(Decomposition form);

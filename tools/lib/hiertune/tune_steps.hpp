@@ -77,8 +77,8 @@ struct TuneOptions {
 };
 
 // Throws UsageError for: ranks < 2, nodes < 2 or > ranks, no or zero sizes,
-// no or zero segment sizes, a collective other than bcast/allreduce/allgather
-// (the task model covers those) or given twice, an invalid configuration spec (as tasks
+// no or zero segment sizes, a collective the task model does not cover
+// (model_collectives) or given twice, an invalid configuration spec (as tasks
 // --config), seg_* inter-node configurations without a way to fit the analytic
 // models that cost them (--fit-launcher, or --nodes), a collective no
 // configuration applies to (bcast with only tsp_allreduce_ring), empty paths, a
@@ -190,7 +190,7 @@ std::vector<std::string> missing_stock_points(const TuneOptions& options, const 
 
 // What step (d) expects of one collective call under the tree.
 struct VerifyCase {
-    std::string collective;  // bcast, allreduce, allgather
+    std::string collective;  // one of model_collectives()
     std::uint64_t msg_bytes = 0;
     bool hier = false;       // true: hier must run, with `segments` segments (allgather: on its leaders,
                              // the pieces each receives); false: any algorithm
