@@ -139,31 +139,22 @@ bool sweep_complete(const TunePlan& plan) {
 
 std::vector<RevertedPick> keep_measured_faster(TunePlan& plan, const TreeTimingReport& timing) {
     std::vector<RevertedPick> reverted;
-    const auto row_of = [&](const std::string& collective, std::uint64_t bytes) -> const TreeTimingRow* {
-        for (const TreeTimingRow& row : timing.rows)
-            if (row.collective == collective && row.msg_bytes == bytes) return &row;
-        return nullptr;
-    };
-    for (auto& [collective, own] : plan.collectives)
-        for (csel::SampledChoice& pick : own.picks) {
-            const TreeTimingRow* row = row_of(collective, pick.msg_bytes);
-            if (pick.choice.stock || !row || row->verdict == TreeVerdict::faster) continue;
-            pick.choice = csel::Choice::stock_tree();
-            const auto is_size = [&](const auto& c) { return c.collective == collective && c.msg_bytes == pick.msg_bytes; };
-            const auto c = std::find_if(plan.cases.begin(), plan.cases.end(), is_size);
-            reverted.push_back({collective, pick.msg_bytes, c == plan.cases.end() ? std::string() : c->pick, *row});
-            if (c != plan.cases.end()) c->pick = pick.choice.describe();
-            const auto v = std::find_if(plan.verify.begin(), plan.verify.end(), is_size);
-            if (v != plan.verify.end()) *v = VerifyCase{collective, pick.msg_bytes, false, 0, false};
-        }
-    // plan order: the cases' (collectives in the options' order, sizes ascending)
-    const auto position = [&](const RevertedPick& r) {
-        return std::find_if(plan.cases.begin(), plan.cases.end(),
-                            [&](const SizeCase& c) { return c.collective == r.collective && c.msg_bytes == r.msg_bytes; }) -
-               plan.cases.begin();
-    };
-    std::stable_sort(reverted.begin(), reverted.end(),
-                     [&](const RevertedPick& a, const RevertedPick& b) { return position(a) < position(b); });
+    for (std::size_t i = 0; i < plan.cases.size(); ++i) {  // the cases are in plan order; verify[i] is case i's
+        SizeCase& c = plan.cases[i];
+        const auto row = std::find_if(timing.rows.begin(), timing.rows.end(), [&](const TreeTimingRow& r) {
+            return r.collective == c.collective && r.msg_bytes == c.msg_bytes;
+        });
+        std::vector<csel::SampledChoice>& picks = plan.collectives.at(c.collective).picks;
+        const auto pick = std::find_if(picks.begin(), picks.end(),
+                                       [&](const csel::SampledChoice& p) { return p.msg_bytes == c.msg_bytes; });
+        if (pick == picks.end() || pick->choice.stock || row == timing.rows.end() ||
+            row->verdict == TreeVerdict::faster)
+            continue;
+        reverted.push_back({c.collective, c.msg_bytes, c.pick, *row});
+        pick->choice = csel::Choice::stock_tree();
+        c.pick = pick->choice.describe();
+        plan.verify[i] = VerifyCase{c.collective, c.msg_bytes, false, 0, false};
+    }
     return reverted;
 }
 
