@@ -79,7 +79,9 @@ std::vector<han::Candidate> seg_inter_candidates(han::Collective collective, con
                                                  const std::vector<FittedModel>& models, const ModelInputs& inputs,
                                                  int nodes, const std::vector<Params>& targets) {
     if (nodes < 2) throw std::invalid_argument("seg_* inter-node candidates need 2 nodes");
-    const bool bcasts = collective != han::Collective::reduce, reduces = collective != han::Collective::bcast;
+    // the inter-node stages the collective's pipeline runs (allgather's ring has neither: no seg_* form)
+    const bool bcasts = collective == han::Collective::bcast || collective == han::Collective::allreduce;
+    const bool reduces = collective == han::Collective::reduce || collective == han::Collective::allreduce;
     std::vector<std::string> single;
     if (reduces) single.insert(single.end(), {"sr", "ir"});
     if (bcasts) single.insert(single.end(), {"ib", "sb"});
