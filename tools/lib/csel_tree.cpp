@@ -42,6 +42,17 @@ bool known_container(const std::string& collective, const std::string& name) {
     return grammar::known_container(collective, name);
 }
 
+std::optional<SizeKey> message_size_key(const std::string& collective) {
+    // MPICH's csel.c defines avg_msg_size (the bytes of the call) for bcast, reduce and
+    // allreduce; for allgather only total_msg_size = recvcount * type size * comm size.
+    // Its total_msg_size of gather and scatter is a count (sendcount or recvcount times
+    // the comm size, the type's size dropped) and reads the root's count that
+    // MPI_IN_PLACE makes insignificant; barrier has no size.
+    if (grammar::mpich_defines("avg_msg_size", collective)) return SizeKey{"avg_msg_size", false};
+    if (collective == "allgather") return SizeKey{"total_msg_size", true};
+    return std::nullopt;
+}
+
 namespace {
 
 // Generic compaction: T is a Choice or a subtree.
@@ -167,16 +178,20 @@ Json parent_branch(const std::string& collective, const std::vector<SampledChoic
             std::vector<std::uint64_t> wanted;
             const auto rules = compact<Choice>(sampled, requery, &wanted);
             for (std::uint64_t bytes : wanted) result.wanted.push_back({collective, comm_size, ppn, bytes});
+            const std::optional<SizeKey> key = message_size_key(collective);
+            if (!key) {  // one choice whatever the size
+                if (rules.size() != 1)
+                    throw std::invalid_argument(collective + ": one choice per comm size and ppn (" +
+                                                std::to_string(rules.size()) +
+                                                " given): MPICH cannot select it by message size");
+                by_ppn.emplace_back(ppn, leaf(rules.front().second, stock_intra));
+                continue;
+            }
             Json chain = Json::object();
-            // MPICH's csel.c defines avg_msg_size (the bytes of the call)
-            // for bcast, reduce, allreduce, but asserts for allgather: it has only
-            // total_msg_size = recvcount * type size * comm size, the bytes per
-            // rank (the sampled size) times the comm size
-            const bool per_rank = collective == "allgather";
-            const std::string key = per_rank ? "total_msg_size" : "avg_msg_size";
-            const std::uint64_t scale = per_rank ? static_cast<std::uint64_t>(comm_size) : 1;
+            const std::uint64_t scale = key->per_rank ? static_cast<std::uint64_t>(comm_size) : 1;
             for (const auto& [upper, choice] : rules)
-                chain[upper ? key + "<=" + bound_text(*upper * scale) : key + "=any"] = leaf(choice, stock_intra);
+                chain[upper ? key->name + "<=" + bound_text(*upper * scale) : key->name + "=any"] =
+                    leaf(choice, stock_intra);
             result.message_rules += rules.size();
             by_ppn.emplace_back(ppn, std::move(chain));
         }

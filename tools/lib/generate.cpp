@@ -36,6 +36,17 @@ const std::vector<std::string>& model_collectives() {
     return covered;
 }
 
+const std::vector<std::string>& measured_collectives() {
+    static const std::vector<std::string> rest = [] {
+        std::vector<std::string> names;
+        for (const std::string& collective : grammar::collectives())
+            if (std::find(model_collectives().begin(), model_collectives().end(), collective) == model_collectives().end())
+                names.push_back(collective);
+        return names;
+    }();
+    return rest;
+}
+
 std::string model_collectives_text() {
     std::string text;
     for (const std::string& collective : model_collectives()) text += (text.empty() ? "" : ", ") + collective;

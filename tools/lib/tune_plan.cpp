@@ -1,6 +1,7 @@
 #include "hiertune/tune_plan.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include "hiertune/grammar.hpp"
@@ -33,7 +34,83 @@ std::uint64_t verified_segments(han::Collective collective, std::uint64_t bytes,
     return han::segment_count(bytes, segsize);
 }
 
+// The measured points of a collective without a task model that a tree can run
+// at the plan's position: MPICH's selection by size, and every other choice (hier's
+// configurations labelled by config_label, MPICH's forced algorithms by describe).
+void measured_options(const TunePlan& plan, const std::string& collective, const std::vector<StoredPoint>& points,
+                      std::map<std::uint64_t, Summary>& stock, std::vector<MeasuredOption>& options) {
+    for (const StoredPoint& point : points) {
+        if (point.key.collective != collective || !tree_can_run(point.key, plan.comm_size, plan.ppn)) continue;
+        const std::optional<csel::Choice> choice = choice_of_point(point.key);
+        if (choice->stock) {
+            stock[point.key.msg_bytes] = point.summary;
+            continue;
+        }
+        const std::string label = grammar::find(choice->algorithm) ? config_label(choice->params) : choice->describe();
+        auto found = std::find_if(options.begin(), options.end(), [&](const auto& o) { return o.label == label; });
+        if (found == options.end()) found = options.insert(options.end(), MeasuredOption{*choice, label, {}});
+        found->times[point.key.msg_bytes] = point.summary;
+    }
+}
+
+// The cases, picks and verify cases of a collective without a task model: one
+// choice (measured_pick) at every size of its timed group.
+void plan_measured(TunePlan& plan, const std::string& collective, const std::vector<std::uint64_t>& sizes,
+                   const std::vector<StoredPoint>& points) {
+    std::map<std::uint64_t, Summary> stock;
+    std::vector<MeasuredOption> options;
+    measured_options(plan, collective, points, stock, options);
+    // only what was measured at every size competes
+    options.erase(std::remove_if(options.begin(), options.end(),
+                                 [&](const MeasuredOption& o) {
+                                     return std::any_of(sizes.begin(), sizes.end(),
+                                                        [&](std::uint64_t b) { return !o.times.count(b); });
+                                 }),
+                  options.end());
+    for (std::uint64_t bytes : sizes)
+        if (!stock.count(bytes)) plan.unpredicted.push_back(collective + " " + std::to_string(bytes) + " B");
+    if (std::any_of(sizes.begin(), sizes.end(), [&](std::uint64_t b) { return !stock.count(b); })) return;
+    const MeasuredOption* pick = measured_pick(stock, options);
+    const csel::Choice choice = pick ? pick->choice : csel::Choice::stock_tree();
+    CollectivePlan& own = plan.collectives[collective];
+    own.stock_measured = true;
+    for (std::uint64_t bytes : sizes) {
+        own.picks.push_back({plan.comm_size, plan.ppn, bytes, choice});
+        SizeCase c;
+        c.collective = collective;
+        c.msg_bytes = bytes;
+        c.pick = pick ? pick->label : kStockLabel;
+        for (const Params& config : measured_configs(collective))
+            c.configs.push_back(ConfigTime{config_label(config), std::nullopt, std::nullopt});
+        plan.cases.push_back(std::move(c));
+        const bool hier = !choice.stock && grammar::find(choice.algorithm);
+        plan.verify.push_back(VerifyCase{collective, bytes, hier, 0, !choice.stock && !hier});
+    }
+}
+
 }  // namespace
+
+const MeasuredOption* measured_pick(const std::map<std::uint64_t, Summary>& stock,
+                                    const std::vector<MeasuredOption>& options) {
+    const MeasuredOption* best = nullptr;
+    double best_log_ratio = 0;
+    for (const MeasuredOption& option : options) {
+        bool slower = false, faster = false;
+        double log_ratio = 0;
+        for (const auto& [bytes, own] : stock) {
+            const auto time = option.times.find(bytes);
+            if (time == option.times.end()) return nullptr;  // not measured everywhere: no pick
+            const double noise = own.relative_half_width() + time->second.relative_half_width();
+            slower = slower || time->second.median > own.median * (1 + noise);
+            faster = faster || time->second.median * (1 + std::max(noise, kStockMargin)) < own.median;
+            log_ratio += std::log(time->second.median / own.median);
+        }
+        if (slower || !faster || (best && log_ratio >= best_log_ratio)) continue;
+        best = &option;
+        best_log_ratio = log_ratio;
+    }
+    return best;
+}
 
 TunePlan plan_tune(const TuneOptions& options, const std::vector<StoredTask>& tasks,
                    const std::vector<StoredPoint>& points, int nodes,
@@ -93,6 +170,10 @@ TunePlan plan_tune(const TuneOptions& options, const std::vector<StoredTask>& ta
             plan.cases.push_back(std::move(c));
         }
     }
+    for (const TimedGroup& group : timed_groups(options))
+        for (const std::string& collective : group.collectives)
+            if (std::count(options.measured.begin(), options.measured.end(), collective))
+                plan_measured(plan, collective, group.sizes, points);
     measure_plan(plan, points);
     return plan;
 }
@@ -138,6 +219,19 @@ bool sweep_complete(const TunePlan& plan) {
 }
 
 std::vector<RevertedPick> keep_measured_faster(TunePlan& plan, const TreeTimingReport& timing) {
+    // the collectives with one choice per shape that keep it: none slower, one faster
+    std::map<std::string, std::pair<bool, bool>> slower_faster;
+    for (const TreeTimingRow& row : timing.rows)
+        if (!csel::message_size_key(row.collective)) {
+            auto& [slower, faster] = slower_faster[row.collective];
+            slower = slower || row.verdict == TreeVerdict::slower;
+            faster = faster || row.verdict == TreeVerdict::faster;
+        }
+    const auto kept = [&](const TreeTimingRow& row) {
+        const auto shape = slower_faster.find(row.collective);
+        return shape == slower_faster.end() ? row.verdict == TreeVerdict::faster
+                                            : !shape->second.first && shape->second.second;
+    };
     std::vector<RevertedPick> reverted;
     for (std::size_t i = 0; i < plan.cases.size(); ++i) {  // the cases are in plan order; verify[i] is case i's
         SizeCase& c = plan.cases[i];
@@ -147,9 +241,7 @@ std::vector<RevertedPick> keep_measured_faster(TunePlan& plan, const TreeTimingR
         std::vector<csel::SampledChoice>& picks = plan.collectives.at(c.collective).picks;
         const auto pick = std::find_if(picks.begin(), picks.end(),
                                        [&](const csel::SampledChoice& p) { return p.msg_bytes == c.msg_bytes; });
-        if (pick == picks.end() || pick->choice.stock || row == timing.rows.end() ||
-            row->verdict == TreeVerdict::faster)
-            continue;
+        if (pick == picks.end() || pick->choice.stock || row == timing.rows.end() || kept(*row)) continue;
         reverted.push_back({c.collective, c.msg_bytes, c.pick, *row});
         pick->choice = csel::Choice::stock_tree();
         c.pick = pick->choice.describe();

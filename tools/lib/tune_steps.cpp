@@ -139,6 +139,41 @@ std::vector<std::string> launcher_words(const std::string& text) {
     return words;
 }
 
+std::vector<TimedGroup> timed_groups(const TuneOptions& options) {
+    std::vector<TimedGroup> groups;
+    const auto add = [&](const std::string& collective, const std::vector<std::uint64_t>& sizes) {
+        const auto same = std::find_if(groups.begin(), groups.end(), [&](const TimedGroup& g) { return g.sizes == sizes; });
+        if (same != groups.end())
+            same->collectives.push_back(collective);
+        else
+            groups.push_back({{collective}, sizes});
+    };
+    for (const std::string& collective : options.collectives) add(collective, options.sizes);
+    for (const std::string& collective : options.measured)
+        add(collective, collective == "barrier"          ? std::vector<std::uint64_t>{0}
+                        : options.measured_sizes.empty() ? options.sizes
+                                                         : options.measured_sizes);
+    return groups;
+}
+
+void split_measured(TuneOptions& options) {
+    std::vector<std::string> model;
+    for (const std::string& collective : options.collectives) {
+        const bool modelled =
+            std::find(model_collectives().begin(), model_collectives().end(), collective) != model_collectives().end();
+        (modelled ? model : options.measured).push_back(collective);
+    }
+    options.collectives = std::move(model);
+}
+
+std::vector<Params> measured_configs(const std::string& collective) {
+    const grammar::Algorithm* hier = grammar::find(collective, "hier");
+    if (!hier) throw UsageError("collective '" + collective + "' has no hier algorithm");
+    std::vector<Params> configs;
+    for (const std::string& value : grammar::values(*hier, "inter_algo")) configs.push_back({{"inter_algo", value}});
+    return configs;
+}
+
 namespace {
 
 // What every job of tune and tree-timing needs: ranks, the launch, message sizes.
@@ -154,6 +189,22 @@ void check_job_options(const TuneOptions& options) {
     if (std::count(options.sizes.begin(), options.sizes.end(), 0u)) throw UsageError("message size 0: need sizes > 0");
 }
 
+// The model's collectives (options.collectives) and the measured ones: each known
+// to its kind, none twice, at least one.
+void check_collectives(const TuneOptions& options) {
+    if (options.collectives.empty() && options.measured.empty()) throw UsageError("no collectives (-C)");
+    std::set<std::string> seen;
+    const auto check = [&](const std::string& collective, const std::vector<std::string>& kind, const char* what) {
+        if (std::find(kind.begin(), kind.end(), collective) == kind.end())
+            throw UsageError("collective '" + collective + "': " + what + " " + name_list(kind));
+        if (!seen.insert(collective).second) throw UsageError("collective '" + collective + "' given twice");
+    };
+    for (const std::string& collective : options.collectives)
+        check(collective, model_collectives(), "the task model covers");
+    for (const std::string& collective : options.measured)
+        check(collective, measured_collectives(), "measured ones are");
+}
+
 }  // namespace
 
 void check_tune_options(const TuneOptions& options) {
@@ -161,13 +212,9 @@ void check_tune_options(const TuneOptions& options) {
     if (options.segsizes.empty()) throw UsageError("no segment sizes (-s)");
     if (std::count(options.segsizes.begin(), options.segsizes.end(), 0u))
         throw UsageError("segment size 0: segment sizes must be > 0");
-    if (options.collectives.empty()) throw UsageError("no collectives (-C)");
-    std::set<std::string> seen;
-    for (const std::string& collective : options.collectives) {
-        if (std::find(model_collectives().begin(), model_collectives().end(), collective) == model_collectives().end())
-            throw UsageError("collective '" + collective + "': the task model covers " + model_collectives_text());
-        if (!seen.insert(collective).second) throw UsageError("collective '" + collective + "' given twice");
-    }
+    check_collectives(options);
+    if (std::count(options.measured_sizes.begin(), options.measured_sizes.end(), 0u))
+        throw UsageError("measured message size 0: need sizes > 0 (barrier is timed at 0 by itself)");
     const std::vector<Params> configs = parse_task_configs(options.configs);
     for (const std::string& collective : options.collectives) {
         std::vector<std::string> skipped;
@@ -193,13 +240,7 @@ void check_tune_options(const TuneOptions& options) {
 
 void check_tree_timing_options(const TuneOptions& options) {
     check_job_options(options);
-    if (options.collectives.empty()) throw UsageError("no collectives (-C)");
-    std::set<std::string> seen;
-    for (const std::string& collective : options.collectives) {
-        if (collective != "bcast" && collective != "reduce" && collective != "allreduce" && collective != "allgather")
-            throw UsageError("collective '" + collective + "': bcast, reduce, allreduce or allgather");
-        if (!seen.insert(collective).second) throw UsageError("collective '" + collective + "' given twice");
-    }
+    check_collectives(options);
     if (options.tree_path.empty()) throw UsageError("--tree: no tree file");
     if (options.tree_rounds < 2) throw UsageError("--rounds must be at least 2 (one round has no noise)");
     if (!(options.tree_tolerance >= 0 && options.tree_tolerance < 1))
@@ -233,6 +274,7 @@ Launch calibrate_launch(const TuneOptions& options, const std::string& hiertune)
 
 std::vector<Params> seg_inter_configs(const TuneOptions& options) {
     std::vector<Params> configs;
+    if (options.collectives.empty()) return configs;  // the model's collectives use them
     for (const Params& config : parse_task_configs(options.configs))
         if (analytic::is_seg_inter(config)) configs.push_back(config);
     return configs;
@@ -396,15 +438,27 @@ std::string bench_algorithm_spec(const std::string& collective, const Params& co
 Launch bench_launch(const TuneOptions& options, const std::string& hiertune, const std::string& step,
                     const std::string& collectives, const std::vector<std::string>& algorithms,
                     const std::vector<std::pair<std::string, std::string>>& launch_env) {
+    std::vector<std::string> names;
+    for (std::size_t start = 0; start <= collectives.size();) {
+        const std::size_t comma = std::min(collectives.find(',', start), collectives.size());
+        names.push_back(collectives.substr(start, comma - start));
+        start = comma + 1;
+    }
+    return bench_launch(options, hiertune, step, TimedGroup{names, options.sizes}, algorithms, launch_env);
+}
+
+Launch bench_launch(const TuneOptions& options, const std::string& hiertune, const std::string& step,
+                    const TimedGroup& group, const std::vector<std::string>& algorithms,
+                    const std::vector<std::pair<std::string, std::string>>& launch_env) {
     Launch launch{step, mpiexec_prefix(options), base_env(options)};
     launch.env.insert(launch.env.end(), launch_env.begin(), launch_env.end());
-    launch.argv.insert(launch.argv.end(), {hiertune, "bench", "-C", collectives});
+    launch.argv.insert(launch.argv.end(), {hiertune, "bench", "-C", join(group.collectives, ',')});
     for (const std::string& algorithm : algorithms) {
         launch.argv.push_back("-a");
         launch.argv.push_back(algorithm);
     }
     launch.argv.insert(launch.argv.end(),
-                       {"--sizes", join_sizes(options.sizes, ','), "-x", std::to_string(options.bench_warmup),
+                       {"--sizes", join_sizes(group.sizes, ','), "-x", std::to_string(options.bench_warmup),
                         "--min-reps", std::to_string(std::min(options.bench_min_reps, options.bench_max_reps)), "-i",
                         std::to_string(options.bench_max_reps), "--precision",
                         format_number(options.bench_precision_percent), "--max-time",
@@ -429,8 +483,11 @@ std::vector<Launch> bench_launches(const TuneOptions& options, const std::string
     return launches;
 }
 
-Launch stock_launch(const TuneOptions& options, const std::string& hiertune) {
-    return bench_launch(options, hiertune, "stock", join(options.collectives, ','), {kStockAlgorithms}, {});
+std::vector<Launch> stock_launches(const TuneOptions& options, const std::string& hiertune) {
+    std::vector<Launch> launches;
+    for (const TimedGroup& group : timed_groups(options))
+        launches.push_back(bench_launch(options, hiertune, "stock", group, {kStockAlgorithms}, {}));
+    return launches;
 }
 
 std::vector<std::string> missing_stock_points(const TuneOptions& options, const std::vector<StoredPoint>& points) {
@@ -440,9 +497,52 @@ std::vector<std::string> missing_stock_points(const TuneOptions& options, const 
         if (choice && choice->stock) stored.insert({point.key.collective, point.key.msg_bytes});
     }
     std::vector<std::string> missing;
-    for (const std::string& collective : options.collectives)
-        for (std::uint64_t bytes : options.sizes)
-            if (!stored.count({collective, bytes})) missing.push_back(collective + " " + std::to_string(bytes) + " B");
+    for (const TimedGroup& group : timed_groups(options))
+        for (const std::string& collective : group.collectives)
+            for (std::uint64_t bytes : group.sizes)
+                if (!stored.count({collective, bytes}))
+                    missing.push_back(collective + " " + std::to_string(bytes) + " B");
+    return missing;
+}
+
+namespace {
+
+// "hier:gather_hier_inter_algorithm=linear/binomial": every measured configuration
+// of the collective in one bench spec (they differ in inter_algo alone).
+std::string measured_spec(const std::string& collective) {
+    std::vector<std::string> values;
+    for (const Params& config : measured_configs(collective)) values.push_back(config.at("inter_algo"));
+    return "hier:" + collective + "_hier_" + hier_cvar_suffix().at("inter_algo") + "=" + join(values, '/');
+}
+
+}  // namespace
+
+std::vector<Launch> measured_launches(const TuneOptions& options, const std::string& hiertune) {
+    std::vector<Launch> launches;
+    for (const TimedGroup& group : timed_groups(options))
+        for (const std::string& collective : group.collectives)
+            if (std::count(options.measured.begin(), options.measured.end(), collective))
+                launches.push_back(bench_launch(options, hiertune, "measured", TimedGroup{{collective}, group.sizes},
+                                                {measured_spec(collective)}, {}));
+    return launches;
+}
+
+std::vector<std::string> missing_measured_points(const TuneOptions& options, const std::vector<StoredPoint>& points) {
+    std::set<std::tuple<std::string, std::uint64_t, Params>> stored;
+    for (const StoredPoint& point : points) {
+        const std::optional<csel::Choice> choice = choice_of_point(point.key);
+        if (choice && grammar::find(choice->algorithm))
+            stored.insert({point.key.collective, point.key.msg_bytes, choice->params});
+    }
+    std::vector<std::string> missing;
+    for (const TimedGroup& group : timed_groups(options))
+        for (const std::string& collective : group.collectives) {
+            if (!std::count(options.measured.begin(), options.measured.end(), collective)) continue;
+            for (std::uint64_t bytes : group.sizes)
+                for (const Params& config : measured_configs(collective))
+                    if (!stored.count({collective, bytes, config}))
+                        missing.push_back(collective + " " + std::to_string(bytes) + " B " + config_label(config));
+        }
     return missing;
 }
 
@@ -470,10 +570,13 @@ VerifyCase parse_verify_case(const std::string& text) {
     if (second == std::string::npos) throw bad("not three fields");
     VerifyCase c;
     c.collective = text.substr(0, first);
-    if (std::find(model_collectives().begin(), model_collectives().end(), c.collective) == model_collectives().end())
-        throw bad("collective must be one of " + model_collectives_text());
+    if (std::find(grammar::collectives().begin(), grammar::collectives().end(), c.collective) ==
+        grammar::collectives().end())
+        throw bad("collective must be one of " + name_list(grammar::collectives()));
     const std::string bytes = text.substr(first + 1, second - first - 1);
-    if (!digits(bytes) || std::stoull(bytes) == 0) throw bad("size must be a positive integer");
+    const bool barrier = c.collective == "barrier";
+    if (!digits(bytes) || (std::stoull(bytes) == 0) != barrier)
+        throw bad(barrier ? "barrier has no size: BYTES must be 0" : "size must be a positive integer");
     c.msg_bytes = std::stoull(bytes);
     const std::string expect = text.substr(second + 1);
     if (expect == "any") return c;
@@ -482,7 +585,10 @@ VerifyCase parse_verify_case(const std::string& text) {
     if (expect.rfind("hier/", 0) != 0)
         throw bad(std::string("expectation must be hier/SEGMENTS, ") + kWholeCommCase + " or any");
     const std::string segments = expect.substr(5);
-    if (!digits(segments) || std::stoull(segments) == 0) throw bad("segments must be a positive integer");
+    // the measured collectives' hier counts no segments (hier/0)
+    const bool counted = !std::count(measured_collectives().begin(), measured_collectives().end(), c.collective);
+    if (!digits(segments) || (std::stoull(segments) == 0) == counted)
+        throw bad(counted ? "segments must be a positive integer" : c.collective + " counts no segments: hier/0");
     c.hier = true;
     c.segments = std::stoull(segments);
     return c;
@@ -503,15 +609,15 @@ Launch verify_launch(const TuneOptions& options, const std::string& hiertune, co
 }
 
 Launch tree_timing_launch(const TuneOptions& options, const std::string& hiertune, const std::string& tree,
-                          bool with_tree) {
+                          bool with_tree, const TimedGroup& group) {
     if (tree.empty() || tree.front() != '/')
         throw UsageError("the tree timing needs an absolute tree path, not '" + tree + "'");
     Launch launch{with_tree ? kTreeVariant : kNoTreeVariant, mpiexec_prefix(options), base_env(options)};
     // "": MPICH's built-in tree even where the caller's environment names one
     launch.env.emplace_back("MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE", with_tree ? tree : "");
     launch.argv.insert(launch.argv.end(),
-                       {hiertune, "bench", "-C", join(options.collectives, ','), "-a", "default", "--sizes",
-                        join_sizes(options.sizes, ','), "-x", std::to_string(options.bench_warmup), "--min-reps",
+                       {hiertune, "bench", "-C", join(group.collectives, ','), "-a", "default", "--sizes",
+                        join_sizes(group.sizes, ','), "-x", std::to_string(options.bench_warmup), "--min-reps",
                         std::to_string(std::min(options.bench_min_reps, options.bench_max_reps)), "-i",
                         std::to_string(options.bench_max_reps), "--precision",
                         format_number(options.bench_precision_percent), "--max-time",
@@ -520,7 +626,7 @@ Launch tree_timing_launch(const TuneOptions& options, const std::string& hiertun
     return launch;
 }
 
-TreeTimingOutput parse_tree_timing_output(std::istream& lines, const TuneOptions& options, int round,
+TreeTimingOutput parse_tree_timing_output(std::istream& lines, const TimedGroup& group, int round,
                                           const std::string& variant) {
     TreeTimingOutput output;
     bool have_layout = false;
@@ -551,9 +657,9 @@ TreeTimingOutput parse_tree_timing_output(std::istream& lines, const TuneOptions
             timing.collective = point.at("collective").get<std::string>();
             timing.msg_bytes = point.at("size").get<std::uint64_t>();
             const std::string at = timing.collective + " " + std::to_string(timing.msg_bytes) + " B";
-            if (std::find(options.collectives.begin(), options.collectives.end(), timing.collective) ==
-                    options.collectives.end() ||
-                std::find(options.sizes.begin(), options.sizes.end(), timing.msg_bytes) == options.sizes.end())
+            if (std::find(group.collectives.begin(), group.collectives.end(), timing.collective) ==
+                    group.collectives.end() ||
+                std::find(group.sizes.begin(), group.sizes.end(), timing.msg_bytes) == group.sizes.end())
                 throw bad(at + " was not asked for");
             if (!seen.insert({timing.collective, timing.msg_bytes}).second) throw bad(at + " twice");
             Summary& s = timing.summary;
@@ -570,8 +676,8 @@ TreeTimingOutput parse_tree_timing_output(std::istream& lines, const TuneOptions
             throw bad(std::string("not a bench JSON point (") + e.what() + ")");
         }
     }
-    for (const std::string& collective : options.collectives)
-        for (std::uint64_t bytes : options.sizes)
+    for (const std::string& collective : group.collectives)
+        for (std::uint64_t bytes : group.sizes)
             if (!seen.count({collective, bytes}))
                 throw std::runtime_error("the " + variant + " job's output has no point for " + collective + " " +
                                          std::to_string(bytes) + " B");
@@ -596,29 +702,31 @@ std::optional<double> tree_time(const std::vector<TreeTiming>& timings, const st
 
 }  // namespace
 
-bool tree_round_stored(const TuneOptions& options, const std::vector<TreeTiming>& timings, int round,
+bool tree_round_stored(const TimedGroup& group, const std::vector<TreeTiming>& timings, int round,
                        const std::string& variant) {
-    for (const std::string& collective : options.collectives)
-        for (std::uint64_t bytes : options.sizes)
+    for (const std::string& collective : group.collectives)
+        for (std::uint64_t bytes : group.sizes)
             if (!tree_time(timings, collective, bytes, round, variant)) return false;
     return true;
 }
 
 std::vector<TreeTimingCase> tree_timing_cases(const TuneOptions& options, const std::vector<TreeTiming>& timings) {
     std::vector<TreeTimingCase> cases;
-    for (const std::string& collective : options.collectives)
-        for (std::uint64_t bytes : options.sizes) {
-            TreeTimingCase c{collective, bytes, {}, {}};
-            for (int round = 1; round <= options.tree_rounds; ++round)
-                for (const char* variant : {kTreeVariant, kNoTreeVariant}) {
-                    const std::optional<double> time = tree_time(timings, collective, bytes, round, variant);
-                    if (!time)
-                        throw std::runtime_error("no " + std::string(variant) + " timing of " + collective + " " +
-                                                 std::to_string(bytes) + " B in round " + std::to_string(round));
-                    (variant == std::string(kTreeVariant) ? c.tree : c.no_tree).push_back(*time);
-                }
-            cases.push_back(std::move(c));
-        }
+    for (const TimedGroup& group : timed_groups(options))
+        for (const std::string& collective : group.collectives)
+            for (std::uint64_t bytes : group.sizes) {
+                TreeTimingCase c{collective, bytes, {}, {}};
+                for (int round = 1; round <= options.tree_rounds; ++round)
+                    for (const char* variant : {kTreeVariant, kNoTreeVariant}) {
+                        const std::optional<double> time = tree_time(timings, collective, bytes, round, variant);
+                        if (!time)
+                            throw std::runtime_error("no " + std::string(variant) + " timing of " + collective +
+                                                     " " + std::to_string(bytes) + " B in round " +
+                                                     std::to_string(round));
+                        (variant == std::string(kTreeVariant) ? c.tree : c.no_tree).push_back(*time);
+                    }
+                cases.push_back(std::move(c));
+            }
     return cases;
 }
 

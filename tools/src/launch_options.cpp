@@ -21,6 +21,7 @@ void JobShapeArgs::apply(const CLI::App& command, TuneOptions& jobs) const {
     jobs.ranks = ranks;
     if (command.count("--nodes") > 0) jobs.nodes = nodes;
     jobs.collectives = collectives;
+    split_measured(jobs);  // -C names any collective: those without a task model are measured
     jobs.sizes = message_sizes(size_range.empty() && sizes.empty() ? "1K:1M" : size_range, sizes);
 }
 

@@ -6,6 +6,8 @@
 
 #include "hiertune/cluster_env.hpp"
 #include "hiertune/generate.hpp"
+#include "hiertune/grammar.hpp"
+#include "hiertune/sweep.hpp"
 #include "hiertune/sizes.hpp"
 #include "hiertune/usage_error.hpp"
 #include "tune_command.hpp"
@@ -17,8 +19,13 @@ CLI::App* TuneCli::bind(CLI::App& app) {
         "tune",
         "Tune at install (run it WITHOUT mpiexec): link calibration, task benchmarks, HAN model, tree, its check "
         "in MPICH, its timing as loaded against no tree, exhaustive sweep and the validation report");
-    add_job_shape_options(*tune, shape_, "Ranks of the MPI jobs", model_collectives(),
-                          model_collectives_text() + " (comma-separated)");
+    add_job_shape_options(*tune, shape_, "Ranks of the MPI jobs", grammar::collectives(),
+                          name_list(grammar::collectives()) + " (comma-separated): " + model_collectives_text() +
+                              " by the HAN task model, " + name_list(measured_collectives()) +
+                              " by measuring their hier inter-node steps against MPICH's (one choice per job shape)");
+    tune->add_option("--measured-sizes", measured_sizes_,
+                     "Message sizes of the measured collectives (-C): [MIN:]MAX, OSU style, or a list "
+                     "A,B,... (default: as -m; barrier: none)");
     bind_space_and_files(*tune);
     add_launch_options(*tune, launch_,
                        {"mpiexec to launch the jobs with (default: the one of the MPICH hiertune is built against, " +
@@ -125,6 +132,10 @@ void TuneCli::bind_tree_and_model(CLI::App& tune) {
 TuneOptions TuneCli::options() const {
     TuneOptions options;
     shape_.apply(*command_, options);
+    if (!measured_sizes_.empty())  // a list "1K,64K" or a range "1K:64K"
+        options.measured_sizes = measured_sizes_.find(',') == std::string::npos
+                                     ? message_sizes(measured_sizes_, {})
+                                     : message_sizes("", {measured_sizes_});
     options.configs = configs_;
     for (const std::string& text : segsizes_)
         for (std::uint64_t size : parse_size_list(text)) options.segsizes.push_back(size);

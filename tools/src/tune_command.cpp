@@ -26,6 +26,7 @@
 #include "hiertune/generate.hpp"
 #include "hiertune/measure_db.hpp"
 #include "hiertune/site_tree.hpp"
+#include "hiertune/sweep.hpp"
 #include "hiertune/task_bench.hpp"
 #include "hiertune/tune_plan.hpp"
 #include "hiertune/usage_error.hpp"
@@ -135,30 +136,35 @@ std::string read_whole_file(const std::string& path) {
 
 // The tree as loaded: rounds 1 .. options.tree_rounds of the job with the tree
 // and the one without, alternating (the tree is read at MPI_Init only, so
-// each is a job of its own).  A job whose (round, variant) `stored` reports is
-// skipped; each other job's output (JSON lines into `output_dir`) goes to
-// `store`.  Returns the number of jobs run.
+// each is a job of its own), a job per timed group.  A job whose (group, round,
+// variant) `stored` reports is skipped; each other job's output (JSON lines into
+// `output_dir`) goes to `store`.  Returns the number of jobs run.
 int run_tree_rounds(const TuneOptions& options, const std::string& hiertune, const fs::path& output_dir,
-                    const std::string& title, const std::function<bool(int, const std::string&)>& stored,
+                    const std::string& title,
+                    const std::function<bool(const TimedGroup&, int, const std::string&)>& stored,
                     const std::function<void(const TreeTimingOutput&)>& store, std::ostream& out) {
+    const std::vector<TimedGroup> groups = timed_groups(options);
     int jobs = 0;
     for (int round = 1; round <= options.tree_rounds; ++round)
-        for (const bool with_tree : {true, false}) {
-            const std::string variant = with_tree ? kTreeVariant : kNoTreeVariant;
-            if (stored(round, variant)) continue;
-            const fs::path output = output_dir / ("round-" + std::to_string(round) + "-" + variant + ".jsonl");
-            out << "round " << round << "/" << options.tree_rounds << ", " << variant << ":\n";
-            run_step(title, {tree_timing_launch(options, hiertune, options.tree_path, with_tree)}, out,
-                     output.string());
-            std::ifstream lines(output);
-            try {
-                store(parse_tree_timing_output(lines, options, round, variant));
-            } catch (const std::runtime_error& e) {
-                if (dynamic_cast<const TuneError*>(&e)) throw;
-                throw TuneError(title + ": " + e.what() + " (" + output.string() + ")");
+        for (const bool with_tree : {true, false})
+            for (std::size_t g = 0; g < groups.size(); ++g) {
+                const std::string variant = with_tree ? kTreeVariant : kNoTreeVariant;
+                if (stored(groups[g], round, variant)) continue;
+                const fs::path output =
+                    output_dir / ("round-" + std::to_string(round) + "-" + variant +
+                                  (g == 0 ? std::string() : "-" + std::to_string(g + 1)) + ".jsonl");
+                out << "round " << round << "/" << options.tree_rounds << ", " << variant << ":\n";
+                run_step(title, {tree_timing_launch(options, hiertune, options.tree_path, with_tree, groups[g])}, out,
+                         output.string());
+                std::ifstream lines(output);
+                try {
+                    store(parse_tree_timing_output(lines, groups[g], round, variant));
+                } catch (const std::runtime_error& e) {
+                    if (dynamic_cast<const TuneError*>(&e)) throw;
+                    throw TuneError(title + ": " + e.what() + " (" + output.string() + ")");
+                }
+                ++jobs;
             }
-            ++jobs;
-        }
     return jobs;
 }
 
@@ -223,8 +229,8 @@ namespace {
 void tree_timing_step(const TuneOptions& options, const std::string& hiertune, const Job& job, MeasureDb& db,
                       const std::string& digest, const fs::path& report_dir, std::ostream& out) {
     const std::vector<TreeTiming> stored = db.tree_timings(job.id, digest);
-    const auto is_stored = [&](int round, const std::string& variant) {
-        return tree_round_stored(options, stored, round, variant);
+    const auto is_stored = [&](const TimedGroup& group, int round, const std::string& variant) {
+        return tree_round_stored(group, stored, round, variant);
     };
     const fs::path output_dir = report_dir / "tree-timing";
     std::error_code ec;
@@ -254,44 +260,52 @@ void tree_timing_step(const TuneOptions& options, const std::string& hiertune, c
             << seconds_text(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()) << '\n';
 }
 
-// Step 7: the plan's picks against the sweep, the picks step 5b put back to stock,
-// and the tree timing, into report_dir and `out`.  Throws TuneError when the tree is slower than no tree
-// beyond the noise (unless options.allow_tree_slower), once all is written.
-void write_tune_report(const TuneOptions& options, const Job& job, const MeasureDb& db, const TunePlan& plan,
-                       const std::vector<RevertedPick>& reverted,
-                       const std::string& digest, const fs::path& report_dir, std::ostream& out) {
-    const std::map<std::string, double> times = db.step_times(job.id);
-    const auto time_of = [&](const char* step) {
-        const auto found = times.find(step);
-        return found == times.end() ? std::nullopt : std::optional<double>(found->second);
-    };
-    ValidationReport report;
-    // the stock reference is part of both ways of tuning
+// The model's picks against the sweep (the task benchmarks' time, and the stock
+// reference's, beside the sweep's), and the measured collectives' picks apart;
+// an empty report where a kind has no case.
+struct PickReports {
+    ValidationReport model, measured;
+    bool has_model = false, has_measured = false;
+};
+PickReports validate_picks(const TuneOptions& options, const Job& job, const MeasureDb& db, const TunePlan& plan,
+                           const std::function<std::optional<double>(const char*)>& time_of) {
+    std::vector<SizeCase> model_cases, measured_cases;
+    for (const SizeCase& c : plan.cases)
+        (std::count(options.measured.begin(), options.measured.end(), c.collective) ? measured_cases : model_cases)
+            .push_back(c);
+    PickReports reports;
     const std::optional<double> stock_seconds = time_of("stock");
+    // the stock reference is part of both ways of tuning
+    const auto plus_stock = [&](std::optional<double> seconds) {
+        return seconds && stock_seconds ? std::optional<double>(*seconds + *stock_seconds) : seconds;
+    };
+    // the analytic models' fit is part of the model's measuring time
+    std::optional<double> model_seconds = time_of("tasks");
+    if (const std::optional<double> fit = seg_inter_configs(options).empty() ? std::nullopt : fit_seconds(db, job))
+        model_seconds = model_seconds.value_or(0) + *fit;
     try {
-        const auto plus_stock = [&](std::optional<double> seconds) {
-            return seconds && stock_seconds ? std::optional<double>(*seconds + *stock_seconds) : seconds;
-        };
-        // the analytic models' fit is part of the model's measuring time
-        std::optional<double> model_seconds = time_of("tasks");
-        if (const std::optional<double> fit = seg_inter_configs(options).empty() ? std::nullopt : fit_seconds(db, job))
-            model_seconds = model_seconds.value_or(0) + *fit;
-        report = validate(plan.cases, plus_stock(model_seconds), plus_stock(time_of("bench")));
+        if ((reports.has_model = !model_cases.empty()))
+            reports.model = validate(model_cases, plus_stock(model_seconds), plus_stock(time_of("bench")));
+        if ((reports.has_measured = !measured_cases.empty())) {
+            reports.measured = validate(measured_cases, std::nullopt, std::nullopt);
+            reports.measured.title = "measured picks (one per job shape) vs the best measured at each size";
+        }
     } catch (const ValidationError& e) {
         throw TuneError(std::string("step 7 (report): ") + e.what());
     }
-    TreeTimingReport tree_report;
-    try {
-        tree_report = evaluate_tree_timings(tree_timing_cases(options, db.tree_timings(job.id, digest)),
-                                            options.tree_tolerance, options.allow_tree_slower);
-    } catch (const std::runtime_error& e) {  // ValidationError, or a round missing
-        throw TuneError(std::string("step 7 (report): the tree timing: ") + e.what());
-    }
+    return reports;
+}
+
+// The report's text: calibration, the picks against the sweep, the step times,
+// the picks step 5b put back and the tree timing.
+std::string tune_report_text(const Job& job, const MeasureDb& db, const TunePlan& plan, const PickReports& reports,
+                             const std::vector<RevertedPick>& reverted, const TreeTimingReport& tree_report,
+                             const std::function<std::optional<double>(const char*)>& time_of) {
     std::ostringstream text;
     text << calibration_report(db.calibration(job.id)) << '\n';
     for (const std::string& note : plan.skipped) text << note << '\n';
-    write_report_text(report, text);
-    if (stock_seconds) {
+    if (reports.has_model) write_report_text(reports.model, text);
+    if (const std::optional<double> stock_seconds = time_of("stock"); stock_seconds && reports.has_model) {
         text << "(both times include the stock reference measurement, " << seconds_text(*stock_seconds) << ")\n";
         const std::optional<double> tasks = time_of("tasks"), bench = time_of("bench");
         if (tasks && bench && *bench > 0)
@@ -299,24 +313,58 @@ void write_tune_report(const TuneOptions& options, const Job& job, const Measure
                  << seconds_text(*bench) << ", task share " << std::fixed << std::setprecision(1)
                  << *tasks / *bench * 100 << " %\n";
     }
+    if (reports.has_measured) {
+        text << '\n';
+        write_report_text(reports.measured, text);
+    }
     text << '\n';
     if (!reverted.empty())
         for (const std::string& line : reverted_lines(reverted)) text << line << '\n';
     write_tree_timing_text(tree_report, text);
+    return text.str();
+}
+
+// Step 7: the plan's picks against the sweep, the picks step 5b put back to stock,
+// and the tree timing, into report_dir and `out`.  Throws TuneError when the tree is slower than no tree
+// beyond the noise (unless options.allow_tree_slower), once all is written.
+void write_tune_report(const TuneOptions& options, const Job& job, const MeasureDb& db, const TunePlan& plan,
+                       const std::vector<RevertedPick>& reverted,
+                       const std::string& digest, const fs::path& report_dir, std::ostream& out) {
+    const std::map<std::string, double> times = db.step_times(job.id);
+    const std::function<std::optional<double>(const char*)> time_of = [&](const char* step) {
+        const auto found = times.find(step);
+        return found == times.end() ? std::nullopt : std::optional<double>(found->second);
+    };
+    const PickReports reports = validate_picks(options, job, db, plan, time_of);
+    TreeTimingReport tree_report;
+    try {
+        tree_report = evaluate_tree_timings(tree_timing_cases(options, db.tree_timings(job.id, digest)),
+                                            options.tree_tolerance, options.allow_tree_slower);
+    } catch (const std::runtime_error& e) {  // ValidationError, or a round missing
+        throw TuneError(std::string("step 7 (report): the tree timing: ") + e.what());
+    }
+    const std::string text = tune_report_text(job, db, plan, reports, reverted, tree_report, time_of);
+    // the CSV files and the plot: the model's picks where there are any, else the measured ones
+    const ValidationReport& tabled = reports.has_model ? reports.model : reports.measured;
     std::ostringstream summary, predictions, tree_csv;
-    write_summary_csv(report, summary);
-    write_predictions_csv(report, predictions);
+    write_summary_csv(tabled, summary);
+    write_predictions_csv(tabled, predictions);
     write_tree_timing_csv(tree_report, tree_csv);
     const fs::path predictions_csv = report_dir / "predictions.csv";
     const fs::path png = report_dir / "prediction.png";
     const fs::path script = report_dir / "prediction.gp";
-    write_file(report_dir / "report.txt", text.str());
+    write_file(report_dir / "report.txt", text);
     write_file(report_dir / "summary.csv", summary.str());
     write_file(predictions_csv, predictions.str());
     write_file(report_dir / "tree-timing.csv", tree_csv.str());
-    out << text.str();
+    if (reports.has_model && reports.has_measured) {
+        std::ostringstream measured;
+        write_summary_csv(reports.measured, measured);
+        write_file(report_dir / "summary-measured.csv", measured.str());
+    }
+    out << text;
     try {
-        plot_with_gnuplot(script.string(), gnuplot_script(report, predictions_csv.string(), png.string()),
+        plot_with_gnuplot(script.string(), gnuplot_script(tabled, predictions_csv.string(), png.string()),
                           png.string(), out);
     } catch (const TuneError& e) {
         throw TuneError(std::string("step 7 (report): ") + e.what());
@@ -384,6 +432,9 @@ private:
             // the stock reference: hier goes into the tree only where predicted faster
             {"1", "", [this] { return options_.stock; }, [this] { return stock_stored(); },
              [this] { measure_stock(); }},
+            // the collectives without a task model: hier's inter-node steps measured
+            {"1", "", [this] { return !options_.measured.empty(); }, [this] { return measured_stored(); },
+             [this] { measure_measured(); }},
             {"2", "model predictions", nullptr, nullptr, [this] { predict(); }},
             {"3", "generate --from model", nullptr, nullptr, [this] { generate(); }},
             // the tree loaded into MPICH: the chosen algorithms run
@@ -433,10 +484,23 @@ private:
     }
 
     void measure_stock() {
-        const double seconds = run_step("step 1 (stock)", {stock_launch(options_, hiertune_)}, out_);
+        const double seconds = run_step("step 1 (stock)", stock_launches(options_, hiertune_), out_);
         if (!missing_stock_points(options_, db_->points(job_.id)).empty())
             throw TuneError("step 1 (stock): stock points" + elsewhere_);
         out_ << "stock reference: " << seconds_text(seconds) << '\n';
+    }
+
+    std::string measured_stored() {
+        return missing_measured_points(options_, db_->points(job_.id)).empty()
+                   ? "hier measured for " + name_list(options_.measured) + " at every size: nothing to measure"
+                   : std::string();
+    }
+
+    void measure_measured() {
+        const double seconds = run_step("step 1 (measured)", measured_launches(options_, hiertune_), out_);
+        if (!missing_measured_points(options_, db_->points(job_.id)).empty())
+            throw TuneError("step 1 (measured): points" + elsewhere_);
+        out_ << "hier of " << name_list(options_.measured) << ": " << seconds_text(seconds) << '\n';
     }
 
     void predict() {
@@ -452,8 +516,12 @@ private:
             std::optional<double> predicted;
             for (const ConfigTime& config : c.configs)
                 if (config.config == c.pick) predicted = config.predicted;
-            out_ << c.collective << " " << c.msg_bytes << " B: " << c.pick << " (predicted " << us_text(predicted)
-                 << ")\n";
+            out_ << c.collective << " " << c.msg_bytes << " B: " << c.pick
+                 << (predicted || options_.collectives.end() != std::find(options_.collectives.begin(),
+                                                                         options_.collectives.end(), c.collective)
+                         ? " (predicted " + us_text(predicted) + ")"
+                         : std::string(" (measured; one choice per job shape)"))
+                 << "\n";
         }
     }
 
@@ -578,7 +646,8 @@ int run_tree_timing(TuneOptions options, const std::string& hiertune, std::ostre
     };
     out << "# tree " << options.tree_path << '\n';
     run_tree_rounds(
-        options, hiertune, output_dir.path, "tree-timing", [](int, const std::string&) { return false; }, store, out);
+        options, hiertune, output_dir.path, "tree-timing",
+        [](const TimedGroup&, int, const std::string&) { return false; }, store, out);
     const TreeTimingReport report = evaluate_tree_timings(tree_timing_cases(options, timings), options.tree_tolerance,
                                                           options.allow_tree_slower);
     out << "# " << layout->ranks << " ranks, " << layout->nodes << " nodes x " << layout->ppn << " ppn, "

@@ -294,6 +294,34 @@ grep -q "^verify reduce 24576 B: hier ran with 3 segments (expected 3), data ok:
     { cat "$tmp/rd_out"; fail "reduce verify"; }
 grep -q '"algorithm=MPIR_Reduce_intra_hier"' "$tmp/rd.json" || fail "no hier reduce in the tree"
 
+echo "== gather and barrier: measured (hier's inter-node steps against MPICH's), one choice per shape, verify"
+ms=(tune -n 4 --nodes 2 -C gather,barrier --measured-sizes 2K,24K
+    --db "$tmp/ms.sqlite" -o "$tmp/ms.json" --report "$tmp/ms-report" --stock "$stock" --mpiexec "$mpiexec"
+    --bench-warmup 1 --bench-min-reps 3 --bench-reps 10 --max-time 1
+    --tree-rounds 2 --allow-tree-slower --keep-unproven --allow-cliques)
+"$hiertune" "${ms[@]}" > "$tmp/ms_out" 2> "$tmp/ms_err" || { cat "$tmp/ms_out" "$tmp/ms_err"; fail "measured tune failed"; }
+grep -q "^\\$ .* bench -C gather -a hier:gather_hier_inter_algorithm=linear/binomial --sizes 2048,24576 " "$tmp/ms_out" ||
+    fail "gather's hier not measured"
+grep -q "^\\$ .* bench -C barrier -a hier:barrier_hier_inter_algorithm=auto/dissemination --sizes 0 " "$tmp/ms_out" ||
+    fail "barrier's hier not measured at size 0"
+grep -q "^verify: 3 of 3 cases as the tree says" "$tmp/ms_out" || { cat "$tmp/ms_out"; fail "measured verify"; }
+for case in "gather 24576" "barrier 0"; do
+    grep -Eq "^verify $case B: (hier ran with 0 segments \\(expected 0\\)|stock choice ran|MPICH's algorithm ran on the whole comm).*: ok$" \
+        "$tmp/ms_out" || fail "verify $case"
+done
+grep -q "^measured picks (one per job shape) vs the best measured at each size" "$tmp/ms-report/report.txt" ||
+    fail "no measured section in the report"
+# one choice per shape: no message-size key in the tuned branches (MPICH's is a count for gather)
+python3 - "$tmp/ms.json" << 'PY' || fail "a measured collective keyed on its message size"
+import json, sys
+tree = json.load(open(sys.argv[1]))
+def keys(node):
+    return [k for k in node] + [x for v in node.values() if isinstance(v, dict) for x in keys(v)] if isinstance(node, dict) else []
+for coll in ("gather", "barrier"):
+    parent = tree["collective=" + coll]["comm_type=intra"].get("comm_hierarchy=parent", {})
+    assert not any("msg_size" in k for k in keys(parent)), coll
+PY
+
 echo "== verify: a whole_comm case runs MPICH's algorithm on the whole comm only where a tree marks it"
 cat > "$tmp/whole.json" <<'JSON'
 {"collective=bcast": {"comm_type=intra": {"comm_hierarchy=parent": {"algorithm=MPIR_Bcast_intra_binomial": {"whole_comm=1": {}}},
@@ -314,9 +342,10 @@ grep -q "^hiertune: error: no mpiexec at $tmp/none" "$tmp/e1" || fail "missing m
 "$hiertune" tune -n 4 --nodes 2 --allow-cliques --stock "$tmp/none.json" --db "$tmp/e.sqlite" 2> "$tmp/e2" &&
     fail "missing stock accepted"
 grep -q "^hiertune: error: cannot read JSON tree" "$tmp/e2" || fail "missing stock: $(cat "$tmp/e2")"
-(cd "$tmp" && "$hiertune" tune -n 4 --nodes 2 --allow-cliques -C gather --stock "$stock" 2> "$tmp/e3") &&
-    fail "gather accepted"
-grep -q "gather not in {bcast,reduce,allreduce,allgather}" "$tmp/e3" || fail "gather: $(cat "$tmp/e3")"
+(cd "$tmp" && "$hiertune" tune -n 4 --nodes 2 --allow-cliques -C alltoall --stock "$stock" 2> "$tmp/e3") &&
+    fail "alltoall accepted"
+grep -q "alltoall not in {bcast,reduce,allreduce,allgather,gather,scatter,barrier}" "$tmp/e3" ||
+    fail "alltoall: $(cat "$tmp/e3")"
 "$hiertune" tune -n 4 --launcher "$mpiexec -n 4" --allow-cliques --config inter_algo=seg_chain --stock "$stock" \
     2> "$tmp/e4" && fail "seg_chain accepted without a launch of one rank per node"
 grep -q "^hiertune: error: seg_\* inter-node submodules are costed by the analytic models: give --fit-launcher" \

@@ -292,7 +292,7 @@ TEST_F(CommandLines, TuneBenchJobsMeasureEveryConfigurationAtTheSegmentSizes) {
 
 TEST_F(CommandLines, TuneStockJobMeasuresTheStockSelection) {
     const TuneOptions o = parsed_tune_options();
-    const Launch launch = stock_launch(o, kHiertune);
+    const Launch launch = stock_launches(o, kHiertune).at(0);
     const BenchOptions b = emulated_job_options<BenchCli>(launch);
     expect_bench_effort(b, o);
     EXPECT_EQ(b.collectives, o.collectives);
@@ -305,7 +305,7 @@ TEST_F(CommandLines, TuneStockJobMeasuresTheStockSelection) {
 TEST_F(CommandLines, TreeTimingJobTimesTheDefaultSelectionAsJson) {
     const TuneOptions o = parsed_tune_options();
     for (const bool with_tree : {true, false}) {
-        const Launch launch = tree_timing_launch(o, kHiertune, o.tree_path, with_tree);
+        const Launch launch = tree_timing_launch(o, kHiertune, o.tree_path, with_tree, timed_groups(o).at(0));
         const BenchOptions b = emulated_job_options<BenchCli>(launch);
         expect_bench_effort(b, o);
         EXPECT_EQ(b.collectives, o.collectives);
@@ -326,7 +326,7 @@ TEST_F(CommandLines, TreeTimingCommandGivesItsJobsItsOptions) {
     EXPECT_EQ(o.nodes, 3);
     EXPECT_EQ(o.tree_rounds, 5);
     EXPECT_DOUBLE_EQ(o.tree_tolerance, 0.03);
-    const Launch launch = tree_timing_launch(o, kHiertune, o.tree_path, true);
+    const Launch launch = tree_timing_launch(o, kHiertune, o.tree_path, true, timed_groups(o).at(0));
     EXPECT_EQ(launch_prefix(launch), (std::vector<std::string>{"/usr/bin/mpiexec", "-n", "6"}));
     Bound<BenchCli> bench;
     bench.parse(job_args(launch));
@@ -354,7 +354,7 @@ TEST_F(CommandLines, RefusedCliquesWithoutTheFlag) {
     o.allow_cliques = false;
     setenv(kNumCliquesEnv, "4", 1);
     Bound<BenchCli> bench;
-    bench.parse(job_args(stock_launch(o, kHiertune)));
+    bench.parse(job_args(stock_launches(o, kHiertune).at(0)));
     expect_usage_error([&] { return bench.command.options(); }, kAllowCliquesFlag);
     Bound<CalibrateCli> calibrate;
     calibrate.parse(job_args(calibrate_launch(o, kHiertune)));

@@ -168,6 +168,36 @@ TEST(CselTree, BadInputIsRefused) {
     EXPECT_THROW(build_tree(small_stock(), input), std::invalid_argument);  // midpoint beyond int
 }
 
+// Barrier (no size), gather and scatter (MPICH's total_msg_size is a count, and the
+// root's under MPI_IN_PLACE is not significant) get one choice per comm size and ppn,
+// with no message-size key; two choices for one shape are refused.
+TEST(CselTree, SizelessCollectivesGetOneChoicePerShape) {
+    EXPECT_EQ(message_size_key("bcast")->name, "avg_msg_size");
+    EXPECT_FALSE(message_size_key("bcast")->per_rank);
+    EXPECT_EQ(message_size_key("allgather")->name, "total_msg_size");
+    EXPECT_TRUE(message_size_key("allgather")->per_rank);
+    for (const char* collective : {"gather", "scatter", "barrier"}) EXPECT_FALSE(message_size_key(collective));
+
+    const Choice hier = Choice::container("MPIR_Barrier_intra_hier", {{"inter_algo", "dissemination"}});
+    TreeInput input;
+    input.choices["barrier"] = {{8, 2, 0, hier}};
+    const TreeResult result = build_tree(small_stock(), input);
+    EXPECT_TRUE(check_tree(result.tree, collectives_of(small_stock())).empty());
+    const Json& stock_intra = small_stock()["collective=barrier"]["comm_type=intra"];
+    const Json leaf{{"algorithm=MPIR_Barrier_intra_hier", {{"inter_algo=dissemination", Json::object()}}}};
+    EXPECT_EQ(result.tree["collective=barrier"]["comm_type=intra"]["comm_hierarchy=parent"],
+              (Json{{"comm_size<=7", stock_intra},
+                    {"comm_size<=8",
+                     {{"comm_avg_ppn<=1", stock_intra}, {"comm_avg_ppn<=2", leaf}, {"comm_avg_ppn=any", stock_intra}}},
+                    {"comm_size=any", stock_intra}}));
+    EXPECT_EQ(result.message_rules, 0u);
+
+    input.choices["barrier"] = {{8, 2, 0, hier}, {8, 2, 1024, kStock}};  // sizes that choose differently
+    EXPECT_THROW(build_tree(small_stock(), input), std::invalid_argument);
+    input.choices["barrier"] = {{8, 2, 0, hier}, {8, 2, 1024, hier}};  // the same choice at every size
+    EXPECT_NO_THROW(build_tree(small_stock(), input));
+}
+
 // An MPICH algorithm that asserts without a condition on its path (e.g.
 // reduce_scatter_gather: a built-in op, and count >= pof2, "count<pow2" failing before it)
 // gets each condition in the table's order, stock otherwise.

@@ -23,6 +23,14 @@ Json stock() {
     })");
 }
 
+// bcast and gather as MPICH ships them, enough for a tree of either
+Json mpich_like_stock() {
+    Json tree = stock();
+    tree["collective=gather"] = Json::parse(R"({"comm_type=intra": {"algorithm=MPIR_Gather_intra_binomial": {}},
+        "comm_type=inter": {"algorithm=MPIR_Gather_inter_linear": {}}})");
+    return tree;
+}
+
 Summary summary(double seconds, double half_width = 0) {
     Summary s;
     s.n = 10;
@@ -200,6 +208,94 @@ TEST_F(TunePlanTest, PicksNotMeasuredFasterGoBackToStock) {
     ASSERT_EQ(keep_measured_faster(untimed, timing).size(), 1u);
     EXPECT_EQ(untimed.cases[0].pick, "segsize=4096 inter_algo=tsp_kary");  // no row: kept
     EXPECT_EQ(untimed.cases[1].pick, "stock");
+}
+
+// Gather, the measured way: MPICH's selection and hier with each inter-node step at
+// 1K and 64K (relative noise 1 %).
+class MeasuredPlanTest : public TunePlanTest {
+protected:
+    void SetUp() override {
+        TunePlanTest::SetUp();
+        options_.collectives.clear();
+        options_.measured = {"gather"};
+        options_.measured_sizes = {1024, 65536};
+    }
+    void record(std::uint64_t bytes, const std::string& inter, double us) {
+        const PointKey key = inter.empty() ? PointKey{"gather", bytes, "default", {}}
+                                           : PointKey{"gather", bytes, "hier",
+                                                      {{"MPIR_CVAR_GATHER_HIER_INTER_ALGORITHM", inter}}};
+        db_->record_point(job_, key, summary(us * 1e-6, us * 1e-8));
+    }
+    // stock 10 / 100 us; linear and binomial as given
+    void record_all(double linear_1k, double linear_64k, double binomial_1k, double binomial_64k) {
+        record(1024, "", 10);
+        record(65536, "", 100);
+        record(1024, "linear", linear_1k);
+        record(65536, "linear", linear_64k);
+        record(1024, "binomial", binomial_1k);
+        record(65536, "binomial", binomial_64k);
+    }
+};
+
+// One choice for every size: the alternative never slower beyond the noise and
+// faster at one size at least, the lowest geometric mean of the ratios among them.
+TEST_F(MeasuredPlanTest, OneChoicePerShapeNeverSlowerFasterSomewhere) {
+    record_all(10.05, 60, 9, 50);  // linear even at 1K (within 2 % noise), binomial faster at both
+    TunePlan p = plan();
+    ASSERT_TRUE(p.unpredicted.empty());
+    ASSERT_EQ(p.cases.size(), 2u);
+    EXPECT_EQ(p.cases[0].pick, "inter_algo=binomial");
+    EXPECT_EQ(p.cases[1].pick, "inter_algo=binomial");
+    EXPECT_EQ(p.verify, (std::vector<VerifyCase>{{"gather", 1024, true, 0}, {"gather", 65536, true, 0}}));
+    EXPECT_EQ(to_string(p.verify[0]), "gather:1024:hier/0");
+    EXPECT_TRUE(sweep_complete(p));  // its configurations and stock, all measured
+    const Json tree = plan_tree(p, mpich_like_stock()).tree.tree;
+    EXPECT_EQ(tree["collective=gather"]["comm_type=intra"]["comm_hierarchy=parent"]["comm_size<=4"]["comm_avg_ppn<=2"],
+              (Json{{"algorithm=MPIR_Gather_intra_hier", {{"inter_algo=binomial", Json::object()}}}}));
+
+    record_all(10.05, 60, 12, 40);  // binomial slower beyond the noise at 1K: linear
+    EXPECT_EQ(plan().cases[0].pick, "inter_algo=linear");
+    record_all(10.05, 100.5, 12, 40);  // linear faster nowhere: stock
+    const TunePlan none = plan();
+    EXPECT_EQ(none.cases[0].pick, "stock");
+    EXPECT_EQ(none.verify[1], (VerifyCase{"gather", 65536, false, 0}));
+    EXPECT_EQ(plan_tree(none, mpich_like_stock()).tree.tree, mpich_like_stock());  // MPICH's gather kept
+}
+
+TEST_F(MeasuredPlanTest, MissingStockIsUnpredictedAndHalfMeasuredOptionsDoNotCompete) {
+    record(1024, "", 10);
+    record(1024, "binomial", 5);
+    record(65536, "binomial", 50);
+    record(1024, "linear", 5);  // not at 64K
+    EXPECT_EQ(plan().unpredicted, std::vector<std::string>{"gather 65536 B"});
+    record(65536, "", 100);
+    EXPECT_EQ(plan().cases[0].pick, "inter_algo=binomial");
+}
+
+TreeTimingRow gather_row(std::uint64_t bytes, TreeVerdict verdict) {
+    TreeTimingRow row = timing_row(bytes, verdict);
+    row.collective = "gather";
+    return row;
+}
+
+// Step 5b for one choice per shape: kept where no size is slower and one is faster,
+// else stock at every size (the tree cannot split it by size).
+TEST_F(MeasuredPlanTest, OneChoiceGoesBackWhole) {
+    record_all(10.05, 60, 9, 50);
+    TunePlan p = plan();
+    TreeTimingReport timing;
+    timing.rows = {gather_row(1024, TreeVerdict::within_noise), gather_row(65536, TreeVerdict::faster)};
+    EXPECT_TRUE(keep_measured_faster(p, timing).empty());
+    EXPECT_EQ(p.cases[0].pick, "inter_algo=binomial");
+    timing.rows = {gather_row(1024, TreeVerdict::within_noise), gather_row(65536, TreeVerdict::within_noise)};
+    TunePlan unproven = plan();
+    EXPECT_EQ(keep_measured_faster(unproven, timing).size(), 2u);
+    timing.rows = {gather_row(1024, TreeVerdict::slower), gather_row(65536, TreeVerdict::faster)};
+    TunePlan slower = plan();
+    EXPECT_EQ(keep_measured_faster(slower, timing).size(), 2u);
+    EXPECT_EQ(slower.cases[0].pick, "stock");
+    EXPECT_EQ(slower.cases[1].pick, "stock");
+    EXPECT_EQ(slower.verify[0], (VerifyCase{"gather", 1024, false, 0}));
 }
 
 }  // namespace

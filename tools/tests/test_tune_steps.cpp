@@ -60,6 +60,22 @@ TEST(Tune, OptionsAreChecked) {
     o = options();
     o.collectives = {"bcast", "bcast"};
     EXPECT_THROW(check_tune_options(o), UsageError);
+    // gather, scatter, barrier: measured (after split_measured), alone or beside the model's
+    o = options();
+    o.collectives = {"gather", "bcast", "barrier"};
+    split_measured(o);
+    EXPECT_EQ(o.collectives, std::vector<std::string>{"bcast"});
+    EXPECT_EQ(o.measured, (std::vector<std::string>{"gather", "barrier"}));
+    EXPECT_NO_THROW(check_tune_options(o));
+    o.collectives.clear();
+    EXPECT_NO_THROW(check_tune_options(o));
+    o.measured = {"bcast"};  // the model's
+    EXPECT_THROW(check_tune_options(o), UsageError);
+    o.measured = {"gather", "gather"};
+    EXPECT_THROW(check_tune_options(o), UsageError);
+    o.measured = {"gather"};
+    o.measured_sizes = {0};
+    EXPECT_THROW(check_tune_options(o), UsageError);
     o = options();
     o.configs = "inter_algo=seg_chain";  // costed by the analytic models: fitted on cliques (--nodes)
     EXPECT_NO_THROW(check_tune_options(o));
@@ -118,7 +134,7 @@ TEST(TreeTiming, LaunchesWithAndWithoutTheTree) {
     TuneOptions o = options();
     o.collectives = {"bcast", "allreduce"};
     o.allow_cliques = true;
-    const Launch with = tree_timing_launch(o, "/bin/hiertune", "/d/tree.json", true);
+    const Launch with = tree_timing_launch(o, "/bin/hiertune", "/d/tree.json", true, timed_groups(o).at(0));
     EXPECT_EQ(with.step, "tree");
     EXPECT_EQ(with.argv, (std::vector<std::string>{"/opt/mpich/bin/mpiexec", "-n", "4", "/bin/hiertune", "bench",
                                                    "-C", "bcast,allreduce", "-a", "default", "--sizes", "1024,65536",
@@ -129,7 +145,7 @@ TEST(TreeTiming, LaunchesWithAndWithoutTheTree) {
     EXPECT_EQ(with.env, (Env{{"MPIR_CVAR_NUM_CLIQUES", "2"},
                              {"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE", "/d/tree.json"}}));
     // without: the variable set empty (MPICH's built-in tree), whatever tune's environment holds
-    const Launch without = tree_timing_launch(o, "/bin/hiertune", "/d/tree.json", false);
+    const Launch without = tree_timing_launch(o, "/bin/hiertune", "/d/tree.json", false, timed_groups(o).at(0));
     EXPECT_EQ(without.step, "no-tree");
     EXPECT_EQ(without.argv, with.argv);
     EXPECT_EQ(without.env, (Env{{"MPIR_CVAR_NUM_CLIQUES", "2"}, {"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE", ""}}));
@@ -146,12 +162,12 @@ TEST(TreeTiming, LaunchesWithAndWithoutTheTree) {
     o.nodes.reset();
     o.mpiexec.clear();
     o.launcher = {"srun", "-N", "2"};
-    const Launch launched = tree_timing_launch(o, "h", "/d/tree.json", true);
+    const Launch launched = tree_timing_launch(o, "h", "/d/tree.json", true, timed_groups(o).at(0));
     EXPECT_TRUE(contains(launched.argv, {"srun", "-N", "2", "h", "bench"}));
     EXPECT_TRUE(contains(launched.argv, {"-x", "1", "--min-reps", "2", "-i", "2"}));
     EXPECT_EQ(launched.argv.back(), "--json");
     EXPECT_EQ(launched.env, (Env{{"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE", "/d/tree.json"}}));
-    EXPECT_THROW(tree_timing_launch(o, "h", "tree.json", true), UsageError);  // MPICH's cwd is not ours
+    EXPECT_THROW(tree_timing_launch(o, "h", "tree.json", true, timed_groups(o).at(0)), UsageError);  // MPICH's cwd is not ours
 }
 
 std::string bench_point(const std::string& collective, std::uint64_t size, double median_us,
@@ -169,7 +185,7 @@ std::string bench_point(const std::string& collective, std::uint64_t size, doubl
 TEST(TreeTiming, ParsesTheJobsJsonLines) {
     TuneOptions o = options();  // bcast at 1024 and 65536
     std::istringstream lines(bench_point("bcast", 1024, 12.5) + "\n" + bench_point("bcast", 65536, 400));
-    const TreeTimingOutput output = parse_tree_timing_output(lines, o, 2, kNoTreeVariant);
+    const TreeTimingOutput output = parse_tree_timing_output(lines, timed_groups(o).at(0), 2, kNoTreeVariant);
     ASSERT_EQ(output.timings.size(), 2u);
     const TreeTiming& t = output.timings[0];
     EXPECT_EQ(t.round, 2);
@@ -200,7 +216,7 @@ TEST(TreeTiming, ParsesTheJobsJsonLines) {
              good + R"({"collective":"bcast","size":65536})" + "\n",       // fields missing
          }) {
         std::istringstream input(bad);
-        EXPECT_THROW(parse_tree_timing_output(input, o, 1, kTreeVariant), std::runtime_error) << bad;
+        EXPECT_THROW(parse_tree_timing_output(input, timed_groups(o).at(0), 1, kTreeVariant), std::runtime_error) << bad;
     }
 }
 
@@ -215,10 +231,10 @@ TEST(TreeTiming, RoundsStoredAndCases) {
     };
     std::vector<TreeTiming> stored{timing(1, kTreeVariant, 1024, 1), timing(1, kTreeVariant, 65536, 2),
                                    timing(1, kNoTreeVariant, 1024, 3), timing(2, kTreeVariant, 1024, 5)};
-    EXPECT_TRUE(tree_round_stored(o, stored, 1, kTreeVariant));
-    EXPECT_FALSE(tree_round_stored(o, stored, 1, kNoTreeVariant));  // 65536 missing
-    EXPECT_FALSE(tree_round_stored(o, stored, 2, kTreeVariant));
-    EXPECT_FALSE(tree_round_stored(o, stored, 2, kNoTreeVariant));
+    EXPECT_TRUE(tree_round_stored(timed_groups(o).at(0), stored, 1, kTreeVariant));
+    EXPECT_FALSE(tree_round_stored(timed_groups(o).at(0), stored, 1, kNoTreeVariant));  // 65536 missing
+    EXPECT_FALSE(tree_round_stored(timed_groups(o).at(0), stored, 2, kTreeVariant));
+    EXPECT_FALSE(tree_round_stored(timed_groups(o).at(0), stored, 2, kNoTreeVariant));
     try {
         tree_timing_cases(o, stored);
         ADD_FAILURE() << "incomplete rounds accepted";
@@ -389,7 +405,7 @@ TEST(Tune, AllowCliquesReachesTheMeasuringJobs) {
     std::vector<Launch> launches = tasks_launches(o, "/bin/hiertune");
     const std::vector<Launch> bench = bench_launches(o, "/bin/hiertune");
     launches.insert(launches.end(), bench.begin(), bench.end());
-    launches.push_back(stock_launch(o, "/bin/hiertune"));
+    launches.push_back(stock_launches(o, "/bin/hiertune").at(0));
     ASSERT_EQ(launches.size(), 4u);
     for (const Launch& l : launches) {
         EXPECT_EQ(l.argv.back(), "--allow-cliques") << describe(l);
@@ -450,12 +466,12 @@ TEST(Tune, LauncherReplacesMpiexecAndRanks) {
                                                        "inter_algo=tsp_kary/sched_binomial", "--db", "/d/t.sqlite",
                                                        "--machine", "box", "--account", "tasks"}));
     EXPECT_TRUE(tasks[0].env.empty());  // no MPIR_CVAR_NUM_CLIQUES: the launch places the ranks
-    for (const Launch& l : {bench_launches(o, "/bin/hiertune").at(0), stock_launch(o, "/bin/hiertune"),
+    for (const Launch& l : {bench_launches(o, "/bin/hiertune").at(0), stock_launches(o, "/bin/hiertune").at(0),
                             verify_launch(o, "/bin/hiertune", "/d/tree.json", {{"bcast", 8, false, 0}})}) {
         EXPECT_TRUE(contains(l.argv, {"maint/emucluster", "run", "--ppn", "2", "--", "/bin/hiertune"})) << describe(l);
         EXPECT_EQ(std::count(l.argv.begin(), l.argv.end(), "-n"), 0) << describe(l);
     }
-    EXPECT_EQ(describe(stock_launch(o, "h")).rfind("maint/emucluster run --ppn 2 -- h bench -C bcast -a stock", 0),
+    EXPECT_EQ(describe(stock_launches(o, "h").at(0)).rfind("maint/emucluster run --ppn 2 -- h bench -C bcast -a stock", 0),
               0u);
 
     // the launcher's words replace --nodes, --mpiexec and --mpiexec-arg
@@ -507,9 +523,14 @@ TEST(Tune, VerifyCases) {
     EXPECT_EQ(to_string(whole), "allreduce:4096:whole_comm");
     EXPECT_EQ(parse_verify_case("allreduce:4096:whole_comm"), whole);
     EXPECT_FALSE(parse_verify_case("allreduce:4096:whole_comm") == any);
-    for (const char* bad : {"", "bcast", "bcast:8", "gather:8:any", "bcast:0:any", "bcast:x:any", "bcast:8:hier",
-                            "bcast:8:hier/0", "bcast:8:hier/x", "bcast:8:stock", "bcast:-8:any", "bcast:8:whole_comm/1"})
+    for (const char* bad : {"", "bcast", "bcast:8", "alltoall:8:any", "bcast:0:any", "bcast:x:any", "bcast:8:hier",
+                            "bcast:8:hier/0", "bcast:8:hier/x", "bcast:8:stock", "bcast:-8:any", "bcast:8:whole_comm/1",
+                            "gather:8:hier/1", "barrier:8:any", "barrier:0:hier/2"})
         EXPECT_THROW(parse_verify_case(bad), UsageError) << bad;
+    // the measured collectives: hier counts no segments; barrier has no size
+    EXPECT_EQ(parse_verify_case("gather:8:hier/0"), (VerifyCase{"gather", 8, true, 0}));
+    EXPECT_EQ(parse_verify_case("barrier:0:hier/0"), (VerifyCase{"barrier", 0, true, 0}));
+    EXPECT_EQ(parse_verify_case("scatter:8:whole_comm"), (VerifyCase{"scatter", 8, false, 0, true}));
 
     const Launch launch = verify_launch(options(), "/bin/hiertune", "/d/tree.json", {hier, any});
     EXPECT_EQ(launch.argv, (std::vector<std::string>{"/opt/mpich/bin/mpiexec", "-n", "4", "/bin/hiertune", "verify",
@@ -710,10 +731,57 @@ TEST(Tune, SizesWithoutTasksAreNamed) {
     EXPECT_EQ(result.unpredicted, (std::vector<std::string>{"allreduce 1024 B", "allreduce 65536 B"}));
 }
 
+// One bench job per set of sizes: the model's collectives at -m, gather and scatter
+// at their own sizes, barrier at 0; the measured collectives' hier in one spec each.
+TEST(Tune, TimedGroupsAndMeasuredLaunches) {
+    TuneOptions o = options();
+    o.measured = {"barrier", "gather", "scatter"};
+    o.measured_sizes = {1024, 16384};
+    const std::vector<TimedGroup> groups = timed_groups(o);
+    ASSERT_EQ(groups.size(), 3u);
+    EXPECT_EQ(groups[0].collectives, std::vector<std::string>{"bcast"});
+    EXPECT_EQ(groups[0].sizes, o.sizes);
+    EXPECT_EQ(groups[1].collectives, std::vector<std::string>{"barrier"});
+    EXPECT_EQ(groups[1].sizes, std::vector<std::uint64_t>{0});
+    EXPECT_EQ(groups[2].collectives, (std::vector<std::string>{"gather", "scatter"}));
+    EXPECT_EQ(groups[2].sizes, o.measured_sizes);
+    o.measured_sizes.clear();  // as -m: one job with bcast
+    EXPECT_EQ(timed_groups(o).front().collectives, (std::vector<std::string>{"bcast", "gather", "scatter"}));
+    o.measured_sizes = {1024, 16384};
+
+    EXPECT_EQ(measured_configs("gather"),
+              (std::vector<Params>{{{"inter_algo", "linear"}}, {{"inter_algo", "binomial"}}}));
+    EXPECT_EQ(measured_configs("barrier"),
+              (std::vector<Params>{{{"inter_algo", "auto"}}, {{"inter_algo", "dissemination"}}}));
+    const std::vector<Launch> launches = measured_launches(o, "h");
+    ASSERT_EQ(launches.size(), 3u);
+    EXPECT_EQ(launches[0].step, "measured");
+    EXPECT_TRUE(contains(launches[0].argv, {"h", "bench", "-C", "barrier", "-a",
+                                            "hier:barrier_hier_inter_algorithm=auto/dissemination", "--sizes", "0"}));
+    EXPECT_TRUE(contains(launches[1].argv, {"-C", "gather", "-a", "hier:gather_hier_inter_algorithm=linear/binomial",
+                                            "--sizes", "1024,16384"}));
+    EXPECT_TRUE(contains(launches[2].argv, {"-C", "scatter"}));
+    const std::vector<Launch> stock = stock_launches(o, "h");
+    ASSERT_EQ(stock.size(), 3u);
+    EXPECT_TRUE(contains(stock[1].argv, {"-C", "barrier", "-a", "stock", "--sizes", "0"}));
+    EXPECT_TRUE(contains(stock[2].argv, {"-C", "gather,scatter", "-a", "stock", "--sizes", "1024,16384"}));
+    EXPECT_TRUE(contains(tree_timing_launch(o, "h", "/d/t.json", true, groups[1]).argv,
+                         {"-C", "barrier", "-a", "default", "--sizes", "0"}));
+
+    o.collectives.clear();
+    o.measured = {"gather"};
+    o.measured_sizes = {1024};
+    const StoredPoint linear{PointKey{"gather", 1024, "hier", {{"MPIR_CVAR_GATHER_HIER_INTER_ALGORITHM", "linear"}}},
+                             {}, ""};
+    EXPECT_EQ(missing_measured_points(o, {}),
+              (std::vector<std::string>{"gather 1024 B inter_algo=linear", "gather 1024 B inter_algo=binomial"}));
+    EXPECT_EQ(missing_measured_points(o, {linear}), std::vector<std::string>{"gather 1024 B inter_algo=binomial"});
+}
+
 TEST(Tune, StockReference) {
     TuneOptions o = options();
     o.collectives = {"bcast", "allreduce"};
-    const Launch launch = stock_launch(o, "/bin/hiertune");
+    const Launch launch = stock_launches(o, "/bin/hiertune").at(0);
     EXPECT_EQ(launch.step, "stock");
     EXPECT_EQ(launch.argv, (std::vector<std::string>{"/opt/mpich/bin/mpiexec", "-n", "4", "/bin/hiertune", "bench",
                                                      "-C", "bcast,allreduce", "-a", "stock", "--sizes",

@@ -92,6 +92,17 @@ std::string container_name(const std::string& collective, const std::string& alg
 // grammar::known_container.
 bool known_container(const std::string& collective, const std::string& name);
 
+// The key a tuned branch selects a collective's calls by message size with, and
+// whether the sampled size is per rank (the key's bound is then that times the
+// comm size); nullopt where no key selects the same leaf on every rank by bytes
+// (gather, scatter, barrier): such a collective gets one choice per comm size
+// and ppn.
+struct SizeKey {
+    std::string name;  // "avg_msg_size", "total_msg_size"
+    bool per_rank = false;
+};
+std::optional<SizeKey> message_size_key(const std::string& collective);
+
 // The best choice at one sampled point of one collective.
 struct SampledChoice {
     int comm_size = 0;

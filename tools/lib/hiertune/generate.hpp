@@ -143,6 +143,9 @@ std::optional<csel::Choice> model_midpoint(const std::string& collective, const 
 // reduce, allreduce, allgather; and the same as text ("bcast, reduce, ...").
 const std::vector<std::string>& model_collectives();
 std::string model_collectives_text();
+// The plugin's other collectives (gather, scatter, barrier): tune picks them
+// from measurement (TuneOptions::measured).
+const std::vector<std::string>& measured_collectives();
 
 // The parameters of a candidate as the tree and the measurements name them:
 // its configuration plus segsize.

@@ -1,10 +1,11 @@
 // What `hiertune tune` decides, made once from the database and read by every
 // later step (no MPI here; the runner is tools/src/tune_command.cpp):
 //
-//   database (tasks, stock points, fitted models)
+//   database (tasks, stock points, fitted models, the measured collectives' points)
 //     -> plan_tune   per collective and size: the pick (model_pick: the HAN
 //                    model's best candidate against MPICH's best measured
-//                    point), every configuration's prediction, the verify case
+//                    point; measured_pick for gather, scatter, barrier), every
+//                    configuration's prediction, the verify case
 //     -> plan_tree      step 3: the tree of the picks
 //     -> plan.verify    step 4: what the tree must run
 //     -> the tree file  step 5: timed as loaded against no tree
@@ -60,6 +61,24 @@ TunePlan plan_tune(const TuneOptions& options, const std::vector<StoredTask>& ta
                    const std::vector<StoredPoint>& points, int nodes,
                    const std::map<std::string, std::vector<han::Candidate>>& seg_candidates = {});
 
+// One alternative to MPICH's selection for a collective without a task model:
+// hier with a configuration (label: config_label) or one of MPICH's algorithms
+// forced (label: the choice's description), with its measured points by size.
+struct MeasuredOption {
+    csel::Choice choice;
+    std::string label;
+    std::map<std::uint64_t, Summary> times;
+};
+
+// The one choice per job shape of such a collective (MPICH cannot select it by
+// bytes: csel::message_size_key): among `options`, those measured at every size
+// of `stock` (MPICH's selection by size), never slower than it beyond the noise
+// (the two medians' relative CI half-widths added) at any size and faster beyond
+// the noise (and kStockMargin) at one at least; of these the one with the lowest
+// geometric mean of its time over stock's (ties: the first).  nullptr: stock.
+const MeasuredOption* measured_pick(const std::map<std::uint64_t, Summary>& stock,
+                                    const std::vector<MeasuredOption>& options);
+
 // The medians (and their noise) of `points` into the cases: hier points by
 // configuration, MPICH's by choice (its selection and its forced algorithms a
 // tree can run, each added to the case of its size once).  The picks stay.
@@ -80,8 +99,10 @@ struct RevertedPick {
 // Step 5b, "never slower": a pick that is not stock stays only where the tree as
 // loaded was measured faster than no tree beyond the noise (TreeVerdict::faster); at
 // every other timed size (within the noise, slower) it becomes stock in the picks, the
-// cases and the verify cases.  Sizes the timing has no row for are left.  Returns the
-// picks put back, in plan order.
+// cases and the verify cases.  A collective with one choice per shape (no
+// csel::message_size_key) keeps it only where no timed size is slower and one at
+// least is faster; else it becomes stock at every size.  Sizes the timing has no
+// row for are left.  Returns the picks put back, in plan order.
 std::vector<RevertedPick> keep_measured_faster(TunePlan& plan, const TreeTimingReport& timing);
 
 // Step 3: the tree of the plan's picks over `stock` (build_checked_tree);

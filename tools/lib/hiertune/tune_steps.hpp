@@ -39,8 +39,14 @@ namespace hiertune {
 struct TuneOptions {
     int ranks = 0;                                             // -n (> 1)
     std::optional<int> nodes;                                  // --nodes: MPIR_CVAR_NUM_CLIQUES (emulated)
-    std::vector<std::string> collectives{"bcast", "allreduce", "allgather"};
+    std::vector<std::string> collectives{"bcast", "allreduce", "allgather"};  // model_collectives()
     std::vector<std::uint64_t> sizes;                          // > 0
+    // collectives without a task model (measured_collectives(): gather, scatter,
+    // barrier), picked from their measured points, one choice per job shape
+    // (csel::message_size_key: MPICH cannot select them by bytes), and their sizes
+    // (empty: `sizes`; barrier: 0 only)
+    std::vector<std::string> measured;
+    std::vector<std::uint64_t> measured_sizes;
     std::string configs;                                       // as tasks --config
     std::vector<std::uint64_t> segsizes;                       // > 0
     std::string db_path;
@@ -75,6 +81,25 @@ struct TuneOptions {
     bool keep_unproven = false;
     std::string install_prefix;  // tune --install: the verified tree becomes this MPICH prefix's site tree
 };
+
+// The collectives of a tune or a tree timing that share their message sizes:
+// one bench job times each group.
+struct TimedGroup {
+    std::vector<std::string> collectives;
+    std::vector<std::uint64_t> sizes;
+};
+// options.collectives at options.sizes, the measured ones at measured_sizes (or
+// sizes) and barrier at 0, groups with the same sizes merged, empty ones left out.
+std::vector<TimedGroup> timed_groups(const TuneOptions& options);
+
+// Moves the collectives of options.collectives that have no task model into
+// options.measured (in their order), so that -C may name any of them.
+void split_measured(TuneOptions& options);
+
+// The plugin configurations measured for a collective without a task model:
+// its hier algorithm with each value of inter_algo (its own list), the other
+// parameters at their defaults.
+std::vector<Params> measured_configs(const std::string& collective);
 
 // Throws UsageError for: ranks < 2, nodes < 2 or > ranks, no or zero sizes,
 // no or zero segment sizes, a collective the task model does not cover
@@ -174,15 +199,28 @@ Launch bench_launch(const TuneOptions& options, const std::string& hiertune, con
                     const std::string& collectives, const std::vector<std::string>& algorithms,
                     const std::vector<std::pair<std::string, std::string>>& launch_env);
 
+// The same over a group's collectives and sizes.
+Launch bench_launch(const TuneOptions& options, const std::string& hiertune, const std::string& step,
+                    const TimedGroup& group, const std::vector<std::string>& algorithms,
+                    const std::vector<std::pair<std::string, std::string>>& launch_env);
+
 // Step (e): one `hiertune bench --db` job per collective and launch group
 // (of the configurations that apply to the collective).
 std::vector<Launch> bench_launches(const TuneOptions& options, const std::string& hiertune);
 
 // Step (a), second half: the stock selection (`bench -a default`) of every
-// collective and size, in one job (step "stock").  The model's pick is hier
+// collective and size, one job per timed group (step "stock").  The model's pick is hier
 // only where it predicts less than this measured time, so that a tuned tree
 // never trades a measured stock time for a worse predicted one.
-Launch stock_launch(const TuneOptions& options, const std::string& hiertune);
+std::vector<Launch> stock_launches(const TuneOptions& options, const std::string& hiertune);
+
+// Step (a), the measured collectives: their measured_configs at their sizes,
+// one job per timed group (step "measured"); empty without measured collectives.
+std::vector<Launch> measured_launches(const TuneOptions& options, const std::string& hiertune);
+
+// The measured collectives' (collective, size, configuration) points not stored
+// yet, as "gather 1024 B inter_algo=linear".
+std::vector<std::string> missing_measured_points(const TuneOptions& options, const std::vector<StoredPoint>& points);
 
 // The (collective, size) pairs of the options without a stored stock point,
 // as "bcast 1024 B".
@@ -190,10 +228,11 @@ std::vector<std::string> missing_stock_points(const TuneOptions& options, const 
 
 // What step (d) expects of one collective call under the tree.
 struct VerifyCase {
-    std::string collective;  // one of model_collectives()
+    std::string collective;  // one of grammar::collectives()
     std::uint64_t msg_bytes = 0;
     bool hier = false;       // true: hier must run, with `segments` segments (allgather: on its leaders,
-                             // the pieces each receives); false: any algorithm
+                             // the pieces each receives; 0 where hier counts none: gather, scatter,
+                             // barrier); false: any algorithm
     std::uint64_t segments = 0;
     // one of MPICH's algorithms the tree marks whole_comm=1: the device must hand the
     // call to the MPIR level (pvar coll_hier_mpir_routed: once on every rank)
@@ -217,7 +256,7 @@ Launch verify_launch(const TuneOptions& options, const std::string& hiertune, co
 // tree (absolute) or, without it, to "" (MPICH's built-in tree, whatever the
 // caller's environment holds).  Step name "tree" or "no-tree".
 Launch tree_timing_launch(const TuneOptions& options, const std::string& hiertune, const std::string& tree,
-                          bool with_tree);
+                          bool with_tree, const TimedGroup& group);
 
 // The output of a tree timing job: its points as timings of `round` and
 // `variant`, and the layout the job ran in (ranks, nodes, ppn, placement).
@@ -227,17 +266,17 @@ struct TreeTimingOutput {
 };
 // Reads the JSON lines of a tree_timing_launch job.  Throws std::runtime_error
 // for a line that is not a bench point of the default selection, points of
-// several layouts, a (collective, size) of the options missing or twice, or
+// several layouts, a (collective, size) of the group missing or twice, or
 // one not asked for.
-TreeTimingOutput parse_tree_timing_output(std::istream& lines, const TuneOptions& options, int round,
+TreeTimingOutput parse_tree_timing_output(std::istream& lines, const TimedGroup& group, int round,
                                           const std::string& variant);
 
 // Whether two jobs ran in the same layout: ranks, nodes, ppn, placement.
 bool same_layout(const JobDescription& a, const JobDescription& b);
 
-// Whether `timings` hold every (collective, size) of the options for this
-// round and variant (a resumed step skips that job).
-bool tree_round_stored(const TuneOptions& options, const std::vector<TreeTiming>& timings, int round,
+// Whether `timings` hold every (collective, size) of the group for this round
+// and variant (a resumed step skips that job).
+bool tree_round_stored(const TimedGroup& group, const std::vector<TreeTiming>& timings, int round,
                        const std::string& variant);
 
 // Rounds 1 .. options.tree_rounds of both variants per collective and size,
