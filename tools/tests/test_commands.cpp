@@ -130,6 +130,24 @@ TuneOptions parsed_tune_options() {
     return tune.command.options();
 }
 
+// -C takes every collective with a hier algorithm: those without a task model are
+// measured, at --measured-sizes (a range or a list).
+TEST_F(CommandLines, TuneSplitsTheMeasuredCollectives) {
+    for (const auto& [sizes, expected] :
+         {std::pair<std::string, std::vector<std::uint64_t>>{"8K:32K", {8192, 16384, 32768}}, {"1K,64K", {1024, 65536}}}) {
+        Bound<TuneCli> tune(kHiertune);
+        tune.parse({"tune", "-n", "8", "-C", "gather,bcast,barrier", "--measured-sizes", sizes, "--stock", "/data/g.json"});
+        const TuneOptions o = tune.command.options();
+        EXPECT_EQ(o.collectives, std::vector<std::string>{"bcast"});
+        EXPECT_EQ(o.measured, (std::vector<std::string>{"gather", "barrier"}));
+        EXPECT_EQ(o.measured_sizes, expected);
+    }
+    Bound<TuneCli> plain(kHiertune);
+    plain.parse({"tune", "-n", "8", "-C", "scatter", "--stock", "/data/g.json"});
+    EXPECT_TRUE(plain.command.options().measured_sizes.empty());  // as -m
+    EXPECT_TRUE(plain.command.options().collectives.empty());
+}
+
 TEST_F(CommandLines, TuneParsesItsOwnOptions) {
     const TuneOptions o = parsed_tune_options();
     EXPECT_EQ(o.ranks, 8);
