@@ -181,9 +181,10 @@ TEST(CselTree, SizelessCollectivesGetOneChoicePerShape) {
     const Choice hier = Choice::container("MPIR_Barrier_intra_hier", {{"inter_algo", "dissemination"}});
     TreeInput input;
     input.choices["barrier"] = {{8, 2, 0, hier}};
-    const TreeResult result = build_tree(small_stock(), input);
-    EXPECT_TRUE(check_tree(result.tree, collectives_of(small_stock())).empty());
-    const Json& stock_intra = small_stock()["collective=barrier"]["comm_type=intra"];
+    const Json stock = small_stock();
+    const TreeResult result = build_tree(stock, input);
+    EXPECT_TRUE(check_tree(result.tree, collectives_of(stock)).empty());
+    const Json& stock_intra = stock["collective=barrier"]["comm_type=intra"];
     const Json leaf{{"algorithm=MPIR_Barrier_intra_hier", {{"inter_algo=dissemination", Json::object()}}}};
     EXPECT_EQ(result.tree["collective=barrier"]["comm_type=intra"]["comm_hierarchy=parent"],
               (Json{{"comm_size<=7", stock_intra},

@@ -226,8 +226,10 @@ protected:
                                                       {{"MPIR_CVAR_GATHER_HIER_INTER_ALGORITHM", inter}}};
         db_->record_point(job_, key, summary(us * 1e-6, us * 1e-8));
     }
-    // stock 10 / 100 us; linear and binomial as given
+    // stock 10 / 100 us; linear and binomial as given, in a job of their own (a stored
+    // point is not overwritten)
     void record_all(double linear_1k, double linear_64k, double binomial_1k, double binomial_64k) {
+        job_ = db_->find_or_create_job(JobDescription{"box" + std::to_string(++jobs_), 4, 2, 2, "block", "b"});
         record(1024, "", 10);
         record(65536, "", 100);
         record(1024, "linear", linear_1k);
@@ -235,6 +237,7 @@ protected:
         record(1024, "binomial", binomial_1k);
         record(65536, "binomial", binomial_64k);
     }
+    int jobs_ = 0;
 };
 
 // One choice for every size: the alternative never slower beyond the noise and
