@@ -80,8 +80,8 @@ std::vector<han::Candidate> seg_inter_candidates(han::Collective collective, con
                                                  int nodes, const std::vector<Params>& targets) {
     if (nodes < 2) throw std::invalid_argument("seg_* inter-node candidates need 2 nodes");
     // the inter-node stages the collective's pipeline runs (allgather's ring has neither: no seg_* form)
-    const bool bcasts = collective == han::Collective::bcast || collective == han::Collective::allreduce;
-    const bool reduces = collective == han::Collective::reduce || collective == han::Collective::allreduce;
+    const bool bcasts = han::has_stage(collective, "ib");
+    const bool reduces = han::has_stage(collective, "ir");
     std::vector<std::string> single;
     if (reduces) single.insert(single.end(), {"sr", "ir"});
     if (bcasts) single.insert(single.end(), {"ib", "sb"});

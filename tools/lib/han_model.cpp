@@ -63,6 +63,16 @@ std::string why_not(Collective collective, const Params& config) {
 
 bool applies(Collective collective, const Params& config) { return why_not(collective, config).empty(); }
 
+bool has_stage(Decomposition form, const std::string& stage) {
+    if (form == Decomposition::allgather_ring) return false;
+    const std::vector<Stage>& all = stages(form);
+    return std::any_of(all.begin(), all.end(), [&](const Stage& s) { return s.name == stage; });
+}
+
+bool has_stage(Collective collective, const std::string& stage) {
+    return has_stage(decomposition(collective, Params{}), stage);
+}
+
 Decomposition decomposition(Collective collective, const Params& config) {
     const std::string reason = why_not(collective, config);
     if (!reason.empty()) throw std::invalid_argument(to_string(collective) + " has no such pipeline: " + reason);

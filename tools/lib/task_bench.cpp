@@ -217,9 +217,9 @@ std::vector<std::pair<std::string, std::string>> submodule_cvars(const std::stri
         cvars.emplace_back("MPIR_CVAR_BCAST_INTRA_ALGORITHM", intra == "shm" ? "auto" : intra);
         return cvars;
     }
-    std::vector<std::string> colls;
-    if (collective != "reduce") colls.push_back("BCAST");
-    if (collective != "bcast") colls.push_back("REDUCE");
+    std::vector<std::string> colls;  // the halves of the pipeline: its MPI_Bcast, its MPI_Reduce
+    if (han::has_stage(han::parse_collective(collective), "sb")) colls.push_back("BCAST");
+    if (han::has_stage(han::parse_collective(collective), "sr")) colls.push_back("REDUCE");
     const bool one_step = inter == han::kOneStepInterAlgo;
     if (one_step) {  // ia for ib and ir: the tsp ring, which the plugin calls directly
         cvars.emplace_back("MPIR_CVAR_IALLREDUCE_DEVICE_COLLECTIVE", "0");
@@ -255,8 +255,8 @@ std::vector<std::pair<std::string, std::string>> launch_cvars(const std::string&
     std::vector<std::pair<std::string, std::string>> cvars;
     if (collective == "allgather" || inter.rfind("tsp_", 0) != 0 || inter == han::kOneStepInterAlgo) return cvars;
     const std::string type = inter == "tsp_knomial" ? "knomial_1" : "kary";
-    if (collective != "reduce") cvars.emplace_back("MPIR_CVAR_IBCAST_TREE_TYPE", type);
-    if (collective != "bcast") cvars.emplace_back("MPIR_CVAR_IREDUCE_TREE_TYPE", type);
+    if (han::has_stage(han::parse_collective(collective), "ib")) cvars.emplace_back("MPIR_CVAR_IBCAST_TREE_TYPE", type);
+    if (han::has_stage(han::parse_collective(collective), "ir")) cvars.emplace_back("MPIR_CVAR_IREDUCE_TREE_TYPE", type);
     return cvars;
 }
 

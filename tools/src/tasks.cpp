@@ -68,8 +68,8 @@ struct Comms {
 // every step on this process.
 std::vector<double> run_pipeline(han::Decomposition form, std::uint64_t segments, std::uint64_t segsize,
                                  unsigned char* buffer, const Comms& comms) {
-    const bool reduces = form != han::Decomposition::bcast;     // sr, and ir unless one_step
-    const bool bcasts = form != han::Decomposition::reduce;     // sb, and ib unless one_step
+    const bool reduces = han::has_stage(form, "sr");            // and ir unless one_step
+    const bool bcasts = han::has_stage(form, "sb");             // and ib unless one_step
     const bool allreduce = reduces && bcasts;                   // ib after ir: lags 2 and 3
     const bool one_step = form == han::Decomposition::allreduce_ia;  // ia(s-1) instead of ir(s-1), ib(s-2)
     const std::int64_t u = static_cast<std::int64_t>(segments);

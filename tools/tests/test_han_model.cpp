@@ -7,6 +7,20 @@
 namespace hiertune::han {
 namespace {
 
+// The one place that says which halves a pipeline has.
+TEST(HanModel, StagesOfEachDecomposition) {
+    EXPECT_TRUE(has_stage(Decomposition::bcast, "ib"));
+    EXPECT_FALSE(has_stage(Decomposition::bcast, "sr"));
+    EXPECT_TRUE(has_stage(Decomposition::reduce, "ir"));
+    EXPECT_FALSE(has_stage(Decomposition::reduce, "sb"));
+    for (const char* stage : {"sb", "ib", "ir", "sr"}) EXPECT_TRUE(has_stage(Decomposition::allreduce, stage));
+    EXPECT_TRUE(has_stage(Decomposition::allreduce_ia, "ia"));
+    EXPECT_FALSE(has_stage(Decomposition::allreduce_ia, "ib"));
+    for (const char* stage : {"sb", "ib", "ia", "ir", "sr"}) EXPECT_FALSE(has_stage(Decomposition::allgather_ring, stage));
+    EXPECT_TRUE(has_stage(Collective::allreduce, "ib"));  // the default configuration: not the one-step ring
+    EXPECT_FALSE(has_stage(Collective::allgather, "sb"));
+}
+
 TEST(HanModel, SegmentCount) {
     EXPECT_EQ(segment_count(0, 100), 1u);
     EXPECT_EQ(segment_count(1, 100), 1u);

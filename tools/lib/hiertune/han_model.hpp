@@ -99,6 +99,12 @@ std::string why_not(Collective collective, const Params& config);
 // inter_algo=tsp_allreduce_ring, allgather_ring for allgather.  Throws
 // std::invalid_argument where it does not apply.
 Decomposition decomposition(Collective collective, const Params& config);
+// Whether a decomposition runs the stage named ("sb", "ib", "ia", "ir", "sr"): the
+// one place that says which halves (bcast: sb, ib; reduce: sr, ir) a pipeline has.
+// The allgather ring has none of them.
+bool has_stage(Decomposition form, const std::string& stage);
+// The same of a collective's pipeline with the default configuration.
+bool has_stage(Collective collective, const std::string& stage);
 
 // "bcast" / "reduce" / "allreduce" / "allgather"; parse throws std::invalid_argument for
 // anything else.
