@@ -289,6 +289,7 @@ PickReports validate_picks(const TuneOptions& options, const Job& job, const Mea
         if ((reports.has_measured = !measured_cases.empty())) {
             reports.measured = validate(measured_cases, std::nullopt, std::nullopt);
             reports.measured.title = "measured picks (one per job shape) vs the best measured at each size";
+            reports.measured.targets_apply = false;
         }
     } catch (const ValidationError& e) {
         throw TuneError(std::string("step 7 (report): ") + e.what());
@@ -363,9 +364,10 @@ void write_tune_report(const TuneOptions& options, const Job& job, const Measure
         write_file(report_dir / "summary-measured.csv", measured.str());
     }
     out << text;
-    try {
-        plot_with_gnuplot(script.string(), gnuplot_script(tabled, predictions_csv.string(), png.string()),
-                          png.string(), out);
+    try {  // the model's predictions against the measurements: nothing to plot without them
+        if (reports.has_model)
+            plot_with_gnuplot(script.string(), gnuplot_script(tabled, predictions_csv.string(), png.string()),
+                              png.string(), out);
     } catch (const TuneError& e) {
         throw TuneError(std::string("step 7 (report): ") + e.what());
     }

@@ -158,6 +158,15 @@ TEST(Validation, TextAndCsv) {
     EXPECT_NE(text.str().find("worst slowdown: 1.200 (bcast 1024 B)"), std::string::npos) << text.str();
     EXPECT_NE(text.str().find("task share 12.5 % (target <= 25 %): met"), std::string::npos) << text.str();
 
+    // without targets (picks made from the measurements): the slowdowns alone
+    ValidationReport untargeted = report;
+    untargeted.targets_apply = false;
+    std::ostringstream plain;
+    write_report_text(untargeted, plain);
+    EXPECT_NE(plain.str().find("average slowdown: 1.100 over 2 sizes\n"), std::string::npos) << plain.str();
+    EXPECT_EQ(plain.str().find("target"), std::string::npos) << plain.str();
+    EXPECT_EQ(plain.str().find("task share"), std::string::npos) << plain.str();
+
     std::ostringstream summary;
     write_summary_csv(report, summary);
     EXPECT_EQ(summary.str(),

@@ -83,6 +83,9 @@ struct ValidationReport {
     std::string title = "hiertune tune: model picks vs exhaustive sweep";
     std::string tuning_step = "task benchmarks";
     std::string share_name = "task share";  // tuning time / exhaustive time
+    // false: the text gives the slowdowns without targets and no time line (picks
+    // made from the measurements themselves, tune's measured collectives)
+    bool targets_apply = true;
 
     bool slowdown_target_met() const { return average_slowdown <= targets.max_average_slowdown; }
     std::optional<bool> worst_target_met() const;
