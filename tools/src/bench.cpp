@@ -211,6 +211,21 @@ struct GroupMeasurement {
     std::vector<char> data_ok;       // every rank: 1 if every rank held the right data every time
 };
 
+// The start of every timed call: a dissemination barrier of point-to-point
+// messages (ceil(log2 P) rounds), which no Csel tree selects, so that the tree
+// under test (its MPI_Barrier among the rest) does not change how the ranks
+// enter the call being timed.
+void start_together(MPI_Comm comm) {
+    constexpr int kStartTag = 0x5717;
+    int rank = 0, size = 1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    char out = 0, in = 0;
+    for (int distance = 1; distance < size; distance *= 2)
+        MPI_Sendrecv(&out, 1, MPI_CHAR, (rank + distance) % size, kStartTag, &in, 1, MPI_CHAR,
+                     (rank - distance + size) % size, kStartTag, comm, MPI_STATUS_IGNORE);
+}
+
 // Times the configurations of one size in turns: each round runs one
 // repetition (warm-up included) of every configuration still going, its MPI_T
 // writes first, so that all of them see the same machine state.  Each keeps
@@ -236,7 +251,7 @@ GroupMeasurement measure_group(const std::vector<PointKey>& keys,
             const double start = MPI_Wtime();
             cvars.write_changed(assignments[c], current);
             if (options.validate) payload.prepare(collective, bytes, turn);
-            MPI_Barrier(comm);
+            start_together(comm);
             const double begin = MPI_Wtime();
             payload.run(collective, bytes, comm);
             const double local = MPI_Wtime() - begin;

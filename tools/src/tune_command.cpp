@@ -494,15 +494,21 @@ private:
 
     std::string measured_stored() {
         return missing_measured_points(options_, db_->points(job_.id)).empty()
-                   ? "hier measured for " + name_list(options_.measured) + " at every size: nothing to measure"
+                   ? "hier of " + measured_names() + " measured at every size: nothing to measure"
                    : std::string();
+    }
+
+    std::string measured_names() const {
+        std::string names;
+        for (const std::string& collective : options_.measured) names += (names.empty() ? "" : ", ") + collective;
+        return names;
     }
 
     void measure_measured() {
         const double seconds = run_step("step 1 (measured)", measured_launches(options_, hiertune_), out_);
         if (!missing_measured_points(options_, db_->points(job_.id)).empty())
             throw TuneError("step 1 (measured): points" + elsewhere_);
-        out_ << "hier of " << name_list(options_.measured) << ": " << seconds_text(seconds) << '\n';
+        out_ << "hier of " << measured_names() << ": " << seconds_text(seconds) << '\n';
     }
 
     void predict() {
