@@ -211,19 +211,23 @@ struct GroupMeasurement {
     std::vector<char> data_ok;       // every rank: 1 if every rank held the right data every time
 };
 
-// The start of every timed call: a dissemination barrier of point-to-point
-// messages (ceil(log2 P) rounds), which no Csel tree selects, so that the tree
-// under test (its MPI_Barrier among the rest) does not change how the ranks
-// enter the call being timed.
-void start_together(MPI_Comm comm) {
-    constexpr int kStartTag = 0x5717;
+// Every rank gets the largest of each value over the ranks, by dissemination:
+// ceil(log2 P) rounds of MPI_Sendrecv (a max may count a rank twice).  No Csel
+// tree selects it, so the tree under test, which changes MPI_Barrier,
+// MPI_Allreduce and MPI_Bcast too, does not change how the ranks enter the timed
+// call.  Without values it is a barrier: the start of every timed call.
+void max_over_ranks(std::vector<double>& values, MPI_Comm comm) {
+    constexpr int kTag = 0x5717;
     int rank = 0, size = 1;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    char out = 0, in = 0;
-    for (int distance = 1; distance < size; distance *= 2)
-        MPI_Sendrecv(&out, 1, MPI_CHAR, (rank + distance) % size, kStartTag, &in, 1, MPI_CHAR,
-                     (rank - distance + size) % size, kStartTag, comm, MPI_STATUS_IGNORE);
+    const int n = static_cast<int>(values.size());
+    std::vector<double> received(values.size());
+    for (int distance = 1; distance < size; distance *= 2) {
+        MPI_Sendrecv(values.data(), n, MPI_DOUBLE, (rank + distance) % size, kTag, received.data(), n, MPI_DOUBLE,
+                     (rank - distance + size) % size, kTag, comm, MPI_STATUS_IGNORE);
+        for (int i = 0; i < n; ++i) values[i] = std::max(values[i], received[i]);
+    }
 }
 
 // Times the configurations of one size in turns: each round runs one
@@ -251,22 +255,25 @@ GroupMeasurement measure_group(const std::vector<PointKey>& keys,
             const double start = MPI_Wtime();
             cvars.write_changed(assignments[c], current);
             if (options.validate) payload.prepare(collective, bytes, turn);
-            start_together(comm);
+            std::vector<double> slowest;
+            max_over_ranks(slowest, comm);
             const double begin = MPI_Wtime();
             payload.run(collective, bytes, comm);
-            const double local = MPI_Wtime() - begin;
-            double slowest = 0;  // a collective ends when its last rank is done
-            MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+            slowest.push_back(MPI_Wtime() - begin);  // a collective ends when its last rank is done
+            max_over_ranks(slowest, comm);
             if (options.validate && !payload.check(collective, bytes, turn)) wrong[c] = 1;
             if (rank == 0) {
-                samplers[c].add(slowest);
+                samplers[c].add(slowest.front());
                 elapsed[c] += MPI_Wtime() - start;
             }
         }
         if (rank == 0)
             for (std::size_t c = 0; c < count; ++c)
                 going[c] = going[c] && !time_to_stop(samplers[c], elapsed[c], options.max_time);
-        MPI_Bcast(going.data(), static_cast<int>(count), MPI_CHAR, 0, comm);
+        std::vector<double> decided(count, 0.0);  // rank 0's decision: the others add nothing to the max
+        for (std::size_t c = 0; rank == 0 && c < count; ++c) decided[c] = going[c];
+        max_over_ranks(decided, comm);
+        for (std::size_t c = 0; c < count; ++c) going[c] = decided[c] > 0;
     }
     GroupMeasurement result;
     MPI_Allreduce(MPI_IN_PLACE, wrong.data(), static_cast<int>(count), MPI_INT, MPI_MAX, comm);
