@@ -40,6 +40,7 @@ std::uint64_t verified_segments(han::Collective collective, std::uint64_t bytes,
 void measured_options(const TunePlan& plan, const std::string& collective, const std::vector<StoredPoint>& points,
                       std::map<std::uint64_t, Summary>& stock, std::vector<MeasuredOption>& options) {
     for (const StoredPoint& point : points) {
+        // tree_can_run: a choice_of_point the tree can run at the plan's position
         if (point.key.collective != collective || !tree_can_run(point.key, plan.comm_size, plan.ppn)) continue;
         const std::optional<csel::Choice> choice = choice_of_point(point.key);
         if (choice->stock) {
@@ -67,9 +68,13 @@ void plan_measured(TunePlan& plan, const std::string& collective, const std::vec
                                                         [&](std::uint64_t b) { return !o.times.count(b); });
                                  }),
                   options.end());
+    bool complete = true;  // MPICH's selection measured at every size
     for (std::uint64_t bytes : sizes)
-        if (!stock.count(bytes)) plan.unpredicted.push_back(collective + " " + std::to_string(bytes) + " B");
-    if (std::any_of(sizes.begin(), sizes.end(), [&](std::uint64_t b) { return !stock.count(b); })) return;
+        if (!stock.count(bytes)) {
+            plan.unpredicted.push_back(collective + " " + std::to_string(bytes) + " B");
+            complete = false;
+        }
+    if (!complete) return;
     const MeasuredOption* pick = measured_pick(stock, options);
     const csel::Choice choice = pick ? pick->choice : csel::Choice::stock_tree();
     CollectivePlan& own = plan.collectives[collective];
