@@ -132,10 +132,13 @@ void TuneCli::bind_tree_and_model(CLI::App& tune) {
 TuneOptions TuneCli::options() const {
     TuneOptions options;
     shape_.apply(*command_, options);
-    if (!measured_sizes_.empty())  // a list "1K,64K" or a range "1K:64K"
-        options.measured_sizes = measured_sizes_.find(',') == std::string::npos
-                                     ? message_sizes(measured_sizes_, {})
-                                     : message_sizes("", {measured_sizes_});
+    if (!measured_sizes_.empty()) try {  // a list "1K,64K" or a range "1K:64K"
+            options.measured_sizes = measured_sizes_.find(',') == std::string::npos
+                                         ? message_sizes(measured_sizes_, {})
+                                         : message_sizes("", {measured_sizes_});
+        } catch (const UsageError& e) {
+            throw UsageError(std::string("--measured-sizes: ") + e.what());
+        }
     options.configs = configs_;
     for (const std::string& text : segsizes_)
         for (std::uint64_t size : parse_size_list(text)) options.segsizes.push_back(size);

@@ -146,6 +146,11 @@ TEST_F(CommandLines, TuneSplitsTheMeasuredCollectives) {
     plain.parse({"tune", "-n", "8", "-C", "scatter", "--stock", "/data/g.json"});
     EXPECT_TRUE(plain.command.options().measured_sizes.empty());  // as -m
     EXPECT_TRUE(plain.command.options().collectives.empty());
+    for (const char* bad : {"abc", "1K,,2K", "0", "64K:1K"}) {
+        Bound<TuneCli> wrong(kHiertune);
+        wrong.parse({"tune", "-n", "8", "-C", "gather", "--measured-sizes", bad, "--stock", "/data/g.json"});
+        expect_usage_error([&] { return wrong.command.options(); }, "--measured-sizes");
+    }
 }
 
 TEST_F(CommandLines, TuneParsesItsOwnOptions) {
