@@ -436,15 +436,9 @@ std::string bench_algorithm_spec(const std::string& collective, const Params& co
 }
 
 Launch bench_launch(const TuneOptions& options, const std::string& hiertune, const std::string& step,
-                    const std::string& collectives, const std::vector<std::string>& algorithms,
+                    const std::string& collective, const std::vector<std::string>& algorithms,
                     const std::vector<std::pair<std::string, std::string>>& launch_env) {
-    std::vector<std::string> names;
-    for (std::size_t start = 0; start <= collectives.size();) {
-        const std::size_t comma = std::min(collectives.find(',', start), collectives.size());
-        names.push_back(collectives.substr(start, comma - start));
-        start = comma + 1;
-    }
-    return bench_launch(options, hiertune, step, TimedGroup{names, options.sizes}, algorithms, launch_env);
+    return bench_launch(options, hiertune, step, TimedGroup{{collective}, options.sizes}, algorithms, launch_env);
 }
 
 Launch bench_launch(const TuneOptions& options, const std::string& hiertune, const std::string& step,

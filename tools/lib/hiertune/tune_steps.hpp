@@ -191,12 +191,12 @@ std::vector<Launch> tasks_launches(const TuneOptions& options, const std::string
 std::string bench_algorithm_spec(const std::string& collective, const Params& config,
                                  const std::vector<std::uint64_t>& segsizes);
 
-// One `hiertune bench --db` job (also `hiertune learn`'s): `collectives`
-// (comma-separated) x the -a specs over options.sizes with the bench effort of
+// One `hiertune bench --db` job (also `hiertune learn`'s): one collective
+// x the -a specs over options.sizes with the bench effort of
 // the options, accounted under `step` (--account), --machine when known,
 // --allow-cliques when given; launch_env is added to the launch environment.
 Launch bench_launch(const TuneOptions& options, const std::string& hiertune, const std::string& step,
-                    const std::string& collectives, const std::vector<std::string>& algorithms,
+                    const std::string& collective, const std::vector<std::string>& algorithms,
                     const std::vector<std::pair<std::string, std::string>>& launch_env);
 
 // The same over a group's collectives and sizes.
