@@ -138,15 +138,20 @@ $(tail -20 "$tmp/tune.out")"
     sleep 0.2
 done
 scontrol requeue "$id" || fail "scontrol requeue $id"
-# a requeued job, once pending again, waits out a begin time Slurm gives it (2 minutes):
-# the test moves it to now
+# A requeued job, once pending again, waits out a begin time Slurm gives it (2 minutes):
+# the test moves it to now, but only once the first run's steps have ended.  Their
+# slurmstepds end after the requeue (srun waits up to KillWait for its tasks), and an end
+# reported after the second run started ends that run as FAILED.
+first_run_ended() { ! pgrep -f "^slurmstepd: \[$id\." > /dev/null; }
+wait_for 90 "the first run's steps did not end: $(pgrep -af "^slurmstepd: \[$id\.")" first_run_ended
 wait_for 60 "the requeued tune job is not pending: $(job_state "$id")" \
     sh -c "scontrol show job $id | grep -qE 'JobState=(PENDING|RUNNING|COMPLETED|FAILED)'"
 [ "$(job_state "$id")" != PENDING ] || scontrol update JobId="$id" StartTime=now ||
     fail "scontrol update StartTime=now"
 wait_for 600 "the requeued tune job did not finish: $(job_state "$id")" \
     sh -c "scontrol show job $id | grep -qE 'JobState=(COMPLETED|FAILED|CANCELLED|TIMEOUT)'"
-[ "$(job_state "$id")" = COMPLETED ] || fail "tune job $(job_state "$id"): $(tail -30 "$tmp/tune.out")"
+[ "$(job_state "$id")" = COMPLETED ] || fail "tune job $(job_state "$id"): $(tail -30 "$tmp/tune.out")
+slurmctld on job $id: $(grep -E "JobId=$id[^0-9]" "$EMUCLUSTER_DIR/slurm/slurmctld.log")"
 grep -q "^== job $id run 1: 4 ranks on " "$tmp/tune.out" || fail "no run 1: $(head "$tmp/tune.out")"
 grep -q "^== job $id run 2: " "$tmp/tune.out" || fail "the job was not run again after the requeue"
 sed -n '/^== job '"$id"' run 2/,$p' "$tmp/tune.out" > "$tmp/run2"
