@@ -5,6 +5,7 @@ tune_sizes=1K:1M
 tune_segsizes=16K,64K,256K
 tune_inter=tsp_kary/tsp_ring/tsp_allreduce_ring   # tsp_allreduce_ring: allreduce only
 tune_intra=binomial/shm
-# without a task model: measured, one choice per job shape (barrier: no size)
-tune_measured=gather,scatter,barrier
+# without a task model: measured, one choice per job shape (barrier, ibarrier: no size);
+# the non-blocking forms against MPICH's selection and each of its algorithms
+tune_measured=gather,scatter,barrier,ibcast,ireduce,iallreduce,iallgather,igather,iscatter,ibarrier
 tune_measured_sizes=8K:128K

@@ -81,6 +81,13 @@ constexpr CollectiveNames kCollectiveNames[] = {
     {"gather", "MPI_Gather", "Gather"},
     {"scatter", "MPI_Scatter", "Scatter"},
     {"barrier", "MPI_Barrier", "Barrier"},
+    {"ibcast", "MPI_Ibcast", "Non-blocking Broadcast"},
+    {"ireduce", "MPI_Ireduce", "Non-blocking Reduce"},
+    {"iallreduce", "MPI_Iallreduce", "Non-blocking Allreduce"},
+    {"iallgather", "MPI_Iallgather", "Non-blocking Allgather"},
+    {"igather", "MPI_Igather", "Non-blocking Gather"},
+    {"iscatter", "MPI_Iscatter", "Non-blocking Scatter"},
+    {"ibarrier", "MPI_Ibarrier", "Non-blocking Barrier"},
 };
 
 const CollectiveNames* names_of(const std::string& collective) {

@@ -2,10 +2,13 @@
 
 #include <stdexcept>
 
+#include "hiertune/sweep.hpp"
+
 namespace hiertune {
 
-double busiest_link_bytes(const std::string& collective, std::uint64_t bytes, int nodes, int ppn) {
+double busiest_link_bytes(const std::string& name, std::uint64_t bytes, int nodes, int ppn) {
     if (nodes < 2) return 0;
+    const std::string collective = blocking_form(name);
     const double message = static_cast<double>(bytes);
     if (collective == "bcast" || collective == "reduce") return message;
     if (collective == "allreduce") return 2.0 * (nodes - 1) / nodes * message;

@@ -86,12 +86,6 @@ void evaluate(TunerRow& row, const std::vector<SweepCase>& cases) {
     row.worst_case = case_text(cases[row.picks[index[report.worst]].case_index]);
 }
 
-std::string join(const std::vector<std::string>& items, const std::string& separator) {
-    std::string text;
-    for (const std::string& item : items) text += (text.empty() ? "" : separator) + item;
-    return text;
-}
-
 std::string steps_text(const std::map<std::string, double>& steps) {
     std::vector<std::string> parts;
     for (const auto& [step, seconds] : steps) parts.push_back(step + " " + fixed(seconds, 1) + " s");

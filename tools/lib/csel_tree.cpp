@@ -53,6 +53,13 @@ std::optional<SizeKey> message_size_key(const std::string& collective) {
     return std::nullopt;
 }
 
+bool device_composes(const std::string& collective) {
+    // a non-blocking call goes to the MPIR level whole: MPID_Ibcast calls the netmod,
+    // which calls MPIR_Ibcast_impl
+    const grammar::Algorithm* hier = grammar::hier_algorithm(collective);
+    return !hier || hier->blocking.empty();
+}
+
 namespace {
 
 // Generic compaction: T is a Choice or a subtree.
@@ -121,13 +128,14 @@ Json guarded(const std::string& condition, const Json& inner, const Json& stock_
 // The choice's container, behind the conditions MPICH's own algorithm needs
 // (grammar::requirements; the stock subtree where one fails), except the
 // comm_hierarchy=parent every tuned branch lies under.
-Json leaf(const Choice& choice, const Json& stock_intra) {
+Json leaf(const std::string& collective, const Choice& choice, const Json& stock_intra) {
     if (choice.stock) return stock_intra;
     if (choice.algorithm.empty()) throw std::invalid_argument("algorithm choice without a name");
     Json params = Json::object();
     for (const auto& [key, value] : choice.params) params[key + "=" + value] = Json::object();
     // MPICH's own algorithm runs on the whole comm, as it was measured (device step off)
-    if (!grammar::find(choice.algorithm)) params[std::string(MPII_HIER_WHOLE_COMM_PARAM) + "=1"] = Json::object();
+    if (!grammar::find(choice.algorithm) && device_composes(collective))
+        params[std::string(MPII_HIER_WHOLE_COMM_PARAM) + "=1"] = Json::object();
     Json node = Json::object();
     node["algorithm=" + choice.algorithm] = params;
     const std::vector<std::string> needed = grammar::requirements(choice.algorithm);
@@ -184,14 +192,14 @@ Json parent_branch(const std::string& collective, const std::vector<SampledChoic
                     throw std::invalid_argument(collective + ": one choice per comm size and ppn (" +
                                                 std::to_string(rules.size()) +
                                                 " given): MPICH cannot select it by message size");
-                by_ppn.emplace_back(ppn, leaf(rules.front().second, stock_intra));
+                by_ppn.emplace_back(ppn, leaf(collective, rules.front().second, stock_intra));
                 continue;
             }
             Json chain = Json::object();
             const std::uint64_t scale = key->per_rank ? static_cast<std::uint64_t>(comm_size) : 1;
             for (const auto& [upper, choice] : rules)
                 chain[upper ? key->name + "<=" + bound_text(*upper * scale) : key->name + "=any"] =
-                    leaf(choice, stock_intra);
+                    leaf(collective, choice, stock_intra);
             result.message_rules += rules.size();
             by_ppn.emplace_back(ppn, std::move(chain));
         }

@@ -13,14 +13,12 @@
 #include <tuple>
 
 #include "hiertune/sizes.hpp"
+#include "hiertune/text.hpp"
 #include "hiertune/usage_error.hpp"
 
 namespace hiertune {
 
 namespace {
-
-
-const std::vector<std::string>& tuned_collectives() { return grammar::collectives(); }
 
 std::string describe_job(const Job& job) {
     std::ostringstream text;
@@ -36,10 +34,19 @@ const std::vector<std::string>& model_collectives() {
     return covered;
 }
 
+const std::vector<std::string>& tuned_collectives() {
+    static const std::vector<std::string> all = [] {
+        std::vector<std::string> names = grammar::collectives();
+        for (const std::string& collective : grammar::nonblocking_collectives()) names.push_back(collective);
+        return names;
+    }();
+    return all;
+}
+
 const std::vector<std::string>& measured_collectives() {
     static const std::vector<std::string> rest = [] {
         std::vector<std::string> names;
-        for (const std::string& collective : grammar::collectives())
+        for (const std::string& collective : tuned_collectives())
             if (std::find(model_collectives().begin(), model_collectives().end(), collective) == model_collectives().end())
                 names.push_back(collective);
         return names;
@@ -47,11 +54,7 @@ const std::vector<std::string>& measured_collectives() {
     return rest;
 }
 
-std::string model_collectives_text() {
-    std::string text;
-    for (const std::string& collective : model_collectives()) text += (text.empty() ? "" : ", ") + collective;
-    return text;
-}
+std::string model_collectives_text() { return join(model_collectives(), ", "); }
 
 std::optional<Job> fit_job_of(const MeasureDb& db, const Job& job) {
     for (const Job& fit : db.jobs()) {
@@ -300,7 +303,7 @@ std::vector<std::string> generated_collectives(const GenerateOptions& options, b
     if (collectives.empty()) collectives = model ? model_collectives() : tuned_collectives();
     for (const std::string& collective : collectives) {
         if (std::find(tuned_collectives().begin(), tuned_collectives().end(), collective) == tuned_collectives().end())
-            throw UsageError("collective '" + collective + "': generate tunes bcast, reduce and allreduce");
+            throw UsageError("collective '" + collective + "': generate tunes " + name_list(tuned_collectives()));
         if (model && std::find(model_collectives().begin(), model_collectives().end(), collective) ==
                          model_collectives().end())
             throw UsageError("the task model covers " + model_collectives_text() + "; use --from measured for " +

@@ -34,7 +34,9 @@ const std::vector<Param> kSegChainParams{MPII_HIER_PARAMS_SEG_CHAIN(HIERTUNE_INT
 #define kParams_SEG_CHAIN kSegChainParams
 
 #define HIERTUNE_ALGORITHM_(coll_, Coll_, COLL_, algo_, PARAMS_) \
-    Algorithm{#coll_, #algo_, "MPIR_" #Coll_ "_intra_" #algo_, kParams_##PARAMS_},
+    Algorithm{#coll_, #algo_, "MPIR_" #Coll_ "_intra_" #algo_, kParams_##PARAMS_, ""},
+#define HIERTUNE_SCHED_ALGORITHM_(icoll_, Icoll_, ICOLL_, algo_, coll_) \
+    Algorithm{#icoll_, #algo_, "MPIR_" #Icoll_ "_intra_" #algo_, {}, #coll_},
 
 struct NamedValue {
     const char* list;        // the grammar's list: "INTER_ALGOS" or "INTRA_ALGOS"
@@ -88,9 +90,23 @@ const std::vector<std::string>& collectives() {
     return all;
 }
 
-const std::vector<Algorithm>& plugin_algorithms() {
-    static const std::vector<Algorithm> all{MPII_HIER_ALGORITHMS(HIERTUNE_ALGORITHM_)};
+const std::vector<std::string>& nonblocking_collectives() {
+#define HIERTUNE_ICOLLECTIVE_(icoll_, Icoll_, ICOLL_, algo_, coll_) #icoll_,
+    static const std::vector<std::string> all{MPII_HIER_SCHED_ALGORITHMS(HIERTUNE_ICOLLECTIVE_)};
+#undef HIERTUNE_ICOLLECTIVE_
     return all;
+}
+
+const std::vector<Algorithm>& plugin_algorithms() {
+    static const std::vector<Algorithm> all{MPII_HIER_ALGORITHMS(HIERTUNE_ALGORITHM_)
+                                                MPII_HIER_SCHED_ALGORITHMS(HIERTUNE_SCHED_ALGORITHM_)};
+    return all;
+}
+
+const Algorithm* hier_algorithm(const std::string& collective) {
+    for (const Algorithm& a : plugin_algorithms())
+        if (a.collective == collective) return &a;
+    return nullptr;
 }
 
 const Algorithm* find(const std::string& container) {

@@ -157,9 +157,22 @@ bool is_default_algorithm(const std::string& algorithm) {
 
 const std::vector<std::string>& supported_collectives() {
     // MPICH's names, so that algorithm_cvar() finds MPIR_CVAR_<COLL>_INTRA_ALGORITHM
-    static const std::vector<std::string> names{"bcast",  "reduce",  "allreduce", "allgather",
+    static const std::vector<std::string> names = [] {
+        const std::vector<std::string> blocking{"bcast",  "reduce",  "allreduce", "allgather",
                                                 "gather", "scatter", "barrier"};
+        std::vector<std::string> all = blocking;
+        for (const std::string& name : blocking) all.push_back("i" + name);
+        return all;
+    }();
     return names;
+}
+
+std::string blocking_form(const std::string& collective) {
+    const std::vector<std::string>& all = supported_collectives();
+    const bool nonblocking = collective.size() > 1 && collective[0] == 'i' &&
+                             std::find(all.begin(), all.end(), collective) != all.end() &&
+                             std::find(all.begin(), all.end(), collective.substr(1)) != all.end();
+    return nonblocking ? collective.substr(1) : collective;
 }
 
 std::string collective_list() { return name_list(supported_collectives()); }
@@ -232,8 +245,8 @@ std::vector<PointKey> plan_points(const std::vector<Configuration>& configuratio
     std::set<PointKey> seen;
     for (const Configuration& configuration : configurations)
         for (std::uint64_t size : sizes) {
-            if (configuration.collective == "barrier" && size != 0)
-                throw UsageError("barrier takes no message size: use --sizes 0 (got " + std::to_string(size) +
+            if (blocking_form(configuration.collective) == "barrier" && size != 0)
+                throw UsageError(configuration.collective + " takes no message size: use --sizes 0 (got " + std::to_string(size) +
                                  "; time the sized collectives in another run)");
             PointKey key{configuration.collective, size, configuration.algorithm, configuration.params};
             if (seen.insert(key).second) points.push_back(std::move(key));

@@ -85,11 +85,13 @@ void plan_measured(TunePlan& plan, const std::string& collective, const std::vec
         c.collective = collective;
         c.msg_bytes = bytes;
         c.pick = pick ? pick->label : kStockLabel;
+        c.measured_pick = true;
         for (const Params& config : measured_configs(collective))
             c.configs.push_back(ConfigTime{config_label(config), std::nullopt, std::nullopt});
         plan.cases.push_back(std::move(c));
         const bool hier = !choice.stock && grammar::find(choice.algorithm);
-        plan.verify.push_back(VerifyCase{collective, bytes, hier, 0, !choice.stock && !hier});
+        plan.verify.push_back(
+            VerifyCase{collective, bytes, hier, 0, !choice.stock && !hier && csel::device_composes(collective)});
     }
 }
 
@@ -193,7 +195,8 @@ void measure_plan(TunePlan& plan, const std::vector<StoredPoint>& points) {
         if (!plan.collectives.count(collective)) continue;
         const std::optional<csel::Choice> choice = choice_of_point(point.key);
         if (!choice) continue;
-        if (choice->algorithm == csel::container_name(collective, "hier")) {
+        const grammar::Algorithm* hier = grammar::hier_algorithm(collective);
+        if (hier && choice->algorithm == hier->container) {
             measured[{collective, point.key.msg_bytes, config_label(choice->params)}] = point.summary;
         } else if (!grammar::find(collective, point.key.algorithm) &&
                    tree_can_run(point.key, plan.comm_size, plan.ppn)) {

@@ -19,6 +19,7 @@
 #include "hiertune/grammar.hpp"
 #include "hiertune/sweep.hpp"
 #include "hiertune/task_bench.hpp"
+#include "hiertune/text.hpp"
 #include "hiertune/usage_error.hpp"
 
 namespace hiertune {
@@ -30,15 +31,6 @@ std::string join_sizes(const std::vector<std::uint64_t>& sizes, char separator) 
     for (std::uint64_t size : sizes) {
         if (!text.empty()) text += separator;
         text += std::to_string(size);
-    }
-    return text;
-}
-
-std::string join(const std::vector<std::string>& items, char separator) {
-    std::string text;
-    for (const std::string& item : items) {
-        if (!text.empty()) text += separator;
-        text += item;
     }
     return text;
 }
@@ -150,7 +142,7 @@ std::vector<TimedGroup> timed_groups(const TuneOptions& options) {
     };
     for (const std::string& collective : options.collectives) add(collective, options.sizes);
     for (const std::string& collective : options.measured)
-        add(collective, collective == "barrier"          ? std::vector<std::uint64_t>{0}
+        add(collective, blocking_form(collective) == "barrier" ? std::vector<std::uint64_t>{0}
                         : options.measured_sizes.empty() ? options.sizes
                                                          : options.measured_sizes);
     return groups;
@@ -167,8 +159,9 @@ void split_measured(TuneOptions& options) {
 }
 
 std::vector<Params> measured_configs(const std::string& collective) {
-    const grammar::Algorithm* hier = grammar::find(collective, "hier");
+    const grammar::Algorithm* hier = grammar::hier_algorithm(collective);
     if (!hier) throw UsageError("collective '" + collective + "' has no hier algorithm");
+    if (!hier->param("inter_algo")) return {Params{}};
     std::vector<Params> configs;
     for (const std::string& value : grammar::values(*hier, "inter_algo")) configs.push_back({{"inter_algo", value}});
     return configs;
@@ -257,7 +250,7 @@ std::string describe(const Launch& launch) {
     std::vector<std::string> words;
     for (const auto& [name, value] : launch.env) words.push_back(name + "=" + shell_word(value));
     for (const std::string& arg : launch.argv) words.push_back(shell_word(arg));
-    return join(words, ' ');
+    return join(words, " ");
 }
 
 Launch calibrate_launch(const TuneOptions& options, const std::string& hiertune) {
@@ -310,8 +303,8 @@ std::optional<Launch> fit_launch(const TuneOptions& options, const std::string& 
     if (tuned("reduce") || tuned("allreduce")) fitted.push_back("reduce");
     const auto [smallest, largest] = std::minmax_element(options.segsizes.begin(), options.segsizes.end());
     launch.argv.insert(launch.argv.end(),
-                       {hiertune, "fit", "--db", options.db_path, "-C", join(fitted, ','), "-a",
-                        join(std::vector<std::string>(algos.begin(), algos.end()), ','), "--smallest",
+                       {hiertune, "fit", "--db", options.db_path, "-C", join(fitted, ","), "-a",
+                        join(std::vector<std::string>(algos.begin(), algos.end()), ","), "--smallest",
                         std::to_string(*smallest), "--largest", std::to_string(std::max(*largest, 2 * *smallest)),
                         "--count", "5", "--gamma-segsizes",
                         join_sizes(std::vector<std::uint64_t>(chunks.begin(), chunks.end()), ','),
@@ -347,7 +340,7 @@ launch_groups(const TuneOptions& options) {
 std::string config_spec(const Params& config) {
     std::vector<std::string> items;
     for (const auto& [name, value] : config) items.push_back(name + "=" + value);
-    return join(items, ',');
+    return join(items, ",");
 }
 
 std::vector<std::uint64_t> task_segsizes(const TuneOptions& options) {
@@ -404,7 +397,7 @@ std::vector<Launch> tasks_launches(const TuneOptions& options, const std::string
         Launch launch{"tasks", mpiexec_prefix(options), base_env(options)};
         launch.env.insert(launch.env.end(), spec.env.begin(), spec.env.end());
         launch.argv.insert(launch.argv.end(),
-                           {hiertune, "tasks", "-C", join(spec.collectives, ','), "-s",
+                           {hiertune, "tasks", "-C", join(spec.collectives, ","), "-s",
                             join_sizes(task_segsizes(options), ','), "--steady", std::to_string(options.steady_segments),
                             "--max-message", std::to_string(*std::max_element(options.sizes.begin(), options.sizes.end())),
                             "-x", std::to_string(options.task_warmup), "--min-reps",
@@ -446,7 +439,7 @@ Launch bench_launch(const TuneOptions& options, const std::string& hiertune, con
                     const std::vector<std::pair<std::string, std::string>>& launch_env) {
     Launch launch{step, mpiexec_prefix(options), base_env(options)};
     launch.env.insert(launch.env.end(), launch_env.begin(), launch_env.end());
-    launch.argv.insert(launch.argv.end(), {hiertune, "bench", "-C", join(group.collectives, ',')});
+    launch.argv.insert(launch.argv.end(), {hiertune, "bench", "-C", join(group.collectives, ",")});
     for (const std::string& algorithm : algorithms) {
         launch.argv.push_back("-a");
         launch.argv.push_back(algorithm);
@@ -502,11 +495,14 @@ std::vector<std::string> missing_stock_points(const TuneOptions& options, const 
 namespace {
 
 // "hier:gather_hier_inter_algorithm=linear/binomial": every measured configuration
-// of the collective in one bench spec (they differ in inter_algo alone).
+// of the collective in one bench spec (they differ in inter_algo alone); "tsp_hier"
+// for a non-blocking form.
 std::string measured_spec(const std::string& collective) {
+    const grammar::Algorithm* hier = grammar::hier_algorithm(collective);
+    if (hier && !hier->param("inter_algo")) return hier->item;
     std::vector<std::string> values;
     for (const Params& config : measured_configs(collective)) values.push_back(config.at("inter_algo"));
-    return "hier:" + collective + "_hier_" + hier_cvar_suffix().at("inter_algo") + "=" + join(values, '/');
+    return "hier:" + collective + "_hier_" + hier_cvar_suffix().at("inter_algo") + "=" + join(values, "/");
 }
 
 }  // namespace
@@ -564,13 +560,13 @@ VerifyCase parse_verify_case(const std::string& text) {
     if (second == std::string::npos) throw bad("not three fields");
     VerifyCase c;
     c.collective = text.substr(0, first);
-    if (std::find(grammar::collectives().begin(), grammar::collectives().end(), c.collective) ==
-        grammar::collectives().end())
-        throw bad("collective must be one of " + name_list(grammar::collectives()));
+    if (std::find(tuned_collectives().begin(), tuned_collectives().end(), c.collective) ==
+        tuned_collectives().end())
+        throw bad("collective must be one of " + name_list(tuned_collectives()));
     const std::string bytes = text.substr(first + 1, second - first - 1);
-    const bool barrier = c.collective == "barrier";
+    const bool barrier = blocking_form(c.collective) == "barrier";
     if (!digits(bytes) || (std::stoull(bytes) == 0) != barrier)
-        throw bad(barrier ? "barrier has no size: BYTES must be 0" : "size must be a positive integer");
+        throw bad(barrier ? c.collective + " has no size: BYTES must be 0" : "size must be a positive integer");
     c.msg_bytes = std::stoull(bytes);
     const std::string expect = text.substr(second + 1);
     if (expect == "any") return c;
@@ -610,7 +606,7 @@ Launch tree_timing_launch(const TuneOptions& options, const std::string& hiertun
     // "": MPICH's built-in tree even where the caller's environment names one
     launch.env.emplace_back("MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE", with_tree ? tree : "");
     launch.argv.insert(launch.argv.end(),
-                       {hiertune, "bench", "-C", join(group.collectives, ','), "-a", "default", "--sizes",
+                       {hiertune, "bench", "-C", join(group.collectives, ","), "-a", "default", "--sizes",
                         join_sizes(group.sizes, ','), "-x", std::to_string(options.bench_warmup), "--min-reps",
                         std::to_string(std::min(options.bench_min_reps, options.bench_max_reps)), "-i",
                         std::to_string(options.bench_max_reps), "--precision",
@@ -745,12 +741,13 @@ std::optional<Job> find_tune_job(const std::vector<Job>& jobs, const TuneOptions
 }
 
 std::string config_label(const Params& params) {
+    if (params.empty()) return kDefaultsLabel;
     std::vector<std::string> words;
     const auto segsize = params.find("segsize");
     if (segsize != params.end()) words.push_back("segsize=" + segsize->second);
     for (const auto& [name, value] : params)
         if (name != "segsize") words.push_back(name + "=" + value);
-    return join(words, ' ');
+    return join(words, " ");
 }
 
 }  // namespace hiertune

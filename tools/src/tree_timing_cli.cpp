@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "hiertune/generate.hpp"
 #include "hiertune/grammar.hpp"
 #include "hiertune/sweep.hpp"
 #include "tune_command.hpp"
@@ -14,8 +15,8 @@ CLI::App* TreeTimingCli::bind(CLI::App& app) {
         "Time a Csel tree as loaded against no tree (run it WITHOUT mpiexec): alternating jobs of 'bench -a "
         "default' with MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=TREE and without it, the ratio per size");
     command->add_option("--tree", tree_path_, "The tree (JSON) to time")->required();
-    add_job_shape_options(*command, shape_, "Ranks of the jobs", grammar::collectives(),
-                          name_list(grammar::collectives()) + " (comma-separated; barrier at size 0)");
+    add_job_shape_options(*command, shape_, "Ranks of the jobs", tuned_collectives(),
+                          name_list(tuned_collectives()) + " (comma-separated; barrier and ibarrier at size 0)");
     add_launch_options(*command, launch_,
                        {"mpiexec to launch the jobs with (default: " + mpich_prefix() + "/bin/mpiexec)",
                         "Extra mpiexec argument (repeatable, e.g. -f)",

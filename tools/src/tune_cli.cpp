@@ -19,10 +19,11 @@ CLI::App* TuneCli::bind(CLI::App& app) {
         "tune",
         "Tune at install (run it WITHOUT mpiexec): link calibration, task benchmarks, HAN model, tree, its check "
         "in MPICH, its timing as loaded against no tree, exhaustive sweep and the validation report");
-    add_job_shape_options(*tune, shape_, "Ranks of the MPI jobs", grammar::collectives(),
-                          name_list(grammar::collectives()) + " (comma-separated): " + model_collectives_text() +
+    add_job_shape_options(*tune, shape_, "Ranks of the MPI jobs", tuned_collectives(),
+                          name_list(tuned_collectives()) + " (comma-separated): " + model_collectives_text() +
                               " by the HAN task model, " + name_list(measured_collectives()) +
-                              " by measuring their hier inter-node steps against MPICH's (one choice per job shape)");
+                              " by measuring hier (with each inter-node step; a non-blocking form: its schedule) against MPICH's (one "
+                              "choice per job shape)");
     tune->add_option("--measured-sizes", measured_sizes_,
                      "Message sizes of the measured collectives (-C): [MIN:]MAX, OSU style, or a list "
                      "A,B,... (default: as -m; barrier: none)");

@@ -29,6 +29,7 @@
 #include "hiertune/sweep.hpp"
 #include "hiertune/task_bench.hpp"
 #include "hiertune/tune_plan.hpp"
+#include "hiertune/text.hpp"
 #include "hiertune/usage_error.hpp"
 #include "hiertune/validation.hpp"
 #include "process.hpp"
@@ -271,8 +272,7 @@ PickReports validate_picks(const TuneOptions& options, const Job& job, const Mea
                            const std::function<std::optional<double>(const char*)>& time_of) {
     std::vector<SizeCase> model_cases, measured_cases;
     for (const SizeCase& c : plan.cases)
-        (std::count(options.measured.begin(), options.measured.end(), c.collective) ? measured_cases : model_cases)
-            .push_back(c);
+        (c.measured_pick ? measured_cases : model_cases).push_back(c);
     PickReports reports;
     const std::optional<double> stock_seconds = time_of("stock");
     // the stock reference is part of both ways of tuning
@@ -498,11 +498,7 @@ private:
                    : std::string();
     }
 
-    std::string measured_names() const {
-        std::string names;
-        for (const std::string& collective : options_.measured) names += (names.empty() ? "" : ", ") + collective;
-        return names;
-    }
+    std::string measured_names() const { return join(options_.measured, ", "); }
 
     void measure_measured() {
         const double seconds = run_step("step 1 (measured)", measured_launches(options_, hiertune_), out_);

@@ -8,7 +8,9 @@
 
 #include <mpi.h>
 
+#include "hiertune/grammar.hpp"
 #include "mpi_job.hpp"
+#include "payload.hpp"
 
 namespace hiertune {
 
@@ -47,70 +49,13 @@ private:
     bool ok_ = false;
 };
 
-unsigned char pattern(std::uint64_t i, int rank) { return static_cast<unsigned char>((i * 7 + rank * 13 + 1) & 0xff); }
-
-// The rooted collectives that move a block per rank (root 0, msg_bytes per rank);
-// true when the data is right on this rank.  Barrier: only that it returns.
-bool call_and_check_blocks(const VerifyCase& c, MPI_Comm comm, int rank, int size) {
-    if (c.collective == "barrier") return MPI_Barrier(comm) == MPI_SUCCESS;
-    const std::size_t bytes = static_cast<std::size_t>(c.msg_bytes);
-    const int count = static_cast<int>(bytes);
-    std::vector<unsigned char> block(bytes, 0xee);
-    std::vector<unsigned char> all(rank == 0 ? bytes * static_cast<std::size_t>(size) : 0, 0xee);
-    if (c.collective == "gather") {
-        for (std::size_t i = 0; i < bytes; ++i) block[i] = pattern(i, rank);
-        MPI_Gather(block.data(), count, MPI_BYTE, all.data(), count, MPI_BYTE, 0, comm);
-        for (int r = 0; rank == 0 && r < size; ++r)
-            for (std::size_t i = 0; i < bytes; ++i)
-                if (all[static_cast<std::size_t>(r) * bytes + i] != pattern(i, r)) return false;
-        return true;
-    }
-    // scatter: rank r gets the root's block r
-    for (int r = 0; rank == 0 && r < size; ++r)
-        for (std::size_t i = 0; i < bytes; ++i) all[static_cast<std::size_t>(r) * bytes + i] = pattern(i, r);
-    MPI_Scatter(all.data(), count, MPI_BYTE, block.data(), count, MPI_BYTE, 0, comm);
-    for (std::size_t i = 0; i < bytes; ++i)
-        if (block[i] != pattern(i, rank)) return false;
-    return true;
-}
-
-// Calls the collective once; true when the data is right on this rank.
-bool call_and_check(const VerifyCase& c, MPI_Comm comm, int rank, int size) {
-    if (c.collective == "gather" || c.collective == "scatter" || c.collective == "barrier")
-        return call_and_check_blocks(c, comm, rank, size);
-    const std::size_t bytes = static_cast<std::size_t>(c.msg_bytes);
-    const int count = static_cast<int>(bytes);
-    std::vector<unsigned char> buffer(bytes);
-    if (c.collective == "bcast") {
-        for (std::size_t i = 0; i < bytes; ++i) buffer[i] = rank == 0 ? pattern(i, 0) : 0xee;
-        MPI_Bcast(buffer.data(), count, MPI_BYTE, 0, comm);
-        for (std::size_t i = 0; i < bytes; ++i)
-            if (buffer[i] != pattern(i, 0)) return false;
-        return true;
-    }
-    if (c.collective == "allgather") {  // msg_bytes per rank
-        std::vector<unsigned char> all(bytes * static_cast<std::size_t>(size), 0xee);
-        for (std::size_t i = 0; i < bytes; ++i) buffer[i] = pattern(i, rank);
-        MPI_Allgather(buffer.data(), count, MPI_BYTE, all.data(), count, MPI_BYTE, comm);
-        for (int r = 0; r < size; ++r)
-            for (std::size_t i = 0; i < bytes; ++i)
-                if (all[static_cast<std::size_t>(r) * bytes + i] != pattern(i, r)) return false;
-        return true;
-    }
-    std::vector<unsigned char> result(bytes, 0xee);
-    for (std::size_t i = 0; i < bytes; ++i) buffer[i] = pattern(i, rank);
-    if (c.collective == "reduce") {  // onto rank 0: a node leader, as tune's task benchmarks time it
-        MPI_Reduce(buffer.data(), result.data(), count, MPI_UNSIGNED_CHAR, MPI_SUM, 0, comm);
-        if (rank != 0) return true;
-    } else {
-        MPI_Allreduce(buffer.data(), result.data(), count, MPI_UNSIGNED_CHAR, MPI_SUM, comm);
-    }
-    for (std::size_t i = 0; i < bytes; ++i) {
-        unsigned sum = 0;
-        for (int r = 0; r < size; ++r) sum += pattern(i, r);
-        if (result[i] != static_cast<unsigned char>(sum & 0xff)) return false;
-    }
-    return true;
+// Calls the collective once with repetition `rep`'s data (bench's payload, root 0);
+// true when the data is right on this rank.
+bool call_and_check(const VerifyCase& c, MPI_Comm comm, int rank, int size, std::size_t rep) {
+    const auto bytes = static_cast<std::size_t>(c.msg_bytes);
+    Payload payload({PointKey{c.collective, c.msg_bytes, "default", {}}}, rank, size);
+    payload.prepare(c.collective, bytes, rep);
+    return payload.run(c.collective, bytes, comm) == MPI_SUCCESS && payload.check(c.collective, bytes, rep);
 }
 
 // How often the case's collective ran hier and routed to the MPIR level, and
@@ -132,12 +77,12 @@ CaseCounts count_case(const VerifyCase& c, CounterPair& counters, Counter& route
                       int size) {
     Counter& calls = *counters.first;
     Counter& segments = *counters.second;
-    call_and_check(c, comm, rank, size);
+    call_and_check(c, comm, rank, size, 0);
     MPI_Barrier(comm);
     const unsigned long long calls0 = calls.read();
     const unsigned long long segments0 = segments.read();
     const unsigned long long routed0 = routed.read();
-    const bool data_ok = call_and_check(c, comm, rank, size);
+    const bool data_ok = call_and_check(c, comm, rank, size, 1);
     const auto delta = [](unsigned long long now, unsigned long long before) {
         return static_cast<long long>(now - before);
     };
@@ -187,9 +132,11 @@ std::string open_counters(const std::vector<VerifyCase>& cases, std::map<std::st
     for (const VerifyCase& c : cases) {
         CounterPair& entry = counters[c.collective];
         if (entry.first) continue;
-        const std::string prefix = "coll_hier_" + c.collective + "_hier_";
+        const grammar::Algorithm* hier = grammar::hier_algorithm(c.collective);
+        if (!hier) return "verify: " + c.collective + " has no plugin algorithm";
+        const std::string prefix = "coll_hier_" + c.collective + "_" + hier->item + "_";
         entry.first = std::make_unique<Counter>(prefix + "count");
-        // gather, scatter and barrier count no segments: their counter reads 0
+        // gather, scatter, barrier and the schedules count no segments: their counter reads 0
         entry.second = std::make_unique<Counter>(prefix + "segments");
         if (!all_ok(entry.first->ok()))
             return "no MPI_T counter " + prefix + "count: the library is not MPICH built with mpich-hier";

@@ -294,8 +294,8 @@ grep -q "^verify reduce 24576 B: hier ran with 3 segments (expected 3), data ok:
     { cat "$tmp/rd_out"; fail "reduce verify"; }
 grep -q '"algorithm=MPIR_Reduce_intra_hier"' "$tmp/rd.json" || fail "no hier reduce in the tree"
 
-echo "== gather and barrier: measured (hier's inter-node steps against MPICH's), one choice per shape, verify"
-ms=(tune -n 4 --nodes 2 -C gather,barrier --measured-sizes 2K,24K
+echo "== gather, barrier, iscatter, ibarrier: measured (hier against MPICH's), one choice per shape, verify"
+ms=(tune -n 4 --nodes 2 -C gather,barrier,iscatter,ibarrier --measured-sizes 2K,24K
     --db "$tmp/ms.sqlite" -o "$tmp/ms.json" --report "$tmp/ms-report" --stock "$stock" --mpiexec "$mpiexec"
     --bench-warmup 1 --bench-min-reps 3 --bench-reps 10 --max-time 1
     --tree-rounds 2 --allow-tree-slower --keep-unproven --allow-cliques)
@@ -304,8 +304,14 @@ grep -q "^\\$ .* bench -C gather -a hier:gather_hier_inter_algorithm=linear/bino
     fail "gather's hier not measured"
 grep -q "^\\$ .* bench -C barrier -a hier:barrier_hier_inter_algorithm=auto/dissemination --sizes 0 " "$tmp/ms_out" ||
     fail "barrier's hier not measured at size 0"
-grep -q "^verify: 3 of 3 cases as the tree says" "$tmp/ms_out" || { cat "$tmp/ms_out"; fail "measured verify"; }
-for case in "gather 24576" "barrier 0"; do
+grep -q "^\\$ .* bench -C iscatter -a tsp_hier --sizes 2048,24576 " "$tmp/ms_out" ||
+    fail "iscatter's schedule not measured"
+grep -q "^\\$ .* bench -C barrier,ibarrier -a stock --sizes 0 " "$tmp/ms_out" ||
+    fail "MPICH's ibarrier not measured beside its barrier"
+grep -q "^verify: 6 of 6 cases as the tree says" "$tmp/ms_out" || { cat "$tmp/ms_out"; fail "measured verify"; }
+# a non-blocking form's MPICH algorithm runs on the whole comm without the plugin's route
+! grep -q "^verify i.*whole comm" "$tmp/ms_out" || fail "a non-blocking case expected the plugin's route"
+for case in "gather 24576" "barrier 0" "iscatter 24576" "ibarrier 0"; do
     grep -Eq "^verify $case B: (hier ran with 0 segments \\(expected 0\\)|stock choice ran|MPICH's algorithm ran on the whole comm).*: ok$" \
         "$tmp/ms_out" || fail "verify $case"
 done
@@ -317,9 +323,11 @@ import json, sys
 tree = json.load(open(sys.argv[1]))
 def keys(node):
     return [k for k in node] + [x for v in node.values() if isinstance(v, dict) for x in keys(v)] if isinstance(node, dict) else []
-for coll in ("gather", "barrier"):
+for coll in ("gather", "barrier", "iscatter", "ibarrier"):
     parent = tree["collective=" + coll]["comm_type=intra"].get("comm_hierarchy=parent", {})
     assert not any("msg_size" in k for k in keys(parent)), coll
+    # CH4 hands a non-blocking call to the MPIR level whole: no route mark
+    assert not coll.startswith("i") or "whole_comm=1" not in keys(parent), coll
 PY
 
 echo "== verify: a whole_comm case runs MPICH's algorithm on the whole comm only where a tree marks it"

@@ -199,6 +199,33 @@ TEST(CselTree, SizelessCollectivesGetOneChoicePerShape) {
     EXPECT_NO_THROW(build_tree(small_stock(), input));
 }
 
+// A non-blocking form's leaf: CH4 hands it to the MPIR level whole, so MPICH's algorithm
+// needs no whole_comm=1 there (the plugin's route never sees it), and the plugin's
+// schedule takes no parameters.
+TEST(CselTree, NonBlockingLeavesNeedNoRoute) {
+    EXPECT_TRUE(device_composes("bcast"));
+    EXPECT_FALSE(device_composes("ibarrier"));
+    Json stock = small_stock();
+    stock["collective=ibarrier"] = Json::parse(R"({
+        "comm_type=intra": {"algorithm=MPIR_Ibarrier_intra_sched_recursive_doubling": {}},
+        "comm_type=inter": {"algorithm=MPIR_Ibarrier_inter_sched_bcast": {}}})");
+    TreeInput input;
+    input.choices["ibarrier"] = {{8, 2, 0, Choice::container("MPIR_Ibarrier_intra_tsp_recexch")}};
+    input.choices["barrier"] = {{8, 2, 0, Choice::container("MPIR_Barrier_intra_recexch", {{"k", "2"}})}};
+    const auto tuned = [](const Json& tree, const std::string& collective) {
+        return tree["collective=" + collective]["comm_type=intra"]["comm_hierarchy=parent"]["comm_size<=8"]
+                   ["comm_avg_ppn<=2"];
+    };
+    const Json tree = build_tree(stock, input).tree;
+    EXPECT_TRUE(check_tree(tree).empty()) << check_tree(tree).front();
+    EXPECT_EQ(tuned(tree, "ibarrier"), Json::parse(R"({"algorithm=MPIR_Ibarrier_intra_tsp_recexch": {}})"));
+    EXPECT_EQ(tuned(tree, "barrier"),
+              Json::parse(R"({"algorithm=MPIR_Barrier_intra_recexch": {"k=2": {}, "whole_comm=1": {}}})"));
+    input.choices["ibarrier"] = {{8, 2, 0, Choice::container("MPIR_Ibarrier_intra_tsp_hier")}};
+    EXPECT_EQ(tuned(build_tree(stock, input).tree, "ibarrier"),
+              Json::parse(R"({"algorithm=MPIR_Ibarrier_intra_tsp_hier": {}})"));
+}
+
 // An MPICH algorithm that asserts without a condition on its path (e.g.
 // reduce_scatter_gather: a built-in op, and count >= pof2, "count<pow2" failing before it)
 // gets each condition in the table's order, stock otherwise.

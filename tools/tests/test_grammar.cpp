@@ -45,6 +45,22 @@ TEST(Grammar, AlgorithmsAndParameters) {
     EXPECT_EQ(find("MPIR_Bcast_intra_binomial"), nullptr);
 }
 
+TEST(Grammar, NonBlockingFormsAreSchedulesWithoutParameters) {
+    EXPECT_EQ(nonblocking_collectives(), (std::vector<std::string>{"ibcast", "ireduce", "iallreduce", "iallgather",
+                                                                   "igather", "iscatter", "ibarrier"}));
+    const Algorithm* ibcast = hier_algorithm("ibcast");
+    ASSERT_NE(ibcast, nullptr);
+    EXPECT_EQ(ibcast->item, "tsp_hier");
+    EXPECT_EQ(ibcast->container, "MPIR_Ibcast_intra_tsp_hier");
+    EXPECT_EQ(ibcast->blocking, "bcast");
+    EXPECT_TRUE(ibcast->params.empty());
+    EXPECT_EQ(find("MPIR_Ibcast_intra_tsp_hier"), ibcast);
+    EXPECT_TRUE(known_container("ibcast", "MPIR_Ibcast_intra_tsp_hier"));
+    EXPECT_EQ(hier_algorithm("bcast"), find("bcast", "hier"));
+    EXPECT_TRUE(hier_algorithm("bcast")->blocking.empty());
+    EXPECT_EQ(hier_algorithm("alltoall"), nullptr);
+}
+
 TEST(Grammar, ListedCollectivesTakeOnlyTheirOwnInterNodeList) {
     EXPECT_EQ(values(*find("gather", "hier"), "inter_algo"), (std::vector<std::string>{"linear", "binomial"}));
     EXPECT_EQ(values(*find("allgather", "hier"), "inter_algo"), (std::vector<std::string>{"auto", "ring", "by_size"}));

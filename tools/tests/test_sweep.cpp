@@ -318,7 +318,8 @@ TEST(Plan, RejectsWhatTheLibraryDoesNotHave) {
               std::string::npos);
     EXPECT_EQ(plan({"allreduce"}, {}).size(), 1u);  // default needs no selector variable
     EXPECT_EQ(usage_error([] { plan({"alltoall"}, {}); }),
-              "unknown collective 'alltoall' (bcast, reduce, allreduce, allgather, gather, scatter or barrier)");
+              "unknown collective 'alltoall' (bcast, reduce, allreduce, allgather, gather, scatter, barrier, ibcast, "
+              "ireduce, iallreduce, iallgather, igather, iscatter or ibarrier)");
     EXPECT_THROW(plan({}, {}), UsageError);
     EXPECT_THROW(plan({"bcast"}, {"hier:no_such_cvar=1"}), UsageError);
     EXPECT_THROW(plan({"bcast"}, {"hier:bcast_hier_segsize=big"}), UsageError);
@@ -327,8 +328,18 @@ TEST(Plan, RejectsWhatTheLibraryDoesNotHave) {
 }
 
 TEST(Plan, KnowsEveryCollectiveBenchTimes) {
-    EXPECT_EQ(supported_collectives(), (std::vector<std::string>{"bcast", "reduce", "allreduce", "allgather",
-                                                                 "gather", "scatter", "barrier"}));
+    EXPECT_EQ(supported_collectives(),
+              (std::vector<std::string>{"bcast", "reduce", "allreduce", "allgather", "gather", "scatter", "barrier",
+                                        "ibcast", "ireduce", "iallreduce", "iallgather", "igather", "iscatter",
+                                        "ibarrier"}));
+    // a non-blocking form has its blocking form's buffers and sizes
+    EXPECT_EQ(blocking_form("ibcast"), "bcast");
+    EXPECT_EQ(blocking_form("ibarrier"), "barrier");
+    EXPECT_EQ(blocking_form("bcast"), "bcast");
+    EXPECT_EQ(blocking_form("ialltoall"), "ialltoall");  // not timed: unchanged
+    EXPECT_EQ(blocking_form("i"), "i");
+    EXPECT_EQ(usage_error([] { plan_points({{"ibarrier", "default", {}}}, {8}); }),
+              "ibarrier takes no message size: use --sizes 0 (got 8; time the sized collectives in another run)");
     EXPECT_EQ(plan({"allgather", "gather", "scatter", "barrier"}, {}),
               (std::vector<Configuration>{{"allgather", "default", {}},
                                           {"gather", "default", {}},

@@ -28,6 +28,8 @@ Json mpich_like_stock() {
     Json tree = stock();
     tree["collective=gather"] = Json::parse(R"({"comm_type=intra": {"algorithm=MPIR_Gather_intra_binomial": {}},
         "comm_type=inter": {"algorithm=MPIR_Gather_inter_linear": {}}})");
+    tree["collective=igather"] = Json::parse(R"({"comm_type=intra": {"algorithm=MPIR_Igather_intra_sched_binomial": {}},
+        "comm_type=inter": {"algorithm=MPIR_Igather_inter_sched_long": {}}})");
     return tree;
 }
 
@@ -273,6 +275,38 @@ TEST_F(MeasuredPlanTest, MissingStockIsUnpredictedAndHalfMeasuredOptionsDoNotCom
     EXPECT_EQ(plan().unpredicted, std::vector<std::string>{"gather 65536 B"});
     record(65536, "", 100);
     EXPECT_EQ(plan().cases[0].pick, "inter_algo=binomial");
+}
+
+// A non-blocking form: its schedule (no parameters, label "defaults") against MPICH's
+// selection and its algorithms; MPICH's algorithm is verified as not hier, since CH4
+// hands the call to the MPIR level whole (no route to count).
+TEST_F(MeasuredPlanTest, NonBlockingFormsPickTheirScheduleOrMpichs) {
+    options_.measured = {"igather"};
+    const auto record_igather = [&](const std::string& algorithm, double us_1k, double us_64k) {
+        db_->record_point(job_, PointKey{"igather", 1024, algorithm, {}}, summary(us_1k * 1e-6, us_1k * 1e-8));
+        db_->record_point(job_, PointKey{"igather", 65536, algorithm, {}}, summary(us_64k * 1e-6, us_64k * 1e-8));
+    };
+    record_igather("default", 10, 100);
+    record_igather("tsp_hier", 9, 50);
+    record_igather("tsp_tree", 11, 80);
+    TunePlan p = plan();
+    ASSERT_TRUE(p.unpredicted.empty());
+    ASSERT_EQ(p.cases.size(), 2u);
+    EXPECT_EQ(p.cases[0].pick, kDefaultsLabel);
+    EXPECT_TRUE(p.cases[0].measured_pick);
+    EXPECT_EQ(p.verify[0], (VerifyCase{"igather", 1024, true, 0}));
+    EXPECT_TRUE(sweep_complete(p));
+    EXPECT_EQ(plan_tree(p, mpich_like_stock()).tree.tree["collective=igather"]["comm_type=intra"]
+                  ["comm_hierarchy=parent"]["comm_size<=4"]["comm_avg_ppn<=2"],
+              (Json{{"algorithm=MPIR_Igather_intra_tsp_hier", Json::object()}}));
+
+    job_ = db_->find_or_create_job(JobDescription{"box-nb", 4, 2, 2, "block", "b"});
+    record_igather("default", 10, 100);
+    record_igather("tsp_hier", 12, 50);  // slower at 1K
+    record_igather("tsp_tree", 9, 60);
+    p = plan();
+    EXPECT_EQ(p.cases[1].pick, "MPIR_Igather_intra_tsp_tree");
+    EXPECT_EQ(p.verify[1], (VerifyCase{"igather", 65536, false, 0, false}));
 }
 
 TreeTimingRow gather_row(std::uint64_t bytes, TreeVerdict verdict) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "hiertune/grammar.hpp"
 #include "hiertune/generate.hpp"
 #include "hiertune/tune_plan.hpp"
 #include "hiertune/tune_steps.hpp"
@@ -562,7 +563,7 @@ TEST(Tune, ConfigLabel) {
     EXPECT_EQ(config_label({{"segsize", "4096"}, {"inter_algo", "tsp_kary"}, {"inter_k", "2"}}),
               "segsize=4096 inter_algo=tsp_kary inter_k=2");
     EXPECT_EQ(config_label({{"segsize", "4096"}}), "segsize=4096");
-    EXPECT_EQ(config_label({}), "");
+    EXPECT_EQ(config_label({}), kDefaultsLabel);  // a non-blocking form's schedule
 }
 
 // Stored data by hand: bcast tasks of two configurations x two segment sizes
@@ -753,6 +754,9 @@ TEST(Tune, TimedGroupsAndMeasuredLaunches) {
               (std::vector<Params>{{{"inter_algo", "linear"}}, {{"inter_algo", "binomial"}}}));
     EXPECT_EQ(measured_configs("barrier"),
               (std::vector<Params>{{{"inter_algo", "auto"}}, {{"inter_algo", "dissemination"}}}));
+    // a tree gives a non-blocking form's schedule no parameters: one configuration
+    EXPECT_EQ(measured_configs("ibcast"), (std::vector<Params>{Params{}}));
+    EXPECT_THROW(measured_configs("alltoall"), UsageError);
     const std::vector<Launch> launches = measured_launches(o, "h");
     ASSERT_EQ(launches.size(), 3u);
     EXPECT_EQ(launches[0].step, "measured");
@@ -776,6 +780,32 @@ TEST(Tune, TimedGroupsAndMeasuredLaunches) {
     EXPECT_EQ(missing_measured_points(o, {}),
               (std::vector<std::string>{"gather 1024 B inter_algo=linear", "gather 1024 B inter_algo=binomial"}));
     EXPECT_EQ(missing_measured_points(o, {linear}), std::vector<std::string>{"gather 1024 B inter_algo=binomial"});
+}
+
+// The non-blocking forms are measured collectives: their schedule in one spec, ibarrier
+// at size 0 beside barrier, their points stored under the schedule's item.
+TEST(Tune, NonBlockingFormsAreMeasured) {
+    for (const std::string& form : grammar::nonblocking_collectives())
+        EXPECT_EQ(std::count(measured_collectives().begin(), measured_collectives().end(), form), 1) << form;
+    TuneOptions o = options();
+    o.collectives = {"bcast", "ibcast", "ibarrier"};
+    split_measured(o);
+    EXPECT_EQ(o.collectives, std::vector<std::string>{"bcast"});
+    EXPECT_EQ(o.measured, (std::vector<std::string>{"ibcast", "ibarrier"}));
+    const std::vector<TimedGroup> groups = timed_groups(o);
+    ASSERT_EQ(groups.size(), 2u);
+    EXPECT_EQ(groups[0].collectives, (std::vector<std::string>{"bcast", "ibcast"}));
+    EXPECT_EQ(groups[1].collectives, std::vector<std::string>{"ibarrier"});
+    EXPECT_EQ(groups[1].sizes, std::vector<std::uint64_t>{0});
+    const std::vector<Launch> launches = measured_launches(o, "h");
+    ASSERT_EQ(launches.size(), 2u);
+    EXPECT_TRUE(contains(launches[0].argv, {"-C", "ibcast", "-a", "tsp_hier"}));
+    EXPECT_TRUE(contains(launches[1].argv, {"-C", "ibarrier", "-a", "tsp_hier", "--sizes", "0"}));
+    const StoredPoint ibarrier{PointKey{"ibarrier", 0, "tsp_hier", {}}, {}, ""};
+    EXPECT_EQ(missing_measured_points(o, {ibarrier}),
+              (std::vector<std::string>{"ibcast 1024 B defaults", "ibcast 65536 B defaults"}));
+    EXPECT_EQ(parse_verify_case("ibarrier:0:hier/0"), (VerifyCase{"ibarrier", 0, true, 0, false}));
+    EXPECT_THROW(parse_verify_case("ibarrier:8:any"), UsageError);
 }
 
 TEST(Tune, StockReference) {

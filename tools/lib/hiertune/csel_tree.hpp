@@ -103,6 +103,11 @@ struct SizeKey {
 };
 std::optional<SizeKey> message_size_key(const std::string& collective);
 
+// Whether CH4 may run the collective as a composition of node-level steps, so that a
+// tree's MPICH algorithm reaches the whole comm only through whole_comm=1 (the plugin's
+// route, counted by coll_hier_mpir_routed): the blocking ones, not their non-blocking forms.
+bool device_composes(const std::string& collective);
+
 // The best choice at one sampled point of one collective.
 struct SampledChoice {
     int comm_size = 0;

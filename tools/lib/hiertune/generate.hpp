@@ -143,8 +143,11 @@ std::optional<csel::Choice> model_midpoint(const std::string& collective, const 
 // reduce, allreduce, allgather; and the same as text ("bcast, reduce, ...").
 const std::vector<std::string>& model_collectives();
 std::string model_collectives_text();
-// The plugin's other collectives (gather, scatter, barrier): tune picks them
-// from measurement (TuneOptions::measured).
+// Every collective with a plugin algorithm, the blocking ones (grammar::collectives())
+// then their non-blocking forms (grammar::nonblocking_collectives()).
+const std::vector<std::string>& tuned_collectives();
+// The others than the model's (gather, scatter, barrier, ibcast .. ibarrier): tune
+// picks them from measurement (TuneOptions::measured).
 const std::vector<std::string>& measured_collectives();
 
 // The parameters of a candidate as the tree and the measurements name them:

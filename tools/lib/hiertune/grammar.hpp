@@ -21,10 +21,11 @@ struct Param {
 };
 
 struct Algorithm {
-    std::string collective;  // "bcast"
-    std::string item;        // MPIR_CVAR_<COLL>_INTRA_ALGORITHM item: "hier", "seg_chain"
+    std::string collective;  // "bcast", "ibcast"
+    std::string item;        // MPIR_CVAR_<COLL>_INTRA_ALGORITHM item: "hier", "seg_chain", "tsp_hier"
     std::string container;   // "MPIR_Bcast_intra_hier"
-    std::vector<Param> params;
+    std::vector<Param> params;  // none for a schedule form: it reads its blocking form's CVARs
+    std::string blocking;       // a schedule form's blocking collective ("bcast"); else empty
 
     std::string cvar(const Param& param) const;  // "MPIR_CVAR_BCAST_HIER_SEGSIZE"
     const Param* param(const std::string& name) const;
@@ -32,8 +33,14 @@ struct Algorithm {
 
 // The collectives with plugin algorithms ("bcast", "reduce", "allreduce").
 const std::vector<std::string>& collectives();
-// The plugin's algorithms, in the table's order.
+// Their non-blocking forms with a plugin schedule ("ibcast", ...), in the table's order.
+const std::vector<std::string>& nonblocking_collectives();
+// The plugin's algorithms, in the table's order: the blocking ones, then the schedule
+// forms (MPII_HIER_SCHED_ALGORITHMS: MPI_Ibcast's "tsp_hier" runs bcast's hier).
 const std::vector<Algorithm>& plugin_algorithms();
+// The collective's first plugin algorithm: "hier", or a non-blocking form's schedule;
+// nullptr for a collective without one.
+const Algorithm* hier_algorithm(const std::string& collective);
 // The one a container name or (collective, CVAR item) names; nullptr if none.
 const Algorithm* find(const std::string& container);
 const Algorithm* find(const std::string& collective, const std::string& item);

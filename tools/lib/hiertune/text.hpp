@@ -1,8 +1,9 @@
-// hiertune: number formatting shared by the reports and tables.
+// hiertune: number and list formatting shared by the reports, tables and command lines.
 #pragma once
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace hiertune {
 
@@ -11,6 +12,13 @@ inline std::string fixed(double value, int digits) {
     char buffer[64];
     std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
     return buffer;
+}
+
+// items with `separator` between them: join({"a", "b"}, ", ") == "a, b"
+inline std::string join(const std::vector<std::string>& items, const std::string& separator) {
+    std::string text;
+    for (const std::string& item : items) text += (text.empty() ? "" : separator) + item;
+    return text;
 }
 
 }  // namespace hiertune

@@ -98,7 +98,8 @@ void split_measured(TuneOptions& options);
 
 // The plugin configurations measured for a collective without a task model:
 // its hier algorithm with each value of inter_algo (its own list), the other
-// parameters at their defaults.
+// parameters at their defaults; a non-blocking form's schedule, which a tree gives
+// no parameters (it reads its blocking form's CVARs), once with none.
 std::vector<Params> measured_configs(const std::string& collective);
 
 // Throws UsageError for: ranks < 2, nodes < 2 or > ranks, no or zero sizes,
@@ -294,8 +295,10 @@ bool in_search_space(const TuneOptions& options, const han::Candidate& candidate
 std::optional<Job> find_tune_job(const std::vector<Job>& jobs, const TuneOptions& options);
 
 // Label of a hier configuration with its segment size (JSON names): segsize
-// first, then the others by name, space-separated: "segsize=4096 inter_algo=tsp_kary".
+// first, then the others by name, space-separated: "segsize=4096 inter_algo=tsp_kary";
+// kDefaultsLabel for none.
 std::string config_label(const Params& params);
+constexpr const char* kDefaultsLabel = "defaults";
 constexpr const char* kStockLabel = "stock";
 
 }  // namespace hiertune

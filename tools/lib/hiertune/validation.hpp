@@ -47,6 +47,7 @@ struct SizeCase {
     std::uint64_t msg_bytes = 0;
     std::string pick;                 // one of configs[].config
     std::vector<ConfigTime> configs;  // every one must be measured
+    bool measured_pick = false;       // picked by measurement alone (tune's measured collectives), not a model
 };
 
 struct SizeVerdict {
