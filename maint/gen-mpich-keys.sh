@@ -18,6 +18,11 @@
 #                                    (cvar_params) and that variable's default (cvars.txt;
 #                                    booleans as 0/1).  MPICH does not initialise them: a
 #                                    tree must give each one.
+#   MPII_HIER_MPICH_UNREAD_PARAMS(X)  X("container", "param"): a parameter MPICH passes to
+#                                    the algorithm that its container parser never reads,
+#                                    so a tree cannot give it and the algorithm gets an
+#                                    uninitialised value (e.g. MPIR_Igather_intra_tsp_tree's
+#                                    k): hiertune never names such a container
 #   MPII_HIER_MPICH_COMPOSITIONS(X)  CH4 containers (src/mpid/ch4/src/ch4_init.c)
 #   MPII_HIER_MPICH_KEY_COLLECTIVES(X)  X("key", "collective"): the collectives MPICH
 #                                    defines a per-collective key for (csel.c's
@@ -102,6 +107,10 @@ awk 'FILENAME == ARGV[1] { readable[$1 " " $2] = 1; next }
         if (!($3 in dflt)) { print "gen-mpich-keys: no default for " $3 > "/dev/stderr"; exit 1 }
         print $1 " " $2 " " $3 " " dflt[$3]
      }' "$tmp/algorithm_params" "$tmp/cvar_defaults" "$tmp/call_params" > "$tmp/algorithm_cvars"
+# passed from the container but never read into it (the plugin's own containers, which
+# the plugin's parser reads, among them)
+awk 'FILENAME == ARGV[1] { readable[$1 " " $2] = 1; next }
+     !(($1 " " $2) in readable) { print $1 " " $2 }' "$tmp/algorithm_params" "$tmp/call_params" > "$tmp/unread_params"
 for pair in is_sendbuf_inplace:is_sendbuf_inplace is_commutative:is_commutative \
     is_op_built_in:is_op_built_in is_block_regular:is_block_regular \
     get_avg_msgsize:avg_msg_size get_count:count get_total_msgsize:total_msg_size; do
@@ -129,6 +138,9 @@ sort -u "$tmp/algorithm_params" | sed 's/\(.*\) \(.*\)/    X("\1", "\2") \\/'
 printf '\n'
 printf '#define MPII_HIER_MPICH_ALGORITHM_CVARS(X) \\\n'
 sort -u "$tmp/algorithm_cvars" | sed 's/\(.*\) \(.*\) \(.*\) \(.*\)/    X("\1", "\2", "\3", "\4") \\/'
+printf '\n'
+printf '#define MPII_HIER_MPICH_UNREAD_PARAMS(X) \\\n'
+sort -u "$tmp/unread_params" | sed 's/\(.*\) \(.*\)/    X("\1", "\2") \\/'
 printf '\n'
 printf '#define MPII_HIER_MPICH_KEY_COLLECTIVES(X) \\\n'
 sort -u "$tmp/key_collectives" | sed 's/\(.*\) \(.*\)/    X("\1", "\2") \\/'

@@ -372,6 +372,26 @@ START_TEST(mpich_parameters_required)
 }
 END_TEST
 
+/* a parameter MPICH passes on but its parser never reads cannot come from a tree: the
+ * container is refused whatever the tree gives */
+START_TEST(mpich_parameters_unread)
+{
+    problems p;
+    ck_assert_int_eq(check_text("{\"collective=barrier\": {\"algorithm=MPIR_Barrier_intra_recexch\":"
+                                " {\"k=2\":{}}}}", MPII_HIER_TREE_MPIR, &p), 1);
+    ck_assert(mentions(&p, 0, "MPIR_Barrier_intra_recexch, whose parameter MPICH never reads "
+                       "from a tree (it reaches the algorithm uninitialised): | single_phase_recv"));
+    ck_assert_int_eq(check_text("{\"collective=igather\": "
+                                "{\"algorithm=MPIR_Igather_intra_tsp_tree\":{}}}",
+                                MPII_HIER_TREE_MPIR, &p), 1);
+    ck_assert(mentions(&p, 0, "MPIR_Igather_intra_tsp_tree, whose parameter MPICH never reads "
+                       "from a tree (it reaches the algorithm uninitialised): | k"));
+    ck_assert_int_eq(check_text("{\"collective=igather\": "
+                                "{\"algorithm=MPIR_Igather_intra_sched_binomial\":{}}}",
+                                MPII_HIER_TREE_MPIR, &p), 0);
+}
+END_TEST
+
 START_TEST(chains)
 {
     problems p;
@@ -707,6 +727,7 @@ int main(void)
     tcase_add_test(tc, avg_ppn_less_than);
     tcase_add_test(tc, hierarchy_tests);
     tcase_add_test(tc, requirements);
+    tcase_add_test(tc, mpich_parameters_unread);
     tcase_add_test(tc, all_problems);
     tcase_add_test(tc, unreadable_files);
     tcase_add_test(tc, mpich_trees);

@@ -123,6 +123,8 @@ std::optional<csel::Choice> choice_of_point(const PointKey& key) {
     // MPICH's own: the tree gives every call parameter, the point's CVAR value or its default
     const std::string name = csel::container_name(key.collective, key.algorithm);
     if (!csel::known_container(key.collective, name)) return std::nullopt;
+    // a parameter the tree cannot give would reach the algorithm uninitialised
+    if (!grammar::mpich_unread_params(name).empty()) return std::nullopt;
     const std::vector<grammar::MpichCallParam> call = grammar::mpich_call_params(name);
     for (const auto& [cvar, value] : key.params)
         if (std::none_of(call.begin(), call.end(), [&](const auto& p) { return p.cvar == cvar; }))

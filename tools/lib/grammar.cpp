@@ -169,6 +169,20 @@ std::vector<MpichCallParam> mpich_call_params(const std::string& container) {
     return params;
 }
 
+std::vector<std::string> mpich_unread_params(const std::string& container) {
+    struct Row {
+        const char* container;
+        const char* param;
+    };
+#define HIERTUNE_UNREAD_(container_, param_) Row{container_, param_},
+    static const std::vector<Row> rows{MPII_HIER_MPICH_UNREAD_PARAMS(HIERTUNE_UNREAD_)};
+#undef HIERTUNE_UNREAD_
+    std::vector<std::string> params;
+    for (const Row& row : rows)
+        if (container == row.container) params.emplace_back(row.param);
+    return params;
+}
+
 bool known_container(const std::string& collective, const std::string& container) {
     if (const Algorithm* a = find(container)) return a->collective == collective;
     if (std::find(kMpichAlgorithms.begin(), kMpichAlgorithms.end(), container) == kMpichAlgorithms.end())

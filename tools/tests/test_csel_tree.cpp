@@ -210,17 +210,17 @@ TEST(CselTree, NonBlockingLeavesNeedNoRoute) {
         "comm_type=intra": {"algorithm=MPIR_Ibarrier_intra_sched_recursive_doubling": {}},
         "comm_type=inter": {"algorithm=MPIR_Ibarrier_inter_sched_bcast": {}}})");
     TreeInput input;
-    input.choices["ibarrier"] = {{8, 2, 0, Choice::container("MPIR_Ibarrier_intra_tsp_recexch")}};
-    input.choices["barrier"] = {{8, 2, 0, Choice::container("MPIR_Barrier_intra_recexch", {{"k", "2"}})}};
+    input.choices["ibarrier"] = {{8, 2, 0, Choice::container("MPIR_Ibarrier_intra_sched_recursive_doubling")}};
+    input.choices["barrier"] = {{8, 2, 0, Choice::container("MPIR_Barrier_intra_k_dissemination", {{"k", "2"}})}};
     const auto tuned = [](const Json& tree, const std::string& collective) {
         return tree["collective=" + collective]["comm_type=intra"]["comm_hierarchy=parent"]["comm_size<=8"]
                    ["comm_avg_ppn<=2"];
     };
     const Json tree = build_tree(stock, input).tree;
     EXPECT_TRUE(check_tree(tree).empty()) << check_tree(tree).front();
-    EXPECT_EQ(tuned(tree, "ibarrier"), Json::parse(R"({"algorithm=MPIR_Ibarrier_intra_tsp_recexch": {}})"));
+    EXPECT_EQ(tuned(tree, "ibarrier"), Json::parse(R"({"algorithm=MPIR_Ibarrier_intra_sched_recursive_doubling": {}})"));
     EXPECT_EQ(tuned(tree, "barrier"),
-              Json::parse(R"({"algorithm=MPIR_Barrier_intra_recexch": {"k=2": {}, "whole_comm=1": {}}})"));
+              Json::parse(R"({"algorithm=MPIR_Barrier_intra_k_dissemination": {"k=2": {}, "whole_comm=1": {}}})"));
     input.choices["ibarrier"] = {{8, 2, 0, Choice::container("MPIR_Ibarrier_intra_tsp_hier")}};
     EXPECT_EQ(tuned(build_tree(stock, input).tree, "ibarrier"),
               Json::parse(R"({"algorithm=MPIR_Ibarrier_intra_tsp_hier": {}})"));

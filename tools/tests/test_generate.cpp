@@ -103,6 +103,15 @@ TEST(GenerateMapping, PointsToChoices) {
     EXPECT_FALSE(choice_of_point(PointKey{"bcast", 8, "hier", {{"MPIR_CVAR_BCAST_HIER_INTER_KVAL", "0"}}}));
     EXPECT_EQ(choice_of_point(PointKey{"reduce", 8, "nb", {}}), Choice::container("MPIR_Reduce_allcomm_nb"));
     EXPECT_FALSE(choice_of_point(PointKey{"allreduce", 8, "binomial", {}}));  // no such container
+    // MPICH passes a parameter its container parser never reads: a tree cannot give it
+    EXPECT_EQ(grammar::mpich_unread_params("MPIR_Barrier_intra_recexch"), std::vector<std::string>{"single_phase_recv"});
+    EXPECT_EQ(grammar::mpich_unread_params("MPIR_Igather_intra_tsp_tree"), std::vector<std::string>{"k"});
+    EXPECT_TRUE(grammar::mpich_unread_params("MPIR_Barrier_intra_k_dissemination").empty());
+    EXPECT_FALSE(choice_of_point(PointKey{"barrier", 0, "recexch", {}}));
+    EXPECT_FALSE(choice_of_point(PointKey{"igather", 8, "tsp_tree", {}}));
+    EXPECT_EQ(choice_of_point(PointKey{"igather", 8, "sched_binomial", {}}),
+              Choice::container("MPIR_Igather_intra_sched_binomial"));
+    EXPECT_EQ(choice_of_point(PointKey{"igather", 8, "tsp_hier", {}}), Choice::container("MPIR_Igather_intra_tsp_hier"));
     // not expressible: another collective's variable, a foreign variable, parameters of a stock algorithm
     EXPECT_FALSE(choice_of_point(PointKey{"bcast", 8, "hier", {{"MPIR_CVAR_REDUCE_HIER_SEGSIZE", "1"}}}));
     EXPECT_FALSE(choice_of_point(PointKey{"bcast", 8, "hier", {{"MPIR_CVAR_POLLS_BEFORE_YIELD", "1"}}}));

@@ -288,7 +288,8 @@ TEST_F(MeasuredPlanTest, NonBlockingFormsPickTheirScheduleOrMpichs) {
     };
     record_igather("default", 10, 100);
     record_igather("tsp_hier", 9, 50);
-    record_igather("tsp_tree", 11, 80);
+    record_igather("sched_binomial", 11, 80);
+    record_igather("tsp_tree", 5, 5);  // k unread from a tree: never picked
     TunePlan p = plan();
     ASSERT_TRUE(p.unpredicted.empty());
     ASSERT_EQ(p.cases.size(), 2u);
@@ -303,9 +304,9 @@ TEST_F(MeasuredPlanTest, NonBlockingFormsPickTheirScheduleOrMpichs) {
     job_ = db_->find_or_create_job(JobDescription{"box-nb", 4, 2, 2, "block", "b"});
     record_igather("default", 10, 100);
     record_igather("tsp_hier", 12, 50);  // slower at 1K
-    record_igather("tsp_tree", 9, 60);
+    record_igather("sched_binomial", 9, 60);
     p = plan();
-    EXPECT_EQ(p.cases[1].pick, "MPIR_Igather_intra_tsp_tree");
+    EXPECT_EQ(p.cases[1].pick, "MPIR_Igather_intra_sched_binomial");
     EXPECT_EQ(p.verify[1], (VerifyCase{"igather", 65536, false, 0, false}));
 }
 

@@ -62,7 +62,9 @@ struct GenerateOptions {
 
 // The tree's choice for a measured point, or nullopt when a tree cannot
 // express it (a parameter that is not one of the algorithm's own, or an
-// algorithm MPICH has no container for, e.g. binomial for allreduce).  The
+// algorithm MPICH has no container for, e.g. binomial for allreduce, or one whose
+// container MPICH cannot give every parameter from a tree, grammar::mpich_unread_params,
+// e.g. recexch for barrier).  The
 // plugin's parameters map from their control variables as the grammar names
 // them (grammar::Algorithm::cvar: MPIR_CVAR_BCAST_HIER_SEGSIZE -> segsize,
 // MPIR_CVAR_REDUCE_SEG_FANOUT -> fanout of seg_chain only); any other variable,

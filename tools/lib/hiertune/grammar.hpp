@@ -68,6 +68,12 @@ struct MpichCallParam {
 // containers and MPICH's without parameters.
 std::vector<MpichCallParam> mpich_call_params(const std::string& container);
 
+// The parameters MPICH passes from one of its containers to its algorithm but never
+// reads from a tree (MPII_HIER_MPICH_UNREAD_PARAMS), in name order: the algorithm gets
+// whatever the uninitialised container holds, so a tree must not name the container
+// (MPIR_Barrier_intra_recexch: single_phase_recv; MPIR_Igather_intra_tsp_tree: k).
+std::vector<std::string> mpich_unread_params(const std::string& container);
+
 // Whether MPICH (with the plugin) knows an MPIR container of this collective.
 bool known_container(const std::string& collective, const std::string& container);
 

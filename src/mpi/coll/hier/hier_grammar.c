@@ -8,7 +8,8 @@
 
 #include "hier_grammar.h"
 #include "hier_mpich_keys.h"
-#if !defined(MPII_HIER_MPICH_ALGORITHM_PARAMS) || !defined(MPII_HIER_MPICH_ALGORITHM_CVARS)
+#if !defined(MPII_HIER_MPICH_ALGORITHM_PARAMS) || !defined(MPII_HIER_MPICH_ALGORITHM_CVARS) || \
+    !defined(MPII_HIER_MPICH_UNREAD_PARAMS)
 #error "hier_mpich_keys.h is older than maint/gen-mpich-keys.sh: generate it again"
 #endif
 #include <errno.h>
@@ -195,6 +196,12 @@ static const struct {
     const char *container;
     const char *param;
 } mpich_call_params[] = { MPII_HIER_MPICH_ALGORITHM_CVARS(ALGORITHM_CVAR_) {0} };
+
+/* the parameters MPICH passes on to the algorithm that its parser never reads from a tree */
+static const struct {
+    const char *container;
+    const char *param;
+} mpich_unread_params[] = { MPII_HIER_MPICH_UNREAD_PARAMS(ALGORITHM_PARAM_) {0} };
 
 #define REQUIREMENT_(container_, condition_) {#container_, #condition_},
 static const struct {
@@ -451,6 +458,12 @@ static void check_mpich_params(tree_check * tc, const char *name, struct json_ob
             problem(tc, what, mpich_call_params[i].param);
         }
     }
+    for (int i = 0; mpich_unread_params[i].container; i++)
+        if (!strcmp(mpich_unread_params[i].container, name)) {
+            snprintf(what, sizeof(what), "%s, whose parameter MPICH never reads from a tree "
+                     "(it reaches the algorithm uninitialised):", name);
+            problem(tc, what, mpich_unread_params[i].param);
+        }
 }
 
 static void check_container(tree_check * tc, const char *key, struct json_object *params,
