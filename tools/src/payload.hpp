@@ -17,11 +17,12 @@
 
 namespace hiertune {
 
-// Message buffers and the data check of -c.  Reductions use MPI_UNSIGNED_CHAR
-// with MPI_SUM (any byte count is valid; the sum mod 256 is exact), the others
+// Message buffers and the data check.  Reductions use MPI_UNSIGNED_CHAR with
+// MPI_SUM (any byte count is valid; the sum mod 256 is exact), the others
 // MPI_BYTE; root 0.  `bytes` is the message of bcast, reduce and allreduce, and
 // each rank's block of allgather, gather and scatter, whose root (allgather:
-// every rank) holds one block per rank; barrier moves nothing.
+// every rank) holds one block per rank; barrier moves nothing.  A non-blocking
+// form (ibcast, ...) has its blocking form's buffers and data (blocking_form).
 class Payload {
 public:
     // Buffers large enough for every point of `points` (those to measure),
