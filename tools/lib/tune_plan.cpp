@@ -54,8 +54,29 @@ void measured_options(const TunePlan& plan, const std::string& collective, const
     }
 }
 
-// The cases, picks and verify cases of a collective without a task model: one
-// choice (measured_pick) at every size of its timed group.
+// The pick, case and verify case of a collective without a task model at one size.
+void add_measured_case(TunePlan& plan, const std::string& collective, std::uint64_t bytes,
+                       const MeasuredOption* pick) {
+    const csel::Choice choice = pick ? pick->choice : csel::Choice::stock_tree();
+    CollectivePlan& own = plan.collectives[collective];
+    own.stock_measured = true;
+    own.picks.push_back({plan.comm_size, plan.ppn, bytes, choice});
+    SizeCase c;
+    c.collective = collective;
+    c.msg_bytes = bytes;
+    c.pick = pick ? pick->label : kStockLabel;
+    c.measured_pick = true;
+    for (const Params& config : measured_configs(collective))
+        c.configs.push_back(ConfigTime{config_label(config), std::nullopt, std::nullopt});
+    plan.cases.push_back(std::move(c));
+    const bool hier = !choice.stock && grammar::find(choice.algorithm);
+    plan.verify.push_back(
+        VerifyCase{collective, bytes, hier, 0, !choice.stock && !hier && csel::device_composes(collective)});
+}
+
+// The cases, picks and verify cases of a collective without a task model at the sizes
+// of its timed group: where MPICH selects it by bytes (csel::message_size_key) each
+// size's own measured_pick, else one measured_pick for every size.
 void plan_measured(TunePlan& plan, const std::string& collective, const std::vector<std::uint64_t>& sizes,
                    const std::vector<StoredPoint>& points) {
     std::map<std::uint64_t, Summary> stock;
@@ -75,23 +96,15 @@ void plan_measured(TunePlan& plan, const std::string& collective, const std::vec
             complete = false;
         }
     if (!complete) return;
-    const MeasuredOption* pick = measured_pick(stock, options);
-    const csel::Choice choice = pick ? pick->choice : csel::Choice::stock_tree();
-    CollectivePlan& own = plan.collectives[collective];
-    own.stock_measured = true;
+    if (!csel::message_size_key(collective)) {
+        const MeasuredOption* pick = measured_pick(stock, options);
+        for (std::uint64_t bytes : sizes) add_measured_case(plan, collective, bytes, pick);
+        return;
+    }
     for (std::uint64_t bytes : sizes) {
-        own.picks.push_back({plan.comm_size, plan.ppn, bytes, choice});
-        SizeCase c;
-        c.collective = collective;
-        c.msg_bytes = bytes;
-        c.pick = pick ? pick->label : kStockLabel;
-        c.measured_pick = true;
-        for (const Params& config : measured_configs(collective))
-            c.configs.push_back(ConfigTime{config_label(config), std::nullopt, std::nullopt});
-        plan.cases.push_back(std::move(c));
-        const bool hier = !choice.stock && grammar::find(choice.algorithm);
-        plan.verify.push_back(
-            VerifyCase{collective, bytes, hier, 0, !choice.stock && !hier && csel::device_composes(collective)});
+        std::vector<MeasuredOption> at_size;
+        for (const MeasuredOption& o : options) at_size.push_back({o.choice, o.label, {{bytes, o.times.at(bytes)}}});
+        add_measured_case(plan, collective, bytes, measured_pick({{bytes, stock.at(bytes)}}, at_size));
     }
 }
 

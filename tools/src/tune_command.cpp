@@ -524,7 +524,8 @@ private:
                  << (predicted || options_.collectives.end() != std::find(options_.collectives.begin(),
                                                                          options_.collectives.end(), c.collective)
                          ? " (predicted " + us_text(predicted) + ")"
-                         : std::string(" (measured; one choice per job shape)"))
+                         : std::string(csel::message_size_key(c.collective) ? " (measured at this size)"
+                                                                          : " (measured; one choice per job shape)"))
                  << "\n";
         }
     }

@@ -28,6 +28,8 @@ Json mpich_like_stock() {
     Json tree = stock();
     tree["collective=gather"] = Json::parse(R"({"comm_type=intra": {"algorithm=MPIR_Gather_intra_binomial": {}},
         "comm_type=inter": {"algorithm=MPIR_Gather_inter_linear": {}}})");
+    tree["collective=ibcast"] = Json::parse(R"({"comm_type=intra": {"algorithm=MPIR_Ibcast_intra_sched_binomial": {}},
+        "comm_type=inter": {"algorithm=MPIR_Ibcast_inter_sched_flat": {}}})");
     tree["collective=igather"] = Json::parse(R"({"comm_type=intra": {"algorithm=MPIR_Igather_intra_sched_binomial": {}},
         "comm_type=inter": {"algorithm=MPIR_Igather_inter_sched_long": {}}})");
     return tree;
@@ -308,6 +310,27 @@ TEST_F(MeasuredPlanTest, NonBlockingFormsPickTheirScheduleOrMpichs) {
     p = plan();
     EXPECT_EQ(p.cases[1].pick, "MPIR_Igather_intra_sched_binomial");
     EXPECT_EQ(p.verify[1], (VerifyCase{"igather", 65536, false, 0, false}));
+}
+
+// A collective MPICH selects by bytes (ibcast: avg_msg_size) gets each size's own pick.
+TEST_F(MeasuredPlanTest, CollectivesSelectedByBytesGetAPickPerSize) {
+    options_.measured = {"ibcast"};
+    const auto record_ibcast = [&](const std::string& algorithm, double us_1k, double us_64k) {
+        db_->record_point(job_, PointKey{"ibcast", 1024, algorithm, {}}, summary(us_1k * 1e-6, us_1k * 1e-8));
+        db_->record_point(job_, PointKey{"ibcast", 65536, algorithm, {}}, summary(us_64k * 1e-6, us_64k * 1e-8));
+    };
+    record_ibcast("default", 10, 100);
+    record_ibcast("tsp_hier", 12, 50);        // slower at 1K, fastest at 64K
+    record_ibcast("sched_binomial", 9, 100);  // fastest at 1K
+    const TunePlan p = plan();
+    ASSERT_EQ(p.cases.size(), 2u);
+    EXPECT_EQ(p.cases[0].pick, "MPIR_Ibcast_intra_sched_binomial");
+    EXPECT_EQ(p.cases[1].pick, kDefaultsLabel);
+    EXPECT_EQ(p.verify[1], (VerifyCase{"ibcast", 65536, true, 0}));
+    const Json tuned = plan_tree(p, mpich_like_stock()).tree.tree["collective=ibcast"]["comm_type=intra"]
+                                                                  ["comm_hierarchy=parent"]["comm_size<=4"]["comm_avg_ppn<=2"];
+    EXPECT_TRUE(tuned.begin().key().rfind("avg_msg_size<=", 0) == 0) << tuned.dump();
+    EXPECT_EQ(tuned["avg_msg_size=any"], (Json{{"algorithm=MPIR_Ibcast_intra_tsp_hier", Json::object()}}));
 }
 
 TreeTimingRow gather_row(std::uint64_t bytes, TreeVerdict verdict) {

@@ -4,7 +4,8 @@
 //   database (tasks, stock points, fitted models, the measured collectives' points)
 //     -> plan_tune   per collective and size: the pick (model_pick: the HAN
 //                    model's best candidate against MPICH's best measured
-//                    point; measured_pick for gather, scatter, barrier), every
+//                    point; measured_pick for gather, scatter, barrier and the
+//                    non-blocking forms), every
 //                    configuration's prediction, the verify case
 //     -> plan_tree      step 3: the tree of the picks
 //     -> plan.verify    step 4: what the tree must run
@@ -70,8 +71,9 @@ struct MeasuredOption {
     std::map<std::uint64_t, Summary> times;
 };
 
-// The one choice per job shape of such a collective (MPICH cannot select it by
-// bytes: csel::message_size_key): among `options`, those measured at every size
+// The choice for the sizes of `stock` of such a collective, all of its sizes where
+// MPICH cannot select it by bytes (csel::message_size_key: one choice per job shape),
+// else each size alone: among `options`, those measured at every size
 // of `stock` (MPICH's selection by size), never slower than it beyond the noise
 // (the two medians' relative CI half-widths added) at any size and faster beyond
 // the noise (and kStockMargin) at one at least; of these the one with the lowest
