@@ -110,6 +110,13 @@ void plan_measured(TunePlan& plan, const std::string& collective, const std::vec
 
 }  // namespace
 
+void mark_same_choices(const TunePlan& plan, TreeTimingReport& timing) {
+    for (TreeTimingRow& row : timing.rows)
+        row.same_choice = std::any_of(plan.cases.begin(), plan.cases.end(), [&](const SizeCase& c) {
+            return c.collective == row.collective && c.msg_bytes == row.msg_bytes && c.pick == kStockLabel;
+        });
+}
+
 const MeasuredOption* measured_pick(const std::map<std::uint64_t, Summary>& stock,
                                     const std::vector<MeasuredOption>& options) {
     const MeasuredOption* best = nullptr;

@@ -288,7 +288,7 @@ PickReports validate_picks(const TuneOptions& options, const Job& job, const Mea
             reports.model = validate(model_cases, plus_stock(model_seconds), plus_stock(time_of("bench")));
         if ((reports.has_measured = !measured_cases.empty())) {
             reports.measured = validate(measured_cases, std::nullopt, std::nullopt);
-            reports.measured.title = "measured picks (one per job shape) vs the best measured at each size";
+            reports.measured.title = "measured picks (one per job shape, or per size where MPICH selects by bytes) vs the best measured at each size";
             reports.measured.targets_apply = false;
         }
     } catch (const ValidationError& e) {
@@ -341,6 +341,7 @@ void write_tune_report(const TuneOptions& options, const Job& job, const Measure
     try {
         tree_report = evaluate_tree_timings(tree_timing_cases(options, db.tree_timings(job.id, digest)),
                                             options.tree_tolerance, options.allow_tree_slower);
+        mark_same_choices(plan, tree_report);
     } catch (const std::runtime_error& e) {  // ValidationError, or a round missing
         throw TuneError(std::string("step 7 (report): the tree timing: ") + e.what());
     }

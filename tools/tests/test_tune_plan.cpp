@@ -3,6 +3,8 @@
 // the sweep's medians beside the picks without recomputing them.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "temp_dir.hpp"
 
 #include <optional>
@@ -337,6 +339,25 @@ TreeTimingRow gather_row(std::uint64_t bytes, TreeVerdict verdict) {
     TreeTimingRow row = timing_row(bytes, verdict);
     row.collective = "gather";
     return row;
+}
+
+// A slower verdict where the pick is MPICH's selection (the tree runs what no tree runs)
+// is the verdict's chance: marked, printed, not counted.
+TEST_F(MeasuredPlanTest, SlowerWhereTheTreeChoseStockIsNoise) {
+    record_all(10.05, 60, 9, 50);
+    TunePlan p = plan();
+    p.cases[0].pick = kStockLabel;  // 1K: MPICH's selection
+    TreeTimingReport timing;
+    timing.rows = {gather_row(1024, TreeVerdict::slower), gather_row(65536, TreeVerdict::slower)};
+    mark_same_choices(p, timing);
+    EXPECT_TRUE(timing.rows[0].same_choice);
+    EXPECT_FALSE(timing.rows[1].same_choice);
+    ASSERT_EQ(timing.slower().size(), 1u);
+    EXPECT_EQ(timing.slower()[0]->msg_bytes, 65536u);
+    std::ostringstream text;
+    write_tree_timing_text(timing, text);
+    EXPECT_NE(text.str().find("slower, same choice: noise\n"), std::string::npos) << text.str();
+    EXPECT_NE(text.str().find("1 of 2 sizes slower beyond the noise"), std::string::npos) << text.str();
 }
 
 // Step 5b for one choice per shape: kept where no size is slower and one is faster,

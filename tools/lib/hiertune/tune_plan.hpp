@@ -107,6 +107,10 @@ struct RevertedPick {
 // row for are left.  Returns the picks put back, in plan order.
 std::vector<RevertedPick> keep_measured_faster(TunePlan& plan, const TreeTimingReport& timing);
 
+// Marks the rows of sizes where the plan's pick is MPICH's selection
+// (TreeTimingRow::same_choice): the tree runs there what no tree runs.
+void mark_same_choices(const TunePlan& plan, TreeTimingReport& timing);
+
 // Step 3: the tree of the plan's picks over `stock` (build_checked_tree);
 // where a collective's stock was not measured, sizes between the picks are
 // asked of the model (model_midpoint).  Throws UsageError when no collective

@@ -150,6 +150,9 @@ struct TreeTimingRow {
     double noise = 0;    // the larger (max - min) / median of the two jobs' rounds
     std::size_t rounds = 0;
     TreeVerdict verdict = TreeVerdict::within_noise;
+    // The tree runs MPICH's own selection here, as no tree does (tune's pick is stock), so
+    // a slower verdict is the verdict's chance rate, not the tree's doing: not counted.
+    bool same_choice = false;
 };
 
 struct TreeTimingReport {
@@ -157,7 +160,7 @@ struct TreeTimingReport {
     double tolerance = 0.05;
     bool allow_slower = false;  // --allow-tree-slower: failures reported, accepted
 
-    // Rows with the verdict slower, in order.
+    // Rows with the verdict slower, in order, but the same_choice ones.
     std::vector<const TreeTimingRow*> slower() const;
     bool failed() const { return !slower().empty() && !allow_slower; }
 };
