@@ -243,6 +243,11 @@ protected:
         record(1024, "binomial", binomial_1k);
         record(65536, "binomial", binomial_64k);
     }
+    // one of collective's configurations (an algorithm item, no parameters) at 1K and 64K
+    void record_pair(const std::string& collective, const std::string& algorithm, double us_1k, double us_64k) {
+        db_->record_point(job_, PointKey{collective, 1024, algorithm, {}}, summary(us_1k * 1e-6, us_1k * 1e-8));
+        db_->record_point(job_, PointKey{collective, 65536, algorithm, {}}, summary(us_64k * 1e-6, us_64k * 1e-8));
+    }
     int jobs_ = 0;
 };
 
@@ -286,14 +291,10 @@ TEST_F(MeasuredPlanTest, MissingStockIsUnpredictedAndHalfMeasuredOptionsDoNotCom
 // hands the call to the MPIR level whole (no route to count).
 TEST_F(MeasuredPlanTest, NonBlockingFormsPickTheirScheduleOrMpichs) {
     options_.measured = {"igather"};
-    const auto record_igather = [&](const std::string& algorithm, double us_1k, double us_64k) {
-        db_->record_point(job_, PointKey{"igather", 1024, algorithm, {}}, summary(us_1k * 1e-6, us_1k * 1e-8));
-        db_->record_point(job_, PointKey{"igather", 65536, algorithm, {}}, summary(us_64k * 1e-6, us_64k * 1e-8));
-    };
-    record_igather("default", 10, 100);
-    record_igather("tsp_hier", 9, 50);
-    record_igather("sched_binomial", 11, 80);
-    record_igather("tsp_tree", 5, 5);  // k unread from a tree: never picked
+    record_pair("igather", "default", 10, 100);
+    record_pair("igather", "tsp_hier", 9, 50);
+    record_pair("igather", "sched_binomial", 11, 80);
+    record_pair("igather", "tsp_tree", 5, 5);  // k unread from a tree: never picked
     TunePlan p = plan();
     ASSERT_TRUE(p.unpredicted.empty());
     ASSERT_EQ(p.cases.size(), 2u);
@@ -306,9 +307,9 @@ TEST_F(MeasuredPlanTest, NonBlockingFormsPickTheirScheduleOrMpichs) {
               (Json{{"algorithm=MPIR_Igather_intra_tsp_hier", Json::object()}}));
 
     job_ = db_->find_or_create_job(JobDescription{"box-nb", 4, 2, 2, "block", "b"});
-    record_igather("default", 10, 100);
-    record_igather("tsp_hier", 12, 50);  // slower at 1K
-    record_igather("sched_binomial", 9, 60);
+    record_pair("igather", "default", 10, 100);
+    record_pair("igather", "tsp_hier", 12, 50);  // slower at 1K
+    record_pair("igather", "sched_binomial", 9, 60);
     p = plan();
     EXPECT_EQ(p.cases[1].pick, "MPIR_Igather_intra_sched_binomial");
     EXPECT_EQ(p.verify[1], (VerifyCase{"igather", 65536, false, 0, false}));
@@ -317,13 +318,9 @@ TEST_F(MeasuredPlanTest, NonBlockingFormsPickTheirScheduleOrMpichs) {
 // A collective MPICH selects by bytes (ibcast: avg_msg_size) gets each size's own pick.
 TEST_F(MeasuredPlanTest, CollectivesSelectedByBytesGetAPickPerSize) {
     options_.measured = {"ibcast"};
-    const auto record_ibcast = [&](const std::string& algorithm, double us_1k, double us_64k) {
-        db_->record_point(job_, PointKey{"ibcast", 1024, algorithm, {}}, summary(us_1k * 1e-6, us_1k * 1e-8));
-        db_->record_point(job_, PointKey{"ibcast", 65536, algorithm, {}}, summary(us_64k * 1e-6, us_64k * 1e-8));
-    };
-    record_ibcast("default", 10, 100);
-    record_ibcast("tsp_hier", 12, 50);        // slower at 1K, fastest at 64K
-    record_ibcast("sched_binomial", 9, 100);  // fastest at 1K
+    record_pair("ibcast", "default", 10, 100);
+    record_pair("ibcast", "tsp_hier", 12, 50);        // slower at 1K, fastest at 64K
+    record_pair("ibcast", "sched_binomial", 9, 100);  // fastest at 1K
     const TunePlan p = plan();
     ASSERT_EQ(p.cases.size(), 2u);
     EXPECT_EQ(p.cases[0].pick, "MPIR_Ibcast_intra_sched_binomial");
