@@ -197,6 +197,11 @@ Json parent_branch(const std::string& collective, const std::vector<SampledChoic
             }
             Json chain = Json::object();
             const std::uint64_t scale = key->per_rank ? static_cast<std::uint64_t>(comm_size) : 1;
+            const std::uint64_t smallest = sampled.front().first;
+            if (smallest > 0 && !rules.front().second.stock) {  // nothing was measured below it
+                chain[key->name + "<=" + bound_text(smallest * scale - 1)] = stock_intra;
+                ++result.message_rules;
+            }
             for (const auto& [upper, choice] : rules)
                 chain[upper ? key->name + "<=" + bound_text(*upper * scale) : key->name + "=any"] =
                     leaf(collective, choice, stock_intra);

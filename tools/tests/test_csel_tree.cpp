@@ -149,6 +149,28 @@ TEST(CselTree, InsertsParentBranchInFrontOfStock) {
     EXPECT_EQ(result.wanted[0].msg_bytes, 34816u);
 }
 
+// A tree changes no size below the smallest one sampled: a pick there would
+// stretch down into latency-bound sizes nobody measured.
+TEST(CselTree, SizesBelowTheSmallestSampledKeepStock) {
+    TreeInput input;
+    input.choices["bcast"] = {{8, 2, 1024, hier_bcast("16384")}, {8, 2, 65536, hier_bcast("131072")}};
+    const Json stock = small_stock();
+    const TreeResult result = build_tree(stock, input);
+    EXPECT_TRUE(check_tree(result.tree, collectives_of(stock)).empty());
+    const Json& sizes = result.tree["collective=bcast"]["comm_type=intra"]["comm_hierarchy=parent"]["comm_size<=8"]
+                                   ["comm_avg_ppn<=2"];
+    std::vector<std::string> keys;
+    for (const auto& item : sizes.items()) keys.push_back(item.key());
+    EXPECT_EQ(keys, (std::vector<std::string>{"avg_msg_size<=1023", "avg_msg_size<=33280", "avg_msg_size=any"}));
+    EXPECT_EQ(sizes["avg_msg_size<=1023"], strict_comm_size(stock["collective=bcast"]["comm_type=intra"]));
+    EXPECT_EQ(result.message_rules, 3u);
+
+    input.choices["bcast"] = {{8, 2, 1024, kStock}, {8, 2, 65536, hier_bcast("131072")}};  // stock there already
+    EXPECT_EQ(build_tree(stock, input).message_rules, 2u);
+    input.choices["bcast"] = {{8, 2, 0, hier_bcast("16384")}, {8, 2, 65536, hier_bcast("131072")}};  // 0 sampled
+    EXPECT_EQ(build_tree(stock, input).message_rules, 2u);
+}
+
 TEST(CselTree, AllStockLeavesTheCollectiveAlone) {
     TreeInput input;
     input.choices["allreduce"] = {{8, 2, 8, kStock}, {8, 2, 1024, kStock}};
@@ -256,7 +278,9 @@ TEST(CselTree, MpichRequirementsGuardTheirAlgorithm) {
     EXPECT_EQ(guarded["is_op_built_in=yes"].begin().key(), "count<pow2");  // the test first: its failure selects
     EXPECT_EQ(guarded["is_op_built_in=no"], stock_intra);
     EXPECT_TRUE(check_tree(result.tree).empty()) << check_tree(result.tree).front();
-    EXPECT_EQ(sizes.begin().value(), Json::parse(R"({"algorithm=MPIR_Reduce_intra_binomial": {"whole_comm=1": {}}})"));
+    EXPECT_EQ(sizes.begin().key(), "avg_msg_size<=7");  // below the smallest size sampled
+    EXPECT_EQ(sizes.at("avg_msg_size<=32772"),  // (8 + 65536) / 2
+              Json::parse(R"({"algorithm=MPIR_Reduce_intra_binomial": {"whole_comm=1": {}}})"));
 }
 
 TEST(CselTree, RoundTripThroughAFile) {
@@ -352,7 +376,8 @@ TEST(CselTree, MpichGenericTreeStaysComplete) {
     EXPECT_TRUE(problems.empty()) << problems.front();
     EXPECT_EQ(collectives_of(result.tree), all);
     const Json& reduce_stock = stock["collective=reduce"]["comm_type=intra"];
-    const Json tuned{{"avg_msg_size=any", {{"algorithm=MPIR_Reduce_intra_hier", {{"segsize=4096", Json::object()}}}}}};
+    const Json tuned{{"avg_msg_size<=65535", reduce_stock},
+                     {"avg_msg_size=any", {{"algorithm=MPIR_Reduce_intra_hier", {{"segsize=4096", Json::object()}}}}}};
     EXPECT_EQ(result.tree["collective=reduce"]["comm_type=intra"]["comm_hierarchy=parent"],
               (Json{{"comm_size<=7", reduce_stock},
                     {"comm_size<=8", {{"comm_avg_ppn<=1", reduce_stock}, {"comm_avg_ppn<=2", tuned},

@@ -44,6 +44,12 @@
 // With a requery function, the choice at the midpoint B between A and C is
 // asked for and the rules become <=A: ALG-A, <C: ALG-B, then ALG-C, merged;
 // without one, B is reported as a point worth measuring.
+//
+// Where a tree was tuned: comm sizes and ppn outside the sampled range get the
+// stock subtree; so do message sizes below the smallest sampled one, where a
+// tree has nothing to go by (latency-bound calls, whose best algorithm differs
+// from that of the smallest size sampled); above the largest sampled size its
+// choice holds (a longer message runs the same per-segment steps, more of them).
 #pragma once
 
 #include <cstdint>
