@@ -156,23 +156,20 @@ bool is_default_algorithm(const std::string& algorithm) {
 }
 
 const std::vector<std::string>& supported_collectives() {
-    // MPICH's names, so that algorithm_cvar() finds MPIR_CVAR_<COLL>_INTRA_ALGORITHM
+    // the plugin's collectives and their non-blocking forms (MPICH's names, so that
+    // algorithm_cvar() finds MPIR_CVAR_<COLL>_INTRA_ALGORITHM)
     static const std::vector<std::string> names = [] {
-        const std::vector<std::string> blocking{"bcast",  "reduce",  "allreduce", "allgather",
-                                                "gather", "scatter", "barrier"};
-        std::vector<std::string> all = blocking;
-        for (const std::string& name : blocking) all.push_back("i" + name);
+        std::vector<std::string> all = grammar::collectives();
+        const std::vector<std::string>& nonblocking = grammar::nonblocking_collectives();
+        all.insert(all.end(), nonblocking.begin(), nonblocking.end());
         return all;
     }();
     return names;
 }
 
 std::string blocking_form(const std::string& collective) {
-    const std::vector<std::string>& all = supported_collectives();
-    const bool nonblocking = collective.size() > 1 && collective[0] == 'i' &&
-                             std::find(all.begin(), all.end(), collective) != all.end() &&
-                             std::find(all.begin(), all.end(), collective.substr(1)) != all.end();
-    return nonblocking ? collective.substr(1) : collective;
+    const grammar::Algorithm* schedule = grammar::hier_algorithm(collective);
+    return schedule && !schedule->blocking.empty() ? schedule->blocking : collective;
 }
 
 std::string collective_list() { return name_list(supported_collectives()); }

@@ -91,7 +91,7 @@ GroupMeasurement measure_group(const std::vector<PointKey>& keys,
                                Payload& payload, MPI_Comm comm) {
     const int rank = world_rank();
     const std::size_t count = keys.size();
-    const std::string& collective = keys.front().collective;
+    const Payload::Call call = Payload::call_of(keys.front().collective);
     const std::size_t bytes = static_cast<std::size_t>(keys.front().msg_bytes);
     std::vector<Sampler> samplers(count, Sampler(options.rule));
     std::vector<double> elapsed(count, 0.0);
@@ -102,14 +102,14 @@ GroupMeasurement measure_group(const std::vector<PointKey>& keys,
             if (!going[c]) continue;
             const double start = MPI_Wtime();
             cvars.write_changed(assignments[c], current);
-            if (options.validate) payload.prepare(collective, bytes, turn);
+            if (options.validate) payload.prepare(call, bytes, turn);
             std::vector<double> slowest;
             max_over_ranks(slowest, comm);
             const double begin = MPI_Wtime();
-            payload.run(collective, bytes, comm);
+            payload.run(call, bytes, comm);
             slowest.push_back(MPI_Wtime() - begin);  // a collective ends when its last rank is done
             max_over_ranks(slowest, comm);
-            if (options.validate && !payload.check(collective, bytes, turn)) wrong[c] = 1;
+            if (options.validate && !payload.check(call, bytes, turn)) wrong[c] = 1;
             if (rank == 0) {
                 samplers[c].add(slowest.front());
                 elapsed[c] += MPI_Wtime() - start;
@@ -141,7 +141,7 @@ GroupMeasurement measure_group(const std::vector<PointKey>& keys,
 // error text, empty if every rank succeeded.
 std::string probe(const PointKey& key, Payload& payload, MPI_Comm comm) {
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-    const int rc = payload.run(key.collective, static_cast<std::size_t>(key.msg_bytes), comm);
+    const int rc = payload.run(Payload::call_of(key.collective), static_cast<std::size_t>(key.msg_bytes), comm);
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_ARE_FATAL);
     int failed = rc == MPI_SUCCESS ? 0 : 1;
     MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);

@@ -8,6 +8,7 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <mpi.h>
@@ -23,15 +24,34 @@ namespace hiertune {
 // each rank's block of allgather, gather and scatter, whose root (allgather:
 // every rank) holds one block per rank; barrier moves nothing.  A non-blocking
 // form (ibcast, ...) has its blocking form's buffers and data (blocking_form).
+// Every point resolves its collective's name to a Call once (call_of).
 class Payload {
 public:
+    // A collective's call, resolved from its name once per point (not in the timed window).
+    enum class Op { bcast, reduce, allreduce, allgather, gather, scatter, barrier };
+    struct Call {
+        Op op;
+        bool nonblocking;  // started and waited for at once
+    };
+    // Throws std::logic_error for a name that is not one of supported_collectives().
+    static Call call_of(const std::string& name) {
+        static const std::pair<const char*, Op> ops[] = {
+            {"bcast", Op::bcast},   {"reduce", Op::reduce},   {"allreduce", Op::allreduce},
+            {"allgather", Op::allgather}, {"gather", Op::gather}, {"scatter", Op::scatter},
+            {"barrier", Op::barrier}};
+        const std::string blocking = blocking_form(name);
+        for (const auto& [op_name, op] : ops)
+            if (blocking == op_name) return Call{op, blocking != name};
+        throw std::logic_error("bench: no MPI call for collective '" + name + "'");
+    }
+
     // Buffers large enough for every point of `points` (those to measure),
     // allocated once, before any timing: the comm-size blocks only where a
     // collective planned needs them.  Throws std::runtime_error if they do not fit.
     Payload(const std::vector<PointKey>& points, int rank, int size) : rank_(rank), size_(size) {
         std::size_t send = 1, recv = 1;  // never empty, so data() is a buffer even at size 0
         for (const PointKey& key : points) {
-            const Extent extent = buffer_extent(key.collective, static_cast<std::size_t>(key.msg_bytes));
+            const Extent extent = buffer_extent(call_of(key.collective).op, static_cast<std::size_t>(key.msg_bytes));
             send = std::max(send, extent.send);
             recv = std::max(recv, extent.recv);
         }
@@ -47,14 +67,14 @@ public:
     // Fills the buffers for repetition `rep` so that a collective that does
     // nothing, or moves stale or misplaced data, fails check(): senders hold
     // this repetition's values, receivers their complement.
-    void prepare(const std::string& name, std::size_t bytes, std::size_t rep) {
-        const std::string collective = blocking_form(name);
-        if (collective == "bcast") {
+    void prepare(Call call, std::size_t bytes, std::size_t rep) {
+        const Op op = call.op;
+        if (op == Op::bcast) {
             for (std::size_t i = 0; i < bytes; ++i)
                 send_[i] = rank_ == 0 ? expected_bcast(i, rep) : static_cast<unsigned char>(~expected_bcast(i, rep));
             return;
         }
-        if (collective == "reduce" || collective == "allreduce") {
+        if (op == Op::reduce || op == Op::allreduce) {
             for (std::size_t i = 0; i < bytes; ++i) {
                 send_[i] = contribution(i, rep, rank_);
                 recv_[i] = static_cast<unsigned char>(~expected_sum(i, rep));
@@ -62,11 +82,11 @@ public:
             return;
         }
         const bool root = rank_ == 0;
-        if (collective == "allgather" || collective == "gather") {
+        if (op == Op::allgather || op == Op::gather) {
             fill_block(send_.data(), bytes, rep, rank_, false);
-            if (collective == "allgather" || root)
+            if (op == Op::allgather || root)
                 for (int r = 0; r < size_; ++r) fill_block(block(recv_, r, bytes), bytes, rep, r, true);
-        } else if (collective == "scatter") {
+        } else if (op == Op::scatter) {
             if (root)
                 for (int r = 0; r < size_; ++r) fill_block(block(send_, r, bytes), bytes, rep, r, false);
             fill_block(recv_.data(), bytes, rep, rank_, true);
@@ -75,71 +95,68 @@ public:
     }
 
     // True if this rank holds the right result of repetition `rep`.
-    bool check(const std::string& name, std::size_t bytes, std::size_t rep) const {
-        const std::string collective = blocking_form(name);
-        if (collective == "bcast") {
+    bool check(Call call, std::size_t bytes, std::size_t rep) const {
+        const Op op = call.op;
+        if (op == Op::bcast) {
             for (std::size_t i = 0; i < bytes; ++i)
                 if (send_[i] != expected_bcast(i, rep)) return false;
             return true;
         }
-        if (collective == "reduce" || collective == "allreduce") {
-            if (collective == "reduce" && rank_ != 0) return true;  // only the root has a result
+        if (op == Op::reduce || op == Op::allreduce) {
+            if (op == Op::reduce && rank_ != 0) return true;  // only the root has a result
             for (std::size_t i = 0; i < bytes; ++i)
                 if (recv_[i] != expected_sum(i, rep)) return false;
             return true;
         }
-        if (collective == "allgather" || (collective == "gather" && rank_ == 0)) {
+        if (op == Op::allgather || (op == Op::gather && rank_ == 0)) {
             for (int r = 0; r < size_; ++r)
                 if (!block_holds(block(recv_, r, bytes), bytes, rep, r)) return false;
             return true;
         }
-        if (collective == "scatter") return block_holds(recv_.data(), bytes, rep, rank_);
+        if (op == Op::scatter) return block_holds(recv_.data(), bytes, rep, rank_);
         return true;  // gather off the root, barrier: nothing received
     }
 
     // A non-blocking collective is started and waited for at once.
-    // It runs inside the timed window: the names are supported_collectives(), whose
-    // non-blocking ones alone start with 'i', so one character decides, nothing allocated.
-    int run(const std::string& collective, std::size_t bytes, MPI_Comm comm) {
-        if (collective.front() != 'i') return run_blocking(collective, bytes, comm);
+    int run(Call call, std::size_t bytes, MPI_Comm comm) {
+        if (!call.nonblocking) return run_blocking(call.op, bytes, comm);
         MPI_Request request = MPI_REQUEST_NULL;
-        const int rc = start(collective, bytes, comm, &request);
+        const int rc = start(call.op, bytes, comm, &request);
         return rc != MPI_SUCCESS ? rc : MPI_Wait(&request, MPI_STATUS_IGNORE);
     }
 
 private:
-    int run_blocking(const std::string& collective, std::size_t bytes, MPI_Comm comm) {
+    int run_blocking(Op op, std::size_t bytes, MPI_Comm comm) {
         const int count = static_cast<int>(bytes);
-        if (collective == "bcast") return MPI_Bcast(send_.data(), count, MPI_BYTE, 0, comm);
-        if (collective == "reduce")
-            return MPI_Reduce(send_.data(), recv_.data(), count, MPI_UNSIGNED_CHAR, MPI_SUM, 0, comm);
-        if (collective == "allreduce")
-            return MPI_Allreduce(send_.data(), recv_.data(), count, MPI_UNSIGNED_CHAR, MPI_SUM, comm);
-        if (collective == "allgather")
-            return MPI_Allgather(send_.data(), count, MPI_BYTE, recv_.data(), count, MPI_BYTE, comm);
-        if (collective == "gather")
-            return MPI_Gather(send_.data(), count, MPI_BYTE, recv_.data(), count, MPI_BYTE, 0, comm);
-        if (collective == "scatter")
-            return MPI_Scatter(send_.data(), count, MPI_BYTE, recv_.data(), count, MPI_BYTE, 0, comm);
-        if (collective == "barrier") return MPI_Barrier(comm);
-        throw std::logic_error("bench: no MPI call for collective '" + collective + "'");
+        unsigned char* send = send_.data();
+        unsigned char* recv = recv_.data();
+        switch (op) {
+            case Op::bcast: return MPI_Bcast(send, count, MPI_BYTE, 0, comm);
+            case Op::reduce: return MPI_Reduce(send, recv, count, MPI_UNSIGNED_CHAR, MPI_SUM, 0, comm);
+            case Op::allreduce: return MPI_Allreduce(send, recv, count, MPI_UNSIGNED_CHAR, MPI_SUM, comm);
+            case Op::allgather: return MPI_Allgather(send, count, MPI_BYTE, recv, count, MPI_BYTE, comm);
+            case Op::gather: return MPI_Gather(send, count, MPI_BYTE, recv, count, MPI_BYTE, 0, comm);
+            case Op::scatter: return MPI_Scatter(send, count, MPI_BYTE, recv, count, MPI_BYTE, 0, comm);
+            case Op::barrier: return MPI_Barrier(comm);
+        }
+        return MPI_ERR_OTHER;
     }
 
-    int start(const std::string& collective, std::size_t bytes, MPI_Comm comm, MPI_Request* request) {
+    int start(Op op, std::size_t bytes, MPI_Comm comm, MPI_Request* request) {
         const int count = static_cast<int>(bytes);
-        if (collective == "ibcast") return MPI_Ibcast(send_.data(), count, MPI_BYTE, 0, comm, request);
-        if (collective == "ireduce")
-            return MPI_Ireduce(send_.data(), recv_.data(), count, MPI_UNSIGNED_CHAR, MPI_SUM, 0, comm, request);
-        if (collective == "iallreduce")
-            return MPI_Iallreduce(send_.data(), recv_.data(), count, MPI_UNSIGNED_CHAR, MPI_SUM, comm, request);
-        if (collective == "iallgather")
-            return MPI_Iallgather(send_.data(), count, MPI_BYTE, recv_.data(), count, MPI_BYTE, comm, request);
-        if (collective == "igather")
-            return MPI_Igather(send_.data(), count, MPI_BYTE, recv_.data(), count, MPI_BYTE, 0, comm, request);
-        if (collective == "iscatter")
-            return MPI_Iscatter(send_.data(), count, MPI_BYTE, recv_.data(), count, MPI_BYTE, 0, comm, request);
-        if (collective == "ibarrier") return MPI_Ibarrier(comm, request);
-        throw std::logic_error("bench: no MPI call for collective '" + collective + "'");
+        unsigned char* send = send_.data();
+        unsigned char* recv = recv_.data();
+        switch (op) {
+            case Op::bcast: return MPI_Ibcast(send, count, MPI_BYTE, 0, comm, request);
+            case Op::reduce: return MPI_Ireduce(send, recv, count, MPI_UNSIGNED_CHAR, MPI_SUM, 0, comm, request);
+            case Op::allreduce:
+                return MPI_Iallreduce(send, recv, count, MPI_UNSIGNED_CHAR, MPI_SUM, comm, request);
+            case Op::allgather: return MPI_Iallgather(send, count, MPI_BYTE, recv, count, MPI_BYTE, comm, request);
+            case Op::gather: return MPI_Igather(send, count, MPI_BYTE, recv, count, MPI_BYTE, 0, comm, request);
+            case Op::scatter: return MPI_Iscatter(send, count, MPI_BYTE, recv, count, MPI_BYTE, 0, comm, request);
+            case Op::barrier: return MPI_Ibarrier(comm, request);
+        }
+        return MPI_ERR_OTHER;
     }
 
     // Bytes of this rank's send and receive buffers for one call.
@@ -147,16 +164,19 @@ private:
         std::size_t send;
         std::size_t recv;
     };
-    Extent buffer_extent(const std::string& name, std::size_t bytes) const {
-        const std::string collective = blocking_form(name);
+    Extent buffer_extent(Op op, std::size_t bytes) const {
         const std::size_t all_blocks = bytes * static_cast<std::size_t>(size_);
         const bool root = rank_ == 0;
-        if (collective == "bcast") return {bytes, 0};
-        if (collective == "allgather") return {bytes, all_blocks};
-        if (collective == "gather") return {bytes, root ? all_blocks : 0};
-        if (collective == "scatter") return {root ? all_blocks : 0, bytes};
-        if (collective == "barrier") return {0, 0};
-        return {bytes, bytes};  // reduce, allreduce
+        switch (op) {
+            case Op::bcast: return {bytes, 0};
+            case Op::allgather: return {bytes, all_blocks};
+            case Op::gather: return {bytes, root ? all_blocks : 0};
+            case Op::scatter: return {root ? all_blocks : 0, bytes};
+            case Op::barrier: return {0, 0};
+            case Op::reduce:
+            case Op::allreduce: break;
+        }
+        return {bytes, bytes};
     }
 
     static unsigned char* block(std::vector<unsigned char>& buffer, int rank, std::size_t bytes) {

@@ -54,8 +54,9 @@ private:
 bool call_and_check(const VerifyCase& c, MPI_Comm comm, int rank, int size, std::size_t rep) {
     const auto bytes = static_cast<std::size_t>(c.msg_bytes);
     Payload payload({PointKey{c.collective, c.msg_bytes, "default", {}}}, rank, size);
-    payload.prepare(c.collective, bytes, rep);
-    return payload.run(c.collective, bytes, comm) == MPI_SUCCESS && payload.check(c.collective, bytes, rep);
+    const Payload::Call call = Payload::call_of(c.collective);
+    payload.prepare(call, bytes, rep);
+    return payload.run(call, bytes, comm) == MPI_SUCCESS && payload.check(call, bytes, rep);
 }
 
 // How often the case's collective ran hier and routed to the MPIR level, and
