@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
+#include <sstream>
 #include <utility>
 
 #include "hiertune/grammar.hpp"
@@ -276,6 +278,78 @@ std::vector<RevertedPick> keep_measured_faster(TunePlan& plan, const TreeTimingR
         plan.verify[i] = VerifyCase{c.collective, c.msg_bytes, false, 0, false};
     }
     return reverted;
+}
+
+std::string to_string(PickSource source) {
+    switch (source) {
+        case PickSource::model: return "model";
+        case PickSource::measured: return "measured";
+        case PickSource::stock: return "stock";
+        case PickSource::put_back: return "put back";
+    }
+    return "";
+}
+
+namespace {
+
+PickSource source_of(const TunePlan& plan, const SizeCase& c, const std::vector<RevertedPick>& reverted) {
+    if (std::any_of(reverted.begin(), reverted.end(), [&](const RevertedPick& r) {
+            return r.collective == c.collective && r.msg_bytes == c.msg_bytes;
+        }))
+        return PickSource::put_back;
+    const std::vector<csel::SampledChoice>& picks = plan.collectives.at(c.collective).picks;
+    const auto pick = std::find_if(picks.begin(), picks.end(),
+                                   [&](const csel::SampledChoice& p) { return p.msg_bytes == c.msg_bytes; });
+    if (pick == picks.end() || pick->choice.stock) return PickSource::stock;
+    if (c.measured_pick || !grammar::find(pick->choice.algorithm)) return PickSource::measured;
+    return PickSource::model;
+}
+
+}  // namespace
+
+std::vector<CoverageRow> coverage(const TunePlan& plan, const std::vector<RevertedPick>& reverted) {
+    std::vector<CoverageRow> rows;
+    for (const SizeCase& c : plan.cases) {
+        const PickSource source = source_of(plan, c, reverted);
+        if (!rows.empty() && rows.back().collective == c.collective && rows.back().source == source &&
+            rows.back().choice == c.pick) {
+            rows.back().last_bytes = c.msg_bytes;
+            continue;
+        }
+        rows.push_back(CoverageRow{c.collective, c.msg_bytes, c.msg_bytes, source, c.pick});
+    }
+    return rows;
+}
+
+std::vector<std::string> coverage_lines(const TunePlan& plan, const std::vector<CoverageRow>& rows) {
+    std::vector<std::string> lines{
+        "# coverage: where the tree's choices come from (model: the HAN task model's pick; measured: picked by "
+        "measurement; stock: MPICH's selection measured fastest; put back: not measured faster than no tree)",
+        "# tuned at " + std::to_string(plan.comm_size) + " ranks, " + std::to_string(plan.ppn) +
+            " per node; every other comm size and ppn: MPICH's selection (not tuned)",
+        "collective   sizes (B)              source     choice"};
+    const auto row_text = [](const std::string& collective, const std::string& sizes, const std::string& source,
+                             const std::string& choice) {
+        std::ostringstream line;
+        line << std::left << std::setw(13) << collective << std::setw(23) << sizes << std::setw(11) << source
+             << choice;
+        return line.str();
+    };
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const CoverageRow& row = rows[i];
+        const bool by_size = csel::message_size_key(row.collective).has_value();
+        const bool first = i == 0 || rows[i - 1].collective != row.collective;
+        const bool last = i + 1 == rows.size() || rows[i + 1].collective != row.collective;
+        if (by_size && first && row.first_bytes > 0)
+            lines.push_back(row_text(row.collective, "< " + std::to_string(row.first_bytes), "stock",
+                                     "MPICH's selection (not measured)"));
+        std::string sizes = std::to_string(row.first_bytes);
+        if (row.last_bytes != row.first_bytes) sizes += "-" + std::to_string(row.last_bytes);
+        if (!by_size) sizes = "every size (" + sizes + ")";
+        else if (last) sizes += " and up";
+        lines.push_back(row_text(row.collective, sizes, to_string(row.source), row.choice));
+    }
+    return lines;
 }
 
 GenerateReport plan_tree(const TunePlan& plan, const csel::Json& stock) {

@@ -298,7 +298,7 @@ PickReports validate_picks(const TuneOptions& options, const Job& job, const Mea
 }
 
 // The report's text: calibration, the picks against the sweep, the step times,
-// the picks step 5b put back and the tree timing.
+// the picks step 5b put back, the tree timing and the coverage table.
 std::string tune_report_text(const Job& job, const MeasureDb& db, const TunePlan& plan, const PickReports& reports,
                              const std::vector<RevertedPick>& reverted, const TreeTimingReport& tree_report,
                              const std::function<std::optional<double>(const char*)>& time_of) {
@@ -322,6 +322,8 @@ std::string tune_report_text(const Job& job, const MeasureDb& db, const TunePlan
     if (!reverted.empty())
         for (const std::string& line : reverted_lines(reverted)) text << line << '\n';
     write_tree_timing_text(tree_report, text);
+    text << '\n';
+    for (const std::string& line : coverage_lines(plan, coverage(plan, reverted))) text << line << '\n';
     return text.str();
 }
 

@@ -101,6 +101,14 @@ sed -n 2p "$report/report.txt" | grep -q '^link *latency(us) *bandwidth(MB/s) *r
 sed -n 3,4p "$report/report.txt" | awk '$2 > 0 && $3 > 0 { n++ } END { exit n != 2 }' ||
     fail "report.txt: calibration rows $(sed -n 3,4p "$report/report.txt")"
 [ "$(sed -n 3,4p "$report/report.txt" | cut -d' ' -f1 | tr '\n' ' ')" = "0-1 intra " ] || fail "report.txt: links"
+echo "== the coverage table: each tuned collective's sizes, MPICH's selection below 2K"
+sed -n '/^# coverage:/,$p' "$report/report.txt" > "$tmp/coverage"
+grep -q '^# tuned at 4 ranks, 2 per node' "$tmp/coverage" || fail "coverage: no tuned shape"
+for coll in bcast allreduce; do
+    grep -q "^$coll  *< 2048  *stock  *MPICH's selection (not measured)" "$tmp/coverage" ||
+        fail "coverage: $coll below 2K"
+    grep -Eq "^$coll .* and up +(model|measured|stock|put back) " "$tmp/coverage" || fail "coverage: $coll's last sizes"
+done
 
 echo "== the tree exists and MPICH loads it"
 [ -s "$tree" ] || fail "no tree at $tree"

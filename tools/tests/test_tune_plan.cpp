@@ -216,6 +216,34 @@ TEST_F(TunePlanTest, PicksNotMeasuredFasterGoBackToStock) {
     EXPECT_EQ(untimed.cases[1].pick, "stock");
 }
 
+// The coverage table: runs of sizes with one source and choice, in plan order; what the
+// tree leaves to MPICH below the smallest size tuned; the largest size's choice above it.
+TEST_F(TunePlanTest, CoverageSaysWhereEachChoiceComesFrom) {
+    record_stock(12);
+    db_->record_point(job_, PointKey{"bcast", 8192, "binomial", {}}, summary(10e-6));
+    TunePlan p = plan();
+    const std::vector<CoverageRow> rows = coverage(p, {});
+    ASSERT_EQ(rows.size(), 3u);
+    EXPECT_EQ(rows[0].source, PickSource::model);
+    EXPECT_EQ(rows[1].source, PickSource::measured);  // MPICH's binomial, measured faster
+    EXPECT_EQ(rows[1].choice, "MPIR_Bcast_intra_binomial");
+    EXPECT_EQ(rows[2].source, PickSource::model);
+    TreeTimingReport timing;
+    timing.rows = {timing_row(65536, TreeVerdict::within_noise)};
+    const std::vector<RevertedPick> reverted = keep_measured_faster(p, timing);
+    const std::vector<CoverageRow> after = coverage(p, reverted);
+    ASSERT_EQ(after.size(), 3u);
+    EXPECT_EQ(after[2].source, PickSource::put_back);
+    EXPECT_EQ(after[2].choice, "stock");
+    const std::vector<std::string> lines = coverage_lines(p, after);
+    ASSERT_EQ(lines.size(), 7u);  // 3 header lines, below 1024, 3 rows
+    EXPECT_NE(lines[1].find("tuned at 4 ranks, 2 per node"), std::string::npos);
+    EXPECT_EQ(lines[3].rfind("bcast        < 1024", 0), 0u) << lines[3];
+    EXPECT_NE(lines[3].find("MPICH's selection (not measured)"), std::string::npos);
+    EXPECT_NE(lines[6].find("65536 and up"), std::string::npos) << lines[6];
+    EXPECT_NE(lines[6].find("put back"), std::string::npos);
+}
+
 // Gather, the measured way: MPICH's selection and hier with each inter-node step at
 // 1K and 64K (relative noise 1 %).
 class MeasuredPlanTest : public TunePlanTest {
@@ -274,6 +302,20 @@ TEST_F(MeasuredPlanTest, OneChoicePerShapeNeverSlowerFasterSomewhere) {
     EXPECT_EQ(none.cases[0].pick, "stock");
     EXPECT_EQ(none.verify[1], (VerifyCase{"gather", 65536, false, 0}));
     EXPECT_EQ(plan_tree(none, mpich_like_stock()).tree.tree, mpich_like_stock());  // MPICH's gather kept
+}
+
+// One choice per shape: one coverage row for every size, nothing said below it.
+TEST_F(MeasuredPlanTest, CoverageOfOneChoicePerShapeIsEverySize) {
+    record_all(10.05, 60, 9, 50);
+    const TunePlan p = plan();
+    const std::vector<CoverageRow> rows = coverage(p, {});
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0].source, PickSource::measured);
+    EXPECT_EQ(rows[0].first_bytes, 1024u);
+    EXPECT_EQ(rows[0].last_bytes, 65536u);
+    const std::vector<std::string> lines = coverage_lines(p, rows);
+    ASSERT_EQ(lines.size(), 4u);
+    EXPECT_NE(lines[3].find("every size (1024-65536)"), std::string::npos) << lines[3];
 }
 
 TEST_F(MeasuredPlanTest, MissingStockIsUnpredictedAndHalfMeasuredOptionsDoNotCompete) {

@@ -111,6 +111,29 @@ std::vector<RevertedPick> keep_measured_faster(TunePlan& plan, const TreeTimingR
 // (TreeTimingRow::same_choice): the tree runs there what no tree runs.
 void mark_same_choices(const TunePlan& plan, TreeTimingReport& timing);
 
+// Where a tuned tree's choice at a size comes from (the report's coverage table):
+// the HAN task model's hier pick (predicted, then timed against no tree), a pick by
+// measurement alone (a measured collective's, or one of MPICH's algorithms measured
+// faster than its selection), MPICH's selection measured fastest, or a pick step 5b
+// put back to MPICH's selection.
+enum class PickSource { model, measured, stock, put_back };
+std::string to_string(PickSource source);
+
+// A run of a collective's tuned sizes (in the plan's order) with one source and choice.
+struct CoverageRow {
+    std::string collective;
+    std::uint64_t first_bytes = 0;
+    std::uint64_t last_bytes = 0;
+    PickSource source = PickSource::stock;
+    std::string choice;  // SizeCase::pick
+};
+std::vector<CoverageRow> coverage(const TunePlan& plan, const std::vector<RevertedPick>& reverted);
+
+// The coverage table as text: the tuned shape, per collective the rows, what the tree
+// leaves to MPICH below the smallest size tuned (csel_tree.hpp) and at every other
+// comm size and ppn, and where the largest size's choice holds beyond it.
+std::vector<std::string> coverage_lines(const TunePlan& plan, const std::vector<CoverageRow>& rows);
+
 // Step 3: the tree of the plan's picks over `stock` (build_checked_tree);
 // where a collective's stock was not measured, sizes between the picks are
 // asked of the model (model_midpoint).  Throws UsageError when no collective
