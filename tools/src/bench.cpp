@@ -270,7 +270,7 @@ public:
                     plan.points.size()),
           current_(plan.initial), results_(plan.points.size()) {}
 
-    // The exit status; frees the communicator and leaves MPI_T as found.
+    // The exit status; leaves MPI_T as found.
     int run() {
         if (rank_ == 0) write_preamble(reporter_, columns_, options_, facts_);
         store_.mark = MPI_Wtime();
@@ -298,7 +298,6 @@ private:
     int finish(int status) {
         progress_.clear();
         plan_.cvars->write_changed(plan_.initial, current_);
-        MPI_Comm_free(&comm_);
         return status;
     }
 
@@ -486,9 +485,8 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err)
     }
     if (!all_ok(error.empty()))  // sizes this job cannot hold: bad input too
         return bad_input_on_every_rank(error, "out of memory on another rank", err);
-    MPI_Comm comm = MPI_COMM_NULL;  // the measured collectives get a communicator of their own
-    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-    return BenchLoop(options, plan, facts, store, to_measure, *payload, comm, out, err).run();
+    const OwnedComm comm = OwnedComm::dup(MPI_COMM_WORLD);
+    return BenchLoop(options, plan, facts, store, to_measure, *payload, comm.get(), out, err).run();
 }
 
 }  // namespace hiertune

@@ -126,8 +126,8 @@ bool needs_measuring(const CalibrateOptions& options, const JobFacts& facts, con
 std::size_t measure_links(const std::vector<LinkPair>& pairs, const CalibrateOptions& options, CalibrationRun& run) {
     const int rank = world_rank();
     std::size_t unconverged = 0;
-    MPI_Comm comm = MPI_COMM_NULL;  // the measurements get a communicator of their own
-    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    const OwnedComm owned = OwnedComm::dup(MPI_COMM_WORLD);
+    const MPI_Comm comm = owned.get();
     std::vector<unsigned char> buffer;
     const double window_bytes = static_cast<double>(options.bw_size * options.bw_window);
     for (const LinkPair& pair : pairs) {
@@ -145,7 +145,6 @@ std::size_t measure_links(const std::vector<LinkPair>& pairs, const CalibrateOpt
         }
         MPI_Barrier(MPI_COMM_WORLD);
     }
-    MPI_Comm_free(&comm);
     return unconverged;
 }
 

@@ -270,9 +270,7 @@ public:
                    std::ostream& err)
         : options_(options), planned_(planned), store_(store), err_(err), rank_(world_rank()),
           send_(max_bytes + 1, static_cast<unsigned char>(rank_)), recv_(max_bytes + 1, 0),
-          current_(planned.initial) {
-        MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
-    }
+          current_(planned.initial), owned_(OwnedComm::dup(MPI_COMM_WORLD)), comm_(owned_.get()) {}
 
     void measure_eager_points(const std::vector<std::uint64_t>& sizes, const std::vector<char>& to_measure) {
         for (std::size_t i = 0; i < sizes.size(); ++i) {
@@ -309,9 +307,7 @@ public:
 
     void finish() {
         planned_.cvars->write_changed(planned_.initial, current_);
-        for (auto& [procs, sub] : first_ranks_)
-            if (sub != MPI_COMM_NULL) MPI_Comm_free(&sub);
-        MPI_Comm_free(&comm_);
+        first_ranks_.clear();
     }
 
 private:
@@ -336,9 +332,9 @@ private:
         if (found == first_ranks_.end()) {
             MPI_Comm sub = MPI_COMM_NULL;
             MPI_Comm_split(MPI_COMM_WORLD, rank_ < procs ? 0 : MPI_UNDEFINED, rank_, &sub);
-            found = first_ranks_.emplace(procs, sub).first;
+            found = first_ranks_.emplace(procs, OwnedComm(sub)).first;
         }
-        return found->second;
+        return found->second.get();
     }
 
     // A value MPI_T refuses, or (one untimed run with errors returned) one the
@@ -366,8 +362,9 @@ private:
     std::vector<unsigned char> send_;
     std::vector<unsigned char> recv_;
     std::map<std::string, CvarValue> current_;
-    MPI_Comm comm_ = MPI_COMM_NULL;
-    std::map<int, MPI_Comm> first_ranks_;
+    OwnedComm owned_;
+    MPI_Comm comm_;
+    std::map<int, OwnedComm> first_ranks_;
 };
 
 // Rank 0 fits everything stored for the job and stores the models.

@@ -3,7 +3,10 @@
 
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include <mpi.h>
 
 #include "hiertune/measure_db.hpp"
 #include "hiertune/topology.hpp"
@@ -20,6 +23,38 @@ public:
 };
 
 int world_rank();
+
+// A communicator this rank made (a dup or a split): freed when the owner goes.
+class OwnedComm {
+public:
+    OwnedComm() = default;
+    explicit OwnedComm(MPI_Comm comm) : comm_(comm) {}
+    // A duplicate of `comm`, so that the measured calls have a communicator of their own.
+    static OwnedComm dup(MPI_Comm comm) {
+        MPI_Comm copy = MPI_COMM_NULL;
+        MPI_Comm_dup(comm, &copy);
+        return OwnedComm(copy);
+    }
+    ~OwnedComm() { free(); }
+    OwnedComm(OwnedComm&& other) noexcept : comm_(std::exchange(other.comm_, MPI_COMM_NULL)) {}
+    OwnedComm& operator=(OwnedComm&& other) noexcept {
+        if (this != &other) {
+            free();
+            comm_ = std::exchange(other.comm_, MPI_COMM_NULL);
+        }
+        return *this;
+    }
+    OwnedComm(const OwnedComm&) = delete;
+    OwnedComm& operator=(const OwnedComm&) = delete;
+
+    MPI_Comm get() const { return comm_; }
+
+private:
+    void free() {
+        if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+    }
+    MPI_Comm comm_ = MPI_COMM_NULL;
+};
 
 // True on every rank iff `ok` on every rank: decisions taken together.
 bool all_ok(bool ok);

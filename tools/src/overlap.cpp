@@ -420,14 +420,11 @@ int run_overlap(const OverlapOptions& options, std::ostream& out, std::ostream& 
     }
     if (!all_ok(error.empty()))  // sizes this job cannot hold: bad input too
         return bad_input_on_every_rank(error, "out of memory on another rank", err);
-    MPI_Comm comm = MPI_COMM_NULL;  // the measured operations get a communicator of their own
-    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    const OwnedComm comm = OwnedComm::dup(MPI_COMM_WORLD);
 
     Printer printer(out, err, options.format);
     if (rank == 0) printer.header(settings);
-    const int status = measure_all(plan, options, *runner, *team, printer, comm, err);
-    MPI_Comm_free(&comm);
-    return status;
+    return measure_all(plan, options, *runner, *team, printer, comm.get(), err);
 }
 
 int run_overlap_report(const std::vector<std::string>& paths, const std::string& png_dir, std::ostream& out) {

@@ -165,8 +165,8 @@ int run_verify(const std::vector<VerifyCase>& cases, std::ostream& out, std::ost
         return bad_input_on_every_rank(
             "no MPI_T counter coll_hier_mpir_routed: the library is not MPICH built with mpich-hier", "", err);
 
-    MPI_Comm comm = MPI_COMM_NULL;
-    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    const OwnedComm owned = OwnedComm::dup(MPI_COMM_WORLD);
+    const MPI_Comm comm = owned.get();
     int failures = 0;
     for (const VerifyCase& c : cases) {
         const CaseCounts counts = count_case(c, counters[c.collective], routed, comm, rank, size);
@@ -176,7 +176,6 @@ int run_verify(const std::vector<VerifyCase>& cases, std::ostream& out, std::ost
                 << (counts.data_failed ? ", WRONG DATA" : ", data ok") << (verdict.ok ? ": ok" : ": FAILED") << '\n';
         if (!verdict.ok) ++failures;
     }
-    MPI_Comm_free(&comm);
     if (rank == 0)
         out << "verify: " << cases.size() - static_cast<std::size_t>(failures) << " of " << cases.size() << " cases as the tree says\n";
     return failures == 0 ? 0 : 1;
