@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """No function of the plugin (src/mpi/coll/hier/*.c) or of hiertune (tools/src/*.cpp,
-tools/lib/*.cpp) is longer than 80 lines, from the line of its name to its closing brace.
+tools/lib/*/*.cpp) is longer than 80 lines, from the line of its name to its closing brace.
 Prints each longer one and exits 1.
 
 A lambda inside a function counts toward that function; namespace, extern "C", class,
@@ -15,7 +15,7 @@ import re
 import sys
 
 LIMIT = 80
-SOURCES = ('src/mpi/coll/hier/*.c', 'tools/src/*.cpp', 'tools/lib/*.cpp')
+SOURCES = ('src/mpi/coll/hier/*.c', 'tools/src/*.cpp', 'tools/lib/*/*.cpp')
 
 # what may follow a function's parameter list before its body
 QUALIFIERS = re.compile(r'\)\s*((const|noexcept|override|final|mutable|volatile|&&|&)\s*)*$')

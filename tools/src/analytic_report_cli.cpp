@@ -2,7 +2,7 @@
 
 #include <iostream>
 
-#include "hiertune/db_commands.hpp"
+#include "hiertune/db/db_commands.hpp"
 #include "tune_command.hpp"
 
 namespace hiertune {

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "command.hpp"
-#include "hiertune/measure_db.hpp"
+#include "hiertune/db/measure_db.hpp"
 
 namespace hiertune {
 

@@ -13,10 +13,10 @@
 #include <mpi.h>
 #include <unistd.h>
 
-#include "hiertune/cluster_env.hpp"
-#include "hiertune/compare.hpp"
-#include "hiertune/topology.hpp"
-#include "hiertune/usage_error.hpp"
+#include "hiertune/common/cluster_env.hpp"
+#include "hiertune/report/compare.hpp"
+#include "hiertune/common/topology.hpp"
+#include "hiertune/common/usage_error.hpp"
 #include "mpi_cvars.hpp"
 #include "mpi_job.hpp"
 #include "payload.hpp"

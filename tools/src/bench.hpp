@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "hiertune/bench_output.hpp"
-#include "hiertune/stats.hpp"
-#include "hiertune/sweep.hpp"
+#include "hiertune/report/bench_output.hpp"
+#include "hiertune/common/stats.hpp"
+#include "hiertune/tune/sweep.hpp"
 
 namespace hiertune {
 

@@ -7,7 +7,7 @@
 
 #include <mpi.h>
 
-#include "hiertune/calibration.hpp"
+#include "hiertune/models/calibration.hpp"
 #include "mpi_job.hpp"
 
 namespace hiertune {

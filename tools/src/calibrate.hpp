@@ -9,8 +9,8 @@
 #include <ostream>
 #include <string>
 
-#include "hiertune/bench_output.hpp"
-#include "hiertune/stats.hpp"
+#include "hiertune/report/bench_output.hpp"
+#include "hiertune/common/stats.hpp"
 
 namespace hiertune {
 

@@ -3,10 +3,10 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "hiertune/calibration.hpp"
-#include "hiertune/cluster_env.hpp"
-#include "hiertune/sizes.hpp"
-#include "hiertune/usage_error.hpp"
+#include "hiertune/models/calibration.hpp"
+#include "hiertune/common/cluster_env.hpp"
+#include "hiertune/common/sizes.hpp"
+#include "hiertune/common/usage_error.hpp"
 
 namespace hiertune {
 

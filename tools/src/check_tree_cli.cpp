@@ -6,9 +6,9 @@
 #include <fstream>
 #include <iostream>
 
-#include "hiertune/csel_tree.hpp"
-#include "hiertune/grammar.hpp"
-#include "hiertune/usage_error.hpp"
+#include "hiertune/tree/csel_tree.hpp"
+#include "hiertune/tree/grammar.hpp"
+#include "hiertune/common/usage_error.hpp"
 
 namespace hiertune {
 

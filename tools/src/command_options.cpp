@@ -8,8 +8,8 @@
 #include <optional>
 #include <sstream>
 
-#include "hiertune/cluster_env.hpp"
-#include "hiertune/usage_error.hpp"
+#include "hiertune/common/cluster_env.hpp"
+#include "hiertune/common/usage_error.hpp"
 
 // Set by Makefile.am; read only here, so that the defaults in the headers (mpich_prefix())
 // are the same in every file that includes them.

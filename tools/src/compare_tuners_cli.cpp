@@ -5,10 +5,10 @@
 #include <set>
 #include <utility>
 
-#include "hiertune/compare_tuners.hpp"
-#include "hiertune/csel_tree.hpp"
-#include "hiertune/db_commands.hpp"
-#include "hiertune/usage_error.hpp"
+#include "hiertune/report/compare_tuners.hpp"
+#include "hiertune/tree/csel_tree.hpp"
+#include "hiertune/db/db_commands.hpp"
+#include "hiertune/common/usage_error.hpp"
 
 namespace hiertune {
 

@@ -3,8 +3,8 @@
 #include <iostream>
 
 #include "command_options.hpp"
-#include "hiertune/sizes.hpp"
-#include "hiertune/usage_error.hpp"
+#include "hiertune/common/sizes.hpp"
+#include "hiertune/common/usage_error.hpp"
 
 namespace hiertune {
 

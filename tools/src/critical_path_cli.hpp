@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "command.hpp"
-#include "hiertune/critical_path.hpp"
+#include "hiertune/models/critical_path.hpp"
 
 namespace hiertune {
 

@@ -7,7 +7,7 @@
 
 #include "command.hpp"
 #include "command_options.hpp"
-#include "hiertune/measure_db.hpp"
+#include "hiertune/db/measure_db.hpp"
 
 namespace hiertune {
 

@@ -10,9 +10,9 @@
 
 #include <mpi.h>
 
-#include "hiertune/analytic_catalog.hpp"
-#include "hiertune/bench_output.hpp"
-#include "hiertune/sweep.hpp"
+#include "hiertune/models/analytic_catalog.hpp"
+#include "hiertune/report/bench_output.hpp"
+#include "hiertune/tune/sweep.hpp"
 #include "mpi_cvars.hpp"
 #include "mpi_job.hpp"
 

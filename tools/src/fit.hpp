@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "hiertune/stats.hpp"
+#include "hiertune/common/stats.hpp"
 
 namespace hiertune {
 

@@ -4,10 +4,10 @@
 #include <iostream>
 #include <stdexcept>
 
-#include "hiertune/analytic_catalog.hpp"
-#include "hiertune/cluster_env.hpp"
-#include "hiertune/sizes.hpp"
-#include "hiertune/usage_error.hpp"
+#include "hiertune/models/analytic_catalog.hpp"
+#include "hiertune/common/cluster_env.hpp"
+#include "hiertune/common/sizes.hpp"
+#include "hiertune/common/usage_error.hpp"
 
 namespace hiertune {
 

@@ -3,10 +3,10 @@
 #include <iostream>
 
 #include "command_options.hpp"
-#include "hiertune/csel_tree.hpp"
-#include "hiertune/db_commands.hpp"
-#include "hiertune/sizes.hpp"
-#include "hiertune/usage_error.hpp"
+#include "hiertune/tree/csel_tree.hpp"
+#include "hiertune/db/db_commands.hpp"
+#include "hiertune/common/sizes.hpp"
+#include "hiertune/common/usage_error.hpp"
 
 namespace hiertune {
 

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "command.hpp"
-#include "hiertune/generate.hpp"
-#include "hiertune/measure_db.hpp"
+#include "hiertune/tree/generate.hpp"
+#include "hiertune/db/measure_db.hpp"
 
 namespace hiertune {
 

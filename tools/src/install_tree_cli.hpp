@@ -5,7 +5,7 @@
 
 #include "command.hpp"
 #include "command_options.hpp"
-#include "hiertune/site_tree.hpp"
+#include "hiertune/tree/site_tree.hpp"
 
 namespace hiertune {
 

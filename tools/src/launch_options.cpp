@@ -1,6 +1,6 @@
 #include "launch_options.hpp"
 
-#include "hiertune/sizes.hpp"
+#include "hiertune/common/sizes.hpp"
 
 namespace hiertune {
 

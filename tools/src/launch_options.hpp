@@ -9,7 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "command_options.hpp"
-#include "hiertune/tune_steps.hpp"
+#include "hiertune/tune/tune_steps.hpp"
 
 namespace hiertune {
 

@@ -2,8 +2,8 @@
 
 #include <iostream>
 
-#include "hiertune/cluster_env.hpp"
-#include "hiertune/sizes.hpp"
+#include "hiertune/common/cluster_env.hpp"
+#include "hiertune/common/sizes.hpp"
 #include "learn_command.hpp"
 
 namespace hiertune {

@@ -10,8 +10,8 @@
 
 #include "command.hpp"
 #include "command_options.hpp"
-#include "hiertune/learn_run.hpp"
-#include "hiertune/sweep.hpp"
+#include "hiertune/tune/learn_run.hpp"
+#include "hiertune/tune/sweep.hpp"
 #include "launch_options.hpp"
 
 namespace hiertune {

@@ -13,11 +13,11 @@
 #include <sstream>
 #include <utility>
 
-#include "hiertune/cluster_env.hpp"
-#include "hiertune/csel_tree.hpp"
-#include "hiertune/generate.hpp"
-#include "hiertune/measure_db.hpp"
-#include "hiertune/usage_error.hpp"
+#include "hiertune/common/cluster_env.hpp"
+#include "hiertune/tree/csel_tree.hpp"
+#include "hiertune/tree/generate.hpp"
+#include "hiertune/db/measure_db.hpp"
+#include "hiertune/common/usage_error.hpp"
 #include "mpi_cvars.hpp"
 #include "mpi_job.hpp"
 #include "process.hpp"

@@ -1,16 +1,16 @@
 // `hiertune learn` (run WITHOUT mpiexec: it launches `hiertune bench` jobs
 // itself): ACCLAiM's active learning over nodes x ppn x size x configuration,
 // one collective after the other, then the Csel tree of the learned
-// predictions.  The MPI-free parts are lib/hiertune/learn.hpp (the learner)
-// and lib/hiertune/learn_run.hpp (jobs, read-back, resume, tree input).
+// predictions.  The MPI-free parts are lib/hiertune/models/learn.hpp (the learner)
+// and lib/hiertune/tune/learn_run.hpp (jobs, read-back, resume, tree input).
 #pragma once
 
 #include <ostream>
 #include <string>
 #include <vector>
 
-#include "hiertune/learn_run.hpp"
-#include "hiertune/sweep.hpp"
+#include "hiertune/tune/learn_run.hpp"
+#include "hiertune/tune/sweep.hpp"
 
 namespace hiertune {
 

@@ -4,9 +4,9 @@
 #include <stdexcept>
 
 #include "command_options.hpp"
-#include "hiertune/compare.hpp"
-#include "hiertune/usage_error.hpp"
-#include "hiertune/sizes.hpp"
+#include "hiertune/report/compare.hpp"
+#include "hiertune/common/usage_error.hpp"
+#include "hiertune/common/sizes.hpp"
 
 namespace hiertune {
 

@@ -41,7 +41,7 @@
 #include "command.hpp"
 #include "command_options.hpp"
 #include "commands.hpp"
-#include "hiertune/usage_error.hpp"
+#include "hiertune/common/usage_error.hpp"
 #include "mpi_session.hpp"
 #include "process.hpp"
 #include "tune_command.hpp"

@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "hiertune/usage_error.hpp"
+#include "hiertune/common/usage_error.hpp"
 #include "mpi_job.hpp"
 
 namespace hiertune {

@@ -8,8 +8,8 @@
 
 #include <mpi.h>
 
-#include "hiertune/cvars.hpp"
-#include "hiertune/sweep.hpp"
+#include "hiertune/common/cvars.hpp"
+#include "hiertune/tune/sweep.hpp"
 
 namespace hiertune {
 

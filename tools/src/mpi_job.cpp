@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "command_options.hpp"
-#include "hiertune/usage_error.hpp"
+#include "hiertune/common/usage_error.hpp"
 
 namespace hiertune {
 

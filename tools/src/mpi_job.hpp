@@ -8,8 +8,8 @@
 
 #include <mpi.h>
 
-#include "hiertune/measure_db.hpp"
-#include "hiertune/topology.hpp"
+#include "hiertune/db/measure_db.hpp"
+#include "hiertune/common/topology.hpp"
 
 namespace hiertune {
 

@@ -22,11 +22,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "hiertune/overlap.hpp"
-#include "hiertune/text.hpp"
-#include "hiertune/overlap_report.hpp"
-#include "hiertune/stats.hpp"
-#include "hiertune/usage_error.hpp"
+#include "hiertune/models/overlap.hpp"
+#include "hiertune/common/text.hpp"
+#include "hiertune/report/overlap_report.hpp"
+#include "hiertune/common/stats.hpp"
+#include "hiertune/common/usage_error.hpp"
 #include "mpi_cvars.hpp"
 #include "mpi_job.hpp"
 #include "tune_command.hpp"

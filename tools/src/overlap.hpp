@@ -1,6 +1,6 @@
 // `hiertune overlap`: how much non-blocking pt2pt and collective operations
 // overlap with computation, over message size x computation time (Denis and
-// Trahay, ICPP 2016; the MPI-free core is lib/hiertune/overlap.hpp).  Runs on
+// Trahay, ICPP 2016; the MPI-free core is lib/hiertune/models/overlap.hpp).  Runs on
 // every rank of MPI_COMM_WORLD (MPI already initialised, >= 2 ranks): ranks 0
 // and 1 do the pt2pt operations, every rank the collectives; only rank 0 prints.
 #pragma once
@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "hiertune/bench_output.hpp"
-#include "hiertune/sweep.hpp"
+#include "hiertune/report/bench_output.hpp"
+#include "hiertune/tune/sweep.hpp"
 
 namespace hiertune {
 

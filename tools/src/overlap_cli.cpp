@@ -3,9 +3,9 @@
 #include <iostream>
 #include <stdexcept>
 
-#include "hiertune/overlap.hpp"
-#include "hiertune/sizes.hpp"
-#include "hiertune/usage_error.hpp"
+#include "hiertune/models/overlap.hpp"
+#include "hiertune/common/sizes.hpp"
+#include "hiertune/common/usage_error.hpp"
 
 namespace hiertune {
 

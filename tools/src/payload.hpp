@@ -13,8 +13,8 @@
 
 #include <mpi.h>
 
-#include "hiertune/measure_db.hpp"
-#include "hiertune/sweep.hpp"
+#include "hiertune/db/measure_db.hpp"
+#include "hiertune/tune/sweep.hpp"
 
 namespace hiertune {
 

@@ -7,11 +7,11 @@
 #include <mpi.h>
 
 #include "command_options.hpp"
-#include "hiertune/csel_show.hpp"
-#include "hiertune/csel_tree.hpp"
-#include "hiertune/grammar.hpp"
-#include "hiertune/site_tree.hpp"
-#include "hiertune/usage_error.hpp"
+#include "hiertune/tree/csel_show.hpp"
+#include "hiertune/tree/csel_tree.hpp"
+#include "hiertune/tree/grammar.hpp"
+#include "hiertune/tree/site_tree.hpp"
+#include "hiertune/common/usage_error.hpp"
 
 namespace hiertune {
 

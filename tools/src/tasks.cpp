@@ -12,10 +12,10 @@
 
 #include <mpi.h>
 
-#include "hiertune/han_model.hpp"
-#include "hiertune/stats.hpp"
-#include "hiertune/task_bench.hpp"
-#include "hiertune/usage_error.hpp"
+#include "hiertune/models/han_model.hpp"
+#include "hiertune/common/stats.hpp"
+#include "hiertune/tune/task_bench.hpp"
+#include "hiertune/common/usage_error.hpp"
 #include "mpi_cvars.hpp"
 #include "mpi_job.hpp"
 

@@ -1,4 +1,4 @@
-// `hiertune tasks`: the HAN task benchmarks (under mpiexec), see lib/hiertune/task_bench.hpp.
+// `hiertune tasks`: the HAN task benchmarks (under mpiexec), see lib/hiertune/tune/task_bench.hpp.
 #pragma once
 
 #include <cstdint>
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "hiertune/measure_db.hpp"
+#include "hiertune/db/measure_db.hpp"
 
 namespace hiertune {
 

@@ -5,11 +5,11 @@
 #include <iostream>
 
 #include "command_options.hpp"
-#include "hiertune/cluster_env.hpp"
-#include "hiertune/generate.hpp"
-#include "hiertune/sizes.hpp"
-#include "hiertune/task_bench.hpp"
-#include "hiertune/usage_error.hpp"
+#include "hiertune/common/cluster_env.hpp"
+#include "hiertune/tree/generate.hpp"
+#include "hiertune/common/sizes.hpp"
+#include "hiertune/tune/task_bench.hpp"
+#include "hiertune/common/usage_error.hpp"
 
 namespace hiertune {
 

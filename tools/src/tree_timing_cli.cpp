@@ -2,9 +2,9 @@
 
 #include <iostream>
 
-#include "hiertune/generate.hpp"
-#include "hiertune/grammar.hpp"
-#include "hiertune/sweep.hpp"
+#include "hiertune/tree/generate.hpp"
+#include "hiertune/tree/grammar.hpp"
+#include "hiertune/tune/sweep.hpp"
 #include "tune_command.hpp"
 
 namespace hiertune {

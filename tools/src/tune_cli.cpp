@@ -4,12 +4,12 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "hiertune/cluster_env.hpp"
-#include "hiertune/generate.hpp"
-#include "hiertune/grammar.hpp"
-#include "hiertune/sweep.hpp"
-#include "hiertune/sizes.hpp"
-#include "hiertune/usage_error.hpp"
+#include "hiertune/common/cluster_env.hpp"
+#include "hiertune/tree/generate.hpp"
+#include "hiertune/tree/grammar.hpp"
+#include "hiertune/tune/sweep.hpp"
+#include "hiertune/common/sizes.hpp"
+#include "hiertune/common/usage_error.hpp"
 #include "tune_command.hpp"
 
 namespace hiertune {

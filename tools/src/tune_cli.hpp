@@ -10,7 +10,7 @@
 
 #include "command.hpp"
 #include "command_options.hpp"
-#include "hiertune/tune_steps.hpp"
+#include "hiertune/tune/tune_steps.hpp"
 #include "launch_options.hpp"
 
 namespace hiertune {

@@ -1,7 +1,7 @@
 #include "tune_command.hpp"
 
-#include "hiertune/analytic_han.hpp"
-#include "hiertune/analytic_report.hpp"
+#include "hiertune/models/analytic_han.hpp"
+#include "hiertune/report/analytic_report.hpp"
 
 #include <unistd.h>
 
@@ -19,19 +19,19 @@
 #include <sstream>
 #include <utility>
 
-#include "hiertune/bench_output.hpp"
-#include "hiertune/calibration.hpp"
-#include "hiertune/cluster_env.hpp"
-#include "hiertune/csel_tree.hpp"
-#include "hiertune/generate.hpp"
-#include "hiertune/measure_db.hpp"
-#include "hiertune/site_tree.hpp"
-#include "hiertune/sweep.hpp"
-#include "hiertune/task_bench.hpp"
-#include "hiertune/tune_plan.hpp"
-#include "hiertune/text.hpp"
-#include "hiertune/usage_error.hpp"
-#include "hiertune/validation.hpp"
+#include "hiertune/report/bench_output.hpp"
+#include "hiertune/models/calibration.hpp"
+#include "hiertune/common/cluster_env.hpp"
+#include "hiertune/tree/csel_tree.hpp"
+#include "hiertune/tree/generate.hpp"
+#include "hiertune/db/measure_db.hpp"
+#include "hiertune/tree/site_tree.hpp"
+#include "hiertune/tune/sweep.hpp"
+#include "hiertune/tune/task_bench.hpp"
+#include "hiertune/tune/tune_plan.hpp"
+#include "hiertune/common/text.hpp"
+#include "hiertune/common/usage_error.hpp"
+#include "hiertune/report/validation.hpp"
 #include "process.hpp"
 
 #include <mpi.h>

@@ -1,12 +1,12 @@
 // The commands `hiertune tune` and `hiertune tree-timing` (run WITHOUT mpiexec:
-// they launch the MPI jobs themselves), see lib/hiertune/tune_steps.hpp for the steps.
+// they launch the MPI jobs themselves), see lib/hiertune/tune/tune_steps.hpp for the steps.
 #pragma once
 
 #include <ostream>
 #include <stdexcept>
 #include <string>
 
-#include "hiertune/tune_steps.hpp"
+#include "hiertune/tune/tune_steps.hpp"
 
 namespace hiertune {
 

@@ -8,7 +8,7 @@
 
 #include <mpi.h>
 
-#include "hiertune/grammar.hpp"
+#include "hiertune/tree/grammar.hpp"
 #include "mpi_job.hpp"
 #include "payload.hpp"
 

@@ -8,7 +8,7 @@
 #include <ostream>
 #include <vector>
 
-#include "hiertune/tune_steps.hpp"
+#include "hiertune/tune/tune_steps.hpp"
 
 namespace hiertune {
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "command.hpp"
-#include "hiertune/tune_steps.hpp"
+#include "hiertune/tune/tune_steps.hpp"
 
 namespace hiertune {
 

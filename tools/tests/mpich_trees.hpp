@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 
-#include "hiertune/csel_tree.hpp"
+#include "hiertune/tree/csel_tree.hpp"
 
 namespace hiertune::test {
 

@@ -3,7 +3,7 @@
 
 #include <cstddef>
 
-#include "hiertune/stats.hpp"
+#include "hiertune/common/stats.hpp"
 
 namespace hiertune::test {
 

@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "hiertune/analytic_catalog.hpp"
-#include "hiertune/analytic_model.hpp"
-#include "hiertune/analytic_report.hpp"
-#include "hiertune/generate.hpp"
-#include "hiertune/measure_db.hpp"
-#include "hiertune/usage_error.hpp"
+#include "hiertune/models/analytic_catalog.hpp"
+#include "hiertune/models/analytic_model.hpp"
+#include "hiertune/report/analytic_report.hpp"
+#include "hiertune/tree/generate.hpp"
+#include "hiertune/db/measure_db.hpp"
+#include "hiertune/common/usage_error.hpp"
 #include "mpich_trees.hpp"
 #include "summaries.hpp"
 #include "temp_dir.hpp"

@@ -6,7 +6,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "hiertune/analytic_fit.hpp"
+#include "hiertune/models/analytic_fit.hpp"
 
 namespace hiertune::analytic {
 namespace {

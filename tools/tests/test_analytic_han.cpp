@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "hiertune/analytic_han.hpp"
+#include "hiertune/models/analytic_han.hpp"
 
 namespace hiertune::analytic {
 namespace {

@@ -4,7 +4,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "hiertune/analytic_model.hpp"
+#include "hiertune/models/analytic_model.hpp"
 
 namespace hiertune::analytic {
 namespace {

@@ -12,10 +12,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "hiertune/bench_output.hpp"
-#include "hiertune/db_commands.hpp"
-#include "hiertune/topology.hpp"
-#include "hiertune/usage_error.hpp"
+#include "hiertune/report/bench_output.hpp"
+#include "hiertune/db/db_commands.hpp"
+#include "hiertune/common/topology.hpp"
+#include "hiertune/common/usage_error.hpp"
 
 namespace hiertune {
 namespace {

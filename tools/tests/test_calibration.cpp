@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "hiertune/calibration.hpp"
-#include "hiertune/usage_error.hpp"
+#include "hiertune/models/calibration.hpp"
+#include "hiertune/common/usage_error.hpp"
 
 namespace hiertune {
 namespace {

@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "hiertune/cluster_env.hpp"
+#include "hiertune/common/cluster_env.hpp"
 
 namespace hiertune {
 namespace {

@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "hiertune/compare.hpp"
+#include "hiertune/report/compare.hpp"
 
 namespace hiertune {
 namespace {

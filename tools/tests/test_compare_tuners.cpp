@@ -6,8 +6,8 @@
 
 #include <sstream>
 
-#include "hiertune/compare_tuners.hpp"
-#include "hiertune/usage_error.hpp"
+#include "hiertune/report/compare_tuners.hpp"
+#include "hiertune/common/usage_error.hpp"
 #include "temp_dir.hpp"
 
 namespace hiertune {

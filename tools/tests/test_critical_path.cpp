@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "hiertune/critical_path.hpp"
+#include "hiertune/models/critical_path.hpp"
 
 namespace hiertune {
 namespace {

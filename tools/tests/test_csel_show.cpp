@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "hiertune/csel_show.hpp"
+#include "hiertune/tree/csel_show.hpp"
 
 namespace hiertune::csel {
 namespace {

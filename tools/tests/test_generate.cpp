@@ -6,9 +6,9 @@
 
 #include <filesystem>
 
-#include "hiertune/generate.hpp"
-#include "hiertune/grammar.hpp"
-#include "hiertune/usage_error.hpp"
+#include "hiertune/tree/generate.hpp"
+#include "hiertune/tree/grammar.hpp"
+#include "hiertune/common/usage_error.hpp"
 
 namespace hiertune {
 namespace {

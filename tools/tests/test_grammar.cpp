@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "hiertune/csel_tree.hpp"
-#include "hiertune/grammar.hpp"
+#include "hiertune/tree/csel_tree.hpp"
+#include "hiertune/tree/grammar.hpp"
 #include "mpich_trees.hpp"
 
 namespace hiertune::grammar {

@@ -2,7 +2,7 @@
 // allreduce, the allgather ring, short pipelines, selection.
 #include <gtest/gtest.h>
 
-#include "hiertune/han_model.hpp"
+#include "hiertune/models/han_model.hpp"
 
 namespace hiertune::han {
 namespace {

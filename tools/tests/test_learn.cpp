@@ -1,4 +1,4 @@
-#include "hiertune/learn.hpp"
+#include "hiertune/models/learn.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // `hiertune learn` without MPI: options, the bench jobs of a batch, the
 // medians read back (resume included), and the tree from the predictions.
-#include "hiertune/learn_run.hpp"
+#include "hiertune/tune/learn_run.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,9 +11,9 @@
 #include <tuple>
 #include <vector>
 
-#include "hiertune/cluster_env.hpp"
-#include "hiertune/csel_show.hpp"
-#include "hiertune/usage_error.hpp"
+#include "hiertune/common/cluster_env.hpp"
+#include "hiertune/tree/csel_show.hpp"
+#include "hiertune/common/usage_error.hpp"
 #include "mpich_trees.hpp"
 #include "temp_dir.hpp"
 

@@ -6,8 +6,8 @@
 #include <tuple>
 #include <vector>
 
-#include "hiertune/analytic_model.hpp"
-#include "hiertune/link_model.hpp"
+#include "hiertune/models/analytic_model.hpp"
+#include "hiertune/models/link_model.hpp"
 
 namespace hiertune::analytic {
 namespace {

@@ -1,4 +1,4 @@
-#include "hiertune/measure_db.hpp"
+#include "hiertune/db/measure_db.hpp"
 
 #include <gtest/gtest.h>
 

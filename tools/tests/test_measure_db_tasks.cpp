@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "hiertune/measure_db.hpp"
+#include "hiertune/db/measure_db.hpp"
 
 namespace hiertune {
 namespace {

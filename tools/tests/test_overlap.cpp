@@ -1,4 +1,4 @@
-#include "hiertune/overlap.hpp"
+#include "hiertune/models/overlap.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "hiertune/overlap_report.hpp"
+#include "hiertune/report/overlap_report.hpp"
 
 #include <gtest/gtest.h>
 

@@ -4,8 +4,8 @@
 #include <fstream>
 #include <string>
 
-#include "hiertune/site_tree.hpp"
-#include "hiertune/usage_error.hpp"
+#include "hiertune/tree/site_tree.hpp"
+#include "hiertune/common/usage_error.hpp"
 #include "temp_dir.hpp"
 
 namespace hiertune {

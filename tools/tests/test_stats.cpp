@@ -1,4 +1,4 @@
-#include "hiertune/stats.hpp"
+#include "hiertune/common/stats.hpp"
 
 #include <gtest/gtest.h>
 

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "hiertune/cvars.hpp"
-#include "hiertune/measure_db.hpp"
-#include "hiertune/sizes.hpp"
-#include "hiertune/sweep.hpp"
-#include "hiertune/usage_error.hpp"
+#include "hiertune/common/cvars.hpp"
+#include "hiertune/db/measure_db.hpp"
+#include "hiertune/common/sizes.hpp"
+#include "hiertune/tune/sweep.hpp"
+#include "hiertune/common/usage_error.hpp"
 #include "summaries.hpp"
 
 namespace hiertune {

@@ -3,8 +3,8 @@
 
 #include <set>
 
-#include "hiertune/task_bench.hpp"
-#include "hiertune/usage_error.hpp"
+#include "hiertune/tune/task_bench.hpp"
+#include "hiertune/common/usage_error.hpp"
 
 namespace hiertune {
 namespace {

@@ -9,8 +9,8 @@
 
 #include <optional>
 
-#include "hiertune/generate.hpp"
-#include "hiertune/tune_plan.hpp"
+#include "hiertune/tree/generate.hpp"
+#include "hiertune/tune/tune_plan.hpp"
 
 namespace hiertune {
 namespace {

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "hiertune/grammar.hpp"
-#include "hiertune/generate.hpp"
-#include "hiertune/tune_plan.hpp"
-#include "hiertune/tune_steps.hpp"
-#include "hiertune/usage_error.hpp"
+#include "hiertune/tree/grammar.hpp"
+#include "hiertune/tree/generate.hpp"
+#include "hiertune/tune/tune_plan.hpp"
+#include "hiertune/tune/tune_steps.hpp"
+#include "hiertune/common/usage_error.hpp"
 
 namespace hiertune {
 namespace {

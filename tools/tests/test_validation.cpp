@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "hiertune/validation.hpp"
+#include "hiertune/report/validation.hpp"
 
 namespace {
 

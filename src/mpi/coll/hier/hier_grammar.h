@@ -2,7 +2,7 @@
  * mpich-hier: the plugin's grammar, written once.  Its algorithms, their Csel JSON
  * parameters and the values those take, as X-macro tables with no includes: the C
  * plugin (container ids, parameter blocks, CVAR checks, the parser), the C++ tools
- * (tools/lib/grammar.cpp) and the test scripts (test/mpi/coll/make_hier_tree.py reads
+ * (tools/lib/tree/grammar.cpp) and the test scripts (test/mpi/coll/make_hier_tree.py reads
  * this file) all take them from here.
  *
  * MPII_HIER_COLLECTIVES(X)          X(coll, Coll, COLL): a collective with plugin algorithms

@@ -1,0 +1,143 @@
+// What `hiertune tune` decides, made once from the database and read by every
+// later step (no MPI here; the runner is tools/src/tune_command.cpp):
+//
+//   database (tasks, stock points, fitted models, the measured collectives' points)
+//     -> plan_tune   per collective and size: the pick (model_pick: the HAN
+//                    model's best candidate against MPICH's best measured
+//                    point; measured_pick for gather, scatter, barrier and the
+//                    non-blocking forms), every
+//                    configuration's prediction, the verify case
+//     -> plan_tree      step 3: the tree of the picks
+//     -> plan.verify    step 4: what the tree must run
+//     -> the tree file  step 5: timed as loaded against no tree
+//     -> keep_measured_faster  step 5b: picks not measured faster become
+//                       stock, and the tree is made, verified and timed again
+//     -> measure_plan   steps 6-7: the sweep's medians beside the picks; the
+//                       picks are not recomputed
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "hiertune/tree/csel_tree.hpp"
+#include "hiertune/tree/generate.hpp"
+#include "hiertune/models/han_model.hpp"
+#include "hiertune/db/measure_db.hpp"
+#include "hiertune/tune/tune_steps.hpp"
+#include "hiertune/report/validation.hpp"
+
+namespace hiertune {
+
+struct CollectivePlan {
+    std::vector<han::Candidate> candidates;  // the search space's, seg_* ones included
+    std::vector<csel::SampledChoice> picks;  // per size, at the plan's tree position
+    bool stock_measured = false;             // else the tree asks the model at its midpoints
+};
+
+struct TunePlan {
+    int comm_size = 0;  // the tree position of the job (generate.hpp tree_position)
+    int ppn = 0;
+    int nodes = 0;
+    han::ModelOptions model;
+    std::map<std::string, CollectivePlan> collectives;
+    // per collective and size, in the options' order: the pick and every
+    // configuration of the search space with its prediction and (measure_plan)
+    // the sweep's median; MPICH's measured choices of the size beside them
+    std::vector<SizeCase> cases;
+    std::vector<VerifyCase> verify;        // one per case
+    std::vector<std::string> unpredicted;  // "bcast 1024 B": no prediction and no stock point
+    std::vector<std::string> skipped;      // configurations without a pipeline for a collective
+};
+
+// The plan of the job's measurements: ranks from the options, `nodes` from the
+// job.  The candidates are the job's task benchmarks restricted to the search
+// space (their shorter segments kept: han_model segment_costs), plus
+// seg_candidates (per collective, the seg_* inter-node candidates the analytic
+// models give: generate.hpp seg_inter_candidates_of).  Configurations without
+// a pipeline for a collective (bcast: inter_algo=tsp_allreduce_ring) are left
+// out and named in `skipped` (task_bench configs_for).  The cases carry the
+// measurements of `points` (measure_plan).
+TunePlan plan_tune(const TuneOptions& options, const std::vector<StoredTask>& tasks,
+                   const std::vector<StoredPoint>& points, int nodes,
+                   const std::map<std::string, std::vector<han::Candidate>>& seg_candidates = {});
+
+// One alternative to MPICH's selection for a collective without a task model:
+// hier with a configuration (label: config_label) or one of MPICH's algorithms
+// forced (label: the choice's description), with its measured points by size.
+struct MeasuredOption {
+    csel::Choice choice;
+    std::string label;
+    std::map<std::uint64_t, Summary> times;
+};
+
+// The choice for the sizes of `stock` of such a collective, all of its sizes where
+// MPICH cannot select it by bytes (csel::message_size_key: one choice per job shape),
+// else each size alone: among `options`, those measured at every size
+// of `stock` (MPICH's selection by size), never slower than it beyond the noise
+// (the two medians' relative CI half-widths added) at any size and faster beyond
+// the noise (and kStockMargin) at one at least; of these the one with the lowest
+// geometric mean of its time over stock's (ties: the first).  nullptr: stock.
+const MeasuredOption* measured_pick(const std::map<std::uint64_t, Summary>& stock,
+                                    const std::vector<MeasuredOption>& options);
+
+// The medians (and their noise) of `points` into the cases: hier points by
+// configuration, MPICH's by choice (its selection and its forced algorithms a
+// tree can run, each added to the case of its size once).  The picks stay.
+void measure_plan(TunePlan& plan, const std::vector<StoredPoint>& points);
+
+// Step 6's done-test: every configuration of every case measured, every size
+// planned.
+bool sweep_complete(const TunePlan& plan);
+
+// A pick put back to stock by keep_measured_faster, with the timing that sent it back.
+struct RevertedPick {
+    std::string collective;
+    std::uint64_t msg_bytes = 0;
+    std::string pick;  // what it was (SizeCase::pick)
+    TreeTimingRow timing;
+};
+
+// Step 5b, "never slower": a pick that is not stock stays only where the tree as
+// loaded was measured faster than no tree beyond the noise (TreeVerdict::faster); at
+// every other timed size (within the noise, slower) it becomes stock in the picks, the
+// cases and the verify cases.  A collective with one choice per shape (no
+// csel::message_size_key) keeps it only where no timed size is slower and one at
+// least is faster; else it becomes stock at every size.  Sizes the timing has no
+// row for are left.  Returns the picks put back, in plan order.
+std::vector<RevertedPick> keep_measured_faster(TunePlan& plan, const TreeTimingReport& timing);
+
+// Marks the rows of sizes where the plan's pick is MPICH's selection
+// (TreeTimingRow::same_choice): the tree runs there what no tree runs.
+void mark_same_choices(const TunePlan& plan, TreeTimingReport& timing);
+
+// Where a tuned tree's choice at a size comes from (the report's coverage table):
+// the HAN task model's hier pick (predicted, then timed against no tree), a pick by
+// measurement alone (a measured collective's, or one of MPICH's algorithms measured
+// faster than its selection), MPICH's selection measured fastest, or a pick step 5b
+// put back to MPICH's selection.
+enum class PickSource { model, measured, stock, put_back };
+std::string to_string(PickSource source);
+
+// A run of a collective's tuned sizes (in the plan's order) with one source and choice.
+struct CoverageRow {
+    std::string collective;
+    std::uint64_t first_bytes = 0;
+    std::uint64_t last_bytes = 0;
+    PickSource source = PickSource::stock;
+    std::string choice;  // SizeCase::pick
+};
+std::vector<CoverageRow> coverage(const TunePlan& plan, const std::vector<RevertedPick>& reverted);
+
+// The coverage table as text: the tuned shape, per collective the rows, what the tree
+// leaves to MPICH below the smallest size tuned (csel_tree.hpp) and at every other
+// comm size and ppn, and where the largest size's choice holds beyond it.
+std::vector<std::string> coverage_lines(const TunePlan& plan, const std::vector<CoverageRow>& rows);
+
+// Step 3: the tree of the plan's picks over `stock` (build_checked_tree);
+// where a collective's stock was not measured, sizes between the picks are
+// asked of the model (model_midpoint).  Throws UsageError when no collective
+// has a pick, csel errors as build_checked_tree.
+GenerateReport plan_tree(const TunePlan& plan, const csel::Json& stock);
+
+}  // namespace hiertune

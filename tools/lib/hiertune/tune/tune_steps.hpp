@@ -1,0 +1,304 @@
+// `hiertune tune`: the site admin's one command (no MPI here; the runner that
+// launches the jobs is tools/src/tune_command.cpp).
+//
+//   (0) calibrate `hiertune calibrate --db --if-missing`: latency and bandwidth
+//                 per link, and the job all later steps file under
+//   (a) tasks     `hiertune tasks` for the search space into the database,
+//                 and the stock selection measured at every size (--no-stock: not)
+//   (b) model     HAN model predictions per (size, configuration)
+//   (c) generate  `generate --from model` -> the tree
+//   (d) verify    `hiertune verify` under the tree: the tuned collectives run,
+//                 the plugin's pvars show that the chosen algorithm ran (hier,
+//                 with the tree's segment size) and the data arrives
+//   (e) tree timing  the tree as loaded: R rounds of two alternating jobs,
+//                 `bench -a default` with the tree in the environment and
+//                 without it (the tree is read at MPI_Init only)
+//   (f) bench     the exhaustive sweep of the same space into the database
+//   (g) report    lib/validation
+//
+// Every step is resumable through the database (calibrate, tasks, the tree
+// timing and bench measure only what is missing; the others are cheap and
+// recomputed).  This file holds the
+// MPI-free parts: the options, the command lines of the jobs, the verify cases
+// and the validation cases from the database.
+#pragma once
+
+#include <cstdint>
+#include <istream>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hiertune/models/han_model.hpp"
+#include "hiertune/db/measure_db.hpp"
+#include "hiertune/report/validation.hpp"
+
+namespace hiertune {
+
+struct TuneOptions {
+    int ranks = 0;                                             // -n (> 1)
+    std::optional<int> nodes;                                  // --nodes: MPIR_CVAR_NUM_CLIQUES (emulated)
+    std::vector<std::string> collectives{"bcast", "allreduce", "allgather"};  // model_collectives()
+    std::vector<std::uint64_t> sizes;                          // > 0
+    // collectives without a task model (measured_collectives(): gather, scatter,
+    // barrier), picked from their measured points, one choice per job shape
+    // (csel::message_size_key: MPICH cannot select them by bytes), and their sizes
+    // (empty: `sizes`; barrier: 0 only)
+    std::vector<std::string> measured;
+    std::vector<std::uint64_t> measured_sizes;
+    std::string configs;                                       // as tasks --config
+    std::vector<std::uint64_t> segsizes;                       // > 0
+    std::string db_path;
+    std::string tree_path;
+    std::string stock_path;
+    std::string report_dir;
+    std::string mpiexec;                                       // resolved by the runner
+    std::vector<std::string> mpiexec_args;                     // e.g. -f hostfile
+    std::vector<std::string> launcher;                         // --launcher words: replace mpiexec [args] -n N
+    std::vector<std::string> fit_launcher;                     // --fit-launcher words: one rank per node
+    std::string machine;                                       // --machine or HIERTUNE_MACHINE; else, once
+                                                               // step 0 ran, the name its job is filed under
+    bool allow_cliques = false;                                // --allow-cliques, passed to the measuring jobs
+    // measurement effort of the jobs
+    std::uint64_t steady_segments = 8;
+    std::size_t task_warmup = 3;
+    std::size_t task_min_reps = 10;
+    std::size_t task_reps = 100;  // cap; runs stop earlier by bench's precision and time cap
+    std::size_t bench_warmup = 10;
+    std::size_t bench_min_reps = 10;
+    std::size_t bench_max_reps = 1000;
+    double bench_precision_percent = 2.5;
+    double bench_max_time = 5;
+    double rate_tolerance_percent = 10;  // step 0: calibrate --tolerance
+    bool stock = true;  // measure the stock selection in step (a)
+    han::ModelOptions model;
+    // step (e), the tree as loaded (also `hiertune tree-timing`)
+    int tree_rounds = 3;           // rounds of the two jobs (>= 2)
+    double tree_tolerance = 0.05;  // a slower tree fails below ratio 1 - tolerance
+    bool allow_tree_slower = false;
+    // step 5b: keep every pick, also where the tree was not measured faster than no tree
+    bool keep_unproven = false;
+    std::string install_prefix;  // tune --install: the verified tree becomes this MPICH prefix's site tree
+};
+
+// The collectives of a tune or a tree timing that share their message sizes:
+// one bench job times each group.
+struct TimedGroup {
+    std::vector<std::string> collectives;
+    std::vector<std::uint64_t> sizes;
+};
+// options.collectives at options.sizes, the measured ones at measured_sizes (or
+// sizes) and barrier at 0, groups with the same sizes merged, empty ones left out.
+std::vector<TimedGroup> timed_groups(const TuneOptions& options);
+
+// Moves the collectives of options.collectives that have no task model into
+// options.measured (in their order), so that -C may name any of them.
+void split_measured(TuneOptions& options);
+
+// The plugin configurations measured for a collective without a task model:
+// its hier algorithm with each value of inter_algo (its own list), the other
+// parameters at their defaults; a non-blocking form's schedule, which a tree gives
+// no parameters (it reads its blocking form's CVARs), once with none.
+std::vector<Params> measured_configs(const std::string& collective);
+
+// Throws UsageError for: ranks < 2, nodes < 2 or > ranks, no or zero sizes,
+// no or zero segment sizes, a collective the task model does not cover
+// (model_collectives) or given twice, an invalid configuration spec (as tasks
+// --config), seg_* inter-node configurations without a way to fit the analytic
+// models that cost them (--fit-launcher, or --nodes), a collective no
+// configuration applies to (bcast with only tsp_allreduce_ring), empty paths, a
+// launcher together with nodes, mpiexec or mpiexec arguments.
+void check_tune_options(const TuneOptions& options);
+
+// What `hiertune tree-timing` needs of the options (tune checks it too):
+// throws UsageError for ranks < 2, nodes < 2 or > ranks, no or zero sizes,
+// no collectives, one not bcast/reduce/allreduce or given twice, no tree
+// path, rounds < 2, a tolerance not in [0, 1), a launcher together with
+// nodes, mpiexec or mpiexec arguments.
+void check_tree_timing_options(const TuneOptions& options);
+
+// The error of tune asked to time emulated cliques (--nodes, or
+// MPIR_CVAR_NUM_CLIQUES > 1 in tune's environment `num_cliques`) without
+// --allow-cliques; nullopt when it may go on.
+std::optional<std::string> tune_cliques_refusal(const TuneOptions& options, const char* num_cliques);
+
+// --launcher TEXT: its words as a POSIX shell splits them, without expansions:
+// blanks separate words; '...' is literal; in "..." a backslash escapes
+// only " \ $ ` and newline; elsewhere a backslash escapes the next
+// character (backslash-newline vanishes).  Throws UsageError for an
+// unterminated quote, a trailing backslash, no words or an empty first word.
+std::vector<std::string> launcher_words(const std::string& text);
+
+// One MPI job: argv[0] is mpiexec (or the launcher's first word); env entries
+// are added to the launch environment.
+struct Launch {
+    std::string step;  // "tasks", "verify", "bench"
+    std::vector<std::string> argv;
+    std::vector<std::pair<std::string, std::string>> env;
+};
+
+// Shell-style one-line rendering of a launch (env assignments first), for
+// messages.
+std::string describe(const Launch& launch);
+
+// Step 0: `hiertune calibrate --db --if-missing --json` (the stored
+// calibration is kept; its JSON lines name the job), with bench's stopping
+// rule, --machine when known and --allow-cliques when given.
+Launch calibrate_launch(const TuneOptions& options, const std::string& hiertune);
+
+// The configurations grouped by what they need at launch (task_bench
+// launch_cvars of every tuned collective): one group per distinct set, in
+// first-seen order.
+std::vector<std::pair<std::vector<std::pair<std::string, std::string>>, std::vector<Params>>>
+launch_groups(const TuneOptions& options);
+
+// "inter_algo=tsp_kary,inter_k=2": one configuration as a tasks --config spec.
+std::string config_spec(const Params& config);
+
+// The configurations of the search space with a seg_* inter-node submodule:
+// `hiertune tasks` cannot time them (no public-API stand-in); the analytic
+// models fitted by step (0b) cost their inter-node stages (analytic_han.hpp).
+std::vector<Params> seg_inter_configs(const TuneOptions& options);
+
+// Step (0b), when the space has seg_* inter-node configurations: `hiertune fit`
+// on one rank per node (--fit-launcher's words, or mpiexec -n <nodes> with
+// MPIR_CVAR_NUM_CLIQUES=<nodes> on emulated cliques) of the MPI_Bcast (and, for
+// allreduce, MPI_Reduce) trees the space uses, experiments over the segment
+// sizes, gamma at the sizes the trees move (inter_chunk; for 0 the segment
+// sizes), bench's stopping rule;
+// nullopt without seg_* configurations.
+std::optional<Launch> fit_launch(const TuneOptions& options, const std::string& hiertune);
+
+// The segment sizes step (a) benchmarks the tasks at: the search space's, and
+// every message size below the smallest of them.  A message shorter than a
+// segment sends one segment of its own length (han_model.hpp segment_costs):
+// its tasks are measured where the search space has no segment that short, and
+// interpolated between the measured sizes elsewhere.
+std::vector<std::uint64_t> task_segsizes(const TuneOptions& options);
+
+// Step (a)'s done-test: every task key it stores (the configurations of each
+// collective, seg_* ones excepted, at every task_segsizes; allgather's sg at
+// every message size).
+std::vector<TaskKey> planned_tasks(const TuneOptions& options);
+
+// Step (a): one `hiertune tasks` job with the --config given when all
+// configurations share their launch variables (and none is seg_*), else one per
+// configuration that is not seg_*.
+std::vector<Launch> tasks_launches(const TuneOptions& options, const std::string& hiertune);
+
+// The `bench -a` spec of a configuration and the segment sizes:
+// "hier:bcast_hier_segsize=4096/32768,bcast_hier_inter_algorithm=tsp_kary,...".
+std::string bench_algorithm_spec(const std::string& collective, const Params& config,
+                                 const std::vector<std::uint64_t>& segsizes);
+
+// One `hiertune bench --db` job (also `hiertune learn`'s): one collective
+// x the -a specs over options.sizes with the bench effort of
+// the options, accounted under `step` (--account), --machine when known,
+// --allow-cliques when given; launch_env is added to the launch environment.
+Launch bench_launch(const TuneOptions& options, const std::string& hiertune, const std::string& step,
+                    const std::string& collective, const std::vector<std::string>& algorithms,
+                    const std::vector<std::pair<std::string, std::string>>& launch_env);
+
+// The same over a group's collectives and sizes.
+Launch bench_launch(const TuneOptions& options, const std::string& hiertune, const std::string& step,
+                    const TimedGroup& group, const std::vector<std::string>& algorithms,
+                    const std::vector<std::pair<std::string, std::string>>& launch_env);
+
+// Step (e): one `hiertune bench --db` job per collective and launch group
+// (of the configurations that apply to the collective).
+std::vector<Launch> bench_launches(const TuneOptions& options, const std::string& hiertune);
+
+// Step (a), second half: the stock selection (`bench -a default`) of every
+// collective and size, one job per timed group (step "stock").  The model's pick is hier
+// only where it predicts less than this measured time, so that a tuned tree
+// never trades a measured stock time for a worse predicted one.
+std::vector<Launch> stock_launches(const TuneOptions& options, const std::string& hiertune);
+
+// Step (a), the measured collectives: their measured_configs at their sizes,
+// one job per timed group (step "measured"); empty without measured collectives.
+std::vector<Launch> measured_launches(const TuneOptions& options, const std::string& hiertune);
+
+// The measured collectives' (collective, size, configuration) points not stored
+// yet, as "gather 1024 B inter_algo=linear".
+std::vector<std::string> missing_measured_points(const TuneOptions& options, const std::vector<StoredPoint>& points);
+
+// The (collective, size) pairs of the options without a stored stock point,
+// as "bcast 1024 B".
+std::vector<std::string> missing_stock_points(const TuneOptions& options, const std::vector<StoredPoint>& points);
+
+// What step (d) expects of one collective call under the tree.
+struct VerifyCase {
+    std::string collective;  // one of grammar::collectives()
+    std::uint64_t msg_bytes = 0;
+    bool hier = false;       // true: hier must run, with `segments` segments (allgather: on its leaders,
+                             // the pieces each receives; 0 where hier counts none: gather, scatter,
+                             // barrier); false: any algorithm
+    std::uint64_t segments = 0;
+    // one of MPICH's algorithms the tree marks whole_comm=1: the device must hand the
+    // call to the MPIR level (pvar coll_hier_mpir_routed: once on every rank)
+    bool whole_comm = false;
+};
+constexpr const char* kWholeCommCase = "whole_comm";
+bool operator==(const VerifyCase& a, const VerifyCase& b);
+// "bcast:16384:hier/4", "allreduce:4096:whole_comm" or "allreduce:8:any".
+std::string to_string(const VerifyCase& c);
+// Inverse of to_string.  Throws UsageError.
+VerifyCase parse_verify_case(const std::string& text);
+
+// Step (d): the `hiertune verify` job, with the tree in the environment
+// (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE = tree, which must be absolute).
+Launch verify_launch(const TuneOptions& options, const std::string& hiertune, const std::string& tree,
+                     const std::vector<VerifyCase>& cases);
+
+// Step (e): one job of the tree timing, `hiertune bench -a default --json`
+// over the collectives and sizes with the bench effort of the options, the
+// launch environment setting MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE to the
+// tree (absolute) or, without it, to "" (MPICH's built-in tree, whatever the
+// caller's environment holds).  Step name "tree" or "no-tree".
+Launch tree_timing_launch(const TuneOptions& options, const std::string& hiertune, const std::string& tree,
+                          bool with_tree, const TimedGroup& group);
+
+// The output of a tree timing job: its points as timings of `round` and
+// `variant`, and the layout the job ran in (ranks, nodes, ppn, placement).
+struct TreeTimingOutput {
+    std::vector<TreeTiming> timings;
+    JobDescription layout;
+};
+// Reads the JSON lines of a tree_timing_launch job.  Throws std::runtime_error
+// for a line that is not a bench point of the default selection, points of
+// several layouts, a (collective, size) of the group missing or twice, or
+// one not asked for.
+TreeTimingOutput parse_tree_timing_output(std::istream& lines, const TimedGroup& group, int round,
+                                          const std::string& variant);
+
+// Whether two jobs ran in the same layout: ranks, nodes, ppn, placement.
+bool same_layout(const JobDescription& a, const JobDescription& b);
+
+// Whether `timings` hold every (collective, size) of the group for this round
+// and variant (a resumed step skips that job).
+bool tree_round_stored(const TimedGroup& group, const std::vector<TreeTiming>& timings, int round,
+                       const std::string& variant);
+
+// Rounds 1 .. options.tree_rounds of both variants per collective and size,
+// in the options' order, for evaluate_tree_timings.  Throws
+// std::runtime_error naming the first (collective, size, round, variant)
+// missing.
+std::vector<TreeTimingCase> tree_timing_cases(const TuneOptions& options, const std::vector<TreeTiming>& timings);
+
+// Whether a task-benchmarked candidate is in the search space (one of the
+// configurations at one of the segment sizes).
+bool in_search_space(const TuneOptions& options, const han::Candidate& candidate);
+
+// The job tune's runs are filed under: machine and ranks match, nodes too when
+// given; of several (another MPICH build), the newest.  nullopt if none.
+std::optional<Job> find_tune_job(const std::vector<Job>& jobs, const TuneOptions& options);
+
+// Label of a hier configuration with its segment size (JSON names): segsize
+// first, then the others by name, space-separated: "segsize=4096 inter_algo=tsp_kary";
+// kDefaultsLabel for none.
+std::string config_label(const Params& params);
+constexpr const char* kDefaultsLabel = "defaults";
+constexpr const char* kStockLabel = "stock";
+
+}  // namespace hiertune

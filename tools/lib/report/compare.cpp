@@ -1,0 +1,55 @@
+#include "hiertune/report/compare.hpp"
+
+#include <stdexcept>
+
+#include "hiertune/tune/sweep.hpp"
+
+namespace hiertune {
+
+double busiest_link_bytes(const std::string& name, std::uint64_t bytes, int nodes, int ppn) {
+    if (nodes < 2) return 0;
+    const std::string collective = blocking_form(name);
+    const double message = static_cast<double>(bytes);
+    if (collective == "bcast" || collective == "reduce") return message;
+    if (collective == "allreduce") return 2.0 * (nodes - 1) / nodes * message;
+    // every other node's blocks into each node (allgather), into the root's (gather),
+    // out of the root's (scatter)
+    if (collective == "allgather" || collective == "gather" || collective == "scatter")
+        return static_cast<double>(nodes - 1) * ppn * message;
+    if (collective == "barrier") return 0;
+    throw std::invalid_argument("no link bound for collective '" + collective + "'");
+}
+
+std::optional<double> link_bound_seconds(const std::string& collective, std::uint64_t bytes, int nodes,
+                                         double rate, int ppn) {
+    const double through = busiest_link_bytes(collective, bytes, nodes, ppn);
+    if (!(rate > 0) || nodes < 2 || !(through > 0)) return std::nullopt;
+    return through / rate;
+}
+
+std::optional<double> link_bound_seconds(const std::string& collective, std::uint64_t bytes, int nodes,
+                                         double rate, int ppn, int leaves, double uplink_rate) {
+    if (leaves < 1 || nodes % leaves != 0)
+        throw std::invalid_argument(std::to_string(nodes) + " nodes do not split evenly under " +
+                                    std::to_string(leaves) + " leaf switches");
+    std::optional<double> bound = link_bound_seconds(collective, bytes, nodes, rate, ppn);
+    if (leaves == 1) return bound;
+    const std::optional<double> uplink =
+        link_bound_seconds(collective, bytes, leaves, uplink_rate, ppn * (nodes / leaves));
+    if (uplink && (!bound || *uplink > *bound)) bound = uplink;
+    return bound;
+}
+
+void compare_configurations(std::vector<PointResult>& group, std::optional<double> link_rate, int nodes, int ppn) {
+    if (group.empty()) return;
+    const double first = group.front().summary.median;
+    for (PointResult& point : group) {
+        point.ratio_to_first.reset();
+        if (group.size() > 1 && first > 0) point.ratio_to_first = point.summary.median / first;
+        point.link_bound.reset();
+        if (link_rate)
+            point.link_bound = link_bound_seconds(point.key.collective, point.key.msg_bytes, nodes, *link_rate, ppn);
+    }
+}
+
+}  // namespace hiertune

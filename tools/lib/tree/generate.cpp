@@ -1,0 +1,446 @@
+#include "hiertune/tree/generate.hpp"
+
+#include "hiertune/tree/grammar.hpp"
+#include "hiertune/tune/sweep.hpp"
+
+#include "hiertune/models/analytic_han.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include "hiertune/common/sizes.hpp"
+#include "hiertune/common/text.hpp"
+#include "hiertune/common/usage_error.hpp"
+
+namespace hiertune {
+
+namespace {
+
+std::string describe_job(const Job& job) {
+    std::ostringstream text;
+    text << "job " << job.id << " (" << job.description.machine << ", " << job.description.ranks << " ranks, "
+         << job.description.nodes << " nodes, " << job.description.placement << ")";
+    return text.str();
+}
+
+}  // namespace
+
+const std::vector<std::string>& model_collectives() {
+    static const std::vector<std::string> covered{"bcast", "reduce", "allreduce", "allgather"};
+    return covered;
+}
+
+const std::vector<std::string>& tuned_collectives() {
+    static const std::vector<std::string> all = [] {
+        std::vector<std::string> names = grammar::collectives();
+        for (const std::string& collective : grammar::nonblocking_collectives()) names.push_back(collective);
+        return names;
+    }();
+    return all;
+}
+
+const std::vector<std::string>& measured_collectives() {
+    static const std::vector<std::string> rest = [] {
+        std::vector<std::string> names;
+        for (const std::string& collective : tuned_collectives())
+            if (std::find(model_collectives().begin(), model_collectives().end(), collective) == model_collectives().end())
+                names.push_back(collective);
+        return names;
+    }();
+    return rest;
+}
+
+std::string model_collectives_text() { return join(model_collectives(), ", "); }
+
+std::optional<Job> fit_job_of(const MeasureDb& db, const Job& job) {
+    for (const Job& fit : db.jobs()) {
+        const JobDescription& d = fit.description;
+        if (d.machine == job.description.machine && d.ranks == job.description.nodes && d.ppn == 1 &&
+            !db.fit_models(fit.id).empty())
+            return fit;
+    }
+    return std::nullopt;
+}
+
+std::vector<han::Candidate> seg_inter_candidates_of(const MeasureDb& db, const Job& job, const std::string& collective,
+                                                    const std::vector<han::Candidate>& measured,
+                                                    const GenerateOptions& options, std::vector<std::string>& lines) {
+    if (job.description.nodes < 2) return {};
+    if (const std::optional<Job> fit = fit_job_of(db, job)) {
+        const std::vector<FittedModel> models = db.fit_models(fit->id);
+        const analytic::ModelInputs inputs = analytic::inputs_of(db.fit_points(fit->id), db.eager_points(fit->id));
+        const han::Collective coll = han::parse_collective(collective);
+        std::vector<Params> targets = options.seg_targets;
+        if (targets.empty()) {
+            std::vector<std::uint64_t> chunks{0};
+            for (const auto& [segment, gamma] : inputs.gammas.by_segment) chunks.push_back(segment);
+            if (!options.segsizes.empty()) chunks = options.segsizes;
+            targets = analytic::seg_inter_targets(coll, measured, chunks, options.chain_fanouts);
+        }
+        const std::vector<han::Candidate> derived = analytic::seg_inter_candidates(
+            coll, measured, models, inputs, job.description.nodes, targets);
+        lines.push_back(collective + ": " + std::to_string(derived.size()) +
+                        " seg_* inter-node candidates from the analytic models of job " + std::to_string(fit->id));
+        return derived;
+    }
+    lines.push_back(collective + ": no analytic models fitted on " + std::to_string(job.description.nodes) +
+                    " nodes x 1 rank ('hiertune fit'): no seg_* inter-node candidates");
+    return {};
+}
+
+csel::TreeResult build_checked_tree(const csel::Json& stock, const csel::TreeInput& input) {
+    csel::TreeResult tree;
+    try {
+        tree = csel::build_tree(stock, input);
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+    }
+    const std::vector<std::string> problems = csel::check_tree(tree.tree, csel::collectives_of(stock));
+    if (!problems.empty()) throw UsageError("generated tree fails its check: " + problems.front());
+    return tree;
+}
+
+std::optional<csel::Choice> choice_of_point(const PointKey& key) {
+    if (is_default_algorithm(key.algorithm)) {
+        if (!key.params.empty()) return std::nullopt;
+        return csel::Choice::stock_tree();
+    }
+    if (const grammar::Algorithm* plugin = grammar::find(key.collective, key.algorithm)) {
+        // the plugin's algorithms: each CVAR the point set becomes its JSON parameter
+        Params params;
+        for (const auto& [cvar, value] : key.params) {
+            const auto param = std::find_if(plugin->params.begin(), plugin->params.end(),
+                                            [&](const grammar::Param& p) { return plugin->cvar(p) == cvar; });
+            if (param == plugin->params.end() || !grammar::valid(*plugin, param->name, value)) return std::nullopt;
+            params[param->name] = value;
+        }
+        return csel::Choice::container(plugin->container, params);
+    }
+    // MPICH's own: the tree gives every call parameter, the point's CVAR value or its default
+    const std::string name = csel::container_name(key.collective, key.algorithm);
+    if (!csel::known_container(key.collective, name)) return std::nullopt;
+    // a parameter the tree cannot give would reach the algorithm uninitialised
+    if (!grammar::mpich_unread_params(name).empty()) return std::nullopt;
+    const std::vector<grammar::MpichCallParam> call = grammar::mpich_call_params(name);
+    for (const auto& [cvar, value] : key.params)
+        if (std::none_of(call.begin(), call.end(), [&](const auto& p) { return p.cvar == cvar; }))
+            return std::nullopt;
+    Params params;
+    for (const grammar::MpichCallParam& p : call) {
+        const auto set = key.params.find(p.cvar);
+        params[p.name] = set == key.params.end() ? p.default_value : set->second;
+    }
+    return csel::Choice::container(name, params);
+}
+
+bool tree_can_run(const PointKey& key, int comm_size, int ppn) {
+    if (!choice_of_point(key)) return false;
+    // MPIR_Comm_is_parent_comm fails with one rank per node: MPICH builds no node comm
+    if (key.algorithm == "smp" && ppn == 1) return false;
+    // count >= comm_ptr->coll.pof2 (count = bytes of MPI_UNSIGNED_CHAR)
+    std::uint64_t pof2 = 1;
+    while (pof2 * 2 <= static_cast<std::uint64_t>(comm_size)) pof2 *= 2;
+    if (((key.collective == "reduce" && key.algorithm == "reduce_scatter_gather") ||
+         (key.collective == "allreduce" && key.algorithm == "reduce_scatter_allgather")) &&
+        key.msg_bytes < pof2)
+        return false;
+    return true;
+}
+
+std::pair<int, int> tree_position(const JobDescription& job) {
+    return {job.ranks, (job.ranks + job.nodes - 1) / job.nodes};
+}
+
+std::vector<csel::SampledChoice> best_measured(const Job& job, const std::vector<StoredPoint>& points,
+                                               const std::string& collective, std::size_t* skipped) {
+    const auto [comm_size, ppn] = tree_position(job.description);
+    std::map<std::uint64_t, std::pair<const StoredPoint*, csel::Choice>> best;
+    std::size_t not_expressible = 0;
+    for (const StoredPoint& point : points) {
+        if (point.key.collective != collective) continue;
+        const std::optional<csel::Choice> choice = choice_of_point(point.key);
+        if (!choice || !tree_can_run(point.key, comm_size, ppn)) {
+            ++not_expressible;
+            continue;
+        }
+        const auto found = best.find(point.key.msg_bytes);
+        const auto rank = [](const StoredPoint& p, const csel::Choice& c) {
+            return std::make_tuple(p.summary.median, p.key.params.size(), c.describe());
+        };
+        if (found == best.end() || rank(point, *choice) < rank(*found->second.first, found->second.second))
+            best[point.key.msg_bytes] = {&point, *choice};
+    }
+    if (skipped) *skipped += not_expressible;
+    std::vector<csel::SampledChoice> result;
+    for (const auto& [bytes, entry] : best) result.push_back({comm_size, ppn, bytes, entry.second});
+    return result;
+}
+
+std::vector<han::Candidate> candidates_from_tasks(const std::vector<StoredTask>& tasks, const std::string& collective) {
+    // (config text, segsize) -> candidate; per task, leaders' medians or the max
+    std::map<std::pair<std::string, std::uint64_t>, han::Candidate> by_key;
+    // allgather's sg per config text, by bytes per rank (its key's seg_bytes)
+    std::map<std::string, std::map<std::uint64_t, std::vector<double>>> gathers;
+    const bool allgather = collective == "allgather";
+    for (const StoredTask& task : tasks) {
+        if (task.key.collective != collective) continue;
+        std::vector<double> per_leader;
+        std::optional<double> max_value;
+        for (const TaskTiming& timing : task.timings) {  // ordered by leader, -1 first
+            if (timing.leader == kMaxOverLeaders)
+                max_value = timing.summary.median;
+            else
+                per_leader.push_back(timing.summary.median);
+        }
+        std::vector<double> costs = per_leader.empty() ? std::vector<double>{*max_value} : per_leader;
+        if (allgather && task.key.task == han::kGatherTask) {
+            gathers[canonical_params(task.key.config)][task.key.seg_bytes] = std::move(costs);
+            continue;
+        }
+        han::Candidate& candidate = by_key[{canonical_params(task.key.config), task.key.seg_bytes}];
+        candidate.config = task.key.config;
+        candidate.segsize = task.key.seg_bytes;
+        candidate.costs[task.key.task] = std::move(costs);
+    }
+    std::vector<han::Candidate> result;
+    for (auto& [key, candidate] : by_key) {
+        if (const auto found = gathers.find(key.first); found != gathers.end()) candidate.gather_costs = found->second;
+        // what the configuration's shorter segments cost (by_key is ordered by segment size within a config)
+        for (const auto& [shorter_key, shorter] : by_key) {
+            if (shorter_key.first != key.first || shorter_key.second >= key.second) continue;
+            candidate.shorter_segments[shorter_key.second] = shorter.costs;
+        }
+        result.push_back(candidate);
+    }
+    return result;
+}
+
+Params candidate_params(const han::Candidate& candidate) {
+    Params params = candidate.config;
+    params["segsize"] = std::to_string(candidate.segsize);
+    return params;
+}
+
+std::map<std::uint64_t, StockPoint> best_stock_points(const std::vector<StoredPoint>& points,
+                                                      const std::string& collective, int comm_size, int ppn) {
+    std::map<std::uint64_t, StockPoint> selection, forced;
+    for (const StoredPoint& point : points) {
+        if (point.key.collective != collective || grammar::find(collective, point.key.algorithm)) continue;
+        const std::optional<csel::Choice> choice = choice_of_point(point.key);
+        if (!choice || !tree_can_run(point.key, comm_size, ppn)) continue;
+        StockPoint candidate{*choice, choice->describe(), point.summary.median};
+        auto& best = choice->stock ? selection : forced;
+        const auto found = best.find(point.key.msg_bytes);
+        // ties by name, so that every run picks the same
+        if (found == best.end() || std::tie(candidate.time, candidate.label) <
+                                       std::tie(found->second.time, found->second.label))
+            best[point.key.msg_bytes] = std::move(candidate);
+    }
+    // a forced algorithm replaces MPICH's selection only when it is clearly faster
+    for (auto& [bytes, point] : forced) {
+        const auto own = selection.find(bytes);
+        if (own == selection.end() || point.time < (1 - kStockMargin) * own->second.time)
+            selection[bytes] = std::move(point);
+    }
+    return selection;
+}
+
+std::optional<ModelPick> model_pick(const std::string& collective, const std::vector<han::Candidate>& candidates,
+                                    int nodes, std::uint64_t msg_bytes, const std::optional<StockPoint>& stock,
+                                    const han::ModelOptions& options, int ppn) {
+    ModelPick pick;
+    pick.prediction =
+        han::best_candidate(han::parse_collective(collective), candidates, nodes, msg_bytes, options, ppn);
+    if (pick.prediction && (!stock || pick.prediction->time < stock->time))
+        pick.choice = csel::Choice::container(csel::container_name(collective, "hier"),
+                                              candidate_params(*pick.prediction->candidate));
+    else if (stock)
+        pick.choice = stock->choice;
+    else
+        return std::nullopt;
+    return pick;
+}
+
+std::optional<csel::Choice> model_midpoint(const std::string& collective, const std::vector<han::Candidate>& candidates,
+                                           int nodes, int ppn, std::uint64_t msg_bytes,
+                                           const han::ModelOptions& options) {
+    const auto prediction =
+        han::best_candidate(han::parse_collective(collective), candidates, nodes, msg_bytes, options, ppn);
+    if (!prediction) return std::nullopt;
+    return csel::Choice::container(csel::container_name(collective, "hier"), candidate_params(*prediction->candidate));
+}
+
+std::vector<std::string> tree_summary_lines(const csel::TreeResult& tree) {
+    std::vector<std::string> lines;
+    for (const std::string& collective : tree.unchanged)
+        lines.push_back(collective + ": stock is best everywhere, stock tree kept");
+    lines.push_back(std::to_string(tree.message_rules) + " message-size rules written");
+    for (const csel::Midpoint& m : tree.wanted)
+        lines.push_back("worth measuring: " + m.collective + " " + std::to_string(m.msg_bytes) + " bytes at " +
+                        std::to_string(m.comm_size) + " ranks, ppn " + std::to_string(m.ppn) +
+                        " (midpoint where the choice changes)");
+    return lines;
+}
+
+namespace {
+
+std::vector<Job> selected_jobs(const MeasureDb& db, const GenerateOptions& options) {
+    const std::vector<Job> all = db.jobs();
+    if (options.jobs.empty()) return all;
+    std::vector<Job> result;
+    for (JobId id : options.jobs) {
+        const auto found = std::find_if(all.begin(), all.end(), [&](const Job& job) { return job.id == id; });
+        if (found == all.end()) throw UsageError("no job " + std::to_string(id) + " in " + db.path() + " (see 'db list')");
+        result.push_back(*found);
+    }
+    return result;
+}
+
+std::vector<std::string> generated_collectives(const GenerateOptions& options, bool model) {
+    std::vector<std::string> collectives = options.collectives;
+    if (collectives.empty()) collectives = model ? model_collectives() : tuned_collectives();
+    for (const std::string& collective : collectives) {
+        if (std::find(tuned_collectives().begin(), tuned_collectives().end(), collective) == tuned_collectives().end())
+            throw UsageError("collective '" + collective + "': generate tunes " + name_list(tuned_collectives()));
+        if (model && std::find(model_collectives().begin(), model_collectives().end(), collective) ==
+                         model_collectives().end())
+            throw UsageError("the task model covers " + model_collectives_text() + "; use --from measured for " +
+                             collective);
+    }
+    return collectives;
+}
+
+// Model only: per (collective, comm_size, ppn), what a midpoint query needs.
+struct ModelContext {
+    std::vector<han::Candidate> candidates;
+    int nodes = 0;
+    int ppn = 0;
+    bool has_stock = false;
+};
+using ModelContexts = std::map<std::tuple<std::string, int, int>, ModelContext>;
+
+// The job's candidates of the collective that pass the filter: from its task
+// benchmarks, and the seg_* ones derived from them.
+std::vector<han::Candidate> model_candidates(const MeasureDb& db, const Job& job, const std::string& collective,
+                                             const GenerateOptions& options, std::vector<std::string>& lines) {
+    const auto passes = [&](const han::Candidate& candidate) {
+        return !options.candidate_filter || options.candidate_filter(candidate);
+    };
+    std::vector<han::Candidate> candidates = candidates_from_tasks(db.tasks(job.id), collective);
+    candidates.erase(std::remove_if(candidates.begin(), candidates.end(),
+                                    [&](const han::Candidate& candidate) { return !passes(candidate); }),
+                     candidates.end());
+    if (candidates.empty() || collective == "allgather") return candidates;  // no seg_* submodule in allgather
+    for (han::Candidate& candidate : seg_inter_candidates_of(db, job, collective, candidates, options, lines))
+        if (passes(candidate)) candidates.push_back(std::move(candidate));
+    return candidates;
+}
+
+// The model's pick at each size (--sizes, else the stock's measured sizes, else
+// the default range); records the job's context for midpoint queries.
+std::vector<csel::SampledChoice> model_choices(const MeasureDb& db, const Job& job,
+                                               const std::vector<StoredPoint>& points, const std::string& collective,
+                                               const GenerateOptions& options, std::vector<std::string>& lines,
+                                               ModelContexts& contexts) {
+    const auto position = tree_position(job.description);
+    ModelContext context;
+    context.candidates = model_candidates(db, job, collective, options, lines);
+    context.nodes = job.description.nodes;
+    context.ppn = position.second;
+    if (context.candidates.empty()) return {};
+    const std::map<std::uint64_t, StockPoint> stock =
+        best_stock_points(points, collective, position.first, position.second);
+    context.has_stock = !stock.empty();
+    std::vector<std::uint64_t> sizes = options.sizes;
+    if (sizes.empty())
+        for (const auto& [bytes, point] : stock) sizes.push_back(bytes);
+    if (sizes.empty()) sizes = osu_size_range(kDefaultSizeRange);
+    std::vector<csel::SampledChoice> best;
+    for (std::uint64_t bytes : sizes) {
+        const auto stock_found = stock.find(bytes);
+        const std::optional<ModelPick> pick = model_pick(
+            collective, context.candidates, context.nodes, bytes,
+            stock_found == stock.end() ? std::nullopt : std::optional<StockPoint>(stock_found->second), options.model,
+            context.ppn);
+        if (!pick) continue;  // nothing known at this size
+        best.push_back({position.first, position.second, bytes, pick->choice});
+    }
+    contexts[{collective, position.first, position.second}] = std::move(context);
+    return best;
+}
+
+std::string job_line(const std::string& collective, const Job& job, const std::vector<csel::SampledChoice>& best) {
+    const auto not_stock = std::count_if(best.begin(), best.end(), [](const auto& p) { return !p.choice.stock; });
+    return collective + ": " + describe_job(job) + ": " + std::to_string(best.size()) + " sizes, " +
+           std::to_string(not_stock) + " not stock";
+}
+
+// The jobs' choices of one collective into input (none: the stock tree is kept).
+void sample_collective(const MeasureDb& db, const std::vector<Job>& jobs, const std::string& collective,
+                       const GenerateOptions& options, GenerateReport& report, csel::TreeInput& input,
+                       ModelContexts& contexts) {
+    const bool model = options.source == GenerateSource::model;
+    std::map<std::pair<int, int>, JobId> position_owner;
+    std::vector<csel::SampledChoice>& sampled = input.choices[collective];
+    std::size_t skipped = 0;
+    for (const Job& job : jobs) {
+        const auto position = tree_position(job.description);
+        const std::vector<StoredPoint> points = db.points(job.id);
+        const std::vector<csel::SampledChoice> best =
+            model ? model_choices(db, job, points, collective, options, report.lines, contexts)
+                  : best_measured(job, points, collective, &skipped);
+        if (best.empty()) continue;
+        const auto [owner, fresh] = position_owner.emplace(position, job.id);
+        if (!fresh)
+            throw UsageError("jobs " + std::to_string(owner->second) + " and " + std::to_string(job.id) +
+                             " both have " + std::to_string(position.first) + " ranks and average ppn " +
+                             std::to_string(position.second) + ": the tree cannot tell them apart; pick one with --job");
+        report.lines.push_back(job_line(collective, job, best));
+        sampled.insert(sampled.end(), best.begin(), best.end());
+    }
+    if (skipped)
+        report.lines.push_back(collective + ": " + std::to_string(skipped) +
+                               " measured points skipped (parameters or algorithms a tree cannot express)");
+    if (sampled.empty()) {
+        report.lines.push_back(collective + ": no data, stock tree kept");
+        input.choices.erase(collective);
+    }
+}
+
+}  // namespace
+
+GenerateReport generate_tree(const MeasureDb& db, const csel::Json& stock, const GenerateOptions& options) {
+    if (options.source == GenerateSource::analytic) return generate_analytic_tree(db, stock, options);
+    const bool model = options.source == GenerateSource::model;
+    const std::vector<std::string> collectives = generated_collectives(options, model);
+    const std::vector<Job> jobs = selected_jobs(db, options);
+
+    GenerateReport report;
+    csel::TreeInput input;
+    ModelContexts contexts;
+    for (const std::string& collective : collectives)
+        sample_collective(db, jobs, collective, options, report, input, contexts);
+    if (input.choices.empty())
+        throw UsageError(std::string("nothing to generate from in ") + db.path() + ": no " +
+                         (model ? "task benchmarks" : "measured points") + " for the requested collectives");
+
+    if (model)
+        input.requery = [&](const std::string& collective, int comm_size, int ppn,
+                            std::uint64_t bytes) -> std::optional<csel::Choice> {
+            const auto found = contexts.find({collective, comm_size, ppn});
+            if (found == contexts.end() || found->second.has_stock) return std::nullopt;  // stock not measured there
+            return model_midpoint(collective, found->second.candidates, found->second.nodes, found->second.ppn, bytes,
+                                  options.model);
+        };
+
+    report.tree = build_checked_tree(stock, input);
+    const std::vector<std::string> summary = tree_summary_lines(report.tree);
+    report.lines.insert(report.lines.end(), summary.begin(), summary.end());
+    return report;
+}
+
+}  // namespace hiertune

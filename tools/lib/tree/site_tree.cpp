@@ -1,0 +1,129 @@
+#include "hiertune/tree/site_tree.hpp"
+
+#include <chrono>
+#include <ctime>
+#include <fstream>
+#include <system_error>
+
+#include <nlohmann/json.hpp>
+
+#include "hier_site.h"
+#include "hiertune/tree/grammar.hpp"
+#include "hiertune/common/usage_error.hpp"
+
+namespace hiertune {
+
+namespace {
+
+std::string utc_text(std::time_t t) {
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char text[32];
+    std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return text;
+}
+
+// The record's string fields, in the order written (hier_site.h: the keys MPI_Init checks).
+const std::pair<const char*, std::string SiteRecord::*> kRecordFields[] = {
+    {MPII_HIER_SITE_KEY_MPICH_VERSION, &SiteRecord::mpich_version},
+    {MPII_HIER_SITE_KEY_TREE_DIGEST, &SiteRecord::tree_digest},
+    {"machine", &SiteRecord::machine},
+    {"cluster", &SiteRecord::cluster},
+    {"measured", &SiteRecord::measured},
+    {"installed", &SiteRecord::installed},
+    {"source", &SiteRecord::source}};
+
+std::string digest_of(const std::filesystem::path& file) {
+    char digest[MPII_HIER_SITE_DIGEST_SIZE];
+    if (MPII_Hier_site_digest(file.c_str(), digest) != 0)
+        throw UsageError("cannot read " + file.string() + ": " + std::error_code(errno, std::generic_category()).message());
+    return digest;
+}
+
+void write_file(const std::filesystem::path& path, const std::string& content) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << content;
+    out.flush();
+    if (!out) throw UsageError("cannot write " + path.string());
+}
+
+// content written beside `to` and renamed over it: a job never reads half a file
+void write_over(const std::filesystem::path& to, const std::string& content) {
+    const std::filesystem::path temporary = to.string() + ".new";
+    write_file(temporary, content);
+    std::error_code error;
+    std::filesystem::rename(temporary, to, error);
+    if (error) throw UsageError("cannot move " + temporary.string() + " to " + to.string() + ": " + error.message());
+}
+
+}  // namespace
+
+std::filesystem::path site_tree_path(const std::filesystem::path& prefix) {
+    return prefix / MPII_HIER_SITE_TREE_DIR / MPII_HIER_SITE_TREE_NAME;
+}
+
+std::filesystem::path site_record_path(const std::filesystem::path& tree) {
+    return tree.string() + MPII_HIER_SITE_RECORD_SUFFIX;
+}
+
+std::string utc_now() { return utc_text(std::time(nullptr)); }
+
+std::string utc_mtime(const std::filesystem::path& file) {
+    const auto since = std::filesystem::last_write_time(file) - std::filesystem::file_time_type::clock::now();
+    const auto at = std::chrono::system_clock::now() + std::chrono::duration_cast<std::chrono::system_clock::duration>(since);
+    return utc_text(std::chrono::system_clock::to_time_t(at));
+}
+
+SiteRecord install_site_tree(const std::string& tree, const std::filesystem::path& prefix, SiteRecord record) {
+    const std::vector<std::string> problems = grammar::check_tree_file(tree, grammar::Level::mpir);
+    if (!problems.empty())  // one line, as hiertune's errors are
+        throw UsageError(tree + ": MPI_Init would refuse this tree, not installed: " + problems.front() +
+                         (problems.size() > 1 ? " (and " + std::to_string(problems.size() - 1) +
+                                                    " more: hiertune check-tree lists them)"
+                                              : ""));
+    std::string content;
+    {
+        std::ifstream in(tree, std::ios::binary);
+        if (!in) throw UsageError("cannot read " + tree);
+        content.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    const std::filesystem::path to = site_tree_path(prefix);
+    std::error_code error;
+    std::filesystem::create_directories(to.parent_path(), error);
+    if (error) throw UsageError("cannot create " + to.parent_path().string() + ": " + error.message());
+    record.installed = utc_now();
+    record.source = std::filesystem::absolute(tree).string();
+    // the tree beside its place, its digest, the record, then the tree renamed into place:
+    // a job in between refuses the old tree (the record's digest is the new one's) and
+    // runs on MPICH's built-in tree
+    const std::filesystem::path staged = to.string() + ".new";
+    write_file(staged, content);
+    record.tree_digest = digest_of(staged);
+    nlohmann::ordered_json json{{MPII_HIER_SITE_KEY_FORMAT, MPII_HIER_SITE_RECORD_FORMAT}};
+    for (const auto& [key, field] : kRecordFields) json[key] = record.*field;
+    write_over(site_record_path(to), json.dump(2) + "\n");
+    std::filesystem::rename(staged, to, error);
+    if (error) throw UsageError("cannot move " + staged.string() + " to " + to.string() + ": " + error.message());
+    return record;
+}
+
+std::optional<SiteRecord> read_site_record(const std::filesystem::path& tree) {
+    std::ifstream in(site_record_path(tree));
+    if (!in) return std::nullopt;
+    const nlohmann::json json = nlohmann::json::parse(in, nullptr, false);
+    if (!json.is_object()) return std::nullopt;
+    SiteRecord record;
+    for (const auto& [key, field] : kRecordFields) {
+        const auto found = json.find(key);
+        if (found != json.end() && found->is_string()) record.*field = found->get<std::string>();
+    }
+    return record;
+}
+
+std::vector<std::string> site_tree_problems(const std::filesystem::path& tree, const std::string& mpich_version) {
+    char why[1024];
+    if (MPII_Hier_site_record_problem(tree.c_str(), mpich_version.c_str(), why, sizeof(why)) != 0) return {why};
+    return grammar::check_tree_file(tree.string(), grammar::Level::mpir);
+}
+
+}  // namespace hiertune

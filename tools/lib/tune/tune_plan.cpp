@@ -1,0 +1,384 @@
+#include "hiertune/tune/tune_plan.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <sstream>
+#include <utility>
+
+#include "hiertune/tree/grammar.hpp"
+#include "hiertune/tune/task_bench.hpp"
+#include "hiertune/common/usage_error.hpp"
+
+namespace hiertune {
+
+namespace {
+
+std::vector<han::Candidate> search_space_candidates(const std::vector<han::Candidate>& all,
+                                                    const std::vector<std::pair<Params, std::uint64_t>>& space) {
+    std::vector<han::Candidate> candidates;
+    for (const han::Candidate& candidate : all) {
+        const auto in_space = std::find_if(space.begin(), space.end(), [&](const auto& entry) {
+            return entry.first == candidate.config && entry.second == candidate.segsize;
+        });
+        if (in_space != space.end()) candidates.push_back(candidate);
+    }
+    return candidates;
+}
+
+// What hier's pick at this size counts: segments, or for allgather the pieces
+// a leader receives, (N-1) blocks of ppn*m bytes.
+std::uint64_t verified_segments(han::Collective collective, std::uint64_t bytes, std::uint64_t segsize, int nodes,
+                                int ppn) {
+    if (collective == han::Collective::allgather)
+        return static_cast<std::uint64_t>(nodes - 1) *
+               han::segment_count(static_cast<std::uint64_t>(ppn) * bytes, segsize);
+    return han::segment_count(bytes, segsize);
+}
+
+// The measured points of a collective without a task model that a tree can run
+// at the plan's position: MPICH's selection by size, and every other choice (hier's
+// configurations labelled by config_label, MPICH's forced algorithms by describe).
+void measured_options(const TunePlan& plan, const std::string& collective, const std::vector<StoredPoint>& points,
+                      std::map<std::uint64_t, Summary>& stock, std::vector<MeasuredOption>& options) {
+    for (const StoredPoint& point : points) {
+        // tree_can_run: a choice_of_point the tree can run at the plan's position
+        if (point.key.collective != collective || !tree_can_run(point.key, plan.comm_size, plan.ppn)) continue;
+        const std::optional<csel::Choice> choice = choice_of_point(point.key);
+        if (choice->stock) {
+            stock[point.key.msg_bytes] = point.summary;
+            continue;
+        }
+        const std::string label = grammar::find(choice->algorithm) ? config_label(choice->params) : choice->describe();
+        auto found = std::find_if(options.begin(), options.end(), [&](const auto& o) { return o.label == label; });
+        if (found == options.end()) found = options.insert(options.end(), MeasuredOption{*choice, label, {}});
+        found->times[point.key.msg_bytes] = point.summary;
+    }
+}
+
+// The pick, case and verify case of a collective without a task model at one size.
+void add_measured_case(TunePlan& plan, const std::string& collective, std::uint64_t bytes,
+                       const MeasuredOption* pick) {
+    const csel::Choice choice = pick ? pick->choice : csel::Choice::stock_tree();
+    CollectivePlan& own = plan.collectives[collective];
+    own.stock_measured = true;
+    own.picks.push_back({plan.comm_size, plan.ppn, bytes, choice});
+    SizeCase c;
+    c.collective = collective;
+    c.msg_bytes = bytes;
+    c.pick = pick ? pick->label : kStockLabel;
+    c.measured_pick = true;
+    for (const Params& config : measured_configs(collective))
+        c.configs.push_back(ConfigTime{config_label(config), std::nullopt, std::nullopt});
+    plan.cases.push_back(std::move(c));
+    const bool hier = !choice.stock && grammar::find(choice.algorithm);
+    plan.verify.push_back(
+        VerifyCase{collective, bytes, hier, 0, !choice.stock && !hier && csel::device_composes(collective)});
+}
+
+// The cases, picks and verify cases of a collective without a task model at the sizes
+// of its timed group: where MPICH selects it by bytes (csel::message_size_key) each
+// size's own measured_pick, else one measured_pick for every size.
+void plan_measured(TunePlan& plan, const std::string& collective, const std::vector<std::uint64_t>& sizes,
+                   const std::vector<StoredPoint>& points) {
+    std::map<std::uint64_t, Summary> stock;
+    std::vector<MeasuredOption> options;
+    measured_options(plan, collective, points, stock, options);
+    // only what was measured at every size competes
+    options.erase(std::remove_if(options.begin(), options.end(),
+                                 [&](const MeasuredOption& o) {
+                                     return std::any_of(sizes.begin(), sizes.end(),
+                                                        [&](std::uint64_t b) { return !o.times.count(b); });
+                                 }),
+                  options.end());
+    bool complete = true;  // MPICH's selection measured at every size
+    for (std::uint64_t bytes : sizes)
+        if (!stock.count(bytes)) {
+            plan.unpredicted.push_back(collective + " " + std::to_string(bytes) + " B");
+            complete = false;
+        }
+    if (!complete) return;
+    if (!csel::message_size_key(collective)) {
+        const MeasuredOption* pick = measured_pick(stock, options);
+        for (std::uint64_t bytes : sizes) add_measured_case(plan, collective, bytes, pick);
+        return;
+    }
+    for (std::uint64_t bytes : sizes) {
+        std::vector<MeasuredOption> at_size;
+        for (const MeasuredOption& o : options) at_size.push_back({o.choice, o.label, {{bytes, o.times.at(bytes)}}});
+        add_measured_case(plan, collective, bytes, measured_pick({{bytes, stock.at(bytes)}}, at_size));
+    }
+}
+
+}  // namespace
+
+void mark_same_choices(const TunePlan& plan, TreeTimingReport& timing) {
+    for (TreeTimingRow& row : timing.rows)
+        row.same_choice = std::any_of(plan.cases.begin(), plan.cases.end(), [&](const SizeCase& c) {
+            return c.collective == row.collective && c.msg_bytes == row.msg_bytes && c.pick == kStockLabel;
+        });
+}
+
+const MeasuredOption* measured_pick(const std::map<std::uint64_t, Summary>& stock,
+                                    const std::vector<MeasuredOption>& options) {
+    const MeasuredOption* best = nullptr;
+    double best_log_ratio = 0;
+    for (const MeasuredOption& option : options) {
+        bool slower = false, faster = false;
+        double log_ratio = 0;
+        for (const auto& [bytes, own] : stock) {
+            const auto time = option.times.find(bytes);
+            if (time == option.times.end()) return nullptr;  // not measured everywhere: no pick
+            const double noise = own.relative_half_width() + time->second.relative_half_width();
+            slower = slower || time->second.median > own.median * (1 + noise);
+            faster = faster || time->second.median * (1 + std::max(noise, kStockMargin)) < own.median;
+            log_ratio += std::log(time->second.median / own.median);
+        }
+        if (slower || !faster || (best && log_ratio >= best_log_ratio)) continue;
+        best = &option;
+        best_log_ratio = log_ratio;
+    }
+    return best;
+}
+
+TunePlan plan_tune(const TuneOptions& options, const std::vector<StoredTask>& tasks,
+                   const std::vector<StoredPoint>& points, int nodes,
+                   const std::map<std::string, std::vector<han::Candidate>>& seg_candidates) {
+    const std::vector<Params> configs = parse_task_configs(options.configs);
+    TunePlan plan;
+    plan.nodes = nodes;
+    plan.comm_size = options.ranks;
+    plan.ppn = (options.ranks + nodes - 1) / std::max(nodes, 1);  // the tree's comm_avg_ppn
+    plan.model = options.model;
+    for (const std::string& collective : options.collectives) {
+        const han::Collective coll = han::parse_collective(collective);
+        // the search space of the collective: configurations x segment sizes
+        std::vector<std::pair<Params, std::uint64_t>> space;
+        for (const Params& config : configs_for(collective, configs, &plan.skipped))
+            for (std::uint64_t segsize : options.segsizes) space.emplace_back(config, segsize);
+        std::vector<han::Candidate> all = candidates_from_tasks(tasks, collective);
+        if (const auto seg = seg_candidates.find(collective); seg != seg_candidates.end())
+            all.insert(all.end(), seg->second.begin(), seg->second.end());
+        CollectivePlan& own = plan.collectives[collective];
+        own.candidates = search_space_candidates(all, space);
+
+        const std::map<std::uint64_t, StockPoint> best_stock =
+            best_stock_points(points, collective, plan.comm_size, plan.ppn);
+        own.stock_measured = !best_stock.empty();
+        for (std::uint64_t bytes : options.sizes) {
+            const auto stock_found = best_stock.find(bytes);
+            const std::optional<StockPoint> stock =
+                stock_found == best_stock.end() ? std::nullopt : std::optional<StockPoint>(stock_found->second);
+            const std::optional<ModelPick> pick =
+                model_pick(collective, own.candidates, nodes, bytes, stock, options.model, plan.ppn);
+            if (!pick) {
+                plan.unpredicted.push_back(collective + " " + std::to_string(bytes) + " B");
+                continue;
+            }
+            own.picks.push_back({plan.comm_size, plan.ppn, bytes, pick->choice});
+            SizeCase c;
+            c.collective = collective;
+            c.msg_bytes = bytes;
+            const bool hier = pick->choice.algorithm == csel::container_name(collective, "hier");
+            c.pick = hier ? config_label(pick->choice.params) : pick->choice.describe();
+            for (const auto& [config, segsize] : space) {
+                Params params = config;
+                params["segsize"] = std::to_string(segsize);
+                ConfigTime entry;
+                entry.config = config_label(params);
+                const auto candidate = std::find_if(own.candidates.begin(), own.candidates.end(), [&](const auto& cand) {
+                    return cand.config == config && cand.segsize == segsize;
+                });
+                if (candidate != own.candidates.end())
+                    entry.predicted = han::predict_candidate(coll, *candidate, nodes, bytes, plan.ppn);
+                c.configs.push_back(std::move(entry));
+            }
+            VerifyCase v{collective, bytes, hier, 0, !hier && !pick->choice.stock};
+            if (hier) v.segments = verified_segments(coll, bytes, pick->prediction->candidate->segsize, nodes, plan.ppn);
+            plan.verify.push_back(v);
+            plan.cases.push_back(std::move(c));
+        }
+    }
+    for (const TimedGroup& group : timed_groups(options))
+        for (const std::string& collective : group.collectives)
+            if (std::count(options.measured.begin(), options.measured.end(), collective))
+                plan_measured(plan, collective, group.sizes, points);
+    measure_plan(plan, points);
+    return plan;
+}
+
+void measure_plan(TunePlan& plan, const std::vector<StoredPoint>& points) {
+    // medians by (collective, size, label): hier's by configuration, MPICH's
+    // (its selection and its algorithms, step 1) by choice
+    std::map<std::tuple<std::string, std::uint64_t, std::string>, Summary> measured;
+    std::map<std::pair<std::string, std::uint64_t>, std::vector<std::string>> stock_labels;
+    for (const StoredPoint& point : points) {
+        const std::string& collective = point.key.collective;
+        if (!plan.collectives.count(collective)) continue;
+        const std::optional<csel::Choice> choice = choice_of_point(point.key);
+        if (!choice) continue;
+        const grammar::Algorithm* hier = grammar::hier_algorithm(collective);
+        if (hier && choice->algorithm == hier->container) {
+            measured[{collective, point.key.msg_bytes, config_label(choice->params)}] = point.summary;
+        } else if (!grammar::find(collective, point.key.algorithm) &&
+                   tree_can_run(point.key, plan.comm_size, plan.ppn)) {
+            measured[{collective, point.key.msg_bytes, choice->describe()}] = point.summary;
+            stock_labels[{collective, point.key.msg_bytes}].push_back(choice->describe());
+        }
+    }
+    for (SizeCase& c : plan.cases) {
+        for (const std::string& label : stock_labels[{c.collective, c.msg_bytes}]) {
+            const bool known = std::any_of(c.configs.begin(), c.configs.end(),
+                                           [&](const ConfigTime& config) { return config.config == label; });
+            if (!known) c.configs.push_back(ConfigTime{label, std::nullopt, std::nullopt});
+        }
+        for (ConfigTime& config : c.configs) {
+            const auto time = measured.find({c.collective, c.msg_bytes, config.config});
+            if (time == measured.end()) continue;
+            config.measured = time->second.median;
+            config.noise = time->second.relative_half_width();
+        }
+    }
+}
+
+bool sweep_complete(const TunePlan& plan) {
+    for (const SizeCase& c : plan.cases)
+        for (const ConfigTime& config : c.configs)
+            if (!config.measured) return false;
+    return plan.unpredicted.empty();
+}
+
+std::vector<RevertedPick> keep_measured_faster(TunePlan& plan, const TreeTimingReport& timing) {
+    // the collectives with one choice per shape that keep it: none slower, one faster
+    std::map<std::string, std::pair<bool, bool>> slower_faster;
+    for (const TreeTimingRow& row : timing.rows)
+        if (!csel::message_size_key(row.collective)) {
+            auto& [slower, faster] = slower_faster[row.collective];
+            slower = slower || row.verdict == TreeVerdict::slower;
+            faster = faster || row.verdict == TreeVerdict::faster;
+        }
+    const auto kept = [&](const TreeTimingRow& row) {
+        const auto shape = slower_faster.find(row.collective);
+        return shape == slower_faster.end() ? row.verdict == TreeVerdict::faster
+                                            : !shape->second.first && shape->second.second;
+    };
+    std::vector<RevertedPick> reverted;
+    for (std::size_t i = 0; i < plan.cases.size(); ++i) {  // the cases are in plan order; verify[i] is case i's
+        SizeCase& c = plan.cases[i];
+        const auto row = std::find_if(timing.rows.begin(), timing.rows.end(), [&](const TreeTimingRow& r) {
+            return r.collective == c.collective && r.msg_bytes == c.msg_bytes;
+        });
+        std::vector<csel::SampledChoice>& picks = plan.collectives.at(c.collective).picks;
+        const auto pick = std::find_if(picks.begin(), picks.end(),
+                                       [&](const csel::SampledChoice& p) { return p.msg_bytes == c.msg_bytes; });
+        if (pick == picks.end() || pick->choice.stock || row == timing.rows.end() || kept(*row)) continue;
+        reverted.push_back({c.collective, c.msg_bytes, c.pick, *row});
+        pick->choice = csel::Choice::stock_tree();
+        c.pick = pick->choice.describe();
+        plan.verify[i] = VerifyCase{c.collective, c.msg_bytes, false, 0, false};
+    }
+    return reverted;
+}
+
+std::string to_string(PickSource source) {
+    switch (source) {
+        case PickSource::model: return "model";
+        case PickSource::measured: return "measured";
+        case PickSource::stock: return "stock";
+        case PickSource::put_back: return "put back";
+    }
+    return "";
+}
+
+namespace {
+
+PickSource source_of(const TunePlan& plan, const SizeCase& c, const std::vector<RevertedPick>& reverted) {
+    if (std::any_of(reverted.begin(), reverted.end(), [&](const RevertedPick& r) {
+            return r.collective == c.collective && r.msg_bytes == c.msg_bytes;
+        }))
+        return PickSource::put_back;
+    const std::vector<csel::SampledChoice>& picks = plan.collectives.at(c.collective).picks;
+    const auto pick = std::find_if(picks.begin(), picks.end(),
+                                   [&](const csel::SampledChoice& p) { return p.msg_bytes == c.msg_bytes; });
+    if (pick == picks.end() || pick->choice.stock) return PickSource::stock;
+    if (c.measured_pick || !grammar::find(pick->choice.algorithm)) return PickSource::measured;
+    return PickSource::model;
+}
+
+}  // namespace
+
+std::vector<CoverageRow> coverage(const TunePlan& plan, const std::vector<RevertedPick>& reverted) {
+    std::vector<CoverageRow> rows;
+    for (const SizeCase& c : plan.cases) {
+        const PickSource source = source_of(plan, c, reverted);
+        if (!rows.empty() && rows.back().collective == c.collective && rows.back().source == source &&
+            rows.back().choice == c.pick) {
+            rows.back().last_bytes = c.msg_bytes;
+            continue;
+        }
+        rows.push_back(CoverageRow{c.collective, c.msg_bytes, c.msg_bytes, source, c.pick});
+    }
+    return rows;
+}
+
+std::vector<std::string> coverage_lines(const TunePlan& plan, const std::vector<CoverageRow>& rows) {
+    std::vector<std::string> lines{
+        "# coverage: where the tree's choices come from (model: the HAN task model's pick; measured: picked by "
+        "measurement; stock: MPICH's selection measured fastest; put back: not measured faster than no tree)",
+        "# tuned at " + std::to_string(plan.comm_size) + " ranks, " + std::to_string(plan.ppn) +
+            " per node; every other comm size and ppn: MPICH's selection (not tuned)",
+        "collective   sizes (B)              source     choice"};
+    const auto row_text = [](const std::string& collective, const std::string& sizes, const std::string& source,
+                             const std::string& choice) {
+        std::ostringstream line;
+        line << std::left << std::setw(13) << collective << std::setw(23) << sizes << std::setw(11) << source
+             << choice;
+        return line.str();
+    };
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const CoverageRow& row = rows[i];
+        const bool by_size = csel::message_size_key(row.collective).has_value();
+        const bool first = i == 0 || rows[i - 1].collective != row.collective;
+        const bool last = i + 1 == rows.size() || rows[i + 1].collective != row.collective;
+        if (by_size && first && row.first_bytes > 0)
+            lines.push_back(row_text(row.collective, "< " + std::to_string(row.first_bytes), "stock",
+                                     "MPICH's selection (not measured)"));
+        std::string sizes = std::to_string(row.first_bytes);
+        if (row.last_bytes != row.first_bytes) sizes += "-" + std::to_string(row.last_bytes);
+        if (!by_size) sizes = "every size (" + sizes + ")";
+        else if (last) sizes += " and up";
+        lines.push_back(row_text(row.collective, sizes, to_string(row.source), row.choice));
+    }
+    return lines;
+}
+
+GenerateReport plan_tree(const TunePlan& plan, const csel::Json& stock) {
+    csel::TreeInput input;
+    GenerateReport report;
+    for (const auto& [collective, own] : plan.collectives) {
+        if (own.picks.empty()) {
+            report.lines.push_back(collective + ": no data, stock tree kept");
+            continue;
+        }
+        input.choices[collective] = own.picks;
+        const auto hier = std::count_if(own.picks.begin(), own.picks.end(),
+                                        [](const csel::SampledChoice& pick) { return !pick.choice.stock; });
+        report.lines.push_back(collective + ": " + std::to_string(own.picks.size()) + " sizes, " +
+                               std::to_string(hier) + " not stock");
+    }
+    if (input.choices.empty()) throw UsageError("nothing to generate from: no pick for any collective");
+    input.requery = [&plan](const std::string& collective, int comm_size, int ppn,
+                            std::uint64_t bytes) -> std::optional<csel::Choice> {
+        const auto found = plan.collectives.find(collective);
+        if (found == plan.collectives.end() || found->second.stock_measured || comm_size != plan.comm_size ||
+            ppn != plan.ppn)
+            return std::nullopt;
+        return model_midpoint(collective, found->second.candidates, plan.nodes, plan.ppn, bytes, plan.model);
+    };
+    report.tree = build_checked_tree(stock, input);
+    const std::vector<std::string> summary = tree_summary_lines(report.tree);
+    report.lines.insert(report.lines.end(), summary.begin(), summary.end());
+    return report;
+}
+
+}  // namespace hiertune
