@@ -37,7 +37,7 @@ double seconds_since(Clock::time_point start) { return std::chrono::duration<dou
 struct Learned {
     LearnSpace space;
     std::unique_ptr<ActiveLearner> learner;
-    std::set<LearnShape> loaded;  // shapes whose stored points were read (resume)
+    std::set<JobShape> loaded;  // shapes whose stored points were read (resume)
     std::size_t from_db = 0;      // points recorded from the database without measuring
     std::size_t measured = 0;     // points recorded from this run's jobs
 };
@@ -54,12 +54,12 @@ public:
 
 private:
     Learned make(const std::vector<Configuration>& configurations) const;
-    std::vector<LearnShape> shapes() const;
+    std::vector<JobShape> shapes() const;
     // Records the stored points of the job lying in the space; returns how many
     // points the learner did not hold yet, counted as measured when they are
     // among `measured_now` (a job of this run measured them), else as from
     // the database.
-    std::size_t record_job(Learned& learned, const Job& job, const LearnShape& shape,
+    std::size_t record_job(Learned& learned, const Job& job, const JobShape& shape,
                            const std::set<PointKey>& measured_now = {});
     // With the machine known: the stored points of every shape not read yet.
     std::size_t resume(Learned& learned);
@@ -84,14 +84,14 @@ Learned Runner::make(const std::vector<Configuration>& configurations) const {
     return learned;
 }
 
-std::vector<LearnShape> Runner::shapes() const {
-    std::vector<LearnShape> result;
+std::vector<JobShape> Runner::shapes() const {
+    std::vector<JobShape> result;
     for (const int nodes : options_.nodes)
-        for (const int ppn : options_.ppn) result.push_back(LearnShape{nodes, ppn});
+        for (const int ppn : options_.ppn) result.push_back(JobShape{nodes, ppn});
     return result;
 }
 
-std::size_t Runner::record_job(Learned& learned, const Job& job, const LearnShape& shape,
+std::size_t Runner::record_job(Learned& learned, const Job& job, const JobShape& shape,
                                const std::set<PointKey>& measured_now) {
     const MeasureDb db = MeasureDb::open(options_.jobs.db_path);
     std::size_t added = 0;
@@ -112,10 +112,10 @@ std::size_t Runner::resume(Learned& learned) {
     if (machine_.empty()) return 0;
     const std::vector<Job> jobs = MeasureDb::open(options_.jobs.db_path).jobs();
     std::size_t added = 0;
-    for (const LearnShape& shape : shapes()) {
+    for (const JobShape& shape : shapes()) {
         if (learned.loaded.count(shape)) continue;
         learned.loaded.insert(shape);
-        if (const std::optional<Job> job = shape_job(jobs, machine_, shape)) added += record_job(learned, *job, shape);
+        if (const std::optional<Job> job = find_shape_job(jobs, machine_, shape)) added += record_job(learned, *job, shape);
     }
     return added;
 }
@@ -314,7 +314,7 @@ int run_learn(const LearnRunOptions& options, const std::vector<std::vector<Conf
         // every shape's launch must be able to start
         for (const int nodes : options.nodes)
             for (const int ppn : options.ppn)
-                check_launch_command(shape_options(resolved, LearnShape{nodes, ppn}, options.sizes));
+                check_launch_command(shape_options(resolved, JobShape{nodes, ppn}, options.sizes));
     }
 
     Runner runner(resolved, hiertune, out);

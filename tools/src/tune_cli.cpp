@@ -39,6 +39,15 @@ CLI::App* TuneCli::bind(CLI::App& app) {
                      "Launch prefix of step 0b, hiertune fit, with ONE rank per node, e.g. 'maint/emucluster run "
                      "--ppn 1 --': needed when --config has seg_* inter-node submodules (their inter-node stages "
                      "are costed by the analytic models; with --nodes: mpiexec -n NODES on cliques)");
+    tune->add_option("--shapes", shapes_,
+                     "Further job shapes NODESxPPN (comma-separated, e.g. 2x2,4x1) inside the allocation: each "
+                     "measured in jobs of its own (every -C collective, hier with each inter-node step against "
+                     "MPICH's selection, at --measured-sizes), keyed in the same tree, verified and timed "
+                     "against no tree at that shape")
+        ->delimiter(',');
+    tune->add_option("--shape-launcher", shape_launcher_,
+                     "Launch prefix of the --shapes jobs, {nodes}, {ppn} and {ranks} replaced per shape, e.g. "
+                     "'maint/emucluster run --nodes {nodes} --ppn {ppn} --' (with --nodes: emulated nodes instead)");
     tune->add_option("--machine", machine_,
                      std::string("Machine name of the job in the database (default: ") + kMachineEnv +
                          ", else the name the calibrate job of step 0 files it under: the launch's " + kMachineEnv +
@@ -150,6 +159,8 @@ TuneOptions TuneCli::options() const {
     options.stock_path = stock_path_;
     launch_.apply(*command_, options);
     if (!fit_launcher_.empty()) options.fit_launcher = launcher_words(fit_launcher_);
+    for (const std::string& shape : shapes_) options.shapes.push_back(parse_job_shape(shape));
+    if (!shape_launcher_.empty()) options.shape_launcher = launcher_words(shape_launcher_);
     options.machine = machine_name(machine_, std::getenv(kMachineEnv));  // else: step 0's job names it
     options.steady_segments = steady_;
     options.task_warmup = task_warmup_;

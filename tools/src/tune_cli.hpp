@@ -46,6 +46,8 @@ private:
     std::string report_dir_ = "tune-report";
     LaunchArgs launch_;
     std::string fit_launcher_;
+    std::vector<std::string> shapes_;
+    std::string shape_launcher_;
     std::string machine_;
     std::uint64_t steady_ = 8;
     std::size_t task_warmup_ = 3;

@@ -328,11 +328,11 @@ std::string tune_report_text(const Job& job, const MeasureDb& db, const TunePlan
 }
 
 // Step 7: the plan's picks against the sweep, the picks step 5b put back to stock,
-// and the tree timing, into report_dir and `out`.  Throws TuneError when the tree is slower than no tree
+// the tree timing and the further shapes' sections, into report_dir and `out`.  Throws TuneError when the tree is slower than no tree
 // beyond the noise (unless options.allow_tree_slower), once all is written.
 void write_tune_report(const TuneOptions& options, const Job& job, const MeasureDb& db, const TunePlan& plan,
-                       const std::vector<RevertedPick>& reverted,
-                       const std::string& digest, const fs::path& report_dir, std::ostream& out) {
+                       const std::vector<RevertedPick>& reverted, const std::string& digest,
+                       const std::string& shapes_text, const fs::path& report_dir, std::ostream& out) {
     const std::map<std::string, double> times = db.step_times(job.id);
     const std::function<std::optional<double>(const char*)> time_of = [&](const char* step) {
         const auto found = times.find(step);
@@ -347,7 +347,7 @@ void write_tune_report(const TuneOptions& options, const Job& job, const Measure
     } catch (const std::runtime_error& e) {  // ValidationError, or a round missing
         throw TuneError(std::string("step 7 (report): the tree timing: ") + e.what());
     }
-    const std::string text = tune_report_text(job, db, plan, reports, reverted, tree_report, time_of);
+    const std::string text = tune_report_text(job, db, plan, reports, reverted, tree_report, time_of) + shapes_text;
     // the CSV files and the plot: the model's picks where there are any, else the measured ones
     const ValidationReport& tabled = reports.has_model ? reports.model : reports.measured;
     std::ostringstream summary, predictions, tree_csv;
@@ -377,6 +377,45 @@ void write_tune_report(const TuneOptions& options, const Job& job, const Measure
     out << "report: " << report_dir.string() << " (report.txt, summary.csv, predictions.csv, tree-timing.csv)\n";
     if (tree_report.failed())
         throw TuneError(tree_slower_error(tree_report) + ": see " + (report_dir / "report.txt").string());
+}
+
+// A further job shape (--shapes): its jobs' options, the job they are filed under,
+// its plan and the picks step 5b put back.
+struct ShapeRun {
+    JobShape shape;
+    TuneOptions options;
+    Job job;
+    TunePlan plan;
+    std::vector<RevertedPick> reverted;
+};
+
+// A further shape's tree timing as a report (its same-choice rows marked).
+TreeTimingReport shape_tree_timing(const ShapeRun& run, const MeasureDb& db, const std::string& digest, bool allow) {
+    try {
+        TreeTimingReport report = evaluate_tree_timings(
+            tree_timing_cases(run.options, db.tree_timings(run.job.id, digest)), run.options.tree_tolerance, allow);
+        mark_same_choices(run.plan, report);
+        return report;
+    } catch (const std::runtime_error& e) {
+        throw TuneError("shape " + to_string(run.shape) + ": the tree timing: " + e.what());
+    }
+}
+
+// A further shape's section of the report: the picks put back, the tree timing and
+// the coverage; `failed` names the shape when its tree is slower beyond the noise.
+std::string shape_report_text(const ShapeRun& run, const MeasureDb& db, const std::string& digest,
+                              std::string& failed) {
+    const TreeTimingReport timing = shape_tree_timing(run, db, digest, run.options.allow_tree_slower);
+    std::ostringstream text;
+    text << "\n# further shape " << to_string(run.shape) << ": job " << run.job.id << " ("
+         << describe_job(run.job.description) << ")\n";
+    if (!run.reverted.empty())
+        for (const std::string& line : reverted_lines(run.reverted)) text << line << '\n';
+    write_tree_timing_text(timing, text);
+    text << '\n';
+    for (const std::string& line : coverage_lines(run.plan, coverage(run.plan, run.reverted))) text << line << '\n';
+    if (timing.failed() && failed.empty()) failed = to_string(run.shape) + ": " + tree_slower_error(timing);
+    return text.str();
 }
 
 // One step of tune: its number and title, its done-test against the database
@@ -440,22 +479,20 @@ private:
             // the collectives without a task model: hier's inter-node steps measured
             {"1", "", [this] { return !options_.measured.empty(); }, [this] { return measured_stored(); },
              [this] { measure_measured(); }},
+            // the further shapes: every collective measured, hier against MPICH's selection
+            {"1", "", [this] { return !shapes_.empty(); }, [this] { return shapes_stored(); },
+             [this] { measure_shapes(); }},
             {"2", "model predictions", nullptr, nullptr, [this] { predict(); }},
             {"3", "generate --from model", nullptr, nullptr, [this] { generate(); }},
             // the tree loaded into MPICH: the chosen algorithms run
             {"4", "verify the tree in MPICH", nullptr, nullptr, [this] { verify("step 4 (verify)"); }},
             // the tree as loaded against no tree, in alternating jobs (each round its own done-test)
-            {"5", "time the tree as loaded", nullptr, nullptr,
-             [this] { tree_timing_step(options_, hiertune_, job_, *db_, digest_, report_dir_, out_); }},
+            {"5", "time the tree as loaded", nullptr, nullptr, [this] { time_tree(); }},
             // never slower: what the timing did not find faster goes back to MPICH's selection
             {"5b", "keep the picks measured faster than no tree", [this] { return !options_.keep_unproven; },
              nullptr, [this] { keep_measured_faster_picks(); }},
             {"6", "exhaustive sweep", nullptr, [this] { return sweep_stored(); }, [this] { sweep(); }},
-            {"7", "validation report", nullptr, nullptr,
-             [this] {
-                 measure_plan(plan_, db_->points(job_.id));
-                 write_tune_report(options_, job_, *db_, plan_, reverted_, digest_, report_dir_, out_);
-             }},
+            {"7", "validation report", nullptr, nullptr, [this] { report(); }},
         };
     }
 
@@ -465,6 +502,54 @@ private:
         // a later job filed elsewhere (the launch placed the ranks otherwise) leaves this job incomplete
         elsewhere_ = " not stored under job " + std::to_string(job_.id) + " (" + describe_job(job_.description) +
                      ") after the jobs ran: did the launch place the ranks otherwise than in step 0?";
+        start_shapes();
+    }
+
+    // The further shapes' job options, once step 0 named the machine and the main job.
+    void start_shapes() {
+        shapes_.clear();
+        for (const JobShape& shape : options_.shapes) {
+            TuneOptions shaped = shape_options(options_, shape);
+            const JobDescription layout{"", shaped.ranks, shape.nodes, shape.ppn, "", ""};
+            if (tree_position(layout) == tree_position(job_.description))
+                throw TuneError("--shapes " + to_string(shape) + ": the tree position of the main job (" +
+                                describe_job(job_.description) + ")");
+            shapes_.push_back(ShapeRun{shape, std::move(shaped), {}, {}, {}});
+        }
+    }
+
+    // Whether a further shape's jobs stored every point it needs; finds its job.
+    bool shape_measured(ShapeRun& run) {
+        const std::optional<Job> job = find_shape_job(db_->jobs(), options_.machine, run.shape);
+        if (!job) return false;
+        run.job = *job;
+        const std::vector<StoredPoint> points = db_->points(job->id);
+        return missing_stock_points(run.options, points).empty() &&
+               missing_measured_points(run.options, points).empty();
+    }
+
+    std::string shapes_stored() {
+        std::vector<std::string> names;
+        for (ShapeRun& run : shapes_) {
+            if (!shape_measured(run)) return "";
+            names.push_back(to_string(run.shape));
+        }
+        return "further shapes " + join(names, ", ") + " measured at every size: nothing to measure";
+    }
+
+    void measure_shapes() {
+        for (ShapeRun& run : shapes_) {
+            if (shape_measured(run)) continue;
+            const std::string title = "step 1 (shape " + to_string(run.shape) + ")";
+            std::vector<Launch> launches = shape_stock_launches(run.options, hiertune_);
+            const std::vector<Launch> measured = measured_launches(run.options, hiertune_);
+            launches.insert(launches.end(), measured.begin(), measured.end());
+            const double seconds = run_step(title, launches, out_);
+            if (!shape_measured(run))
+                throw TuneError(title + ": points not stored under a job of " + to_string(run.shape) +
+                                " on machine " + options_.machine + ": did the launch place the ranks otherwise?");
+            out_ << "shape " << to_string(run.shape) << ": " << seconds_text(seconds) << '\n';
+        }
     }
 
     std::string tasks_stored() {
@@ -519,6 +604,11 @@ private:
             throw TuneError("step 2 (model): no prediction for " + plan_.unpredicted.front() +
                             " (task benchmarks missing in " + options_.db_path + ")");
         for (const std::string& note : plan_.skipped) out_ << note << '\n';
+        print_picks();
+        plan_shapes();
+    }
+
+    void print_picks() {
         for (const SizeCase& c : plan_.cases) {
             std::optional<double> predicted;
             for (const ConfigTime& config : c.configs)
@@ -533,9 +623,28 @@ private:
         }
     }
 
+    // Each further shape's picks from its measurements alone.
+    void plan_shapes() {
+        for (ShapeRun& run : shapes_) {
+            run.plan = plan_tune(run.options, {}, db_->points(run.job.id), run.job.description.nodes);
+            if (!run.plan.unpredicted.empty())
+                throw TuneError("step 2 (shape " + to_string(run.shape) + "): no measurement for " +
+                                run.plan.unpredicted.front());
+            for (const SizeCase& c : run.plan.cases)
+                out_ << "shape " << to_string(run.shape) << ": " << c.collective << " " << c.msg_bytes
+                     << " B: " << c.pick << " (measured)\n";
+        }
+    }
+
+    std::vector<const TunePlan*> shape_plans() const {
+        std::vector<const TunePlan*> plans;
+        for (const ShapeRun& run : shapes_) plans.push_back(&run.plan);
+        return plans;
+    }
+
     void generate() {
         try {
-            const GenerateReport generated = plan_tree(plan_, stock_);
+            const GenerateReport generated = plan_tree(plan_, stock_, shape_plans());
             csel::save_tree(generated.tree.tree, options_.tree_path);
             for (const std::string& line : generated.lines) out_ << line << '\n';
         } catch (const std::exception& e) {
@@ -547,6 +656,24 @@ private:
 
     void verify(const std::string& title) {
         run_step(title, {verify_launch(options_, hiertune_, options_.tree_path, plan_.verify)}, out_);
+        for (const ShapeRun& run : shapes_)
+            run_step(title + ", shape " + to_string(run.shape),
+                     {verify_launch(run.options, hiertune_, options_.tree_path, run.plan.verify)}, out_);
+    }
+
+    void time_tree() {
+        tree_timing_step(options_, hiertune_, job_, *db_, digest_, report_dir_, out_);
+        for (const ShapeRun& run : shapes_)
+            tree_timing_step(run.options, hiertune_, run.job, *db_, digest_,
+                             report_dir_ / ("shape-" + to_string(run.shape)), out_);
+    }
+
+    void report() {
+        measure_plan(plan_, db_->points(job_.id));
+        std::string shapes_text, failed;
+        for (const ShapeRun& run : shapes_) shapes_text += shape_report_text(run, *db_, digest_, failed);
+        write_tune_report(options_, job_, *db_, plan_, reverted_, digest_, shapes_text, report_dir_, out_);
+        if (!failed.empty()) throw TuneError("further shape " + failed + ": see " + (report_dir_ / "report.txt").string());
     }
 
     // Step 5b: the picks the timing of this tree did not find faster become stock; a
@@ -560,14 +687,23 @@ private:
             throw TuneError(std::string("step 5b: the tree timing: ") + e.what());
         }
         reverted_ = keep_measured_faster(plan_, timing);
-        if (reverted_.empty()) {
+        bool any = !reverted_.empty();
+        if (any)
+            for (const std::string& line : reverted_lines(reverted_)) out_ << line << '\n';
+        for (ShapeRun& run : shapes_) {
+            run.reverted = keep_measured_faster(run.plan, shape_tree_timing(run, *db_, digest_, true));
+            if (run.reverted.empty()) continue;
+            any = true;
+            out_ << "shape " << to_string(run.shape) << ": ";
+            for (const std::string& line : reverted_lines(run.reverted)) out_ << line << '\n';
+        }
+        if (!any) {
             out_ << "no pick left that the timing did not find faster: the tree stays\n";
             return;
         }
-        for (const std::string& line : reverted_lines(reverted_)) out_ << line << '\n';
         generate();
         verify("step 5b (verify)");
-        tree_timing_step(options_, hiertune_, job_, *db_, digest_, report_dir_, out_);
+        time_tree();
     }
 
     std::string sweep_stored() {
@@ -592,6 +728,7 @@ private:
     TunePlan plan_;
     std::string digest_;
     std::vector<RevertedPick> reverted_;  // step 5b's
+    std::vector<ShapeRun> shapes_;        // --shapes, from step 0 on
 };
 
 }  // namespace

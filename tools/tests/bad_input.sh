@@ -101,6 +101,12 @@ expect_bad "--steady" ht tune -n 4 --stock "$stock" --steady 2
 expect_bad "--steady" ht tune -n 4 --stock "$stock" --steady -1
 expect_bad "--bench-warmup" ht tune -n 4 --stock "$stock" --bench-warmup -1
 expect_bad "5X" ht tune -n 4 --stock "$stock" -m 5X
+expect_bad "--shapes" ht tune -n 4 --stock "$stock" --shapes 2y2
+expect_bad "--shapes" ht tune -n 4 --stock "$stock" --shapes 0x1
+expect_bad "--shapes" ht tune -n 4 --stock "$stock" --shapes 2x1,2x1 --shape-launcher "srun -N {nodes}"
+expect_bad "--shapes" ht tune -n 4 --stock "$stock" --shapes 2x1
+expect_bad "--shape-launcher" ht tune -n 4 --stock "$stock" --shape-launcher "srun -N {nodes}"
+expect_bad "--shape-launcher" ht tune -n 4 --stock "$stock" --shapes 2x1 --shape-launcher "emu run --"
 expect_bad "--mpiexec" ht tune -n 4 --nodes 2 --allow-cliques --stock "$stock" --mpiexec "$tmp/no-mpiexec" "${tune_files[@]}"
 expect_bad "--rounds" ht tree-timing --tree "$stock" -n 4 --rounds 1
 expect_bad "--tolerance" ht tree-timing --tree "$stock" -n 4 --tolerance 100

@@ -394,7 +394,7 @@ TEST_F(CommandLines, LearnJobsMeasureTheGroupWithTheLearnOptions) {
     const Configuration binomial{"bcast", "binomial", {}};
     const Configuration hier{"bcast", "hier", {{"bcast_hier_segsize", "4096"}, {"bcast_hier_inter_kval", "4"}}};
     LearnGroup group;
-    group.shape = LearnShape{4, 3};
+    group.shape = JobShape{4, 3};
     group.sizes = {1024, 4096};
     group.configurations = {binomial, hier};
     group.points = {LearnPoint{4, 3, 1024, binomial}, LearnPoint{4, 3, 4096, hier}};

@@ -184,12 +184,12 @@ TEST(LearnRunChecks, CliquesRefusal) {
 // The jobs of a batch.
 
 TEST(LearnLaunch, LauncherForShape) {
-    const LearnShape shape{4, 2};
+    const JobShape shape{4, 2};
     EXPECT_EQ(joined(launcher_for_shape({"maint/emucluster", "run"}, shape)),
               "maint/emucluster run --nodes 4 --ppn 2 --");
     EXPECT_EQ(joined(launcher_for_shape({"srun", "-N", "{nodes}", "--ntasks-per-node={ppn}", "-n{ranks}"}, shape)),
               "srun -N 4 --ntasks-per-node=2 -n8");
-    EXPECT_EQ(joined(launcher_for_shape({"x", "{nodes}{nodes}"}, LearnShape{12, 1})), "x 1212");
+    EXPECT_EQ(joined(launcher_for_shape({"x", "{nodes}{nodes}"}, JobShape{12, 1})), "x 1212");
 }
 
 TEST(LearnLaunch, GroupsByShapeInBatchOrder) {
@@ -198,12 +198,12 @@ TEST(LearnLaunch, GroupsByShapeInBatchOrder) {
                                         point(2, 2, 6000, hier16k())};
     const std::vector<LearnGroup> groups = group_points(batch);
     ASSERT_EQ(groups.size(), 2u);
-    EXPECT_EQ(groups[0].shape, (LearnShape{2, 2}));
+    EXPECT_EQ(groups[0].shape, (JobShape{2, 2}));
     EXPECT_EQ(groups[0].sizes, (std::vector<std::uint64_t>{1024, 4096, 6000}));  // ascending, a non-P2 one too
     ASSERT_EQ(groups[0].configurations.size(), 2u);
     EXPECT_EQ(groups[0].configurations[0], hier16k());  // first seen
     EXPECT_EQ(groups[0].points.size(), 4u);
-    EXPECT_EQ(groups[1].shape, (LearnShape{2, 1}));
+    EXPECT_EQ(groups[1].shape, (JobShape{2, 1}));
     EXPECT_EQ(group_node_needs(groups), (std::vector<int>{2, 2}));
     // bench measures the cross product: 3 sizes x 2 configurations
     const std::vector<PointKey> keys = group_keys(groups[0]);
@@ -251,7 +251,7 @@ TEST(LearnLaunch, LauncherGetsTheShape) {
     EXPECT_TRUE(launch.env.empty());  // the launcher places the nodes: no cliques
     EXPECT_EQ(joined(std::vector<std::string>(launch.argv.begin(), launch.argv.begin() + 11)),
               "maint/emucluster run --nodes 2 --ppn 1 -- /h/hiertune bench -C bcast");
-    const TuneOptions shaped = shape_options(o, LearnShape{2, 1}, {2048});
+    const TuneOptions shaped = shape_options(o, JobShape{2, 1}, {2048});
     EXPECT_EQ(shaped.ranks, 2);
     EXPECT_FALSE(shaped.nodes.has_value());
 }
@@ -274,11 +274,11 @@ StoredPoint stored(const Configuration& c, std::uint64_t bytes, double median, c
 
 TEST(LearnReadBack, ShapeJobIsTheNewestOfMachineAndShape) {
     const std::vector<Job> jobs{job(1, "box", 2, 2), job(2, "box", 2, 1), job(3, "other", 2, 2), job(4, "box", 2, 2)};
-    EXPECT_EQ(shape_job(jobs, "box", LearnShape{2, 2})->id, 4);
-    EXPECT_EQ(shape_job(jobs, "box", LearnShape{2, 1})->id, 2);
-    EXPECT_FALSE(shape_job(jobs, "box", LearnShape{4, 1}).has_value());
-    EXPECT_EQ(machines_with_shapes(jobs, {LearnShape{2, 2}}), (std::set<std::string>{"box", "other"}));
-    EXPECT_EQ(machines_with_shapes(jobs, {LearnShape{2, 1}}), (std::set<std::string>{"box"}));
+    EXPECT_EQ(find_shape_job(jobs, "box", JobShape{2, 2})->id, 4);
+    EXPECT_EQ(find_shape_job(jobs, "box", JobShape{2, 1})->id, 2);
+    EXPECT_FALSE(find_shape_job(jobs, "box", JobShape{4, 1}).has_value());
+    EXPECT_EQ(machines_with_shapes(jobs, {JobShape{2, 2}}), (std::set<std::string>{"box", "other"}));
+    EXPECT_EQ(machines_with_shapes(jobs, {JobShape{2, 1}}), (std::set<std::string>{"box"}));
 }
 
 TEST(LearnReadBack, LaunchedJobHoldsEveryKeyAndWasMeasuredLast) {
@@ -292,13 +292,13 @@ TEST(LearnReadBack, LaunchedJobHoldsEveryKeyAndWasMeasuredLast) {
     const auto points_of = [&](JobId id) { return points[id]; };
     const std::vector<PointKey> keys{stored(bcast("binomial"), 1024, 1).key, stored(bcast("binomial"), 2048, 1).key};
     // no machine given: the job the launch measured in last
-    EXPECT_EQ(launched_job(jobs, points_of, "", LearnShape{2, 2}, keys)->id, 2);
-    EXPECT_EQ(launched_job(jobs, points_of, "box", LearnShape{2, 2}, keys)->id, 1);
+    EXPECT_EQ(launched_job(jobs, points_of, "", JobShape{2, 2}, keys)->id, 2);
+    EXPECT_EQ(launched_job(jobs, points_of, "box", JobShape{2, 2}, keys)->id, 1);
     // a key missing everywhere: none (the launch ran elsewhere)
     std::vector<PointKey> more = keys;
     more.push_back(stored(bcast("binomial"), 4096, 1).key);
-    EXPECT_FALSE(launched_job(jobs, points_of, "", LearnShape{2, 2}, more).has_value());
-    EXPECT_FALSE(launched_job(jobs, points_of, "box", LearnShape{4, 1}, keys).has_value());
+    EXPECT_FALSE(launched_job(jobs, points_of, "", JobShape{2, 2}, more).has_value());
+    EXPECT_FALSE(launched_job(jobs, points_of, "box", JobShape{4, 1}, keys).has_value());
 }
 
 TEST(LearnReadBack, StoredPointsInTheSpace) {
@@ -315,7 +315,7 @@ TEST(LearnReadBack, StoredPointsInTheSpace) {
         stored(hier16k(), 2048 + 5, 4e-5),
         stored(Configuration{"reduce", "binomial", {}}, 1024, 1e-5),
     };
-    const auto result = stored_learn_points(points, LearnShape{2, 2}, space);
+    const auto result = stored_learn_points(points, JobShape{2, 2}, space);
     std::vector<std::uint64_t> sizes;
     for (const auto& [p, seconds] : result) {
         EXPECT_EQ(p.nodes, 2);
@@ -341,11 +341,11 @@ TEST_F(LearnDbTest, StoredPointsFeedTheLearner) {
                                                                        {hier16k(), 2048, 2e-5},
                                                                        {hier16k(), 5000, 4e-5}})
         ASSERT_TRUE(db.record_point(id, stored(c, bytes, seconds).key, stored(c, bytes, seconds).summary));
-    const std::optional<Job> found = shape_job(db.jobs(), "box", LearnShape{2, 2});
+    const std::optional<Job> found = find_shape_job(db.jobs(), "box", JobShape{2, 2});
     ASSERT_TRUE(found.has_value());
     EXPECT_EQ(found->id, id);
     ActiveLearner learner(space);
-    for (const auto& [p, seconds] : stored_learn_points(db.points(id), LearnShape{2, 2}, space))
+    for (const auto& [p, seconds] : stored_learn_points(db.points(id), JobShape{2, 2}, space))
         learner.record(p, seconds);
     EXPECT_EQ(learner.measured_count(), 4u);
     learner.iterate(0);
@@ -356,8 +356,8 @@ TEST_F(LearnDbTest, StoredPointsFeedTheLearner) {
     }
     const auto points_of = [&](JobId job) { return db.points(job); };
     const std::vector<PointKey> keys{stored(hier16k(), 2048, 1).key, stored(bcast("binomial"), 4096, 1).key};
-    EXPECT_EQ(launched_job(db.jobs(), points_of, "", LearnShape{2, 2}, keys)->id, id);
-    EXPECT_FALSE(launched_job(db.jobs(), points_of, "", LearnShape{2, 1}, keys).has_value());
+    EXPECT_EQ(launched_job(db.jobs(), points_of, "", JobShape{2, 2}, keys)->id, id);
+    EXPECT_FALSE(launched_job(db.jobs(), points_of, "", JobShape{2, 1}, keys).has_value());
 }
 
 // ---------------------------------------------------------------------------
@@ -370,18 +370,18 @@ TEST(LearnTree, LowestPredictionAmongWhatATreeMayName) {
                                   if (p.configuration.algorithm == "smp") return 1.0;
                                   return p.configuration.algorithm == "binomial" ? 2.0 : 3.0;
                               }};
-    EXPECT_EQ(learned_choice(learned, LearnShape{2, 2}, 1024)->algorithm, "MPIR_Bcast_intra_smp");
-    EXPECT_EQ(learned_choice(learned, LearnShape{2, 1}, 1024)->algorithm, "MPIR_Bcast_intra_binomial");
+    EXPECT_EQ(learned_choice(learned, JobShape{2, 2}, 1024)->algorithm, "MPIR_Bcast_intra_smp");
+    EXPECT_EQ(learned_choice(learned, JobShape{2, 1}, 1024)->algorithm, "MPIR_Bcast_intra_binomial");
     // ties: fewer parameters
     learned.predicted_seconds = [](const LearnPoint& p) { return p.configuration.algorithm == "smp" ? 9.0 : 1.0; };
-    EXPECT_EQ(learned_choice(learned, LearnShape{2, 2}, 1024)->algorithm, "MPIR_Bcast_intra_binomial");
+    EXPECT_EQ(learned_choice(learned, JobShape{2, 2}, 1024)->algorithm, "MPIR_Bcast_intra_binomial");
     // the stock selection is a choice like any other
     learned.space.configurations.push_back(bcast("default"));
     learned.predicted_seconds = [](const LearnPoint& p) { return p.configuration.algorithm == "default" ? 0.5 : 1.0; };
-    EXPECT_TRUE(learned_choice(learned, LearnShape{2, 2}, 1024)->stock);
+    EXPECT_TRUE(learned_choice(learned, JobShape{2, 2}, 1024)->stock);
     // nothing a tree may name
     const LearnedCollective smp_only{LearnSpace{{2}, {1}, {1024}, {bcast("smp")}}, [](const LearnPoint&) { return 1.0; }};
-    EXPECT_FALSE(learned_choice(smp_only, LearnShape{2, 1}, 1024).has_value());
+    EXPECT_FALSE(learned_choice(smp_only, JobShape{2, 1}, 1024).has_value());
 }
 
 // binomial below 3800 bytes, hier above: the sampled sizes 2048 and 4096 change
@@ -455,8 +455,8 @@ TEST(LearnTree, FromATrainedLearner) {
     }
     learner.iterate(0);
     const LearnedCollective learned{space, [&](const LearnPoint& p) { return learner.predicted_seconds(p); }};
-    EXPECT_EQ(learned_choice(learned, LearnShape{2, 2}, 1024)->algorithm, "MPIR_Bcast_intra_binomial");
-    EXPECT_EQ(learned_choice(learned, LearnShape{2, 2}, 65536)->algorithm, "MPIR_Bcast_intra_hier");
+    EXPECT_EQ(learned_choice(learned, JobShape{2, 2}, 1024)->algorithm, "MPIR_Bcast_intra_binomial");
+    EXPECT_EQ(learned_choice(learned, JobShape{2, 2}, 65536)->algorithm, "MPIR_Bcast_intra_hier");
     const csel::TreeResult tree = csel::build_tree(test::small_stock(), learned_tree_input({learned}, nullptr));
     EXPECT_TRUE(csel::check_tree(tree.tree).empty());
     EXPECT_GE(tree.message_rules, 2u);

@@ -11,6 +11,7 @@
 
 #include "hiertune/tree/generate.hpp"
 #include "hiertune/tune/tune_plan.hpp"
+#include "hiertune/common/usage_error.hpp"
 
 namespace hiertune {
 namespace {
@@ -316,6 +317,32 @@ TEST_F(MeasuredPlanTest, CoverageOfOneChoicePerShapeIsEverySize) {
     const std::vector<std::string> lines = coverage_lines(p, rows);
     ASSERT_EQ(lines.size(), 4u);
     EXPECT_NE(lines[3].find("every size (1024-65536)"), std::string::npos) << lines[3];
+}
+
+// A further shape's plan: its picks beside the main plan's in one tree, each at its
+// own tree position; two plans at one position are refused.
+TEST_F(MeasuredPlanTest, FurtherShapesShareTheTree) {
+    record_all(10.05, 60, 9, 50);  // binomial at 4 ranks, 2 per node
+    const TunePlan main = plan();
+    options_.ranks = 2;
+    job_ = db_->find_or_create_job(JobDescription{"box", 2, 2, 1, "block", "b"});
+    record(1024, "", 10);
+    record(65536, "", 100);
+    record(1024, "linear", 5);
+    record(65536, "linear", 50);
+    record(1024, "binomial", 10);
+    record(65536, "binomial", 100);
+    const TunePlan shape = plan_tune(options_, {}, db_->points(job_), 2);
+    EXPECT_EQ(shape.comm_size, 2);
+    EXPECT_EQ(shape.ppn, 1);
+    ASSERT_EQ(shape.cases.size(), 2u);
+    EXPECT_EQ(shape.cases[0].pick, "inter_algo=linear");
+    const GenerateReport report = plan_tree(main, mpich_like_stock(), {&shape});
+    EXPECT_EQ(report.lines.front(), "gather: 4 sizes, 4 not stock");
+    const Json& intra = report.tree.tree["collective=gather"]["comm_type=intra"];
+    EXPECT_TRUE(intra["comm_hierarchy=parent"].contains("comm_size<=4")) << intra.dump();
+    EXPECT_TRUE(intra["comm_hierarchy=any"].contains("comm_size<=2")) << intra.dump();  // one rank per node
+    EXPECT_THROW(plan_tree(main, mpich_like_stock(), {&main}), UsageError);
 }
 
 TEST_F(MeasuredPlanTest, MissingStockIsUnpredictedAndHalfMeasuredOptionsDoNotCompete) {

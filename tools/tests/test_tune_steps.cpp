@@ -525,13 +525,15 @@ TEST(Tune, VerifyCases) {
     EXPECT_EQ(parse_verify_case("allreduce:4096:whole_comm"), whole);
     EXPECT_FALSE(parse_verify_case("allreduce:4096:whole_comm") == any);
     for (const char* bad : {"", "bcast", "bcast:8", "alltoall:8:any", "bcast:0:any", "bcast:x:any", "bcast:8:hier",
-                            "bcast:8:hier/0", "bcast:8:hier/x", "bcast:8:stock", "bcast:-8:any", "bcast:8:whole_comm/1",
+                            "bcast:8:hier/-1", "bcast:8:hier/x", "bcast:8:stock", "bcast:-8:any", "bcast:8:whole_comm/1",
                             "gather:8:hier/1", "barrier:8:any", "barrier:0:hier/2"})
         EXPECT_THROW(parse_verify_case(bad), UsageError) << bad;
     // the measured collectives: hier counts no segments; barrier has no size
     EXPECT_EQ(parse_verify_case("gather:8:hier/0"), (VerifyCase{"gather", 8, true, 0}));
     EXPECT_EQ(parse_verify_case("barrier:0:hier/0"), (VerifyCase{"barrier", 0, true, 0}));
     EXPECT_EQ(parse_verify_case("scatter:8:whole_comm"), (VerifyCase{"scatter", 8, false, 0, true}));
+    // a pick by measurement (a further shape's bcast): hier runs, its segments unchecked
+    EXPECT_EQ(parse_verify_case("bcast:8:hier/0"), (VerifyCase{"bcast", 8, true, 0}));
 
     const Launch launch = verify_launch(options(), "/bin/hiertune", "/d/tree.json", {hier, any});
     EXPECT_EQ(launch.argv, (std::vector<std::string>{"/opt/mpich/bin/mpiexec", "-n", "4", "/bin/hiertune", "verify",
@@ -734,6 +736,64 @@ TEST(Tune, SizesWithoutTasksAreNamed) {
 
 // One bench job per set of sizes: the model's collectives at -m, gather and scatter
 // at their own sizes, barrier at 0; the measured collectives' hier in one spec each.
+// --shapes: NODESxPPN, each launched through the shape launcher's placeholders (or on
+// emulated nodes), every tuned collective measured against MPICH's selection alone.
+TEST(Tune, FurtherShapes) {
+    EXPECT_EQ(parse_job_shape("2x4"), (JobShape{2, 4}));
+    EXPECT_EQ(to_string(JobShape{8, 1}), "8x1");
+    for (const char* bad : {"", "2", "x2", "2x", "1x4", "2x0", "2x2x2", "-2x2", "a x2", "2X2", "9999999x1"})
+        EXPECT_THROW(parse_job_shape(bad), UsageError) << bad;
+
+    TuneOptions o = options();
+    o.measured = {"gather"};
+    o.measured_sizes = {8192};
+    o.shapes = {{2, 1}, {3, 1}};
+    EXPECT_NO_THROW(check_tune_options(o));  // --nodes: emulated nodes
+    const TuneOptions cliques = shape_options(o, {3, 1});
+    EXPECT_EQ(cliques.ranks, 3);
+    EXPECT_EQ(cliques.nodes, 3);
+    EXPECT_EQ(cliques.collectives, std::vector<std::string>{});
+    EXPECT_EQ(cliques.measured, (std::vector<std::string>{"bcast", "gather"}));
+    EXPECT_EQ(cliques.measured_sizes, std::vector<std::uint64_t>{8192});
+    EXPECT_TRUE(cliques.shapes.empty());
+
+    o.nodes.reset();
+    o.mpiexec.clear();
+    EXPECT_THROW(check_tune_options(o), UsageError);  // no way to launch a shape
+    o.shape_launcher = {"emu", "run", "--nodes", "{nodes}", "--ppn={ppn}", "-n{ranks}", "--"};
+    EXPECT_NO_THROW(check_tune_options(o));
+    const TuneOptions launched = shape_options(o, {2, 3});
+    EXPECT_EQ(launched.launcher, (std::vector<std::string>{"emu", "run", "--nodes", "2", "--ppn=3", "-n6", "--"}));
+    EXPECT_FALSE(launched.nodes);
+    const Launch stock = shape_stock_launches(launched, "/bin/hiertune").front();
+    EXPECT_TRUE(contains(stock.argv, {"-a", "default", "--sizes", "8192"})) << describe(stock);
+    EXPECT_EQ(stock.argv.front(), "emu");
+
+    o.shape_launcher = {"maint/emucluster", "run"};  // the shape appended
+    EXPECT_EQ(shape_options(o, {2, 3}).launcher,
+              (std::vector<std::string>{"maint/emucluster", "run", "--nodes", "2", "--ppn", "3", "--"}));
+    o.shape_launcher = {"emu", "run", "--"};  // the shape would follow the '--'
+    EXPECT_THROW(check_tune_options(o), UsageError);
+    o.shape_launcher = {"emu", "{ranks}"};
+    o.nodes = 2;  // cliques launch through mpiexec
+    EXPECT_THROW(check_tune_options(o), UsageError);
+    o.nodes.reset();
+    o.shape_launcher = {"emu", "{ranks}"};
+    o.shapes = {{2, 1}, {2, 1}};
+    EXPECT_THROW(check_tune_options(o), UsageError);  // twice
+    o.shapes.clear();
+    EXPECT_THROW(check_tune_options(o), UsageError);  // a shape launcher without shapes
+
+    const auto job = [](JobId id, const std::string& machine, int ranks, int nodes, int ppn) {
+        return Job{id, JobDescription{machine, ranks, nodes, ppn, "block", "b"}, ""};
+    };
+    const std::vector<Job> jobs{job(1, "box", 4, 2, 2), job(2, "box", 4, 4, 1), job(3, "other", 4, 4, 1),
+                                job(4, "box", 4, 4, 1)};
+    EXPECT_EQ(find_shape_job(jobs, "box", {4, 1})->id, 4);  // the newest of 2 and 4
+    EXPECT_EQ(find_shape_job(jobs, "box", {2, 2})->id, 1);
+    EXPECT_FALSE(find_shape_job(jobs, "box", {2, 1}));
+}
+
 TEST(Tune, TimedGroupsAndMeasuredLaunches) {
     TuneOptions o = options();
     o.measured = {"barrier", "gather", "scatter"};

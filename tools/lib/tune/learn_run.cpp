@@ -34,33 +34,18 @@ const std::vector<std::string>& learned_collectives() {
     return names;
 }
 
-const std::vector<std::string>& shape_placeholders() {
-    static const std::vector<std::string> names{"{nodes}", "{ppn}", "{ranks}"};
-    return names;
-}
-
-bool has_shape_placeholder(const std::vector<std::string>& words) {
-    for (const std::string& word : words)
-        for (const std::string& name : shape_placeholders())
-            if (word.find(name) != std::string::npos) return true;
-    return false;
-}
 
 }  // namespace
 
-bool operator==(const LearnShape& a, const LearnShape& b) { return a.nodes == b.nodes && a.ppn == b.ppn; }
-bool operator<(const LearnShape& a, const LearnShape& b) {
-    return std::tie(a.nodes, a.ppn) < std::tie(b.nodes, b.ppn);
-}
 
-LearnShape shape_of(const LearnPoint& point) { return LearnShape{point.nodes, point.ppn}; }
+JobShape shape_of(const LearnPoint& point) { return JobShape{point.nodes, point.ppn}; }
 
-std::string describe(const LearnShape& shape) {
+std::string describe(const JobShape& shape) {
     return std::to_string(shape.nodes) + " node" + (shape.nodes == 1 ? "" : "s") + " x " + std::to_string(shape.ppn) +
            " ppn";
 }
 
-std::pair<int, int> tree_position(const LearnShape& shape) { return {shape.ranks(), shape.ppn}; }
+std::pair<int, int> tree_position(const JobShape& shape) { return {shape.ranks(), shape.ppn}; }
 
 void check_learn_options(const LearnRunOptions& options) {
     check_list(options.collectives, "-C", "collectives");
@@ -131,22 +116,6 @@ std::optional<std::string> learn_cliques_refusal(const LearnRunOptions& options,
     return cliques_refusal(num_cliques);
 }
 
-std::vector<std::string> launcher_for_shape(const std::vector<std::string>& launcher, const LearnShape& shape) {
-    const std::vector<std::string> values{std::to_string(shape.nodes), std::to_string(shape.ppn),
-                                          std::to_string(shape.ranks())};
-    std::vector<std::string> words;
-    for (std::string word : launcher) {
-        for (std::size_t i = 0; i < values.size(); ++i) {
-            const std::string& name = shape_placeholders()[i];
-            for (std::size_t at = word.find(name); at != std::string::npos; at = word.find(name, at + values[i].size()))
-                word.replace(at, name.size(), values[i]);
-        }
-        words.push_back(std::move(word));
-    }
-    if (!has_shape_placeholder(launcher))  // maint/emucluster run's options
-        words.insert(words.end(), {"--nodes", values[0], "--ppn", values[1], "--"});
-    return words;
-}
 
 std::vector<LearnGroup> group_points(const std::vector<LearnPoint>& batch) {
     std::vector<LearnGroup> groups;
@@ -155,7 +124,7 @@ std::vector<LearnGroup> group_points(const std::vector<LearnPoint>& batch) {
             throw std::invalid_argument("learn: a batch of several collectives (" +
                                         batch.front().configuration.collective + ", " +
                                         point.configuration.collective + ")");
-        const LearnShape shape = shape_of(point);
+        const JobShape shape = shape_of(point);
         auto group = std::find_if(groups.begin(), groups.end(), [&](const LearnGroup& g) { return g.shape == shape; });
         if (group == groups.end()) {
             groups.push_back(LearnGroup{shape, {}, {}, {}});
@@ -195,7 +164,7 @@ std::string algorithm_spec(const Configuration& configuration) {
     return spec;
 }
 
-TuneOptions shape_options(const LearnRunOptions& options, const LearnShape& shape,
+TuneOptions shape_options(const LearnRunOptions& options, const JobShape& shape,
                           const std::vector<std::uint64_t>& sizes) {
     TuneOptions job = options.jobs;
     job.ranks = shape.ranks();
@@ -215,25 +184,9 @@ Launch learn_launch(const LearnRunOptions& options, const std::string& hiertune,
                         group.points.front().configuration.collective, specs, {});
 }
 
-namespace {
-
-bool has_shape(const Job& job, const LearnShape& shape) {
-    return job.description.ranks == shape.ranks() && job.description.nodes == shape.nodes &&
-           job.description.ppn == shape.ppn;
-}
-
-}  // namespace
-
-std::optional<Job> shape_job(const std::vector<Job>& jobs, const std::string& machine, const LearnShape& shape) {
-    std::optional<Job> found;
-    for (const Job& job : jobs)
-        if (job.description.machine == machine && has_shape(job, shape) && (!found || job.id > found->id)) found = job;
-    return found;
-}
-
 std::optional<Job> launched_job(const std::vector<Job>& jobs,
                                 const std::function<std::vector<StoredPoint>(JobId)>& points_of,
-                                const std::string& machine, const LearnShape& shape,
+                                const std::string& machine, const JobShape& shape,
                                 const std::vector<PointKey>& keys) {
     std::optional<Job> found;
     std::string found_newest;
@@ -262,7 +215,7 @@ std::optional<Job> launched_job(const std::vector<Job>& jobs,
 
 std::map<JobId, std::set<PointKey>> held_keys(const std::vector<Job>& jobs,
                                               const std::function<std::vector<StoredPoint>(JobId)>& points_of,
-                                              const LearnShape& shape, const std::vector<PointKey>& keys) {
+                                              const JobShape& shape, const std::vector<PointKey>& keys) {
     const std::set<PointKey> wanted(keys.begin(), keys.end());
     std::map<JobId, std::set<PointKey>> held;
     for (const Job& job : jobs) {
@@ -273,16 +226,16 @@ std::map<JobId, std::set<PointKey>> held_keys(const std::vector<Job>& jobs,
     return held;
 }
 
-std::set<std::string> machines_with_shapes(const std::vector<Job>& jobs, const std::vector<LearnShape>& shapes) {
+std::set<std::string> machines_with_shapes(const std::vector<Job>& jobs, const std::vector<JobShape>& shapes) {
     std::set<std::string> machines;
     for (const Job& job : jobs)
-        for (const LearnShape& shape : shapes)
+        for (const JobShape& shape : shapes)
             if (has_shape(job, shape)) machines.insert(job.description.machine);
     return machines;
 }
 
 std::vector<std::pair<LearnPoint, double>> stored_learn_points(const std::vector<StoredPoint>& points,
-                                                               const LearnShape& shape, const LearnSpace& space) {
+                                                               const JobShape& shape, const LearnSpace& space) {
     std::vector<std::pair<LearnPoint, double>> result;
     if (space.sizes.empty() || space.configurations.empty()) return result;
     const auto [smallest, largest] = std::minmax_element(space.sizes.begin(), space.sizes.end());
@@ -297,7 +250,7 @@ std::vector<std::pair<LearnPoint, double>> stored_learn_points(const std::vector
     return result;
 }
 
-std::optional<csel::Choice> learned_choice(const LearnedCollective& learned, const LearnShape& shape,
+std::optional<csel::Choice> learned_choice(const LearnedCollective& learned, const JobShape& shape,
                                            std::uint64_t msg_bytes) {
     std::optional<csel::Choice> best;
     std::tuple<double, std::size_t, std::string> best_rank;
@@ -318,7 +271,7 @@ std::optional<csel::Choice> learned_choice(const LearnedCollective& learned, con
 csel::TreeInput learned_tree_input(const std::vector<LearnedCollective>& learned, std::vector<std::string>* lines) {
     csel::TreeInput input;
     // per (collective, comm_size, ppn): the shape and the collective's model, for the requery
-    std::map<std::tuple<std::string, int, int>, std::pair<LearnShape, std::size_t>> positions;
+    std::map<std::tuple<std::string, int, int>, std::pair<JobShape, std::size_t>> positions;
     for (std::size_t i = 0; i < learned.size(); ++i) {
         const LearnSpace& space = learned[i].space;
         if (space.configurations.empty() || space.nodes.empty() || space.ppn.empty() || space.sizes.empty())
@@ -330,7 +283,7 @@ csel::TreeInput learned_tree_input(const std::vector<LearnedCollective>& learned
         std::size_t not_stock = 0, unchosen = 0;
         for (const int nodes : space.nodes)
             for (const int ppn : space.ppn) {
-                const LearnShape shape{nodes, ppn};
+                const JobShape shape{nodes, ppn};
                 const auto [comm_size, tree_ppn] = tree_position(shape);
                 positions[{collective, comm_size, tree_ppn}] = {shape, i};
                 for (const std::uint64_t bytes : space.sizes) {

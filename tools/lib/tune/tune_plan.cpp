@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
+#include <set>
 #include <sstream>
 #include <utility>
 
@@ -331,8 +332,8 @@ std::vector<std::string> coverage_lines(const TunePlan& plan, const std::vector<
     const auto row_text = [](const std::string& collective, const std::string& sizes, const std::string& source,
                              const std::string& choice) {
         std::ostringstream line;
-        line << std::left << std::setw(13) << collective << std::setw(23) << sizes << std::setw(11) << source
-             << choice;
+        line << std::left << std::setw(12) << collective << ' ' << std::setw(22) << sizes << ' ' << std::setw(10)
+             << source << ' ' << (choice == kStockLabel ? "MPICH's selection" : choice);
         return line.str();
     };
     for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -352,19 +353,39 @@ std::vector<std::string> coverage_lines(const TunePlan& plan, const std::vector<
     return lines;
 }
 
-GenerateReport plan_tree(const TunePlan& plan, const csel::Json& stock) {
+namespace {
+
+// Every plan's picks per collective, each plan at its own tree position.
+std::map<std::string, std::vector<csel::SampledChoice>> all_picks(const TunePlan& plan,
+                                                                 const std::vector<const TunePlan*>& shapes) {
+    std::map<std::string, std::vector<csel::SampledChoice>> picks;
+    std::set<std::pair<int, int>> positions{{plan.comm_size, plan.ppn}};
+    for (const auto& [collective, own] : plan.collectives) picks[collective] = own.picks;
+    for (const TunePlan* shape : shapes) {
+        if (!positions.insert({shape->comm_size, shape->ppn}).second)
+            throw UsageError("two tuned shapes at comm size " + std::to_string(shape->comm_size) + ", ppn " +
+                             std::to_string(shape->ppn) + ": one tree position takes one");
+        for (const auto& [collective, own] : shape->collectives)
+            picks[collective].insert(picks[collective].end(), own.picks.begin(), own.picks.end());
+    }
+    return picks;
+}
+
+}  // namespace
+
+GenerateReport plan_tree(const TunePlan& plan, const csel::Json& stock, const std::vector<const TunePlan*>& shapes) {
     csel::TreeInput input;
     GenerateReport report;
-    for (const auto& [collective, own] : plan.collectives) {
-        if (own.picks.empty()) {
+    for (auto& [collective, picks] : all_picks(plan, shapes)) {
+        if (picks.empty()) {
             report.lines.push_back(collective + ": no data, stock tree kept");
             continue;
         }
-        input.choices[collective] = own.picks;
-        const auto hier = std::count_if(own.picks.begin(), own.picks.end(),
+        const auto hier = std::count_if(picks.begin(), picks.end(),
                                         [](const csel::SampledChoice& pick) { return !pick.choice.stock; });
-        report.lines.push_back(collective + ": " + std::to_string(own.picks.size()) + " sizes, " +
-                               std::to_string(hier) + " not stock");
+        report.lines.push_back(collective + ": " + std::to_string(picks.size()) + " sizes, " + std::to_string(hier) +
+                               " not stock");
+        input.choices[collective] = std::move(picks);
     }
     if (input.choices.empty()) throw UsageError("nothing to generate from: no pick for any collective");
     input.requery = [&plan](const std::string& collective, int comm_size, int ppn,

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string_view>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -200,6 +201,28 @@ void check_collectives(const TuneOptions& options) {
 
 }  // namespace
 
+namespace {
+
+void check_shapes(const TuneOptions& options) {
+    for (std::size_t i = 0; i < options.shapes.size(); ++i)
+        if (std::count(options.shapes.begin(), options.shapes.begin() + i, options.shapes[i]))
+            throw UsageError("--shapes: " + to_string(options.shapes[i]) + " given twice");
+    if (!options.shape_launcher.empty() && options.shapes.empty())
+        throw UsageError("--shape-launcher without --shapes: no further shape to launch");
+    if (!options.shape_launcher.empty() && options.shape_launcher.back() == "--" &&
+        !has_shape_placeholder(options.shape_launcher))
+        throw UsageError("--shape-launcher ends in '--': tune appends the shape ('--nodes N --ppn P --') to the "
+                         "words; leave the '--' out, or place {nodes}, {ppn}, {ranks} in the words");
+    if (!options.shape_launcher.empty() && options.nodes)
+        throw UsageError("--shape-launcher does not go with --nodes (emulated cliques launch through mpiexec)");
+    if (!options.shapes.empty() && options.shape_launcher.empty() && !options.nodes)
+        throw UsageError("--shapes needs --shape-launcher WORDS (e.g. 'maint/emucluster run', to which the shape's "
+                         "'--nodes N --ppn P --' are appended, or 'srun -N {nodes} --ntasks-per-node={ppn}'), or "
+                         "--nodes on emulated cliques");
+}
+
+}  // namespace
+
 void check_tune_options(const TuneOptions& options) {
     check_job_options(options);
     if (options.segsizes.empty()) throw UsageError("no segment sizes (-s)");
@@ -229,6 +252,7 @@ void check_tune_options(const TuneOptions& options) {
     if (options.tree_rounds < 2) throw UsageError("--tree-rounds must be at least 2 (one round has no noise)");
     if (!(options.tree_tolerance >= 0 && options.tree_tolerance < 1))
         throw UsageError("--tree-tolerance must be >= 0 and < 100 (percent)");
+    check_shapes(options);
 }
 
 void check_tree_timing_options(const TuneOptions& options) {
@@ -575,10 +599,12 @@ VerifyCase parse_verify_case(const std::string& text) {
     if (expect.rfind("hier/", 0) != 0)
         throw bad(std::string("expectation must be hier/SEGMENTS, ") + kWholeCommCase + " or any");
     const std::string segments = expect.substr(5);
-    // the measured collectives' hier counts no segments (hier/0)
+    // the measured collectives' hier counts no segments (hier/0); hier/0 of another
+    // collective leaves its segments unchecked (a pick by measurement, its segment
+    // size the variable's default)
     const bool counted = !std::count(measured_collectives().begin(), measured_collectives().end(), c.collective);
-    if (!digits(segments) || (std::stoull(segments) == 0) == counted)
-        throw bad(counted ? "segments must be a positive integer" : c.collective + " counts no segments: hier/0");
+    if (!digits(segments) || (!counted && std::stoull(segments) != 0))
+        throw bad(counted ? "segments must be an integer >= 0" : c.collective + " counts no segments: hier/0");
     c.hier = true;
     c.segments = std::stoull(segments);
     return c;
@@ -728,6 +754,92 @@ bool in_search_space(const TuneOptions& options, const han::Candidate& candidate
     const std::vector<Params> allgather = configs_for("allgather", configs);  // its share of the space
     return std::count(options.collectives.begin(), options.collectives.end(), "allgather") &&
            std::find(allgather.begin(), allgather.end(), candidate.config) != allgather.end();
+}
+
+bool operator==(const JobShape& a, const JobShape& b) { return a.nodes == b.nodes && a.ppn == b.ppn; }
+bool operator<(const JobShape& a, const JobShape& b) { return std::tie(a.nodes, a.ppn) < std::tie(b.nodes, b.ppn); }
+
+std::string to_string(const JobShape& shape) { return std::to_string(shape.nodes) + "x" + std::to_string(shape.ppn); }
+
+JobShape parse_job_shape(const std::string& text) {
+    const std::size_t x = text.find('x');
+    const auto number = [&](const std::string& part) {
+        if (part.empty() || part.size() > 6 || !std::all_of(part.begin(), part.end(), ::isdigit))
+            throw UsageError("--shapes: '" + text + "' is not NODESxPPN (e.g. 2x2)");
+        return std::stoi(part);
+    };
+    if (x == std::string::npos) number("");
+    const JobShape shape{number(text.substr(0, x)), number(text.substr(x + 1))};
+    if (shape.nodes < 2 || shape.ppn < 1)
+        throw UsageError("--shapes: " + text + ": need at least 2 nodes and 1 rank per node");
+    return shape;
+}
+
+namespace {
+
+const std::vector<std::string>& shape_placeholders() {
+    static const std::vector<std::string> names{"{nodes}", "{ppn}", "{ranks}"};
+    return names;
+}
+
+}  // namespace
+
+bool has_shape_placeholder(const std::vector<std::string>& words) {
+    for (const std::string& word : words)
+        for (const std::string& name : shape_placeholders())
+            if (word.find(name) != std::string::npos) return true;
+    return false;
+}
+
+std::vector<std::string> launcher_for_shape(const std::vector<std::string>& launcher, const JobShape& shape) {
+    const std::vector<std::string> values{std::to_string(shape.nodes), std::to_string(shape.ppn),
+                                          std::to_string(shape.ranks())};
+    std::vector<std::string> words;
+    for (std::string word : launcher) {
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            const std::string& name = shape_placeholders()[i];
+            for (std::size_t at = word.find(name); at != std::string::npos; at = word.find(name, at + values[i].size()))
+                word.replace(at, name.size(), values[i]);
+        }
+        words.push_back(std::move(word));
+    }
+    if (!has_shape_placeholder(launcher))  // maint/emucluster run's options
+        words.insert(words.end(), {"--nodes", values[0], "--ppn", values[1], "--"});
+    return words;
+}
+
+TuneOptions shape_options(const TuneOptions& options, const JobShape& shape) {
+    TuneOptions job = options;
+    job.ranks = shape.ranks();
+    if (options.nodes) job.nodes = shape.nodes;
+    job.launcher = options.shape_launcher.empty() ? std::vector<std::string>{}
+                                                  : launcher_for_shape(options.shape_launcher, shape);
+    job.measured = options.collectives;
+    job.measured.insert(job.measured.end(), options.measured.begin(), options.measured.end());
+    job.collectives.clear();
+    if (job.measured_sizes.empty()) job.measured_sizes = options.sizes;
+    job.shapes.clear();
+    job.shape_launcher.clear();
+    return job;
+}
+
+std::vector<Launch> shape_stock_launches(const TuneOptions& shape, const std::string& hiertune) {
+    std::vector<Launch> launches;
+    for (const TimedGroup& group : timed_groups(shape))
+        launches.push_back(bench_launch(shape, hiertune, "stock", group, {"default"}, {}));
+    return launches;
+}
+
+bool has_shape(const Job& job, const JobShape& shape) {
+    return job.description.ranks == shape.ranks() && job.description.nodes == shape.nodes &&
+           job.description.ppn == shape.ppn;
+}
+
+std::optional<Job> find_shape_job(const std::vector<Job>& jobs, const std::string& machine, const JobShape& shape) {
+    std::optional<Job> found;
+    for (const Job& job : jobs)
+        if (job.description.machine == machine && has_shape(job, shape) && (!found || job.id > found->id)) found = job;
+    return found;
 }
 
 std::optional<Job> find_tune_job(const std::vector<Job>& jobs, const TuneOptions& options) {

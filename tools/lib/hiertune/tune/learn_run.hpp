@@ -38,19 +38,12 @@
 namespace hiertune {
 
 // The shape of a job: nodes x ranks per node, block placement.
-struct LearnShape {
-    int nodes = 0;
-    int ppn = 0;
-    int ranks() const { return nodes * ppn; }
-};
-bool operator==(const LearnShape& a, const LearnShape& b);
-bool operator<(const LearnShape& a, const LearnShape& b);
-LearnShape shape_of(const LearnPoint& point);
-std::string describe(const LearnShape& shape);  // "2 nodes x 4 ppn"
+JobShape shape_of(const LearnPoint& point);
+std::string describe(const JobShape& shape);  // "2 nodes x 4 ppn"
 
 // The tree positions a shape becomes (comm_size = ranks, ppn), as generate's
 // tree_position files a job.
-std::pair<int, int> tree_position(const LearnShape& shape);
+std::pair<int, int> tree_position(const JobShape& shape);
 
 struct LearnRunOptions {
     std::vector<std::string> collectives{"bcast"};  // bcast, reduce, allreduce: one learner each, in turn
@@ -60,7 +53,7 @@ struct LearnRunOptions {
     // The launch fields (mpiexec, mpiexec_args, launcher, machine,
     // allow_cliques), db_path and the bench effort (bench_*) of the jobs;
     // ranks, nodes and sizes are set per job.  launcher: the words before the
-    // shape (launcher_for_shape).
+    // shape (launcher_for_shape, tune_steps.hpp).
     TuneOptions jobs;
     std::string tree_path;
     std::string stock_path;
@@ -91,15 +84,10 @@ void check_learn_options(const LearnRunOptions& options);
 // (`num_cliques`) asks for them.  nullopt when it may go on.
 std::optional<std::string> learn_cliques_refusal(const LearnRunOptions& options, const char* num_cliques);
 
-// The launcher's words for a shape: "{nodes}", "{ppn}" and "{ranks}" in any
-// word are replaced by the shape's numbers (e.g. 'srun -N {nodes}
-// --ntasks-per-node={ppn}'); without any placeholder, maint/emucluster run's
-// options "--nodes N --ppn P --" are appended ('maint/emucluster run').
-std::vector<std::string> launcher_for_shape(const std::vector<std::string>& launcher, const LearnShape& shape);
 
 // What one bench job measures: the points of a batch on one shape.
 struct LearnGroup {
-    LearnShape shape;
+    JobShape shape;
     std::vector<std::uint64_t> sizes;           // ascending, distinct
     std::vector<Configuration> configurations;  // in order of first appearance
     std::vector<LearnPoint> points;             // the batch's points of this shape, in batch order
@@ -124,7 +112,7 @@ std::string algorithm_spec(const Configuration& configuration);
 // The job options of one shape: the jobs' fields with ranks = nodes x ppn and
 // the sizes; without a launcher nodes = the shape's (mpiexec -n RANKS with
 // MPIR_CVAR_NUM_CLIQUES=NODES), with one the launcher's words for the shape.
-TuneOptions shape_options(const LearnRunOptions& options, const LearnShape& shape,
+TuneOptions shape_options(const LearnRunOptions& options, const JobShape& shape,
                           const std::vector<std::uint64_t>& sizes);
 
 // The bench job of a group (step "learn", accounted in the database's
@@ -132,9 +120,6 @@ TuneOptions shape_options(const LearnRunOptions& options, const LearnShape& shap
 // DB [--machine M] --account learn` with the jobs' bench effort.
 Launch learn_launch(const LearnRunOptions& options, const std::string& hiertune, const LearnGroup& group);
 
-// The newest job (highest id) of the machine with the shape's ranks, nodes and
-// ppn (any placement or MPICH build); nullopt if none.
-std::optional<Job> shape_job(const std::vector<Job>& jobs, const std::string& machine, const LearnShape& shape);
 
 // The job a launch of `shape` filed its points under: of the jobs with the
 // shape's ranks, nodes and ppn (and `machine`, unless empty) that hold every
@@ -144,7 +129,7 @@ std::optional<Job> shape_job(const std::vector<Job>& jobs, const std::string& ma
 // stored points.
 std::optional<Job> launched_job(const std::vector<Job>& jobs,
                                 const std::function<std::vector<StoredPoint>(JobId)>& points_of,
-                                const std::string& machine, const LearnShape& shape,
+                                const std::string& machine, const JobShape& shape,
                                 const std::vector<PointKey>& keys);
 
 // Of `keys`, those each job of the shape holds (jobs holding none are left
@@ -152,18 +137,18 @@ std::optional<Job> launched_job(const std::vector<Job>& jobs,
 // stored points), so that the points read back afterwards are told apart.
 std::map<JobId, std::set<PointKey>> held_keys(const std::vector<Job>& jobs,
                                               const std::function<std::vector<StoredPoint>(JobId)>& points_of,
-                                              const LearnShape& shape, const std::vector<PointKey>& keys);
+                                              const JobShape& shape, const std::vector<PointKey>& keys);
 
 // The machines that have a job of one of the shapes (train-only picks the
 // one when --machine is not given).
-std::set<std::string> machines_with_shapes(const std::vector<Job>& jobs, const std::vector<LearnShape>& shapes);
+std::set<std::string> machines_with_shapes(const std::vector<Job>& jobs, const std::vector<JobShape>& shapes);
 
 // The stored points of a job on `shape` that lie in the space: the space's
 // collective and configurations, a size within reach of its sizes (from
 // non_p2_range of the smallest to that of the largest, non-powers of two
 // included), a median > 0; as learner points with their medians (seconds).
 std::vector<std::pair<LearnPoint, double>> stored_learn_points(const std::vector<StoredPoint>& points,
-                                                               const LearnShape& shape, const LearnSpace& space);
+                                                               const JobShape& shape, const LearnSpace& space);
 
 // What a learner knows of one collective, for the tree.
 struct LearnedCollective {
@@ -174,7 +159,7 @@ struct LearnedCollective {
 // The choice at (shape, size): the configuration a tree can run there (tree_can_run) with the
 // lowest predicted time (ties: fewer parameters, then the choice's text, as
 // best_measured), as the tree's choice; nullopt when none may be chosen.
-std::optional<csel::Choice> learned_choice(const LearnedCollective& learned, const LearnShape& shape,
+std::optional<csel::Choice> learned_choice(const LearnedCollective& learned, const JobShape& shape,
                                            std::uint64_t msg_bytes);
 
 // The tree's input: per collective, per shape of its space and candidate size

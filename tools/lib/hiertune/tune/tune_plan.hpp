@@ -134,10 +134,13 @@ std::vector<CoverageRow> coverage(const TunePlan& plan, const std::vector<Revert
 // comm size and ppn, and where the largest size's choice holds beyond it.
 std::vector<std::string> coverage_lines(const TunePlan& plan, const std::vector<CoverageRow>& rows);
 
-// Step 3: the tree of the plan's picks over `stock` (build_checked_tree);
-// where a collective's stock was not measured, sizes between the picks are
-// asked of the model (model_midpoint).  Throws UsageError when no collective
-// has a pick, csel errors as build_checked_tree.
-GenerateReport plan_tree(const TunePlan& plan, const csel::Json& stock);
+// Step 3: the tree of the plan's picks over `stock` (build_checked_tree), with
+// the picks of the further shapes' plans beside them, each at its own tree
+// position; where a collective's stock was not measured, sizes between the
+// main plan's picks are asked of the model (model_midpoint).  Throws UsageError
+// when no collective has a pick, or two plans share a tree position; csel errors
+// as build_checked_tree.
+GenerateReport plan_tree(const TunePlan& plan, const csel::Json& stock,
+                         const std::vector<const TunePlan*>& shapes = {});
 
 }  // namespace hiertune

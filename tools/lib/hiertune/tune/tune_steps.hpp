@@ -36,6 +36,27 @@
 
 namespace hiertune {
 
+// A job shape: nodes x ranks per node (tune --shapes, learn's space).
+struct JobShape {
+    int nodes = 0;
+    int ppn = 0;
+    int ranks() const { return nodes * ppn; }
+};
+bool operator==(const JobShape& a, const JobShape& b);
+bool operator<(const JobShape& a, const JobShape& b);
+std::string to_string(const JobShape& shape);  // "2x2"
+// "2x2" -> {2, 2}.  Throws UsageError for anything else, or a shape of fewer than 2
+// nodes (one node has no inter-node step to tune).
+JobShape parse_job_shape(const std::string& text);
+
+// Whether a launcher's words hold "{nodes}", "{ppn}" or "{ranks}".
+bool has_shape_placeholder(const std::vector<std::string>& words);
+// The launcher's words for a shape: "{nodes}", "{ppn}" and "{ranks}" in any
+// word are replaced by the shape's numbers (e.g. 'srun -N {nodes}
+// --ntasks-per-node={ppn}'); without any placeholder, maint/emucluster run's
+// options "--nodes N --ppn P --" are appended ('maint/emucluster run').
+std::vector<std::string> launcher_for_shape(const std::vector<std::string>& launcher, const JobShape& shape);
+
 struct TuneOptions {
     int ranks = 0;                                             // -n (> 1)
     std::optional<int> nodes;                                  // --nodes: MPIR_CVAR_NUM_CLIQUES (emulated)
@@ -79,6 +100,13 @@ struct TuneOptions {
     bool allow_tree_slower = false;
     // step 5b: keep every pick, also where the tree was not measured faster than no tree
     bool keep_unproven = false;
+    // further job shapes inside the allocation, each measured in jobs of its own (every
+    // tuned collective the measured way: hier's measured_configs against MPICH's
+    // selection, at the measured sizes), its picks keyed in the same tree, verified and
+    // timed against no tree at that shape; their launch: shape_launcher's words for
+    // the shape (launcher_for_shape; with --nodes: the shape's emulated nodes)
+    std::vector<JobShape> shapes;
+    std::vector<std::string> shape_launcher;
     std::string install_prefix;  // tune --install: the verified tree becomes this MPICH prefix's site tree
 };
 
@@ -103,6 +131,9 @@ void split_measured(TuneOptions& options);
 std::vector<Params> measured_configs(const std::string& collective);
 
 // Throws UsageError for: ranks < 2, nodes < 2 or > ranks, no or zero sizes,
+// shapes given twice, or without a way to launch them (shape_launcher, or
+// --nodes), a shape launcher without shapes or ending in "--" without a
+// placeholder (the shape is appended after it),
 // no or zero segment sizes, a collective the task model does not cover
 // (model_collectives) or given twice, an invalid configuration spec (as tasks
 // --config), seg_* inter-node configurations without a way to fit the analytic
@@ -232,8 +263,8 @@ struct VerifyCase {
     std::string collective;  // one of grammar::collectives()
     std::uint64_t msg_bytes = 0;
     bool hier = false;       // true: hier must run, with `segments` segments (allgather: on its leaders,
-                             // the pieces each receives; 0 where hier counts none: gather, scatter,
-                             // barrier); false: any algorithm
+                             // the pieces each receives; 0: not checked, as where hier counts none:
+                             // gather, scatter, barrier, or a pick by measurement); false: any algorithm
     std::uint64_t segments = 0;
     // one of MPICH's algorithms the tree marks whole_comm=1: the device must hand the
     // call to the MPIR level (pvar coll_hier_mpir_routed: once on every rank)
@@ -289,6 +320,21 @@ std::vector<TreeTimingCase> tree_timing_cases(const TuneOptions& options, const 
 // Whether a task-benchmarked candidate is in the search space (one of the
 // configurations at one of the segment sizes).
 bool in_search_space(const TuneOptions& options, const han::Candidate& candidate);
+
+// The options of the jobs at a further shape: its ranks and launch (shape_launcher's
+// words for the shape, launcher_for_shape; with --nodes, that many emulated nodes), every tuned collective measured (options.collectives too) at the measured
+// sizes (else the sizes), no further shapes.
+TuneOptions shape_options(const TuneOptions& options, const JobShape& shape);
+
+// A further shape's reference: MPICH's selection alone (bench -a default), one job
+// per timed group (step "stock").
+std::vector<Launch> shape_stock_launches(const TuneOptions& shape, const std::string& hiertune);
+
+// Whether a job ran the shape: its ranks, nodes and ppn.
+bool has_shape(const Job& job, const JobShape& shape);
+// The newest job (highest id) of the machine with the shape's ranks, nodes and
+// ppn (any placement or MPICH build); nullopt if none.
+std::optional<Job> find_shape_job(const std::vector<Job>& jobs, const std::string& machine, const JobShape& shape);
 
 // The job tune's runs are filed under: machine and ranks match, nodes too when
 // given; of several (another MPICH build), the newest.  nullopt if none.
