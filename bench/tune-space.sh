@@ -9,3 +9,7 @@ tune_intra=binomial/shm
 # the non-blocking forms against MPICH's selection and each of its algorithms
 tune_measured=gather,scatter,barrier,ibcast,ireduce,iallreduce,iallgather,igather,iscatter,ibarrier
 tune_measured_sizes=8K:128K
+# further job shapes inside the allocation (nodes x ranks per node), each measured in
+# jobs of its own (every collective above: hier against MPICH's selection, at the
+# measured sizes), keyed in the same tree, verified and timed at its shape
+tune_shapes=4x1,2x2
