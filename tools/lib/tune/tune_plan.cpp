@@ -328,11 +328,11 @@ std::vector<std::string> coverage_lines(const TunePlan& plan, const std::vector<
         "measurement; stock: MPICH's selection measured fastest; put back: not measured faster than no tree)",
         "# tuned at " + std::to_string(plan.comm_size) + " ranks, " + std::to_string(plan.ppn) +
             " per node; every other comm size and ppn: MPICH's selection (not tuned)",
-        "collective   sizes (B)              source     choice"};
+        "collective   sizes (B)                 source     choice"};
     const auto row_text = [](const std::string& collective, const std::string& sizes, const std::string& source,
                              const std::string& choice) {
         std::ostringstream line;
-        line << std::left << std::setw(12) << collective << ' ' << std::setw(22) << sizes << ' ' << std::setw(10)
+        line << std::left << std::setw(12) << collective << ' ' << std::setw(25) << sizes << ' ' << std::setw(10)
              << source << ' ' << (choice == kStockLabel ? "MPICH's selection" : choice);
         return line.str();
     };
