@@ -763,8 +763,9 @@ std::string to_string(const JobShape& shape) { return std::to_string(shape.nodes
 
 JobShape parse_job_shape(const std::string& text) {
     const std::size_t x = text.find('x');
+    const auto digit = [](unsigned char c) { return std::isdigit(c) != 0; };
     const auto number = [&](const std::string& part) {
-        if (part.empty() || part.size() > 6 || !std::all_of(part.begin(), part.end(), ::isdigit))
+        if (part.empty() || part.size() > 6 || !std::all_of(part.begin(), part.end(), digit))
             throw UsageError("--shapes: '" + text + "' is not NODESxPPN (e.g. 2x2)");
         return std::stoi(part);
     };
