@@ -166,13 +166,8 @@ std::string algorithm_spec(const Configuration& configuration) {
 
 TuneOptions shape_options(const LearnRunOptions& options, const JobShape& shape,
                           const std::vector<std::uint64_t>& sizes) {
-    TuneOptions job = options.jobs;
-    job.ranks = shape.ranks();
+    TuneOptions job = at_shape(options.jobs, options.jobs.launcher, shape);
     job.sizes = sizes;
-    if (job.launcher.empty())
-        job.nodes = shape.nodes;  // MPIR_CVAR_NUM_CLIQUES: also 1, over whatever the caller's environment says
-    else
-        job.launcher = launcher_for_shape(job.launcher, shape);
     return job;
 }
 

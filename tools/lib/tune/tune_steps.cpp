@@ -809,12 +809,21 @@ std::vector<std::string> launcher_for_shape(const std::vector<std::string>& laun
     return words;
 }
 
+TuneOptions at_shape(TuneOptions jobs, const std::vector<std::string>& launcher, const JobShape& shape) {
+    jobs.ranks = shape.ranks();
+    if (launcher.empty()) {
+        jobs.nodes = shape.nodes;
+        jobs.launcher.clear();
+    } else {
+        jobs.nodes.reset();
+        jobs.launcher = launcher_for_shape(launcher, shape);
+    }
+    return jobs;
+}
+
 TuneOptions shape_options(const TuneOptions& options, const JobShape& shape) {
-    TuneOptions job = options;
-    job.ranks = shape.ranks();
-    if (options.nodes) job.nodes = shape.nodes;
-    job.launcher = options.shape_launcher.empty() ? std::vector<std::string>{}
-                                                  : launcher_for_shape(options.shape_launcher, shape);
+    // check_tune_options: no shape launcher means emulated nodes (--nodes)
+    TuneOptions job = at_shape(options, options.shape_launcher, shape);
     job.measured = options.collectives;
     job.measured.insert(job.measured.end(), options.measured.begin(), options.measured.end());
     job.collectives.clear();

@@ -321,6 +321,11 @@ std::vector<TreeTimingCase> tree_timing_cases(const TuneOptions& options, const 
 // configurations at one of the segment sizes).
 bool in_search_space(const TuneOptions& options, const han::Candidate& candidate);
 
+// `jobs` launched at a shape: ranks = nodes x ppn; with launcher words, those words
+// for the shape (launcher_for_shape), else mpiexec -n RANKS on that many emulated
+// nodes (MPIR_CVAR_NUM_CLIQUES, also 1, over whatever the caller's environment says).
+TuneOptions at_shape(TuneOptions jobs, const std::vector<std::string>& launcher, const JobShape& shape);
+
 // The options of the jobs at a further shape: its ranks and launch (shape_launcher's
 // words for the shape, launcher_for_shape; with --nodes, that many emulated nodes), every tuned collective measured (options.collectives too) at the measured
 // sizes (else the sizes), no further shapes.
