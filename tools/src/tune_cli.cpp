@@ -45,6 +45,11 @@ CLI::App* TuneCli::bind(CLI::App& app) {
                      "MPICH's selection, at --measured-sizes), keyed in the same tree, verified and timed "
                      "against no tree at that shape")
         ->delimiter(',');
+    tune->add_option("--predict-shapes", predicted_shapes_,
+                     "Job shapes NODESx1 (comma-separated, e.g. 8x1,16x1) larger than the allocation: their bcast "
+                     "and reduce picks predicted by the analytic models fitted in step 0b (needs --fit-launcher), "
+                     "keyed in the same tree, marked predicted in the report (neither verified nor timed)")
+        ->delimiter(',');
     tune->add_option("--shape-launcher", shape_launcher_,
                      "Launch prefix of the --shapes jobs, {nodes}, {ppn} and {ranks} replaced per shape, e.g. "
                      "'maint/emucluster run --nodes {nodes} --ppn {ppn} --' (with --nodes: emulated nodes instead)");
@@ -161,6 +166,8 @@ TuneOptions TuneCli::options() const {
     if (!fit_launcher_.empty()) options.fit_launcher = launcher_words(fit_launcher_);
     for (const std::string& shape : shapes_) options.shapes.push_back(parse_job_shape(shape));
     if (!shape_launcher_.empty()) options.shape_launcher = launcher_words(shape_launcher_);
+    for (const std::string& shape : predicted_shapes_)
+        options.predicted_shapes.push_back(parse_job_shape(shape, "--predict-shapes"));
     options.machine = machine_name(machine_, std::getenv(kMachineEnv));  // else: step 0's job names it
     options.steady_segments = steady_;
     options.task_warmup = task_warmup_;

@@ -47,6 +47,7 @@ private:
     LaunchArgs launch_;
     std::string fit_launcher_;
     std::vector<std::string> shapes_;
+    std::vector<std::string> predicted_shapes_;
     std::string shape_launcher_;
     std::string machine_;
     std::uint64_t steady_ = 8;

@@ -28,6 +28,7 @@
 #include "hiertune/tree/site_tree.hpp"
 #include "hiertune/tune/sweep.hpp"
 #include "hiertune/tune/task_bench.hpp"
+#include "hiertune/tune/predicted_shape.hpp"
 #include "hiertune/tune/tune_plan.hpp"
 #include "hiertune/common/text.hpp"
 #include "hiertune/common/usage_error.hpp"
@@ -115,6 +116,23 @@ std::map<std::string, std::vector<han::Candidate>> seg_candidates(const MeasureD
             result[collective] = seg_inter_candidates_of(db, job, collective, candidates_from_tasks(db.tasks(job.id), collective),
                                                      generate, lines ? *lines : ignored);
     return result;
+}
+
+// What the predicted shapes are predicted from: the models fitted on the job's nodes.
+PredictionBasis prediction_basis(const MeasureDb& db, const Job& job, const TuneOptions& options) {
+    const std::optional<Job> fit = fit_job_of(db, job);
+    if (!fit)
+        throw TuneError("step 2 (predicted shapes): no analytic models fitted on " +
+                        std::to_string(job.description.nodes) + " nodes x 1 rank in " + db.path() + " (step 0b)");
+    PredictionBasis basis;
+    basis.fit_job = fit->id;
+    basis.fitted_procs = fit->description.ranks;
+    basis.models = db.fit_models(fit->id);
+    basis.inputs = analytic::inputs_of(db.fit_points(fit->id), db.eager_points(fit->id));
+    basis.smallest_fitted = analytic::smallest_fitted_size(db.fit_points(fit->id));
+    basis.segsizes = options.segsizes;
+    basis.chain_fanouts = GenerateOptions{}.chain_fanouts;
+    return basis;
 }
 
 // The wall time of `hiertune fit` on the job's nodes (one rank each), if stored.
@@ -469,8 +487,8 @@ private:
     std::vector<TuneStep> steps() {
         return {
             {"0", "calibrate the links", nullptr, nullptr, [this] { calibrate(); }},
-            {"0b", "fit the analytic models of the seg_* inter-node submodules",
-             [this] { return !seg_inter_configs(options_).empty(); }, nullptr,
+            {"0b", "fit the analytic models (seg_* inter-node submodules, predicted shapes)",
+             [this] { return !seg_inter_configs(options_).empty() || !options_.predicted_shapes.empty(); }, nullptr,
              [this] { run_step("step 0b (fit)", {*fit_launch(options_, hiertune_)}, out_); }},
             {"1", "task benchmarks", nullptr, [this] { return tasks_stored(); }, [this] { measure_tasks(); }},
             // the stock reference: hier goes into the tree only where predicted faster
@@ -503,6 +521,21 @@ private:
         elsewhere_ = " not stored under job " + std::to_string(job_.id) + " (" + describe_job(job_.description) +
                      ") after the jobs ran: did the launch place the ranks otherwise than in step 0?";
         start_shapes();
+        check_predicted_shapes();
+    }
+
+    // A predicted shape is larger than the allocation and at a tree position of its own.
+    void check_predicted_shapes() const {
+        std::vector<std::pair<int, int>> positions{tree_position(job_.description)};
+        for (const ShapeRun& run : shapes_) positions.push_back({run.shape.ranks(), run.shape.ppn});
+        for (const JobShape& shape : options_.predicted_shapes) {
+            const std::string name = "--predict-shapes " + to_string(shape);
+            if (shape.nodes <= job_.description.nodes)
+                throw TuneError(name + ": not larger than the allocation (" + describe_job(job_.description) +
+                                "): measure it with --shapes");
+            if (std::count(positions.begin(), positions.end(), std::make_pair(shape.ranks(), shape.ppn)))
+                throw TuneError(name + ": the tree position of a measured shape");
+        }
     }
 
     // The further shapes' job options, once step 0 named the machine and the main job.
@@ -606,6 +639,21 @@ private:
         for (const std::string& note : plan_.skipped) out_ << note << '\n';
         print_picks();
         plan_shapes();
+        predict_shapes();
+    }
+
+    // Each predicted shape's picks from the analytic models.
+    void predict_shapes() {
+        predicted_.clear();
+        if (options_.predicted_shapes.empty()) return;
+        basis_ = prediction_basis(*db_, job_, options_);
+        for (const JobShape& shape : options_.predicted_shapes) {
+            predicted_.push_back(
+                predict_shape(shape, predicted_collectives(options_), options_.sizes, basis_));
+            for (const PredictedCase& c : predicted_.back().cases)
+                out_ << "predicted shape " << to_string(shape) << ": " << c.collective << " " << c.msg_bytes
+                     << " B: " << (c.picked ? c.plugin_label : std::string(kStockLabel)) << " (predicted)\n";
+        }
     }
 
     void print_picks() {
@@ -639,6 +687,7 @@ private:
     std::vector<const TunePlan*> shape_plans() const {
         std::vector<const TunePlan*> plans;
         for (const ShapeRun& run : shapes_) plans.push_back(&run.plan);
+        for (const PredictedShape& predicted : predicted_) plans.push_back(&predicted.plan);
         return plans;
     }
 
@@ -672,6 +721,10 @@ private:
         measure_plan(plan_, db_->points(job_.id));
         std::string shapes_text, failed;
         for (const ShapeRun& run : shapes_) shapes_text += shape_report_text(run, *db_, digest_, failed);
+        for (const PredictedShape& predicted : predicted_) {
+            shapes_text += '\n';
+            for (const std::string& line : predicted_shape_lines(predicted, basis_)) shapes_text += line + '\n';
+        }
         write_tune_report(options_, job_, *db_, plan_, reverted_, digest_, shapes_text, report_dir_, out_);
         if (!failed.empty()) throw TuneError("further shape " + failed + ": see " + (report_dir_ / "report.txt").string());
     }
@@ -729,6 +782,8 @@ private:
     std::string digest_;
     std::vector<RevertedPick> reverted_;  // step 5b's
     std::vector<ShapeRun> shapes_;        // --shapes, from step 0 on
+    std::vector<PredictedShape> predicted_;  // --predict-shapes, from step 2 on
+    PredictionBasis basis_;                  // what they are predicted from
 };
 
 }  // namespace

@@ -10,6 +10,8 @@
 #include <optional>
 
 #include "hiertune/tree/generate.hpp"
+#include "hiertune/tree/csel_show.hpp"
+#include "hiertune/tune/predicted_shape.hpp"
 #include "hiertune/tune/tune_plan.hpp"
 #include "hiertune/common/usage_error.hpp"
 
@@ -313,7 +315,7 @@ TEST_F(MeasuredPlanTest, CoverageOfOneChoicePerShapeIsEverySize) {
     ASSERT_EQ(rows.size(), 1u);
     EXPECT_EQ(rows[0].source, PickSource::measured);
     EXPECT_EQ(rows[0].first_bytes, 1024u);
-    EXPECT_EQ(rows[0].last_bytes, 65536u);
+    EXPECT_EQ(rows[0].last_bytes, 16384u);
     const std::vector<std::string> lines = coverage_lines(p, rows);
     ASSERT_EQ(lines.size(), 4u);
     EXPECT_NE(lines[3].find("every size (1024-65536)"), std::string::npos) << lines[3];
@@ -444,6 +446,90 @@ TEST_F(MeasuredPlanTest, OneChoiceGoesBackWhole) {
     EXPECT_EQ(slower.cases[0].pick, "stock");
     EXPECT_EQ(slower.cases[1].pick, "stock");
     EXPECT_EQ(slower.verify[0], (VerifyCase{"gather", 1024, false, 0}));
+}
+
+}  // namespace
+}  // namespace hiertune
+
+namespace hiertune {
+namespace {
+
+// Fitted on 4 nodes: binomial (MPICH's) with a cheap start-up and costly bytes,
+// seg_pipeline (the plugin's) the other way round, as on a slow link.
+PredictionBasis four_node_basis() {
+    PredictionBasis basis;
+    basis.fit_job = 7;
+    basis.fitted_procs = 4;
+    basis.models = {{"bcast", "binomial", {}, 4, 1e-6, 100e-9, 3},
+                    {"bcast", "seg_pipeline", {{"MPIR_CVAR_BCAST_SEG_SEGSIZE", "65536"}}, 4, 500e-6, 10e-9, 3}};
+    basis.inputs.gammas.by_segment.emplace(65536, analytic::Gamma(std::map<int, double>{{2, 1.0}, {3, 2.0}}));
+    basis.smallest_fitted = 16384;
+    basis.segsizes = {65536};
+    basis.chain_fanouts = {2};
+    return basis;
+}
+
+// A shape larger than the allocation gets the plugin's pick only where the models
+// predict it faster than every MPICH algorithm by the margin; the tree keys it at the
+// shape's position, one rank per node, and the coverage says "predicted".
+TEST(PredictedShape, PicksThePluginOnlyWhereFasterByTheMargin) {
+    const PredictionBasis basis = four_node_basis();
+    const std::uint64_t mib = 1 << 20;
+    const PredictedShape predicted =
+        predict_shape(JobShape{8, 1}, {"bcast", "allreduce"}, {8192, 16384, mib}, basis);
+    ASSERT_EQ(predicted.cases.size(), 3u);  // allreduce: no model, nothing predicted
+    const PredictedCase& below = predicted.cases[0];
+    EXPECT_FALSE(below.picked);  // under the smallest fitted size: MPICH's selection
+    EXPECT_TRUE(below.plugin_label.empty());
+    const analytic::Candidate binomial{Configuration{"bcast", "binomial", {}}, analytic::Line{1e-6, 100e-9}};
+    for (const PredictedCase& c : {predicted.cases[1], predicted.cases[2]}) {
+        ASSERT_TRUE(c.plugin_seconds && c.mpich_seconds);
+        EXPECT_EQ(c.mpich_label, "binomial");
+        EXPECT_DOUBLE_EQ(*c.mpich_seconds, analytic::predict(binomial, 8, c.msg_bytes, basis.inputs));
+        EXPECT_EQ(c.picked, *c.plugin_seconds * (1 + kPredictedMargin) <= *c.mpich_seconds) << c.msg_bytes;
+    }
+    // 16 KiB: the plugin's predicted faster, but not by the margin
+    EXPECT_LT(*predicted.cases[1].plugin_seconds, *predicted.cases[1].mpich_seconds);
+    EXPECT_FALSE(predicted.cases[1].picked);
+    EXPECT_TRUE(predicted.cases[2].picked);
+    EXPECT_EQ(predicted.cases[2].plugin_label, "MPIR_Bcast_intra_seg_pipeline segsize=65536");
+
+    const TunePlan& plan = predicted.plan;
+    EXPECT_TRUE(plan.predicted);
+    EXPECT_EQ(std::make_pair(plan.comm_size, plan.ppn), std::make_pair(8, 1));
+    const std::vector<CoverageRow> rows = coverage(plan, {});
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[0].source, PickSource::stock);
+    EXPECT_EQ(rows[0].last_bytes, 16384u);
+    EXPECT_EQ(rows[1].source, PickSource::predicted);
+    const std::vector<std::string> lines = predicted_shape_lines(predicted, basis);
+    EXPECT_NE(lines.front().find("predicted shape 8x1"), std::string::npos) << lines.front();
+    EXPECT_NE(lines.back().find("predicted"), std::string::npos) << lines.back();
+
+    TunePlan main;  // the allocation's own shape, 4 x 2, one stock pick
+    main.comm_size = 8;
+    main.ppn = 2;
+    main.nodes = 4;
+    main.collectives["bcast"].picks = {{8, 2, 65536, csel::Choice::stock_tree()}};
+    main.collectives["bcast"].stock_measured = true;
+    const Json tree = plan_tree(main, mpich_like_stock(), {&plan}).tree.tree;
+    csel::CallPoint call;
+    call.comm_size = 8;
+    call.nodes = 8;
+    call.bytes = mib;
+    EXPECT_EQ(csel::select(tree, call).container, "MPIR_Bcast_intra_seg_pipeline");
+    call.bytes = 16384;
+    EXPECT_EQ(csel::select(tree, call).container, "MPIR_Bcast_intra_binomial");  // the stock tree's
+    call.bytes = mib;
+    call.nodes = 4;  // 8 ranks on 4 nodes: the measured shape's branch
+    EXPECT_EQ(csel::select(tree, call).container, "MPIR_Bcast_intra_binomial");
+}
+
+TEST(PredictedShape, OnlyOneRankPerNodeBeyondTheNodesFitted) {
+    const PredictionBasis basis = four_node_basis();
+    EXPECT_THROW(predict_shape(JobShape{8, 2}, {"bcast"}, {65536}, basis), std::invalid_argument);
+    EXPECT_THROW(predict_shape(JobShape{4, 1}, {"bcast"}, {65536}, basis), std::invalid_argument);
+    EXPECT_NO_THROW(predict_shape(JobShape{5, 1}, {"bcast"}, {65536}, basis));
 }
 
 }  // namespace

@@ -290,6 +290,43 @@ TEST(Tune, SegInterNodeConfigurationsAreFittedNotTaskBenchmarked) {
               "--max-time 5 --machine box");
 }
 
+// Shapes larger than the allocation: one rank per node, predicted from a fit of every
+// modelled algorithm (MPICH's too, no -a) of the predicted collectives up to the largest size.
+TEST(Tune, PredictedShapesFitEveryModelledAlgorithm) {
+    TuneOptions o = options();
+    o.predicted_shapes = {{8, 1}, {16, 1}};
+    EXPECT_NO_THROW(check_tune_options(o));
+    EXPECT_EQ(predicted_collectives(o), std::vector<std::string>{"bcast"});
+    const std::optional<Launch> fit = fit_launch(o, "/bin/hiertune");
+    ASSERT_TRUE(fit);
+    EXPECT_EQ(describe(*fit),
+              "MPIR_CVAR_NUM_CLIQUES=2 /opt/mpich/bin/mpiexec -n 2 /bin/hiertune fit --db /d/t.sqlite -C bcast "
+              "--smallest 4096 --largest 65536 --count 5 --gamma-segsizes 4096,32768 --precision 2.5 --max-time 5 "
+              "--machine box");
+    EXPECT_THROW(parse_job_shape("8", "--predict-shapes"), UsageError);
+    try {
+        parse_job_shape("1x1", "--predict-shapes");
+        ADD_FAILURE() << "1x1 taken";
+    } catch (const UsageError& e) {
+        EXPECT_NE(std::string(e.what()).find("--predict-shapes"), std::string::npos) << e.what();
+    }
+    for (const std::vector<JobShape>& bad : {std::vector<JobShape>{{8, 2}}, {{8, 1}, {8, 1}}}) {
+        o.predicted_shapes = bad;
+        EXPECT_THROW(check_tune_options(o), UsageError) << to_string(bad.back());  // ppn 2; twice
+    }
+    o.predicted_shapes = {{8, 1}};
+    o.shapes = {{8, 1}};
+    EXPECT_THROW(check_tune_options(o), UsageError);  // measured and predicted
+    o.shapes.clear();
+    o.collectives = {"allreduce"};  // no model predicts it
+    EXPECT_THROW(check_tune_options(o), UsageError);
+    o.collectives = {"bcast"};
+    o.nodes.reset();  // no way to fit: neither --fit-launcher nor cliques
+    EXPECT_THROW(check_tune_options(o), UsageError);
+    o.fit_launcher = {"srun", "--ntasks-per-node=1"};
+    EXPECT_NO_THROW(check_tune_options(o));
+}
+
 TEST(Tune, TasksLaunch) {
     const std::vector<Launch> launches = tasks_launches(options(), "/bin/hiertune");
     ASSERT_EQ(launches.size(), 1u);

@@ -280,6 +280,14 @@ std::optional<double> predict_if_modelled(const Candidate& candidate, int size, 
     }
 }
 
+std::uint64_t smallest_fitted_size(const std::vector<StoredFitPoint>& points) {
+    std::uint64_t smallest_fitted = 0;
+    for (const StoredFitPoint& p : points)
+        if (p.key.kind == kFitExperiment && (smallest_fitted == 0 || p.key.msg_bytes < smallest_fitted))
+            smallest_fitted = p.key.msg_bytes;
+    return smallest_fitted;
+}
+
 std::optional<Pick> best_candidate(const std::vector<Candidate>& candidates, int size, std::uint64_t msg_bytes,
                                    const ModelInputs& inputs) {
     std::optional<Pick> best;

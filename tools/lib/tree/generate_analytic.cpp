@@ -51,16 +51,6 @@ int fitted_procs_of(const std::vector<FittedModel>& models) {
     return fitted_procs;
 }
 
-// Below the smallest size fitted at, the models extrapolate a line whose start-up
-// cost the fit may have clamped at 0: MPICH's own selection there.
-std::uint64_t smallest_fitted_size(const std::vector<StoredFitPoint>& points) {
-    std::uint64_t smallest_fitted = 0;
-    for (const StoredFitPoint& p : points)
-        if (p.key.kind == kFitExperiment && (smallest_fitted == 0 || p.key.msg_bytes < smallest_fitted))
-            smallest_fitted = p.key.msg_bytes;
-    return smallest_fitted;
-}
-
 // --comm-sizes, else powers of two up to 4 x the fitted size and that size; sorted, unique.
 std::vector<int> tree_comm_sizes(const GenerateOptions& options, int fitted_procs) {
     std::vector<int> comm_sizes = options.comm_sizes;
@@ -124,7 +114,7 @@ GenerateReport generate_analytic_tree(const MeasureDb& db, const csel::Json& sto
     const analytic::ModelInputs inputs = analytic::inputs_of(db.fit_points(job.id), db.eager_points(job.id), &gamma_notes);
     const int ppn = tree_position(job.description).second;
     const int fitted_procs = fitted_procs_of(models);
-    const std::uint64_t smallest_fitted = smallest_fitted_size(db.fit_points(job.id));
+    const std::uint64_t smallest_fitted = analytic::smallest_fitted_size(db.fit_points(job.id));
     const std::vector<int> comm_sizes = tree_comm_sizes(options, fitted_procs);
     std::vector<std::uint64_t> segsizes = options.segsizes;
     if (segsizes.empty())

@@ -287,6 +287,7 @@ std::string to_string(PickSource source) {
         case PickSource::measured: return "measured";
         case PickSource::stock: return "stock";
         case PickSource::put_back: return "put back";
+        case PickSource::predicted: return "predicted";
     }
     return "";
 }
@@ -302,6 +303,7 @@ PickSource source_of(const TunePlan& plan, const SizeCase& c, const std::vector<
     const auto pick = std::find_if(picks.begin(), picks.end(),
                                    [&](const csel::SampledChoice& p) { return p.msg_bytes == c.msg_bytes; });
     if (pick == picks.end() || pick->choice.stock) return PickSource::stock;
+    if (plan.predicted) return PickSource::predicted;
     if (c.measured_pick || !grammar::find(pick->choice.algorithm)) return PickSource::measured;
     return PickSource::model;
 }
@@ -323,11 +325,15 @@ std::vector<CoverageRow> coverage(const TunePlan& plan, const std::vector<Revert
 }
 
 std::vector<std::string> coverage_lines(const TunePlan& plan, const std::vector<CoverageRow>& rows) {
+    const std::string shape = std::to_string(plan.comm_size) + " ranks, " + std::to_string(plan.ppn) + " per node";
     std::vector<std::string> lines{
-        "# coverage: where the tree's choices come from (model: the HAN task model's pick; measured: picked by "
-        "measurement; stock: MPICH's selection measured fastest; put back: not measured faster than no tree)",
-        "# tuned at " + std::to_string(plan.comm_size) + " ranks, " + std::to_string(plan.ppn) +
-            " per node; every other comm size and ppn: MPICH's selection (not tuned)",
+        plan.predicted
+            ? "# coverage: where the tree's choices come from (predicted: the analytic models' pick, not measured; "
+              "stock: MPICH's selection, the models not predicting a pick faster by the margin)"
+            : "# coverage: where the tree's choices come from (model: the HAN task model's pick; measured: picked by "
+              "measurement; stock: MPICH's selection measured fastest; put back: not measured faster than no tree)",
+        (plan.predicted ? "# predicted at " : "# tuned at ") + shape +
+            "; every comm size and ppn no section names: MPICH's selection (not tuned)",
         "collective   sizes (B)                 source     choice"};
     const auto row_text = [](const std::string& collective, const std::string& sizes, const std::string& source,
                              const std::string& choice) {

@@ -221,6 +221,25 @@ void check_shapes(const TuneOptions& options) {
                          "--nodes on emulated cliques");
 }
 
+void check_predicted_shapes(const TuneOptions& options) {
+    const std::vector<JobShape>& predicted = options.predicted_shapes;
+    for (std::size_t i = 0; i < predicted.size(); ++i) {
+        const std::string name = "--predict-shapes " + to_string(predicted[i]);
+        if (std::count(predicted.begin(), predicted.begin() + i, predicted[i])) throw UsageError(name + ": given twice");
+        if (std::count(options.shapes.begin(), options.shapes.end(), predicted[i]))
+            throw UsageError(name + ": also in --shapes (a shape is measured or predicted, not both)");
+        if (predicted[i].ppn != 1)
+            throw UsageError(name + ": the analytic models are fitted on one rank per node and predict that only; "
+                                    "measure shapes of more ranks per node with --shapes");
+    }
+    if (predicted.empty()) return;
+    if (predicted_collectives(options).empty())
+        throw UsageError("--predict-shapes: the analytic models predict bcast and reduce, and -C names neither");
+    if (options.fit_launcher.empty() && !options.nodes)
+        throw UsageError("--predict-shapes: the predictions come from the analytic models: give --fit-launcher "
+                         "WORDS that start one rank per node (or --nodes on emulated cliques)");
+}
+
 }  // namespace
 
 void check_tune_options(const TuneOptions& options) {
@@ -253,6 +272,7 @@ void check_tune_options(const TuneOptions& options) {
     if (!(options.tree_tolerance >= 0 && options.tree_tolerance < 1))
         throw UsageError("--tree-tolerance must be >= 0 and < 100 (percent)");
     check_shapes(options);
+    check_predicted_shapes(options);
 }
 
 void check_tree_timing_options(const TuneOptions& options) {
@@ -297,9 +317,18 @@ std::vector<Params> seg_inter_configs(const TuneOptions& options) {
     return configs;
 }
 
+std::vector<std::string> predicted_collectives(const TuneOptions& options) {
+    std::vector<std::string> collectives;
+    if (options.predicted_shapes.empty()) return collectives;
+    for (const std::string& collective : options.collectives)
+        if (!analytic::modelled_algorithms(collective).empty()) collectives.push_back(collective);
+    return collectives;
+}
+
 std::optional<Launch> fit_launch(const TuneOptions& options, const std::string& hiertune) {
     const std::vector<Params> configs = seg_inter_configs(options);
-    if (configs.empty()) return std::nullopt;
+    const std::vector<std::string> predicted = predicted_collectives(options);
+    if (configs.empty() && predicted.empty()) return std::nullopt;
     Launch launch{"fit", options.fit_launcher, {}};
     if (launch.argv.empty()) {
         launch.argv = {options.mpiexec};
@@ -322,14 +351,21 @@ std::optional<Launch> fit_launch(const TuneOptions& options, const std::string& 
     const auto tuned = [&](const char* collective) {
         return std::count(options.collectives.begin(), options.collectives.end(), collective) > 0;
     };
+    // the predicted picks' segment sizes are the search space's
+    if (!predicted.empty()) chunks.insert(options.segsizes.begin(), options.segsizes.end());
     std::vector<std::string> fitted;
-    if (tuned("bcast") || tuned("allreduce")) fitted.push_back("bcast");
-    if (tuned("reduce") || tuned("allreduce")) fitted.push_back("reduce");
-    const auto [smallest, largest] = std::minmax_element(options.segsizes.begin(), options.segsizes.end());
+    if (tuned("bcast") || (!configs.empty() && tuned("allreduce"))) fitted.push_back("bcast");
+    if (tuned("reduce") || (!configs.empty() && tuned("allreduce"))) fitted.push_back("reduce");
+    const auto [smallest, largest_segment] = std::minmax_element(options.segsizes.begin(), options.segsizes.end());
+    std::uint64_t largest = std::max(*largest_segment, 2 * *smallest);
+    // the predicted picks are the models' up to the largest tuned size
+    if (!predicted.empty()) largest = std::max(largest, *std::max_element(options.sizes.begin(), options.sizes.end()));
+    launch.argv.insert(launch.argv.end(), {hiertune, "fit", "--db", options.db_path, "-C", join(fitted, ",")});
+    // a predicted collective fits every modelled algorithm (fit's default): MPICH's too
+    if (predicted.empty())
+        launch.argv.insert(launch.argv.end(), {"-a", join(std::vector<std::string>(algos.begin(), algos.end()), ",")});
     launch.argv.insert(launch.argv.end(),
-                       {hiertune, "fit", "--db", options.db_path, "-C", join(fitted, ","), "-a",
-                        join(std::vector<std::string>(algos.begin(), algos.end()), ","), "--smallest",
-                        std::to_string(*smallest), "--largest", std::to_string(std::max(*largest, 2 * *smallest)),
+                       {"--smallest", std::to_string(*smallest), "--largest", std::to_string(largest),
                         "--count", "5", "--gamma-segsizes",
                         join_sizes(std::vector<std::uint64_t>(chunks.begin(), chunks.end()), ','),
                         "--precision", format_number(options.bench_precision_percent), "--max-time",
@@ -761,18 +797,18 @@ bool operator<(const JobShape& a, const JobShape& b) { return std::tie(a.nodes, 
 
 std::string to_string(const JobShape& shape) { return std::to_string(shape.nodes) + "x" + std::to_string(shape.ppn); }
 
-JobShape parse_job_shape(const std::string& text) {
+JobShape parse_job_shape(const std::string& text, const std::string& option) {
     const std::size_t x = text.find('x');
     const auto digit = [](unsigned char c) { return std::isdigit(c) != 0; };
     const auto number = [&](const std::string& part) {
         if (part.empty() || part.size() > 6 || !std::all_of(part.begin(), part.end(), digit))
-            throw UsageError("--shapes: '" + text + "' is not NODESxPPN (e.g. 2x2)");
+            throw UsageError(option + ": '" + text + "' is not NODESxPPN (e.g. 2x2)");
         return std::stoi(part);
     };
     if (x == std::string::npos) number("");
     const JobShape shape{number(text.substr(0, x)), number(text.substr(x + 1))};
     if (shape.nodes < 2 || shape.ppn < 1)
-        throw UsageError("--shapes: " + text + ": need at least 2 nodes and 1 rank per node");
+        throw UsageError(option + ": " + text + ": need at least 2 nodes and 1 rank per node");
     return shape;
 }
 

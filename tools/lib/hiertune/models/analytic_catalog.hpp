@@ -156,6 +156,11 @@ std::optional<double> predict_if_modelled(const Candidate& candidate, int size, 
 std::optional<Pick> best_candidate(const std::vector<Candidate>& candidates, int size, std::uint64_t msg_bytes,
                                    const ModelInputs& inputs);
 
+// The smallest message size of the experiments (0: none).  Below it the models
+// extrapolate a line whose start-up cost the fit may have clamped at 0: the trees
+// they make keep MPICH's own selection there.
+std::uint64_t smallest_fitted_size(const std::vector<StoredFitPoint>& points);
+
 // The CVAR of a seg_* parameter of the collective ("segsize" -> MPIR_CVAR_BCAST_SEG_SEGSIZE),
 // from the plugin's grammar.
 std::string seg_param_cvar(const std::string& collective, const std::string& param);

@@ -48,6 +48,7 @@ struct TunePlan {
     std::vector<VerifyCase> verify;        // one per case
     std::vector<std::string> unpredicted;  // "bcast 1024 B": no prediction and no stock point
     std::vector<std::string> skipped;      // configurations without a pipeline for a collective
+    bool predicted = false;  // a shape larger than the allocation: picks from the models, none measured
 };
 
 // The plan of the job's measurements: ranks from the options, `nodes` from the
@@ -114,9 +115,10 @@ void mark_same_choices(const TunePlan& plan, TreeTimingReport& timing);
 // Where a tuned tree's choice at a size comes from (the report's coverage table):
 // the HAN task model's hier pick (predicted, then timed against no tree), a pick by
 // measurement alone (a measured collective's, or one of MPICH's algorithms measured
-// faster than its selection), MPICH's selection measured fastest, or a pick step 5b
-// put back to MPICH's selection.
-enum class PickSource { model, measured, stock, put_back };
+// faster than its selection), MPICH's selection measured fastest, a pick step 5b
+// put back to MPICH's selection, or, at a shape larger than the allocation, the
+// analytic models' pick (predicted_shape.hpp; its other sizes are stock).
+enum class PickSource { model, measured, stock, put_back, predicted };
 std::string to_string(PickSource source);
 
 // A run of a collective's tuned sizes (in the plan's order) with one source and choice.

@@ -45,9 +45,9 @@ struct JobShape {
 bool operator==(const JobShape& a, const JobShape& b);
 bool operator<(const JobShape& a, const JobShape& b);
 std::string to_string(const JobShape& shape);  // "2x2"
-// "2x2" -> {2, 2}.  Throws UsageError for anything else, or a shape of fewer than 2
-// nodes (one node has no inter-node step to tune).
-JobShape parse_job_shape(const std::string& text);
+// "2x2" -> {2, 2}.  Throws UsageError (naming `option`) for anything else, or a shape
+// of fewer than 2 nodes (one node has no inter-node step to tune).
+JobShape parse_job_shape(const std::string& text, const std::string& option = "--shapes");
 
 // Whether a launcher's words hold "{nodes}", "{ppn}" or "{ranks}".
 bool has_shape_placeholder(const std::vector<std::string>& words);
@@ -107,6 +107,10 @@ struct TuneOptions {
     // the shape (launcher_for_shape; with --nodes: the shape's emulated nodes)
     std::vector<JobShape> shapes;
     std::vector<std::string> shape_launcher;
+    // job shapes larger than the allocation, one rank per node: their picks predicted by
+    // the analytic models fitted in step 0b (lib/tune/predicted_shape), keyed in the
+    // same tree, neither verified nor timed (no job of theirs can run)
+    std::vector<JobShape> predicted_shapes;
     std::string install_prefix;  // tune --install: the verified tree becomes this MPICH prefix's site tree
 };
 
@@ -133,7 +137,9 @@ std::vector<Params> measured_configs(const std::string& collective);
 // Throws UsageError for: ranks < 2, nodes < 2 or > ranks, no or zero sizes,
 // shapes given twice, or without a way to launch them (shape_launcher, or
 // --nodes), a shape launcher without shapes or ending in "--" without a
-// placeholder (the shape is appended after it),
+// placeholder (the shape is appended after it), predicted shapes given twice or
+// also in shapes, of more than one rank per node, without a collective the models
+// predict or without a way to fit them (--fit-launcher, or --nodes),
 // no or zero segment sizes, a collective the task model does not cover
 // (model_collectives) or given twice, an invalid configuration spec (as tasks
 // --config), seg_* inter-node configurations without a way to fit the analytic
@@ -192,13 +198,19 @@ std::string config_spec(const Params& config);
 // models fitted by step (0b) cost their inter-node stages (analytic_han.hpp).
 std::vector<Params> seg_inter_configs(const TuneOptions& options);
 
-// Step (0b), when the space has seg_* inter-node configurations: `hiertune fit`
-// on one rank per node (--fit-launcher's words, or mpiexec -n <nodes> with
-// MPIR_CVAR_NUM_CLIQUES=<nodes> on emulated cliques) of the MPI_Bcast (and, for
-// allreduce, MPI_Reduce) trees the space uses, experiments over the segment
-// sizes, gamma at the sizes the trees move (inter_chunk; for 0 the segment
-// sizes), bench's stopping rule;
-// nullopt without seg_* configurations.
+// The tuned collectives the analytic models predict at shapes larger than the
+// allocation (analytic::modelled_algorithms: bcast, reduce); none without
+// predicted shapes.
+std::vector<std::string> predicted_collectives(const TuneOptions& options);
+
+// Step (0b), when the space has seg_* inter-node configurations or predicted
+// shapes: `hiertune fit` on one rank per node (--fit-launcher's words, or mpiexec
+// -n <nodes> with MPIR_CVAR_NUM_CLIQUES=<nodes> on emulated cliques) of the
+// MPI_Bcast (and, for allreduce, MPI_Reduce) trees the space uses, experiments
+// over the segment sizes, gamma at the sizes the trees move (inter_chunk; for 0
+// the segment sizes), bench's stopping rule; with predicted shapes also every
+// modelled algorithm of predicted_collectives, experiments up to the largest size;
+// nullopt without either.
 std::optional<Launch> fit_launch(const TuneOptions& options, const std::string& hiertune);
 
 // The segment sizes step (a) benchmarks the tasks at: the search space's, and
