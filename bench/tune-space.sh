@@ -13,3 +13,6 @@ tune_measured_sizes=8K:128K
 # jobs of its own (every collective above: hier against MPICH's selection, at the
 # measured sizes), keyed in the same tree, verified and timed at its shape
 tune_shapes=4x1,2x2
+# job shapes larger than the allocation (one rank per node): bcast and reduce picks
+# predicted by the analytic models fitted on the allocation's nodes, marked predicted
+tune_predicted_shapes=8x1,16x1

@@ -1,7 +1,9 @@
 #include "show_tree_cli.hpp"
 
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <optional>
 
 #include <mpi.h>
@@ -11,6 +13,8 @@
 #include "hiertune/tree/csel_tree.hpp"
 #include "hiertune/tree/grammar.hpp"
 #include "hiertune/tree/site_tree.hpp"
+#include "hiertune/tree/tree_coverage.hpp"
+#include "hiertune/db/measure_db.hpp"
 #include "hiertune/common/usage_error.hpp"
 
 namespace hiertune {
@@ -35,6 +39,23 @@ std::string show_site_tree() {
                                      "(MPIR_CVAR_HIER_SITE_TREE=0 leaves it out)\n"
                                    : "MPI_Init refuses it: jobs run on MPICH's built-in tree\n");
     return path.string();
+}
+
+// Each row's source from the coverage file beside the tree (tune writes it, install-tree
+// installs it); none without one, or with one of another tree (said on stderr).
+std::vector<std::string> row_sources(const std::string& tree, const std::vector<csel::TableRow>& rows) {
+    const std::filesystem::path path = coverage_path(tree);
+    const std::optional<TreeCoverage> coverage = load_coverage(path);
+    std::vector<std::string> sources;
+    if (!coverage) return sources;
+    std::ifstream in(tree, std::ios::binary);
+    const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (coverage->tree_digest != tree_digest(content)) {
+        std::cerr << "hiertune: warning: " << path.string() << " describes another tree: sources not shown\n";
+        return sources;
+    }
+    for (const csel::TableRow& row : rows) sources.push_back(row_source(*coverage, row));
+    return sources;
 }
 
 }  // namespace
@@ -88,10 +109,11 @@ int ShowTreeCli::run() {
     } catch (const std::exception& e) {  // a walk MPICH would assert in: name the file
         throw UsageError(path + ": " + e.what());
     }
+    const std::vector<std::string> sources = row_sources(path, rows);
     if (json_)
-        std::cout << csel::table_json(rows).dump(2) << '\n';
+        std::cout << csel::table_json(rows, sources).dump(2) << '\n';
     else
-        csel::print_table(rows, std::cout);
+        csel::print_table(rows, std::cout, sources);
     return 0;
 }
 

@@ -701,6 +701,10 @@ private:
         }
         out_ << "wrote " << options_.tree_path << '\n';
         digest_ = tree_digest(read_whole_file(options_.tree_path));
+        std::vector<std::pair<const TunePlan*, const std::vector<RevertedPick>*>> plans{{&plan_, &reverted_}};
+        for (const ShapeRun& run : shapes_) plans.push_back({&run.plan, &run.reverted});
+        for (const PredictedShape& predicted : predicted_) plans.push_back({&predicted.plan, nullptr});
+        save_coverage(tree_coverage(digest_, plans), coverage_path(options_.tree_path));
     }
 
     void verify(const std::string& title) {

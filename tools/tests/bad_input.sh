@@ -107,6 +107,12 @@ expect_bad "--shapes" ht tune -n 4 --stock "$stock" --shapes 2x1,2x1 --shape-lau
 expect_bad "--shapes" ht tune -n 4 --stock "$stock" --shapes 2x1
 expect_bad "--shape-launcher" ht tune -n 4 --stock "$stock" --shape-launcher "srun -N {nodes}"
 expect_bad "--shape-launcher" ht tune -n 4 --stock "$stock" --shapes 2x1 --shape-launcher "emu run --"
+expect_bad "--predict-shapes" ht tune -n 4 --stock "$stock" --predict-shapes 8
+expect_bad "--predict-shapes" ht tune -n 4 --stock "$stock" --predict-shapes 8x2 --fit-launcher "srun"
+expect_bad "--predict-shapes" ht tune -n 4 --stock "$stock" --predict-shapes 8x1,8x1 --fit-launcher "srun"
+expect_bad "--predict-shapes" ht tune -n 4 --stock "$stock" --predict-shapes 8x1
+expect_bad "--predict-shapes" ht tune -n 4 --stock "$stock" --predict-shapes 8x1 -C allreduce --fit-launcher "srun"
+expect_bad "--predict-shapes" ht tune -n 4 --stock "$stock" --predict-shapes 8x1 --nodes 2 --shapes 8x1
 expect_bad "--mpiexec" ht tune -n 4 --nodes 2 --allow-cliques --stock "$stock" --mpiexec "$tmp/no-mpiexec" "${tune_files[@]}"
 expect_bad "--rounds" ht tree-timing --tree "$stock" -n 4 --rounds 1
 expect_bad "--tolerance" ht tree-timing --tree "$stock" -n 4 --tolerance 100

@@ -61,6 +61,27 @@ grep -q "^measured on test-vm (not recorded) at .* with MPICH 5.0.1; installed "
 grep -q "^MPI_Init loads it" "$tmp/show" || fail "show-tree: $(head "$tmp/show")"
 grep -q "MPIR_Bcast_intra_hier" "$tmp/show" || fail "show-tree shows not the tree: $(cat "$tmp/show")"
 
+echo "== the coverage file (tune's, beside the tree) goes with it; show-tree names each row's source"
+python3 - "$tmp/tree.json" <<'PY'
+import json, sys
+digest = 0xcbf29ce484222325
+for byte in open(sys.argv[1], "rb").read():  # measure_db.hpp tree_digest: FNV-1a, 64 bits
+    digest = ((digest ^ byte) * 0x100000001b3) % (1 << 64)
+ranges = [{"collective": "bcast", "first_bytes": 1024, "last_bytes": 65536, "source": "model", "choice": "segsize=1024"}]
+json.dump({"tree_digest": "%016x" % digest,
+           "positions": [{"comm_size": 4, "ppn": 2, "shape": "2x2", "predicted": False, "ranges": ranges}]},
+          open(sys.argv[1] + ".coverage", "w"))
+PY
+"$hiertune" install-tree "$tmp/tree.json" --machine test-vm > /dev/null || fail "install-tree with a coverage file"
+cmp -s "$tmp/tree.json.coverage" "$site.coverage" || fail "the coverage file was not installed beside the tree"
+"$hiertune" show-tree -C bcast --comm-sizes 4,64 --ppn 2 > "$tmp/show" || fail "show-tree: $(cat "$tmp/show")"
+grep -Eq "^bcast +4 +2 +0\.\.[0-9]+ +model +MPIR_Bcast_intra_hier" "$tmp/show" ||
+    fail "show-tree names no source from the coverage file: $(cat "$tmp/show")"
+grep -Eq "^bcast +64 +2 .* stock \(not tuned\) " "$tmp/show" || fail "an untuned comm size: $(cat "$tmp/show")"
+rm "$tmp/tree.json.coverage"
+"$hiertune" install-tree "$tmp/tree.json" --machine test-vm > /dev/null || fail "install-tree without coverage"
+[ ! -e "$site.coverage" ] || fail "the earlier tree's coverage file stayed"
+
 echo "== switched off, or the user's own choice"
 run MPIR_CVAR_HIER_SITE_TREE=0
 expect_hier no "MPIR_CVAR_HIER_SITE_TREE=0"

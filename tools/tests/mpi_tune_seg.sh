@@ -50,4 +50,50 @@ echo "== a rerun measures nothing"
 "$hiertune" "${args[@]}" > "$tmp/out2" 2> "$tmp/err2" || { cat "$tmp/out2" "$tmp/err2"; fail "rerun failed"; }
 grep -q "fit points stored, 0 to measure" "$tmp/err2" "$tmp/out2" || fail "the fit measured again"
 grep -q "every configuration measured" "$tmp/out2" || fail "rerun swept again"
+echo "== shapes larger than the allocation, predicted"
+# 3 and 4 nodes x 1 rank beyond the 2 nodes: step 0b fits every modelled algorithm
+# (MPICH's too: no -a), the tree names at each predicted shape what the report says
+ptree=$tmp/predicted.json preport=$tmp/predicted-report
+pargs=()
+for a in "${args[@]}"; do
+    case $a in "$tree") pargs+=("$ptree") ;; "$report") pargs+=("$preport") ;; *) pargs+=("$a") ;; esac
+done
+"$hiertune" "${pargs[@]}" --predict-shapes 3x1,4x1 > "$tmp/out3" 2> "$tmp/err3" ||
+    { cat "$tmp/out3" "$tmp/err3"; fail "tune --predict-shapes failed"; }
+grep -q "^\$ MPIR_CVAR_NUM_CLIQUES=2 $mpiexec -n 2 .*/hiertune fit --db $db -C bcast,reduce --smallest " \
+    "$tmp/out3" || fail "the fit of every modelled algorithm not launched"
+sed -n '/^# predicted shape/,$p' "$preport/report.txt"
+grep -q "# predicted shape 3x1: larger than the allocation" "$preport/report.txt" || fail "no 3x1 report section"
+grep -q "# predicted shape 4x1: larger than the allocation" "$preport/report.txt" || fail "no 4x1 report section"
+"$hiertune" show-tree "$ptree" -C bcast --comm-sizes 3,4,64 --ppn 1,2 --json > "$tmp/predicted-rows.json" ||
+    fail "show-tree of the predicted tree failed"
+[ -f "$ptree.coverage" ] || fail "no coverage file beside the tree"
+"$hiertune" show-tree "$ptree" -C bcast --comm-sizes 3 --ppn 1 | grep -q "  source  " ||
+    fail "show-tree prints no source column"
+python3 - "$tmp/out3" "$tmp/predicted-rows.json" <<'PY' || fail "the tree does not name the predicted picks"
+import json, re, sys
+picks = {}
+for line in open(sys.argv[1]):
+    m = re.match(r"predicted shape (\d+)x1: bcast (\d+) B: (.*) \(predicted\)$", line.strip())
+    if m:
+        picks[(int(m.group(1)), int(m.group(2)))] = m.group(3)
+assert sorted(picks) == [(3, 24576), (3, 204800), (4, 24576), (4, 204800)], picks
+rows = json.load(open(sys.argv[2]))
+for (nodes, size), pick in picks.items():
+    row = [r for r in rows if r["comm_size"] == nodes and r["ppn"] == 1 and r["min_bytes"] <= size and (r["max_bytes"] is None or size <= r["max_bytes"])]
+    assert len(row) == 1, (nodes, size, row)
+    chosen = row[0]["selection"]
+    assert ("predicted" if pick != "stock" else "stock") in row[0]["source"].split("+"), (nodes, size, row[0])
+    if pick == "stock":
+        assert "seg_" not in chosen, (nodes, size, chosen)
+    else:
+        assert chosen.startswith(pick.split()[0]), (nodes, size, pick, chosen)
+# the main job's shape (4 ranks, 2 per node) from the smallest size tuned: tuned
+tuned = [r for r in rows if r["comm_size"] == 4 and r["ppn"] == 2 and r["min_bytes"] >= 24576]
+assert tuned and all(r["source"].split("+")[0] in ("model", "measured", "stock", "put back") for r in tuned), tuned
+assert all(r["source"] == "stock (not tuned)" for r in rows if r["comm_size"] == 64), rows
+PY
+"$hiertune" "${pargs[@]}" --predict-shapes 2x1 > "$tmp/out4" 2>&1 &&
+    fail "a predicted shape inside the allocation was taken"
+grep -q "predict-shapes 2x1: not larger than the allocation" "$tmp/out4" || { cat "$tmp/out4"; fail "no reason given"; }
 echo "PASS: mpi_tune_seg"

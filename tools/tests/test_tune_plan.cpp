@@ -315,7 +315,7 @@ TEST_F(MeasuredPlanTest, CoverageOfOneChoicePerShapeIsEverySize) {
     ASSERT_EQ(rows.size(), 1u);
     EXPECT_EQ(rows[0].source, PickSource::measured);
     EXPECT_EQ(rows[0].first_bytes, 1024u);
-    EXPECT_EQ(rows[0].last_bytes, 16384u);
+    EXPECT_EQ(rows[0].last_bytes, 65536u);
     const std::vector<std::string> lines = coverage_lines(p, rows);
     ASSERT_EQ(lines.size(), 4u);
     EXPECT_NE(lines[3].find("every size (1024-65536)"), std::string::npos) << lines[3];
@@ -502,6 +502,12 @@ TEST(PredictedShape, PicksThePluginOnlyWhereFasterByTheMargin) {
     EXPECT_EQ(rows[0].source, PickSource::stock);
     EXPECT_EQ(rows[0].last_bytes, 16384u);
     EXPECT_EQ(rows[1].source, PickSource::predicted);
+    const TreeCoverage file = tree_coverage("d", {{&plan, nullptr}});
+    ASSERT_EQ(file.positions.size(), 1u);
+    EXPECT_TRUE(file.positions[0].predicted);
+    EXPECT_EQ(file.positions[0].shape, "8x1");
+    ASSERT_EQ(file.positions[0].ranges.size(), 2u);
+    EXPECT_EQ(file.positions[0].ranges[1].source, "predicted");
     const std::vector<std::string> lines = predicted_shape_lines(predicted, basis);
     EXPECT_NE(lines.front().find("predicted shape 8x1"), std::string::npos) << lines.front();
     EXPECT_NE(lines.back().find("predicted"), std::string::npos) << lines.back();

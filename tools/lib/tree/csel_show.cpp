@@ -639,12 +639,17 @@ std::string bytes_text(const TableRow& row) {
     return std::to_string(row.min_bytes) + ".." + std::to_string(row.max_bytes);
 }
 
-void print_table(const std::vector<TableRow>& rows, std::ostream& out) {
-    const std::vector<std::string> header{"collective", "comm_size", "ppn", "bytes", "selection"};
+void print_table(const std::vector<TableRow>& rows, std::ostream& out, const std::vector<std::string>& sources) {
+    const bool sourced = !sources.empty();
+    std::vector<std::string> header{"collective", "comm_size", "ppn", "bytes", "selection"};
+    if (sourced) header.insert(header.end() - 1, "source");
     std::vector<std::vector<std::string>> lines{header};
-    for (const TableRow& row : rows)
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+        const TableRow& row = rows[r];
         lines.push_back({row.collective, std::to_string(row.comm_size), std::to_string(row.ppn), bytes_text(row),
                          row.selection.describe()});
+        if (sourced) lines.back().insert(lines.back().end() - 1, sources.at(r));
+    }
     std::vector<std::size_t> widths(header.size(), 0);
     for (const auto& line : lines)
         for (std::size_t i = 0; i < line.size(); ++i) widths[i] = std::max(widths[i], line[i].size());
@@ -656,9 +661,10 @@ void print_table(const std::vector<TableRow>& rows, std::ostream& out) {
     }
 }
 
-Json table_json(const std::vector<TableRow>& rows) {
+Json table_json(const std::vector<TableRow>& rows, const std::vector<std::string>& sources) {
     Json array = Json::array();
-    for (const TableRow& row : rows) {
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+        const TableRow& row = rows[r];
         const Selection& s = row.selection;
         Json params = Json::object();
         for (const auto& [name, value] : s.params) params[name] = value;
@@ -670,6 +676,7 @@ Json table_json(const std::vector<TableRow>& rows) {
         object["whole_comm"] = s.whole_comm;
         object["selection"] = s.describe();
         object["path"] = s.path;
+        if (!sources.empty()) object["source"] = sources.at(r);
         array.push_back(std::move(object));
     }
     return array;

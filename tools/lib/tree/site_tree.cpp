@@ -1,4 +1,5 @@
 #include "hiertune/tree/site_tree.hpp"
+#include "hiertune/tree/tree_coverage.hpp"
 
 #include <chrono>
 #include <ctime>
@@ -74,6 +75,23 @@ std::string utc_mtime(const std::filesystem::path& file) {
     return utc_text(std::chrono::system_clock::to_time_t(at));
 }
 
+namespace {
+
+// The coverage file beside the tree (tune's) goes with it; an installed one of an
+// earlier tree goes.
+void install_coverage(const std::filesystem::path& tree, const std::filesystem::path& to) {
+    std::ifstream in(coverage_path(tree), std::ios::binary);
+    if (in) {
+        write_over(coverage_path(to),
+                   std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
+        return;
+    }
+    std::error_code error;
+    std::filesystem::remove(coverage_path(to), error);
+}
+
+}  // namespace
+
 SiteRecord install_site_tree(const std::string& tree, const std::filesystem::path& prefix, SiteRecord record) {
     const std::vector<std::string> problems = grammar::check_tree_file(tree, grammar::Level::mpir);
     if (!problems.empty())  // one line, as hiertune's errors are
@@ -104,6 +122,7 @@ SiteRecord install_site_tree(const std::string& tree, const std::filesystem::pat
     write_over(site_record_path(to), json.dump(2) + "\n");
     std::filesystem::rename(staged, to, error);
     if (error) throw UsageError("cannot move " + staged.string() + " to " + to.string() + ": " + error.message());
+    install_coverage(tree, to);
     return record;
 }
 

@@ -359,6 +359,20 @@ std::vector<std::string> coverage_lines(const TunePlan& plan, const std::vector<
     return lines;
 }
 
+TreeCoverage tree_coverage(const std::string& tree_digest,
+                           const std::vector<std::pair<const TunePlan*, const std::vector<RevertedPick>*>>& plans) {
+    TreeCoverage file{tree_digest, {}};
+    for (const auto& [plan, reverted] : plans) {
+        CoveragePosition position{plan->comm_size, plan->ppn,
+                                  std::to_string(plan->nodes) + "x" + std::to_string(plan->ppn), plan->predicted, {}};
+        for (const CoverageRow& row : coverage(*plan, reverted ? *reverted : std::vector<RevertedPick>{}))
+            position.ranges.push_back(
+                CoverageRange{row.collective, row.first_bytes, row.last_bytes, to_string(row.source), row.choice});
+        file.positions.push_back(std::move(position));
+    }
+    return file;
+}
+
 namespace {
 
 // Every plan's picks per collective, each plan at its own tree position.

@@ -164,11 +164,13 @@ std::vector<TableRow> selection_table(const Json& tree, const TableOptions& opti
 
 // "0..12288", or "4096" for a single size.
 std::string bytes_text(const TableRow& row);
-// Aligned columns collective, comm_size, ppn, bytes, selection, with a header line.
-void print_table(const std::vector<TableRow>& rows, std::ostream& out);
+// Aligned columns collective, comm_size, ppn, bytes, selection, with a header line;
+// with sources (one per row: tree_coverage.hpp row_source) a column source before
+// the selection.
+void print_table(const std::vector<TableRow>& rows, std::ostream& out, const std::vector<std::string>& sources = {});
 // [{"collective": ..., "comm_size": ..., "ppn": ..., "nodes": ..., "min_bytes": ...,
 //   "max_bytes": ..., "matched": ..., "algorithm": ... or null, "params": {...},
-//   "selection": describe(), "path": [...]}, ...]
-Json table_json(const std::vector<TableRow>& rows);
+//   "selection": describe(), "path": [...]}, ...], with sources each row's "source"
+Json table_json(const std::vector<TableRow>& rows, const std::vector<std::string>& sources = {});
 
 }  // namespace hiertune::csel

@@ -22,6 +22,7 @@
 
 #include "hiertune/tree/csel_tree.hpp"
 #include "hiertune/tree/generate.hpp"
+#include "hiertune/tree/tree_coverage.hpp"
 #include "hiertune/models/han_model.hpp"
 #include "hiertune/db/measure_db.hpp"
 #include "hiertune/tune/tune_steps.hpp"
@@ -135,6 +136,11 @@ std::vector<CoverageRow> coverage(const TunePlan& plan, const std::vector<Revert
 // leaves to MPICH below the smallest size tuned (csel_tree.hpp) and at every other
 // comm size and ppn, and where the largest size's choice holds beyond it.
 std::vector<std::string> coverage_lines(const TunePlan& plan, const std::vector<CoverageRow>& rows);
+
+// The coverage file of a tree (tree_coverage.hpp) of these plans, each at its tree
+// position with its coverage (its picks put back by step 5b given beside it).
+TreeCoverage tree_coverage(const std::string& tree_digest,
+                           const std::vector<std::pair<const TunePlan*, const std::vector<RevertedPick>*>>& plans);
 
 // Step 3: the tree of the plan's picks over `stock` (build_checked_tree), with
 // the picks of the further shapes' plans beside them, each at its own tree

@@ -1,0 +1,68 @@
+// Where a tuned tree's choices come from, kept beside the tree: `tune` writes it with
+// every tree it makes, `install-tree` installs it with the tree, `show-tree` reads it
+// and names the source of each row it prints.  No MPI.
+//
+// The file (TREE + kCoverageSuffix, JSON) holds the digest of the tree it describes
+// (measure_db.hpp tree_digest: another tree's file is not read as this one's) and per
+// tree position tuned (comm_size, ppn: generate.hpp tree_position) the shape, whether
+// it was measured or predicted, and per collective the runs of tuned sizes with one
+// source and choice (tune_plan.hpp coverage: model, measured, stock, put back,
+// predicted).
+//
+// A row of show-tree takes its source from the file: a row whose walk enters a tuned
+// position (the keys comm_size<=N, comm_avg_ppn<=P right after comm_hierarchy, as
+// csel_tree writes a tuned branch) takes the sources of the tuned sizes inside its byte
+// range (several joined by "+"); between two tuned sizes the one below; above the
+// largest the largest's (its choice holds there); below the smallest "stock (below the
+// sizes tuned)".  A row at a tuned position's very comm size and ppn whose walk enters no
+// tuned branch (every pick there MPICH's selection: the tree has none) takes that
+// position's sources the same way.  Any other row is "stock (not tuned)".
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hiertune/tree/csel_show.hpp"
+
+namespace hiertune {
+
+constexpr const char* kCoverageSuffix = ".coverage";
+
+struct CoverageRange {
+    std::string collective;
+    std::uint64_t first_bytes = 0;
+    std::uint64_t last_bytes = 0;
+    std::string source;  // "model", "measured", "stock", "put back", "predicted"
+    std::string choice;
+};
+
+struct CoveragePosition {
+    int comm_size = 0;
+    int ppn = 0;
+    std::string shape;  // "4x2"
+    bool predicted = false;
+    std::vector<CoverageRange> ranges;  // per collective in ascending sizes
+};
+
+struct TreeCoverage {
+    std::string tree_digest;
+    std::vector<CoveragePosition> positions;
+};
+
+// TREE + kCoverageSuffix.
+std::filesystem::path coverage_path(const std::filesystem::path& tree);
+
+// Written whole beside its place, then renamed over it.  Throws UsageError when it
+// cannot be written.
+void save_coverage(const TreeCoverage& coverage, const std::filesystem::path& path);
+
+// nullopt when there is no file; throws UsageError when it does not read as one.
+std::optional<TreeCoverage> load_coverage(const std::filesystem::path& path);
+
+// The source of a row (see above).
+std::string row_source(const TreeCoverage& coverage, const csel::TableRow& row);
+
+}  // namespace hiertune
