@@ -448,12 +448,6 @@ TEST_F(MeasuredPlanTest, OneChoiceGoesBackWhole) {
     EXPECT_EQ(slower.verify[0], (VerifyCase{"gather", 1024, false, 0}));
 }
 
-}  // namespace
-}  // namespace hiertune
-
-namespace hiertune {
-namespace {
-
 // Fitted on 4 nodes: binomial (MPICH's) with a cheap start-up and costly bytes,
 // seg_pipeline (the plugin's) the other way round, as on a slow link.
 PredictionBasis four_node_basis() {
