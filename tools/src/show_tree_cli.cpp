@@ -21,6 +21,23 @@ namespace hiertune {
 
 namespace {
 
+// Each row's source from the coverage file beside the tree (tune writes it, install-tree
+// installs it); none without one, or with one of another tree (said on stderr).
+std::vector<std::string> row_sources(const std::string& tree, const std::vector<csel::TableRow>& rows) {
+    const std::filesystem::path path = coverage_path(tree);
+    const std::optional<TreeCoverage> coverage = load_coverage(path);
+    std::vector<std::string> sources;
+    if (!coverage) return sources;
+    std::ifstream in(tree, std::ios::binary);
+    const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (coverage->tree_digest != tree_digest(content)) {
+        std::cerr << "hiertune: warning: " << path.string() << " describes another tree: sources not shown\n";
+        return sources;
+    }
+    for (const csel::TableRow& row : rows) sources.push_back(row_source(*coverage, row));
+    return sources;
+}
+
 // The site's installed tree: where it is, its record, whether this MPICH loads it.
 std::string show_site_tree() {
     const std::filesystem::path path = site_tree_path(mpich_prefix());
@@ -39,23 +56,6 @@ std::string show_site_tree() {
                                      "(MPIR_CVAR_HIER_SITE_TREE=0 leaves it out)\n"
                                    : "MPI_Init refuses it: jobs run on MPICH's built-in tree\n");
     return path.string();
-}
-
-// Each row's source from the coverage file beside the tree (tune writes it, install-tree
-// installs it); none without one, or with one of another tree (said on stderr).
-std::vector<std::string> row_sources(const std::string& tree, const std::vector<csel::TableRow>& rows) {
-    const std::filesystem::path path = coverage_path(tree);
-    const std::optional<TreeCoverage> coverage = load_coverage(path);
-    std::vector<std::string> sources;
-    if (!coverage) return sources;
-    std::ifstream in(tree, std::ios::binary);
-    const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (coverage->tree_digest != tree_digest(content)) {
-        std::cerr << "hiertune: warning: " << path.string() << " describes another tree: sources not shown\n";
-        return sources;
-    }
-    for (const csel::TableRow& row : rows) sources.push_back(row_source(*coverage, row));
-    return sources;
 }
 
 }  // namespace
