@@ -144,8 +144,13 @@ scontrol requeue "$id" || fail "scontrol requeue $id"
 # reported after the second run started ends that run as FAILED.
 first_run_ended() { ! pgrep -f "^slurmstepd: \[$id\." > /dev/null; }
 wait_for 90 "the first run's steps did not end: $(pgrep -af "^slurmstepd: \[$id\.")" first_run_ended
+ended=$(date +%s)
 wait_for 60 "the requeued tune job is not pending: $(job_state "$id")" \
     sh -c "scontrol show job $id | grep -qE 'JobState=(PENDING|RUNNING|COMPLETED|FAILED)'"
+# slurmd revokes the first run's credential with a time in whole seconds and refuses a
+# credential issued in that same second ("Job credential revoked": the second run FAILED),
+# so the second run may start only once the clock has left the second the first ended in
+[ "$(job_state "$id")" != PENDING ] || wait_for 5 "the clock did not pass $ended" sh -c "[ \$(date +%s) -gt $ended ]"
 [ "$(job_state "$id")" != PENDING ] || scontrol update JobId="$id" StartTime=now ||
     fail "scontrol update StartTime=now"
 wait_for 600 "the requeued tune job did not finish: $(job_state "$id")" \
