@@ -684,16 +684,20 @@ private:
         }
     }
 
-    std::vector<const TunePlan*> shape_plans() const {
-        std::vector<const TunePlan*> plans;
-        for (const ShapeRun& run : shapes_) plans.push_back(&run.plan);
-        for (const PredictedShape& predicted : predicted_) plans.push_back(&predicted.plan);
+    // Every plan of the tree, the main job's first, each with the picks step 5b put back.
+    std::vector<std::pair<const TunePlan*, const std::vector<RevertedPick>*>> all_plans() const {
+        std::vector<std::pair<const TunePlan*, const std::vector<RevertedPick>*>> plans{{&plan_, &reverted_}};
+        for (const ShapeRun& run : shapes_) plans.push_back({&run.plan, &run.reverted});
+        for (const PredictedShape& predicted : predicted_) plans.push_back({&predicted.plan, nullptr});
         return plans;
     }
 
     void generate() {
         try {
-            const GenerateReport generated = plan_tree(plan_, stock_, shape_plans());
+            std::vector<const TunePlan*> shapes;
+            for (const auto& [plan, reverted] : all_plans())
+                if (plan != &plan_) shapes.push_back(plan);
+            const GenerateReport generated = plan_tree(plan_, stock_, shapes);
             csel::save_tree(generated.tree.tree, options_.tree_path);
             for (const std::string& line : generated.lines) out_ << line << '\n';
         } catch (const std::exception& e) {
@@ -701,10 +705,7 @@ private:
         }
         out_ << "wrote " << options_.tree_path << '\n';
         digest_ = tree_digest(read_whole_file(options_.tree_path));
-        std::vector<std::pair<const TunePlan*, const std::vector<RevertedPick>*>> plans{{&plan_, &reverted_}};
-        for (const ShapeRun& run : shapes_) plans.push_back({&run.plan, &run.reverted});
-        for (const PredictedShape& predicted : predicted_) plans.push_back({&predicted.plan, nullptr});
-        save_coverage(tree_coverage(digest_, plans), coverage_path(options_.tree_path));
+        save_coverage(tree_coverage(digest_, all_plans()), coverage_path(options_.tree_path));
     }
 
     void verify(const std::string& title) {
