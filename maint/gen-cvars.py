@@ -10,7 +10,9 @@ A submodule CVAR is MPIR_CVAR_<COLL>_<SUFFIX> of a NAME parameter of the grammar
 by hand before the list; the list itself (every "name - text" line, MPICH's enum form,
 which maint/extractcvars turns into the enum values) is written here: the names and their
 order from the grammar (the plugin's enum checks rely on that order), the text from
-ITEM_TEXT below.  Every other CVAR of cvars.txt is left as it is.
+ITEM_TEXT below.  The defaults of the CVARs in DEFAULT_MACROS are the values of those
+macros in the plugin's pure-logic header (hier_by_size.h), which the critical-path counts
+and the tools use too.  Everything else in cvars.txt is left as it is.
 """
 import os
 import re
@@ -127,6 +129,14 @@ INTRA_ITEM_TEXT = {
 }
 INTRA_BY_SIZE = "shm for a message that fits one release_gather cell, auto otherwise"
 
+# CVAR: the macro of src/mpi/coll/hier/hier_by_size.h that holds its default
+DEFAULT_MACROS = {
+    'MPIR_CVAR_BCAST_HIER_SEGSIZE': 'MPII_HIER_SEGSIZE_DEFAULT',
+    'MPIR_CVAR_REDUCE_HIER_SEGSIZE': 'MPII_HIER_SEGSIZE_DEFAULT',
+    'MPIR_CVAR_ALLREDUCE_HIER_SEGSIZE': 'MPII_HIER_SEGSIZE_DEFAULT',
+    'MPIR_CVAR_ALLGATHER_HIER_SEGSIZE': 'MPII_HIER_ALLGATHER_SEGSIZE_DEFAULT',
+}
+
 INDENT = 8
 NAME_WIDTH = 14
 LINE_WIDTH = 92
@@ -199,6 +209,34 @@ def rewrite(text, g):
     return '\n'.join(out) + '\n'
 
 
+def header_macros(srcdir):
+    """{macro: integer text} of the #defines of hier_by_size.h that DEFAULT_MACROS names."""
+    with open(os.path.join(srcdir, 'src/mpi/coll/hier/hier_by_size.h')) as f:
+        found = dict(re.findall(r'^#define\s+(\w+)\s+(\d+)\s*$', f.read(), re.M))
+    missing = sorted(set(DEFAULT_MACROS.values()) - set(found))
+    if missing:
+        sys.exit('gen-cvars: hier_by_size.h defines no integer ' + ', '.join(missing))
+    return found
+
+
+def write_defaults(text, macros):
+    """text with the default of every CVAR of DEFAULT_MACROS set from its macro."""
+    out, current, done = [], None, set()
+    for line in text.splitlines():
+        m = re.match(r'^\s*- name\s*:\s*(\S+)', line)
+        if m:
+            current = m.group(1)
+        d = re.match(r'^(\s*default\s*:\s*)\S+\s*$', line)
+        if d and current in DEFAULT_MACROS:
+            line = d.group(1) + macros[DEFAULT_MACROS[current]]
+            done.add(current)
+        out.append(line)
+    missing = sorted(set(DEFAULT_MACROS) - done)
+    if missing:
+        sys.exit('gen-cvars: cvars.txt has no default line for ' + ', '.join(missing))
+    return '\n'.join(out) + '\n'
+
+
 def main(argv):
     check = '--check' in argv
     args = [a for a in argv if a != '--check']
@@ -210,13 +248,14 @@ def main(argv):
         with open(path) as f:
             old = f.read()
         grammar = hier_grammar.load(srcdir)
+        macros = header_macros(srcdir)
     except OSError as e:
         sys.exit('gen-cvars: cannot read %s: %s' % (e.filename, e.strerror))
-    new = rewrite(old, grammar)
+    new = write_defaults(rewrite(old, grammar), macros)
     if check:
         if new != old:
-            sys.stderr.write('gen-cvars: %s is not what the grammar gives; run maint/gen-cvars.py\n'
-                             % path)
+            sys.stderr.write('gen-cvars: %s is not what the grammar and hier_by_size.h give; '
+                             'run maint/gen-cvars.py\n' % path)
             return 1
         return 0
     if new != old:

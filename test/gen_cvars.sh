@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# src/mpi/coll/hier/cvars.txt lists the grammar's submodule items (maint/gen-cvars.py):
-# the committed file is current, and a new item in the grammar makes --check fail and
-# the generator add it, in the grammar's order, to every CVAR of that list.
+# src/mpi/coll/hier/cvars.txt lists the grammar's submodule items and holds the segment
+# size defaults of hier_by_size.h (maint/gen-cvars.py): the committed file is current, a
+# new item in the grammar makes --check fail and the generator add it, in the grammar's
+# order, to every CVAR of that list, and a default changed in the header is written too.
 # Env: MPICH_HIER_SRCDIR (set by make check; default: this script's repository).
 set -euo pipefail
 srcdir=${MPICH_HIER_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -15,7 +16,8 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/src/mpi/coll/hier" "$tmp/maint" "$tmp/test/mpi"
 cp "$srcdir/maint/gen-cvars.py" "$tmp/maint/"
 cp "$srcdir/test/mpi/hier_grammar.py" "$tmp/test/mpi/"
-cp "$srcdir/src/mpi/coll/hier/cvars.txt" "$tmp/src/mpi/coll/hier/"
+cp "$srcdir/src/mpi/coll/hier/cvars.txt" "$srcdir/src/mpi/coll/hier/hier_by_size.h" \
+    "$tmp/src/mpi/coll/hier/"
 # a new gather inter-node item, between linear and binomial
 sed 's/^\(    X(linear, LINEAR) \\\)$/\1\n    X(flat, FLAT) \\/' \
     "$srcdir/src/mpi/coll/hier/hier_grammar.h" > "$tmp/src/mpi/coll/hier/hier_grammar.h"
@@ -38,6 +40,16 @@ for cvar in MPIR_CVAR_GATHER_HIER_INTER_ALGORITHM MPIR_CVAR_SCATTER_HIER_INTER_A
         on && /^        [a-z_]+ +- / {print $1}' "$tmp/src/mpi/coll/hier/cvars.txt" | tr '\n' ' ')
     [ "$items" = "linear flat binomial " ] || fail "$cvar lists '$items'"
 done
+# a segment size default changed in hier_by_size.h: --check fails, the generator writes it
+sed -i 's/^#define MPII_HIER_ALLGATHER_SEGSIZE_DEFAULT [0-9]*$/#define MPII_HIER_ALLGATHER_SEGSIZE_DEFAULT 12345/' \
+    "$tmp/src/mpi/coll/hier/hier_by_size.h"
+grep -q 'ALLGATHER_SEGSIZE_DEFAULT 12345$' "$tmp/src/mpi/coll/hier/hier_by_size.h" ||
+    fail "the test's header edit did not apply"
+python3 "$tmp/maint/gen-cvars.py" --check "$tmp" 2> /dev/null && fail "--check passed with a stale default"
+python3 "$tmp/maint/gen-cvars.py" "$tmp"
+default=$(awk '/name *: *MPIR_CVAR_ALLGATHER_HIER_SEGSIZE$/ {on=1; next} on && /default *:/ {print $3; exit}' \
+    "$tmp/src/mpi/coll/hier/cvars.txt")
+[ "$default" = 12345 ] || fail "MPIR_CVAR_ALLGATHER_HIER_SEGSIZE's default is '$default', not the header's"
 # bad input: one line naming what is wrong, no traceback
 for args in "/nonexistent" "--bogus" "a b"; do
     # shellcheck disable=SC2086
@@ -45,4 +57,4 @@ for args in "/nonexistent" "--bogus" "a b"; do
     [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q "^gen-cvars: " ||
         fail "gen-cvars $args: $out"
 done
-echo "cvars.txt is current; a new grammar item is written where the grammar puts it; bad arguments refused"
+echo "cvars.txt is current; a new grammar item is written where the grammar puts it; a default follows hier_by_size.h; bad arguments refused"

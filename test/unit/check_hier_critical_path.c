@@ -18,6 +18,7 @@
 #include <string.h>
 #include "hier_by_size.h"
 #include "hier_critical_path.h"
+#include "hier_segment.h"
 
 #define EXPECT(cond, ...) do { if (!(cond)) ck_abort_msg(__VA_ARGS__); } while (0)
 
@@ -359,9 +360,14 @@ START_TEST(hier_plans)
     p = plan_of(MPII_HIER_CPATH_ALLGATHER, 4, 8, 1024, t, sizeof(t));
     ck_assert_str_eq(t, "binomial(8) > brucks(4) > scatter_rd_allgather(8)");
     ASSERT_COUNT(p.count, 2, 9);
-    /* a node block above alpha: by_size's ring */
+    /* a node block above alpha: by_size's ring, each leader sending the 3 other nodes'
+     * blocks of 16 KiB in pieces of the default size, one after the other */
     p = plan_of(MPII_HIER_CPATH_ALLGATHER, 4, 8, 2048, t, sizeof(t));
     ck_assert_str_eq(t, "binomial(8) > ring(4) > scatter_rd_allgather(8)");
+    ck_assert_int_eq(p.count.inter, 3 * ((8 * 2048 + MPII_HIER_ALLGATHER_SEGSIZE_DEFAULT - 1) /
+                                         MPII_HIER_ALLGATHER_SEGSIZE_DEFAULT));
+    p = plan_of(MPII_HIER_CPATH_ALLGATHER, 2, 1, 1 << 30, t, sizeof(t));
+    ck_assert_int_eq(p.count.inter, MPII_HIER_SEG_MAX);     /* the pieces' cap */
     p = plan_of(MPII_HIER_CPATH_BARRIER, 1, 1, 0, t, sizeof(t));
     ck_assert_str_eq(t, "-");
     ASSERT_COUNT(p.count, 0, 0);

@@ -35,6 +35,13 @@
 /* alpha / beta of a typical cluster link (a few microseconds of start-up at a few GB/s),
  * taken while MPIR_CVAR_HIER_LATENCY_BYTES is 0 */
 #define MPII_HIER_LATENCY_BYTES_DEFAULT 8192
+/* Pipeline segment sizes, in bytes of the packed message, of the hier bcast, reduce and
+ * allreduce, and of the hier allgather's ring (its pieces travel both ways on every
+ * leader's link at once, and smaller ones keep the levels below busier): the defaults of
+ * MPIR_CVAR_{BCAST,REDUCE,ALLREDUCE}_HIER_SEGSIZE and MPIR_CVAR_ALLGATHER_HIER_SEGSIZE,
+ * which maint/gen-cvars.py writes into cvars.txt from here */
+#define MPII_HIER_SEGSIZE_DEFAULT 16384
+#define MPII_HIER_ALLGATHER_SEGSIZE_DEFAULT 8192
 /* MPICH 5.0.1's release_gather cell with its CVARs' defaults
  * (MPIR_CVAR_BCAST_INTRANODE_BUFFER_TOTAL_SIZE / MPIR_CVAR_BCAST_INTRANODE_NUM_CELLS):
  * what the tables of tools and tests assume; the plugin reads the CVARs */

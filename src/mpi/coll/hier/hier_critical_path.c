@@ -5,6 +5,7 @@
 
 #include "hier_critical_path.h"
 #include "hier_by_size.h"
+#include "hier_segment.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -842,7 +843,7 @@ static void inter_tree(MPII_Hier_cpath_plan * plan, MPII_Hier_sized_op op, int n
 {
     if (n <= 1)
         return;
-    int64_t seg = MPII_HIER_CPATH_SEGSIZE_DEFAULT;
+    int64_t seg = MPII_HIER_SEGSIZE_DEFAULT;
     int64_t pieces = bytes > seg ? (bytes + seg - 1) / seg : 1;
     int latency = MPII_Hier_sized_latency(op, pieces > 1 ? seg : bytes, pieces, n, latency_bytes);
     int hops = MPII_Hier_sized_hops(op, latency, n) + (latency ? 0 : (int) pieces - 1);
@@ -854,7 +855,7 @@ static void inter_allreduce(MPII_Hier_cpath_plan * plan, int n, int64_t bytes,
 {
     if (n <= 1)
         return;
-    int64_t seg = MPII_HIER_CPATH_SEGSIZE_DEFAULT;
+    int64_t seg = MPII_HIER_SEGSIZE_DEFAULT;
     int64_t pieces = bytes > seg ? (bytes + seg - 1) / seg : 1;
     int latency = MPII_Hier_sized_latency(MPII_HIER_SIZED_ALLREDUCE, pieces > 1 ? seg : bytes,
                                           pieces, n, latency_bytes);
@@ -869,7 +870,7 @@ static int flat_allreduce(MPII_Hier_cpath_plan * plan, const MPII_Hier_cpath_sha
                           int64_t bytes, int64_t latency_bytes)
 {
     int size = shape->nnodes * shape->ppn, node_of[MPII_HIER_CPATH_MAX_RANKS];
-    int64_t seg = MPII_HIER_CPATH_SEGSIZE_DEFAULT;
+    int64_t seg = MPII_HIER_SEGSIZE_DEFAULT;
     int64_t pieces = bytes > seg ? (bytes + seg - 1) / seg : 1;
     MPII_Hier_cpath_count count;
 
@@ -888,15 +889,20 @@ static int flat_allreduce(MPII_Hier_cpath_plan * plan, const MPII_Hier_cpath_sha
     return 1;
 }
 
-/* the leaders' exchange of node blocks: by_size's Bruck or ring */
+/* the leaders' exchange of node blocks: by_size's Bruck or ring; the ring cuts each block
+ * into pieces, and every leader sends all of the others' pieces in turn */
 static void inter_allgather(MPII_Hier_cpath_plan * plan, int n, int64_t block,
                             int64_t latency_bytes)
 {
     if (n <= 1)
         return;
     int latency = MPII_Hier_sized_latency(MPII_HIER_SIZED_ALLGATHER, block, 1, n, latency_bytes);
-    const char *name = latency ? "brucks" : "ring";
-    plan_step(plan, name, n, MPII_Hier_sized_hops(MPII_HIER_SIZED_ALLGATHER, latency, n), 0,
+    int64_t seg = MPII_HIER_ALLGATHER_SEGSIZE_DEFAULT;
+    int64_t pieces = latency || block <= seg ? 1 : (block + seg - 1) / seg;
+    if (pieces > MPII_HIER_SEG_MAX)
+        pieces = MPII_HIER_SEG_MAX;
+    plan_step(plan, latency ? "brucks" : "ring", n,
+              MPII_Hier_sized_hops(MPII_HIER_SIZED_ALLGATHER, latency, n) * (int) pieces, 0,
               NULL);
 }
 

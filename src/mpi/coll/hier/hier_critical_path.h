@@ -37,9 +37,6 @@ extern "C" {
 
 /* The simulator keeps every message: ring algorithms send 2 P^2 of them. */
 #define MPII_HIER_CPATH_MAX_RANKS 1024
-/* The segment size of the hier bcast, reduce and allreduce (MPIR_CVAR_*_HIER_SEGSIZE's
- * default): a message up to it is one piece. */
-#define MPII_HIER_CPATH_SEGSIZE_DEFAULT 16384
 
 typedef enum {
     MPII_HIER_CPATH_BLOCK,      /* rank r on node r / ppn */

@@ -14,24 +14,64 @@
 
 #include "hier_impl.h"
 
-/* Vertices a later one waits for. */
+/* Vertices a later one waits for; with each, the stage bytes it writes (receives; NULL
+ * for the others), so that a piece can wait for only the receives that bring it. */
 typedef struct {
     int n, max;
     int *v;
+    char **at;
+    MPI_Aint *len;
 } deps;
 
-static int deps_add(deps * d, int vtx)
+static int deps_add_range(deps * d, int vtx, char *at, MPI_Aint len)
 {
     if (d->n == d->max) {
         int max = d->max ? 2 * d->max : 16;
         int *v = MPL_realloc(d->v, sizeof(int) * max, MPL_MEM_COLL);
-        if (!v)
+        if (v)
+            d->v = v;
+        char **a = MPL_realloc(d->at, sizeof(char *) * max, MPL_MEM_COLL);
+        if (a)
+            d->at = a;
+        MPI_Aint *l = MPL_realloc(d->len, sizeof(MPI_Aint) * max, MPL_MEM_COLL);
+        if (l)
+            d->len = l;
+        if (!v || !a || !l)
             return MPI_ERR_NO_MEM;
-        d->v = v;
         d->max = max;
     }
+    d->at[d->n] = at;
+    d->len[d->n] = len;
     d->v[d->n++] = vtx;
     return MPI_SUCCESS;
+}
+
+static int deps_add(deps * d, int vtx)
+{
+    return deps_add_range(d, vtx, NULL, 0);
+}
+
+static void deps_free(deps * d)
+{
+    MPL_free(d->v);
+    MPL_free(d->at);
+    MPL_free(d->len);
+}
+
+/* A vertex after those of d that may touch bytes [at, at + len): every one without a
+ * range, and the receives into an overlapping one. */
+static int deps_sink_over(const deps * d, const char *at, MPI_Aint len, MPIR_TSP_sched_t sched,
+                          int *vtx)
+{
+    deps over = { 0 };
+    int mpi_errno = MPI_SUCCESS;
+    for (int i = 0; i < d->n && !mpi_errno; i++)
+        if (!d->at[i] || (d->at[i] < at + len && at < d->at[i] + d->len[i]))
+            mpi_errno = deps_add(&over, d->v[i]);
+    if (!mpi_errno)
+        mpi_errno = MPIR_TSP_sched_selective_sink(sched, over.n, over.v, vtx);
+    deps_free(&over);
+    return mpi_errno;
 }
 
 /* The start every builder shares: the call's parameters (the blocking algorithm's CVARs
@@ -75,7 +115,7 @@ static int sched_rooted_step(const MPII_Hier_steps * steps, int k, int tag,
         if (!pc[i].sends) {
             mpi_errno = MPIR_TSP_sched_irecv(at, bytes, MPIR_BYTE_INTERNAL, pc[i].peer, tag, comm,
                                              sched, 0, NULL, &vtx);
-            if (!mpi_errno && deps_add(written, vtx))
+            if (!mpi_errno && deps_add_range(written, vtx, at, bytes))
                 mpi_errno = MPI_ERR_NO_MEM;
             continue;
         }
@@ -111,7 +151,8 @@ static int sched_gather_up(const MPII_Hier_steps * steps, const int *tag, int la
                 mpi_errno = MPIR_TSP_sched_irecv(stage + p * block, block, MPIR_BYTE_INTERNAL, p,
                                                  tag[n], fin->comm, sched, 0, NULL, &vtx);
                 MPIR_ERR_CHECK(mpi_errno);
-                MPIR_ERR_CHKANDJUMP(deps_add(written, vtx), mpi_errno, MPI_ERR_OTHER, "**nomem");
+                MPIR_ERR_CHKANDJUMP(deps_add_range(written, vtx, stage + p * block, block),
+                                    mpi_errno, MPI_ERR_OTHER, "**nomem");
             }
         } else {
             mpi_errno = MPIR_TSP_sched_isend(sendbuf, sendcount, sendtype, fin->root, tag[n],
@@ -341,7 +382,7 @@ static int sched_rooted_run(int gathers, const MPII_Hier_call * a, MPIR_TSP_sche
     if (!mpi_errno && on_steps)
         mpi_errno = gathers ? sched_gather_steps(a, &s, &added, sched) :
             sched_scatter_steps(a, &s, &added, sched);
-    MPL_free(added.v);
+    deps_free(&added);
     MPIR_FUNC_EXIT;
     return mpi_errno;
 }
@@ -416,7 +457,8 @@ static int sched_trees_down(const MPII_Hier_steps * steps, MPII_Hier_tree_node *
 
 /* The ring of the level-0 leaders: units of my group's pieces, then the blocks from the
  * left in turn (as the blocking form's ring_pieces), each piece down the group as it
- * arrives (sched_bcast_down, after `after`); my group's own after `gathered`. */
+ * arrives (sched_bcast_down, after `after`); my group's own after `gathered`, on the
+ * leader after the receives of `after` that bring each. */
 static int sched_leaders_ring(const MPII_Hier_steps * steps, const int *tag,
                               MPII_Hier_tree_node * trees, int **last, const long long *offset,
                               int my_top, char *stage, MPI_Aint block, int segsize, int gathered,
@@ -436,6 +478,13 @@ static int sched_leaders_ring(const MPII_Hier_steps * steps, const int *tag,
         for (MPI_Aint at = 0; at < len; at += seg) {
             MPI_Aint plen = MPL_MIN(seg, len - at);
             int have = j == 0 ? gathered : -1, got;
+            /* my group's own pieces: each as soon as the receives that bring it are in, so
+             * that the ring starts while the group's farther blocks still come up */
+            if (j == 0 && top_comm) {
+                mpi_errno = deps_sink_over(after, stage + first + at, plen, sched, &have);
+                if (mpi_errno)
+                    return mpi_errno;
+            }
             if (j > 0 && top_comm) {
                 /* from the left, each after the one before it: two posted at once can
                  * leave the second one's post answering EAGAIN inside the schedule's
@@ -579,7 +628,7 @@ int MPII_Hier_allgather_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
         MPL_free(last[k]);
     }
     MPL_free(offset);
-    MPL_free(after.v);
+    deps_free(&after);
     MPIR_FUNC_EXIT;
     return mpi_errno;
   fn_fail:
@@ -631,7 +680,7 @@ static int sched_fan(const MPII_Hier_step * st, int tag, int fan_in, MPIR_TSP_sc
     MPII_Hier_tree_node_free(&tree);
 
   fn_exit:
-    MPL_free(got.v);
+    deps_free(&got);
     return mpi_errno;
   fn_fail:
     goto fn_exit;
