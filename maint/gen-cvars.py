@@ -102,8 +102,8 @@ INTRA_ITEM_TEXT = {
     'allgather': {
         'auto': "MPICH's selection on the node communicator (MPIR Csel tree)",
         'binomial': "MPIR_Gather_intra_binomial and MPIR_Bcast_intra_binomial",
-        'shm': "as auto: the device's shared-memory bcast of the allgather's stage corrupted "
-               "memory on a 12-rank job split below the node (doc/usage.md), so it is not used",
+        'shm': "MPIR_Gather_intra_binomial, then the device's shared-memory bcast (CH4 POSIX "
+               "release_gather) of each piece, binomial where the device cannot",
         'by_size': "as auto",
     },
     'gather': {

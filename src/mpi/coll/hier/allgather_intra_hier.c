@@ -270,8 +270,9 @@ int MPIR_Allgather_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datat
                                               recvtype, comm_ptr, coll_attr);
     if (run != MPII_HIER_RUN_ONE_NODE && run != MPII_HIER_RUN_STEPS)
         goto fn_exit;
-    /* shm too: the device's bcast of the stage corrupted memory (doc/usage.md) */
-    if (prm.intra_algo == MPII_HIER_INTRA_BY_SIZE || prm.intra_algo == MPII_HIER_INTRA_SHM)
+    /* one node: never the device's shm on comm itself, as bcast_one_node */
+    if (prm.intra_algo == MPII_HIER_INTRA_BY_SIZE ||
+        (run == MPII_HIER_RUN_ONE_NODE && prm.intra_algo == MPII_HIER_INTRA_SHM))
         prm.intra_algo = MPII_HIER_INTRA_AUTO;
     if (run == MPII_HIER_RUN_STEPS) {
         mpi_errno = MPII_Hier_steps_get(comm_ptr, hier, 0, &steps);
