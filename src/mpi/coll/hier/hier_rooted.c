@@ -230,11 +230,58 @@ typedef int (*rooted_steps_fn) (const MPII_Hier_call * call, const MPII_Hier_roo
                                 int coll_attr, int *errflag);
 typedef struct {
     MPII_Hier_entry entry;
-    MPII_Hier_rooted_fn flat;   /* MPICH's binomial algorithm */
     int gathers;
     int linear;                 /* the inter_algo item that names the linear tree */
     rooted_steps_fn steps;
 } rooted_coll;
+
+/* comm as one group, intra_algo on comm itself, the root's side as the stage (every
+ * block packed, in rank order): MPICH's algorithm then meets the call's datatype on one
+ * side and bytes on the other, never the two user datatypes (5.0.1's binomial gather of a
+ * struct with gaps against the same struct failed its signature check).  A root without
+ * memory for the stage runs it on its own buffers. */
+static int rooted_one_group(const MPII_Hier_call * a, int gathers,
+                            const MPII_Hier_rooted_plan * p, int intra_algo, int coll_attr)
+{
+    int root = a->root, size = a->comm->local_size, is_root = a->comm->rank == root;
+    int errflag = 0, mpi_errno = MPI_SUCCESS, mpi_errno_ret = MPI_SUCCESS;
+    char *stage = is_root ? MPL_malloc(MPL_MAX(size * p->block, 1), MPL_MEM_COLL) : NULL;
+    /* the root's side of the call: the stage, or its own buffers */
+    const void *send = a->sendbuf;
+    void *recv = a->buf;
+    MPI_Aint scount = a->sendcount, rcount = a->count;
+    MPI_Datatype stype = a->sendtype, rtype = a->datatype;
+
+    if (stage && gathers) {     /* its own block at its place; MPICH's gather in place */
+        mpi_errno = MPIR_Localcopy(p->in_place ? (char *) a->buf + root * a->count * p->extent :
+                                   a->sendbuf, p->in_place ? a->count : a->sendcount,
+                                   p->in_place ? a->datatype : a->sendtype,
+                                   stage + root * p->block, p->block, MPIR_BYTE_INTERNAL);
+        send = MPI_IN_PLACE, recv = stage, rcount = p->block, rtype = MPIR_BYTE_INTERNAL;
+    }
+    for (int r = 0; stage && !gathers && r < size; r++) {
+        mpi_errno = MPIR_Localcopy((const char *) a->sendbuf + r * a->sendcount * p->extent,
+                                   a->sendcount, a->sendtype, stage + r * p->block, p->block,
+                                   MPIR_BYTE_INTERNAL);
+        send = stage, scount = p->block, stype = MPIR_BYTE_INTERNAL, recv = MPI_IN_PLACE;
+    }
+    MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
+    MPII_Hier_guard_enter();
+    mpi_errno = MPII_Hier_intra_rooted(gathers, send, scount, stype, recv, rcount, rtype, root,
+                                       a->comm, intra_algo, coll_attr | errflag);
+    MPII_Hier_guard_leave();
+    MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
+    if (stage && gathers)
+        mpi_errno = MPII_Hier_rooted_unstage(stage, p->block, NULL, NULL, a->buf, a->count,
+                                             a->datatype, size, p->in_place ? root : -1,
+                                             &errflag);
+    else if (stage && !p->in_place)
+        mpi_errno = MPIR_Localcopy(stage + root * p->block, p->block, MPIR_BYTE_INTERNAL, a->buf,
+                                   a->count, a->datatype);
+    MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
+    MPL_free(stage);
+    return mpi_errno_ret;
+}
 
 /* What does not take the steps (*on_steps 0); else the plan's steps and tree */
 static int rooted_enter(const MPII_Hier_call * a, const rooted_coll * rc,
@@ -253,16 +300,10 @@ static int rooted_enter(const MPII_Hier_call * a, const rooted_coll * rc,
                 return MPI_SUCCESS;
             return MPIR_Localcopy(a->sendbuf, a->sendcount, a->sendtype, a->buf, a->count,
                                   a->datatype);
-        case MPII_HIER_RUN_FLAT:
-            return rc->flat(a->sendbuf, a->sendcount, a->sendtype, a->buf, a->count, a->datatype,
-                            a->root, a->comm, coll_attr);
+        case MPII_HIER_RUN_FLAT:       /* MPICH's binomial tree */
+            return rooted_one_group(a, rc->gathers, p, MPII_HIER_INTRA_BINOMIAL, coll_attr);
         case MPII_HIER_RUN_ONE_NODE:
-            MPII_Hier_guard_enter();
-            mpi_errno = MPII_Hier_intra_rooted(rc->gathers, a->sendbuf, a->sendcount,
-                                               a->sendtype, a->buf, a->count, a->datatype,
-                                               a->root, a->comm, p->prm.intra_algo, coll_attr);
-            MPII_Hier_guard_leave();
-            return mpi_errno;
+            return rooted_one_group(a, rc->gathers, p, p->prm.intra_algo, coll_attr);
         case MPII_HIER_RUN_STEPS:
             p->kind = p->prm.inter_algo == rc->linear ? MPII_HIER_TREE_LINEAR :
                 MPII_HIER_TREE_BINOMIAL;
@@ -287,11 +328,11 @@ int MPII_Hier_rooted_run(int gathers, const void *sendbuf, MPI_Aint sendcount,
     const rooted_coll gather = {
         {&cvars, MPII_HIER_GATHER_INTER_COUNT, MPII_Hier_gather_sched,
          MPII_HIER_SCHED_FROM_GATHER, 1, 0},
-        MPIR_Gather_intra_binomial, 1, MPII_HIER_GATHER_INTER_LINEAR, MPII_Hier_gather_steps
+        1, MPII_HIER_GATHER_INTER_LINEAR, MPII_Hier_gather_steps
     }, scatter = {
         {&cvars, MPII_HIER_SCATTER_INTER_COUNT, MPII_Hier_scatter_sched,
          MPII_HIER_SCHED_FROM_SCATTER, 1, 0},
-        MPIR_Scatter_intra_binomial, 0, MPII_HIER_SCATTER_INTER_LINEAR, MPII_Hier_scatter_steps
+        0, MPII_HIER_SCATTER_INTER_LINEAR, MPII_Hier_scatter_steps
     };
     const MPII_Hier_call call = { .sendbuf = sendbuf, .sendcount = sendcount,
         .sendtype = sendtype, .buf = recvbuf, .count = recvcount, .datatype = recvtype,
