@@ -187,6 +187,63 @@ START_TEST(seg_segments_tile_the_payload)
 }
 END_TEST
 
+/* ---- the allgather's ring ---- */
+
+START_TEST(ring_pieces_own_block_first_then_from_the_left)
+{
+    /* 3 groups of 2, 1 and 3 blocks of 10 bytes, pieces of 15: group 1 sees its own
+     * block, then group 0's, then group 2's (its right neighbour's, which it never sends) */
+    const long long offset[] = { 0, 2, 3, 6 };
+    const int64_t want[][2] = { {20, 10}, {0, 15}, {15, 5}, {30, 15}, {45, 15} };
+    MPII_Hier_ring_plan p;
+    ck_assert_int_eq(MPII_Hier_ring_plan_init(&p, offset, 3, 1, 10, 15), 0);
+    ck_assert_int_eq(p.npieces, 5);
+    ck_assert_int_eq(p.own, 1);
+    ck_assert_int_eq(p.last, 2);
+    ck_assert_int_eq(p.raised, 0);
+    for (int i = 0; i < 5; i++) {
+        ck_assert_int_eq(p.piece[i].first, want[i][0]);
+        ck_assert_int_eq(p.piece[i].len, want[i][1]);
+    }
+    MPII_Hier_ring_plan_free(&p);
+    /* segsize 0: one piece per group's block */
+    ck_assert_int_eq(MPII_Hier_ring_plan_init(&p, offset, 3, 0, 10, 0), 0);
+    ck_assert_int_eq(p.npieces, 3);
+    ck_assert_int_eq(p.piece[0].first, 0);
+    ck_assert_int_eq(p.piece[1].first, 30);     /* group 2, on the left of group 0 */
+    ck_assert_int_eq(p.own, 1);
+    ck_assert_int_eq(p.last, 1);
+    MPII_Hier_ring_plan_free(&p);
+}
+END_TEST
+
+/* what a leader sends (pieces before the last block) is what its right neighbour
+ * receives (pieces from its own on), piece for piece; every byte once per plan */
+START_TEST(ring_pieces_match_between_neighbours)
+{
+    const long long offset[] = { 0, 3, 4, 9, 11 };
+    for (int64_t segsize = 0; segsize < 50; segsize += 7) {
+        for (int g = 0; g < 4; g++) {
+            MPII_Hier_ring_plan me, right;
+            ck_assert_int_eq(MPII_Hier_ring_plan_init(&me, offset, 4, g, 4, segsize), 0);
+            ck_assert_int_eq(MPII_Hier_ring_plan_init(&right, offset, 4, (g + 1) % 4, 4,
+                                                      segsize), 0);
+            ck_assert_int_eq(me.npieces - me.last, right.npieces - right.own);
+            for (int j = 0; j < me.npieces - me.last; j++) {
+                ck_assert_int_eq(me.piece[j].first, right.piece[right.own + j].first);
+                ck_assert_int_eq(me.piece[j].len, right.piece[right.own + j].len);
+            }
+            int64_t bytes = 0;
+            for (int j = 0; j < me.npieces; j++)
+                bytes += me.piece[j].len;
+            ck_assert_int_eq(bytes, offset[4] * 4);
+            MPII_Hier_ring_plan_free(&me);
+            MPII_Hier_ring_plan_free(&right);
+        }
+    }
+}
+END_TEST
+
 /* ---- the HAN pipeline's tasks ---- */
 
 static const MPII_Hier_task *find_task(const MPII_Hier_task * tasks, int n, int step,
@@ -343,6 +400,8 @@ int main(void)
     tcase_add_test(seg, pipeline_segments_follow_the_steps);
     tcase_add_test(seg, pipeline_is_hans_for_two_levels);
     tcase_add_test(seg, pipeline_one_segment_runs_tasks_alone);
+    tcase_add_test(seg, ring_pieces_own_block_first_then_from_the_left);
+    tcase_add_test(seg, ring_pieces_match_between_neighbours);
     suite_add_tcase(s, seg);
 
     sr = srunner_create(s);

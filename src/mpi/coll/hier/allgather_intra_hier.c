@@ -4,50 +4,6 @@
 
 #include "hier_impl.h"
 
-/* One piece of the ring: bytes [first, first + len) of the stage. */
-typedef struct {
-    MPI_Aint first, len;
-} piece;
-
-/* The pieces of the ring in the order every rank of level-0 group `mine` handles them:
- * its own group's block, then the blocks of groups mine - 1, mine - 2, ..., mine + 1
- * (what its leader receives from the left, in turn), each cut into pieces of segsize (0: one
- * piece; at most MPII_HIER_SEG_MAX per block).  *own and *last: the pieces of the first
- * and of the last block. */
-static piece *ring_pieces(const long long *offset, int ngroups, int mine, int segsize,
-                          int *npieces, int *own, int *last)
-{
-    int n = 0;
-    piece *p = NULL;
-    for (int pass = 0; pass < 2; pass++) {
-        n = 0;
-        for (int k = 0; k < ngroups; k++) {
-            int group = (mine - k + ngroups) % ngroups, before = n;
-            MPI_Aint first = offset[group], len = offset[group + 1] - offset[group];
-            int raised;
-            MPI_Aint seg = MPII_Hier_seg_size(len, segsize, 1, &raised);
-            if (pass == 0)
-                MPII_HIER_PVAR_ADD(SEGSIZE_RAISED, raised);
-            for (MPI_Aint at = 0; at < len; at += seg, n++)
-                if (pass == 1) {
-                    p[n].first = first + at;
-                    p[n].len = MPL_MIN(seg, len - at);
-                }
-            if (k == 0)
-                *own = n;
-            if (k == ngroups - 1)
-                *last = n - before;
-        }
-        if (pass == 0) {
-            p = MPL_malloc(sizeof(piece) * MPL_MAX(n, 1), MPL_MEM_COLL);
-            if (!p)
-                return NULL;
-        }
-    }
-    *npieces = n;
-    return p;
-}
-
 /* One piece of a level-0 group's blocks, every rank of the group broadcasts it down the
  * steps below the top in turn (blocking; each step's root got it in the step before). */
 static int bcast_down(const MPII_Hier_steps * steps, char *at, MPI_Aint len, int intra_algo,
@@ -104,7 +60,7 @@ static int allgather_one_node(char *stage, MPI_Aint block, MPIR_Comm * comm, int
 /* 2. with MPICH's allgatherv (auto, or Bruck's for small blocks) among the top leaders,
  * then the whole stage down each group */
 static int leaders_allgatherv(const MPII_Hier_steps * steps, const long long *offset, int ntop,
-                              char *stage, MPI_Aint total, const MPII_Hier_params * prm,
+                              char *stage, MPI_Aint block, const MPII_Hier_params * prm,
                               int coll_attr, int *errflag)
 {
     int mpi_errno = MPI_SUCCESS, mpi_errno_ret = MPI_SUCCESS;
@@ -116,8 +72,8 @@ static int leaders_allgatherv(const MPII_Hier_steps * steps, const long long *of
         MPIR_ERR_CHKANDJUMP(!counts, mpi_errno, MPI_ERR_OTHER, "**nomem");
         displs = counts + ntop;
         for (int g = 0; g < ntop; g++) {
-            counts[g] = offset[g + 1] - offset[g];
-            displs[g] = offset[g];
+            counts[g] = (offset[g + 1] - offset[g]) * block;
+            displs[g] = offset[g] * block;
         }
         if (prm->inter_algo == MPII_HIER_ALLGATHER_INTER_BRUCKS)
             mpi_errno = MPIR_Allgatherv_intra_brucks(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, stage,
@@ -132,47 +88,49 @@ static int leaders_allgatherv(const MPII_Hier_steps * steps, const long long *of
   fn_fail:     /* no counts: the bcast down still runs, so that no peer hangs */
     MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
     MPL_free(counts);
-    mpi_errno = bcast_down(steps, stage, total, prm->intra_algo, coll_attr, errflag);
+    mpi_errno = bcast_down(steps, stage, offset[ntop] * block, prm->intra_algo, coll_attr,
+                           errflag);
     MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
     return mpi_errno_ret;
 }
 
-/* 2. with the ring of the top leaders, each piece broadcast down the group as it arrives */
+/* 2. with the ring of the top leaders, each piece broadcast down the group as it arrives
+ * (the pieces: MPII_Hier_ring_plan_init, as the schedule's) */
 static int leaders_ring(const MPII_Hier_steps * steps, const long long *offset, int ntop,
-                        int my_top, char *stage, int segsize, int intra_algo, int coll_attr,
-                        int *errflag)
+                        int my_top, char *stage, MPI_Aint block, int segsize, int intra_algo,
+                        int coll_attr, int *errflag)
 {
     int mpi_errno = MPI_SUCCESS, mpi_errno_ret = MPI_SUCCESS;
     MPIR_Comm *top_comm = steps->step[0].comm;
-    int nunits, own = 0, last = 0, right = (my_top + 1) % ntop, left = (my_top - 1 + ntop) % ntop;
-    piece *pieces = ring_pieces(offset, ntop, my_top, segsize, &nunits, &own, &last);
+    int right = (my_top + 1) % ntop, left = (my_top - 1 + ntop) % ntop;
+    MPII_Hier_ring_plan plan;
 
-    MPIR_ERR_CHKANDJUMP(!pieces, mpi_errno, MPI_ERR_OTHER, "**nomem");
-    /* the units are the group's own pieces, then what arrives from the left; what goes to
-     * the right is the same list without the last block to come round (the right
-     * neighbour's own) */
-    int nrecv = top_comm ? nunits - own : 0;
-    int nsend = top_comm ? nunits - last : 0;
+    if (MPII_Hier_ring_plan_init(&plan, offset, ntop, my_top, block, segsize))
+        return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                    MPI_ERR_OTHER, "**nomem", 0);
+    MPII_HIER_PVAR_ADD(SEGSIZE_RAISED, plan.raised);
+    const MPII_Hier_ring_piece *pc = plan.piece;
+    int nrecv = top_comm ? plan.npieces - plan.own : 0;
+    int nsend = top_comm ? plan.npieces - plan.last : 0;
     MPII_HIER_PVAR_ADD(ALLGATHER_HIER_SEGMENTS, nrecv);
-    for (int j = 0; j < nunits; j++) {
+    for (int j = 0; j < plan.npieces; j++) {
         MPIR_Request *reqs[2] = { NULL, NULL };
         int n = 0;
-        /* step j: receive unit own + j, send unit j (held: own, or received at step
-         * j - own), and broadcast unit j down the group meanwhile */
+        /* step j: receive piece own + j, send piece j (held: own, or received at step
+         * j - own), and broadcast piece j down the group meanwhile */
         if (j < nrecv) {
-            mpi_errno = MPIC_Irecv(stage + pieces[own + j].first, pieces[own + j].len,
+            mpi_errno = MPIC_Irecv(stage + pc[plan.own + j].first, pc[plan.own + j].len,
                                    MPIR_BYTE_INTERNAL, left, MPIR_ALLGATHER_TAG, top_comm,
                                    &reqs[n++]);
             MPIR_ERR_CHECK(mpi_errno);
         }
         if (j < nsend) {
-            mpi_errno = MPIC_Isend(stage + pieces[j].first, pieces[j].len, MPIR_BYTE_INTERNAL,
-                                   right, MPIR_ALLGATHER_TAG, top_comm, &reqs[n++],
-                                   coll_attr | *errflag);
+            mpi_errno = MPIC_Isend(stage + pc[j].first, pc[j].len, MPIR_BYTE_INTERNAL, right,
+                                   MPIR_ALLGATHER_TAG, top_comm, &reqs[n++], coll_attr | *errflag);
             MPIR_ERR_CHECK(mpi_errno);
         }
-        mpi_errno = bcast_down(steps, stage + pieces[j].first, pieces[j].len, intra_algo,
-                               coll_attr, errflag);
+        mpi_errno = bcast_down(steps, stage + pc[j].first, pc[j].len, intra_algo, coll_attr,
+                               errflag);
         MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
         if (n) {
             mpi_errno = MPIC_Waitall(n, reqs, MPI_STATUSES_IGNORE);
@@ -181,7 +139,7 @@ static int leaders_ring(const MPII_Hier_steps * steps, const long long *offset, 
     }
 
   fn_exit:
-    MPL_free(pieces);
+    MPII_Hier_ring_plan_free(&plan);
     return mpi_errno_ret;
   fn_fail:
     MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
@@ -203,9 +161,7 @@ static int allgather_steps(const MPII_Hier_steps * steps, char *stage, MPI_Aint 
     if (!offset)
         return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
                                     MPI_ERR_OTHER, "**nomem", 0);
-    MPII_Hier_hierarchy_step_offsets(h, 0, 0, 0, offset);
-    for (int g = 0; g <= ntop; g++)
-        offset[g] *= block;     /* bytes */
+    MPII_Hier_hierarchy_step_offsets(h, 0, 0, 0, offset);       /* in blocks */
 
     /* 1. the group's blocks onto its leader: a leader's subtree starts where its own group
      * does (it stands first at every step it leads, and its finest group in rank order) */
@@ -220,10 +176,10 @@ static int allgather_steps(const MPII_Hier_steps * steps, char *stage, MPI_Aint 
                                                         ntop);
     if (prm->inter_algo == MPII_HIER_ALLGATHER_INTER_AUTO ||
         prm->inter_algo == MPII_HIER_ALLGATHER_INTER_BRUCKS)
-        mpi_errno = leaders_allgatherv(steps, offset, ntop, stage, size * block, prm, coll_attr,
+        mpi_errno = leaders_allgatherv(steps, offset, ntop, stage, block, prm, coll_attr,
                                        errflag);
     else
-        mpi_errno = leaders_ring(steps, offset, ntop, my_top, stage, prm->segsize,
+        mpi_errno = leaders_ring(steps, offset, ntop, my_top, stage, block, prm->segsize,
                                  prm->intra_algo, coll_attr, errflag);
     MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
     MPL_free(offset);

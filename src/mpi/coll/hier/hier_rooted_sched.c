@@ -469,50 +469,41 @@ static int sched_leaders_ring(const MPII_Hier_steps * steps, const int *tag,
     int ntop = h->nlevels == 0 ? steps->comm->local_size : h->level[0].ngroups;
     int right = (my_top + 1) % ntop, left = (my_top - 1 + ntop) % ntop;
     int mpi_errno = MPI_SUCCESS, sent_last = -1, recv_last = -1;
+    MPII_Hier_ring_plan plan;
 
-    for (int j = 0; j < ntop; j++) {
-        int g = (my_top - j + ntop) % ntop, raised;
-        MPI_Aint first = offset[g] * block, len = (offset[g + 1] - offset[g]) * block;
-        MPI_Aint seg = MPII_Hier_seg_size(len, segsize, 1, &raised);
-        MPII_HIER_PVAR_ADD(SEGSIZE_RAISED, raised);
-        for (MPI_Aint at = 0; at < len; at += seg) {
-            MPI_Aint plen = MPL_MIN(seg, len - at);
-            int have = j == 0 ? gathered : -1, got;
-            /* my group's own pieces: each as soon as the receives that bring it are in, so
-             * that the ring starts while the group's farther blocks still come up */
-            if (j == 0 && top_comm) {
-                mpi_errno = deps_sink_over(after, stage + first + at, plen, sched, &have);
-                if (mpi_errno)
-                    return mpi_errno;
-            }
-            if (j > 0 && top_comm) {
-                /* from the left, each after the one before it: two posted at once can
-                 * leave the second one's post answering EAGAIN inside the schedule's
-                 * start, before this rank's first send to the right was issued */
-                mpi_errno = MPIR_TSP_sched_irecv(stage + first + at, plen, MPIR_BYTE_INTERNAL,
-                                                 left, tag[0], top_comm, sched,
-                                                 recv_last < 0 ? 0 : 1, &recv_last, &have);
-                recv_last = have;
-                if (mpi_errno)
-                    return mpi_errno;
-                MPII_HIER_PVAR_ADD(ALLGATHER_HIER_SEGMENTS, 1);
-            }
-            /* on to the right, unless the right neighbour's own block came round; in order */
-            if (top_comm && j < ntop - 1) {
-                int in[2] = { have, sent_last };
-                mpi_errno = MPIR_TSP_sched_isend(stage + first + at, plen, MPIR_BYTE_INTERNAL,
-                                                 right, tag[0], top_comm, sched,
-                                                 sent_last < 0 ? 1 : 2, in, &sent_last);
-                if (mpi_errno)
-                    return mpi_errno;
-            }
-            mpi_errno = sched_bcast_down(steps, tag, trees, last, stage + first + at, plen,
-                                         have, after, sched, &got);
-            if (mpi_errno)
-                return mpi_errno;
+    if (MPII_Hier_ring_plan_init(&plan, offset, ntop, my_top, block, segsize))
+        return MPI_ERR_NO_MEM;
+    MPII_HIER_PVAR_ADD(SEGSIZE_RAISED, plan.raised);
+    for (int j = 0; j < plan.npieces && !mpi_errno; j++) {
+        char *at = stage + plan.piece[j].first;
+        MPI_Aint len = plan.piece[j].len;
+        int have = j < plan.own ? gathered : -1, got;
+        /* my group's own pieces: each as soon as the receives that bring it are in, so
+         * that the ring starts while the group's farther blocks still come up */
+        if (j < plan.own && top_comm)
+            mpi_errno = deps_sink_over(after, at, len, sched, &have);
+        if (j >= plan.own && top_comm && !mpi_errno) {
+            /* from the left, each after the one before it: two posted at once can leave
+             * the second one's post answering EAGAIN inside the schedule's start, before
+             * this rank's first send to the right was issued */
+            mpi_errno = MPIR_TSP_sched_irecv(at, len, MPIR_BYTE_INTERNAL, left, tag[0], top_comm,
+                                             sched, recv_last < 0 ? 0 : 1, &recv_last, &have);
+            recv_last = have;
+            MPII_HIER_PVAR_ADD(ALLGATHER_HIER_SEGMENTS, 1);
         }
+        /* on to the right, unless the right neighbour's own block came round; in order */
+        if (top_comm && j < plan.npieces - plan.last && !mpi_errno) {
+            int in[2] = { have, sent_last };
+            mpi_errno = MPIR_TSP_sched_isend(at, len, MPIR_BYTE_INTERNAL, right, tag[0],
+                                             top_comm, sched, sent_last < 0 ? 1 : 2, in,
+                                             &sent_last);
+        }
+        if (!mpi_errno)
+            mpi_errno = sched_bcast_down(steps, tag, trees, last, at, len, have, after, sched,
+                                         &got);
     }
-    return MPI_SUCCESS;
+    MPII_Hier_ring_plan_free(&plan);
+    return mpi_errno;
 }
 
 /* The allgather's way up: my block (own, own_count, own_type) at its place in the stage,

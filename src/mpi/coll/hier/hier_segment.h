@@ -42,4 +42,23 @@ int64_t MPII_Hier_seg_bounded(int64_t segsize, int64_t nbytes, int64_t unit, int
 int64_t MPII_Hier_seg_offset(const MPII_Hier_seg_plan * plan, int64_t seg);
 int64_t MPII_Hier_seg_len(const MPII_Hier_seg_plan * plan, int64_t seg);
 
+/* The allgather's ring of ngroups groups, group g's blocks at bytes [offset[g] * block,
+ * offset[g + 1] * block) of the stage: the pieces in the order every member of group
+ * `mine` handles them, its own group's block, then those of groups mine - 1, mine - 2,
+ * ..., mine + 1 (what its leader receives from the left, in turn), each cut by
+ * MPII_Hier_seg_size(len, segsize, 1).  A leader receives every piece from *own on, and
+ * sends every piece before the last *last ones (its right neighbour's own block). */
+typedef struct {
+    int64_t first, len;         /* bytes of the stage */
+} MPII_Hier_ring_piece;
+typedef struct {
+    MPII_Hier_ring_piece *piece;        /* npieces of them (MPII_Hier_ring_plan_free) */
+    int npieces, own, last;
+    int raised;                 /* blocks whose segment size was raised */
+} MPII_Hier_ring_plan;
+/* Returns 0, -1 without memory (plan then holds nothing to free) */
+int MPII_Hier_ring_plan_init(MPII_Hier_ring_plan * plan, const long long *offset, int ngroups,
+                             int mine, int64_t block, int64_t segsize);
+void MPII_Hier_ring_plan_free(MPII_Hier_ring_plan * plan);
+
 #endif /* HIER_SEGMENT_H_INCLUDED */
