@@ -455,8 +455,8 @@ static int sched_trees_down(const MPII_Hier_steps * steps, MPII_Hier_tree_node *
     return MPI_SUCCESS;
 }
 
-/* The ring of the level-0 leaders: units of my group's pieces, then the blocks from the
- * left in turn (as the blocking form's ring_pieces), each piece down the group as it
+/* The ring of the level-0 leaders: my group's pieces, then the blocks from the left in
+ * turn (MPII_Hier_ring_plan_init, as the blocking form), each piece down the group as it
  * arrives (sched_bcast_down, after `after`); my group's own after `gathered`, on the
  * leader after the receives of `after` that bring each. */
 static int sched_leaders_ring(const MPII_Hier_steps * steps, const int *tag,
