@@ -88,9 +88,12 @@ for (nodes, size), pick in picks.items():
         assert "seg_" not in chosen, (nodes, size, chosen)
     else:
         assert chosen.startswith(pick.split()[0]), (nodes, size, pick, chosen)
-# the main job's shape (4 ranks, 2 per node) from the smallest size tuned: tuned
-tuned = [r for r in rows if r["comm_size"] == 4 and r["ppn"] == 2 and r["min_bytes"] >= 24576]
-assert tuned and all(r["source"].split("+")[0] in ("model", "measured", "stock", "put back") for r in tuned), tuned
+# the main job's shape (4 ranks, 2 per node) from the smallest size tuned: tuned (a row
+# may reach below it when every pick there was put back, as on noisy cliques it can be)
+tuned = [r for r in rows if r["comm_size"] == 4 and r["ppn"] == 2 and
+         (r["max_bytes"] is None or r["max_bytes"] >= 24576)]
+kinds = ("model", "measured", "stock", "put back")
+assert tuned and all(any(s in kinds for s in r["source"].split("+")) for r in tuned), tuned
 assert all(r["source"] == "stock (not tuned)" for r in rows if r["comm_size"] == 64), rows
 PY
 "$hiertune" "${pargs[@]}" --predict-shapes 2x1 > "$tmp/out4" 2>&1 &&
