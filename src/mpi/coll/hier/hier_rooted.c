@@ -257,15 +257,18 @@ static int rooted_one_group(const MPII_Hier_call * a, int gathers,
                                    a->sendbuf, p->in_place ? a->count : a->sendcount,
                                    p->in_place ? a->datatype : a->sendtype,
                                    stage + root * p->block, p->block, MPIR_BYTE_INTERNAL);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
         send = MPI_IN_PLACE, recv = stage, rcount = p->block, rtype = MPIR_BYTE_INTERNAL;
     }
-    for (int r = 0; stage && !gathers && r < size; r++) {
-        mpi_errno = MPIR_Localcopy((const char *) a->sendbuf + r * a->sendcount * p->extent,
-                                   a->sendcount, a->sendtype, stage + r * p->block, p->block,
-                                   MPIR_BYTE_INTERNAL);
+    if (stage && !gathers) {    /* every block packed; MPICH's scatter in place */
+        for (int r = 0; r < size; r++) {
+            mpi_errno = MPIR_Localcopy((const char *) a->sendbuf + r * a->sendcount * p->extent,
+                                       a->sendcount, a->sendtype, stage + r * p->block,
+                                       p->block, MPIR_BYTE_INTERNAL);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
+        }
         send = stage, scount = p->block, stype = MPIR_BYTE_INTERNAL, recv = MPI_IN_PLACE;
     }
-    MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
     MPII_Hier_guard_enter();
     mpi_errno = MPII_Hier_intra_rooted(gathers, send, scount, stype, recv, rcount, rtype, root,
                                        a->comm, intra_algo, coll_attr | errflag);
