@@ -837,14 +837,22 @@ static void intra_binomial(MPII_Hier_cpath_plan * plan, int ppn, int *direction)
         plan_step(plan, "binomial", ppn, 0, ceil_log2(ppn), direction);
 }
 
+/* How many pieces the plugin cuts `bytes` into with segments of segsize (its plan: the
+ * payload's, at least one) */
+static int64_t plan_pieces(int64_t bytes, int64_t segsize)
+{
+    MPII_Hier_seg_plan seg;
+    MPII_Hier_seg_plan_init(&seg, bytes, segsize, 1);
+    return seg.nsegs > 1 ? seg.nsegs : 1;
+}
+
 /* bcast and reduce among the leaders: by_size's binomial tree or chain of the pieces */
 static void inter_tree(MPII_Hier_cpath_plan * plan, MPII_Hier_sized_op op, int n, int64_t bytes,
                        int64_t latency_bytes)
 {
     if (n <= 1)
         return;
-    int64_t seg = MPII_HIER_SEGSIZE_DEFAULT;
-    int64_t pieces = bytes > seg ? (bytes + seg - 1) / seg : 1;
+    int64_t seg = MPII_HIER_SEGSIZE_DEFAULT, pieces = plan_pieces(bytes, seg);
     int latency = MPII_Hier_sized_latency(op, pieces > 1 ? seg : bytes, pieces, n, latency_bytes);
     int hops = MPII_Hier_sized_hops(op, latency, n) + (latency ? 0 : (int) pieces - 1);
     plan_step(plan, latency ? "binomial" : "chain", n, hops, 0, NULL);
@@ -855,8 +863,7 @@ static void inter_allreduce(MPII_Hier_cpath_plan * plan, int n, int64_t bytes,
 {
     if (n <= 1)
         return;
-    int64_t seg = MPII_HIER_SEGSIZE_DEFAULT;
-    int64_t pieces = bytes > seg ? (bytes + seg - 1) / seg : 1;
+    int64_t seg = MPII_HIER_SEGSIZE_DEFAULT, pieces = plan_pieces(bytes, seg);
     int latency = MPII_Hier_sized_latency(MPII_HIER_SIZED_ALLREDUCE, pieces > 1 ? seg : bytes,
                                           pieces, n, latency_bytes);
     plan_step(plan, latency ? "recursive_doubling" : "ring", n,
@@ -870,8 +877,7 @@ static int flat_allreduce(MPII_Hier_cpath_plan * plan, const MPII_Hier_cpath_sha
                           int64_t bytes, int64_t latency_bytes)
 {
     int size = shape->nnodes * shape->ppn, node_of[MPII_HIER_CPATH_MAX_RANKS];
-    int64_t seg = MPII_HIER_SEGSIZE_DEFAULT;
-    int64_t pieces = bytes > seg ? (bytes + seg - 1) / seg : 1;
+    int64_t seg = MPII_HIER_SEGSIZE_DEFAULT, pieces = plan_pieces(bytes, seg);
     MPII_Hier_cpath_count count;
 
     if (shape->ppn <= 1 || shape->nnodes <= 1 ||
@@ -897,10 +903,7 @@ static void inter_allgather(MPII_Hier_cpath_plan * plan, int n, int64_t block,
     if (n <= 1)
         return;
     int latency = MPII_Hier_sized_latency(MPII_HIER_SIZED_ALLGATHER, block, 1, n, latency_bytes);
-    int64_t seg = MPII_HIER_ALLGATHER_SEGSIZE_DEFAULT;
-    int64_t pieces = latency || block <= seg ? 1 : (block + seg - 1) / seg;
-    if (pieces > MPII_HIER_SEG_MAX)
-        pieces = MPII_HIER_SEG_MAX;
+    int64_t pieces = latency ? 1 : plan_pieces(block, MPII_HIER_ALLGATHER_SEGSIZE_DEFAULT);
     plan_step(plan, latency ? "brucks" : "ring", n,
               MPII_Hier_sized_hops(MPII_HIER_SIZED_ALLGATHER, latency, n) * (int) pieces, 0,
               NULL);

@@ -397,62 +397,107 @@ int MPII_Hier_scatter_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
     return sched_rooted_run(0, a, sched);
 }
 
+/* The steps below the top, down: each one's binomial tree (rooted where the step is), its
+ * children's last sends (none yet: -1), and where each child's subtree (held[k][c]) and
+ * this member's own (held[k][nchildren]) lie in the stage, from `base` (this rank's
+ * subtree start) in blocks: what the way up brought there, which nobody sends again. */
+typedef struct {
+    MPII_Hier_tree_node tree[MPII_HIER_MAX_STEPS];
+    int *last[MPII_HIER_MAX_STEPS];
+    MPII_Hier_piece *held[MPII_HIER_MAX_STEPS];
+    char *base;
+    MPI_Aint block;
+} down_trees;
+
+static void down_trees_free(down_trees * d)
+{
+    for (int k = 0; k < MPII_HIER_MAX_STEPS; k++) {
+        MPII_Hier_tree_node_free(&d->tree[k]);
+        MPL_free(d->last[k]);
+        MPL_free(d->held[k]);
+    }
+}
+
+/* The finest step's gather is linear (sched_gather_up): each member holds its own block
+ * only, at its rank in the step's comm from the start of the group */
+static int down_held_linear(const MPII_Hier_tree_node * tree, int me, MPII_Hier_piece ** held)
+{
+    *held = MPL_malloc(sizeof(MPII_Hier_piece) * (tree->nchildren + 1), MPL_MEM_COLL);
+    if (!*held)
+        return MPI_ERR_NO_MEM;
+    for (int c = 0; c < tree->nchildren; c++)
+        (*held)[c] = (MPII_Hier_piece) { tree->children[c], 0, tree->children[c], 1 };
+    (*held)[tree->nchildren] = (MPII_Hier_piece) { tree->parent, 1, me, 1 };
+    return MPI_SUCCESS;
+}
+
+static int down_trees_init(const MPII_Hier_steps * steps, char *base, MPI_Aint block,
+                           down_trees * d)
+{
+    memset(d, 0, sizeof(*d));
+    d->base = base;
+    d->block = block;
+    for (int k = 1; k < steps->nsteps; k++) {
+        const MPII_Hier_step *st = &steps->step[k];
+        int n;
+        if (!st->comm)
+            continue;
+        if (MPII_Hier_tree_node_init(&d->tree[k], MPII_HIER_TREE_BINOMIAL, st->comm->local_size,
+                                     st->root, 1, st->comm->rank) != 0)
+            return MPI_ERR_NO_MEM;
+        d->last[k] = MPL_malloc(sizeof(int) * MPL_MAX(1, d->tree[k].nchildren), MPL_MEM_COLL);
+        if (!d->last[k] || (k < steps->nsteps - 1 ?
+                            MPII_Hier_rooted_pieces(steps, k, MPII_HIER_TREE_BINOMIAL, 1,
+                                                    &d->held[k], &n) :
+                            down_held_linear(&d->tree[k], st->comm->rank, &d->held[k])))
+            return MPI_ERR_NO_MEM;
+        for (int c = 0; c < d->tree[k].nchildren; c++)
+            d->last[k][c] = -1;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Whether [at, at + len) lies inside held piece i of step k */
+static int down_held(const down_trees * d, int k, int i, const char *at, MPI_Aint len)
+{
+    const char *first = d->base + d->held[k][i].at * d->block;
+    return at >= first && at + len <= first + d->held[k][i].len * d->block;
+}
+
 /* One piece of a level-0 group's blocks down the steps below the top, after `avail` (this
  * rank has it then, if it is a level-0 leader): each step's member receives it from its
  * parent in the step's binomial tree (after `after`: nothing else writes or reads there
  * any more) and sends it on to its children, each send after the one before it to the
- * same child (last[k][c]) so that the pieces arrive in order.  *have: the vertex after
- * which this rank holds the piece. */
-static int sched_bcast_down(const MPII_Hier_steps * steps, const int *tag,
-                            MPII_Hier_tree_node * trees, int **last, char *at, MPI_Aint len,
-                            int avail, const deps * after, MPIR_TSP_sched_t sched, int *have)
+ * same child (last[k][c]) so that the pieces arrive in order.  A piece the way up brought
+ * travels no further down: a member whose subtree it came from has it (after the
+ * receives of `after` that brought it).  *have: the vertex after which this rank holds
+ * the piece. */
+static int sched_bcast_down(const MPII_Hier_steps * steps, const int *tag, down_trees * d,
+                            char *at, MPI_Aint len, int avail, const deps * after,
+                            MPIR_TSP_sched_t sched, int *have)
 {
     int mpi_errno = MPI_SUCCESS, n = steps->nsteps - 1;
     *have = avail;
-    for (int k = 1; k <= n; k++) {
+    for (int k = 1; k <= n && !mpi_errno; k++) {
         const MPII_Hier_step *st = &steps->step[k];
-        MPII_Hier_tree_node *tree = &trees[k];
+        MPII_Hier_tree_node *tree = &d->tree[k];
         if (!st->comm)
             continue;
-        if (tree->parent >= 0) {
+        if (tree->parent >= 0 && down_held(d, k, tree->nchildren, at, len))
+            mpi_errno = deps_sink_over(after, at, len, sched, have);
+        else if (tree->parent >= 0)
             mpi_errno = MPIR_TSP_sched_irecv(at, len, MPIR_BYTE_INTERNAL, tree->parent, tag[k],
                                              st->comm, sched, after->n, after->v, have);
-            MPIR_ERR_CHECK(mpi_errno);
-        }
-        for (int c = 0; c < tree->nchildren; c++) {
-            int in[2] = { *have, last[k][c] };
+        for (int c = 0; c < tree->nchildren && !mpi_errno; c++) {
+            int in[2] = { *have, d->last[k][c] };
+            if (down_held(d, k, c, at, len))
+                continue;
             mpi_errno = MPIR_TSP_sched_isend(at, len, MPIR_BYTE_INTERNAL, tree->children[c],
-                                             tag[k], st->comm, sched, last[k][c] < 0 ? 1 : 2,
-                                             in, &last[k][c]);
-            MPIR_ERR_CHECK(mpi_errno);
+                                             tag[k], st->comm, sched, d->last[k][c] < 0 ? 1 : 2,
+                                             in, &d->last[k][c]);
         }
     }
-
-  fn_exit:
     return mpi_errno;
-  fn_fail:
-    goto fn_exit;
-}
-
-/* The binomial trees down each step below the top (rooted where the step is), and for
- * each its children's last sends (none yet: -1) */
-static int sched_trees_down(const MPII_Hier_steps * steps, MPII_Hier_tree_node * trees,
-                            int **last)
-{
-    for (int k = 1; k < steps->nsteps; k++) {
-        const MPII_Hier_step *st = &steps->step[k];
-        if (!st->comm)
-            continue;
-        if (MPII_Hier_tree_node_init(&trees[k], MPII_HIER_TREE_BINOMIAL, st->comm->local_size,
-                                     st->root, 1, st->comm->rank) != 0)
-            return MPI_ERR_NO_MEM;
-        last[k] = MPL_malloc(sizeof(int) * MPL_MAX(1, trees[k].nchildren), MPL_MEM_COLL);
-        if (!last[k])
-            return MPI_ERR_NO_MEM;
-        for (int c = 0; c < trees[k].nchildren; c++)
-            last[k][c] = -1;
-    }
-    return MPI_SUCCESS;
 }
 
 /* The ring of the level-0 leaders: my group's pieces, then the blocks from the left in
@@ -460,7 +505,7 @@ static int sched_trees_down(const MPII_Hier_steps * steps, MPII_Hier_tree_node *
  * arrives (sched_bcast_down, after `after`); my group's own after `gathered`, on the
  * leader after the receives of `after` that bring each. */
 static int sched_leaders_ring(const MPII_Hier_steps * steps, const int *tag,
-                              MPII_Hier_tree_node * trees, int **last, const long long *offset,
+                              down_trees * down, const long long *offset,
                               int my_top, char *stage, MPI_Aint block, int segsize, int gathered,
                               const deps * after, MPIR_TSP_sched_t sched)
 {
@@ -499,8 +544,7 @@ static int sched_leaders_ring(const MPII_Hier_steps * steps, const int *tag,
                                              &sent_last);
         }
         if (!mpi_errno)
-            mpi_errno = sched_bcast_down(steps, tag, trees, last, at, len, have, after, sched,
-                                         &got);
+            mpi_errno = sched_bcast_down(steps, tag, down, at, len, have, after, sched, &got);
     }
     MPII_Hier_ring_plan_free(&plan);
     return mpi_errno;
@@ -558,8 +602,7 @@ int MPII_Hier_allgather_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
     MPII_Hier_comm *hier = NULL;
     MPII_Hier_steps steps;
     int tag[MPII_HIER_MAX_STEPS];
-    MPII_Hier_tree_node trees[MPII_HIER_MAX_STEPS] = { 0 };
-    int *last[MPII_HIER_MAX_STEPS] = { NULL };
+    down_trees down = { 0 };
     deps after = { 0 };
     long long *offset = NULL;
     int rank = a->comm->rank, size = a->comm->local_size;
@@ -599,10 +642,12 @@ int MPII_Hier_allgather_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
                                    in_place ? recvtype : a->sendtype, stage, block, &after, sched,
                                    &gathered);
     MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = sched_trees_down(&steps, trees, last);
+    mpi_errno = down_trees_init(&steps, stage + (MPII_Hier_hierarchy_block_at(h, steps.col, rank)
+                                                 - MPII_Hier_hierarchy_finest_pos(h, rank)) *
+                                block, block, &down);
     MPIR_ERR_CHECK(mpi_errno);
     /* the ring of the level-0 leaders, each piece down the group as it arrives */
-    mpi_errno = sched_leaders_ring(&steps, tag, trees, last, offset, my_top, stage, block,
+    mpi_errno = sched_leaders_ring(&steps, tag, &down, offset, my_top, stage, block,
                                    prm.segsize, gathered, &after, sched);
     MPIR_ERR_CHECK(mpi_errno);
 
@@ -614,10 +659,7 @@ int MPII_Hier_allgather_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
                                   in_place ? rank : -1, 1, &done, sched);
 
   fn_exit:
-    for (int k = 0; k < MPII_HIER_MAX_STEPS; k++) {
-        MPII_Hier_tree_node_free(&trees[k]);
-        MPL_free(last[k]);
-    }
+    down_trees_free(&down);
     MPL_free(offset);
     deps_free(&after);
     MPIR_FUNC_EXIT;
