@@ -50,6 +50,19 @@ python3 "$tmp/maint/gen-cvars.py" "$tmp"
 default=$(awk '/name *: *MPIR_CVAR_ALLGATHER_HIER_SEGSIZE$/ {on=1; next} on && /default *:/ {print $3; exit}' \
     "$tmp/src/mpi/coll/hier/cvars.txt")
 [ "$default" = 12345 ] || fail "MPIR_CVAR_ALLGATHER_HIER_SEGSIZE's default is '$default', not the header's"
+# a default macro gone from the header, a default line gone from cvars.txt: refused, named
+cp "$tmp/src/mpi/coll/hier/hier_by_size.h" "$tmp/by_size.h.kept"
+sed -i '/^#define MPII_HIER_ALLGATHER_SEGSIZE_DEFAULT /d' "$tmp/src/mpi/coll/hier/hier_by_size.h"
+out=$(python3 "$tmp/maint/gen-cvars.py" "$tmp" 2>&1) && fail "a missing default macro was accepted"
+[ "$out" = "gen-cvars: hier_by_size.h defines no integer MPII_HIER_ALLGATHER_SEGSIZE_DEFAULT" ] ||
+    fail "missing macro: $out"
+cp "$tmp/by_size.h.kept" "$tmp/src/mpi/coll/hier/hier_by_size.h"
+awk '/name *: *MPIR_CVAR_ALLGATHER_HIER_SEGSIZE$/ {on=1} on && /default *:/ {on=0; next} {print}' \
+    "$tmp/src/mpi/coll/hier/cvars.txt" > "$tmp/cvars.txt.cut"
+cp "$tmp/cvars.txt.cut" "$tmp/src/mpi/coll/hier/cvars.txt"
+out=$(python3 "$tmp/maint/gen-cvars.py" "$tmp" 2>&1) && fail "a CVAR without a default line was accepted"
+[ "$out" = "gen-cvars: cvars.txt has no default line for MPIR_CVAR_ALLGATHER_HIER_SEGSIZE" ] ||
+    fail "missing default line: $out"
 # bad input: one line naming what is wrong, no traceback
 for args in "/nonexistent" "--bogus" "a b"; do
     # shellcheck disable=SC2086
@@ -57,4 +70,4 @@ for args in "/nonexistent" "--bogus" "a b"; do
     [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q "^gen-cvars: " ||
         fail "gen-cvars $args: $out"
 done
-echo "cvars.txt is current; a new grammar item is written where the grammar puts it; a default follows hier_by_size.h; bad arguments refused"
+echo "cvars.txt is current; a new grammar item is written where the grammar puts it; a default follows hier_by_size.h; a missing default macro or line, and bad arguments, refused"
