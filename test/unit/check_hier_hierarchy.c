@@ -511,6 +511,47 @@ END_TEST
 /* nodes only (the node key alone): HAN's column rule, by brute force.  Nodes numbered by
  * lowest rank, members in rank order; for a root at local rank j, node n is led by its
  * member j mod size_n.  The level is kept unless comm is one node or one rank per node. */
+/* The barrier's phases: every step below the top fanned in once (finest first) before the
+ * top, and out once after it (coarsest first); nothing outside 0 .. 2N */
+START_TEST(barrier_phases_in_top_out)
+{
+    for (int nsteps = 1; nsteps <= 5; nsteps++) {
+        int n = nsteps - 1, in_seen = 0, out_seen = 0, top_at = -1, prev = -1, step;
+        ck_assert_int_eq(MPII_HIER_BARRIER_NPHASES(nsteps), 2 * n + 1);
+        for (int i = 0; i < MPII_HIER_BARRIER_NPHASES(nsteps); i++) {
+            MPII_Hier_phase ph = MPII_Hier_barrier_phase(nsteps, i, &step);
+            ck_assert_int_ge(step, 0);
+            ck_assert_int_le(step, n);
+            if (ph == MPII_HIER_PHASE_IN) {
+                ck_assert_int_eq(top_at, -1);
+                ck_assert(prev < 0 || step == prev - 1);
+                ck_assert_int_eq(step, n - in_seen);
+                in_seen++;
+            } else if (ph == MPII_HIER_PHASE_TOP) {
+                ck_assert_int_eq(step, 0);
+                ck_assert_int_eq(top_at, -1);
+                top_at = i;
+            } else {
+                ck_assert_int_eq(ph, MPII_HIER_PHASE_OUT);
+                ck_assert_int_ge(top_at, 0);
+                ck_assert_int_eq(step, ++out_seen);
+            }
+            prev = step;
+        }
+        ck_assert_int_eq(in_seen, n);
+        ck_assert_int_eq(out_seen, n);
+        ck_assert_int_eq(top_at, n);
+        ck_assert_int_eq(MPII_Hier_barrier_phase(nsteps, -1, &step), MPII_HIER_PHASE_NONE);
+        ck_assert_int_eq(step, -1);
+        ck_assert_int_eq(MPII_Hier_barrier_phase(nsteps, 2 * n + 1, &step),
+                         MPII_HIER_PHASE_NONE);
+    }
+    int step;
+    ck_assert_int_eq(MPII_Hier_barrier_phase(0, 0, &step), MPII_HIER_PHASE_NONE);
+}
+
+END_TEST
+
 START_TEST(hierarchy_two_levels_are_the_column_rule)
 {
     srand(777);
@@ -679,6 +720,7 @@ int main(void)
     tcase_add_test(tc, hierarchy_degenerate_inputs);
     tcase_add_test(tc, hierarchy_random_placements);
     tcase_add_test(tc, hierarchy_two_levels_are_the_column_rule);
+    tcase_add_test(tc, barrier_phases_in_top_out);
     tcase_add_test(tc, topology_slurm_addresses);
     tcase_add_test(tc, topology_files);
     tcase_add_test(tc, topology_keys_from_paths);

@@ -4,44 +4,47 @@
 
 #include "hier_impl.h"
 
-/* fan in up the steps, the top step's barrier, fan out down them */
+/* The barrier among the top step's members: MPICH's (auto, on MPICH's comm with a tag of
+ * the parent's) or dissemination */
+static int barrier_top(const MPII_Hier_steps * steps, const MPII_Hier_params * prm, int tag,
+                       int coll_attr)
+{
+    const MPII_Hier_step *top = &steps->step[0];
+    MPIR_Request *req = NULL;
+    if (prm->inter_algo != MPII_HIER_BARRIER_INTER_AUTO)
+        return MPIR_Barrier_intra_dissemination(top->comm, coll_attr);
+    int saved = MPII_Hier_tag_lend(top, tag);
+    int mpi_errno = MPIR_Ibarrier_impl(top->comm, &req);
+    MPII_Hier_tag_return(top, saved);
+    return mpi_errno ? mpi_errno : MPII_Hier_wait(&req);
+}
+
+/* the phases of MPII_Hier_barrier_phase: fan in up the steps, the top step's barrier, fan
+ * out down them */
 static int barrier_steps(const MPII_Hier_steps * steps, const MPII_Hier_params * prm,
                          int coll_attr, int *errflag)
 {
     int mpi_errno = MPI_SUCCESS, mpi_errno_ret = MPI_SUCCESS;
     int n = steps->nsteps - 1, tag = -1;
-    MPIR_Request *req = NULL;
 
     if (prm->inter_algo == MPII_HIER_BARRIER_INTER_AUTO) {
-        /* the top step's MPICH barrier, on MPICH's comm: a tag of the parent's */
         mpi_errno = MPII_Hier_tags_draw(steps->comm, 1, 1, &tag);
         if (mpi_errno)
             return mpi_errno;
     }
-    for (int fan_in = 1; fan_in >= 0; fan_in--) {
-        for (int i = 0; i < n; i++) {
-            int k = fan_in ? n - i : i + 1;
-            const MPII_Hier_step *st = &steps->step[k];
-            if (!st->comm)
-                continue;
-            MPIR_Assert(st->root == 0);
-            mpi_errno = MPII_Hier_intra_fan(st->comm, fan_in, k == n && !st->inter ?
-                                            prm->intra_algo : MPII_HIER_INTRA_BINOMIAL,
-                                            coll_attr | *errflag);
-            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
-        }
-        if (!fan_in || !steps->step[0].comm)
+    for (int i = 0; i < MPII_HIER_BARRIER_NPHASES(steps->nsteps); i++) {
+        int k;
+        MPII_Hier_phase phase = MPII_Hier_barrier_phase(steps->nsteps, i, &k);
+        const MPII_Hier_step *st = &steps->step[k];
+        if (!st->comm)
             continue;
-        if (prm->inter_algo == MPII_HIER_BARRIER_INTER_AUTO) {
-            const MPII_Hier_step *top = &steps->step[0];
-            int saved = MPII_Hier_tag_lend(top, tag);
-            mpi_errno = MPIR_Ibarrier_impl(top->comm, &req);
-            MPII_Hier_tag_return(top, saved);
-            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
-            mpi_errno = MPII_Hier_wait(&req);
+        if (phase == MPII_HIER_PHASE_TOP) {
+            mpi_errno = barrier_top(steps, prm, tag, coll_attr | *errflag);
         } else {
-            mpi_errno = MPIR_Barrier_intra_dissemination(steps->step[0].comm,
-                                                         coll_attr | *errflag);
+            MPIR_Assert(st->root == 0);
+            mpi_errno = MPII_Hier_intra_fan(st->comm, phase == MPII_HIER_PHASE_IN,
+                                            k == n && !st->inter ? prm->intra_algo :
+                                            MPII_HIER_INTRA_BINOMIAL, coll_attr | *errflag);
         }
         MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
     }

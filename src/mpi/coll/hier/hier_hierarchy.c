@@ -248,6 +248,16 @@ void MPII_Hier_hierarchy_steps(const MPII_Hier_hierarchy * h, const int *col, in
     p->root = col[n] % p->size;
 }
 
+MPII_Hier_phase MPII_Hier_barrier_phase(int nsteps, int i, int *step)
+{
+    int n = nsteps - 1;
+    *step = -1;
+    if (nsteps < 1 || i < 0 || i > 2 * n)
+        return MPII_HIER_PHASE_NONE;
+    *step = i < n ? n - i : i - n;
+    return i < n ? MPII_HIER_PHASE_IN : i == n ? MPII_HIER_PHASE_TOP : MPII_HIER_PHASE_OUT;
+}
+
 int MPII_Hier_hierarchy_leader(const MPII_Hier_hierarchy * h, int level, int group, const int *col)
 {
     for (; level + 1 < h->nlevels; level++) {

@@ -100,6 +100,19 @@ typedef struct {
 void MPII_Hier_hierarchy_steps(const MPII_Hier_hierarchy * h, const int *col, int me,
                                MPII_Hier_step_place * place);
 
+/* The barrier's phases over nsteps = N + 1 steps, the order both of its forms run: phase
+ * i = 0 .. 2N - fan in at steps N .. 1 (finest first), the barrier among the top step's
+ * members (step 0), fan out at steps 1 .. N.  Sets *step to the phase's step (-1 and
+ * returns MPII_HIER_PHASE_NONE for i outside 0 .. 2N or nsteps < 1). */
+typedef enum {
+    MPII_HIER_PHASE_NONE,
+    MPII_HIER_PHASE_IN,
+    MPII_HIER_PHASE_TOP,
+    MPII_HIER_PHASE_OUT
+} MPII_Hier_phase;
+#define MPII_HIER_BARRIER_NPHASES(nsteps) (2 * (nsteps) - 1)
+MPII_Hier_phase MPII_Hier_barrier_phase(int nsteps, int i, int *step);
+
 /* Gathered layouts (the hier gather, scatter and allgather): every rank's block, one after
  * the other, in the stages of the steps' members.  At step k < N a member's stage holds the
  * blocks of its own level-k group first, then those of the other members of its subtree in

@@ -719,6 +719,24 @@ static int sched_fan(const MPII_Hier_step * st, int tag, int fan_in, MPIR_TSP_sc
     goto fn_exit;
 }
 
+/* A dissemination barrier among top's members after *front: rounds of empty messages to
+ * rank + 2^i, from rank - 2^i, each round after the one before; *front: the last. */
+static int sched_dissemination(MPIR_Comm * top, int tag, MPIR_TSP_sched_t sched, int *front)
+{
+    int mpi_errno = MPI_SUCCESS, sz = top->local_size, me = top->rank;
+    for (int dist = 1; dist < sz && !mpi_errno; dist *= 2) {
+        int in[2];
+        mpi_errno = MPIR_TSP_sched_isend(NULL, 0, MPIR_BYTE_INTERNAL, (me + dist) % sz, tag, top,
+                                         sched, 1, front, &in[0]);
+        if (!mpi_errno)
+            mpi_errno = MPIR_TSP_sched_irecv(NULL, 0, MPIR_BYTE_INTERNAL, (me - dist + sz) % sz,
+                                             tag, top, sched, 1, front, &in[1]);
+        if (!mpi_errno)
+            mpi_errno = MPIR_TSP_sched_selective_sink(sched, 2, in, front);
+    }
+    return mpi_errno;
+}
+
 /* Algorithm: the hier barrier as one schedule
  *
  * The blocking form's steps (MPIR_Barrier_intra_hier): fan-in up the steps on binomial
@@ -748,33 +766,20 @@ int MPII_Hier_barrier_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
         goto fn_exit;
     }
 
-    int n = steps.nsteps - 1, front;
+    int front;
     /* a vertex to start from */
     mpi_errno = MPIR_TSP_sched_selective_sink(sched, 0, NULL, &front);
     MPIR_ERR_CHECK(mpi_errno);
-    for (int k = n; k >= 1; k--)
-        if (steps.step[k].comm) {
-            mpi_errno = sched_fan(&steps.step[k], tag[k], 1, sched, &front);
-            MPIR_ERR_CHECK(mpi_errno);
-        }
-    MPIR_Comm *top = steps.step[0].comm;
-    for (int dist = 1; top && dist < top->local_size; dist *= 2) {
-        int sz = top->local_size, me = top->rank, in[2], vtx;
-        mpi_errno = MPIR_TSP_sched_isend(NULL, 0, MPIR_BYTE_INTERNAL, (me + dist) % sz, tag[0],
-                                         top, sched, 1, &front, &in[0]);
-        MPIR_ERR_CHECK(mpi_errno);
-        mpi_errno = MPIR_TSP_sched_irecv(NULL, 0, MPIR_BYTE_INTERNAL, (me - dist + sz) % sz,
-                                         tag[0], top, sched, 1, &front, &in[1]);
-        MPIR_ERR_CHECK(mpi_errno);
-        mpi_errno = MPIR_TSP_sched_selective_sink(sched, 2, in, &vtx);
-        MPIR_ERR_CHECK(mpi_errno);
-        front = vtx;
+    for (int i = 0; i < MPII_HIER_BARRIER_NPHASES(steps.nsteps) && !mpi_errno; i++) {
+        int k;
+        MPII_Hier_phase phase = MPII_Hier_barrier_phase(steps.nsteps, i, &k);
+        if (!steps.step[k].comm)
+            continue;
+        mpi_errno = phase == MPII_HIER_PHASE_TOP ?
+            sched_dissemination(steps.step[k].comm, tag[k], sched, &front) :
+            sched_fan(&steps.step[k], tag[k], phase == MPII_HIER_PHASE_IN, sched, &front);
     }
-    for (int k = 1; k <= n; k++)
-        if (steps.step[k].comm) {
-            mpi_errno = sched_fan(&steps.step[k], tag[k], 0, sched, &front);
-            MPIR_ERR_CHECK(mpi_errno);
-        }
+    MPIR_ERR_CHECK(mpi_errno);
 
   fn_exit:
     MPIR_FUNC_EXIT;
