@@ -3,10 +3,13 @@
 # give a rank that sends and receives at once (issue 44), on the emulated cluster:
 #   bench/allgather-ring.sh [--layouts 4x2,8x1,leaf] [--sizes 1048576,4194304,8388608]
 #                           [--segsizes 0,8192] [--rounds 3] [--out DIR]
+#                           [--base-lib DIR]
 # Sizes are peerbench's (bench/peerbench.c): the bytes every rank ends with, a rank's block
 # is size / ranks.  Per layout, ROUNDS times in turn: hier forced with each ring piece size
 # (MPIR_CVAR_ALLGATHER_HIER_SEGSIZE; 0: one piece per node's block), MPICH 5.0.1 as
-# shipped; a figure is the median of the rounds' per-call times (each the median of 3
+# shipped, and with --base-lib each piece size again as `base:S` with the libmpi.so.0 in
+# DIR (a build of another commit, e.g. `cp -a build/install/lib/libmpi.so* DIR` before a
+# change: an A/B of two builds in one run); a figure is the median of the rounds' per-call times (each the median of 3
 # repetitions, max over ranks).  Then bench/link-probe.c's `one` and `ring` patterns at the
 # largest size (ranks 0-2, one per node): what one stream, and a rank's stream in and out
 # at once, take on these links.  The link bound is `hiertune link-bound`'s.  Root; needs
@@ -16,6 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 emu=maint/emucluster
 layouts=4x2,8x1,leaf sizes=1048576,4194304,8388608 segsizes=0,8192 rounds=3 out=build/allgather-ring
+base_lib=
 die() { echo "allgather-ring: $*" >&2; exit 1; }
 while [ $# -gt 0 ]; do
     case $1 in
@@ -24,12 +28,16 @@ while [ $# -gt 0 ]; do
         --segsizes) segsizes=${2:?}; shift 2 ;;
         --rounds) rounds=${2:?}; shift 2 ;;
         --out) out=${2:?}; shift 2 ;;
-        *) sed -n '/^#   bench/,/^#  *\[--segsizes/p' "$0" | sed 's/^# \{0,1\}//' >&2; die "unknown option '$1'" ;;
+        --base-lib) base_lib=${2:?}; shift 2 ;;
+        *) sed -n '/^#   bench/,/^#  *\[--base-lib/p' "$0" | sed 's/^# \{0,1\}//' >&2; die "unknown option '$1'" ;;
     esac
 done
 [[ $sizes =~ ^[0-9]+(,[0-9]+)*$ ]] || die "--sizes $sizes: need bytes,bytes,..."
 [[ $segsizes =~ ^[0-9]+(,[0-9]+)*$ ]] || die "--segsizes $segsizes: need bytes,bytes,..."
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || die "--rounds $rounds: need a positive count"
+[ -z "$base_lib" ] || [ -e "$base_lib/libmpi.so.0" ] || die "--base-lib $base_lib: no libmpi.so.0 there"
+configs=${segsizes//,/ }
+[ -z "$base_lib" ] || for s in ${segsizes//,/ }; do configs+=" base:$s"; done
 for layout in ${layouts//,/ }; do
     case $layout in 4x2 | 8x1 | leaf) ;; *) die "--layouts: '$layout' is none of 4x2 8x1 leaf" ;; esac
 done
@@ -53,13 +61,14 @@ for layout in ${layouts//,/ }; do
     csv=$out/$layout.csv
     echo "config,round,size,median_us" > "$csv"
     for round in $(seq "$rounds"); do
-        for config in ${segsizes//,/ } mpich; do
+        for config in $configs mpich; do
             env=()
             [ "$config" = mpich ] || env=(MPIR_CVAR_ALLGATHER_INTRA_ALGORITHM=hier
-                                          "MPIR_CVAR_ALLGATHER_HIER_SEGSIZE=$config")
+                                          "MPIR_CVAR_ALLGATHER_HIER_SEGSIZE=${config#base:}")
+            [ "${config%%:*}" != base ] || env+=("LD_LIBRARY_PATH=$base_lib")
             env "${env[@]}" "$emu" run --ppn "$ppn" -- "$out/bin/peerbench" -C allgather \
                 -s "$sizes" -r 3 -x 1 | awk -F, -v c="$config" -v r="$round" \
-                'NR > 1 { name = c == "mpich" ? c : "hier:" c; print name "," r "," $3 "," $7 }' >> "$csv"
+                'NR > 1 { name = c == "mpich" || c ~ /^base:/ ? c : "hier:" c; print name "," r "," $3 "," $7 }' >> "$csv"
         done
     done
     per_rank=$(tr , '\n' <<< "$sizes" | awk -v n="$((ppn * ${up[1]}))" '{ printf "%s%d", (NR > 1 ? "," : ""), $1 / n }')

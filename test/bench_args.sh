@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # bench/latency-4x1.sh refuses a bad --reps or --rounds, and an unknown option, with exit
 # status 2 and one line naming what it takes, before it touches the emulated cluster;
-# bench/allgather-ring.sh refuses bad --sizes, --segsizes, --rounds, --layouts and unknown
-# options with one line naming the option.
+# bench/allgather-ring.sh refuses bad --sizes, --segsizes, --rounds, --layouts, a --base-lib
+# without libmpi.so.0 and unknown options with one line naming the option.
 set -uo pipefail
 srcdir=${MPICH_HIER_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 script=$srcdir/bench/latency-4x1.sh
@@ -18,7 +18,7 @@ done
 "$script" --no-such-option > /dev/null 2>&1
 [ $? = 2 ] || fail "latency-4x1.sh accepted an unknown option"
 ring=$srcdir/bench/allgather-ring.sh
-for args in "--sizes 1M" "--segsizes -1" "--rounds 0" "--layouts 4x4" "--bogus 1"; do
+for args in "--sizes 1M" "--segsizes -1" "--rounds 0" "--layouts 4x4" "--base-lib /nonexistent" "--bogus 1"; do
     # shellcheck disable=SC2086
     err=$("$ring" $args 2>&1 > /dev/null) && fail "allgather-ring.sh accepted $args"
     grep -q -- "^allgather-ring: .*${args%% *}" <<< "$err" || fail "allgather-ring.sh $args said: $err"
