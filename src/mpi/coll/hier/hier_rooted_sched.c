@@ -468,10 +468,10 @@ static int down_held(const down_trees * d, int k, int i, const char *at, MPI_Ain
  * rank has it then, if it is a level-0 leader): each step's member receives it from its
  * parent in the step's binomial tree (after `after`: nothing else writes or reads there
  * any more) and sends it on to its children, each send after the one before it to the
- * same child (last[k][c]) so that the pieces arrive in order.  A piece the way up brought
- * travels no further down: a member whose subtree it came from has it (after the
- * receives of `after` that brought it).  *have: the vertex after which this rank holds
- * the piece. */
+ * same child (last[k][c]) so that the pieces arrive in order.  No member is sent a piece
+ * its own subtree brought up: it has it (after the receives of `after` that brought it)
+ * and sends it on to those of its children that lack it.  *have: the vertex after which
+ * this rank holds the piece. */
 static int sched_bcast_down(const MPII_Hier_steps * steps, const int *tag, down_trees * d,
                             char *at, MPI_Aint len, int avail, const deps * after,
                             MPIR_TSP_sched_t sched, int *have)
