@@ -63,6 +63,16 @@ MPII_Hier_sized_costs MPII_Hier_sized_cost(MPII_Hier_sized_op op, int64_t bytes,
     return c;
 }
 
+int MPII_Hier_sized_plan_latency(MPII_Hier_sized_op op, const MPII_Hier_seg_plan * plan, int n,
+                                 int64_t inter_chunk, int64_t alpha_bytes)
+{
+    int64_t bytes = plan->nsegs > 1 ? plan->seg_bytes : plan->nbytes;
+    int64_t pieces = plan->nsegs;
+    if (inter_chunk > 0 && bytes > inter_chunk)
+        pieces *= (bytes + inter_chunk - 1) / inter_chunk;
+    return MPII_Hier_sized_latency(op, bytes, pieces, n, alpha_bytes);
+}
+
 int MPII_Hier_sized_latency(MPII_Hier_sized_op op, int64_t bytes, int64_t pieces, int n,
                             int64_t alpha_bytes)
 {

@@ -31,6 +31,7 @@
 #define HIER_BY_SIZE_H_INCLUDED
 
 #include <stdint.h>
+#include "hier_segment.h"
 
 /* alpha / beta of a typical cluster link (a few microseconds of start-up at a few GB/s),
  * taken while MPIR_CVAR_HIER_LATENCY_BYTES is 0 */
@@ -70,6 +71,11 @@ MPII_Hier_sized_costs MPII_Hier_sized_cost(MPII_Hier_sized_op op, int64_t bytes,
 /* 1: the step takes the latency algorithm, 0: the bandwidth one. */
 int MPII_Hier_sized_latency(MPII_Hier_sized_op op, int64_t bytes, int64_t pieces, int n,
                             int64_t alpha_bytes);
+/* MPII_Hier_sized_latency for a step moving the segments of plan, each cut in pieces of
+ * inter_chunk bytes when inter_chunk > 0: the segment's bytes (the payload's when it is
+ * one segment) and every piece of the payload. */
+int MPII_Hier_sized_plan_latency(MPII_Hier_sized_op op, const MPII_Hier_seg_plan * plan, int n,
+                                 int64_t inter_chunk, int64_t alpha_bytes);
 /* Sequential messages on the critical path of one piece through the step's algorithm
  * (latency or bandwidth) among n members, a rank sending one message at a time. */
 int MPII_Hier_sized_hops(MPII_Hier_sized_op op, int latency, int n);

@@ -837,15 +837,14 @@ static void intra_binomial(MPII_Hier_cpath_plan * plan, int ppn, int *direction)
         plan_step(plan, "binomial", ppn, 0, ceil_log2(ppn), direction);
 }
 
-/* How many pieces the plugin cuts `bytes` into with segments of segsize (its plan: at
- * least one), and *piece the bytes of each (the plan's segment, raised as the plugin
- * raises it, or the payload when it is one piece) */
-static int64_t plan_pieces(int64_t bytes, int64_t segsize, int64_t * piece)
+/* The plugin's plan of `bytes` in segments of segsize, and how many pieces it moves (at
+ * least one) */
+static MPII_Hier_seg_plan plan_of(int64_t bytes, int64_t segsize, int64_t * pieces)
 {
     MPII_Hier_seg_plan seg;
     MPII_Hier_seg_plan_init(&seg, bytes, segsize, 1);
-    *piece = seg.nsegs > 1 ? seg.seg_bytes : bytes;
-    return seg.nsegs > 1 ? seg.nsegs : 1;
+    *pieces = seg.nsegs > 1 ? seg.nsegs : 1;
+    return seg;
 }
 
 /* bcast and reduce among the leaders: by_size's binomial tree or chain of the pieces */
@@ -854,8 +853,9 @@ static void inter_tree(MPII_Hier_cpath_plan * plan, MPII_Hier_sized_op op, int n
 {
     if (n <= 1)
         return;
-    int64_t seg, pieces = plan_pieces(bytes, MPII_HIER_SEGSIZE_DEFAULT, &seg);
-    int latency = MPII_Hier_sized_latency(op, seg, pieces, n, latency_bytes);
+    int64_t pieces;
+    MPII_Hier_seg_plan seg = plan_of(bytes, MPII_HIER_SEGSIZE_DEFAULT, &pieces);
+    int latency = MPII_Hier_sized_plan_latency(op, &seg, n, 0, latency_bytes);
     int hops = MPII_Hier_sized_hops(op, latency, n) + (latency ? 0 : (int) pieces - 1);
     plan_step(plan, latency ? "binomial" : "chain", n, hops, 0, NULL);
 }
@@ -865,9 +865,10 @@ static void inter_allreduce(MPII_Hier_cpath_plan * plan, int n, int64_t bytes,
 {
     if (n <= 1)
         return;
-    int64_t seg, pieces = plan_pieces(bytes, MPII_HIER_SEGSIZE_DEFAULT, &seg);
-    int latency = MPII_Hier_sized_latency(MPII_HIER_SIZED_ALLREDUCE, seg, pieces, n,
-                                          latency_bytes);
+    int64_t pieces;
+    MPII_Hier_seg_plan seg = plan_of(bytes, MPII_HIER_SEGSIZE_DEFAULT, &pieces);
+    int latency = MPII_Hier_sized_plan_latency(MPII_HIER_SIZED_ALLREDUCE, &seg, n, 0,
+                                               latency_bytes);
     plan_step(plan, latency ? "recursive_doubling" : "ring", n,
               MPII_Hier_sized_hops(MPII_HIER_SIZED_ALLREDUCE, latency, n), 0, NULL);
 }
@@ -879,12 +880,13 @@ static int flat_allreduce(MPII_Hier_cpath_plan * plan, const MPII_Hier_cpath_sha
                           int64_t bytes, int64_t latency_bytes)
 {
     int size = shape->nnodes * shape->ppn, node_of[MPII_HIER_CPATH_MAX_RANKS];
-    int64_t seg, pieces = plan_pieces(bytes, MPII_HIER_SEGSIZE_DEFAULT, &seg);
+    int64_t pieces;
+    MPII_Hier_seg_plan seg = plan_of(bytes, MPII_HIER_SEGSIZE_DEFAULT, &pieces);
     MPII_Hier_cpath_count count;
 
     if (shape->ppn <= 1 || shape->nnodes <= 1 ||
-        !MPII_Hier_sized_latency(MPII_HIER_SIZED_ALLREDUCE, seg, pieces,
-                                 shape->nnodes, latency_bytes))
+        !MPII_Hier_sized_plan_latency(MPII_HIER_SIZED_ALLREDUCE, &seg, shape->nnodes, 0,
+                                      latency_bytes))
         return 0;
     for (int r = 0; r < size; r++)
         node_of[r] = MPII_Hier_cpath_node_of(shape, r);
@@ -905,8 +907,9 @@ static void inter_allgather(MPII_Hier_cpath_plan * plan, int n, int64_t block,
     if (n <= 1)
         return;
     int latency = MPII_Hier_sized_latency(MPII_HIER_SIZED_ALLGATHER, block, 1, n, latency_bytes);
-    int64_t piece, pieces = latency ? 1 : plan_pieces(block, MPII_HIER_ALLGATHER_SEGSIZE_DEFAULT,
-                                                      &piece);
+    int64_t pieces = 1;
+    if (!latency)
+        plan_of(block, MPII_HIER_ALLGATHER_SEGSIZE_DEFAULT, &pieces);
     plan_step(plan, latency ? "brucks" : "ring", n,
               MPII_Hier_sized_hops(MPII_HIER_SIZED_ALLGATHER, latency, n) * (int) pieces, 0,
               NULL);

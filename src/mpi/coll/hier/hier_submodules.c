@@ -45,11 +45,7 @@ static int64_t latency_bytes(void)
 int MPII_Hier_by_size_latency(MPII_Hier_sized_op op, const MPII_Hier_seg_plan * plan, int n,
                               int inter_chunk)
 {
-    int64_t bytes = plan->nsegs > 1 ? plan->seg_bytes : plan->nbytes;
-    int64_t pieces = plan->nsegs;
-    if (inter_chunk > 0 && bytes > inter_chunk)
-        pieces *= (bytes + inter_chunk - 1) / inter_chunk;
-    return MPII_Hier_sized_latency(op, bytes, pieces, n, latency_bytes());
+    return MPII_Hier_sized_plan_latency(op, plan, n, inter_chunk, latency_bytes());
 }
 
 /* by_size's inter-node algorithm for a step of op among n members moving the segments of
