@@ -189,6 +189,16 @@ END_TEST
 
 /* ---- the allgather's ring ---- */
 
+/* the plan's pieces from `from` on, as a cursor walks them; returns how many */
+static int ring_walk(const MPII_Hier_ring_plan * p, int from, MPII_Hier_ring_piece * out)
+{
+    MPII_Hier_ring_cursor c;
+    MPII_Hier_ring_cursor_init(&c, p, from);
+    for (int j = from; j < p->npieces; j++)
+        out[j - from] = MPII_Hier_ring_next(&c);
+    return p->npieces - from;
+}
+
 START_TEST(ring_pieces_own_block_first_then_from_the_left)
 {
     /* 3 groups of 2, 1 and 3 blocks of 10 bytes, pieces of 15: group 1 sees its own
@@ -196,24 +206,49 @@ START_TEST(ring_pieces_own_block_first_then_from_the_left)
     const long long offset[] = { 0, 2, 3, 6 };
     const int64_t want[][2] = { {20, 10}, {0, 15}, {15, 5}, {30, 15}, {45, 15} };
     MPII_Hier_ring_plan p;
-    ck_assert_int_eq(MPII_Hier_ring_plan_init(&p, offset, 3, 1, 10, 15), 0);
+    MPII_Hier_ring_piece pc[8];
+    MPII_Hier_ring_plan_init(&p, offset, 3, 1, 10, 15);
     ck_assert_int_eq(p.npieces, 5);
     ck_assert_int_eq(p.own, 1);
     ck_assert_int_eq(p.last, 2);
     ck_assert_int_eq(p.raised, 0);
+    ck_assert_int_eq(ring_walk(&p, 0, pc), 5);
     for (int i = 0; i < 5; i++) {
-        ck_assert_int_eq(p.piece[i].first, want[i][0]);
-        ck_assert_int_eq(p.piece[i].len, want[i][1]);
+        ck_assert_int_eq(pc[i].first, want[i][0]);
+        ck_assert_int_eq(pc[i].len, want[i][1]);
     }
-    MPII_Hier_ring_plan_free(&p);
+    /* a cursor started inside the order is where one walked from the start is */
+    for (int from = 0; from <= 5; from++) {
+        MPII_Hier_ring_piece later[8];
+        ck_assert_int_eq(ring_walk(&p, from, later), 5 - from);
+        for (int i = 0; i < 5 - from; i++)
+            ck_assert_int_eq(later[i].first, want[from + i][0]);
+    }
     /* segsize 0: one piece per group's block */
-    ck_assert_int_eq(MPII_Hier_ring_plan_init(&p, offset, 3, 0, 10, 0), 0);
-    ck_assert_int_eq(p.npieces, 3);
-    ck_assert_int_eq(p.piece[0].first, 0);
-    ck_assert_int_eq(p.piece[1].first, 30);     /* group 2, on the left of group 0 */
+    MPII_Hier_ring_plan_init(&p, offset, 3, 0, 10, 0);
+    ck_assert_int_eq(ring_walk(&p, 0, pc), 3);
+    ck_assert_int_eq(pc[0].first, 0);
+    ck_assert_int_eq(pc[1].first, 30);  /* group 2, on the left of group 0 */
     ck_assert_int_eq(p.own, 1);
     ck_assert_int_eq(p.last, 1);
-    MPII_Hier_ring_plan_free(&p);
+}
+END_TEST
+
+/* groups with no block (a leader whose ranks all gave 0 bytes) have no piece: the cursor
+ * steps over them, wherever they stand in the order */
+START_TEST(ring_pieces_skip_empty_groups)
+{
+    const long long offset[] = { 0, 0, 2, 2, 3, 3 };
+    MPII_Hier_ring_plan p;
+    MPII_Hier_ring_piece pc[8];
+    MPII_Hier_ring_plan_init(&p, offset, 5, 0, 10, 0);
+    ck_assert_int_eq(p.npieces, 2);
+    ck_assert_int_eq(p.own, 0);
+    ck_assert_int_eq(p.last, 1);
+    ck_assert_int_eq(ring_walk(&p, 0, pc), 2);
+    ck_assert_int_eq(pc[0].first, 20);  /* group 3 (turn 2), after empty group 4 */
+    ck_assert_int_eq(pc[1].first, 0);   /* group 1 */
+    ck_assert_int_eq(pc[1].len, 20);
 }
 END_TEST
 
@@ -225,20 +260,20 @@ START_TEST(ring_pieces_match_between_neighbours)
     for (int64_t segsize = 0; segsize < 50; segsize += 7) {
         for (int g = 0; g < 4; g++) {
             MPII_Hier_ring_plan me, right;
-            ck_assert_int_eq(MPII_Hier_ring_plan_init(&me, offset, 4, g, 4, segsize), 0);
-            ck_assert_int_eq(MPII_Hier_ring_plan_init(&right, offset, 4, (g + 1) % 4, 4,
-                                                      segsize), 0);
+            MPII_Hier_ring_piece sent[64], received[64];
+            MPII_Hier_ring_plan_init(&me, offset, 4, g, 4, segsize);
+            MPII_Hier_ring_plan_init(&right, offset, 4, (g + 1) % 4, 4, segsize);
             ck_assert_int_eq(me.npieces - me.last, right.npieces - right.own);
+            ring_walk(&me, 0, sent);
+            ring_walk(&right, right.own, received);
             for (int j = 0; j < me.npieces - me.last; j++) {
-                ck_assert_int_eq(me.piece[j].first, right.piece[right.own + j].first);
-                ck_assert_int_eq(me.piece[j].len, right.piece[right.own + j].len);
+                ck_assert_int_eq(sent[j].first, received[j].first);
+                ck_assert_int_eq(sent[j].len, received[j].len);
             }
             int64_t bytes = 0;
             for (int j = 0; j < me.npieces; j++)
-                bytes += me.piece[j].len;
+                bytes += sent[j].len;
             ck_assert_int_eq(bytes, offset[4] * 4);
-            MPII_Hier_ring_plan_free(&me);
-            MPII_Hier_ring_plan_free(&right);
         }
     }
 }
@@ -401,6 +436,7 @@ int main(void)
     tcase_add_test(seg, pipeline_is_hans_for_two_levels);
     tcase_add_test(seg, pipeline_one_segment_runs_tasks_alone);
     tcase_add_test(seg, ring_pieces_own_block_first_then_from_the_left);
+    tcase_add_test(seg, ring_pieces_skip_empty_groups);
     tcase_add_test(seg, ring_pieces_match_between_neighbours);
     suite_add_tcase(s, seg);
 

@@ -104,46 +104,41 @@ static int leaders_ring(const MPII_Hier_steps * steps, const long long *offset, 
     MPIR_Comm *top_comm = steps->step[0].comm;
     int right = (my_top + 1) % ntop, left = (my_top - 1 + ntop) % ntop;
     MPII_Hier_ring_plan plan;
+    MPII_Hier_ring_cursor sent, received;
 
-    if (MPII_Hier_ring_plan_init(&plan, offset, ntop, my_top, block, segsize))
-        return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
-                                    MPI_ERR_OTHER, "**nomem", 0);
+    MPII_Hier_ring_plan_init(&plan, offset, ntop, my_top, block, segsize);
+    MPII_Hier_ring_cursor_init(&sent, &plan, 0);
+    MPII_Hier_ring_cursor_init(&received, &plan, plan.own);
     MPII_HIER_PVAR_ADD(SEGSIZE_RAISED, plan.raised);
-    const MPII_Hier_ring_piece *pc = plan.piece;
     int nrecv = top_comm ? plan.npieces - plan.own : 0;
     int nsend = top_comm ? plan.npieces - plan.last : 0;
     MPII_HIER_PVAR_ADD(ALLGATHER_HIER_SEGMENTS, nrecv);
     for (int j = 0; j < plan.npieces; j++) {
         MPIR_Request *reqs[2] = { NULL, NULL };
-        int n = 0;
         /* step j: receive piece own + j, send piece j (held: own, or received at step
          * j - own), and broadcast piece j down the group meanwhile */
+        MPII_Hier_ring_piece pc = MPII_Hier_ring_next(&sent);
         if (j < nrecv) {
-            mpi_errno = MPIC_Irecv(stage + pc[plan.own + j].first, pc[plan.own + j].len,
-                                   MPIR_BYTE_INTERNAL, left, MPIR_ALLGATHER_TAG, top_comm,
-                                   &reqs[n++]);
-            MPIR_ERR_CHECK(mpi_errno);
+            MPII_Hier_ring_piece in = MPII_Hier_ring_next(&received);
+            mpi_errno = MPIC_Irecv(stage + in.first, in.len, MPIR_BYTE_INTERNAL, left,
+                                   MPIR_ALLGATHER_TAG, top_comm, &reqs[0]);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
         }
         if (j < nsend) {
-            mpi_errno = MPIC_Isend(stage + pc[j].first, pc[j].len, MPIR_BYTE_INTERNAL, right,
-                                   MPIR_ALLGATHER_TAG, top_comm, &reqs[n++], coll_attr | *errflag);
-            MPIR_ERR_CHECK(mpi_errno);
+            mpi_errno = MPIC_Isend(stage + pc.first, pc.len, MPIR_BYTE_INTERNAL, right,
+                                   MPIR_ALLGATHER_TAG, top_comm, &reqs[1], coll_attr | *errflag);
+            MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
         }
-        mpi_errno = bcast_down(steps, stage + pc[j].first, pc[j].len, intra_algo, coll_attr,
-                               errflag);
+        mpi_errno = bcast_down(steps, stage + pc.first, pc.len, intra_algo, coll_attr, errflag);
         MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
+        /* a message that failed to start is recorded above and has no request */
+        int n = (reqs[0] != NULL) + (reqs[1] != NULL);
         if (n) {
-            mpi_errno = MPIC_Waitall(n, reqs, MPI_STATUSES_IGNORE);
+            mpi_errno = MPIC_Waitall(n, reqs[0] ? reqs : reqs + 1, MPI_STATUSES_IGNORE);
             MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
         }
     }
-
-  fn_exit:
-    MPII_Hier_ring_plan_free(&plan);
     return mpi_errno_ret;
-  fn_fail:
-    MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
-    goto fn_exit;
 }
 
 /* 1.-2. over the steps: this rank's block is at its place in the stage already */

@@ -515,13 +515,15 @@ static int sched_leaders_ring(const MPII_Hier_steps * steps, const int *tag,
     int right = (my_top + 1) % ntop, left = (my_top - 1 + ntop) % ntop;
     int mpi_errno = MPI_SUCCESS, sent_last = -1, recv_last = -1;
     MPII_Hier_ring_plan plan;
+    MPII_Hier_ring_cursor next;
 
-    if (MPII_Hier_ring_plan_init(&plan, offset, ntop, my_top, block, segsize))
-        return MPI_ERR_NO_MEM;
+    MPII_Hier_ring_plan_init(&plan, offset, ntop, my_top, block, segsize);
+    MPII_Hier_ring_cursor_init(&next, &plan, 0);
     MPII_HIER_PVAR_ADD(SEGSIZE_RAISED, plan.raised);
     for (int j = 0; j < plan.npieces && !mpi_errno; j++) {
-        char *at = stage + plan.piece[j].first;
-        MPI_Aint len = plan.piece[j].len;
+        MPII_Hier_ring_piece pc = MPII_Hier_ring_next(&next);
+        char *at = stage + pc.first;
+        MPI_Aint len = pc.len;
         int have = j < plan.own ? gathered : -1, got;
         /* my group's own pieces: each as soon as the receives that bring it are in, so
          * that the ring starts while the group's farther blocks still come up */
@@ -546,7 +548,6 @@ static int sched_leaders_ring(const MPII_Hier_steps * steps, const int *tag,
         if (!mpi_errno)
             mpi_errno = sched_bcast_down(steps, tag, down, at, len, have, after, sched, &got);
     }
-    MPII_Hier_ring_plan_free(&plan);
     return mpi_errno;
 }
 

@@ -4,7 +4,6 @@
 
 #include "hier_segment.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 int64_t MPII_Hier_seg_size(int64_t nbytes, int64_t segsize, int64_t unit, int *raised)
@@ -66,47 +65,65 @@ int64_t MPII_Hier_seg_len(const MPII_Hier_seg_plan * plan, int64_t seg)
     return left < plan->seg_bytes ? left : plan->seg_bytes;
 }
 
-/* the pieces of group g's block from piece n on (filled when p is not NULL); returns n
- * past them */
-static int ring_block(MPII_Hier_ring_piece * p, int n, int64_t first, int64_t len,
-                      int64_t segsize, int *raised)
+/* the pieces of the block of the group at `turn` */
+static void ring_group(const MPII_Hier_ring_plan * p, int turn, MPII_Hier_seg_plan * group,
+                       int64_t * first)
 {
-    int r;
-    int64_t seg = MPII_Hier_seg_size(len, segsize, 1, &r);
-    *raised += r;
-    for (int64_t at = 0; at < len; at += seg, n++)
-        if (p) {
-            p[n].first = first + at;
-            p[n].len = len - at < seg ? len - at : seg;
-        }
-    return n;
+    int g = (p->mine - turn + p->ngroups) % p->ngroups;
+    MPII_Hier_seg_plan_init(group, (p->offset[g + 1] - p->offset[g]) * p->block, p->segsize, 1);
+    *first = p->offset[g] * p->block;
 }
 
-int MPII_Hier_ring_plan_init(MPII_Hier_ring_plan * plan, const long long *offset, int ngroups,
-                             int mine, int64_t block, int64_t segsize)
+void MPII_Hier_ring_plan_init(MPII_Hier_ring_plan * plan, const long long *offset, int ngroups,
+                              int mine, int64_t block, int64_t segsize)
 {
     memset(plan, 0, sizeof(*plan));
-    for (int pass = 0; pass < 2; pass++) {
-        int n = 0, raised = 0;
-        for (int k = 0; k < ngroups; k++) {
-            int g = (mine - k + ngroups) % ngroups, before = n;
-            n = ring_block(plan->piece, n, offset[g] * block, (offset[g + 1] - offset[g]) * block,
-                           segsize, &raised);
-            if (k == 0)
-                plan->own = n;
-            if (k == ngroups - 1)
-                plan->last = n - before;
-        }
-        plan->npieces = n;
-        plan->raised = raised;
-        if (pass == 0 && !(plan->piece = malloc(sizeof(MPII_Hier_ring_piece) * (n > 0 ? n : 1))))
-            return -1;
+    plan->offset = offset;
+    plan->ngroups = ngroups;
+    plan->mine = mine;
+    plan->block = block;
+    plan->segsize = segsize;
+    for (int turn = 0; turn < ngroups; turn++) {
+        MPII_Hier_seg_plan group;
+        int64_t first;
+        ring_group(plan, turn, &group, &first);
+        plan->npieces += (int) group.nsegs;
+        plan->raised += group.raised;
+        if (turn == 0)
+            plan->own = (int) group.nsegs;
+        if (turn == ngroups - 1)
+            plan->last = (int) group.nsegs;
     }
-    return 0;
 }
 
-void MPII_Hier_ring_plan_free(MPII_Hier_ring_plan * plan)
+/* c past `skip` pieces from where it is, and past groups with no piece left */
+static void ring_advance(MPII_Hier_ring_cursor * c, int64_t skip)
 {
-    free(plan->piece);
-    plan->piece = NULL;
+    const MPII_Hier_ring_plan *p = c->plan;
+    while (c->turn < p->ngroups && c->seg + skip >= c->group.nsegs) {
+        skip -= c->group.nsegs - c->seg;
+        c->seg = 0;
+        if (++c->turn < p->ngroups)
+            ring_group(p, c->turn, &c->group, &c->first);
+    }
+    c->seg += skip;
+}
+
+void MPII_Hier_ring_cursor_init(MPII_Hier_ring_cursor * c, const MPII_Hier_ring_plan * plan,
+                                int from)
+{
+    c->plan = plan;
+    c->turn = 0;
+    c->seg = 0;
+    ring_group(plan, 0, &c->group, &c->first);
+    ring_advance(c, from);
+}
+
+MPII_Hier_ring_piece MPII_Hier_ring_next(MPII_Hier_ring_cursor * c)
+{
+    MPII_Hier_ring_piece piece = { c->first + MPII_Hier_seg_offset(&c->group, c->seg),
+        MPII_Hier_seg_len(&c->group, c->seg)
+    };
+    ring_advance(c, 1);
+    return piece;
 }

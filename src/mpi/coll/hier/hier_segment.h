@@ -46,19 +46,34 @@ int64_t MPII_Hier_seg_len(const MPII_Hier_seg_plan * plan, int64_t seg);
  * offset[g + 1] * block) of the stage: the pieces in the order every member of group
  * `mine` handles them, its own group's block, then those of groups mine - 1, mine - 2,
  * ..., mine + 1 (what its leader receives from the left, in turn), each cut by
- * MPII_Hier_seg_size(len, segsize, 1).  A leader receives every piece from *own on, and
- * sends every piece before the last *last ones (its right neighbour's own block). */
+ * MPII_Hier_seg_plan_init(len, segsize, 1).  A leader receives every piece from `own` on,
+ * and sends every piece before the last `last` ones (its right neighbour's own block).
+ * The plan holds counts only: a cursor walks its pieces, so running it needs no memory. */
 typedef struct {
     int64_t first, len;         /* bytes of the stage */
 } MPII_Hier_ring_piece;
 typedef struct {
-    MPII_Hier_ring_piece *piece;        /* npieces of them (MPII_Hier_ring_plan_free) */
+    const long long *offset;    /* the caller's, ngroups + 1 of them, for the plan's life */
+    int ngroups, mine;
+    int64_t block, segsize;
     int npieces, own, last;
     int raised;                 /* blocks whose segment size was raised */
 } MPII_Hier_ring_plan;
-/* Returns 0, -1 without memory (plan then holds nothing to free) */
-int MPII_Hier_ring_plan_init(MPII_Hier_ring_plan * plan, const long long *offset, int ngroups,
-                             int mine, int64_t block, int64_t segsize);
-void MPII_Hier_ring_plan_free(MPII_Hier_ring_plan * plan);
+void MPII_Hier_ring_plan_init(MPII_Hier_ring_plan * plan, const long long *offset, int ngroups,
+                              int mine, int64_t block, int64_t segsize);
+
+/* A place in a ring plan's order of pieces */
+typedef struct {
+    const MPII_Hier_ring_plan *plan;
+    int turn;                   /* the group's: group mine - turn */
+    int64_t seg;                /* the piece within the group's block */
+    int64_t first;              /* the group's block in the stage */
+    MPII_Hier_seg_plan group;   /* its pieces */
+} MPII_Hier_ring_cursor;
+/* At piece `from` (0 .. npieces) of the plan's order */
+void MPII_Hier_ring_cursor_init(MPII_Hier_ring_cursor * c, const MPII_Hier_ring_plan * plan,
+                                int from);
+/* The piece c is at, and c on to the next; at most npieces - from times */
+MPII_Hier_ring_piece MPII_Hier_ring_next(MPII_Hier_ring_cursor * c);
 
 #endif /* HIER_SEGMENT_H_INCLUDED */
