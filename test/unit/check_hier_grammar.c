@@ -619,6 +619,21 @@ START_TEST(requirements)
                                 "\"comm_size=any\": "
                                 "{\"composition=MPIDI_Allreduce_intra_composition_beta\":{}}}}",
                                 MPII_HIER_TREE_CH4, &p), 0);
+    /* the node-first compositions reduce out of rank order: commutative ops only, as
+     * MPICH's own CH4 tree guards them */
+    ck_assert_int_eq(check_text("{\"collective=reduce\": {\"comm_hierarchy=parent\": "
+                                "{\"composition=MPIDI_Reduce_intra_composition_beta\":{}}}}",
+                                MPII_HIER_TREE_CH4, &p), 1);
+    ck_assert(mentions(&p, 0, "where \"is_commutative=yes\" does not hold"));
+    ck_assert_int_eq(check_text("{\"collective=reduce\": {\"comm_hierarchy=parent\": "
+                                "{\"is_commutative=yes\": "
+                                "{\"composition=MPIDI_Reduce_intra_composition_alpha\":{}},"
+                                "\"is_commutative=no\": "
+                                "{\"composition=MPIDI_Reduce_intra_composition_gamma\":{}}}}}",
+                                MPII_HIER_TREE_CH4, &p), 0);
+    ck_assert_int_eq(check_text("{\"collective=allreduce\": {\"comm_hierarchy=parent\": "
+                                "{\"composition=MPIDI_Allreduce_intra_composition_alpha\":{}}}}",
+                                MPII_HIER_TREE_CH4, &p), 1);
     ck_assert_int_eq(check_text("{\"collective=allreduce\": "
                                 "{\"composition=MPIDI_Allreduce_intra_composition_beta\":{}}}",
                                 MPII_HIER_TREE_MPIR, &p), 1);

@@ -25,7 +25,8 @@ CLI::App* InstallTreeCli::bind(CLI::App& app) {
         "install-tree",
         "Install an MPIR tree as the site's tree: every job of this MPICH whose environment names no "
         "tree (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE) loads it at MPI_Init; checked first, with a "
-        "record of where and when it was measured (MPIR_CVAR_HIER_SITE_TREE=0 leaves it out)");
+        "record of where and when it was measured (MPIR_CVAR_HIER_SITE_TREE=0 leaves it out); TREE.ch4 beside it "
+        "(tune's CH4 tree) is installed with it and loaded with it, unless the job names a CH4 tree");
     command->add_option("tree", tree_, "The tree (JSON), e.g. tune's -o")->required()->check(CLI::ExistingFile);
     command->add_option("--prefix", prefix_, "The MPICH prefix; the tree goes to PREFIX/share/mpich-hier/tuning.json")
         ->capture_default_str();
@@ -48,7 +49,12 @@ int InstallTreeCli::run() {
     const SiteRecord written = install_site_tree(tree_, prefix_, record_);
     std::cout << "installed " << site_tree_path(prefix_).string() << " (MPICH " << written.mpich_version
               << ", measured on " << written.machine << " at " << written.measured << ", "
-              << written.tree_digest << ")\n"
+              << written.tree_digest << ")\n";
+    if (std::filesystem::exists(ch4_tree_path(site_tree_path(prefix_))))
+        std::cout << "installed " << ch4_tree_path(site_tree_path(prefix_)).string()
+                  << " (its CH4 tree; MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE in a job's environment "
+                     "leaves it out)\n";
+    std::cout
               << "every job of " << prefix_ << " whose environment names no tree loads it; "
               << "MPIR_CVAR_HIER_SITE_TREE=0 leaves it out\n";
     return 0;

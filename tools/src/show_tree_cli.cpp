@@ -38,6 +38,22 @@ std::vector<std::string> row_sources(const std::string& tree, const std::vector<
     return sources;
 }
 
+// The CH4 tree installed with the site's tree, if any: where, whether MPID_Init loads it.
+void show_site_ch4_tree(const std::filesystem::path& site, bool site_loads) {
+    const std::filesystem::path path = ch4_tree_path(site);
+    std::error_code error;
+    if (!std::filesystem::exists(path, error)) return;
+    std::cout << "site CH4 tree: " << path.string() << " (hiertune show-tree " << path.string() << " shows it)\n";
+    const std::vector<std::string> problems = site_ch4_tree_problems(site, MPICH_VERSION);
+    for (const std::string& problem : problems) std::cout << "refused: " << problem << '\n';
+    if (!problems.empty())
+        std::cout << "MPID_Init refuses it: jobs run on MPICH's built-in CH4 tree\n";
+    else
+        std::cout << (site_loads ? "MPID_Init loads it with the site tree, for every job whose environment names "
+                                   "no CH4 tree\n"
+                                 : "MPID_Init loads it only with the site tree, which is refused\n");
+}
+
 // The site's installed tree: where it is, its record, whether this MPICH loads it.
 std::string show_site_tree() {
     const std::filesystem::path path = site_tree_path(mpich_prefix());
@@ -55,6 +71,7 @@ std::string show_site_tree() {
     std::cout << (problems.empty() ? "MPI_Init loads it for every job whose environment names no tree "
                                      "(MPIR_CVAR_HIER_SITE_TREE=0 leaves it out)\n"
                                    : "MPI_Init refuses it: jobs run on MPICH's built-in tree\n");
+    show_site_ch4_tree(path, problems.empty());
     return path.string();
 }
 

@@ -4,7 +4,9 @@
 # (the plugin's pvar counts hier bcasts); MPIR_CVAR_HIER_SITE_TREE=0, an empty
 # MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE and a user's own tree leave it out; a tree
 # measured on another MPICH, changed after its install, or not valid is refused on every
-# rank with the reason, and the job runs on MPICH's built-in tree.
+# rank with the reason, and the job runs on MPICH's built-in tree.  The CH4 tree beside
+# the tree (TREE.ch4) is installed with it and loaded with it (MPIR_CVAR_DEBUG_SUMMARY's
+# "MPID:" source), never over the user's choice, refused as the MPIR tree is.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/mpi_common.sh"
 unset MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE MPICH_COLL_SELECTION_TUNING_JSON_FILE \
@@ -14,7 +16,7 @@ ranks=4
 site=$prefix/share/mpich-hier/tuning.json
 # the other tests need the default path: this test leaves no site tree behind
 [ ! -e "$site" ] || fail "a site tree is installed at $site already (remove it and its .record)"
-trap 'rm -f "$site" "$site.record"; rm -rf "$tmp"' EXIT
+trap 'rm -f "$site" "$site.record" "$site.ch4" "$site.ch4.record"; rm -rf "$tmp"' EXIT
 
 "$prefix/bin/mpicc" -O2 -Wall -o "$tmp/app" "$here/../../test/mpi/tuning_file/tree_smoke.c"
 
@@ -81,6 +83,61 @@ grep -Eq "^bcast +64 +2 .* stock \(not tuned\) " "$tmp/show" || fail "an untuned
 rm "$tmp/tree.json.coverage"
 "$hiertune" install-tree "$tmp/tree.json" --machine test-vm > /dev/null || fail "install-tree without coverage"
 [ ! -e "$site.coverage" ] || fail "the earlier tree's coverage file stayed"
+
+echo "== the CH4 tree beside it goes with it; MPID_Init loads it with the site tree"
+printf '%s' '{"collective=allreduce": {"comm_type=intra": {"comm_size=node_comm_size": {"composition=MPIDI_Allreduce_intra_composition_gamma": {}}, "comm_size=any": {"composition=MPIDI_Allreduce_intra_composition_beta": {}}}}}' \
+    > "$tmp/tree.json.ch4"
+"$hiertune" install-tree "$tmp/tree.json" --machine test-vm > "$tmp/install" || fail "install-tree with a CH4 tree: $(cat "$tmp/install")"
+grep -q "^installed $site.ch4 (its CH4 tree" "$tmp/install" || fail "install-tree said: $(cat "$tmp/install")"
+cmp -s "$tmp/tree.json.ch4" "$site.ch4" || fail "the installed CH4 tree is not the given one"
+grep -q '"tree_digest": "fnv1a64:' "$site.ch4.record" || fail "no record of the CH4 tree: $(cat "$site.ch4.record")"
+expect_source() {  # expect_source SOURCE WHAT: MPID_Init's CH4 tree
+    grep -qx "MPID: $1" "$tmp/out" || fail "$2: the CH4 tree is not $1: $(grep "^MPI[RD]:" "$tmp/out")"
+}
+run MPIR_CVAR_DEBUG_SUMMARY=1
+expect_source "$site.ch4" "installed with the site tree"
+expect_hier yes "the site tree with its CH4 tree"
+expect_quiet "the site tree with its CH4 tree"
+"$hiertune" show-tree -C bcast > "$tmp/show" || fail "show-tree: $(cat "$tmp/show")"
+grep -q "^site CH4 tree: $site.ch4 " "$tmp/show" || fail "show-tree names no CH4 tree: $(head "$tmp/show")"
+grep -q "^MPID_Init loads it with the site tree" "$tmp/show" || fail "show-tree: $(head "$tmp/show")"
+# never over the user's choice: a CH4 tree named (even empty), the site's trees off, the
+# user's own MPIR tree (the pair is one tuning)
+printf '%s' '{"collective=bcast": {"algorithm=MPIR_Bcast_intra_binomial": {}}}' > "$tmp/user.json"
+for setting in MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE= MPIR_CVAR_HIER_SITE_TREE=0 \
+    MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE="$tmp/user.json"; do
+    run MPIR_CVAR_DEBUG_SUMMARY=1 "$setting"
+    expect_source MPIDI_coll_generic_json "$setting"
+    expect_quiet "$setting"
+done
+# refused on every rank when changed after its install; the site tree still loads
+cp "$site.ch4" "$tmp/ch4"
+printf ' ' >> "$site.ch4"
+run MPIR_CVAR_DEBUG_SUMMARY=1
+lines=$(grep -cF "mpich-hier: the site's CH4 tree $site.ch4 is refused: it changed after it was installed" "$tmp/out" || true)
+[ "$lines" = $ranks ] || fail "a changed CH4 tree: $ranks ranks should refuse it, $lines did: $(head -20 "$tmp/out")"
+lines=$(grep -c "mpich-hier: the site's CH4 tree .*; this job uses MPICH's built-in CH4 selection$" "$tmp/out" || true)
+[ "$lines" = $ranks ] || fail "a changed CH4 tree: $ranks ranks should say what the job uses, $lines did"
+expect_source MPIDI_coll_generic_json "a changed CH4 tree"
+expect_hier yes "the site tree beside a refused CH4 tree"
+"$hiertune" show-tree > "$tmp/show" || fail "show-tree: $(cat "$tmp/show")"
+grep -q "^MPID_Init refuses it" "$tmp/show" || fail "show-tree of a changed CH4 tree: $(cat "$tmp/show")"
+cp "$tmp/ch4" "$site.ch4"
+# a CH4 tree MPID_Init would refuse is not installed, nor its MPIR tree: the node-first
+# reduce composition without a commutative op guard
+cp "$tmp/tree.json" "$tmp/bad.json"
+printf '%s' '{"collective=reduce": {"comm_type=intra": {"comm_hierarchy=parent": {"composition=MPIDI_Reduce_intra_composition_alpha": {}}}}}' \
+    > "$tmp/bad.json.ch4"
+if "$hiertune" install-tree "$tmp/bad.json" > "$tmp/install" 2>&1; then fail "a bad CH4 tree was installed"; fi
+grep -q "bad.json.ch4: MPI_Init would refuse this tree, not installed: .*is_commutative=yes" "$tmp/install" ||
+    fail "install-tree of a bad CH4 tree said: $(cat "$tmp/install")"
+cmp -s "$tmp/ch4" "$site.ch4" || fail "the installed CH4 tree changed"
+# a tree without one removes the earlier tree's
+rm "$tmp/tree.json.ch4"
+"$hiertune" install-tree "$tmp/tree.json" --machine test-vm > /dev/null || fail "install-tree without a CH4 tree"
+[ ! -e "$site.ch4" ] && [ ! -e "$site.ch4.record" ] || fail "the earlier tree's CH4 tree stayed"
+run MPIR_CVAR_DEBUG_SUMMARY=1
+expect_source MPIDI_coll_generic_json "no CH4 tree installed"
 
 echo "== switched off, or the user's own choice"
 run MPIR_CVAR_HIER_SITE_TREE=0

@@ -87,5 +87,57 @@ TEST_F(SiteTree, NoRecordNoTree) {
     EXPECT_NE(problems[0].find("hiertune install-tree"), std::string::npos) << problems[0];
 }
 
+// TREE.ch4 beside the tree goes with it, checked as a CH4 tree, with a record of its own;
+// a tree without one removes the earlier tree's
+TEST_F(SiteTree, TheCh4TreeBesideItGoesWithIt) {
+    const std::string ch4 =
+        R"({"collective=bcast": {"comm_type=intra": {"composition=MPIDI_Bcast_intra_composition_gamma": {}}}})";
+    const std::string tree = write("tree.json", good_);
+    write("tree.json.ch4", ch4);
+    const std::filesystem::path prefix = dir_ / "prefix";
+    install_site_tree(tree, prefix, measured());
+    const std::filesystem::path installed = ch4_tree_path(site_tree_path(prefix));
+    EXPECT_EQ(installed.filename(), "tuning.json.ch4");
+    EXPECT_EQ(read(installed), ch4);
+    const std::optional<SiteRecord> record = read_site_record(installed);
+    ASSERT_TRUE(record);
+    EXPECT_EQ(record->source, tree + ".ch4");
+    EXPECT_NE(record->tree_digest, read_site_record(site_tree_path(prefix))->tree_digest);
+    EXPECT_TRUE(site_ch4_tree_problems(site_tree_path(prefix), "5.0.1").empty());
+    std::ofstream(installed, std::ios::app) << " ";
+    const std::vector<std::string> problems = site_ch4_tree_problems(site_tree_path(prefix), "5.0.1");
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_NE(problems[0].find("changed after it was installed"), std::string::npos) << problems[0];
+
+    std::filesystem::remove(tree + ".ch4");
+    install_site_tree(tree, prefix, measured());
+    EXPECT_FALSE(std::filesystem::exists(installed));
+    EXPECT_FALSE(std::filesystem::exists(installed.string() + ".record"));
+}
+
+// a CH4 tree MPID_Init would refuse (an MPIR algorithm in it, a node-first reduce without
+// its commutative guard) installs neither tree
+TEST_F(SiteTree, ABadCh4TreeInstallsNeither) {
+    const std::filesystem::path prefix = dir_ / "prefix";
+    install_site_tree(write("good.json", good_), prefix, measured());
+    const std::string other = R"({"collective=bcast": {"algorithm=MPIR_Bcast_intra_scatter_ring_allgather": {}}})";
+    const std::string tree = write("other.json", other);
+    for (const std::string& bad :
+         {std::string(R"({"collective=bcast": {"algorithm=MPIR_Bcast_intra_binomial": {}}})"),
+          std::string(R"({"collective=reduce": {"comm_hierarchy=parent": )"
+                      R"({"composition=MPIDI_Reduce_intra_composition_alpha": {}}}})")}) {
+        write("other.json.ch4", bad);
+        try {
+            install_site_tree(tree, prefix, measured());
+            FAIL() << "installed a CH4 tree MPID_Init refuses: " << bad;
+        } catch (const UsageError& e) {
+            EXPECT_NE(std::string(e.what()).find("other.json.ch4: MPI_Init would refuse this tree"), std::string::npos)
+                << e.what();
+        }
+        EXPECT_EQ(read(site_tree_path(prefix)), good_);
+        EXPECT_FALSE(std::filesystem::exists(ch4_tree_path(site_tree_path(prefix))));
+    }
+}
+
 }  // namespace
 }  // namespace hiertune

@@ -92,36 +92,78 @@ void install_coverage(const std::filesystem::path& tree, const std::filesystem::
 
 }  // namespace
 
-SiteRecord install_site_tree(const std::string& tree, const std::filesystem::path& prefix, SiteRecord record) {
-    const std::vector<std::string> problems = grammar::check_tree_file(tree, grammar::Level::mpir);
+namespace {
+
+void check_before_install(const std::string& tree, grammar::Level level) {
+    const std::vector<std::string> problems = grammar::check_tree_file(tree, level);
     if (!problems.empty())  // one line, as hiertune's errors are
         throw UsageError(tree + ": MPI_Init would refuse this tree, not installed: " + problems.front() +
                          (problems.size() > 1 ? " (and " + std::to_string(problems.size() - 1) +
                                                     " more: hiertune check-tree lists them)"
                                               : ""));
-    std::string content;
-    {
-        std::ifstream in(tree, std::ios::binary);
-        if (!in) throw UsageError("cannot read " + tree);
-        content.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    }
-    const std::filesystem::path to = site_tree_path(prefix);
-    std::error_code error;
-    std::filesystem::create_directories(to.parent_path(), error);
-    if (error) throw UsageError("cannot create " + to.parent_path().string() + ": " + error.message());
-    record.installed = utc_now();
-    record.source = std::filesystem::absolute(tree).string();
-    // the tree beside its place, its digest, the record, then the tree renamed into place:
-    // a job in between refuses the old tree (the record's digest is the new one's) and
-    // runs on MPICH's built-in tree
+}
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw UsageError("cannot read " + path);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// content beside `to` and its record (with its digest) over to's record; returns where
+// content is, to be renamed over `to`
+std::filesystem::path stage_with_record(const std::string& content, const std::filesystem::path& to,
+                                        SiteRecord& record) {
     const std::filesystem::path staged = to.string() + ".new";
     write_file(staged, content);
     record.tree_digest = digest_of(staged);
     nlohmann::ordered_json json{{MPII_HIER_SITE_KEY_FORMAT, MPII_HIER_SITE_RECORD_FORMAT}};
     for (const auto& [key, field] : kRecordFields) json[key] = record.*field;
     write_over(site_record_path(to), json.dump(2) + "\n");
+    return staged;
+}
+
+void rename_into(const std::filesystem::path& staged, const std::filesystem::path& to) {
+    std::error_code error;
     std::filesystem::rename(staged, to, error);
     if (error) throw UsageError("cannot move " + staged.string() + " to " + to.string() + ": " + error.message());
+}
+
+// The CH4 tree beside `tree` (tune's) goes with it, with a record of its own; an
+// installed one of an earlier tree goes.
+void install_ch4_tree(const std::string& tree, const std::filesystem::path& to, SiteRecord record) {
+    const std::filesystem::path from = ch4_tree_path(tree), ch4_to = ch4_tree_path(to);
+    if (!std::filesystem::exists(from)) {
+        std::error_code error;
+        std::filesystem::remove(ch4_to, error);
+        std::filesystem::remove(site_record_path(ch4_to), error);
+        return;
+    }
+    record.source = std::filesystem::absolute(from).string();
+    rename_into(stage_with_record(read_file(from.string()), ch4_to, record), ch4_to);
+}
+
+}  // namespace
+
+std::filesystem::path ch4_tree_path(const std::filesystem::path& tree) {
+    return tree.string() + MPII_HIER_SITE_CH4_SUFFIX;
+}
+
+SiteRecord install_site_tree(const std::string& tree, const std::filesystem::path& prefix, SiteRecord record) {
+    check_before_install(tree, grammar::Level::mpir);
+    if (std::filesystem::exists(ch4_tree_path(tree))) check_before_install(ch4_tree_path(tree).string(), grammar::Level::ch4);
+    const std::string content = read_file(tree);
+    const std::filesystem::path to = site_tree_path(prefix);
+    std::error_code error;
+    std::filesystem::create_directories(to.parent_path(), error);
+    if (error) throw UsageError("cannot create " + to.parent_path().string() + ": " + error.message());
+    record.installed = utc_now();
+    record.source = std::filesystem::absolute(tree).string();
+    // the tree beside its place, its digest, the record, its CH4 tree, then the tree
+    // renamed into place: a job in between refuses the old tree (the record's digest is
+    // the new one's) and runs on MPICH's built-in trees (the CH4 one loads only with it)
+    const std::filesystem::path staged = stage_with_record(content, to, record);
+    install_ch4_tree(tree, to, record);
+    rename_into(staged, to);
     install_coverage(tree, to);
     return record;
 }
@@ -143,6 +185,13 @@ std::vector<std::string> site_tree_problems(const std::filesystem::path& tree, c
     char why[1024];
     if (MPII_Hier_site_record_problem(tree.c_str(), mpich_version.c_str(), why, sizeof(why)) != 0) return {why};
     return grammar::check_tree_file(tree.string(), grammar::Level::mpir);
+}
+
+std::vector<std::string> site_ch4_tree_problems(const std::filesystem::path& tree, const std::string& mpich_version) {
+    char why[1024];
+    const std::filesystem::path ch4 = ch4_tree_path(tree);
+    if (MPII_Hier_site_record_problem(ch4.c_str(), mpich_version.c_str(), why, sizeof(why)) != 0) return {why};
+    return grammar::check_tree_file(ch4.string(), grammar::Level::ch4);
 }
 
 }  // namespace hiertune

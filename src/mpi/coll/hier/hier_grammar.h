@@ -197,8 +197,9 @@
  * no data, or combine in the wrong order otherwise): X(container, condition), where the
  * condition is a key that must be on the path, or !KEY: a test whose failure branch the
  * path takes (a key after it in its object, as the shipped tree guards count >= pof2).
- * One row per condition.  Read off MPICH 5.0.1's algorithm files (their MPIR_Assert calls) and
- * coll_algorithms.txt's "commutative" restrictions (ring and smp allreduce reduce in
+ * One row per condition.  Read off MPICH 5.0.1's algorithm files (their MPIR_Assert calls),
+ * ch4_coll.h's checks before a forced composition (a composition that reduces on the
+ * node first combines out of rank order) and coll_algorithms.txt's "commutative" restrictions (ring and smp allreduce reduce in
  * arrival order; the shipped tree selects smp under is_commutative=yes).  Its other
  * restrictions are stricter than the code (they decide a forced CVAR's fallback:
  * MPIR_Allreduce_intra_smp runs on any comm, and the shipped tree selects it without
@@ -231,8 +232,11 @@
     X(MPIDI_Bcast_intra_composition_alpha, comm_hierarchy=parent) \
     X(MPIDI_Bcast_intra_composition_beta, comm_hierarchy=parent) \
     X(MPIDI_Reduce_intra_composition_alpha, comm_hierarchy=parent) \
+    X(MPIDI_Reduce_intra_composition_alpha, is_commutative=yes) \
     X(MPIDI_Reduce_intra_composition_beta, comm_hierarchy=parent) \
+    X(MPIDI_Reduce_intra_composition_beta, is_commutative=yes) \
     X(MPIDI_Allreduce_intra_composition_alpha, comm_hierarchy=parent) \
+    X(MPIDI_Allreduce_intra_composition_alpha, is_commutative=yes) \
     X(MPIDI_Barrier_intra_composition_alpha, comm_hierarchy=parent) \
     X(MPIDI_Allreduce_intra_composition_gamma, comm_size=node_comm_size)
 

@@ -10,7 +10,9 @@
  * typo); the plugin reads the file first and fails MPI_Init with the place and
  * the item instead, and merges a tree that names only some collectives over MPICH's
  * built-in tree.  Without a user's file, the tree the site installed
- * (MPII_Hier_load_site_tree), refused with a message and never fatal when it is bad.
+ * (MPII_Hier_load_site_tree) and the CH4 tree installed with it
+ * (MPII_Hier_load_site_ch4_tree, at MPID_Init), each refused with a message and never
+ * fatal when it is bad.
  */
 
 #include "hier_impl.h"
@@ -266,66 +268,128 @@ static int user_names_mpir_tree(void)
         getenv("MPIR_PARAM_COLL_SELECTION_TUNING_JSON_FILE");
 }
 
-static void report_site_problem(void *ctx, const char *where, const char *what, const char *item)
+/* MPICH reads a CVAR under any of these names (mpir_cvars.c) */
+static int user_names_ch4_tree(void)
 {
-    const char *path = ctx;
-    if (*where)
-        MPL_error_printf("mpich-hier: the site tree %s: at %s: %s \"%s\"\n", path, where, what,
-                         item);
-    else
-        MPL_error_printf("mpich-hier: the site tree %s: %s\n", path, what);
+    return getenv("MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE") ||
+        getenv("MPICH_CH4_COLL_SELECTION_TUNING_JSON_FILE") ||
+        getenv("MPIR_PARAM_CH4_COLL_SELECTION_TUNING_JSON_FILE");
 }
 
+/* One of the site's trees: "the site tree" (MPIR) or "the site's CH4 tree" */
+typedef struct {
+    const char *what;
+    const char *path;
+    MPII_Hier_tree_level level;
+    const char *builtin;        /* what the job uses instead */
+} site_tree;
+
+static void report_site_problem(void *ctx, const char *where, const char *what, const char *item)
+{
+    const site_tree *t = ctx;
+    if (*where)
+        MPL_error_printf("mpich-hier: %s %s: at %s: %s \"%s\"\n", t->what, t->path, where, what,
+                         item);
+    else
+        MPL_error_printf("mpich-hier: %s %s: %s\n", t->what, t->path, what);
+}
+
+static void refuse_site_tree(const site_tree * t, const char *why)
+{
+    MPL_error_printf("mpich-hier: %s %s is refused: %s; this job uses %s\n", t->what, t->path,
+                     why, t->builtin);
+}
+
+/* The site's tree t, checked: NULL when it is refused (each problem said, never fatal:
+ * every rank says it, and the job goes on with MPICH's built-in tree) */
+static struct json_object *site_tree_read(const site_tree * t)
+{
+    char why[1024];
+    struct json_object *tree;
+
+    if (access(t->path, R_OK)) {
+        snprintf(why, sizeof(why), "it cannot be read (%s)", strerror(errno));
+        refuse_site_tree(t, why);
+        return NULL;
+    }
+    if (MPII_Hier_site_record_problem(t->path, MPICH_VERSION, why, sizeof(why))) {
+        refuse_site_tree(t, why);
+        return NULL;
+    }
+    tree = MPII_Hier_read_tree(t->path, report_site_problem, (void *) t);
+    if (tree && MPII_Hier_check_tree(tree, t->level, report_site_problem, (void *) t)) {
+        json_object_put(tree);
+        tree = NULL;
+    }
+    if (!tree)
+        refuse_site_tree(t, "it is not a valid tree (the problems above)");
+    return tree;
+}
+
+/* the site's MPIR tree this job loaded ("": none) */
 static char site_source[4096];
+static char site_ch4_source[sizeof(site_source) + sizeof(MPII_HIER_SITE_CH4_SUFFIX)];
 
 int MPII_Hier_load_site_tree(const char *builtin, char **json, const char **source)
 {
     int mpi_errno = MPI_SUCCESS;
     struct json_object *tree = NULL;
-    const char *path = MPIR_CVAR_HIER_SITE_TREE;
-    char why[1024];
+    site_tree t = { "the site tree", MPIR_CVAR_HIER_SITE_TREE, MPII_HIER_TREE_MPIR,
+        "MPICH's built-in selection"
+    };
 
     *json = NULL;
-    if (user_names_mpir_tree() || !strcmp(path, "0"))
+    if (user_names_mpir_tree() || !strcmp(t.path, "0"))
         goto fn_exit;
-    if (!path[0]) {
-        path = MPII_HIER_PREFIX "/" MPII_HIER_SITE_TREE_DIR "/" MPII_HIER_SITE_TREE_NAME;
+    if (!t.path[0]) {
+        t.path = MPII_HIER_PREFIX "/" MPII_HIER_SITE_TREE_DIR "/" MPII_HIER_SITE_TREE_NAME;
         /* none installed: MPICH's built-in tree, as stock MPICH */
-        if (access(path, F_OK))
+        if (access(t.path, F_OK))
             goto fn_exit;
     }
-    if (snprintf(site_source, sizeof(site_source), "%s", path) >= (int) sizeof(site_source)) {
-        MPL_error_printf("mpich-hier: the site tree %s is refused: its path is too long; "
-                         "this job uses MPICH's built-in selection\n", path);
+    if (strlen(t.path) >= sizeof(site_source)) {
+        refuse_site_tree(&t, "its path is too long");
         goto fn_exit;
     }
-    /* a job never fails on the site's tree: each problem is said on every rank, and the
-     * job goes on with MPICH's built-in tree */
-    if (access(path, R_OK)) {
-        MPL_error_printf("mpich-hier: the site tree %s is refused: it cannot be read (%s); "
-                         "this job uses MPICH's built-in selection\n", path, strerror(errno));
+    tree = site_tree_read(&t);
+    if (!tree)
         goto fn_exit;
-    }
-    if (MPII_Hier_site_record_problem(path, MPICH_VERSION, why, sizeof(why))) {
-        MPL_error_printf("mpich-hier: the site tree %s is refused: %s; this job uses MPICH's "
-                         "built-in selection\n", path, why);
-        goto fn_exit;
-    }
-    tree = MPII_Hier_read_tree(path, report_site_problem, site_source);
-    if (tree && MPII_Hier_check_tree(tree, MPII_HIER_TREE_MPIR, report_site_problem,
-                                     site_source)) {
-        json_object_put(tree);
-        tree = NULL;
-    }
-    if (!tree) {
-        MPL_error_printf("mpich-hier: the site tree %s is refused: it is not a valid tree (the "
-                         "problems above); this job uses MPICH's built-in selection\n", path);
-        goto fn_exit;
-    }
     mpi_errno = merged_over_builtin(tree, builtin, json);
     MPIR_ERR_CHECK(mpi_errno);
+    strcpy(site_source, t.path);
     *source = site_source;
     MPII_Hier_route_mpir_tree();
+
+  fn_exit:
+    if (tree)
+        json_object_put(tree);
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+int MPII_Hier_load_site_ch4_tree(const char *builtin, char **json, const char **source)
+{
+    int mpi_errno = MPI_SUCCESS;
+    struct json_object *tree = NULL;
+    site_tree t = { "the site's CH4 tree", site_ch4_source, MPII_HIER_TREE_CH4,
+        "MPICH's built-in CH4 selection"
+    };
+
+    *json = NULL;
+    /* only with the MPIR tree it was tuned with, and never over the user's own */
+    if (!site_source[0] || user_names_ch4_tree())
+        goto fn_exit;
+    snprintf(site_ch4_source, sizeof(site_ch4_source), "%s%s", site_source,
+             MPII_HIER_SITE_CH4_SUFFIX);
+    if (access(t.path, F_OK))
+        goto fn_exit;
+    tree = site_tree_read(&t);
+    if (!tree)
+        goto fn_exit;
+    mpi_errno = merged_over_builtin(tree, builtin, json);
+    MPIR_ERR_CHECK(mpi_errno);
+    *source = site_ch4_source;
 
   fn_exit:
     if (tree)

@@ -11,6 +11,10 @@
  *                    or cut short after the install is refused (FNV-1a detects accidents,
  *                    not tampering)
  *     machine, cluster, measured, installed, source: for the admin (show-tree prints them)
+ *   PREFIX/share/mpich-hier/tuning.json.ch4      optional: a CH4 Csel tree (MPICH's
+ *                                                compositions) tuned with it, and its
+ *   PREFIX/share/mpich-hier/tuning.json.ch4.record  record; loaded only with the MPIR
+ *                                                tree beside it (the pair is one tuning)
  *
  * Pure: json-c and the C library, no MPI (unit-tested by test/unit/check_hier_site).
  */
@@ -28,6 +32,8 @@ extern "C" {
 #define MPII_HIER_SITE_TREE_DIR "share/mpich-hier"
 #define MPII_HIER_SITE_TREE_NAME "tuning.json"
 #define MPII_HIER_SITE_RECORD_SUFFIX ".record"
+/* the CH4 tree of an MPIR tree at PATH: PATH + this (a tree file of `hiertune tune` too) */
+#define MPII_HIER_SITE_CH4_SUFFIX ".ch4"
 #define MPII_HIER_SITE_RECORD_FORMAT 1
 /* the record's keys that MPI_Init checks */
 #define MPII_HIER_SITE_KEY_FORMAT "format"

@@ -20,14 +20,17 @@ struct SiteRecord {
     std::string source;     // the tree file it was copied from
 };
 
-// PREFIX/share/mpich-hier/tuning.json, and its record's path.
+// PREFIX/share/mpich-hier/tuning.json, its record's path, and the CH4 tree tuned with it
+// (TREE.ch4: tune writes it beside its MPIR tree, MPID_Init loads it with the MPIR tree).
 std::filesystem::path site_tree_path(const std::filesystem::path& prefix);
 std::filesystem::path site_record_path(const std::filesystem::path& tree);
+std::filesystem::path ch4_tree_path(const std::filesystem::path& tree);
 
-// Checks the tree as MPI_Init checks an MPIR tree and copies it, then its record, into
-// the prefix (each written beside its place and renamed over it); throws UsageError with
-// the problems of a tree MPI_Init would refuse.  record.tree_digest and .installed are
-// filled in; returns the record written.
+// Checks the tree as MPI_Init checks an MPIR tree (and TREE.ch4, if there is one, as a
+// CH4 tree) and copies each, with its record, into the prefix (each written beside its
+// place and renamed over it; an installed CH4 tree of an earlier tree is removed); throws
+// UsageError with the problems of a tree MPI_Init would refuse, installing nothing.
+// record.tree_digest and .installed are filled in; returns the MPIR tree's record.
 SiteRecord install_site_tree(const std::string& tree, const std::filesystem::path& prefix, SiteRecord record);
 
 // The record beside an installed tree, if it reads as one (fields it lacks stay empty).
@@ -36,6 +39,8 @@ std::optional<SiteRecord> read_site_record(const std::filesystem::path& tree);
 // Why MPI_Init of MPICH mpich_version refuses the installed tree (its record, its digest,
 // its content), one line each; empty when it loads it.
 std::vector<std::string> site_tree_problems(const std::filesystem::path& tree, const std::string& mpich_version);
+// The same for the CH4 tree installed with it (ch4_tree_path(tree)), which must exist.
+std::vector<std::string> site_ch4_tree_problems(const std::filesystem::path& tree, const std::string& mpich_version);
 
 // Now, or a file's modification time, as ISO 8601 UTC ("2026-11-26T21:08:00Z").
 std::string utc_now();
