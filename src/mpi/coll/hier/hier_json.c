@@ -300,30 +300,37 @@ static void refuse_site_tree(const site_tree * t, const char *why)
                      why, t->builtin);
 }
 
-/* The site's tree t, checked: NULL when it is refused (each problem said, never fatal:
- * every rank says it, and the job goes on with MPICH's built-in tree) */
-static struct json_object *site_tree_read(const site_tree * t)
+/* The site's tree t, checked and merged over builtin into *json; *json NULL when it is
+ * refused (each problem said, never fatal: every rank says it, and the job goes on with
+ * MPICH's built-in tree) */
+static int site_tree_load(const site_tree * t, const char *builtin, char **json)
 {
     char why[1024];
     struct json_object *tree;
+    int mpi_errno;
 
+    *json = NULL;
     if (access(t->path, R_OK)) {
         snprintf(why, sizeof(why), "it cannot be read (%s)", strerror(errno));
         refuse_site_tree(t, why);
-        return NULL;
+        return MPI_SUCCESS;
     }
     if (MPII_Hier_site_record_problem(t->path, MPICH_VERSION, why, sizeof(why))) {
         refuse_site_tree(t, why);
-        return NULL;
+        return MPI_SUCCESS;
     }
     tree = MPII_Hier_read_tree(t->path, report_site_problem, (void *) t);
     if (tree && MPII_Hier_check_tree(tree, t->level, report_site_problem, (void *) t)) {
         json_object_put(tree);
         tree = NULL;
     }
-    if (!tree)
+    if (!tree) {
         refuse_site_tree(t, "it is not a valid tree (the problems above)");
-    return tree;
+        return MPI_SUCCESS;
+    }
+    mpi_errno = merged_over_builtin(tree, builtin, json);
+    json_object_put(tree);
+    return mpi_errno;
 }
 
 /* the site's MPIR tree this job loaded ("": none) */
@@ -332,46 +339,34 @@ static char site_ch4_source[sizeof(site_source) + sizeof(MPII_HIER_SITE_CH4_SUFF
 
 int MPII_Hier_load_site_tree(const char *builtin, char **json, const char **source)
 {
-    int mpi_errno = MPI_SUCCESS;
-    struct json_object *tree = NULL;
     site_tree t = { "the site tree", MPIR_CVAR_HIER_SITE_TREE, MPII_HIER_TREE_MPIR,
         "MPICH's built-in selection"
     };
 
     *json = NULL;
     if (user_names_mpir_tree() || !strcmp(t.path, "0"))
-        goto fn_exit;
+        return MPI_SUCCESS;
     if (!t.path[0]) {
         t.path = MPII_HIER_PREFIX "/" MPII_HIER_SITE_TREE_DIR "/" MPII_HIER_SITE_TREE_NAME;
         /* none installed: MPICH's built-in tree, as stock MPICH */
         if (access(t.path, F_OK))
-            goto fn_exit;
+            return MPI_SUCCESS;
     }
     if (strlen(t.path) >= sizeof(site_source)) {
         refuse_site_tree(&t, "its path is too long");
-        goto fn_exit;
+        return MPI_SUCCESS;
     }
-    tree = site_tree_read(&t);
-    if (!tree)
-        goto fn_exit;
-    mpi_errno = merged_over_builtin(tree, builtin, json);
-    MPIR_ERR_CHECK(mpi_errno);
-    strcpy(site_source, t.path);
-    *source = site_source;
-    MPII_Hier_route_mpir_tree();
-
-  fn_exit:
-    if (tree)
-        json_object_put(tree);
+    int mpi_errno = site_tree_load(&t, builtin, json);
+    if (*json) {
+        strcpy(site_source, t.path);
+        *source = site_source;
+        MPII_Hier_route_mpir_tree();
+    }
     return mpi_errno;
-  fn_fail:
-    goto fn_exit;
 }
 
 int MPII_Hier_load_site_ch4_tree(const char *builtin, char **json, const char **source)
 {
-    int mpi_errno = MPI_SUCCESS;
-    struct json_object *tree = NULL;
     site_tree t = { "the site's CH4 tree", site_ch4_source, MPII_HIER_TREE_CH4,
         "MPICH's built-in CH4 selection"
     };
@@ -379,22 +374,13 @@ int MPII_Hier_load_site_ch4_tree(const char *builtin, char **json, const char **
     *json = NULL;
     /* only with the MPIR tree it was tuned with, and never over the user's own */
     if (!site_source[0] || user_names_ch4_tree())
-        goto fn_exit;
+        return MPI_SUCCESS;
     snprintf(site_ch4_source, sizeof(site_ch4_source), "%s%s", site_source,
              MPII_HIER_SITE_CH4_SUFFIX);
     if (access(t.path, F_OK))
-        goto fn_exit;
-    tree = site_tree_read(&t);
-    if (!tree)
-        goto fn_exit;
-    mpi_errno = merged_over_builtin(tree, builtin, json);
-    MPIR_ERR_CHECK(mpi_errno);
-    *source = site_ch4_source;
-
-  fn_exit:
-    if (tree)
-        json_object_put(tree);
+        return MPI_SUCCESS;
+    int mpi_errno = site_tree_load(&t, builtin, json);
+    if (*json)
+        *source = site_ch4_source;
     return mpi_errno;
-  fn_fail:
-    goto fn_exit;
 }
