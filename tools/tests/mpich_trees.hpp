@@ -21,6 +21,14 @@ inline std::string generic_json() {
     return "";
 }
 
+// MPICH's shipped CH4 tree, beside the MPIR one; "" if none.
+inline std::string generic_ch4_json() {
+    const std::string mpir = generic_json();
+    if (mpir.empty()) return "";
+    const std::filesystem::path ch4 = std::filesystem::path(mpir).parent_path().parent_path() / "ch4" / "generic.json";
+    return std::filesystem::exists(ch4) ? ch4.string() : "";
+}
+
 // A small stand-in for MPICH's generic.json: three collectives, stock chains.
 inline csel::Json small_stock() {
     return csel::Json::parse(R"({

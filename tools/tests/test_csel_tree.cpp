@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "hiertune/tree/csel_tree.hpp"
+#include "hiertune/tree/grammar.hpp"
 
 namespace hiertune::csel {
 namespace {
@@ -383,6 +384,97 @@ TEST(CselTree, MpichGenericTreeStaysComplete) {
                     {"comm_size<=8", {{"comm_avg_ppn<=1", reduce_stock}, {"comm_avg_ppn<=2", tuned},
                                       {"comm_avg_ppn=any", reduce_stock}}},
                     {"comm_size=any", reduce_stock}}));
+}
+
+// A small stand-in for MPICH's ch4/generic.json: bcast and reduce as shipped, compacted
+Json small_ch4_stock() {
+    return Json::parse(R"({
+      "collective=bcast": {"comm_type=intra": {
+        "comm_hierarchy=parent": {"avg_msg_size<=12288": {"composition=MPIDI_Bcast_intra_composition_alpha": {}},
+                                  "avg_msg_size=any": {"composition=MPIDI_Bcast_intra_composition_gamma": {}}},
+        "comm_hierarchy=any": {"composition=MPIDI_Bcast_intra_composition_gamma": {}}}},
+      "collective=reduce": {"comm_type=intra": {
+        "comm_hierarchy=parent": {"is_commutative=yes": {"composition=MPIDI_Reduce_intra_composition_alpha": {}},
+                                  "is_commutative=no": {"composition=MPIDI_Reduce_intra_composition_gamma": {}}},
+        "comm_hierarchy=any": {"composition=MPIDI_Reduce_intra_composition_gamma": {}}}}
+    })");
+}
+
+const Choice kBcastBeta = Choice::container("MPIDI_Bcast_intra_composition_beta");
+const Choice kReduceBeta = Choice::container("MPIDI_Reduce_intra_composition_beta");
+
+// The leaf of one tuned point of a pair's tree (comm size 8, ppn 2, the size rule `size`)
+const Json& tuned_leaf(const Json& tree, const std::string& collective, const std::string& size) {
+    return tree.at("collective=" + collective).at("comm_type=intra").at("comm_hierarchy=parent").at("comm_size<=8").at(
+        "comm_avg_ppn<=2").at(size);
+}
+
+// Where a composition was chosen the MPIR tree keeps MPICH's selection and the CH4 tree
+// names it; where the MPIR tree names an algorithm the CH4 tree leaves the call to it
+// (bcast gamma: MPIR_Bcast_impl on the whole comm); stock stays stock in both.
+TEST(CselTreePair, CompositionsGoToTheCh4Tree) {
+    TreeInput input;
+    input.choices["bcast"] = {{8, 2, 1024, kBcastBeta}, {8, 2, 65536, test::hier_bcast("16384")},
+                              {8, 2, 1048576, kStock}};
+    input.choices["allreduce"] = {{8, 2, 1024, kStock},
+                                  {8, 2, 65536, Choice::container("MPIR_Allreduce_intra_hier", {{"segsize", "8192"}})}};
+    const TreePair pair = build_tree_pair(test::small_stock(), small_ch4_stock(), input);
+    const Json& mpir_stock = pair.mpir.tree["collective=bcast"]["comm_type=intra"]["comm_hierarchy=any"];
+    EXPECT_EQ(tuned_leaf(pair.mpir.tree, "bcast", "avg_msg_size<=33280"), mpir_stock);
+    EXPECT_TRUE(tuned_leaf(pair.mpir.tree, "bcast", "avg_msg_size<=557056").contains("algorithm=MPIR_Bcast_intra_hier"));
+    EXPECT_TRUE(check_tree(pair.mpir.tree, collectives_of(test::small_stock())).empty());
+    ASSERT_TRUE(pair.ch4);
+    const Json& ch4 = pair.ch4->tree;
+    EXPECT_EQ(tuned_leaf(ch4, "bcast", "avg_msg_size<=33280"),
+              (Json{{"composition=MPIDI_Bcast_intra_composition_beta", Json::object()}}));
+    EXPECT_EQ(tuned_leaf(ch4, "bcast", "avg_msg_size<=557056"),
+              (Json{{"composition=MPIDI_Bcast_intra_composition_gamma", Json::object()}}));
+    EXPECT_EQ(tuned_leaf(ch4, "bcast", "avg_msg_size=any"),
+              strict_comm_size(small_ch4_stock()["collective=bcast"]["comm_type=intra"]));
+    // no composition chosen for allreduce: not in the CH4 tree (MPICH's CH4 choice stays)
+    EXPECT_FALSE(ch4.contains("collective=allreduce"));
+    EXPECT_EQ(ch4["collective=reduce"], small_ch4_stock()["collective=reduce"]);
+    const std::vector<std::string> problems = grammar::check_tree(ch4, grammar::Level::ch4);
+    EXPECT_TRUE(problems.empty()) << problems.front();
+}
+
+// the node-first reduce composition goes behind its commutative guard, as MPID_Init
+// checks; no composition chosen anywhere: no CH4 tree
+TEST(CselTreePair, GuardsAndNoCompositionNoCh4Tree) {
+    Json mpir = test::small_stock();
+    mpir["collective=reduce"] = Json::parse(R"({"comm_type=intra": {"algorithm=MPIR_Reduce_intra_binomial": {}}})");
+    TreeInput input;
+    input.choices["reduce"] = {{8, 2, 1024, kReduceBeta}, {8, 2, 65536, kStock}};
+    const TreePair pair = build_tree_pair(mpir, small_ch4_stock(), input);
+    ASSERT_TRUE(pair.ch4);
+    const Json& leaf = tuned_leaf(pair.ch4->tree, "reduce", "avg_msg_size<=33280");
+    ASSERT_TRUE(leaf.contains("is_commutative=yes")) << leaf.dump();
+    EXPECT_TRUE(leaf["is_commutative=yes"].contains("composition=MPIDI_Reduce_intra_composition_beta"));
+    const std::vector<std::string> problems = grammar::check_tree(pair.ch4->tree, grammar::Level::ch4);
+    EXPECT_TRUE(problems.empty()) << problems.front();
+    EXPECT_EQ(pair.mpir.unchanged, std::vector<std::string>{"reduce"});
+
+    input.choices["reduce"] = {{8, 2, 1024, kStock}, {8, 2, 65536, Choice::container("MPIR_Reduce_intra_hier")}};
+    EXPECT_FALSE(build_tree_pair(mpir, small_ch4_stock(), input).ch4);
+}
+
+// With MPICH's shipped trees: both trees of a pair pass the checks MPI_Init runs, every
+// collective kept
+TEST(CselTreePair, MpichGenericTreesStayValid) {
+    const std::string mpir = test::generic_json(), ch4 = test::generic_ch4_json();
+    if (mpir.empty() || ch4.empty()) GTEST_SKIP() << "no MPICH generic.json (set MPICH_GENERIC_JSON)";
+    TreeInput input;
+    for (const std::string coll : {"bcast", "reduce", "allreduce", "allgather"}) {
+        const Choice composition = Choice::container(*grammar::composition_container(coll, 1));
+        input.choices[coll] = {{8, 2, 1024, composition}, {8, 2, 65536, kStock}};
+    }
+    input.choices["bcast"].push_back({8, 2, 1048576, test::hier_bcast("16384")});
+    const TreePair pair = build_tree_pair(load_tree(mpir), load_tree(ch4), input);
+    ASSERT_TRUE(pair.ch4);
+    EXPECT_EQ(collectives_of(pair.ch4->tree), collectives_of(load_tree(ch4)));
+    const std::vector<std::string> problems = grammar::check_tree(pair.ch4->tree, grammar::Level::ch4);
+    EXPECT_TRUE(problems.empty()) << problems.front();
+    EXPECT_TRUE(check_tree(pair.mpir.tree, collectives_of(load_tree(mpir))).empty());
 }
 
 }  // namespace

@@ -71,6 +71,31 @@ Json stock() {
     })");
 }
 
+// MPICH's selection with MPIR_CVAR_<COLL>_COMPOSITION=N: N's composition where a CH4
+// tree can name it, and where the forced one ran as itself
+TEST(GenerateMapping, CompositionPoints) {
+    const auto point = [](const std::string& coll, const std::string& n, std::uint64_t bytes = 1024) {
+        return PointKey{coll, bytes, "default", {{grammar::composition_cvar(coll), n}}};
+    };
+    EXPECT_EQ(composition_of_point(point("bcast", "2")), Choice::container("MPIDI_Bcast_intra_composition_beta"));
+    EXPECT_EQ(composition_of_point(point("allgather", "1")), Choice::container("MPIDI_Allgather_intra_composition_alpha"));
+    EXPECT_FALSE(composition_of_point(point("allreduce", "4")));  // delta: no JSON name in 5.0.1
+    EXPECT_FALSE(composition_of_point(point("bcast", "5")));
+    EXPECT_FALSE(composition_of_point(point("bcast", "x")));
+    EXPECT_FALSE(composition_of_point(PointKey{"bcast", 1024, "default", {}}));
+    EXPECT_FALSE(composition_of_point(PointKey{"bcast", 1024, "binomial", {}}));
+    // a point the tree cannot name is no tree choice either (the MPIR tree keeps them out)
+    EXPECT_FALSE(choice_of_point(point("bcast", "2")));
+    // where the forced composition's check fails CH4 ran the netmod-only one instead
+    EXPECT_TRUE(composition_ran(point("bcast", "1"), 8, 2));
+    EXPECT_FALSE(composition_ran(point("bcast", "1"), 8, 1));
+    EXPECT_TRUE(composition_ran(point("bcast", "3"), 8, 1));  // gamma: the whole comm
+    EXPECT_FALSE(composition_ran(point("allreduce", "3"), 8, 2));  // gamma: one node only
+    EXPECT_TRUE(composition_ran(point("allreduce", "3"), 4, 4));
+    EXPECT_TRUE(composition_ran(point("allgather", "1", 4096), 8, 2));
+    EXPECT_FALSE(composition_ran(point("allgather", "1", 4097), 8, 2));
+}
+
 TEST(GenerateMapping, PointsToChoices) {
     EXPECT_EQ(choice_of_point(PointKey{"bcast", 8, "default", {}}), Choice::stock_tree());
     EXPECT_EQ(choice_of_point(PointKey{"bcast", 8, "binomial", {}}),

@@ -94,6 +94,28 @@ TEST(Grammar, EachCollectiveHasItsOwnInterNodeSubmodule) {
     EXPECT_TRUE(valid(*find("bcast", "seg_chain"), "fanout", "2"));
 }
 
+// MPIR_CVAR_<COLL>_COMPOSITION's values to the compositions a CH4 tree names; the one
+// that leaves a multi-node call to the MPIR tree is each collective's netmod-only one, a
+// composition every tree check accepts where the collective's MPIR tree decides
+TEST(Grammar, CompositionsOfTheCh4Tree) {
+    EXPECT_EQ(composition_cvar("allreduce"), "MPIR_CVAR_ALLREDUCE_COMPOSITION");
+    EXPECT_EQ(composition_container("reduce", 3), std::optional<std::string>("MPIDI_Reduce_intra_composition_gamma"));
+    EXPECT_EQ(composition_container("barrier", 2), std::optional<std::string>("MPIDI_Barrier_intra_composition_beta"));
+    EXPECT_FALSE(composition_container("allreduce", 4));
+    EXPECT_FALSE(composition_container("barrier", 3));
+    EXPECT_FALSE(composition_container("bcast", 0));
+    EXPECT_FALSE(composition_container("", 1));
+    EXPECT_TRUE(is_composition("MPIDI_Bcast_intra_composition_alpha"));
+    EXPECT_FALSE(is_composition("MPIR_Bcast_intra_binomial"));
+    for (const std::string coll : {"bcast", "reduce", "allreduce", "allgather", "barrier"}) {
+        const std::optional<std::string> whole = whole_comm_composition(coll);
+        ASSERT_TRUE(whole) << coll;
+        const auto tree = nlohmann::ordered_json::parse("{\"collective=" + coll + "\": {\"composition=" + *whole + "\": {}}}");
+        EXPECT_TRUE(check_tree(tree, Level::ch4).empty()) << *whole;
+    }
+    EXPECT_FALSE(whole_comm_composition("gather"));
+}
+
 TEST(Grammar, KnownContainersAreMpichsAndThePlugins) {
     const struct {
         const char* collective;

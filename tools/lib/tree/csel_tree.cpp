@@ -133,11 +133,12 @@ Json leaf(const std::string& collective, const Choice& choice, const Json& stock
     if (choice.algorithm.empty()) throw std::invalid_argument("algorithm choice without a name");
     Json params = Json::object();
     for (const auto& [key, value] : choice.params) params[key + "=" + value] = Json::object();
+    const bool composition = grammar::is_composition(choice.algorithm);
     // MPICH's own algorithm runs on the whole comm, as it was measured (device step off)
-    if (!grammar::find(choice.algorithm) && device_composes(collective))
+    if (!composition && !grammar::find(choice.algorithm) && device_composes(collective))
         params[std::string(MPII_HIER_WHOLE_COMM_PARAM) + "=1"] = Json::object();
     Json node = Json::object();
-    node["algorithm=" + choice.algorithm] = params;
+    node[(composition ? "composition=" : "algorithm=") + choice.algorithm] = params;
     const std::vector<std::string> needed = grammar::requirements(choice.algorithm);
     for (auto condition = needed.rbegin(); condition != needed.rend(); ++condition)
         if (*condition != "comm_hierarchy=parent") node = guarded(*condition, node, stock_intra);
@@ -307,6 +308,52 @@ TreeResult build_tree(const Json& stock, const TreeInput& input) {
         node["comm_type=intra"] = std::move(intra);
     }
     return result;
+}
+
+namespace {
+
+// The input with each choice mapped (requery's answers too)
+TreeInput mapped_input(const TreeInput& input, const std::function<Choice(const std::string&, const Choice&)>& map) {
+    TreeInput out;
+    for (const auto& [collective, points] : input.choices)
+        for (const SampledChoice& p : points) out.choices[collective].push_back({p.comm_size, p.ppn, p.msg_bytes, map(collective, p.choice)});
+    if (input.requery)
+        out.requery = [requery = input.requery, map](const std::string& collective, int comm_size, int ppn,
+                                                     std::uint64_t bytes) -> std::optional<Choice> {
+            const std::optional<Choice> choice = requery(collective, comm_size, ppn, bytes);
+            if (!choice) return std::nullopt;
+            return map(collective, *choice);
+        };
+    return out;
+}
+
+bool names_composition(const Choice& choice) { return !choice.stock && grammar::is_composition(choice.algorithm); }
+
+}  // namespace
+
+TreePair build_tree_pair(const Json& mpir_stock, const Json& ch4_stock, const TreeInput& input) {
+    TreePair pair;
+    pair.mpir = build_tree(mpir_stock, mapped_input(input, [](const std::string&, const Choice& c) {
+        return names_composition(c) ? Choice::stock_tree() : c;
+    }));
+    const bool any = std::any_of(input.choices.begin(), input.choices.end(), [](const auto& entry) {
+        return std::any_of(entry.second.begin(), entry.second.end(),
+                           [](const SampledChoice& p) { return names_composition(p.choice); });
+    });
+    if (!any) return pair;
+    // only the collectives with a composition somewhere: the others keep the stock CH4 tree
+    TreeInput composed;
+    for (const auto& [collective, points] : input.choices)
+        if (std::any_of(points.begin(), points.end(), [](const SampledChoice& p) { return names_composition(p.choice); }))
+            composed.choices[collective] = points;
+    composed.requery = input.requery;
+    pair.ch4 = build_tree(ch4_stock, mapped_input(composed, [](const std::string& collective, const Choice& c) {
+        if (c.stock || names_composition(c)) return c;
+        const std::optional<std::string> whole = grammar::whole_comm_composition(collective);
+        if (!whole) throw TreeError(collective + ": a composition chosen where CH4 composes none");
+        return Choice::container(*whole);
+    }));
+    return pair;
 }
 
 // ---------------------------------------------------------------- checking

@@ -104,6 +104,37 @@ csel::TreeResult build_checked_tree(const csel::Json& stock, const csel::TreeInp
     return tree;
 }
 
+namespace {
+
+// Where a forced composition runs as itself: ch4_coll.h falls back to the netmod-only
+// one, silently, where its check fails, so that a point elsewhere measured that one
+bool composition_can_run(const std::string& collective, const std::string& container, int comm_size, int ppn,
+                         std::uint64_t msg_bytes) {
+    if (grammar::whole_comm_composition(collective) == container) return true;
+    if (container == "MPIDI_Allreduce_intra_composition_gamma") return comm_size == ppn;  // one node
+    if (container == "MPIDI_Allgather_intra_composition_alpha")  // MPIR_CVAR_ALLGATHER_SHM_PER_RANK
+        return ppn > 1 && msg_bytes <= 4096;
+    // the node-first ones need a node comm (MPIR_Comm_is_parent_comm)
+    return ppn > 1;
+}
+
+}  // namespace
+
+std::optional<csel::Choice> composition_of_point(const PointKey& key) {
+    const auto set = key.params.find(grammar::composition_cvar(key.collective));
+    if (key.params.size() != 1 || set == key.params.end()) return std::nullopt;
+    const std::string& value = set->second;
+    if (value.empty() || value.size() > 1 || value[0] < '1' || value[0] > '9') return std::nullopt;
+    const std::optional<std::string> container = grammar::composition_container(key.collective, value[0] - '0');
+    if (!container) return std::nullopt;
+    return csel::Choice::container(*container);
+}
+
+bool composition_ran(const PointKey& key, int comm_size, int ppn) {
+    const std::optional<csel::Choice> choice = composition_of_point(key);
+    return choice && composition_can_run(key.collective, choice->algorithm, comm_size, ppn, key.msg_bytes);
+}
+
 std::optional<csel::Choice> choice_of_point(const PointKey& key) {
     if (is_default_algorithm(key.algorithm)) {
         if (!key.params.empty()) return std::nullopt;

@@ -192,6 +192,33 @@ bool known_container(const std::string& collective, const std::string& container
     return container.rfind(prefix, 0) == 0;
 }
 
+std::string composition_cvar(const std::string& collective) {
+    std::string upper = collective;
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return "MPIR_CVAR_" + upper + "_COMPOSITION";
+}
+
+std::optional<std::string> composition_container(const std::string& collective, int n) {
+    static const char* const kGreek[] = {"alpha", "beta", "gamma", "delta"};
+    static const std::vector<std::string> kNamed{MPII_HIER_MPICH_COMPOSITIONS(HIERTUNE_STRING_)};
+    if (collective.empty() || n < 1 || n > 4) return std::nullopt;
+    std::string coll = collective;
+    coll[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(coll[0])));
+    const std::string name = "MPIDI_" + coll + "_intra_composition_" + kGreek[n - 1];
+    if (std::find(kNamed.begin(), kNamed.end(), name) == kNamed.end()) return std::nullopt;
+    return name;
+}
+
+bool is_composition(const std::string& container) { return container.rfind("MPIDI_", 0) == 0; }
+
+std::optional<std::string> whole_comm_composition(const std::string& collective) {
+#define HIERTUNE_WHOLE_COMM_(coll_, container_) \
+    if (collective == #coll_) return std::string(#container_);
+    MPII_HIER_CH4_WHOLE_COMM_COMPOSITIONS(HIERTUNE_WHOLE_COMM_)
+#undef HIERTUNE_WHOLE_COMM_
+    return std::nullopt;
+}
+
 const std::vector<std::string>& mpich_collectives() {
     static const std::vector<std::string> all{MPII_HIER_MPICH_COLLECTIVES(HIERTUNE_STRING_)};
     return all;

@@ -240,6 +240,16 @@
     X(MPIDI_Barrier_intra_composition_alpha, comm_hierarchy=parent) \
     X(MPIDI_Allreduce_intra_composition_gamma, comm_size=node_comm_size)
 
+/* The composition of each collective CH4 composes that runs MPIR_<Coll>_impl on a
+ * multi-node comm whole (its netmod step, ch4_coll.h): where a CH4 tree leaves the call to
+ * the MPIR tree.  X(collective, container) */
+#define MPII_HIER_CH4_WHOLE_COMM_COMPOSITIONS(X) \
+    X(bcast, MPIDI_Bcast_intra_composition_gamma) \
+    X(reduce, MPIDI_Reduce_intra_composition_gamma) \
+    X(allreduce, MPIDI_Allreduce_intra_composition_beta) \
+    X(allgather, MPIDI_Allgather_intra_composition_beta) \
+    X(barrier, MPIDI_Barrier_intra_composition_beta)
+
 /* ---- derived from the tables ---- */
 
 /* Submodule numbers: the values of MPIR_CVAR_<COLL>_HIER_INTER_ALGORITHM and

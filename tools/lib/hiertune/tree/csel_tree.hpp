@@ -161,6 +161,20 @@ struct TreeResult {
     std::vector<std::string> unchanged;  // tuned collectives left stock (stock chosen everywhere)
 };
 
+// The two trees of one input whose choices may name MPICH's CH4 compositions
+// (grammar::is_composition): the MPIR tree (build_tree of mpir_stock) with the stock leaf
+// where a composition was chosen, and, when one was, the CH4 tree (build_tree of
+// ch4_stock, MPICH's ch4/generic.json) of the collectives that chose one: the composition
+// there, the composition that leaves the call to the MPIR tree
+// (grammar::whole_comm_composition) where the MPIR tree names an algorithm, CH4's stock
+// subtree where it is stock.  So the pair selects the same loaded either way: by the
+// site (the plugin routes the MPIR tree's algorithms) or by CVAR (CH4's choices stand).
+struct TreePair {
+    TreeResult mpir;
+    std::optional<TreeResult> ch4;  // nullopt: no composition chosen, no CH4 tree
+};
+TreePair build_tree_pair(const Json& mpir_stock, const Json& ch4_stock, const TreeInput& input);
+
 // The stock subtree as build_tree puts it below the tuned keys: every
 // "comm_size<N" rewritten as "comm_size<=N-1" (csel.c prunes "<" strictly but
 // searches it as "<="), algorithm containers unchanged.

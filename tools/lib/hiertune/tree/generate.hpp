@@ -60,6 +60,15 @@ struct GenerateOptions {
     std::vector<Params> seg_targets;
 };
 
+// MPICH's selection forced to one of its CH4 compositions (MPIR_CVAR_<COLL>_COMPOSITION=N
+// alone, as `bench -a default:<coll>_composition=N` measures it): the composition's
+// choice where a CH4 tree can name it (csel::build_tree_pair writes it there), else
+// nullopt; and whether the forced composition ran as itself at that point (ch4_coll.h
+// runs the netmod-only one instead, silently, where its check fails: no node comm,
+// allreduce gamma off one node, allgather alpha above 4096 B per rank).
+std::optional<csel::Choice> composition_of_point(const PointKey& key);
+bool composition_ran(const PointKey& key, int comm_size, int ppn);
+
 // The tree's choice for a measured point, or nullopt when a tree cannot
 // express it (a parameter that is not one of the algorithm's own, or an
 // algorithm MPICH has no container for, e.g. binomial for allreduce, or one whose

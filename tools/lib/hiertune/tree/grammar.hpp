@@ -77,6 +77,17 @@ std::vector<std::string> mpich_unread_params(const std::string& container);
 // Whether MPICH (with the plugin) knows an MPIR container of this collective.
 bool known_container(const std::string& collective, const std::string& container);
 
+// MPICH's CH4 compositions (a CH4 tree's "composition=MPIDI_<Coll>_intra_composition_..."):
+// MPIR_CVAR_<COLL>_COMPOSITION, whose value N forces the N-th of alpha, beta, gamma,
+// delta (ch4_coll.h's switch); N's container where a CH4 tree can name it
+// (MPII_HIER_MPICH_COMPOSITIONS: not allreduce's delta), else nullopt; whether a
+// container is a composition; the collective's composition that leaves a multi-node call
+// to the MPIR tree (MPII_HIER_CH4_WHOLE_COMM_COMPOSITIONS), nullopt where CH4 composes none.
+std::string composition_cvar(const std::string& collective);
+std::optional<std::string> composition_container(const std::string& collective, int n);
+bool is_composition(const std::string& container);
+std::optional<std::string> whole_comm_composition(const std::string& collective);
+
 // The collectives MPICH's trees may name ("collective=NAME"), from MPICH's csel.c
 // (hier_mpich_keys.h), sorted.
 const std::vector<std::string>& mpich_collectives();
