@@ -2,6 +2,8 @@
 # MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE as a user meets it: a bad tree makes MPI_Init
 # fail on every rank with the file, the place in the tree and the bad item (never an
 # assert); a tree that names only some collectives is merged over MPICH's built-in one.
+# The same check for MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE (MPICH asserts on an
+# unknown key there); a valid CH4 tree is read as MPICH reads it.
 # Env: MPICH_HIER_PREFIX (set by make check).
 set -euo pipefail
 prefix=${MPICH_HIER_PREFIX:?}
@@ -12,21 +14,23 @@ trap 'rm -rf "$tmp"' EXIT
 export FI_PROVIDER=tcp FI_TCP_IFACE=lo MPIR_CVAR_CH4_PROGRESS_THROTTLE=1 MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT=100 MPIEXEC_TIMEOUT=60
 ranks=4
 
-run() {  # run FILE: the job's output (stdout and stderr) in $tmp/out, its status returned
-    local status=0
-    MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=$1 MPIR_CVAR_NUM_CLIQUES=2 \
+cvar=MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE
+run() {  # run FILE [VAR=VALUE...]: the job's output (stdout, stderr) in $tmp/out, its status returned
+    local status=0 file=$1
+    shift
+    env "$cvar=$file" MPIR_CVAR_NUM_CLIQUES=2 "$@" \
         "$prefix/bin/mpiexec" -n $ranks "$tmp/tree_smoke" > "$tmp/out" 2>&1 || status=$?
     return $status
 }
 
 # expect_refused NAME JSON MESSAGE: MPI_Init fails, every rank prints MESSAGE, no assert
-# (JSON "-": no file at all)
+# (JSON "-": no file at all); the tree is the one $cvar names
 expect_refused() {
     local file=$tmp/$1.json
     [ "$2" = - ] || printf '%s' "$2" > "$file"
     if run "$file"; then fail "$1: the job ran: $(cat "$tmp/out")"; fi
     local lines
-    lines=$(grep -cF "mpich-hier: MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=$file: $3" "$tmp/out" || true)
+    lines=$(grep -cF "mpich-hier: $cvar=$file: $3" "$tmp/out" || true)
     [ "$lines" = $ranks ] || fail "$1: $ranks ranks should say '$3', $lines did:
 $(head -20 "$tmp/out")"
     ! grep -q "Assertion failed" "$tmp/out" || fail "$1: an assertion:
@@ -79,4 +83,18 @@ printf '%s' '{"collective=bcast": {"comm_type=intra": {"comm_hierarchy=parent": 
     > "$tmp/bcast-only.json"
 run "$tmp/bcast-only.json" || fail "a tree of bcast alone: $(head -20 "$tmp/out")"
 grep -qx "ok, hier bcasts: [1-9][0-9]*" "$tmp/out" || fail "a tree of bcast alone: $(head -20 "$tmp/out")"
+# A user's CH4 tree: checked as MPID_Init reads it, never an assert; a valid one runs
+cvar=MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE
+expect_refused ch4-unknown-key '{"collective=bcast": {"comm_type=intra": {"comm_sizee<=8": {"composition=MPIDI_Bcast_intra_composition_gamma": {}}}}}' \
+    'at collective=bcast > comm_type=intra: an unknown key "comm_sizee<=8"'
+expect_refused ch4-mpir-algorithm '{"collective=bcast": {"algorithm=MPIR_Bcast_intra_binomial": {}}}' \
+    'at collective=bcast: an MPIR algorithm in a CH4 tree "algorithm=MPIR_Bcast_intra_binomial"'
+expect_refused ch4-reduce-any-op '{"collective=reduce": {"comm_hierarchy=parent": {"composition=MPIDI_Reduce_intra_composition_alpha": {}}, "comm_hierarchy=any": {"composition=MPIDI_Reduce_intra_composition_gamma": {}}}}' \
+    'at collective=reduce > comm_hierarchy=parent: MPIDI_Reduce_intra_composition_alpha selected where "is_commutative=yes" does not hold'
+printf '%s' '{"collective=allreduce": {"comm_type=intra": {"composition=MPIDI_Allreduce_intra_composition_beta": {}}}, "collective=bcast": {"comm_type=intra": {"composition=MPIDI_Bcast_intra_composition_gamma": {}}}, "collective=reduce": {"comm_type=intra": {"composition=MPIDI_Reduce_intra_composition_gamma": {}}}}' \
+    > "$tmp/ch4.json"
+run "$tmp/ch4.json" MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE="$tmp/bcast-only.json" MPIR_CVAR_DEBUG_SUMMARY=1 ||
+    fail "a valid CH4 tree: $(head -20 "$tmp/out")"
+grep -qx "MPID: $tmp/ch4.json" "$tmp/out" || fail "the CH4 tree was not read: $(grep "^MPI[RD]:" "$tmp/out")"
+grep -qx "ok, hier bcasts: [0-9]*" "$tmp/out" || fail "a valid CH4 tree: $(head -20 "$tmp/out")"
 echo "PASS: tuning files"

@@ -55,6 +55,10 @@ int MPII_Hier_hierarchy_get(MPIR_Comm * comm, MPII_Hier_comm * hier,
 /* MPI_Init: MPIR_CVAR_HIER_TOPOLOGY_FILE, when set, is readable and well formed (one line
  * naming the variable otherwise) */
 int MPII_Hier_check_topology_file(void);
+/* MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE checked as MPID_Init reads it (each
+ * problem said on every rank, MPI_Init's error set); MPII_Hier_ch4_tuning_file_refused
+ * (maint/patches/08) then says so */
+void MPII_Hier_check_ch4_tuning_file(void);
 /* The error of MPI_Init's checks, MPI_Init's when MPI_COMM_WORLD is set up (hier_json.c) */
 extern int MPII_Hier_init_errno;
 /* "Switch", "Node", "Package", "NUMANode", "L3Cache": of a level of the hierarchy, of a

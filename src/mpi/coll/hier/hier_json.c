@@ -185,24 +185,44 @@ void MPII_Hier_csel_parse_params(struct json_object *obj, MPII_Csel_container_s 
     MPIR_Assert(bad == NULL);
 }
 
-/* Each problem of a user tree on its own line, on every rank alike (MPI_Init fails on
- * all of them: MPII_Hier_comm_init). */
-static void report_problem(void *ctx, const char *where, const char *what, const char *item)
-{
-    const char *path = ctx;
-    if (*where)
-        MPL_error_printf("mpich-hier: MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=%s: at %s: %s "
-                         "\"%s\"\n", path, where, what, item);
-    else
-        MPL_error_printf("mpich-hier: MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=%s: %s\n",
-                         path, what);
-}
-
 /* The error of MPI_Init's checks (a bad user tree, a bad topology file), returned when
  * MPI_COMM_WORLD is set up: MPI_Init makes them before MPID_Init, whose PMI exchange and
  * barrier every rank reaches only after making them, so each rank has reported the
  * problems before the first one fails (and the job's abort kills the others). */
 int MPII_Hier_init_errno = MPI_SUCCESS;
+
+/* A tree the user names, and by which CVAR */
+typedef struct {
+    const char *cvar;
+    const char *path;
+    const char *invalid;        /* MPI_Init's error */
+} user_tree;
+
+/* Each problem of a user tree on its own line, on every rank alike (MPI_Init fails on
+ * all of them: MPII_Hier_comm_init). */
+static void report_problem(void *ctx, const char *where, const char *what, const char *item)
+{
+    const user_tree *t = ctx;
+    if (*where)
+        MPL_error_printf("mpich-hier: %s=%s: at %s: %s \"%s\"\n", t->cvar, t->path, where, what,
+                         item);
+    else
+        MPL_error_printf("mpich-hier: %s=%s: %s\n", t->cvar, t->path, what);
+}
+
+/* The user's tree at the level MPICH reads it from, checked: NULL when it is not valid
+ * (each problem said; MPI_Init then fails after its barrier on the built-in tree) */
+static struct json_object *user_tree_read(const user_tree * t, MPII_Hier_tree_level level)
+{
+    struct json_object *tree = MPII_Hier_read_tree(t->path, report_problem, (void *) t);
+    if (tree && MPII_Hier_check_tree(tree, level, report_problem, (void *) t)) {
+        json_object_put(tree);
+        tree = NULL;
+    }
+    if (!tree)
+        MPIR_ERR_SET1(MPII_Hier_init_errno, MPI_ERR_ARG, "**arg", "**arg %s", t->invalid);
+    return tree;
+}
 
 int MPII_Hier_comm_init(MPIR_Comm * comm)
 {
@@ -232,17 +252,14 @@ static int merged_over_builtin(struct json_object *tree, const char *builtin, ch
 int MPII_Hier_load_tuning_file(const char *path, const char *builtin, char **json)
 {
     int mpi_errno = MPI_SUCCESS;
-    struct json_object *tree = MPII_Hier_read_tree(path, report_problem, (void *) path);
+    const user_tree t = { "MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE", path,
+        "MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE is not a valid tree"
+    };
+    struct json_object *tree = user_tree_read(&t, MPII_HIER_TREE_MPIR);
 
     *json = NULL;
-    if (tree && MPII_Hier_check_tree(tree, MPII_HIER_TREE_MPIR, report_problem, (void *) path)) {
-        json_object_put(tree);
-        tree = NULL;
-    }
     if (!tree) {
         /* MPI_Init goes on to its barrier on the built-in tree, then fails */
-        MPIR_ERR_SET1(MPII_Hier_init_errno, MPI_ERR_ARG, "**arg", "**arg %s",
-                      "MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE is not a valid tree");
         *json = MPL_strdup(builtin);
         MPIR_ERR_CHKANDJUMP(!*json, mpi_errno, MPI_ERR_OTHER, "**nomem");
         goto fn_exit;
@@ -256,6 +273,28 @@ int MPII_Hier_load_tuning_file(const char *path, const char *builtin, char **jso
     return mpi_errno;
   fn_fail:
     goto fn_exit;
+}
+
+/* Whether the user's CH4 tree was refused (MPID_Init then builds the built-in one) */
+static int ch4_tree_refused;
+
+void MPII_Hier_check_ch4_tuning_file(void)
+{
+    const char *path = MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE;
+    if (!path || !path[0])
+        return;
+    const user_tree t = { "MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE", path,
+        "MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE is not a valid tree"
+    };
+    struct json_object *tree = user_tree_read(&t, MPII_HIER_TREE_CH4);
+    ch4_tree_refused = !tree;
+    if (tree)
+        json_object_put(tree);
+}
+
+int MPII_Hier_ch4_tuning_file_refused(void)
+{
+    return ch4_tree_refused;
 }
 
 /* ---- the site's tree (hier_site.h) ---- */

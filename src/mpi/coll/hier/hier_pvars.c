@@ -66,6 +66,9 @@ static const struct {
 int MPII_Hier_init(void)
 {
     MPII_Hier_init_errno = MPII_Hier_check_topology_file();
+    /* before MPID_Init reads it, so that every rank has said what is wrong with it before
+     * the first one fails */
+    MPII_Hier_check_ch4_tuning_file();
     MPII_Hier_route_init();
     for (int i = 0; i < MPII_HIER_PVAR_COUNT; i++) {
         MPII_Hier_pvars[i] = 0;
