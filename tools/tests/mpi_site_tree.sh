@@ -47,11 +47,15 @@ run
 expect_hier no "no site tree"
 expect_quiet "no site tree"
 
+install_expect() {  # install_expect WHAT LINE: install-tree of $tmp/tree.json says "installed LINE..."
+    "$hiertune" install-tree "$tmp/tree.json" --machine test-vm > "$tmp/install" || fail "install-tree ($1): $(cat "$tmp/install")"
+    grep -q "^installed $2" "$tmp/install" || fail "install-tree ($1) said: $(cat "$tmp/install")"
+}
+
 echo "== install-tree, then an unchanged program"
 printf '%s' '{"collective=bcast": {"comm_type=intra": {"comm_hierarchy=parent": {"algorithm=MPIR_Bcast_intra_hier": {"segsize=1024": {}}}, "comm_hierarchy=any": {"algorithm=MPIR_Bcast_intra_binomial": {}}}}}' \
     > "$tmp/tree.json"
-"$hiertune" install-tree "$tmp/tree.json" --machine test-vm > "$tmp/install" || fail "install-tree: $(cat "$tmp/install")"
-grep -q "^installed $site (MPICH 5.0.1, measured on test-vm" "$tmp/install" || fail "install-tree said: $(cat "$tmp/install")"
+install_expect "a tree" "$site (MPICH 5.0.1, measured on test-vm"
 cmp -s "$tmp/tree.json" "$site" || fail "the installed tree is not the given one"
 run
 expect_hier yes "the installed tree"
@@ -87,8 +91,7 @@ rm "$tmp/tree.json.coverage"
 echo "== the CH4 tree beside it goes with it; MPID_Init loads it with the site tree"
 printf '%s' '{"collective=allreduce": {"comm_type=intra": {"comm_size=node_comm_size": {"composition=MPIDI_Allreduce_intra_composition_gamma": {}}, "comm_size=any": {"composition=MPIDI_Allreduce_intra_composition_beta": {}}}}}' \
     > "$tmp/tree.json.ch4"
-"$hiertune" install-tree "$tmp/tree.json" --machine test-vm > "$tmp/install" || fail "install-tree with a CH4 tree: $(cat "$tmp/install")"
-grep -q "^installed $site.ch4 (its CH4 tree" "$tmp/install" || fail "install-tree said: $(cat "$tmp/install")"
+install_expect "with a CH4 tree" "$site.ch4 (its CH4 tree"
 cmp -s "$tmp/tree.json.ch4" "$site.ch4" || fail "the installed CH4 tree is not the given one"
 grep -q '"tree_digest": "fnv1a64:' "$site.ch4.record" || fail "no record of the CH4 tree: $(cat "$site.ch4.record")"
 expect_source() {  # expect_source SOURCE WHAT: MPID_Init's CH4 tree
