@@ -336,16 +336,12 @@ TreePair build_tree_pair(const Json& mpir_stock, const Json& ch4_stock, const Tr
     pair.mpir = build_tree(mpir_stock, mapped_input(input, [](const std::string&, const Choice& c) {
         return names_composition(c) ? Choice::stock_tree() : c;
     }));
-    const bool any = std::any_of(input.choices.begin(), input.choices.end(), [](const auto& entry) {
-        return std::any_of(entry.second.begin(), entry.second.end(),
-                           [](const SampledChoice& p) { return names_composition(p.choice); });
-    });
-    if (!any) return pair;
     // only the collectives with a composition somewhere: the others keep the stock CH4 tree
     TreeInput composed;
     for (const auto& [collective, points] : input.choices)
         if (std::any_of(points.begin(), points.end(), [](const SampledChoice& p) { return names_composition(p.choice); }))
             composed.choices[collective] = points;
+    if (composed.choices.empty()) return pair;
     composed.requery = input.requery;
     pair.ch4 = build_tree(ch4_stock, mapped_input(composed, [](const std::string& collective, const Choice& c) {
         if (c.stock || names_composition(c)) return c;
