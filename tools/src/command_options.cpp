@@ -26,6 +26,11 @@ std::string mpich_prefix() { return HIERTUNE_MPICH_PREFIX; }
 
 std::string mpich_generic_json() { return HIERTUNE_GENERIC_JSON; }
 
+std::string mpich_ch4_generic_json() {
+    const std::filesystem::path mpir = mpich_generic_json();
+    return mpir.empty() ? std::string() : (mpir.parent_path().parent_path() / "ch4" / mpir.filename()).string();
+}
+
 namespace {
 
 CLI::Validator number_check(const std::function<bool(double)>& ok, const std::string& what) {
@@ -109,10 +114,10 @@ std::string machine_help() {
            ", else rank 0's processor name)";
 }
 
-void require_stock_path(const std::string& path) {
+void require_stock_path(const std::string& path, const std::string& option) {
     if (path.empty())
-        throw UsageError("--stock: this hiertune knows no MPICH build tree; name MPICH's "
-                         "maint/tuning/coll/mpir/generic.json");
+        throw UsageError(option + ": this hiertune knows no MPICH build tree; name MPICH's maint/tuning/coll/" +
+                         (option == "--stock" ? "mpir" : "ch4") + "/generic.json");
 }
 
 std::string mpiexec_or_default(const std::string& given, bool launcher_given) {

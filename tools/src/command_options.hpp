@@ -56,13 +56,16 @@ void add_allow_cliques_flag(CLI::App& command, bool& allowed);
 // stock tree maint/tuning/coll/mpir/generic.json ("" for a hiertune built without one).
 std::string mpich_prefix();
 std::string mpich_generic_json();
+// Its CH4 stock tree, maint/tuning/coll/ch4/generic.json beside the MPIR one ("" likewise).
+std::string mpich_ch4_generic_json();
 
 // The --machine help of the MPI commands.
 std::string machine_help();
 
-// --stock of tune and learn: the default is the MPICH build's generic.json, which a
-// hiertune built without that tree does not know.  Throws UsageError when empty.
-void require_stock_path(const std::string& path);
+// --stock of tune and learn (and tune's --ch4-stock): the default is the MPICH build's
+// generic.json, which a hiertune built without that tree does not know.  Throws
+// UsageError when empty.
+void require_stock_path(const std::string& path, const std::string& option = "--stock");
 
 // The mpiexec of the jobs of tune, tree-timing and learn: the given one, else (without
 // a launcher) the one of the MPICH this hiertune is built against.

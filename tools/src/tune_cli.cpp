@@ -72,6 +72,9 @@ void TuneCli::bind_space_and_files(CLI::App& tune) {
     tune.add_option("--db", db_path_, "Measurement database (created; a rerun resumes)")->capture_default_str();
     tune.add_option("-o,--output", output_path_, "Tree file to write")->capture_default_str();
     tune.add_option("--stock", stock_path_, "MPICH's maint/tuning/coll/mpir/generic.json")->capture_default_str();
+    tune.add_option("--ch4-stock", ch4_stock_path_,
+                    "MPICH's maint/tuning/coll/ch4/generic.json: the CH4 tree the compositions picked go into")
+        ->capture_default_str();
     tune.add_option("--report", report_dir_, "Directory of the validation report")->capture_default_str();
 }
 
@@ -161,7 +164,9 @@ TuneOptions TuneCli::options() const {
     options.tree_path = output_path_;
     options.report_dir = report_dir_;
     require_stock_path(stock_path_);
+    require_stock_path(ch4_stock_path_, "--ch4-stock");
     options.stock_path = stock_path_;
+    options.ch4_stock_path = ch4_stock_path_;
     launch_.apply(*command_, options);
     if (!fit_launcher_.empty()) options.fit_launcher = launcher_words(fit_launcher_);
     for (const std::string& shape : shapes_) options.shapes.push_back(parse_job_shape(shape));

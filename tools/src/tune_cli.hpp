@@ -43,6 +43,7 @@ private:
     std::string db_path_ = "tune.sqlite";
     std::string output_path_ = "tree.json";
     std::string stock_path_ = mpich_generic_json();
+    std::string ch4_stock_path_ = mpich_ch4_generic_json();
     std::string report_dir_ = "tune-report";
     LaunchArgs launch_;
     std::string fit_launcher_;

@@ -453,8 +453,9 @@ struct TuneStep {
 class TuneRun {
 public:
     TuneRun(TuneOptions& options, const std::string& hiertune, const fs::path& report_dir, csel::Json stock,
-            std::ostream& out)
-        : options_(options), hiertune_(hiertune), report_dir_(report_dir), stock_(std::move(stock)), out_(out) {}
+            std::optional<csel::Json> ch4_stock, std::ostream& out)
+        : options_(options), hiertune_(hiertune), report_dir_(report_dir), stock_(std::move(stock)),
+          ch4_stock_(std::move(ch4_stock)), out_(out) {}
 
     void run_steps() {
         for (const TuneStep& step : steps()) {
@@ -697,14 +698,24 @@ private:
             std::vector<const TunePlan*> shapes;
             for (const auto& [plan, reverted] : all_plans())
                 if (plan != &plan_) shapes.push_back(plan);
-            const GenerateReport generated = plan_tree(plan_, stock_, shapes);
+            const GenerateReport generated = plan_tree(plan_, stock_, shapes, ch4_stock_);
             csel::save_tree(generated.tree.tree, options_.tree_path);
+            // the CH4 tree goes beside the tree (install-tree installs both), an earlier one goes
+            const fs::path ch4 = ch4_tree_path(options_.tree_path);
+            if (generated.ch4)
+                csel::save_tree(generated.ch4->tree, ch4.string());
+            else
+                fs::remove(ch4);
             for (const std::string& line : generated.lines) out_ << line << '\n';
         } catch (const std::exception& e) {
             throw TuneError(std::string("step 3 (generate): ") + e.what());
         }
         out_ << "wrote " << options_.tree_path << '\n';
-        digest_ = tree_digest(read_whole_file(options_.tree_path));
+        const fs::path ch4 = ch4_tree_path(options_.tree_path);
+        if (fs::exists(ch4)) out_ << "wrote " << ch4.string() << " (the CH4 tree tuned with it)\n";
+        // the pair is timed and stored as one tree
+        digest_ = tree_digest(read_whole_file(options_.tree_path) +
+                              (fs::exists(ch4) ? read_whole_file(ch4.string()) : std::string()));
         save_coverage(tree_coverage(digest_, all_plans()), coverage_path(options_.tree_path));
     }
 
@@ -779,6 +790,7 @@ private:
     const std::string& hiertune_;
     const fs::path report_dir_;
     const csel::Json stock_;
+    const std::optional<csel::Json> ch4_stock_;
     std::ostream& out_;
     Job job_;
     std::optional<MeasureDb> db_;
@@ -802,11 +814,13 @@ int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out
     const fs::path report_dir = fs::absolute(options.report_dir);
     check_launch_command(options);
     csel::Json stock = csel::load_mpir_tree(options.stock_path, "--stock");  // fail before measuring anything
+    std::optional<csel::Json> ch4_stock;
+    if (!options.ch4_stock_path.empty()) ch4_stock = csel::load_ch4_tree(options.ch4_stock_path, "--ch4-stock");
     std::error_code ec;
     fs::create_directories(report_dir, ec);
     if (ec) throw UsageError("--report: cannot create the directory " + report_dir.string() + ": " + ec.message());
 
-    TuneRun run(options, hiertune, report_dir, std::move(stock), out);
+    TuneRun run(options, hiertune, report_dir, std::move(stock), std::move(ch4_stock), out);
     run.run_steps();
     (void)err;
     if (!options.install_prefix.empty()) run.install();
@@ -819,6 +833,8 @@ int run_tree_timing(TuneOptions options, const std::string& hiertune, std::ostre
         throw UsageError(*why);
     options.tree_path = fs::absolute(options.tree_path).string();
     csel::load_mpir_tree(options.tree_path, "--tree");  // an unreadable or refused tree fails before any job
+    if (fs::exists(ch4_tree_path(options.tree_path)))
+        csel::load_ch4_tree(ch4_tree_path(options.tree_path).string(), "the CH4 tree beside --tree,");
     check_launch_command(options);
 
     // the jobs' output, in a directory of our own that goes when we do

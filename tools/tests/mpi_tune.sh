@@ -202,6 +202,58 @@ grep -q "^tree [0-9a-f]\{16\} timed in $db (2 rounds): nothing to measure" "$tmp
     fail "rerun timed the tree again"
 [ "$(count_steps)" = "$steps" ] || fail "rerun added step times: $(count_steps)"
 
+echo "== a CH4 composition measured fastest goes into TREE.ch4, which the jobs load (stored points made so)"
+# step 1 forced each collective's compositions in a job of its own
+grep -q "^\\$ .*/hiertune bench -C bcast -a default:MPIR_CVAR_BCAST_COMPOSITION=1/2/3 --sizes 2048,24576,204800 " \
+    "$tmp/out1" || fail "bcast's compositions not measured"
+[ "$(sql_rows "$db" "SELECT count(*) FROM points WHERE collective = 'allreduce' AND algorithm = 'default'
+                     AND params LIKE '%ALLREDUCE_COMPOSITION%'")" = 9 ] || fail "allreduce: not 3 compositions x 3 sizes"
+ch4db=$tmp/ch4.sqlite ch4tree=$tmp/ch4.json
+cp "$db" "$ch4db"
+set_compositions() {  # the stored medians (seconds) of the forced compositions whose params are LIKE $1
+    python3 - "$ch4db" "$1" "$2" << 'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("UPDATE points SET median = ?2, ci_lo = ?2, min = ?2, mean = ?2, ci_hi = max(ci_hi, ?2), "
+           "max = max(max, ?2) WHERE algorithm = 'default' AND params LIKE ?1", (sys.argv[2], float(sys.argv[3])))
+db.commit()
+PY
+}
+set_compositions MPIR_CVAR_BCAST_COMPOSITION=2 1e-9
+ch4args=()
+for ((i = 0; i < ${#relaunch[@]}; i++)); do
+    case ${relaunch[i]} in
+        --db) ch4args+=(--db "$ch4db"); i=$((i + 1)) ;;
+        -o) ch4args+=(-o "$ch4tree"); i=$((i + 1)) ;;
+        --report) ch4args+=(--report "$tmp/ch4-report"); i=$((i + 1)) ;;
+        *) ch4args+=("${relaunch[i]}") ;;
+    esac
+done
+"$hiertune" "${ch4args[@]}" --launcher "env MPIR_CVAR_NUM_CLIQUES=2 '$mpiexec' -n 4" > "$tmp/out8" 2> "$tmp/err8" ||
+    { cat "$tmp/out8" "$tmp/err8"; fail "tune with a composition fastest failed"; }
+for size in 2048 24576 204800; do
+    grep -q "^bcast $size B: MPIDI_Bcast_intra_composition_beta " "$tmp/out8" || fail "bcast $size B: not beta"
+done
+grep -qxF "wrote $ch4tree.ch4 (the CH4 tree tuned with it)" "$tmp/out8" || fail "no CH4 tree written"
+grep -q "composition=MPIDI_Bcast_intra_composition_beta" "$ch4tree.ch4" || fail "beta not in the CH4 tree"
+grep -q "composition" "$ch4tree" && fail "a composition in the MPIR tree"
+"$hiertune" check-tree --level ch4 "$ch4tree.ch4" > /dev/null || fail "the CH4 tree fails MPID_Init's check"
+grep -q "^verify: 6 of 6 cases as the tree says" "$tmp/out8" || fail "verify under the CH4 tree"
+grep -q "^\\$ MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=$ch4tree MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE=$ch4tree.ch4 .* verify " \
+    "$tmp/out8" || fail "verify not run under the CH4 tree"
+sed -n '/^== tune step 5\/7/,/^== tune step 6\/7/p' "$tmp/out8" | grep '^\$ ' > "$tmp/ch4-jobs"
+[ "$(grep -c "CH4_COLL_SELECTION_TUNING_JSON_FILE=$ch4tree.ch4 " "$tmp/ch4-jobs")" = 2 ] &&
+    [ "$(grep -c "CH4_COLL_SELECTION_TUNING_JSON_FILE='' " "$tmp/ch4-jobs")" = 2 ] ||
+    fail "tree timing jobs and the CH4 tree: $(cat "$tmp/ch4-jobs")"
+grep -q "^bcast  *2048-204800 and up  *measured  *MPIDI_Bcast_intra_composition_beta$" "$tmp/ch4-report/report.txt" ||
+    fail "coverage: $(sed -n '/^# coverage:/,$p' "$tmp/ch4-report/report.txt")"
+# every composition measured slow: none picked, and the CH4 tree of the earlier tree goes
+set_compositions %_COMPOSITION=% 1
+"$hiertune" "${ch4args[@]}" --launcher "env MPIR_CVAR_NUM_CLIQUES=2 '$mpiexec' -n 4" > "$tmp/out9" 2> "$tmp/err9" ||
+    { cat "$tmp/out9" "$tmp/err9"; fail "tune after the composition measured slow failed"; }
+grep -q "B: MPIDI_.*_intra_composition_" "$tmp/out9" && fail "a composition picked at 1 s"
+[ -e "$ch4tree.ch4" ] && fail "the earlier CH4 tree is left beside a tree without a composition"
+
 echo "== a tree slower than no tree beyond the noise fails tune (stored timings made so)"
 # at the first size whose pick is not MPICH's selection (there the tree runs what no tree
 # runs, and a slower verdict is noise: mark_same_choices) every tree round 1 s, every
@@ -365,7 +417,7 @@ done
 # each shape's verify job ran at its shape, with the one tree (which picks are hier there
 # is measured, so the tree's keys are the unit test's: FurtherShapesShareTheTree)
 for n in 2 3; do
-    grep -q "^\\$ MPIR_CVAR_NUM_CLIQUES=$n MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=$tmp/ms.json [^ ]*mpiexec -n $n [^ ]*hiertune verify " \
+    grep -q "^\\$ MPIR_CVAR_NUM_CLIQUES=$n MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=$tmp/ms.json MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE=[^ ]* [^ ]*mpiexec -n $n [^ ]*hiertune verify " \
         "$tmp/sh_out" || fail "--shapes: no verify job of $n ranks under the tree"
 done
 "$hiertune" "${ms[@]}" --shapes 2x1,3x1 > "$tmp/sh_out2" 2> "$tmp/sh_err2" || fail "tune --shapes rerun failed"

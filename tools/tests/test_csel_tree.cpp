@@ -396,7 +396,11 @@ Json small_ch4_stock() {
       "collective=reduce": {"comm_type=intra": {
         "comm_hierarchy=parent": {"is_commutative=yes": {"composition=MPIDI_Reduce_intra_composition_alpha": {}},
                                   "is_commutative=no": {"composition=MPIDI_Reduce_intra_composition_gamma": {}}},
-        "comm_hierarchy=any": {"composition=MPIDI_Reduce_intra_composition_gamma": {}}}}
+        "comm_hierarchy=any": {"composition=MPIDI_Reduce_intra_composition_gamma": {}}}},
+      "collective=allreduce": {"comm_type=intra": {
+        "comm_hierarchy=parent": {"is_commutative=yes": {"composition=MPIDI_Allreduce_intra_composition_alpha": {}},
+                                  "is_commutative=no": {"composition=MPIDI_Allreduce_intra_composition_beta": {}}},
+        "comm_hierarchy=any": {"composition=MPIDI_Allreduce_intra_composition_beta": {}}}}
     })");
 }
 
@@ -431,8 +435,14 @@ TEST(CselTreePair, CompositionsGoToTheCh4Tree) {
               (Json{{"composition=MPIDI_Bcast_intra_composition_gamma", Json::object()}}));
     EXPECT_EQ(tuned_leaf(ch4, "bcast", "avg_msg_size=any"),
               strict_comm_size(small_ch4_stock()["collective=bcast"]["comm_type=intra"]));
-    // no composition chosen for allreduce: not in the CH4 tree (MPICH's CH4 choice stays)
-    EXPECT_FALSE(ch4.contains("collective=allreduce"));
+    // no composition chosen for allreduce, but an MPIR algorithm: the CH4 tree leaves the
+    // call to the MPIR tree there (beta: MPIR_Allreduce_impl on the whole comm), since a
+    // CH4 tree given by CVAR turns the plugin's routing off; its stock sizes stay stock
+    EXPECT_EQ(tuned_leaf(ch4, "allreduce", "avg_msg_size<=33280"),
+              strict_comm_size(small_ch4_stock()["collective=allreduce"]["comm_type=intra"]));
+    EXPECT_EQ(tuned_leaf(ch4, "allreduce", "avg_msg_size=any"),
+              (Json{{"composition=MPIDI_Allreduce_intra_composition_beta", Json::object()}}));
+    // reduce has no choice but stock: MPICH's CH4 choice stays
     EXPECT_EQ(ch4["collective=reduce"], small_ch4_stock()["collective=reduce"]);
     const std::vector<std::string> problems = grammar::check_tree(ch4, grammar::Level::ch4);
     EXPECT_TRUE(problems.empty()) << problems.front();

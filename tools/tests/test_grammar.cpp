@@ -114,6 +114,12 @@ TEST(Grammar, CompositionsOfTheCh4Tree) {
         EXPECT_TRUE(check_tree(tree, Level::ch4).empty()) << *whole;
     }
     EXPECT_FALSE(whole_comm_composition("gather"));
+    EXPECT_EQ(tuned_compositions("bcast"), (std::vector<int>{1, 2, 3}));
+    EXPECT_EQ(tuned_compositions("allreduce"), (std::vector<int>{1, 2, 3}));
+    EXPECT_EQ(tuned_compositions("allgather"), (std::vector<int>{1, 2}));
+    EXPECT_EQ(tuned_compositions("barrier"), (std::vector<int>{1, 2}));
+    EXPECT_TRUE(tuned_compositions("gather").empty());
+    EXPECT_TRUE(tuned_compositions("ibcast").empty());
 }
 
 TEST(Grammar, KnownContainersAreMpichsAndThePlugins) {

@@ -2,6 +2,11 @@
 // verify cases, the job lookup and the validation cases from stored data.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
 #include <algorithm>
 #include <set>
 #include <sstream>
@@ -143,14 +148,19 @@ TEST(TreeTiming, LaunchesWithAndWithoutTheTree) {
                                                    "--max-time", "5", "--no-progress", "--json",
                                                    "--allow-cliques"}));
     using Env = std::vector<std::pair<std::string, std::string>>;
+    // no CH4 tree beside the tree: its variable set empty too
     EXPECT_EQ(with.env, (Env{{"MPIR_CVAR_NUM_CLIQUES", "2"},
-                             {"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE", "/d/tree.json"}}));
-    // without: the variable set empty (MPICH's built-in tree), whatever tune's environment holds
+                             {"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE", "/d/tree.json"},
+                             {"MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE", ""}}));
+    // without: the variables set empty (MPICH's built-in trees), whatever tune's environment holds
     const Launch without = tree_timing_launch(o, "/bin/hiertune", "/d/tree.json", false, timed_groups(o).at(0));
     EXPECT_EQ(without.step, "no-tree");
     EXPECT_EQ(without.argv, with.argv);
-    EXPECT_EQ(without.env, (Env{{"MPIR_CVAR_NUM_CLIQUES", "2"}, {"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE", ""}}));
+    EXPECT_EQ(without.env, (Env{{"MPIR_CVAR_NUM_CLIQUES", "2"},
+                                {"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE", ""},
+                                {"MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE", ""}}));
     EXPECT_EQ(describe(without).rfind("MPIR_CVAR_NUM_CLIQUES=2 MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE='' "
+                                      "MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE='' "
                                       "/opt/mpich/bin/mpiexec -n 4 /bin/hiertune bench",
                                       0),
               0u)
@@ -167,7 +177,8 @@ TEST(TreeTiming, LaunchesWithAndWithoutTheTree) {
     EXPECT_TRUE(contains(launched.argv, {"srun", "-N", "2", "h", "bench"}));
     EXPECT_TRUE(contains(launched.argv, {"-x", "1", "--min-reps", "2", "-i", "2"}));
     EXPECT_EQ(launched.argv.back(), "--json");
-    EXPECT_EQ(launched.env, (Env{{"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE", "/d/tree.json"}}));
+    EXPECT_EQ(launched.env, (Env{{"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE", "/d/tree.json"},
+                                 {"MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE", ""}}));
     EXPECT_THROW(tree_timing_launch(o, "h", "tree.json", true, timed_groups(o).at(0)), UsageError);  // MPICH's cwd is not ours
 }
 
@@ -577,8 +588,29 @@ TEST(Tune, VerifyCases) {
                                                      "--case", "bcast:65536:hier/16", "--case", "allreduce:8:any"}));
     EXPECT_EQ(launch.env, (std::vector<std::pair<std::string, std::string>>{
                               {"MPIR_CVAR_NUM_CLIQUES", "2"},
-                              {"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE", "/d/tree.json"}}));
+                              {"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE", "/d/tree.json"},
+                              {"MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE", ""}}));
     EXPECT_THROW(verify_launch(options(), "/bin/hiertune", "tree.json", {hier}), UsageError);
+}
+
+// A CH4 tree beside the tree goes into the jobs with it; the plugin then routes nothing,
+// so a whole_comm case is checked as any (the tree timing's no-tree job names neither)
+TEST(Tune, TheCh4TreeBesideTheTree) {
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("hiertune-ch4-" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    const std::string tree = (dir / "tree.json").string();
+    std::ofstream(tree + ".ch4") << "{}";
+    const VerifyCase hier{"bcast", 65536, true, 16}, whole{"allreduce", 4096, false, 0, true};
+    const Launch launch = verify_launch(options(), "/bin/hiertune", tree, {hier, whole});
+    EXPECT_EQ(launch.env.back(), (std::pair<std::string, std::string>{"MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE",
+                                                                       tree + ".ch4"}));
+    EXPECT_TRUE(contains(launch.argv, {"--case", "bcast:65536:hier/16", "--case", "allreduce:4096:any"}));
+    TuneOptions o = options();
+    EXPECT_EQ(tree_timing_launch(o, "h", tree, true, timed_groups(o).at(0)).env.back().second, tree + ".ch4");
+    EXPECT_EQ(tree_timing_launch(o, "h", tree, false, timed_groups(o).at(0)).env.back().second, "");
+    std::filesystem::remove_all(dir);
+    EXPECT_TRUE(contains(verify_launch(options(), "/bin/hiertune", tree, {whole}).argv,
+                         {"--case", "allreduce:4096:whole_comm"}));
 }
 
 TEST(Tune, FindsItsJob) {
@@ -763,6 +795,42 @@ TEST(Tune, FastestMpichAlgorithmIsTheStockCandidate) {
     EXPECT_FALSE(best_stock_points({tree}, "bcast", 4, 2).at(1024).choice.stock);  // no selection measured
 }
 
+// MPICH's CH4 compositions measured in step 1 compete as its algorithms do, where the
+// forced one ran as itself; a composition pick goes into the CH4 tree of the pair, and
+// step 4 checks its data only.
+TEST(Tune, ACh4CompositionIsAStockCandidate) {
+    StoredPoint beta = point(1024, "", 0, 4e-6), alpha = point(1024, "", 0, 6e-6);
+    beta.key.params = {{"MPIR_CVAR_BCAST_COMPOSITION", "2"}};
+    alpha.key.params = {{"MPIR_CVAR_BCAST_COMPOSITION", "1"}};
+    const std::vector<StoredPoint> points{point(1024, "", 0, 5e-6), beta, alpha};
+    EXPECT_EQ(tree_choice_of_point(beta.key, 4, 2), csel::Choice::container("MPIDI_Bcast_intra_composition_beta"));
+    EXPECT_FALSE(tree_choice_of_point(beta.key, 4, 1));  // CH4 ran the netmod-only one
+    EXPECT_EQ(tree_choice_of_point(points[0].key, 4, 1), csel::Choice::stock_tree());
+    EXPECT_EQ(best_stock_points(points, "bcast", 4, 2).at(1024).label, "MPIDI_Bcast_intra_composition_beta");
+    EXPECT_TRUE(best_stock_points(points, "bcast", 4, 1).at(1024).choice.stock);
+
+    TunePlan result = plan_tune(options(), stored_tasks(), points, 2);
+    ASSERT_EQ(result.cases.size(), 2u);
+    EXPECT_EQ(result.cases[0].pick, "MPIDI_Bcast_intra_composition_beta");
+    EXPECT_EQ(result.verify[0], (VerifyCase{"bcast", 1024, false, 0, false}));
+    std::vector<std::string> labels;
+    for (const ConfigTime& config : result.cases[0].configs)
+        if (!config.predicted) labels.push_back(config.config);
+    EXPECT_EQ(labels, (std::vector<std::string>{"stock", "MPIDI_Bcast_intra_composition_beta",
+                                                "MPIDI_Bcast_intra_composition_alpha"}));
+
+    const csel::Json mpir = csel::Json::parse(R"({
+      "collective=bcast": {"comm_type=intra": {"algorithm=MPIR_Bcast_intra_binomial": {}}}})");
+    const csel::Json ch4 = csel::Json::parse(R"({
+      "collective=bcast": {"comm_type=intra": {"composition=MPIDI_Bcast_intra_composition_gamma": {}}}})");
+    EXPECT_THROW(plan_tree(result, mpir), UsageError);  // no CH4 stock tree to put it in
+    const GenerateReport report = plan_tree(result, mpir, {}, ch4);
+    ASSERT_TRUE(report.ch4);
+    EXPECT_NE(report.ch4->tree.dump().find("MPIDI_Bcast_intra_composition_beta"), std::string::npos);
+    EXPECT_EQ(report.tree.tree.dump().find("composition"), std::string::npos);
+    EXPECT_EQ(report.lines.back(), "a CH4 composition picked: a CH4 tree goes with the tree");
+}
+
 TEST(Tune, SizesWithoutTasksAreNamed) {
     TuneOptions o = options();
     o.collectives = {"bcast", "allreduce"};  // no allreduce tasks stored
@@ -862,10 +930,14 @@ TEST(Tune, TimedGroupsAndMeasuredLaunches) {
     EXPECT_TRUE(contains(launches[1].argv, {"-C", "gather", "-a", "hier:gather_hier_inter_algorithm=linear/binomial",
                                             "--sizes", "1024,16384"}));
     EXPECT_TRUE(contains(launches[2].argv, {"-C", "scatter"}));
+    // each group's MPICH algorithms, then its collectives' CH4 compositions (none for gather, scatter)
     const std::vector<Launch> stock = stock_launches(o, "h");
-    ASSERT_EQ(stock.size(), 3u);
-    EXPECT_TRUE(contains(stock[1].argv, {"-C", "barrier", "-a", "stock", "--sizes", "0"}));
-    EXPECT_TRUE(contains(stock[2].argv, {"-C", "gather,scatter", "-a", "stock", "--sizes", "1024,16384"}));
+    ASSERT_EQ(stock.size(), 5u);
+    EXPECT_TRUE(contains(stock[2].argv, {"-C", "barrier", "-a", "stock", "--sizes", "0"}));
+    EXPECT_TRUE(contains(stock[3].argv,
+                         {"-C", "barrier", "-a", "default:MPIR_CVAR_BARRIER_COMPOSITION=1/2", "--sizes", "0"}));
+    EXPECT_EQ(stock[3].step, "stock");
+    EXPECT_TRUE(contains(stock[4].argv, {"-C", "gather,scatter", "-a", "stock", "--sizes", "1024,16384"}));
     EXPECT_TRUE(contains(tree_timing_launch(o, "h", "/d/t.json", true, groups[1]).argv,
                          {"-C", "barrier", "-a", "default", "--sizes", "0"}));
 
@@ -917,13 +989,25 @@ TEST(Tune, StockReference) {
                                                      "--db", "/d/t.sqlite", "--machine", "box", "--account",
                                                      "stock"}));
     EXPECT_EQ(launch.env, (std::vector<std::pair<std::string, std::string>>{{"MPIR_CVAR_NUM_CLIQUES", "2"}}));
+    const std::vector<Launch> launches = stock_launches(o, "/bin/hiertune");
+    ASSERT_EQ(launches.size(), 3u);
+    EXPECT_TRUE(contains(launches[1].argv,
+                         {"-C", "bcast", "-a", "default:MPIR_CVAR_BCAST_COMPOSITION=1/2/3", "--sizes", "1024,65536"}));
+    EXPECT_TRUE(contains(launches[2].argv, {"-C", "allreduce", "-a", "default:MPIR_CVAR_ALLREDUCE_COMPOSITION=1/2/3"}));
 
-    // hier points do not count; a stock point counts for its collective and size only
-    const std::vector<StoredPoint> points{point(1024, "", 0, 5e-6), point(65536, "tsp_kary", 4096, 8e-5)};
-    EXPECT_EQ(missing_stock_points(o, points),
-              (std::vector<std::string>{"bcast 65536 B", "allreduce 1024 B", "allreduce 65536 B"}));
+    // hier points do not count; a stock point counts for its collective and size only, a
+    // forced composition for itself
     o.collectives = {"bcast"};
+    const auto composition = [](std::uint64_t bytes, const std::string& n) {
+        return StoredPoint{PointKey{"bcast", bytes, "default", {{"MPIR_CVAR_BCAST_COMPOSITION", n}}}, {}, ""};
+    };
+    std::vector<StoredPoint> points{point(1024, "", 0, 5e-6), point(65536, "tsp_kary", 4096, 8e-5),
+                                    composition(1024, "1"), composition(1024, "3"), composition(65536, "2")};
+    EXPECT_EQ(missing_stock_points(o, points),
+              (std::vector<std::string>{"bcast 1024 B composition 2", "bcast 65536 B", "bcast 65536 B composition 1",
+                                        "bcast 65536 B composition 3"}));
     o.sizes = {1024};
+    points.push_back(composition(1024, "2"));
     EXPECT_TRUE(missing_stock_points(o, points).empty());
 }
 

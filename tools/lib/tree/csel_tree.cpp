@@ -259,14 +259,27 @@ Json load_tree(const std::string& path) {
     }
 }
 
-Json load_mpir_tree(const std::string& path, const std::string& option) {
+namespace {
+
+Json load_checked_tree(const std::string& path, const std::string& option, grammar::Level level) {
     Json tree = load_tree(path);
-    const std::vector<std::string> problems = grammar::check_tree_file(path, grammar::Level::mpir);
+    const std::vector<std::string> problems = grammar::check_tree_file(path, level);
     if (!problems.empty())
-        throw TreeError(option + " " + path + ": MPI_Init would refuse this tree (" + problems.front() +
+        throw TreeError(option + " " + path + ": " + (level == grammar::Level::mpir ? "MPI_Init" : "MPID_Init") +
+                        " would refuse this tree (" + problems.front() +
                         (problems.size() > 1 ? "; " + std::to_string(problems.size() - 1) + " more" : "") +
                         "; hiertune check-tree lists them)");
     return tree;
+}
+
+}  // namespace
+
+Json load_mpir_tree(const std::string& path, const std::string& option) {
+    return load_checked_tree(path, option, grammar::Level::mpir);
+}
+
+Json load_ch4_tree(const std::string& path, const std::string& option) {
+    return load_checked_tree(path, option, grammar::Level::ch4);
 }
 
 void save_tree(const Json& tree, const std::string& path) {
@@ -336,12 +349,20 @@ TreePair build_tree_pair(const Json& mpir_stock, const Json& ch4_stock, const Tr
     pair.mpir = build_tree(mpir_stock, mapped_input(input, [](const std::string&, const Choice& c) {
         return names_composition(c) ? Choice::stock_tree() : c;
     }));
-    // only the collectives with a composition somewhere: the others keep the stock CH4 tree
+    const auto any_of_points = [&](const std::function<bool(const Choice&)>& test) {
+        return std::any_of(input.choices.begin(), input.choices.end(), [&](const auto& entry) {
+            return std::any_of(entry.second.begin(), entry.second.end(),
+                               [&](const SampledChoice& p) { return test(p.choice); });
+        });
+    };
+    if (!any_of_points(names_composition)) return pair;
+    // every collective CH4 composes with a choice of its own: a CH4 tree given by CVAR
+    // turns the plugin's routing off, so its choices must bring the MPIR ones there
     TreeInput composed;
     for (const auto& [collective, points] : input.choices)
-        if (std::any_of(points.begin(), points.end(), [](const SampledChoice& p) { return names_composition(p.choice); }))
+        if (grammar::whole_comm_composition(collective) &&
+            std::any_of(points.begin(), points.end(), [](const SampledChoice& p) { return !p.choice.stock; }))
             composed.choices[collective] = points;
-    if (composed.choices.empty()) return pair;
     composed.requery = input.requery;
     pair.ch4 = build_tree(ch4_stock, mapped_input(composed, [](const std::string& collective, const Choice& c) {
         if (c.stock || names_composition(c)) return c;

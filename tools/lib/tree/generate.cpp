@@ -6,6 +6,7 @@
 #include "hiertune/models/analytic_han.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cctype>
 #include <map>
 #include <set>
@@ -104,6 +105,24 @@ csel::TreeResult build_checked_tree(const csel::Json& stock, const csel::TreeInp
     return tree;
 }
 
+csel::TreePair build_checked_pair(const csel::Json& stock, const std::optional<csel::Json>& ch4_stock,
+                                  const csel::TreeInput& input) {
+    csel::TreePair pair;
+    try {
+        pair = csel::build_tree_pair(stock, ch4_stock ? *ch4_stock : csel::Json::object(), input);
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+    } catch (const csel::TreeError& e) {
+        throw UsageError(ch4_stock ? e.what() : "a CH4 composition was chosen, but no CH4 stock tree was given");
+    }
+    std::vector<std::string> problems = csel::check_tree(pair.mpir.tree, csel::collectives_of(stock));
+    if (pair.ch4)
+        for (const std::string& problem : grammar::check_tree(pair.ch4->tree, grammar::Level::ch4))
+            problems.push_back("the CH4 tree: " + problem);
+    if (!problems.empty()) throw UsageError("generated tree fails its check: " + problems.front());
+    return pair;
+}
+
 namespace {
 
 // Where a forced composition runs as itself: ch4_coll.h falls back to the netmod-only
@@ -120,12 +139,21 @@ bool composition_can_run(const std::string& collective, const std::string& conta
 
 }  // namespace
 
-std::optional<csel::Choice> composition_of_point(const PointKey& key) {
+std::optional<int> forced_composition(const PointKey& key) {
+    if (!is_default_algorithm(key.algorithm)) return std::nullopt;
     const auto set = key.params.find(grammar::composition_cvar(key.collective));
     if (key.params.size() != 1 || set == key.params.end()) return std::nullopt;
     const std::string& value = set->second;
-    if (value.empty() || value.size() > 1 || value[0] < '1' || value[0] > '9') return std::nullopt;
-    const std::optional<std::string> container = grammar::composition_container(key.collective, value[0] - '0');
+    int n = 0;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), n);
+    if (error != std::errc() || end != value.data() + value.size()) return std::nullopt;
+    return n;
+}
+
+std::optional<csel::Choice> composition_of_point(const PointKey& key) {
+    const std::optional<int> n = forced_composition(key);
+    if (!n) return std::nullopt;
+    const std::optional<std::string> container = grammar::composition_container(key.collective, *n);
     if (!container) return std::nullopt;
     return csel::Choice::container(*container);
 }
@@ -180,6 +208,12 @@ bool tree_can_run(const PointKey& key, int comm_size, int ppn) {
         key.msg_bytes < pof2)
         return false;
     return true;
+}
+
+std::optional<csel::Choice> tree_choice_of_point(const PointKey& key, int comm_size, int ppn) {
+    if (const std::optional<csel::Choice> composition = composition_of_point(key))
+        return composition_ran(key, comm_size, ppn) ? composition : std::nullopt;
+    return tree_can_run(key, comm_size, ppn) ? choice_of_point(key) : std::nullopt;
 }
 
 std::pair<int, int> tree_position(const JobDescription& job) {
@@ -261,8 +295,8 @@ std::map<std::uint64_t, StockPoint> best_stock_points(const std::vector<StoredPo
     std::map<std::uint64_t, StockPoint> selection, forced;
     for (const StoredPoint& point : points) {
         if (point.key.collective != collective || grammar::find(collective, point.key.algorithm)) continue;
-        const std::optional<csel::Choice> choice = choice_of_point(point.key);
-        if (!choice || !tree_can_run(point.key, comm_size, ppn)) continue;
+        const std::optional<csel::Choice> choice = tree_choice_of_point(point.key, comm_size, ppn);
+        if (!choice) continue;
         StockPoint candidate{*choice, choice->describe(), point.summary.median};
         auto& best = choice->stock ? selection : forced;
         const auto found = best.find(point.key.msg_bytes);

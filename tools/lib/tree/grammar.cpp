@@ -219,6 +219,14 @@ std::optional<std::string> whole_comm_composition(const std::string& collective)
     return std::nullopt;
 }
 
+std::vector<int> tuned_compositions(const std::string& collective) {
+    std::vector<int> values;
+    if (!whole_comm_composition(collective)) return values;
+    for (int n = 1; n <= 3; ++n)
+        if (composition_container(collective, n)) values.push_back(n);
+    return values;
+}
+
 const std::vector<std::string>& mpich_collectives() {
     static const std::vector<std::string> all{MPII_HIER_MPICH_COLLECTIVES(HIERTUNE_STRING_)};
     return all;

@@ -43,9 +43,9 @@ std::uint64_t verified_segments(han::Collective collective, std::uint64_t bytes,
 void measured_options(const TunePlan& plan, const std::string& collective, const std::vector<StoredPoint>& points,
                       std::map<std::uint64_t, Summary>& stock, std::vector<MeasuredOption>& options) {
     for (const StoredPoint& point : points) {
-        // tree_can_run: a choice_of_point the tree can run at the plan's position
-        if (point.key.collective != collective || !tree_can_run(point.key, plan.comm_size, plan.ppn)) continue;
-        const std::optional<csel::Choice> choice = choice_of_point(point.key);
+        if (point.key.collective != collective) continue;
+        const std::optional<csel::Choice> choice = tree_choice_of_point(point.key, plan.comm_size, plan.ppn);
+        if (!choice) continue;
         if (choice->stock) {
             stock[point.key.msg_bytes] = point.summary;
             continue;
@@ -55,6 +55,15 @@ void measured_options(const TunePlan& plan, const std::string& collective, const
         if (found == options.end()) found = options.insert(options.end(), MeasuredOption{*choice, label, {}});
         found->times[point.key.msg_bytes] = point.summary;
     }
+}
+
+// What step 4 expects of a pick: the plugin's algorithm (its segments filled in by the
+// caller), one of MPICH's algorithms reaching the whole comm where CH4 composes the
+// collective (whole_comm=1), or anything (MPICH's selection, a CH4 composition).
+VerifyCase verify_case_of(const std::string& collective, std::uint64_t bytes, const csel::Choice& choice) {
+    const bool hier = !choice.stock && grammar::find(choice.algorithm);
+    const bool mpich_algorithm = !choice.stock && !hier && !grammar::is_composition(choice.algorithm);
+    return VerifyCase{collective, bytes, hier, 0, mpich_algorithm && csel::device_composes(collective)};
 }
 
 // The pick, case and verify case of a collective without a task model at one size.
@@ -72,9 +81,7 @@ void add_measured_case(TunePlan& plan, const std::string& collective, std::uint6
     for (const Params& config : measured_configs(collective))
         c.configs.push_back(ConfigTime{config_label(config), std::nullopt, std::nullopt});
     plan.cases.push_back(std::move(c));
-    const bool hier = !choice.stock && grammar::find(choice.algorithm);
-    plan.verify.push_back(
-        VerifyCase{collective, bytes, hier, 0, !choice.stock && !hier && csel::device_composes(collective)});
+    plan.verify.push_back(verify_case_of(collective, bytes, choice));
 }
 
 // The cases, picks and verify cases of a collective without a task model at the sizes
@@ -194,7 +201,7 @@ TunePlan plan_tune(const TuneOptions& options, const std::vector<StoredTask>& ta
                     entry.predicted = han::predict_candidate(coll, *candidate, nodes, bytes, plan.ppn);
                 c.configs.push_back(std::move(entry));
             }
-            VerifyCase v{collective, bytes, hier, 0, !hier && !pick->choice.stock};
+            VerifyCase v = verify_case_of(collective, bytes, pick->choice);
             if (hier) v.segments = verified_segments(coll, bytes, pick->prediction->candidate->segsize, nodes, plan.ppn);
             plan.verify.push_back(v);
             plan.cases.push_back(std::move(c));
@@ -210,21 +217,20 @@ TunePlan plan_tune(const TuneOptions& options, const std::vector<StoredTask>& ta
 
 void measure_plan(TunePlan& plan, const std::vector<StoredPoint>& points) {
     // medians by (collective, size, label): hier's by configuration, MPICH's
-    // (its selection and its algorithms, step 1) by choice
+    // (its selection, its algorithms and its CH4 compositions, step 1) by choice
     std::map<std::tuple<std::string, std::uint64_t, std::string>, Summary> measured;
     std::map<std::pair<std::string, std::uint64_t>, std::vector<std::string>> stock_labels;
     for (const StoredPoint& point : points) {
         const std::string& collective = point.key.collective;
         if (!plan.collectives.count(collective)) continue;
         const std::optional<csel::Choice> choice = choice_of_point(point.key);
-        if (!choice) continue;
         const grammar::Algorithm* hier = grammar::hier_algorithm(collective);
-        if (hier && choice->algorithm == hier->container) {
+        if (choice && hier && choice->algorithm == hier->container) {
             measured[{collective, point.key.msg_bytes, config_label(choice->params)}] = point.summary;
-        } else if (!grammar::find(collective, point.key.algorithm) &&
-                   tree_can_run(point.key, plan.comm_size, plan.ppn)) {
-            measured[{collective, point.key.msg_bytes, choice->describe()}] = point.summary;
-            stock_labels[{collective, point.key.msg_bytes}].push_back(choice->describe());
+        } else if (const std::optional<csel::Choice> mpich = tree_choice_of_point(point.key, plan.comm_size, plan.ppn);
+                   mpich && !grammar::find(collective, point.key.algorithm)) {
+            measured[{collective, point.key.msg_bytes, mpich->describe()}] = point.summary;
+            stock_labels[{collective, point.key.msg_bytes}].push_back(mpich->describe());
         }
     }
     for (SizeCase& c : plan.cases) {
@@ -393,7 +399,8 @@ std::map<std::string, std::vector<csel::SampledChoice>> all_picks(const TunePlan
 
 }  // namespace
 
-GenerateReport plan_tree(const TunePlan& plan, const csel::Json& stock, const std::vector<const TunePlan*>& shapes) {
+GenerateReport plan_tree(const TunePlan& plan, const csel::Json& stock, const std::vector<const TunePlan*>& shapes,
+                         const std::optional<csel::Json>& ch4_stock) {
     csel::TreeInput input;
     GenerateReport report;
     for (auto& [collective, picks] : all_picks(plan, shapes)) {
@@ -416,9 +423,13 @@ GenerateReport plan_tree(const TunePlan& plan, const csel::Json& stock, const st
             return std::nullopt;
         return model_midpoint(collective, found->second.candidates, plan.nodes, plan.ppn, bytes, plan.model);
     };
-    report.tree = build_checked_tree(stock, input);
+    csel::TreePair pair = build_checked_pair(stock, ch4_stock, input);
+    report.tree = std::move(pair.mpir);
+    report.ch4 = std::move(pair.ch4);
     const std::vector<std::string> summary = tree_summary_lines(report.tree);
     report.lines.insert(report.lines.end(), summary.begin(), summary.end());
+    if (report.ch4)
+        report.lines.push_back("a CH4 composition picked: a CH4 tree goes with the tree");
     return report;
 }
 

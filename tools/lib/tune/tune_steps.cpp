@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <sstream>
@@ -18,6 +19,7 @@
 #include "hiertune/tree/csel_tree.hpp"
 #include "hiertune/tree/generate.hpp"
 #include "hiertune/tree/grammar.hpp"
+#include "hiertune/tree/site_tree.hpp"
 #include "hiertune/tune/sweep.hpp"
 #include "hiertune/tune/task_bench.hpp"
 #include "hiertune/common/text.hpp"
@@ -530,25 +532,57 @@ std::vector<Launch> bench_launches(const TuneOptions& options, const std::string
     return launches;
 }
 
-std::vector<Launch> stock_launches(const TuneOptions& options, const std::string& hiertune) {
+namespace {
+
+// The collective's CH4 compositions forced one by one ("default:MPIR_CVAR_BCAST_COMPOSITION=1/2/3"),
+// nullopt where CH4 composes none.
+std::optional<std::string> composition_spec(const std::string& collective) {
+    std::vector<std::string> values;
+    for (int n : grammar::tuned_compositions(collective)) values.push_back(std::to_string(n));
+    if (values.empty()) return std::nullopt;
+    return std::string(kDefaultAlgorithm) + ":" + grammar::composition_cvar(collective) + "=" + join(values, "/");
+}
+
+// MPICH's reference of each timed group: `algorithms` in one job, then each collective's
+// compositions in one job of its own (a composition variable is the collective's own).
+std::vector<Launch> reference_launches(const TuneOptions& options, const std::string& hiertune,
+                                       const std::vector<std::string>& algorithms) {
     std::vector<Launch> launches;
-    for (const TimedGroup& group : timed_groups(options))
-        launches.push_back(bench_launch(options, hiertune, "stock", group, {kStockAlgorithms}, {}));
+    for (const TimedGroup& group : timed_groups(options)) {
+        launches.push_back(bench_launch(options, hiertune, "stock", group, algorithms, {}));
+        for (const std::string& collective : group.collectives)
+            if (const std::optional<std::string> spec = composition_spec(collective))
+                launches.push_back(
+                    bench_launch(options, hiertune, "stock", TimedGroup{{collective}, group.sizes}, {*spec}, {}));
+    }
     return launches;
 }
 
+}  // namespace
+
+std::vector<Launch> stock_launches(const TuneOptions& options, const std::string& hiertune) {
+    return reference_launches(options, hiertune, {kStockAlgorithms});
+}
+
 std::vector<std::string> missing_stock_points(const TuneOptions& options, const std::vector<StoredPoint>& points) {
-    std::set<std::pair<std::string, std::uint64_t>> stored;
+    std::set<std::tuple<std::string, std::uint64_t, int>> stored;  // composition 0: MPICH's selection
     for (const StoredPoint& point : points) {
         const std::optional<csel::Choice> choice = choice_of_point(point.key);
-        if (choice && choice->stock) stored.insert({point.key.collective, point.key.msg_bytes});
+        if (choice && choice->stock) stored.insert({point.key.collective, point.key.msg_bytes, 0});
+        if (const std::optional<int> n = forced_composition(point.key))
+            stored.insert({point.key.collective, point.key.msg_bytes, *n});
     }
     std::vector<std::string> missing;
     for (const TimedGroup& group : timed_groups(options))
-        for (const std::string& collective : group.collectives)
+        for (const std::string& collective : group.collectives) {
+            std::vector<int> wanted{0};
+            for (int n : grammar::tuned_compositions(collective)) wanted.push_back(n);
             for (std::uint64_t bytes : group.sizes)
-                if (!stored.count({collective, bytes}))
-                    missing.push_back(collective + " " + std::to_string(bytes) + " B");
+                for (int n : wanted)
+                    if (!stored.count({collective, bytes, n}))
+                        missing.push_back(collective + " " + std::to_string(bytes) + " B" +
+                                          (n ? " composition " + std::to_string(n) : std::string()));
+        }
     return missing;
 }
 
@@ -646,14 +680,24 @@ VerifyCase parse_verify_case(const std::string& text) {
     return c;
 }
 
+std::vector<std::pair<std::string, std::string>> tree_env(const std::string& tree, bool with_tree) {
+    const bool ch4 = with_tree && std::filesystem::exists(ch4_tree_path(tree));
+    // "": MPICH's built-in tree even where the caller's environment names one
+    return {{"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE", with_tree ? tree : ""},
+            {"MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE", ch4 ? ch4_tree_path(tree).string() : ""}};
+}
+
 Launch verify_launch(const TuneOptions& options, const std::string& hiertune, const std::string& tree,
                      const std::vector<VerifyCase>& cases) {
     if (tree.empty() || tree.front() != '/') throw UsageError("verify needs an absolute tree path, not '" + tree + "'");
     Launch launch{"verify", mpiexec_prefix(options), base_env(options)};
-    launch.env.emplace_back("MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE", tree);
+    const auto env = tree_env(tree, true);
+    launch.env.insert(launch.env.end(), env.begin(), env.end());
+    const bool ch4 = !env.back().second.empty();
     launch.argv.push_back(hiertune);
     launch.argv.push_back("verify");
-    for (const VerifyCase& c : cases) {
+    for (VerifyCase c : cases) {
+        c.whole_comm = c.whole_comm && !ch4;  // no route to count: the CH4 tree brings the call there
         launch.argv.push_back("--case");
         launch.argv.push_back(to_string(c));
     }
@@ -665,8 +709,8 @@ Launch tree_timing_launch(const TuneOptions& options, const std::string& hiertun
     if (tree.empty() || tree.front() != '/')
         throw UsageError("the tree timing needs an absolute tree path, not '" + tree + "'");
     Launch launch{with_tree ? kTreeVariant : kNoTreeVariant, mpiexec_prefix(options), base_env(options)};
-    // "": MPICH's built-in tree even where the caller's environment names one
-    launch.env.emplace_back("MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE", with_tree ? tree : "");
+    const auto env = tree_env(tree, with_tree);
+    launch.env.insert(launch.env.end(), env.begin(), env.end());
     launch.argv.insert(launch.argv.end(),
                        {hiertune, "bench", "-C", join(group.collectives, ","), "-a", "default", "--sizes",
                         join_sizes(group.sizes, ','), "-x", std::to_string(options.bench_warmup), "--min-reps",
@@ -870,10 +914,7 @@ TuneOptions shape_options(const TuneOptions& options, const JobShape& shape) {
 }
 
 std::vector<Launch> shape_stock_launches(const TuneOptions& shape, const std::string& hiertune) {
-    std::vector<Launch> launches;
-    for (const TimedGroup& group : timed_groups(shape))
-        launches.push_back(bench_launch(shape, hiertune, "stock", group, {"default"}, {}));
-    return launches;
+    return reference_launches(shape, hiertune, {kDefaultAlgorithm});
 }
 
 bool has_shape(const Job& job, const JobShape& shape) {

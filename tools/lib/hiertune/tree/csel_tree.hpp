@@ -164,11 +164,12 @@ struct TreeResult {
 // The two trees of one input whose choices may name MPICH's CH4 compositions
 // (grammar::is_composition): the MPIR tree (build_tree of mpir_stock) with the stock leaf
 // where a composition was chosen, and, when one was, the CH4 tree (build_tree of
-// ch4_stock, MPICH's ch4/generic.json) of the collectives that chose one: the composition
-// there, the composition that leaves the call to the MPIR tree
-// (grammar::whole_comm_composition) where the MPIR tree names an algorithm, CH4's stock
-// subtree where it is stock.  So the pair selects the same loaded either way: by the
-// site (the plugin routes the MPIR tree's algorithms) or by CVAR (CH4's choices stand).
+// ch4_stock, MPICH's ch4/generic.json) of every collective CH4 composes
+// (grammar::whole_comm_composition) that has a choice other than stock: the composition
+// where one was chosen, the composition that leaves the call to the MPIR tree where the
+// MPIR tree names an algorithm, CH4's stock subtree where it is stock.  So the pair
+// selects the same loaded either way: by the site (the plugin routes the MPIR tree's
+// algorithms) or by CVAR (the plugin routes nothing, CH4's choices stand).
 struct TreePair {
     TreeResult mpir;
     std::optional<TreeResult> ch4;  // nullopt: no composition chosen, no CH4 tree
@@ -187,6 +188,8 @@ Json load_tree(const std::string& path);
 // tree.  Throws TreeError naming `option`, the path and the first problem when MPI_Init
 // would refuse it (e.g. another MPICH's tree), whose jobs would run MPICH's own tree.
 Json load_mpir_tree(const std::string& path, const std::string& option);
+// The same for a CH4 tree (tune's --ch4-stock), checked as MPID_Init checks it.
+Json load_ch4_tree(const std::string& path, const std::string& option);
 // Writes the tree (2-space indent, trailing newline).  Throws TreeError.
 void save_tree(const Json& tree, const std::string& path);
 

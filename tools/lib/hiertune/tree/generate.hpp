@@ -67,6 +67,8 @@ struct GenerateOptions {
 // runs the netmod-only one instead, silently, where its check fails: no node comm,
 // allreduce gamma off one node, allgather alpha above 4096 B per rank).
 std::optional<csel::Choice> composition_of_point(const PointKey& key);
+// The N of a point that sets MPIR_CVAR_<COLL>_COMPOSITION=N alone on MPICH's selection.
+std::optional<int> forced_composition(const PointKey& key);
 bool composition_ran(const PointKey& key, int comm_size, int ppn);
 
 // The tree's choice for a measured point, or nullopt when a tree cannot
@@ -94,6 +96,12 @@ std::optional<csel::Choice> choice_of_point(const PointKey& key);
 // of two <= comm_size (count < pof2 for MPI_UNSIGNED_CHAR).
 bool tree_can_run(const PointKey& key, int comm_size, int ppn);
 
+// What a pair of trees (csel::build_tree_pair) selects for a measured point at
+// comm_size ranks, ppn per node: the forced composition where it ran as itself
+// (composition_ran), else choice_of_point where tree_can_run; nullopt where a tree
+// cannot run what the point measured.
+std::optional<csel::Choice> tree_choice_of_point(const PointKey& key, int comm_size, int ppn);
+
 // The (comm_size, ppn) a job is filed under in the tree.
 std::pair<int, int> tree_position(const JobDescription& job);
 
@@ -112,10 +120,11 @@ std::vector<csel::SampledChoice> best_measured(const Job& job, const std::vector
 std::vector<han::Candidate> candidates_from_tasks(const std::vector<StoredTask>& tasks, const std::string& collective);
 
 // MPICH's fastest measured configuration at a size: its own selection
-// (choice: the stock subtree), or one of its algorithms forced (choice: that
-// container with every call parameter) where it is faster than the selection
-// by more than kStockMargin or the selection was not measured, among the
-// points a tree can run on comm_size ranks, ppn per node (tree_can_run).
+// (choice: the stock subtree), or one of its algorithms or CH4 compositions forced
+// (choice: that container, an algorithm with every call parameter) where it is faster
+// than the selection by more than kStockMargin or the selection was not measured,
+// among the points a pair of trees can run on comm_size ranks, ppn per node
+// (tree_choice_of_point).
 // The margin keeps a tree from naming an algorithm that measured equal to
 // MPICH's choice (often the same algorithm, or one that falls back to the
 // selection, e.g. ccl without a CCL library).  label: "stock" or the choice's
@@ -167,6 +176,7 @@ Params candidate_params(const han::Candidate& candidate);
 
 struct GenerateReport {
     csel::TreeResult tree;
+    std::optional<csel::TreeResult> ch4;  // the CH4 tree of the compositions chosen, if any
     std::vector<std::string> lines;  // human-readable summary, one item per line
 };
 
@@ -185,6 +195,11 @@ std::vector<han::Candidate> seg_inter_candidates_of(const MeasureDb& db, const J
 // The tree of `input` on `stock`, checked as MPI_Init checks it (csel::check_tree).
 // Throws UsageError for bad input and for a tree that fails the check.
 csel::TreeResult build_checked_tree(const csel::Json& stock, const csel::TreeInput& input);
+// The pair of trees of `input` (csel::build_tree_pair), each checked as MPI_Init and
+// MPID_Init check it; ch4_stock nullopt: an input that chooses a composition is refused.
+// Throws UsageError as build_checked_tree.
+csel::TreePair build_checked_pair(const csel::Json& stock, const std::optional<csel::Json>& ch4_stock,
+                                  const csel::TreeInput& input);
 
 // The lines a built tree adds to a report: collectives left stock, the rules
 // written, the midpoints worth measuring.

@@ -87,6 +87,11 @@ std::string composition_cvar(const std::string& collective);
 std::optional<std::string> composition_container(const std::string& collective, int n);
 bool is_composition(const std::string& container);
 std::optional<std::string> whole_comm_composition(const std::string& collective);
+// The values of composition_cvar that tune forces to measure the collective's
+// compositions: 1 .. 3 where a CH4 tree can name the N-th (the 4th is bcast's staging of
+// GPU buffers through the host, allreduce's delta a tree cannot name), for the
+// collectives CH4 composes on host buffers (whole_comm_composition); none for the others.
+std::vector<int> tuned_compositions(const std::string& collective);
 
 // The collectives MPICH's trees may name ("collective=NAME"), from MPICH's csel.c
 // (hier_mpich_keys.h), sorted.

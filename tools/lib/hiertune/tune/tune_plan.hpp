@@ -115,8 +115,8 @@ void mark_same_choices(const TunePlan& plan, TreeTimingReport& timing);
 
 // Where a tuned tree's choice at a size comes from (the report's coverage table):
 // the HAN task model's hier pick (predicted, then timed against no tree), a pick by
-// measurement alone (a measured collective's, or one of MPICH's algorithms measured
-// faster than its selection), MPICH's selection measured fastest, a pick step 5b
+// measurement alone (a measured collective's, or one of MPICH's algorithms or CH4
+// compositions measured faster than its selection), MPICH's selection measured fastest, a pick step 5b
 // put back to MPICH's selection, or, at a shape larger than the allocation, the
 // analytic models' pick (predicted_shape.hpp; its other sizes are stock).
 enum class PickSource { model, measured, stock, put_back, predicted };
@@ -142,13 +142,15 @@ std::vector<std::string> coverage_lines(const TunePlan& plan, const std::vector<
 TreeCoverage tree_coverage(const std::string& tree_digest,
                            const std::vector<std::pair<const TunePlan*, const std::vector<RevertedPick>*>>& plans);
 
-// Step 3: the tree of the plan's picks over `stock` (build_checked_tree), with
+// Step 3: the trees of the plan's picks over `stock` and `ch4_stock`
+// (build_checked_pair: the CH4 tree where a composition was picked), with
 // the picks of the further shapes' plans beside them, each at its own tree
 // position; where a collective's stock was not measured, sizes between the
 // main plan's picks are asked of the model (model_midpoint).  Throws UsageError
 // when no collective has a pick, or two plans share a tree position; csel errors
-// as build_checked_tree.
+// as build_checked_pair.
 GenerateReport plan_tree(const TunePlan& plan, const csel::Json& stock,
-                         const std::vector<const TunePlan*>& shapes = {});
+                         const std::vector<const TunePlan*>& shapes = {},
+                         const std::optional<csel::Json>& ch4_stock = std::nullopt);
 
 }  // namespace hiertune

@@ -73,6 +73,7 @@ struct TuneOptions {
     std::string db_path;
     std::string tree_path;
     std::string stock_path;
+    std::string ch4_stock_path;  // the CH4 stock tree (tune: where a composition is picked)
     std::string report_dir;
     std::string mpiexec;                                       // resolved by the runner
     std::vector<std::string> mpiexec_args;                     // e.g. -f hostfile
@@ -289,16 +290,23 @@ std::string to_string(const VerifyCase& c);
 // Inverse of to_string.  Throws UsageError.
 VerifyCase parse_verify_case(const std::string& text);
 
+// The environment of a job with the tree (absolute) or without it: the MPIR tree in
+// MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE, the CH4 tree beside it (site_tree.hpp
+// ch4_tree_path), where there is one, in MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE;
+// "" for what is not given: MPICH's built-in tree, whatever the caller's environment holds.
+std::vector<std::pair<std::string, std::string>> tree_env(const std::string& tree, bool with_tree);
+
 // Step (d): the `hiertune verify` job, with the tree in the environment
-// (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE = tree, which must be absolute).
+// (tree_env; the tree must be absolute).  Under a CH4 tree the plugin routes
+// nothing (the CH4 tree's compositions bring MPICH's algorithms to the whole comm),
+// so a whole_comm case is checked as any (its data still is).
 Launch verify_launch(const TuneOptions& options, const std::string& hiertune, const std::string& tree,
                      const std::vector<VerifyCase>& cases);
 
 // Step (e): one job of the tree timing, `hiertune bench -a default --json`
 // over the collectives and sizes with the bench effort of the options, the
-// launch environment setting MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE to the
-// tree (absolute) or, without it, to "" (MPICH's built-in tree, whatever the
-// caller's environment holds).  Step name "tree" or "no-tree".
+// launch environment tree_env(tree, with_tree) (the tree absolute).  Step name
+// "tree" or "no-tree".
 Launch tree_timing_launch(const TuneOptions& options, const std::string& hiertune, const std::string& tree,
                           bool with_tree, const TimedGroup& group);
 
