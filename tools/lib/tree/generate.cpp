@@ -94,26 +94,21 @@ std::vector<han::Candidate> seg_inter_candidates_of(const MeasureDb& db, const J
 }
 
 csel::TreeResult build_checked_tree(const csel::Json& stock, const csel::TreeInput& input) {
-    csel::TreeResult tree;
-    try {
-        tree = csel::build_tree(stock, input);
-    } catch (const std::invalid_argument& e) {
-        throw UsageError(e.what());
-    }
-    const std::vector<std::string> problems = csel::check_tree(tree.tree, csel::collectives_of(stock));
-    if (!problems.empty()) throw UsageError("generated tree fails its check: " + problems.front());
-    return tree;
+    return build_checked_pair(stock, std::nullopt, input).mpir;
 }
 
 csel::TreePair build_checked_pair(const csel::Json& stock, const std::optional<csel::Json>& ch4_stock,
                                   const csel::TreeInput& input) {
+    if (!ch4_stock)
+        for (const auto& [collective, points] : input.choices)
+            for (const csel::SampledChoice& point : points)
+                if (!point.choice.stock && grammar::is_composition(point.choice.algorithm))
+                    throw UsageError(collective + ": a CH4 composition was chosen, but no CH4 stock tree was given");
     csel::TreePair pair;
     try {
         pair = csel::build_tree_pair(stock, ch4_stock ? *ch4_stock : csel::Json::object(), input);
     } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
-    } catch (const csel::TreeError& e) {
-        throw UsageError(ch4_stock ? e.what() : "a CH4 composition was chosen, but no CH4 stock tree was given");
     }
     std::vector<std::string> problems = csel::check_tree(pair.mpir.tree, csel::collectives_of(stock));
     if (pair.ch4)

@@ -193,11 +193,12 @@ std::vector<han::Candidate> seg_inter_candidates_of(const MeasureDb& db, const J
                                                     const GenerateOptions& options, std::vector<std::string>& lines);
 
 // The tree of `input` on `stock`, checked as MPI_Init checks it (csel::check_tree).
-// Throws UsageError for bad input and for a tree that fails the check.
+// Throws UsageError for bad input (a CH4 composition chosen among it) and for a tree
+// that fails the check; csel::TreeError for a stock tree without a chosen collective.
 csel::TreeResult build_checked_tree(const csel::Json& stock, const csel::TreeInput& input);
 // The pair of trees of `input` (csel::build_tree_pair), each checked as MPI_Init and
 // MPID_Init check it; ch4_stock nullopt: an input that chooses a composition is refused.
-// Throws UsageError as build_checked_tree.
+// Throws as build_checked_tree.
 csel::TreePair build_checked_pair(const csel::Json& stock, const std::optional<csel::Json>& ch4_stock,
                                   const csel::TreeInput& input);
 
