@@ -164,7 +164,9 @@ run_config() {
     local -a env=()
     case $name in
         hier) for c in "${ALL_COLLS[@]}"; do env+=("MPIR_CVAR_${c^^}_INTRA_ALGORITHM=hier"); done ;;
-        tuned) env+=("MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=$tree") ;;
+        tuned)  # the pair tune wrote: its CH4 tree where it picked a composition
+            env+=("MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=$tree")
+            if [ -f "$tree.ch4" ]; then env+=("MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE=$tree.ch4"); fi ;;
         mpich) ;;
         mpich:composition=*) env+=("MPIR_CVAR_${C}_COMPOSITION=${name#*=}") ;;
         mpich:*) env+=("MPIR_CVAR_${C}_DEVICE_COLLECTIVE=0" "MPIR_CVAR_${C}_INTRA_ALGORITHM=${name#mpich:}") ;;

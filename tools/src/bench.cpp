@@ -190,8 +190,10 @@ void warn_oversubscription(const JobFacts& facts, const Plan& plan, std::ostream
         if (it != configuration.params.end()) never_yields = it->second == "0" || it->second == "false";
     }
     for (const HostLoad& host : facts.oversubscribed) {
-        err << "hiertune: " << (never_yields ? "warning" : "note") << ": host " << host.host << " runs "
-            << host.ranks << " ranks on " << host.cores << " cores";
+        const bool one_kernel = host.host.find(',') != std::string::npos;  // emulated nodes of one machine
+        err << "hiertune: " << (never_yields ? "warning" : "note") << ": host " << host.host
+            << (one_kernel ? " (one machine)" : "") << " runs " << host.ranks << " ranks on " << host.cores
+            << " cores";
         if (never_yields)
             err << " and " << kThrottle
                 << " is off: waiting ranks spin without yielding the core, so timings measure the"

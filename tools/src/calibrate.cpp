@@ -192,6 +192,7 @@ int run_calibrate(const CalibrateOptions& options, std::ostream& out, std::ostre
     CalibrationRun run;
     run.job_description = rank == 0 ? &facts.job : nullptr;
     run.cluster = options.cluster;
+    for (const HostLoad& load : facts.oversubscribed) run.shared_cores.push_back(to_string(load));
     int measure = 1;
     if (rank == 0 && !options.db_path.empty()) {
         try {

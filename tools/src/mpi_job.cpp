@@ -1,6 +1,7 @@
 #include "mpi_job.hpp"
 
 #include <cstring>
+#include <fstream>
 
 #include <mpi.h>
 #include <unistd.h>
@@ -9,6 +10,11 @@
 #include "hiertune/common/usage_error.hpp"
 
 namespace hiertune {
+
+namespace {
+// A boot id as Linux writes it, 8-4-4-4-12 hex digits ("" where unreadable)
+constexpr std::size_t kBootIdLength = 36;
+}  // namespace
 
 MpiToolsSession::MpiToolsSession() {
     int provided = 0;
@@ -64,15 +70,21 @@ JobFacts gather_job_facts(const std::string& machine) {
     const int cores = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
     std::vector<int> cores_of_rank(static_cast<std::size_t>(size));
     MPI_Gather(&cores, 1, MPI_INT, cores_of_rank.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+    // the kernel's boot id: namespaces of one machine (emulated nodes) share its cores
+    char kernel[kBootIdLength + 1] = {};
+    std::ifstream("/proc/sys/kernel/random/boot_id").read(kernel, kBootIdLength);
+    std::vector<char> kernels(static_cast<std::size_t>(size) * sizeof kernel);
+    MPI_Gather(kernel, sizeof kernel, MPI_CHAR, kernels.data(), sizeof kernel, MPI_CHAR, 0, MPI_COMM_WORLD);
 
     JobFacts facts;
     if (rank != 0) return facts;
-    std::vector<std::string> host_of_rank;
+    std::vector<std::string> host_of_rank, kernel_of_rank;
     for (int r = 0; r < size; ++r) {
         const char* host = &names[static_cast<std::size_t>(r) * MPI_MAX_PROCESSOR_NAME];
         host_of_rank.emplace_back(host, strnlen(host, MPI_MAX_PROCESSOR_NAME));
+        kernel_of_rank.emplace_back(&kernels[static_cast<std::size_t>(r) * sizeof kernel]);
     }
-    facts.oversubscribed = oversubscribed_hosts(host_of_rank, cores_of_rank);
+    facts.oversubscribed = oversubscribed_hosts(host_of_rank, kernel_of_rank, cores_of_rank);
 
     char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
     int version_len = 0;

@@ -75,14 +75,16 @@ std::string us_text(const std::optional<double>& seconds) {
 }
 
 // Step 0: the calibrate job (it keeps a stored calibration) names the job
-// every later step files under; options.machine becomes its machine.
+// every later step files under; options.machine becomes its machine.  shared_cores:
+// the job's hosts whose ranks outnumber their cores.
 Job calibrate_step(TuneOptions& options, const std::string& hiertune, const fs::path& report_dir,
-                   std::ostream& out) {
+                   std::vector<std::string>& shared_cores, std::ostream& out) {
     const fs::path output = report_dir / "calibration.jsonl";
     run_step("step 0 (calibrate)", {calibrate_launch(options, hiertune)}, out, output.string());
     std::ifstream lines(output);
     const std::optional<CalibratedJob> calibrated = calibrated_job(lines);
     if (!calibrated) throw TuneError("step 0 (calibrate): its output " + output.string() + " names no job");
+    shared_cores = calibrated->shared_cores;
     const MeasureDb db = MeasureDb::open(options.db_path);
     std::optional<Job> job;
     for (const Job& stored : db.jobs())
@@ -319,9 +321,12 @@ PickReports validate_picks(const TuneOptions& options, const Job& job, const Mea
 // the picks step 5b put back, the tree timing and the coverage table.
 std::string tune_report_text(const Job& job, const MeasureDb& db, const TunePlan& plan, const PickReports& reports,
                              const std::vector<RevertedPick>& reverted, const TreeTimingReport& tree_report,
+                             const std::vector<std::string>& notes,
                              const std::function<std::optional<double>(const char*)>& time_of) {
     std::ostringstream text;
-    text << calibration_report(db.calibration(job.id)) << '\n';
+    text << calibration_report(db.calibration(job.id));
+    for (const std::string& line : notes) text << line << '\n';
+    text << '\n';
     for (const std::string& note : plan.skipped) text << note << '\n';
     if (reports.has_model) write_report_text(reports.model, text);
     if (const std::optional<double> stock_seconds = time_of("stock"); stock_seconds && reports.has_model) {
@@ -350,7 +355,8 @@ std::string tune_report_text(const Job& job, const MeasureDb& db, const TunePlan
 // beyond the noise (unless options.allow_tree_slower), once all is written.
 void write_tune_report(const TuneOptions& options, const Job& job, const MeasureDb& db, const TunePlan& plan,
                        const std::vector<RevertedPick>& reverted, const std::string& digest,
-                       const std::string& shapes_text, const fs::path& report_dir, std::ostream& out) {
+                       const std::vector<std::string>& notes, const std::string& shapes_text,
+                       const fs::path& report_dir, std::ostream& out) {
     const std::map<std::string, double> times = db.step_times(job.id);
     const std::function<std::optional<double>(const char*)> time_of = [&](const char* step) {
         const auto found = times.find(step);
@@ -365,7 +371,7 @@ void write_tune_report(const TuneOptions& options, const Job& job, const Measure
     } catch (const std::runtime_error& e) {  // ValidationError, or a round missing
         throw TuneError(std::string("step 7 (report): the tree timing: ") + e.what());
     }
-    const std::string text = tune_report_text(job, db, plan, reports, reverted, tree_report, time_of) + shapes_text;
+    const std::string text = tune_report_text(job, db, plan, reports, reverted, tree_report, notes, time_of) + shapes_text;
     // the CSV files and the plot: the model's picks where there are any, else the measured ones
     const ValidationReport& tabled = reports.has_model ? reports.model : reports.measured;
     std::ostringstream summary, predictions, tree_csv;
@@ -516,7 +522,7 @@ private:
     }
 
     void calibrate() {
-        job_ = calibrate_step(options_, hiertune_, report_dir_, out_);
+        job_ = calibrate_step(options_, hiertune_, report_dir_, shared_cores_, out_);
         db_.emplace(MeasureDb::open(options_.db_path));
         // a later job filed elsewhere (the launch placed the ranks otherwise) leaves this job incomplete
         elsewhere_ = " not stored under job " + std::to_string(job_.id) + " (" + describe_job(job_.description) +
@@ -741,7 +747,9 @@ private:
             shapes_text += '\n';
             for (const std::string& line : predicted_shape_lines(predicted, basis_)) shapes_text += line + '\n';
         }
-        write_tune_report(options_, job_, *db_, plan_, reverted_, digest_, shapes_text, report_dir_, out_);
+        write_tune_report(options_, job_, *db_, plan_, reverted_, digest_,
+                          shared_cores_lines(plan_, shared_cores_, options_.keep_unproven), shapes_text, report_dir_,
+                          out_);
         if (!failed.empty()) throw TuneError("further shape " + failed + ": see " + (report_dir_ / "report.txt").string());
     }
 
@@ -798,6 +806,7 @@ private:
     TunePlan plan_;
     std::string digest_;
     std::vector<RevertedPick> reverted_;  // step 5b's
+    std::vector<std::string> shared_cores_;  // step 0's: hosts whose ranks outnumber their cores
     std::vector<ShapeRun> shapes_;        // --shapes, from step 0 on
     std::vector<PredictedShape> predicted_;  // --predict-shapes, from step 2 on
     PredictionBasis basis_;                  // what they are predicted from

@@ -98,6 +98,15 @@ calibration=$(sql_rows "$db" "SELECT job_id, link,
 [ "$calibration" = "1:0-1:1:cliques: mpi_tune 1:intra:1:cliques: mpi_tune" ] || fail "calibration rows: $calibration"
 [ "$(head -1 "$report/report.txt")" = "cluster: cliques: mpi_tune" ] || fail "report.txt: no cluster line first"
 sed -n 2p "$report/report.txt" | grep -q '^link *latency(us) *bandwidth(MB/s) *reps$' || fail "report.txt: no table"
+# 4 ranks on this host: where they outnumber its cores the report says which picks stand on such figures
+if [ "$(nproc)" -lt 4 ]; then
+    grep -qx "shared cores: $(hostname): 4 ranks on $(nproc) cores" "$report/report.txt" ||
+        fail "report.txt: no shared cores line"
+    grep -q "^  \(picks there other than MPICH's selection: .* B (--keep-unproven: not checked against no tree)\|no pick there other than MPICH's selection\)$" \
+        "$report/report.txt" || fail "report.txt: the shared cores' picks"
+else
+    grep -q "^shared cores:" "$report/report.txt" && fail "report.txt: shared cores with $(nproc) cores"
+fi
 sed -n 3,4p "$report/report.txt" | awk '$2 > 0 && $3 > 0 { n++ } END { exit n != 2 }' ||
     fail "report.txt: calibration rows $(sed -n 3,4p "$report/report.txt")"
 [ "$(sed -n 3,4p "$report/report.txt" | cut -d' ' -f1 | tr '\n' ' ')" = "0-1 intra " ] || fail "report.txt: links"

@@ -206,15 +206,23 @@ TEST(Topology, PlacementFromTheNodeOfEachRank) {
 }
 
 TEST(Topology, OversubscriptionCountsRanksPerRealHost) {
-    // 8 ranks on one 2-core host, emulated as 4 nodes: still one host
-    const std::vector<std::string> hosts(8, "vm");
-    const auto loads = oversubscribed_hosts(hosts, std::vector<int>(8, 2));
+    // 8 ranks on one 2-core host, emulated as 4 cliques: still one host
+    const std::vector<std::string> hosts(8, "vm"), unknown(8, "");
+    const auto loads = oversubscribed_hosts(hosts, unknown, std::vector<int>(8, 2));
     ASSERT_EQ(loads.size(), 1u);
     EXPECT_EQ(loads[0].host, "vm");
     EXPECT_EQ(loads[0].ranks, 8);
     EXPECT_EQ(loads[0].cores, 2);
-    EXPECT_TRUE(oversubscribed_hosts({"a", "a", "b", "b"}, {2, 2, 2, 2}).empty());
-    EXPECT_EQ(oversubscribed_hosts({"a", "a", "a", "b"}, {2, 2, 2, 4}).size(), 1u);
+    EXPECT_TRUE(oversubscribed_hosts({"a", "a", "b", "b"}, {"", "", "", ""}, {2, 2, 2, 2}).empty());
+    EXPECT_EQ(oversubscribed_hosts({"a", "a", "a", "b"}, {"", "", "", ""}, {2, 2, 2, 4}).size(), 1u);
+    // emulated nodes in network namespaces: their own names, one kernel and its cores
+    const auto shared = oversubscribed_hosts({"n0", "n0", "n1", "n1"}, {"k", "k", "k", "k"}, {2, 2, 2, 2});
+    ASSERT_EQ(shared.size(), 1u);
+    EXPECT_EQ(shared[0].host, "n0, n1");
+    EXPECT_EQ(shared[0].ranks, 4);
+    // two machines (two kernels) of two ranks each on two cores each: none
+    EXPECT_TRUE(oversubscribed_hosts({"n0", "n0", "n1", "n1"}, {"k0", "k0", "k1", "k1"}, {2, 2, 2, 2}).empty());
+    EXPECT_THROW(oversubscribed_hosts({"a"}, {}, {2}), std::invalid_argument);
 }
 
 TEST(Topology, LibraryVersionOnOneLine) {

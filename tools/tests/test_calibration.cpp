@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "hiertune/models/calibration.hpp"
+#include "hiertune/common/topology.hpp"
 #include "hiertune/common/usage_error.hpp"
 
 namespace hiertune {
@@ -112,7 +113,7 @@ TEST(Calibration, Table) {
 
 TEST(Calibration, JsonCsvAndText) {
     const JobDescription job{"emucluster-100mbit", 4, 2, 2, "block", "MPICH 4.0.2"};
-    CalibrationRun run{links(), "emucluster: 2 nodes", false, "", 3, &job};
+    CalibrationRun run{links(), "emucluster: 2 nodes", false, "", 3, &job, {}};
     std::ostringstream json;
     write_calibration(run, OutputFormat::json, json);
     std::istringstream json_lines(json.str());
@@ -180,6 +181,23 @@ TEST(Calibration, JobFromJsonOutputAmidOtherLines) {
     EXPECT_FALSE(calibrated_job(no_job));
     std::istringstream empty("");
     EXPECT_FALSE(calibrated_job(empty));
+    EXPECT_TRUE(job->shared_cores.empty());
+}
+
+// The hosts whose ranks outnumber their cores go into every JSON line and back out
+TEST(Calibration, SharedCoresInTheJsonOutput) {
+    CalibrationRun run;
+    run.links = {LinkCalibration{"0-1", 45.2e-6, 11.5e6, 100, 12}};
+    run.job = 3;
+    const JobDescription job{"box", 8, 4, 2, "block", "b"};
+    run.job_description = &job;
+    EXPECT_FALSE(calibration_json(run.links[0], run).contains("shared_cores"));
+    run.shared_cores = {to_string(HostLoad{"n0, n1, n2, n3", 8, 2})};
+    EXPECT_EQ(run.shared_cores[0], "n0, n1, n2, n3: 8 ranks on 2 cores");
+    std::istringstream lines(calibration_json(run.links[0], run).dump() + "\n");
+    const std::optional<CalibratedJob> parsed = calibrated_job(lines);
+    ASSERT_TRUE(parsed);
+    EXPECT_EQ(parsed->shared_cores, run.shared_cores);
 }
 
 // ---- the calibration table of the measurement database

@@ -829,6 +829,20 @@ TEST(Tune, ACh4CompositionIsAStockCandidate) {
     EXPECT_NE(report.ch4->tree.dump().find("MPIDI_Bcast_intra_composition_beta"), std::string::npos);
     EXPECT_EQ(report.tree.tree.dump().find("composition"), std::string::npos);
     EXPECT_EQ(report.lines.back(), "a CH4 composition picked: a CH4 tree goes with the tree");
+
+    // ranks that shared cores: the report says which picks below 16 KiB stand on such figures
+    EXPECT_TRUE(shared_cores_lines(result, {}, false).empty());
+    const std::vector<std::string> shared{"n0, n1: 4 ranks on 2 cores"};
+    std::vector<std::string> lines = shared_cores_lines(result, shared, false);
+    ASSERT_EQ(lines.size(), 3u);
+    EXPECT_EQ(lines[0], "shared cores: n0, n1: 4 ranks on 2 cores");
+    EXPECT_EQ(lines[1].rfind("  below 16384 B such jobs time the scheduler", 0), 0u) << lines[1];
+    EXPECT_EQ(lines[2], "  picks there other than MPICH's selection: bcast 1024 B (each measured faster than no tree "
+                        "beyond the noise: step 5b)");
+    EXPECT_NE(shared_cores_lines(result, shared, true)[2].find("(--keep-unproven: not checked against no tree)"),
+              std::string::npos);
+    result.cases[0].pick = kStockLabel;
+    EXPECT_EQ(shared_cores_lines(result, shared, false)[2], "  no pick there other than MPICH's selection");
 }
 
 TEST(Tune, SizesWithoutTasksAreNamed) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 namespace hiertune {
@@ -31,19 +32,27 @@ Layout describe_layout(const std::vector<int>& node_of_rank) {
     return layout;
 }
 
+std::string to_string(const HostLoad& load) {
+    return load.host + ": " + std::to_string(load.ranks) + " ranks on " + std::to_string(load.cores) + " cores";
+}
+
 std::vector<HostLoad> oversubscribed_hosts(const std::vector<std::string>& host_of_rank,
+                                           const std::vector<std::string>& kernel_of_rank,
                                            const std::vector<int>& cores_of_rank) {
-    if (host_of_rank.size() != cores_of_rank.size())
-        throw std::invalid_argument("oversubscribed_hosts: one host and core count per rank");
-    std::map<std::string, HostLoad> hosts;
+    if (host_of_rank.size() != cores_of_rank.size() || kernel_of_rank.size() != cores_of_rank.size())
+        throw std::invalid_argument("oversubscribed_hosts: one host, kernel and core count per rank");
+    std::map<std::string, HostLoad> hosts;  // by kernel
+    std::map<std::string, std::set<std::string>> named;
     for (std::size_t r = 0; r < host_of_rank.size(); ++r) {
-        HostLoad& load = hosts[host_of_rank[r]];
-        load.host = host_of_rank[r];
+        const std::string key = kernel_of_rank[r].empty() ? "host " + host_of_rank[r] : kernel_of_rank[r];
+        HostLoad& load = hosts[key];
+        if (named[key].insert(host_of_rank[r]).second)
+            load.host += (load.host.empty() ? "" : ", ") + host_of_rank[r];
         ++load.ranks;
         load.cores = load.ranks == 1 ? cores_of_rank[r] : std::min(load.cores, cores_of_rank[r]);
     }
     std::vector<HostLoad> result;
-    for (const auto& [host, load] : hosts)
+    for (const auto& [key, load] : hosts)
         if (load.ranks > load.cores) result.push_back(load);
     return result;
 }

@@ -57,7 +57,7 @@ std::string best_row(const StoredPoint& point) {
 // {"cluster": ..., "measured_at": ..., "links": [one calibrate --json object per link]}, null if none.
 nlohmann::ordered_json calibration_object(const StoredCalibration& calibration) {
     if (calibration.links.empty()) return nullptr;
-    const CalibrationRun run{{}, calibration.cluster, true, calibration.measured_at, std::nullopt, nullptr};
+    const CalibrationRun run{{}, calibration.cluster, true, calibration.measured_at, std::nullopt, nullptr, {}};
     nlohmann::ordered_json links = nlohmann::ordered_json::array();
     for (const LinkCalibration& link : calibration.links) {
         nlohmann::ordered_json object = calibration_json(link, run);

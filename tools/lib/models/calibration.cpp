@@ -146,6 +146,7 @@ nlohmann::ordered_json calibration_json(const LinkCalibration& link, const Calib
         object["ppn"] = job->ppn;
         object["placement"] = job->placement;
     }
+    if (!run.shared_cores.empty()) object["shared_cores"] = run.shared_cores;
     return object;
 }
 
@@ -199,7 +200,12 @@ std::optional<CalibratedJob> calibrated_job(std::istream& json_lines) {
         if (!object.is_object() || !object.contains("job") || !object.contains("machine") ||
             !object["job"].is_number_integer() || !object["machine"].is_string())
             continue;
-        if (!found) found = CalibratedJob{object["job"].get<JobId>(), object["machine"].get<std::string>(), false};
+        if (!found) {
+            found = CalibratedJob{object["job"].get<JobId>(), object["machine"].get<std::string>(), false, {}};
+            if (object.contains("shared_cores") && object["shared_cores"].is_array())
+                for (const nlohmann::json& host : object["shared_cores"])
+                    if (host.is_string()) found->shared_cores.push_back(host.get<std::string>());
+        }
         if (object.value("source", "") == "measured") found->measured = true;
     }
     return found;

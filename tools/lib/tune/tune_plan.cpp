@@ -365,6 +365,32 @@ std::vector<std::string> coverage_lines(const TunePlan& plan, const std::vector<
     return lines;
 }
 
+std::vector<std::string> shared_cores_lines(const TunePlan& plan, const std::vector<std::string>& shared_cores,
+                                            bool keep_unproven) {
+    if (shared_cores.empty()) return {};
+    std::vector<std::string> lines;
+    for (const std::string& hosts : shared_cores) lines.push_back("shared cores: " + hosts);
+    lines.push_back("  below " + std::to_string(kSharedCoresNoiseBelow) +
+                    " B such jobs time the scheduler as much as the links: where ranks have cores of their own "
+                    "the choices there may rank otherwise");
+    std::map<std::string, std::string> sizes;  // by collective, in plan order below
+    std::vector<std::string> order;
+    for (const SizeCase& c : plan.cases) {
+        if (c.msg_bytes >= kSharedCoresNoiseBelow || c.pick == kStockLabel) continue;
+        if (!sizes.count(c.collective)) order.push_back(c.collective);
+        sizes[c.collective] += " " + std::to_string(c.msg_bytes);
+    }
+    std::string picks;
+    for (const std::string& collective : order) picks += (picks.empty() ? "" : ", ") + collective + sizes[collective] + " B";
+    if (picks.empty())
+        lines.push_back("  no pick there other than MPICH's selection");
+    else
+        lines.push_back("  picks there other than MPICH's selection: " + picks +
+                        (keep_unproven ? " (--keep-unproven: not checked against no tree)"
+                                       : " (each measured faster than no tree beyond the noise: step 5b)"));
+    return lines;
+}
+
 TreeCoverage tree_coverage(const std::string& tree_digest,
                            const std::vector<std::pair<const TunePlan*, const std::vector<RevertedPick>*>>& plans) {
     TreeCoverage file{tree_digest, {}};

@@ -24,10 +24,17 @@ struct HostLoad {
     int cores = 0;
 };
 
-// Hosts with more ranks than online cores, by processor name (emulated
-// nodes share a real host, so MPI_COMM_TYPE_SHARED cannot tell).  cores_of_rank[r]
-// is what rank r saw; a host's smallest report counts.
+// Hosts with more ranks than online cores.  A host is a kernel: the ranks whose
+// kernel_of_rank (its boot id) is the same share its cores whatever their processor
+// names (emulated nodes in network namespaces of one machine; MPI_COMM_TYPE_SHARED
+// cannot tell either); a rank without one ("") is a host of its processor name alone.
+// cores_of_rank[r] is what rank r saw; a host's smallest report counts.  HostLoad::host:
+// the processor names of its ranks, in rank order ("mhe-n0, mhe-n1").
+// "mhe-n0, mhe-n1: 8 ranks on 2 cores"
+std::string to_string(const HostLoad& load);
+
 std::vector<HostLoad> oversubscribed_hosts(const std::vector<std::string>& host_of_rank,
+                                           const std::vector<std::string>& kernel_of_rank,
                                            const std::vector<int>& cores_of_rank);
 
 // MPI_Get_library_version text on one line: "key: value; key: value", blank

@@ -71,6 +71,8 @@ struct CalibrationRun {
     std::string measured_at;           // from_db: when it was measured
     std::optional<JobId> job;          // with --db
     const JobDescription* job_description = nullptr;
+    // the hosts whose ranks outnumber their cores (topology.hpp to_string(HostLoad))
+    std::vector<std::string> shared_cores;
 };
 
 // "cluster: <line>", "cluster: unknown" when empty.
@@ -97,6 +99,7 @@ struct CalibratedJob {
     JobId job = 0;
     std::string machine;
     bool measured = false;  // some link measured now (else all from the database)
+    std::vector<std::string> shared_cores;  // CalibrationRun::shared_cores of the job
 };
 std::optional<CalibratedJob> calibrated_job(std::istream& json_lines);
 

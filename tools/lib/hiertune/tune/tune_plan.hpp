@@ -142,6 +142,18 @@ std::vector<std::string> coverage_lines(const TunePlan& plan, const std::vector<
 TreeCoverage tree_coverage(const std::string& tree_digest,
                            const std::vector<std::pair<const TunePlan*, const std::vector<RevertedPick>*>>& plans);
 
+// Below this size a job whose ranks share cores times the scheduler as much as the links
+// (8 ranks on the 2-core VM: README, "small messages"): the report says which picks
+// stand on such figures.
+constexpr std::uint64_t kSharedCoresNoiseBelow = 16384;
+
+// The report's note on a job whose ranks shared cores (calibrate's shared_cores, one
+// "hosts: N ranks on C cores" each; none: no lines): the picks below
+// kSharedCoresNoiseBelow that are not MPICH's selection, and whether step 5b checked them
+// against no tree (keep_unproven: it did not).
+std::vector<std::string> shared_cores_lines(const TunePlan& plan, const std::vector<std::string>& shared_cores,
+                                            bool keep_unproven);
+
 // Step 3: the trees of the plan's picks over `stock` and `ch4_stock`
 // (build_checked_pair: the CH4 tree where a composition was picked), with
 // the picks of the further shapes' plans beside them, each at its own tree
