@@ -256,6 +256,11 @@ sed -n '/^== tune step 5\/7/,/^== tune step 6\/7/p' "$tmp/out8" | grep '^\$ ' > 
     fail "tree timing jobs and the CH4 tree: $(cat "$tmp/ch4-jobs")"
 grep -q "^bcast  *2048-204800 and up  *measured  *MPIDI_Bcast_intra_composition_beta$" "$tmp/ch4-report/report.txt" ||
     fail "coverage: $(sed -n '/^# coverage:/,$p' "$tmp/ch4-report/report.txt")"
+# the coverage file beside the tree is the MPIR tree's: show-tree gives each row its source
+"$hiertune" show-tree "$ch4tree" -C bcast --comm-sizes 4 --ppn 2 > "$tmp/ch4-show" 2> "$tmp/ch4-show-err" ||
+    fail "show-tree of the tree with a CH4 tree failed"
+grep -q "  source  " "$tmp/ch4-show" && [ ! -s "$tmp/ch4-show-err" ] ||
+    fail "show-tree: no source column ($(cat "$tmp/ch4-show-err"))"
 # every composition measured slow: none picked, and the CH4 tree of the earlier tree goes
 set_compositions %_COMPOSITION=% 1
 "$hiertune" "${ch4args[@]}" --launcher "env MPIR_CVAR_NUM_CLIQUES=2 '$mpiexec' -n 4" > "$tmp/out9" 2> "$tmp/err9" ||
