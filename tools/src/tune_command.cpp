@@ -700,15 +700,17 @@ private:
     }
 
     void generate() {
+        std::vector<const TunePlan*> shapes;
+        for (const auto& [plan, reverted] : all_plans())
+            if (plan != &plan_) shapes.push_back(plan);
+        const fs::path ch4 = ch4_tree_path(options_.tree_path);
+        bool with_ch4 = false;
         try {
-            std::vector<const TunePlan*> shapes;
-            for (const auto& [plan, reverted] : all_plans())
-                if (plan != &plan_) shapes.push_back(plan);
             const GenerateReport generated = plan_tree(plan_, stock_, shapes, ch4_stock_);
             csel::save_tree(generated.tree.tree, options_.tree_path);
             // the CH4 tree goes beside the tree (install-tree installs both), an earlier one goes
-            const fs::path ch4 = ch4_tree_path(options_.tree_path);
-            if (generated.ch4)
+            with_ch4 = generated.ch4.has_value();
+            if (with_ch4)
                 csel::save_tree(generated.ch4->tree, ch4.string());
             else
                 fs::remove(ch4);
@@ -717,12 +719,11 @@ private:
             throw TuneError(std::string("step 3 (generate): ") + e.what());
         }
         out_ << "wrote " << options_.tree_path << '\n';
-        const fs::path ch4 = ch4_tree_path(options_.tree_path);
-        if (fs::exists(ch4)) out_ << "wrote " << ch4.string() << " (the CH4 tree tuned with it)\n";
+        if (with_ch4) out_ << "wrote " << ch4.string() << " (the CH4 tree tuned with it)\n";
         // the pair is timed and stored as one tree; the coverage file is the MPIR tree's
         // (show-tree checks it against that file)
         const std::string mpir = read_whole_file(options_.tree_path);
-        digest_ = tree_digest(mpir + (fs::exists(ch4) ? read_whole_file(ch4.string()) : std::string()));
+        digest_ = tree_digest(mpir + (with_ch4 ? read_whole_file(ch4.string()) : std::string()));
         save_coverage(tree_coverage(tree_digest(mpir), all_plans()), coverage_path(options_.tree_path));
     }
 

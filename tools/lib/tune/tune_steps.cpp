@@ -680,11 +680,21 @@ VerifyCase parse_verify_case(const std::string& text) {
     return c;
 }
 
+namespace {
+
+// The CH4 tree beside the tree, where there is one
+std::optional<std::string> ch4_tree_beside(const std::string& tree) {
+    const std::filesystem::path ch4 = ch4_tree_path(tree);
+    return std::filesystem::exists(ch4) ? std::optional<std::string>(ch4.string()) : std::nullopt;
+}
+
+}  // namespace
+
 std::vector<std::pair<std::string, std::string>> tree_env(const std::string& tree, bool with_tree) {
-    const bool ch4 = with_tree && std::filesystem::exists(ch4_tree_path(tree));
+    const std::optional<std::string> ch4 = with_tree ? ch4_tree_beside(tree) : std::nullopt;
     // "": MPICH's built-in tree even where the caller's environment names one
     return {{"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE", with_tree ? tree : ""},
-            {"MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE", ch4 ? ch4_tree_path(tree).string() : ""}};
+            {"MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE", ch4.value_or("")}};
 }
 
 Launch verify_launch(const TuneOptions& options, const std::string& hiertune, const std::string& tree,
@@ -693,7 +703,7 @@ Launch verify_launch(const TuneOptions& options, const std::string& hiertune, co
     Launch launch{"verify", mpiexec_prefix(options), base_env(options)};
     const auto env = tree_env(tree, true);
     launch.env.insert(launch.env.end(), env.begin(), env.end());
-    const bool ch4 = !env.back().second.empty();
+    const bool ch4 = ch4_tree_beside(tree).has_value();
     launch.argv.push_back(hiertune);
     launch.argv.push_back("verify");
     for (VerifyCase c : cases) {

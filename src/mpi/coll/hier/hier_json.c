@@ -210,15 +210,24 @@ static void report_problem(void *ctx, const char *where, const char *what, const
         MPL_error_printf("mpich-hier: %s=%s: %s\n", t->cvar, t->path, what);
 }
 
+/* The tree at path read and checked at its level, each problem through fn: NULL when it
+ * cannot be read or has one */
+static struct json_object *read_checked_tree(const char *path, MPII_Hier_tree_level level,
+                                             MPII_Hier_problem_fn fn, void *ctx)
+{
+    struct json_object *tree = MPII_Hier_read_tree(path, fn, ctx);
+    if (tree && MPII_Hier_check_tree(tree, level, fn, ctx)) {
+        json_object_put(tree);
+        tree = NULL;
+    }
+    return tree;
+}
+
 /* The user's tree at the level MPICH reads it from, checked: NULL when it is not valid
  * (each problem said; MPI_Init then fails after its barrier on the built-in tree) */
 static struct json_object *user_tree_read(const user_tree * t, MPII_Hier_tree_level level)
 {
-    struct json_object *tree = MPII_Hier_read_tree(t->path, report_problem, (void *) t);
-    if (tree && MPII_Hier_check_tree(tree, level, report_problem, (void *) t)) {
-        json_object_put(tree);
-        tree = NULL;
-    }
+    struct json_object *tree = read_checked_tree(t->path, level, report_problem, (void *) t);
     if (!tree)
         MPIR_ERR_SET1(MPII_Hier_init_errno, MPI_ERR_ARG, "**arg", "**arg %s", t->invalid);
     return tree;
@@ -358,11 +367,7 @@ static int site_tree_load(const site_tree * t, const char *builtin, char **json)
         refuse_site_tree(t, why);
         return MPI_SUCCESS;
     }
-    tree = MPII_Hier_read_tree(t->path, report_site_problem, (void *) t);
-    if (tree && MPII_Hier_check_tree(tree, t->level, report_site_problem, (void *) t)) {
-        json_object_put(tree);
-        tree = NULL;
-    }
+    tree = read_checked_tree(t->path, t->level, report_site_problem, (void *) t);
     if (!tree) {
         refuse_site_tree(t, "it is not a valid tree (the problems above)");
         return MPI_SUCCESS;
