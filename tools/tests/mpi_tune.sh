@@ -464,6 +464,15 @@ grep -q "^hiertune: error: no mpiexec at $tmp/none" "$tmp/e1" || fail "missing m
 "$hiertune" tune -n 4 --nodes 2 --allow-cliques --stock "$tmp/none.json" --db "$tmp/e.sqlite" 2> "$tmp/e2" &&
     fail "missing stock accepted"
 grep -q "^hiertune: error: cannot read JSON tree" "$tmp/e2" || fail "missing stock: $(cat "$tmp/e2")"
+# --ch4-stock: a missing file, and an MPIR tree where MPICH's CH4 tree belongs, fail before any job
+"$hiertune" tune -n 4 --nodes 2 --allow-cliques --stock "$stock" --ch4-stock "$tmp/none.json" --db "$tmp/e.sqlite" \
+    2> "$tmp/e2b" && fail "missing CH4 stock accepted"
+grep -q "^hiertune: error: cannot read JSON tree" "$tmp/e2b" || fail "missing CH4 stock: $(cat "$tmp/e2b")"
+"$hiertune" tune -n 4 --nodes 2 --allow-cliques --stock "$stock" --ch4-stock "$stock" --db "$tmp/e.sqlite" \
+    2> "$tmp/e2c" && fail "an MPIR tree as the CH4 stock accepted"
+grep -q "^hiertune: error: --ch4-stock $stock: MPID_Init would refuse this tree" "$tmp/e2c" ||
+    fail "MPIR tree as CH4 stock: $(cat "$tmp/e2c")"
+[ ! -e "$tmp/e.sqlite" ] || fail "a refused --ch4-stock created the database"
 (cd "$tmp" && "$hiertune" tune -n 4 --nodes 2 --allow-cliques -C alltoall --stock "$stock" 2> "$tmp/e3") &&
     fail "alltoall accepted"
 grep -q "alltoall not in {bcast,reduce,allreduce,allgather,gather,scatter,barrier,ibcast,ireduce,iallreduce,iallgather,igather,iscatter,ibarrier}" "$tmp/e3" ||
