@@ -16,3 +16,6 @@ tune_shapes=4x1,2x2
 # job shapes larger than the allocation (one rank per node): bcast and reduce picks
 # predicted by the analytic models fitted on the allocation's nodes, marked predicted
 tune_predicted_shapes=8x1,16x1
+# the wall time of the run (tune --budget): the steps that make, verify and time the tree
+# always run; the exhaustive sweep, which only checks the picks, gets what is left
+tune_budget=45m

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 
 #include "hiertune/common/cluster_env.hpp"
 #include "hiertune/tree/generate.hpp"
@@ -137,6 +138,14 @@ void TuneCli::bind_tree_and_model(CLI::App& tune) {
                                 "of this MPICH prefix (as 'hiertune install-tree'; without a value: ") +
                         mpich_prefix() + ", the MPICH hiertune is built against)")
         ->expected(0, 1);
+    tune.add_option("--budget", budget_s_,
+                    "Wall time this run may take, e.g. 45m, 2700s, 1h: the steps that make, verify and time the "
+                    "tree always run; the exhaustive sweep (step 6), which checks the picks and changes no tree, "
+                    "runs its jobs while each is estimated to end inside it; the report says what was left out "
+                    "(default: none)")
+        ->transform(CLI::AsNumberWithUnit(std::map<std::string, double>{{"s", 1}, {"m", 60}, {"min", 60}, {"h", 3600}},
+                                          CLI::AsNumberWithUnit::CASE_SENSITIVE))
+        ->check(CLI::PositiveNumber);
     tune.add_flag("--no-stock", no_stock_,
                   "Do not measure the stock selection (the tree then takes hier wherever the model predicts it)");
     tune.add_flag("--prune", prune_, "Model: HAN III-C pruning heuristics");
@@ -189,6 +198,7 @@ TuneOptions TuneCli::options() const {
     options.tree_tolerance = tree_tolerance_percent_ / 100;
     options.allow_tree_slower = allow_tree_slower_;
     options.keep_unproven = keep_unproven_;
+    options.budget_s = budget_s_;
     if (command_->count("--install") > 0) options.install_prefix = install_prefix_.empty() ? mpich_prefix() : install_prefix_;
     options.stock = !no_stock_;
     options.allow_cliques = allow_cliques_;

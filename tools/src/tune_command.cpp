@@ -16,6 +16,8 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <set>
+#include <numeric>
 #include <sstream>
 #include <utility>
 
@@ -30,6 +32,7 @@
 #include "hiertune/tune/task_bench.hpp"
 #include "hiertune/tune/predicted_shape.hpp"
 #include "hiertune/tune/tune_plan.hpp"
+#include "hiertune/tune/tune_budget.hpp"
 #include "hiertune/common/text.hpp"
 #include "hiertune/common/usage_error.hpp"
 #include "hiertune/report/validation.hpp"
@@ -287,13 +290,24 @@ void tree_timing_step(const TuneOptions& options, const std::string& hiertune, c
 struct PickReports {
     ValidationReport model, measured;
     bool has_model = false, has_measured = false;
+    std::size_t unswept = 0, swept = 0;  // the model's cases whose sweep tune --budget left out, and the rest
 };
+bool swept(const SizeCase& c) {
+    return std::all_of(c.configs.begin(), c.configs.end(), [](const ConfigTime& config) { return config.measured; });
+}
+// sweep_cut: the budget left sweep jobs out, so some cases have no sweep to check against.
 PickReports validate_picks(const TuneOptions& options, const Job& job, const MeasureDb& db, const TunePlan& plan,
-                           const std::function<std::optional<double>(const char*)>& time_of) {
+                           const std::function<std::optional<double>(const char*)>& time_of, bool sweep_cut) {
     std::vector<SizeCase> model_cases, measured_cases;
-    for (const SizeCase& c : plan.cases)
-        (c.measured_pick ? measured_cases : model_cases).push_back(c);
     PickReports reports;
+    for (const SizeCase& c : plan.cases)
+        if (c.measured_pick)
+            measured_cases.push_back(c);
+        else if (sweep_cut && !swept(c))
+            ++reports.unswept;
+        else
+            model_cases.push_back(c);
+    reports.swept = model_cases.size();
     const std::optional<double> stock_seconds = time_of("stock");
     // the stock reference is part of both ways of tuning
     const auto plus_stock = [&](std::optional<double> seconds) {
@@ -328,6 +342,9 @@ std::string tune_report_text(const Job& job, const MeasureDb& db, const TunePlan
     for (const std::string& line : notes) text << line << '\n';
     text << '\n';
     for (const std::string& note : plan.skipped) text << note << '\n';
+    if (reports.unswept > 0)
+        text << "the model's picks checked against the exhaustive sweep at " << reports.swept << " of "
+             << reports.swept + reports.unswept << " sizes: the budget left the others' sweep out\n";
     if (reports.has_model) write_report_text(reports.model, text);
     if (const std::optional<double> stock_seconds = time_of("stock"); stock_seconds && reports.has_model) {
         text << "(both times include the stock reference measurement, " << seconds_text(*stock_seconds) << ")\n";
@@ -355,14 +372,14 @@ std::string tune_report_text(const Job& job, const MeasureDb& db, const TunePlan
 // beyond the noise (unless options.allow_tree_slower), once all is written.
 void write_tune_report(const TuneOptions& options, const Job& job, const MeasureDb& db, const TunePlan& plan,
                        const std::vector<RevertedPick>& reverted, const std::string& digest,
-                       const std::vector<std::string>& notes, const std::string& shapes_text,
+                       const std::vector<std::string>& notes, bool sweep_cut, const std::string& shapes_text,
                        const fs::path& report_dir, std::ostream& out) {
     const std::map<std::string, double> times = db.step_times(job.id);
     const std::function<std::optional<double>(const char*)> time_of = [&](const char* step) {
         const auto found = times.find(step);
         return found == times.end() ? std::nullopt : std::optional<double>(found->second);
     };
-    const PickReports reports = validate_picks(options, job, db, plan, time_of);
+    const PickReports reports = validate_picks(options, job, db, plan, time_of, sweep_cut);
     TreeTimingReport tree_report;
     try {
         tree_report = evaluate_tree_timings(tree_timing_cases(options, db.tree_timings(job.id, digest)),
@@ -749,9 +766,10 @@ private:
             shapes_text += '\n';
             for (const std::string& line : predicted_shape_lines(predicted, basis_)) shapes_text += line + '\n';
         }
-        write_tune_report(options_, job_, *db_, plan_, reverted_, digest_,
-                          shared_cores_lines(plan_, shared_cores_, options_.keep_unproven), shapes_text, report_dir_,
-                          out_);
+        std::vector<std::string> notes = shared_cores_lines(plan_, shared_cores_, options_.keep_unproven);
+        for (const std::string& line : budget_lines(options_.budget_s, elapsed(), budget_cuts_)) notes.push_back(line);
+        write_tune_report(options_, job_, *db_, plan_, reverted_, digest_, notes, !budget_cuts_.empty(), shapes_text,
+                          report_dir_, out_);
         if (!failed.empty()) throw TuneError("further shape " + failed + ": see " + (report_dir_ / "report.txt").string());
     }
 
@@ -791,9 +809,38 @@ private:
                                      : std::string();
     }
 
+    // Each job while it is estimated to end inside the budget (tune_budget.hpp); not
+    // those of a collective an earlier run swept whole.
     void sweep() {
-        const double seconds = run_step("step 6 (bench)", bench_launches(options_, hiertune_), out_);
-        out_ << "exhaustive sweep: " << seconds_text(seconds) << '\n';
+        measure_plan(plan_, db_->points(job_.id));
+        std::set<std::string> unswept;
+        for (const SizeCase& c : plan_.cases)
+            if (!swept(c)) unswept.insert(c.collective);
+        std::vector<double> ran;
+        for (const Launch& launch : bench_launches(options_, hiertune_)) {
+            if (!unswept.count(sweep_collective(launch))) continue;
+            const double estimate = next_job_estimate(ran, stock_seconds_per_job());
+            if (!fits_budget(options_.budget_s, elapsed(), estimate)) {
+                budget_cuts_.push_back({"exhaustive sweep of " + sweep_job_name(launch), estimate,
+                                        std::max(0.0, options_.budget_s - elapsed())});
+                out_ << "budget: " << budget_cuts_.back().job << " left out\n";
+                continue;
+            }
+            ran.push_back(run_step("step 6 (bench)", {launch}, out_));
+        }
+        out_ << "exhaustive sweep: " << seconds_text(std::accumulate(ran.begin(), ran.end(), 0.0)) << '\n';
+    }
+
+    // The stock reference's time per job: the sweep's first estimate (its jobs are alike).
+    double stock_seconds_per_job() const {
+        const std::map<std::string, double> times = db_->step_times(job_.id);
+        const auto found = times.find("stock");
+        const std::size_t jobs = stock_launches(options_, hiertune_).size();
+        return found == times.end() || jobs == 0 ? 0.0 : found->second / static_cast<double>(jobs);
+    }
+
+    double elapsed() const {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
     }
 
     TuneOptions& options_;  // step 0 files the job under its machine name
@@ -812,6 +859,8 @@ private:
     std::vector<ShapeRun> shapes_;        // --shapes, from step 0 on
     std::vector<PredictedShape> predicted_;  // --predict-shapes, from step 2 on
     PredictionBasis basis_;                  // what they are predicted from
+    const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();  // the budget's clock
+    std::vector<BudgetCut> budget_cuts_;     // step 6's jobs the budget left out
 };
 
 }  // namespace

@@ -93,6 +93,8 @@ expect_bad "--comm-sizes" ht generate --db "$absent" --stock "$stock" -o "$tmp/t
 expect_bad "--chain-fanouts" ht generate --db "$absent" --stock "$stock" -o "$tmp/t.json" --from analytic --chain-fanouts 0
 expect_bad "--ranks" ht tune -n 1 --stock "$stock"
 expect_bad "--tree-rounds" ht tune -n 4 --stock "$stock" --tree-rounds 1
+expect_bad "--budget" ht tune -n 4 --stock "$stock" --budget 0
+expect_bad "--budget" ht tune -n 4 --stock "$stock" --budget 45x
 expect_bad "--precision" ht tune -n 4 --stock "$stock" --precision 0
 expect_bad "--precision" ht tune -n 4 --stock "$stock" --precision nan
 expect_bad "--max-time" ht tune -n 4 --stock "$stock" --max-time nan

@@ -370,7 +370,7 @@ rd=(tune -n 4 --nodes 2 -C reduce --sizes 2K,24K -s 8K --config inter_algo=tsp_k
     --db "$tmp/rd.sqlite" -o "$tmp/rd.json" --report "$tmp/rd-report" --stock "$stock" --mpiexec "$mpiexec"
     --task-warmup 1 --task-reps 5 --bench-warmup 1 --bench-min-reps 3 --bench-reps 10 --max-time 1
     --tree-rounds 2 --allow-tree-slower --keep-unproven --allow-cliques --no-stock)
-"$hiertune" "${rd[@]}" > "$tmp/rd_out" 2> "$tmp/rd_err" || { cat "$tmp/rd_out" "$tmp/rd_err"; fail "reduce tune failed"; }
+"$hiertune" "${rd[@]}" --budget 1s > "$tmp/rd_out" 2> "$tmp/rd_err" || { cat "$tmp/rd_out" "$tmp/rd_err"; fail "reduce tune failed"; }
 grep -qE "^reduce segsize=8192 inter_algo=tsp_kary intra_algo=binomial: sr [0-9.]+ irsr [0-9.]+ ir [0-9.]+ " "$tmp/rd_out" ||
     fail "reduce tasks not timed"
 grep -q "^reduce: inter_algo=tsp_allreduce_ring,intra_algo=binomial skipped (tsp_allreduce_ring is allreduce only)" \
@@ -379,6 +379,23 @@ grep -q "^reduce: inter_algo=tsp_allreduce_ring,intra_algo=binomial skipped (tsp
 grep -q "^verify reduce 24576 B: hier ran with 3 segments (expected 3), data ok: ok$" "$tmp/rd_out" ||
     { cat "$tmp/rd_out"; fail "reduce verify"; }
 grep -q '"algorithm=MPIR_Reduce_intra_hier"' "$tmp/rd.json" || fail "no hier reduce in the tree"
+# with --budget 1s the tree is still made, verified and timed; every sweep job is left out
+# and said so; the rerun without a budget resumes and sweeps
+sweep_job='^\$ .*/hiertune bench -C reduce -a hier:'
+grep -q "$sweep_job" "$tmp/rd_out" && fail "a sweep job ran past --budget 1s"
+grep -qE "^budget: exhaustive sweep of reduce, [0-9]+ configurations? left out$" "$tmp/rd_out" ||
+    { cat "$tmp/rd_out"; fail "the sweep job left out not said"; }
+grep -qE "^budget 1.0 s: this run took .* \(over by .*: the steps that make, verify and time the tree always run\)$" \
+    "$tmp/rd-report/report.txt" || { cat "$tmp/rd-report/report.txt"; fail "no budget line in the report"; }
+grep -qE "^  left out: exhaustive sweep of reduce, [0-9]+ configurations? \(estimated .*, 0.0 s left\)$" \
+    "$tmp/rd-report/report.txt" || fail "the report does not name the sweep job left out"
+grep -q "^the model's picks checked against the exhaustive sweep at 0 of 2 sizes: the budget left the others' sweep out$" \
+    "$tmp/rd-report/report.txt" || fail "the report does not say the picks went unchecked"
+"$hiertune" "${rd[@]}" > "$tmp/rd_out2" 2> "$tmp/rd_err2" ||
+    { cat "$tmp/rd_out2" "$tmp/rd_err2"; fail "reduce tune resumed without a budget failed"; }
+grep -q "$sweep_job" "$tmp/rd_out2" || fail "the resumed tune did not sweep"
+grep -q "^budget" "$tmp/rd-report/report.txt" && fail "a budget line without --budget"
+grep -q "^the model's picks checked against" "$tmp/rd-report/report.txt" && fail "picks unchecked after the sweep"
 
 echo "== gather, barrier, iscatter, ibarrier: measured (hier against MPICH's), one choice per shape, verify"
 ms=(tune -n 4 --nodes 2 -C gather,barrier,iscatter,ibarrier --measured-sizes 2K,24K

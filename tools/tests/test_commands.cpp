@@ -199,6 +199,25 @@ TEST_F(CommandLines, TuneInstallsIntoAPrefix) {
     EXPECT_EQ(bare.command.options().install_prefix, mpich_prefix());
 }
 
+// --budget takes seconds, minutes or hours; without it there is none; nothing below 1 s.
+TEST_F(CommandLines, TuneReadsItsBudget) {
+    for (const auto& [text, seconds] : {std::pair<std::string, double>{"45m", 2700}, {"2700", 2700}, {"90s", 90},
+                                        {"1h", 3600}, {"1.5m", 90}}) {
+        std::vector<std::string> args = kTuneArgs;
+        args.insert(args.end(), {"--budget", text});
+        Bound<TuneCli> tune(kHiertune);
+        tune.parse(args);
+        EXPECT_DOUBLE_EQ(tune.command.options().budget_s, seconds) << text;
+    }
+    EXPECT_DOUBLE_EQ(parsed_tune_options().budget_s, 0);
+    for (const char* bad : {"0", "-5m", "45x", "abc", "m"}) {
+        std::vector<std::string> args = kTuneArgs;
+        args.insert(args.end(), {"--budget", bad});
+        Bound<TuneCli> tune(kHiertune);
+        EXPECT_THROW(tune.parse(args), CLI::ParseError) << bad;
+    }
+}
+
 // What every bench job of tune carries: the sizes, the stopping rule and the database.
 void expect_bench_effort(const BenchOptions& bench, const TuneOptions& o) {
     EXPECT_EQ(bench.sizes, o.sizes);

@@ -445,6 +445,13 @@ TEST(Tune, BcastSkipsTheAllreduceRing) {
         bench[1].argv,
         {"-a", "hier:allreduce_hier_segsize=4096/32768,allreduce_hier_inter_algorithm=tsp_kary", "-a",
          "hier:allreduce_hier_segsize=4096/32768,allreduce_hier_inter_algorithm=tsp_allreduce_ring", "--sizes"}));
+    // how tune --budget names a sweep job it leaves out: not the emulated nodes' variable
+    EXPECT_EQ(sweep_collective(bench[1]), "allreduce");
+    EXPECT_EQ(sweep_job_name(bench[0]), "bcast, 1 configuration");
+    EXPECT_EQ(sweep_job_name(bench[1]), "allreduce, 2 configurations");
+    Launch grouped = bench[1];
+    grouped.env.push_back({"MPIR_CVAR_X", "y"});
+    EXPECT_EQ(sweep_job_name(grouped), "allreduce, 2 configurations, MPIR_CVAR_X=y");
 }
 
 TEST(Tune, AllowCliquesReachesTheMeasuringJobs) {

@@ -532,6 +532,20 @@ std::vector<Launch> bench_launches(const TuneOptions& options, const std::string
     return launches;
 }
 
+std::string sweep_collective(const Launch& launch) {
+    const auto flag = std::find(launch.argv.begin(), launch.argv.end(), "-C");
+    return flag == launch.argv.end() || flag + 1 == launch.argv.end() ? std::string() : *(flag + 1);
+}
+
+std::string sweep_job_name(const Launch& launch) {
+    const auto algorithms = std::count(launch.argv.begin(), launch.argv.end(), "-a");
+    std::string name = sweep_collective(launch) + ", " + std::to_string(algorithms) +
+                       (algorithms == 1 ? " configuration" : " configurations");
+    for (const auto& [variable, value] : launch.env)
+        if (variable != kNumCliquesEnv) name += ", " + variable + "=" + value;  // the launch group's
+    return name;
+}
+
 namespace {
 
 // The collective's CH4 compositions forced one by one ("default:MPIR_CVAR_BCAST_COMPOSITION=1/2/3"),

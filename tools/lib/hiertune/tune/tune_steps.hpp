@@ -113,6 +113,7 @@ struct TuneOptions {
     // same tree, neither verified nor timed (no job of theirs can run)
     std::vector<JobShape> predicted_shapes;
     std::string install_prefix;  // tune --install: the verified tree becomes this MPICH prefix's site tree
+    double budget_s = 0;         // tune --budget, seconds (0: none): what the sweep may use (tune_budget.hpp)
 };
 
 // The collectives of a tune or a tree timing that share their message sizes:
@@ -252,6 +253,13 @@ Launch bench_launch(const TuneOptions& options, const std::string& hiertune, con
 // Step (e): one `hiertune bench --db` job per collective and launch group
 // (of the configurations that apply to the collective).
 std::vector<Launch> bench_launches(const TuneOptions& options, const std::string& hiertune);
+
+// A sweep job's collective (its -C), "" where it names none.
+std::string sweep_collective(const Launch& launch);
+
+// A sweep job in a line, e.g. "bcast, 4 configurations, MPIR_CVAR_X=y" (its collective,
+// its algorithm count and the launch group's variables).
+std::string sweep_job_name(const Launch& launch);
 
 // Step (a), second half: the stock selection (`bench -a default`) of every
 // collective and size, one job per timed group (step "stock").  The model's pick is hier

@@ -1,0 +1,36 @@
+// A tune's time budget (tune --budget).  The steps that make the tree, verify it and
+// time it against no tree always run: they decide what every job gets.  The
+// exhaustive sweep (step 6) checks the picks and changes no tree, so it gets what is
+// left: its jobs run one by one while each is estimated to end inside the budget, and
+// the report says which were left out and which picks are therefore not checked.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace hiertune {
+
+// One job the budget left out.
+struct BudgetCut {
+    std::string job;        // what it would have measured, e.g. "exhaustive sweep of allreduce"
+    double estimate_s = 0;  // its estimated time
+    double left_s = 0;      // what the budget had left when it was due
+};
+
+// Whether a job estimated at estimate_s may start after elapsed_s of a budget of
+// budget_s seconds (0: no budget, always).  Throws std::invalid_argument on a
+// negative or non-finite argument.
+bool fits_budget(double budget_s, double elapsed_s, double estimate_s);
+
+// The estimate of a step's next job: the longest of the jobs it ran (the jobs of a
+// step are alike: one collective's sizes each), else fallback_s.
+double next_job_estimate(const std::vector<double>& ran_s, double fallback_s);
+
+// The report's lines: the budget and this run's time against it, then each job
+// left out.  None without a budget.
+std::vector<std::string> budget_lines(double budget_s, double elapsed_s, const std::vector<BudgetCut>& cuts);
+
+// "45 min 0 s", "1 h 2 min 3 s", "12.5 s".
+std::string duration_text(double seconds);
+
+}  // namespace hiertune
