@@ -220,6 +220,7 @@ std::vector<char> points_to_measure(const Plan& plan, const BenchOptions& option
     std::vector<char> to_measure(plan.points.size(), 1);
     store.db = MeasureDb::open(options.db_path);
     store.job_id = store.db->find_or_create_job(facts.job);
+    store.db->record_shared_cores(store.job_id, facts.oversubscribed);  // what its timings are worth
     for (StoredPoint& point : store.db->points(store.job_id)) store.stored.emplace(point.key, std::move(point));
     for (std::size_t i = 0; i < plan.points.size(); ++i) to_measure[i] = store.stored.count(plan.points[i]) ? 0 : 1;
     return to_measure;

@@ -102,6 +102,7 @@ bool needs_measuring(const CalibrateOptions& options, const JobFacts& facts, con
                      std::optional<MeasureDb>& db, CalibrationRun& run, std::ostream& err) {
     db = MeasureDb::open(options.db_path);
     const JobId job = db->find_or_create_job(facts.job);
+    db->record_shared_cores(job, facts.oversubscribed);  // tune's report names them
     run.job = job;
     const StoredCalibration stored = db->calibration(job);
     const bool same_links = !stored.links.empty() && names_of(stored.links) == names_of(pairs);

@@ -78,16 +78,13 @@ std::string us_text(const std::optional<double>& seconds) {
 }
 
 // Step 0: the calibrate job (it keeps a stored calibration) names the job
-// every later step files under; options.machine becomes its machine.  shared_cores:
-// the job's hosts whose ranks outnumber their cores.
-Job calibrate_step(TuneOptions& options, const std::string& hiertune, const fs::path& report_dir,
-                   std::vector<std::string>& shared_cores, std::ostream& out) {
+// every later step files under; options.machine becomes its machine.
+Job calibrate_step(TuneOptions& options, const std::string& hiertune, const fs::path& report_dir, std::ostream& out) {
     const fs::path output = report_dir / "calibration.jsonl";
     run_step("step 0 (calibrate)", {calibrate_launch(options, hiertune)}, out, output.string());
     std::ifstream lines(output);
     const std::optional<CalibratedJob> calibrated = calibrated_job(lines);
     if (!calibrated) throw TuneError("step 0 (calibrate): its output " + output.string() + " names no job");
-    shared_cores = calibrated->shared_cores;
     const MeasureDb db = MeasureDb::open(options.db_path);
     std::optional<Job> job;
     for (const Job& stored : db.jobs())
@@ -319,7 +316,9 @@ PickReports validate_picks(const TuneOptions& options, const Job& job, const Mea
         model_seconds = model_seconds.value_or(0) + *fit;
     try {
         if ((reports.has_model = !model_cases.empty()))
-            reports.model = validate(model_cases, plus_stock(model_seconds), plus_stock(time_of("bench")));
+            // a sweep the budget cut short is no measure of what the whole one takes
+            reports.model = validate(model_cases, plus_stock(model_seconds),
+                                     reports.unswept > 0 ? std::nullopt : plus_stock(time_of("bench")));
         if ((reports.has_measured = !measured_cases.empty())) {
             reports.measured = validate(measured_cases, std::nullopt, std::nullopt);
             reports.measured.title = "measured picks (one per job shape, or per size where MPICH selects by bytes) vs the best measured at each size";
@@ -348,7 +347,8 @@ std::string tune_report_text(const Job& job, const MeasureDb& db, const TunePlan
     if (reports.has_model) write_report_text(reports.model, text);
     if (const std::optional<double> stock_seconds = time_of("stock"); stock_seconds && reports.has_model) {
         text << "(both times include the stock reference measurement, " << seconds_text(*stock_seconds) << ")\n";
-        const std::optional<double> tasks = time_of("tasks"), bench = time_of("bench");
+        const std::optional<double> tasks = time_of("tasks");
+        const std::optional<double> bench = reports.unswept > 0 ? std::nullopt : time_of("bench");
         if (tasks && bench && *bench > 0)
             text << "without it: task benchmarks " << seconds_text(*tasks) << " vs exhaustive sweep "
                  << seconds_text(*bench) << ", task share " << std::fixed << std::setprecision(1)
@@ -450,6 +450,8 @@ std::string shape_report_text(const ShapeRun& run, const MeasureDb& db, const st
     std::ostringstream text;
     text << "\n# further shape " << to_string(run.shape) << ": job " << run.job.id << " ("
          << describe_job(run.job.description) << ")\n";
+    for (const std::string& line : shared_cores_lines(run.plan, db.shared_cores(run.job.id), run.options.keep_unproven))
+        text << line << '\n';
     if (!run.reverted.empty())
         for (const std::string& line : reverted_lines(run.reverted)) text << line << '\n';
     write_tree_timing_text(timing, text);
@@ -539,7 +541,7 @@ private:
     }
 
     void calibrate() {
-        job_ = calibrate_step(options_, hiertune_, report_dir_, shared_cores_, out_);
+        job_ = calibrate_step(options_, hiertune_, report_dir_, out_);
         db_.emplace(MeasureDb::open(options_.db_path));
         // a later job filed elsewhere (the launch placed the ranks otherwise) leaves this job incomplete
         elsewhere_ = " not stored under job " + std::to_string(job_.id) + " (" + describe_job(job_.description) +
@@ -766,7 +768,7 @@ private:
             shapes_text += '\n';
             for (const std::string& line : predicted_shape_lines(predicted, basis_)) shapes_text += line + '\n';
         }
-        std::vector<std::string> notes = shared_cores_lines(plan_, shared_cores_, options_.keep_unproven);
+        std::vector<std::string> notes = shared_cores_lines(plan_, db_->shared_cores(job_.id), options_.keep_unproven);
         for (const std::string& line : budget_lines(options_.budget_s, elapsed(), budget_cuts_)) notes.push_back(line);
         write_tune_report(options_, job_, *db_, plan_, reverted_, digest_, notes, !budget_cuts_.empty(), shapes_text,
                           report_dir_, out_);
@@ -855,7 +857,6 @@ private:
     TunePlan plan_;
     std::string digest_;
     std::vector<RevertedPick> reverted_;  // step 5b's
-    std::vector<std::string> shared_cores_;  // step 0's: hosts whose ranks outnumber their cores
     std::vector<ShapeRun> shapes_;        // --shapes, from step 0 on
     std::vector<PredictedShape> predicted_;  // --predict-shapes, from step 2 on
     PredictionBasis basis_;                  // what they are predicted from

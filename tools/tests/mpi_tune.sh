@@ -445,6 +445,16 @@ for shape in "2x1: job [0-9]* (vm, 2 ranks, 2 nodes x 1 ppn" "3x1: job [0-9]* (v
     grep -q "^# further shape $shape" "$tmp/ms-report/report.txt" || fail "--shapes: no report section $shape"
 done
 [ "$(grep -c "^# tuned at [23] ranks, 1 per node" "$tmp/ms-report/report.txt")" = 2 ] || fail "--shapes: coverage"
+# each shape's section says whether its own job's ranks shared cores (the database's record of it)
+shape_section() { sed -n "/^# further shape $1:/,/^# further shape [^$1]/p" "$tmp/ms-report/report.txt"; }
+for n in 2 3; do
+    if [ "$n" -gt "$(nproc)" ]; then
+        shape_section "${n}x1" | grep -q "^shared cores: .*: $n ranks on $(nproc) cores$" ||
+            fail "--shapes: ${n}x1's section does not say its $n ranks share $(nproc) cores"
+    else
+        shape_section "${n}x1" | grep -q "^shared cores:" && fail "--shapes: ${n}x1 said to share cores"
+    fi
+done
 # each shape's verify job ran at its shape, with the one tree (which picks are hier there
 # is measured, so the tree's keys are the unit test's: FurtherShapesShareTheTree)
 for n in 2 3; do

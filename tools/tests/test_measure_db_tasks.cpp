@@ -213,6 +213,44 @@ TEST_F(TaskDbTest, VersionFourFileIsUpgraded) {
     EXPECT_EQ(db.integrity_check(), "ok");
 }
 
+// A version-7 file (no shared_cores table) gets it when opened, its data kept.
+TEST_F(TaskDbTest, VersionSevenFileIsUpgraded) {
+    {
+        MeasureDb db = MeasureDb::open(path_);
+        db.record_point(db.find_or_create_job(job_description()), PointKey{"bcast", 8, "default", {}}, summary(2e-5));
+    }
+    ASSERT_EQ(sql(path_, "DROP TABLE shared_cores; PRAGMA user_version=7;"), SQLITE_OK);
+    MeasureDb db = MeasureDb::open(path_);
+    EXPECT_EQ(sql_value(path_, "PRAGMA user_version"), std::to_string(MeasureDb::kSchemaVersion));
+    const JobId job = db.find_job(job_description())->id;
+    EXPECT_EQ(db.count_points(job), 1u);
+    EXPECT_TRUE(db.shared_cores(job).empty());
+    db.record_shared_cores(job, {HostLoad{"n0, n1", 8, 2}});
+    EXPECT_EQ(db.shared_cores(job).size(), 1u);
+}
+
+// The hosts whose cores a job's ranks share: per job, the last run's replacing the
+// earlier one's (a run on free cores leaves none), in the order given.
+TEST_F(TaskDbTest, SharedCoresPerJobLastRunKept) {
+    MeasureDb db = MeasureDb::open(path_);
+    const auto [job, other] = two_jobs(db);
+    db.record_shared_cores(job, {HostLoad{"n2, n3", 4, 2}, HostLoad{"n0, n1", 6, 2}});
+    db.record_shared_cores(other, {HostLoad{"m0", 3, 1}});
+    std::vector<HostLoad> stored = db.shared_cores(job);
+    ASSERT_EQ(stored.size(), 2u);
+    EXPECT_EQ(to_string(stored[0]), "n2, n3: 4 ranks on 2 cores");
+    EXPECT_EQ(to_string(stored[1]), "n0, n1: 6 ranks on 2 cores");
+    db.record_shared_cores(job, {});
+    EXPECT_TRUE(db.shared_cores(job).empty());
+    EXPECT_EQ(db.shared_cores(other).size(), 1u);
+    // refused, and nothing written: a nameless or repeated host, not more ranks than cores
+    for (const std::vector<HostLoad>& bad :
+         {std::vector<HostLoad>{{"", 4, 2}}, {{"n0", 4, 2}, {"n0", 4, 2}}, {{"n0", 2, 2}}, {{"n0", 4, 0}}})
+        EXPECT_THROW(db.record_shared_cores(other, bad), std::invalid_argument);
+    EXPECT_EQ(db.shared_cores(other).size(), 1u);
+    EXPECT_THROW(db.record_shared_cores(JobId{999}, {}), std::invalid_argument);
+}
+
 // Tune's tree timings: per tree digest and job, a rerun of a round's job
 // replaces its rows, ordered by collective, size, variant, round.
 TEST_F(TaskDbTest, TreeTimingsPerTreeAndJob) {

@@ -839,7 +839,7 @@ TEST(Tune, ACh4CompositionIsAStockCandidate) {
 
     // ranks that shared cores: the report says which picks below 16 KiB stand on such figures
     EXPECT_TRUE(shared_cores_lines(result, {}, false).empty());
-    const std::vector<std::string> shared{"n0, n1: 4 ranks on 2 cores"};
+    const std::vector<HostLoad> shared{{"n0, n1", 4, 2}};
     std::vector<std::string> lines = shared_cores_lines(result, shared, false);
     ASSERT_EQ(lines.size(), 3u);
     EXPECT_EQ(lines[0], "shared cores: n0, n1: 4 ranks on 2 cores");

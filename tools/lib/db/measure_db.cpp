@@ -140,6 +140,17 @@ const std::string kCreateFitEager = summary_table("CREATE TABLE IF NOT EXISTS fi
     msg_bytes   INTEGER NOT NULL CHECK (msg_bytes > 0),
 )sql", "job_id, msg_bytes");
 
+// Version 8: the hosts of a job whose ranks outnumber their cores.
+constexpr const char* kCreateSharedCores = R"sql(
+CREATE TABLE IF NOT EXISTS shared_cores (
+    job_id      INTEGER NOT NULL REFERENCES jobs(id),
+    hosts       TEXT    NOT NULL CHECK (hosts <> ''),
+    ranks       INTEGER NOT NULL CHECK (ranks > cores),
+    cores       INTEGER NOT NULL CHECK (cores > 0),
+    PRIMARY KEY (job_id, hosts)
+);
+)sql";
+
 // The tables added after version 1 (jobs and points), by the version that
 // added them: a file of version V gets those of the versions above V.
 struct AddedTable {
@@ -154,6 +165,7 @@ const std::vector<AddedTable> kAddedTables{
     {5, "tree_timings", kCreateTreeTimings},
     {6, "fit_points and fit_models", kCreateFitPoints},
     {7, "fit_eager", kCreateFitEager},
+    {8, "shared_cores", kCreateSharedCores},
 };
 
 // ---------------------------------------------------------------- opening

@@ -39,6 +39,13 @@ void require_job(const SQLite::Database& db, JobId job) {
     if (!exists.executeStep()) throw std::invalid_argument("unknown job id " + std::to_string(job));
 }
 
+void clear_job_rows(SQLite::Database& db, const std::string& table, JobId job) {
+    require_job(db, job);
+    SQLite::Statement remove(db, "DELETE FROM " + table + " WHERE job_id = ?1");
+    remove.bind(1, job);
+    remove.exec();
+}
+
 std::string summary_insert(const std::string& insert_into, const std::string& key_columns) {
     int count = 1;  // key columns: one more than their commas
     for (char c : key_columns) count += c == ',';

@@ -1,6 +1,6 @@
 // The measurement database's tables of `hiertune tune` and `calibrate`: the
-// steps' wall times (schema version 3), the links' calibration (version 4) and
-// the tree timings (version 5).
+// steps' wall times (schema version 3), the links' calibration (version 4),
+// the tree timings (version 5) and the hosts whose cores a job's ranks share (8).
 #include "hiertune/db/measure_db.hpp"
 
 #include <SQLiteCpp/Database.h>
@@ -67,12 +67,7 @@ void MeasureDb::record_calibration(JobId job, const std::vector<LinkCalibration>
     }
     // One transaction: the job's old calibration or the new one, never a mix.
     SQLite::Transaction transaction(*db_, SQLite::TransactionBehavior::IMMEDIATE);
-    require_job(*db_, job);
-    {
-        SQLite::Statement remove(*db_, "DELETE FROM calibration WHERE job_id = ?1");
-        remove.bind(1, job);
-        remove.exec();
-    }
+    clear_job_rows(*db_, "calibration", job);
     SQLite::Statement insert(*db_,
                              "INSERT INTO calibration (job_id, link, latency, bandwidth, n_latency, n_bandwidth,"
                              " cluster) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
@@ -105,6 +100,41 @@ StoredCalibration MeasureDb::calibration(JobId job) const try {
         result.cluster = select.getColumn(5).getString();
         result.measured_at = select.getColumn(6).getString();
     }
+    return result;
+} catch (const SQLite::Exception& error) { throw db_error(path_, error); }
+
+// ---------------------------------------------------------------- shared cores
+
+void MeasureDb::record_shared_cores(JobId job, const std::vector<HostLoad>& hosts) try {
+    std::set<std::string> names;
+    for (const HostLoad& load : hosts) {
+        if (load.host.empty()) throw std::invalid_argument("shared cores without a host name");
+        if (!names.insert(load.host).second) throw std::invalid_argument("host " + load.host + " given twice");
+        if (load.cores < 1 || load.ranks <= load.cores)
+            throw std::invalid_argument("host " + load.host + ": not more ranks than cores (" + to_string(load) + ")");
+    }
+    // One transaction: the job's last run's hosts, never a mix of two runs.
+    SQLite::Transaction transaction(*db_, SQLite::TransactionBehavior::IMMEDIATE);
+    clear_job_rows(*db_, "shared_cores", job);
+    SQLite::Statement insert(*db_, "INSERT INTO shared_cores (job_id, hosts, ranks, cores) VALUES (?1, ?2, ?3, ?4)");
+    for (const HostLoad& load : hosts) {
+        insert.reset();
+        insert.bind(1, job);
+        insert.bind(2, load.host);
+        insert.bind(3, load.ranks);
+        insert.bind(4, load.cores);
+        insert.exec();
+    }
+    transaction.commit();
+} catch (const SQLite::Exception& error) { throw db_error(path_, error); }
+
+std::vector<HostLoad> MeasureDb::shared_cores(JobId job) const try {
+    SQLite::Statement select(*db_, "SELECT hosts, ranks, cores FROM shared_cores WHERE job_id = ?1 ORDER BY rowid");
+    select.bind(1, job);
+    std::vector<HostLoad> result;
+    while (select.executeStep())
+        result.push_back(HostLoad{select.getColumn(0).getString(), select.getColumn(1).getInt(),
+                                  select.getColumn(2).getInt()});
     return result;
 } catch (const SQLite::Exception& error) { throw db_error(path_, error); }
 

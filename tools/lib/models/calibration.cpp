@@ -200,12 +200,7 @@ std::optional<CalibratedJob> calibrated_job(std::istream& json_lines) {
         if (!object.is_object() || !object.contains("job") || !object.contains("machine") ||
             !object["job"].is_number_integer() || !object["machine"].is_string())
             continue;
-        if (!found) {
-            found = CalibratedJob{object["job"].get<JobId>(), object["machine"].get<std::string>(), false, {}};
-            if (object.contains("shared_cores") && object["shared_cores"].is_array())
-                for (const nlohmann::json& host : object["shared_cores"])
-                    if (host.is_string()) found->shared_cores.push_back(host.get<std::string>());
-        }
+        if (!found) found = CalibratedJob{object["job"].get<JobId>(), object["machine"].get<std::string>(), false};
         if (object.value("source", "") == "measured") found->measured = true;
     }
     return found;

@@ -365,11 +365,11 @@ std::vector<std::string> coverage_lines(const TunePlan& plan, const std::vector<
     return lines;
 }
 
-std::vector<std::string> shared_cores_lines(const TunePlan& plan, const std::vector<std::string>& shared_cores,
+std::vector<std::string> shared_cores_lines(const TunePlan& plan, const std::vector<HostLoad>& shared_cores,
                                             bool keep_unproven) {
     if (shared_cores.empty()) return {};
     std::vector<std::string> lines;
-    for (const std::string& hosts : shared_cores) lines.push_back("shared cores: " + hosts);
+    for (const HostLoad& hosts : shared_cores) lines.push_back("shared cores: " + to_string(hosts));
     lines.push_back("  below " + std::to_string(kSharedCoresNoiseBelow) +
                     " B such jobs time the scheduler as much as the links: where ranks have cores of their own "
                     "the choices there may rank otherwise");

@@ -82,7 +82,13 @@
 //           fitted_at   TEXT    NOT NULL   -- UTC ISO 8601
 //           PRIMARY KEY (job_id, collective, algorithm); a refit replaces the row
 //
-// An older file gets the missing tables when opened (and becomes version 6).
+//   shared_cores job_id INTEGER NOT NULL REFERENCES jobs(id)      (version 8)
+//           hosts       TEXT    NOT NULL   -- a kernel's processor names, "mhe-n0, mhe-n1"
+//           ranks       INTEGER NOT NULL   -- > cores: the job's ranks there
+//           cores       INTEGER NOT NULL   -- > 0, its online cores
+//           PRIMARY KEY (job_id, hosts); a later run of the job replaces its rows
+//
+// An older file gets the missing tables when opened (and becomes the current version).
 //
 // Each point is one INSERT in its own transaction: after a crash or SIGKILL a
 // point is either entirely present or absent, never half-written.
@@ -110,6 +116,7 @@
 
 #include "hiertune/common/params_codec.hpp"
 #include "hiertune/common/stats.hpp"
+#include "hiertune/common/topology.hpp"
 
 namespace SQLite {
 class Database;
@@ -262,7 +269,7 @@ struct FittedModel {
 
 class MeasureDb {
 public:
-    static constexpr int kSchemaVersion = 7;
+    static constexpr int kSchemaVersion = 8;
     static constexpr std::int32_t kApplicationId = 0x48547562;  // "HTub"
 
     // Opens the file, creating and initialising it if missing or empty.
@@ -335,6 +342,13 @@ public:
     void record_tree_timings(JobId job, const std::string& tree, const std::vector<TreeTiming>& timings);
     // The tree's timings ordered by collective, msg_bytes, variant, round.
     std::vector<TreeTiming> tree_timings(JobId job, const std::string& tree) const;
+
+    // The hosts where the job's last run had more ranks than cores (bench and
+    // calibrate record them; none: every rank had a core), replacing what an
+    // earlier run recorded.  Throws std::invalid_argument for an empty or repeated
+    // host, ranks not above cores, cores < 1, or an unknown job.
+    void record_shared_cores(JobId job, const std::vector<HostLoad>& hosts);
+    std::vector<HostLoad> shared_cores(JobId job) const;  // in the order recorded
 
     // `hiertune fit`'s measurements: as record_point (false: already stored).
     // Throws std::invalid_argument for an unknown kind, a gamma point with a

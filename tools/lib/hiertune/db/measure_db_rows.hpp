@@ -47,6 +47,10 @@ std::size_t count_rows(const SQLite::Database& db, const char* select_count, Job
 
 // std::invalid_argument "unknown job id N" unless the job exists.
 void require_job(const SQLite::Database& db, JobId job);
+// require_job, then deletes the job's rows of `table` (a table with a job_id column;
+// the name is the caller's constant, never input): the first half of replacing them
+// inside the caller's transaction.
+void clear_job_rows(SQLite::Database& db, const std::string& table, JobId job);
 
 // The summary columns, in Summary's order, as SELECT lists them.
 constexpr const char* kSummaryColumns = "n, median, ci_lo, ci_hi, min, max, mean, converged";

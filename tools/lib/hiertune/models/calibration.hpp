@@ -99,7 +99,6 @@ struct CalibratedJob {
     JobId job = 0;
     std::string machine;
     bool measured = false;  // some link measured now (else all from the database)
-    std::vector<std::string> shared_cores;  // CalibrationRun::shared_cores of the job
 };
 std::optional<CalibratedJob> calibrated_job(std::istream& json_lines);
 

@@ -147,11 +147,11 @@ TreeCoverage tree_coverage(const std::string& tree_digest,
 // stand on such figures.
 constexpr std::uint64_t kSharedCoresNoiseBelow = 16384;
 
-// The report's note on a job whose ranks shared cores (calibrate's shared_cores, one
-// "hosts: N ranks on C cores" each; none: no lines): the picks below
-// kSharedCoresNoiseBelow that are not MPICH's selection, and whether step 5b checked them
-// against no tree (keep_unproven: it did not).
-std::vector<std::string> shared_cores_lines(const TunePlan& plan, const std::vector<std::string>& shared_cores,
+// The report's note on a job whose ranks shared cores (MeasureDb::shared_cores of the
+// plan's job; none: no lines): the hosts, the picks below kSharedCoresNoiseBelow that
+// are not MPICH's selection, and whether step 5b checked them against no tree
+// (keep_unproven: it did not).
+std::vector<std::string> shared_cores_lines(const TunePlan& plan, const std::vector<HostLoad>& shared_cores,
                                             bool keep_unproven);
 
 // Step 3: the trees of the plan's picks over `stock` and `ch4_stock`
