@@ -7,6 +7,7 @@
 #include <SQLiteCpp/Exception.h>
 #include <SQLiteCpp/Statement.h>
 #include <SQLiteCpp/Transaction.h>
+#include <SQLiteCpp/VariadicBind.h>
 
 #include <cmath>
 #include <cstdio>
@@ -73,13 +74,8 @@ void MeasureDb::record_calibration(JobId job, const std::vector<LinkCalibration>
                              " cluster) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
     for (const LinkCalibration& link : links) {
         insert.reset();
-        insert.bind(1, job);
-        insert.bind(2, link.link);
-        insert.bind(3, link.latency);
-        insert.bind(4, link.bandwidth);
-        insert.bind(5, static_cast<std::int64_t>(link.n_latency));
-        insert.bind(6, static_cast<std::int64_t>(link.n_bandwidth));
-        insert.bind(7, cluster);
+        SQLite::bind(insert, job, link.link, link.latency, link.bandwidth, static_cast<std::int64_t>(link.n_latency),
+                     static_cast<std::int64_t>(link.n_bandwidth), cluster);
         insert.exec();
     }
     transaction.commit();
@@ -119,10 +115,7 @@ void MeasureDb::record_shared_cores(JobId job, const std::vector<HostLoad>& host
     SQLite::Statement insert(*db_, "INSERT INTO shared_cores (job_id, hosts, ranks, cores) VALUES (?1, ?2, ?3, ?4)");
     for (const HostLoad& load : hosts) {
         insert.reset();
-        insert.bind(1, job);
-        insert.bind(2, load.host);
-        insert.bind(3, load.ranks);
-        insert.bind(4, load.cores);
+        SQLite::bind(insert, job, load.host, load.ranks, load.cores);
         insert.exec();
     }
     transaction.commit();
