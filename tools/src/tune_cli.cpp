@@ -1,6 +1,7 @@
 #include "tune_cli.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <iostream>
 #include <map>
@@ -145,7 +146,16 @@ void TuneCli::bind_tree_and_model(CLI::App& tune) {
                     "(default: none)")
         ->transform(CLI::AsNumberWithUnit(std::map<std::string, double>{{"s", 1}, {"m", 60}, {"min", 60}, {"h", 3600}},
                                           CLI::AsNumberWithUnit::CASE_SENSITIVE))
-        ->check(CLI::PositiveNumber);
+        // a transform runs before those added earlier: this one first, since CLI11 reads a
+        // unit alone ("m") as one of it
+        ->transform(CLI::Validator(
+            [](std::string& text) {
+                return !text.empty() && (std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '.')
+                           ? std::string()
+                           : "a number with s, m, min or h (none: seconds) expected, not '" + text + "'";
+            },
+            "TIME"))
+        ->check(positive_number());
     tune.add_flag("--no-stock", no_stock_,
                   "Do not measure the stock selection (the tree then takes hier wherever the model predicts it)");
     tune.add_flag("--prune", prune_, "Model: HAN III-C pruning heuristics");
