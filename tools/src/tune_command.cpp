@@ -289,9 +289,6 @@ struct PickReports {
     bool has_model = false, has_measured = false;
     std::size_t unswept = 0, swept = 0;  // the model's cases whose sweep tune --budget left out, and the rest
 };
-bool swept(const SizeCase& c) {
-    return std::all_of(c.configs.begin(), c.configs.end(), [](const ConfigTime& config) { return config.measured; });
-}
 // sweep_cut: the budget left sweep jobs out, so some cases have no sweep to check against.
 PickReports validate_picks(const TuneOptions& options, const Job& job, const MeasureDb& db, const TunePlan& plan,
                            const std::function<std::optional<double>(const char*)>& time_of, bool sweep_cut) {
@@ -300,7 +297,7 @@ PickReports validate_picks(const TuneOptions& options, const Job& job, const Mea
     for (const SizeCase& c : plan.cases)
         if (c.measured_pick)
             measured_cases.push_back(c);
-        else if (sweep_cut && !swept(c))
+        else if (sweep_cut && !case_swept(c))
             ++reports.unswept;
         else
             model_cases.push_back(c);
@@ -817,11 +814,12 @@ private:
         measure_plan(plan_, db_->points(job_.id));
         std::set<std::string> unswept;
         for (const SizeCase& c : plan_.cases)
-            if (!swept(c)) unswept.insert(c.collective);
+            if (!case_swept(c)) unswept.insert(c.collective);
         std::vector<double> ran;
+        const double first_estimate = stock_seconds_per_job();
         for (const Launch& launch : bench_launches(options_, hiertune_)) {
             if (!unswept.count(sweep_collective(launch))) continue;
-            const double estimate = next_job_estimate(ran, stock_seconds_per_job());
+            const double estimate = next_job_estimate(ran, first_estimate);
             if (!fits_budget(options_.budget_s, elapsed(), estimate)) {
                 budget_cuts_.push_back({"exhaustive sweep of " + sweep_job_name(launch), estimate,
                                         std::max(0.0, options_.budget_s - elapsed())});

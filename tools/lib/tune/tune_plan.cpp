@@ -248,11 +248,12 @@ void measure_plan(TunePlan& plan, const std::vector<StoredPoint>& points) {
     }
 }
 
+bool case_swept(const SizeCase& c) {
+    return std::all_of(c.configs.begin(), c.configs.end(), [](const ConfigTime& config) { return config.measured; });
+}
+
 bool sweep_complete(const TunePlan& plan) {
-    for (const SizeCase& c : plan.cases)
-        for (const ConfigTime& config : c.configs)
-            if (!config.measured) return false;
-    return plan.unpredicted.empty();
+    return std::all_of(plan.cases.begin(), plan.cases.end(), case_swept) && plan.unpredicted.empty();
 }
 
 std::vector<RevertedPick> keep_measured_faster(TunePlan& plan, const TreeTimingReport& timing) {

@@ -88,8 +88,9 @@ const MeasuredOption* measured_pick(const std::map<std::uint64_t, Summary>& stoc
 // tree can run, each added to the case of its size once).  The picks stay.
 void measure_plan(TunePlan& plan, const std::vector<StoredPoint>& points);
 
-// Step 6's done-test: every configuration of every case measured, every size
-// planned.
+// Whether the sweep measured every configuration of the case (after measure_plan).
+bool case_swept(const SizeCase& c);
+// Step 6's done-test: every case swept, every size planned.
 bool sweep_complete(const TunePlan& plan);
 
 // A pick put back to stock by keep_measured_faster, with the timing that sent it back.
