@@ -173,6 +173,7 @@ Plan make_plan(const BenchOptions& options) {
     const CvarCatalog& catalog = plan.cvars->catalog();
     plan.configurations = plan_configurations(options.collectives, options.algorithms, options.params, catalog);
     plan.points = plan_points(plan.configurations, options.sizes);
+    if (options.same_runs_once) plan.points = distinct_runs(plan.points);
     plan.initial = prepare_configurations(*plan.cvars, plan.configurations);
     if (catalog.find(kThrottle) && catalog.find(kThrottleCount)) {
         plan.cvars->prepare({kThrottle, kThrottleCount});

@@ -31,6 +31,7 @@ struct BenchOptions {
     OutputFormat format = OutputFormat::osu;
     bool full = false;      // -f: Min/Max/Iterations columns
     bool validate = false;  // -c: check the data on every rank, every repetition
+    bool same_runs_once = false;  // time one of the configurations that are the same run (sweep.hpp: same_run)
     ProgressMode progress = ProgressMode::automatic;  // the bar on stderr (draw_progress)
     std::string db_path;    // record every point and resume; empty: no database
     std::string machine;    // job identity; empty: rank 0's processor name

@@ -47,6 +47,9 @@ CLI::App* BenchCli::bind(CLI::App& app) {
     bench->add_flag("-c,--validate", validate_,
                     "Check the received data/result on every rank, every repetition (exit 1 on failure; "
                     "gather: at the root; barrier: nothing to check)");
+    bench->add_flag("--same-runs-once", same_runs_once_,
+                    "Of hier configurations (bcast, reduce, allreduce) that differ only in segment sizes at or above "
+                    "the message (one segment: the same run), time the one with the smallest segment size");
     CLI::Option* progress =
         bench->add_flag("--progress", progress_,
                         "Draw a progress bar on stderr (default: only when stderr is a terminal and stdout is not)");
@@ -81,6 +84,7 @@ BenchOptions BenchCli::options() const {
     options.format = output_.format();
     options.full = full_;
     options.validate = validate_;
+    options.same_runs_once = same_runs_once_;
     options.progress = progress_ ? ProgressMode::always : no_progress_ ? ProgressMode::never : ProgressMode::automatic;
     options.db_path = db_path_;
     options.machine = machine_name(machine_, std::getenv(kMachineEnv));

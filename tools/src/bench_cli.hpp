@@ -34,6 +34,7 @@ private:
     OutputFlags output_;
     bool full_ = false;
     bool validate_ = false;
+    bool same_runs_once_ = false;
     bool progress_ = false;
     bool no_progress_ = false;
     std::string db_path_;

@@ -404,6 +404,37 @@ TEST(Plan, RejectsParametersGivenTwiceOrSelectingTheAlgorithm) {
     EXPECT_THROW(plan({"bcast"}, {}, {"reduce_device_collective=0"}), UsageError);
 }
 
+// Hier configurations whose segment sizes both cut the message into one segment run the
+// same plan: bench --same-runs-once times the one with the smallest segment size.
+TEST(Plan, SameRunsAreTimedOnce) {
+    const auto point = [](std::uint64_t bytes, const std::string& segsize, const std::string& inter = "tsp_ring") {
+        return PointKey{"bcast", bytes, "hier",
+                        {{"MPIR_CVAR_BCAST_HIER_SEGSIZE", segsize}, {"MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM", inter}}};
+    };
+    EXPECT_TRUE(same_run(point(16384, "16384"), point(16384, "65536")));
+    EXPECT_TRUE(same_run(point(100, "0"), point(100, "4096")));  // 0: one segment
+    EXPECT_FALSE(same_run(point(32768, "16384"), point(32768, "65536")));  // two segments against one
+    EXPECT_FALSE(same_run(point(16384, "16384"), point(16384, "65536", "tsp_kary")));
+    EXPECT_FALSE(same_run(point(16384, "16384"), point(8192, "65536")));
+    const PointKey binomial{"bcast", 1024, "binomial", {}};
+    EXPECT_FALSE(same_run(binomial, binomial));
+    // the hier allgather cuts blocks of several ranks' data: never the same run
+    const auto allgather = [](const std::string& segsize) {
+        return PointKey{"allgather", 1024, "hier", {{"MPIR_CVAR_ALLGATHER_HIER_SEGSIZE", segsize}}};
+    };
+    EXPECT_FALSE(same_run(allgather("65536"), allgather("131072")));
+    EXPECT_FALSE(same_run("allgather", 1024, {{"segsize", "4096"}}, {{"segsize", "8192"}}, "segsize"));
+    EXPECT_TRUE(same_run("reduce", 1024, {{"segsize", "4096"}, {"inter_algo", "tsp_ring"}},
+                         {{"segsize", "1024"}, {"inter_algo", "tsp_ring"}}, "segsize"));
+    EXPECT_FALSE(same_run("reduce", 1024, {{"segsize", "4096"}}, {{"segsize", "x"}}, "segsize"));
+
+    const std::vector<PointKey> points{point(16384, "65536"), point(16384, "16384"), point(16384, "262144"),
+                                       point(32768, "16384"), point(32768, "65536"), point(32768, "262144"),
+                                       binomial};
+    EXPECT_EQ(distinct_runs(points),
+              (std::vector<PointKey>{point(16384, "16384"), point(32768, "16384"), point(32768, "65536"), binomial}));
+}
+
 TEST(Plan, PointsAreConfigurationMajorWithSizesAscending) {
     const std::vector<Configuration> configurations{{"bcast", "binomial", {}}, {"bcast", "hier", {}}};
     const std::vector<PointKey> points = plan_points(configurations, {8, 1024});

@@ -181,6 +181,41 @@ TEST_F(TunePlanTest, TheSweepIsMeasuredBesideThePicks) {
     EXPECT_NEAR(*report.verdicts[1].noise, 0.2, 1e-12);  // 10 % + 10 %
 }
 
+// At 1 KiB both segment sizes cut the message into one segment: the same run.  The
+// sweep times the one with the smaller (bench --same-runs-once), and its figure stands
+// for both, also where both were timed (one run has one figure, not the faster of two
+// draws); at 8 KiB 32 KiB segments are a run of their own.
+TEST_F(TunePlanTest, TheSameRunHasOneFigure) {
+    record_stock();
+    TunePlan p = plan();
+    const auto record = [&](std::uint64_t bytes, std::uint64_t seg, const char* algo, double us) {
+        db_->record_point(job_,
+                          PointKey{"bcast", bytes, "hier",
+                                   {{"MPIR_CVAR_BCAST_HIER_SEGSIZE", std::to_string(seg)},
+                                    {"MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM", algo}}},
+                          summary(us * 1e-6, us * 1e-7));
+    };
+    record(1024, 4096, "tsp_kary", 30);
+    record(1024, 4096, "sched_binomial", 40);
+    record(1024, 32768, "tsp_kary", 10);  // a faster draw of the same run
+    record(8192, 4096, "tsp_kary", 30);
+    record(8192, 4096, "sched_binomial", 40);
+    measure_plan(p, db_->points(job_));
+    ASSERT_EQ(p.cases[0].msg_bytes, 1024u);
+    EXPECT_TRUE(case_swept(p.cases[0]));
+    EXPECT_FALSE(case_swept(p.cases[1]));
+    for (const ConfigTime& config : p.cases[0].configs) {
+        if (config.config == "stock") continue;
+        const bool kary = config.config.find("tsp_kary") != std::string::npos;
+        EXPECT_DOUBLE_EQ(*config.measured, (kary ? 30 : 40) * 1e-6) << config.config;
+        const bool large = config.config.find("segsize=32768") != std::string::npos;
+        EXPECT_EQ(config.same_run_as,
+                  large ? std::string("segsize=4096 inter_algo=") + (kary ? "tsp_kary" : "sched_binomial") : "");
+    }
+    EXPECT_EQ(p.cases[1].configs[1].config, "segsize=32768 inter_algo=tsp_kary");
+    EXPECT_EQ(p.cases[1].configs[1].same_run_as, "");
+}
+
 TreeTimingRow timing_row(std::uint64_t bytes, TreeVerdict verdict) {
     TreeTimingRow row;
     row.collective = "bcast";

@@ -422,7 +422,7 @@ TEST(Tune, BenchSpecAndLaunch) {
                                         "hier:bcast_hier_segsize=4096/32768,bcast_hier_inter_algorithm=sched_binomial",
                                         "--sizes", "1024,65536", "-x", "10", "--min-reps", "10", "-i", "1000",
                                         "--precision", "2.5", "--max-time", "5", "--no-progress", "--db",
-                                        "/d/t.sqlite", "--machine", "box", "--account", "bench"}));
+                                        "/d/t.sqlite", "--machine", "box", "--account", "bench", "--same-runs-once"}));
     EXPECT_TRUE(contains(launches[1].argv, {"-C", "allreduce"}));
 }
 
@@ -464,7 +464,6 @@ TEST(Tune, AllowCliquesReachesTheMeasuringJobs) {
     launches.push_back(stock_launches(o, "/bin/hiertune").at(0));
     ASSERT_EQ(launches.size(), 4u);
     for (const Launch& l : launches) {
-        EXPECT_EQ(l.argv.back(), "--allow-cliques") << describe(l);
         EXPECT_EQ(std::count(l.argv.begin(), l.argv.end(), "--allow-cliques"), 1) << describe(l);
     }
     EXPECT_TRUE(contains(launches.back().argv, {"--account", "stock", "--allow-cliques"}));

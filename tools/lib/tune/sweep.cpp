@@ -2,9 +2,15 @@
 
 #include <algorithm>
 #include <cctype>
+#include <climits>
+#include <optional>
+#include <stdexcept>
 #include <utility>
 
 #include "hiertune/tree/grammar.hpp"
+extern "C" {
+#include "hier_segment.h"
+}
 #include "hiertune/common/usage_error.hpp"
 
 namespace hiertune {
@@ -249,6 +255,73 @@ std::vector<PointKey> plan_points(const std::vector<Configuration>& configuratio
             if (seen.insert(key).second) points.push_back(std::move(key));
         }
     return points;
+}
+
+namespace {
+
+// The collectives whose hier segments cut the whole message
+bool segments_cut_message(const std::string& collective) {
+    return collective == "bcast" || collective == "reduce" || collective == "allreduce";
+}
+
+std::optional<std::uint64_t> segsize_of(const Params& params, const std::string& name) {
+    const auto value = params.find(name);
+    if (value == params.end() || value->second.empty() ||
+        !std::all_of(value->second.begin(), value->second.end(), [](unsigned char c) { return std::isdigit(c); }))
+        return std::nullopt;
+    try {
+        return std::stoull(value->second);
+    } catch (const std::out_of_range&) {
+        return std::nullopt;
+    }
+}
+
+bool one_segment(std::uint64_t msg_bytes, std::uint64_t segsize) {
+    const auto bytes = static_cast<std::int64_t>(msg_bytes);
+    return MPII_Hier_seg_size(bytes, static_cast<std::int64_t>(std::min<std::uint64_t>(segsize, INT64_MAX)), 1,
+                              nullptr) == bytes;
+}
+
+// The segment size of a hier point of bcast, reduce or allreduce; nullopt for any other
+std::optional<std::uint64_t> hier_segsize(const PointKey& key, std::string* cvar = nullptr) {
+    const grammar::Algorithm* hier = grammar::find(key.collective, key.algorithm);
+    if (!hier || hier->item != "hier" || !segments_cut_message(key.collective)) return std::nullopt;
+    const grammar::Param* segsize = hier->param("segsize");
+    if (!segsize) return std::nullopt;
+    if (cvar) *cvar = hier->cvar(*segsize);
+    return segsize_of(key.params, hier->cvar(*segsize));
+}
+
+}  // namespace
+
+bool same_run(const std::string& collective, std::uint64_t msg_bytes, const Params& a, const Params& b,
+              const std::string& segsize_name) {
+    if (!segments_cut_message(collective)) return false;
+    const std::optional<std::uint64_t> first = segsize_of(a, segsize_name), second = segsize_of(b, segsize_name);
+    if (!first || !second || !one_segment(msg_bytes, *first) || !one_segment(msg_bytes, *second)) return false;
+    Params rest_a = a, rest_b = b;
+    rest_a.erase(segsize_name);
+    rest_b.erase(segsize_name);
+    return rest_a == rest_b;
+}
+
+bool same_run(const PointKey& a, const PointKey& b) {
+    std::string cvar;
+    if (a.collective != b.collective || a.msg_bytes != b.msg_bytes || a.algorithm != b.algorithm ||
+        !hier_segsize(a, &cvar))
+        return false;
+    return same_run(a.collective, a.msg_bytes, a.params, b.params, cvar);
+}
+
+std::vector<PointKey> distinct_runs(const std::vector<PointKey>& points) {
+    std::vector<PointKey> kept;
+    for (const PointKey& point : points) {
+        const bool repeated = std::any_of(points.begin(), points.end(), [&](const PointKey& other) {
+            return same_run(point, other) && *hier_segsize(other) < *hier_segsize(point);
+        });
+        if (!repeated) kept.push_back(point);
+    }
+    return kept;
 }
 
 std::vector<std::vector<std::size_t>> point_groups(const std::vector<PointKey>& points) {

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "hiertune/tree/grammar.hpp"
+#include "hiertune/tune/sweep.hpp"
 #include "hiertune/tune/task_bench.hpp"
 #include "hiertune/common/usage_error.hpp"
 
@@ -55,6 +56,24 @@ void measured_options(const TunePlan& plan, const std::string& collective, const
         if (found == options.end()) found = options.insert(options.end(), MeasuredOption{*choice, label, {}});
         found->times[point.key.msg_bytes] = point.summary;
     }
+}
+
+// The label of the configuration with the smallest of segsizes that is the same run as
+// params at bytes (sweep.hpp: same_run), when that is not params itself; else empty.
+std::string same_run_label(const std::string& collective, std::uint64_t bytes, const Params& params,
+                           const std::vector<std::uint64_t>& segsizes) {
+    const std::uint64_t own = std::stoull(params.at("segsize"));
+    std::optional<std::uint64_t> smallest;
+    for (std::uint64_t segsize : segsizes) {
+        Params other = params;
+        other["segsize"] = std::to_string(segsize);
+        if (segsize < std::min(own, smallest.value_or(own)) && same_run(collective, bytes, params, other, "segsize"))
+            smallest = segsize;
+    }
+    if (!smallest) return {};
+    Params representative = params;
+    representative["segsize"] = std::to_string(*smallest);
+    return config_label(representative);
 }
 
 // What step 4 expects of a pick: the plugin's algorithm (its segments filled in by the
@@ -199,6 +218,7 @@ TunePlan plan_tune(const TuneOptions& options, const std::vector<StoredTask>& ta
                 });
                 if (candidate != own.candidates.end())
                     entry.predicted = han::predict_candidate(coll, *candidate, nodes, bytes, plan.ppn);
+                entry.same_run_as = same_run_label(collective, bytes, params, options.segsizes);
                 c.configs.push_back(std::move(entry));
             }
             VerifyCase v = verify_case_of(collective, bytes, pick->choice);
@@ -240,7 +260,8 @@ void measure_plan(TunePlan& plan, const std::vector<StoredPoint>& points) {
             if (!known) c.configs.push_back(ConfigTime{label, std::nullopt, std::nullopt});
         }
         for (ConfigTime& config : c.configs) {
-            const auto time = measured.find({c.collective, c.msg_bytes, config.config});
+            const std::string& run = config.same_run_as.empty() ? config.config : config.same_run_as;
+            const auto time = measured.find({c.collective, c.msg_bytes, run});
             if (time == measured.end()) continue;
             config.measured = time->second.median;
             config.noise = time->second.relative_half_width();

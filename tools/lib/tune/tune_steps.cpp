@@ -527,6 +527,7 @@ std::vector<Launch> bench_launches(const TuneOptions& options, const std::string
                 algorithms.push_back(bench_algorithm_spec(collective, config, options.segsizes));
             if (algorithms.empty()) continue;
             launches.push_back(bench_launch(options, hiertune, "bench", collective, algorithms, launch_env));
+            launches.back().argv.push_back("--same-runs-once");  // measure_plan: the others stand on it
         }
     }
     return launches;

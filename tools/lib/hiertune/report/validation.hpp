@@ -39,6 +39,9 @@ struct ConfigTime {
     std::optional<double> predicted;  // the model's time; nullopt: not predictable (tasks missing)
     std::optional<double> measured;   // median of the exhaustive sweep; nullopt: not measured
     std::optional<double> noise{};    // the median's 95 % CI half-width / median; nullopt: unknown
+    // the label of the configuration whose run this one is at this size (tune's
+    // same_run): its measurement is this one's; empty: none
+    std::string same_run_as{};
 };
 
 // The search space at one size and the model's pick in it.
