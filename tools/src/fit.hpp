@@ -22,11 +22,12 @@
 #include <vector>
 
 #include "hiertune/common/stats.hpp"
+#include "hiertune/models/analytic_catalog.hpp"
 
 namespace hiertune {
 
 struct FitOptions {
-    std::vector<std::string> collectives{"bcast", "reduce"};
+    std::vector<std::string> collectives = analytic::modelled_collectives();
     std::vector<std::string> algorithms;  // items; empty: every modelled one
     std::vector<std::uint64_t> sizes;     // experiment message sizes
     std::vector<std::uint64_t> gamma_segsizes;

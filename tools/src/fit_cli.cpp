@@ -15,9 +15,10 @@ CLI::App* FitCli::bind(CLI::App& app) {
     CLI::App* fit = app.add_subcommand(
         "fit", "Measure gamma and each algorithm's alpha and beta for the analytic models and store them with the "
                "job (under mpiexec, one rank per node)");
-    fit->add_option("-C,--collective", collectives_, "bcast, reduce (comma-separated)")
+    fit->add_option("-C,--collective", collectives_,
+                    analytic::modelled_collectives_text() + " (comma-separated; the analytic models' collectives)")
         ->delimiter(',')
-        ->check(CLI::IsMember({"bcast", "reduce"}))
+        ->check(CLI::IsMember(analytic::modelled_collectives()))
         ->capture_default_str();
     fit->add_option("-a,--algorithm", algorithms_,
                     "Only these algorithm items (comma-separated; default: every modelled one)")

@@ -24,7 +24,7 @@ public:
 
 private:
     CLI::App* command_ = nullptr;
-    std::vector<std::string> collectives_{"bcast", "reduce"};
+    std::vector<std::string> collectives_ = analytic::modelled_collectives();
     std::vector<std::string> algorithms_;
     std::string smallest_ = "8K";
     std::string largest_ = "4M";

@@ -4,6 +4,7 @@
 
 #include "hiertune/common/cluster_env.hpp"
 #include "hiertune/common/sizes.hpp"
+#include "hiertune/common/text.hpp"
 #include "learn_command.hpp"
 
 namespace hiertune {
@@ -34,9 +35,10 @@ CLI::App* LearnCli::bind(CLI::App& app) {
 }
 
 void LearnCli::bind_space_and_files(CLI::App& learn) {
-    learn.add_option("-C,--collective", collectives_, "bcast, reduce, allreduce (comma-separated; learned in turn)")
+    learn.add_option("-C,--collective", collectives_,
+                     join(learned_collectives(), ", ") + " (comma-separated; learned in turn)")
         ->delimiter(',')
-        ->check(CLI::IsMember({"bcast", "reduce", "allreduce"}))
+        ->check(CLI::IsMember(learned_collectives()))
         ->capture_default_str();
     learn.add_option("--nodes", nodes_, "Node counts of the space (comma-separated)")->delimiter(',')->required();
     learn.add_option("--ppn", ppn_, "Ranks per node of the space (comma-separated)")

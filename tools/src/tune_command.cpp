@@ -26,6 +26,7 @@
 #include "hiertune/common/cluster_env.hpp"
 #include "hiertune/tree/csel_tree.hpp"
 #include "hiertune/tree/generate.hpp"
+#include "hiertune/tree/grammar.hpp"
 #include "hiertune/db/measure_db.hpp"
 #include "hiertune/tree/site_tree.hpp"
 #include "hiertune/tune/sweep.hpp"
@@ -114,7 +115,7 @@ std::map<std::string, std::vector<han::Candidate>> seg_candidates(const MeasureD
     generate.seg_targets = targets;
     std::vector<std::string> ignored;
     for (const std::string& collective : options.collectives)
-        if (collective != "allgather")  // no seg_* submodule in allgather
+        if (grammar::takes_seg_submodules(collective))
             result[collective] = seg_inter_candidates_of(db, job, collective, candidates_from_tasks(db.tasks(job.id), collective),
                                                      generate, lines ? *lines : ignored);
     return result;

@@ -49,6 +49,8 @@ TEST(AnalyticCatalog, ModelledAlgorithmsComeFromMpichAndTheGrammar) {
     EXPECT_EQ(reduce.size(), 8u);  // binomial, reduce_scatter_gather, six trees
     EXPECT_NE(std::find(reduce.begin(), reduce.end(), "seg_in_order_binary"), reduce.end());
     EXPECT_TRUE(modelled_algorithms("allreduce").empty());
+    EXPECT_EQ(modelled_collectives(), (std::vector<std::string>{"bcast", "reduce"}));
+    EXPECT_EQ(modelled_collectives_text(), "bcast and reduce");
     EXPECT_EQ(seg_param_cvar("reduce", "fanout"), "MPIR_CVAR_REDUCE_SEG_FANOUT");
 }
 

@@ -92,6 +92,12 @@ TEST(Grammar, EachCollectiveHasItsOwnInterNodeSubmodule) {
     EXPECT_FALSE(valid(*find("allreduce", "hier"), "inter_algo", "seg_split_binary"));
     EXPECT_FALSE(valid(*find("bcast", "seg_binary"), "fanout", "2"));
     EXPECT_TRUE(valid(*find("bcast", "seg_chain"), "fanout", "2"));
+    // the segmented trees among them: bcast's, reduce's and allreduce's lists, no other
+    EXPECT_TRUE(is_seg_submodule("seg_split_binary"));
+    EXPECT_FALSE(is_seg_submodule("tsp_ring"));
+    for (const char* collective : {"bcast", "reduce", "allreduce"}) EXPECT_TRUE(takes_seg_submodules(collective));
+    for (const char* collective : {"allgather", "gather", "scatter", "barrier", "ibcast", "alltoall"})
+        EXPECT_FALSE(takes_seg_submodules(collective)) << collective;
 }
 
 // MPIR_CVAR_<COLL>_COMPOSITION's values to the compositions a CH4 tree names; the one

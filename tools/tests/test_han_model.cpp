@@ -127,6 +127,8 @@ TEST(HanModel, MissingTasksAndBadInput) {
     EXPECT_THROW(predict(Decomposition::bcast, {{"ib", {1, 2}}, {"sb", {1, 2, 3}}}, 10, 5), std::invalid_argument);
     EXPECT_THROW(predict(Decomposition::bcast, {{"ib", {-1}}, {"sb", {1}}}, 10, 5), std::invalid_argument);
     EXPECT_THROW(predict(Decomposition::bcast, costs, 0, 5), std::invalid_argument);
+    EXPECT_EQ(collective_names(), (std::vector<std::string>{"bcast", "reduce", "allreduce", "allgather"}));
+    for (const std::string& name : collective_names()) EXPECT_EQ(to_string(parse_collective(name)), name);
     EXPECT_THROW(parse_collective("gather"), std::invalid_argument);
 }
 

@@ -13,6 +13,7 @@
 #include "hiertune/db/measure_db.hpp"
 #include "hiertune/common/sizes.hpp"
 #include "hiertune/tune/sweep.hpp"
+#include "hiertune/common/text.hpp"
 #include "hiertune/common/usage_error.hpp"
 #include "summaries.hpp"
 
@@ -402,6 +403,14 @@ TEST(Plan, RejectsParametersGivenTwiceOrSelectingTheAlgorithm) {
     EXPECT_NE(usage_error([] { plan({"bcast"}, {}, {"bcast_intra_algorithm=hier"}); }).find("use -a"),
               std::string::npos);
     EXPECT_THROW(plan({"bcast"}, {}, {"reduce_device_collective=0"}), UsageError);
+}
+
+TEST(Text, ListsAsASentenceSaysThem) {
+    EXPECT_EQ(spoken({}, "or"), "");
+    EXPECT_EQ(spoken({"a"}, "or"), "a");
+    EXPECT_EQ(spoken({"a", "b"}, "and"), "a and b");
+    EXPECT_EQ(spoken({"a", "b", "c"}, "and"), "a, b and c");
+    EXPECT_EQ(name_list({"bcast", "reduce", "barrier"}), "bcast, reduce or barrier");
 }
 
 // Hier configurations whose segment sizes both cut the message into one segment run the

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "hiertune/common/text.hpp"
 #include "hiertune/models/analytic_model.hpp"
 #include "hiertune/tree/grammar.hpp"
 
@@ -83,6 +84,14 @@ std::string seg_param_cvar(const std::string& collective, const std::string& par
     if (!found) throw std::invalid_argument(collective + " has no seg_* parameter " + param);
     return chain->cvar(*found);
 }
+
+std::vector<std::string> modelled_collectives() {
+    std::vector<std::string> names;
+    for (const auto& [collective, algorithms] : mpich_algorithms()) names.push_back(collective);
+    return names;
+}
+
+std::string modelled_collectives_text() { return spoken(modelled_collectives(), "and"); }
 
 std::vector<std::string> modelled_algorithms(const std::string& collective) {
     std::vector<std::string> items;

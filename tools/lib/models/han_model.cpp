@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "hiertune/common/text.hpp"
 #include "hiertune/tree/grammar.hpp"
 
 namespace hiertune::han {
@@ -109,12 +110,26 @@ std::string to_string(Collective collective) {
     throw std::invalid_argument("unknown collective");
 }
 
+namespace {
+
+constexpr Collective kCollectives[] = {Collective::bcast, Collective::reduce, Collective::allreduce,
+                                       Collective::allgather};
+
+}  // namespace
+
+const std::vector<std::string>& collective_names() {
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> all;
+        for (Collective collective : kCollectives) all.push_back(to_string(collective));
+        return all;
+    }();
+    return names;
+}
+
 Collective parse_collective(const std::string& name) {
-    if (name == "bcast") return Collective::bcast;
-    if (name == "reduce") return Collective::reduce;
-    if (name == "allreduce") return Collective::allreduce;
-    if (name == "allgather") return Collective::allgather;
-    throw std::invalid_argument("the task model knows bcast, reduce, allreduce and allgather, not '" + name + "'");
+    for (Collective collective : kCollectives)
+        if (to_string(collective) == name) return collective;
+    throw std::invalid_argument("the task model knows " + spoken(collective_names(), "and") + ", not '" + name + "'");
 }
 
 std::uint64_t segment_count(std::uint64_t msg_bytes, std::uint64_t segsize) {

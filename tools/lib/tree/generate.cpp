@@ -30,10 +30,7 @@ std::string describe_job(const Job& job) {
 
 }  // namespace
 
-const std::vector<std::string>& model_collectives() {
-    static const std::vector<std::string> covered{"bcast", "reduce", "allreduce", "allgather"};
-    return covered;
-}
+const std::vector<std::string>& model_collectives() { return han::collective_names(); }
 
 const std::vector<std::string>& tuned_collectives() {
     static const std::vector<std::string> all = [] {
@@ -394,7 +391,7 @@ std::vector<han::Candidate> model_candidates(const MeasureDb& db, const Job& job
     candidates.erase(std::remove_if(candidates.begin(), candidates.end(),
                                     [&](const han::Candidate& candidate) { return !passes(candidate); }),
                      candidates.end());
-    if (candidates.empty() || collective == "allgather") return candidates;  // no seg_* submodule in allgather
+    if (candidates.empty() || !grammar::takes_seg_submodules(collective)) return candidates;
     for (han::Candidate& candidate : seg_inter_candidates_of(db, job, collective, candidates, options, lines))
         if (passes(candidate)) candidates.push_back(std::move(candidate));
     return candidates;

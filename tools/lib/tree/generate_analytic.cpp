@@ -38,10 +38,11 @@ Job fitted_job(const MeasureDb& db, const GenerateOptions& options) {
 
 std::vector<std::string> analytic_collectives(const GenerateOptions& options) {
     std::vector<std::string> collectives = options.collectives;
-    if (collectives.empty()) collectives = {"bcast", "reduce"};
+    if (collectives.empty()) collectives = analytic::modelled_collectives();
     for (const std::string& collective : collectives)
         if (analytic::modelled_algorithms(collective).empty())
-            throw UsageError("collective '" + collective + "': the analytic models cover bcast and reduce");
+            throw UsageError("collective '" + collective + "': the analytic models cover " +
+                             analytic::modelled_collectives_text());
     return collectives;
 }
 

@@ -141,6 +141,15 @@ std::vector<std::string> values(const Algorithm& algorithm, const std::string& n
     return result;
 }
 
+bool is_seg_submodule(const std::string& inter_algo) { return inter_algo.rfind("seg_", 0) == 0; }
+
+bool takes_seg_submodules(const std::string& collective) {
+    const Algorithm* hier = hier_algorithm(collective);
+    if (!hier) return false;
+    const std::vector<std::string> inter = values(*hier, "inter_algo");
+    return std::any_of(inter.begin(), inter.end(), is_seg_submodule);
+}
+
 std::vector<std::string> requirements(const std::string& container) {
     struct Row {
         const char* container;

@@ -12,6 +12,7 @@
 #include "hiertune/common/cluster_env.hpp"
 #include "hiertune/tree/generate.hpp"
 #include "hiertune/common/sizes.hpp"
+#include "hiertune/common/text.hpp"
 #include "hiertune/common/usage_error.hpp"
 
 namespace hiertune {
@@ -29,13 +30,12 @@ void check_list(const std::vector<T>& values, const std::string& option, const s
         throw UsageError(option + ": a " + what.substr(0, what.size() - 1) + " given twice");
 }
 
+}  // namespace
+
 const std::vector<std::string>& learned_collectives() {
     static const std::vector<std::string> names{"bcast", "reduce", "allreduce"};
     return names;
 }
-
-
-}  // namespace
 
 
 JobShape shape_of(const LearnPoint& point) { return JobShape{point.nodes, point.ppn}; }
@@ -52,7 +52,7 @@ void check_learn_options(const LearnRunOptions& options) {
     for (const std::string& collective : options.collectives)
         if (std::find(learned_collectives().begin(), learned_collectives().end(), collective) ==
             learned_collectives().end())
-            throw UsageError("collective '" + collective + "': learn tunes bcast, reduce and allreduce");
+            throw UsageError("collective '" + collective + "': learn tunes " + spoken(learned_collectives(), "and"));
     check_list(options.nodes, "--nodes", "node counts");
     check_list(options.ppn, "--ppn", "ranks per node counts");
     for (const int n : options.nodes)

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "hiertune/common/text.hpp"
 #include "hiertune/tree/grammar.hpp"
 extern "C" {
 #include "hier_segment.h"
@@ -180,12 +181,7 @@ std::string blocking_form(const std::string& collective) {
 
 std::string collective_list() { return name_list(supported_collectives()); }
 
-std::string name_list(const std::vector<std::string>& names) {
-    std::string text;
-    for (std::size_t i = 0; i < names.size(); ++i)
-        text += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
-    return text;
-}
+std::string name_list(const std::vector<std::string>& names) { return spoken(names, "or"); }
 
 std::string algorithm_cvar(const std::string& collective) {
     return "MPIR_CVAR_" + upper(collective) + "_INTRA_ALGORITHM";

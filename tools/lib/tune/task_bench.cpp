@@ -200,7 +200,7 @@ std::vector<std::pair<std::string, std::string>> submodule_cvars(const std::stri
     };
     const std::string inter = value_of("inter_algo", "auto");
     const std::string intra = value_of("intra_algo", "auto");
-    if (inter.rfind("seg_", 0) == 0)
+    if (grammar::is_seg_submodule(inter))
         throw UsageError("inter_algo=" + inter + " exists only inside the plugin: no public-API stand-in to time");
     if (!han::applies(han::parse_collective(collective), config))
         throw UsageError(collective + ": no such submodule (" + han::why_not(han::parse_collective(collective), config) +

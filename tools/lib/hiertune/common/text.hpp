@@ -21,4 +21,12 @@ inline std::string join(const std::vector<std::string>& items, const std::string
     return text;
 }
 
+// items as a sentence lists them: spoken({"a", "b", "c"}, "or") == "a, b or c"
+inline std::string spoken(const std::vector<std::string>& items, const std::string& conjunction) {
+    std::string text;
+    for (std::size_t i = 0; i < items.size(); ++i)
+        text += (i == 0 ? "" : i + 1 == items.size() ? " " + conjunction + " " : ", ") + items[i];
+    return text;
+}
+
 }  // namespace hiertune

@@ -50,6 +50,10 @@ struct ModelInputs {
     std::uint64_t eager_bytes = 0;
 };
 
+// The collectives with modelled algorithms, by name.
+std::vector<std::string> modelled_collectives();
+// "bcast and reduce", for messages.
+std::string modelled_collectives_text();
 // The modelled algorithm items of a collective (empty for others).
 std::vector<std::string> modelled_algorithms(const std::string& collective);
 

@@ -110,6 +110,8 @@ bool has_stage(Collective collective, const std::string& stage);
 // anything else.
 std::string to_string(Collective collective);
 Collective parse_collective(const std::string& name);
+// The names of every Collective, in the enum's order: what the task model covers.
+const std::vector<std::string>& collective_names();
 
 // Number of pipeline segments of an m-byte message with segment size fs > 0
 // (at least 1).  Throws std::invalid_argument for fs == 0.

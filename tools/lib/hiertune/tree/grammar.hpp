@@ -44,6 +44,11 @@ const Algorithm* hier_algorithm(const std::string& collective);
 // The one a container name or (collective, CVAR item) names; nullptr if none.
 const Algorithm* find(const std::string& container);
 const Algorithm* find(const std::string& collective, const std::string& item);
+// Whether an inter-node submodule is one of the plugin's segmented trees (seg_*), which
+// run only inside the plugin and are costed by the analytic models.
+bool is_seg_submodule(const std::string& inter_algo);
+// Whether the collective's hier algorithm takes segmented trees as inter-node submodules.
+bool takes_seg_submodules(const std::string& collective);
 // Whether "name=value" is a valid parameter of algorithm.
 bool valid(const Algorithm& algorithm, const std::string& name, const std::string& value);
 // The values a named parameter takes for this algorithm (its collective's own

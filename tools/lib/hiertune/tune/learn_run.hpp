@@ -45,6 +45,9 @@ std::string describe(const JobShape& shape);  // "2 nodes x 4 ppn"
 // tree_position files a job.
 std::pair<int, int> tree_position(const JobShape& shape);
 
+// The collectives learn tunes (one learner each).
+const std::vector<std::string>& learned_collectives();
+
 struct LearnRunOptions {
     std::vector<std::string> collectives{"bcast"};  // bcast, reduce, allreduce: one learner each, in turn
     std::vector<int> nodes;                         // the space's shapes: nodes x ppn
