@@ -10,6 +10,7 @@
 
 #include "hiertune/common/cluster_env.hpp"
 #include "hiertune/common/usage_error.hpp"
+#include "hiertune/tree/csel_tree.hpp"
 
 // Set by Makefile.am; read only here, so that the defaults in the headers (mpich_prefix())
 // are the same in every file that includes them.
@@ -26,10 +27,7 @@ std::string mpich_prefix() { return HIERTUNE_MPICH_PREFIX; }
 
 std::string mpich_generic_json() { return HIERTUNE_GENERIC_JSON; }
 
-std::string mpich_ch4_generic_json() {
-    const std::filesystem::path mpir = mpich_generic_json();
-    return mpir.empty() ? std::string() : (mpir.parent_path().parent_path() / "ch4" / mpir.filename()).string();
-}
+std::string mpich_ch4_generic_json() { return csel::ch4_generic_beside(mpich_generic_json()); }
 
 namespace {
 

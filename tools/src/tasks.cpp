@@ -310,56 +310,56 @@ GroupRuns runs_of(const Group& group, han::Decomposition form, const TasksOption
     return pipeline_runs(group, form, steady, comms);
 }
 
-// bench's stopping rule per run: every leader's every task converged, or the
-// run's time cap (rank 0's clock decides).  Leaders return their samples.
-std::map<std::string, std::vector<double>> measure_run(const Run& run, std::size_t warmup, double run_cap,
-                                                       const TasksOptions& options, const Comms& comms) {
+// bench's stopping rule per run, a Sampler per task on each leader: every leader's
+// every task done (converged or at the cap of repetitions), or the run's time cap
+// (rank 0's clock decides).  Leaders return their samplers, the others none.
+std::map<std::string, Sampler> measure_run(const Run& run, std::size_t warmup, double run_cap,
+                                           const TasksOptions& options, const Comms& comms) {
+    const StoppingRule rule{options.precision, 0.95, warmup, options.min_reps, options.reps};
     const int rank = world_rank();
-    std::map<std::string, std::vector<double>> samples;
+    std::map<std::string, Sampler> samplers;
     double timed_since = 0;
     for (std::size_t rep = 0;; ++rep) {
         if (rep == warmup) timed_since = MPI_Wtime();
         MPI_Barrier(MPI_COMM_WORLD);
         const std::map<std::string, double> timed = run.repeat();
-        if (comms.leader && rep >= warmup)
-            for (const auto& [task, time] : timed) samples[task].push_back(time);
-        if (rep + 1 < warmup + options.min_reps) continue;
-        if (rep + 1 >= warmup + options.reps) break;
-        int local[2] = {1, 1};  // converged here, time left
-        for (const auto& [task, times] : samples)
-            if (!summarize(times, options.precision).converged) local[0] = 0;
+        if (comms.leader)
+            for (const auto& [task, time] : timed) samplers.try_emplace(task, rule).first->second.add(time);
+        if (rep + 1 < warmup + options.min_reps) continue;  // even past the time cap
+        int local[2] = {1, 1};  // done here, time left
+        for (const auto& [task, sampler] : samplers)
+            if (!sampler.done()) local[0] = 0;
         if (rank == 0 && options.max_time > 0 && MPI_Wtime() - timed_since >= run_cap) local[1] = 0;
         int global[2] = {0, 0};
         MPI_Allreduce(local, global, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
         if (global[0] || !global[1]) break;
     }
-    return samples;
+    return samplers;
 }
 
 // The group's time cap is shared among its runs by their step counts; the
 // first run providing a task wins.
-std::map<std::string, std::vector<double>> measure_group(const std::vector<Run>& runs, const TasksOptions& options,
-                                                         const Comms& comms) {
-    std::map<std::string, std::vector<double>> samples;
+std::map<std::string, Sampler> measure_group(const std::vector<Run>& runs, const TasksOptions& options,
+                                             const Comms& comms) {
+    std::map<std::string, Sampler> samples;
     std::uint64_t all_steps = 0;
     for (const Run& run : runs) all_steps += run.steps;
     for (std::size_t r = 0; r < runs.size(); ++r) {
         const double run_cap = options.max_time * static_cast<double>(runs[r].steps) / static_cast<double>(all_steps);
         auto run = measure_run(runs[r], run_warmup(options.warmup, r), run_cap, options, comms);
-        for (auto& [task, times] : run) samples.emplace(task, std::move(times));
+        for (auto& [task, sampler] : run) samples.emplace(task, std::move(sampler));
     }
     return samples;
 }
 
 // Leaders: every leader's packed summaries of the tasks, gathered on rank 0.
 std::vector<double> gather_summaries(const std::vector<std::string>& tasks,
-                                     const std::map<std::string, std::vector<double>>& samples,
-                                     const TasksOptions& options, const Comms& comms) {
+                                     const std::map<std::string, Sampler>& samples, const Comms& comms) {
     std::vector<double> mine(tasks.size() * kPacked, 0.0);
     for (std::size_t t = 0; t < tasks.size(); ++t) {
         const auto found = samples.find(tasks[t]);
-        if (found != samples.end() && !found->second.empty())
-            pack(summarize(found->second, options.precision), &mine[t * kPacked]);
+        if (found != samples.end() && found->second.count() > 0)
+            pack(found->second.summary(), &mine[t * kPacked]);
     }
     std::vector<double> all(world_rank() == 0 ? mine.size() * static_cast<std::size_t>(comms.nodes) : 0);
     MPI_Gather(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(), static_cast<int>(mine.size()),
@@ -434,7 +434,7 @@ int run_group(const Group& group, const TasksOptions& options, const Comms& comm
     const GroupRuns group_runs = runs_of(group, form, options, comms);
     const auto samples = measure_group(group_runs.runs, options, comms);
     if (comms.leader) {
-        const std::vector<double> all = gather_summaries(group_runs.tasks, samples, options, comms);
+        const std::vector<double> all = gather_summaries(group_runs.tasks, samples, comms);
         if (world_rank() == 0) error = report_group(group, group_runs.tasks, all, comms.nodes, options, store, out);
     }
     if (!all_ok(error.empty())) {

@@ -23,10 +23,8 @@ inline std::string generic_json() {
 
 // MPICH's shipped CH4 tree, beside the MPIR one; "" if none.
 inline std::string generic_ch4_json() {
-    const std::string mpir = generic_json();
-    if (mpir.empty()) return "";
-    const std::filesystem::path ch4 = std::filesystem::path(mpir).parent_path().parent_path() / "ch4" / "generic.json";
-    return std::filesystem::exists(ch4) ? ch4.string() : "";
+    const std::string ch4 = csel::ch4_generic_beside(generic_json());
+    return !ch4.empty() && std::filesystem::exists(ch4) ? ch4 : "";
 }
 
 // A small stand-in for MPICH's generic.json: three collectives, stock chains.

@@ -22,6 +22,11 @@ std::vector<std::pair<std::uint64_t, Choice>> samples(std::initializer_list<std:
     return list;
 }
 
+TEST(CselTree, MpichsCh4TreeLiesBesideItsMpirTree) {
+    EXPECT_EQ(ch4_generic_beside("/m/maint/tuning/coll/mpir/generic.json"), "/m/maint/tuning/coll/ch4/generic.json");
+    EXPECT_EQ(ch4_generic_beside(""), "");
+}
+
 TEST(CselRules, MidpointBetweenSampledSizes) {
     std::vector<std::uint64_t> wanted;
     const auto rules = compact_rules(samples({{1024, kStock}, {4096, kStock}, {16384, hier_bcast("8192")},

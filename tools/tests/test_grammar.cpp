@@ -100,6 +100,12 @@ TEST(Grammar, EachCollectiveHasItsOwnInterNodeSubmodule) {
         EXPECT_FALSE(takes_seg_submodules(collective)) << collective;
 }
 
+TEST(Grammar, ProblemsInOneLine) {
+    EXPECT_EQ(problems_line({}), "");
+    EXPECT_EQ(problems_line({"first"}), "first");
+    EXPECT_EQ(problems_line({"first", "second", "third"}), "first (and 2 more: hiertune check-tree lists them)");
+}
+
 // MPIR_CVAR_<COLL>_COMPOSITION's values to the compositions a CH4 tree names; the one
 // that leaves a multi-node call to the MPIR tree is each collective's netmod-only one, a
 // composition every tree check accepts where the collective's MPIR tree decides

@@ -259,6 +259,12 @@ Json load_tree(const std::string& path) {
     }
 }
 
+std::string ch4_generic_beside(const std::string& mpir_generic) {
+    if (mpir_generic.empty()) return "";
+    const std::filesystem::path mpir(mpir_generic);
+    return (mpir.parent_path().parent_path() / "ch4" / mpir.filename()).string();
+}
+
 namespace {
 
 Json load_checked_tree(const std::string& path, const std::string& option, grammar::Level level) {
@@ -266,9 +272,7 @@ Json load_checked_tree(const std::string& path, const std::string& option, gramm
     const std::vector<std::string> problems = grammar::check_tree_file(path, level);
     if (!problems.empty())
         throw TreeError(option + " " + path + ": " + (level == grammar::Level::mpir ? "MPI_Init" : "MPID_Init") +
-                        " would refuse this tree (" + problems.front() +
-                        (problems.size() > 1 ? "; " + std::to_string(problems.size() - 1) + " more" : "") +
-                        "; hiertune check-tree lists them)");
+                        " would refuse this tree: " + grammar::problems_line(problems));
     return tree;
 }
 

@@ -266,6 +266,13 @@ std::vector<std::string> check_tree(const nlohmann::ordered_json& tree, Level le
     return problems;
 }
 
+std::string problems_line(const std::vector<std::string>& problems) {
+    if (problems.empty()) return "";
+    return problems.front() + (problems.size() > 1 ? " (and " + std::to_string(problems.size() - 1) +
+                                                         " more: hiertune check-tree lists them)"
+                                                   : "");
+}
+
 std::vector<std::string> check_tree_file(const std::string& path, Level level) {
     std::vector<std::string> problems;
     JsonPtr tree(MPII_Hier_read_tree(path.c_str(), collect, &problems), &json_object_put);

@@ -97,10 +97,7 @@ namespace {
 void check_before_install(const std::string& tree, grammar::Level level) {
     const std::vector<std::string> problems = grammar::check_tree_file(tree, level);
     if (!problems.empty())  // one line, as hiertune's errors are
-        throw UsageError(tree + ": MPI_Init would refuse this tree, not installed: " + problems.front() +
-                         (problems.size() > 1 ? " (and " + std::to_string(problems.size() - 1) +
-                                                    " more: hiertune check-tree lists them)"
-                                              : ""));
+        throw UsageError(tree + ": MPI_Init would refuse this tree, not installed: " + grammar::problems_line(problems));
 }
 
 std::string read_file(const std::string& path) {
@@ -128,11 +125,11 @@ void rename_into(const std::filesystem::path& staged, const std::filesystem::pat
     if (error) throw UsageError("cannot move " + staged.string() + " to " + to.string() + ": " + error.message());
 }
 
-// The CH4 tree beside `tree` (tune's) goes with it, with a record of its own; an
-// installed one of an earlier tree goes.
-void install_ch4_tree(const std::string& tree, const std::filesystem::path& to, SiteRecord record) {
-    const std::filesystem::path from = ch4_tree_path(tree), ch4_to = ch4_tree_path(to);
-    if (!std::filesystem::exists(from)) {
+// The CH4 tree `from` (beside the tree installed, tune's) goes with it, with a record of
+// its own; with none (empty), an installed one of an earlier tree goes.
+void install_ch4_tree(const std::filesystem::path& from, const std::filesystem::path& to, SiteRecord record) {
+    const std::filesystem::path ch4_to = ch4_tree_path(to);
+    if (from.empty()) {
         std::error_code error;
         std::filesystem::remove(ch4_to, error);
         std::filesystem::remove(site_record_path(ch4_to), error);
@@ -150,7 +147,11 @@ std::filesystem::path ch4_tree_path(const std::filesystem::path& tree) {
 
 SiteRecord install_site_tree(const std::string& tree, const std::filesystem::path& prefix, SiteRecord record) {
     check_before_install(tree, grammar::Level::mpir);
-    if (std::filesystem::exists(ch4_tree_path(tree))) check_before_install(ch4_tree_path(tree).string(), grammar::Level::ch4);
+    std::filesystem::path ch4 = ch4_tree_path(tree);  // tune's, beside it; empty: none
+    if (std::filesystem::exists(ch4))
+        check_before_install(ch4.string(), grammar::Level::ch4);
+    else
+        ch4.clear();
     const std::string content = read_file(tree);
     const std::filesystem::path to = site_tree_path(prefix);
     std::error_code error;
@@ -162,7 +163,7 @@ SiteRecord install_site_tree(const std::string& tree, const std::filesystem::pat
     // renamed into place: a job in between refuses the old tree (the record's digest is
     // the new one's) and runs on MPICH's built-in trees (the CH4 one loads only with it)
     const std::filesystem::path staged = stage_with_record(content, to, record);
-    install_ch4_tree(tree, to, record);
+    install_ch4_tree(ch4, to, record);
     rename_into(staged, to);
     install_coverage(tree, to);
     return record;

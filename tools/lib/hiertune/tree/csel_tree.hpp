@@ -181,6 +181,9 @@ TreePair build_tree_pair(const Json& mpir_stock, const Json& ch4_stock, const Tr
 // searches it as "<="), algorithm containers unchanged.
 Json strict_comm_size(const Json& node);
 
+// MPICH's shipped CH4 tree (maint/tuning/coll/ch4/generic.json) of its shipped MPIR
+// tree's path (maint/tuning/coll/mpir/generic.json); "" for "".
+std::string ch4_generic_beside(const std::string& mpir_generic);
 // Reads a JSON tree file.  Throws TreeError naming the path.
 Json load_tree(const std::string& path);
 // A tree read for MPICH 5.0.1's jobs (--stock of generate, tune and learn; the trees of

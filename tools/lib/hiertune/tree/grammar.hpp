@@ -116,6 +116,9 @@ enum class Level { mpir, ch4 };
 std::vector<std::string> check_tree(const nlohmann::ordered_json& tree, Level level);
 // The same for a file; an unreadable file or bad JSON is one problem.
 std::vector<std::string> check_tree_file(const std::string& path, Level level);
+// The problems of a check in one line, as hiertune's errors are: the first one and how
+// many more ("... (and 2 more: hiertune check-tree lists them)"); "" when none.
+std::string problems_line(const std::vector<std::string>& problems);
 // mpir unless the tree's first container is a composition.
 Level level_of(const nlohmann::ordered_json& tree);
 
