@@ -331,23 +331,26 @@ void warn_if_crowded(const OverlapSettings& settings, const OverlapOptions& opti
 std::optional<OverlapCell> measure_cell(const std::string& collective, std::size_t bytes, double comp_us,
                                         std::size_t reps, Runner& runner, ComputeTeam& team, MPI_Comm comm) {
     const int rank = world_rank();
-    std::vector<double> comm_s, comp_s, measured_s;
-    for (std::size_t rep = 0; rep <= reps; ++rep) {  // rep 0: warm-up
+    StoppingRule fixed;  // one warm-up repetition, then exactly reps
+    fixed.warmup_reps = 1;
+    fixed.min_reps = fixed.max_reps = reps;
+    Sampler comm_s(fixed), comp_s(fixed), measured_s(fixed);
+    for (std::size_t rep = 0; rep <= reps; ++rep) {
         const double t_comm = runner.run(collective, bytes, Phase::comm, team, comp_us, comm);
         const double t_comp = runner.run(collective, bytes, Phase::comp, team, comp_us, comm);
         const double t_measured = runner.run(collective, bytes, Phase::overlap, team, comp_us, comm);
-        if (rep == 0 || rank != 0) continue;
-        comm_s.push_back(t_comm);
-        comp_s.push_back(t_comp);
-        measured_s.push_back(t_measured);
+        if (rank != 0) continue;
+        comm_s.add(t_comm);
+        comp_s.add(t_comp);
+        measured_s.add(t_measured);
     }
     if (rank != 0) return std::nullopt;
     OverlapCell cell;
     cell.bytes = bytes;
     cell.comp_us = comp_us;
-    cell.t_comm_us = median(comm_s) * 1e6;
-    cell.t_comp_us = median(comp_s) * 1e6;
-    cell.t_measured_us = median(measured_s) * 1e6;
+    cell.t_comm_us = comm_s.summary().median * 1e6;
+    cell.t_comp_us = comp_s.summary().median * 1e6;
+    cell.t_measured_us = measured_s.summary().median * 1e6;
     cell.ratio = overhead_ratio(cell.t_measured_us, cell.t_comm_us, cell.t_comp_us);
     return cell;
 }
