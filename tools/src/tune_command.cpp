@@ -466,6 +466,7 @@ std::string shape_report_text(const ShapeRun& run, const MeasureDb& db, const st
 struct TuneStep {
     std::string number;  // "0", "0b", "1", ...
     std::string title;   // empty: the second half of the step before, under its header
+    std::string part;    // what a second half measures (the report's time table)
     std::function<bool()> applies;  // null: always
     std::function<std::string()> done;
     std::function<void()> run;
@@ -484,12 +485,14 @@ public:
         for (const TuneStep& step : steps()) {
             if (step.applies && !step.applies()) continue;
             if (!step.title.empty()) out_ << "== tune step " << step.number << "/7: " << step.title << "\n";
+            const double start = elapsed();
             const std::string done = step.done ? step.done() : std::string();
-            if (!done.empty()) {
+            if (!done.empty())
                 out_ << done << '\n';
-                continue;
-            }
-            step.run();
+            else
+                step.run();
+            spent_.push_back({step.number + " " + (step.title.empty() ? step.part : step.title), elapsed() - start,
+                              !done.empty()});
         }
     }
 
@@ -510,31 +513,31 @@ public:
 private:
     std::vector<TuneStep> steps() {
         return {
-            {"0", "calibrate the links", nullptr, nullptr, [this] { calibrate(); }},
-            {"0b", "fit the analytic models (seg_* inter-node submodules, predicted shapes)",
+            {"0", "calibrate the links", "", nullptr, nullptr, [this] { calibrate(); }},
+            {"0b", "fit the analytic models (seg_* inter-node submodules, predicted shapes)", "",
              [this] { return !seg_inter_configs(options_).empty() || !options_.predicted_shapes.empty(); }, nullptr,
              [this] { run_step("step 0b (fit)", {*fit_launch(options_, hiertune_)}, out_); }},
-            {"1", "task benchmarks", nullptr, [this] { return tasks_stored(); }, [this] { measure_tasks(); }},
+            {"1", "task benchmarks", "", nullptr, [this] { return tasks_stored(); }, [this] { measure_tasks(); }},
             // the stock reference: hier goes into the tree only where predicted faster
-            {"1", "", [this] { return options_.stock; }, [this] { return stock_stored(); },
-             [this] { measure_stock(); }},
+            {"1", "", "MPICH's own algorithms and compositions", [this] { return options_.stock; },
+             [this] { return stock_stored(); }, [this] { measure_stock(); }},
             // the collectives without a task model: hier's inter-node steps measured
-            {"1", "", [this] { return !options_.measured.empty(); }, [this] { return measured_stored(); },
-             [this] { measure_measured(); }},
+            {"1", "", "the collectives without a task model", [this] { return !options_.measured.empty(); },
+             [this] { return measured_stored(); }, [this] { measure_measured(); }},
             // the further shapes: every collective measured, hier against MPICH's selection
-            {"1", "", [this] { return !shapes_.empty(); }, [this] { return shapes_stored(); },
+            {"1", "", "the further shapes", [this] { return !shapes_.empty(); }, [this] { return shapes_stored(); },
              [this] { measure_shapes(); }},
-            {"2", "model predictions", nullptr, nullptr, [this] { predict(); }},
-            {"3", "generate --from model", nullptr, nullptr, [this] { generate(); }},
+            {"2", "model predictions", "", nullptr, nullptr, [this] { predict(); }},
+            {"3", "generate --from model", "", nullptr, nullptr, [this] { generate(); }},
             // the tree loaded into MPICH: the chosen algorithms run
-            {"4", "verify the tree in MPICH", nullptr, nullptr, [this] { verify("step 4 (verify)"); }},
+            {"4", "verify the tree in MPICH", "", nullptr, nullptr, [this] { verify("step 4 (verify)"); }},
             // the tree as loaded against no tree, in alternating jobs (each round its own done-test)
-            {"5", "time the tree as loaded", nullptr, nullptr, [this] { time_tree(); }},
+            {"5", "time the tree as loaded", "", nullptr, nullptr, [this] { time_tree(); }},
             // never slower: what the timing did not find faster goes back to MPICH's selection
-            {"5b", "keep the picks measured faster than no tree", [this] { return !options_.keep_unproven; },
+            {"5b", "keep the picks measured faster than no tree", "", [this] { return !options_.keep_unproven; },
              nullptr, [this] { keep_measured_faster_picks(); }},
-            {"6", "exhaustive sweep", nullptr, [this] { return sweep_stored(); }, [this] { sweep(); }},
-            {"7", "validation report", nullptr, nullptr, [this] { report(); }},
+            {"6", "exhaustive sweep", "", nullptr, [this] { return sweep_stored(); }, [this] { sweep(); }},
+            {"7", "validation report", "", nullptr, nullptr, [this] { report(); }},
         };
     }
 
@@ -768,6 +771,7 @@ private:
         }
         std::vector<std::string> notes = shared_cores_lines(plan_, db_->shared_cores(job_.id), options_.keep_unproven);
         for (const std::string& line : budget_lines(options_.budget_s, elapsed(), budget_cuts_)) notes.push_back(line);
+        for (const std::string& line : spend_lines(spent_, options_.budget_s, elapsed())) notes.push_back(line);
         write_tune_report(options_, job_, *db_, plan_, reverted_, digest_, notes, !budget_cuts_.empty(), shapes_text,
                           report_dir_, out_);
         if (!failed.empty()) throw TuneError("further shape " + failed + ": see " + (report_dir_ / "report.txt").string());
@@ -861,6 +865,7 @@ private:
     PredictionBasis basis_;                  // what they are predicted from
     const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();  // the budget's clock
     std::vector<BudgetCut> budget_cuts_;     // step 6's jobs the budget left out
+    std::vector<StepSpend> spent_;           // each step's time in this run, as it ends
 };
 
 }  // namespace

@@ -391,11 +391,20 @@ grep -qE "^  left out: exhaustive sweep of reduce, [0-9]+ configurations? \(esti
     "$tmp/rd-report/report.txt" || fail "the report does not name the sweep job left out"
 grep -q "^the model's picks checked against the exhaustive sweep at 0 of 2 sizes: the budget left the others' sweep out$" \
     "$tmp/rd-report/report.txt" || fail "the report does not say the picks went unchecked"
+# where the time went: each step's time against the budget, stored steps said
+grep -q "^where this run's time went (share of the budget, 1.0 s):$" "$tmp/rd-report/report.txt" ||
+    fail "no time table against the budget"
+grep -qE "^  1 task benchmarks +[0-9.]+ s +[0-9.]+ %$" "$tmp/rd-report/report.txt" ||
+    fail "the task benchmarks' time not in the table"
 "$hiertune" "${rd[@]}" > "$tmp/rd_out2" 2> "$tmp/rd_err2" ||
     { cat "$tmp/rd_out2" "$tmp/rd_err2"; fail "reduce tune resumed without a budget failed"; }
 grep -q "$sweep_job" "$tmp/rd_out2" || fail "the resumed tune did not sweep"
 grep -q "^budget" "$tmp/rd-report/report.txt" && fail "a budget line without --budget"
 grep -q "^the model's picks checked against" "$tmp/rd-report/report.txt" && fail "picks unchecked after the sweep"
+grep -qE "^where this run's time went \(share of the run, .*\):$" "$tmp/rd-report/report.txt" ||
+    fail "no time table without a budget"
+grep -qE "^  1 task benchmarks +[0-9.]+ s +[0-9.]+ %  \(stored: nothing measured\)$" "$tmp/rd-report/report.txt" ||
+    fail "the resumed run's stored tasks not said"
 
 echo "== gather, barrier, iscatter, ibarrier: measured (hier against MPICH's), one choice per shape, verify"
 ms=(tune -n 4 --nodes 2 -C gather,barrier,iscatter,ibarrier --measured-sizes 2K,24K

@@ -58,3 +58,28 @@ TEST(TuneBudget, TheReportSaysTheTimeAgainstTheBudgetAndWhatWasLeftOut) {
 
 }  // namespace
 }  // namespace hiertune
+
+namespace hiertune {
+namespace {
+
+// Each step's time in this run against the budget (the run's time without one); a
+// step whose data was stored measured nothing; the rest is the report's and outside the steps.
+TEST(TuneBudget, TheReportSaysWhereTheTimeWent) {
+    const std::vector<std::string> lines =
+        spend_lines({{"1 task benchmarks", 270, false}, {"6 exhaustive sweep", 0, true}}, 2700, 300);
+    ASSERT_EQ(lines.size(), 4u);
+    EXPECT_EQ(lines[0], "where this run's time went (share of the budget, 45 min 0 s):");
+    EXPECT_NE(lines[1].find("1 task benchmarks"), std::string::npos);
+    EXPECT_NE(lines[1].find("4 min 30 s"), std::string::npos);
+    EXPECT_NE(lines[1].find("10.0 %"), std::string::npos);
+    EXPECT_NE(lines[2].find("0.0 %  (stored: nothing measured)"), std::string::npos);
+    EXPECT_NE(lines[3].find("the rest (this report, outside the steps)"), std::string::npos);
+    EXPECT_NE(lines[3].find("30.0 s"), std::string::npos);
+    const std::vector<std::string> unbudgeted = spend_lines({{"0 calibrate the links", 30, false}}, 0, 60);
+    EXPECT_EQ(unbudgeted[0], "where this run's time went (share of the run, 1 min 0 s):");
+    EXPECT_NE(unbudgeted[1].find("50.0 %"), std::string::npos);
+    EXPECT_THROW(spend_lines({{"x", -1, false}}, 0, 60), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace hiertune

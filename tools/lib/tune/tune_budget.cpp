@@ -40,6 +40,39 @@ std::string duration_text(double seconds) {
     return text.str();
 }
 
+namespace {
+
+std::string spend_row(const std::string& what, std::size_t width, double seconds, double whole_s,
+                      const std::string& note) {
+    std::ostringstream row;
+    row << "  " << std::left << std::setw(static_cast<int>(width)) << what << std::right << std::setw(14) << duration_text(seconds)
+        << std::setw(8) << std::fixed << std::setprecision(1) << (whole_s > 0 ? 100 * seconds / whole_s : 0.0)
+        << " %" << note;
+    return row.str();
+}
+
+}  // namespace
+
+std::vector<std::string> spend_lines(const std::vector<StepSpend>& spent, double budget_s, double elapsed_s) {
+    require_seconds(budget_s, "the budget");
+    require_seconds(elapsed_s, "the elapsed time");
+    const double whole_s = budget_s > 0 ? budget_s : elapsed_s;
+    std::vector<std::string> lines{std::string("where this run's time went (share of ") +
+                                   (budget_s > 0 ? "the budget, " : "the run, ") + duration_text(whole_s) + "):"};
+    const std::string rest = "the rest (this report, outside the steps)";
+    std::size_t width = rest.size();
+    for (const StepSpend& step : spent) width = std::max(width, step.step.size());
+    double steps_s = 0;
+    for (const StepSpend& step : spent) {
+        require_seconds(step.seconds, "a step's time");
+        steps_s += step.seconds;
+        lines.push_back(
+            spend_row(step.step, width, step.seconds, whole_s, step.stored ? "  (stored: nothing measured)" : ""));
+    }
+    lines.push_back(spend_row(rest, width, std::max(0.0, elapsed_s - steps_s), whole_s, ""));
+    return lines;
+}
+
 std::vector<std::string> budget_lines(double budget_s, double elapsed_s, const std::vector<BudgetCut>& cuts) {
     if (budget_s == 0) return {};
     std::ostringstream head;

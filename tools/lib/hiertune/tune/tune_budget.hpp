@@ -30,6 +30,19 @@ double next_job_estimate(const std::vector<double>& ran_s, double fallback_s);
 // left out.  None without a budget.
 std::vector<std::string> budget_lines(double budget_s, double elapsed_s, const std::vector<BudgetCut>& cuts);
 
+// One step of a run and its wall time in it (what the step decides: its title).
+struct StepSpend {
+    std::string step;  // "1 task benchmarks"
+    double seconds = 0;
+    bool stored = false;  // the database held its data: it measured nothing
+};
+
+// The report's table of where the run's time went: each step that applied, its time
+// and its share of the budget (of the run's time without one), "stored" where it
+// measured nothing; then the rest of the run (the report's own step, outside the steps).  Throws
+// std::invalid_argument on a negative or non-finite time.
+std::vector<std::string> spend_lines(const std::vector<StepSpend>& spent, double budget_s, double elapsed_s);
+
 // "45 min 0 s", "1 h 2 min 3 s", "12.5 s".
 std::string duration_text(double seconds);
 
