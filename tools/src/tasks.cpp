@@ -315,7 +315,11 @@ GroupRuns runs_of(const Group& group, han::Decomposition form, const TasksOption
 // (rank 0's clock decides).  Leaders return their samplers, the others none.
 std::map<std::string, Sampler> measure_run(const Run& run, std::size_t warmup, double run_cap,
                                            const TasksOptions& options, const Comms& comms) {
-    const StoppingRule rule{options.precision, 0.95, warmup, options.min_reps, options.reps};
+    StoppingRule rule;
+    rule.precision = options.precision;
+    rule.warmup_reps = warmup;
+    rule.min_reps = options.min_reps;
+    rule.max_reps = options.reps;
     const int rank = world_rank();
     std::map<std::string, Sampler> samplers;
     double timed_since = 0;

@@ -9,10 +9,10 @@
 
 #include "hiertune/common/text.hpp"
 #include "hiertune/tree/grammar.hpp"
+#include "hiertune/common/usage_error.hpp"
 extern "C" {
 #include "hier_segment.h"
 }
-#include "hiertune/common/usage_error.hpp"
 
 namespace hiertune {
 
