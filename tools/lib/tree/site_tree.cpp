@@ -97,7 +97,8 @@ namespace {
 void check_before_install(const std::string& tree, grammar::Level level) {
     const std::vector<std::string> problems = grammar::check_tree_file(tree, level);
     if (!problems.empty())  // one line, as hiertune's errors are
-        throw UsageError(tree + ": MPI_Init would refuse this tree, not installed: " + grammar::problems_line(problems));
+        throw UsageError(tree + ": MPI_Init would refuse this tree, not installed: " +
+                         grammar::problems_line(problems));
 }
 
 std::string read_file(const std::string& path) {

@@ -45,8 +45,8 @@ namespace {
 std::string spend_row(const std::string& what, std::size_t width, double seconds, double whole_s,
                       const std::string& note) {
     std::ostringstream row;
-    row << "  " << std::left << std::setw(static_cast<int>(width)) << what << std::right << std::setw(14) << duration_text(seconds)
-        << std::setw(8) << std::fixed << std::setprecision(1) << (whole_s > 0 ? 100 * seconds / whole_s : 0.0)
+    row << "  " << std::left << std::setw(static_cast<int>(width)) << what << std::right << std::setw(14)
+        << duration_text(seconds) << std::setw(8) << std::fixed << std::setprecision(1) << (whole_s > 0 ? 100 * seconds / whole_s : 0.0)
         << " %" << note;
     return row.str();
 }
