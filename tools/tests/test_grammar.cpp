@@ -45,6 +45,17 @@ TEST(Grammar, AlgorithmsAndParameters) {
     EXPECT_EQ(find("MPIR_Bcast_intra_binomial"), nullptr);
 }
 
+// What the segment size cuts decides which configurations run the same plan (sweep.hpp).
+TEST(Grammar, SegmentSizesCutTheMessageOrBlocks) {
+    for (const std::string collective : {"bcast", "reduce", "allreduce"})
+        EXPECT_TRUE(find(collective, "hier")->segments_message) << collective;
+    EXPECT_FALSE(find("allgather", "hier")->segments_message);  // each node's block
+    EXPECT_TRUE(find("allgather", "hier")->param("segsize"));
+    EXPECT_FALSE(find("gather", "hier")->segments_message);  // no segments
+    EXPECT_TRUE(find("bcast", "seg_chain")->segments_message);
+    EXPECT_FALSE(find("ibcast", "tsp_hier")->segments_message);  // no parameters of its own
+}
+
 TEST(Grammar, NonBlockingFormsAreSchedulesWithoutParameters) {
     EXPECT_EQ(nonblocking_collectives(), (std::vector<std::string>{"ibcast", "ireduce", "iallreduce", "iallgather",
                                                                    "igather", "iscatter", "ibarrier"}));

@@ -444,6 +444,22 @@ TEST(Plan, SameRunsAreTimedOnce) {
               (std::vector<PointKey>{point(16384, "16384"), point(32768, "16384"), point(32768, "65536"), binomial}));
 }
 
+// Of a class of same-run configurations, the smallest segment size is the one timed;
+// the others' figures stand on it (bench --same-runs-once and the report agree).
+TEST(Plan, TheSameRunIsTimedUnderItsSmallestSegmentSize) {
+    const std::vector<std::uint64_t> segsizes{65536, 16384, 262144, 0};
+    EXPECT_EQ(same_run_representative("bcast", 16384, 65536, segsizes), std::optional<std::uint64_t>(0));
+    EXPECT_EQ(same_run_representative("bcast", 16384, 0, segsizes), std::nullopt);  // timed itself
+    EXPECT_EQ(same_run_representative("reduce", 16384, 262144, {65536, 16384, 262144}),
+              std::optional<std::uint64_t>(16384));
+    EXPECT_EQ(same_run_representative("reduce", 32768, 16384, segsizes), std::nullopt);  // two segments
+    EXPECT_EQ(same_run_representative("reduce", 32768, 262144, {16384, 65536, 262144}),
+              std::optional<std::uint64_t>(65536));  // 16 KiB cuts 32 KiB in two
+    EXPECT_EQ(same_run_representative("allgather", 1024, 65536, segsizes), std::nullopt);  // cuts blocks
+    EXPECT_EQ(same_run_representative("gather", 1024, 65536, segsizes), std::nullopt);  // no segments
+    EXPECT_EQ(same_run_representative("allreduce", 1024, 4096, {}), std::nullopt);
+}
+
 TEST(Plan, PointsAreConfigurationMajorWithSizesAscending) {
     const std::vector<Configuration> configurations{{"bcast", "binomial", {}}, {"bcast", "hier", {}}};
     const std::vector<PointKey> points = plan_points(configurations, {8, 1024});

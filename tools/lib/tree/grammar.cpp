@@ -32,11 +32,17 @@ const std::vector<Param> kSegChainParams{MPII_HIER_PARAMS_SEG_CHAIN(HIERTUNE_INT
 #define kParams_HIER_STEPS kHierStepsParams
 #define kParams_SEG kSegParams
 #define kParams_SEG_CHAIN kSegChainParams
+// what each parameter family's segsize cuts (hier_grammar.h's comments on MPII_HIER_PARAMS_*)
+#define kSegmentsMessage_HIER true
+#define kSegmentsMessage_HIER_DATA false
+#define kSegmentsMessage_HIER_STEPS false
+#define kSegmentsMessage_SEG true
+#define kSegmentsMessage_SEG_CHAIN true
 
 #define HIERTUNE_ALGORITHM_(coll_, Coll_, COLL_, algo_, PARAMS_) \
-    Algorithm{#coll_, #algo_, "MPIR_" #Coll_ "_intra_" #algo_, kParams_##PARAMS_, ""},
+    Algorithm{#coll_, #algo_, "MPIR_" #Coll_ "_intra_" #algo_, kParams_##PARAMS_, "", kSegmentsMessage_##PARAMS_},
 #define HIERTUNE_SCHED_ALGORITHM_(icoll_, Icoll_, ICOLL_, algo_, coll_) \
-    Algorithm{#icoll_, #algo_, "MPIR_" #Icoll_ "_intra_" #algo_, {}, #coll_},
+    Algorithm{#icoll_, #algo_, "MPIR_" #Icoll_ "_intra_" #algo_, {}, #coll_, false},
 
 struct NamedValue {
     const char* list;        // the grammar's list: "INTER_ALGOS" or "INTRA_ALGOS"

@@ -255,9 +255,9 @@ std::vector<PointKey> plan_points(const std::vector<Configuration>& configuratio
 
 namespace {
 
-// The collectives whose hier segments cut the whole message
 bool segments_cut_message(const std::string& collective) {
-    return collective == "bcast" || collective == "reduce" || collective == "allreduce";
+    const grammar::Algorithm* hier = grammar::find(collective, "hier");
+    return hier && hier->segments_message;
 }
 
 std::optional<std::uint64_t> segsize_of(const Params& params, const std::string& name) {
@@ -278,14 +278,13 @@ bool one_segment(std::uint64_t msg_bytes, std::uint64_t segsize) {
                               nullptr) == bytes;
 }
 
-// The segment size of a hier point of bcast, reduce or allreduce; nullopt for any other
-std::optional<std::uint64_t> hier_segsize(const PointKey& key, std::string* cvar = nullptr) {
+// The hier segment size's CVAR of a point whose segments cut the message; nullopt for any other
+std::optional<std::string> hier_segsize_cvar(const PointKey& key) {
     const grammar::Algorithm* hier = grammar::find(key.collective, key.algorithm);
-    if (!hier || hier->item != "hier" || !segments_cut_message(key.collective)) return std::nullopt;
+    if (!hier || hier->item != "hier" || !hier->segments_message) return std::nullopt;
     const grammar::Param* segsize = hier->param("segsize");
     if (!segsize) return std::nullopt;
-    if (cvar) *cvar = hier->cvar(*segsize);
-    return segsize_of(key.params, hier->cvar(*segsize));
+    return hier->cvar(*segsize);
 }
 
 }  // namespace
@@ -302,21 +301,38 @@ bool same_run(const std::string& collective, std::uint64_t msg_bytes, const Para
 }
 
 bool same_run(const PointKey& a, const PointKey& b) {
-    std::string cvar;
-    if (a.collective != b.collective || a.msg_bytes != b.msg_bytes || a.algorithm != b.algorithm ||
-        !hier_segsize(a, &cvar))
+    const std::optional<std::string> cvar = hier_segsize_cvar(a);
+    if (a.collective != b.collective || a.msg_bytes != b.msg_bytes || a.algorithm != b.algorithm || !cvar)
         return false;
-    return same_run(a.collective, a.msg_bytes, a.params, b.params, cvar);
+    return same_run(a.collective, a.msg_bytes, a.params, b.params, *cvar);
+}
+
+std::optional<std::uint64_t> same_run_representative(const std::string& collective, std::uint64_t msg_bytes,
+                                                     std::uint64_t own, const std::vector<std::uint64_t>& segsizes) {
+    if (!segments_cut_message(collective) || !one_segment(msg_bytes, own)) return std::nullopt;
+    std::optional<std::uint64_t> smallest;
+    for (std::uint64_t segsize : segsizes)
+        if (segsize < smallest.value_or(own) && one_segment(msg_bytes, segsize)) smallest = segsize;
+    return smallest;
 }
 
 std::vector<PointKey> distinct_runs(const std::vector<PointKey>& points) {
-    std::vector<PointKey> kept;
-    for (const PointKey& point : points) {
-        const bool repeated = std::any_of(points.begin(), points.end(), [&](const PointKey& other) {
-            return same_run(point, other) && *hier_segsize(other) < *hier_segsize(point);
-        });
-        if (!repeated) kept.push_back(point);
+    // a point's class: every field but its segment size; each class's segment sizes
+    std::vector<std::optional<std::uint64_t>> own(points.size());
+    std::vector<PointKey> classes(points.size());
+    std::map<PointKey, std::vector<std::uint64_t>> segsizes;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        const std::optional<std::string> cvar = hier_segsize_cvar(points[i]);
+        if (!cvar || !(own[i] = segsize_of(points[i].params, *cvar))) continue;
+        classes[i] = points[i];
+        classes[i].params.erase(*cvar);
+        segsizes[classes[i]].push_back(*own[i]);
     }
+    std::vector<PointKey> kept;
+    for (std::size_t i = 0; i < points.size(); ++i)
+        if (!own[i] || !same_run_representative(points[i].collective, points[i].msg_bytes, *own[i],
+                                                segsizes.at(classes[i])))
+            kept.push_back(points[i]);
     return kept;
 }
 

@@ -62,18 +62,12 @@ void measured_options(const TunePlan& plan, const std::string& collective, const
 // params at bytes (sweep.hpp: same_run), when that is not params itself; else empty.
 std::string same_run_label(const std::string& collective, std::uint64_t bytes, const Params& params,
                            const std::vector<std::uint64_t>& segsizes) {
-    const std::uint64_t own = std::stoull(params.at("segsize"));
-    std::optional<std::uint64_t> smallest;
-    for (std::uint64_t segsize : segsizes) {
-        Params other = params;
-        other["segsize"] = std::to_string(segsize);
-        if (segsize < std::min(own, smallest.value_or(own)) && same_run(collective, bytes, params, other, "segsize"))
-            smallest = segsize;
-    }
-    if (!smallest) return {};
-    Params representative = params;
-    representative["segsize"] = std::to_string(*smallest);
-    return config_label(representative);
+    const std::optional<std::uint64_t> representative =
+        same_run_representative(collective, bytes, std::stoull(params.at("segsize")), segsizes);
+    if (!representative) return {};
+    Params timed = params;
+    timed["segsize"] = std::to_string(*representative);
+    return config_label(timed);
 }
 
 // What step 4 expects of a pick: the plugin's algorithm (its segments filled in by the

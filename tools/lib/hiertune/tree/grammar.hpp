@@ -26,6 +26,10 @@ struct Algorithm {
     std::string container;   // "MPIR_Bcast_intra_hier"
     std::vector<Param> params;  // none for a schedule form: it reads its blocking form's CVARs
     std::string blocking;       // a schedule form's blocking collective ("bcast"); else empty
+    // Whether its segsize parameter cuts the whole message into segments (hier_grammar.h:
+    // MPII_HIER_PARAMS_HIER's and the segmented trees'); allgather's cuts each node's
+    // block, and the others have none.
+    bool segments_message = false;
 
     std::string cvar(const Param& param) const;  // "MPIR_CVAR_BCAST_HIER_SEGSIZE"
     const Param* param(const std::string& name) const;

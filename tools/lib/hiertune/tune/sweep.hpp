@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -97,19 +98,26 @@ std::vector<Configuration> plan_configurations(const std::vector<std::string>& c
 std::vector<PointKey> plan_points(const std::vector<Configuration>& configurations,
                                   const std::vector<std::uint64_t>& sizes);
 
-// Whether two configurations of the plugin's hier bcast, reduce or allreduce run the same
-// plan at msg_bytes: every parameter equal but the segment size, and both segment sizes
-// at or above the message, which cut it into one segment (hier_segment.h; the hier
-// allgather cuts blocks, not the message, and is never the same run).  Timing both would
-// draw one run twice and let the faster draw flatter whichever the sweep calls the best,
-// so a sweep times the one with the smallest segment size and the others stand on it.
+// Whether two configurations of the plugin's hier algorithm run the same plan at
+// msg_bytes: every parameter equal but the segment size, the hier segment size cutting
+// the whole message (grammar: Algorithm::segments_message; allgather's cuts blocks and
+// is never the same run), and both segment sizes at or above the message, which cut it
+// into one segment (hier_segment.h).  Timing both would draw one run twice and let the
+// faster draw flatter whichever the sweep calls the best, so a sweep times the one with
+// the smallest segment size and the others stand on it (same_run_representative).
 // segsize_name: the name a and b hold the segment size under (JSON "segsize" or its CVAR).
 bool same_run(const std::string& collective, std::uint64_t msg_bytes, const Params& a, const Params& b,
               const std::string& segsize_name);
 // same_run of two points (params by CVAR); false unless both are the hier algorithm.
 bool same_run(const PointKey& a, const PointKey& b);
-// The points without each one that is the same run as another with a smaller segment
-// size (bench --same-runs-once), in order.
+// The segment size a hier configuration with segment size `own` is timed under at
+// msg_bytes, of the segment sizes `segsizes` its otherwise equal configurations take
+// (any order, own among them or not): the smallest that makes the same run as own;
+// nullopt when none is smaller (own is timed itself) or own makes no same run.
+std::optional<std::uint64_t> same_run_representative(const std::string& collective, std::uint64_t msg_bytes,
+                                                     std::uint64_t own, const std::vector<std::uint64_t>& segsizes);
+// The points without each one that has a same_run_representative among them (bench
+// --same-runs-once), in order.
 std::vector<PointKey> distinct_runs(const std::vector<PointKey>& points);
 
 // bench's measuring order: the indices of `points` (plan_points' order) by
