@@ -342,6 +342,7 @@ std::string tune_report_text(const Job& job, const MeasureDb& db, const TunePlan
     if (reports.unswept > 0)
         text << "the model's picks checked against the exhaustive sweep at " << reports.swept << " of "
              << reports.swept + reports.unswept << " sizes: the budget left the others' sweep out\n";
+    for (const std::string& line : close_call_lines(plan)) text << line << '\n';
     if (reports.has_model) write_report_text(reports.model, text);
     if (const std::optional<double> stock_seconds = time_of("stock"); stock_seconds && reports.has_model) {
         text << "(both times include the stock reference measurement, " << seconds_text(*stock_seconds) << ")\n";
@@ -468,8 +469,8 @@ struct TuneStep {
     std::string title;   // empty: the second half of the step before, under its header
     std::string part;    // what a second half measures (the report's time table)
     std::function<bool()> applies;  // null: always
-    std::function<std::string()> done;
-    std::function<void()> run;
+    std::function<std::string()> done;  // null: never done; else what is stored, "" if not all
+    std::function<void()> run;  // right after done() said "", so it may read what done() read
 };
 
 // The steps of one tune and what they hand on: step 0's job, step 2's plan,
@@ -528,6 +529,9 @@ private:
             {"1", "", "the further shapes", [this] { return !shapes_.empty(); }, [this] { return shapes_stored(); },
              [this] { measure_shapes(); }},
             {"2", "model predictions", "", nullptr, nullptr, [this] { predict(); }},
+            // where the model cannot tell hier from MPICH's best, the candidate's time does
+            {"2b", "time the close calls", "", [this] { return !plan_.close_calls.empty(); },
+             [this] { return close_calls_stored(); }, [this] { time_close_calls(); }},
             {"3", "generate --from model", "", nullptr, nullptr, [this] { generate(); }},
             // the tree loaded into MPICH: the chosen algorithms run
             {"4", "verify the tree in MPICH", "", nullptr, nullptr, [this] { verify("step 4 (verify)"); }},
@@ -657,16 +661,42 @@ private:
 
     void predict() {
         std::vector<std::string> seg_lines;
-        plan_ = plan_tune(options_, db_->tasks(job_.id), db_->points(job_.id), job_.description.nodes,
-                          seg_candidates(*db_, job_, options_, &seg_lines));
+        plan_main(&seg_lines);
         for (const std::string& line : seg_lines) out_ << line << '\n';
-        if (!plan_.unpredicted.empty())
-            throw TuneError("step 2 (model): no prediction for " + plan_.unpredicted.front() +
-                            " (task benchmarks missing in " + options_.db_path + ")");
         for (const std::string& note : plan_.skipped) out_ << note << '\n';
         print_picks();
         plan_shapes();
         predict_shapes();
+    }
+
+    // The main job's plan from what the database holds now.
+    void plan_main(std::vector<std::string>* seg_lines) {
+        plan_ = plan_tune(options_, db_->tasks(job_.id), db_->points(job_.id), job_.description.nodes,
+                          seg_candidates(*db_, job_, options_, seg_lines));
+        if (!plan_.unpredicted.empty())
+            throw TuneError("step 2 (model): no prediction for " + plan_.unpredicted.front() +
+                            " (task benchmarks missing in " + options_.db_path + ")");
+    }
+
+    std::string close_calls_stored() {
+        if (!untimed_close_calls(plan_).empty()) return "";
+        for (const std::string& line : close_call_lines(plan_)) out_ << line << '\n';
+        return "every close call's candidate measured in " + options_.db_path + ": nothing to measure";
+    }
+
+    // The close calls' candidates timed, then the plan made again with their times.
+    void time_close_calls() {
+        std::vector<Launch> launches;
+        for (const CloseCallTiming& timing : untimed_close_calls(plan_)) {
+            const std::vector<Launch> own =
+                candidate_launches(options_, hiertune_, timing.collective, timing.candidates, timing.sizes);
+            launches.insert(launches.end(), own.begin(), own.end());
+        }
+        const double seconds = run_step("step 2b (bench)", launches, out_);
+        plan_main(nullptr);
+        for (const std::string& line : close_call_lines(plan_)) out_ << line << '\n';
+        out_ << "close calls timed: " << seconds_text(seconds) << '\n';
+        print_picks();
     }
 
     // Each predicted shape's picks from the analytic models.
@@ -814,24 +844,24 @@ private:
     }
 
     // Each job while it is estimated to end inside the budget (tune_budget.hpp); not
-    // those of a collective an earlier run swept whole.
+    // those of a collective an earlier run swept whole.  The step's done-test
+    // (sweep_stored) measured the plan against the database just before.
     void sweep() {
-        measure_plan(plan_, db_->points(job_.id));
         std::set<std::string> unswept;
         for (const SizeCase& c : plan_.cases)
             if (!case_swept(c)) unswept.insert(c.collective);
         std::vector<double> ran;
         const double first_estimate = stock_seconds_per_job();
-        for (const Launch& launch : bench_launches(options_, hiertune_)) {
-            if (!unswept.count(sweep_collective(launch))) continue;
+        for (const SweepJob& job : sweep_jobs(options_, hiertune_)) {
+            if (!unswept.count(job.collective)) continue;
             const double estimate = next_job_estimate(ran, first_estimate);
             if (!fits_budget(options_.budget_s, elapsed(), estimate)) {
-                budget_cuts_.push_back({"exhaustive sweep of " + sweep_job_name(launch), estimate,
+                budget_cuts_.push_back({"exhaustive sweep of " + sweep_job_name(job), estimate,
                                         std::max(0.0, options_.budget_s - elapsed())});
                 out_ << "budget: " << budget_cuts_.back().job << " left out\n";
                 continue;
             }
-            ran.push_back(run_step("step 6 (bench)", {launch}, out_));
+            ran.push_back(run_step("step 6 (bench)", {job.launch}, out_));
         }
         out_ << "exhaustive sweep: " << seconds_text(std::accumulate(ran.begin(), ran.end(), 0.0)) << '\n';
     }

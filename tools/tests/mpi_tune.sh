@@ -62,11 +62,21 @@ for coll in bcast allreduce; do
     [ "$n" -ge 1 ] || fail "step 1 forced none of MPICH's $coll algorithms"
 done
 # 10 task groups (bcast 2 configurations, allreduce 3, x the segment size 8K and the
-# 2K message, shorter than it), the stock points, (2 + 3) x 3 = 15 swept points,
-# 2 x 2 tree timing jobs
+# 2K message, shorter than it), the stock points, (2 + 3) x 3 = 15 hier points: the
+# close calls' (step 2b, as many as the figures make) and the rest swept, 2 x 2 tree
+# timing jobs
 steps=$(count_steps)
-[ "$steps" = "bench=15 stock=$((3 * stock_configs)) tasks=10 tree-timing=4 positive" ] ||
+close=$(sed -nE 's/.*close=([0-9]+).*/\1/p' <<< "$steps")
+[ "$(sed -E 's/ close=[0-9]+//' <<< "$steps")" = "bench=$((15 - ${close:-0})) stock=$((3 * stock_configs)) tasks=10 tree-timing=4 positive" ] ||
     fail "step_times rows: $steps ($stock_configs stock configurations)"
+if [ -n "$close" ]; then
+    grep -q "^== tune step 2b/7: time the close calls" "$tmp/out1" || fail "close calls timed outside step 2b"
+    grep -q "^close calls (the model's prediction within 2x of MPICH's measured best" "$report/report.txt" ||
+        fail "report.txt: the close calls not listed"
+    grep -Eq "^  (bcast|allreduce) [0-9]+ B: .* predicted .* us, timed .* us; MPICH's best .* us \(.*\): (hier|MPICH's)$" \
+        "$report/report.txt" || fail "report.txt: a close call without its times"
+fi
+echo "step 2b timed ${close:-0} hier points of close calls"
 
 echo "== step 5: the tree as loaded, alternating with no tree"
 # the jobs in order: round 1 tree, no-tree, round 2 tree, no-tree; bench -a default over the tune's sizes

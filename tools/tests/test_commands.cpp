@@ -312,7 +312,9 @@ TEST_F(CommandLines, TuneTasksJobsCoverTheSearchSpaceWithTheTaskEffort) {
 TEST_F(CommandLines, TuneBenchJobsMeasureEveryConfigurationAtTheSegmentSizes) {
     const TuneOptions o = parsed_tune_options();
     std::set<std::string> measured;
-    for (const Launch& launch : bench_launches(o, kHiertune)) {
+    for (const SweepJob& job : sweep_jobs(o, kHiertune)) {
+        const Launch& launch = job.launch;
+        EXPECT_EQ(job.configurations, static_cast<std::size_t>(std::count(launch.argv.begin(), launch.argv.end(), "-a")));
         SCOPED_TRACE(describe(launch));
         EXPECT_EQ(launch_prefix(launch), o.launcher);
         const BenchOptions b = emulated_job_options<BenchCli>(launch);

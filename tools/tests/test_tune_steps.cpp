@@ -396,9 +396,9 @@ TEST(Tune, KnomialGetsItsOwnLaunch) {
     EXPECT_EQ(launches[1].env,
               (std::vector<std::pair<std::string, std::string>>{{"MPIR_CVAR_IBCAST_TREE_TYPE", "knomial_1"}}));
     EXPECT_TRUE(contains(launches[1].argv, {"--config", "inter_algo=tsp_knomial,inter_k=2"}));
-    const std::vector<Launch> bench = bench_launches(o, "hiertune");
+    const std::vector<SweepJob> bench = sweep_jobs(o, "hiertune");
     ASSERT_EQ(bench.size(), 2u);
-    EXPECT_EQ(bench[1].env, launches[1].env);
+    EXPECT_EQ(bench[1].launch.env, launches[1].env);
 }
 
 TEST(Tune, BenchSpecAndLaunch) {
@@ -413,9 +413,10 @@ TEST(Tune, BenchSpecAndLaunch) {
 
     TuneOptions o = options();
     o.collectives = {"bcast", "allreduce"};
-    const std::vector<Launch> launches = bench_launches(o, "/bin/hiertune");
-    ASSERT_EQ(launches.size(), 2u);  // one per collective
-    EXPECT_EQ(launches[0].argv,
+    const std::vector<SweepJob> jobs = sweep_jobs(o, "/bin/hiertune");
+    ASSERT_EQ(jobs.size(), 2u);  // one per collective
+    EXPECT_EQ(jobs[0].collective, "bcast");
+    EXPECT_EQ(jobs[0].launch.argv,
               (std::vector<std::string>{"/opt/mpich/bin/mpiexec", "-n", "4", "/bin/hiertune", "bench", "-C", "bcast",
                                         "-a", "hier:bcast_hier_segsize=4096/32768,bcast_hier_inter_algorithm=tsp_kary",
                                         "-a",
@@ -423,7 +424,7 @@ TEST(Tune, BenchSpecAndLaunch) {
                                         "--sizes", "1024,65536", "-x", "10", "--min-reps", "10", "-i", "1000",
                                         "--precision", "2.5", "--max-time", "5", "--no-progress", "--db",
                                         "/d/t.sqlite", "--machine", "box", "--account", "bench", "--same-runs-once"}));
-    EXPECT_TRUE(contains(launches[1].argv, {"-C", "allreduce"}));
+    EXPECT_TRUE(contains(jobs[1].launch.argv, {"-C", "allreduce"}));
 }
 
 TEST(Tune, BcastSkipsTheAllreduceRing) {
@@ -436,21 +437,22 @@ TEST(Tune, BcastSkipsTheAllreduceRing) {
     EXPECT_TRUE(contains(tasks[0].argv, {"--config", "inter_algo=tsp_kary/tsp_allreduce_ring"}));
     EXPECT_EQ(tasks[0].env, (std::vector<std::pair<std::string, std::string>>{{"MPIR_CVAR_NUM_CLIQUES", "2"}}));
     // the sweep: bcast without the ring, allreduce with it
-    const std::vector<Launch> bench = bench_launches(o, "/bin/hiertune");
+    const std::vector<SweepJob> bench = sweep_jobs(o, "/bin/hiertune");
     ASSERT_EQ(bench.size(), 2u);
-    EXPECT_EQ(std::count(bench[0].argv.begin(), bench[0].argv.end(), "-a"), 1);
-    EXPECT_TRUE(contains(bench[0].argv,
+    EXPECT_EQ(std::count(bench[0].launch.argv.begin(), bench[0].launch.argv.end(), "-a"), 1);
+    EXPECT_TRUE(contains(bench[0].launch.argv,
                          {"-a", "hier:bcast_hier_segsize=4096/32768,bcast_hier_inter_algorithm=tsp_kary", "--sizes"}));
     EXPECT_TRUE(contains(
-        bench[1].argv,
+        bench[1].launch.argv,
         {"-a", "hier:allreduce_hier_segsize=4096/32768,allreduce_hier_inter_algorithm=tsp_kary", "-a",
          "hier:allreduce_hier_segsize=4096/32768,allreduce_hier_inter_algorithm=tsp_allreduce_ring", "--sizes"}));
     // how tune --budget names a sweep job it leaves out: not the emulated nodes' variable
-    EXPECT_EQ(sweep_collective(bench[1]), "allreduce");
+    EXPECT_EQ(bench[1].collective, "allreduce");
+    EXPECT_EQ(bench[1].configurations, 2u);
     EXPECT_EQ(sweep_job_name(bench[0]), "bcast, 1 configuration");
     EXPECT_EQ(sweep_job_name(bench[1]), "allreduce, 2 configurations");
-    Launch grouped = bench[1];
-    grouped.env.push_back({"MPIR_CVAR_X", "y"});
+    SweepJob grouped = bench[1];
+    grouped.launch.env.push_back({"MPIR_CVAR_X", "y"});
     EXPECT_EQ(sweep_job_name(grouped), "allreduce, 2 configurations, MPIR_CVAR_X=y");
 }
 
@@ -459,8 +461,7 @@ TEST(Tune, AllowCliquesReachesTheMeasuringJobs) {
     o.collectives = {"bcast", "allreduce"};
     o.allow_cliques = true;
     std::vector<Launch> launches = tasks_launches(o, "/bin/hiertune");
-    const std::vector<Launch> bench = bench_launches(o, "/bin/hiertune");
-    launches.insert(launches.end(), bench.begin(), bench.end());
+    for (const SweepJob& job : sweep_jobs(o, "/bin/hiertune")) launches.push_back(job.launch);
     launches.push_back(stock_launches(o, "/bin/hiertune").at(0));
     ASSERT_EQ(launches.size(), 4u);
     for (const Launch& l : launches) {
@@ -521,7 +522,7 @@ TEST(Tune, LauncherReplacesMpiexecAndRanks) {
                                                        "inter_algo=tsp_kary/sched_binomial", "--db", "/d/t.sqlite",
                                                        "--machine", "box", "--account", "tasks"}));
     EXPECT_TRUE(tasks[0].env.empty());  // no MPIR_CVAR_NUM_CLIQUES: the launch places the ranks
-    for (const Launch& l : {bench_launches(o, "/bin/hiertune").at(0), stock_launches(o, "/bin/hiertune").at(0),
+    for (const Launch& l : {sweep_jobs(o, "/bin/hiertune").at(0).launch, stock_launches(o, "/bin/hiertune").at(0),
                             verify_launch(o, "/bin/hiertune", "/d/tree.json", {{"bcast", 8, false, 0}})}) {
         EXPECT_TRUE(contains(l.argv, {"maint/emucluster", "run", "--ppn", "2", "--", "/bin/hiertune"})) << describe(l);
         EXPECT_EQ(std::count(l.argv.begin(), l.argv.end(), "-n"), 0) << describe(l);
@@ -770,6 +771,98 @@ TEST(Tune, StockPointWinsWhereMeasuredFaster) {
     EXPECT_EQ(result.cases[1].pick, "segsize=32768 inter_algo=tsp_kary");  // no stock point there
     // the sweep is missing: a clear error, not a report
     EXPECT_THROW(validate(result.cases, std::nullopt, std::nullopt), ValidationError);
+}
+
+// Where the model's prediction lies within kCloseCallFactor of MPICH's measured best, the
+// model does not decide: the candidate's measured time does, and until it is measured
+// the case is a close call for step 2b to time.
+TEST(Tune, CloseCallsAreSettledByTheCandidatesTime) {
+    const auto plan = [](std::vector<StoredPoint> points) { return plan_tune(options(), stored_tasks(), points, 2); };
+    // predicted 11 us (kary, 4096) against MPICH's 15 us: a close call, not yet timed
+    TunePlan result = plan({point(1024, "", 0, 15e-6)});
+    EXPECT_EQ(result.cases[0].pick, "segsize=4096 inter_algo=tsp_kary");  // the model's pick until timed
+    ASSERT_EQ(result.close_calls.size(), 1u);
+    const CloseCall& call = result.close_calls[0];
+    EXPECT_EQ(call.collective, "bcast");
+    EXPECT_EQ(call.msg_bytes, 1024u);
+    EXPECT_EQ(call.config, (Params{{"inter_algo", "tsp_kary"}}));
+    EXPECT_EQ(call.segsize, 4096u);
+    EXPECT_DOUBLE_EQ(call.predicted_s, 11e-6);
+    EXPECT_DOUBLE_EQ(call.stock_s, 15e-6);
+    EXPECT_EQ(call.stock, kStockLabel);
+    EXPECT_FALSE(call.measured_s);
+    // timed slower than MPICH: MPICH's choice
+    result = plan({point(1024, "", 0, 15e-6), point(1024, "tsp_kary", 4096, 20e-6)});
+    EXPECT_EQ(result.cases[0].pick, kStockLabel);
+    EXPECT_EQ(result.verify[0], (VerifyCase{"bcast", 1024, false, 0}));
+    EXPECT_EQ(result.close_calls.at(0).measured_s, std::optional<double>(20e-6));
+    // predicted slower (11 against 8 us), timed faster: the candidate
+    result = plan({point(1024, "", 0, 8e-6), point(1024, "tsp_kary", 4096, 6e-6)});
+    EXPECT_EQ(result.cases[0].pick, "segsize=4096 inter_algo=tsp_kary");
+    EXPECT_EQ(result.verify[0], (VerifyCase{"bcast", 1024, true, 1}));
+    EXPECT_EQ(coverage(result, {}).front().source, PickSource::measured);  // the time chose it
+    EXPECT_EQ(coverage(plan({point(1024, "", 0, 15e-6)}), {}).front().source, PickSource::model);
+    // a same run timed under a smaller segment size stands for the candidate
+    StoredPoint smaller = point(1024, "tsp_kary", 1024, 6e-6);
+    result = plan_tune([] { TuneOptions o = options(); o.segsizes = {1024, 4096, 32768}; return o; }(),
+                       stored_tasks(), {point(1024, "", 0, 8e-6), smaller}, 2);
+    EXPECT_EQ(result.close_calls.at(0).measured_s, std::optional<double>(6e-6));
+    EXPECT_EQ(result.close_calls.at(0).segsize, 1024u);  // timed under the smaller one
+    EXPECT_EQ(result.cases[0].pick, "segsize=4096 inter_algo=tsp_kary");  // the candidate's own
+    // beyond the factor the model decides alone: no close call
+    EXPECT_TRUE(plan({point(1024, "", 0, 5e-6)}).close_calls.empty());
+    EXPECT_TRUE(plan({point(1024, "", 0, 23e-6)}).close_calls.empty());
+}
+
+// Step 2b times the untimed close calls' candidates, one job per collective and launch
+// group, and the report says what each was predicted, timed and weighed against.
+TEST(Tune, CloseCallsAreTimedInJobsOfTheirOwnAndReported) {
+    TunePlan plan;
+    plan.close_calls = {{"bcast", 65536, {{"inter_algo", "tsp_kary"}}, 4096, 20e-6, kStockLabel, 30e-6, std::nullopt},
+                        {"bcast", 1024, {{"inter_algo", "tsp_kary"}}, 4096, 11e-6, kStockLabel, 15e-6, 20e-6},
+                        {"bcast", 8192, {{"inter_algo", "sched_binomial"}}, 32768, 9e-6, "MPIR_Bcast_intra_binomial",
+                         10e-6, std::nullopt},
+                        {"bcast", 1024, {{"inter_algo", "sched_binomial"}}, 32768, 9e-6, kStockLabel, 10e-6, std::nullopt}};
+    const std::vector<CloseCallTiming> timings = untimed_close_calls(plan);
+    ASSERT_EQ(timings.size(), 1u);
+    EXPECT_EQ(timings[0].collective, "bcast");
+    EXPECT_EQ(timings[0].sizes, (std::vector<std::uint64_t>{1024, 8192, 65536}));
+    EXPECT_EQ(timings[0].candidates,
+              (std::vector<Params>{{{"inter_algo", "tsp_kary"}, {"segsize", "4096"}},
+                                   {{"inter_algo", "sched_binomial"}, {"segsize", "32768"}}}));
+    const std::vector<Launch> launches = candidate_launches(options(), "/bin/hiertune", "bcast", timings[0].candidates,
+                                                            timings[0].sizes);
+    ASSERT_EQ(launches.size(), 1u);
+    EXPECT_TRUE(contains(launches[0].argv, {"bench", "-C", "bcast", "-a",
+                                            "hier:bcast_hier_segsize=4096,bcast_hier_inter_algorithm=tsp_kary", "-a",
+                                            "hier:bcast_hier_segsize=32768,bcast_hier_inter_algorithm=sched_binomial",
+                                            "--sizes", "1024,8192,65536"}));
+    EXPECT_TRUE(contains(launches[0].argv, {"--account", "close"}));
+    const std::vector<std::string> lines = close_call_lines(plan);
+    ASSERT_EQ(lines.size(), 5u);
+    EXPECT_NE(lines[0].find("within 2x"), std::string::npos) << lines[0];
+    EXPECT_EQ(lines[2], "  bcast 1024 B: segsize=4096 inter_algo=tsp_kary predicted 11.0 us, timed 20.0 us; "
+                        "MPICH's best 15.0 us (stock): MPICH's");
+    EXPECT_NE(lines[1].find("not timed; MPICH's best 30.0 us (stock): the model's pick stands"), std::string::npos);
+    plan.close_calls[0].measured_s = 25e-6;
+    EXPECT_TRUE(close_call_lines(plan)[1].find(": hier") != std::string::npos);
+    EXPECT_TRUE(close_call_lines(TunePlan{}).empty());
+}
+
+TEST(Generate, CloseCallsLieWithinTheFactorEitherWay) {
+    han::Candidate candidate{{{"inter_algo", "tsp_kary"}}, 4096, {}};
+    const ModelPick pick{csel::Choice::stock_tree(), han::Prediction{&candidate, 10}};
+    const auto stock = [](double us) { return std::optional<StockPoint>(StockPoint{csel::Choice::stock_tree(), kStockLabel, us}); };
+    EXPECT_TRUE(close_call(pick, stock(10 * kCloseCallFactor)));
+    EXPECT_TRUE(close_call(pick, stock(10 / kCloseCallFactor)));
+    EXPECT_FALSE(close_call(pick, stock(10 * kCloseCallFactor * 1.01)));
+    EXPECT_FALSE(close_call(pick, stock(10 / kCloseCallFactor / 1.01)));
+    EXPECT_FALSE(close_call(pick, std::nullopt));  // nothing measured to weigh against
+    EXPECT_FALSE(close_call(ModelPick{csel::Choice::stock_tree(), std::nullopt}, stock(10)));
+    EXPECT_FALSE(close_call(pick, stock(0)));
+    EXPECT_EQ(settle_close_call(pick, "bcast", *stock(12), 11).choice.algorithm, "MPIR_Bcast_intra_hier");
+    EXPECT_EQ(settle_close_call(pick, "bcast", *stock(12), 11).choice.params.at("segsize"), "4096");
+    EXPECT_TRUE(settle_close_call(pick, "bcast", *stock(12), 12).choice.stock);  // not faster: MPICH's
 }
 
 // MPICH's algorithms measured in step 1 (bench -a stock) compete too: the fastest

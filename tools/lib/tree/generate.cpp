@@ -322,6 +322,21 @@ std::optional<ModelPick> model_pick(const std::string& collective, const std::ve
     return pick;
 }
 
+bool close_call(const ModelPick& pick, const std::optional<StockPoint>& stock) {
+    if (!pick.prediction || !stock || !(stock->time > 0) || !(pick.prediction->time > 0)) return false;
+    const double ratio = pick.prediction->time / stock->time;
+    return ratio <= kCloseCallFactor && ratio >= 1 / kCloseCallFactor;
+}
+
+ModelPick settle_close_call(ModelPick pick, const std::string& collective, const StockPoint& stock, double hier_seconds) {
+    if (pick.prediction && hier_seconds < stock.time)
+        pick.choice = csel::Choice::container(csel::container_name(collective, "hier"),
+                                              candidate_params(*pick.prediction->candidate));
+    else
+        pick.choice = stock.choice;
+    return pick;
+}
+
 std::optional<csel::Choice> model_midpoint(const std::string& collective, const std::vector<han::Candidate>& candidates,
                                            int nodes, int ppn, std::uint64_t msg_bytes,
                                            const han::ModelOptions& options) {

@@ -5,6 +5,7 @@
 #include <iomanip>
 #include <set>
 #include <sstream>
+#include <tuple>
 #include <utility>
 
 #include "hiertune/tree/grammar.hpp"
@@ -162,6 +163,101 @@ const MeasuredOption* measured_pick(const std::map<std::uint64_t, Summary>& stoc
     return best;
 }
 
+namespace {
+
+using Space = std::vector<std::pair<Params, std::uint64_t>>;  // configurations x segment sizes
+// medians by (collective, size, label): hier's by configuration (config_label), MPICH's
+// (its selection, its algorithms and its CH4 compositions, step 1) by choice (describe)
+using Medians = std::map<std::tuple<std::string, std::uint64_t, std::string>, Summary>;
+
+// The medians of the points of `collectives` at the plan's tree position; stock_labels
+// (if given): MPICH's labels per collective and size.
+Medians measured_medians(const TunePlan& plan, const std::set<std::string>& collectives,
+                         const std::vector<StoredPoint>& points,
+                         std::map<std::pair<std::string, std::uint64_t>, std::vector<std::string>>* stock_labels) {
+    Medians measured;
+    for (const StoredPoint& point : points) {
+        const std::string& collective = point.key.collective;
+        if (!collectives.count(collective)) continue;
+        const std::optional<csel::Choice> choice = choice_of_point(point.key);
+        const grammar::Algorithm* hier = grammar::hier_algorithm(collective);
+        if (choice && hier && choice->algorithm == hier->container) {
+            measured[{collective, point.key.msg_bytes, config_label(choice->params)}] = point.summary;
+        } else if (const std::optional<csel::Choice> mpich = tree_choice_of_point(point.key, plan.comm_size, plan.ppn);
+                   mpich && !grammar::find(collective, point.key.algorithm)) {
+            measured[{collective, point.key.msg_bytes, mpich->describe()}] = point.summary;
+            if (stock_labels) (*stock_labels)[{collective, point.key.msg_bytes}].push_back(mpich->describe());
+        }
+    }
+    return measured;
+}
+
+// The model's pick at one size; a close call (generate.hpp) settled where its candidate
+// (or the same run, timed under a smaller segment size) is measured, else filed to be timed.
+std::optional<ModelPick> settled_pick(TunePlan& plan, const std::string& collective, std::uint64_t bytes,
+                                      const std::optional<StockPoint>& stock, const Medians& medians,
+                                      const TuneOptions& options) {
+    const CollectivePlan& own = plan.collectives.at(collective);
+    std::optional<ModelPick> pick = model_pick(collective, own.candidates, plan.nodes, bytes, stock, options.model, plan.ppn);
+    if (!pick || !close_call(*pick, stock)) return pick;
+    const han::Candidate& candidate = *pick->prediction->candidate;
+    CloseCall call{collective, bytes, candidate.config,
+                   same_run_representative(collective, bytes, candidate.segsize, options.segsizes)
+                       .value_or(candidate.segsize),
+                   pick->prediction->time, stock->choice.describe(), stock->time, std::nullopt};
+    Params timed = call.config;
+    timed["segsize"] = std::to_string(call.segsize);
+    const auto time = medians.find({collective, bytes, config_label(timed)});
+    if (time != medians.end()) {
+        call.measured_s = time->second.median;
+        pick = settle_close_call(*pick, collective, *stock, *call.measured_s);
+    }
+    plan.close_calls.push_back(std::move(call));
+    return pick;
+}
+
+// The model's case at one size: the pick, every configuration of the space with its
+// prediction, the verify case.
+void plan_model_case(TunePlan& plan, const std::string& collective, std::uint64_t bytes,
+                     const std::optional<StockPoint>& stock, const Space& space, const Medians& medians,
+                     const TuneOptions& options) {
+    const han::Collective coll = han::parse_collective(collective);
+    CollectivePlan& own = plan.collectives[collective];
+    const std::optional<ModelPick> pick = settled_pick(plan, collective, bytes, stock, medians, options);
+    if (!pick) {
+        plan.unpredicted.push_back(collective + " " + std::to_string(bytes) + " B");
+        return;
+    }
+    own.picks.push_back({plan.comm_size, plan.ppn, bytes, pick->choice});
+    SizeCase c;
+    c.collective = collective;
+    c.msg_bytes = bytes;
+    const bool hier = pick->choice.algorithm == csel::container_name(collective, "hier");
+    c.pick = hier ? config_label(pick->choice.params) : pick->choice.describe();
+    for (const auto& [config, segsize] : space) {
+        Params params = config;
+        params["segsize"] = std::to_string(segsize);
+        ConfigTime entry;
+        entry.config = config_label(params);
+        const auto candidate = std::find_if(own.candidates.begin(), own.candidates.end(), [&](const auto& cand) {
+            return cand.config == config && cand.segsize == segsize;
+        });
+        if (candidate != own.candidates.end())
+            entry.predicted = han::predict_candidate(coll, *candidate, plan.nodes, bytes, plan.ppn);
+        entry.same_run_as = same_run_label(collective, bytes, params, options.segsizes);
+        c.configs.push_back(std::move(entry));
+    }
+    VerifyCase v = verify_case_of(collective, bytes, pick->choice);
+    if (hier) {
+        const std::uint64_t segsize = std::stoull(pick->choice.params.at("segsize"));
+        v.segments = verified_segments(coll, bytes, segsize, plan.nodes, plan.ppn);
+    }
+    plan.verify.push_back(v);
+    plan.cases.push_back(std::move(c));
+}
+
+}  // namespace
+
 TunePlan plan_tune(const TuneOptions& options, const std::vector<StoredTask>& tasks,
                    const std::vector<StoredPoint>& points, int nodes,
                    const std::map<std::string, std::vector<han::Candidate>>& seg_candidates) {
@@ -171,10 +267,10 @@ TunePlan plan_tune(const TuneOptions& options, const std::vector<StoredTask>& ta
     plan.comm_size = options.ranks;
     plan.ppn = (options.ranks + nodes - 1) / std::max(nodes, 1);  // the tree's comm_avg_ppn
     plan.model = options.model;
+    const Medians medians =
+        measured_medians(plan, {options.collectives.begin(), options.collectives.end()}, points, nullptr);
     for (const std::string& collective : options.collectives) {
-        const han::Collective coll = han::parse_collective(collective);
-        // the search space of the collective: configurations x segment sizes
-        std::vector<std::pair<Params, std::uint64_t>> space;
+        Space space;
         for (const Params& config : configs_for(collective, configs, &plan.skipped))
             for (std::uint64_t segsize : options.segsizes) space.emplace_back(config, segsize);
         std::vector<han::Candidate> all = candidates_from_tasks(tasks, collective);
@@ -188,37 +284,10 @@ TunePlan plan_tune(const TuneOptions& options, const std::vector<StoredTask>& ta
         own.stock_measured = !best_stock.empty();
         for (std::uint64_t bytes : options.sizes) {
             const auto stock_found = best_stock.find(bytes);
-            const std::optional<StockPoint> stock =
-                stock_found == best_stock.end() ? std::nullopt : std::optional<StockPoint>(stock_found->second);
-            const std::optional<ModelPick> pick =
-                model_pick(collective, own.candidates, nodes, bytes, stock, options.model, plan.ppn);
-            if (!pick) {
-                plan.unpredicted.push_back(collective + " " + std::to_string(bytes) + " B");
-                continue;
-            }
-            own.picks.push_back({plan.comm_size, plan.ppn, bytes, pick->choice});
-            SizeCase c;
-            c.collective = collective;
-            c.msg_bytes = bytes;
-            const bool hier = pick->choice.algorithm == csel::container_name(collective, "hier");
-            c.pick = hier ? config_label(pick->choice.params) : pick->choice.describe();
-            for (const auto& [config, segsize] : space) {
-                Params params = config;
-                params["segsize"] = std::to_string(segsize);
-                ConfigTime entry;
-                entry.config = config_label(params);
-                const auto candidate = std::find_if(own.candidates.begin(), own.candidates.end(), [&](const auto& cand) {
-                    return cand.config == config && cand.segsize == segsize;
-                });
-                if (candidate != own.candidates.end())
-                    entry.predicted = han::predict_candidate(coll, *candidate, nodes, bytes, plan.ppn);
-                entry.same_run_as = same_run_label(collective, bytes, params, options.segsizes);
-                c.configs.push_back(std::move(entry));
-            }
-            VerifyCase v = verify_case_of(collective, bytes, pick->choice);
-            if (hier) v.segments = verified_segments(coll, bytes, pick->prediction->candidate->segsize, nodes, plan.ppn);
-            plan.verify.push_back(v);
-            plan.cases.push_back(std::move(c));
+            plan_model_case(plan, collective, bytes,
+                            stock_found == best_stock.end() ? std::nullopt
+                                                            : std::optional<StockPoint>(stock_found->second),
+                            space, medians, options);
         }
     }
     for (const TimedGroup& group : timed_groups(options))
@@ -230,23 +299,10 @@ TunePlan plan_tune(const TuneOptions& options, const std::vector<StoredTask>& ta
 }
 
 void measure_plan(TunePlan& plan, const std::vector<StoredPoint>& points) {
-    // medians by (collective, size, label): hier's by configuration, MPICH's
-    // (its selection, its algorithms and its CH4 compositions, step 1) by choice
-    std::map<std::tuple<std::string, std::uint64_t, std::string>, Summary> measured;
+    std::set<std::string> collectives;
+    for (const auto& [collective, own] : plan.collectives) collectives.insert(collective);
     std::map<std::pair<std::string, std::uint64_t>, std::vector<std::string>> stock_labels;
-    for (const StoredPoint& point : points) {
-        const std::string& collective = point.key.collective;
-        if (!plan.collectives.count(collective)) continue;
-        const std::optional<csel::Choice> choice = choice_of_point(point.key);
-        const grammar::Algorithm* hier = grammar::hier_algorithm(collective);
-        if (choice && hier && choice->algorithm == hier->container) {
-            measured[{collective, point.key.msg_bytes, config_label(choice->params)}] = point.summary;
-        } else if (const std::optional<csel::Choice> mpich = tree_choice_of_point(point.key, plan.comm_size, plan.ppn);
-                   mpich && !grammar::find(collective, point.key.algorithm)) {
-            measured[{collective, point.key.msg_bytes, mpich->describe()}] = point.summary;
-            stock_labels[{collective, point.key.msg_bytes}].push_back(mpich->describe());
-        }
-    }
+    const Medians measured = measured_medians(plan, collectives, points, &stock_labels);
     for (SizeCase& c : plan.cases) {
         for (const std::string& label : stock_labels[{c.collective, c.msg_bytes}]) {
             const bool known = std::any_of(c.configs.begin(), c.configs.end(),
@@ -261,6 +317,48 @@ void measure_plan(TunePlan& plan, const std::vector<StoredPoint>& points) {
             config.noise = time->second.relative_half_width();
         }
     }
+}
+
+std::vector<std::string> close_call_lines(const TunePlan& plan) {
+    if (plan.close_calls.empty()) return {};
+    std::ostringstream head;
+    head << "close calls (the model's prediction within " << kCloseCallFactor
+         << "x of MPICH's measured best either way: the candidate's measured time decides):";
+    std::vector<std::string> lines{head.str()};
+    const auto us = [](double seconds) {
+        std::ostringstream text;
+        text << std::fixed << std::setprecision(1) << seconds * 1e6 << " us";
+        return text.str();
+    };
+    for (const CloseCall& call : plan.close_calls) {
+        Params params = call.config;
+        params["segsize"] = std::to_string(call.segsize);
+        std::string line = "  " + call.collective + " " + std::to_string(call.msg_bytes) + " B: " +
+                           config_label(params) + " predicted " + us(call.predicted_s) + ", ";
+        line += call.measured_s ? "timed " + us(*call.measured_s) : std::string("not timed");
+        line += "; MPICH's best " + us(call.stock_s) + " (" + call.stock + "): ";
+        line += !call.measured_s ? "the model's pick stands" : *call.measured_s < call.stock_s ? "hier" : "MPICH's";
+        lines.push_back(std::move(line));
+    }
+    return lines;
+}
+
+std::vector<CloseCallTiming> untimed_close_calls(const TunePlan& plan) {
+    std::vector<CloseCallTiming> timings;
+    for (const CloseCall& call : plan.close_calls) {
+        if (call.measured_s) continue;
+        if (timings.empty() || timings.back().collective != call.collective)
+            timings.push_back(CloseCallTiming{call.collective, {}, {}});
+        CloseCallTiming& timing = timings.back();
+        Params params = call.config;
+        params["segsize"] = std::to_string(call.segsize);
+        if (std::find(timing.candidates.begin(), timing.candidates.end(), params) == timing.candidates.end())
+            timing.candidates.push_back(std::move(params));
+        if (std::find(timing.sizes.begin(), timing.sizes.end(), call.msg_bytes) == timing.sizes.end())
+            timing.sizes.push_back(call.msg_bytes);
+    }
+    for (CloseCallTiming& timing : timings) std::sort(timing.sizes.begin(), timing.sizes.end());
+    return timings;
 }
 
 bool case_swept(const SizeCase& c) {
@@ -327,7 +425,10 @@ PickSource source_of(const TunePlan& plan, const SizeCase& c, const std::vector<
     if (pick == picks.end() || pick->choice.stock) return PickSource::stock;
     if (plan.predicted) return PickSource::predicted;
     if (c.measured_pick || !grammar::find(pick->choice.algorithm)) return PickSource::measured;
-    return PickSource::model;
+    const bool timed_close_call = std::any_of(plan.close_calls.begin(), plan.close_calls.end(), [&](const CloseCall& call) {
+        return call.collective == c.collective && call.msg_bytes == c.msg_bytes && call.measured_s;
+    });
+    return timed_close_call ? PickSource::measured : PickSource::model;
 }
 
 }  // namespace

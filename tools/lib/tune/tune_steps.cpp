@@ -518,31 +518,45 @@ Launch bench_launch(const TuneOptions& options, const std::string& hiertune, con
     return launch;
 }
 
-std::vector<Launch> bench_launches(const TuneOptions& options, const std::string& hiertune) {
-    std::vector<Launch> launches;
+std::vector<SweepJob> sweep_jobs(const TuneOptions& options, const std::string& hiertune) {
+    std::vector<SweepJob> jobs;
     for (const std::string& collective : options.collectives) {
         for (const auto& [launch_env, configs] : launch_groups(options)) {
             std::vector<std::string> algorithms;
             for (const Params& config : configs_for(collective, configs))
                 algorithms.push_back(bench_algorithm_spec(collective, config, options.segsizes));
             if (algorithms.empty()) continue;
-            launches.push_back(bench_launch(options, hiertune, "bench", collective, algorithms, launch_env));
-            launches.back().argv.push_back("--same-runs-once");  // measure_plan: the others stand on it
+            Launch launch = bench_launch(options, hiertune, "bench", collective, algorithms, launch_env);
+            launch.argv.push_back("--same-runs-once");  // measure_plan: the others stand on it
+            jobs.push_back(SweepJob{collective, algorithms.size(), std::move(launch)});
         }
+    }
+    return jobs;
+}
+
+std::vector<Launch> candidate_launches(const TuneOptions& options, const std::string& hiertune,
+                                       const std::string& collective, const std::vector<Params>& candidates,
+                                       const std::vector<std::uint64_t>& sizes) {
+    std::vector<Launch> launches;
+    for (const auto& [launch_env, configs] : launch_groups(options)) {
+        std::vector<std::string> algorithms;
+        for (const Params& candidate : candidates) {
+            Params config = candidate;
+            config.erase("segsize");
+            if (std::find(configs.begin(), configs.end(), config) != configs.end())
+                algorithms.push_back(bench_algorithm_spec(collective, config, {std::stoull(candidate.at("segsize"))}));
+        }
+        if (!algorithms.empty())
+            launches.push_back(
+                bench_launch(options, hiertune, "close", TimedGroup{{collective}, sizes}, algorithms, launch_env));
     }
     return launches;
 }
 
-std::string sweep_collective(const Launch& launch) {
-    const auto flag = std::find(launch.argv.begin(), launch.argv.end(), "-C");
-    return flag == launch.argv.end() || flag + 1 == launch.argv.end() ? std::string() : *(flag + 1);
-}
-
-std::string sweep_job_name(const Launch& launch) {
-    const auto algorithms = std::count(launch.argv.begin(), launch.argv.end(), "-a");
-    std::string name = sweep_collective(launch) + ", " + std::to_string(algorithms) +
-                       (algorithms == 1 ? " configuration" : " configurations");
-    for (const auto& [variable, value] : launch.env)
+std::string sweep_job_name(const SweepJob& job) {
+    std::string name = job.collective + ", " + std::to_string(job.configurations) +
+                       (job.configurations == 1 ? " configuration" : " configurations");
+    for (const auto& [variable, value] : job.launch.env)
         if (variable != kNumCliquesEnv) name += ", " + variable + "=" + value;  // the launch group's
     return name;
 }

@@ -133,7 +133,7 @@ constexpr double kStockMargin = 0.05;
 struct StockPoint {
     csel::Choice choice;
     std::string label;
-    double time = 0;  // the point's median, us
+    double time = 0;  // the point's median, s
 };
 std::map<std::uint64_t, StockPoint> best_stock_points(const std::vector<StoredPoint>& points,
                                                       const std::string& collective, int comm_size, int ppn);
@@ -151,6 +151,18 @@ struct ModelPick {
 std::optional<ModelPick> model_pick(const std::string& collective, const std::vector<han::Candidate>& candidates,
                                     int nodes, std::uint64_t msg_bytes, const std::optional<StockPoint>& stock,
                                     const han::ModelOptions& options, int ppn = 0);
+
+// The task model cannot tell its hier candidate from MPICH's measured best where its
+// prediction lies within this factor of that time either way: it sums the tasks' times
+// and sees neither how they overlap nor what ranks sharing cores cost.  A tune settles
+// such a close call by timing the candidate.
+constexpr double kCloseCallFactor = 2.0;
+// Whether pick is a close call: a predicted hier candidate and a stock time within
+// kCloseCallFactor of each other.
+bool close_call(const ModelPick& pick, const std::optional<StockPoint>& stock);
+// A close call settled: the candidate's hier container where its measured median
+// (hier_seconds) is below stock's, else stock's choice.
+ModelPick settle_close_call(ModelPick pick, const std::string& collective, const StockPoint& stock, double hier_seconds);
 
 // The model's choice at a message size no pick was made for (a midpoint the
 // tree asks about where stock was not measured): the best candidate's hier

@@ -4,9 +4,12 @@
 //   database (tasks, stock points, fitted models, the measured collectives' points)
 //     -> plan_tune   per collective and size: the pick (model_pick: the HAN
 //                    model's best candidate against MPICH's best measured
-//                    point; measured_pick for gather, scatter, barrier and the
+//                    point, a close call settled by the candidate's measured
+//                    time; measured_pick for gather, scatter, barrier and the
 //                    non-blocking forms), every
 //                    configuration's prediction, the verify case
+//     -> close_calls step 2b: the candidates of close calls not yet timed, then
+//                    plan_tune again
 //     -> plan_tree      step 3: the tree of the picks
 //     -> plan.verify    step 4: what the tree must run
 //     -> the tree file  step 5: timed as loaded against no tree
@@ -17,6 +20,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +40,21 @@ struct CollectivePlan {
     bool stock_measured = false;             // else the tree asks the model at its midpoints
 };
 
+// A model case the model cannot decide (generate.hpp close_call): its hier candidate
+// against MPICH's best measured point.
+struct CloseCall {
+    std::string collective;
+    std::uint64_t msg_bytes = 0;
+    Params config;  // the candidate's, without its segment size
+    // the candidate's segment size, or the smaller one its run is timed under (sweep.hpp
+    // same_run_representative): the sweep's point is the close call's
+    std::uint64_t segsize = 0;
+    double predicted_s = 0;
+    std::string stock;  // MPICH's best point's choice (describe)
+    double stock_s = 0;
+    std::optional<double> measured_s;  // the candidate's median; nullopt: not timed yet
+};
+
 struct TunePlan {
     int comm_size = 0;  // the tree position of the job (generate.hpp tree_position)
     int ppn = 0;
@@ -49,8 +68,21 @@ struct TunePlan {
     std::vector<VerifyCase> verify;        // one per case
     std::vector<std::string> unpredicted;  // "bcast 1024 B": no prediction and no stock point
     std::vector<std::string> skipped;      // configurations without a pipeline for a collective
+    std::vector<CloseCall> close_calls;    // in the cases' order
     bool predicted = false;  // a shape larger than the allocation: picks from the models, none measured
 };
+
+// The report's lines on the close calls: what each candidate was predicted, timed and
+// weighed against, and which side the time chose; none without close calls.
+std::vector<std::string> close_call_lines(const TunePlan& plan);
+// The configurations step 2b times: per collective, the close calls' candidates not
+// timed yet (candidate_params: segment size included) and the sizes they are due at.
+struct CloseCallTiming {
+    std::string collective;
+    std::vector<Params> candidates;
+    std::vector<std::uint64_t> sizes;  // ascending
+};
+std::vector<CloseCallTiming> untimed_close_calls(const TunePlan& plan);
 
 // The plan of the job's measurements: ranks from the options, `nodes` from the
 // job.  The candidates are the job's task benchmarks restricted to the search
@@ -116,8 +148,9 @@ void mark_same_choices(const TunePlan& plan, TreeTimingReport& timing);
 
 // Where a tuned tree's choice at a size comes from (the report's coverage table):
 // the HAN task model's hier pick (predicted, then timed against no tree), a pick by
-// measurement alone (a measured collective's, or one of MPICH's algorithms or CH4
-// compositions measured faster than its selection), MPICH's selection measured fastest, a pick step 5b
+// measurement alone (a measured collective's, one of MPICH's algorithms or CH4
+// compositions measured faster than its selection, or a hier candidate of a close call
+// timed faster than MPICH's best), MPICH's selection measured fastest, a pick step 5b
 // put back to MPICH's selection, or, at a shape larger than the allocation, the
 // analytic models' pick (predicted_shape.hpp; its other sizes are stock).
 enum class PickSource { model, measured, stock, put_back, predicted };

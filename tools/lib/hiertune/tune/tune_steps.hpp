@@ -250,16 +250,25 @@ Launch bench_launch(const TuneOptions& options, const std::string& hiertune, con
                     const TimedGroup& group, const std::vector<std::string>& algorithms,
                     const std::vector<std::pair<std::string, std::string>>& launch_env);
 
-// Step (e): one `hiertune bench --db` job per collective and launch group
-// (of the configurations that apply to the collective).
-std::vector<Launch> bench_launches(const TuneOptions& options, const std::string& hiertune);
-
-// A sweep job's collective (its -C), "" where it names none.
-std::string sweep_collective(const Launch& launch);
+// Step (e), the exhaustive sweep: one `hiertune bench --db` job per collective and
+// launch group (of the configurations that apply to the collective).
+struct SweepJob {
+    std::string collective;
+    std::size_t configurations = 0;  // its -a specs
+    Launch launch;
+};
+std::vector<SweepJob> sweep_jobs(const TuneOptions& options, const std::string& hiertune);
 
 // A sweep job in a line, e.g. "bcast, 4 configurations, MPIR_CVAR_X=y" (its collective,
 // its algorithm count and the launch group's variables).
-std::string sweep_job_name(const Launch& launch);
+std::string sweep_job_name(const SweepJob& job);
+
+// Step 2b: `hiertune bench --db` jobs timing hier candidates (candidate_params: each
+// with its segment size) of one collective at sizes, one job per launch group of the
+// candidates' configurations (step "close").
+std::vector<Launch> candidate_launches(const TuneOptions& options, const std::string& hiertune,
+                                       const std::string& collective, const std::vector<Params>& candidates,
+                                       const std::vector<std::uint64_t>& sizes);
 
 // Step (a), second half: the stock selection (`bench -a default`) of every
 // collective and size, one job per timed group (step "stock").  The model's pick is hier
