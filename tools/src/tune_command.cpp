@@ -204,7 +204,8 @@ std::string tree_slower_error(const TreeTimingReport& report) {
 std::vector<std::string> reverted_lines(const std::vector<RevertedPick>& reverted) {
     std::vector<std::string> lines{"never slower: " + std::to_string(reverted.size()) +
                                    " picks back to MPICH's selection, the tree as loaded not measured faster "
-                                   "than no tree beyond the noise there (first tree's timing):"};
+                                   "than no tree beyond the noise there (the timing is that tree's: the tree written runs "
+                                   "MPICH's selection there and chooses alike elsewhere):"};
     for (const RevertedPick& r : reverted) {
         std::ostringstream line;
         line << "  " << r.collective << " " << r.msg_bytes << " B: " << r.pick << " (no tree / tree " << std::fixed
@@ -383,7 +384,7 @@ void write_tune_report(const TuneOptions& options, const Job& job, const Measure
     try {
         tree_report = evaluate_tree_timings(tree_timing_cases(options, db.tree_timings(job.id, digest)),
                                             options.tree_tolerance, options.allow_tree_slower);
-        mark_same_choices(plan, tree_report);
+        mark_same_choices(plan, tree_report, reverted);
     } catch (const std::runtime_error& e) {  // ValidationError, or a round missing
         throw TuneError(std::string("step 7 (report): the tree timing: ") + e.what());
     }
@@ -434,7 +435,7 @@ TreeTimingReport shape_tree_timing(const ShapeRun& run, const MeasureDb& db, con
     try {
         TreeTimingReport report = evaluate_tree_timings(
             tree_timing_cases(run.options, db.tree_timings(run.job.id, digest)), run.options.tree_tolerance, allow);
-        mark_same_choices(run.plan, report);
+        mark_same_choices(run.plan, report, run.reverted);
         return report;
     } catch (const std::runtime_error& e) {
         throw TuneError("shape " + to_string(run.shape) + ": the tree timing: " + e.what());
@@ -789,12 +790,13 @@ private:
         for (const ShapeRun& run : shapes_)
             tree_timing_step(run.options, hiertune_, run.job, *db_, digest_,
                              report_dir_ / ("shape-" + to_string(run.shape)), out_);
+        timed_digest_ = digest_;
     }
 
     void report() {
         measure_plan(plan_, db_->points(job_.id));
         std::string shapes_text, failed;
-        for (const ShapeRun& run : shapes_) shapes_text += shape_report_text(run, *db_, digest_, failed);
+        for (const ShapeRun& run : shapes_) shapes_text += shape_report_text(run, *db_, timed_digest_, failed);
         for (const PredictedShape& predicted : predicted_) {
             shapes_text += '\n';
             for (const std::string& line : predicted_shape_lines(predicted, basis_)) shapes_text += line + '\n';
@@ -802,13 +804,15 @@ private:
         std::vector<std::string> notes = shared_cores_lines(plan_, db_->shared_cores(job_.id), options_.keep_unproven);
         for (const std::string& line : budget_lines(options_.budget_s, elapsed(), budget_cuts_)) notes.push_back(line);
         for (const std::string& line : spend_lines(spent_, options_.budget_s, elapsed())) notes.push_back(line);
-        write_tune_report(options_, job_, *db_, plan_, reverted_, digest_, notes, !budget_cuts_.empty(), shapes_text,
-                          report_dir_, out_);
+        write_tune_report(options_, job_, *db_, plan_, reverted_, timed_digest_, notes, !budget_cuts_.empty(),
+                          shapes_text, report_dir_, out_);
         if (!failed.empty()) throw TuneError("further shape " + failed + ": see " + (report_dir_ / "report.txt").string());
     }
 
     // Step 5b: the picks the timing of this tree did not find faster become stock; a
-    // changed tree is made, verified and timed anew (its digest is its own).
+    // changed tree is made and verified.  Its timing stays the timed tree's: the picks
+    // make the tree (plan_tree), and only the ones put back changed, to MPICH's selection,
+    // which runs what no tree runs; at every other size the new tree chooses alike.
     void keep_measured_faster_picks() {
         TreeTimingReport timing;
         try {
@@ -834,7 +838,8 @@ private:
         }
         generate();
         verify("step 5b (verify)");
-        time_tree();
+        out_ << "the tree timed in step 5 stands for this one: the same choices but where picks went back to MPICH's "
+                "selection\n";
     }
 
     std::string sweep_stored() {
@@ -888,7 +893,8 @@ private:
     std::optional<MeasureDb> db_;
     std::string elsewhere_;  // why a job's results are missing after it ran
     TunePlan plan_;
-    std::string digest_;
+    std::string digest_;        // the tree's (step 3, or step 5b's)
+    std::string timed_digest_;  // the tree step 5 timed, whose timing the report gives
     std::vector<RevertedPick> reverted_;  // step 5b's
     std::vector<ShapeRun> shapes_;        // --shapes, from step 0 on
     std::vector<PredictedShape> predicted_;  // --predict-shapes, from step 2 on

@@ -73,8 +73,9 @@ if [ -n "$close" ]; then
     grep -q "^== tune step 2b/7: time the close calls" "$tmp/out1" || fail "close calls timed outside step 2b"
     grep -q "^close calls (the model's prediction within 2x of MPICH's measured best" "$report/report.txt" ||
         fail "report.txt: the close calls not listed"
-    grep -Eq "^  (bcast|allreduce) [0-9]+ B: .* predicted .* us, timed .* us; MPICH's best .* us \(.*\): (hier|MPICH's)$" \
+    grep -Eq "^  (bcast|allreduce) [0-9]+ B: (MPICH's best [0-9.]+ us \(.*\)|no MPICH point)(; segsize=[0-9]+ .* predicted [0-9.]+ us, timed [0-9.]+ us)+: .+$" \
         "$report/report.txt" || fail "report.txt: a close call without its times"
+    grep -q "not settled" "$report/report.txt" && fail "report.txt: a close call not settled after step 2b"
 fi
 echo "step 2b timed ${close:-0} hier points of close calls"
 
@@ -323,7 +324,7 @@ grep -qxF "tree vs no tree: 1 of 6 sizes slower beyond the noise: accepted (--al
     "$report/report.txt" || fail "report.txt: the slower tree not accepted"
 fi
 
-echo "== step 5b: picks not measured faster than no tree become stock, the tree made, verified, timed again"
+echo "== step 5b: picks not measured faster than no tree become stock, the tree made and verified; its timing the first tree's"
 # the stored timings above find no size faster: every pick that is not stock goes back
 cp "$tree" "$tmp/tree-before-5b.json"
 proven=()
@@ -343,7 +344,13 @@ else
     grep -q "^\\$ .*/hiertune verify " <(sed -n '/^== tune step 5b/,/^== tune step 6/p' "$tmp/out7") ||
         fail "step 5b: the new tree not verified"
     grep -qE "^never slower: [1-9][0-9]* picks back" "$report/report.txt" || fail "report.txt: step 5b's picks missing"
-    [ "$(sql_rows "$db" 'SELECT count(DISTINCT tree) FROM tree_timings')" = 2 ] || fail "step 5b: the new tree not timed"
+    # the tree written differs only where picks went back to MPICH's selection: not timed again
+    [ "$(sql_rows "$db" 'SELECT count(DISTINCT tree) FROM tree_timings')" = 1 ] || fail "step 5b: the new tree timed again"
+    grep -q "^the tree timed in step 5 stands for this one" "$tmp/out7" || fail "step 5b: the timing's source not said"
+    grep -qE "^$slow_coll +$slow_size +2 +1000000.00 +1000.00 +0.001 +0.0% +slower: put back$" "$report/report.txt" ||
+        fail "report.txt: the put-back size not shown as MPICH's choice: $(grep -A12 'tree as loaded' "$report/report.txt")"
+    grep -qxF "tree vs no tree: 0 of 6 sizes slower beyond the noise: ok" "$report/report.txt" ||
+        fail "report.txt: the tree written counted slower where it runs MPICH's selection"
 fi
 
 echo "== tree-timing: any tree, standalone"

@@ -463,6 +463,28 @@ TEST_F(MeasuredPlanTest, SlowerWhereTheTreeChoseStockIsNoise) {
     EXPECT_NE(text.str().find("1 of 2 sizes slower beyond the noise"), std::string::npos) << text.str();
 }
 
+// Step 5b's tree is not timed again: the timed tree's rows stand, the sizes put back
+// marked (their figures are of a choice the tree written no longer makes) and not counted.
+TEST_F(MeasuredPlanTest, PutBackSizesKeepTheTimedTreesFiguresUncounted) {
+    record_all(10.05, 60, 9, 50);
+    TunePlan p = plan();
+    p.cases[0].pick = kStockLabel;  // 1K: put back by step 5b
+    TreeTimingReport timing;
+    timing.rows = {gather_row(1024, TreeVerdict::slower), gather_row(65536, TreeVerdict::within_noise)};
+    const std::vector<RevertedPick> reverted{{"gather", 1024, "inter_algo=linear", timing.rows[0]}};
+    mark_same_choices(p, timing, reverted);
+    EXPECT_TRUE(timing.rows[0].put_back);
+    EXPECT_FALSE(timing.rows[0].same_choice);
+    EXPECT_FALSE(timing.rows[1].put_back);
+    EXPECT_TRUE(timing.slower().empty());
+    EXPECT_FALSE(timing.failed());
+    std::ostringstream text;
+    write_tree_timing_text(timing, text);
+    EXPECT_NE(text.str().find("  slower: put back\n"), std::string::npos) << text.str();
+    EXPECT_NE(text.str().find("  within noise\n"), std::string::npos) << text.str();
+    EXPECT_NE(text.str().find("0 of 2 sizes slower beyond the noise: ok"), std::string::npos) << text.str();
+}
+
 // Step 5b for one choice per shape: kept where no size is slower and one is faster,
 // else stock at every size (the tree cannot split it by size).
 TEST_F(MeasuredPlanTest, OneChoiceGoesBackWhole) {

@@ -773,60 +773,80 @@ TEST(Tune, StockPointWinsWhereMeasuredFaster) {
     EXPECT_THROW(validate(result.cases, std::nullopt, std::nullopt), ValidationError);
 }
 
+StoredPoint with_noise(StoredPoint point, double relative) {
+    point.summary.ci_lo = point.summary.median * (1 - relative);
+    point.summary.ci_hi = point.summary.median * (1 + relative);
+    point.summary.min = std::min(point.summary.min, point.summary.ci_lo);
+    point.summary.max = std::max(point.summary.max, point.summary.ci_hi);
+    return point;
+}
+
 // Where the model's prediction lies within kCloseCallFactor of MPICH's measured best, the
-// model does not decide: the candidate's measured time does, and until it is measured
-// the case is a close call for step 2b to time.
+// model does not decide: its candidates' measured times do (beyond their noise), and
+// until they are measured the case is a close call for step 2b to time.
 TEST(Tune, CloseCallsAreSettledByTheCandidatesTime) {
     const auto plan = [](std::vector<StoredPoint> points) { return plan_tune(options(), stored_tasks(), points, 2); };
-    // predicted 11 us (kary, 4096) against MPICH's 15 us: a close call, not yet timed
+    // predicted 11 us (kary; 4096 and 32768 cut 1 KiB alike: one run, timed under 4096)
+    // against MPICH's 15 us: a close call, not yet timed
     TunePlan result = plan({point(1024, "", 0, 15e-6)});
     EXPECT_EQ(result.cases[0].pick, "segsize=4096 inter_algo=tsp_kary");  // the model's pick until timed
     ASSERT_EQ(result.close_calls.size(), 1u);
     const CloseCall& call = result.close_calls[0];
     EXPECT_EQ(call.collective, "bcast");
     EXPECT_EQ(call.msg_bytes, 1024u);
-    EXPECT_EQ(call.config, (Params{{"inter_algo", "tsp_kary"}}));
-    EXPECT_EQ(call.segsize, 4096u);
-    EXPECT_DOUBLE_EQ(call.predicted_s, 11e-6);
+    ASSERT_EQ(call.candidates.size(), 2u);  // tied: 11 us both
+    EXPECT_EQ(call.candidates[0].config, (Params{{"inter_algo", "tsp_kary"}}));
+    EXPECT_EQ(call.candidates[0].segsize, 4096u);
+    EXPECT_EQ(call.candidates[1].segsize, 32768u);
+    EXPECT_EQ(call.candidates[1].timed_segsize, 4096u);  // the same run: the sweep's point
+    EXPECT_DOUBLE_EQ(call.candidates[0].predicted_s, 11e-6);
     EXPECT_DOUBLE_EQ(call.stock_s, 15e-6);
     EXPECT_EQ(call.stock, kStockLabel);
-    EXPECT_FALSE(call.measured_s);
-    // timed slower than MPICH: MPICH's choice
+    EXPECT_FALSE(call.candidates[0].measured_s);
+    EXPECT_EQ(call.chosen, "");
+    EXPECT_EQ(untimed_close_calls(result).at(0).candidates,
+              (std::vector<Params>{{{"inter_algo", "tsp_kary"}, {"segsize", "4096"}}}));
+    // timed slower than MPICH beyond the noise: MPICH's choice
     result = plan({point(1024, "", 0, 15e-6), point(1024, "tsp_kary", 4096, 20e-6)});
     EXPECT_EQ(result.cases[0].pick, kStockLabel);
+    EXPECT_EQ(result.close_calls.at(0).chosen, kStockLabel);
     EXPECT_EQ(result.verify[0], (VerifyCase{"bcast", 1024, false, 0}));
-    EXPECT_EQ(result.close_calls.at(0).measured_s, std::optional<double>(20e-6));
+    EXPECT_EQ(result.close_calls.at(0).candidates.at(0).measured_s, std::optional<double>(20e-6));
+    EXPECT_TRUE(untimed_close_calls(result).empty());
     // predicted slower (11 against 8 us), timed faster: the candidate
     result = plan({point(1024, "", 0, 8e-6), point(1024, "tsp_kary", 4096, 6e-6)});
     EXPECT_EQ(result.cases[0].pick, "segsize=4096 inter_algo=tsp_kary");
     EXPECT_EQ(result.verify[0], (VerifyCase{"bcast", 1024, true, 1}));
     EXPECT_EQ(coverage(result, {}).front().source, PickSource::measured);  // the time chose it
     EXPECT_EQ(coverage(plan({point(1024, "", 0, 15e-6)}), {}).front().source, PickSource::model);
-    // a same run timed under a smaller segment size stands for the candidate
-    StoredPoint smaller = point(1024, "tsp_kary", 1024, 6e-6);
-    result = plan_tune([] { TuneOptions o = options(); o.segsizes = {1024, 4096, 32768}; return o; }(),
-                       stored_tasks(), {point(1024, "", 0, 8e-6), smaller}, 2);
-    EXPECT_EQ(result.close_calls.at(0).measured_s, std::optional<double>(6e-6));
-    EXPECT_EQ(result.close_calls.at(0).segsize, 1024u);  // timed under the smaller one
-    EXPECT_EQ(result.cases[0].pick, "segsize=4096 inter_algo=tsp_kary");  // the candidate's own
-    // beyond the factor the model decides alone: no close call
+    // within the two medians' noise (10 % each): the model's side
+    result = plan({with_noise(point(1024, "", 0, 8e-6), 0.1), with_noise(point(1024, "tsp_kary", 4096, 7.5e-6), 0.1)});
+    EXPECT_EQ(result.cases[0].pick, kStockLabel);  // the model predicted MPICH faster
+    result = plan({with_noise(point(1024, "", 0, 12e-6), 0.1), with_noise(point(1024, "tsp_kary", 4096, 13e-6), 0.1)});
+    EXPECT_EQ(result.cases[0].pick, "segsize=4096 inter_algo=tsp_kary");  // the model predicted hier faster
+    // beyond the factor, and no tie, the model decides alone: no close call
     EXPECT_TRUE(plan({point(1024, "", 0, 5e-6)}).close_calls.empty());
-    EXPECT_TRUE(plan({point(1024, "", 0, 23e-6)}).close_calls.empty());
+    EXPECT_TRUE(plan({point(65536, "", 0, 60e-6)}).close_calls.size() == 1);  // 1 KiB: no stock, ties
 }
 
 // Step 2b times the untimed close calls' candidates, one job per collective and launch
 // group, and the report says what each was predicted, timed and weighed against.
 TEST(Tune, CloseCallsAreTimedInJobsOfTheirOwnAndReported) {
+    const auto candidate = [](const std::string& inter, std::uint64_t segsize, double predicted,
+                              std::optional<double> measured) {
+        return CloseCallCandidate{{{"inter_algo", inter}}, segsize, segsize, predicted, measured};
+    };
     TunePlan plan;
-    plan.close_calls = {{"bcast", 65536, {{"inter_algo", "tsp_kary"}}, 4096, 20e-6, kStockLabel, 30e-6, std::nullopt},
-                        {"bcast", 1024, {{"inter_algo", "tsp_kary"}}, 4096, 11e-6, kStockLabel, 15e-6, 20e-6},
-                        {"bcast", 8192, {{"inter_algo", "sched_binomial"}}, 32768, 9e-6, "MPIR_Bcast_intra_binomial",
-                         10e-6, std::nullopt},
-                        {"bcast", 1024, {{"inter_algo", "sched_binomial"}}, 32768, 9e-6, kStockLabel, 10e-6, std::nullopt}};
+    plan.close_calls = {
+        {"bcast", 65536, {candidate("tsp_kary", 4096, 20e-6, std::nullopt)}, kStockLabel, 30e-6, ""},
+        {"bcast", 1024, {candidate("tsp_kary", 4096, 11e-6, 20e-6)}, kStockLabel, 15e-6, kStockLabel},
+        {"bcast", 8192, {candidate("sched_binomial", 32768, 9e-6, std::nullopt), candidate("tsp_kary", 4096, 9.5e-6, 9e-6)},
+         "MPIR_Bcast_intra_binomial", 10e-6, ""},
+        {"bcast", 2048, {candidate("sched_binomial", 32768, 9e-6, std::nullopt)}, "", 0, ""}};
     const std::vector<CloseCallTiming> timings = untimed_close_calls(plan);
     ASSERT_EQ(timings.size(), 1u);
     EXPECT_EQ(timings[0].collective, "bcast");
-    EXPECT_EQ(timings[0].sizes, (std::vector<std::uint64_t>{1024, 8192, 65536}));
+    EXPECT_EQ(timings[0].sizes, (std::vector<std::uint64_t>{2048, 8192, 65536}));
     EXPECT_EQ(timings[0].candidates,
               (std::vector<Params>{{{"inter_algo", "tsp_kary"}, {"segsize", "4096"}},
                                    {{"inter_algo", "sched_binomial"}, {"segsize", "32768"}}}));
@@ -836,23 +856,46 @@ TEST(Tune, CloseCallsAreTimedInJobsOfTheirOwnAndReported) {
     EXPECT_TRUE(contains(launches[0].argv, {"bench", "-C", "bcast", "-a",
                                             "hier:bcast_hier_segsize=4096,bcast_hier_inter_algorithm=tsp_kary", "-a",
                                             "hier:bcast_hier_segsize=32768,bcast_hier_inter_algorithm=sched_binomial",
-                                            "--sizes", "1024,8192,65536"}));
+                                            "--sizes", "2048,8192,65536"}));
     EXPECT_TRUE(contains(launches[0].argv, {"--account", "close"}));
     const std::vector<std::string> lines = close_call_lines(plan);
     ASSERT_EQ(lines.size(), 5u);
     EXPECT_NE(lines[0].find("within 2x"), std::string::npos) << lines[0];
-    EXPECT_EQ(lines[2], "  bcast 1024 B: segsize=4096 inter_algo=tsp_kary predicted 11.0 us, timed 20.0 us; "
-                        "MPICH's best 15.0 us (stock): MPICH's");
-    EXPECT_NE(lines[1].find("not timed; MPICH's best 30.0 us (stock): the model's pick stands"), std::string::npos);
-    plan.close_calls[0].measured_s = 25e-6;
-    EXPECT_TRUE(close_call_lines(plan)[1].find(": hier") != std::string::npos);
+    EXPECT_NE(lines[0].find("within 1.1x of its best"), std::string::npos) << lines[0];
+    EXPECT_EQ(lines[2], "  bcast 1024 B: MPICH's best 15.0 us (stock); segsize=4096 inter_algo=tsp_kary predicted "
+                        "11.0 us, timed 20.0 us: stock");
+    EXPECT_NE(lines[1].find("not timed: not settled, the model's pick stands"), std::string::npos) << lines[1];
+    EXPECT_NE(lines[3].find("(MPIR_Bcast_intra_binomial); segsize=32768 inter_algo=sched_binomial predicted 9.0 us, "
+                            "not timed; segsize=4096 inter_algo=tsp_kary predicted 9.5 us, timed 9.0 us"),
+              std::string::npos)
+        << lines[3];
+    EXPECT_EQ(lines[4].rfind("  bcast 2048 B: no MPICH point; ", 0), 0u) << lines[4];
     EXPECT_TRUE(close_call_lines(TunePlan{}).empty());
+}
+
+// Hier candidates the model predicts within kTieFactor of its best are timed together.
+TEST(Generate, TiedCandidatesAreTheBestsNeighbours) {
+    han::Candidate best{{{"inter_algo", "tsp_kary"}}, 4096, {}}, other{{{"inter_algo", "tsp_ring"}}, 4096, {}};
+    const ModelPick none{csel::Choice::stock_tree(), std::nullopt};
+    EXPECT_TRUE(tied_candidates("bcast", {best, other}, 2, 1024, none).empty());
+    const std::vector<han::Candidate> tasks = candidates_from_tasks(stored_tasks(), "bcast");
+    ASSERT_FALSE(tasks.empty());
+    const auto prediction = han::best_candidate(han::Collective::bcast, tasks, 2, 65536);
+    ASSERT_TRUE(prediction);
+    const std::vector<han::Prediction> tied =
+        tied_candidates("bcast", tasks, 2, 65536, ModelPick{csel::Choice::stock_tree(), prediction});
+    ASSERT_FALSE(tied.empty());
+    EXPECT_EQ(tied[0].candidate, prediction->candidate);  // the best first
+    for (const han::Prediction& p : tied) EXPECT_LE(p.time, prediction->time * kTieFactor);
+    EXPECT_EQ(tied.size(), 1u);  // 28 us (kary, 32K) against 71 (kary, 4K) and more: no tie
 }
 
 TEST(Generate, CloseCallsLieWithinTheFactorEitherWay) {
     han::Candidate candidate{{{"inter_algo", "tsp_kary"}}, 4096, {}};
     const ModelPick pick{csel::Choice::stock_tree(), han::Prediction{&candidate, 10}};
-    const auto stock = [](double us) { return std::optional<StockPoint>(StockPoint{csel::Choice::stock_tree(), kStockLabel, us}); };
+    const auto stock = [](double us, double noise = 0) {
+        return std::optional<StockPoint>(StockPoint{csel::Choice::stock_tree(), kStockLabel, us, noise});
+    };
     EXPECT_TRUE(close_call(pick, stock(10 * kCloseCallFactor)));
     EXPECT_TRUE(close_call(pick, stock(10 / kCloseCallFactor)));
     EXPECT_FALSE(close_call(pick, stock(10 * kCloseCallFactor * 1.01)));
@@ -860,9 +903,23 @@ TEST(Generate, CloseCallsLieWithinTheFactorEitherWay) {
     EXPECT_FALSE(close_call(pick, std::nullopt));  // nothing measured to weigh against
     EXPECT_FALSE(close_call(ModelPick{csel::Choice::stock_tree(), std::nullopt}, stock(10)));
     EXPECT_FALSE(close_call(pick, stock(0)));
-    EXPECT_EQ(settle_close_call(pick, "bcast", *stock(12), 11).choice.algorithm, "MPIR_Bcast_intra_hier");
-    EXPECT_EQ(settle_close_call(pick, "bcast", *stock(12), 11).choice.params.at("segsize"), "4096");
-    EXPECT_TRUE(settle_close_call(pick, "bcast", *stock(12), 12).choice.stock);  // not faster: MPICH's
+    const auto timed = [](double median, double noise, const std::string& segsize = "4096") {
+        Summary s;
+        s.n = 5;
+        s.median = s.mean = median;
+        s.ci_lo = s.min = median * (1 - noise);
+        s.ci_hi = s.max = median * (1 + noise);
+        return std::pair<Params, Summary>{{{"inter_algo", "tsp_kary"}, {"segsize", segsize}}, s};
+    };
+    const ModelPick hier_pick{csel::Choice::container("MPIR_Bcast_intra_hier", {}), pick.prediction};
+    // the fastest timed beyond the noise, MPICH beyond it, else the model's side
+    ModelPick settled = settle_close_call(pick, "bcast", stock(12), {timed(11, 0, "4096"), timed(10, 0, "32768")});
+    EXPECT_EQ(settled.choice.algorithm, "MPIR_Bcast_intra_hier");
+    EXPECT_EQ(settled.choice.params.at("segsize"), "32768");
+    EXPECT_TRUE(settle_close_call(hier_pick, "bcast", stock(12), {timed(13, 0)}).choice.stock);
+    EXPECT_TRUE(settle_close_call(pick, "bcast", stock(12, 0.05), {timed(11.5, 0.05)}).choice.stock);
+    EXPECT_FALSE(settle_close_call(hier_pick, "bcast", stock(12, 0.05), {timed(12.5, 0.05)}).choice.stock);
+    EXPECT_FALSE(settle_close_call(pick, "bcast", std::nullopt, {timed(50, 0)}).choice.stock);  // nothing to weigh
 }
 
 // MPICH's algorithms measured in step 1 (bench -a stock) compete too: the fastest

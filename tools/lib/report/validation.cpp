@@ -258,7 +258,7 @@ std::string to_string(TreeVerdict verdict) {
 std::vector<const TreeTimingRow*> TreeTimingReport::slower() const {
     std::vector<const TreeTimingRow*> result;
     for (const TreeTimingRow& row : rows)
-        if (row.verdict == TreeVerdict::slower && !row.same_choice) result.push_back(&row);
+        if (row.verdict == TreeVerdict::slower && !row.same_choice && !row.put_back) result.push_back(&row);
     return result;
 }
 
@@ -322,7 +322,8 @@ void write_tree_timing_text(const TreeTimingReport& report, std::ostream& out) {
         << tolerance.str() << ";\n"
         << "#   faster: every round with the tree faster AND ratio > 1 + " << tolerance.str()
         << "; else within noise\n"
-        << "#   slower, same choice: FAIL's figures where the tree runs MPICH's selection too (noise, not counted)\n";
+        << "#   slower, same choice: FAIL's figures where the tree runs MPICH's selection too (noise, not counted)\n"
+        << "#   put back: step 5b put the pick timed here back to MPICH's selection (not counted)\n";
     out << std::left << std::setw(10) << "collective" << std::right << std::setw(10) << "size" << std::setw(8)
         << "rounds" << std::setw(12) << "tree" << std::setw(12) << "no-tree" << std::setw(9) << "ratio"
         << std::setw(9) << "noise" << "  verdict\n";
@@ -332,10 +333,11 @@ void write_tree_timing_text(const TreeTimingReport& report, std::ostream& out) {
         out << std::left << std::setw(10) << row.collective << std::right << std::setw(10) << row.msg_bytes
             << std::setw(8) << row.rounds << std::setw(12) << microseconds(row.tree) << std::setw(12)
             << microseconds(row.no_tree) << std::setw(9) << ratio(row.ratio) << std::setw(9) << noise.str() << "  "
-            << (row.verdict == TreeVerdict::slower ? (row.same_choice ? "slower, same choice: noise" : "FAIL (slower)")
+            << (row.verdict == TreeVerdict::slower
+                    ? (row.put_back ? "slower" : row.same_choice ? "slower, same choice: noise" : "FAIL (slower)")
                 : row.verdict == TreeVerdict::faster ? "faster"
                                                      : "within noise")
-            << '\n';
+            << (row.put_back ? ": put back" : "") << '\n';
     }
     const std::vector<const TreeTimingRow*> slower = report.slower();
     out << "tree vs no tree: " << slower.size() << " of " << report.rows.size()

@@ -289,7 +289,7 @@ std::map<std::uint64_t, StockPoint> best_stock_points(const std::vector<StoredPo
         if (point.key.collective != collective || grammar::find(collective, point.key.algorithm)) continue;
         const std::optional<csel::Choice> choice = tree_choice_of_point(point.key, comm_size, ppn);
         if (!choice) continue;
-        StockPoint candidate{*choice, choice->describe(), point.summary.median};
+        StockPoint candidate{*choice, choice->describe(), point.summary.median, point.summary.relative_half_width()};
         auto& best = choice->stock ? selection : forced;
         const auto found = best.find(point.key.msg_bytes);
         // ties by name, so that every run picks the same
@@ -328,12 +328,37 @@ bool close_call(const ModelPick& pick, const std::optional<StockPoint>& stock) {
     return ratio <= kCloseCallFactor && ratio >= 1 / kCloseCallFactor;
 }
 
-ModelPick settle_close_call(ModelPick pick, const std::string& collective, const StockPoint& stock, double hier_seconds) {
-    if (pick.prediction && hier_seconds < stock.time)
-        pick.choice = csel::Choice::container(csel::container_name(collective, "hier"),
-                                              candidate_params(*pick.prediction->candidate));
+std::vector<han::Prediction> tied_candidates(const std::string& collective, const std::vector<han::Candidate>& candidates,
+                                             int nodes, std::uint64_t msg_bytes, const ModelPick& pick, int ppn) {
+    if (!pick.prediction) return {};
+    std::vector<han::Prediction> tied{*pick.prediction};
+    const han::Collective coll = han::parse_collective(collective);
+    for (const han::Candidate& candidate : candidates) {
+        if (&candidate == pick.prediction->candidate) continue;
+        const std::optional<double> time = han::predict_candidate(coll, candidate, nodes, msg_bytes, ppn);
+        if (time && *time <= pick.prediction->time * kTieFactor) tied.push_back({&candidate, *time});
+    }
+    return tied;
+}
+
+ModelPick settle_close_call(ModelPick pick, const std::string& collective, const std::optional<StockPoint>& stock,
+                            const std::vector<std::pair<Params, Summary>>& timed) {
+    const auto fastest = std::min_element(timed.begin(), timed.end(), [](const auto& a, const auto& b) {
+        return a.second.median < b.second.median;
+    });
+    const csel::Choice hier = csel::Choice::container(csel::container_name(collective, "hier"), fastest->first);
+    if (!stock) {
+        pick.choice = hier;
+        return pick;
+    }
+    const double noise = fastest->second.relative_half_width() + stock->noise;
+    const bool model_says_hier = pick.choice.algorithm == hier.algorithm;
+    if (fastest->second.median * (1 + noise) < stock->time)
+        pick.choice = hier;
+    else if (stock->time * (1 + noise) < fastest->second.median)
+        pick.choice = stock->choice;
     else
-        pick.choice = stock.choice;
+        pick.choice = model_says_hier ? hier : stock->choice;
     return pick;
 }
 

@@ -134,11 +134,16 @@ void plan_measured(TunePlan& plan, const std::string& collective, const std::vec
 
 }  // namespace
 
-void mark_same_choices(const TunePlan& plan, TreeTimingReport& timing) {
-    for (TreeTimingRow& row : timing.rows)
+void mark_same_choices(const TunePlan& plan, TreeTimingReport& timing, const std::vector<RevertedPick>& reverted) {
+    for (TreeTimingRow& row : timing.rows) {
         row.same_choice = std::any_of(plan.cases.begin(), plan.cases.end(), [&](const SizeCase& c) {
             return c.collective == row.collective && c.msg_bytes == row.msg_bytes && c.pick == kStockLabel;
         });
+        row.put_back = std::any_of(reverted.begin(), reverted.end(), [&](const RevertedPick& r) {
+            return r.collective == row.collective && r.msg_bytes == row.msg_bytes;
+        });
+        row.same_choice = row.same_choice && !row.put_back;
+    }
 }
 
 const MeasuredOption* measured_pick(const std::map<std::uint64_t, Summary>& stock,
@@ -192,25 +197,38 @@ Medians measured_medians(const TunePlan& plan, const std::set<std::string>& coll
     return measured;
 }
 
-// The model's pick at one size; a close call (generate.hpp) settled where its candidate
-// (or the same run, timed under a smaller segment size) is measured, else filed to be timed.
+// The model's pick at one size; a close call (generate.hpp) settled where all its
+// candidates are measured (each under its timed segment size), else filed to be timed.
 std::optional<ModelPick> settled_pick(TunePlan& plan, const std::string& collective, std::uint64_t bytes,
                                       const std::optional<StockPoint>& stock, const Medians& medians,
                                       const TuneOptions& options) {
     const CollectivePlan& own = plan.collectives.at(collective);
     std::optional<ModelPick> pick = model_pick(collective, own.candidates, plan.nodes, bytes, stock, options.model, plan.ppn);
-    if (!pick || !close_call(*pick, stock)) return pick;
-    const han::Candidate& candidate = *pick->prediction->candidate;
-    CloseCall call{collective, bytes, candidate.config,
-                   same_run_representative(collective, bytes, candidate.segsize, options.segsizes)
-                       .value_or(candidate.segsize),
-                   pick->prediction->time, stock->choice.describe(), stock->time, std::nullopt};
-    Params timed = call.config;
-    timed["segsize"] = std::to_string(call.segsize);
-    const auto time = medians.find({collective, bytes, config_label(timed)});
-    if (time != medians.end()) {
-        call.measured_s = time->second.median;
-        pick = settle_close_call(*pick, collective, *stock, *call.measured_s);
+    if (!pick) return pick;
+    const std::vector<han::Prediction> tied =
+        tied_candidates(collective, own.candidates, plan.nodes, bytes, *pick, plan.ppn);
+    const bool hier = pick->choice.algorithm == csel::container_name(collective, "hier");
+    if (!close_call(*pick, stock) && !(hier && tied.size() > 1)) return pick;
+    CloseCall call{collective, bytes, {}, stock ? stock->choice.describe() : "", stock ? stock->time : 0, ""};
+    std::vector<std::pair<Params, Summary>> timed;
+    for (const han::Prediction& prediction : tied) {
+        const han::Candidate& candidate = *prediction.candidate;
+        CloseCallCandidate entry{candidate.config, candidate.segsize,
+                                 same_run_representative(collective, bytes, candidate.segsize, options.segsizes)
+                                     .value_or(candidate.segsize),
+                                 prediction.time, std::nullopt};
+        Params params = candidate.config;
+        params["segsize"] = std::to_string(entry.timed_segsize);
+        if (const auto time = medians.find({collective, bytes, config_label(params)}); time != medians.end()) {
+            entry.measured_s = time->second.median;
+            timed.emplace_back(candidate_params(candidate), time->second);
+        }
+        call.candidates.push_back(std::move(entry));
+    }
+    if (timed.size() == tied.size()) {
+        pick = settle_close_call(*pick, collective, stock, timed);
+        call.chosen = pick->choice.algorithm == csel::container_name(collective, "hier") ? config_label(pick->choice.params)
+                                                                                          : pick->choice.describe();
     }
     plan.close_calls.push_back(std::move(call));
     return pick;
@@ -323,7 +341,8 @@ std::vector<std::string> close_call_lines(const TunePlan& plan) {
     if (plan.close_calls.empty()) return {};
     std::ostringstream head;
     head << "close calls (the model's prediction within " << kCloseCallFactor
-         << "x of MPICH's measured best either way: the candidate's measured time decides):";
+         << "x of MPICH's measured best either way, or hier candidates predicted within " << kTieFactor
+         << "x of its best: the measured times decide, beyond their noise):";
     std::vector<std::string> lines{head.str()};
     const auto us = [](double seconds) {
         std::ostringstream text;
@@ -331,13 +350,15 @@ std::vector<std::string> close_call_lines(const TunePlan& plan) {
         return text.str();
     };
     for (const CloseCall& call : plan.close_calls) {
-        Params params = call.config;
-        params["segsize"] = std::to_string(call.segsize);
-        std::string line = "  " + call.collective + " " + std::to_string(call.msg_bytes) + " B: " +
-                           config_label(params) + " predicted " + us(call.predicted_s) + ", ";
-        line += call.measured_s ? "timed " + us(*call.measured_s) : std::string("not timed");
-        line += "; MPICH's best " + us(call.stock_s) + " (" + call.stock + "): ";
-        line += !call.measured_s ? "the model's pick stands" : *call.measured_s < call.stock_s ? "hier" : "MPICH's";
+        std::string line = "  " + call.collective + " " + std::to_string(call.msg_bytes) + " B: ";
+        line += call.stock.empty() ? "no MPICH point" : "MPICH's best " + us(call.stock_s) + " (" + call.stock + ")";
+        for (const CloseCallCandidate& candidate : call.candidates) {
+            Params params = candidate.config;
+            params["segsize"] = std::to_string(candidate.segsize);
+            line += "; " + config_label(params) + " predicted " + us(candidate.predicted_s) + ", " +
+                    (candidate.measured_s ? "timed " + us(*candidate.measured_s) : std::string("not timed"));
+        }
+        line += ": " + (call.chosen.empty() ? std::string("not settled, the model's pick stands") : call.chosen);
         lines.push_back(std::move(line));
     }
     return lines;
@@ -345,18 +366,19 @@ std::vector<std::string> close_call_lines(const TunePlan& plan) {
 
 std::vector<CloseCallTiming> untimed_close_calls(const TunePlan& plan) {
     std::vector<CloseCallTiming> timings;
-    for (const CloseCall& call : plan.close_calls) {
-        if (call.measured_s) continue;
-        if (timings.empty() || timings.back().collective != call.collective)
-            timings.push_back(CloseCallTiming{call.collective, {}, {}});
-        CloseCallTiming& timing = timings.back();
-        Params params = call.config;
-        params["segsize"] = std::to_string(call.segsize);
-        if (std::find(timing.candidates.begin(), timing.candidates.end(), params) == timing.candidates.end())
-            timing.candidates.push_back(std::move(params));
-        if (std::find(timing.sizes.begin(), timing.sizes.end(), call.msg_bytes) == timing.sizes.end())
-            timing.sizes.push_back(call.msg_bytes);
-    }
+    for (const CloseCall& call : plan.close_calls)
+        for (const CloseCallCandidate& candidate : call.candidates) {
+            if (candidate.measured_s) continue;
+            if (timings.empty() || timings.back().collective != call.collective)
+                timings.push_back(CloseCallTiming{call.collective, {}, {}});
+            CloseCallTiming& timing = timings.back();
+            Params params = candidate.config;
+            params["segsize"] = std::to_string(candidate.timed_segsize);
+            if (std::find(timing.candidates.begin(), timing.candidates.end(), params) == timing.candidates.end())
+                timing.candidates.push_back(std::move(params));
+            if (std::find(timing.sizes.begin(), timing.sizes.end(), call.msg_bytes) == timing.sizes.end())
+                timing.sizes.push_back(call.msg_bytes);
+        }
     for (CloseCallTiming& timing : timings) std::sort(timing.sizes.begin(), timing.sizes.end());
     return timings;
 }
@@ -426,7 +448,7 @@ PickSource source_of(const TunePlan& plan, const SizeCase& c, const std::vector<
     if (plan.predicted) return PickSource::predicted;
     if (c.measured_pick || !grammar::find(pick->choice.algorithm)) return PickSource::measured;
     const bool timed_close_call = std::any_of(plan.close_calls.begin(), plan.close_calls.end(), [&](const CloseCall& call) {
-        return call.collective == c.collective && call.msg_bytes == c.msg_bytes && call.measured_s;
+        return call.collective == c.collective && call.msg_bytes == c.msg_bytes && !call.chosen.empty();
     });
     return timed_close_call ? PickSource::measured : PickSource::model;
 }

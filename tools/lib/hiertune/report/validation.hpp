@@ -156,6 +156,9 @@ struct TreeTimingRow {
     // The tree runs MPICH's own selection here, as no tree does (tune's pick is stock), so
     // a slower verdict is the verdict's chance rate, not the tree's doing: not counted.
     bool same_choice = false;
+    // Step 5b put the timed pick back to MPICH's selection: the figures are of a choice
+    // the tree written no longer makes (it runs what no tree runs): not counted.
+    bool put_back = false;
 };
 
 struct TreeTimingReport {
@@ -163,7 +166,7 @@ struct TreeTimingReport {
     double tolerance = 0.05;
     bool allow_slower = false;  // --allow-tree-slower: failures reported, accepted
 
-    // Rows with the verdict slower, in order, but the same_choice ones.
+    // Rows with the verdict slower, in order, but the same_choice and put_back ones.
     std::vector<const TreeTimingRow*> slower() const;
     bool failed() const { return !slower().empty() && !allow_slower; }
 };

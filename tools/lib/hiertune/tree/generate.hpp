@@ -134,6 +134,7 @@ struct StockPoint {
     csel::Choice choice;
     std::string label;
     double time = 0;  // the point's median, s
+    double noise = 0;  // the median's relative CI half-width (Summary::relative_half_width)
 };
 std::map<std::uint64_t, StockPoint> best_stock_points(const std::vector<StoredPoint>& points,
                                                       const std::string& collective, int comm_size, int ppn);
@@ -154,15 +155,24 @@ std::optional<ModelPick> model_pick(const std::string& collective, const std::ve
 
 // The task model cannot tell its hier candidate from MPICH's measured best where its
 // prediction lies within this factor of that time either way: it sums the tasks' times
-// and sees neither how they overlap nor what ranks sharing cores cost.  A tune settles
-// such a close call by timing the candidate.
+// and sees neither how they overlap nor what ranks sharing cores cost.  Nor can it rank
+// candidates predicted within kTieFactor of its best: their tasks are timed to a few per
+// cent on a shared machine.  A tune settles such a close call by timing the candidates.
 constexpr double kCloseCallFactor = 2.0;
-// Whether pick is a close call: a predicted hier candidate and a stock time within
-// kCloseCallFactor of each other.
+constexpr double kTieFactor = 1.1;
+// Whether pick's prediction and stock's time lie within kCloseCallFactor of each other.
 bool close_call(const ModelPick& pick, const std::optional<StockPoint>& stock);
-// A close call settled: the candidate's hier container where its measured median
-// (hier_seconds) is below stock's, else stock's choice.
-ModelPick settle_close_call(ModelPick pick, const std::string& collective, const StockPoint& stock, double hier_seconds);
+// The candidates predicted within kTieFactor of the best prediction at msg_bytes, the
+// best first (pick.prediction's); none without a prediction.
+std::vector<han::Prediction> tied_candidates(const std::string& collective, const std::vector<han::Candidate>& candidates,
+                                             int nodes, std::uint64_t msg_bytes, const ModelPick& pick, int ppn = 0);
+// A close call settled by its timed candidates (candidate_params, each with its median):
+// the fastest of them where it is faster than stock beyond the two medians' noise (their
+// relative CI half-widths added), stock's choice where stock is faster beyond it; within
+// the noise the model's side (its hier pick: the fastest timed; else stock's choice).
+// Without stock: the fastest timed.  timed must not be empty.
+ModelPick settle_close_call(ModelPick pick, const std::string& collective, const std::optional<StockPoint>& stock,
+                            const std::vector<std::pair<Params, Summary>>& timed);
 
 // The model's choice at a message size no pick was made for (a midpoint the
 // tree asks about where stock was not measured): the best candidate's hier

@@ -40,19 +40,25 @@ struct CollectivePlan {
     bool stock_measured = false;             // else the tree asks the model at its midpoints
 };
 
-// A model case the model cannot decide (generate.hpp close_call): its hier candidate
-// against MPICH's best measured point.
+// A model case the model cannot decide (generate.hpp: its prediction within
+// kCloseCallFactor of MPICH's best measured point, or hier candidates predicted within
+// kTieFactor of its best): its candidates and MPICH's best point.
+struct CloseCallCandidate {
+    Params config;  // without the segment size
+    std::uint64_t segsize = 0;
+    // the segment size its run is timed under: its own, or a smaller one of the same run
+    // (sweep.hpp same_run_representative), so that the sweep's point is the close call's
+    std::uint64_t timed_segsize = 0;
+    double predicted_s = 0;
+    std::optional<double> measured_s;  // its median; nullopt: not timed yet
+};
 struct CloseCall {
     std::string collective;
     std::uint64_t msg_bytes = 0;
-    Params config;  // the candidate's, without its segment size
-    // the candidate's segment size, or the smaller one its run is timed under (sweep.hpp
-    // same_run_representative): the sweep's point is the close call's
-    std::uint64_t segsize = 0;
-    double predicted_s = 0;
-    std::string stock;  // MPICH's best point's choice (describe)
+    std::vector<CloseCallCandidate> candidates;  // the model's best first
+    std::string stock;  // MPICH's best point's choice (describe); "" where none is measured
     double stock_s = 0;
-    std::optional<double> measured_s;  // the candidate's median; nullopt: not timed yet
+    std::string chosen;  // the settled pick (SizeCase::pick); "" until every candidate is timed
 };
 
 struct TunePlan {
@@ -76,7 +82,7 @@ struct TunePlan {
 // weighed against, and which side the time chose; none without close calls.
 std::vector<std::string> close_call_lines(const TunePlan& plan);
 // The configurations step 2b times: per collective, the close calls' candidates not
-// timed yet (candidate_params: segment size included) and the sizes they are due at.
+// timed yet (candidate_params, at their timed segment size) and the sizes they are due at.
 struct CloseCallTiming {
     std::string collective;
     std::vector<Params> candidates;
@@ -143,8 +149,9 @@ struct RevertedPick {
 std::vector<RevertedPick> keep_measured_faster(TunePlan& plan, const TreeTimingReport& timing);
 
 // Marks the rows of sizes where the plan's pick is MPICH's selection
-// (TreeTimingRow::same_choice): the tree runs there what no tree runs.
-void mark_same_choices(const TunePlan& plan, TreeTimingReport& timing);
+// (TreeTimingRow::same_choice): the tree runs there what no tree runs; of those, the
+// ones step 5b put back (TreeTimingRow::put_back instead).
+void mark_same_choices(const TunePlan& plan, TreeTimingReport& timing, const std::vector<RevertedPick>& reverted = {});
 
 // Where a tuned tree's choice at a size comes from (the report's coverage table):
 // the HAN task model's hier pick (predicted, then timed against no tree), a pick by
