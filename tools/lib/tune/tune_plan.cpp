@@ -217,6 +217,10 @@ std::optional<ModelPick> settled_pick(TunePlan& plan, const std::string& collect
                                  same_run_representative(collective, bytes, candidate.segsize, options.segsizes)
                                      .value_or(candidate.segsize),
                                  prediction.time, std::nullopt};
+        const bool same_run_listed = std::any_of(call.candidates.begin(), call.candidates.end(), [&](const auto& other) {
+            return other.config == entry.config && other.timed_segsize == entry.timed_segsize;
+        });
+        if (same_run_listed) continue;  // one run: its first (the better predicted) stands for it
         Params params = candidate.config;
         params["segsize"] = std::to_string(entry.timed_segsize);
         if (const auto time = medians.find({collective, bytes, config_label(params)}); time != medians.end()) {
@@ -225,7 +229,7 @@ std::optional<ModelPick> settled_pick(TunePlan& plan, const std::string& collect
         }
         call.candidates.push_back(std::move(entry));
     }
-    if (timed.size() == tied.size()) {
+    if (timed.size() == call.candidates.size()) {
         pick = settle_close_call(*pick, collective, stock, timed);
         call.chosen = pick->choice.algorithm == csel::container_name(collective, "hier") ? config_label(pick->choice.params)
                                                                                           : pick->choice.describe();
