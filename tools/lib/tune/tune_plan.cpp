@@ -197,6 +197,15 @@ Medians measured_medians(const TunePlan& plan, const std::set<std::string>& coll
     return measured;
 }
 
+bool hier_choice(const std::string& collective, const csel::Choice& choice) {
+    return choice.algorithm == csel::container_name(collective, "hier");
+}
+
+// A pick as the cases name it (SizeCase::pick): hier's configuration, or the choice.
+std::string pick_label(const std::string& collective, const csel::Choice& choice) {
+    return hier_choice(collective, choice) ? config_label(choice.params) : choice.describe();
+}
+
 // The model's pick at one size; a close call (generate.hpp) settled where all its
 // candidates are measured (each under its timed segment size), else filed to be timed.
 std::optional<ModelPick> settled_pick(TunePlan& plan, const std::string& collective, std::uint64_t bytes,
@@ -207,8 +216,7 @@ std::optional<ModelPick> settled_pick(TunePlan& plan, const std::string& collect
     if (!pick) return pick;
     const std::vector<han::Prediction> tied =
         tied_candidates(collective, own.candidates, plan.nodes, bytes, *pick, plan.ppn);
-    const bool hier = pick->choice.algorithm == csel::container_name(collective, "hier");
-    if (!close_call(*pick, stock) && !(hier && tied.size() > 1)) return pick;
+    if (!close_call(*pick, stock) && !(hier_choice(collective, pick->choice) && tied.size() > 1)) return pick;
     CloseCall call{collective, bytes, {}, stock ? stock->choice.describe() : "", stock ? stock->time : 0, ""};
     std::vector<std::pair<Params, Summary>> timed;
     for (const han::Prediction& prediction : tied) {
@@ -231,8 +239,7 @@ std::optional<ModelPick> settled_pick(TunePlan& plan, const std::string& collect
     }
     if (timed.size() == call.candidates.size()) {
         pick = settle_close_call(*pick, collective, stock, timed);
-        call.chosen = pick->choice.algorithm == csel::container_name(collective, "hier") ? config_label(pick->choice.params)
-                                                                                          : pick->choice.describe();
+        call.chosen = pick_label(collective, pick->choice);
     }
     plan.close_calls.push_back(std::move(call));
     return pick;
@@ -254,8 +261,8 @@ void plan_model_case(TunePlan& plan, const std::string& collective, std::uint64_
     SizeCase c;
     c.collective = collective;
     c.msg_bytes = bytes;
-    const bool hier = pick->choice.algorithm == csel::container_name(collective, "hier");
-    c.pick = hier ? config_label(pick->choice.params) : pick->choice.describe();
+    const bool hier = hier_choice(collective, pick->choice);
+    c.pick = pick_label(collective, pick->choice);
     for (const auto& [config, segsize] : space) {
         Params params = config;
         params["segsize"] = std::to_string(segsize);
