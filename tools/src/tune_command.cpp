@@ -72,10 +72,7 @@ std::string seconds_text(double seconds) {
 }
 
 std::string us_text(const std::optional<double>& seconds) {
-    if (!seconds) return "-";
-    std::ostringstream text;
-    text << std::fixed << std::setprecision(2) << *seconds * 1e6 << " us";
-    return text.str();
+    return seconds ? microseconds(*seconds) + " us" : "-";
 }
 
 // Step 0: the calibrate job (it keeps a stored calibration) names the job
@@ -107,17 +104,16 @@ Job calibrate_step(TuneOptions& options, const std::string& hiertune, const fs::
 // analytic models fitted on the job's nodes (none without seg_* configurations).
 std::map<std::string, std::vector<han::Candidate>> seg_candidates(const MeasureDb& db, const Job& job,
                                                                    const TuneOptions& options,
-                                                                   std::vector<std::string>* lines) {
+                                                                   std::vector<std::string>& lines) {
     std::map<std::string, std::vector<han::Candidate>> result;
     const std::vector<Params> targets = seg_inter_configs(options);
     if (targets.empty()) return result;
     GenerateOptions generate;
     generate.seg_targets = targets;
-    std::vector<std::string> ignored;
     for (const std::string& collective : options.collectives)
         if (grammar::takes_seg_submodules(collective))
             result[collective] = seg_inter_candidates_of(db, job, collective, candidates_from_tasks(db.tasks(job.id), collective),
-                                                     generate, lines ? *lines : ignored);
+                                                     generate, lines);
     return result;
 }
 
@@ -662,7 +658,8 @@ private:
 
     void predict() {
         std::vector<std::string> seg_lines;
-        plan_main(&seg_lines);
+        seg_candidates_ = seg_candidates(*db_, job_, options_, seg_lines);
+        plan_main();
         for (const std::string& line : seg_lines) out_ << line << '\n';
         for (const std::string& note : plan_.skipped) out_ << note << '\n';
         print_picks();
@@ -671,9 +668,8 @@ private:
     }
 
     // The main job's plan from what the database holds now.
-    void plan_main(std::vector<std::string>* seg_lines) {
-        plan_ = plan_tune(options_, db_->tasks(job_.id), db_->points(job_.id), job_.description.nodes,
-                          seg_candidates(*db_, job_, options_, seg_lines));
+    void plan_main() {
+        plan_ = plan_tune(options_, db_->tasks(job_.id), db_->points(job_.id), job_.description.nodes, seg_candidates_);
         if (!plan_.unpredicted.empty())
             throw TuneError("step 2 (model): no prediction for " + plan_.unpredicted.front() +
                             " (task benchmarks missing in " + options_.db_path + ")");
@@ -694,7 +690,7 @@ private:
             launches.insert(launches.end(), own.begin(), own.end());
         }
         const double seconds = run_step("step 2b (bench)", launches, out_);
-        plan_main(nullptr);
+        plan_main();
         for (const std::string& line : close_call_lines(plan_)) out_ << line << '\n';
         out_ << "close calls timed: " << seconds_text(seconds) << '\n';
         print_picks();
@@ -892,6 +888,7 @@ private:
     Job job_;
     std::optional<MeasureDb> db_;
     std::string elsewhere_;  // why a job's results are missing after it ran
+    std::map<std::string, std::vector<han::Candidate>> seg_candidates_;  // step 2's, for every plan_main
     TunePlan plan_;
     std::string digest_;        // the tree's (step 3, or step 5b's)
     std::string timed_digest_;  // the tree step 5 timed, whose timing the report gives

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "hiertune/common/stats.hpp"
+#include "hiertune/common/text.hpp"
 
 namespace hiertune {
 
@@ -19,12 +20,6 @@ void check_time(const std::optional<double>& value, const char* what, const Conf
     if (value && !(std::isfinite(*value) && *value > 0))
         throw ValidationError(std::string(what) + " time of '" + config.config + "' at " + where(c) +
                               " is not a positive number");
-}
-
-std::string microseconds(double seconds) {
-    std::ostringstream text;
-    text << std::fixed << std::setprecision(2) << seconds * 1e6;
-    return text.str();
 }
 
 std::string optional_us(const std::optional<double>& seconds) { return seconds ? microseconds(*seconds) : ""; }

@@ -306,6 +306,14 @@ std::map<std::uint64_t, StockPoint> best_stock_points(const std::vector<StoredPo
     return selection;
 }
 
+csel::Choice hier_container(const std::string& collective, const Params& params) {
+    return csel::Choice::container(csel::container_name(collective, "hier"), params);
+}
+
+bool hier_choice(const std::string& collective, const csel::Choice& choice) {
+    return choice.algorithm == csel::container_name(collective, "hier");
+}
+
 std::optional<ModelPick> model_pick(const std::string& collective, const std::vector<han::Candidate>& candidates,
                                     int nodes, std::uint64_t msg_bytes, const std::optional<StockPoint>& stock,
                                     const han::ModelOptions& options, int ppn) {
@@ -313,8 +321,7 @@ std::optional<ModelPick> model_pick(const std::string& collective, const std::ve
     pick.prediction =
         han::best_candidate(han::parse_collective(collective), candidates, nodes, msg_bytes, options, ppn);
     if (pick.prediction && (!stock || pick.prediction->time < stock->time))
-        pick.choice = csel::Choice::container(csel::container_name(collective, "hier"),
-                                              candidate_params(*pick.prediction->candidate));
+        pick.choice = hier_container(collective, candidate_params(*pick.prediction->candidate));
     else if (stock)
         pick.choice = stock->choice;
     else
@@ -346,13 +353,13 @@ ModelPick settle_close_call(ModelPick pick, const std::string& collective, const
     const auto fastest = std::min_element(timed.begin(), timed.end(), [](const auto& a, const auto& b) {
         return a.second.median < b.second.median;
     });
-    const csel::Choice hier = csel::Choice::container(csel::container_name(collective, "hier"), fastest->first);
+    const csel::Choice hier = hier_container(collective, fastest->first);
     if (!stock) {
         pick.choice = hier;
         return pick;
     }
     const double noise = fastest->second.relative_half_width() + stock->noise;
-    const bool model_says_hier = pick.choice.algorithm == hier.algorithm;
+    const bool model_says_hier = hier_choice(collective, pick.choice);
     if (fastest->second.median * (1 + noise) < stock->time)
         pick.choice = hier;
     else if (stock->time * (1 + noise) < fastest->second.median)
@@ -368,7 +375,7 @@ std::optional<csel::Choice> model_midpoint(const std::string& collective, const 
     const auto prediction =
         han::best_candidate(han::parse_collective(collective), candidates, nodes, msg_bytes, options, ppn);
     if (!prediction) return std::nullopt;
-    return csel::Choice::container(csel::container_name(collective, "hier"), candidate_params(*prediction->candidate));
+    return hier_container(collective, candidate_params(*prediction->candidate));
 }
 
 std::vector<std::string> tree_summary_lines(const csel::TreeResult& tree) {

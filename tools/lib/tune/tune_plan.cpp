@@ -11,6 +11,7 @@
 #include "hiertune/tree/grammar.hpp"
 #include "hiertune/tune/sweep.hpp"
 #include "hiertune/tune/task_bench.hpp"
+#include "hiertune/common/text.hpp"
 #include "hiertune/common/usage_error.hpp"
 
 namespace hiertune {
@@ -197,10 +198,6 @@ Medians measured_medians(const TunePlan& plan, const std::set<std::string>& coll
     return measured;
 }
 
-bool hier_choice(const std::string& collective, const csel::Choice& choice) {
-    return choice.algorithm == csel::container_name(collective, "hier");
-}
-
 // A pick as the cases name it (SizeCase::pick): hier's configuration, or the choice.
 std::string pick_label(const std::string& collective, const csel::Choice& choice) {
     return hier_choice(collective, choice) ? config_label(choice.params) : choice.describe();
@@ -355,11 +352,7 @@ std::vector<std::string> close_call_lines(const TunePlan& plan) {
          << "x of MPICH's measured best either way, or hier candidates predicted within " << kTieFactor
          << "x of its best: the measured times decide, beyond their noise):";
     std::vector<std::string> lines{head.str()};
-    const auto us = [](double seconds) {
-        std::ostringstream text;
-        text << std::fixed << std::setprecision(1) << seconds * 1e6 << " us";
-        return text.str();
-    };
+    const auto us = [](double seconds) { return microseconds(seconds, 1) + " us"; };
     for (const CloseCall& call : plan.close_calls) {
         std::string line = "  " + call.collective + " " + std::to_string(call.msg_bytes) + " B: ";
         line += call.stock.empty() ? "no MPICH point" : "MPICH's best " + us(call.stock_s) + " (" + call.stock + ")";

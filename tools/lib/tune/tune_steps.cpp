@@ -518,17 +518,38 @@ Launch bench_launch(const TuneOptions& options, const std::string& hiertune, con
     return launch;
 }
 
+namespace {
+
+// One bench launch of `step` per launch group, timing the specs `specs_of` makes of the
+// group's configurations (a group it makes none of is left out), each with its spec count.
+template <typename SpecsOf>
+std::vector<std::pair<Launch, std::size_t>> group_bench_launches(const TuneOptions& options, const std::string& hiertune,
+                                                                 const std::string& step, const TimedGroup& group,
+                                                                 SpecsOf specs_of) {
+    std::vector<std::pair<Launch, std::size_t>> launches;
+    for (const auto& [launch_env, configs] : launch_groups(options)) {
+        const std::vector<std::string> algorithms = specs_of(configs);
+        if (!algorithms.empty())
+            launches.emplace_back(bench_launch(options, hiertune, step, group, algorithms, launch_env), algorithms.size());
+    }
+    return launches;
+}
+
+}  // namespace
+
 std::vector<SweepJob> sweep_jobs(const TuneOptions& options, const std::string& hiertune) {
     std::vector<SweepJob> jobs;
     for (const std::string& collective : options.collectives) {
-        for (const auto& [launch_env, configs] : launch_groups(options)) {
+        const auto specs_of = [&](const std::vector<Params>& configs) {
             std::vector<std::string> algorithms;
             for (const Params& config : configs_for(collective, configs))
                 algorithms.push_back(bench_algorithm_spec(collective, config, options.segsizes));
-            if (algorithms.empty()) continue;
-            Launch launch = bench_launch(options, hiertune, "bench", collective, algorithms, launch_env);
+            return algorithms;
+        };
+        for (auto& [launch, count] :
+             group_bench_launches(options, hiertune, "bench", TimedGroup{{collective}, options.sizes}, specs_of)) {
             launch.argv.push_back("--same-runs-once");  // measure_plan: the others stand on it
-            jobs.push_back(SweepJob{collective, algorithms.size(), std::move(launch)});
+            jobs.push_back(SweepJob{collective, count, std::move(launch)});
         }
     }
     return jobs;
@@ -537,8 +558,7 @@ std::vector<SweepJob> sweep_jobs(const TuneOptions& options, const std::string& 
 std::vector<Launch> candidate_launches(const TuneOptions& options, const std::string& hiertune,
                                        const std::string& collective, const std::vector<Params>& candidates,
                                        const std::vector<std::uint64_t>& sizes) {
-    std::vector<Launch> launches;
-    for (const auto& [launch_env, configs] : launch_groups(options)) {
+    const auto specs_of = [&](const std::vector<Params>& configs) {
         std::vector<std::string> algorithms;
         for (const Params& candidate : candidates) {
             Params config = candidate;
@@ -546,10 +566,12 @@ std::vector<Launch> candidate_launches(const TuneOptions& options, const std::st
             if (std::find(configs.begin(), configs.end(), config) != configs.end())
                 algorithms.push_back(bench_algorithm_spec(collective, config, {std::stoull(candidate.at("segsize"))}));
         }
-        if (!algorithms.empty())
-            launches.push_back(
-                bench_launch(options, hiertune, "close", TimedGroup{{collective}, sizes}, algorithms, launch_env));
-    }
+        return algorithms;
+    };
+    std::vector<Launch> launches;
+    for (auto& [launch, count] :
+         group_bench_launches(options, hiertune, "close", TimedGroup{{collective}, sizes}, specs_of))
+        launches.push_back(std::move(launch));
     return launches;
 }
 

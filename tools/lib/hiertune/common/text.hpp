@@ -14,6 +14,9 @@ inline std::string fixed(double value, int digits) {
     return buffer;
 }
 
+// seconds in microseconds with `digits` digits after the point: microseconds(1.5e-5, 1) == "15.0"
+inline std::string microseconds(double seconds, int digits = 2) { return fixed(seconds * 1e6, digits); }
+
 // items with `separator` between them: join({"a", "b"}, ", ") == "a, b"
 inline std::string join(const std::vector<std::string>& items, const std::string& separator) {
     std::string text;
