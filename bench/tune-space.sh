@@ -1,7 +1,10 @@
 # The search space of `./quickstart tune` (sourced by quickstart and by
 # bench/han-space-validate.sh, which learns and sweeps the same one).
-tune_collectives=bcast,reduce,allreduce
+tune_collectives=bcast,reduce,allreduce,allgather
 tune_sizes=1K:1M
+# a collective's own sizes (tune --sizes-of): allgather's are per rank, its whole
+# message eight times larger
+tune_sizes_of=allgather=1K:128K
 tune_segsizes=16K,64K,256K
 tune_inter=tsp_kary/tsp_ring/tsp_allreduce_ring   # tsp_allreduce_ring: allreduce only
 tune_intra=binomial/shm

@@ -29,6 +29,9 @@ CLI::App* TuneCli::bind(CLI::App& app) {
     tune->add_option("--measured-sizes", measured_sizes_,
                      "Message sizes of the measured collectives (-C): [MIN:]MAX, OSU style, or a list "
                      "A,B,... (default: as -m; barrier: none)");
+    tune->add_option("--sizes-of", sizes_of_,
+                     "COLL=SIZES: the message sizes of one collective of the HAN task model instead of -m, as "
+                     "--measured-sizes (repeatable; e.g. allgather=1K:128K, whose sizes are per rank)");
     bind_space_and_files(*tune);
     add_launch_options(*tune, launch_,
                        {"mpiexec to launch the jobs with (default: the one of the MPICH hiertune is built against, " +
@@ -166,16 +169,32 @@ void TuneCli::bind_tree_and_model(CLI::App& tune) {
                       "correctness runs only");
 }
 
+namespace {
+
+// A list "1K,64K" or a range "1K:64K" of message sizes, as `flag` gave it.
+std::vector<std::uint64_t> size_list(const std::string& text, const std::string& flag) {
+    try {
+        return text.find(',') == std::string::npos ? message_sizes(text, {}) : message_sizes("", {text});
+    } catch (const UsageError& e) {
+        throw UsageError(flag + ": " + e.what());
+    }
+}
+
+}  // namespace
+
 TuneOptions TuneCli::options() const {
     TuneOptions options;
     shape_.apply(*command_, options);
-    if (!measured_sizes_.empty()) try {  // a list "1K,64K" or a range "1K:64K"
-            options.measured_sizes = measured_sizes_.find(',') == std::string::npos
-                                         ? message_sizes(measured_sizes_, {})
-                                         : message_sizes("", {measured_sizes_});
-        } catch (const UsageError& e) {
-            throw UsageError(std::string("--measured-sizes: ") + e.what());
-        }
+    if (!measured_sizes_.empty()) options.measured_sizes = size_list(measured_sizes_, "--measured-sizes");
+    for (const std::string& item : sizes_of_) {
+        const std::size_t equals = item.find('=');
+        if (equals == std::string::npos || equals == 0)
+            throw UsageError("--sizes-of '" + item + "': COLL=SIZES expected, e.g. allgather=1K:128K");
+        if (!options.collective_sizes
+                 .emplace(item.substr(0, equals), size_list(item.substr(equals + 1), "--sizes-of " + item))
+                 .second)
+            throw UsageError("--sizes-of: " + item.substr(0, equals) + " given twice");
+    }
     options.configs = configs_;
     for (const std::string& text : segsizes_)
         for (std::uint64_t size : parse_size_list(text)) options.segsizes.push_back(size);

@@ -39,6 +39,7 @@ private:
     JobShapeArgs shape_{0, 0, {"bcast", "allreduce", "allgather"}, "", {}};
     std::string configs_;
     std::string measured_sizes_;
+    std::vector<std::string> sizes_of_;  // --sizes-of COLL=SIZES
     std::vector<std::string> segsizes_{"16K", "64K", "256K"};
     std::string db_path_ = "tune.sqlite";
     std::string output_path_ = "tree.json";

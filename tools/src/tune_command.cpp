@@ -701,9 +701,11 @@ private:
         predicted_.clear();
         if (options_.predicted_shapes.empty()) return;
         basis_ = prediction_basis(*db_, job_, options_);
+        std::map<std::string, std::vector<std::uint64_t>> sizes;
+        for (const std::string& collective : predicted_collectives(options_))
+            sizes[collective] = sizes_of(options_, collective);
         for (const JobShape& shape : options_.predicted_shapes) {
-            predicted_.push_back(
-                predict_shape(shape, predicted_collectives(options_), options_.sizes, basis_));
+            predicted_.push_back(predict_shape(shape, sizes, basis_));
             for (const PredictedCase& c : predicted_.back().cases)
                 out_ << "predicted shape " << to_string(shape) << ": " << c.collective << " " << c.msg_bytes
                      << " B: " << (c.picked ? c.plugin_label : std::string(kStockLabel)) << " (predicted)\n";

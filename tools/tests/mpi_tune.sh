@@ -367,8 +367,10 @@ for coll in bcast reduce; do
 done
 grep -qE "^tree vs no tree: [0-2] of 2 sizes slower beyond the noise: " "$tmp/out6" || fail "tree-timing: no verdict"
 
-echo "== allgather: its share of the space (the ring with binomial), tasks by bytes per rank, tree, verify"
-ag=(tune -n 4 --nodes 2 -C allgather --sizes 2K,24K -s 8K --config inter_algo=tsp_kary,intra_algo=binomial
+echo "== allgather: its share of the space (the ring with binomial), tasks by bytes per rank, tree, verify;"
+echo "   its own sizes (--sizes-of) beside bcast's"
+ag=(tune -n 4 --nodes 2 -C allgather,bcast --sizes 2K --sizes-of allgather=2K,24K -s 8K
+    --config inter_algo=tsp_kary,intra_algo=binomial
     --db "$tmp/ag.sqlite" -o "$tmp/ag.json" --report "$tmp/ag-report" --stock "$stock" --mpiexec "$mpiexec"
     --task-warmup 1 --task-reps 5 --bench-warmup 1 --bench-min-reps 3 --bench-reps 10 --max-time 1
     --tree-rounds 2 --allow-tree-slower --allow-cliques)
@@ -379,6 +381,13 @@ grep -q "^allgather sg bytes=24576 inter_algo=ring intra_algo=binomial: sg " "$t
 grep -Eq "^verify allgather 24576 B: (hier ran with 0..6 segments \(expected 6\)|stock choice ran|MPICH's algorithm ran on the whole comm).*: ok$" "$tmp/ag_out" ||
     { cat "$tmp/ag_out"; fail "allgather verify"; }
 grep -q '"collective=allgather"' "$tmp/ag.json" || fail "no allgather in the tree"
+grep -q "^\$ .* bench -C allgather -a stock --sizes 2048,24576 " "$tmp/ag_out" || fail "allgather's stock not at its own sizes"
+grep -q "^\$ .* bench -C bcast -a stock --sizes 2048 " "$tmp/ag_out" || fail "bcast's stock not at -m"
+grep -q "^verify bcast 2048 B: " "$tmp/ag_out" || fail "bcast not verified"
+grep -q "^verify bcast 24576 B" "$tmp/ag_out" && fail "bcast tuned at allgather's sizes"
+"$hiertune" "${ag[@]/allgather=2K,24K/reduce=2K}" > /dev/null 2> "$tmp/ag_err2" && fail "--sizes-of a collective not tuned accepted"
+grep -q "^hiertune: error: --sizes-of reduce: not a collective of the HAN task model in -C" "$tmp/ag_err2" ||
+    { cat "$tmp/ag_err2"; fail "--sizes-of reduce: no clear error"; }
 grep -q '"avg_msg_size<' <(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["collective=allgather"]))' "$tmp/ag.json") &&
     fail "allgather keyed on avg_msg_size (MPICH asserts: csel.c has no avg_msg_size for allgather)"
 

@@ -527,7 +527,7 @@ TEST(PredictedShape, PicksThePluginOnlyWhereFasterByTheMargin) {
     const PredictionBasis basis = four_node_basis();
     const std::uint64_t mib = 1 << 20;
     const PredictedShape predicted =
-        predict_shape(JobShape{8, 1}, {"bcast", "allreduce"}, {8192, 16384, mib}, basis);
+        predict_shape(JobShape{8, 1}, {{"bcast", {8192, 16384, mib}}, {"allreduce", {8192, 16384, mib}}}, basis);
     ASSERT_EQ(predicted.cases.size(), 3u);  // allreduce: no model, nothing predicted
     const PredictedCase& below = predicted.cases[0];
     EXPECT_FALSE(below.picked);  // under the smallest fitted size: MPICH's selection
@@ -584,9 +584,9 @@ TEST(PredictedShape, PicksThePluginOnlyWhereFasterByTheMargin) {
 
 TEST(PredictedShape, OnlyOneRankPerNodeBeyondTheNodesFitted) {
     const PredictionBasis basis = four_node_basis();
-    EXPECT_THROW(predict_shape(JobShape{8, 2}, {"bcast"}, {65536}, basis), std::invalid_argument);
-    EXPECT_THROW(predict_shape(JobShape{4, 1}, {"bcast"}, {65536}, basis), std::invalid_argument);
-    EXPECT_NO_THROW(predict_shape(JobShape{5, 1}, {"bcast"}, {65536}, basis));
+    EXPECT_THROW(predict_shape(JobShape{8, 2}, {{"bcast", {65536}}}, basis), std::invalid_argument);
+    EXPECT_THROW(predict_shape(JobShape{4, 1}, {{"bcast", {65536}}}, basis), std::invalid_argument);
+    EXPECT_NO_THROW(predict_shape(JobShape{5, 1}, {{"bcast", {65536}}}, basis));
 }
 
 }  // namespace

@@ -1121,6 +1121,43 @@ TEST(Tune, TimedGroupsAndMeasuredLaunches) {
     EXPECT_EQ(missing_measured_points(o, {linear}), std::vector<std::string>{"gather 1024 B inter_algo=binomial"});
 }
 
+// --sizes-of: a model collective's own sizes reach its stock, sweep and tasks jobs and
+// its plan; the others keep -m.
+TEST(Tune, ACollectiveTunedAtItsOwnSizes) {
+    TuneOptions o = options();
+    o.collectives = {"bcast", "allgather"};
+    o.configs = "inter_algo=tsp_kary";
+    o.collective_sizes = {{"allgather", {1024, 4096}}};
+    EXPECT_NO_THROW(check_tune_options(o));
+    EXPECT_EQ(sizes_of(o, "bcast"), o.sizes);
+    EXPECT_EQ(sizes_of(o, "allgather"), (std::vector<std::uint64_t>{1024, 4096}));
+    EXPECT_EQ(model_sizes(o), (std::vector<std::uint64_t>{1024, 4096, 65536}));
+    const std::vector<TimedGroup> groups = timed_groups(o);
+    ASSERT_EQ(groups.size(), 2u);
+    EXPECT_EQ(groups[1].collectives, std::vector<std::string>{"allgather"});
+    EXPECT_EQ(groups[1].sizes, (std::vector<std::uint64_t>{1024, 4096}));
+    const std::vector<SweepJob> sweep = sweep_jobs(o, "h");
+    ASSERT_EQ(sweep.size(), 2u);
+    EXPECT_TRUE(contains(sweep[0].launch.argv, {"--sizes", "1024,65536"}));
+    EXPECT_TRUE(contains(sweep[1].launch.argv, {"--sizes", "1024,4096"}));
+    const std::vector<Launch> tasks = tasks_launches(o, "h");
+    ASSERT_EQ(tasks.size(), 1u);
+    EXPECT_TRUE(contains(tasks[0].argv, {"--max-message", "65536"}));
+    EXPECT_TRUE(contains(tasks[0].argv, {"--sizes", "1024,4096"}));  // allgather's sg
+    // the plan asks for allgather at its own sizes only
+    const TunePlan plan = plan_tune(o, {}, {}, 2);
+    std::vector<std::string> unpredicted = plan.unpredicted;
+    EXPECT_EQ(std::count_if(unpredicted.begin(), unpredicted.end(),
+                            [](const std::string& what) { return what.rfind("allgather", 0) == 0; }),
+              2);
+    EXPECT_NE(std::find(unpredicted.begin(), unpredicted.end(), "allgather 4096 B"), unpredicted.end());
+
+    o.collective_sizes = {{"reduce", {1024}}};  // not tuned
+    EXPECT_THROW(check_tune_options(o), UsageError);
+    o.collective_sizes = {{"allgather", {0, 1024}}};
+    EXPECT_THROW(check_tune_options(o), UsageError);
+}
+
 // The non-blocking forms are measured collectives: their schedule in one spec, ibarrier
 // at size 0 beside barrier, their points stored under the schedule's item.
 TEST(Tune, NonBlockingFormsAreMeasured) {

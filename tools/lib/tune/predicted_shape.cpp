@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "hiertune/common/text.hpp"
 #include "hiertune/tree/generate.hpp"
 #include "hiertune/tree/grammar.hpp"
 
@@ -64,8 +65,8 @@ PredictedCase predict_case(const std::string& collective, std::uint64_t bytes, c
 
 }  // namespace
 
-PredictedShape predict_shape(const JobShape& shape, const std::vector<std::string>& collectives,
-                             const std::vector<std::uint64_t>& sizes, const PredictionBasis& basis) {
+PredictedShape predict_shape(const JobShape& shape, const std::map<std::string, std::vector<std::uint64_t>>& sizes,
+                             const PredictionBasis& basis) {
     if (shape.ppn != 1) throw std::invalid_argument("predict_shape: " + to_string(shape) + ": one rank per node only");
     if (shape.nodes <= basis.fitted_procs)
         throw std::invalid_argument("predict_shape: " + to_string(shape) + ": not larger than the " +
@@ -76,12 +77,12 @@ PredictedShape predict_shape(const JobShape& shape, const std::vector<std::strin
     plan.ppn = 1;
     plan.nodes = shape.nodes;
     plan.predicted = true;
-    for (const std::string& collective : collectives) {
+    for (const auto& [collective, own_sizes] : sizes) {
         if (analytic::modelled_algorithms(collective).empty()) continue;
         const std::vector<analytic::Candidate> candidates =
             analytic::candidates_of(basis.models, collective, basis.segsizes, basis.chain_fanouts);
         CollectivePlan& own = plan.collectives[collective];
-        for (std::uint64_t bytes : sizes) {
+        for (std::uint64_t bytes : own_sizes) {
             csel::Choice choice;
             predicted.cases.push_back(predict_case(collective, bytes, shape, candidates, basis, choice));
             const PredictedCase& c = predicted.cases.back();
@@ -101,12 +102,7 @@ std::vector<std::string> predicted_shape_lines(const PredictedShape& predicted, 
             std::to_string(static_cast<int>(kPredictedMargin * 100 + 0.5)) + " %",
         "collective   size (B)   plugin's fastest (predicted us)                              MPICH's fastest "
         "(predicted us)         pick"};
-    const auto us = [](const std::optional<double>& seconds) {
-        std::ostringstream text;
-        if (seconds) text << std::fixed << std::setprecision(1) << *seconds * 1e6;
-        else text << "-";
-        return text.str();
-    };
+    const auto us = [](const std::optional<double>& seconds) { return seconds ? microseconds(*seconds, 1) : "-"; };
     for (const PredictedCase& c : predicted.cases) {
         std::ostringstream line;
         line << std::left << std::setw(12) << c.collective << ' ' << std::setw(10) << c.msg_bytes << ' '

@@ -308,7 +308,7 @@ TunePlan plan_tune(const TuneOptions& options, const std::vector<StoredTask>& ta
         const std::map<std::uint64_t, StockPoint> best_stock =
             best_stock_points(points, collective, plan.comm_size, plan.ppn);
         own.stock_measured = !best_stock.empty();
-        for (std::uint64_t bytes : options.sizes) {
+        for (std::uint64_t bytes : sizes_of(options, collective)) {
             const auto stock_found = best_stock.find(bytes);
             plan_model_case(plan, collective, bytes,
                             stock_found == best_stock.end() ? std::nullopt

@@ -134,6 +134,18 @@ std::vector<std::string> launcher_words(const std::string& text) {
     return words;
 }
 
+const std::vector<std::uint64_t>& sizes_of(const TuneOptions& options, const std::string& collective) {
+    const auto own = options.collective_sizes.find(collective);
+    return own == options.collective_sizes.end() ? options.sizes : own->second;
+}
+
+std::vector<std::uint64_t> model_sizes(const TuneOptions& options) {
+    std::set<std::uint64_t> sizes;
+    for (const std::string& collective : options.collectives)
+        sizes.insert(sizes_of(options, collective).begin(), sizes_of(options, collective).end());
+    return {sizes.begin(), sizes.end()};
+}
+
 std::vector<TimedGroup> timed_groups(const TuneOptions& options) {
     std::vector<TimedGroup> groups;
     const auto add = [&](const std::string& collective, const std::vector<std::uint64_t>& sizes) {
@@ -143,7 +155,7 @@ std::vector<TimedGroup> timed_groups(const TuneOptions& options) {
         else
             groups.push_back({{collective}, sizes});
     };
-    for (const std::string& collective : options.collectives) add(collective, options.sizes);
+    for (const std::string& collective : options.collectives) add(collective, sizes_of(options, collective));
     for (const std::string& collective : options.measured)
         add(collective, blocking_form(collective) == "barrier" ? std::vector<std::uint64_t>{0}
                         : options.measured_sizes.empty() ? options.sizes
@@ -199,6 +211,13 @@ void check_collectives(const TuneOptions& options) {
         check(collective, model_collectives(), "the task model covers");
     for (const std::string& collective : options.measured)
         check(collective, measured_collectives(), "measured ones are");
+    for (const auto& [collective, sizes] : options.collective_sizes) {
+        if (!std::count(options.collectives.begin(), options.collectives.end(), collective))
+            throw UsageError("--sizes-of " + collective + ": not a collective of the HAN task model in -C (" +
+                             join(options.collectives, ", ") + ")");
+        if (sizes.empty() || std::count(sizes.begin(), sizes.end(), 0u))
+            throw UsageError("--sizes-of " + collective + ": need sizes > 0");
+    }
 }
 
 }  // namespace
@@ -361,7 +380,7 @@ std::optional<Launch> fit_launch(const TuneOptions& options, const std::string& 
     const auto [smallest, largest_segment] = std::minmax_element(options.segsizes.begin(), options.segsizes.end());
     std::uint64_t largest = std::max(*largest_segment, 2 * *smallest);
     // the predicted picks are the models' up to the largest tuned size
-    if (!predicted.empty()) largest = std::max(largest, *std::max_element(options.sizes.begin(), options.sizes.end()));
+    if (!predicted.empty()) largest = std::max(largest, model_sizes(options).back());
     launch.argv.insert(launch.argv.end(), {hiertune, "fit", "--db", options.db_path, "-C", join(fitted, ",")});
     // a predicted collective fits every modelled algorithm (fit's default): MPICH's too
     if (predicted.empty())
@@ -408,7 +427,7 @@ std::string config_spec(const Params& config) {
 std::vector<std::uint64_t> task_segsizes(const TuneOptions& options) {
     std::vector<std::uint64_t> segsizes = options.segsizes;
     const std::uint64_t smallest = *std::min_element(segsizes.begin(), segsizes.end());
-    for (std::uint64_t bytes : options.sizes)
+    for (std::uint64_t bytes : model_sizes(options))
         if (bytes > 0 && bytes < smallest && !std::count(segsizes.begin(), segsizes.end(), bytes))
             segsizes.push_back(bytes);
     std::sort(segsizes.begin(), segsizes.end());
@@ -427,7 +446,7 @@ std::vector<TaskKey> planned_tasks(const TuneOptions& options) {
                 plan.insert(plan.end(), keys.begin(), keys.end());
             }
             if (collective == "allgather")  // its sg at every size
-                for (std::uint64_t bytes : options.sizes) plan.push_back(gather_task_key(config, bytes));
+                for (std::uint64_t bytes : sizes_of(options, collective)) plan.push_back(gather_task_key(config, bytes));
         }
     return plan;
 }
@@ -461,7 +480,7 @@ std::vector<Launch> tasks_launches(const TuneOptions& options, const std::string
         launch.argv.insert(launch.argv.end(),
                            {hiertune, "tasks", "-C", join(spec.collectives, ","), "-s",
                             join_sizes(task_segsizes(options), ','), "--steady", std::to_string(options.steady_segments),
-                            "--max-message", std::to_string(*std::max_element(options.sizes.begin(), options.sizes.end())),
+                            "--max-message", std::to_string(model_sizes(options).back()),
                             "-x", std::to_string(options.task_warmup), "--min-reps",
                             std::to_string(std::min(options.task_min_reps, options.task_reps)), "-i",
                             std::to_string(options.task_reps), "--precision",
@@ -469,7 +488,7 @@ std::vector<Launch> tasks_launches(const TuneOptions& options, const std::string
                             format_number(options.bench_max_time)});
         if (!spec.config.empty()) launch.argv.insert(launch.argv.end(), {"--config", spec.config});
         if (std::count(spec.collectives.begin(), spec.collectives.end(), "allgather"))
-            launch.argv.insert(launch.argv.end(), {"--sizes", join_sizes(options.sizes, ',')});  // its sg
+            launch.argv.insert(launch.argv.end(), {"--sizes", join_sizes(sizes_of(options, "allgather"), ',')});  // its sg
         launch.argv.insert(launch.argv.end(),
                            {"--db", options.db_path, "--machine", options.machine, "--account", launch.step});
         if (options.allow_cliques) launch.argv.push_back(kAllowCliquesFlag);
@@ -547,7 +566,7 @@ std::vector<SweepJob> sweep_jobs(const TuneOptions& options, const std::string& 
             return algorithms;
         };
         for (auto& [launch, count] :
-             group_bench_launches(options, hiertune, "bench", TimedGroup{{collective}, options.sizes}, specs_of)) {
+             group_bench_launches(options, hiertune, "bench", TimedGroup{{collective}, sizes_of(options, collective)}, specs_of)) {
             launch.argv.push_back("--same-runs-once");  // measure_plan: the others stand on it
             jobs.push_back(SweepJob{collective, count, std::move(launch)});
         }

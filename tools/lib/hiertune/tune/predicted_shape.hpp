@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,9 +62,9 @@ struct PredictedShape {
 };
 
 // The predictions at `shape` (one rank per node, more nodes than the models were
-// fitted on: std::invalid_argument otherwise) for each collective at each size.
-PredictedShape predict_shape(const JobShape& shape, const std::vector<std::string>& collectives,
-                             const std::vector<std::uint64_t>& sizes, const PredictionBasis& basis);
+// fitted on: std::invalid_argument otherwise) for each collective at each of its sizes.
+PredictedShape predict_shape(const JobShape& shape, const std::map<std::string, std::vector<std::uint64_t>>& sizes,
+                             const PredictionBasis& basis);
 
 // The report's section: the basis, per case the two candidates, their predicted
 // times and the pick, then the coverage table.

@@ -62,6 +62,9 @@ struct TuneOptions {
     std::optional<int> nodes;                                  // --nodes: MPIR_CVAR_NUM_CLIQUES (emulated)
     std::vector<std::string> collectives{"bcast", "allreduce", "allgather"};  // model_collectives()
     std::vector<std::uint64_t> sizes;                          // > 0
+    // a model collective's own sizes instead of `sizes` (--sizes-of: allgather's per
+    // rank, whose whole message is ranks times larger); read through sizes_of
+    std::map<std::string, std::vector<std::uint64_t>> collective_sizes;
     // collectives without a task model (measured_collectives(): gather, scatter,
     // barrier), picked from their measured points, one choice per job shape
     // (csel::message_size_key: MPICH cannot select them by bytes), and their sizes
@@ -122,7 +125,13 @@ struct TimedGroup {
     std::vector<std::string> collectives;
     std::vector<std::uint64_t> sizes;
 };
-// options.collectives at options.sizes, the measured ones at measured_sizes (or
+// The sizes a model collective of options.collectives is tuned at: its own
+// (collective_sizes), else options.sizes.
+const std::vector<std::uint64_t>& sizes_of(const TuneOptions& options, const std::string& collective);
+// Every size some model collective is tuned at, ascending, each once.
+std::vector<std::uint64_t> model_sizes(const TuneOptions& options);
+
+// options.collectives at sizes_of, the measured ones at measured_sizes (or
 // sizes) and barrier at 0, groups with the same sizes merged, empty ones left out.
 std::vector<TimedGroup> timed_groups(const TuneOptions& options);
 
