@@ -873,6 +873,27 @@ TEST(Tune, CloseCallsAreTimedInJobsOfTheirOwnAndReported) {
     EXPECT_TRUE(close_call_lines(TunePlan{}).empty());
 }
 
+// Allgather's candidates are its share of the space's configurations (inter_algo=ring):
+// timed although no configuration of the space names them, and once although two launch
+// groups (kary, knomial) share them; so is its sweep.
+TEST(Tune, AllgatherCandidatesAreItsShareTimedOnce) {
+    TuneOptions o = options();
+    o.collectives = {"bcast", "allgather"};
+    o.configs = "inter_algo=tsp_kary/tsp_knomial,intra_algo=binomial";
+    ASSERT_EQ(launch_groups(o).size(), 2u);
+    const std::vector<Params> candidates{{{"inter_algo", "ring"}, {"intra_algo", "binomial"}, {"segsize", "4096"}}};
+    const std::vector<Launch> launches = candidate_launches(o, "h", "allgather", candidates, {16384});
+    ASSERT_EQ(launches.size(), 1u);
+    EXPECT_TRUE(contains(launches[0].argv,
+                         {"-C", "allgather", "-a",
+                          "hier:allgather_hier_segsize=4096,allgather_hier_inter_algorithm=ring,"
+                          "allgather_hier_intra_algorithm=binomial",
+                          "--sizes", "16384"}));
+    std::size_t allgather_jobs = 0;
+    for (const SweepJob& job : sweep_jobs(o, "h")) allgather_jobs += job.collective == "allgather";
+    EXPECT_EQ(allgather_jobs, 1u);
+}
+
 // Hier candidates the model predicts within kTieFactor of its best are timed together.
 TEST(Generate, TiedCandidatesAreTheBestsNeighbours) {
     han::Candidate best{{{"inter_algo", "tsp_kary"}}, 4096, {}}, other{{{"inter_algo", "tsp_ring"}}, 4096, {}};

@@ -541,13 +541,18 @@ namespace {
 
 // One bench launch of `step` per launch group, timing the specs `specs_of` makes of the
 // group's configurations (a group it makes none of is left out), each with its spec count.
+// A spec an earlier group times is left out: the same configuration of the collective
+// (allgather's share of two groups' configurations), whose run needs neither group's variables.
 template <typename SpecsOf>
 std::vector<std::pair<Launch, std::size_t>> group_bench_launches(const TuneOptions& options, const std::string& hiertune,
                                                                  const std::string& step, const TimedGroup& group,
                                                                  SpecsOf specs_of) {
     std::vector<std::pair<Launch, std::size_t>> launches;
+    std::set<std::string> timed;
     for (const auto& [launch_env, configs] : launch_groups(options)) {
-        const std::vector<std::string> algorithms = specs_of(configs);
+        std::vector<std::string> algorithms;
+        for (std::string& spec : specs_of(configs))
+            if (timed.insert(spec).second) algorithms.push_back(std::move(spec));
         if (!algorithms.empty())
             launches.emplace_back(bench_launch(options, hiertune, step, group, algorithms, launch_env), algorithms.size());
     }
@@ -578,11 +583,12 @@ std::vector<Launch> candidate_launches(const TuneOptions& options, const std::st
                                        const std::string& collective, const std::vector<Params>& candidates,
                                        const std::vector<std::uint64_t>& sizes) {
     const auto specs_of = [&](const std::vector<Params>& configs) {
+        const std::vector<Params> applying = configs_for(collective, configs);  // allgather's share
         std::vector<std::string> algorithms;
         for (const Params& candidate : candidates) {
             Params config = candidate;
             config.erase("segsize");
-            if (std::find(configs.begin(), configs.end(), config) != configs.end())
+            if (std::find(applying.begin(), applying.end(), config) != applying.end())
                 algorithms.push_back(bench_algorithm_spec(collective, config, {std::stoull(candidate.at("segsize"))}));
         }
         return algorithms;

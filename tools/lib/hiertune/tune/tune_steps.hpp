@@ -274,7 +274,8 @@ std::string sweep_job_name(const SweepJob& job);
 
 // Step 2b: `hiertune bench --db` jobs timing hier candidates (candidate_params: each
 // with its segment size) of one collective at sizes, one job per launch group of the
-// candidates' configurations (step "close").
+// candidates' configurations (the collective's share of them, configs_for; each timed
+// in the first group that has it) (step "close").
 std::vector<Launch> candidate_launches(const TuneOptions& options, const std::string& hiertune,
                                        const std::string& collective, const std::vector<Params>& candidates,
                                        const std::vector<std::uint64_t>& sizes);
