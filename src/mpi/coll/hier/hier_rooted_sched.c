@@ -97,6 +97,20 @@ static int sched_begin(const MPII_Hier_call * call, const MPII_Hier_params * cva
     return mpi_errno;
 }
 
+/* The finest step's layout: member p's block lies p blocks into its group's stage */
+static char *finest_block(char *group_stage, long long p, MPI_Aint block)
+{
+    return group_stage + p * block;
+}
+
+/* Where rank's finest group begins in a stage that holds the whole layout */
+static char *finest_group_stage(const MPII_Hier_steps * steps, char *stage, MPI_Aint block,
+                                int rank)
+{
+    return stage + (MPII_Hier_hierarchy_block_at(steps->h, steps->col, rank) -
+                    MPII_Hier_hierarchy_finest_pos(steps->h, rank)) * block;
+}
+
 /* Tree step k's pieces (MPII_Hier_rooted_pieces) as vertices: each receive into the
  * stage joins *written; the first send goes after *written, each later one after the send
  * before it.  *sent: the last send (unchanged when there is none). */
@@ -148,10 +162,11 @@ static int sched_gather_up(const MPII_Hier_steps * steps, const int *tag, int la
             for (int p = 0; p < fin->comm->local_size; p++) {
                 if (p == fin->root)
                     continue;
-                mpi_errno = MPIR_TSP_sched_irecv(stage + p * block, block, MPIR_BYTE_INTERNAL, p,
-                                                 tag[n], fin->comm, sched, 0, NULL, &vtx);
+                char *at = finest_block(stage, p, block);
+                mpi_errno = MPIR_TSP_sched_irecv(at, block, MPIR_BYTE_INTERNAL, p, tag[n],
+                                                 fin->comm, sched, 0, NULL, &vtx);
                 MPIR_ERR_CHECK(mpi_errno);
-                MPIR_ERR_CHKANDJUMP(deps_add_range(written, vtx, stage + p * block, block),
+                MPIR_ERR_CHKANDJUMP(deps_add_range(written, vtx, at, block),
                                     mpi_errno, MPI_ERR_OTHER, "**nomem");
             }
         } else {
@@ -274,7 +289,7 @@ static int sched_gather_steps(const MPII_Hier_call * a, const rooted_state * s,
                                              s->extent : a->sendbuf,
                                              s->in_place ? a->count : a->sendcount,
                                              s->in_place ? a->datatype : a->sendtype,
-                                             s->stage + my_pos * s->block, s->block,
+                                             finest_block(s->stage, my_pos, s->block), s->block,
                                              MPIR_BYTE_INTERNAL, sched, 0, NULL, &vtx);
         if (!mpi_errno && deps_add(written, vtx))
             mpi_errno = MPI_ERR_NO_MEM;
@@ -318,14 +333,15 @@ static int sched_scatter_finest(const MPII_Hier_steps * steps, const int *tag, c
                                     sched, 0, NULL, &vtx);
     for (int p = 0; fin->comm && p < fin->comm->local_size && !mpi_errno; p++) {
         if (p != fin->root)
-            mpi_errno = MPIR_TSP_sched_isend(stage + p * block, block, MPIR_BYTE_INTERNAL, p,
-                                             tag[n], fin->comm, sched, ready->n, ready->v, &vtx);
+            mpi_errno = MPIR_TSP_sched_isend(finest_block(stage, p, block), block,
+                                             MPIR_BYTE_INTERNAL, p, tag[n], fin->comm, sched,
+                                             ready->n, ready->v, &vtx);
     }
     long long my_pos = MPII_Hier_hierarchy_finest_pos(steps->h, steps->comm->rank);
     if (!mpi_errno && !in_place)
-        mpi_errno = MPIR_TSP_sched_localcopy(stage + my_pos * block, block, MPIR_BYTE_INTERNAL,
-                                             recvbuf, recvcount, recvtype, sched, ready->n,
-                                             ready->v, &vtx);
+        mpi_errno = MPIR_TSP_sched_localcopy(finest_block(stage, my_pos, block), block,
+                                             MPIR_BYTE_INTERNAL, recvbuf, recvcount, recvtype,
+                                             sched, ready->n, ready->v, &vtx);
     return mpi_errno;
 }
 
@@ -570,10 +586,8 @@ static int sched_allgather_up(const MPII_Hier_steps * steps, const int *tag, con
     if (deps_add(after, vtx))
         return MPI_ERR_NO_MEM;
     mpi_errno = sched_gather_up(steps, tag, 1, MPII_HIER_TREE_BINOMIAL, mine, block,
-                                MPIR_BYTE_INTERNAL, stage + (my_at -
-                                                             MPII_Hier_hierarchy_finest_pos
-                                                             (steps->h, rank)) * block, block,
-                                after, sched, &sent);
+                                MPIR_BYTE_INTERNAL, finest_group_stage(steps, stage, block, rank),
+                                block, after, sched, &sent);
     if (mpi_errno)
         return mpi_errno;
     if (sent >= 0 && deps_add(after, sent))
@@ -643,9 +657,8 @@ int MPII_Hier_allgather_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
                                    in_place ? recvtype : a->sendtype, stage, block, &after, sched,
                                    &gathered);
     MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = down_trees_init(&steps, stage + (MPII_Hier_hierarchy_block_at(h, steps.col, rank)
-                                                 - MPII_Hier_hierarchy_finest_pos(h, rank)) *
-                                block, block, &down);
+    mpi_errno = down_trees_init(&steps, finest_group_stage(&steps, stage, block, rank), block,
+                                &down);
     MPIR_ERR_CHECK(mpi_errno);
     /* the ring of the level-0 leaders, each piece down the group as it arrives */
     mpi_errno = sched_leaders_ring(&steps, tag, &down, offset, my_top, stage, block,
