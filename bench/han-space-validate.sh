@@ -21,6 +21,7 @@ budgets=("${@:2}")
 [ ${#budgets[@]} -gt 0 ] || budgets=(44 90)
 mkdir -p "$out"
 . bench/tune-space.sh
+tune_collectives=bcast,allreduce  # this study's two (the space's others have their own sizes and shares)
 segs=${tune_segsizes//,//}
 declare -A inter=([bcast]=${tune_inter//\/tsp_allreduce_ring/} [allreduce]=$tune_inter)
 

@@ -153,6 +153,24 @@ TEST_F(CommandLines, TuneSplitsTheMeasuredCollectives) {
     }
 }
 
+// --sizes-of COLL=SIZES: a task-model collective's own sizes, written as --measured-sizes.
+TEST_F(CommandLines, TuneTakesACollectivesOwnSizes) {
+    Bound<TuneCli> tune(kHiertune);
+    tune.parse({"tune", "-n", "8", "-C", "bcast,allgather", "--sizes-of", "allgather=1K:4K", "--sizes-of",
+                "bcast=2K,8K", "--stock", "/data/g.json"});
+    const TuneOptions o = tune.command.options();
+    EXPECT_EQ(o.collective_sizes.at("allgather"), (std::vector<std::uint64_t>{1024, 2048, 4096}));
+    EXPECT_EQ(o.collective_sizes.at("bcast"), (std::vector<std::uint64_t>{2048, 8192}));
+    for (const std::vector<std::string>& bad :
+         {std::vector<std::string>{"allgather"}, {"=1K"}, {"allgather=abc"}, {"allgather=1K", "allgather=2K"}}) {
+        std::vector<std::string> args{"tune", "-n", "8", "-C", "bcast,allgather", "--stock", "/data/g.json"};
+        for (const std::string& item : bad) args.insert(args.end(), {"--sizes-of", item});
+        Bound<TuneCli> wrong(kHiertune);
+        wrong.parse(args);
+        expect_usage_error([&] { return wrong.command.options(); }, "--sizes-of");
+    }
+}
+
 TEST_F(CommandLines, TuneParsesItsOwnOptions) {
     const TuneOptions o = parsed_tune_options();
     EXPECT_EQ(o.ranks, 8);
