@@ -173,8 +173,7 @@ static void check_gathered_layout(const MPII_Hier_hierarchy * h)
             const MPII_Hier_level *lv = &h->level[l];
             for (int g = 0; g < lv->ngroups; g++) {
                 int leader = MPII_Hier_hierarchy_leader(h, l, g, col);
-                long long first = MPII_Hier_hierarchy_block_at(h, col, leader) -
-                    MPII_Hier_hierarchy_finest_pos(h, leader);
+                long long first = MPII_Hier_hierarchy_finest_start(h, col, leader);
                 int size = MPII_Hier_hierarchy_group_size(h, l, g);
                 for (int i = 0; i < size; i++) {
                     long long at = MPII_Hier_hierarchy_block_at(h, col,

@@ -162,8 +162,9 @@ static int allgather_steps(const MPII_Hier_steps * steps, char *stage, MPI_Aint 
      * does (it stands first at every step it leads, and its finest group in rank order) */
     mpi_errno = MPII_Hier_rooted_gather(steps, 1, MPII_HIER_TREE_BINOMIAL, stage + my_at * block,
                                         block, MPIR_BYTE_INTERNAL,
-                                        stage + (my_at - MPII_Hier_hierarchy_finest_pos(h, rank))
-                                        * block, block, prm->intra_algo, coll_attr, errflag);
+                                        stage + MPII_Hier_hierarchy_finest_start(h, steps->col,
+                                                                                 rank) * block,
+                                        block, prm->intra_algo, coll_attr, errflag);
     MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
 
     /* 2. among the level-0 leaders, and down each group */

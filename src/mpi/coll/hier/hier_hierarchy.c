@@ -322,6 +322,12 @@ long long MPII_Hier_hierarchy_block_at(const MPII_Hier_hierarchy * h, const int 
     return at + MPII_Hier_hierarchy_finest_pos(h, rank);
 }
 
+long long MPII_Hier_hierarchy_finest_start(const MPII_Hier_hierarchy * h, const int *col,
+                                           int rank)
+{
+    return MPII_Hier_hierarchy_block_at(h, col, rank) - MPII_Hier_hierarchy_finest_pos(h, rank);
+}
+
 /* ranks r and s share their first column + 1 keys */
 static int same_prefix(int depth, const long *keys, int r, int s, int column)
 {

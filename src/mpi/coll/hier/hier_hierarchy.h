@@ -128,12 +128,14 @@ MPII_Hier_phase MPII_Hier_barrier_phase(int nsteps, int i, int *step);
  * position root: each member weighs the ranks of its level-`level` group. */
 void MPII_Hier_hierarchy_step_offsets(const MPII_Hier_hierarchy * h, int level, int instance,
                                       int root, long long *offset);
-/* Where rank's block lies (in blocks) in the stage of the root given by col; for a rank
- * that leads its level-k group, its finest position (MPII_Hier_hierarchy_finest_pos)
- * less is where that group starts. */
+/* Where rank's block lies (in blocks) in the stage of the root given by col */
 long long MPII_Hier_hierarchy_block_at(const MPII_Hier_hierarchy * h, const int *col, int rank);
 /* rank's position in its finest group (0 with no levels) */
 int MPII_Hier_hierarchy_finest_pos(const MPII_Hier_hierarchy * h, int rank);
+/* Where rank's finest group starts (in blocks) in that stage: its block less its finest
+ * position; for a rank that leads its level-k group, where that group starts too. */
+long long MPII_Hier_hierarchy_finest_start(const MPII_Hier_hierarchy * h, const int *col,
+                                           int rank);
 
 /* The hierarchical communicators of the MPIX API (hierarchical-communicators paper,
  * section 3) on the same key paths as MPII_Hier_hierarchy_build, where a negative key

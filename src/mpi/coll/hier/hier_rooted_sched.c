@@ -107,8 +107,7 @@ static char *finest_block(char *group_stage, long long p, MPI_Aint block)
 static char *finest_group_stage(const MPII_Hier_steps * steps, char *stage, MPI_Aint block,
                                 int rank)
 {
-    return stage + (MPII_Hier_hierarchy_block_at(steps->h, steps->col, rank) -
-                    MPII_Hier_hierarchy_finest_pos(steps->h, rank)) * block;
+    return stage + MPII_Hier_hierarchy_finest_start(steps->h, steps->col, rank) * block;
 }
 
 /* Tree step k's pieces (MPII_Hier_rooted_pieces) as vertices: each receive into the
