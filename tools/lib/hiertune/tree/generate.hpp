@@ -139,16 +139,16 @@ struct StockPoint {
 std::map<std::uint64_t, StockPoint> best_stock_points(const std::vector<StoredPoint>& points,
                                                       const std::string& collective, int comm_size, int ppn);
 
-// What --from model chooses for an m-byte message: the model's best hier
-// candidate (choice: MPIR_<Coll>_intra_hier with the candidate's parameters
-// and segsize), unless MPICH's best point of that size is measured (stock)
-// and not slower, then that point's choice.  nullopt when the model cannot
-// predict any candidate and no stock point is known.
 // hier's container of collective with params (MPIR_<Coll>_intra_hier), and whether a
 // choice is one.
 csel::Choice hier_container(const std::string& collective, const Params& params);
 bool hier_choice(const std::string& collective, const csel::Choice& choice);
 
+// What --from model chooses for an m-byte message: the model's best hier
+// candidate (choice: MPIR_<Coll>_intra_hier with the candidate's parameters
+// and segsize), unless MPICH's best point of that size is measured (stock)
+// and not slower, then that point's choice.  nullopt when the model cannot
+// predict any candidate and no stock point is known.
 struct ModelPick {
     csel::Choice choice;
     std::optional<han::Prediction> prediction;  // the model's best candidate, if any
