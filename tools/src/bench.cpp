@@ -173,7 +173,6 @@ Plan make_plan(const BenchOptions& options) {
     const CvarCatalog& catalog = plan.cvars->catalog();
     plan.configurations = plan_configurations(options.collectives, options.algorithms, options.params, catalog);
     plan.points = plan_points(plan.configurations, options.sizes);
-    if (options.same_runs_once) plan.points = distinct_runs(plan.points);
     plan.initial = prepare_configurations(*plan.cvars, plan.configurations);
     if (catalog.find(kThrottle) && catalog.find(kThrottleCount)) {
         plan.cvars->prepare({kThrottle, kThrottleCount});
@@ -462,6 +461,11 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& err)
     if (!all_ok(error.empty())) return bad_input_on_every_rank(error, "invalid setup on another rank", err);
 
     const JobFacts facts = gather_job_facts(options.machine);
+    if (options.same_runs_once) {  // the same points on every rank: rank 0's count of the fullest node's ranks
+        int ppn = facts.job.ppn;
+        MPI_Bcast(&ppn, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        plan.points = distinct_runs(plan.points, ppn);
+    }
     if (rank == 0) warn_oversubscription(facts, plan, err);
 
     BenchStore store;

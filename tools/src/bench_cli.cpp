@@ -48,8 +48,9 @@ CLI::App* BenchCli::bind(CLI::App& app) {
                     "Check the received data/result on every rank, every repetition (exit 1 on failure; "
                     "gather: at the root; barrier: nothing to check)");
     bench->add_flag("--same-runs-once", same_runs_once_,
-                    "Of hier configurations (bcast, reduce, allreduce) that differ only in segment sizes at or above "
-                    "the message (one segment: the same run), time the one with the smallest segment size");
+                    "Of hier configurations that differ only in segment sizes at or above what they cut (the message; "
+                    "allgather: the fullest node's block), so one segment (the same run), time the one with the "
+                    "smallest segment size");
     CLI::Option* progress =
         bench->add_flag("--progress", progress_,
                         "Draw a progress bar on stderr (default: only when stderr is a terminal and stdout is not)");

@@ -58,6 +58,17 @@ PY
 bench 4 -C allgather -a default -a ring --sizes 1000 -c "${fast[@]}" > "$tmp/ring" 2> "$tmp/err6" ||
     { cat "$tmp/err6"; fail "allgather ring run failed"; }
 grep -q '^# MPI_Allgather, algorithm: ring$' "$tmp/ring" || fail "no allgather ring block"
+
+echo "== --same-runs-once: hier allgather segment sizes at or above a 2-rank node's block are one run"
+# 1000 B per rank: a node's block is 2000 B, so 2K and 64K make one piece per node (timed
+# once, under 2K) and 1K cuts it in two (its own run)
+bench 4 -C allgather -a hier:allgather_hier_segsize=1K/2K/64K --sizes 1000 -c --same-runs-once --json \
+    "${fast[@]}" > "$tmp/same" 2> "$tmp/err7" || { cat "$tmp/err7"; fail "allgather --same-runs-once failed"; }
+python3 - "$tmp/same" <<'PY' || fail "--same-runs-once did not time 1K and 2K alone"
+import json, sys
+segsizes = sorted(json.loads(line)["params"]["MPIR_CVAR_ALLGATHER_HIER_SEGSIZE"] for line in open(sys.argv[1]))
+assert segsizes == ["1024", "2048"], segsizes
+PY
 bench 4 -C barrier --sizes 0 -c "${fast[@]}" > "$tmp/barrier" 2> "$tmp/err7" ||
     { cat "$tmp/err7"; fail "barrier run failed"; }
 grep -q '^# OSU MPI Barrier Latency Test' "$tmp/barrier" && [ "$(grep -c '^0 ' "$tmp/barrier")" = 1 ] ||

@@ -48,12 +48,16 @@ TEST(Grammar, AlgorithmsAndParameters) {
 // What the segment size cuts decides which configurations run the same plan (sweep.hpp).
 TEST(Grammar, SegmentSizesCutTheMessageOrBlocks) {
     for (const std::string collective : {"bcast", "reduce", "allreduce"})
-        EXPECT_TRUE(find(collective, "hier")->segments_message) << collective;
-    EXPECT_FALSE(find("allgather", "hier")->segments_message);  // each node's block
+        EXPECT_EQ(find(collective, "hier")->segments, SegmentCut::message) << collective;
+    EXPECT_EQ(find("allgather", "hier")->segments, SegmentCut::node_block);
     EXPECT_TRUE(find("allgather", "hier")->param("segsize"));
-    EXPECT_FALSE(find("gather", "hier")->segments_message);  // no segments
-    EXPECT_TRUE(find("bcast", "seg_chain")->segments_message);
-    EXPECT_FALSE(find("ibcast", "tsp_hier")->segments_message);  // no parameters of its own
+    EXPECT_EQ(find("gather", "hier")->segments, SegmentCut::none);  // no segments
+    EXPECT_EQ(find("bcast", "seg_chain")->segments, SegmentCut::message);
+    EXPECT_EQ(find("ibcast", "tsp_hier")->segments, SegmentCut::none);  // no parameters of its own
+    EXPECT_EQ(segmented_bytes(*find("bcast", "hier"), 4096, 8), std::optional<std::uint64_t>(4096));
+    EXPECT_EQ(segmented_bytes(*find("allgather", "hier"), 4096, 8), std::optional<std::uint64_t>(32768));
+    EXPECT_EQ(segmented_bytes(*find("gather", "hier"), 4096, 8), std::nullopt);
+    EXPECT_THROW(segmented_bytes(*find("allgather", "hier"), 4096, 0), std::invalid_argument);
 }
 
 TEST(Grammar, NonBlockingFormsAreSchedulesWithoutParameters) {

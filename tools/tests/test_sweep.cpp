@@ -420,44 +420,67 @@ TEST(Plan, SameRunsAreTimedOnce) {
         return PointKey{"bcast", bytes, "hier",
                         {{"MPIR_CVAR_BCAST_HIER_SEGSIZE", segsize}, {"MPIR_CVAR_BCAST_HIER_INTER_ALGORITHM", inter}}};
     };
-    EXPECT_TRUE(same_run(point(16384, "16384"), point(16384, "65536")));
-    EXPECT_TRUE(same_run(point(100, "0"), point(100, "4096")));  // 0: one segment
-    EXPECT_FALSE(same_run(point(32768, "16384"), point(32768, "65536")));  // two segments against one
-    EXPECT_FALSE(same_run(point(16384, "16384"), point(16384, "65536", "tsp_kary")));
-    EXPECT_FALSE(same_run(point(16384, "16384"), point(8192, "65536")));
+    EXPECT_TRUE(same_run(point(16384, "16384"), point(16384, "65536"), 2));
+    EXPECT_TRUE(same_run(point(100, "0"), point(100, "4096"), 2));  // 0: one segment
+    EXPECT_FALSE(same_run(point(32768, "16384"), point(32768, "65536"), 2));  // two segments against one
+    EXPECT_FALSE(same_run(point(16384, "16384"), point(16384, "65536", "tsp_kary"), 2));
+    EXPECT_FALSE(same_run(point(16384, "16384"), point(8192, "65536"), 2));
+    EXPECT_TRUE(same_run(point(16384, "16384"), point(16384, "65536"), 8));  // the message: ppn plays no part
     const PointKey binomial{"bcast", 1024, "binomial", {}};
-    EXPECT_FALSE(same_run(binomial, binomial));
-    // the hier allgather cuts blocks of several ranks' data: never the same run
-    const auto allgather = [](const std::string& segsize) {
-        return PointKey{"allgather", 1024, "hier", {{"MPIR_CVAR_ALLGATHER_HIER_SEGSIZE", segsize}}};
-    };
-    EXPECT_FALSE(same_run(allgather("65536"), allgather("131072")));
-    EXPECT_FALSE(same_run("allgather", 1024, {{"segsize", "4096"}}, {{"segsize", "8192"}}, "segsize"));
-    EXPECT_TRUE(same_run("reduce", 1024, {{"segsize", "4096"}, {"inter_algo", "tsp_ring"}},
+    EXPECT_FALSE(same_run(binomial, binomial, 2));
+    EXPECT_TRUE(same_run("reduce", 1024, 2, {{"segsize", "4096"}, {"inter_algo", "tsp_ring"}},
                          {{"segsize", "1024"}, {"inter_algo", "tsp_ring"}}, "segsize"));
-    EXPECT_FALSE(same_run("reduce", 1024, {{"segsize", "4096"}}, {{"segsize", "x"}}, "segsize"));
+    EXPECT_FALSE(same_run("reduce", 1024, 2, {{"segsize", "4096"}}, {{"segsize", "x"}}, "segsize"));
+    EXPECT_FALSE(same_run("gather", 1024, 2, {{"segsize", "4096"}}, {{"segsize", "8192"}}, "segsize"));
 
     const std::vector<PointKey> points{point(16384, "65536"), point(16384, "16384"), point(16384, "262144"),
                                        point(32768, "16384"), point(32768, "65536"), point(32768, "262144"),
                                        binomial};
-    EXPECT_EQ(distinct_runs(points),
+    EXPECT_EQ(distinct_runs(points, 2),
               (std::vector<PointKey>{point(16384, "16384"), point(32768, "16384"), point(32768, "65536"), binomial}));
+}
+
+// The hier allgather's segment size cuts each node's block (ppn x the bytes per rank):
+// sizes at or above the fullest node's block are one piece per node, the same run.
+TEST(Plan, AllgatherSameRunsAreTheirNodeBlocks) {
+    const auto allgather = [](std::uint64_t bytes, const std::string& segsize) {
+        return PointKey{"allgather", bytes, "hier",
+                        {{"MPIR_CVAR_ALLGATHER_HIER_SEGSIZE", segsize},
+                         {"MPIR_CVAR_ALLGATHER_HIER_INTER_ALGORITHM", "ring"}}};
+    };
+    // 2 KiB per rank: a 2-rank node's block is 4 KiB, a 4-rank node's 8 KiB
+    EXPECT_TRUE(same_run(allgather(2048, "4096"), allgather(2048, "8192"), 2));
+    EXPECT_FALSE(same_run(allgather(2048, "4096"), allgather(2048, "8192"), 4));  // two pieces against one
+    EXPECT_TRUE(same_run(allgather(2048, "0"), allgather(2048, "8192"), 4));
+    EXPECT_FALSE(same_run(allgather(2048, "1024"), allgather(2048, "8192"), 1));  // 1 KiB cuts a 2 KiB block
+    EXPECT_TRUE(same_run(allgather(2048, "2048"), allgather(2048, "8192"), 1));
+    EXPECT_FALSE(same_run("allgather", 1024, 2, {{"segsize", "1024"}}, {{"segsize", "4096"}}, "segsize"));
+    EXPECT_TRUE(same_run("allgather", 1024, 2, {{"segsize", "2048"}}, {{"segsize", "4096"}}, "segsize"));
+    EXPECT_THROW(same_run("allgather", 1024, 0, {{"segsize", "2048"}}, {{"segsize", "4096"}}, "segsize"),
+                 std::invalid_argument);
+    EXPECT_EQ(distinct_runs({allgather(2048, "4096"), allgather(2048, "8192"), allgather(2048, "2048")}, 2),
+              (std::vector<PointKey>{allgather(2048, "4096"), allgather(2048, "2048")}));
 }
 
 // Of a class of same-run configurations, the smallest segment size is the one timed;
 // the others' figures stand on it (bench --same-runs-once and the report agree).
 TEST(Plan, TheSameRunIsTimedUnderItsSmallestSegmentSize) {
     const std::vector<std::uint64_t> segsizes{65536, 16384, 262144, 0};
-    EXPECT_EQ(same_run_representative("bcast", 16384, 65536, segsizes), std::optional<std::uint64_t>(0));
-    EXPECT_EQ(same_run_representative("bcast", 16384, 0, segsizes), std::nullopt);  // timed itself
-    EXPECT_EQ(same_run_representative("reduce", 16384, 262144, {65536, 16384, 262144}),
+    EXPECT_EQ(same_run_representative("bcast", 16384, 2, 65536, segsizes), std::optional<std::uint64_t>(0));
+    EXPECT_EQ(same_run_representative("bcast", 16384, 2, 0, segsizes), std::nullopt);  // timed itself
+    EXPECT_EQ(same_run_representative("reduce", 16384, 2, 262144, {65536, 16384, 262144}),
               std::optional<std::uint64_t>(16384));
-    EXPECT_EQ(same_run_representative("reduce", 32768, 16384, segsizes), std::nullopt);  // two segments
-    EXPECT_EQ(same_run_representative("reduce", 32768, 262144, {16384, 65536, 262144}),
+    EXPECT_EQ(same_run_representative("reduce", 32768, 2, 16384, segsizes), std::nullopt);  // two segments
+    EXPECT_EQ(same_run_representative("reduce", 32768, 2, 262144, {16384, 65536, 262144}),
               std::optional<std::uint64_t>(65536));  // 16 KiB cuts 32 KiB in two
-    EXPECT_EQ(same_run_representative("allgather", 1024, 65536, segsizes), std::nullopt);  // cuts blocks
-    EXPECT_EQ(same_run_representative("gather", 1024, 65536, segsizes), std::nullopt);  // no segments
-    EXPECT_EQ(same_run_representative("allreduce", 1024, 4096, {}), std::nullopt);
+    EXPECT_EQ(same_run_representative("allgather", 1024, 2, 65536, segsizes),
+              std::optional<std::uint64_t>(0));  // a 2 KiB node block: one piece under each
+    EXPECT_EQ(same_run_representative("allgather", 16384, 2, 262144, {16384, 65536, 262144}),
+              std::optional<std::uint64_t>(65536));  // 16 KiB cuts the 32 KiB block in two
+    EXPECT_EQ(same_run_representative("allgather", 16384, 8, 262144, {16384, 65536, 262144}),
+              std::nullopt);  // an 8-rank node's block is 128 KiB: 65536 cuts it in two
+    EXPECT_EQ(same_run_representative("gather", 1024, 2, 65536, segsizes), std::nullopt);  // no segments
+    EXPECT_EQ(same_run_representative("allreduce", 1024, 2, 4096, {}), std::nullopt);
 }
 
 TEST(Plan, PointsAreConfigurationMajorWithSizesAscending) {

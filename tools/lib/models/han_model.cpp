@@ -132,6 +132,10 @@ Collective parse_collective(const std::string& name) {
     throw std::invalid_argument("the task model knows " + spoken(collective_names(), "and") + ", not '" + name + "'");
 }
 
+std::uint64_t pipelined_bytes(Collective collective, std::uint64_t msg_bytes, int ppn) {
+    return grammar::segmented_bytes(*grammar::find(to_string(collective), "hier"), msg_bytes, ppn).value_or(msg_bytes);
+}
+
 std::uint64_t segment_count(std::uint64_t msg_bytes, std::uint64_t segsize) {
     if (segsize == 0) throw std::invalid_argument("segment size 0: the task model needs fs > 0");
     return std::max<std::uint64_t>(1, msg_bytes / segsize + (msg_bytes % segsize != 0));
@@ -232,8 +236,7 @@ std::optional<double> predict(Decomposition form, const TaskCosts& costs, std::u
 
 std::optional<double> predict_allgather(const TaskCosts& costs, std::uint64_t segsize, std::uint64_t msg_bytes,
                                         int nodes, int ppn, std::vector<std::string>* missing) {
-    if (ppn < 1) throw std::invalid_argument("the allgather ring needs the ranks per node (ppn >= 1)");
-    const std::uint64_t block = static_cast<std::uint64_t>(ppn) * msg_bytes;
+    const std::uint64_t block = pipelined_bytes(Collective::allgather, msg_bytes, ppn);
     return leaders_worst_sum(allgather_sequence(segment_count(block, segsize), nodes), costs, missing);
 }
 
@@ -300,10 +303,7 @@ bool pruned(const Candidate& candidate, int nodes, std::uint64_t msg_bytes, cons
 
 std::optional<Prediction> best_candidate(Collective collective, const std::vector<Candidate>& candidates,
                                          int nodes, std::uint64_t msg_bytes, const ModelOptions& options, int ppn) {
-    const bool allgather = collective == Collective::allgather;
-    if (allgather && ppn < 1) throw std::invalid_argument("the allgather ring needs the ranks per node (ppn >= 1)");
-    // what one segment carries at most: allgather's pieces cut a node's block
-    const std::uint64_t pipelined = allgather ? static_cast<std::uint64_t>(ppn) * msg_bytes : msg_bytes;
+    const std::uint64_t pipelined = pipelined_bytes(collective, msg_bytes, ppn);  // what one segment carries at most
     // Per configuration, the smallest segment size that covers the message.
     std::map<std::string, std::uint64_t> smallest_cover;
     if (options.collapse_oversize_segments)

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 
 #include <json.h>
 
@@ -33,16 +34,16 @@ const std::vector<Param> kSegChainParams{MPII_HIER_PARAMS_SEG_CHAIN(HIERTUNE_INT
 #define kParams_SEG kSegParams
 #define kParams_SEG_CHAIN kSegChainParams
 // what each parameter family's segsize cuts (hier_grammar.h's comments on MPII_HIER_PARAMS_*)
-#define kSegmentsMessage_HIER true
-#define kSegmentsMessage_HIER_DATA false
-#define kSegmentsMessage_HIER_STEPS false
-#define kSegmentsMessage_SEG true
-#define kSegmentsMessage_SEG_CHAIN true
+#define kSegmentCut_HIER SegmentCut::message
+#define kSegmentCut_HIER_DATA SegmentCut::node_block
+#define kSegmentCut_HIER_STEPS SegmentCut::none
+#define kSegmentCut_SEG SegmentCut::message
+#define kSegmentCut_SEG_CHAIN SegmentCut::message
 
 #define HIERTUNE_ALGORITHM_(coll_, Coll_, COLL_, algo_, PARAMS_) \
-    Algorithm{#coll_, #algo_, "MPIR_" #Coll_ "_intra_" #algo_, kParams_##PARAMS_, "", kSegmentsMessage_##PARAMS_},
+    Algorithm{#coll_, #algo_, "MPIR_" #Coll_ "_intra_" #algo_, kParams_##PARAMS_, "", kSegmentCut_##PARAMS_},
 #define HIERTUNE_SCHED_ALGORITHM_(icoll_, Icoll_, ICOLL_, algo_, coll_) \
-    Algorithm{#icoll_, #algo_, "MPIR_" #Icoll_ "_intra_" #algo_, {}, #coll_, false},
+    Algorithm{#icoll_, #algo_, "MPIR_" #Icoll_ "_intra_" #algo_, {}, #coll_, SegmentCut::none},
 
 struct NamedValue {
     const char* list;        // the grammar's list: "INTER_ALGOS" or "INTRA_ALGOS"
@@ -88,6 +89,17 @@ const Param* Algorithm::param(const std::string& name) const {
     for (const Param& p : params)
         if (p.name == name) return &p;
     return nullptr;
+}
+
+std::optional<std::uint64_t> segmented_bytes(const Algorithm& algorithm, std::uint64_t msg_bytes, int ppn) {
+    switch (algorithm.segments) {
+        case SegmentCut::message: return msg_bytes;
+        case SegmentCut::node_block:
+            if (ppn < 1) throw std::invalid_argument(algorithm.collective + "'s segments cut a node's block: ppn >= 1");
+            return static_cast<std::uint64_t>(ppn) * msg_bytes;
+        case SegmentCut::none: break;
+    }
+    return std::nullopt;
 }
 
 const std::vector<std::string>& collectives() {

@@ -255,9 +255,10 @@ std::vector<PointKey> plan_points(const std::vector<Configuration>& configuratio
 
 namespace {
 
-bool segments_cut_message(const std::string& collective) {
+// The bytes the collective's hier segment size cuts at msg_bytes (grammar::segmented_bytes)
+std::optional<std::uint64_t> hier_segmented_bytes(const std::string& collective, std::uint64_t msg_bytes, int ppn) {
     const grammar::Algorithm* hier = grammar::find(collective, "hier");
-    return hier && hier->segments_message;
+    return hier ? grammar::segmented_bytes(*hier, msg_bytes, ppn) : std::nullopt;
 }
 
 std::optional<std::uint64_t> segsize_of(const Params& params, const std::string& name) {
@@ -272,16 +273,16 @@ std::optional<std::uint64_t> segsize_of(const Params& params, const std::string&
     }
 }
 
-bool one_segment(std::uint64_t msg_bytes, std::uint64_t segsize) {
-    const auto bytes = static_cast<std::int64_t>(msg_bytes);
+bool one_segment(std::uint64_t cut_bytes, std::uint64_t segsize) {
+    const auto bytes = static_cast<std::int64_t>(cut_bytes);
     return MPII_Hier_seg_size(bytes, static_cast<std::int64_t>(std::min<std::uint64_t>(segsize, INT64_MAX)), 1,
                               nullptr) == bytes;
 }
 
-// The hier segment size's CVAR of a point whose segments cut the message; nullopt for any other
+// The hier segment size's CVAR of a point whose segment size cuts something; nullopt for any other
 std::optional<std::string> hier_segsize_cvar(const PointKey& key) {
     const grammar::Algorithm* hier = grammar::find(key.collective, key.algorithm);
-    if (!hier || hier->item != "hier" || !hier->segments_message) return std::nullopt;
+    if (!hier || hier->item != "hier" || hier->segments == grammar::SegmentCut::none) return std::nullopt;
     const grammar::Param* segsize = hier->param("segsize");
     if (!segsize) return std::nullopt;
     return hier->cvar(*segsize);
@@ -289,34 +290,36 @@ std::optional<std::string> hier_segsize_cvar(const PointKey& key) {
 
 }  // namespace
 
-bool same_run(const std::string& collective, std::uint64_t msg_bytes, const Params& a, const Params& b,
+bool same_run(const std::string& collective, std::uint64_t msg_bytes, int ppn, const Params& a, const Params& b,
               const std::string& segsize_name) {
-    if (!segments_cut_message(collective)) return false;
+    const std::optional<std::uint64_t> cut = hier_segmented_bytes(collective, msg_bytes, ppn);
+    if (!cut) return false;
     const std::optional<std::uint64_t> first = segsize_of(a, segsize_name), second = segsize_of(b, segsize_name);
-    if (!first || !second || !one_segment(msg_bytes, *first) || !one_segment(msg_bytes, *second)) return false;
+    if (!first || !second || !one_segment(*cut, *first) || !one_segment(*cut, *second)) return false;
     Params rest_a = a, rest_b = b;
     rest_a.erase(segsize_name);
     rest_b.erase(segsize_name);
     return rest_a == rest_b;
 }
 
-bool same_run(const PointKey& a, const PointKey& b) {
+bool same_run(const PointKey& a, const PointKey& b, int ppn) {
     const std::optional<std::string> cvar = hier_segsize_cvar(a);
     if (a.collective != b.collective || a.msg_bytes != b.msg_bytes || a.algorithm != b.algorithm || !cvar)
         return false;
-    return same_run(a.collective, a.msg_bytes, a.params, b.params, *cvar);
+    return same_run(a.collective, a.msg_bytes, ppn, a.params, b.params, *cvar);
 }
 
-std::optional<std::uint64_t> same_run_representative(const std::string& collective, std::uint64_t msg_bytes,
+std::optional<std::uint64_t> same_run_representative(const std::string& collective, std::uint64_t msg_bytes, int ppn,
                                                      std::uint64_t own, const std::vector<std::uint64_t>& segsizes) {
-    if (!segments_cut_message(collective) || !one_segment(msg_bytes, own)) return std::nullopt;
+    const std::optional<std::uint64_t> cut = hier_segmented_bytes(collective, msg_bytes, ppn);
+    if (!cut || !one_segment(*cut, own)) return std::nullopt;
     std::optional<std::uint64_t> smallest;
     for (std::uint64_t segsize : segsizes)
-        if (segsize < smallest.value_or(own) && one_segment(msg_bytes, segsize)) smallest = segsize;
+        if (segsize < smallest.value_or(own) && one_segment(*cut, segsize)) smallest = segsize;
     return smallest;
 }
 
-std::vector<PointKey> distinct_runs(const std::vector<PointKey>& points) {
+std::vector<PointKey> distinct_runs(const std::vector<PointKey>& points, int ppn) {
     // a point's class: every field but its segment size; each class's segment sizes
     std::vector<std::optional<std::uint64_t>> own(points.size());
     std::vector<PointKey> classes(points.size());
@@ -330,7 +333,7 @@ std::vector<PointKey> distinct_runs(const std::vector<PointKey>& points) {
     }
     std::vector<PointKey> kept;
     for (std::size_t i = 0; i < points.size(); ++i)
-        if (!own[i] || !same_run_representative(points[i].collective, points[i].msg_bytes, *own[i],
+        if (!own[i] || !same_run_representative(points[i].collective, points[i].msg_bytes, ppn, *own[i],
                                                 segsizes.at(classes[i])))
             kept.push_back(points[i]);
     return kept;

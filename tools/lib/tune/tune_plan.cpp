@@ -34,10 +34,8 @@ std::vector<han::Candidate> search_space_candidates(const std::vector<han::Candi
 // a leader receives, (N-1) blocks of ppn*m bytes.
 std::uint64_t verified_segments(han::Collective collective, std::uint64_t bytes, std::uint64_t segsize, int nodes,
                                 int ppn) {
-    if (collective == han::Collective::allgather)
-        return static_cast<std::uint64_t>(nodes - 1) *
-               han::segment_count(static_cast<std::uint64_t>(ppn) * bytes, segsize);
-    return han::segment_count(bytes, segsize);
+    const std::uint64_t segments = han::segment_count(han::pipelined_bytes(collective, bytes, ppn), segsize);
+    return collective == han::Collective::allgather ? static_cast<std::uint64_t>(nodes - 1) * segments : segments;
 }
 
 // The measured points of a collective without a task model that a tree can run
@@ -61,11 +59,11 @@ void measured_options(const TunePlan& plan, const std::string& collective, const
 }
 
 // The label of the configuration with the smallest of segsizes that is the same run as
-// params at bytes (sweep.hpp: same_run), when that is not params itself; else empty.
-std::string same_run_label(const std::string& collective, std::uint64_t bytes, const Params& params,
+// params at bytes and ppn (sweep.hpp: same_run), when that is not params itself; else empty.
+std::string same_run_label(const std::string& collective, std::uint64_t bytes, int ppn, const Params& params,
                            const std::vector<std::uint64_t>& segsizes) {
     const std::optional<std::uint64_t> representative =
-        same_run_representative(collective, bytes, std::stoull(params.at("segsize")), segsizes);
+        same_run_representative(collective, bytes, ppn, std::stoull(params.at("segsize")), segsizes);
     if (!representative) return {};
     Params timed = params;
     timed["segsize"] = std::to_string(*representative);
@@ -219,7 +217,7 @@ std::optional<ModelPick> settled_pick(TunePlan& plan, const std::string& collect
     for (const han::Prediction& prediction : tied) {
         const han::Candidate& candidate = *prediction.candidate;
         CloseCallCandidate entry{candidate.config, candidate.segsize,
-                                 same_run_representative(collective, bytes, candidate.segsize, options.segsizes)
+                                 same_run_representative(collective, bytes, plan.ppn, candidate.segsize, options.segsizes)
                                      .value_or(candidate.segsize),
                                  prediction.time, std::nullopt};
         const bool same_run_listed = std::any_of(call.candidates.begin(), call.candidates.end(), [&](const auto& other) {
@@ -270,7 +268,7 @@ void plan_model_case(TunePlan& plan, const std::string& collective, std::uint64_
         });
         if (candidate != own.candidates.end())
             entry.predicted = han::predict_candidate(coll, *candidate, plan.nodes, bytes, plan.ppn);
-        entry.same_run_as = same_run_label(collective, bytes, params, options.segsizes);
+        entry.same_run_as = same_run_label(collective, bytes, plan.ppn, params, options.segsizes);
         c.configs.push_back(std::move(entry));
     }
     VerifyCase v = verify_case_of(collective, bytes, pick->choice);

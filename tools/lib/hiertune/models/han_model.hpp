@@ -113,6 +113,12 @@ Collective parse_collective(const std::string& name);
 // The names of every Collective, in the enum's order: what the task model covers.
 const std::vector<std::string>& collective_names();
 
+// The bytes a configuration's segment size cuts at a call of msg_bytes (allgather: per
+// rank) with ppn ranks on the fullest node: the message, allgather's node block
+// (grammar::segmented_bytes of the collective's hier algorithm).  Throws
+// std::invalid_argument for allgather with ppn < 1.
+std::uint64_t pipelined_bytes(Collective collective, std::uint64_t msg_bytes, int ppn);
+
 // Number of pipeline segments of an m-byte message with segment size fs > 0
 // (at least 1).  Throws std::invalid_argument for fs == 0.
 std::uint64_t segment_count(std::uint64_t msg_bytes, std::uint64_t segsize);

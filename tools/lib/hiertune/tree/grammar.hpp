@@ -4,6 +4,7 @@
 // hiertune writes and checks exactly what the plugin accepts.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,20 +21,29 @@ struct Param {
     std::string list;         // named: the grammar's list, "INTER_ALGOS" or "INTRA_ALGOS"
 };
 
+// What an algorithm's segsize parameter cuts into segments (hier_grammar.h's comments on
+// MPII_HIER_PARAMS_*): the whole message (hier bcast/reduce/allreduce, the segmented
+// trees), each node's block (allgather: the leaders' ring moves a node's blocks in
+// pieces), or nothing (no segsize).
+enum class SegmentCut { none, message, node_block };
+
 struct Algorithm {
     std::string collective;  // "bcast", "ibcast"
     std::string item;        // MPIR_CVAR_<COLL>_INTRA_ALGORITHM item: "hier", "seg_chain", "tsp_hier"
     std::string container;   // "MPIR_Bcast_intra_hier"
     std::vector<Param> params;  // none for a schedule form: it reads its blocking form's CVARs
     std::string blocking;       // a schedule form's blocking collective ("bcast"); else empty
-    // Whether its segsize parameter cuts the whole message into segments (hier_grammar.h:
-    // MPII_HIER_PARAMS_HIER's and the segmented trees'); allgather's cuts each node's
-    // block, and the others have none.
-    bool segments_message = false;
+    SegmentCut segments = SegmentCut::none;  // what its segsize cuts
 
     std::string cvar(const Param& param) const;  // "MPIR_CVAR_BCAST_HIER_SEGSIZE"
     const Param* param(const std::string& name) const;
 };
+
+// The bytes the algorithm's segment size cuts at a call of msg_bytes (allgather: per rank)
+// where the fullest node holds ppn ranks: the message, or the node's block (ppn x
+// msg_bytes); nullopt for an algorithm without segments.  Throws std::invalid_argument
+// for a node block with ppn < 1.
+std::optional<std::uint64_t> segmented_bytes(const Algorithm& algorithm, std::uint64_t msg_bytes, int ppn);
 
 // The collectives with plugin algorithms ("bcast", "reduce", "allreduce").
 const std::vector<std::string>& collectives();

@@ -99,26 +99,27 @@ std::vector<PointKey> plan_points(const std::vector<Configuration>& configuratio
                                   const std::vector<std::uint64_t>& sizes);
 
 // Whether two configurations of the plugin's hier algorithm run the same plan at
-// msg_bytes: every parameter equal but the segment size, the hier segment size cutting
-// the whole message (grammar: Algorithm::segments_message; allgather's cuts blocks and
-// is never the same run), and both segment sizes at or above the message, which cut it
-// into one segment (hier_segment.h).  Timing both would draw one run twice and let the
-// faster draw flatter whichever the sweep calls the best, so a sweep times the one with
-// the smallest segment size and the others stand on it (same_run_representative).
-// segsize_name: the name a and b hold the segment size under (JSON "segsize" or its CVAR).
-bool same_run(const std::string& collective, std::uint64_t msg_bytes, const Params& a, const Params& b,
+// msg_bytes on a job whose fullest node holds ppn ranks: every parameter equal but the
+// segment size, and both segment sizes at or above what the hier segment size cuts
+// (grammar::segmented_bytes: the whole message, allgather's node block of ppn x
+// msg_bytes), which they cut into one segment (hier_segment.h).  Timing both would draw
+// one run twice and let the faster draw flatter whichever the sweep calls the best, so a
+// sweep times the one with the smallest segment size and the others stand on it
+// (same_run_representative).  segsize_name: the name a and b hold the segment size under
+// (JSON "segsize" or its CVAR).  Throws std::invalid_argument for allgather with ppn < 1.
+bool same_run(const std::string& collective, std::uint64_t msg_bytes, int ppn, const Params& a, const Params& b,
               const std::string& segsize_name);
 // same_run of two points (params by CVAR); false unless both are the hier algorithm.
-bool same_run(const PointKey& a, const PointKey& b);
+bool same_run(const PointKey& a, const PointKey& b, int ppn);
 // The segment size a hier configuration with segment size `own` is timed under at
-// msg_bytes, of the segment sizes `segsizes` its otherwise equal configurations take
-// (any order, own among them or not): the smallest that makes the same run as own;
+// msg_bytes and ppn, of the segment sizes `segsizes` its otherwise equal configurations
+// take (any order, own among them or not): the smallest that makes the same run as own;
 // nullopt when none is smaller (own is timed itself) or own makes no same run.
-std::optional<std::uint64_t> same_run_representative(const std::string& collective, std::uint64_t msg_bytes,
+std::optional<std::uint64_t> same_run_representative(const std::string& collective, std::uint64_t msg_bytes, int ppn,
                                                      std::uint64_t own, const std::vector<std::uint64_t>& segsizes);
-// The points without each one that has a same_run_representative among them (bench
-// --same-runs-once), in order.
-std::vector<PointKey> distinct_runs(const std::vector<PointKey>& points);
+// The points without each one that has a same_run_representative among them at ppn
+// (bench --same-runs-once: the job's fullest node), in order.
+std::vector<PointKey> distinct_runs(const std::vector<PointKey>& points, int ppn);
 
 // bench's measuring order: the indices of `points` (plan_points' order) by
 // (collective, size), the collectives in order of first appearance, the sizes
