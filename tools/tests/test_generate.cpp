@@ -355,7 +355,12 @@ TEST(GenerateModel, AllgatherGatherCostsJoinEveryCandidate) {
         EXPECT_EQ(c.gather_costs, (std::map<std::uint64_t, std::vector<double>>{{1000, {4.0, 4.0}}, {4096, {7.0, 7.0}}}));
     }
     // 2 nodes of 2 ranks, 1000 bytes per rank: block 2000, fs 4096: u = 1 -> 4 + 2 + 1 = 7
-    const auto pick = model_pick("allgather", candidates, 2, 1000, std::nullopt, {}, 2);
+    const han::Predictions predicted = han::predict_all(han::Collective::allgather, candidates, 2, 1000, 2);
+    EXPECT_EQ(predicted.time, (std::vector<std::optional<double>>{7.0, 7.0}));  // fs 32768: u = 1 too
+    EXPECT_EQ(predicted.of(candidates[1]), std::optional<double>(7.0));
+    const han::Candidate elsewhere = candidates[1];
+    EXPECT_EQ(predicted.of(elsewhere), std::nullopt);  // not one of the candidates predicted
+    const auto pick = model_pick(predicted, std::nullopt, {});
     ASSERT_TRUE(pick && pick->prediction);
     EXPECT_DOUBLE_EQ(pick->prediction->time, 7.0);
     EXPECT_EQ(pick->choice.algorithm, "MPIR_Allgather_intra_hier");

@@ -285,6 +285,11 @@ TEST(Tune, SegInterNodeConfigurationsAreFittedNotTaskBenchmarked) {
     const std::vector<Launch> ring = tasks_launches(o, "/bin/hiertune");
     ASSERT_EQ(ring.size(), 1u);
     EXPECT_TRUE(contains(ring[0].argv, {"tasks", "-C", "allreduce", "-s"})) << describe(ring[0]);
+    TuneOptions measured_only = o;  // no model collective: no task, no model size to bound them
+    measured_only.collectives.clear();
+    measured_only.measured = {"gather"};
+    EXPECT_TRUE(model_sizes(measured_only).empty());
+    EXPECT_TRUE(tasks_launches(measured_only, "/bin/hiertune").empty());
     o.configs = "inter_algo=tsp_kary/seg_pipeline/seg_chain,inter_chunk=0/8192";
     const std::optional<Launch> fit = fit_launch(o, "/bin/hiertune");
     ASSERT_TRUE(fit);
@@ -898,13 +903,15 @@ TEST(Tune, AllgatherCandidatesAreItsShareTimedOnce) {
 TEST(Generate, TiedCandidatesAreTheBestsNeighbours) {
     han::Candidate best{{{"inter_algo", "tsp_kary"}}, 4096, {}}, other{{{"inter_algo", "tsp_ring"}}, 4096, {}};
     const ModelPick none{csel::Choice::stock_tree(), std::nullopt};
-    EXPECT_TRUE(tied_candidates("bcast", {best, other}, 2, 1024, none).empty());
+    const std::vector<han::Candidate> two{best, other};
+    EXPECT_TRUE(tied_candidates(han::predict_all(han::Collective::bcast, two, 2, 1024), none).empty());
     const std::vector<han::Candidate> tasks = candidates_from_tasks(stored_tasks(), "bcast");
     ASSERT_FALSE(tasks.empty());
-    const auto prediction = han::best_candidate(han::Collective::bcast, tasks, 2, 65536);
+    const han::Predictions predicted = han::predict_all(han::Collective::bcast, tasks, 2, 65536);
+    const auto prediction = han::best_candidate(predicted);
     ASSERT_TRUE(prediction);
-    const std::vector<han::Prediction> tied =
-        tied_candidates("bcast", tasks, 2, 65536, ModelPick{csel::Choice::stock_tree(), prediction});
+    EXPECT_EQ(prediction->time, han::best_candidate(han::Collective::bcast, tasks, 2, 65536)->time);
+    const std::vector<han::Prediction> tied = tied_candidates(predicted, ModelPick{csel::Choice::stock_tree(), prediction});
     ASSERT_FALSE(tied.empty());
     EXPECT_EQ(tied[0].candidate, prediction->candidate);  // the best first
     for (const han::Prediction& p : tied) EXPECT_LE(p.time, prediction->time * kTieFactor);

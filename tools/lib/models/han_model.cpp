@@ -301,9 +301,29 @@ bool pruned(const Candidate& candidate, int nodes, std::uint64_t msg_bytes, cons
     return false;
 }
 
-std::optional<Prediction> best_candidate(Collective collective, const std::vector<Candidate>& candidates,
-                                         int nodes, std::uint64_t msg_bytes, const ModelOptions& options, int ppn) {
-    const std::uint64_t pipelined = pipelined_bytes(collective, msg_bytes, ppn);  // what one segment carries at most
+std::optional<double> Predictions::of(const Candidate& candidate) const {
+    if (!candidates || candidates->empty() || &candidate < candidates->data() ||
+        &candidate >= candidates->data() + candidates->size())
+        return std::nullopt;
+    return time.at(static_cast<std::size_t>(&candidate - candidates->data()));
+}
+
+Predictions predict_all(Collective collective, const std::vector<Candidate>& candidates, int nodes,
+                        std::uint64_t msg_bytes, int ppn) {
+    Predictions predictions{collective, &candidates, nodes, msg_bytes, ppn, {}};
+    pipelined_bytes(collective, msg_bytes, ppn);  // allgather without ppn: std::invalid_argument
+    predictions.time.reserve(candidates.size());
+    for (const Candidate& c : candidates)
+        predictions.time.push_back(applies(collective, c.config)
+                                       ? predict_candidate(collective, c, nodes, msg_bytes, ppn)
+                                       : std::nullopt);
+    return predictions;
+}
+
+std::optional<Prediction> best_candidate(const Predictions& predictions, const ModelOptions& options) {
+    const std::vector<Candidate>& candidates = *predictions.candidates;
+    // what one segment carries at most
+    const std::uint64_t pipelined = pipelined_bytes(predictions.collective, predictions.msg_bytes, predictions.ppn);
     // Per configuration, the smallest segment size that covers the message.
     std::map<std::string, std::uint64_t> smallest_cover;
     if (options.collapse_oversize_segments)
@@ -316,15 +336,15 @@ std::optional<Prediction> best_candidate(Collective collective, const std::vecto
 
     std::optional<Prediction> best;
     std::string best_key;
-    for (const Candidate& c : candidates) {
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+        const Candidate& c = candidates[i];
         const std::string key = canonical_params(c.config);
         if (options.collapse_oversize_segments && c.segsize > pipelined) {
             const auto found = smallest_cover.find(key);
             if (found != smallest_cover.end() && c.segsize != found->second) continue;
         }
-        if (!applies(collective, c.config) || pruned(c, nodes, pipelined, options.prune)) continue;
-        const std::optional<double> time = predict_candidate(collective, c, nodes, msg_bytes, ppn);
-        if (!time) continue;
+        const std::optional<double>& time = predictions.time[i];
+        if (!time || pruned(c, predictions.nodes, pipelined, options.prune)) continue;
         const bool better = !best || std::tie(*time, c.segsize, key) <
                                          std::tie(best->time, best->candidate->segsize, best_key);
         if (better) {
@@ -333,6 +353,11 @@ std::optional<Prediction> best_candidate(Collective collective, const std::vecto
         }
     }
     return best;
+}
+
+std::optional<Prediction> best_candidate(Collective collective, const std::vector<Candidate>& candidates,
+                                         int nodes, std::uint64_t msg_bytes, const ModelOptions& options, int ppn) {
+    return best_candidate(predict_all(collective, candidates, nodes, msg_bytes, ppn), options);
 }
 
 }  // namespace hiertune::han

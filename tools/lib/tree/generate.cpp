@@ -314,14 +314,13 @@ bool hier_choice(const std::string& collective, const csel::Choice& choice) {
     return choice.algorithm == csel::container_name(collective, "hier");
 }
 
-std::optional<ModelPick> model_pick(const std::string& collective, const std::vector<han::Candidate>& candidates,
-                                    int nodes, std::uint64_t msg_bytes, const std::optional<StockPoint>& stock,
-                                    const han::ModelOptions& options, int ppn) {
+std::optional<ModelPick> model_pick(const han::Predictions& predictions, const std::optional<StockPoint>& stock,
+                                    const han::ModelOptions& options) {
     ModelPick pick;
-    pick.prediction =
-        han::best_candidate(han::parse_collective(collective), candidates, nodes, msg_bytes, options, ppn);
+    pick.prediction = han::best_candidate(predictions, options);
     if (pick.prediction && (!stock || pick.prediction->time < stock->time))
-        pick.choice = hier_container(collective, candidate_params(*pick.prediction->candidate));
+        pick.choice =
+            hier_container(han::to_string(predictions.collective), candidate_params(*pick.prediction->candidate));
     else if (stock)
         pick.choice = stock->choice;
     else
@@ -335,15 +334,14 @@ bool close_call(const ModelPick& pick, const std::optional<StockPoint>& stock) {
     return ratio <= kCloseCallFactor && ratio >= 1 / kCloseCallFactor;
 }
 
-std::vector<han::Prediction> tied_candidates(const std::string& collective, const std::vector<han::Candidate>& candidates,
-                                             int nodes, std::uint64_t msg_bytes, const ModelPick& pick, int ppn) {
+std::vector<han::Prediction> tied_candidates(const han::Predictions& predictions, const ModelPick& pick) {
     if (!pick.prediction) return {};
     std::vector<han::Prediction> tied{*pick.prediction};
-    const han::Collective coll = han::parse_collective(collective);
-    for (const han::Candidate& candidate : candidates) {
-        if (&candidate == pick.prediction->candidate) continue;
-        const std::optional<double> time = han::predict_candidate(coll, candidate, nodes, msg_bytes, ppn);
-        if (time && *time <= pick.prediction->time * kTieFactor) tied.push_back({&candidate, *time});
+    for (std::size_t i = 0; i < predictions.time.size(); ++i) {
+        const han::Candidate& candidate = (*predictions.candidates)[i];
+        const std::optional<double>& time = predictions.time[i];
+        if (&candidate != pick.prediction->candidate && time && *time <= pick.prediction->time * kTieFactor)
+            tied.push_back({&candidate, *time});
     }
     return tied;
 }
@@ -467,9 +465,9 @@ std::vector<csel::SampledChoice> model_choices(const MeasureDb& db, const Job& j
     for (std::uint64_t bytes : sizes) {
         const auto stock_found = stock.find(bytes);
         const std::optional<ModelPick> pick = model_pick(
-            collective, context.candidates, context.nodes, bytes,
-            stock_found == stock.end() ? std::nullopt : std::optional<StockPoint>(stock_found->second), options.model,
-            context.ppn);
+            han::predict_all(han::parse_collective(collective), context.candidates, context.nodes, bytes, context.ppn),
+            stock_found == stock.end() ? std::nullopt : std::optional<StockPoint>(stock_found->second),
+            options.model);
         if (!pick) continue;  // nothing known at this size
         best.push_back({position.first, position.second, bytes, pick->choice});
     }

@@ -201,16 +201,17 @@ std::string pick_label(const std::string& collective, const csel::Choice& choice
     return hier_choice(collective, choice) ? config_label(choice.params) : choice.describe();
 }
 
-// The model's pick at one size; a close call (generate.hpp) settled where all its
-// candidates are measured (each under its timed segment size), else filed to be timed.
-std::optional<ModelPick> settled_pick(TunePlan& plan, const std::string& collective, std::uint64_t bytes,
+// The model's pick at one size from its predictions there; a close call (generate.hpp)
+// settled where all its candidates are measured (each under its timed segment size), else
+// filed to be timed.
+std::optional<ModelPick> settled_pick(TunePlan& plan, const han::Predictions& predicted,
                                       const std::optional<StockPoint>& stock, const Medians& medians,
                                       const TuneOptions& options) {
-    const CollectivePlan& own = plan.collectives.at(collective);
-    std::optional<ModelPick> pick = model_pick(collective, own.candidates, plan.nodes, bytes, stock, options.model, plan.ppn);
+    const std::string collective = han::to_string(predicted.collective);
+    const std::uint64_t bytes = predicted.msg_bytes;
+    std::optional<ModelPick> pick = model_pick(predicted, stock, options.model);
     if (!pick) return pick;
-    const std::vector<han::Prediction> tied =
-        tied_candidates(collective, own.candidates, plan.nodes, bytes, *pick, plan.ppn);
+    const std::vector<han::Prediction> tied = tied_candidates(predicted, *pick);
     if (!close_call(*pick, stock) && !(hier_choice(collective, pick->choice) && tied.size() > 1)) return pick;
     CloseCall call{collective, bytes, {}, stock ? stock->choice.describe() : "", stock ? stock->time : 0, ""};
     std::vector<std::pair<Params, Summary>> timed;
@@ -247,7 +248,8 @@ void plan_model_case(TunePlan& plan, const std::string& collective, std::uint64_
                      const TuneOptions& options) {
     const han::Collective coll = han::parse_collective(collective);
     CollectivePlan& own = plan.collectives[collective];
-    const std::optional<ModelPick> pick = settled_pick(plan, collective, bytes, stock, medians, options);
+    const han::Predictions predicted = han::predict_all(coll, own.candidates, plan.nodes, bytes, plan.ppn);
+    const std::optional<ModelPick> pick = settled_pick(plan, predicted, stock, medians, options);
     if (!pick) {
         plan.unpredicted.push_back(collective + " " + std::to_string(bytes) + " B");
         return;
@@ -266,8 +268,7 @@ void plan_model_case(TunePlan& plan, const std::string& collective, std::uint64_
         const auto candidate = std::find_if(own.candidates.begin(), own.candidates.end(), [&](const auto& cand) {
             return cand.config == config && cand.segsize == segsize;
         });
-        if (candidate != own.candidates.end())
-            entry.predicted = han::predict_candidate(coll, *candidate, plan.nodes, bytes, plan.ppn);
+        if (candidate != own.candidates.end()) entry.predicted = predicted.of(*candidate);
         entry.same_run_as = same_run_label(collective, bytes, plan.ppn, params, options.segsizes);
         c.configs.push_back(std::move(entry));
     }

@@ -452,6 +452,7 @@ std::vector<TaskKey> planned_tasks(const TuneOptions& options) {
 }
 
 std::vector<Launch> tasks_launches(const TuneOptions& options, const std::string& hiertune) {
+    if (options.collectives.empty()) return {};  // only measured collectives: no task to time, no model size
     const auto groups = launch_groups(options);
     // tasks --config is one product spec: the user's when one launch covers
     // it and it has no seg_* configuration, else one launch per configuration

@@ -249,13 +249,32 @@ struct Prediction {
     double time = 0;
 };
 
-// The candidate with the lowest predicted time for an m-byte message on
-// `nodes` nodes (ties: smaller segsize, then config text), each predicted with
-// its configuration's decomposition (candidates that do not apply to the
-// collective are skipped); nullopt when no candidate can be predicted.
-// Allgather: m is the bytes per rank, ppn (>= 1, else std::invalid_argument)
-// the ranks per node; a candidate without sg at m is not predicted; "fs >= m"
-// of collapse_oversize_segments reads fs >= the node block ppn*m.
+// The candidates' predictions at one call: each candidate's predicted time for an
+// m-byte message on `nodes` nodes of ppn ranks (predict_candidate; nullopt where its
+// configuration does not apply to the collective or a task it needs is missing), by
+// candidate index.  Made once per size and read by best_candidate, the tune's tie and
+// close-call tests and its report.  Holds the address of `candidates`.
+struct Predictions {
+    Collective collective = Collective::bcast;
+    const std::vector<Candidate>* candidates = nullptr;
+    int nodes = 0;
+    std::uint64_t msg_bytes = 0;
+    int ppn = 0;
+    std::vector<std::optional<double>> time;  // time[i]: candidates[i]'s
+
+    // The prediction of a candidate of *candidates (by address); nullopt for another.
+    std::optional<double> of(const Candidate& candidate) const;
+};
+Predictions predict_all(Collective collective, const std::vector<Candidate>& candidates, int nodes,
+                        std::uint64_t msg_bytes, int ppn = 0);
+
+// The candidate with the lowest predicted time (ties: smaller segsize, then config
+// text); nullopt when no candidate can be predicted.  Allgather: m is the bytes per
+// rank, ppn (>= 1, else std::invalid_argument) the ranks per node; a candidate without
+// sg at m is not predicted; "fs >= m" of collapse_oversize_segments reads fs >= the
+// node block ppn*m (pipelined_bytes).
+std::optional<Prediction> best_candidate(const Predictions& predictions, const ModelOptions& options = {});
+// The same of predict_all(collective, candidates, nodes, msg_bytes, ppn).
 std::optional<Prediction> best_candidate(Collective collective, const std::vector<Candidate>& candidates,
                                          int nodes, std::uint64_t msg_bytes, const ModelOptions& options = {},
                                          int ppn = 0);

@@ -153,10 +153,9 @@ struct ModelPick {
     csel::Choice choice;
     std::optional<han::Prediction> prediction;  // the model's best candidate, if any
 };
-// ppn: the ranks per node (allgather's node blocks; unused otherwise).
-std::optional<ModelPick> model_pick(const std::string& collective, const std::vector<han::Candidate>& candidates,
-                                    int nodes, std::uint64_t msg_bytes, const std::optional<StockPoint>& stock,
-                                    const han::ModelOptions& options, int ppn = 0);
+// predictions: the candidates' at the size (han::predict_all).
+std::optional<ModelPick> model_pick(const han::Predictions& predictions, const std::optional<StockPoint>& stock,
+                                    const han::ModelOptions& options);
 
 // The task model cannot tell its hier candidate from MPICH's measured best where its
 // prediction lies within this factor of that time either way: it sums the tasks' times
@@ -167,10 +166,9 @@ constexpr double kCloseCallFactor = 2.0;
 constexpr double kTieFactor = 1.1;
 // Whether pick's prediction and stock's time lie within kCloseCallFactor of each other.
 bool close_call(const ModelPick& pick, const std::optional<StockPoint>& stock);
-// The candidates predicted within kTieFactor of the best prediction at msg_bytes, the
-// best first (pick.prediction's); none without a prediction.
-std::vector<han::Prediction> tied_candidates(const std::string& collective, const std::vector<han::Candidate>& candidates,
-                                             int nodes, std::uint64_t msg_bytes, const ModelPick& pick, int ppn = 0);
+// The candidates predicted within kTieFactor of pick's prediction (one of predictions'),
+// the best first (pick.prediction's); none without a prediction.
+std::vector<han::Prediction> tied_candidates(const han::Predictions& predictions, const ModelPick& pick);
 // A close call settled by its timed candidates (candidate_params, each with its median):
 // the fastest of them where it is faster than stock beyond the two medians' noise (their
 // relative CI half-widths added), stock's choice where stock is faster beyond it; within

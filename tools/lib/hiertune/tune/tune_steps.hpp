@@ -128,7 +128,8 @@ struct TimedGroup {
 // The sizes a model collective of options.collectives is tuned at: its own
 // (collective_sizes), else options.sizes.
 const std::vector<std::uint64_t>& sizes_of(const TuneOptions& options, const std::string& collective);
-// Every size some model collective is tuned at, ascending, each once.
+// Every size some model collective is tuned at, ascending, each once; empty without
+// model collectives (options.collectives).
 std::vector<std::uint64_t> model_sizes(const TuneOptions& options);
 
 // options.collectives at sizes_of, the measured ones at measured_sizes (or
@@ -238,7 +239,7 @@ std::vector<TaskKey> planned_tasks(const TuneOptions& options);
 
 // Step (a): one `hiertune tasks` job with the --config given when all
 // configurations share their launch variables (and none is seg_*), else one per
-// configuration that is not seg_*.
+// configuration that is not seg_*; none without model collectives.
 std::vector<Launch> tasks_launches(const TuneOptions& options, const std::string& hiertune);
 
 // The `bench -a` spec of a configuration and the segment sizes:
