@@ -36,7 +36,7 @@ private:
 
     std::string hiertune_;
     CLI::App* command_ = nullptr;
-    JobShapeArgs shape_{0, 0, {"bcast", "allreduce", "allgather"}, "", {}};
+    JobShapeArgs shape_{0, 0, TuneOptions{}.collectives, "", {}};  // -C: tune's default collectives
     std::string configs_;
     std::string measured_sizes_;
     std::vector<std::string> sizes_of_;  // --sizes-of COLL=SIZES

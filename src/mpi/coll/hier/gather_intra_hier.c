@@ -24,11 +24,10 @@ int MPII_Hier_gather_steps(const MPII_Hier_call * a, const MPII_Hier_rooted_plan
 
     if (p->stage) {
         /* a leader: its own block at its place in its finest group */
-        mpi_errno = MPIR_Localcopy(p->in_place ? (char *) a->buf + a->root * a->count *
-                                   p->extent : a->sendbuf, p->in_place ? a->count : a->sendcount,
-                                   p->in_place ? a->datatype : a->sendtype,
-                                   p->stage + MPII_Hier_hierarchy_finest_pos(p->steps.h, rank) *
-                                   p->block, p->block, MPIR_BYTE_INTERNAL);
+        MPII_Hier_own_copy own = MPII_Hier_gather_own_copy(a, p->steps.h, p->stage, p->block,
+                                                           p->extent, p->in_place);
+        mpi_errno = MPIR_Localcopy(own.buf, own.count, own.type, own.at, p->block,
+                                   MPIR_BYTE_INTERNAL);
         MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);
     }
     /* 1., 2. up the steps */

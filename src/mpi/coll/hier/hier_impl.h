@@ -392,6 +392,26 @@ int MPII_Hier_pipelined_run(const MPII_Hier_call * call, const MPII_Hier_entry *
 int MPII_Hier_pipelined_sched(const MPII_Hier_call * call, const MPII_Hier_params * cvars,
                               int reduction, const MPII_Hier_pipelined * ops,
                               MPIR_TSP_sched_t sched);
+/* The finest step's layout: member p's block lies p blocks into its group's stage */
+static inline char *MPII_Hier_finest_block(char *group_stage, long long p, MPI_Aint block)
+{
+    return group_stage + p * block;
+}
+
+/* A gather leader's own block, for both forms' copy into its stage: from its place in
+ * recvbuf (extent: that buffer's) at a root in place, else from sendbuf; to its place in
+ * its finest group in h (stage: the leader's, its finest group first; block bytes per
+ * rank) */
+typedef struct {
+    const void *buf;
+    MPI_Aint count;
+    MPI_Datatype type;
+    char *at;
+} MPII_Hier_own_copy;
+MPII_Hier_own_copy MPII_Hier_gather_own_copy(const MPII_Hier_call * a,
+                                             const MPII_Hier_hierarchy * h, char *stage,
+                                             MPI_Aint block, MPI_Aint extent, int in_place);
+
 /* Every rank's block from its place in the stage (the gathered layout of h for the
  * root's columns col; rank order without h) to recvbuf; skip: a rank whose block is there
  * already (-1: none).  Errors are recorded in *errflag and the copies go on. */

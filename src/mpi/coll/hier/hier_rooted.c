@@ -205,6 +205,21 @@ int MPII_Hier_rooted_scatter(const MPII_Hier_steps * steps, MPII_Hier_tree_kind 
     return mpi_errno_ret;
 }
 
+MPII_Hier_own_copy MPII_Hier_gather_own_copy(const MPII_Hier_call * a,
+                                             const MPII_Hier_hierarchy * h, char *stage,
+                                             MPI_Aint block, MPI_Aint extent, int in_place)
+{
+    MPII_Hier_own_copy own = { a->sendbuf, a->sendcount, a->sendtype,
+        MPII_Hier_finest_block(stage, MPII_Hier_hierarchy_finest_pos(h, a->comm->rank), block)
+    };
+    if (in_place) {
+        own.buf = (const char *) a->buf + a->root * a->count * extent;
+        own.count = a->count;
+        own.type = a->datatype;
+    }
+    return own;
+}
+
 int MPII_Hier_rooted_unstage(const char *stage, MPI_Aint block, const MPII_Hier_hierarchy * h,
                              const int *col, void *recvbuf, MPI_Aint recvcount,
                              MPI_Datatype recvtype, int size, int skip, int *errflag)

@@ -97,12 +97,6 @@ static int sched_begin(const MPII_Hier_call * call, const MPII_Hier_params * cva
     return mpi_errno;
 }
 
-/* The finest step's layout: member p's block lies p blocks into its group's stage */
-static char *finest_block(char *group_stage, long long p, MPI_Aint block)
-{
-    return group_stage + p * block;
-}
-
 /* Where rank's finest group begins in a stage that holds the whole layout */
 static char *finest_group_stage(const MPII_Hier_steps * steps, char *stage, MPI_Aint block,
                                 int rank)
@@ -161,7 +155,7 @@ static int sched_gather_up(const MPII_Hier_steps * steps, const int *tag, int la
             for (int p = 0; p < fin->comm->local_size; p++) {
                 if (p == fin->root)
                     continue;
-                char *at = finest_block(stage, p, block);
+                char *at = MPII_Hier_finest_block(stage, p, block);
                 mpi_errno = MPIR_TSP_sched_irecv(at, block, MPIR_BYTE_INTERNAL, p, tag[n],
                                                  fin->comm, sched, 0, NULL, &vtx);
                 MPIR_ERR_CHECK(mpi_errno);
@@ -283,12 +277,9 @@ static int sched_gather_steps(const MPII_Hier_call * a, const rooted_state * s,
 
     if (s->stage) {
         /* a leader: its own block at its place in its finest group */
-        long long my_pos = MPII_Hier_hierarchy_finest_pos(s->steps.h, rank);
-        mpi_errno = MPIR_TSP_sched_localcopy(s->in_place ? (char *) a->buf + a->root * a->count *
-                                             s->extent : a->sendbuf,
-                                             s->in_place ? a->count : a->sendcount,
-                                             s->in_place ? a->datatype : a->sendtype,
-                                             finest_block(s->stage, my_pos, s->block), s->block,
+        MPII_Hier_own_copy own = MPII_Hier_gather_own_copy(a, s->steps.h, s->stage, s->block,
+                                                           s->extent, s->in_place);
+        mpi_errno = MPIR_TSP_sched_localcopy(own.buf, own.count, own.type, own.at, s->block,
                                              MPIR_BYTE_INTERNAL, sched, 0, NULL, &vtx);
         if (!mpi_errno && deps_add(written, vtx))
             mpi_errno = MPI_ERR_NO_MEM;
@@ -332,13 +323,13 @@ static int sched_scatter_finest(const MPII_Hier_steps * steps, const int *tag, c
                                     sched, 0, NULL, &vtx);
     for (int p = 0; fin->comm && p < fin->comm->local_size && !mpi_errno; p++) {
         if (p != fin->root)
-            mpi_errno = MPIR_TSP_sched_isend(finest_block(stage, p, block), block,
+            mpi_errno = MPIR_TSP_sched_isend(MPII_Hier_finest_block(stage, p, block), block,
                                              MPIR_BYTE_INTERNAL, p, tag[n], fin->comm, sched,
                                              ready->n, ready->v, &vtx);
     }
     long long my_pos = MPII_Hier_hierarchy_finest_pos(steps->h, steps->comm->rank);
     if (!mpi_errno && !in_place)
-        mpi_errno = MPIR_TSP_sched_localcopy(finest_block(stage, my_pos, block), block,
+        mpi_errno = MPIR_TSP_sched_localcopy(MPII_Hier_finest_block(stage, my_pos, block), block,
                                              MPIR_BYTE_INTERNAL, recvbuf, recvcount, recvtype,
                                              sched, ready->n, ready->v, &vtx);
     return mpi_errno;
