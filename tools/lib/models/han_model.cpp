@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <iterator>
 #include <limits>
 #include <set>
@@ -302,8 +303,9 @@ bool pruned(const Candidate& candidate, int nodes, std::uint64_t msg_bytes, cons
 }
 
 std::optional<double> Predictions::of(const Candidate& candidate) const {
-    if (!candidates || candidates->empty() || &candidate < candidates->data() ||
-        &candidate >= candidates->data() + candidates->size())
+    const std::less<const Candidate*> before;  // a total order, also for addresses outside the vector
+    if (!candidates || candidates->empty() || before(&candidate, candidates->data()) ||
+        !before(&candidate, candidates->data() + candidates->size()))
         return std::nullopt;
     return time.at(static_cast<std::size_t>(&candidate - candidates->data()));
 }

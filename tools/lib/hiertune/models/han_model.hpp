@@ -267,6 +267,7 @@ struct Predictions {
 };
 Predictions predict_all(Collective collective, const std::vector<Candidate>& candidates, int nodes,
                         std::uint64_t msg_bytes, int ppn = 0);
+Predictions predict_all(Collective, const std::vector<Candidate>&&, int, std::uint64_t, int = 0) = delete;
 
 // The candidate with the lowest predicted time (ties: smaller segsize, then config
 // text); nullopt when no candidate can be predicted.  Allgather: m is the bytes per
