@@ -24,8 +24,7 @@ int MPII_Hier_gather_steps(const MPII_Hier_call * a, const MPII_Hier_rooted_plan
 
     if (p->stage) {
         /* a leader: its own block at its place in its finest group */
-        MPII_Hier_own_copy own = MPII_Hier_gather_own_copy(a, p->steps.h, p->stage, p->block,
-                                                           p->extent, p->in_place);
+        MPII_Hier_own_copy own = MPII_Hier_gather_own_copy(a, p);
         mpi_errno = MPIR_Localcopy(own.buf, own.count, own.type, own.at, p->block,
                                    MPIR_BYTE_INTERNAL);
         MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, *errflag, mpi_errno_ret);

@@ -398,20 +398,6 @@ static inline char *MPII_Hier_finest_block(char *group_stage, long long p, MPI_A
     return group_stage + p * block;
 }
 
-/* A gather leader's own block, for both forms' copy into its stage: from its place in
- * recvbuf (extent: that buffer's) at a root in place, else from sendbuf; to its place in
- * its finest group in h (stage: the leader's, its finest group first; block bytes per
- * rank) */
-typedef struct {
-    const void *buf;
-    MPI_Aint count;
-    MPI_Datatype type;
-    char *at;
-} MPII_Hier_own_copy;
-MPII_Hier_own_copy MPII_Hier_gather_own_copy(const MPII_Hier_call * a,
-                                             const MPII_Hier_hierarchy * h, char *stage,
-                                             MPI_Aint block, MPI_Aint extent, int in_place);
-
 /* Every rank's block from its place in the stage (the gathered layout of h for the
  * root's columns col; rank order without h) to recvbuf; skip: a rank whose block is there
  * already (-1: none).  Errors are recorded in *errflag and the copies go on. */
@@ -494,6 +480,17 @@ typedef struct {
     MPI_Aint block, extent;
     int in_place;
 } MPII_Hier_rooted_plan;
+/* A gather leader's own block, for both forms' copy into its stage (p->stage): from its
+ * place in recvbuf at a root in place (p->in_place, p->extent), else from sendbuf; to its
+ * place in its finest group */
+typedef struct {
+    const void *buf;
+    MPI_Aint count;
+    MPI_Datatype type;
+    char *at;
+} MPII_Hier_own_copy;
+MPII_Hier_own_copy MPII_Hier_gather_own_copy(const MPII_Hier_call * a,
+                                             const MPII_Hier_rooted_plan * p);
 /* The steps functions of the gather and the scatter (gather_intra_hier.c,
  * scatter_intra_hier.c) */
 int MPII_Hier_gather_steps(const MPII_Hier_call * call, const MPII_Hier_rooted_plan * plan,

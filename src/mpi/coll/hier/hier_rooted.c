@@ -206,14 +206,14 @@ int MPII_Hier_rooted_scatter(const MPII_Hier_steps * steps, MPII_Hier_tree_kind 
 }
 
 MPII_Hier_own_copy MPII_Hier_gather_own_copy(const MPII_Hier_call * a,
-                                             const MPII_Hier_hierarchy * h, char *stage,
-                                             MPI_Aint block, MPI_Aint extent, int in_place)
+                                             const MPII_Hier_rooted_plan * p)
 {
+    long long my_pos = MPII_Hier_hierarchy_finest_pos(p->steps.h, a->comm->rank);
     MPII_Hier_own_copy own = { a->sendbuf, a->sendcount, a->sendtype,
-        MPII_Hier_finest_block(stage, MPII_Hier_hierarchy_finest_pos(h, a->comm->rank), block)
+        MPII_Hier_finest_block(p->stage, my_pos, p->block)
     };
-    if (in_place) {
-        own.buf = (const char *) a->buf + a->root * a->count * extent;
+    if (p->in_place) {
+        own.buf = (const char *) a->buf + a->root * a->count * p->extent;
         own.count = a->count;
         own.type = a->datatype;
     }

@@ -222,13 +222,8 @@ typedef struct {
     rooted_tree_fn flat;        /* MPICH's tree schedule, where the plugin has no steps */
 } rooted_coll;
 typedef struct {
-    MPII_Hier_params prm;
-    MPII_Hier_steps steps;
+    MPII_Hier_rooted_plan p;    /* as the blocking form's (hier_impl.h) */
     int tag[MPII_HIER_MAX_STEPS];
-    MPII_Hier_tree_kind kind;
-    char *stage;                /* a leader's stage, NULL elsewhere */
-    MPI_Aint block, extent;     /* packed bytes per rank; the root's buffer's extent */
-    int in_place;
 } rooted_state;
 
 /* The own copy where nothing moves, MPICH's tree where the plugin has no steps (*on_steps
@@ -240,23 +235,24 @@ static int sched_rooted_begin(const MPII_Hier_call * a, const rooted_coll * rc,
     int rank = a->comm->rank, mpi_errno;
 
     *on_steps = 0;
-    s->stage = NULL;
-    s->in_place = rank == a->root && (rc->gathers ? a->sendbuf : a->buf) == MPI_IN_PLACE;
-    s->block = MPII_Hier_rooted_block(rank, a->root, a->sendcount, a->sendtype, a->count,
-                                      a->datatype, rc->gathers, &s->extent);
-    if (a->comm->local_size == 1 || s->block == 0)
-        return sched_own_copy(a, s->block > 0 && !s->in_place, sched);
-    mpi_errno = sched_begin(a, &rc->cvars, rc->n_inter_algos, a->root, &s->prm, &hier,
-                            &s->steps, s->tag);
+    s->p.stage = NULL;
+    s->p.in_place = rank == a->root && (rc->gathers ? a->sendbuf : a->buf) == MPI_IN_PLACE;
+    s->p.block = MPII_Hier_rooted_block(rank, a->root, a->sendcount, a->sendtype, a->count,
+                                        a->datatype, rc->gathers, &s->p.extent);
+    if (a->comm->local_size == 1 || s->p.block == 0)
+        return sched_own_copy(a, s->p.block > 0 && !s->p.in_place, sched);
+    mpi_errno = sched_begin(a, &rc->cvars, rc->n_inter_algos, a->root, &s->p.prm, &hier,
+                            &s->p.steps, s->tag);
     if (mpi_errno || !hier)
         return mpi_errno ? mpi_errno : rc->flat(a->sendbuf, a->sendcount, a->sendtype, a->buf,
                                                 a->count, a->datatype, a->root, a->comm, 2,
                                                 sched);
-    s->kind = s->prm.inter_algo == rc->linear ? MPII_HIER_TREE_LINEAR : MPII_HIER_TREE_BINOMIAL;
-    long long nblocks = MPII_Hier_rooted_stage_blocks(&s->steps, s->kind);
+    s->p.kind = s->p.prm.inter_algo == rc->linear ? MPII_HIER_TREE_LINEAR :
+        MPII_HIER_TREE_BINOMIAL;
+    long long nblocks = MPII_Hier_rooted_stage_blocks(&s->p.steps, s->p.kind);
     if (nblocks > 0)
-        s->stage = MPIR_TSP_sched_malloc(nblocks * s->block, sched);
-    if (nblocks < 0 || (nblocks > 0 && !s->stage))
+        s->p.stage = MPIR_TSP_sched_malloc(nblocks * s->p.block, sched);
+    if (nblocks < 0 || (nblocks > 0 && !s->p.stage))
         return MPI_ERR_NO_MEM;
     *on_steps = 1;
     return MPI_SUCCESS;
@@ -275,21 +271,22 @@ static int sched_gather_steps(const MPII_Hier_call * a, const rooted_state * s,
 {
     int mpi_errno = MPI_SUCCESS, vtx, sent, rank = a->comm->rank;
 
-    if (s->stage) {
+    if (s->p.stage) {
         /* a leader: its own block at its place in its finest group */
-        MPII_Hier_own_copy own = MPII_Hier_gather_own_copy(a, s->steps.h, s->stage, s->block,
-                                                           s->extent, s->in_place);
-        mpi_errno = MPIR_TSP_sched_localcopy(own.buf, own.count, own.type, own.at, s->block,
+        MPII_Hier_own_copy own = MPII_Hier_gather_own_copy(a, &s->p);
+        mpi_errno = MPIR_TSP_sched_localcopy(own.buf, own.count, own.type, own.at, s->p.block,
                                              MPIR_BYTE_INTERNAL, sched, 0, NULL, &vtx);
         if (!mpi_errno && deps_add(written, vtx))
             mpi_errno = MPI_ERR_NO_MEM;
     }
     if (!mpi_errno)
-        mpi_errno = sched_gather_up(&s->steps, s->tag, 0, s->kind, a->sendbuf, a->sendcount,
-                                    a->sendtype, s->stage, s->block, written, sched, &sent);
+        mpi_errno = sched_gather_up(&s->p.steps, s->tag, 0, s->p.kind, a->sendbuf,
+                                    a->sendcount, a->sendtype, s->p.stage, s->p.block, written,
+                                    sched, &sent);
     if (!mpi_errno && rank == a->root)
-        mpi_errno = sched_unstage(&s->steps, s->stage, s->block, a->buf, a->count, a->datatype,
-                                  s->in_place ? a->root : -1, written->n, written->v, sched);
+        mpi_errno = sched_unstage(&s->p.steps, s->p.stage, s->p.block, a->buf, a->count,
+                                  a->datatype, s->p.in_place ? a->root : -1, written->n,
+                                  written->v, sched);
     return mpi_errno;
 }
 
@@ -348,20 +345,20 @@ static int sched_scatter_steps(const MPII_Hier_call * a, const rooted_state * s,
     int mpi_errno = MPI_SUCCESS, vtx;
 
     for (int r = 0; a->comm->rank == a->root && r < a->comm->local_size && !mpi_errno; r++) {
-        long long at = MPII_Hier_hierarchy_block_at(s->steps.h, s->steps.col, r);
+        long long at = MPII_Hier_hierarchy_block_at(s->p.steps.h, s->p.steps.col, r);
         mpi_errno = MPIR_TSP_sched_localcopy((const char *) a->sendbuf + r * a->sendcount *
-                                             s->extent, a->sendcount, a->sendtype,
-                                             s->stage + at * s->block, s->block,
+                                             s->p.extent, a->sendcount, a->sendtype,
+                                             s->p.stage + at * s->p.block, s->p.block,
                                              MPIR_BYTE_INTERNAL, sched, 0, NULL, &vtx);
         if (!mpi_errno && deps_add(ready, vtx))
             mpi_errno = MPI_ERR_NO_MEM;
     }
     if (!mpi_errno)
-        mpi_errno = sched_scatter_down(&s->steps, s->tag, s->kind, s->stage, s->block, ready,
-                                       sched);
+        mpi_errno = sched_scatter_down(&s->p.steps, s->tag, s->p.kind, s->p.stage, s->p.block,
+                                       ready, sched);
     if (!mpi_errno)
-        mpi_errno = sched_scatter_finest(&s->steps, s->tag, s->stage, s->block, a->buf, a->count,
-                                         a->datatype, s->in_place, ready, sched);
+        mpi_errno = sched_scatter_finest(&s->p.steps, s->tag, s->p.stage, s->p.block, a->buf,
+                                         a->count, a->datatype, s->p.in_place, ready, sched);
     return mpi_errno;
 }
 
