@@ -360,6 +360,7 @@ TEST(GenerateModel, AllgatherGatherCostsJoinEveryCandidate) {
     EXPECT_EQ(predicted.of(candidates[1]), std::optional<double>(7.0));
     const han::Candidate elsewhere = candidates[1];
     EXPECT_EQ(predicted.of(elsewhere), std::nullopt);  // not one of the candidates predicted
+    EXPECT_THROW(han::predict_all(han::Collective::allgather, candidates, 2, 1000, 0), std::invalid_argument);
     const auto pick = model_pick(predicted, std::nullopt, {});
     ASSERT_TRUE(pick && pick->prediction);
     EXPECT_DOUBLE_EQ(pick->prediction->time, 7.0);

@@ -313,7 +313,6 @@ std::optional<double> Predictions::of(const Candidate& candidate) const {
 Predictions predict_all(Collective collective, const std::vector<Candidate>& candidates, int nodes,
                         std::uint64_t msg_bytes, int ppn) {
     Predictions predictions{collective, &candidates, nodes, msg_bytes, ppn, {}};
-    pipelined_bytes(collective, msg_bytes, ppn);  // allgather without ppn: std::invalid_argument
     predictions.time.reserve(candidates.size());
     for (const Candidate& c : candidates)
         predictions.time.push_back(applies(collective, c.config)

@@ -265,6 +265,7 @@ struct Predictions {
     // The prediction of a candidate of *candidates (by address); nullopt for another.
     std::optional<double> of(const Candidate& candidate) const;
 };
+// Throws std::invalid_argument for an allgather candidate with ppn < 1 (predict_candidate).
 Predictions predict_all(Collective collective, const std::vector<Candidate>& candidates, int nodes,
                         std::uint64_t msg_bytes, int ppn = 0);
 Predictions predict_all(Collective, const std::vector<Candidate>&&, int, std::uint64_t, int = 0) = delete;
