@@ -431,13 +431,6 @@ typedef struct {
  * *pieces (freed by the caller) holds *n; MPI_ERR_NO_MEM when there is no room. */
 int MPII_Hier_rooted_pieces(const MPII_Hier_steps * steps, int k, MPII_Hier_tree_kind kind,
                             int gathering, MPII_Hier_piece ** pieces, int *n);
-/* The block of a gather (gathering) or scatter: the root's receive (send) signature's
- * bytes, every rank's; *root_extent the extent of the root's type (0 elsewhere). */
-MPI_Aint MPII_Hier_rooted_block(int rank, int root, MPI_Aint sendcount, MPI_Datatype sendtype,
-                                MPI_Aint recvcount, MPI_Datatype recvtype, int gathering,
-                                MPI_Aint * root_extent);
-/* How many blocks this rank's stage holds (0: it leads nothing, -1: out of memory). */
-long long MPII_Hier_rooted_stage_blocks(const MPII_Hier_steps * steps, MPII_Hier_tree_kind kind);
 /* Up the steps from the finest to step `last`: the finest step gathers (sendbuf, sendcount,
  * sendtype) of the others onto its leader's stage (whose own block is in place there, at
  * its finest position), each coarser one the pieces of the tree.  Errors are recorded in
@@ -469,7 +462,7 @@ typedef int (*MPII_Hier_rooted_fn) (const void *sendbuf, MPI_Aint sendcount,
                                     MPI_Datatype recvtype, int root, MPIR_Comm * comm,
                                     int coll_attr);
 /* What the steps function gets: the call's parameters, the steps for the root and the
- * tree of their inter-node steps, a leader's stage (MPII_Hier_rooted_stage_blocks; NULL
+ * tree of their inter-node steps, a leader's stage (MPII_Hier_rooted_plan_tree; NULL
  * elsewhere), the packed bytes per rank, the extent of the root's buffer, and whether
  * the root's own block is in place */
 typedef struct {
@@ -480,6 +473,15 @@ typedef struct {
     MPI_Aint block, extent;
     int in_place;
 } MPII_Hier_rooted_plan;
+/* The prepare step both forms run, in two parts.  Before the entry: the block (the root's
+ * receive signature's bytes when gathering, its send signature's when scattering: every
+ * rank's), the extent of the root's type (0 elsewhere), whether the root's own block is in
+ * place, no stage.  Once the entry set p->prm and p->steps: the tree of the steps
+ * (linear: the collective's inter_algo item that names the linear tree) and how many
+ * blocks this rank's stage holds (0: it leads nothing, -1: out of memory). */
+void MPII_Hier_rooted_prepare(const MPII_Hier_call * a, int gathering,
+                              MPII_Hier_rooted_plan * p);
+long long MPII_Hier_rooted_plan_tree(MPII_Hier_rooted_plan * p, int linear);
 /* A gather leader's own block, for both forms' copy into its stage (p->stage): from its
  * place in recvbuf at a root in place (p->in_place, p->extent), else from sendbuf; to its
  * place in its finest group */

@@ -75,24 +75,8 @@ int MPII_Hier_rooted_pieces(const MPII_Hier_steps * steps, int k, MPII_Hier_tree
     return *pieces ? MPI_SUCCESS : MPI_ERR_NO_MEM;
 }
 
-MPI_Aint MPII_Hier_rooted_block(int rank, int root, MPI_Aint sendcount, MPI_Datatype sendtype,
-                                MPI_Aint recvcount, MPI_Datatype recvtype, int gathering,
-                                MPI_Aint * root_extent)
-{
-    /* the root's signature is every rank's */
-    MPI_Aint type_size;
-    MPI_Aint count = rank == root ? (gathering ? recvcount : sendcount) :
-        (gathering ? sendcount : recvcount);
-    MPI_Datatype type = rank == root ? (gathering ? recvtype : sendtype) :
-        (gathering ? sendtype : recvtype);
-    MPIR_Datatype_get_size_macro(type, type_size);
-    *root_extent = 0;
-    if (rank == root)
-        MPIR_Datatype_get_extent_macro(type, *root_extent);
-    return count * type_size;
-}
-
-long long MPII_Hier_rooted_stage_blocks(const MPII_Hier_steps * steps, MPII_Hier_tree_kind kind)
+/* How many blocks this rank's stage holds (0: it leads nothing, -1: out of memory) */
+static long long rooted_stage_blocks(const MPII_Hier_steps * steps, MPII_Hier_tree_kind kind)
 {
     int n = steps->nsteps - 1, first = MPII_Hier_steps_first(steps);
     if (first == steps->nsteps)
@@ -107,6 +91,31 @@ long long MPII_Hier_rooted_stage_blocks(const MPII_Hier_steps * steps, MPII_Hier
         len = rooted_step_piece(&rs, -1, 0).len;
     rooted_step_free(&rs);
     return len;
+}
+
+void MPII_Hier_rooted_prepare(const MPII_Hier_call * a, int gathering,
+                              MPII_Hier_rooted_plan * p)
+{
+    /* the root's signature is every rank's */
+    int is_root = a->comm->rank == a->root;
+    MPI_Aint type_size;
+    int receives = is_root ? gathering : !gathering;
+    MPI_Aint count = receives ? a->count : a->sendcount;
+    MPI_Datatype type = receives ? a->datatype : a->sendtype;
+
+    MPIR_Datatype_get_size_macro(type, type_size);
+    p->block = count * type_size;
+    p->extent = 0;
+    if (is_root)
+        MPIR_Datatype_get_extent_macro(type, p->extent);
+    p->in_place = is_root && (gathering ? a->sendbuf : a->buf) == MPI_IN_PLACE;
+    p->stage = NULL;
+}
+
+long long MPII_Hier_rooted_plan_tree(MPII_Hier_rooted_plan * p, int linear)
+{
+    p->kind = p->prm.inter_algo == linear ? MPII_HIER_TREE_LINEAR : MPII_HIER_TREE_BINOMIAL;
+    return rooted_stage_blocks(&p->steps, p->kind);
 }
 
 /* Tree step k's pieces, blocking: the receives posted, completed before the first send */
@@ -205,19 +214,23 @@ int MPII_Hier_rooted_scatter(const MPII_Hier_steps * steps, MPII_Hier_tree_kind 
     return mpi_errno_ret;
 }
 
+/* A gather rank's own block: from its place in recvbuf at a root in place, else from
+ * sendbuf; to `at` */
+static MPII_Hier_own_copy own_block(const MPII_Hier_call * a, const MPII_Hier_rooted_plan * p,
+                                    char *at)
+{
+    if (p->in_place)
+        return (MPII_Hier_own_copy) {
+        (const char *) a->buf + a->root * a->count * p->extent, a->count, a->datatype, at};
+    return (MPII_Hier_own_copy) {
+    a->sendbuf, a->sendcount, a->sendtype, at};
+}
+
 MPII_Hier_own_copy MPII_Hier_gather_own_copy(const MPII_Hier_call * a,
                                              const MPII_Hier_rooted_plan * p)
 {
     long long my_pos = MPII_Hier_hierarchy_finest_pos(p->steps.h, a->comm->rank);
-    MPII_Hier_own_copy own = { a->sendbuf, a->sendcount, a->sendtype,
-        MPII_Hier_finest_block(p->stage, my_pos, p->block)
-    };
-    if (p->in_place) {
-        own.buf = (const char *) a->buf + a->root * a->count * p->extent;
-        own.count = a->count;
-        own.type = a->datatype;
-    }
-    return own;
+    return own_block(a, p, MPII_Hier_finest_block(p->stage, my_pos, p->block));
 }
 
 int MPII_Hier_rooted_unstage(const char *stage, MPI_Aint block, const MPII_Hier_hierarchy * h,
@@ -268,10 +281,9 @@ static int rooted_one_group(const MPII_Hier_call * a, int gathers,
     MPI_Datatype stype = a->sendtype, rtype = a->datatype;
 
     if (stage && gathers) {     /* its own block at its place; MPICH's gather in place */
-        mpi_errno = MPIR_Localcopy(p->in_place ? (char *) a->buf + root * a->count * p->extent :
-                                   a->sendbuf, p->in_place ? a->count : a->sendcount,
-                                   p->in_place ? a->datatype : a->sendtype,
-                                   stage + root * p->block, p->block, MPIR_BYTE_INTERNAL);
+        MPII_Hier_own_copy own = own_block(a, p, stage + root * p->block);
+        mpi_errno = MPIR_Localcopy(own.buf, own.count, own.type, own.at, p->block,
+                                   MPIR_BYTE_INTERNAL);
         MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
         send = MPI_IN_PLACE, recv = stage, rcount = p->block, rtype = MPIR_BYTE_INTERNAL;
     }
@@ -323,8 +335,6 @@ static int rooted_enter(const MPII_Hier_call * a, const rooted_coll * rc,
         case MPII_HIER_RUN_ONE_NODE:
             return rooted_one_group(a, rc->gathers, p, p->prm.intra_algo, coll_attr);
         case MPII_HIER_RUN_STEPS:
-            p->kind = p->prm.inter_algo == rc->linear ? MPII_HIER_TREE_LINEAR :
-                MPII_HIER_TREE_BINOMIAL;
             *on_steps = 1;
             return MPII_Hier_steps_get(a->comm, hier, a->root, &p->steps);
         default:
@@ -362,13 +372,10 @@ int MPII_Hier_rooted_run(int gathers, const void *sendbuf, MPI_Aint sendcount,
     MPII_Hier_rooted_plan p;
 
     MPIR_FUNC_ENTER;
-    p.in_place = comm->rank == root && (gathers ? sendbuf : recvbuf) == MPI_IN_PLACE;
-    p.block = MPII_Hier_rooted_block(comm->rank, root, sendcount, sendtype, recvcount, recvtype,
-                                     gathers, &p.extent);
-    p.stage = NULL;
+    MPII_Hier_rooted_prepare(&call, gathers, &p);
     mpi_errno = rooted_enter(&call, rc, coll_attr, &p, &on_steps);
     if (!mpi_errno && on_steps) {
-        long long nblocks = MPII_Hier_rooted_stage_blocks(&p.steps, p.kind);
+        long long nblocks = MPII_Hier_rooted_plan_tree(&p, rc->linear);
         if (nblocks > 0)
             p.stage = MPL_malloc(nblocks * p.block, MPL_MEM_COLL);
         if (nblocks < 0 || (nblocks > 0 && !p.stage))

@@ -218,7 +218,7 @@ typedef struct {
     MPII_Hier_params cvars;
     int n_inter_algos;
     int linear;                 /* the inter_algo item that names the linear tree */
-    int gathers;                /* 1: gather, 0: scatter (MPII_Hier_rooted_block) */
+    int gathers;                /* 1: gather, 0: scatter (MPII_Hier_rooted_prepare) */
     rooted_tree_fn flat;        /* MPICH's tree schedule, where the plugin has no steps */
 } rooted_coll;
 typedef struct {
@@ -232,13 +232,10 @@ static int sched_rooted_begin(const MPII_Hier_call * a, const rooted_coll * rc,
                               MPIR_TSP_sched_t sched, rooted_state * s, int *on_steps)
 {
     MPII_Hier_comm *hier;
-    int rank = a->comm->rank, mpi_errno;
+    int mpi_errno;
 
     *on_steps = 0;
-    s->p.stage = NULL;
-    s->p.in_place = rank == a->root && (rc->gathers ? a->sendbuf : a->buf) == MPI_IN_PLACE;
-    s->p.block = MPII_Hier_rooted_block(rank, a->root, a->sendcount, a->sendtype, a->count,
-                                        a->datatype, rc->gathers, &s->p.extent);
+    MPII_Hier_rooted_prepare(a, rc->gathers, &s->p);
     if (a->comm->local_size == 1 || s->p.block == 0)
         return sched_own_copy(a, s->p.block > 0 && !s->p.in_place, sched);
     mpi_errno = sched_begin(a, &rc->cvars, rc->n_inter_algos, a->root, &s->p.prm, &hier,
@@ -247,9 +244,7 @@ static int sched_rooted_begin(const MPII_Hier_call * a, const rooted_coll * rc,
         return mpi_errno ? mpi_errno : rc->flat(a->sendbuf, a->sendcount, a->sendtype, a->buf,
                                                 a->count, a->datatype, a->root, a->comm, 2,
                                                 sched);
-    s->p.kind = s->p.prm.inter_algo == rc->linear ? MPII_HIER_TREE_LINEAR :
-        MPII_HIER_TREE_BINOMIAL;
-    long long nblocks = MPII_Hier_rooted_stage_blocks(&s->p.steps, s->p.kind);
+    long long nblocks = MPII_Hier_rooted_plan_tree(&s->p, rc->linear);
     if (nblocks > 0)
         s->p.stage = MPIR_TSP_sched_malloc(nblocks * s->p.block, sched);
     if (nblocks < 0 || (nblocks > 0 && !s->p.stage))
