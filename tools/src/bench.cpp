@@ -17,6 +17,7 @@
 #include "hiertune/report/compare.hpp"
 #include "hiertune/common/topology.hpp"
 #include "hiertune/common/usage_error.hpp"
+#include "hiertune/tree/collective.hpp"
 #include "mpi_cvars.hpp"
 #include "mpi_job.hpp"
 #include "payload.hpp"
@@ -239,7 +240,7 @@ ReportColumns report_columns(const std::vector<std::vector<std::size_t>>& groups
     for (const std::vector<std::size_t>& group : groups) columns.ratio_to_first |= group.size() > 1;
     if (facts.job.nodes >= 2)
         for (const Configuration& configuration : plan.configurations)
-            columns.link_bound |= options.link_rate && blocking_form(configuration.collective) != "barrier";
+            columns.link_bound |= options.link_rate && !grammar::is_kind(configuration.collective, grammar::Collective::barrier);
     return columns;
 }
 

@@ -16,12 +16,13 @@
 
 #include "hiertune/report/bench_output.hpp"
 #include "hiertune/common/stats.hpp"
+#include "hiertune/tree/collective.hpp"
 #include "hiertune/tune/sweep.hpp"
 
 namespace hiertune {
 
 struct BenchOptions {
-    std::vector<std::string> collectives{"bcast"};  // supported_collectives() (sweep.hpp)
+    std::vector<std::string> collectives{to_string(grammar::Collective::bcast)};  // supported_collectives() (sweep.hpp)
     std::vector<AlgorithmSpec> algorithms;  // empty: MPICH's default selection
     std::vector<ParamSpec> params;          // for every algorithm
     std::vector<std::uint64_t> sizes;

@@ -8,6 +8,7 @@
 #include "bench.hpp"
 #include "command.hpp"
 #include "command_options.hpp"
+#include "hiertune/tree/collective.hpp"
 
 namespace hiertune {
 
@@ -24,7 +25,7 @@ public:
 
 private:
     CLI::App* command_ = nullptr;
-    std::vector<std::string> collectives_{"bcast"};
+    std::vector<std::string> collectives_{to_string(grammar::Collective::bcast)};
     std::vector<std::string> algorithms_;
     std::vector<std::string> params_;
     std::string size_range_;

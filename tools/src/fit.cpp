@@ -12,6 +12,7 @@
 
 #include "hiertune/models/analytic_catalog.hpp"
 #include "hiertune/report/bench_output.hpp"
+#include "hiertune/tree/collective.hpp"
 #include "hiertune/tune/sweep.hpp"
 #include "mpi_cvars.hpp"
 #include "mpi_job.hpp"
@@ -100,7 +101,7 @@ Summary measure_eager(std::vector<unsigned char>& buffer, std::uint64_t bytes, c
 int run_once(const std::string& collective, std::vector<unsigned char>& send, std::vector<unsigned char>& recv,
              std::uint64_t bytes, MPI_Comm comm) {
     const int count = static_cast<int>(bytes);
-    if (collective == "bcast") return MPI_Bcast(send.data(), count, MPI_BYTE, 0, comm);
+    if (collective == grammar::Collective::bcast) return MPI_Bcast(send.data(), count, MPI_BYTE, 0, comm);
     return MPI_Reduce(send.data(), recv.data(), count, MPI_UNSIGNED_CHAR, MPI_SUM, 0, comm);
 }
 

@@ -10,6 +10,7 @@
 
 #include "command.hpp"
 #include "command_options.hpp"
+#include "hiertune/tree/collective.hpp"
 #include "hiertune/tune/learn_run.hpp"
 #include "hiertune/tune/sweep.hpp"
 #include "launch_options.hpp"
@@ -38,7 +39,7 @@ private:
 
     std::string hiertune_;
     CLI::App* command_ = nullptr;
-    std::vector<std::string> collectives_{"bcast"};
+    std::vector<std::string> collectives_{to_string(grammar::Collective::bcast)};
     std::vector<int> nodes_;
     std::vector<int> ppn_{1};
     std::string size_range_ = "1K:1M";

@@ -27,6 +27,7 @@
 #include "hiertune/report/overlap_report.hpp"
 #include "hiertune/common/stats.hpp"
 #include "hiertune/common/usage_error.hpp"
+#include "hiertune/tree/collective.hpp"
 #include "mpi_cvars.hpp"
 #include "mpi_job.hpp"
 #include "tune_command.hpp"
@@ -92,16 +93,18 @@ public:
 private:
     void start_collective(const std::string& operation, std::size_t bytes, MPI_Comm comm, MPI_Request* request) {
         const int count = static_cast<int>(bytes);
-        if (operation == "ibcast") {
-            MPI_Ibcast(send_.data(), count, MPI_BYTE, 0, comm, request);
-        } else if (operation == "ireduce") {
-            MPI_Ireduce(send_.data(), recv_.data(), count, MPI_UNSIGNED_CHAR, MPI_SUM, 0, comm, request);
-        } else if (operation == "iallreduce") {
-            MPI_Iallreduce(send_.data(), recv_.data(), count, MPI_UNSIGNED_CHAR, MPI_SUM, comm, request);
-        } else if (operation == "iallgather") {
-            MPI_Iallgather(send_.data(), count, MPI_BYTE, recv_.data(), count, MPI_BYTE, comm, request);
-        } else {
-            throw std::logic_error("overlap: no MPI call for '" + operation + "'");
+        switch (grammar::Collective::parse(operation).kind()) {
+            case grammar::Collective::bcast: MPI_Ibcast(send_.data(), count, MPI_BYTE, 0, comm, request); return;
+            case grammar::Collective::reduce:
+                MPI_Ireduce(send_.data(), recv_.data(), count, MPI_UNSIGNED_CHAR, MPI_SUM, 0, comm, request);
+                return;
+            case grammar::Collective::allreduce:
+                MPI_Iallreduce(send_.data(), recv_.data(), count, MPI_UNSIGNED_CHAR, MPI_SUM, comm, request);
+                return;
+            case grammar::Collective::allgather:
+                MPI_Iallgather(send_.data(), count, MPI_BYTE, recv_.data(), count, MPI_BYTE, comm, request);
+                return;
+            default: throw std::logic_error("overlap: no MPI call for '" + operation + "'");
         }
     }
 

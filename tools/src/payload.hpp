@@ -14,6 +14,7 @@
 #include <mpi.h>
 
 #include "hiertune/db/measure_db.hpp"
+#include "hiertune/tree/collective.hpp"
 #include "hiertune/tune/sweep.hpp"
 
 namespace hiertune {
@@ -23,27 +24,16 @@ namespace hiertune {
 // MPI_BYTE; root 0.  `bytes` is the message of bcast, reduce and allreduce, and
 // each rank's block of allgather, gather and scatter, whose root (allgather:
 // every rank) holds one block per rank; barrier moves nothing.  A non-blocking
-// form (ibcast, ...) has its blocking form's buffers and data (blocking_form).
-// Every point resolves its collective's name to a Call once (call_of).
+// form (ibcast, ...) has its blocking form's buffers and data.  Every point resolves
+// its collective's name to a Call once (call_of).
 class Payload {
 public:
-    // A collective's call, resolved from its name once per point (not in the timed window).
-    enum class Op { bcast, reduce, allreduce, allgather, gather, scatter, barrier };
-    struct Call {
-        Op op;
-        bool nonblocking;  // started and waited for at once
-    };
+    // A collective's call, resolved from its name once per point (not in the timed
+    // window): its kind, and whether it is started and waited for at once.
+    using Call = grammar::Collective;
+    using Op = grammar::Collective::Kind;
     // Throws std::logic_error for a name that is not one of supported_collectives().
-    static Call call_of(const std::string& name) {
-        static const std::pair<const char*, Op> ops[] = {
-            {"bcast", Op::bcast},   {"reduce", Op::reduce},   {"allreduce", Op::allreduce},
-            {"allgather", Op::allgather}, {"gather", Op::gather}, {"scatter", Op::scatter},
-            {"barrier", Op::barrier}};
-        const std::string blocking = blocking_form(name);
-        for (const auto& [op_name, op] : ops)
-            if (blocking == op_name) return Call{op, blocking != name};
-        throw std::logic_error("bench: no MPI call for collective '" + name + "'");
-    }
+    static Call call_of(const std::string& name) { return grammar::Collective::parse(name); }
 
     // Buffers large enough for every point of `points` (those to measure),
     // allocated once, before any timing: the comm-size blocks only where a
@@ -51,7 +41,7 @@ public:
     Payload(const std::vector<PointKey>& points, int rank, int size) : rank_(rank), size_(size) {
         std::size_t send = 1, recv = 1;  // never empty, so data() is a buffer even at size 0
         for (const PointKey& key : points) {
-            const Extent extent = buffer_extent(call_of(key.collective).op, static_cast<std::size_t>(key.msg_bytes));
+            const Extent extent = buffer_extent(call_of(key.collective).kind(), static_cast<std::size_t>(key.msg_bytes));
             send = std::max(send, extent.send);
             recv = std::max(recv, extent.recv);
         }
@@ -68,7 +58,7 @@ public:
     // nothing, or moves stale or misplaced data, fails check(): senders hold
     // this repetition's values, receivers their complement.
     void prepare(Call call, std::size_t bytes, std::size_t rep) {
-        const Op op = call.op;
+        const Op op = call.kind();
         if (op == Op::bcast) {
             for (std::size_t i = 0; i < bytes; ++i)
                 send_[i] = rank_ == 0 ? expected_bcast(i, rep) : static_cast<unsigned char>(~expected_bcast(i, rep));
@@ -96,7 +86,7 @@ public:
 
     // True if this rank holds the right result of repetition `rep`.
     bool check(Call call, std::size_t bytes, std::size_t rep) const {
-        const Op op = call.op;
+        const Op op = call.kind();
         if (op == Op::bcast) {
             for (std::size_t i = 0; i < bytes; ++i)
                 if (send_[i] != expected_bcast(i, rep)) return false;
@@ -119,9 +109,9 @@ public:
 
     // A non-blocking collective is started and waited for at once.
     int run(Call call, std::size_t bytes, MPI_Comm comm) {
-        if (!call.nonblocking) return run_blocking(call.op, bytes, comm);
+        if (!call.nonblocking()) return run_blocking(call.kind(), bytes, comm);
         MPI_Request request = MPI_REQUEST_NULL;
-        const int rc = start(call.op, bytes, comm, &request);
+        const int rc = start(call.kind(), bytes, comm, &request);
         return rc != MPI_SUCCESS ? rc : MPI_Wait(&request, MPI_STATUS_IGNORE);
     }
 

@@ -14,6 +14,7 @@
 
 #include "hiertune/models/han_model.hpp"
 #include "hiertune/common/stats.hpp"
+#include "hiertune/tree/collective.hpp"
 #include "hiertune/tune/task_bench.hpp"
 #include "hiertune/common/usage_error.hpp"
 #include "mpi_cvars.hpp"
@@ -215,10 +216,10 @@ void add_collective(const TasksOptions& options, const std::string& collective, 
         for (const auto& [name, value] : submodule_cvars(collective, config)) plan.cvar_names.insert(name);
         check_launch_cvars(collective, config);
         for (std::uint64_t fs : options.segsizes) plan.groups.push_back(Group{collective, config, fs, false});
-        if (collective == "allgather")
+        if (collective == grammar::Collective::allgather)
             for (std::uint64_t m : options.gather_sizes) plan.groups.push_back(Group{collective, config, m, true});
     }
-    if (collective == "allgather" && options.gather_sizes.empty())
+    if (collective == grammar::Collective::allgather && options.gather_sizes.empty())
         throw UsageError("allgather: no --sizes (the bytes per rank its node gather sg is timed at)");
 }
 

@@ -7,11 +7,12 @@
 #include <vector>
 
 #include "hiertune/db/measure_db.hpp"
+#include "hiertune/tree/collective.hpp"
 
 namespace hiertune {
 
 struct TasksOptions {
-    std::vector<std::string> collectives{"bcast"};  // of model_collectives()
+    std::vector<std::string> collectives{to_string(grammar::Collective::bcast)};  // of model_collectives()
     std::vector<Params> configs{Params{}};          // hier parameters without segsize
     std::vector<std::uint64_t> segsizes;            // > 0
     std::uint64_t steady_segments = 8;              // K of the steady run (at most)

@@ -8,6 +8,7 @@
 
 #include "command.hpp"
 #include "tasks.hpp"
+#include "hiertune/tree/collective.hpp"
 
 namespace hiertune {
 
@@ -23,7 +24,7 @@ public:
     TasksOptions options() const;
 
 private:
-    std::vector<std::string> collectives_{"bcast"};
+    std::vector<std::string> collectives_{to_string(grammar::Collective::bcast)};
     std::string configs_;
     std::vector<std::string> segsizes_;
     std::uint64_t steady_ = 8;

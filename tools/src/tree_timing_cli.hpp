@@ -8,6 +8,7 @@
 
 #include "command.hpp"
 #include "command_options.hpp"
+#include "hiertune/tree/collective.hpp"
 #include "hiertune/tune/tune_steps.hpp"
 #include "launch_options.hpp"
 
@@ -27,7 +28,7 @@ private:
     std::string hiertune_;
     CLI::App* command_ = nullptr;
     std::string tree_path_;
-    JobShapeArgs shape_{0, 0, {"bcast", "allreduce"}, "", {}};
+    JobShapeArgs shape_{0, 0, {to_string(grammar::Collective::bcast), to_string(grammar::Collective::allreduce)}, "", {}};
     LaunchArgs launch_;
     int rounds_ = 3;
     double tolerance_percent_ = 5;

@@ -8,6 +8,7 @@
 
 #include <mpi.h>
 
+#include "hiertune/tree/collective.hpp"
 #include "hiertune/tree/grammar.hpp"
 #include "mpi_job.hpp"
 #include "payload.hpp"
@@ -115,7 +116,7 @@ Verdict judge(const VerifyCase& c, const CaseCounts& n) {
         const bool ran = n.min_calls == 1 && n.max_calls == 1;
         // allgather counts the pieces a leader receives: the other ranks add none; 0: not checked
         const bool segs = c.segments == 0 ||
-                          (c.collective == "allgather"
+                          (c.collective == grammar::Collective::allgather
                                ? n.max_segments == static_cast<long long>(c.segments)
                                : n.min_segments == static_cast<long long>(c.segments) && n.max_segments == n.min_segments);
         return {!n.data_failed && ran && segs,

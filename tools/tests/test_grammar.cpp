@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "hiertune/tree/collective.hpp"
 #include "hiertune/tree/csel_tree.hpp"
 #include "hiertune/tree/grammar.hpp"
 #include "mpich_trees.hpp"
@@ -74,6 +75,43 @@ TEST(Grammar, NonBlockingFormsAreSchedulesWithoutParameters) {
     EXPECT_EQ(hier_algorithm("bcast"), find("bcast", "hier"));
     EXPECT_TRUE(hier_algorithm("bcast")->blocking.empty());
     EXPECT_EQ(hier_algorithm("alltoall"), nullptr);
+}
+
+TEST(Grammar, CollectivesAreATypeOfTheGrammarsNames) {
+    // every collective of the grammar and its non-blocking schedule form, in its order
+    const std::vector<std::string>& names = grammar::collectives();
+    ASSERT_EQ(names.size(), grammar::nonblocking_collectives().size());
+    for (std::size_t k = 0; k < names.size(); ++k) {
+        const grammar::Collective blocking = grammar::Collective::parse(names[k]);
+        const grammar::Collective nonblocking = grammar::Collective::parse(grammar::nonblocking_collectives()[k]);
+        EXPECT_EQ(static_cast<std::size_t>(blocking.kind()), k);
+        EXPECT_EQ(blocking.name(), names[k]);
+        EXPECT_FALSE(blocking.nonblocking());
+        EXPECT_TRUE(nonblocking.nonblocking());
+        EXPECT_EQ(nonblocking.kind(), blocking.kind());
+        EXPECT_EQ(nonblocking.blocking(), blocking);
+        EXPECT_NE(nonblocking, blocking);
+        EXPECT_TRUE(grammar::is_kind(nonblocking.name(), blocking.kind()));
+    }
+    EXPECT_EQ(grammar::Collective::parse("ibcast"), grammar::Collective(grammar::Collective::bcast, true));
+    EXPECT_EQ(grammar::Collective(grammar::Collective::allreduce).mpi_function(), "MPI_Allreduce");
+    EXPECT_EQ(grammar::Collective(grammar::Collective::allgather, true).mpi_function(), "MPI_Iallgather");
+    // a name held as text is the collective when it is its exact name
+    EXPECT_TRUE(std::string("ibarrier") == grammar::Collective(grammar::Collective::barrier, true));
+    EXPECT_TRUE(std::string("ibarrier") != grammar::Collective::barrier);
+    EXPECT_TRUE(grammar::is_kind("ibarrier", grammar::Collective::barrier));
+    EXPECT_FALSE(grammar::is_kind("isend", grammar::Collective::barrier));
+    // no collective of the plugin: MPICH's others, MPI's prefix alone, a name with more
+    for (const char* other : {"alltoall", "ialltoall", "i", "", "bcastx", "ii" "bcast", "Bcast"})
+        EXPECT_FALSE(grammar::Collective::find(other)) << other;
+    try {
+        grammar::Collective::parse("alltoall");
+        ADD_FAILURE() << "parse took alltoall";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("'alltoall' is not a collective of the plugin (bcast, reduce"),
+                  std::string::npos)
+            << e.what();
+    }
 }
 
 TEST(Grammar, ListedCollectivesTakeOnlyTheirOwnInterNodeList) {

@@ -7,6 +7,7 @@
 
 #include "hiertune/common/text.hpp"
 #include "hiertune/models/analytic_model.hpp"
+#include "hiertune/tree/collective.hpp"
 #include "hiertune/tree/grammar.hpp"
 
 namespace hiertune::analytic {
@@ -31,8 +32,8 @@ const std::map<std::string, MPII_Hier_tree_kind>& seg_trees() {
 
 const std::map<std::string, std::vector<std::string>>& mpich_algorithms() {
     static const std::map<std::string, std::vector<std::string>> algorithms{
-        {"bcast", {"binomial", "scatter_recursive_doubling_allgather", "scatter_ring_allgather"}},
-        {"reduce", {"binomial", "reduce_scatter_gather"}},
+        {to_string(grammar::Collective::bcast), {"binomial", "scatter_recursive_doubling_allgather", "scatter_ring_allgather"}},
+        {to_string(grammar::Collective::reduce), {"binomial", "reduce_scatter_gather"}},
     };
     return algorithms;
 }
@@ -119,7 +120,7 @@ Cost algorithm_cost(const Configuration& c, int size, std::uint64_t msg_bytes, c
         throw std::invalid_argument("no analytic model of " + c.collective + " " + c.algorithm + " with these parameters");
     if (size < 1) throw std::invalid_argument("analytic model: need a rank");
     if (size == 1 || msg_bytes == 0) return Cost{};
-    const bool bcast = c.collective == "bcast";
+    const bool bcast = c.collective == grammar::Collective::bcast;
     if (is_mpich(c)) {
         if (bcast && c.algorithm == "binomial") return mpich_binomial_bcast_cost(size, msg_bytes);
         if (bcast && c.algorithm == "scatter_ring_allgather")

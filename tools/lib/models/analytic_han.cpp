@@ -5,6 +5,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "hiertune/tree/collective.hpp"
 #include "hiertune/tree/grammar.hpp"
 
 namespace hiertune::analytic {
@@ -101,8 +102,8 @@ std::vector<han::Candidate> seg_inter_candidates(han::Collective collective, con
     for (const Params& target : targets) {
         if (!is_seg_inter(target)) continue;
         const std::string algo = target.at("inter_algo");
-        const FittedModel* bcast = bcasts ? model_of(models, "bcast", algo) : nullptr;
-        const FittedModel* reduce = reduces ? model_of(models, "reduce", algo) : nullptr;
+        const FittedModel* bcast = bcasts ? model_of(models, to_string(grammar::Collective::bcast), algo) : nullptr;
+        const FittedModel* reduce = reduces ? model_of(models, to_string(grammar::Collective::reduce), algo) : nullptr;
         if ((bcasts && !bcast) || (reduces && !reduce)) continue;
         const std::uint64_t chunk = std::stoull(value_of(target, "inter_chunk", "0"));
         const std::string fanout = algo == "seg_chain" ? value_of(target, "inter_k", "2") : "";

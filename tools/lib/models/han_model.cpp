@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "hiertune/common/text.hpp"
+#include "hiertune/tree/collective.hpp"
 #include "hiertune/tree/grammar.hpp"
 
 namespace hiertune::han {
@@ -103,10 +104,10 @@ std::string steady_task(Decomposition form) {
 
 std::string to_string(Collective collective) {
     switch (collective) {
-        case Collective::bcast: return "bcast";
-        case Collective::reduce: return "reduce";
-        case Collective::allreduce: return "allreduce";
-        case Collective::allgather: return "allgather";
+        case Collective::bcast: return to_string(grammar::Collective::bcast);
+        case Collective::reduce: return to_string(grammar::Collective::reduce);
+        case Collective::allreduce: return to_string(grammar::Collective::allreduce);
+        case Collective::allgather: return to_string(grammar::Collective::allgather);
     }
     throw std::invalid_argument("unknown collective");
 }

@@ -1,11 +1,14 @@
 #include "hiertune/models/overlap.hpp"
 
 #include "hiertune/common/stats.hpp"
+#include "hiertune/tree/collective.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <iterator>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 namespace hiertune {
@@ -47,15 +50,28 @@ OverlapSummary summarize_overlap(const std::vector<OverlapCell>& cells) {
     return summary;
 }
 
+namespace {
+
+// The collectives whose non-blocking forms overlap times beside isend/irecv.
+constexpr grammar::Collective::Kind kCollectiveKinds[] = {grammar::Collective::bcast, grammar::Collective::reduce,
+                                                          grammar::Collective::allreduce,
+                                                          grammar::Collective::allgather};
+
+}  // namespace
+
 const std::vector<std::string>& overlap_operations() {
-    static const std::vector<std::string> names{"isend",  "irecv",      "both",      "ibcast",
-                                                "ireduce", "iallreduce", "iallgather"};
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> all{"isend", "irecv", "both"};
+        for (grammar::Collective::Kind kind : kCollectiveKinds) all.push_back(grammar::Collective(kind, true).name());
+        return all;
+    }();
     return names;
 }
 
 bool is_collective_operation(std::string_view operation) {
-    return operation == "ibcast" || operation == "ireduce" || operation == "iallreduce" ||
-           operation == "iallgather";
+    const std::optional<grammar::Collective> found = grammar::Collective::find(operation);
+    return found && found->nonblocking() &&
+           std::find(std::begin(kCollectiveKinds), std::end(kCollectiveKinds), found->kind()) != std::end(kCollectiveKinds);
 }
 
 std::string to_string(OverlapVerdict verdict) {

@@ -1,5 +1,6 @@
 #include "hiertune/report/bench_output.hpp"
 #include "hiertune/common/text.hpp"
+#include "hiertune/tree/collective.hpp"
 
 #include <cstdio>
 #include <sstream>
@@ -66,46 +67,31 @@ bool same_configuration(const PointKey& a, const PointKey& b) {
     return a.collective == b.collective && a.algorithm == b.algorithm && a.params == b.params;
 }
 
-// A collective's MPI function and its test's name in OSU's titles
-// ("Broadcast" for osu_bcast).
-struct CollectiveNames {
-    const char* collective;
-    const char* function;
-    const char* osu_test;
-};
-constexpr CollectiveNames kCollectiveNames[] = {
-    {"bcast", "MPI_Bcast", "Broadcast"},
-    {"reduce", "MPI_Reduce", "Reduce"},
-    {"allreduce", "MPI_Allreduce", "Allreduce"},
-    {"allgather", "MPI_Allgather", "Allgather"},
-    {"gather", "MPI_Gather", "Gather"},
-    {"scatter", "MPI_Scatter", "Scatter"},
-    {"barrier", "MPI_Barrier", "Barrier"},
-    {"ibcast", "MPI_Ibcast", "Non-blocking Broadcast"},
-    {"ireduce", "MPI_Ireduce", "Non-blocking Reduce"},
-    {"iallreduce", "MPI_Iallreduce", "Non-blocking Allreduce"},
-    {"iallgather", "MPI_Iallgather", "Non-blocking Allgather"},
-    {"igather", "MPI_Igather", "Non-blocking Gather"},
-    {"iscatter", "MPI_Iscatter", "Non-blocking Scatter"},
-    {"ibarrier", "MPI_Ibarrier", "Non-blocking Barrier"},
-};
-
-const CollectiveNames* names_of(const std::string& collective) {
-    for (const CollectiveNames& names : kCollectiveNames)
-        if (collective == names.collective) return &names;
-    return nullptr;
+// The test's name in OSU's titles ("Broadcast" for osu_bcast), by kind.
+std::string osu_test(grammar::Collective collective) {
+    std::string test;
+    switch (collective.kind()) {
+        case grammar::Collective::bcast: test = "Broadcast"; break;
+        case grammar::Collective::reduce: test = "Reduce"; break;
+        case grammar::Collective::allreduce: test = "Allreduce"; break;
+        case grammar::Collective::allgather: test = "Allgather"; break;
+        case grammar::Collective::gather: test = "Gather"; break;
+        case grammar::Collective::scatter: test = "Scatter"; break;
+        case grammar::Collective::barrier: test = "Barrier"; break;
+    }
+    return collective.nonblocking() ? "Non-blocking " + test : test;
 }
 
 }  // namespace
 
 std::string mpi_function_name(const std::string& collective) {
-    const CollectiveNames* names = names_of(collective);
-    return names ? names->function : collective;
+    const std::optional<grammar::Collective> found = grammar::Collective::find(collective);
+    return found ? found->mpi_function() : collective;
 }
 
 std::string osu_title(const std::string& collective) {
-    const CollectiveNames* names = names_of(collective);
-    return "# OSU MPI " + (names ? std::string(names->osu_test) : collective) + " Latency Test (hiertune bench)";
+    const std::optional<grammar::Collective> found = grammar::Collective::find(collective);
+    return "# OSU MPI " + (found ? osu_test(*found) : collective) + " Latency Test (hiertune bench)";
 }
 
 std::string describe_job(const JobDescription& job) {

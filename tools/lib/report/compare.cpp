@@ -2,22 +2,28 @@
 
 #include <stdexcept>
 
+#include "hiertune/tree/collective.hpp"
 #include "hiertune/tune/sweep.hpp"
 
 namespace hiertune {
 
 double busiest_link_bytes(const std::string& name, std::uint64_t bytes, int nodes, int ppn) {
     if (nodes < 2) return 0;
-    const std::string collective = blocking_form(name);
+    const std::optional<grammar::Collective> collective = grammar::Collective::find(name);
+    if (!collective) throw std::invalid_argument("no link bound for collective '" + name + "'");
     const double message = static_cast<double>(bytes);
-    if (collective == "bcast" || collective == "reduce") return message;
-    if (collective == "allreduce") return 2.0 * (nodes - 1) / nodes * message;
-    // every other node's blocks into each node (allgather), into the root's (gather),
-    // out of the root's (scatter)
-    if (collective == "allgather" || collective == "gather" || collective == "scatter")
-        return static_cast<double>(nodes - 1) * ppn * message;
-    if (collective == "barrier") return 0;
-    throw std::invalid_argument("no link bound for collective '" + collective + "'");
+    switch (collective->kind()) {
+        case grammar::Collective::bcast:
+        case grammar::Collective::reduce: return message;
+        case grammar::Collective::allreduce: return 2.0 * (nodes - 1) / nodes * message;
+        // every other node's blocks into each node (allgather), into the root's (gather),
+        // out of the root's (scatter)
+        case grammar::Collective::allgather:
+        case grammar::Collective::gather:
+        case grammar::Collective::scatter: return static_cast<double>(nodes - 1) * ppn * message;
+        case grammar::Collective::barrier: return 0;
+    }
+    throw std::logic_error("busiest_link_bytes: a collective without a case");
 }
 
 std::optional<double> link_bound_seconds(const std::string& collective, std::uint64_t bytes, int nodes,

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <variant>
 
+#include "hiertune/tree/collective.hpp"
 #include "hiertune/tree/grammar.hpp"
 
 namespace hiertune::csel {
@@ -609,7 +610,8 @@ std::vector<std::uint64_t> table_message_sizes(const Json& tree, const std::stri
 std::vector<TableRow> selection_table(const Json& tree, const TableOptions& options) {
     check_options(options);
     std::vector<std::string> collectives = options.collectives;
-    if (collectives.empty()) collectives = {"bcast", "reduce", "allreduce"};
+    if (collectives.empty())
+        collectives = {to_string(grammar::Collective::bcast), to_string(grammar::Collective::reduce), to_string(grammar::Collective::allreduce)};
     std::vector<TableRow> rows;
     for (const std::string& collective : collectives) {
         CallPoint point;

@@ -2,6 +2,7 @@
 
 #include "hier_grammar.h"
 
+#include "hiertune/tree/collective.hpp"
 #include "hiertune/tree/grammar.hpp"
 
 #include <algorithm>
@@ -49,7 +50,7 @@ std::optional<SizeKey> message_size_key(const std::string& collective) {
     // the comm size, the type's size dropped) and reads the root's count that
     // MPI_IN_PLACE makes insignificant; barrier has no size.
     if (grammar::mpich_defines("avg_msg_size", collective)) return SizeKey{"avg_msg_size", false};
-    if (collective == "allgather") return SizeKey{"total_msg_size", true};
+    if (collective == grammar::Collective::allgather) return SizeKey{"total_msg_size", true};
     return std::nullopt;
 }
 

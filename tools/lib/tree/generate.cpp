@@ -16,6 +16,7 @@
 #include "hiertune/common/sizes.hpp"
 #include "hiertune/common/text.hpp"
 #include "hiertune/common/usage_error.hpp"
+#include "hiertune/tree/collective.hpp"
 
 namespace hiertune {
 
@@ -195,8 +196,8 @@ bool tree_can_run(const PointKey& key, int comm_size, int ppn) {
     // count >= comm_ptr->coll.pof2 (count = bytes of MPI_UNSIGNED_CHAR)
     std::uint64_t pof2 = 1;
     while (pof2 * 2 <= static_cast<std::uint64_t>(comm_size)) pof2 *= 2;
-    if (((key.collective == "reduce" && key.algorithm == "reduce_scatter_gather") ||
-         (key.collective == "allreduce" && key.algorithm == "reduce_scatter_allgather")) &&
+    if (((key.collective == grammar::Collective::reduce && key.algorithm == "reduce_scatter_gather") ||
+         (key.collective == grammar::Collective::allreduce && key.algorithm == "reduce_scatter_allgather")) &&
         key.msg_bytes < pof2)
         return false;
     return true;
@@ -242,7 +243,7 @@ std::vector<han::Candidate> candidates_from_tasks(const std::vector<StoredTask>&
     std::map<std::pair<std::string, std::uint64_t>, han::Candidate> by_key;
     // allgather's sg per config text, by bytes per rank (its key's seg_bytes)
     std::map<std::string, std::map<std::uint64_t, std::vector<double>>> gathers;
-    const bool allgather = collective == "allgather";
+    const bool allgather = collective == grammar::Collective::allgather;
     for (const StoredTask& task : tasks) {
         if (task.key.collective != collective) continue;
         std::vector<double> per_leader;

@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "hiertune/common/cluster_env.hpp"
+#include "hiertune/tree/collective.hpp"
 #include "hiertune/tree/generate.hpp"
 #include "hiertune/common/sizes.hpp"
 #include "hiertune/common/text.hpp"
@@ -33,7 +34,8 @@ void check_list(const std::vector<T>& values, const std::string& option, const s
 }  // namespace
 
 const std::vector<std::string>& learned_collectives() {
-    static const std::vector<std::string> names{"bcast", "reduce", "allreduce"};
+    static const std::vector<std::string> names{to_string(grammar::Collective::bcast), to_string(grammar::Collective::reduce),
+                                                to_string(grammar::Collective::allreduce)};
     return names;
 }
 

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "hiertune/common/text.hpp"
+#include "hiertune/tree/collective.hpp"
 #include "hiertune/tree/grammar.hpp"
 #include "hiertune/common/usage_error.hpp"
 extern "C" {
@@ -174,11 +175,6 @@ const std::vector<std::string>& supported_collectives() {
     return names;
 }
 
-std::string blocking_form(const std::string& collective) {
-    const grammar::Algorithm* schedule = grammar::hier_algorithm(collective);
-    return schedule && !schedule->blocking.empty() ? schedule->blocking : collective;
-}
-
 std::string collective_list() { return name_list(supported_collectives()); }
 
 std::string name_list(const std::vector<std::string>& names) { return spoken(names, "or"); }
@@ -244,7 +240,7 @@ std::vector<PointKey> plan_points(const std::vector<Configuration>& configuratio
     std::set<PointKey> seen;
     for (const Configuration& configuration : configurations)
         for (std::uint64_t size : sizes) {
-            if (blocking_form(configuration.collective) == "barrier" && size != 0)
+            if (grammar::is_kind(configuration.collective, grammar::Collective::barrier) && size != 0)
                 throw UsageError(configuration.collective + " takes no message size: use --sizes 0 (got " + std::to_string(size) +
                                  "; time the sized collectives in another run)");
             PointKey key{configuration.collective, size, configuration.algorithm, configuration.params};

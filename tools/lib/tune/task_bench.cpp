@@ -5,6 +5,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "hiertune/tree/collective.hpp"
 #include "hiertune/tree/grammar.hpp"
 #include "hiertune/common/usage_error.hpp"
 
@@ -77,7 +78,7 @@ namespace {
 // to it, so it runs its ring there, named so that the tree does not depend on
 // MPIR_CVAR_ALLGATHER_HIER_INTER_ALGORITHM.
 Params allgather_share(const Params& config) {
-    const grammar::Algorithm* hier = grammar::find("allgather", "hier");
+    const grammar::Algorithm* hier = grammar::find(to_string(grammar::Collective::allgather), "hier");
     Params shared{{"inter_algo", han::kRingInterAlgo}};
     for (const auto& [name, value] : config)
         if (hier && hier->param(name) && grammar::valid(*hier, name, value)) shared[name] = value;
@@ -184,13 +185,13 @@ std::map<std::string, double> tasks_of_allgather_run(std::uint64_t pieces_per_bl
 std::vector<TaskKey> task_keys(const std::string& collective, const Params& config, std::uint64_t segsize) {
     std::vector<TaskKey> keys;
     for (const std::string& task : han::task_names(han::decomposition(han::parse_collective(collective), config)))
-        if (task != han::kGatherTask || collective != "allgather") keys.push_back(TaskKey{collective, task, config, segsize});
+        if (task != han::kGatherTask || collective != grammar::Collective::allgather) keys.push_back(TaskKey{collective, task, config, segsize});
     return keys;
 }
 
 TaskKey gather_task_key(const Params& config, std::uint64_t msg_bytes) {
     han::decomposition(han::Collective::allgather, config);  // throws where it does not apply
-    return TaskKey{"allgather", han::kGatherTask, config, msg_bytes};
+    return TaskKey{to_string(grammar::Collective::allgather), han::kGatherTask, config, msg_bytes};
 }
 
 std::vector<std::pair<std::string, std::string>> submodule_cvars(const std::string& collective, const Params& config) {
@@ -207,7 +208,7 @@ std::vector<std::pair<std::string, std::string>> submodule_cvars(const std::stri
                          ")");
 
     std::vector<std::pair<std::string, std::string>> cvars;
-    if (collective == "allgather") {
+    if (collective == grammar::Collective::allgather) {
         // the ring is point-to-point (MPI_Isend/MPI_Irecv): no inter-node variable.
         // The plugin's gather is MPICH's auto or binomial (also under shm, which
         // only changes its bcast: MPII_Hier_intra_rooted).
@@ -253,7 +254,7 @@ std::vector<std::pair<std::string, std::string>> launch_cvars(const std::string&
     const auto found = config.find("inter_algo");
     const std::string inter = found == config.end() ? "auto" : found->second;
     std::vector<std::pair<std::string, std::string>> cvars;
-    if (collective == "allgather" || inter.rfind("tsp_", 0) != 0 || inter == han::kOneStepInterAlgo) return cvars;
+    if (collective == grammar::Collective::allgather || inter.rfind("tsp_", 0) != 0 || inter == han::kOneStepInterAlgo) return cvars;
     const std::string type = inter == "tsp_knomial" ? "knomial_1" : "kary";
     if (han::has_stage(han::parse_collective(collective), "ib")) cvars.emplace_back("MPIR_CVAR_IBCAST_TREE_TYPE", type);
     if (han::has_stage(han::parse_collective(collective), "ir")) cvars.emplace_back("MPIR_CVAR_IREDUCE_TREE_TYPE", type);

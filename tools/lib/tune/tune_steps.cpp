@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hiertune/common/cluster_env.hpp"
+#include "hiertune/tree/collective.hpp"
 #include "hiertune/tree/csel_tree.hpp"
 #include "hiertune/tree/generate.hpp"
 #include "hiertune/tree/grammar.hpp"
@@ -157,7 +158,7 @@ std::vector<TimedGroup> timed_groups(const TuneOptions& options) {
     };
     for (const std::string& collective : options.collectives) add(collective, sizes_of(options, collective));
     for (const std::string& collective : options.measured)
-        add(collective, blocking_form(collective) == "barrier" ? std::vector<std::uint64_t>{0}
+        add(collective, grammar::is_kind(collective, grammar::Collective::barrier) ? std::vector<std::uint64_t>{0}
                         : options.measured_sizes.empty() ? options.sizes
                                                          : options.measured_sizes);
     return groups;
@@ -369,14 +370,14 @@ std::optional<Launch> fit_launch(const TuneOptions& options, const std::string& 
             chunks.insert(options.segsizes.begin(), options.segsizes.end());
     }
     // the trees the pipelines run among the leaders: bcast's (bcast, allreduce), reduce's (reduce, allreduce)
-    const auto tuned = [&](const char* collective) {
-        return std::count(options.collectives.begin(), options.collectives.end(), collective) > 0;
+    const auto tuned = [&](grammar::Collective collective) {
+        return std::count(options.collectives.begin(), options.collectives.end(), to_string(collective)) > 0;
     };
     // the predicted picks' segment sizes are the search space's
     if (!predicted.empty()) chunks.insert(options.segsizes.begin(), options.segsizes.end());
     std::vector<std::string> fitted;
-    if (tuned("bcast") || (!configs.empty() && tuned("allreduce"))) fitted.push_back("bcast");
-    if (tuned("reduce") || (!configs.empty() && tuned("allreduce"))) fitted.push_back("reduce");
+    if (tuned(grammar::Collective::bcast) || (!configs.empty() && tuned(grammar::Collective::allreduce))) fitted.push_back(to_string(grammar::Collective::bcast));
+    if (tuned(grammar::Collective::reduce) || (!configs.empty() && tuned(grammar::Collective::allreduce))) fitted.push_back(to_string(grammar::Collective::reduce));
     const auto [smallest, largest_segment] = std::minmax_element(options.segsizes.begin(), options.segsizes.end());
     std::uint64_t largest = std::max(*largest_segment, 2 * *smallest);
     // the predicted picks are the models' up to the largest tuned size
@@ -445,7 +446,7 @@ std::vector<TaskKey> planned_tasks(const TuneOptions& options) {
                 const std::vector<TaskKey> keys = task_keys(collective, config, segsize);
                 plan.insert(plan.end(), keys.begin(), keys.end());
             }
-            if (collective == "allgather")  // its sg at every size
+            if (collective == grammar::Collective::allgather)  // its sg at every size
                 for (std::uint64_t bytes : sizes_of(options, collective)) plan.push_back(gather_task_key(config, bytes));
         }
     return plan;
@@ -488,8 +489,9 @@ std::vector<Launch> tasks_launches(const TuneOptions& options, const std::string
                             format_number(options.bench_precision_percent), "--max-time",
                             format_number(options.bench_max_time)});
         if (!spec.config.empty()) launch.argv.insert(launch.argv.end(), {"--config", spec.config});
-        if (std::count(spec.collectives.begin(), spec.collectives.end(), "allgather"))
-            launch.argv.insert(launch.argv.end(), {"--sizes", join_sizes(sizes_of(options, "allgather"), ',')});  // its sg
+        const std::string allgather = to_string(grammar::Collective::allgather);
+        if (std::count(spec.collectives.begin(), spec.collectives.end(), allgather))
+            launch.argv.insert(launch.argv.end(), {"--sizes", join_sizes(sizes_of(options, allgather), ',')});  // its sg
         launch.argv.insert(launch.argv.end(),
                            {"--db", options.db_path, "--machine", options.machine, "--account", launch.step});
         if (options.allow_cliques) launch.argv.push_back(kAllowCliquesFlag);
@@ -735,7 +737,7 @@ VerifyCase parse_verify_case(const std::string& text) {
         tuned_collectives().end())
         throw bad("collective must be one of " + name_list(tuned_collectives()));
     const std::string bytes = text.substr(first + 1, second - first - 1);
-    const bool barrier = blocking_form(c.collective) == "barrier";
+    const bool barrier = grammar::is_kind(c.collective, grammar::Collective::barrier);
     if (!digits(bytes) || (std::stoull(bytes) == 0) != barrier)
         throw bad(barrier ? c.collective + " has no size: BYTES must be 0" : "size must be a positive integer");
     c.msg_bytes = std::stoull(bytes);
@@ -918,8 +920,9 @@ bool in_search_space(const TuneOptions& options, const han::Candidate& candidate
         return false;
     const std::vector<Params> configs = parse_task_configs(options.configs);
     if (std::find(configs.begin(), configs.end(), candidate.config) != configs.end()) return true;
-    const std::vector<Params> allgather = configs_for("allgather", configs);  // its share of the space
-    return std::count(options.collectives.begin(), options.collectives.end(), "allgather") &&
+    const std::string allgather_name = to_string(grammar::Collective::allgather);
+    const std::vector<Params> allgather = configs_for(allgather_name, configs);  // its share of the space
+    return std::count(options.collectives.begin(), options.collectives.end(), allgather_name) &&
            std::find(allgather.begin(), allgather.end(), candidate.config) != allgather.end();
 }
 

@@ -61,13 +61,14 @@
 #include <utility>
 #include <vector>
 
+#include "hiertune/tree/collective.hpp"
 #include "hiertune/tree/csel_tree.hpp"  // Json, TreeError
 
 namespace hiertune::csel {
 
 // One collective call on one communicator, as csel.c sees it.
 struct CallPoint {
-    std::string collective = "bcast";  // as in "collective=bcast"
+    std::string collective = to_string(grammar::Collective::bcast);  // as in "collective=bcast"
     bool inter = false;                // comm_type=inter
     int comm_size = 2;                 // local size
     int nodes = 1;                     // nodes the ranks are on, 1..comm_size

@@ -29,6 +29,7 @@
 #include <utility>
 #include <vector>
 
+#include "hiertune/tree/collective.hpp"
 #include "hiertune/tree/csel_tree.hpp"
 #include "hiertune/models/learn.hpp"
 #include "hiertune/db/measure_db.hpp"
@@ -49,7 +50,7 @@ std::pair<int, int> tree_position(const JobShape& shape);
 const std::vector<std::string>& learned_collectives();
 
 struct LearnRunOptions {
-    std::vector<std::string> collectives{"bcast"};  // bcast, reduce, allreduce: one learner each, in turn
+    std::vector<std::string> collectives{to_string(grammar::Collective::bcast)};  // bcast, reduce, allreduce: one learner each, in turn
     std::vector<int> nodes;                         // the space's shapes: nodes x ppn
     std::vector<int> ppn{1};
     std::vector<std::uint64_t> sizes;  // powers of two (candidates; the every-fifth rule adds others)

@@ -56,9 +56,6 @@ AlgorithmSpec parse_algorithm_spec(std::string_view text);
 // barrier, then their non-blocking forms ibcast .. ibarrier (started and waited
 // for at once), MPICH's names, as in its CVARs.
 const std::vector<std::string>& supported_collectives();
-// The blocking collective of a non-blocking one ("ibcast" -> "bcast"): its
-// buffers, data and message size; any other name unchanged.
-std::string blocking_form(const std::string& collective);
 // "bcast, reduce, ... or barrier", for error messages.
 std::string collective_list();
 // "a, b or c".

@@ -33,6 +33,7 @@
 #include "hiertune/models/han_model.hpp"
 #include "hiertune/db/measure_db.hpp"
 #include "hiertune/report/validation.hpp"
+#include "hiertune/tree/collective.hpp"
 
 namespace hiertune {
 
@@ -60,7 +61,8 @@ std::vector<std::string> launcher_for_shape(const std::vector<std::string>& laun
 struct TuneOptions {
     int ranks = 0;                                             // -n (> 1)
     std::optional<int> nodes;                                  // --nodes: MPIR_CVAR_NUM_CLIQUES (emulated)
-    std::vector<std::string> collectives{"bcast", "allreduce", "allgather"};  // model_collectives()
+    std::vector<std::string> collectives{to_string(grammar::Collective::bcast), to_string(grammar::Collective::allreduce),
+                                         to_string(grammar::Collective::allgather)};  // model_collectives()
     std::vector<std::uint64_t> sizes;                          // > 0
     // a model collective's own sizes instead of `sizes` (--sizes-of: allgather's per
     // rank, whose whole message is ranks times larger); read through sizes_of
