@@ -10,9 +10,12 @@
 # shipped, and with --base-lib each piece size again as `base:S` with the libmpi.so.0 in
 # DIR (a build of another commit, e.g. `cp -a build/install/lib/libmpi.so* DIR` before a
 # change: an A/B of two builds in one run); a figure is the median of the rounds' per-call times (each the median of 3
-# repetitions, max over ranks).  Then bench/link-probe.c's `one` and `ring` patterns at the
-# largest size (ranks 0-2, one per node): what one stream, and a rank's stream in and out
-# at once, take on these links.  The link bound is `hiertune link-bound`'s.  Root; needs
+# repetitions, max over ranks).  Then bench/link-probe.c's `one`, `ring` and `ringall`
+# patterns at the largest size (one rank per node): what one stream, a rank's stream in
+# and out at once (ranks 0-2), and every node's at once (the leaders' ring of the
+# allgather, every rank busy) take on these links.  The link bound is `hiertune
+# link-bound`'s; a second table divides by it times the `ringall` factor (what the links
+# give that pattern).  Root; needs
 # the build (./quickstart check).  Output: DIR/LAYOUT.csv and the table on stdout
 # (DIR: build/allgather-ring).
 set -euo pipefail
@@ -74,29 +77,31 @@ for layout in ${layouts//,/ }; do
     per_rank=$(tr , '\n' <<< "$sizes" | awk -v n="$((ppn * ${up[1]}))" '{ printf "%s%d", (NR > 1 ? "," : ""), $1 / n }')
     tools/hiertune link-bound -C allgather --sizes "$per_rank" "${bound[@]}" > "$out/$layout.bound.csv"
     probe=()
-    for pattern in one ring; do
-        probe+=("$("$emu" run --ppn 1 -- "$out/bin/link-probe" "$pattern" "$largest" |
-                   awk '{ m = $4; if ($6 > m) m = $6; if ($8 > m) m = $8; print m }')")
+    for pattern in one ring ringall; do
+        probe+=("$("$emu" run --ppn 1 -- "$out/bin/link-probe" "$pattern" "$largest" | awk '{ print $10 }')")
     done
     "$emu" down > /dev/null
     python3 - "$layout" "$csv" "$out/$layout.bound.csv" "$((ppn * ${up[1]}))" "$largest" "${probe[@]}" <<'EOF'
 import csv, statistics, sys
-layout, times, bounds, ranks, largest, one, ring = sys.argv[1:]
+layout, times, bounds, ranks, largest, one, ring, ringall = sys.argv[1:]
 bound = {int(r["size"]) * int(ranks): float(r["link_bound_us"]) for r in csv.DictReader(open(bounds))}
 runs = {}
 for r in csv.DictReader(open(times)):
     runs.setdefault((r["config"], int(r["size"])), []).append(float(r["median_us"]))
 configs = sorted({c for c, _ in runs}, key=lambda c: (c == "mpich", c))
-print(f"\n{layout}: ms (median of the rounds), / link bound")
-print("size        bound  " + "  ".join(f"{c:>18}" for c in configs))
-for size in sorted({s for _, s in runs}):
-    cells = []
-    for c in configs:
-        t = statistics.median(runs[(c, size)]) / 1000
-        cells.append(f"{t:9.1f} ({t * 1000 / bound[size]:4.2f}x)")
-    print(f"{size:<9} {bound[size] / 1000:7.1f}  " + "  ".join(f"{x:>18}" for x in cells))
 link = int(largest) * 80 / 1000  # 100 Mbit/s: the node links, the leaf layout's uplinks
-print(f"link-probe at {largest} B (ranks 0-2, one per node; one transfer at 100 Mbit/s "
-      f"{link:.0f} us): one {int(one) / link:.2f}x, ring {int(ring) / link:.2f}x")
+ringall_factor = int(ringall) / link
+for title, scale in (("/ link bound", 1.0), (f"/ (link bound x ringall {ringall_factor:.2f})", ringall_factor)):
+    print(f"\n{layout}: ms (median of the rounds), {title}")
+    print("size        bound  " + "  ".join(f"{c:>18}" for c in configs))
+    for size in sorted({s for _, s in runs}):
+        cells = []
+        for c in configs:
+            t = statistics.median(runs[(c, size)]) / 1000
+            cells.append(f"{t:9.1f} ({t * 1000 / (bound[size] * scale):4.2f}x)")
+        print(f"{size:<9} {bound[size] * scale / 1000:7.1f}  " + "  ".join(f"{x:>18}" for x in cells))
+print(f"link-probe at {largest} B (one rank per node; one transfer at 100 Mbit/s {link:.0f} us): "
+      f"one {int(one) / link:.2f}x, ring (ranks 0-2) {int(ring) / link:.2f}x, "
+      f"ringall (every rank) {ringall_factor:.2f}x")
 EOF
 done

@@ -12,7 +12,7 @@ mkdir -p build
 build/install/bin/mpicc -O2 -o build/link-probe bench/link-probe.c
 maint/emucluster up --nodes 3 --rate 100mbit --burst 2kb >&2
 trap 'maint/emucluster down >&2' EXIT
-for pattern in one swap fanout fanin relay ring; do
+for pattern in one swap fanout fanin relay ring ringall; do
     for n in "${sizes[@]}"; do
         line=$(maint/emucluster run --ppn 1 -- build/link-probe "$pattern" "$n" 2>/dev/null)
         echo "$line  link $((n * 80 / 1000))"
