@@ -17,7 +17,6 @@
 #include <iostream>
 #include <map>
 #include <set>
-#include <numeric>
 #include <sstream>
 #include <utility>
 
@@ -848,33 +847,44 @@ private:
 
     // Each job while it is estimated to end inside the budget (tune_budget.hpp); not
     // those of a collective an earlier run swept whole.  The step's done-test
-    // (sweep_stored) measured the plan against the database just before.
+    // (sweep_stored) measured the plan against the database just before.  A collective's
+    // runs left are shared among its jobs by their configurations.
     void sweep() {
-        std::set<std::string> unswept;
-        for (const SizeCase& c : plan_.cases)
-            if (!case_swept(c)) unswept.insert(c.collective);
-        std::vector<double> ran;
-        const double first_estimate = stock_seconds_per_job();
-        for (const SweepJob& job : sweep_jobs(options_, hiertune_)) {
-            if (!unswept.count(job.collective)) continue;
-            const double estimate = next_job_estimate(ran, first_estimate);
+        const std::map<std::string, std::size_t> runs_left = unmeasured_runs(plan_);
+        const std::vector<SweepJob> jobs = sweep_jobs(options_, hiertune_);
+        std::map<std::string, std::size_t> configurations;
+        for (const SweepJob& job : jobs) configurations[job.collective] += job.configurations;
+        std::vector<JobSpend> ran;
+        const double first_rate = stock_seconds_per_run();
+        for (const SweepJob& job : jobs) {
+            const auto left = runs_left.find(job.collective);
+            if (left == runs_left.end()) continue;
+            const double runs = static_cast<double>(left->second) * static_cast<double>(job.configurations) /
+                                static_cast<double>(configurations[job.collective]);
+            const double estimate = job_estimate(ran, first_rate, runs);
             if (!fits_budget(options_.budget_s, elapsed(), estimate)) {
                 budget_cuts_.push_back({"exhaustive sweep of " + sweep_job_name(job), estimate,
                                         std::max(0.0, options_.budget_s - elapsed())});
                 out_ << "budget: " << budget_cuts_.back().job << " left out\n";
                 continue;
             }
-            ran.push_back(run_step("step 6 (bench)", {job.launch}, out_));
+            ran.push_back({run_step("step 6 (bench)", {job.launch}, out_), runs});
         }
-        out_ << "exhaustive sweep: " << seconds_text(std::accumulate(ran.begin(), ran.end(), 0.0)) << '\n';
+        double seconds = 0;
+        for (const JobSpend& job : ran) seconds += job.seconds;
+        out_ << "exhaustive sweep: " << seconds_text(seconds) << '\n';
     }
 
-    // The stock reference's time per job: the sweep's first estimate (its jobs are alike).
-    double stock_seconds_per_job() const {
+    // The stock reference's time per point it stored: the sweep's first rate per run.
+    double stock_seconds_per_run() const {
         const std::map<std::string, double> times = db_->step_times(job_.id);
         const auto found = times.find("stock");
-        const std::size_t jobs = stock_launches(options_, hiertune_).size();
-        return found == times.end() || jobs == 0 ? 0.0 : found->second / static_cast<double>(jobs);
+        std::size_t points = 0;
+        for (const StoredPoint& point : db_->points(job_.id)) {
+            const std::optional<csel::Choice> choice = choice_of_point(point.key);
+            if ((choice && choice->stock) || forced_composition(point.key)) ++points;
+        }
+        return found == times.end() || points == 0 ? 0.0 : found->second / static_cast<double>(points);
     }
 
     double elapsed() const {

@@ -34,9 +34,15 @@ TEST(TuneBudget, BadTimesAreRefused) {
     EXPECT_THROW(fits_budget(100, 0, -2), std::invalid_argument);
 }
 
-TEST(TuneBudget, TheNextJobIsEstimatedAsTheLongestThatRan) {
-    EXPECT_DOUBLE_EQ(next_job_estimate({}, 42.5), 42.5);
-    EXPECT_DOUBLE_EQ(next_job_estimate({10, 80, 30}, 42.5), 80);
+TEST(TuneBudget, AJobIsEstimatedByItsRunsAtTheSlowestRateThatRan) {
+    EXPECT_DOUBLE_EQ(job_estimate({}, 0.5, 40), 20);  // nothing ran: the fallback rate
+    // 1 s and 2 s per run: a job of 84 runs after two of 40 and 10 runs
+    EXPECT_DOUBLE_EQ(job_estimate({{40, 40}, {20, 10}}, 0.5, 84), 168);
+    EXPECT_DOUBLE_EQ(job_estimate({{40, 40}, {3, 0}}, 0.5, 10), 10);  // one that measured nothing: no rate
+    EXPECT_DOUBLE_EQ(job_estimate({{3, 0}}, 0.5, 10), 5);
+    EXPECT_DOUBLE_EQ(job_estimate({{40, 40}}, 0.5, 0), 0);  // nothing to measure
+    EXPECT_THROW(job_estimate({{-1, 2}}, 0.5, 1), std::invalid_argument);
+    EXPECT_THROW(job_estimate({}, 0.5, std::nan("")), std::invalid_argument);
 }
 
 TEST(TuneBudget, DurationsReadAsMinutesAndSeconds) {

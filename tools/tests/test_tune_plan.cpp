@@ -156,6 +156,8 @@ TEST_F(TunePlanTest, TheSweepIsMeasuredBesideThePicks) {
     TunePlan p = plan();
     const std::vector<VerifyCase> verify = p.verify;
     EXPECT_FALSE(sweep_complete(p));
+    // 2 x 2 configurations at 8K and 64K, 2 runs at 1K (one segment: each algorithm one run)
+    EXPECT_EQ(unmeasured_runs(p), (std::map<std::string, std::size_t>{{"bcast", 10}}));
     // the sweep: every configuration at every size, binomial 4K fastest at 8K
     for (std::uint64_t bytes : options_.sizes)
         for (const char* algo : {"tsp_kary", "sched_binomial"})
@@ -170,6 +172,7 @@ TEST_F(TunePlanTest, TheSweepIsMeasuredBesideThePicks) {
     measure_plan(p, db_->points(job_));
     measure_plan(p, db_->points(job_));  // again: nothing added twice
     EXPECT_TRUE(sweep_complete(p));
+    EXPECT_TRUE(unmeasured_runs(p).empty());
     EXPECT_EQ(p.verify, verify);  // picks unchanged
     ASSERT_EQ(p.cases[1].configs.size(), 5u);  // 2 x 2 hier and stock
     EXPECT_EQ(p.cases[1].configs.back().config, "stock");
@@ -214,6 +217,8 @@ TEST_F(TunePlanTest, TheSameRunHasOneFigure) {
     }
     EXPECT_EQ(p.cases[1].configs[1].config, "segsize=32768 inter_algo=tsp_kary");
     EXPECT_EQ(p.cases[1].configs[1].same_run_as, "");
+    // left: 32K segments at 8K (2 runs), every configuration at 64K (4)
+    EXPECT_EQ(unmeasured_runs(p), (std::map<std::string, std::size_t>{{"bcast", 6}}));
 }
 
 TreeTimingRow timing_row(std::uint64_t bytes, TreeVerdict verdict) {

@@ -23,9 +23,19 @@ bool fits_budget(double budget_s, double elapsed_s, double estimate_s) {
     return budget_s == 0 || elapsed_s + estimate_s <= budget_s;
 }
 
-double next_job_estimate(const std::vector<double>& ran_s, double fallback_s) {
-    if (ran_s.empty()) return fallback_s;
-    return *std::max_element(ran_s.begin(), ran_s.end());
+double job_estimate(const std::vector<JobSpend>& ran, double fallback_per_run_s, double runs) {
+    require_seconds(fallback_per_run_s, "the time per run");
+    require_seconds(runs, "a job's runs");  // a count, held to the same test
+    double per_run = 0;
+    bool any = false;
+    for (const JobSpend& job : ran) {
+        require_seconds(job.seconds, "a job's time");
+        require_seconds(job.runs, "a job's runs");
+        if (job.runs == 0) continue;
+        per_run = std::max(per_run, job.seconds / job.runs);
+        any = true;
+    }
+    return (any ? per_run : fallback_per_run_s) * runs;
 }
 
 std::string duration_text(double seconds) {

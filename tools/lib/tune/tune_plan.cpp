@@ -394,6 +394,17 @@ bool sweep_complete(const TunePlan& plan) {
     return std::all_of(plan.cases.begin(), plan.cases.end(), case_swept) && plan.unpredicted.empty();
 }
 
+std::map<std::string, std::size_t> unmeasured_runs(const TunePlan& plan) {
+    std::set<std::tuple<std::string, std::uint64_t, std::string>> runs;
+    for (const SizeCase& c : plan.cases)
+        for (const ConfigTime& config : c.configs)
+            if (!config.measured)
+                runs.insert({c.collective, c.msg_bytes, config.same_run_as.empty() ? config.config : config.same_run_as});
+    std::map<std::string, std::size_t> counts;
+    for (const auto& run : runs) ++counts[std::get<0>(run)];
+    return counts;
+}
+
 std::vector<RevertedPick> keep_measured_faster(TunePlan& plan, const TreeTimingReport& timing) {
     // the collectives with one choice per shape that keep it: none slower, one faster
     std::map<std::string, std::pair<bool, bool>> slower_faster;

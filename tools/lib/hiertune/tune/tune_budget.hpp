@@ -22,9 +22,18 @@ struct BudgetCut {
 // negative or non-finite argument.
 bool fits_budget(double budget_s, double elapsed_s, double estimate_s);
 
-// The estimate of a step's next job: the longest of the jobs it ran (the jobs of a
-// step are alike: one collective's sizes each), else fallback_s.
-double next_job_estimate(const std::vector<double>& ran_s, double fallback_s);
+// A job that ran: its time and the runs (one configuration at one size) it measured.
+struct JobSpend {
+    double seconds = 0;
+    double runs = 0;
+};
+
+// The estimate of a job that measures `runs` runs: at the slowest time per run of the
+// jobs that ran (those that measured none left out), else at fallback_per_run_s.  A
+// step's jobs differ in their runs (a collective's configurations times its sizes, less
+// those stored), so a job is estimated by its own count, not by the longest that ran.
+// Throws std::invalid_argument on a negative or non-finite argument.
+double job_estimate(const std::vector<JobSpend>& ran, double fallback_per_run_s, double runs);
 
 // The report's lines: the budget and this run's time against it, then each job
 // left out.  None without a budget.

@@ -130,6 +130,9 @@ void measure_plan(TunePlan& plan, const std::vector<StoredPoint>& points);
 bool case_swept(const SizeCase& c);
 // Step 6's done-test: every case swept, every size planned.
 bool sweep_complete(const TunePlan& plan);
+// The runs the sweep has left to measure per collective (after measure_plan): its
+// configurations not measured at each size, those of one run (same_run_as) counted once.
+std::map<std::string, std::size_t> unmeasured_runs(const TunePlan& plan);
 
 // A pick put back to stock by keep_measured_faster, with the timing that sent it back.
 struct RevertedPick {
