@@ -165,7 +165,7 @@ def human(size):
 def report(out, hiertune, layouts):
     text = []
     say = lambda line='': (print(line), text.append(line))
-    targets = {'slower': [], 'leaf': [], 'bound': []}
+    targets = {'slower': [], 'shipped': [], 'compared': [], 'leaf': [], 'bound': []}
     headline = []  # (layout, coll, {column: [values]}, peers at >= 1 MiB)
     han_won = []   # (layout, coll, "SIZE: PARAMETERS; ...")
     for layout_name in layouts:
@@ -222,6 +222,13 @@ def report(out, hiertune, layouts):
                 dat.append((size, bound, values))
                 if peer and size == 1 << 16 and get('hier'):
                     summary['64k'].append(peer[0] / get('hier'))
+                # the site's promise: the tuned tree never slower than MPICH as shipped
+                if 'tuned' in at and 'mpich' in at:
+                    (m, n), (p, q) = at['tuned'], at['mpich']
+                    targets['compared'].append(m + n < p - q)  # faster beyond the noise
+                    if m - p > n + q:
+                        targets['shipped'].append('%s %s %s: tuned %.1f us +- %.1f, mpich %.1f +- %.1f (%.2fx)' % (
+                            layout_name, coll, human(size), m, n, p, q, m / p))
                 if peer and size >= 1 << 20:
                     big_peers.append(peer[2])
                     if get('hier'):
@@ -292,6 +299,13 @@ def report(out, hiertune, layouts):
     say('Slower than the best peer configuration beyond the noise (tuned tree, hier):')
     say('```')
     for line in targets['slower'] or ['none']:
+        say(line)
+    say('```')
+    compared = targets['compared']
+    say('The tuned tree slower than MPICH 5.0.1 as shipped beyond the noise (%d of %d points; faster at %d):'
+        % (len(targets['shipped']), len(compared), sum(compared)))
+    say('```')
+    for line in targets['shipped'] or ['none']:
         say(line)
     say('```')
     say('3-level layout, bcast and allreduce from 1 MiB (target >= 1.5):')

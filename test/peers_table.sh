@@ -68,6 +68,7 @@ row() { echo "$1,X,$2,${4:-1048576},8,3,1,0,$3"; }
     row mpich bcast '700000 700000 700000' 4194304
     row hier allreduce '200 201 202'
     row mpich allreduce '100 101 102'
+    row tuned allreduce '249 250 251'
 } > "$dir/final.csv"
 python3 "$table" report "$tmp" --hiertune "$hiertune" leaf > "$tmp/report.txt" || fail "report failed"
 line=$(grep '^1 MiB' "$tmp/report.txt" | head -1)
@@ -84,6 +85,12 @@ grep -qx 'leaf allreduce 1 MiB: hier 201.0 us +- 1.0, best peer mpich 101.0 +- 1
     fail "the allreduce slower than its best peer is not listed: $(cat "$tmp/report.txt")"
 ! grep -q 'leaf bcast 1 MiB: hier' <(sed -n '/^Slower/,/^3-level/p' "$tmp/report.txt") ||
     fail "a bcast faster than every peer is listed as slower"
+# tuned 95000 against MPICH as shipped 300000: faster beyond the noise; a tuned allreduce
+# slower than shipped is listed
+grep -qx 'The tuned tree slower than MPICH 5.0.1 as shipped beyond the noise (1 of 2 points; faster at 1):' \
+    "$tmp/report.txt" || fail "the shipped count: $(grep 'as shipped beyond' "$tmp/report.txt")"
+grep -qx 'leaf allreduce 1 MiB: tuned 250.0 us +- 1.0, mpich 101.0 +- 1.0 (2.48x)' "$tmp/report.txt" ||
+    fail "the tuned allreduce slower than shipped is not listed: $(sed -n '/as shipped beyond/,/^3-level/p' "$tmp/report.txt")"
 grep -qx 'leaf bcast 1 MiB: best peer / tuned = 1.89 (han:up=adapt-pipeline,low=tuned,seg=65536)' "$tmp/report.txt" ||
     fail "the 3-level target line"
 grep -qx 'leaf bcast 1 MiB: hier / bound = 1.09, tuned / bound = 1.13' "$tmp/report.txt" || fail "the bound target line"
