@@ -875,16 +875,11 @@ private:
         out_ << "exhaustive sweep: " << seconds_text(seconds) << '\n';
     }
 
-    // The stock reference's time per point it stored: the sweep's first rate per run.
+    // The sweep's first rate per run: the stock step's (stock_seconds_per_run).
     double stock_seconds_per_run() const {
         const std::map<std::string, double> times = db_->step_times(job_.id);
         const auto found = times.find("stock");
-        std::size_t points = 0;
-        for (const StoredPoint& point : db_->points(job_.id)) {
-            const std::optional<csel::Choice> choice = choice_of_point(point.key);
-            if ((choice && choice->stock) || forced_composition(point.key)) ++points;
-        }
-        return found == times.end() || points == 0 ? 0.0 : found->second / static_cast<double>(points);
+        return found == times.end() ? 0.0 : hiertune::stock_seconds_per_run(db_->points(job_.id), found->second);
     }
 
     double elapsed() const {

@@ -1244,6 +1244,20 @@ TEST(Tune, StockReference) {
     o.sizes = {1024};
     points.push_back(composition(1024, "2"));
     EXPECT_TRUE(missing_stock_points(o, points).empty());
+
+    // which reference a point is: the budget's first rate counts the same points
+    EXPECT_EQ(stock_reference(points[0].key), std::optional<int>(0));
+    EXPECT_EQ(stock_reference(points[1].key), std::nullopt);
+    EXPECT_EQ(stock_reference(points[3].key), std::optional<int>(3));
+    EXPECT_EQ(stock_reference(PointKey{"bcast", 1024, "default", {{"MPIR_CVAR_BCAST_COMPOSITION", "x"}}}),
+              std::nullopt);
+    EXPECT_EQ(stock_reference(PointKey{"bcast", 1024, "binomial", {}}), std::nullopt);
+
+    // the stock step's rate counts every point it measured, MPICH's forced algorithms
+    // too, and no hier point
+    points.push_back(StoredPoint{PointKey{"bcast", 1024, "binomial", {}}, {}, ""});
+    EXPECT_DOUBLE_EQ(stock_seconds_per_run(points, 12), 2);  // 6 of the 7 points
+    EXPECT_DOUBLE_EQ(stock_seconds_per_run({points[1]}, 12), 0);
 }
 
 }  // namespace

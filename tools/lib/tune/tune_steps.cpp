@@ -643,14 +643,26 @@ std::vector<Launch> stock_launches(const TuneOptions& options, const std::string
     return reference_launches(options, hiertune, {kStockAlgorithms});
 }
 
+std::optional<int> stock_reference(const PointKey& key) {
+    if (const std::optional<int> n = forced_composition(key)) return n;
+    const std::optional<csel::Choice> choice = choice_of_point(key);
+    if (choice && choice->stock) return 0;
+    return std::nullopt;
+}
+
+double stock_seconds_per_run(const std::vector<StoredPoint>& points, double stock_step_s) {
+    const auto stock_step = [](const StoredPoint& point) {
+        return !grammar::find(point.key.collective, point.key.algorithm);
+    };
+    const auto runs = std::count_if(points.begin(), points.end(), stock_step);
+    return runs == 0 ? 0.0 : stock_step_s / static_cast<double>(runs);
+}
+
 std::vector<std::string> missing_stock_points(const TuneOptions& options, const std::vector<StoredPoint>& points) {
-    std::set<std::tuple<std::string, std::uint64_t, int>> stored;  // composition 0: MPICH's selection
-    for (const StoredPoint& point : points) {
-        const std::optional<csel::Choice> choice = choice_of_point(point.key);
-        if (choice && choice->stock) stored.insert({point.key.collective, point.key.msg_bytes, 0});
-        if (const std::optional<int> n = forced_composition(point.key))
+    std::set<std::tuple<std::string, std::uint64_t, int>> stored;
+    for (const StoredPoint& point : points)
+        if (const std::optional<int> n = stock_reference(point.key))
             stored.insert({point.key.collective, point.key.msg_bytes, *n});
-    }
     std::vector<std::string> missing;
     for (const TimedGroup& group : timed_groups(options))
         for (const std::string& collective : group.collectives) {

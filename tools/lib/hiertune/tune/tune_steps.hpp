@@ -297,6 +297,15 @@ std::vector<Launch> measured_launches(const TuneOptions& options, const std::str
 // yet, as "gather 1024 B inter_algo=linear".
 std::vector<std::string> missing_measured_points(const TuneOptions& options, const std::vector<StoredPoint>& points);
 
+// Which stock reference a stored point is: 0 for MPICH's selection, n for CH4
+// composition n forced (MPIR_CVAR_<COLL>_COMPOSITION=n); nullopt for any other point.
+std::optional<int> stock_reference(const PointKey& key);
+
+// The stock step's time per point it measured, stock_step_s over its points (MPICH's
+// selection, its algorithms forced and the compositions: every stored point not of a
+// hier algorithm); 0 without such points.
+double stock_seconds_per_run(const std::vector<StoredPoint>& points, double stock_step_s);
+
 // The (collective, size) pairs of the options without a stored stock point,
 // as "bcast 1024 B".
 std::vector<std::string> missing_stock_points(const TuneOptions& options, const std::vector<StoredPoint>& points);
