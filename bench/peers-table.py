@@ -162,164 +162,195 @@ def human(size):
     return '%d B' % size
 
 
+class Report:
+    """The report's text as it is said, and what the sections after the tables gather."""
+
+    def __init__(self):
+        self.text = []
+        self.targets = {'slower': [], 'shipped': [], 'compared': [], 'leaf': [], 'bound': []}
+        self.headline = []  # (layout, coll, {column: [values]}, peers at >= 1 MiB)
+        self.han_won = []   # (layout, coll, "SIZE: PARAMETERS; ...")
+
+    def say(self, line=''):
+        print(line)
+        self.text.append(line)
+
+    def block(self, head, lines, gap=False):
+        """head, then lines in a code block (after a blank line where gap)."""
+        self.say(head)
+        if gap:
+            self.say()
+        self.say('```')
+        for line in lines:
+            self.say(line)
+        self.say('```')
+
+
 def report(out, hiertune, layouts):
-    text = []
-    say = lambda line='': (print(line), text.append(line))
-    targets = {'slower': [], 'shipped': [], 'compared': [], 'leaf': [], 'bound': []}
-    headline = []  # (layout, coll, {column: [values]}, peers at >= 1 MiB)
-    han_won = []   # (layout, coll, "SIZE: PARAMETERS; ...")
+    rep = Report()
     for layout_name in layouts:
-        dir_ = os.path.join(out, layout_name)
-        layout = read_layout(dir_)
-        rows = list(read_peerbench(os.path.join(dir_, 'final.csv')))
-        colls = list(collections.OrderedDict.fromkeys(r['collective'] for r in rows))
-        failed_path = os.path.join(dir_, 'failed.txt')
-        failed = open(failed_path).read().splitlines() if os.path.exists(failed_path) else []
-        say('## %s: %s' % (layout_name, layout['cluster']))
-        say()
-        say('taken %s, %s; time per call (us), max over ranks, median of every repetition' %
+        layout_section(rep, out, hiertune, layout_name)
+    headline_section(rep)
+    han_section(rep)
+    targets_section(rep)
+    with open(os.path.join(out, 'peers.md'), 'w') as f:
+        f.write('\n'.join(rep.text) + '\n')
+
+
+def layout_section(rep, out, hiertune, layout_name):
+    dir_ = os.path.join(out, layout_name)
+    layout = read_layout(dir_)
+    rows = list(read_peerbench(os.path.join(dir_, 'final.csv')))
+    failed_path = os.path.join(dir_, 'failed.txt')
+    failed = open(failed_path).read().splitlines() if os.path.exists(failed_path) else []
+    rep.say('## %s: %s' % (layout_name, layout['cluster']))
+    rep.say()
+    rep.say('taken %s, %s; time per call (us), max over ranks, median of every repetition' %
             (layout['date'], layout.get('rounds', '')))
-        say()
-        if failed:
-            say('Jobs that failed or were stopped (configuration, collective, sizes, phase):')
-            say()
-            say('```')
-            for line in failed:
-                say(line)
-            say('```')
-            say()
-        for coll in colls:
-            at_size = figures(rows, coll)
-            sizes = sorted(at_size)
-            bounds = link_bounds(hiertune, layout, coll, sizes)
-            say('### MPI_%s, %s' % (coll.capitalize(), layout_name))
-            say()
-            say('```')
-            say('%-8s %10s %10s %10s %10s %10s %-26s %10s %10s %10s %-30s %-10s %6s %6s %6s' %
-                ('size', 'bound', 'hier', 'tuned', 'mpich', 'mpich best', '(which)', 'ompi', 'han',
-                 'han best', '(which)', 'best peer', 'p/hier', 'p/tuned', 'h/bnd'))
-            dat = []
-            summary = collections.defaultdict(list)
-            big_peers = []
-            for size in sizes:
-                at = at_size[size]
-                get = lambda c: at.get(c, (None, None))[0]
-                mb = best_of(at, FAMILIES['mpich best'])
-                hb = best_of(at, FAMILIES['han best'])
-                peer = best_of(at, PEERS)
-                bound = bounds.get(size)
-                fmt = lambda v: '%10.1f' % v if v is not None else '%10s' % '-'
-                ratio = lambda a, b: '%6.2f' % (a / b) if a is not None and b else '%6s' % '-'
-                say('%-8s %s %s %s %s %s %-26s %s %s %s %-30s %-10s %s %s %s' % (
-                    human(size), fmt(bound), fmt(get('hier')), fmt(get('tuned')), fmt(get('mpich')),
-                    fmt(mb[0] if mb else None), mb[2] if mb else '-', fmt(get('ompi')), fmt(get('han')),
-                    fmt(hb[0] if hb else None), hb[2] if hb else '-', peer[2] if peer else '-',
-                    ratio(peer[0] if peer else None, get('hier')), ratio(peer[0] if peer else None, get('tuned')),
-                    ratio(get('hier'), bound)))
-                values = {'hier': get('hier'), 'tuned': get('tuned'), 'mpich': get('mpich'),
-                          'mpich best': mb[0] if mb else None, 'ompi': get('ompi'), 'han': get('han'),
-                          'han best': hb[0] if hb else None}
-                dat.append((size, bound, values))
-                if peer and size == 1 << 16 and get('hier'):
-                    summary['64k'].append(peer[0] / get('hier'))
-                # the site's promise: the tuned tree never slower than MPICH as shipped
-                if 'tuned' in at and 'mpich' in at:
-                    (m, n), (p, q) = at['tuned'], at['mpich']
-                    targets['compared'].append(m + n < p - q)  # faster beyond the noise
-                    if m - p > n + q:
-                        targets['shipped'].append('%s %s %s: tuned %.1f us +- %.1f, mpich %.1f +- %.1f (%.2fx)' % (
-                            layout_name, coll, human(size), m, n, p, q, m / p))
-                if peer and size >= 1 << 20:
-                    big_peers.append(peer[2])
-                    if get('hier'):
-                        summary['hier'].append(peer[0] / get('hier'))
-                    if get('tuned'):
-                        summary['tuned'].append(peer[0] / get('tuned'))
-                    if get('hier') and bound:
-                        summary['bound'].append(get('hier') / bound)
-                if coll == 'barrier' and peer and get('hier'):
-                    summary['64k'].append(peer[0] / get('hier'))
-                # the targets
-                if peer:
-                    for ours in ('tuned', 'hier'):
-                        if ours in at:
-                            m, n = at[ours]
-                            if m - peer[0] > n + peer[1]:
-                                targets['slower'].append('%s %s %s: %s %.1f us +- %.1f, best peer %s %.1f +- %.1f '
-                                                         '(%.2fx)' % (layout_name, coll, human(size), ours, m, n,
-                                                                      peer[2], peer[0], peer[1], m / peer[0]))
-                    if layout_name == 'leaf' and coll in ('bcast', 'allreduce') and size >= 1 << 20:
-                        for ours in ('tuned', 'hier'):
-                            if ours in at:
-                                targets['leaf'].append('%s %s %s: best peer / %s = %.2f (%s)' % (
-                                    layout_name, coll, human(size), ours, peer[0] / at[ours][0], peer[2]))
-                if bound and size >= 1 << 20 and 'hier' in at:
-                    targets['bound'].append('%s %s %s: hier / bound = %.2f%s' % (
-                        layout_name, coll, human(size), at['hier'][0] / bound,
-                        ', tuned / bound = %.2f' % (at['tuned'][0] / bound) if 'tuned' in at else ''))
-            say('```')
-            say()
-            headline.append((layout_name, coll, summary, list(collections.OrderedDict.fromkeys(big_peers))))
-            won = [(size, best_of(at_size[size], FAMILIES['han best'])) for size in sizes]
-            if any(hb for _, hb in won):
-                han_won.append((layout_name, coll, '; '.join(
-                    '%s: %s' % (human(size), hb[2].replace('han:', '') if hb[2] != 'han' else 'as shipped')
-                    for size, hb in won if hb)))
-            if coll != 'barrier' and len(sizes) > 1:
-                plot(out, layout_name, coll, dat)
-                say('![MPI_%s on %s](%s-%s.png)' % (coll.capitalize(), layout_name, layout_name, coll))
-                say()
-    say('## Headline')
-    say()
-    say('Ratios above 1: mpich-hier is faster.  "best peer": the fastest of MPICH 5.0.1 (as shipped '
-        'and its best configuration), Open MPI (tuned) and Open MPI HAN (as shipped and at its best) '
-        'at each size; barrier: its one size in the 64 KiB column.')
-    say()
-    say('| layout | collective | 64 KiB: best peer / hier | >= 1 MiB: best peer / hier | '
-        '>= 1 MiB: best peer / tuned tree | best peer at >= 1 MiB | hier / link bound, >= 1 MiB |')
-    say('|---|---|---|---|---|---|---|')
+    rep.say()
+    if failed:
+        rep.block('Jobs that failed or were stopped (configuration, collective, sizes, phase):', failed, gap=True)
+        rep.say()
+    for coll in collections.OrderedDict.fromkeys(r['collective'] for r in rows):
+        collective_section(rep, out, hiertune, layout_name, layout, rows, coll)
+
+
+def collective_section(rep, out, hiertune, layout_name, layout, rows, coll):
+    at_size = figures(rows, coll)
+    sizes = sorted(at_size)
+    bounds = link_bounds(hiertune, layout, coll, sizes)
+    rep.say('### MPI_%s, %s' % (coll.capitalize(), layout_name))
+    rep.say()
+    rep.say('```')
+    rep.say('%-8s %10s %10s %10s %10s %10s %-26s %10s %10s %10s %-30s %-10s %6s %6s %6s' %
+            ('size', 'bound', 'hier', 'tuned', 'mpich', 'mpich best', '(which)', 'ompi', 'han',
+             'han best', '(which)', 'best peer', 'p/hier', 'p/tuned', 'h/bnd'))
+    dat = []
+    summary = collections.defaultdict(list)
+    big_peers = []
+    for size in sizes:
+        at, bound = at_size[size], bounds.get(size)
+        dat.append((size, bound, size_row(rep, at, size, bound)))
+        peer = best_of(at, PEERS)
+        note_summary(summary, big_peers, coll, size, at, peer, bound)
+        note_targets(rep.targets, layout_name, coll, size, at, peer, bound)
+    rep.say('```')
+    rep.say()
+    rep.headline.append((layout_name, coll, summary, list(collections.OrderedDict.fromkeys(big_peers))))
+    won = [(size, best_of(at_size[size], FAMILIES['han best'])) for size in sizes]
+    if any(hb for _, hb in won):
+        rep.han_won.append((layout_name, coll, '; '.join(
+            '%s: %s' % (human(size), hb[2].replace('han:', '') if hb[2] != 'han' else 'as shipped')
+            for size, hb in won if hb)))
+    if coll != 'barrier' and len(sizes) > 1:
+        plot(out, layout_name, coll, dat)
+        rep.say('![MPI_%s on %s](%s-%s.png)' % (coll.capitalize(), layout_name, layout_name, coll))
+        rep.say()
+
+
+def size_row(rep, at, size, bound):
+    """Says one size's row of the table; returns its columns' medians (the plot's)."""
+    get = lambda c: at.get(c, (None, None))[0]
+    mb = best_of(at, FAMILIES['mpich best'])
+    hb = best_of(at, FAMILIES['han best'])
+    peer = best_of(at, PEERS)
+    fmt = lambda v: '%10.1f' % v if v is not None else '%10s' % '-'
+    ratio = lambda a, b: '%6.2f' % (a / b) if a is not None and b else '%6s' % '-'
+    rep.say('%-8s %s %s %s %s %s %-26s %s %s %s %-30s %-10s %s %s %s' % (
+        human(size), fmt(bound), fmt(get('hier')), fmt(get('tuned')), fmt(get('mpich')),
+        fmt(mb[0] if mb else None), mb[2] if mb else '-', fmt(get('ompi')), fmt(get('han')),
+        fmt(hb[0] if hb else None), hb[2] if hb else '-', peer[2] if peer else '-',
+        ratio(peer[0] if peer else None, get('hier')), ratio(peer[0] if peer else None, get('tuned')),
+        ratio(get('hier'), bound)))
+    return {'hier': get('hier'), 'tuned': get('tuned'), 'mpich': get('mpich'),
+            'mpich best': mb[0] if mb else None, 'ompi': get('ompi'), 'han': get('han'),
+            'han best': hb[0] if hb else None}
+
+
+def note_summary(summary, big_peers, coll, size, at, peer, bound):
+    """The headline's ratios at one size: 64 KiB (barrier: its one size), and from 1 MiB."""
+    hier, tuned = at.get('hier', (None,))[0], at.get('tuned', (None,))[0]
+    if peer and hier and (size == 1 << 16 or coll == 'barrier'):
+        summary['64k'].append(peer[0] / hier)
+    if peer and size >= 1 << 20:
+        big_peers.append(peer[2])
+        if hier:
+            summary['hier'].append(peer[0] / hier)
+        if tuned:
+            summary['tuned'].append(peer[0] / tuned)
+        if hier and bound:
+            summary['bound'].append(hier / bound)
+
+
+def note_targets(targets, layout_name, coll, size, at, peer, bound):
+    """The targets' lines at one size (Report.targets)."""
+    where = '%s %s %s' % (layout_name, coll, human(size))
+    # the site's promise: the tuned tree never slower than MPICH as shipped
+    if 'tuned' in at and 'mpich' in at:
+        (m, n), (p, q) = at['tuned'], at['mpich']
+        targets['compared'].append(m + n < p - q)  # faster beyond the noise
+        if m - p > n + q:
+            targets['shipped'].append('%s: tuned %.1f us +- %.1f, mpich %.1f +- %.1f (%.2fx)' % (
+                where, m, n, p, q, m / p))
+    if peer:
+        for ours in ('tuned', 'hier'):
+            if ours in at and at[ours][0] - peer[0] > at[ours][1] + peer[1]:
+                m, n = at[ours]
+                targets['slower'].append('%s: %s %.1f us +- %.1f, best peer %s %.1f +- %.1f (%.2fx)' % (
+                    where, ours, m, n, peer[2], peer[0], peer[1], m / peer[0]))
+        if layout_name == 'leaf' and coll in ('bcast', 'allreduce') and size >= 1 << 20:
+            for ours in ('tuned', 'hier'):
+                if ours in at:
+                    targets['leaf'].append('%s: best peer / %s = %.2f (%s)' % (
+                        where, ours, peer[0] / at[ours][0], peer[2]))
+    if bound and size >= 1 << 20 and 'hier' in at:
+        targets['bound'].append('%s: hier / bound = %.2f%s' % (
+            where, at['hier'][0] / bound,
+            ', tuned / bound = %.2f' % (at['tuned'][0] / bound) if 'tuned' in at else ''))
+
+
+def headline_section(rep):
+    rep.say('## Headline')
+    rep.say()
+    rep.say('Ratios above 1: mpich-hier is faster.  "best peer": the fastest of MPICH 5.0.1 (as shipped '
+            'and its best configuration), Open MPI (tuned) and Open MPI HAN (as shipped and at its best) '
+            'at each size; barrier: its one size in the 64 KiB column.')
+    rep.say()
+    rep.say('| layout | collective | 64 KiB: best peer / hier | >= 1 MiB: best peer / hier | '
+            '>= 1 MiB: best peer / tuned tree | best peer at >= 1 MiB | hier / link bound, >= 1 MiB |')
+    rep.say('|---|---|---|---|---|---|---|')
     span = lambda v: ('%.2f' % min(v) if min(v) == max(v) or '%.2f' % min(v) == '%.2f' % max(v)
                       else '%.2f-%.2f' % (min(v), max(v))) if v else '-'
-    for layout_name, coll, summary, peers in headline:
-        say('| %s | %s | %s | %s | %s | %s | %s |' % (
+    for layout_name, coll, summary, peers in rep.headline:
+        rep.say('| %s | %s | %s | %s | %s | %s | %s |' % (
             layout_name, coll, span(summary['64k']), span(summary['hier']), span(summary['tuned']),
             ', '.join('`%s`' % p for p in peers) or '-', span(summary['bound'])))
-    say()
-    say('## HAN at its best')
-    say()
-    say('The fastest HAN configuration of the final run per size (up: the module among the node '
-        'leaders, adapt-ALG with 16 KiB adapt segments; low: the module inside a node; seg: HAN\'s '
-        'segment size; "as shipped": coll_han_priority=100 and nothing else):')
-    say()
-    for layout_name, coll, winners in han_won:
-        say('- %s %s: %s' % (layout_name, coll, winners))
-    say()
-    say('## Targets')
-    say()
-    say('Slower than the best peer configuration beyond the noise (tuned tree, hier):')
-    say('```')
-    for line in targets['slower'] or ['none']:
-        say(line)
-    say('```')
+    rep.say()
+
+
+def han_section(rep):
+    rep.say('## HAN at its best')
+    rep.say()
+    rep.say('The fastest HAN configuration of the final run per size (up: the module among the node '
+            'leaders, adapt-ALG with 16 KiB adapt segments; low: the module inside a node; seg: HAN\'s '
+            'segment size; "as shipped": coll_han_priority=100 and nothing else):')
+    rep.say()
+    for layout_name, coll, winners in rep.han_won:
+        rep.say('- %s %s: %s' % (layout_name, coll, winners))
+    rep.say()
+
+
+def targets_section(rep):
+    targets = rep.targets
+    rep.say('## Targets')
+    rep.say()
+    rep.block('Slower than the best peer configuration beyond the noise (tuned tree, hier):',
+              targets['slower'] or ['none'])
     compared = targets['compared']
-    say('The tuned tree slower than MPICH 5.0.1 as shipped beyond the noise (%d of %d points; faster at %d):'
-        % (len(targets['shipped']), len(compared), sum(compared)))
-    say('```')
-    for line in targets['shipped'] or ['none']:
-        say(line)
-    say('```')
-    say('3-level layout, bcast and allreduce from 1 MiB (target >= 1.5):')
-    say('```')
-    for line in targets['leaf'] or ['not measured']:
-        say(line)
-    say('```')
-    say('From 1 MiB, time over the link bound (target <= 1.1):')
-    say('```')
-    for line in targets['bound'] or ['not measured']:
-        say(line)
-    say('```')
-    with open(os.path.join(out, 'peers.md'), 'w') as f:
-        f.write('\n'.join(text) + '\n')
+    rep.block('The tuned tree slower than MPICH 5.0.1 as shipped beyond the noise (%d of %d points; faster at %d):'
+              % (len(targets['shipped']), len(compared), sum(compared)), targets['shipped'] or ['none'])
+    rep.block('3-level layout, bcast and allreduce from 1 MiB (target >= 1.5):', targets['leaf'] or ['not measured'])
+    rep.block('From 1 MiB, time over the link bound (target <= 1.1):', targets['bound'] or ['not measured'])
 
 
 def plot(out, layout, coll, dat):
