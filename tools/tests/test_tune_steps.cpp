@@ -1245,7 +1245,7 @@ TEST(Tune, StockReference) {
     points.push_back(composition(1024, "2"));
     EXPECT_TRUE(missing_stock_points(o, points).empty());
 
-    // which reference a point is: the budget's first rate counts the same points
+    // which reference a point is (missing_stock_points counts these)
     EXPECT_EQ(stock_reference(points[0].key), std::optional<int>(0));
     EXPECT_EQ(stock_reference(points[1].key), std::nullopt);
     EXPECT_EQ(stock_reference(points[3].key), std::optional<int>(3));
