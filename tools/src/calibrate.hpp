@@ -11,6 +11,7 @@
 
 #include "hiertune/report/bench_output.hpp"
 #include "hiertune/common/stats.hpp"
+#include "hiertune/models/calibration.hpp"
 
 namespace hiertune {
 
@@ -24,7 +25,7 @@ struct CalibrateOptions {
     std::string machine;                     // job identity; empty: rank 0's processor name
     bool if_missing = false;                 // with db: keep a stored calibration (that holds the rate)
     std::optional<double> expect_rate;       // bytes/s every inter-node link should carry
-    double tolerance_percent = 10;
+    double tolerance_percent = kDefaultRateTolerancePercent;
     std::string cluster;                     // HIERTUNE_CLUSTER
 };
 

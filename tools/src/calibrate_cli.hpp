@@ -31,7 +31,7 @@ private:
     std::string machine_;
     bool if_missing_ = false;
     std::string expect_rate_;
-    double tolerance_percent_ = 10;
+    double tolerance_percent_ = kDefaultRateTolerancePercent;
     bool allow_cliques_ = false;
     CalibrateOptions prepared_;
 };

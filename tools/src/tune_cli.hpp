@@ -61,7 +61,7 @@ private:
     std::size_t bench_max_reps_ = 1000;
     double precision_percent_ = 2.5;
     double max_time_ = 5;
-    double rate_tolerance_percent_ = 10;
+    double rate_tolerance_percent_ = kDefaultRateTolerancePercent;
     int tree_rounds_ = 3;
     double tree_tolerance_percent_ = 5;
     bool allow_tree_slower_ = false;

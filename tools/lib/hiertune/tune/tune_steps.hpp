@@ -30,6 +30,7 @@
 #include <utility>
 #include <vector>
 
+#include "hiertune/models/calibration.hpp"
 #include "hiertune/models/han_model.hpp"
 #include "hiertune/db/measure_db.hpp"
 #include "hiertune/report/validation.hpp"
@@ -97,7 +98,7 @@ struct TuneOptions {
     std::size_t bench_max_reps = 1000;
     double bench_precision_percent = 2.5;
     double bench_max_time = 5;
-    double rate_tolerance_percent = 10;  // step 0: calibrate --tolerance
+    double rate_tolerance_percent = kDefaultRateTolerancePercent;  // step 0: calibrate --tolerance
     bool stock = true;  // measure the stock selection in step (a)
     han::ModelOptions model;
     // step (e), the tree as loaded (also `hiertune tree-timing`)
