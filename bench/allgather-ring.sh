@@ -23,6 +23,7 @@ cd "$(dirname "$0")/.."
 emu=maint/emucluster
 layouts=4x2,8x1,leaf sizes=1048576,4194304,8388608 segsizes=0,8192 rounds=3 out=build/allgather-ring
 base_lib=
+. bench/layouts.sh
 die() { echo "allgather-ring: $*" >&2; exit 1; }
 while [ $# -gt 0 ]; do
     case $1 in
@@ -42,24 +43,14 @@ done
 configs=${segsizes//,/ }
 [ -z "$base_lib" ] || for s in ${segsizes//,/ }; do configs+=" base:$s"; done
 for layout in ${layouts//,/ }; do
-    case $layout in 4x2 | 8x1 | leaf) ;; *) die "--layouts: '$layout' is none of 4x2 8x1 leaf" ;; esac
+    bench_layout "$layout" || die "--layouts: '$layout' is none of $BENCH_LAYOUTS"
 done
-[ "$(id -u)" = 0 ] || die "the emulated cluster needs root"
-[ -x build/install/bin/mpicc ] && [ -x tools/hiertune ] || die "no build: run ./quickstart check first"
-[ "$("$emu" status)" = down ] || die "a cluster is already up ($emu status); take it down first"
-mkdir -p "$out/bin"
-build/install/bin/mpicc -O2 -o "$out/bin/peerbench" bench/peerbench.c
+bench_ready "$out"
 build/install/bin/mpicc -O2 -o "$out/bin/link-probe" bench/link-probe.c
 largest=$(tr , '\n' <<< "$sizes" | sort -n | tail -1)
-trap '"$emu" down --force > /dev/null 2>&1 || true' EXIT
 
 for layout in ${layouts//,/ }; do
-    case $layout in
-        4x2) up=(--nodes 4 --rate 100mbit) ppn=2 bound=(--nodes 4 --ppn 2 --rate 12.5e6) ;;
-        8x1) up=(--nodes 8 --rate 100mbit) ppn=1 bound=(--nodes 8 --ppn 1 --rate 12.5e6) ;;
-        leaf) up=(--nodes 4 --rate 400mbit --leaf-size 2 --uplink-rate 100mbit) ppn=2
-              bound=(--nodes 4 --ppn 2 --rate 50e6 --leaves 2 --uplink-rate 12.5e6) ;;
-    esac
+    bench_layout "$layout"
     "$emu" up "${up[@]}" > /dev/null
     csv=$out/$layout.csv
     echo "config,round,size,median_us" > "$csv"

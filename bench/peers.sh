@@ -22,10 +22,7 @@
 #
 #   bench/peers.sh [--layouts 4x2,8x1,leaf,4x1] [--colls LIST] [--sizes LIST] [--large LAYOUTS]
 #                  [--rounds R] [--reps N] [--out DIR]
-# Layouts: 4x2 (4 nodes x 2 ranks, 100 Mbit/s links), 8x1 (8 nodes x 1 rank, 100 Mbit/s),
-# leaf (2 leaf switches x 2 nodes x 2 ranks, node links 400 Mbit/s, uplinks 100 Mbit/s),
-# 4x1 (4 nodes x 1 rank, 100 Mbit/s: on 2 cores, the small sizes' latencies closest to free
-# cores').
+# Layouts: bench/layouts.sh.
 # Sizes above SCREEN_MAX (4 MiB) run on the --large layouts only (default 4x2; a 16 MiB
 # call takes seconds at these rates).  Root; installs openmpi-bin and libopenmpi-dev when
 # missing; needs the build (./quickstart check or compare).  Output: DIR (build/peers).
@@ -38,6 +35,7 @@ tree=$root/build/tune/tree.json
 layouts=4x2,8x1,leaf colls=bcast,reduce,allreduce,allgather,gather,scatter,barrier
 sizes=8,1024,65536,1048576,4194304,16777216 large=4x2 rounds=2 reps=3 out=build/peers
 SCREEN_MAX=4194304
+. bench/layouts.sh
 # a job that runs longer is stopped and listed in LAYOUT/failed.txt (and the report; a
 # rerun appends to it):
 # 5.0.1's multi-leader allreduce composition at 8 B ran for minutes without finishing
@@ -64,7 +62,7 @@ for c in ${colls//,/ }; do
     [[ " ${ALL_COLLS[*]} " == *" $c "* ]] || die "--colls: '$c' is none of ${ALL_COLLS[*]}"
 done
 for l in ${layouts//,/ }; do
-    case $l in 4x2 | 8x1 | leaf | 4x1) ;; *) die "--layouts: '$l' is none of 4x2 8x1 leaf 4x1" ;; esac
+    bench_layout "$l" || die "--layouts: '$l' is none of $BENCH_LAYOUTS"
 done
 
 [ "$(id -u)" = 0 ] || die "the emulated cluster needs root (network, UTS namespaces); timings of one \
@@ -223,12 +221,7 @@ done
 
 trap '"$emu" down --force > /dev/null 2>&1 || true' EXIT
 for layout in ${layouts//,/ }; do
-    case $layout in
-        4x2) up=(--nodes 4 --rate 100mbit) ppn=2 ;;
-        8x1) up=(--nodes 8 --rate 100mbit) ppn=1 ;;
-        4x1) up=(--nodes 4 --rate 100mbit) ppn=1 ;;
-        leaf) up=(--nodes 4 --rate 400mbit --leaf-size 2 --uplink-rate 100mbit) ppn=2 ;;
-    esac
+    bench_layout "$layout"
     dir=$out/$layout
     mkdir -p "$dir"
     "$emu" up "${up[@]}" >&2

@@ -76,6 +76,12 @@ LISTED_ITEM_TEXT = {
     ('gather', 'binomial'): "a binomial tree of the groups",
     ('scatter', 'linear'): "the step's root sends to every leader",
     ('scatter', 'binomial'): "a binomial tree of the groups",
+    ('gather', 'by_size'): "by the message (hier_by_size.h): binomial while a group's blocks "
+                           "cost less than the start-ups linear adds "
+                           "(MPIR_CVAR_HIER_LATENCY_BYTES), linear beyond",
+    ('scatter', 'by_size'): "by the message (hier_by_size.h): binomial while a group's blocks "
+                            "cost less than the start-ups linear adds "
+                            "(MPIR_CVAR_HIER_LATENCY_BYTES), linear beyond",
     ('barrier', 'auto'): "MPIR_Ibarrier and a wait (MPICH's own selection)",
     ('barrier', 'dissemination'): "MPIR_Barrier_intra_dissemination",
 }

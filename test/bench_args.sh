@@ -2,7 +2,8 @@
 # bench/latency-4x1.sh refuses a bad --reps or --rounds, and an unknown option, with exit
 # status 2 and one line naming what it takes, before it touches the emulated cluster;
 # bench/allgather-ring.sh refuses bad --sizes, --segsizes, --rounds, --layouts, a --base-lib
-# without libmpi.so.0 and unknown options with one line naming the option.
+# without libmpi.so.0 and unknown options with one line naming the option, and so does
+# bench/hier-ab.sh (--coll, --cvar, --sizes, --rounds, --layouts).
 set -uo pipefail
 srcdir=${MPICH_HIER_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 script=$srcdir/bench/latency-4x1.sh
@@ -23,4 +24,11 @@ for args in "--sizes 1M" "--segsizes -1" "--rounds 0" "--layouts 4x4" "--base-li
     err=$("$ring" $args 2>&1 > /dev/null) && fail "allgather-ring.sh accepted $args"
     grep -q -- "^allgather-ring: .*${args%% *}" <<< "$err" || fail "allgather-ring.sh $args said: $err"
 done
-echo "latency-4x1.sh refuses bad --reps, --rounds and unknown options; allgather-ring.sh bad options"
+ab=$srcdir/bench/hier-ab.sh
+valid="--coll gather --cvar MPIR_CVAR_GATHER_HIER_INTER_ALGORITHM=binomial/linear"
+for args in "--coll foo" "--cvar X" "--sizes 1M" "--rounds 0" "--layouts 4x4" "--bogus 1"; do
+    # shellcheck disable=SC2086
+    err=$("$ab" $valid $args 2>&1 > /dev/null) && fail "hier-ab.sh accepted $args"
+    grep -q -- "^hier-ab: .*${args%% *}" <<< "$err" || fail "hier-ab.sh $args said: $err"
+done
+echo "latency-4x1.sh refuses bad --reps, --rounds and unknown options; allgather-ring.sh and hier-ab.sh bad options"

@@ -6,7 +6,7 @@ same table the C plugin and hiertune are built from, read line by line.
     g.algorithms['reduce']      -> ['hier', 'seg_linear', ...]
     g.params('bcast', 'seg_chain') -> ['segsize', 'fanout']
     g.inter_algos('allreduce')  -> ['auto', ..., 'tsp_allreduce_ring']
-    g.inter_algos('gather')     -> ['linear', 'binomial']
+    g.inter_algos('gather')     -> ['linear', 'binomial', 'by_size']
     g.param_specs('bcast', 'hier') -> [('segsize', 'INT', '0', 'HIER_SEGSIZE'),
                                        ('inter_algo', 'NAME', 'INTER_ALGOS', ...), ...]
     g.container('bcast', 'hier') -> 'MPIR_Bcast_intra_hier'

@@ -305,6 +305,32 @@ START_TEST(by_size_choices)
 }
 END_TEST
 
+/* gather and scatter: binomial while the blocks its D - 1 forwarding levels add cost no
+ * more than the n - 1 - L start-ups linear adds */
+START_TEST(by_size_rooted)
+{
+    const int64_t a = MPII_HIER_LATENCY_BYTES_DEFAULT;
+    for (int n = 2; n <= 64; n++) {
+        int forwards = floor_log2(n) - 1, extra_startups = n - 1 - ceil_log2(n);
+        /* no forwarding (2 and 3 groups): the two trees send the same; binomial */
+        if (forwards == 0) {
+            EXPECT(MPII_Hier_sized_latency(MPII_HIER_SIZED_ROOTED, 1 << 30, 1, n, a) == 1,
+                   "n %d", n);
+            continue;
+        }
+        int64_t last = extra_startups * a / forwards;   /* the largest binomial block */
+        EXPECT(MPII_Hier_sized_latency(MPII_HIER_SIZED_ROOTED, last, 1, n, a) == 1, "n %d", n);
+        EXPECT(MPII_Hier_sized_latency(MPII_HIER_SIZED_ROOTED, last + 1, 1, n, a) == 0,
+               "n %d", n);
+    }
+    /* 4 groups: binomial up to one start-up's bytes, linear beyond */
+    ck_assert_int_eq(MPII_Hier_sized_latency(MPII_HIER_SIZED_ROOTED, a, 1, 4, a), 1);
+    ck_assert_int_eq(MPII_Hier_sized_latency(MPII_HIER_SIZED_ROOTED, a + 1, 1, 4, a), 0);
+    ck_assert_int_eq(MPII_Hier_sized_hops(MPII_HIER_SIZED_ROOTED, 0, 4), 3);
+    ck_assert_int_eq(MPII_Hier_sized_hops(MPII_HIER_SIZED_ROOTED, 1, 4), 2);
+}
+END_TEST
+
 START_TEST(by_size_hops)
 {
     for (int n = 1; n <= 64; n++) {
@@ -374,6 +400,10 @@ START_TEST(hier_plans)
     p = plan_of(MPII_HIER_CPATH_SCATTER, 8, 4, 8, t, sizeof(t));
     ck_assert_str_eq(t, "binomial(8) > binomial(4)");
     ck_assert_int_eq(p.intra_down, 2);
+    /* 8 nodes' blocks of 4 x 8 KiB, above the 2 alpha 8 groups take binomial to: linear */
+    p = plan_of(MPII_HIER_CPATH_GATHER, 8, 4, 8192, t, sizeof(t));
+    ck_assert_str_eq(t, "binomial(4) > linear(8)");
+    ASSERT_COUNT(p.count, 7, 2);
     /* truncated text stays a string */
     MPII_Hier_cpath_plan_text(&p, t, 5);
     ck_assert_str_eq(t, "bino");
@@ -518,6 +548,7 @@ int main(void)
     tcase_add_test(sim, mpich_bcast_inside_a_node);
     tcase_add_test(model, by_size_choices);
     tcase_add_test(model, by_size_hops);
+    tcase_add_test(model, by_size_rooted);
     tcase_add_test(model, hier_plans);
     tcase_add_test(model, recursive_doubling_inter_is_simulated);
     tcase_add_test(model, names);

@@ -15,13 +15,20 @@ static int ceil_log2(int n)
     return l;
 }
 
-/* MPICH's recursive doubling: log2 of the largest power of two <= n, and a step in and a
- * step out for the members beyond it */
-static int recursive_doubling_steps(int n)
+/* floor(log2 n), n >= 1 */
+static int floor_log2(int n)
 {
     int l = 0;
     while ((2 << l) <= n)
         l++;
+    return l;
+}
+
+/* MPICH's recursive doubling: log2 of the largest power of two <= n, and a step in and a
+ * step out for the members beyond it */
+static int recursive_doubling_steps(int n)
+{
+    int l = floor_log2(n);
     return l + ((1 << l) != n ? 2 : 0);
 }
 
@@ -54,6 +61,10 @@ MPII_Hier_sized_costs MPII_Hier_sized_cost(MPII_Hier_sized_op op, int64_t bytes,
             break;
         case MPII_HIER_SIZED_ALLGATHER:
             c.latency = hops * a + (int64_t) (n - 1) * bytes;
+            c.bandwidth = (int64_t) (n - 1) * (a + bytes);
+            break;
+        case MPII_HIER_SIZED_ROOTED:
+            c.latency = hops * a + (int64_t) (n - 1 + floor_log2(n) - 1) * bytes;
             c.bandwidth = (int64_t) (n - 1) * (a + bytes);
             break;
         default:       /* bcast, reduce */

@@ -14,10 +14,16 @@
  *   allreduce  recursive doubling: R (a + m)        ring: 2 (n - 1)(a + m/n)
  *   allgather  Bruck / recursive doubling,          ring: (n - 1)(a + b)
  *              MPICH's pick: L a + (n - 1) b
+ *   gather,    binomial tree:                       linear: (n - 1)(a + b)
+ *   scatter    L a + (n - 1) b + (D - 1) b
  *
  * with L = ceil(log2 n), R = log2 of the largest power of two <= n, plus 2 when n is not
- * one (MPICH's recursive doubling folds the others in and out), m the step's bytes, b one
- * member's block.  The latency algorithm is taken where it costs no more, but never for a
+ * one (MPICH's recursive doubling folds the others in and out), D = floor(log2 n) the
+ * binomial tree's depth, m the step's bytes, b one member's block.  The binomial gather
+ * and scatter store and forward: the deepest member's block waits behind D - 1 messages of
+ * whole subtrees, which the root's later sends hide only where every member has a link of
+ * its own (not behind a switch uplink that the forwarded blocks cross once more), so the
+ * model charges one block per forwarding level.  The latency algorithm is taken where it costs no more, but never for a
  * message the bandwidth algorithm pipelines (u > 1 pieces: the segments of the hier
  * pipeline overlap across levels, which a one-step model does not see), and for allgather
  * only while a block is no longer than a start-up (b <= a): in the model Bruck never costs
@@ -56,7 +62,8 @@ typedef enum {
     MPII_HIER_SIZED_BCAST,
     MPII_HIER_SIZED_REDUCE,
     MPII_HIER_SIZED_ALLREDUCE,
-    MPII_HIER_SIZED_ALLGATHER
+    MPII_HIER_SIZED_ALLGATHER,
+    MPII_HIER_SIZED_ROOTED      /* gather and scatter */
 } MPII_Hier_sized_op;
 
 typedef struct {
@@ -64,8 +71,8 @@ typedef struct {
     int64_t bandwidth;          /* the bandwidth algorithm's */
 } MPII_Hier_sized_costs;
 
-/* The model's costs for a step of op among n members moving bytes (allgather: one
- * member's block) in `pieces` pipelined pieces, alpha_bytes = alpha / beta. */
+/* The model's costs for a step of op among n members moving bytes (allgather, gather,
+ * scatter: one member's block) in `pieces` pipelined pieces, alpha_bytes = alpha / beta. */
 MPII_Hier_sized_costs MPII_Hier_sized_cost(MPII_Hier_sized_op op, int64_t bytes, int64_t pieces,
                                            int n, int64_t alpha_bytes);
 /* 1: the step takes the latency algorithm, 0: the bandwidth one. */

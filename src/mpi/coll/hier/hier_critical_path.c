@@ -915,6 +915,18 @@ static void inter_allgather(MPII_Hier_cpath_plan * plan, int n, int64_t block,
               NULL);
 }
 
+/* the gather's and scatter's tree among the leaders, by_size's (their default): binomial
+ * or linear for a node's block of block bytes */
+static void inter_rooted(MPII_Hier_cpath_plan * plan, int n, int64_t block,
+                         int64_t latency_bytes)
+{
+    if (n <= 1)
+        return;
+    int latency = MPII_Hier_sized_latency(MPII_HIER_SIZED_ROOTED, block, 1, n, latency_bytes);
+    plan_step(plan, latency ? "binomial" : "linear", n,
+              MPII_Hier_sized_hops(MPII_HIER_SIZED_ROOTED, latency, n), 0, NULL);
+}
+
 static void plan_barrier(MPII_Hier_cpath_plan * plan, const MPII_Hier_cpath_shape * shape)
 {
     if (shape->ppn > 1)
@@ -957,14 +969,10 @@ int MPII_Hier_cpath_hier_plan(MPII_Hier_cpath_coll coll, const MPII_Hier_cpath_s
             break;
         case MPII_HIER_CPATH_GATHER:
             intra_binomial(plan, ppn, &plan->intra_up);
-            if (n > 1)  /* the plugin's default inter for gather and scatter: binomial */
-                plan_step(plan, "binomial", n, MPII_Hier_sized_hops(MPII_HIER_SIZED_BCAST, 1, n),
-                          0, NULL);
+            inter_rooted(plan, n, bytes * ppn, latency_bytes);
             break;
         case MPII_HIER_CPATH_SCATTER:
-            if (n > 1)
-                plan_step(plan, "binomial", n, MPII_Hier_sized_hops(MPII_HIER_SIZED_BCAST, 1, n),
-                          0, NULL);
+            inter_rooted(plan, n, bytes * ppn, latency_bytes);
             intra_binomial(plan, ppn, &plan->intra_down);
             break;
         default:

@@ -170,11 +170,13 @@
 
 #define MPII_HIER_INTER_ALGOS_GATHER(X) \
     X(linear, LINEAR) \
-    X(binomial, BINOMIAL)
+    X(binomial, BINOMIAL) \
+    X(by_size, BY_SIZE)
 
 #define MPII_HIER_INTER_ALGOS_SCATTER(X) \
     X(linear, LINEAR) \
-    X(binomial, BINOMIAL)
+    X(binomial, BINOMIAL) \
+    X(by_size, BY_SIZE)
 
 #define MPII_HIER_INTER_ALGOS_BARRIER(X) \
     X(auto, AUTO) \

@@ -215,6 +215,9 @@ const MPII_Hier_params *MPII_Hier_step_params(const MPII_Hier_params * prm,
  * plan's segments (each cut in inter_chunk pieces when set) */
 int MPII_Hier_by_size_latency(MPII_Hier_sized_op op, const MPII_Hier_seg_plan * plan, int n,
                               int inter_chunk);
+/* Whether by_size takes the binomial tree (else linear) for the gather's or scatter's
+ * steps among n groups of group_bytes each (every rank passes the same) */
+int MPII_Hier_by_size_rooted_latency(int n, int64_t group_bytes);
 /* by_size's allreduce algorithm among the leaders for a message of one piece: MPICH's
  * recursive doubling, one step (no CVAR item: by_size picks it) */
 #define MPII_HIER_INTER_RECURSIVE_DOUBLING MPII_HIER_INTER_COUNT
@@ -476,12 +479,17 @@ typedef struct {
 /* The prepare step both forms run, in two parts.  Before the entry: the block (the root's
  * receive signature's bytes when gathering, its send signature's when scattering: every
  * rank's), the extent of the root's type (0 elsewhere), whether the root's own block is in
- * place, no stage.  Once the entry set p->prm and p->steps: the tree of the steps
- * (linear: the collective's inter_algo item that names the linear tree) and how many
+ * place, no stage.  Once the entry set p->prm and p->steps: the tree of the steps (items:
+ * the collective's inter_algo items that name the linear tree and by_size; by_size
+ * decides from the coarsest level's groups, the same tree at every level) and how many
  * blocks this rank's stage holds (0: it leads nothing, -1: out of memory). */
+typedef struct {
+    int linear;
+    int by_size;
+} MPII_Hier_rooted_items;
 void MPII_Hier_rooted_prepare(const MPII_Hier_call * a, int gathering,
                               MPII_Hier_rooted_plan * p);
-long long MPII_Hier_rooted_plan_tree(MPII_Hier_rooted_plan * p, int linear);
+long long MPII_Hier_rooted_plan_tree(MPII_Hier_rooted_plan * p, MPII_Hier_rooted_items items);
 /* A gather leader's own block, for both forms' copy into its stage (p->stage): from its
  * place in recvbuf at a root in place (p->in_place, p->extent), else from sendbuf; to its
  * place in its finest group */

@@ -112,9 +112,22 @@ void MPII_Hier_rooted_prepare(const MPII_Hier_call * a, int gathering,
     p->stage = NULL;
 }
 
-long long MPII_Hier_rooted_plan_tree(MPII_Hier_rooted_plan * p, int linear)
+static MPII_Hier_tree_kind rooted_tree_kind(const MPII_Hier_rooted_plan * p,
+                                            MPII_Hier_rooted_items items)
 {
-    p->kind = p->prm.inter_algo == linear ? MPII_HIER_TREE_LINEAR : MPII_HIER_TREE_BINOMIAL;
+    if (p->prm.inter_algo == items.by_size && p->steps.h->nlevels > 0) {
+        const MPII_Hier_hierarchy *h = p->steps.h;
+        int groups = h->level[0].ngroups;
+        int64_t group_bytes = (int64_t) p->block * h->nranks / groups;
+        return MPII_Hier_by_size_rooted_latency(groups, group_bytes) ?
+            MPII_HIER_TREE_BINOMIAL : MPII_HIER_TREE_LINEAR;
+    }
+    return p->prm.inter_algo == items.linear ? MPII_HIER_TREE_LINEAR : MPII_HIER_TREE_BINOMIAL;
+}
+
+long long MPII_Hier_rooted_plan_tree(MPII_Hier_rooted_plan * p, MPII_Hier_rooted_items items)
+{
+    p->kind = rooted_tree_kind(p, items);
     return rooted_stage_blocks(&p->steps, p->kind);
 }
 
@@ -259,7 +272,7 @@ typedef int (*rooted_steps_fn) (const MPII_Hier_call * call, const MPII_Hier_roo
 typedef struct {
     MPII_Hier_entry entry;
     int gathers;
-    int linear;                 /* the inter_algo item that names the linear tree */
+    MPII_Hier_rooted_items items;
     rooted_steps_fn steps;
 } rooted_coll;
 
@@ -356,11 +369,13 @@ int MPII_Hier_rooted_run(int gathers, const void *sendbuf, MPI_Aint sendcount,
     const rooted_coll gather = {
         {&cvars, MPII_HIER_GATHER_INTER_COUNT, MPII_Hier_gather_sched,
          MPII_HIER_SCHED_FROM_GATHER, 1, 0},
-        1, MPII_HIER_GATHER_INTER_LINEAR, MPII_Hier_gather_steps
+        1, {MPII_HIER_GATHER_INTER_LINEAR, MPII_HIER_GATHER_INTER_BY_SIZE},
+        MPII_Hier_gather_steps
     }, scatter = {
         {&cvars, MPII_HIER_SCATTER_INTER_COUNT, MPII_Hier_scatter_sched,
          MPII_HIER_SCHED_FROM_SCATTER, 1, 0},
-        0, MPII_HIER_SCATTER_INTER_LINEAR, MPII_Hier_scatter_steps
+        0, {MPII_HIER_SCATTER_INTER_LINEAR, MPII_HIER_SCATTER_INTER_BY_SIZE},
+        MPII_Hier_scatter_steps
     };
     const MPII_Hier_call call = { .sendbuf = sendbuf, .sendcount = sendcount,
         .sendtype = sendtype, .buf = recvbuf, .count = recvcount, .datatype = recvtype,
@@ -375,7 +390,7 @@ int MPII_Hier_rooted_run(int gathers, const void *sendbuf, MPI_Aint sendcount,
     MPII_Hier_rooted_prepare(&call, gathers, &p);
     mpi_errno = rooted_enter(&call, rc, coll_attr, &p, &on_steps);
     if (!mpi_errno && on_steps) {
-        long long nblocks = MPII_Hier_rooted_plan_tree(&p, rc->linear);
+        long long nblocks = MPII_Hier_rooted_plan_tree(&p, rc->items);
         if (nblocks > 0)
             p.stage = MPL_malloc(nblocks * p.block, MPL_MEM_COLL);
         if (nblocks < 0 || (nblocks > 0 && !p.stage))

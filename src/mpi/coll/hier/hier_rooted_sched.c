@@ -217,7 +217,7 @@ typedef int (*rooted_tree_fn) (const void *sendbuf, MPI_Aint sendcount, MPI_Data
 typedef struct {
     MPII_Hier_params cvars;
     int n_inter_algos;
-    int linear;                 /* the inter_algo item that names the linear tree */
+    MPII_Hier_rooted_items items;
     int gathers;                /* 1: gather, 0: scatter (MPII_Hier_rooted_prepare) */
     rooted_tree_fn flat;        /* MPICH's tree schedule, where the plugin has no steps */
 } rooted_coll;
@@ -244,7 +244,7 @@ static int sched_rooted_begin(const MPII_Hier_call * a, const rooted_coll * rc,
         return mpi_errno ? mpi_errno : rc->flat(a->sendbuf, a->sendcount, a->sendtype, a->buf,
                                                 a->count, a->datatype, a->root, a->comm, 2,
                                                 sched);
-    long long nblocks = MPII_Hier_rooted_plan_tree(&s->p, rc->linear);
+    long long nblocks = MPII_Hier_rooted_plan_tree(&s->p, rc->items);
     if (nblocks > 0)
         s->p.stage = MPIR_TSP_sched_malloc(nblocks * s->p.block, sched);
     if (nblocks < 0 || (nblocks > 0 && !s->p.stage))
@@ -363,12 +363,14 @@ static int sched_rooted_run(int gathers, const MPII_Hier_call * a, MPIR_TSP_sche
     const rooted_coll gather = {
         MPII_HIER_PARAMS_STEPS(MPIR_CVAR_GATHER_HIER_INTER_ALGORITHM,
                                MPIR_CVAR_GATHER_HIER_INTRA_ALGORITHM),
-        MPII_HIER_GATHER_INTER_COUNT, MPII_HIER_GATHER_INTER_LINEAR, 1,
+        MPII_HIER_GATHER_INTER_COUNT,
+        {MPII_HIER_GATHER_INTER_LINEAR, MPII_HIER_GATHER_INTER_BY_SIZE}, 1,
         MPIR_TSP_Igather_sched_intra_tree
     }, scatter = {
         MPII_HIER_PARAMS_STEPS(MPIR_CVAR_SCATTER_HIER_INTER_ALGORITHM,
                                MPIR_CVAR_SCATTER_HIER_INTRA_ALGORITHM),
-        MPII_HIER_SCATTER_INTER_COUNT, MPII_HIER_SCATTER_INTER_LINEAR, 0,
+        MPII_HIER_SCATTER_INTER_COUNT,
+        {MPII_HIER_SCATTER_INTER_LINEAR, MPII_HIER_SCATTER_INTER_BY_SIZE}, 0,
         MPIR_TSP_Iscatter_sched_intra_tree
     };
     rooted_state s;
