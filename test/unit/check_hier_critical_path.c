@@ -400,7 +400,8 @@ START_TEST(hier_plans)
     p = plan_of(MPII_HIER_CPATH_SCATTER, 8, 4, 8, t, sizeof(t));
     ck_assert_str_eq(t, "binomial(8) > binomial(4)");
     ck_assert_int_eq(p.intra_down, 2);
-    /* 8 nodes' blocks of 4 x 8 KiB, above the 2 alpha 8 groups take binomial to: linear */
+    /* 8 nodes of 4 ranks at 8 KiB: a node's 32 KiB is above the 2 alpha up to which 8
+     * groups keep binomial, so linear */
     p = plan_of(MPII_HIER_CPATH_GATHER, 8, 4, 8192, t, sizeof(t));
     ck_assert_str_eq(t, "binomial(4) > linear(8)");
     ASSERT_COUNT(p.count, 7, 2);
