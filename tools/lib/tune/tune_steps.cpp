@@ -179,7 +179,9 @@ std::vector<Params> measured_configs(const std::string& collective) {
     if (!hier) throw UsageError("collective '" + collective + "' has no hier algorithm");
     if (!hier->param("inter_algo")) return {Params{}};
     std::vector<Params> configs;
-    for (const std::string& value : grammar::values(*hier, "inter_algo")) configs.push_back({{"inter_algo", value}});
+    // by_size runs one of the list's other values, by the message's size: measured already
+    for (const std::string& value : grammar::values(*hier, "inter_algo"))
+        if (value != "by_size") configs.push_back({{"inter_algo", value}});
     return configs;
 }
 

@@ -144,7 +144,8 @@ std::vector<TimedGroup> timed_groups(const TuneOptions& options);
 void split_measured(TuneOptions& options);
 
 // The plugin configurations measured for a collective without a task model:
-// its hier algorithm with each value of inter_algo (its own list), the other
+// its hier algorithm with each value of inter_algo (its own list; by_size, which runs
+// one of the others by size, left out), the other
 // parameters at their defaults; a non-blocking form's schedule, which a tree gives
 // no parameters (it reads its blocking form's CVARs), once with none.
 std::vector<Params> measured_configs(const std::string& collective);
