@@ -63,6 +63,11 @@ def tree_item_text(coll, item):
     return text.get(item)
 
 
+# The gather's and scatter's by_size item: both choose their tree alike.
+ROOTED_BY_SIZE = ("by the message (hier_by_size.h): binomial while a group's blocks cost less "
+                  "than the start-ups linear adds (MPIR_CVAR_HIER_LATENCY_BYTES), linear beyond")
+
+
 # The lists of their own (MPII_HIER_INTER_ALGOS_<COLL>) and the intra-node list.
 LISTED_ITEM_TEXT = {
     ('allgather', 'auto'): "MPIR_Allgatherv_allcomm_auto (MPICH's selection) of the groups' "
@@ -76,12 +81,8 @@ LISTED_ITEM_TEXT = {
     ('gather', 'binomial'): "a binomial tree of the groups",
     ('scatter', 'linear'): "the step's root sends to every leader",
     ('scatter', 'binomial'): "a binomial tree of the groups",
-    ('gather', 'by_size'): "by the message (hier_by_size.h): binomial while a group's blocks "
-                           "cost less than the start-ups linear adds "
-                           "(MPIR_CVAR_HIER_LATENCY_BYTES), linear beyond",
-    ('scatter', 'by_size'): "by the message (hier_by_size.h): binomial while a group's blocks "
-                            "cost less than the start-ups linear adds "
-                            "(MPIR_CVAR_HIER_LATENCY_BYTES), linear beyond",
+    ('gather', 'by_size'): ROOTED_BY_SIZE,
+    ('scatter', 'by_size'): ROOTED_BY_SIZE,
     ('barrier', 'auto'): "MPIR_Ibarrier and a wait (MPICH's own selection)",
     ('barrier', 'dissemination'): "MPIR_Barrier_intra_dissemination",
 }
