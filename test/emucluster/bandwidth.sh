@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # The link rate holds: hiertune calibrate measures every inter-node link of a 100 Mbit/s
 # emulated cluster within 15 % of the rate (MPI point-to-point, both directions loaded in
-# turn: the frames' headers take 4.4 % of a link of 1500-byte MTU, and with the default
-# token bucket of one frame each packet waits for its own tokens, so MPI over TCP gets
-# 89-91 % of the rate on the 2-core VM), and a 4-node switch topology with a slower uplink
+# turn: the frames' headers take 4.4 % of a link of 1500-byte MTU, and the rest is the
+# VM's noise), and a 4-node switch topology with a slower uplink
 # is made and removed.
 source "$(dirname "$0")/common.sh"
 hiertune=${HIERTUNE:-$srcdir/tools/hiertune}

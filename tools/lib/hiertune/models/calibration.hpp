@@ -54,9 +54,8 @@ struct RateVerdict {
 };
 
 // How far (percent) a link's measured stream bandwidth may be off its rate by default.
-// The frames' headers take 4.4 % of a 1500-byte MTU link, and a link whose token bucket
-// holds one frame (maint/emucluster's default) makes each packet wait for its own tokens:
-// MPI over TCP gets 89-91 % of the rate there, which a 10 % tolerance failed at random.
+// The frames' headers take 4.4 % of a 1500-byte MTU link, and a shaped link loses more of
+// its time when the shaper's timer fires late on a loaded host (doc/emucluster.md, --burst).
 inline constexpr double kDefaultRateTolerancePercent = 15;
 
 // A verdict per inter-node link, in order ("intra" is not rate-limited and
