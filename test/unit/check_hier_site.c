@@ -111,6 +111,29 @@ START_TEST(refusals)
 }
 END_TEST
 
+START_TEST(latency_bytes)
+{
+    char why[512], text[512], digest[MPII_HIER_SITE_DIGEST_SIZE];
+    /* no record, none in it */
+    ck_assert_int_eq(MPII_Hier_site_record_latency_bytes(tree), 0);
+    write_record("5.0.1", NULL);
+    ck_assert_int_eq(MPII_Hier_site_record_latency_bytes(tree), 0);
+    /* a positive integer vouches and is taken; anything else refuses the tree */
+    ck_assert_int_eq(MPII_Hier_site_digest(tree, digest), 0);
+    const char *values[] = { "465", "0", "-3", "\"465\"", "4.5" };
+    for (int i = 0; i < 5; i++) {
+        snprintf(text, sizeof(text), "{\"format\": 1, \"mpich_version\": \"5.0.1\", "
+                 "\"tree_digest\": \"%s\", \"%s\": %s}", digest,
+                 MPII_HIER_SITE_KEY_LATENCY_BYTES, values[i]);
+        write_file(record, text);
+        ck_assert_int_eq(MPII_Hier_site_record_problem(tree, "5.0.1", why, sizeof(why)), i > 0);
+        ck_assert_int_eq(MPII_Hier_site_record_latency_bytes(tree), i == 0 ? 465 : 0);
+        if (i > 0)
+            ck_assert_ptr_nonnull(strstr(why, "latency_bytes is not an integer > 0"));
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("mpich-hier site tree");
@@ -120,6 +143,7 @@ int main(void)
     tcase_add_test(tc, digest_of_a_file);
     tcase_add_test(tc, record_vouches);
     tcase_add_test(tc, refusals);
+    tcase_add_test(tc, latency_bytes);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

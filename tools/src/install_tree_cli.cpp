@@ -35,6 +35,11 @@ CLI::App* InstallTreeCli::bind(CLI::App& app) {
                         "The cluster it was measured on, e.g. '4 nodes x 2 ranks, 100 Mbit/s' (default: "
                         "HIERTUNE_CLUSTER from the environment, else 'not recorded')");
     command->add_option("--measured", record_.measured, "When it was measured (default: the tree file's time)");
+    command->add_option("--latency-bytes", record_.latency_bytes,
+                        "The inter-node links' alpha / beta in bytes the tree was tuned with (tune prints it): "
+                        "the by_size crossovers of every job that loads the tree, while "
+                        "MPIR_CVAR_HIER_LATENCY_BYTES is 0 (default: TREE.latency_bytes, tune's, if there)")
+        ->check(CLI::PositiveNumber);
     return command;
 }
 
@@ -50,6 +55,9 @@ int InstallTreeCli::run() {
     std::cout << "installed " << site_tree_path(prefix_).string() << " (MPICH " << written.mpich_version
               << ", measured on " << written.machine << " at " << written.measured << ", "
               << written.tree_digest << ")\n";
+    if (written.latency_bytes > 0)
+        std::cout << "its jobs' by_size crossovers: alpha/beta " << written.latency_bytes
+                  << " bytes (MPIR_CVAR_HIER_LATENCY_BYTES in a job's environment overrides it)\n";
     if (std::filesystem::exists(ch4_tree_path(site_tree_path(prefix_))))
         std::cout << "installed " << ch4_tree_path(site_tree_path(prefix_)).string()
                   << " (its CH4 tree; MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE in a job's environment "

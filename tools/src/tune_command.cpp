@@ -76,6 +76,27 @@ std::string us_text(const std::optional<double>& seconds) {
 
 // Step 0: the calibrate job (it keeps a stored calibration) names the job
 // every later step files under; options.machine becomes its machine.
+// The by_size crossovers every later job runs with (and --install records): the
+// environment's MPIR_CVAR_HIER_LATENCY_BYTES where it names one, else the links' measured
+// alpha / beta.
+void set_latency_bytes(TuneOptions& options, const StoredCalibration& calibration, std::ostream& out) {
+    const char* given = std::getenv(kLatencyBytesCvar);
+    if (given && *given) {
+        char* end = nullptr;
+        const long long bytes = std::strtoll(given, &end, 10);
+        if (*end || bytes < 0)
+            throw TuneError(std::string(kLatencyBytesCvar) + "='" + given + "' in the environment: not an integer >= 0");
+        if (bytes > 0) {
+            options.latency_bytes = bytes;
+            out << "by_size crossovers: " << kLatencyBytesCvar << "=" << bytes << " (from the environment)\n";
+            return;
+        }
+    }
+    options.latency_bytes = latency_bytes(calibration.links);
+    if (options.latency_bytes > 0)
+        out << latency_bytes_line(calibration.links) << ": every job below runs with it\n";
+}
+
 Job calibrate_step(TuneOptions& options, const std::string& hiertune, const fs::path& report_dir, std::ostream& out) {
     const fs::path output = report_dir / "calibration.jsonl";
     run_step("step 0 (calibrate)", {calibrate_launch(options, hiertune)}, out, output.string());
@@ -93,8 +114,9 @@ Job calibrate_step(TuneOptions& options, const std::string& hiertune, const fs::
                         std::to_string(options.ranks) +
                         (options.nodes ? " on " + std::to_string(*options.nodes) + " nodes" : std::string()));
     if (!calibrated->measured) out << "calibration stored in " << options.db_path << ": nothing to measure\n";
-    out << "job " << job->id << ": " << describe_job(job->description) << '\n'
-        << calibration_report(db.calibration(job->id));
+    const StoredCalibration calibration = db.calibration(job->id);
+    out << "job " << job->id << ": " << describe_job(job->description) << '\n' << calibration_report(calibration);
+    set_latency_bytes(options, calibration, out);
     return *job;
 }
 
@@ -502,6 +524,7 @@ public:
         record.cluster = describe_job(job_.description) +
                          (calibration.cluster.empty() ? std::string() : "; " + calibration.cluster);
         record.measured = job_.created_at;
+        record.latency_bytes = options_.latency_bytes;
         const SiteRecord written = install_site_tree(options_.tree_path, options_.install_prefix, record);
         out_ << "installed " << site_tree_path(options_.install_prefix).string() << " (" << written.tree_digest
              << "): every job of " << options_.install_prefix << " whose environment names no tree loads it\n";
@@ -910,6 +933,23 @@ private:
 
 }  // namespace
 
+// How jobs use the tree: the variables naming it (and the by_size crossovers its hier
+// picks were measured with), or the install that carries both.
+void write_use_it(const TuneOptions& options, std::ostream& out) {
+    write_tree_latency_bytes(options.tree_path, options.latency_bytes);
+    const std::string latency =
+        options.latency_bytes > 0 ? " " + std::string(kLatencyBytesCvar) + "=" + std::to_string(options.latency_bytes)
+                                  : std::string();
+    out << "use it: MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=" << options.tree_path << latency << " mpiexec ...\n";
+    if (fs::exists(ch4_tree_path(options.tree_path)))
+        out << "  with MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE=" << ch4_tree_path(options.tree_path).string()
+            << " (the CH4 compositions it picked)\n";
+    if (options.install_prefix.empty())
+        out << "or for every job of this install: hiertune install-tree " << options.tree_path
+            << (options.latency_bytes > 0 ? " (it records " + latency_bytes_path(options.tree_path).string() + ")" : "")
+            << '\n';
+}
+
 int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out, std::ostream& err) {
     check_tune_options(options);
     if (const std::optional<std::string> why = tune_cliques_refusal(options, std::getenv(kNumCliquesEnv)))
@@ -928,6 +968,7 @@ int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out
     TuneRun run(options, hiertune, report_dir, std::move(stock), std::move(ch4_stock), out);
     run.run_steps();
     (void)err;
+    write_use_it(options, out);
     if (!options.install_prefix.empty()) run.install();
     return 0;
 }

@@ -142,6 +142,32 @@ rm "$tmp/tree.json.ch4"
 run MPIR_CVAR_DEBUG_SUMMARY=1
 expect_source MPIDI_coll_generic_json "no CH4 tree installed"
 
+echo "== the record's latency_bytes: the by_size crossovers of every job that loads the tree"
+"$prefix/bin/mpicc" -O2 -Wall -o "$tmp/by_size" "$here/../../test/mpi/tuning_file/by_size_smoke.c"
+by_size() {  # by_size latency|bandwidth [VAR=VALUE...]: an 8 KiB hier allreduce on 4 nodes of 1
+    local want="ok, by_size latency steps: [1-9][0-9]*, bandwidth steps: 0" status=0
+    [ "$1" = latency ] || want="ok, by_size latency steps: 0, bandwidth steps: [1-9][0-9]*"
+    shift
+    env MPIR_CVAR_NUM_CLIQUES=4 MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=hier "$@" "$mpiexec" -n 4 "$tmp/by_size" \
+        > "$tmp/out" 2>&1 || status=$?
+    [ $status = 0 ] && grep -qx "$want" "$tmp/out" || fail "by_size $*: wanted '$want': $(head -20 "$tmp/out")"
+}
+by_size latency   # the tree's record names none: the plugin's 8192, recursive doubling
+"$hiertune" install-tree "$tmp/tree.json" --machine test-vm --latency-bytes 1 > "$tmp/install" ||
+    fail "install-tree --latency-bytes: $(cat "$tmp/install")"
+grep -q "by_size crossovers: alpha/beta 1 bytes" "$tmp/install" || fail "install-tree said: $(cat "$tmp/install")"
+by_size bandwidth   # links whose start-up is worth a byte: the ring
+by_size latency MPIR_CVAR_HIER_LATENCY_BYTES=8192   # the job's own CVAR overrides the site's
+expect_quiet "a record with latency_bytes"
+"$hiertune" show-tree > "$tmp/show" || fail "show-tree: $(cat "$tmp/show")"
+grep -q "^by_size crossovers: alpha/beta 1 bytes, as measured" "$tmp/show" || fail "show-tree: $(head "$tmp/show")"
+# tune's TREE.latency_bytes beside the tree is installed with it
+echo 2 > "$tmp/tree.json.latency_bytes"
+"$hiertune" install-tree "$tmp/tree.json" --machine test-vm > /dev/null || fail "install-tree with TREE.latency_bytes"
+grep -q '"latency_bytes": 2' "$site.record" || fail "no latency_bytes 2 in the record: $(cat "$site.record")"
+rm "$tmp/tree.json.latency_bytes"
+"$hiertune" install-tree "$tmp/tree.json" --machine test-vm > /dev/null || fail "install-tree"
+
 echo "== switched off, or the user's own choice"
 run MPIR_CVAR_HIER_SITE_TREE=0
 expect_hier no "MPIR_CVAR_HIER_SITE_TREE=0"

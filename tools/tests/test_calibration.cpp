@@ -148,7 +148,20 @@ TEST(Calibration, JsonCsvAndText) {
               "# hiertune calibrate: emucluster-100mbit, 4 ranks, 2 nodes x 2 ppn, block\n"
               "# cluster: emucluster: 2 nodes\n"
               "# stored in the database (job 3), measured 2024-05-01T10:00:00Z\n" +
-                  calibration_table(links()));
+                  calibration_table(links()) +
+                  "# by_size crossovers: MPIR_CVAR_HIER_LATENCY_BYTES=635 (alpha/beta of the inter-node links)\n");
+}
+
+// 0-1: 45.2 us x 11.5 MB/s = 519.8 B, 0-2: 50 us x 15 MB/s = 750 B; intra is no link
+TEST(Calibration, LatencyBytesIsTheMedianAlphaOverBetaOfTheInterNodeLinks) {
+    EXPECT_EQ(latency_bytes(links()), 635);  // (519.8 + 750) / 2
+    std::vector<LinkCalibration> odd = links();
+    odd.push_back({"0-3", 100e-6, 1e6, 1, 1});  // 100 B
+    EXPECT_EQ(latency_bytes(odd), 520);
+    EXPECT_EQ(latency_bytes({{kIntraLink, 1e-6, 1e9, 1, 1}}), 0);
+    EXPECT_EQ(latency_bytes({}), 0);
+    EXPECT_EQ(latency_bytes({{"0-1", 1e-9, 1e3, 1, 1}}), 1);  // never 0: 0 is the CVAR's "unset"
+    EXPECT_EQ(latency_bytes_line({}), "");
 }
 
 TEST(Calibration, SummaryLineForDbList) {

@@ -49,6 +49,33 @@ TEST_F(SiteTree, InstalledWithItsRecord) {
     EXPECT_FALSE(std::filesystem::exists(installed.string() + ".record.new"));
 }
 
+// the alpha / beta tune ran hier with: from TREE.latency_bytes, or named, into the record
+// that MPI_Init reads it from (and accepts: hier_site.c)
+TEST_F(SiteTree, TheLatencyBytesTuneRanWithGoIntoTheRecord) {
+    const std::string tree = write("tree.json", good_);
+    const std::filesystem::path prefix = dir_ / "prefix";
+    EXPECT_EQ(read_tree_latency_bytes(tree), 0);
+    EXPECT_EQ(install_site_tree(tree, prefix, measured()).latency_bytes, 0);
+    EXPECT_EQ(read(site_record_path(site_tree_path(prefix))).find("latency_bytes"), std::string::npos);
+
+    write_tree_latency_bytes(tree, 465);
+    EXPECT_EQ(read(latency_bytes_path(tree)), "465\n");
+    EXPECT_EQ(install_site_tree(tree, prefix, measured()).latency_bytes, 465);
+    EXPECT_EQ(read_site_record(site_tree_path(prefix))->latency_bytes, 465);
+    EXPECT_TRUE(site_tree_problems(site_tree_path(prefix), "5.0.1").empty());
+    SiteRecord named = measured();
+    named.latency_bytes = 900;  // install-tree --latency-bytes
+    EXPECT_EQ(install_site_tree(tree, prefix, named).latency_bytes, 900);
+
+    write_tree_latency_bytes(tree, 0);
+    EXPECT_FALSE(std::filesystem::exists(latency_bytes_path(tree)));
+    for (const char* bad : {"0\n", "-4\n", "465 bytes\n", "x"}) {
+        write("tree.json.latency_bytes", bad);
+        EXPECT_THROW(read_tree_latency_bytes(tree), UsageError) << bad;
+        EXPECT_THROW(install_site_tree(tree, prefix, measured()), UsageError) << bad;
+    }
+}
+
 TEST_F(SiteTree, RefusedByAnotherMpichOrWhenChanged) {
     const std::filesystem::path prefix = dir_ / "prefix";
     install_site_tree(write("tree.json", good_), prefix, measured());

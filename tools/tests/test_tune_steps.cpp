@@ -165,6 +165,12 @@ TEST(TreeTiming, LaunchesWithAndWithoutTheTree) {
                                       0),
               0u)
         << describe(without);
+    // the by_size crossovers step 0 measured: every job runs with them, with the tree or not
+    o.latency_bytes = 465;
+    for (const bool tree : {true, false})
+        EXPECT_EQ(tree_timing_launch(o, "/bin/hiertune", "/d/tree.json", tree, timed_groups(o).at(0)).env.at(1),
+                  (std::pair<std::string, std::string>{"MPIR_CVAR_HIER_LATENCY_BYTES", "465"}));
+    o.latency_bytes = 0;
     // the bench effort of the options; the launcher's words
     o.bench_warmup = 1;
     o.bench_min_reps = 3;

@@ -158,6 +158,25 @@ std::string calibration_csv_row(const LinkCalibration& link, const CalibrationRu
            std::to_string(link.n_bandwidth) + "," + source_name(run);
 }
 
+std::int64_t latency_bytes(const std::vector<LinkCalibration>& links) {
+    std::vector<double> products;
+    for (const LinkCalibration& link : links)
+        if (link.link != kIntraLink) products.push_back(link.latency * link.bandwidth);
+    if (products.empty()) return 0;
+    std::sort(products.begin(), products.end());
+    const std::size_t half = products.size() / 2;
+    const double median =
+        products.size() % 2 ? products[half] : (products[half - 1] + products[half]) / 2;
+    return std::max<std::int64_t>(1, std::llround(median));
+}
+
+std::string latency_bytes_line(const std::vector<LinkCalibration>& links) {
+    const std::int64_t bytes = latency_bytes(links);
+    if (bytes == 0) return "";
+    return std::string("by_size crossovers: ") + kLatencyBytesCvar + "=" + std::to_string(bytes) +
+           " (alpha/beta of the inter-node links)";
+}
+
 void write_calibration(const CalibrationRun& run, OutputFormat format, std::ostream& out) {
     switch (format) {
         case OutputFormat::osu:
@@ -167,6 +186,7 @@ void write_calibration(const CalibrationRun& run, OutputFormat format, std::ostr
                 out << "# stored in the database" << (run.job ? " (job " + std::to_string(*run.job) + ")" : "")
                     << ", measured " << run.measured_at << '\n';
             out << calibration_table(run.links);
+            if (const std::string line = latency_bytes_line(run.links); !line.empty()) out << "# " << line << '\n';
             break;
         case OutputFormat::json:
             for (const LinkCalibration& link : run.links) out << calibration_json(link, run).dump() << '\n';

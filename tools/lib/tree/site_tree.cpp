@@ -116,6 +116,7 @@ std::filesystem::path stage_with_record(const std::string& content, const std::f
     record.tree_digest = digest_of(staged);
     nlohmann::ordered_json json{{MPII_HIER_SITE_KEY_FORMAT, MPII_HIER_SITE_RECORD_FORMAT}};
     for (const auto& [key, field] : kRecordFields) json[key] = record.*field;
+    if (record.latency_bytes > 0) json[MPII_HIER_SITE_KEY_LATENCY_BYTES] = record.latency_bytes;
     write_over(site_record_path(to), json.dump(2) + "\n");
     return staged;
 }
@@ -142,6 +143,28 @@ void install_ch4_tree(const std::filesystem::path& from, const std::filesystem::
 
 }  // namespace
 
+std::filesystem::path latency_bytes_path(const std::filesystem::path& tree) {
+    return tree.string() + ".latency_bytes";
+}
+
+void write_tree_latency_bytes(const std::filesystem::path& tree, std::int64_t bytes) {
+    std::error_code error;
+    if (bytes > 0)
+        write_over(latency_bytes_path(tree), std::to_string(bytes) + "\n");
+    else
+        std::filesystem::remove(latency_bytes_path(tree), error);
+}
+
+std::int64_t read_tree_latency_bytes(const std::filesystem::path& tree) {
+    std::ifstream in(latency_bytes_path(tree));
+    if (!in) return 0;
+    long long bytes = 0;
+    std::string rest;
+    if (!(in >> bytes) || bytes <= 0 || (in >> rest))
+        throw UsageError(latency_bytes_path(tree).string() + ": not one integer > 0 (tune writes it)");
+    return bytes;
+}
+
 std::filesystem::path ch4_tree_path(const std::filesystem::path& tree) {
     return tree.string() + MPII_HIER_SITE_CH4_SUFFIX;
 }
@@ -160,6 +183,7 @@ SiteRecord install_site_tree(const std::string& tree, const std::filesystem::pat
     if (error) throw UsageError("cannot create " + to.parent_path().string() + ": " + error.message());
     record.installed = utc_now();
     record.source = std::filesystem::absolute(tree).string();
+    if (record.latency_bytes <= 0) record.latency_bytes = read_tree_latency_bytes(tree);
     // the tree beside its place, its digest, the record, its CH4 tree, then the tree
     // renamed into place: a job in between refuses the old tree (the record's digest is
     // the new one's) and runs on MPICH's built-in trees (the CH4 one loads only with it)
@@ -180,6 +204,8 @@ std::optional<SiteRecord> read_site_record(const std::filesystem::path& tree) {
         const auto found = json.find(key);
         if (found != json.end() && found->is_string()) record.*field = found->get<std::string>();
     }
+    const auto latency = json.find(MPII_HIER_SITE_KEY_LATENCY_BYTES);
+    if (latency != json.end() && latency->is_number_integer()) record.latency_bytes = latency->get<std::int64_t>();
     return record;
 }
 

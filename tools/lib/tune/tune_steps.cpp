@@ -60,6 +60,7 @@ std::vector<std::string> mpiexec_prefix(const TuneOptions& options) {
 std::vector<std::pair<std::string, std::string>> base_env(const TuneOptions& options) {
     std::vector<std::pair<std::string, std::string>> env;
     if (options.nodes) env.emplace_back(kNumCliquesEnv, std::to_string(*options.nodes));
+    if (options.latency_bytes > 0) env.emplace_back(kLatencyBytesCvar, std::to_string(options.latency_bytes));
     return env;
 }
 

@@ -215,6 +215,9 @@ const MPII_Hier_params *MPII_Hier_step_params(const MPII_Hier_params * prm,
  * plan's segments (each cut in inter_chunk pieces when set) */
 int MPII_Hier_by_size_latency(MPII_Hier_sized_op op, const MPII_Hier_seg_plan * plan, int n,
                               int inter_chunk);
+/* The alpha / beta (bytes) of the site tree this job loaded (its record's latency_bytes);
+ * 0: none loaded, or its record names none */
+int64_t MPII_Hier_site_latency_bytes(void);
 /* Whether by_size takes the binomial tree (else linear) for the gather's or scatter's
  * steps among n groups of group_bytes each (every rank passes the same) */
 int MPII_Hier_by_size_rooted_latency(int n, int64_t group_bytes);

@@ -10,6 +10,10 @@
  *     tree_digest    "fnv1a64:" and 16 hex digits of the tree file's bytes: a tree changed
  *                    or cut short after the install is refused (FNV-1a detects accidents,
  *                    not tampering)
+ *     latency_bytes  optional: the inter-node links' alpha / beta in bytes, as hiertune tune
+ *                    measured them and ran hier with; the by_size crossovers of every
+ *                    job that loads the tree take it while MPIR_CVAR_HIER_LATENCY_BYTES is 0
+ *                    (an integer > 0; anything else refuses the tree)
  *     machine, cluster, measured, installed, source: for the admin (show-tree prints them)
  *   PREFIX/share/mpich-hier/tuning.json.ch4      optional: a CH4 Csel tree (MPICH's
  *                                                compositions) tuned with it, and its
@@ -39,6 +43,7 @@ extern "C" {
 #define MPII_HIER_SITE_KEY_FORMAT "format"
 #define MPII_HIER_SITE_KEY_MPICH_VERSION "mpich_version"
 #define MPII_HIER_SITE_KEY_TREE_DIGEST "tree_digest"
+#define MPII_HIER_SITE_KEY_LATENCY_BYTES "latency_bytes"
 #define MPII_HIER_SITE_DIGEST_PREFIX "fnv1a64:"
 /* "fnv1a64:" + 16 hex digits + NUL */
 #define MPII_HIER_SITE_DIGEST_SIZE 25
@@ -57,6 +62,10 @@ int MPII_Hier_site_digest(const char *path, char *out);
  * content is the tree check's (MPII_Hier_check_tree). */
 int MPII_Hier_site_record_problem(const char *tree_path, const char *mpich_version,
                                   char *why, size_t size);
+
+/* The latency_bytes of the record of the tree at tree_path; 0 when the record has none
+ * or cannot be read (MPII_Hier_site_record_problem says why). */
+int64_t MPII_Hier_site_record_latency_bytes(const char *tree_path);
 
 #ifdef __cplusplus
 }

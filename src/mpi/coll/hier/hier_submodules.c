@@ -36,10 +36,14 @@ int MPII_Hier_params_resolve(MPII_Hier_params * prm, const MPII_Hier_params * gi
     goto fn_exit;
 }
 
+/* the CVAR, else what the site measured with the tree it installed, else a typical
+ * cluster link's */
 static int64_t latency_bytes(void)
 {
-    return MPIR_CVAR_HIER_LATENCY_BYTES > 0 ? MPIR_CVAR_HIER_LATENCY_BYTES :
-        MPII_HIER_LATENCY_BYTES_DEFAULT;
+    if (MPIR_CVAR_HIER_LATENCY_BYTES > 0)
+        return MPIR_CVAR_HIER_LATENCY_BYTES;
+    int64_t site = MPII_Hier_site_latency_bytes();
+    return site > 0 ? site : MPII_HIER_LATENCY_BYTES_DEFAULT;
 }
 
 int MPII_Hier_by_size_latency(MPII_Hier_sized_op op, const MPII_Hier_seg_plan * plan, int n,

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -67,6 +68,17 @@ bool all_hold(const std::vector<RateVerdict>& verdicts);
 // "0-1: rate holds (11.87 MB/s measured, 12500000 B/s expected: -5.0 %, tolerance 10 %)" or
 // "0-1: rate off by -35.2 % (8.10 MB/s measured, 12500000 B/s expected, tolerance 10 %)".
 std::string verdict_line(const RateVerdict& verdict);
+
+// The CVAR the by_size crossovers take the inter-node links' alpha / beta from
+// (hier_by_size.h; a site's installed tree carries it in its record).
+constexpr const char* kLatencyBytesCvar = "MPIR_CVAR_HIER_LATENCY_BYTES";
+
+// The inter-node links' alpha / beta in bytes: latency x bandwidth, the median over the
+// links "0-k" ("intra" is none), rounded, at least 1; 0 without an inter-node link.
+std::int64_t latency_bytes(const std::vector<LinkCalibration>& links);
+// "by_size crossovers: MPIR_CVAR_HIER_LATENCY_BYTES=465 (alpha/beta of the inter-node
+// links)"; empty without an inter-node link.
+std::string latency_bytes_line(const std::vector<LinkCalibration>& links);
 
 // What a calibration run shows: measured now or read from the database.
 struct CalibrationRun {

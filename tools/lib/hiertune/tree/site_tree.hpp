@@ -2,6 +2,7 @@
 // what its record holds; MPI_Init loads it when the user names no tree).
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -18,6 +19,9 @@ struct SiteRecord {
     std::string measured;   // when, ISO 8601 UTC
     std::string installed;  // when, ISO 8601 UTC
     std::string source;     // the tree file it was copied from
+    // the inter-node links' alpha / beta that tune measured and ran hier with (its
+    // by_size crossovers in every job that loads the tree); 0: none, not written
+    std::int64_t latency_bytes = 0;
 };
 
 // PREFIX/share/mpich-hier/tuning.json, its record's path, and the CH4 tree tuned with it
@@ -25,6 +29,13 @@ struct SiteRecord {
 std::filesystem::path site_tree_path(const std::filesystem::path& prefix);
 std::filesystem::path site_record_path(const std::filesystem::path& tree);
 std::filesystem::path ch4_tree_path(const std::filesystem::path& tree);
+
+// TREE.latency_bytes: the alpha / beta tune ran hier with, beside its tree (one integer);
+// install_site_tree records it unless the record names one.  Writing 0 removes it;
+// reading gives 0 without one and throws UsageError for anything but an integer > 0.
+std::filesystem::path latency_bytes_path(const std::filesystem::path& tree);
+void write_tree_latency_bytes(const std::filesystem::path& tree, std::int64_t bytes);
+std::int64_t read_tree_latency_bytes(const std::filesystem::path& tree);
 
 // Checks the tree as MPI_Init checks an MPIR tree (and TREE.ch4, if there is one, as a
 // CH4 tree) and copies each, with its record, into the prefix (each written beside its

@@ -118,6 +118,10 @@ struct TuneOptions {
     // the analytic models fitted in step 0b (lib/tune/predicted_shape), keyed in the
     // same tree, neither verified nor timed (no job of theirs can run)
     std::vector<JobShape> predicted_shapes;
+    // the inter-node links' alpha / beta (MPIR_CVAR_HIER_LATENCY_BYTES): set by step 0, from
+    // the environment's CVAR or else the calibration; every later job runs with it, and
+    // --install records it with the tree (0: not known yet, the plugin's default)
+    std::int64_t latency_bytes = 0;
     std::string install_prefix;  // tune --install: the verified tree becomes this MPICH prefix's site tree
     double budget_s = 0;         // tune --budget, seconds (0: none): what the sweep may use (tune_budget.hpp)
 };
