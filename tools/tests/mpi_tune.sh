@@ -85,7 +85,11 @@ sed -n '/^== tune step 5\/7/,/^== tune step 6\/7/p' "$tmp/out1" | grep '^\$ ' > 
 [ "$(wc -l < "$tmp/tree-jobs")" = 4 ] || fail "expected 4 tree timing jobs: $(cat "$tmp/tree-jobs")"
 grep -v ' bench -C bcast,allreduce -a default --sizes 2048,24576,204800 .* --json --allow-cliques > ' \
     "$tmp/tree-jobs" && fail "a tree timing job is not bench -a default over the tune's sizes"
-jobs=$(sed -E 's/^\$ MPIR_CVAR_NUM_CLIQUES=2 MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=([^ ]*) .*\/(round-.*)\.jsonl$/\1:\2/' \
+# every job after step 0 runs with the links' alpha/beta it measured, which tune writes beside its tree
+latency=$(cat "$tree.latency_bytes") || fail "no $tree.latency_bytes"
+grep -qx "by_size crossovers: MPIR_CVAR_HIER_LATENCY_BYTES=$latency (alpha/beta of the inter-node links): every job below runs with it" \
+    "$tmp/out1" || fail "step 0 named no by_size crossovers $latency"
+jobs=$(sed -E "s/^\\$ MPIR_CVAR_NUM_CLIQUES=2 MPIR_CVAR_HIER_LATENCY_BYTES=$latency MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=([^ ]*) .*\\/(round-.*)\\.jsonl\$/\\1:\\2/" \
     "$tmp/tree-jobs" | tr '\n' ' ')
 [ "$jobs" = "$tree:round-1-tree '':round-1-no-tree $tree:round-2-tree '':round-2-no-tree " ] ||
     fail "tree timing jobs: $jobs"
@@ -259,7 +263,7 @@ grep -q "composition=MPIDI_Bcast_intra_composition_beta" "$ch4tree.ch4" || fail 
 grep -q "composition" "$ch4tree" && fail "a composition in the MPIR tree"
 "$hiertune" check-tree --level ch4 "$ch4tree.ch4" > /dev/null || fail "the CH4 tree fails MPID_Init's check"
 grep -q "^verify: 6 of 6 cases as the tree says" "$tmp/out8" || fail "verify under the CH4 tree"
-grep -q "^\\$ MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=$ch4tree MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE=$ch4tree.ch4 .* verify " \
+grep -q "^\\$ MPIR_CVAR_HIER_LATENCY_BYTES=[0-9]* MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=$ch4tree MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE=$ch4tree.ch4 .* verify " \
     "$tmp/out8" || fail "verify not run under the CH4 tree"
 sed -n '/^== tune step 5\/7/,/^== tune step 6\/7/p' "$tmp/out8" | grep '^\$ ' > "$tmp/ch4-jobs"
 [ "$(grep -c "CH4_COLL_SELECTION_TUNING_JSON_FILE=$ch4tree.ch4 " "$tmp/ch4-jobs")" = 2 ] &&
@@ -471,9 +475,9 @@ PY
 echo "== --shapes: further job shapes measured in jobs of their own, keyed in one tree, verified, timed"
 "$hiertune" "${ms[@]}" --shapes 2x1,3x1 > "$tmp/sh_out" 2> "$tmp/sh_err" ||
     { cat "$tmp/sh_out" "$tmp/sh_err"; fail "tune --shapes failed"; }
-grep -q "^\\$ MPIR_CVAR_NUM_CLIQUES=2 [^ ]*mpiexec -n 2 .* bench -C gather,iscatter -a default --sizes 2048,24576 " \
+grep -q "^\\$ MPIR_CVAR_NUM_CLIQUES=2 MPIR_CVAR_HIER_LATENCY_BYTES=[0-9]* [^ ]*mpiexec -n 2 .* bench -C gather,iscatter -a default --sizes 2048,24576 " \
     "$tmp/sh_out" || fail "--shapes: MPICH's selection not measured at 2x1"
-grep -q "^\\$ MPIR_CVAR_NUM_CLIQUES=3 [^ ]*mpiexec -n 3 .* bench -C gather -a hier:gather_hier_inter_algorithm=linear/binomial " \
+grep -q "^\\$ MPIR_CVAR_NUM_CLIQUES=3 MPIR_CVAR_HIER_LATENCY_BYTES=[0-9]* [^ ]*mpiexec -n 3 .* bench -C gather -a hier:gather_hier_inter_algorithm=linear/binomial " \
     "$tmp/sh_out" || fail "--shapes: hier not measured at 3x1"
 [ "$(grep -c "^verify: 6 of 6 cases as the tree says" "$tmp/sh_out")" = 3 ] || fail "--shapes: not verified at each shape"
 for shape in "2x1: job [0-9]* (vm, 2 ranks, 2 nodes x 1 ppn" "3x1: job [0-9]* (vm, 3 ranks, 3 nodes x 1 ppn"; do
@@ -493,7 +497,7 @@ done
 # each shape's verify job ran at its shape, with the one tree (which picks are hier there
 # is measured, so the tree's keys are the unit test's: FurtherShapesShareTheTree)
 for n in 2 3; do
-    grep -q "^\\$ MPIR_CVAR_NUM_CLIQUES=$n MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=$tmp/ms.json MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE=[^ ]* [^ ]*mpiexec -n $n [^ ]*hiertune verify " \
+    grep -q "^\\$ MPIR_CVAR_NUM_CLIQUES=$n MPIR_CVAR_HIER_LATENCY_BYTES=[0-9]* MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=$tmp/ms.json MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE=[^ ]* [^ ]*mpiexec -n $n [^ ]*hiertune verify " \
         "$tmp/sh_out" || fail "--shapes: no verify job of $n ranks under the tree"
 done
 "$hiertune" "${ms[@]}" --shapes 2x1,3x1 > "$tmp/sh_out2" 2> "$tmp/sh_err2" || fail "tune --shapes rerun failed"

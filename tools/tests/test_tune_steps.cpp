@@ -629,6 +629,10 @@ TEST(Tune, TheCh4TreeBesideTheTree) {
     std::filesystem::remove_all(dir);
     EXPECT_TRUE(contains(verify_launch(options(), "/bin/hiertune", tree, {whole}).argv,
                          {"--case", "allreduce:4096:whole_comm"}));
+    // CH4 hands gather and scatter to the MPIR level whole: no route to count
+    const VerifyCase gather{"gather", 2048, false, 0, true};
+    EXPECT_TRUE(contains(verify_launch(options(), "/bin/hiertune", tree, {gather}).argv,
+                         {"--case", "gather:2048:any"}));
 }
 
 TEST(Tune, FindsItsJob) {

@@ -610,7 +610,8 @@ std::string sweep_job_name(const SweepJob& job) {
     std::string name = job.collective + ", " + std::to_string(job.configurations) +
                        (job.configurations == 1 ? " configuration" : " configurations");
     for (const auto& [variable, value] : job.launch.env)
-        if (variable != kNumCliquesEnv) name += ", " + variable + "=" + value;  // the launch group's
+        if (variable != kNumCliquesEnv && variable != kLatencyBytesCvar)  // every job's (base_env)
+            name += ", " + variable + "=" + value;                           // the launch group's
     return name;
 }
 
@@ -801,7 +802,9 @@ Launch verify_launch(const TuneOptions& options, const std::string& hiertune, co
     launch.argv.push_back(hiertune);
     launch.argv.push_back("verify");
     for (VerifyCase c : cases) {
-        c.whole_comm = c.whole_comm && !ch4;  // no route to count: the CH4 tree brings the call there
+        // no route to count where the CH4 tree brings the call there, or where CH4 hands the
+        // collective to the MPIR level whole (gather, scatter: no CH4 composition to route past)
+        c.whole_comm = c.whole_comm && !ch4 && grammar::whole_comm_composition(c.collective).has_value();
         launch.argv.push_back("--case");
         launch.argv.push_back(to_string(c));
     }
