@@ -62,13 +62,14 @@ std::string show_site_tree() {
         throw UsageError("no site tree at " + path.string() +
                          " (hiertune install-tree TREE installs one; show-tree FILE shows another tree)");
     std::cout << "site tree: " << path.string() << '\n';
-    if (const std::optional<SiteRecord> record = read_site_record(path))
+    if (const std::optional<SiteRecord> record = read_site_record(path)) {
         std::cout << "measured on " << record->machine << " (" << record->cluster << ") at " << record->measured
                   << " with MPICH " << record->mpich_version << "; installed " << record->installed << " from "
                   << record->source << '\n';
-    if (const std::optional<SiteRecord> record = read_site_record(path); record && record->latency_bytes > 0)
-        std::cout << "by_size crossovers: alpha/beta " << record->latency_bytes
-                  << " bytes, as measured (MPIR_CVAR_HIER_LATENCY_BYTES in a job's environment overrides it)\n";
+        if (record->latency_bytes > 0)
+            std::cout << "by_size crossovers: alpha/beta " << record->latency_bytes
+                      << " bytes, as measured (MPIR_CVAR_HIER_LATENCY_BYTES in a job's environment overrides it)\n";
+    }
     const std::vector<std::string> problems = site_tree_problems(path, MPICH_VERSION);
     for (const std::string& problem : problems) std::cout << "refused: " << problem << '\n';
     std::cout << (problems.empty() ? "MPI_Init loads it for every job whose environment names no tree "

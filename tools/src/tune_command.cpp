@@ -76,21 +76,23 @@ std::string us_text(const std::optional<double>& seconds) {
 
 // Step 0: the calibrate job (it keeps a stored calibration) names the job
 // every later step files under; options.machine becomes its machine.
-// The by_size crossovers every later job runs with (and --install records): the
-// environment's MPIR_CVAR_HIER_LATENCY_BYTES where it names one, else the links' measured
-// alpha / beta.
-void set_latency_bytes(TuneOptions& options, const StoredCalibration& calibration, std::ostream& out) {
+// The environment's MPIR_CVAR_HIER_LATENCY_BYTES (0 when unset or 0), checked before any job.
+std::int64_t latency_bytes_from_environment() {
     const char* given = std::getenv(kLatencyBytesCvar);
-    if (given && *given) {
-        char* end = nullptr;
-        const long long bytes = std::strtoll(given, &end, 10);
-        if (*end || bytes < 0)
-            throw TuneError(std::string(kLatencyBytesCvar) + "='" + given + "' in the environment: not an integer >= 0");
-        if (bytes > 0) {
-            options.latency_bytes = bytes;
-            out << "by_size crossovers: " << kLatencyBytesCvar << "=" << bytes << " (from the environment)\n";
-            return;
-        }
+    if (!given || !*given) return 0;
+    char* end = nullptr;
+    const long long bytes = std::strtoll(given, &end, 10);
+    if (*end || bytes < 0)
+        throw UsageError(std::string(kLatencyBytesCvar) + "='" + given + "' in the environment: not an integer >= 0");
+    return bytes;
+}
+
+// The by_size crossovers every later job runs with (and --install records): the
+// environment's where it names them (run_tune read it), else the links' measured alpha / beta.
+void set_latency_bytes(TuneOptions& options, const StoredCalibration& calibration, std::ostream& out) {
+    if (options.latency_bytes > 0) {
+        out << "by_size crossovers: " << kLatencyBytesCvar << "=" << options.latency_bytes << " (from the environment)\n";
+        return;
     }
     options.latency_bytes = latency_bytes(calibration.links);
     if (options.latency_bytes > 0)
@@ -954,6 +956,7 @@ int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out
     check_tune_options(options);
     if (const std::optional<std::string> why = tune_cliques_refusal(options, std::getenv(kNumCliquesEnv)))
         throw UsageError(*why);
+    options.latency_bytes = latency_bytes_from_environment();
     options.db_path = fs::absolute(options.db_path).string();
     options.tree_path = fs::absolute(options.tree_path).string();
     const fs::path report_dir = fs::absolute(options.report_dir);

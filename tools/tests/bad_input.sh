@@ -101,6 +101,8 @@ expect_bad "--max-time" ht tune -n 4 --stock "$stock" --max-time nan
 expect_bad "--bench-reps" ht tune -n 4 --stock "$stock" --bench-reps 0
 expect_bad "--steady" ht tune -n 4 --stock "$stock" --steady 2
 expect_bad "--steady" ht tune -n 4 --stock "$stock" --steady -1
+expect_bad "MPIR_CVAR_HIER_LATENCY_BYTES" env MPIR_CVAR_HIER_LATENCY_BYTES=fast "$hiertune" tune -n 4 --nodes 2 --allow-cliques --stock "$stock"
+expect_bad "MPIR_CVAR_HIER_LATENCY_BYTES" env MPIR_CVAR_HIER_LATENCY_BYTES=-3 "$hiertune" tune -n 4 --nodes 2 --allow-cliques --stock "$stock"
 expect_bad "--bench-warmup" ht tune -n 4 --stock "$stock" --bench-warmup -1
 expect_bad "5X" ht tune -n 4 --stock "$stock" -m 5X
 expect_bad "--shapes" ht tune -n 4 --stock "$stock" --shapes 2y2
@@ -162,6 +164,12 @@ for tree in "$tmp/absent.json" "$dir" "$tmp/empty.json" "$tmp/truncated.json" "$
     expect_bad "$tree" ht compare-tuners --db "$good" --tree "t=$tree" --stock "$stock"
     expect_bad "$tree" ht compare-tuners --db "$good" --tree "t=$stock" --stock "$tree"
 done
+cp "$stock" "$tmp/good.json"
+expect_bad "--latency-bytes" ht install-tree "$tmp/good.json" --prefix "$tmp/prefix" --latency-bytes 0
+expect_bad "--latency-bytes" ht install-tree "$tmp/good.json" --prefix "$tmp/prefix" --latency-bytes fast
+echo "465 bytes" > "$tmp/good.json.latency_bytes"
+expect_bad "$tmp/good.json.latency_bytes" ht install-tree "$tmp/good.json" --prefix "$tmp/prefix"
+rm "$tmp/good.json.latency_bytes"
 [ ! -e "$tmp/prefix/share" ] || fail "install-tree installed a bad tree"
 [ ! -e "$tmp/tune.sqlite" ] && [ ! -e "$tmp/learn.sqlite" ] || fail "a refused tune or learn created its database"
 expect_bad "$tmp/truncated.json" ht overlap-report "$tmp/truncated.json"

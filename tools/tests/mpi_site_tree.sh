@@ -191,6 +191,14 @@ expect_refused "stale" "it was measured on MPICH 4.0.2, this is MPICH 5.0.1: tun
 "$hiertune" show-tree > "$tmp/show" || fail "show-tree of a stale tree: $(cat "$tmp/show")"
 grep -q "^refused: it was measured on MPICH 4.0.2" "$tmp/show" || fail "show-tree: $(head "$tmp/show")"
 grep -q "^MPI_Init refuses it" "$tmp/show" || fail "show-tree: $(head "$tmp/show")"
+python3 - "$tmp/record" "$site.record" <<'PY'
+import json, sys
+record = json.load(open(sys.argv[1]))
+record["latency_bytes"] = -1
+json.dump(record, open(sys.argv[2], "w"))
+PY
+run
+expect_refused "latency_bytes -1" "its record $site.record: latency_bytes is not an integer > 0"
 cp "$tmp/record" "$site.record"
 head -c 40 "$tmp/tree.json" > "$site"
 run

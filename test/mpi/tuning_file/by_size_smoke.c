@@ -7,22 +7,16 @@
 
 #include <mpi.h>
 #include <stdio.h>
+#include "../coll/hier_util.h"
 
 #define COUNT 2048
 
 static unsigned long long read_counter(const char *name)
 {
-    int index, count;
-    unsigned long long value = 0;
-    MPI_T_pvar_session session;
-    MPI_T_pvar_handle handle;
-    if (MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_COUNTER, &index) != MPI_SUCCESS)
-        return ~0ULL;
-    MPI_T_pvar_session_create(&session);
-    MPI_T_pvar_handle_alloc(session, index, NULL, &handle, &count);
-    MPI_T_pvar_read(session, handle, &value);
-    MPI_T_pvar_handle_free(session, &handle);
-    MPI_T_pvar_session_free(&session);
+    hier_pvar pv;
+    hier_pvar_open(&pv, name);
+    unsigned long long value = hier_pvar_read(&pv);
+    hier_pvar_close(&pv);
     return value;
 }
 

@@ -176,6 +176,7 @@ SiteRecord install_site_tree(const std::string& tree, const std::filesystem::pat
         check_before_install(ch4.string(), grammar::Level::ch4);
     else
         ch4.clear();
+    if (record.latency_bytes <= 0) record.latency_bytes = read_tree_latency_bytes(tree);
     const std::string content = read_file(tree);
     const std::filesystem::path to = site_tree_path(prefix);
     std::error_code error;
@@ -183,7 +184,6 @@ SiteRecord install_site_tree(const std::string& tree, const std::filesystem::pat
     if (error) throw UsageError("cannot create " + to.parent_path().string() + ": " + error.message());
     record.installed = utc_now();
     record.source = std::filesystem::absolute(tree).string();
-    if (record.latency_bytes <= 0) record.latency_bytes = read_tree_latency_bytes(tree);
     // the tree beside its place, its digest, the record, its CH4 tree, then the tree
     // renamed into place: a job in between refuses the old tree (the record's digest is
     // the new one's) and runs on MPICH's built-in trees (the CH4 one loads only with it)

@@ -380,12 +380,12 @@ static int site_tree_load(const site_tree * t, const char *builtin, char **json)
 /* the site's MPIR tree this job loaded ("": none), and its record's latency_bytes */
 static char site_source[4096];
 static int64_t site_latency_bytes;
+static char site_ch4_source[sizeof(site_source) + sizeof(MPII_HIER_SITE_CH4_SUFFIX)];
 
 int64_t MPII_Hier_site_latency_bytes(void)
 {
     return site_latency_bytes;
 }
-static char site_ch4_source[sizeof(site_source) + sizeof(MPII_HIER_SITE_CH4_SUFFIX)];
 
 int MPII_Hier_load_site_tree(const char *builtin, char **json, const char **source)
 {
