@@ -15,6 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hier_grammar.h"
+
 #include "hiertune/common/cluster_env.hpp"
 #include "hiertune/tree/collective.hpp"
 #include "hiertune/tree/csel_tree.hpp"
@@ -180,9 +182,8 @@ std::vector<Params> measured_configs(const std::string& collective) {
     if (!hier) throw UsageError("collective '" + collective + "' has no hier algorithm");
     if (!hier->param("inter_algo")) return {Params{}};
     std::vector<Params> configs;
-    // by_size runs one of the list's other values, by the message's size: measured already
     for (const std::string& value : grammar::values(*hier, "inter_algo"))
-        if (value != "by_size") configs.push_back({{"inter_algo", value}});
+        if (value != MPII_HIER_BY_SIZE_ITEM) configs.push_back({{"inter_algo", value}});
     return configs;
 }
 

@@ -157,6 +157,10 @@
     OWN(reduce, REDUCE, seg_in_order_binary, SEG_IN_ORDER_BINARY) \
     OWN(allreduce, ALLREDUCE, tsp_allreduce_ring, TSP_ALLREDUCE_RING)
 
+/* The list item that runs one of its list's others, chosen by the message's size
+ * (hier_by_size.h), as the CVARs and JSON spell it: its runs are those of the others */
+#define MPII_HIER_BY_SIZE_ITEM "by_size"
+
 #define MPII_HIER_LISTED_COLLECTIVES(X) \
     X(allgather, ALLGATHER) \
     X(gather, GATHER) \
