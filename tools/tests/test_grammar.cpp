@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "hier_grammar.h"
 #include "hiertune/tree/collective.hpp"
 #include "hiertune/tree/csel_tree.hpp"
 #include "hiertune/tree/grammar.hpp"
@@ -123,6 +124,9 @@ TEST(Grammar, ListedCollectivesTakeOnlyTheirOwnInterNodeList) {
     EXPECT_FALSE(valid(*find("bcast", "hier"), "inter_algo", "ring"));        // allgather's
     EXPECT_FALSE(valid(*find("gather", "hier"), "inter_algo", "auto"));
     EXPECT_EQ(values(*find("barrier", "hier"), "intra_algo"), (std::vector<std::string>{"auto", "binomial", "shm", "by_size"}));
+    // the name tune leaves out of its measured configurations is the lists' own item
+    EXPECT_EQ(values(*find("scatter", "hier"), "inter_algo").back(), MPII_HIER_BY_SIZE_ITEM);
+    EXPECT_EQ(values(*find("bcast", "hier"), "intra_algo").back(), MPII_HIER_BY_SIZE_ITEM);
     EXPECT_EQ(find("gather", "hier")->param("segsize"), nullptr);
     ASSERT_NE(find("allgather", "hier")->param("segsize"), nullptr);
     EXPECT_EQ(find("allgather", "hier")->cvar(*find("allgather", "hier")->param("segsize")),
