@@ -282,10 +282,10 @@ def mpich_section():
          'Allgather, Alltoall, Reduce (0 auto; Allreduce 4, Allgather 1, Alltoall 1: '
          'multi-leader); swept by `./quickstart compare`'),
         ('MPIR_CVAR_NUM_MULTI_LEADS', 'leaders per node of the multi-leader compositions'),
-        ('MPIR_CVAR_CH4_PROGRESS_THROTTLE', '1: a waiting rank sleeps 1 us after '
-         '`MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT` polls without progress (the '
-         'release_gather spin included); set to 1 and 100 by `maint/emucluster` and the tests '
-         'when ranks outnumber cores'),
+        ('MPIR_CVAR_CH4_PROGRESS_THROTTLE', '1: a waiting rank yields its core (sched_yield) '
+         'after `MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT` polls without progress (the '
+         'release_gather spin included); `maint/emucluster` sets 1 and 100 when ranks outnumber '
+         'cores, the tests 1 and 0 (`test/launch-env.sh`)'),
         ('MPIR_CVAR_NUM_CLIQUES, MPIR_CVAR_CLIQUES_BY_BLOCK', 'one host taken for N nodes '
          '(correctness only)'),
     ]

@@ -16,7 +16,8 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/cvar-values.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 "$prefix/bin/mpicc" -O2 -Wall -o "$tmp/cvar_smoke" "$here/cvar_values/cvar_smoke.c"
 "$prefix/bin/mpicc" -O2 -Wall -o "$tmp/cvar_mpit" "$here/cvar_values/cvar_mpit.c"
-export FI_PROVIDER=tcp FI_TCP_IFACE=lo MPIR_CVAR_CH4_PROGRESS_THROTTLE=1 MPIEXEC_TIMEOUT=60
+. "$here/../launch-env.sh"
+export MPIEXEC_TIMEOUT=60
 ranks=2
 checked=0
 

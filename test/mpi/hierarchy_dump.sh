@@ -13,7 +13,8 @@ fail() { echo "FAIL: hierarchy_dump: $*" >&2; exit 1; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/hierarchy-dump.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 "$prefix/bin/mpicc" -O2 -o "$tmp/bcast_once" "$(dirname "$0")/hierarchy/bcast_once.c"
-export FI_PROVIDER=tcp FI_TCP_IFACE=lo MPIEXEC_TIMEOUT=60 MPIR_CVAR_CH4_PROGRESS_THROTTLE=1 MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT=100
+. "$(dirname "$0")/../launch-env.sh"
+export MPIEXEC_TIMEOUT=60
 export MPIR_CVAR_BCAST_INTRA_ALGORITHM=hier MPIR_CVAR_BCAST_DEVICE_COLLECTIVE=0 MPIR_CVAR_HIER_DUMP=1
 unset SLURM_TOPOLOGY_ADDR SLURM_TOPOLOGY_ADDR_PATTERN MPIR_CVAR_HIER_TOPOLOGY_FILE
 

@@ -191,9 +191,7 @@ print('VERDICT growth=%d plugin_records=%d errors=%d other=%d'
 sys.exit(1 if problems else 0)
 PY
 
-# Emulated nodes talk through the OFI tcp provider on loopback; ranks outnumber the
-# cores, so waiting ranks give their core away.
-export FI_PROVIDER=tcp FI_TCP_IFACE=lo MPIR_CVAR_CH4_PROGRESS_THROTTLE=1 MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT=100
+. "$(dirname "$0")/../launch-env.sh"
 export MPIEXEC_TIMEOUT=${MPIEXEC_TIMEOUT:-180}
 export MPIR_CVAR_NUM_CLIQUES=2
 # a few KiB per call: several segments (hier 1 KiB, seg trees 1000 B)

@@ -15,7 +15,8 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/mpix-hier.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 # mpicc finds the declarations in mpi.h
 "$prefix/bin/mpicc" -O2 -Wall -Werror -o "$tmp/mpix_split" "$(dirname "$0")/hierarchy/mpix_split.c"
-export FI_PROVIDER=tcp FI_TCP_IFACE=lo MPIEXEC_TIMEOUT=60 MPIR_CVAR_CH4_PROGRESS_THROTTLE=1 MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT=100
+. "$(dirname "$0")/../launch-env.sh"
+export MPIEXEC_TIMEOUT=60
 unset SLURM_TOPOLOGY_ADDR SLURM_TOPOLOGY_ADDR_PATTERN MPIR_CVAR_HIER_TOPOLOGY_FILE
 
 run() {  # run NAME NPROCS ENV... -- ARGS...: one job, " No Errors" expected

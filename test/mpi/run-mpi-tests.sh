@@ -17,13 +17,7 @@ die() { echo "run-mpi-tests: $*" >&2; exit 1; }
 
 [ -x "$prefix/bin/mpiexec" ] || die "no MPICH installed in $prefix: run make first"
 
-# Emulated nodes talk through the OFI tcp provider on loopback.
-export FI_PROVIDER=tcp FI_TCP_IFACE=lo
-# Up to 12 ranks on this machine's cores, in cliques MPICH takes for nodes: its own check
-# (more ranks on a node than cores) cannot see the oversubscription, so waiting ranks are
-# told to give their core away.
-export MPIR_CVAR_CH4_PROGRESS_THROTTLE=${MPIR_CVAR_CH4_PROGRESS_THROTTLE:-1}
-export MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT=${MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT:-100}
+. "$srcdir/test/launch-env.sh"
 export MPITEST_TIMEOUT=${MPITEST_TIMEOUT:-300}
 
 # --- MPICH's test suite, configured against the install (once per MPICH build) ---

@@ -11,7 +11,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tuning-file.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 "$prefix/bin/mpicc" -O2 -Wall -o "$tmp/tree_smoke" "$(dirname "$0")/tuning_file/tree_smoke.c"
-export FI_PROVIDER=tcp FI_TCP_IFACE=lo MPIR_CVAR_CH4_PROGRESS_THROTTLE=1 MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT=100 MPIEXEC_TIMEOUT=60
+. "$(dirname "$0")/../launch-env.sh"
+export MPIEXEC_TIMEOUT=60
 ranks=4
 
 cvar=MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE

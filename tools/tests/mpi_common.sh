@@ -15,10 +15,8 @@ hiertune=${HIERTUNE:-$PWD/tools/hiertune}
 # Emulated nodes talking tcp over loopback; hydra kills a job that hangs.
 # The measuring commands refuse cliques without --allow-cliques: these tests
 # check correctness, not timings.
-export FI_PROVIDER=tcp FI_TCP_IFACE=lo MPIR_CVAR_NUM_CLIQUES=2
-# oversubscribed cliques: MPICH's own check sees only a clique's ranks
-export MPIR_CVAR_CH4_PROGRESS_THROTTLE=${MPIR_CVAR_CH4_PROGRESS_THROTTLE:-1}
-export MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT=${MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT:-100}
+. "$(dirname "${BASH_SOURCE[0]}")/../../test/launch-env.sh"
+export MPIR_CVAR_NUM_CLIQUES=2
 export MPIEXEC_TIMEOUT=${MPIEXEC_TIMEOUT:-240}
 
 # MPICH's stock MPIR tree (generate's and tune's --stock).
