@@ -162,9 +162,11 @@ run_config() {
     local -a env=()
     case $name in
         hier) for c in "${ALL_COLLS[@]}"; do env+=("MPIR_CVAR_${c^^}_INTRA_ALGORITHM=hier"); done ;;
-        tuned)  # the pair tune wrote: its CH4 tree where it picked a composition
+        tuned)  # the pair tune wrote: its CH4 tree where it picked a composition; the by_size
+            # crossovers it measured, as an installed tree's record gives every job
             env+=("MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=$tree")
-            if [ -f "$tree.ch4" ]; then env+=("MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE=$tree.ch4"); fi ;;
+            if [ -f "$tree.ch4" ]; then env+=("MPIR_CVAR_CH4_COLL_SELECTION_TUNING_JSON_FILE=$tree.ch4"); fi
+            if [ -f "$tree.latency_bytes" ]; then env+=("MPIR_CVAR_HIER_LATENCY_BYTES=$(cat "$tree.latency_bytes")"); fi ;;
         mpich) ;;
         mpich:composition=*) env+=("MPIR_CVAR_${C}_COMPOSITION=${name#*=}") ;;
         mpich:*) env+=("MPIR_CVAR_${C}_DEVICE_COLLECTIVE=0" "MPIR_CVAR_${C}_INTRA_ALGORITHM=${name#mpich:}") ;;

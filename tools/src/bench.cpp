@@ -200,7 +200,7 @@ void warn_oversubscription(const JobFacts& facts, const Plan& plan, std::ostream
                 << " is off: waiting ranks spin without yielding the core, so timings measure the"
                    " scheduler; set it to 1 at launch (and " << kThrottleCount << ", e.g. 100)\n";
         else if (plan.throttle_count)
-            err << "; waiting ranks sleep 1 us after " << plan.throttle_count->text << " idle polls ("
+            err << "; waiting ranks yield their core after " << plan.throttle_count->text << " idle polls ("
                 << kThrottleCount << ")\n";
         else
             err << "\n";

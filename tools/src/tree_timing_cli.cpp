@@ -14,7 +14,8 @@ CLI::App* TreeTimingCli::bind(CLI::App& app) {
         "tree-timing",
         "Time a Csel tree as loaded against no tree (run it WITHOUT mpiexec): alternating jobs of 'bench -a "
         "default' with MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=TREE (and TREE.ch4 as the CH4 tree where there is "
-        "one) and without it, the ratio per size");
+        "one) and without it, the ratio per size; where TREE's coverage file (tune's) says the tree runs MPICH's own "
+        "selection at the jobs' shape, a slower size is noise between equal choices, not a failure");
     command->add_option("--tree", tree_path_, "The tree (JSON) to time")->required();
     add_job_shape_options(*command, shape_, "Ranks of the jobs", tuned_collectives(),
                           name_list(tuned_collectives()) + " (comma-separated; barrier and ibarrier at size 0)");

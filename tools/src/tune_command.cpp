@@ -14,8 +14,10 @@
 #include <fstream>
 #include <functional>
 #include <iomanip>
+#include <iterator>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -28,6 +30,7 @@
 #include "hiertune/tree/grammar.hpp"
 #include "hiertune/db/measure_db.hpp"
 #include "hiertune/tree/site_tree.hpp"
+#include "hiertune/tree/tree_coverage.hpp"
 #include "hiertune/tune/sweep.hpp"
 #include "hiertune/tune/task_bench.hpp"
 #include "hiertune/tune/predicted_shape.hpp"
@@ -976,6 +979,30 @@ int run_tune(TuneOptions options, const std::string& hiertune, std::ostream& out
     return 0;
 }
 
+namespace {
+
+// Where the tree's coverage file (tune writes it beside the tree) says the tree runs
+// MPICH's own selection at the jobs' shape, a row compares two runs of the same choice:
+// its slower verdict is noise (same_choice).  No file, or one of another tree: no mark.
+void mark_stock_rows(const std::string& tree_path, const JobDescription& layout, TreeTimingReport& report,
+                     std::ostream& err) {
+    const fs::path path = coverage_path(tree_path);
+    const std::optional<TreeCoverage> coverage = load_coverage(path);
+    if (!coverage) return;
+    std::ifstream in(tree_path, std::ios::binary);
+    const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (coverage->tree_digest != tree_digest(content)) {
+        err << "hiertune: warning: " << path.string() << " describes another tree: no row marked as MPICH's own\n";
+        return;
+    }
+    const csel::Json tree = csel::load_mpir_tree(tree_path, "--tree");
+    for (TreeTimingRow& row : report.rows)
+        row.same_choice =
+            is_stock_source(source_at(tree, *coverage, row.collective, layout.ranks, layout.ppn, row.msg_bytes));
+}
+
+}  // namespace
+
 int run_tree_timing(TuneOptions options, const std::string& hiertune, std::ostream& out, std::ostream& err) {
     check_tree_timing_options(options);
     if (const std::optional<std::string> why = tune_cliques_refusal(options, std::getenv(kNumCliquesEnv)))
@@ -1018,8 +1045,9 @@ int run_tree_timing(TuneOptions options, const std::string& hiertune, std::ostre
     run_tree_rounds(
         options, hiertune, output_dir.path, "tree-timing",
         [](const TimedGroup&, int, const std::string&) { return false; }, store, out);
-    const TreeTimingReport report = evaluate_tree_timings(tree_timing_cases(options, timings), options.tree_tolerance,
-                                                          options.allow_tree_slower);
+    TreeTimingReport report = evaluate_tree_timings(tree_timing_cases(options, timings), options.tree_tolerance,
+                                                    options.allow_tree_slower);
+    mark_stock_rows(options.tree_path, *layout, report, err);
     out << "# " << layout->ranks << " ranks, " << layout->nodes << " nodes x " << layout->ppn << " ppn, "
         << layout->placement << "; " << options.tree_rounds << " rounds\n";
     write_tree_timing_text(report, out);

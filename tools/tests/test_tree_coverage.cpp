@@ -57,6 +57,32 @@ TEST(TreeCoverage, EachRowTakesTheSourcesOfTheTunedSizesInIt) {
     EXPECT_EQ(row_source(coverage, stock), "stock (not tuned)");
 }
 
+TEST(TreeCoverage, MpichsOwnSelectionIsWhereTheSourceIsStock) {
+    EXPECT_TRUE(is_stock_source("stock"));
+    EXPECT_TRUE(is_stock_source("put back"));
+    EXPECT_TRUE(is_stock_source("stock (not tuned)"));
+    EXPECT_TRUE(is_stock_source("stock (below the sizes tuned)"));
+    EXPECT_FALSE(is_stock_source("model"));
+    EXPECT_FALSE(is_stock_source("measured"));
+    EXPECT_FALSE(is_stock_source("predicted"));
+    EXPECT_FALSE(is_stock_source("model+put back"));  // a row over several sizes: not one size's
+}
+
+TEST(TreeCoverage, SourceAtOneSizeOfTheWalk) {
+    const csel::Json tree = csel::Json::parse(R"({"collective=bcast": {"comm_type=intra": {"comm_hierarchy=parent": {
+        "comm_size<=8": {"comm_avg_ppn<=2": {"avg_msg_size<=2048": {"algorithm=MPIR_Bcast_intra_binomial": {}},
+                                             "avg_msg_size=any": {"algorithm=MPIR_Bcast_intra_pipelined_tree": {}}},
+                         "comm_avg_ppn=any": {"algorithm=MPIR_Bcast_intra_binomial": {}}},
+        "comm_size=any": {"algorithm=MPIR_Bcast_intra_binomial": {}}}}}})");
+    const TreeCoverage coverage = sample();
+    EXPECT_EQ(source_at(tree, coverage, "bcast", 8, 2, 512), "stock (below the sizes tuned)");
+    EXPECT_EQ(source_at(tree, coverage, "bcast", 8, 2, 2048), "stock");
+    EXPECT_EQ(source_at(tree, coverage, "bcast", 8, 2, 65536), "model");  // its row holds 2049.. up
+    EXPECT_EQ(source_at(tree, coverage, "bcast", 8, 2, 4194304), "put back");  // above the last: the last
+    EXPECT_EQ(source_at(tree, coverage, "bcast", 8, 4, 65536), "stock (not tuned)");  // the ppn tuned is 2
+    EXPECT_EQ(source_at(tree, coverage, "bcast", 16, 1, 1048576), "predicted");
+}
+
 class TreeCoverageFile : public test::TempDirTest {};
 
 TEST_F(TreeCoverageFile, WrittenAndReadBack) {

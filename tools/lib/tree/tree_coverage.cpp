@@ -115,4 +115,26 @@ std::string row_source(const TreeCoverage& coverage, const csel::TableRow& row) 
     return below ? below->source : "stock (below the sizes tuned)";
 }
 
+bool is_stock_source(const std::string& source) {
+    return source == "stock" || source == "put back" || source.rfind("stock (", 0) == 0;
+}
+
+std::string source_at(const csel::Json& tree, const TreeCoverage& coverage, const std::string& collective,
+                      int comm_size, int ppn, std::uint64_t msg_bytes) {
+    csel::TableOptions options;
+    options.collectives = {collective};
+    options.comm_sizes = {comm_size};
+    options.ppns = {ppn};
+    const std::vector<csel::TableRow> rows = csel::selection_table(tree, options);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const bool last = i + 1 == rows.size();  // it holds for every larger message too
+        if (rows[i].min_bytes <= msg_bytes && (last || msg_bytes <= rows[i].max_bytes)) {
+            csel::TableRow at = rows[i];
+            at.min_bytes = at.max_bytes = msg_bytes;
+            return row_source(coverage, at);
+        }
+    }
+    return "stock (not tuned)";  // below the table's first size: none is below 0 B
+}
+
 }  // namespace hiertune

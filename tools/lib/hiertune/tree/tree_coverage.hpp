@@ -65,4 +65,14 @@ std::optional<TreeCoverage> load_coverage(const std::filesystem::path& path);
 // The source of a row (see above).
 std::string row_source(const TreeCoverage& coverage, const csel::TableRow& row);
 
+// Whether a source names MPICH's own selection (stock (not tuned), stock (below the sizes
+// tuned), stock, put back): there the tree runs what no tree runs.
+bool is_stock_source(const std::string& source);
+
+// The source of the tree's choice for `collective` on comm_size ranks, ppn per node, at
+// exactly msg_bytes: row_source of the show-tree row that holds that size, narrowed to it.
+// Throws as csel::selection_table does.
+std::string source_at(const csel::Json& tree, const TreeCoverage& coverage, const std::string& collective,
+                      int comm_size, int ppn, std::uint64_t msg_bytes);
+
 }  // namespace hiertune
