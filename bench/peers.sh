@@ -21,8 +21,9 @@
 # bench/peers-table.py, the link bound from `hiertune link-bound`.
 #
 #   bench/peers.sh [--layouts 4x2,8x1,leaf,4x1] [--colls LIST] [--sizes LIST] [--large LAYOUTS]
-#                  [--rounds R] [--reps N] [--out DIR]
-# Layouts: bench/layouts.sh.
+#                  [--rounds R] [--reps N] [--burst B] [--out DIR]
+# Layouts: bench/layouts.sh.  --burst: the links' token bucket (maint/emucluster up --burst; its default
+# otherwise).
 # Sizes above SCREEN_MAX (4 MiB) run on the --large layouts only (default 4x2; a 16 MiB
 # call takes seconds at these rates).  Root; installs openmpi-bin and libopenmpi-dev when
 # missing; needs the build (./quickstart check or compare).  Output: DIR (build/peers).
@@ -33,7 +34,7 @@ emu=$root/maint/emucluster
 hiertune=$root/tools/hiertune
 tree=$root/build/tune/tree.json
 layouts=4x2,8x1,leaf colls=bcast,reduce,allreduce,allgather,gather,scatter,barrier
-sizes=8,1024,65536,1048576,4194304,16777216 large=4x2 rounds=2 reps=3 out=build/peers
+sizes=8,1024,65536,1048576,4194304,16777216 large=4x2 rounds=2 reps=3 out=build/peers burst=
 SCREEN_MAX=4194304
 . bench/layouts.sh
 # a job that runs longer is stopped and listed in LAYOUT/failed.txt (and the report; a
@@ -52,12 +53,14 @@ while [ $# -gt 0 ]; do
         --rounds) rounds=${2:?}; shift 2 ;;
         --reps) reps=${2:?}; shift 2 ;;
         --out) out=${2:?}; shift 2 ;;
+        --burst) burst=${2:?}; shift 2 ;;
         *) sed -n '/^#   bench/,/^# missing/p' "$0" | sed 's/^# \{0,1\}//' >&2; die "unknown option '$1'" ;;
     esac
 done
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || die "--rounds $rounds: need a positive count"
 [[ $reps =~ ^[1-9][0-9]*$ ]] || die "--reps $reps: need a positive count"
 [[ $sizes =~ ^[0-9]+(,[0-9]+)*$ ]] || die "--sizes $sizes: need bytes,bytes,..."
+[ -z "$burst" ] || [[ $burst =~ ^[0-9]+(b|kb|mb)$ ]] || die "--burst $burst: need <number>b|kb|mb, e.g. 2kb"
 for c in ${colls//,/ }; do
     [[ " ${ALL_COLLS[*]} " == *" $c "* ]] || die "--colls: '$c' is none of ${ALL_COLLS[*]}"
 done
@@ -226,7 +229,7 @@ for layout in ${layouts//,/ }; do
     bench_layout "$layout"
     dir=$out/$layout
     mkdir -p "$dir"
-    "$emu" up "${up[@]}" >&2
+    "$emu" up "${up[@]}" ${burst:+--burst "$burst"} >&2
     status=$("$emu" status | sed -n 1p)
     ranks=$(( ppn * $(sed -n 's/^emucluster: \([0-9]*\) nodes.*/\1/p' <<< "$status") ))
     max=$SCREEN_MAX

@@ -3,7 +3,8 @@
 # status 2 and one line naming what it takes, before it touches the emulated cluster;
 # bench/allgather-ring.sh refuses bad --sizes, --segsizes, --rounds, --layouts, a --base-lib
 # without libmpi.so.0 and unknown options with one line naming the option, and so does
-# bench/hier-ab.sh (--coll, --cvar, --sizes, --rounds, --layouts).
+# bench/hier-ab.sh (--coll, --cvar, --sizes, --rounds, --layouts), and bench/peers.sh (--burst,
+# --rounds, --sizes, --layouts, --colls).
 set -uo pipefail
 srcdir=${MPICH_HIER_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 script=$srcdir/bench/latency-4x1.sh
@@ -31,4 +32,10 @@ for args in "--coll foo" "--cvar X" "--sizes 1M" "--rounds 0" "--layouts 4x4" "-
     err=$("$ab" $valid $args 2>&1 > /dev/null) && fail "hier-ab.sh accepted $args"
     grep -q -- "^hier-ab: .*${args%% *}" <<< "$err" || fail "hier-ab.sh $args said: $err"
 done
-echo "latency-4x1.sh refuses bad --reps, --rounds and unknown options; allgather-ring.sh and hier-ab.sh bad options"
+peers=$srcdir/bench/peers.sh
+for args in "--burst 3" "--burst 2kbit" "--rounds 0" "--sizes 1M" "--layouts 4x4" "--colls foo"; do
+    # shellcheck disable=SC2086
+    err=$("$peers" $args 2>&1 > /dev/null) && fail "peers.sh accepted $args"
+    grep -q -- "^peers: .*${args%% *}" <<< "$err" || fail "peers.sh $args said: $err"
+done
+echo "latency-4x1.sh refuses bad --reps, --rounds and unknown options; allgather-ring.sh, hier-ab.sh and peers.sh bad options"
