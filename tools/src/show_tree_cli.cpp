@@ -24,16 +24,9 @@ namespace {
 // Each row's source from the coverage file beside the tree (tune writes it, install-tree
 // installs it); none without one, or with one of another tree (said on stderr).
 std::vector<std::string> row_sources(const std::string& tree, const std::vector<csel::TableRow>& rows) {
-    const std::filesystem::path path = coverage_path(tree);
-    const std::optional<TreeCoverage> coverage = load_coverage(path);
+    const std::optional<TreeCoverage> coverage = coverage_of_tree(tree, std::cerr, "sources not shown");
     std::vector<std::string> sources;
     if (!coverage) return sources;
-    std::ifstream in(tree, std::ios::binary);
-    const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (coverage->tree_digest != tree_digest(content)) {
-        std::cerr << "hiertune: warning: " << path.string() << " describes another tree: sources not shown\n";
-        return sources;
-    }
     for (const csel::TableRow& row : rows) sources.push_back(row_source(*coverage, row));
     return sources;
 }

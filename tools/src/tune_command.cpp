@@ -14,7 +14,6 @@
 #include <fstream>
 #include <functional>
 #include <iomanip>
-#include <iterator>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -986,15 +985,8 @@ namespace {
 // its slower verdict is noise (same_choice).  No file, or one of another tree: no mark.
 void mark_stock_rows(const std::string& tree_path, const JobDescription& layout, TreeTimingReport& report,
                      std::ostream& err) {
-    const fs::path path = coverage_path(tree_path);
-    const std::optional<TreeCoverage> coverage = load_coverage(path);
+    const std::optional<TreeCoverage> coverage = coverage_of_tree(tree_path, err, "no row marked as MPICH's own");
     if (!coverage) return;
-    std::ifstream in(tree_path, std::ios::binary);
-    const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (coverage->tree_digest != tree_digest(content)) {
-        err << "hiertune: warning: " << path.string() << " describes another tree: no row marked as MPICH's own\n";
-        return;
-    }
     const csel::Json tree = csel::load_mpir_tree(tree_path, "--tree");
     for (TreeTimingRow& row : report.rows)
         row.same_choice =

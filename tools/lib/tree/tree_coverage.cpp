@@ -3,12 +3,15 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iterator>
+#include <ostream>
 #include <set>
 
 #include <nlohmann/json.hpp>
 
 #include "hiertune/common/text.hpp"
 #include "hiertune/common/usage_error.hpp"
+#include "hiertune/db/measure_db.hpp"  // tree_digest
 
 namespace hiertune {
 
@@ -113,6 +116,18 @@ std::string row_source(const TreeCoverage& coverage, const csel::TableRow& row) 
     }
     if (!sources.empty()) return join(sources, "+");
     return below ? below->source : "stock (below the sizes tuned)";
+}
+
+std::optional<TreeCoverage> coverage_of_tree(const std::filesystem::path& tree, std::ostream& warn,
+                                             const std::string& left_out) {
+    const std::filesystem::path path = coverage_path(tree);
+    std::optional<TreeCoverage> coverage = load_coverage(path);
+    if (!coverage) return std::nullopt;
+    std::ifstream in(tree, std::ios::binary);
+    const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (coverage->tree_digest == tree_digest(content)) return coverage;
+    warn << "hiertune: warning: " << path.string() << " describes another tree: " << left_out << '\n';
+    return std::nullopt;
 }
 
 bool is_stock_source(const std::string& source) {

@@ -62,6 +62,12 @@ void save_coverage(const TreeCoverage& coverage, const std::filesystem::path& pa
 // nullopt when there is no file; throws UsageError when it does not read as one.
 std::optional<TreeCoverage> load_coverage(const std::filesystem::path& path);
 
+// The coverage file beside `tree` when it describes that very tree (tree_digest of its
+// bytes): nullopt without one; with one of another tree, nullopt and a warning line on
+// `warn` ending with `left_out` (what goes without it).
+std::optional<TreeCoverage> coverage_of_tree(const std::filesystem::path& tree, std::ostream& warn,
+                                             const std::string& left_out);
+
 // The source of a row (see above).
 std::string row_source(const TreeCoverage& coverage, const csel::TableRow& row);
 
