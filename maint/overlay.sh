@@ -109,9 +109,11 @@ sync_plugin() {
         "$repo"/src/mpi/coll/hier/cvars.txt; do
         sync_file "$f" "$dest/src/mpi/coll/hier/$(basename "$f")"
     done
-    # plugin sources removed from the repo leave the copy too
+    # plugin sources removed from the repo leave the copy too (not the generated headers:
+    # hier_mpich_keys.h, below, and those Makefile.mk has a rule for)
     for f in "$dest"/src/mpi/coll/hier/*.[ch]; do
         [ "$(basename "$f")" = hier_mpich_keys.h ] ||
+            grep -q "^src/mpi/coll/hier/$(basename "$f"):" "$repo/src/mpi/coll/hier/Makefile.mk" ||
             [ -e "$repo/src/mpi/coll/hier/$(basename "$f")" ] || rm -f "$f"
     done
     # the Csel keys this MPICH knows, for the plugin's tree check
@@ -122,14 +124,61 @@ sync_plugin() {
     rm -f "$keys"
 }
 
+# MPICH's autogen takes minutes and reads only the pristine source, what regen_fingerprint
+# hashes and the autotools: after it ran on a fresh copy of a (sha-pinned) tarball, what it
+# wrote is kept in a cache outside the repo, as ccache keeps compiles, and the next fresh
+# copy with the same key gets it back instead of running autogen.  The newest 3 are kept.
+autogen_cache=${MPICH_HIER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mpich-hier}/autogen
+
+autogen_key() {
+    [ -f "$pristine" ] || return 1
+    {
+        sha256sum < "$pristine"
+        echo "$regen_now $1"
+        autoconf --version | head -1; automake --version | head -1; libtoolize --version | head -1
+        python3 --version; perl -e 'print "$^V\n"'
+    } | sha256sum | cut -c1-32
+}
+
+# STATE KEY: store what autogen wrote (and removed) on this fresh copy
+store_autogen() {
+    local tmp
+    mkdir -p "$autogen_cache"
+    tmp=$(mktemp -d "$autogen_cache/.new.XXXXXX")
+    python3 "$repo/maint/keep-mtimes.py" changed "$dest" "$1" > "$tmp/list"
+    sed '/^-$/,$d' "$tmp/list" > "$tmp/written"
+    sed '1,/^-$/d' "$tmp/list" > "$tmp/removed"
+    if tar -C "$dest" -czf "$tmp/written.tar.gz" -T "$tmp/written" &&
+        mv -T "$tmp" "$autogen_cache/$2" 2> /dev/null; then
+        echo "overlay: autogen's output kept in $autogen_cache/$2" >&2
+    fi
+    rm -rf "$tmp"
+    # shellcheck disable=SC2012
+    ls -dt "$autogen_cache"/*/ 2> /dev/null | tail -n +4 | xargs -r rm -rf
+}
+
+# ENTRY: put a stored autogen output back, newer than its inputs and in its own order
+put_back_autogen() {
+    echo "overlay: autogen's output from $1" >&2
+    tar -C "$dest" -xzf "$1/written.tar.gz" &&
+        (cd "$dest" && xargs -r -d '\n' rm -f < "$1/removed") &&
+        python3 "$repo/maint/keep-mtimes.py" order "$dest" "$1/written"
+}
+
+# fresh: a fresh copy, whose autogen output the cache may hold
 regenerate() {
-    local snap args
+    local snap args key=
     if [ -f "$dest/configure" ] && [ -f "$dest/src/pm/hydra/configure" ] &&
         [ -f "$dest/test/mpi/configure" ]; then
         args="-quick -without-hydra -without-test"
     else
         # hwloc and libfabric are Debian's (modules/ has no copies), UCX is not used
         args="-without-hwloc -without-ofi -without-ucx"
+    fi
+    if [ "${1:-}" = fresh ] && key=$(autogen_key "$args") && [ -d "$autogen_cache/$key" ]; then
+        put_back_autogen "$autogen_cache/$key" && return
+        echo "overlay: $autogen_cache/$key does not put back: dropped, running autogen" >&2
+        rm -rf "${autogen_cache:?}/$key"
     fi
     echo "overlay: regenerating (autogen.sh $args)" >&2
     snap=$(mktemp)
@@ -140,6 +189,7 @@ regenerate() {
         > "$dest/.mpich-hier-autogen.log" 2>&1 ||
         die "autogen failed, see $dest/.mpich-hier-autogen.log"
     python3 "$repo/maint/keep-mtimes.py" restore "$dest" "$snap"
+    [ -z "$key" ] || store_autogen "$snap" "$key"
     rm -f "$snap"
 }
 
@@ -150,7 +200,7 @@ patches_now=$(patch_fingerprint) regen_now=$(regen_fingerprint) files_now=$(patc
 if [ "$(cat "$dest/.mpich-hier-source" 2>/dev/null)" != "$pristine" ]; then
     fresh_copy
     sync_plugin
-    regenerate
+    regenerate fresh
     echo "$pristine" > "$dest/.mpich-hier-source"
 else
     if [ "$(cat "$dest/.mpich-hier-patches" 2>/dev/null)" != "$patches_now" ]; then

@@ -101,9 +101,12 @@ done
 section_has ibcast-intra tsp_hier || fail "coll_algorithms.txt's ibcast-intra does not list tsp_hier"
 
 # src/mpi/coll/hier: the files MPICH builds (Makefile.mk, cvars.txt, what Makefile.mk names
-# and the headers those include), as in the repo; hier_mpich_keys.h generated
+# but does not write, and the headers those include), as in the repo; hier_mpich_keys.h
+# generated
+written=$(sed -n 's|^src/mpi/coll/hier/\([A-Za-z0-9_.+-]*\):.*|\1|p' "$hier/Makefile.mk")
 names=$(grep -oE 'src/mpi/coll/hier/[A-Za-z0-9_.+-]+' "$hier/Makefile.mk" | sed 's|.*/||' |
-    grep -vx hier_mpich_keys.h | sort -u)
+    grep -vxF -e hier_mpich_keys.h ${written:+-e "$written"} | sort -u)
+[ -n "$written" ] || fail "Makefile.mk writes no hier_prefix.h (the prefix header)"
 mkdir "$tmp/expect"
 for f in Makefile.mk cvars.txt $names; do
     [ -f "$hier/$f" ] && cp "$hier/$f" "$tmp/expect/"

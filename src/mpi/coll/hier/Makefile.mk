@@ -2,9 +2,17 @@
 ## mpich-hier: hierarchical and segmented collectives
 ##
 
-AM_CPPFLAGS += -I$(top_srcdir)/src/mpi/coll/hier
-# the site's installed tree lies under the prefix (hier_site.h)
-AM_CPPFLAGS += -DMPII_HIER_PREFIX='"$(prefix)"'
+AM_CPPFLAGS += -I$(top_srcdir)/src/mpi/coll/hier -I$(top_builddir)/src/mpi/coll/hier
+
+# the site's installed tree lies under the prefix (hier_site.h): a header that only
+# hier_json.c includes, not a -D flag that every file's compile line would carry (so a
+# compiler cache keyed by those lines serves builds with any prefix)
+BUILT_SOURCES += src/mpi/coll/hier/hier_prefix.h
+DISTCLEANFILES += src/mpi/coll/hier/hier_prefix.h
+src/mpi/coll/hier/hier_prefix.h: Makefile
+	$(AM_V_GEN)$(MKDIR_P) src/mpi/coll/hier && \
+	echo '#define MPII_HIER_PREFIX "$(prefix)"' > $@.tmp && \
+	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
 mpi_core_sources += \
     src/mpi/coll/hier/hier_segment.c \
