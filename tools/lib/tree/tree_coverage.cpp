@@ -98,11 +98,11 @@ std::string row_source(const TreeCoverage& coverage, const csel::TableRow& row) 
     const CoveragePosition* position = entered_position(coverage, row.selection.path);
     for (const CoveragePosition& tuned : coverage.positions)  // all stock there: the tree has no branch
         if (!position && tuned.comm_size == row.comm_size && tuned.ppn == row.ppn) position = &tuned;
-    if (!position) return "stock (not tuned)";
+    if (!position) return kNotTunedSource;
     std::vector<const CoverageRange*> ranges;
     for (const CoverageRange& range : position->ranges)
         if (range.collective == row.collective) ranges.push_back(&range);
-    if (ranges.empty()) return "stock (not tuned)";
+    if (ranges.empty()) return kNotTunedSource;
     std::vector<std::string> sources;
     const CoverageRange* below = nullptr;
     for (std::size_t i = 0; i < ranges.size(); ++i) {
@@ -115,7 +115,7 @@ std::string row_source(const TreeCoverage& coverage, const csel::TableRow& row) 
         }
     }
     if (!sources.empty()) return join(sources, "+");
-    return below ? below->source : "stock (below the sizes tuned)";
+    return below ? below->source : kBelowTunedSource;
 }
 
 std::optional<TreeCoverage> coverage_of_tree(const std::filesystem::path& tree, std::ostream& warn,
@@ -130,8 +130,20 @@ std::optional<TreeCoverage> coverage_of_tree(const std::filesystem::path& tree, 
     return std::nullopt;
 }
 
+std::string to_string(PickSource source) {
+    switch (source) {
+        case PickSource::model: return "model";
+        case PickSource::measured: return "measured";
+        case PickSource::stock: return "stock";
+        case PickSource::put_back: return "put back";
+        case PickSource::predicted: return "predicted";
+    }
+    return "";
+}
+
 bool is_stock_source(const std::string& source) {
-    return source == "stock" || source == "put back" || source.rfind("stock (", 0) == 0;
+    return source == to_string(PickSource::stock) || source == to_string(PickSource::put_back) ||
+           source == kNotTunedSource || source == kBelowTunedSource;
 }
 
 std::string source_at(const csel::Json& tree, const TreeCoverage& coverage, const std::string& collective,
@@ -149,7 +161,7 @@ std::string source_at(const csel::Json& tree, const TreeCoverage& coverage, cons
             return row_source(coverage, at);
         }
     }
-    return "stock (not tuned)";  // below the table's first size: none is below 0 B
+    return kNotTunedSource;  // below the table's first size: none is below 0 B
 }
 
 }  // namespace hiertune

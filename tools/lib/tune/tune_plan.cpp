@@ -437,17 +437,6 @@ std::vector<RevertedPick> keep_measured_faster(TunePlan& plan, const TreeTimingR
     return reverted;
 }
 
-std::string to_string(PickSource source) {
-    switch (source) {
-        case PickSource::model: return "model";
-        case PickSource::measured: return "measured";
-        case PickSource::stock: return "stock";
-        case PickSource::put_back: return "put back";
-        case PickSource::predicted: return "predicted";
-    }
-    return "";
-}
-
 namespace {
 
 PickSource source_of(const TunePlan& plan, const SizeCase& c, const std::vector<RevertedPick>& reverted) {

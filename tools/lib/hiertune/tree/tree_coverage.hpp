@@ -6,8 +6,7 @@
 // (measure_db.hpp tree_digest: another tree's file is not read as this one's) and per
 // tree position tuned (comm_size, ppn: generate.hpp tree_position) the shape, whether
 // it was measured or predicted, and per collective the runs of tuned sizes with one
-// source and choice (tune_plan.hpp coverage: model, measured, stock, put back,
-// predicted).
+// source and choice (PickSource below, as tune_plan.hpp coverage finds it).
 //
 // A row of show-tree takes its source from the file: a row whose walk enters a tuned
 // position (the keys comm_size<=N, comm_avg_ppn<=P right after comm_hierarchy, as
@@ -16,7 +15,7 @@
 // largest the largest's (its choice holds there); below the smallest "stock (below the
 // sizes tuned)".  A row at a tuned position's very comm size and ppn whose walk enters no
 // tuned branch (every pick there MPICH's selection: the tree has none) takes that
-// position's sources the same way.  Any other row is "stock (not tuned)".
+// position's sources the same way.  Any other row is kNotTunedSource.
 #pragma once
 
 #include <cstdint>
@@ -31,11 +30,26 @@ namespace hiertune {
 
 constexpr const char* kCoverageSuffix = ".coverage";
 
+// Where a tuned tree's choice at a size comes from (the report's coverage table):
+// the HAN task model's hier pick (predicted, then timed against no tree), a pick by
+// measurement alone (a measured collective's, one of MPICH's algorithms or CH4
+// compositions measured faster than its selection, or a hier candidate of a close call
+// timed faster than MPICH's best), MPICH's selection measured fastest, a pick step 5b
+// put back to MPICH's selection, or, at a shape larger than the allocation, the
+// analytic models' pick (predicted_shape.hpp; its other sizes are stock).
+enum class PickSource { model, measured, stock, put_back, predicted };
+std::string to_string(PickSource source);
+
+// A row's source where the tree names nothing of the collective at its shape, and where
+// the row lies below every size tuned there (row_source below).
+constexpr const char* kNotTunedSource = "stock (not tuned)";
+constexpr const char* kBelowTunedSource = "stock (below the sizes tuned)";
+
 struct CoverageRange {
     std::string collective;
     std::uint64_t first_bytes = 0;
     std::uint64_t last_bytes = 0;
-    std::string source;  // "model", "measured", "stock", "put back", "predicted"
+    std::string source;  // to_string(PickSource)
     std::string choice;
 };
 
@@ -71,8 +85,8 @@ std::optional<TreeCoverage> coverage_of_tree(const std::filesystem::path& tree, 
 // The source of a row (see above).
 std::string row_source(const TreeCoverage& coverage, const csel::TableRow& row);
 
-// Whether a source names MPICH's own selection (stock (not tuned), stock (below the sizes
-// tuned), stock, put back): there the tree runs what no tree runs.
+// Whether a source names MPICH's own selection (kNotTunedSource, kBelowTunedSource, stock,
+// put back): there the tree runs what no tree runs.
 bool is_stock_source(const std::string& source);
 
 // The source of the tree's choice for `collective` on comm_size ranks, ppn per node, at

@@ -156,16 +156,6 @@ std::vector<RevertedPick> keep_measured_faster(TunePlan& plan, const TreeTimingR
 // ones step 5b put back (TreeTimingRow::put_back instead).
 void mark_same_choices(const TunePlan& plan, TreeTimingReport& timing, const std::vector<RevertedPick>& reverted = {});
 
-// Where a tuned tree's choice at a size comes from (the report's coverage table):
-// the HAN task model's hier pick (predicted, then timed against no tree), a pick by
-// measurement alone (a measured collective's, one of MPICH's algorithms or CH4
-// compositions measured faster than its selection, or a hier candidate of a close call
-// timed faster than MPICH's best), MPICH's selection measured fastest, a pick step 5b
-// put back to MPICH's selection, or, at a shape larger than the allocation, the
-// analytic models' pick (predicted_shape.hpp; its other sizes are stock).
-enum class PickSource { model, measured, stock, put_back, predicted };
-std::string to_string(PickSource source);
-
 // A run of a collective's tuned sizes (in the plan's order) with one source and choice.
 struct CoverageRow {
     std::string collective;
