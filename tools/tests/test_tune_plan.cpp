@@ -468,6 +468,25 @@ TEST_F(MeasuredPlanTest, SlowerWhereTheTreeChoseStockIsNoise) {
     EXPECT_NE(text.str().find("1 of 2 sizes slower beyond the noise"), std::string::npos) << text.str();
 }
 
+// A faster verdict there is the same chance: marked too, and the CSV says which rows
+// do not count.
+TEST_F(MeasuredPlanTest, FasterWhereTheTreeChoseStockIsNoiseToo) {
+    record_all(10.05, 60, 9, 50);
+    TunePlan p = plan();
+    p.cases[0].pick = kStockLabel;
+    TreeTimingReport timing;
+    timing.rows = {gather_row(1024, TreeVerdict::faster), gather_row(65536, TreeVerdict::faster)};
+    mark_same_choices(p, timing);
+    std::ostringstream text;
+    write_tree_timing_text(timing, text);
+    EXPECT_NE(text.str().find("  faster, same choice: noise\n"), std::string::npos) << text.str();
+    EXPECT_NE(text.str().find("  faster\n"), std::string::npos) << text.str();
+    std::ostringstream csv;
+    write_tree_timing_csv(timing, csv);
+    EXPECT_NE(csv.str().find(",faster,same_choice\n"), std::string::npos) << csv.str();
+    EXPECT_NE(csv.str().find(",faster,\n"), std::string::npos) << csv.str();
+}
+
 // Step 5b's tree is not timed again: the timed tree's rows stand, the sizes put back
 // marked (their figures are of a choice the tree written no longer makes) and not counted.
 TEST_F(MeasuredPlanTest, PutBackSizesKeepTheTimedTreesFiguresUncounted) {

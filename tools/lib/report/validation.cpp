@@ -305,6 +305,29 @@ TreeTimingReport evaluate_tree_timings(const std::vector<TreeTimingCase>& cases,
     return report;
 }
 
+namespace {
+
+// What of a row counts: a verdict either way where the tree runs MPICH's selection too
+// (same choice) or where step 5b put the pick back is the chance rate of the verdict.
+const char* not_counted(const TreeTimingRow& row) {
+    return row.put_back ? "put_back" : row.same_choice ? "same_choice" : "";
+}
+
+std::string verdict_text(const TreeTimingRow& row) {
+    const std::string mark = row.put_back ? ": put back" : row.same_choice ? ", same choice: noise" : "";
+    switch (row.verdict) {
+        case TreeVerdict::slower:
+            return *not_counted(row) ? "slower" + mark : "FAIL (slower)";
+        case TreeVerdict::faster:
+            return "faster" + mark;
+        case TreeVerdict::within_noise:
+            break;
+    }
+    return "within noise" + std::string(row.put_back ? mark : "");
+}
+
+}  // namespace
+
 void write_tree_timing_text(const TreeTimingReport& report, std::ostream& out) {
     std::ostringstream tolerance;
     tolerance << std::fixed << std::setprecision(3) << report.tolerance;
@@ -317,7 +340,7 @@ void write_tree_timing_text(const TreeTimingReport& report, std::ostream& out) {
         << tolerance.str() << ";\n"
         << "#   faster: every round with the tree faster AND ratio > 1 + " << tolerance.str()
         << "; else within noise\n"
-        << "#   slower, same choice: FAIL's figures where the tree runs MPICH's selection too (noise, not counted)\n"
+        << "#   same choice: the tree runs MPICH's selection here too: slower or faster is noise (not counted)\n"
         << "#   put back: step 5b put the pick timed here back to MPICH's selection (not counted)\n";
     out << std::left << std::setw(10) << "collective" << std::right << std::setw(10) << "size" << std::setw(8)
         << "rounds" << std::setw(12) << "tree" << std::setw(12) << "no-tree" << std::setw(9) << "ratio"
@@ -328,11 +351,7 @@ void write_tree_timing_text(const TreeTimingReport& report, std::ostream& out) {
         out << std::left << std::setw(10) << row.collective << std::right << std::setw(10) << row.msg_bytes
             << std::setw(8) << row.rounds << std::setw(12) << microseconds(row.tree) << std::setw(12)
             << microseconds(row.no_tree) << std::setw(9) << ratio(row.ratio) << std::setw(9) << noise.str() << "  "
-            << (row.verdict == TreeVerdict::slower
-                    ? (row.put_back ? "slower" : row.same_choice ? "slower, same choice: noise" : "FAIL (slower)")
-                : row.verdict == TreeVerdict::faster ? "faster"
-                                                     : "within noise")
-            << (row.put_back ? ": put back" : "") << '\n';
+            << verdict_text(row) << '\n';
     }
     const std::vector<const TreeTimingRow*> slower = report.slower();
     out << "tree vs no tree: " << slower.size() << " of " << report.rows.size()
@@ -348,11 +367,11 @@ void write_tree_timing_text(const TreeTimingReport& report, std::ostream& out) {
 }
 
 void write_tree_timing_csv(const TreeTimingReport& report, std::ostream& out) {
-    out << "collective,msg_bytes,rounds,tree_us,no_tree_us,ratio,noise,verdict\n";
+    out << "collective,msg_bytes,rounds,tree_us,no_tree_us,ratio,noise,verdict,not_counted\n";
     for (const TreeTimingRow& row : report.rows)
         out << row.collective << ',' << row.msg_bytes << ',' << row.rounds << ',' << microseconds(row.tree) << ','
             << microseconds(row.no_tree) << ',' << std::setprecision(6) << row.ratio << ',' << row.noise << ','
-            << to_string(row.verdict) << '\n';
+            << to_string(row.verdict) << ',' << not_counted(row) << '\n';
 }
 
 }  // namespace hiertune
