@@ -140,15 +140,15 @@ autogen_key() {
     } | sha256sum | cut -c1-32
 }
 
-# STATE KEY: store what autogen wrote (and removed) on this fresh copy
+# STATE KEY: store what autogen wrote (and removed) on this fresh copy; a cache that
+# cannot be written is skipped (called in a list, so set -e does not act here)
 store_autogen() {
     local tmp
-    mkdir -p "$autogen_cache"
-    tmp=$(mktemp -d "$autogen_cache/.new.XXXXXX")
-    python3 "$repo/maint/keep-mtimes.py" changed "$dest" "$1" > "$tmp/list"
-    sed '/^-$/,$d' "$tmp/list" > "$tmp/written"
-    sed '1,/^-$/d' "$tmp/list" > "$tmp/removed"
-    if tar -C "$dest" -czf "$tmp/written.tar.gz" -T "$tmp/written" &&
+    mkdir -p "$autogen_cache" && tmp=$(mktemp -d "$autogen_cache/.new.XXXXXX") || return 0
+    if python3 "$repo/maint/keep-mtimes.py" changed "$dest" "$1" > "$tmp/list" &&
+        sed '/^-$/,$d' "$tmp/list" > "$tmp/written" && [ -s "$tmp/written" ] &&
+        sed '1,/^-$/d' "$tmp/list" > "$tmp/removed" &&
+        tar -C "$dest" -czf "$tmp/written.tar.gz" -T "$tmp/written" &&
         mv -T "$tmp" "$autogen_cache/$2" 2> /dev/null; then
         echo "overlay: autogen's output kept in $autogen_cache/$2" >&2
     fi
