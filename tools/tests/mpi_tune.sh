@@ -317,7 +317,7 @@ grep -qE "^$slow_coll +$slow_size +2 +1000000.00 +1000.00 +0.001 +0.0% +FAIL \(s
     fail "report.txt: expected 5 sizes within noise"
 grep -qxF "tree vs no tree: 1 of 6 sizes slower beyond the noise: FAILED ($slow_coll $slow_size B)" "$report/report.txt" ||
     fail "report.txt: no FAILED line"
-grep -q "^$slow_coll,$slow_size,2,1000000.00,1000.00,0.001,0,slower$" "$report/tree-timing.csv" ||
+grep -q "^$slow_coll,$slow_size,2,1000000.00,1000.00,0.001,0,slower,$" "$report/tree-timing.csv" ||
     fail "tree-timing.csv: no slower row"
 grep -q "^tree [0-9a-f]\{16\} timed in $db (2 rounds): nothing to measure" "$tmp/out4" ||
     fail "the failing rerun measured"
