@@ -110,10 +110,11 @@ sync_plugin() {
         sync_file "$f" "$dest/src/mpi/coll/hier/$(basename "$f")"
     done
     # plugin sources removed from the repo leave the copy too (not the generated headers:
-    # hier_mpich_keys.h, below, and those Makefile.mk has a rule for)
+    # hier_mpich_keys.h, below, and what MPICH's make writes)
+    local made
+    made=$("$repo/maint/made-by-make.sh" "$repo")
     for f in "$dest"/src/mpi/coll/hier/*.[ch]; do
-        [ "$(basename "$f")" = hier_mpich_keys.h ] ||
-            grep -q "^src/mpi/coll/hier/$(basename "$f"):" "$repo/src/mpi/coll/hier/Makefile.mk" ||
+        [ "$(basename "$f")" = hier_mpich_keys.h ] || grep -qxF "$(basename "$f")" <<< "$made" ||
             [ -e "$repo/src/mpi/coll/hier/$(basename "$f")" ] || rm -f "$f"
     done
     # the Csel keys this MPICH knows, for the plugin's tree check

@@ -103,7 +103,7 @@ section_has ibcast-intra tsp_hier || fail "coll_algorithms.txt's ibcast-intra do
 # src/mpi/coll/hier: the files MPICH builds (Makefile.mk, cvars.txt, what Makefile.mk names
 # but does not write, and the headers those include), as in the repo; hier_mpich_keys.h
 # generated
-written=$(sed -n 's|^src/mpi/coll/hier/\([A-Za-z0-9_.+-]*\):.*|\1|p' "$hier/Makefile.mk")
+written=$("$srcdir/maint/made-by-make.sh" "$srcdir")
 names=$(grep -oE 'src/mpi/coll/hier/[A-Za-z0-9_.+-]+' "$hier/Makefile.mk" | sed 's|.*/||' |
     grep -vxF -e hier_mpich_keys.h ${written:+-e "$written"} | sort -u)
 [ -n "$written" ] || fail "Makefile.mk writes no hier_prefix.h (the prefix header)"
