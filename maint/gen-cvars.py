@@ -109,21 +109,28 @@ INTRA_ITEM_TEXT = {
     'allgather': {
         'auto': "MPICH's selection on the node communicator (MPIR Csel tree)",
         'binomial': "MPIR_Gather_intra_binomial and MPIR_Bcast_intra_binomial",
-        'shm': "MPIR_Gather_intra_binomial, then the device's shared-memory bcast (CH4 POSIX "
-               "release_gather) of each piece, binomial where the device cannot",
-        'by_size': "as auto",
+        'shm': "the gather as the hier gather's shm, then the device's shared-memory bcast "
+               "(CH4 POSIX release_gather) of each piece, binomial where the device cannot",
+        'by_size': "by the message, once per call: shm while all ranks' blocks fit one of the "
+                   "device's bcast cells, auto beyond",
     },
     'gather': {
         'auto': "MPIR_Gather_allcomm_auto on the node communicator (MPIR Csel tree)",
         'binomial': "MPIR_Gather_intra_binomial",
-        'shm': "as binomial (the device has no shared-memory gather)",
-        'by_size': "as auto",
+        'shm': "in one step through the device's shared memory (CH4 POSIX release_gather) "
+               "while the node's blocks fit a reduce cell (hier_by_size.h): each rank's "
+               "zeroed copy of them, its own block in place, or-ed onto the leader by the "
+               "device's reduce; binomial beyond or where the device cannot",
+        'by_size': "shm while the node's blocks fit, auto beyond",
     },
     'scatter': {
         'auto': "MPIR_Scatter_allcomm_auto on the node communicator (MPIR Csel tree)",
         'binomial': "MPIR_Scatter_intra_binomial",
-        'shm': "as binomial (the device has no shared-memory scatter)",
-        'by_size': "as auto",
+        'shm': "in one step through the device's shared memory (CH4 POSIX release_gather) "
+               "while the node's blocks fit a bcast cell (hier_by_size.h): one bcast of all "
+               "of them, each rank keeping its own; binomial beyond or where the device "
+               "cannot",
+        'by_size': "shm while the node's blocks fit, auto beyond",
     },
     'barrier': {
         'auto': "MPIR_Barrier_allcomm_auto on the node communicator, then "

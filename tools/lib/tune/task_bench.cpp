@@ -210,8 +210,9 @@ std::vector<std::pair<std::string, std::string>> submodule_cvars(const std::stri
     std::vector<std::pair<std::string, std::string>> cvars;
     if (collective == grammar::Collective::allgather) {
         // the ring is point-to-point (MPI_Isend/MPI_Irecv): no inter-node variable.
-        // The plugin's gather is MPICH's auto or binomial (also under shm, which
-        // only changes its bcast: MPII_Hier_intra_rooted).
+        // The plugin's gather is MPICH's auto or binomial; under shm, while the
+        // node's blocks fit a cell, it is the device's reduce (MPII_Hier_intra_rooted),
+        // which user-level MPI cannot run: timed as binomial, the tree it replaces.
         cvars.emplace_back("MPIR_CVAR_GATHER_DEVICE_COLLECTIVE", "0");
         cvars.emplace_back("MPIR_CVAR_GATHER_INTRA_ALGORITHM", intra == "auto" ? "auto" : "binomial");
         cvars.emplace_back("MPIR_CVAR_BCAST_DEVICE_COLLECTIVE", intra == "shm" ? "1" : "0");

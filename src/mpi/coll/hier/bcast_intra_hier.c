@@ -68,17 +68,14 @@ static int bcast_flat_sched(const MPII_Hier_call * a, const MPII_Hier_comm * hie
 }
 
 /* One node that nothing splits: the intra-node submodule on comm itself, never the
- * device's shm path there: the device's own release_gather set-up on a node comm
- * broadcasts on that comm (MPIR_Bcast_impl), and a forced hier would enter release_gather
- * again on the half-initialised comm. */
+ * device's shm path there (MPII_Hier_intra_off_device). */
 static int bcast_one_node(MPII_Hier_comm * hier, const MPII_Hier_call * a, int intra_algo,
                           int coll_attr)
 {
     MPII_Hier_payload payload;
     int root = a->comm->rank == a->root;
 
-    if (intra_algo == MPII_HIER_INTRA_SHM || intra_algo == MPII_HIER_INTRA_BY_SIZE)
-        intra_algo = MPII_HIER_INTRA_AUTO;
+    intra_algo = MPII_Hier_intra_off_device(intra_algo);
     MPII_HIER_PVAR_ADD(BCAST_HIER_SEGMENTS, 1); /* the whole payload */
     int mpi_errno = MPII_Hier_payload_start(&payload, a->buf, a->count, a->datatype, root);
     if (mpi_errno)

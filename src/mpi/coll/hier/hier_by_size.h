@@ -53,6 +53,10 @@
  * (MPIR_CVAR_BCAST_INTRANODE_BUFFER_TOTAL_SIZE / MPIR_CVAR_BCAST_INTRANODE_NUM_CELLS):
  * what the tables of tools and tests assume; the plugin reads the CVARs */
 #define MPII_HIER_SHM_CELL_BYTES_MPICH_DEFAULT (32768 / 4)
+/* The most bytes of a node's blocks that its gather or scatter moves through the device's
+ * shared memory (a bitwise-or reduce of zero-padded copies, a bcast of all of them): each
+ * rank holds them on its stack, and the leader's reduce combines them once per rank */
+#define MPII_HIER_SHM_ROOTED_MAX_BYTES 8192
 
 #ifdef __cplusplus
 extern "C" {
@@ -98,6 +102,9 @@ int MPII_Hier_recursive_doubling_inter(const int *node_of, int size);
 int MPII_Hier_sized_allreduce_flat(const int *node_of, int size, int nnodes);
 /* 1: the intra-node step takes the device's shared memory (bytes fit one cell). */
 int MPII_Hier_sized_intra_shm(int64_t bytes, int64_t cell_bytes);
+/* 1: a node's gather or scatter of node_bytes (all its blocks) takes the device's shared
+ * memory: they fit one cell and MPII_HIER_SHM_ROOTED_MAX_BYTES. */
+int MPII_Hier_sized_rooted_shm(int64_t node_bytes, int64_t cell_bytes);
 
 #ifdef __cplusplus
 }

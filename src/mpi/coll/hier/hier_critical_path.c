@@ -830,10 +830,16 @@ static void intra_bcast(MPII_Hier_cpath_plan * plan, int ppn, int64_t bytes, int
     plan_step(plan, pick_names[pick], ppn, 0, pick_steps(pick, ppn), &plan->intra_down);
 }
 
-/* gather and scatter inside the node: MPICH's pick, its binomial tree */
-static void intra_binomial(MPII_Hier_cpath_plan * plan, int ppn, int *direction)
+/* gather and scatter inside the node of the node's blocks (node_bytes): by_size's shm
+ * step while they fit, else MPICH's pick, its binomial tree */
+static void intra_rooted(MPII_Hier_cpath_plan * plan, int ppn, int64_t node_bytes,
+                         int *direction)
 {
-    if (ppn > 1)
+    if (ppn <= 1)
+        return;
+    if (MPII_Hier_sized_rooted_shm(node_bytes, MPII_HIER_SHM_CELL_BYTES_MPICH_DEFAULT))
+        plan_step(plan, "shm", 0, 0, 1, direction);
+    else
         plan_step(plan, "binomial", ppn, 0, ceil_log2(ppn), direction);
 }
 
@@ -927,6 +933,22 @@ static void inter_rooted(MPII_Hier_cpath_plan * plan, int n, int64_t block,
               MPII_Hier_sized_hops(MPII_HIER_SIZED_ROOTED, latency, n), 0, NULL);
 }
 
+/* by_size decides the allgather's intra-node steps once per call, by everything the last
+ * bcast moves: shm both ways while it fits a cell, MPICH's picks beyond */
+static void plan_allgather(MPII_Hier_cpath_plan * plan, const MPII_Hier_cpath_shape * shape,
+                           int64_t bytes, int64_t latency_bytes)
+{
+    int n = shape->nnodes, ppn = shape->ppn;
+    int64_t all = bytes * ppn * n;
+
+    if (MPII_Hier_sized_intra_shm(all, MPII_HIER_SHM_CELL_BYTES_MPICH_DEFAULT))
+        intra_rooted(plan, ppn, bytes * ppn, &plan->intra_up);
+    else if (ppn > 1)
+        plan_step(plan, "binomial", ppn, 0, ceil_log2(ppn), &plan->intra_up);
+    inter_allgather(plan, n, bytes * ppn, latency_bytes);
+    intra_bcast(plan, ppn, all, 1);
+}
+
 static void plan_barrier(MPII_Hier_cpath_plan * plan, const MPII_Hier_cpath_shape * shape)
 {
     if (shape->ppn > 1)
@@ -962,18 +984,15 @@ int MPII_Hier_cpath_hier_plan(MPII_Hier_cpath_coll coll, const MPII_Hier_cpath_s
             intra_bcast(plan, ppn, bytes, 1);
             break;
         case MPII_HIER_CPATH_ALLGATHER:
-            intra_binomial(plan, ppn, &plan->intra_up);
-            inter_allgather(plan, n, bytes * ppn, latency_bytes);
-            /* the allgather's intra-node default is auto: MPICH's pick */
-            intra_bcast(plan, ppn, bytes * ppn * n, 0);
+            plan_allgather(plan, shape, bytes, latency_bytes);
             break;
         case MPII_HIER_CPATH_GATHER:
-            intra_binomial(plan, ppn, &plan->intra_up);
+            intra_rooted(plan, ppn, bytes * ppn, &plan->intra_up);
             inter_rooted(plan, n, bytes * ppn, latency_bytes);
             break;
         case MPII_HIER_CPATH_SCATTER:
             inter_rooted(plan, n, bytes * ppn, latency_bytes);
-            intra_binomial(plan, ppn, &plan->intra_down);
+            intra_rooted(plan, ppn, bytes * ppn, &plan->intra_down);
             break;
         default:
             plan_barrier(plan, shape);

@@ -227,6 +227,10 @@ int MPII_Hier_by_size_rooted_latency(int n, int64_t group_bytes);
 /* An intra-node submodule with by_size resolved for a step of op moving bytes: shm when
  * they fit one of the device's release_gather cells, auto otherwise. */
 int MPII_Hier_intra_resolve(int intra_algo, MPI_Aint bytes, MPII_Hier_sized_op op);
+/* An intra-node submodule for a step on the call's own comm (one node): never the
+ * device's shm there (its release_gather set-up on a comm broadcasts on that comm, and a
+ * forced hier would enter it again half-initialised), so shm and by_size take auto. */
+int MPII_Hier_intra_off_device(int intra_algo);
 /* by_size's allgather among the leaders for small blocks: MPICH's Bruck allgatherv (no
  * CVAR item: by_size picks it) */
 #define MPII_HIER_ALLGATHER_INTER_BRUCKS MPII_HIER_ALLGATHER_INTER_COUNT
@@ -453,9 +457,10 @@ int MPII_Hier_rooted_scatter(const MPII_Hier_steps * steps, MPII_Hier_tree_kind 
 
 /* The intra-node gather (gathers) or scatter of a finest group, blocking, on the node
  * comm: the root's buffer holds the blocks in node-comm rank order (MPI_IN_PLACE at the
- * root: its own block is in place there).  auto and by_size take MPICH's pick on the node
- * comm, shm and binomial its binomial tree (the device has no shared-memory gather or
- * scatter). */
+ * root: its own block is in place there).  shm and by_size move the node's blocks through
+ * the device's shared memory while they fit (MPII_Hier_sized_rooted_shm: a bitwise-or
+ * reduce of zero-padded copies onto the root, a bcast from it); beyond, by_size and auto
+ * take MPICH's pick on the node comm, shm and binomial its binomial tree. */
 int MPII_Hier_intra_rooted(int gathers, const void *sendbuf, MPI_Aint sendcount,
                            MPI_Datatype sendtype, void *recvbuf, MPI_Aint recvcount,
                            MPI_Datatype recvtype, int root, MPIR_Comm * node_comm,

@@ -346,7 +346,8 @@ static int rooted_enter(const MPII_Hier_call * a, const rooted_coll * rc,
         case MPII_HIER_RUN_FLAT:       /* MPICH's binomial tree */
             return rooted_one_group(a, rc->gathers, p, MPII_HIER_INTRA_BINOMIAL, coll_attr);
         case MPII_HIER_RUN_ONE_NODE:
-            return rooted_one_group(a, rc->gathers, p, p->prm.intra_algo, coll_attr);
+            return rooted_one_group(a, rc->gathers, p,
+                                    MPII_Hier_intra_off_device(p->prm.intra_algo), coll_attr);
         case MPII_HIER_RUN_STEPS:
             *on_steps = 1;
             return MPII_Hier_steps_get(a->comm, hier, a->root, &p->steps);

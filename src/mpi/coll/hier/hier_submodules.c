@@ -95,14 +95,26 @@ const MPII_Hier_params *MPII_Hier_step_params(const MPII_Hier_params * prm,
     return scratch;
 }
 
+/* the bytes of a release_gather cell of the device's reduce (op reduce) or bcast */
+static int64_t intra_cell_bytes(MPII_Hier_sized_op op)
+{
+    return op == MPII_HIER_SIZED_REDUCE ?
+        MPIR_CVAR_REDUCE_INTRANODE_BUFFER_TOTAL_SIZE / MPIR_CVAR_REDUCE_INTRANODE_NUM_CELLS :
+        MPIR_CVAR_BCAST_INTRANODE_BUFFER_TOTAL_SIZE / MPIR_CVAR_BCAST_INTRANODE_NUM_CELLS;
+}
+
+int MPII_Hier_intra_off_device(int intra_algo)
+{
+    return intra_algo == MPII_HIER_INTRA_SHM || intra_algo == MPII_HIER_INTRA_BY_SIZE ?
+        MPII_HIER_INTRA_AUTO : intra_algo;
+}
+
 int MPII_Hier_intra_resolve(int intra_algo, MPI_Aint bytes, MPII_Hier_sized_op op)
 {
     if (intra_algo != MPII_HIER_INTRA_BY_SIZE)
         return intra_algo;
-    int64_t cell = op == MPII_HIER_SIZED_REDUCE ?
-        MPIR_CVAR_REDUCE_INTRANODE_BUFFER_TOTAL_SIZE / MPIR_CVAR_REDUCE_INTRANODE_NUM_CELLS :
-        MPIR_CVAR_BCAST_INTRANODE_BUFFER_TOTAL_SIZE / MPIR_CVAR_BCAST_INTRANODE_NUM_CELLS;
-    return MPII_Hier_sized_intra_shm(bytes, cell) ? MPII_HIER_INTRA_SHM : MPII_HIER_INTRA_AUTO;
+    return MPII_Hier_sized_intra_shm(bytes, intra_cell_bytes(op)) ? MPII_HIER_INTRA_SHM :
+        MPII_HIER_INTRA_AUTO;
 }
 
 int MPII_Hier_allgather_inter_resolve(int inter_algo, MPI_Aint group_bytes, int ngroups)
@@ -535,11 +547,126 @@ int MPII_Hier_intra_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
                                     coll_attr);
 }
 
+/* A gather's or scatter's call on a node comm, and the bytes of one rank's block */
+typedef struct {
+    const void *sendbuf;
+    MPI_Aint sendcount;
+    MPI_Datatype sendtype;
+    void *recvbuf;
+    MPI_Aint recvcount;
+    MPI_Datatype recvtype;
+    int root;
+    MPIR_Comm *comm;
+    MPI_Aint block;
+} rooted_call;
+
+/* The node's gather through the device's shared memory: each rank zeroes a copy of all
+ * the node's blocks and puts its own in its place; the release_gather reduce ors the
+ * copies onto the root (MPI_BOR of 64-bit words: each block's bytes meet only zeros). */
+static int rooted_shm_gather(const rooted_call * c, uint64_t * words, MPI_Aint nwords,
+                             int *used, int coll_attr)
+{
+    int me = c->comm->rank, is_root = me == c->root, in_place = c->sendbuf == MPI_IN_PLACE;
+    int mpi_errno, mpi_errno_ret = MPI_SUCCESS, errflag = 0;
+    char *at = (char *) words;
+    MPI_Aint extent = 0;
+
+    if (is_root)
+        MPIR_Datatype_get_extent_macro(c->recvtype, extent);
+    memset(words, 0, nwords * sizeof(*words));
+    if (is_root && in_place)
+        mpi_errno = MPIR_Localcopy((char *) c->recvbuf + me * c->recvcount * extent,
+                                   c->recvcount, c->recvtype, at + me * c->block, c->block,
+                                   MPIR_BYTE_INTERNAL);
+    else
+        mpi_errno = MPIR_Localcopy(c->sendbuf, c->sendcount, c->sendtype, at + me * c->block,
+                                   c->block, MPIR_BYTE_INTERNAL);
+    MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
+    MPII_Hier_guard_enter();
+    mpi_errno = MPID_Hier_shm_reduce(is_root ? MPI_IN_PLACE : words, is_root ? words : NULL,
+                                     nwords, MPIR_UINT64, MPI_BOR, c->root, c->comm, used,
+                                     coll_attr | errflag);
+    MPII_Hier_guard_leave();
+    MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
+    for (int r = 0; is_root && *used && r < c->comm->local_size; r++) {
+        if (r == me && in_place)
+            continue;
+        mpi_errno = MPIR_Localcopy(at + r * c->block, c->block, MPIR_BYTE_INTERNAL,
+                                   (char *) c->recvbuf + r * c->recvcount * extent,
+                                   c->recvcount, c->recvtype);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
+    }
+    return mpi_errno_ret;
+}
+
+/* The node's scatter through the device's shared memory: the root's blocks, packed, in
+ * one release_gather bcast; each rank keeps its own. */
+static int rooted_shm_scatter(const rooted_call * c, uint64_t * words, int *used,
+                              int coll_attr)
+{
+    int me = c->comm->rank, is_root = me == c->root;
+    int mpi_errno, mpi_errno_ret = MPI_SUCCESS, errflag = 0;
+    char *at = (char *) words;
+    MPI_Aint extent = 0;
+
+    if (is_root)
+        MPIR_Datatype_get_extent_macro(c->sendtype, extent);
+    for (int r = 0; is_root && r < c->comm->local_size; r++) {
+        mpi_errno = MPIR_Localcopy((const char *) c->sendbuf + r * c->sendcount * extent,
+                                   c->sendcount, c->sendtype, at + r * c->block, c->block,
+                                   MPIR_BYTE_INTERNAL);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
+    }
+    MPII_Hier_guard_enter();
+    mpi_errno = MPID_Hier_shm_bcast(words, c->comm->local_size * c->block, MPIR_BYTE_INTERNAL,
+                                    c->root, c->comm, used, coll_attr | errflag);
+    MPII_Hier_guard_leave();
+    MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
+    if (*used && !(is_root && c->recvbuf == MPI_IN_PLACE)) {
+        mpi_errno = MPIR_Localcopy(at + me * c->block, c->block, MPIR_BYTE_INTERNAL, c->recvbuf,
+                                   c->recvcount, c->recvtype);
+        MPIR_ERR_COLL_CHECKANDCONT(mpi_errno, errflag, mpi_errno_ret);
+    }
+    return mpi_errno_ret;
+}
+
+/* shm or by_size: the device's shared memory while the node's blocks fit
+ * (MPII_Hier_sized_rooted_shm; the same figures on every rank, so all take it or none).
+ * *used 0: not taken (too large, or the device cannot), nothing done. */
+static int intra_rooted_shm(int gathers, const rooted_call * c, int intra_algo, int *used,
+                            int coll_attr)
+{
+    uint64_t words[MPII_HIER_SHM_ROOTED_MAX_BYTES / sizeof(uint64_t)];
+    MPI_Aint node_bytes = c->comm->local_size * c->block;
+
+    *used = 0;
+    if ((intra_algo != MPII_HIER_INTRA_SHM && intra_algo != MPII_HIER_INTRA_BY_SIZE) ||
+        c->block == 0 ||
+        !MPII_Hier_sized_rooted_shm(node_bytes, intra_cell_bytes(gathers ?
+                                                                 MPII_HIER_SIZED_REDUCE :
+                                                                 MPII_HIER_SIZED_BCAST)))
+        return MPI_SUCCESS;
+    if (gathers)
+        return rooted_shm_gather(c, words, (node_bytes + sizeof(uint64_t) - 1) /
+                                 sizeof(uint64_t), used, coll_attr);
+    return rooted_shm_scatter(c, words, used, coll_attr);
+}
+
 int MPII_Hier_intra_rooted(int gathers, const void *sendbuf, MPI_Aint sendcount,
                            MPI_Datatype sendtype, void *recvbuf, MPI_Aint recvcount,
                            MPI_Datatype recvtype, int root, MPIR_Comm * node_comm,
                            int intra_algo, int coll_attr)
 {
+    /* a rank's block from its own side: the root's holds the node's blocks (a gather's
+     * receive side, a scatter's send side), every other rank's its own block */
+    int own_is_send = gathers != (node_comm->rank == root), used;
+    const rooted_call c = { sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+        node_comm, own_is_send ? MPII_Hier_payload_bytes(sendcount, sendtype) :
+            MPII_Hier_payload_bytes(recvcount, recvtype)
+    };
+    int mpi_errno = intra_rooted_shm(gathers, &c, intra_algo, &used, coll_attr);
+    if (used)
+        return mpi_errno;
     int pick = intra_algo == MPII_HIER_INTRA_AUTO || intra_algo == MPII_HIER_INTRA_BY_SIZE;
     MPII_Hier_rooted_fn fn = gathers ?
         (pick ? MPIR_Gather_allcomm_auto : MPIR_Gather_intra_binomial) :
