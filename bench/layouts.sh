@@ -9,13 +9,15 @@
 #   4x1   4 nodes x 1 rank, 100 Mbit/s (on 2 cores, the small sizes' latencies closest to
 #         free cores')
 #   leaf  2 leaf switches x 2 nodes x 2 ranks, node links 400 Mbit/s, uplinks 100 Mbit/s
-BENCH_LAYOUTS="4x2 8x1 4x1 leaf"
+#   2x4   2 nodes x 4 ranks, 100 Mbit/s (a node's binomial tree takes two steps)
+BENCH_LAYOUTS="4x2 8x1 4x1 leaf 2x4"
 
 bench_layout() {
     case $1 in
         4x2) up=(--nodes 4 --rate 100mbit) ppn=2 bound=(--nodes 4 --ppn 2 --rate 12.5e6) ;;
         8x1) up=(--nodes 8 --rate 100mbit) ppn=1 bound=(--nodes 8 --ppn 1 --rate 12.5e6) ;;
         4x1) up=(--nodes 4 --rate 100mbit) ppn=1 bound=(--nodes 4 --ppn 1 --rate 12.5e6) ;;
+        2x4) up=(--nodes 2 --rate 100mbit) ppn=4 bound=(--nodes 2 --ppn 4 --rate 12.5e6) ;;
         leaf) up=(--nodes 4 --rate 400mbit --leaf-size 2 --uplink-rate 100mbit) ppn=2
               bound=(--nodes 4 --ppn 2 --rate 50e6 --leaves 2 --uplink-rate 12.5e6) ;;
         *) return 1 ;;

@@ -111,8 +111,9 @@ INTRA_ITEM_TEXT = {
         'binomial': "MPIR_Gather_intra_binomial and MPIR_Bcast_intra_binomial",
         'shm': "the gather as the hier gather's shm, then the device's shared-memory bcast "
                "(CH4 POSIX release_gather) of each piece, binomial where the device cannot",
-        'by_size': "by the message, once per call: shm while all ranks' blocks fit one of the "
-                   "device's bcast cells, auto beyond",
+        'by_size': "by the message, once per call: while all ranks' blocks fit one of the "
+                   "device's bcast cells, the bcast shm and the gather as the hier gather's "
+                   "by_size; auto beyond",
     },
     'gather': {
         'auto': "MPIR_Gather_allcomm_auto on the node communicator (MPIR Csel tree)",
@@ -121,7 +122,8 @@ INTRA_ITEM_TEXT = {
                "while the node's blocks fit a reduce cell (hier_by_size.h): each rank's "
                "zeroed copy of them, its own block in place, or-ed onto the leader by the "
                "device's reduce; binomial beyond or where the device cannot",
-        'by_size': "shm while the node's blocks fit, auto beyond",
+        'by_size': "shm while the node's blocks fit and it has more than 2 ranks (where "
+                   "binomial takes more than one step), auto otherwise",
     },
     'scatter': {
         'auto': "MPIR_Scatter_allcomm_auto on the node communicator (MPIR Csel tree)",
@@ -130,7 +132,8 @@ INTRA_ITEM_TEXT = {
                "while the node's blocks fit a bcast cell (hier_by_size.h): one bcast of all "
                "of them, each rank keeping its own; binomial beyond or where the device "
                "cannot",
-        'by_size': "shm while the node's blocks fit, auto beyond",
+        'by_size': "shm while the node's blocks fit and it has more than 2 ranks (where "
+                   "binomial takes more than one step), auto otherwise",
     },
     'barrier': {
         'auto': "MPIR_Barrier_allcomm_auto on the node communicator, then "

@@ -404,6 +404,10 @@ START_TEST(hier_plans)
     p = plan_of(MPII_HIER_CPATH_GATHER, 4, 8, 1024, t, sizeof(t));
     ck_assert_str_eq(t, "shm > binomial(4)");
     ASSERT_COUNT(p.count, 2, 1);
+    /* two ranks a node: binomial is one message, the device's flags no fewer steps */
+    p = plan_of(MPII_HIER_CPATH_GATHER, 4, 2, 8, t, sizeof(t));
+    ck_assert_str_eq(t, "binomial(2) > binomial(4)");
+    ASSERT_COUNT(p.count, 2, 1);
     p = plan_of(MPII_HIER_CPATH_GATHER, 4, 8, 1025, t, sizeof(t));
     ck_assert_str_eq(t, "binomial(8) > linear(4)");
     p = plan_of(MPII_HIER_CPATH_ALLGATHER, 4, 8, 8, t, sizeof(t));

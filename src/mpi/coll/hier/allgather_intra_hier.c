@@ -222,10 +222,11 @@ int MPIR_Allgather_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datat
                                               recvtype, comm_ptr, coll_attr);
     if (run != MPII_HIER_RUN_ONE_NODE && run != MPII_HIER_RUN_STEPS)
         goto fn_exit;
-    /* one node: never the device's shm on comm; by_size once, by all the blocks */
-    if (run == MPII_HIER_RUN_ONE_NODE)
+    /* one node: never the device's shm on comm; by_size: auto unless all blocks fit a cell */
+    if (run == MPII_HIER_RUN_ONE_NODE ||
+        MPII_Hier_intra_resolve(prm.intra_algo, size * block, MPII_HIER_SIZED_BCAST) ==
+        MPII_HIER_INTRA_AUTO)
         prm.intra_algo = MPII_Hier_intra_off_device(prm.intra_algo);
-    prm.intra_algo = MPII_Hier_intra_resolve(prm.intra_algo, size * block, MPII_HIER_SIZED_BCAST);
     if (run == MPII_HIER_RUN_STEPS) {
         mpi_errno = MPII_Hier_steps_get(comm_ptr, hier, 0, &steps);
         MPIR_ERR_CHECK(mpi_errno);

@@ -100,10 +100,15 @@ int MPII_Hier_sized_intra_shm(int64_t bytes, int64_t cell_bytes)
     return bytes <= cell_bytes;
 }
 
-int MPII_Hier_sized_rooted_shm(int64_t node_bytes, int64_t cell_bytes)
+int MPII_Hier_sized_rooted_shm_fits(int64_t node_bytes, int64_t cell_bytes)
 {
     return MPII_Hier_sized_intra_shm(node_bytes, cell_bytes) &&
         node_bytes <= MPII_HIER_SHM_ROOTED_MAX_BYTES;
+}
+
+int MPII_Hier_sized_rooted_shm(int node_size, int64_t node_bytes, int64_t cell_bytes)
+{
+    return node_size > 2 && MPII_Hier_sized_rooted_shm_fits(node_bytes, cell_bytes);
 }
 
 /* rank of recursive doubling's member nr among size ranks, rem of them folded */

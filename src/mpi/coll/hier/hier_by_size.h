@@ -102,9 +102,13 @@ int MPII_Hier_recursive_doubling_inter(const int *node_of, int size);
 int MPII_Hier_sized_allreduce_flat(const int *node_of, int size, int nnodes);
 /* 1: the intra-node step takes the device's shared memory (bytes fit one cell). */
 int MPII_Hier_sized_intra_shm(int64_t bytes, int64_t cell_bytes);
-/* 1: a node's gather or scatter of node_bytes (all its blocks) takes the device's shared
- * memory: they fit one cell and MPII_HIER_SHM_ROOTED_MAX_BYTES. */
-int MPII_Hier_sized_rooted_shm(int64_t node_bytes, int64_t cell_bytes);
+/* 1: a node's blocks (node_bytes in all) fit the device's shared-memory gather or
+ * scatter: one cell and MPII_HIER_SHM_ROOTED_MAX_BYTES. */
+int MPII_Hier_sized_rooted_shm_fits(int64_t node_bytes, int64_t cell_bytes);
+/* 1: by_size takes the device for the gather or scatter of a node of node_size ranks:
+ * the blocks fit, and MPICH's binomial tree would take more than one step (more than 2
+ * ranks; with 2 it is one message, which costs less than the device's set of flags). */
+int MPII_Hier_sized_rooted_shm(int node_size, int64_t node_bytes, int64_t cell_bytes);
 
 #ifdef __cplusplus
 }

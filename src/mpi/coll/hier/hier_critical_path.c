@@ -837,7 +837,7 @@ static void intra_rooted(MPII_Hier_cpath_plan * plan, int ppn, int64_t node_byte
 {
     if (ppn <= 1)
         return;
-    if (MPII_Hier_sized_rooted_shm(node_bytes, MPII_HIER_SHM_CELL_BYTES_MPICH_DEFAULT))
+    if (MPII_Hier_sized_rooted_shm(ppn, node_bytes, MPII_HIER_SHM_CELL_BYTES_MPICH_DEFAULT))
         plan_step(plan, "shm", 0, 0, 1, direction);
     else
         plan_step(plan, "binomial", ppn, 0, ceil_log2(ppn), direction);

@@ -630,21 +630,23 @@ static int rooted_shm_scatter(const rooted_call * c, uint64_t * words, int *used
     return mpi_errno_ret;
 }
 
-/* shm or by_size: the device's shared memory while the node's blocks fit
- * (MPII_Hier_sized_rooted_shm; the same figures on every rank, so all take it or none).
- * *used 0: not taken (too large, or the device cannot), nothing done. */
+/* shm while the node's blocks fit, by_size where that also saves steps
+ * (MPII_Hier_sized_rooted_shm): the device's shared memory (the same figures on every
+ * rank, so all take it or none).  *used 0: not taken (too large, or the device cannot),
+ * nothing done. */
 static int intra_rooted_shm(int gathers, const rooted_call * c, int intra_algo, int *used,
                             int coll_attr)
 {
     uint64_t words[MPII_HIER_SHM_ROOTED_MAX_BYTES / sizeof(uint64_t)];
-    MPI_Aint node_bytes = c->comm->local_size * c->block;
+    int size = c->comm->local_size;
+    MPI_Aint node_bytes = size * c->block;
+    int64_t cell = intra_cell_bytes(gathers ? MPII_HIER_SIZED_REDUCE : MPII_HIER_SIZED_BCAST);
 
     *used = 0;
-    if ((intra_algo != MPII_HIER_INTRA_SHM && intra_algo != MPII_HIER_INTRA_BY_SIZE) ||
-        c->block == 0 ||
-        !MPII_Hier_sized_rooted_shm(node_bytes, intra_cell_bytes(gathers ?
-                                                                 MPII_HIER_SIZED_REDUCE :
-                                                                 MPII_HIER_SIZED_BCAST)))
+    if (c->block == 0 ||
+        !(intra_algo == MPII_HIER_INTRA_SHM ? MPII_Hier_sized_rooted_shm_fits(node_bytes, cell) :
+          intra_algo == MPII_HIER_INTRA_BY_SIZE &&
+          MPII_Hier_sized_rooted_shm(size, node_bytes, cell)))
         return MPI_SUCCESS;
     if (gathers)
         return rooted_shm_gather(c, words, (node_bytes + sizeof(uint64_t) - 1) /
