@@ -830,17 +830,23 @@ static void intra_bcast(MPII_Hier_cpath_plan * plan, int ppn, int64_t bytes, int
     plan_step(plan, pick_names[pick], ppn, 0, pick_steps(pick, ppn), &plan->intra_down);
 }
 
+/* gather and scatter inside the node: MPICH's pick, its binomial tree */
+static void intra_binomial(MPII_Hier_cpath_plan * plan, int ppn, int *direction)
+{
+    if (ppn > 1)
+        plan_step(plan, "binomial", ppn, 0, ceil_log2(ppn), direction);
+}
+
 /* gather and scatter inside the node of the node's blocks (node_bytes): by_size's shm
- * step while they fit, else MPICH's pick, its binomial tree */
+ * step where MPII_Hier_sized_rooted_shm takes it, else MPICH's binomial tree */
 static void intra_rooted(MPII_Hier_cpath_plan * plan, int ppn, int64_t node_bytes,
                          int *direction)
 {
-    if (ppn <= 1)
-        return;
-    if (MPII_Hier_sized_rooted_shm(ppn, node_bytes, MPII_HIER_SHM_CELL_BYTES_MPICH_DEFAULT))
+    if (ppn > 1 &&
+        MPII_Hier_sized_rooted_shm(ppn, node_bytes, MPII_HIER_SHM_CELL_BYTES_MPICH_DEFAULT))
         plan_step(plan, "shm", 0, 0, 1, direction);
     else
-        plan_step(plan, "binomial", ppn, 0, ceil_log2(ppn), direction);
+        intra_binomial(plan, ppn, direction);
 }
 
 /* The plugin's plan of `bytes` in segments of segsize, and how many pieces it moves (at
@@ -934,7 +940,8 @@ static void inter_rooted(MPII_Hier_cpath_plan * plan, int n, int64_t block,
 }
 
 /* by_size decides the allgather's intra-node steps once per call, by everything the last
- * bcast moves: shm both ways while it fits a cell, MPICH's picks beyond */
+ * bcast moves: while it fits a cell the bcast is shm and the gather the gather's by_size,
+ * MPICH's picks beyond */
 static void plan_allgather(MPII_Hier_cpath_plan * plan, const MPII_Hier_cpath_shape * shape,
                            int64_t bytes, int64_t latency_bytes)
 {
@@ -943,8 +950,8 @@ static void plan_allgather(MPII_Hier_cpath_plan * plan, const MPII_Hier_cpath_sh
 
     if (MPII_Hier_sized_intra_shm(all, MPII_HIER_SHM_CELL_BYTES_MPICH_DEFAULT))
         intra_rooted(plan, ppn, bytes * ppn, &plan->intra_up);
-    else if (ppn > 1)
-        plan_step(plan, "binomial", ppn, 0, ceil_log2(ppn), &plan->intra_up);
+    else
+        intra_binomial(plan, ppn, &plan->intra_up);
     inter_allgather(plan, n, bytes * ppn, latency_bytes);
     intra_bcast(plan, ppn, all, 1);
 }
