@@ -68,6 +68,11 @@ ROOTED_BY_SIZE = ("by the message (hier_by_size.h): binomial while a group's blo
                   "than the start-ups linear adds (MPIR_CVAR_HIER_LATENCY_BYTES), linear beyond")
 
 
+# The scan's and exscan's step: both run the same schedule.
+SCAN_RECURSIVE_DOUBLING = ("recursive doubling of the groups' totals (log2 rounds), each "
+                           "member's exclusive prefix and, at the step's leader, the total")
+
+
 # The lists of their own (MPII_HIER_INTER_ALGOS_<COLL>) and the intra-node list.
 LISTED_ITEM_TEXT = {
     ('allgather', 'auto'): "MPIR_Allgatherv_allcomm_auto (MPICH's selection) of the groups' "
@@ -85,6 +90,8 @@ LISTED_ITEM_TEXT = {
     ('scatter', 'by_size'): ROOTED_BY_SIZE,
     ('barrier', 'auto'): "MPIR_Ibarrier and a wait (MPICH's own selection)",
     ('barrier', 'dissemination'): "MPIR_Barrier_intra_dissemination",
+    ('scan', 'recursive_doubling'): SCAN_RECURSIVE_DOUBLING,
+    ('exscan', 'recursive_doubling'): SCAN_RECURSIVE_DOUBLING,
 }
 
 INTRA_ITEM_TEXT = {

@@ -473,6 +473,64 @@ START_TEST(trees_in_order_binary_reduces_in_rank_order)
 }
 END_TEST
 
+/* ---- recursive doubling scan ---- */
+
+/* A partial as the ranks [lo, hi] it combines; combining a then b is defined only when b
+ * starts right after a ends (the op's order): -1 marks a combination out of order */
+typedef struct {
+    int lo, hi;
+} span_t;
+
+static span_t span_then(span_t a, span_t b)
+{
+    span_t bad = { -1, -1 };
+    return a.lo < 0 || b.lo < 0 || b.lo != a.hi + 1 ? bad : (span_t) { a.lo, b.hi };
+}
+
+/* Every member's exclusive prefix (the combination of the partials its lower partners
+ * sent, in the order the hier scan combines them) is [0, rank - 1] and member 0's partial
+ * after the rounds is [0, size - 1], the group's total, for every size */
+START_TEST(trees_scan_partners_give_prefixes_in_rank_order)
+{
+    for (int size = 1; size <= MAX_SIZE; size++) {
+        span_t part[MAX_SIZE], sent[MAX_SIZE], excl[MAX_SIZE];
+        int partner[MAX_SIZE][31], rounds = -1;
+        for (int r = 0; r < size; r++) {
+            part[r] = (span_t) { r, r };
+            excl[r] = (span_t) { -2, -2 };      /* none yet */
+            int n = MPII_Hier_scan_partners(size, r, partner[r]);
+            EXPECT(r == 0 || n == rounds, "scan size %d: rank %d has %d rounds", size, r, n);
+            rounds = n;
+        }
+        for (int i = 0; i < rounds; i++) {
+            for (int r = 0; r < size; r++)
+                sent[r] = part[r];
+            for (int r = 0; r < size; r++) {
+                int p = partner[r][i];
+                if (p < 0)
+                    continue;
+                EXPECT(partner[p][i] == r, "scan size %d round %d: %d and %d disagree", size,
+                       i, r, p);
+                if (p < r) {
+                    excl[r] = excl[r].lo == -2 ? sent[p] : span_then(sent[p], excl[r]);
+                    part[r] = span_then(sent[p], part[r]);
+                } else {
+                    part[r] = span_then(part[r], sent[p]);
+                }
+            }
+        }
+        EXPECT(part[0].lo == 0 && part[0].hi == size - 1, "scan size %d: total [%d, %d]",
+               size, part[0].lo, part[0].hi);
+        for (int r = 1; r < size; r++)
+            EXPECT(excl[r].lo == 0 && excl[r].hi == r - 1, "scan size %d rank %d: [%d, %d]",
+                   size, r, excl[r].lo, excl[r].hi);
+        EXPECT(excl[0].lo == -2, "scan size %d: rank 0 got a prefix", size);
+    }
+    EXPECT(MPII_Hier_scan_partners(0, 0, NULL) == -1 && MPII_Hier_scan_partners(3, 3, NULL) == -1,
+           "scan partners accept bad input");
+}
+END_TEST
+
 /* ---- split binary ---- */
 
 static void mark_subtree(const tree_t * t, int rank, int mark, int *marks)
@@ -738,6 +796,7 @@ int main(void)
     tcase_add_test(shape, trees_subtree_size_is_the_run_of_descendants);
     tcase_add_test(inorder, trees_in_order_binary);
     tcase_add_test(inorder, trees_in_order_binary_reduces_in_rank_order);
+    tcase_add_test(inorder, trees_scan_partners_give_prefixes_in_rank_order);
     tcase_add_test(split, trees_split_binary_halves_and_partners);
     tcase_add_test(split, trees_split_binary_small_cases);
     tcase_add_test(bad, trees_invalid_input);

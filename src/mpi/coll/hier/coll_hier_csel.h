@@ -32,7 +32,9 @@
 #define MPII_HIER_CSEL_OWN_STRUCTS(X) \
     X(reduce, REDUCE) \
     X(gather, GATHER) \
-    X(scatter, SCATTER)
+    X(scatter, SCATTER) \
+    X(scan, SCAN) \
+    X(exscan, EXSCAN)
 #define MPII_HIER_CSEL_OWN_STRUCT_(coll_, COLL_) struct { MPII_HIER_CSEL_PARAMS(COLL_) } coll_;
 #define MPII_HIER_CSEL_CONTAINER_PARAMS MPII_HIER_CSEL_OWN_STRUCTS(MPII_HIER_CSEL_OWN_STRUCT_)
 

@@ -57,9 +57,7 @@ static int blocking_scheduled(const MPII_Hier_params * given, const MPII_Hier_pa
     }
 }
 
-/* The blocking form as a schedule: build(call, sched) fills a new gentran schedule on
- * call->comm, which is started and waited for. */
-static int sched_wait(MPII_Hier_sched_fn build, const MPII_Hier_call * call)
+int MPII_Hier_sched_wait(MPII_Hier_sched_fn build, const MPII_Hier_call * call)
 {
     MPIR_Comm *comm = call->comm;
     int mpi_errno = MPI_SUCCESS;
@@ -91,7 +89,7 @@ int MPII_Hier_enter(const MPII_Hier_call * call, const MPII_Hier_entry * coll,
         return MPII_Hier_params_resolve(prm, call->given, coll->cvars, coll->n_inter_algos);
     }
     if (blocking_scheduled(call->given, coll->cvars, bytes, coll->sched_from))
-        return sched_wait(coll->sched, call);
+        return MPII_Hier_sched_wait(coll->sched, call);
     mpi_errno = MPII_Hier_begin(call->comm, call->given, coll->cvars, coll->n_inter_algos,
                                 call->calls_pvar, prm, hier);
     if (mpi_errno)

@@ -39,6 +39,9 @@ static const param_spec params_hier_data[] = { MPII_HIER_PARAMS_HIER_DATA(INT_PA
 static const param_spec params_hier_steps[] = {
     MPII_HIER_PARAMS_HIER_STEPS(INT_PARAM_, NAME_PARAM_)
 };
+static const param_spec params_hier_scan[] = {
+    MPII_HIER_PARAMS_HIER_SCAN(INT_PARAM_, NAME_PARAM_)
+};
 static const param_spec params_seg[] = { MPII_HIER_PARAMS_SEG(INT_PARAM_, NAME_PARAM_) };
 static const param_spec params_seg_chain[] = {
     MPII_HIER_PARAMS_SEG_CHAIN(INT_PARAM_, NAME_PARAM_)
@@ -57,6 +60,7 @@ typedef struct {
 #define params_HIER params_hier
 #define params_HIER_DATA params_hier_data
 #define params_HIER_STEPS params_hier_steps
+#define params_HIER_SCAN params_hier_scan
 #define params_SEG params_seg
 #define params_SEG_CHAIN params_seg_chain
 /* the schedules take no JSON parameters */

@@ -48,7 +48,9 @@
     X(allgather, Allgather, ALLGATHER) \
     X(gather, Gather, GATHER) \
     X(scatter, Scatter, SCATTER) \
-    X(barrier, Barrier, BARRIER)
+    X(barrier, Barrier, BARRIER) \
+    X(scan, Scan, SCAN) \
+    X(exscan, Exscan, EXSCAN)
 
 #define MPII_HIER_ALGORITHMS_BCAST(X) \
     X(bcast, Bcast, BCAST, hier, HIER) \
@@ -83,6 +85,12 @@
 #define MPII_HIER_ALGORITHMS_BARRIER(X) \
     X(barrier, Barrier, BARRIER, hier, HIER_STEPS)
 
+#define MPII_HIER_ALGORITHMS_SCAN(X) \
+    X(scan, Scan, SCAN, hier, HIER_SCAN)
+
+#define MPII_HIER_ALGORITHMS_EXSCAN(X) \
+    X(exscan, Exscan, EXSCAN, hier, HIER_SCAN)
+
 #define MPII_HIER_ALGORITHMS(X) \
     MPII_HIER_ALGORITHMS_BCAST(X) \
     MPII_HIER_ALGORITHMS_REDUCE(X) \
@@ -90,7 +98,9 @@
     MPII_HIER_ALGORITHMS_ALLGATHER(X) \
     MPII_HIER_ALGORITHMS_GATHER(X) \
     MPII_HIER_ALGORITHMS_SCATTER(X) \
-    MPII_HIER_ALGORITHMS_BARRIER(X)
+    MPII_HIER_ALGORITHMS_BARRIER(X) \
+    MPII_HIER_ALGORITHMS_SCAN(X) \
+    MPII_HIER_ALGORITHMS_EXSCAN(X)
 
 #define MPII_HIER_SCHED_ALGORITHMS(X) \
     X(ibcast, Ibcast, IBCAST, tsp_hier, bcast) \
@@ -99,7 +109,9 @@
     X(iallgather, Iallgather, IALLGATHER, tsp_hier, allgather) \
     X(igather, Igather, IGATHER, tsp_hier, gather) \
     X(iscatter, Iscatter, ISCATTER, tsp_hier, scatter) \
-    X(ibarrier, Ibarrier, IBARRIER, tsp_hier, barrier)
+    X(ibarrier, Ibarrier, IBARRIER, tsp_hier, barrier) \
+    X(iscan, Iscan, ISCAN, tsp_hier, scan) \
+    X(iexscan, Iexscan, IEXSCAN, tsp_hier, exscan)
 
 /* HAN Table II: segment size (bytes, 0 = one segment), inter-node submodule, its radix
  * (tsp_kary, tsp_knomial; fanout of seg_chain), its pipeline chunk (bytes, 0 = none),
@@ -131,6 +143,11 @@
 #define MPII_HIER_PARAMS_HIER_STEPS(INT, NAME) \
     NAME(inter_algo, INTER_ALGOS, HIER_INTER_ALGORITHM) \
     NAME(intra_algo, INTRA_ALGOS, HIER_INTRA_ALGORITHM)
+
+/* scan, exscan: the exclusive scan among the leaders of each step above the node (the
+ * steps inside a node run recursive doubling) */
+#define MPII_HIER_PARAMS_HIER_SCAN(INT, NAME) \
+    NAME(inter_algo, INTER_ALGOS, HIER_INTER_ALGORITHM)
 
 /* the segmented trees: segment size in bytes (0 = one segment); seg_chain's number of
  * chains */
@@ -165,7 +182,9 @@
     X(allgather, ALLGATHER) \
     X(gather, GATHER) \
     X(scatter, SCATTER) \
-    X(barrier, BARRIER)
+    X(barrier, BARRIER) \
+    X(scan, SCAN) \
+    X(exscan, EXSCAN)
 
 #define MPII_HIER_INTER_ALGOS_ALLGATHER(X) \
     X(auto, AUTO) \
@@ -185,6 +204,12 @@
 #define MPII_HIER_INTER_ALGOS_BARRIER(X) \
     X(auto, AUTO) \
     X(dissemination, DISSEMINATION)
+
+#define MPII_HIER_INTER_ALGOS_SCAN(X) \
+    X(recursive_doubling, RECURSIVE_DOUBLING)
+
+#define MPII_HIER_INTER_ALGOS_EXSCAN(X) \
+    X(recursive_doubling, RECURSIVE_DOUBLING)
 
 #define MPII_HIER_INTRA_ALGOS(X) \
     X(auto, AUTO) \
@@ -277,10 +302,14 @@ enum {
 #define MPII_HIER_GATHER_ENUM_(name_, NAME_) MPII_HIER_GATHER_INTER_##NAME_,
 #define MPII_HIER_SCATTER_ENUM_(name_, NAME_) MPII_HIER_SCATTER_INTER_##NAME_,
 #define MPII_HIER_BARRIER_ENUM_(name_, NAME_) MPII_HIER_BARRIER_INTER_##NAME_,
+#define MPII_HIER_SCAN_ENUM_(name_, NAME_) MPII_HIER_SCAN_INTER_##NAME_,
+#define MPII_HIER_EXSCAN_ENUM_(name_, NAME_) MPII_HIER_EXSCAN_INTER_##NAME_,
 enum { MPII_HIER_INTER_ALGOS_ALLGATHER(MPII_HIER_ALLGATHER_ENUM_) MPII_HIER_ALLGATHER_INTER_COUNT };
 enum { MPII_HIER_INTER_ALGOS_GATHER(MPII_HIER_GATHER_ENUM_) MPII_HIER_GATHER_INTER_COUNT };
 enum { MPII_HIER_INTER_ALGOS_SCATTER(MPII_HIER_SCATTER_ENUM_) MPII_HIER_SCATTER_INTER_COUNT };
 enum { MPII_HIER_INTER_ALGOS_BARRIER(MPII_HIER_BARRIER_ENUM_) MPII_HIER_BARRIER_INTER_COUNT };
+enum { MPII_HIER_INTER_ALGOS_SCAN(MPII_HIER_SCAN_ENUM_) MPII_HIER_SCAN_INTER_COUNT };
+enum { MPII_HIER_INTER_ALGOS_EXSCAN(MPII_HIER_EXSCAN_ENUM_) MPII_HIER_EXSCAN_INTER_COUNT };
 #define MPII_HIER_INTRA_ENUM_(name_, NAME_) MPII_HIER_INTRA_##NAME_,
 enum {
     MPII_HIER_INTRA_ALGOS(MPII_HIER_INTRA_ENUM_)

@@ -281,7 +281,7 @@ typedef struct {
     void *buf;                  /* bcast: the buffer; the others: recvbuf */
     MPI_Aint count;             /* bcast, reductions: of datatype; gathers, scatter: recvcount */
     MPI_Datatype datatype;      /* (gathers, scatter: recvtype) */
-    MPI_Op op;                  /* reduce, allreduce */
+    MPI_Op op;                  /* reduce, allreduce, scan, exscan */
     int root;                   /* bcast, reduce, gather, scatter */
     MPIR_Comm *comm;
     const MPII_Hier_params *given;      /* the call's parameters, negative: the CVAR's */
@@ -420,6 +420,12 @@ int MPII_Hier_allgather_sched(const MPII_Hier_call * call, MPIR_TSP_sched_t sche
 int MPII_Hier_gather_sched(const MPII_Hier_call * call, MPIR_TSP_sched_t sched);
 int MPII_Hier_scatter_sched(const MPII_Hier_call * call, MPIR_TSP_sched_t sched);
 int MPII_Hier_barrier_sched(const MPII_Hier_call * call, MPIR_TSP_sched_t sched);
+/* The blocking form as its schedule: build(call, sched) fills a new gentran schedule on
+ * call->comm, which is started and waited for. */
+int MPII_Hier_sched_wait(MPII_Hier_sched_fn build, const MPII_Hier_call * call);
+/* The hier scan (exclusive: exscan) as one schedule (scan_intra_hier.c): the builder of
+ * its three forms, with the call's inter_algo (negative: the CVAR's) */
+int MPII_Hier_scan_sched(const MPII_Hier_call * call, int exclusive, MPIR_TSP_sched_t sched);
 
 /* The gathered layout (hier_hierarchy.h) over the steps, with a LINEAR or BINOMIAL tree of
  * each step's members (hier_rooted.c); blocks of `block` packed bytes.  A leader's stage

@@ -318,3 +318,13 @@ void MPII_Hier_tree_in_order_range(int size, int rank, int *lo, int *hi)
     }
     in_order_find(size, rank, lo, hi);
 }
+
+int MPII_Hier_scan_partners(int size, int rank, int *partner)
+{
+    int rounds = 0;
+    if (size < 1 || rank < 0 || rank >= size)
+        return -1;
+    for (int mask = 1; mask < size; mask <<= 1)
+        partner[rounds++] = (rank ^ mask) < size ? rank ^ mask : -1;
+    return rounds;
+}

@@ -114,4 +114,13 @@ static inline long long MPII_Hier_tree_split_binary_first(long long n)
  * both -1 on bad input. */
 void MPII_Hier_tree_in_order_range(int size, int rank, int *lo, int *hi);
 
+/* Recursive doubling scan (the hier scan's and exscan's step, as MPICH's scan): in round
+ * i member rank of size exchanges its partial with rank ^ 2^i, partner[i], or sits out
+ * (partner[i] = -1) when that is not below size; returns the number of rounds (0 for
+ * size 1, -1 on bad input).  A partner below rank sent the partial of the ranks just below
+ * those rank has combined (it goes first in the op's order), one above of the ranks just
+ * after them; after the last round member 0's partial is the whole group's.  partner:
+ * room for 31. */
+int MPII_Hier_scan_partners(int size, int rank, int *partner);
+
 #endif /* HIER_TREES_H_INCLUDED */
