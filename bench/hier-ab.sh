@@ -28,8 +28,8 @@ while [ $# -gt 0 ]; do
         *) sed -n '/^#   bench/,/^#  *\[--sizes/p' "$0" | sed 's/^# \{0,1\}//' >&2; die "unknown option '$1'" ;;
     esac
 done
-case $coll in bcast | reduce | allreduce | allgather | gather | scatter) ;;
-    *) die "--coll '$coll': one of bcast reduce allreduce allgather gather scatter" ;; esac
+case $coll in bcast | reduce | allreduce | allgather | gather | scatter | scan | exscan) ;;
+    *) die "--coll '$coll': one of bcast reduce allreduce allgather gather scatter scan exscan" ;; esac
 [[ $cvar =~ ^MPIR_CVAR_[A-Z0-9_]+=[A-Za-z0-9_]+(/[A-Za-z0-9_]+)+$ ]] ||
     die "--cvar '$cvar': need MPIR_CVAR_NAME=VALUE/VALUE[/...]"
 [[ $sizes =~ ^[0-9]+(,[0-9]+)*$ ]] || die "--sizes $sizes: need bytes,bytes,..."

@@ -1,11 +1,12 @@
 /* peerbench: the neutral benchmark of bench/peers.sh, plain MPI, built against each MPI
  * it compares (MPICH with the plugin, Open MPI).  It times MPI_Bcast, MPI_Reduce,
- * MPI_Allreduce, MPI_Allgather, MPI_Gather, MPI_Scatter and MPI_Barrier on MPI_COMM_WORLD,
- * root 0, and prints one CSV line per collective and size (rank 0):
+ * MPI_Allreduce, MPI_Allgather, MPI_Gather, MPI_Scatter, MPI_Barrier, MPI_Scan and
+ * MPI_Exscan on MPI_COMM_WORLD, root 0, and prints one CSV line per collective and size
+ * (rank 0):
  *
  *   mpi,collective,bytes,ranks,reps,iters,median_us,samples_us
  *
- * bytes: the message for bcast, reduce and allreduce (MPI_INT, MPI_SUM); the whole
+ * bytes: the message for bcast, reduce, allreduce, scan and exscan (MPI_INT, MPI_SUM); the whole
  * gathered or scattered buffer for allgather, gather and scatter (each rank's block is
  * bytes / ranks); 0 for barrier.  A sample is one repetition: a barrier, then `iters`
  * calls, their time per call on each rank, the maximum over ranks.  The first call of every
@@ -27,7 +28,7 @@ static const double REP_SECONDS = 5e-3;
 static const int MAX_ITERS = 1000;
 
 static const char *const COLLECTIVES[] = {"bcast", "reduce", "allreduce", "allgather",
-                                          "gather", "scatter", "barrier"};
+                                          "gather", "scatter", "barrier", "scan", "exscan"};
 enum { NCOLL = sizeof COLLECTIVES / sizeof *COLLECTIVES };
 
 static int rank, nranks;
@@ -86,6 +87,8 @@ static void fill(struct call *c)
         break;
     case 1:
     case 2:
+    case 7:
+    case 8:
         for (size_t i = 0; i < nint; i++)
             ints[i] = int_value(rank, i);
         memset(c->recv, 0, c->bytes);
@@ -117,7 +120,21 @@ static void run_call(struct call *c)
     case 4: MPI_Gather(c->send, n, MPI_BYTE, c->recv, n, MPI_BYTE, 0, MPI_COMM_WORLD); break;
     case 5: MPI_Scatter(c->send, n, MPI_BYTE, c->recv, n, MPI_BYTE, 0, MPI_COMM_WORLD); break;
     case 6: MPI_Barrier(MPI_COMM_WORLD); break;
+    case 7: MPI_Scan(c->send, c->recv, n / (int) sizeof(int), MPI_INT, MPI_SUM, MPI_COMM_WORLD); break;
+    case 8: MPI_Exscan(c->send, c->recv, n / (int) sizeof(int), MPI_INT, MPI_SUM, MPI_COMM_WORLD); break;
     }
+}
+
+/* scan, exscan: the first int that is not the sum of ranks 0 .. last's values (none to
+ * check for last < 0: exscan's rank 0), or -1 */
+static long first_wrong_prefix(const struct call *c, int last)
+{
+    const int *ints = (const int *) c->recv;
+    long ranks_sum = (long) last * (last + 1) / 2;
+    for (size_t i = 0; last >= 0 && i < c->bytes / sizeof(int); i++)
+        if (ints[i] != ranks_sum + (long) (last + 1) * (long) (i % 13))
+            return (long) i;
+    return -1;
 }
 
 /* the first byte or int that differs from what the call must give, or -1 */
@@ -154,6 +171,9 @@ static long first_wrong(const struct call *c)
             if (c->recv[i] != pattern(rank, i))
                 return (long) i;
         break;
+    case 7:
+    case 8:
+        return first_wrong_prefix(c, c->coll == 8 ? rank - 1 : rank);
     }
     return -1;
 }
@@ -213,7 +233,7 @@ int main(int argc, char **argv)
             for (char *tok = strtok(value, ","); tok; tok = strtok(NULL, ",")) {
                 int c = coll_index(tok);
                 if (c < 0 || ncolls == NCOLL)
-                    fail("-C: '%s' is none of bcast reduce allreduce allgather gather scatter barrier", tok);
+                    fail("-C: '%s' is none of bcast reduce allreduce allgather gather scatter barrier scan exscan", tok);
                 colls[ncolls++] = c;
             }
         } else if (strcmp(opt, "-s") == 0) {

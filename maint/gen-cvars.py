@@ -68,9 +68,16 @@ ROOTED_BY_SIZE = ("by the message (hier_by_size.h): binomial while a group's blo
                   "than the start-ups linear adds (MPIR_CVAR_HIER_LATENCY_BYTES), linear beyond")
 
 
-# The scan's and exscan's step: both run the same schedule.
-SCAN_RECURSIVE_DOUBLING = ("recursive doubling of the groups' totals (log2 rounds), each "
-                           "member's exclusive prefix and, at the step's leader, the total")
+# The scan's and exscan's top step: both run the same schedule.
+SCAN_ITEMS = {
+    'recursive_doubling': "recursive doubling of the groups' totals (log2 rounds of the "
+                          "whole message)",
+    'linear': "a chain in rank order that passes each leader's prefix on in segments of "
+              "MPII_HIER_SEGSIZE_DEFAULT bytes (hier_by_size.h), pipelined",
+    'by_size': "by the message (hier_by_size.h): recursive_doubling where its rounds cost "
+               "less than the chain's pipelined hops (MPIR_CVAR_HIER_LATENCY_BYTES), linear "
+               "beyond",
+}
 
 
 # The lists of their own (MPII_HIER_INTER_ALGOS_<COLL>) and the intra-node list.
@@ -90,8 +97,12 @@ LISTED_ITEM_TEXT = {
     ('scatter', 'by_size'): ROOTED_BY_SIZE,
     ('barrier', 'auto'): "MPIR_Ibarrier and a wait (MPICH's own selection)",
     ('barrier', 'dissemination'): "MPIR_Barrier_intra_dissemination",
-    ('scan', 'recursive_doubling'): SCAN_RECURSIVE_DOUBLING,
-    ('exscan', 'recursive_doubling'): SCAN_RECURSIVE_DOUBLING,
+    ('scan', 'recursive_doubling'): SCAN_ITEMS['recursive_doubling'],
+    ('exscan', 'recursive_doubling'): SCAN_ITEMS['recursive_doubling'],
+    ('scan', 'linear'): SCAN_ITEMS['linear'],
+    ('exscan', 'linear'): SCAN_ITEMS['linear'],
+    ('scan', 'by_size'): SCAN_ITEMS['by_size'],
+    ('exscan', 'by_size'): SCAN_ITEMS['by_size'],
 }
 
 INTRA_ITEM_TEXT = {

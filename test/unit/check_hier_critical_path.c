@@ -307,6 +307,24 @@ END_TEST
 
 /* gather and scatter: binomial while the blocks its D - 1 forwarding levels add cost no
  * more than the n - 1 - L start-ups linear adds */
+/* The scan's top step: recursive doubling while the message is one segment or the
+ * leaders are 2 (one exchange), the pipelined chain for a long message among more; the
+ * crossover moves up with alpha */
+START_TEST(by_size_scan)
+{
+    const int64_t seg = MPII_HIER_SEGSIZE_DEFAULT, a = MPII_HIER_LATENCY_BYTES_DEFAULT;
+    for (int n = 2; n <= 64; n *= 2) {
+        EXPECT(MPII_Hier_sized_scan_latency(8, n, seg, a) == 1, "n %d: 8 B chained", n);
+        EXPECT(MPII_Hier_sized_scan_latency(seg, n, seg, a) == 1, "n %d: one segment", n);
+        EXPECT(MPII_Hier_sized_scan_latency(1 << 22, n, seg, a) == (n == 2), "n %d: 4 MiB", n);
+    }
+    /* 4 leaders, 2 rounds: 2 (a + B) against (2 + B / seg)(a + seg), equal at 4 segments */
+    EXPECT(MPII_Hier_sized_scan_latency(4 * seg, 4, seg, a) == 1, "4 leaders, 4 segments");
+    EXPECT(MPII_Hier_sized_scan_latency(8 * seg, 4, seg, a) == 0, "4 leaders, 8 segments");
+    EXPECT(MPII_Hier_sized_scan_latency(8 * seg, 4, seg, 16 * seg) == 1, "high alpha");
+}
+END_TEST
+
 START_TEST(by_size_rooted)
 {
     const int64_t a = MPII_HIER_LATENCY_BYTES_DEFAULT;
@@ -565,6 +583,7 @@ int main(void)
     tcase_add_test(model, by_size_choices);
     tcase_add_test(model, by_size_hops);
     tcase_add_test(model, by_size_rooted);
+    tcase_add_test(model, by_size_scan);
     tcase_add_test(model, hier_plans);
     tcase_add_test(model, recursive_doubling_inter_is_simulated);
     tcase_add_test(model, names);

@@ -176,3 +176,13 @@ int MPII_Hier_sized_allreduce_flat(const int *node_of, int size, int nnodes)
     int flat = MPII_Hier_recursive_doubling_inter(node_of, size);
     return flat >= 0 && flat < recursive_doubling_steps(nnodes);
 }
+
+int MPII_Hier_sized_scan_latency(int64_t bytes, int n, int64_t segsize, int64_t alpha_bytes)
+{
+    int rounds = 0;
+    int64_t segs = segsize > 0 ? (bytes + segsize - 1) / segsize : 1;
+    int64_t seg = segs > 1 ? segsize : bytes;
+    for (int reach = 1; reach < n; reach *= 2)
+        rounds++;
+    return rounds * (alpha_bytes + bytes) <= (n - 2 + segs) * (alpha_bytes + seg);
+}

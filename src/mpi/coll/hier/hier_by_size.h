@@ -109,6 +109,11 @@ int MPII_Hier_sized_rooted_shm_fits(int64_t node_bytes, int64_t cell_bytes);
  * the blocks fit, and MPICH's binomial tree would take more than one step (more than 2
  * ranks; with 2 it is one message, which costs less than the device's set of flags). */
 int MPII_Hier_sized_rooted_shm(int node_size, int64_t node_bytes, int64_t cell_bytes);
+/* 1: by_size's scan among the n top leaders takes recursive doubling (ceil(log2 n)
+ * exchanges of the whole message of bytes), 0: the chain that pipelines it in segments of
+ * segsize bytes (n - 2 + its segments sends of a segment before the last leader has its
+ * prefix); each message costs alpha_bytes + its bytes. */
+int MPII_Hier_sized_scan_latency(int64_t bytes, int n, int64_t segsize, int64_t alpha_bytes);
 
 #ifdef __cplusplus
 }

@@ -144,8 +144,8 @@
     NAME(inter_algo, INTER_ALGOS, HIER_INTER_ALGORITHM) \
     NAME(intra_algo, INTRA_ALGOS, HIER_INTRA_ALGORITHM)
 
-/* scan, exscan: the exclusive scan among the leaders of each step above the node (the
- * steps inside a node run recursive doubling) */
+/* scan, exscan: the scan among the top leaders (the steps below it run recursive
+ * doubling) */
 #define MPII_HIER_PARAMS_HIER_SCAN(INT, NAME) \
     NAME(inter_algo, INTER_ALGOS, HIER_INTER_ALGORITHM)
 
@@ -206,10 +206,14 @@
     X(dissemination, DISSEMINATION)
 
 #define MPII_HIER_INTER_ALGOS_SCAN(X) \
-    X(recursive_doubling, RECURSIVE_DOUBLING)
+    X(recursive_doubling, RECURSIVE_DOUBLING) \
+    X(linear, LINEAR) \
+    X(by_size, BY_SIZE)
 
 #define MPII_HIER_INTER_ALGOS_EXSCAN(X) \
-    X(recursive_doubling, RECURSIVE_DOUBLING)
+    X(recursive_doubling, RECURSIVE_DOUBLING) \
+    X(linear, LINEAR) \
+    X(by_size, BY_SIZE)
 
 #define MPII_HIER_INTRA_ALGOS(X) \
     X(auto, AUTO) \

@@ -221,6 +221,9 @@ int64_t MPII_Hier_site_latency_bytes(void);
 /* Whether by_size takes the binomial tree (else linear) for the gather's or scatter's
  * steps among n groups of group_bytes each (every rank passes the same) */
 int MPII_Hier_by_size_rooted_latency(int n, int64_t group_bytes);
+/* Whether by_size takes recursive doubling (else the pipelined chain) for the scan's step
+ * among the n top leaders moving bytes (every rank passes the same) */
+int MPII_Hier_by_size_scan_latency(int n, int64_t bytes);
 /* by_size's allreduce algorithm among the leaders for a message of one piece: MPICH's
  * recursive doubling, one step (no CVAR item: by_size picks it) */
 #define MPII_HIER_INTER_RECURSIVE_DOUBLING MPII_HIER_INTER_COUNT

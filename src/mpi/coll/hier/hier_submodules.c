@@ -52,6 +52,11 @@ int MPII_Hier_by_size_latency(MPII_Hier_sized_op op, const MPII_Hier_seg_plan * 
     return MPII_Hier_sized_plan_latency(op, plan, n, inter_chunk, latency_bytes());
 }
 
+int MPII_Hier_by_size_scan_latency(int n, int64_t bytes)
+{
+    return MPII_Hier_sized_scan_latency(bytes, n, MPII_HIER_SEGSIZE_DEFAULT, latency_bytes());
+}
+
 int MPII_Hier_by_size_rooted_latency(int n, int64_t group_bytes)
 {
     return MPII_Hier_sized_latency(MPII_HIER_SIZED_ROOTED, group_bytes, 1, n, latency_bytes());

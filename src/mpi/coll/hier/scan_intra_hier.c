@@ -21,7 +21,28 @@ typedef struct {
     MPIR_Comm *comm;
     int tag;
     int after_others;
+    MPI_Aint chain;             /* elements per segment of the pipelined chain; 0: recursive
+                                 * doubling */
 } scan_step;
+
+/* Vertices to wait for, grown as needed */
+typedef struct {
+    int n, cap;
+    int *v;
+} deps_list;
+
+static int deps_list_add(deps_list * d, int vtx)
+{
+    if (d->n == d->cap) {
+        int *v = MPL_realloc(d->v, (d->cap * 2 + 8) * sizeof(int), MPL_MEM_COLL);
+        if (!v)
+            return MPI_ERR_NO_MEM;
+        d->v = v;
+        d->cap = d->cap * 2 + 8;
+    }
+    d->v[d->n++] = vtx;
+    return MPI_SUCCESS;
+}
 
 /* A temporary of one vector, freed with the schedule; NULL when out of memory */
 static void *scan_tmp(const scan_ctx * c)
@@ -88,6 +109,46 @@ static int scan_up(const scan_ctx * c, const scan_step * st, void **part, void *
         if (!mpi_errno)
             mpi_errno = scan_combine(c, partner[i] < st->comm->rank, part, &tmp, x, in, front);
     }
+    return mpi_errno;
+}
+
+/* Up the top step as a chain in rank order, in segments of st->chain elements: member m
+ * receives each segment of its exclusive prefix *x from m - 1, puts it before its partial
+ * and passes that on to m + 1 while the next segments travel.  No member needs the
+ * group's total (nothing is above). */
+static int scan_up_chain(const scan_ctx * c, const scan_step * st, void **part, void **x,
+                         int *front)
+{
+    int me = st->comm->rank, last = st->comm->local_size - 1, mpi_errno = MPI_SUCCESS;
+    deps_list done = { 0 };
+    MPI_Aint extent;
+
+    MPIR_Datatype_get_extent_macro(c->type, extent);
+    *x = me > 0 ? scan_tmp(c) : NULL;
+    if (me > 0 && !*x)
+        return MPI_ERR_NO_MEM;
+    for (MPI_Aint at = 0; at < c->count && !mpi_errno; at += st->chain) {
+        MPI_Aint n = MPL_MIN(st->chain, c->count - at);
+        char *xs = *x ? (char *) *x + at * extent : NULL, *ps = (char *) *part + at * extent;
+        /* each vertex after the one before (a new vertex may not be its own input) */
+        int prev = *front, vtx = *front;
+        if (me > 0)
+            mpi_errno = MPIR_TSP_sched_irecv(xs, n, c->type, me - 1, st->tag, st->comm,
+                                             c->sched, 1, &prev, &vtx);
+        prev = vtx;
+        if (!mpi_errno && me > 0 && me < last)
+            mpi_errno = MPIR_TSP_sched_reduce_local(xs, ps, n, c->type, c->op, c->sched, 1,
+                                                    &prev, &vtx);
+        prev = vtx;
+        if (!mpi_errno && me < last)
+            mpi_errno = MPIR_TSP_sched_isend(ps, n, c->type, me + 1, st->tag, st->comm,
+                                             c->sched, 1, &prev, &vtx);
+        if (!mpi_errno)
+            mpi_errno = deps_list_add(&done, vtx);
+    }
+    if (!mpi_errno)
+        mpi_errno = MPIR_TSP_sched_selective_sink(c->sched, done.n, done.v, front);
+    MPL_free(done.v);
     return mpi_errno;
 }
 
@@ -164,12 +225,33 @@ static int scan_steps(const scan_ctx * c, const MPII_Hier_call * a, int exclusiv
     for (int k = n - 1; k >= 0 && !mpi_errno; k--) {
         x[k] = NULL;
         if (steps[k].comm)
-            mpi_errno = scan_up(c, &steps[k], &part, &x[k], &front);
+            mpi_errno = steps[k].chain ? scan_up_chain(c, &steps[k], &part, &x[k], &front) :
+                scan_up(c, &steps[k], &part, &x[k], &front);
     }
     for (int k = 0; k < n && !mpi_errno; k++)
         if (steps[k].comm)
             mpi_errno = scan_down(c, &steps[k], x[k], &e, &front);
     return mpi_errno ? mpi_errno : scan_result(c, a, exclusive, e, &front);
+}
+
+/* Whether the top step among n leaders runs the chain: inter_algo linear, or by_size for a
+ * message whose rounds of recursive doubling cost more (every leader decides alike) */
+static int scan_chained(const MPII_Hier_call * a, const MPII_Hier_params * prm, int n)
+{
+    _Static_assert(MPII_HIER_SCAN_INTER_LINEAR == MPII_HIER_EXSCAN_INTER_LINEAR &&
+                   MPII_HIER_SCAN_INTER_BY_SIZE == MPII_HIER_EXSCAN_INTER_BY_SIZE, "one list");
+    if (prm->inter_algo == MPII_HIER_SCAN_INTER_LINEAR)
+        return 1;
+    return prm->inter_algo == MPII_HIER_SCAN_INTER_BY_SIZE &&
+        !MPII_Hier_by_size_scan_latency(n, MPII_Hier_payload_bytes(a->count, a->datatype));
+}
+
+/* The chain's segment: MPII_HIER_SEGSIZE_DEFAULT bytes in whole elements, at least one */
+static MPI_Aint scan_chain_count(const MPII_Hier_call * a)
+{
+    MPI_Aint type_size;
+    MPIR_Datatype_get_size_macro(a->datatype, type_size);
+    return MPL_MAX(1, MPII_HIER_SEGSIZE_DEFAULT / MPL_MAX(type_size, 1));
 }
 
 /* The steps of comm's hierarchy for the scan (root 0: each group's leader is its first
@@ -190,7 +272,7 @@ static int scan_plan(const MPII_Hier_call * a, int exclusive, scan_step * st, in
                                     a->calls_pvar, &prm, &hier);
 
     *n = 1;
-    st[0] = (scan_step) { a->comm, 0, 0 };
+    st[0] = (scan_step) { a->comm, 0, 0, 0 };
     if (mpi_errno)
         return mpi_errno;
     if (hier && !MPII_Hier_one_node(hier) &&
@@ -205,16 +287,19 @@ static int scan_plan(const MPII_Hier_call * a, int exclusive, scan_step * st, in
         mpi_errno = MPII_Hier_step_tags(&steps, tag);
     *n = steps.nsteps;
     for (int k = 0; k < steps.nsteps; k++)
-        st[k] = (scan_step) { steps.step[k].comm, tag[k], steps.step[k].instance != 0 };
+        st[k] = (scan_step) { steps.step[k].comm, tag[k], steps.step[k].instance != 0, 0 };
+    if (st[0].comm && scan_chained(a, &prm, st[0].comm->local_size))
+        st[0].chain = scan_chain_count(a);
     return mpi_errno;
 }
 
 /* Algorithm: hierarchical scan (exclusive: exscan) over the N levels, as one schedule
  *
  *     up the steps, finest first: recursive doubling of the partials among each step's
- *         members (its inter_algo; the one for now), which leaves each member the
- *         exclusive prefix of its group's ranks before it and the group's leader (its
- *         first rank) the group's total, its partial for the next step up;
+ *         members, which leaves each member the exclusive prefix of its group's ranks
+ *         before it and the group's leader (its first rank) the group's total, its partial
+ *         for the next step up; the top step (inter_algo; by_size: by the message) either
+ *         so or as a chain in rank order that pipelines segments, where no total is needed;
  *     down the steps, coarsest first: each leader passes the prefix of the ranks before
  *         its group down a binomial tree of the step's members, which put it before their
  *         exclusive prefix in the group;
