@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Print an MPIR Csel tree that is MPICH's generic.json with bcast, reduce, allreduce,
-allgather, gather, scatter and barrier on parent communicators sent to the hier
-algorithms with parameters (used by hier_json and hier_gather -json),
+allgather, gather, scatter, barrier, scan and exscan on parent communicators sent to the
+hier algorithms with parameters (used by hier_json, hier_gather -json and hier_scan
+-tree-blocking),
 or, with `seg`, bcast and reduce sent to segmented trees (used by hier_seg_json), or, with
 `route`, only bcast of at most 4 KiB on parent communicators sent to hier (used by
 hier_route: every other call must keep the device's selection), or, with `sched`, the
 non-blocking collectives on parent communicators sent to the hier schedules (used by
-hier_nb and hier_nb_gather).
+hier_nb, hier_nb_gather and hier_scan -tree-sched).
 
     make_hier_tree.py MPICH/maint/tuning/coll/mpir/generic.json [seg|route|sched] > tree.json
 """
@@ -28,6 +29,8 @@ HIER = {
     "gather": {"algorithm=MPIR_Gather_intra_hier": {"inter_algo=linear": {}, "intra_algo=auto": {}}},
     "scatter": {"algorithm=MPIR_Scatter_intra_hier": {"inter_algo=linear": {}}},
     "barrier": {"algorithm=MPIR_Barrier_intra_hier": {"inter_algo=auto": {}, "intra_algo=binomial": {}}},
+    "scan": {"algorithm=MPIR_Scan_intra_hier": {"inter_algo=recursive_doubling": {}}},
+    "exscan": {"algorithm=MPIR_Exscan_intra_hier": {"inter_algo=recursive_doubling": {}}},
 }
 
 SEG = {
@@ -43,6 +46,8 @@ SCHED = {
     "igather": {"algorithm=MPIR_Igather_intra_tsp_hier": {}},
     "iscatter": {"algorithm=MPIR_Iscatter_intra_tsp_hier": {}},
     "ibarrier": {"algorithm=MPIR_Ibarrier_intra_tsp_hier": {}},
+    "iscan": {"algorithm=MPIR_Iscan_intra_tsp_hier": {}},
+    "iexscan": {"algorithm=MPIR_Iexscan_intra_tsp_hier": {}},
 }
 
 ROUTE = {
@@ -58,9 +63,16 @@ def main():
     chosen = {"seg": SEG, "route": ROUTE, "sched": SCHED}.get(mode, HIER)
     for coll, hier in chosen.items():
         node = tree["collective=" + coll]
-        stock_intra = node["comm_type=intra"]
-        # sibling keys are an if/else-if chain in file order: parent comms first
-        node["comm_type=intra"] = {"comm_hierarchy=parent": hier, "comm_hierarchy=any": stock_intra}
+        # sibling keys are an if/else-if chain in file order: parent comms first; a
+        # collective without comm_type keys (exscan, iscan, iexscan: intra only) is
+        # split by comm_hierarchy at its top
+        key = "comm_type=intra" if "comm_type=intra" in node else None
+        stock_intra = node[key] if key else dict(node)
+        split = {"comm_hierarchy=parent": hier, "comm_hierarchy=any": stock_intra}
+        if key:
+            node[key] = split
+        else:
+            tree["collective=" + coll] = split
     json.dump(tree, sys.stdout, indent=2)
     sys.stdout.write("\n")
 

@@ -120,6 +120,7 @@ static int scan_up_chain(const scan_ctx * c, const scan_step * st, void **part, 
                          int *front)
 {
     int me = st->comm->rank, last = st->comm->local_size - 1, mpi_errno = MPI_SUCCESS;
+    int last_send = -1;
     deps_list done = { 0 };
     MPI_Aint extent;
 
@@ -139,10 +140,14 @@ static int scan_up_chain(const scan_ctx * c, const scan_step * st, void **part, 
         if (!mpi_errno && me > 0 && me < last)
             mpi_errno = MPIR_TSP_sched_reduce_local(xs, ps, n, c->type, c->op, c->sched, 1,
                                                     &prev, &vtx);
-        prev = vtx;
-        if (!mpi_errno && me < last)
+        /* the sends leave in segment order (one tag: the next member's receives, posted
+         * in order, match them in the order they were started) */
+        int before[2] = { vtx, last_send }, nbefore = last_send < 0 ? 1 : 2;
+        if (!mpi_errno && me < last) {
             mpi_errno = MPIR_TSP_sched_isend(ps, n, c->type, me + 1, st->tag, st->comm,
-                                             c->sched, 1, &prev, &vtx);
+                                             c->sched, nbefore, before, &vtx);
+            last_send = vtx;
+        }
         if (!mpi_errno)
             mpi_errno = deps_list_add(&done, vtx);
     }
