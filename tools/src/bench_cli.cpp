@@ -46,7 +46,7 @@ CLI::App* BenchCli::bind(CLI::App& app) {
     bench->add_flag("-f,--full", full_, "OSU format: add Min/Max Latency(us) and Iterations columns");
     bench->add_flag("-c,--validate", validate_,
                     "Check the received data/result on every rank, every repetition (exit 1 on failure; "
-                    "gather: at the root; barrier: nothing to check)");
+                    "gather: at the root; exscan: off rank 0; barrier: nothing to check)");
     bench->add_flag("--same-runs-once", same_runs_once_,
                     "Of hier configurations that differ only in segment sizes at or above what they cut (the message; "
                     "allgather: the fullest node's block), so one segment (the same run), time the one with the "

@@ -7,6 +7,7 @@
 #include "hiertune/report/compare.hpp"
 #include "hiertune/common/usage_error.hpp"
 #include "hiertune/common/sizes.hpp"
+#include "hiertune/tune/sweep.hpp"
 
 namespace hiertune {
 
@@ -16,7 +17,8 @@ CLI::App* LinkBoundCli::bind(CLI::App& app) {
         "The link bound of collectives (the time the busiest link needs for the bytes every algorithm must send "
         "through it) on NODES nodes of PPN ranks, node links of RATE, optionally under LEAVES leaf switches with "
         "uplinks of UPLINK-RATE: CSV collective,size,link_bound_us");
-    command->add_option("-C,--collectives", collectives_, "bcast, reduce, allreduce, allgather, gather, scatter")
+    command->add_option("-C,--collectives", collectives_,
+                        "Collectives (comma-separated): " + collective_list() + " (barrier: no bound)")
         ->required()
         ->delimiter(',');
     command->add_option("--sizes", sizes_,

@@ -104,6 +104,12 @@ private:
             case grammar::Collective::allgather:
                 MPI_Iallgather(send_.data(), count, MPI_BYTE, recv_.data(), count, MPI_BYTE, comm, request);
                 return;
+            case grammar::Collective::scan:
+                MPI_Iscan(send_.data(), recv_.data(), count, MPI_UNSIGNED_CHAR, MPI_SUM, comm, request);
+                return;
+            case grammar::Collective::exscan:
+                MPI_Iexscan(send_.data(), recv_.data(), count, MPI_UNSIGNED_CHAR, MPI_SUM, comm, request);
+                return;
             case grammar::Collective::gather:
             case grammar::Collective::scatter:
             case grammar::Collective::barrier: break;  // not among overlap_operations(): options refuse them

@@ -5,9 +5,23 @@
 
 #include "hiertune/models/overlap.hpp"
 #include "hiertune/common/sizes.hpp"
+#include "hiertune/common/text.hpp"
 #include "hiertune/common/usage_error.hpp"
 
 namespace hiertune {
+
+namespace {
+
+// -O's help: the pt2pt operations, then the collectives of overlap_operations()
+std::string operations_help() {
+    std::vector<std::string> collectives;
+    for (const std::string& operation : overlap_operations())
+        if (is_collective_operation(operation)) collectives.push_back(operation);
+    return "Operations (comma-separated): isend, irecv, both (ranks 0 and 1), " + join(collectives, ", ") +
+           " (every rank)";
+}
+
+}  // namespace
 
 CLI::App* OverlapCli::bind(CLI::App& app) {
     CLI::App* overlap = app.add_subcommand(
@@ -15,9 +29,7 @@ CLI::App* OverlapCli::bind(CLI::App& app) {
         "How much non-blocking pt2pt and collective operations overlap with computation, over message size x "
         "computation time: the overhead ratio of each cell and a verdict per operation (run it under mpiexec, "
         ">= 2 ranks)");
-    overlap->add_option("-O,--operation", operations_,
-                        "Operations (comma-separated): isend, irecv, both (ranks 0 and 1), ibcast, ireduce, "
-                        "iallreduce, iallgather (every rank)")
+    overlap->add_option("-O,--operation", operations_, operations_help())
         ->delimiter(',')
         ->check(CLI::IsMember(overlap_operations()))
         ->capture_default_str();

@@ -19,13 +19,14 @@
 
 namespace hiertune {
 
-// Message buffers and the data check.  Reductions use MPI_UNSIGNED_CHAR with
-// MPI_SUM (any byte count is valid; the sum mod 256 is exact), the others
-// MPI_BYTE; root 0.  `bytes` is the message of bcast, reduce and allreduce, and
-// each rank's block of allgather, gather and scatter, whose root (allgather:
-// every rank) holds one block per rank; barrier moves nothing.  A non-blocking
-// form (ibcast, ...) has its blocking form's buffers and data.  Every point resolves
-// its collective's name to a Call once (call_of).
+// Message buffers and the data check.  Reductions (reduce, allreduce, scan, exscan)
+// use MPI_UNSIGNED_CHAR with MPI_SUM (any byte count is valid; the sum mod 256 is
+// exact), the others MPI_BYTE; root 0.  `bytes` is the message of bcast and of the
+// reductions (every rank's contribution and result), and each rank's block of
+// allgather, gather and scatter, whose root (allgather: every rank) holds one block
+// per rank; barrier moves nothing.  A non-blocking form (ibcast, ...) has its
+// blocking form's buffers and data.  Every point resolves its collective's name to a
+// Call once (call_of).
 class Payload {
 public:
     // A collective's call, resolved from its name once per point (not in the timed
@@ -64,10 +65,11 @@ public:
                 send_[i] = rank_ == 0 ? expected_bcast(i, rep) : static_cast<unsigned char>(~expected_bcast(i, rep));
             return;
         }
-        if (op == Op::reduce || op == Op::allreduce) {
+        if (is_reduction(op)) {
+            const std::size_t summed = summed_ranks(op);
             for (std::size_t i = 0; i < bytes; ++i) {
                 send_[i] = contribution(i, rep, rank_);
-                recv_[i] = static_cast<unsigned char>(~expected_sum(i, rep));
+                recv_[i] = static_cast<unsigned char>(~expected_sum(i, rep, summed));
             }
             return;
         }
@@ -92,10 +94,11 @@ public:
                 if (send_[i] != expected_bcast(i, rep)) return false;
             return true;
         }
-        if (op == Op::reduce || op == Op::allreduce) {
-            if (op == Op::reduce && rank_ != 0) return true;  // only the root has a result
+        if (is_reduction(op)) {
+            const std::size_t summed = summed_ranks(op);
+            if (summed == 0) return true;  // no result here: reduce off the root, exscan on rank 0
             for (std::size_t i = 0; i < bytes; ++i)
-                if (recv_[i] != expected_sum(i, rep)) return false;
+                if (recv_[i] != expected_sum(i, rep, summed)) return false;
             return true;
         }
         if (op == Op::allgather || (op == Op::gather && rank_ == 0)) {
@@ -116,6 +119,9 @@ public:
     }
 
 private:
+    // tools/tests/test_commands.cpp: moves the data between ranks' payloads as MPI would
+    friend struct PayloadTestAccess;
+
     int run_blocking(Op op, std::size_t bytes, MPI_Comm comm) {
         const int count = static_cast<int>(bytes);
         unsigned char* send = send_.data();
@@ -128,6 +134,8 @@ private:
             case Op::gather: return MPI_Gather(send, count, MPI_BYTE, recv, count, MPI_BYTE, 0, comm);
             case Op::scatter: return MPI_Scatter(send, count, MPI_BYTE, recv, count, MPI_BYTE, 0, comm);
             case Op::barrier: return MPI_Barrier(comm);
+            case Op::scan: return MPI_Scan(send, recv, count, MPI_UNSIGNED_CHAR, MPI_SUM, comm);
+            case Op::exscan: return MPI_Exscan(send, recv, count, MPI_UNSIGNED_CHAR, MPI_SUM, comm);
         }
         return MPI_ERR_OTHER;
     }
@@ -145,6 +153,8 @@ private:
             case Op::gather: return MPI_Igather(send, count, MPI_BYTE, recv, count, MPI_BYTE, 0, comm, request);
             case Op::scatter: return MPI_Iscatter(send, count, MPI_BYTE, recv, count, MPI_BYTE, 0, comm, request);
             case Op::barrier: return MPI_Ibarrier(comm, request);
+            case Op::scan: return MPI_Iscan(send, recv, count, MPI_UNSIGNED_CHAR, MPI_SUM, comm, request);
+            case Op::exscan: return MPI_Iexscan(send, recv, count, MPI_UNSIGNED_CHAR, MPI_SUM, comm, request);
         }
         return MPI_ERR_OTHER;
     }
@@ -164,9 +174,29 @@ private:
             case Op::scatter: return {root ? all_blocks : 0, bytes};
             case Op::barrier: return {0, 0};
             case Op::reduce:
-            case Op::allreduce: break;
+            case Op::allreduce:
+            case Op::scan:
+            case Op::exscan: break;
         }
         return {bytes, bytes};
+    }
+
+    // The collectives that combine every rank's `bytes` with MPI_SUM.
+    static bool is_reduction(Op op) {
+        return op == Op::reduce || op == Op::allreduce || op == Op::scan || op == Op::exscan;
+    }
+    // How many ranks, from rank 0 on, this rank's result of a reduction sums: all of
+    // them (allreduce; reduce at the root), those up to this one (scan) or before it
+    // (exscan); 0 where it gets no result (reduce off the root; exscan on rank 0, whose
+    // receive buffer MPI leaves undefined).
+    std::size_t summed_ranks(Op op) const {
+        const auto rank = static_cast<std::size_t>(rank_);
+        switch (op) {
+            case Op::reduce: return rank == 0 ? static_cast<std::size_t>(size_) : 0;
+            case Op::scan: return rank + 1;
+            case Op::exscan: return rank;
+            default: return static_cast<std::size_t>(size_);
+        }
     }
 
     static unsigned char* block(std::vector<unsigned char>& buffer, int rank, std::size_t bytes) {
@@ -193,8 +223,9 @@ private:
     static unsigned char contribution(std::size_t i, std::size_t rep, int rank) {
         return static_cast<unsigned char>(i * 31 + rep * 7 + static_cast<std::size_t>(rank) * 13);
     }
-    unsigned char expected_sum(std::size_t i, std::size_t rep) const {
-        const auto n = static_cast<std::size_t>(size_);
+    // Byte i of the sum of ranks 0 .. n-1's contributions (mod 256, as MPI_SUM on
+    // MPI_UNSIGNED_CHAR).
+    static unsigned char expected_sum(std::size_t i, std::size_t rep, std::size_t n) {
         return static_cast<unsigned char>(n * (i * 31 + rep * 7) + 13 * (n * (n - 1) / 2));
     }
     // Byte i of rank `rank`'s block in repetition `rep`: each byte differs from

@@ -2,7 +2,8 @@
 # hiertune bench under mpiexec, 4 ranks on 2 emulated nodes: a database sweep
 # of two bcast algorithms (one with two parameter values) over a few sizes,
 # its rerun (nothing to measure), the db queries, the output formats, the
-# data check (of every collective bench times), the oversubscription warning
+# data check (of every collective bench times: scan and exscan with every algorithm of
+# theirs), the oversubscription warning
 # and the errors of bad input.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/mpi_common.sh"
@@ -73,6 +74,19 @@ bench 4 -C barrier --sizes 0 -c "${fast[@]}" > "$tmp/barrier" 2> "$tmp/err7" ||
     { cat "$tmp/err7"; fail "barrier run failed"; }
 grep -q '^# OSU MPI Barrier Latency Test' "$tmp/barrier" && [ "$(grep -c '^0 ' "$tmp/barrier")" = 1 ] ||
     { cat "$tmp/barrier"; fail "barrier: expected one row of size 0"; }
+echo "== scan, exscan and their non-blocking forms, every algorithm, with the data check"
+bench 4 -C scan,exscan,iscan,iexscan -a all --sizes 3,4096 -c --json "${fast[@]}" > "$tmp/scans" 2> "$tmp/err8" ||
+    { cat "$tmp/err8"; fail "scan/exscan run failed"; }
+python3 - "$tmp/scans" <<'PY' || fail "bad scan/exscan JSON lines"
+import json, sys
+points = [json.loads(line) for line in open(sys.argv[1])]
+for p in points:
+    assert p["data_check"] == "passed" and p["median_us"] > 0, p
+for c in ("scan", "exscan", "iscan", "iexscan"):
+    algorithms = {p["algorithm"] for p in points if p["collective"] == c}
+    assert {"default", "hier" if c[0] != "i" else "tsp_hier"} <= algorithms, (c, algorithms)
+    assert {p["size"] for p in points if p["collective"] == c} == {3, 4096}, c
+PY
 bench 2 -a binomial --sizes 1000 --csv "${fast[@]}" > "$tmp/csv" 2>/dev/null || fail "csv run failed"
 head -1 "$tmp/csv" | grep -q '^collective,size,algorithm,params,median_us,ci_lo_us,ci_hi_us,min_us,max_us' ||
     fail "csv header"

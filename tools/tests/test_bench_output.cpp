@@ -66,7 +66,9 @@ TEST(Osu, NamesEveryCollectiveBenchTimes) {
         {"bcast", "MPI_Bcast", "Broadcast"},         {"reduce", "MPI_Reduce", "Reduce"},
         {"allreduce", "MPI_Allreduce", "Allreduce"}, {"allgather", "MPI_Allgather", "Allgather"},
         {"gather", "MPI_Gather", "Gather"},          {"scatter", "MPI_Scatter", "Scatter"},
-        {"barrier", "MPI_Barrier", "Barrier"}};
+        {"barrier", "MPI_Barrier", "Barrier"},       {"scan", "MPI_Scan", "Scan"},
+        {"exscan", "MPI_Exscan", "Exscan"},          {"iscan", "MPI_Iscan", "Non-blocking Scan"},
+        {"iexscan", "MPI_Iexscan", "Non-blocking Exscan"}};
     for (const auto& name : names) {
         EXPECT_EQ(mpi_function_name(name[0]), name[1]);
         EXPECT_EQ(osu_title(name[0]), "# OSU MPI " + name[2] + " Latency Test (hiertune bench)");

@@ -1,8 +1,9 @@
 // The command modules (tools/src/*_cli.cpp) on command lines: what `hiertune
 // tune` and `hiertune learn` pass their jobs (tune_steps, learn_run) is parsed
 // back by the jobs' own modules and must carry exactly what the step meant;
-// every command answers --help and refuses an unknown option.  Parsing needs no
-// MPI: nothing here runs a command.
+// every command answers --help and refuses an unknown option; bench's data check
+// (payload.hpp) judges data moved as MPI would move it.  Parsing needs no MPI: nothing
+// here runs a command or calls MPI.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -32,6 +33,7 @@
 #include "learn_cli.hpp"
 #include "overlap_cli.hpp"
 #include "overlap_report_cli.hpp"
+#include "payload.hpp"
 #include "show_tree_cli.hpp"
 #include "tasks_cli.hpp"
 #include "tree_timing_cli.hpp"
@@ -532,6 +534,100 @@ TEST_F(CommandLines, BadValuesAreUsageErrorsOfTheOptions) {
     Bound<CalibrateCli> calibrate;  // a product that would wrap around 2^64
     calibrate.parse({"calibrate", "--bw-size", "1G", "--bw-window", "18446744073709551615"});
     expect_usage_error([&] { return calibrate.command.options(); }, "--bw-window");
+}
+
+// bench, tune and verify take scan, exscan and their non-blocking forms by MPICH's names,
+// sized like allreduce (every rank's contribution and result, 0 bytes a valid call).
+TEST_F(CommandLines, ScanAndExscanAreCollectivesOfTheCommands) {
+    Bound<BenchCli> bench;
+    bench.parse({"bench", "-C", "scan,iexscan", "--sizes", "0,8", "-c", "-a", "all"});
+    const BenchOptions b = bench.command.options();
+    EXPECT_EQ(b.collectives, (std::vector<std::string>{"scan", "iexscan"}));
+    EXPECT_EQ(b.sizes, (std::vector<std::uint64_t>{0, 8}));
+    EXPECT_TRUE(b.validate);
+    Bound<BenchCli> misspelt;
+    EXPECT_THROW(parse_argv(misspelt.app, {"bench", "-C", "xscan"}), CLI::ValidationError);
+    Bound<TuneCli> tune(kHiertune);
+    tune.parse({"tune", "-n", "8", "-C", "bcast,scan,iscan", "--measured-sizes", "1K", "--stock", "/data/g.json"});
+    EXPECT_EQ(tune.command.options().measured, (std::vector<std::string>{"scan", "iscan"}));
+    Bound<VerifyCli> verify;
+    verify.parse({"verify", "--case", "exscan:8:hier/0", "--case", "iscan:1024:any"});
+    EXPECT_EQ(verify.command.cases(),
+              (std::vector<VerifyCase>{{"exscan", 8, true, 0, false}, {"iscan", 1024, false, 0, false}}));
+}
+
+}  // namespace
+
+// payload.hpp's buffers, where the test moves the data as MPI would.
+struct PayloadTestAccess {
+    static const std::vector<unsigned char>& sent(const Payload& payload) { return payload.send_; }
+    static std::vector<unsigned char>& received(Payload& payload) { return payload.recv_; }
+};
+
+namespace {
+
+// Every rank's payload of one point, prepared for repetition `rep`.
+std::vector<Payload> prepared_payloads(const std::string& collective, std::size_t bytes, int size, std::size_t rep) {
+    std::vector<Payload> ranks;
+    for (int rank = 0; rank < size; ++rank) {
+        ranks.emplace_back(std::vector<PointKey>{PointKey{collective, bytes, "default", {}}}, rank, size);
+        ranks.back().prepare(Payload::call_of(collective), bytes, rep);
+    }
+    return ranks;
+}
+
+// What MPI_Scan (inclusive) or MPI_Exscan leaves with MPI_SUM on MPI_UNSIGNED_CHAR: rank
+// r receives the byte-wise sums mod 256 of ranks 0 .. r (0 .. r-1; rank 0 nothing).
+void move_prefix_sums(std::vector<Payload>& ranks, std::size_t bytes, bool inclusive) {
+    std::vector<unsigned char> prefix(bytes, 0);
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+        std::vector<unsigned char>& received = PayloadTestAccess::received(ranks[r]);
+        ASSERT_GE(received.size(), bytes);
+        if (!inclusive && r > 0) std::copy(prefix.begin(), prefix.end(), received.begin());
+        const std::vector<unsigned char>& own = PayloadTestAccess::sent(ranks[r]);
+        for (std::size_t i = 0; i < bytes; ++i) prefix[i] = static_cast<unsigned char>(prefix[i] + own[i]);
+        if (inclusive) std::copy(prefix.begin(), prefix.end(), received.begin());
+    }
+}
+
+// Each rank's check of repetition `rep`.
+std::vector<bool> checked(std::vector<Payload>& ranks, const std::string& collective, std::size_t bytes,
+                          std::size_t rep) {
+    std::vector<bool> ok;
+    for (Payload& rank : ranks) ok.push_back(rank.check(Payload::call_of(collective), bytes, rep));
+    return ok;
+}
+
+// bench -c and verify on MPI_Scan and MPI_Exscan (their non-blocking forms: the same
+// data): each rank holds the sum of its own and the lower ranks' contributions (exscan:
+// the lower ranks' alone; rank 0 gets none); nothing moved, the other scan's sums or
+// another repetition's fail on every rank that gets a result.
+TEST(Payload, ScanAndExscanHoldEachRanksPrefixSum) {
+    constexpr int kSize = 5;
+    constexpr std::size_t kBytes = 300;  // past 256: every byte value
+    constexpr std::size_t kRep = 3;
+    const std::vector<bool> all(kSize, true), none(kSize, false);
+    std::vector<bool> rank0_only(kSize, false);
+    rank0_only[0] = true;
+    for (const char* collective : {"scan", "iscan"}) {
+        std::vector<Payload> ranks = prepared_payloads(collective, kBytes, kSize, kRep);
+        EXPECT_EQ(checked(ranks, collective, kBytes, kRep), none) << collective << ": nothing moved";
+        move_prefix_sums(ranks, kBytes, false);
+        EXPECT_EQ(checked(ranks, collective, kBytes, kRep), none) << collective << ": exscan's sums";
+        move_prefix_sums(ranks, kBytes, true);
+        EXPECT_EQ(checked(ranks, collective, kBytes, kRep), all) << collective;
+        EXPECT_EQ(checked(ranks, collective, kBytes, kRep + 1), none) << collective << ": another repetition";
+    }
+    for (const char* collective : {"exscan", "iexscan"}) {
+        std::vector<Payload> ranks = prepared_payloads(collective, kBytes, kSize, kRep);
+        EXPECT_EQ(checked(ranks, collective, kBytes, kRep), rank0_only) << collective << ": nothing moved";
+        move_prefix_sums(ranks, kBytes, true);
+        EXPECT_EQ(checked(ranks, collective, kBytes, kRep), rank0_only) << collective << ": scan's sums";
+        move_prefix_sums(ranks, kBytes, false);
+        EXPECT_EQ(checked(ranks, collective, kBytes, kRep), all) << collective;
+    }
+    EXPECT_TRUE(Payload::call_of("iexscan").nonblocking());
+    EXPECT_EQ(Payload::call_of("iexscan").blocking(), Payload::call_of("exscan"));
 }
 
 // An error is one line however many its message has (install-tree's list of problems,

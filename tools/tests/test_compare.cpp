@@ -34,6 +34,12 @@ TEST(LinkBound, BusiestLinkCarriesTheMessageOrTheAllreduceShare) {
     EXPECT_DOUBLE_EQ(busiest_link_bytes("scatter", 1000, 2), 1000);
     EXPECT_DOUBLE_EQ(busiest_link_bytes("barrier", 0, 4, 2), 0);
     EXPECT_FALSE(link_bound_seconds("barrier", 0, 4, 12.5e6, 2));  // nothing crosses
+    // scan, exscan: every node but the first takes in the prefix of those before it, the
+    // message, whatever its ranks per node (their non-blocking forms alike)
+    EXPECT_DOUBLE_EQ(busiest_link_bytes("scan", 1000, 4, 2), 1000);
+    EXPECT_DOUBLE_EQ(busiest_link_bytes("iexscan", 1000, 2, 8), 1000);
+    EXPECT_DOUBLE_EQ(busiest_link_bytes("exscan", 1000, 1, 8), 0);
+    EXPECT_DOUBLE_EQ(*link_bound_seconds("iscan", 1250000, 4, 12.5e6, 2), 0.1);
 }
 
 TEST(LinkBound, SecondsAtTheLinkRate) {

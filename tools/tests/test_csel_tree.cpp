@@ -254,6 +254,52 @@ TEST(CselTree, NonBlockingLeavesNeedNoRoute) {
               Json::parse(R"({"algorithm=MPIR_Ibarrier_intra_tsp_hier": {}})"));
 }
 
+// MPICH 5.0.1's exscan, iexscan and iscan test no comm_type (MPI defines them on
+// intra-communicators only): the whole stock collective is the intra subtree, and the tuned
+// collective gets both comm_type keys, the stock as it was under comm_type=inter.  scan,
+// exscan and their schedules have no size key in csel.c: one choice per shape.
+TEST(CselTree, ScanStockWithoutCommTypeIsItsIntraSubtree) {
+    Json stock = small_stock();
+    const Json exscan = Json::parse(R"({"algorithm=MPIR_Exscan_intra_recursive_doubling": {}})");
+    const Json iscan = Json::parse(R"({"comm_hierarchy=parent": {"algorithm=MPIR_Iscan_intra_sched_smp": {}},
+        "comm_hierarchy=any": {"algorithm=MPIR_Iscan_intra_sched_recursive_doubling": {}}})");
+    stock["collective=exscan"] = exscan;
+    stock["collective=iscan"] = iscan;
+    EXPECT_EQ(stock_intra_subtree(stock["collective=exscan"]), &stock["collective=exscan"]);
+    EXPECT_EQ(stock_intra_subtree(stock["collective=bcast"]), &stock["collective=bcast"]["comm_type=intra"]);
+    EXPECT_EQ(stock_intra_subtree(Json::parse(R"({"comm_type=inter": {"algorithm=MPIR_Bcast_inter_remote_send_local_bcast": {}}})")),
+              nullptr);
+    EXPECT_EQ(stock_intra_subtree(Json("not a tree")), nullptr);
+    for (const char* collective : {"scan", "exscan", "iscan", "iexscan"}) EXPECT_FALSE(message_size_key(collective));
+
+    TreeInput input;
+    const Choice hier = Choice::container("MPIR_Exscan_intra_hier", {{"inter_algo", "recursive_doubling"}});
+    input.choices["exscan"] = {{8, 2, 1024, hier}, {8, 2, 65536, hier}};
+    input.choices["iscan"] = {{8, 2, 1024, Choice::container("MPIR_Iscan_intra_tsp_hier")}};
+    const TreeResult result = build_tree(stock, input);
+    EXPECT_TRUE(check_tree(result.tree, collectives_of(stock)).empty()) << check_tree(result.tree).front();
+    const Json& node = result.tree["collective=exscan"];
+    ASSERT_EQ(node.size(), 2u);
+    EXPECT_EQ(node.begin().key(), "comm_type=intra");
+    EXPECT_EQ(node["comm_type=inter"], exscan);
+    const Json leaf{{"algorithm=MPIR_Exscan_intra_hier", {{"inter_algo=recursive_doubling", Json::object()}}}};
+    EXPECT_EQ(node["comm_type=intra"]["comm_hierarchy=parent"],
+              (Json{{"comm_size<=7", exscan},
+                    {"comm_size<=8", {{"comm_avg_ppn<=1", exscan}, {"comm_avg_ppn<=2", leaf}, {"comm_avg_ppn=any", exscan}}},
+                    {"comm_size=any", exscan}}));
+    EXPECT_EQ(node["comm_type=intra"]["comm_hierarchy=any"], exscan);
+    EXPECT_EQ(result.tree["collective=iscan"]["comm_type=inter"], iscan);
+    EXPECT_EQ(result.tree["collective=iscan"]["comm_type=intra"]["comm_hierarchy=parent"]["comm_size<=8"]["comm_avg_ppn<=2"],
+              (Json{{"algorithm=MPIR_Iscan_intra_tsp_hier", Json::object()}}));
+    EXPECT_EQ(result.message_rules, 0u);
+
+    input.choices["exscan"] = {{8, 2, 1024, hier}, {8, 2, 65536, kStock}};  // by size: MPICH cannot
+    EXPECT_THROW(build_tree(stock, input), std::invalid_argument);
+    stock["collective=exscan"] = Json::parse(R"({"comm_type=inter": {"algorithm=MPIR_Exscan_intra_recursive_doubling": {}}})");
+    input.choices["exscan"] = {{8, 2, 1024, hier}};
+    EXPECT_THROW(build_tree(stock, input), TreeError);  // comm_type keys but no intra one
+}
+
 // An MPICH algorithm that asserts without a condition on its path (e.g.
 // reduce_scatter_gather: a built-in op, and count >= pof2, "count<pow2" failing before it)
 // gets each condition in the table's order, stock otherwise.

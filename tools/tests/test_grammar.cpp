@@ -21,7 +21,7 @@ bool has(const std::vector<std::string>& list, const std::string& item) {
 
 TEST(Grammar, AlgorithmsAndParameters) {
     EXPECT_EQ(collectives(), (std::vector<std::string>{"bcast", "reduce", "allreduce", "allgather", "gather", "scatter",
-                                                       "barrier"}));
+                                                       "barrier", "scan", "exscan"}));
     const Algorithm* hier = find("bcast", "hier");
     ASSERT_NE(hier, nullptr);
     EXPECT_EQ(hier->container, "MPIR_Bcast_intra_hier");
@@ -64,7 +64,8 @@ TEST(Grammar, SegmentSizesCutTheMessageOrBlocks) {
 
 TEST(Grammar, NonBlockingFormsAreSchedulesWithoutParameters) {
     EXPECT_EQ(nonblocking_collectives(), (std::vector<std::string>{"ibcast", "ireduce", "iallreduce", "iallgather",
-                                                                   "igather", "iscatter", "ibarrier"}));
+                                                                   "igather", "iscatter", "ibarrier", "iscan",
+                                                                   "iexscan"}));
     const Algorithm* ibcast = hier_algorithm("ibcast");
     ASSERT_NE(ibcast, nullptr);
     EXPECT_EQ(ibcast->item, "tsp_hier");
@@ -102,6 +103,15 @@ TEST(Grammar, CollectivesAreATypeOfTheGrammarsNames) {
     EXPECT_TRUE(std::string("ibarrier") != grammar::Collective::barrier);
     EXPECT_TRUE(grammar::is_kind("ibarrier", grammar::Collective::barrier));
     EXPECT_FALSE(grammar::is_kind("isend", grammar::Collective::barrier));
+    // scan and exscan, MPI_Iscan's "iscan" not read as an "i" before anything else
+    EXPECT_EQ(grammar::Collective::find("iscan"), grammar::Collective(grammar::Collective::scan, true));
+    EXPECT_EQ(grammar::Collective::find("exscan"), grammar::Collective(grammar::Collective::exscan));
+    EXPECT_EQ(grammar::Collective::parse("iexscan").kind(), grammar::Collective::exscan);
+    EXPECT_EQ(grammar::Collective(grammar::Collective::scan).mpi_function(), "MPI_Scan");
+    EXPECT_EQ(grammar::Collective(grammar::Collective::exscan, true).mpi_function(), "MPI_Iexscan");
+    EXPECT_TRUE(grammar::is_kind("iscan", grammar::Collective::scan));
+    EXPECT_FALSE(grammar::is_kind("exscan", grammar::Collective::scan));
+    EXPECT_FALSE(grammar::Collective::find("iiscan"));
     // no collective of the plugin: MPICH's others, MPI's prefix alone, a name with more
     for (const char* other : {"alltoall", "ialltoall", "i", "", "bcastx", "ii" "bcast", "Bcast"})
         EXPECT_FALSE(grammar::Collective::find(other)) << other;
@@ -131,6 +141,49 @@ TEST(Grammar, ListedCollectivesTakeOnlyTheirOwnInterNodeList) {
     ASSERT_NE(find("allgather", "hier")->param("segsize"), nullptr);
     EXPECT_EQ(find("allgather", "hier")->cvar(*find("allgather", "hier")->param("segsize")),
               "MPIR_CVAR_ALLGATHER_HIER_SEGSIZE");
+}
+
+// MPI_Scan and MPI_Exscan: one hier algorithm each, whose one parameter is the leaders'
+// exclusive scan (recursive doubling, no segments), and a schedule each for MPI_Iscan and
+// MPI_Iexscan; MPICH's own algorithms of them are known containers of theirs only, and
+// csel.c gives them no key by bytes or by the op.
+TEST(Grammar, ScanAndExscanHaveHierAndTheirSchedules) {
+#define HIERTUNE_TEST_NAME_(name_, NAME_) #name_,
+    const std::vector<std::string> kScanInter{MPII_HIER_INTER_ALGOS_SCAN(HIERTUNE_TEST_NAME_)};
+    const std::vector<std::string> kExscanInter{MPII_HIER_INTER_ALGOS_EXSCAN(HIERTUNE_TEST_NAME_)};
+#undef HIERTUNE_TEST_NAME_
+    for (const std::string coll : {"scan", "exscan"}) {
+        const Algorithm* hier = find(coll, "hier");
+        ASSERT_NE(hier, nullptr) << coll;
+        EXPECT_EQ(hier_algorithm(coll), hier);
+        ASSERT_EQ(hier->params.size(), 1u);
+        EXPECT_EQ(hier->params[0].name, "inter_algo");
+        EXPECT_TRUE(hier->params[0].named);
+        // its own list (hier_grammar.h's MPII_HIER_INTER_ALGOS_SCAN, _EXSCAN), none of the tree collectives'
+        EXPECT_EQ(values(*hier, "inter_algo"), coll == "scan" ? kScanInter : kExscanInter);
+        EXPECT_TRUE(valid(*hier, "inter_algo", "recursive_doubling"));
+        EXPECT_FALSE(valid(*hier, "inter_algo", "tsp_kary"));
+        EXPECT_EQ(hier->segments, SegmentCut::none);
+        EXPECT_FALSE(takes_seg_submodules(coll));
+        const Algorithm* schedule = hier_algorithm("i" + coll);
+        ASSERT_NE(schedule, nullptr) << coll;
+        EXPECT_EQ(schedule->item, "tsp_hier");
+        EXPECT_EQ(schedule->blocking, coll);
+        EXPECT_TRUE(schedule->params.empty());
+        for (const std::string& form : {coll, "i" + coll}) {
+            EXPECT_FALSE(mpich_defines("avg_msg_size", form)) << form;
+            EXPECT_FALSE(mpich_defines("total_msg_size", form)) << form;
+            EXPECT_FALSE(mpich_defines("is_commutative", form)) << form;
+        }
+    }
+    EXPECT_EQ(find("scan", "hier")->container, "MPIR_Scan_intra_hier");
+    EXPECT_EQ(find("exscan", "hier")->cvar(find("exscan", "hier")->params[0]), "MPIR_CVAR_EXSCAN_HIER_INTER_ALGORITHM");
+    EXPECT_EQ(find("MPIR_Iexscan_intra_tsp_hier"), hier_algorithm("iexscan"));
+    EXPECT_TRUE(known_container("scan", "MPIR_Scan_intra_smp"));
+    EXPECT_TRUE(known_container("iscan", "MPIR_Iscan_intra_tsp_recursive_doubling"));
+    EXPECT_TRUE(known_container("iexscan", "MPIR_Iexscan_intra_sched_recursive_doubling"));
+    EXPECT_FALSE(known_container("exscan", "MPIR_Scan_intra_recursive_doubling"));
+    EXPECT_FALSE(known_container("scan", "MPIR_Exscan_intra_hier"));
 }
 
 TEST(Grammar, EachCollectiveHasItsOwnInterNodeSubmodule) {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
@@ -261,6 +262,13 @@ TEST(OverlapOperations, CollectivesAreTheNonBlockingOnes) {
                                                           operation != "irecv")
             << operation;
     EXPECT_FALSE(is_collective_operation("bcast"));
+    // the non-blocking reductions, the scans among them
+    for (const char* operation : {"ireduce", "iallreduce", "iscan", "iexscan"}) {
+        EXPECT_EQ(std::count(overlap_operations().begin(), overlap_operations().end(), operation), 1) << operation;
+        EXPECT_TRUE(is_collective_operation(operation)) << operation;
+    }
+    EXPECT_FALSE(is_collective_operation("scan"));
+    EXPECT_FALSE(is_collective_operation("igather"));  // not among them
 }
 
 }  // namespace

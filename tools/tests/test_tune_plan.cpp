@@ -443,6 +443,40 @@ TEST_F(MeasuredPlanTest, CollectivesSelectedByBytesGetAPickPerSize) {
     EXPECT_EQ(tuned["avg_msg_size=any"], (Json{{"algorithm=MPIR_Ibcast_intra_tsp_hier", Json::object()}}));
 }
 
+// exscan: hier (its one inter-node step) against MPICH's selection and algorithm, one
+// choice per shape (csel.c selects it by no size), into MPICH 5.0.1's stock exscan, which
+// tests no comm_type; MPICH's algorithm verified as not hier.
+TEST_F(MeasuredPlanTest, ExscanPicksOncePerShapeIntoAStockWithoutCommType) {
+    options_.measured = {"exscan"};
+    record_pair("exscan", "default", 10, 100);
+    record_pair("exscan", "recursive_doubling", 10, 100);
+    const Params hier{{"MPIR_CVAR_EXSCAN_HIER_INTER_ALGORITHM", "recursive_doubling"}};
+    db_->record_point(job_, PointKey{"exscan", 1024, "hier", hier}, summary(9e-6, 9e-8));
+    db_->record_point(job_, PointKey{"exscan", 65536, "hier", hier}, summary(60e-6, 60e-8));
+    const TunePlan p = plan();
+    ASSERT_TRUE(p.unpredicted.empty());
+    ASSERT_EQ(p.cases.size(), 2u);
+    EXPECT_EQ(p.cases[0].pick, "inter_algo=recursive_doubling");
+    EXPECT_EQ(p.cases[1].pick, "inter_algo=recursive_doubling");
+    EXPECT_EQ(p.verify[0], (VerifyCase{"exscan", 1024, true, 0}));
+    Json stock = mpich_like_stock();
+    const Json exscan = Json::parse(R"({"algorithm=MPIR_Exscan_intra_recursive_doubling": {}})");
+    stock["collective=exscan"] = exscan;
+    const Json tree = plan_tree(p, stock).tree.tree;
+    EXPECT_EQ(tree["collective=exscan"]["comm_type=intra"]["comm_hierarchy=parent"]["comm_size<=4"]["comm_avg_ppn<=2"],
+              (Json{{"algorithm=MPIR_Exscan_intra_hier", {{"inter_algo=recursive_doubling", Json::object()}}}}));
+    EXPECT_EQ(tree["collective=exscan"]["comm_type=inter"], exscan);
+
+    job_ = db_->find_or_create_job(JobDescription{"box-rd", 4, 2, 2, "block", "b"});
+    record_pair("exscan", "default", 10, 100);
+    record_pair("exscan", "recursive_doubling", 8, 80);  // MPICH's algorithm faster than its selection
+    db_->record_point(job_, PointKey{"exscan", 1024, "hier", hier}, summary(12e-6, 12e-8));
+    db_->record_point(job_, PointKey{"exscan", 65536, "hier", hier}, summary(120e-6, 120e-8));
+    const TunePlan mpich = plan();
+    EXPECT_EQ(mpich.cases[0].pick, "MPIR_Exscan_intra_recursive_doubling");
+    EXPECT_FALSE(mpich.verify[0].hier);
+}
+
 TreeTimingRow gather_row(std::uint64_t bytes, TreeVerdict verdict) {
     TreeTimingRow row = timing_row(bytes, verdict);
     row.collective = "gather";

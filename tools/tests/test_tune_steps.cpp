@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "hier_grammar.h"
+#include "hiertune/common/text.hpp"
 #include "hiertune/tree/grammar.hpp"
 #include "hiertune/tree/generate.hpp"
 #include "hiertune/tune/tune_plan.hpp"
@@ -1220,6 +1222,46 @@ TEST(Tune, NonBlockingFormsAreMeasured) {
               (std::vector<std::string>{"ibcast 1024 B defaults", "ibcast 65536 B defaults"}));
     EXPECT_EQ(parse_verify_case("ibarrier:0:hier/0"), (VerifyCase{"ibarrier", 0, true, 0, false}));
     EXPECT_THROW(parse_verify_case("ibarrier:8:any"), UsageError);
+}
+
+// scan, exscan and their schedules: measured (no task model), hier with its one inter-node
+// step against MPICH's algorithms at the measured sizes; verified as hier/0 (no segments).
+TEST(Tune, ScanAndExscanAreMeasured) {
+    TuneOptions o = options();
+    o.collectives = {"scan", "bcast", "exscan", "iscan", "iexscan"};
+    split_measured(o);
+    EXPECT_EQ(o.collectives, std::vector<std::string>{"bcast"});
+    EXPECT_EQ(o.measured, (std::vector<std::string>{"scan", "exscan", "iscan", "iexscan"}));
+    o.measured_sizes = {8, 4096};
+    EXPECT_NO_THROW(check_tune_options(o));
+    // each of scan's own inter-node steps but by_size (which runs one of the others)
+    std::vector<Params> scan_steps;
+    std::vector<std::string> scan_inter;
+    for (const std::string& inter : grammar::values(*grammar::find("scan", "hier"), "inter_algo"))
+        if (inter != MPII_HIER_BY_SIZE_ITEM) {
+            scan_steps.push_back({{"inter_algo", inter}});
+            scan_inter.push_back(inter);
+        }
+    EXPECT_EQ(measured_configs("scan"), scan_steps);
+    EXPECT_EQ(scan_steps.front(), (Params{{"inter_algo", "recursive_doubling"}}));
+    EXPECT_EQ(measured_configs("iexscan"), (std::vector<Params>{Params{}}));
+    const std::vector<TimedGroup> groups = timed_groups(o);
+    ASSERT_EQ(groups.size(), 2u);
+    EXPECT_EQ(groups[1].collectives, (std::vector<std::string>{"scan", "exscan", "iscan", "iexscan"}));
+    const std::vector<Launch> launches = measured_launches(o, "h");
+    ASSERT_EQ(launches.size(), 4u);
+    EXPECT_TRUE(contains(launches[0].argv, {"-C", "scan", "-a", "hier:scan_hier_inter_algorithm=" + join(scan_inter, "/"),
+                                            "--sizes", "8,4096"}));
+    EXPECT_TRUE(contains(launches[3].argv, {"-C", "iexscan", "-a", "tsp_hier", "--sizes", "8,4096"}));
+    const std::vector<Launch> stock = stock_launches(o, "h");
+    EXPECT_TRUE(std::any_of(stock.begin(), stock.end(), [](const Launch& launch) {
+        return contains(launch.argv, {"-C", "scan,exscan,iscan,iexscan", "-a", "stock", "--sizes", "8,4096"});
+    }));
+    EXPECT_EQ(missing_measured_points(o, {}).front(), "scan 8 B inter_algo=recursive_doubling");
+    EXPECT_EQ(parse_verify_case("exscan:8:hier/0"), (VerifyCase{"exscan", 8, true, 0, false}));
+    EXPECT_EQ(parse_verify_case("iscan:4096:any"), (VerifyCase{"iscan", 4096, false, 0, false}));
+    EXPECT_THROW(parse_verify_case("scan:8:hier/2"), UsageError);  // counts no segments
+    EXPECT_THROW(parse_verify_case("exscan:0:any"), UsageError);   // a sized collective
 }
 
 TEST(Tune, StockReference) {

@@ -53,9 +53,9 @@ OverlapSummary summarize_overlap(const std::vector<OverlapCell>& cells) {
 namespace {
 
 // The collectives whose non-blocking forms overlap times beside isend/irecv.
-constexpr grammar::Collective::Kind kCollectiveKinds[] = {grammar::Collective::bcast, grammar::Collective::reduce,
-                                                          grammar::Collective::allreduce,
-                                                          grammar::Collective::allgather};
+constexpr grammar::Collective::Kind kCollectiveKinds[] = {grammar::Collective::bcast,     grammar::Collective::reduce,
+                                                          grammar::Collective::allreduce, grammar::Collective::allgather,
+                                                          grammar::Collective::scan,      grammar::Collective::exscan};
 
 }  // namespace
 

@@ -78,6 +78,8 @@ std::string osu_test(grammar::Collective collective) {
         case grammar::Collective::gather: test = "Gather"; break;
         case grammar::Collective::scatter: test = "Scatter"; break;
         case grammar::Collective::barrier: test = "Barrier"; break;
+        case grammar::Collective::scan: test = "Scan"; break;
+        case grammar::Collective::exscan: test = "Exscan"; break;
     }
     return collective.nonblocking() ? "Non-blocking " + test : test;
 }

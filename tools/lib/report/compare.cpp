@@ -13,8 +13,12 @@ double busiest_link_bytes(const std::string& name, std::uint64_t bytes, int node
     if (!collective) throw std::invalid_argument("no link bound for collective '" + name + "'");
     const double message = static_cast<double>(bytes);
     switch (collective->kind()) {
+        // the message into (bcast) or out of (reduce) the root's node; into every node
+        // but the first, the prefix of the nodes before it (scan, exscan)
         case grammar::Collective::bcast:
-        case grammar::Collective::reduce: return message;
+        case grammar::Collective::reduce:
+        case grammar::Collective::scan:
+        case grammar::Collective::exscan: return message;
         case grammar::Collective::allreduce: return 2.0 * (nodes - 1) / nodes * message;
         // every other node's blocks into each node (allgather), into the root's (gather),
         // out of the root's (scatter)

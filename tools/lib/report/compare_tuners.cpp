@@ -32,7 +32,7 @@ std::optional<std::string> default_config(const SweepCase& c) {
 }
 
 // Whether the walk to `selection` passes through a copy of the stock tree's
-// subtree of the collective (the whole collective or its comm_type=intra, as
+// subtree of the collective (the whole collective or its intra subtree, as
 // is or as build_tree rewrites it below tuned keys).
 bool through_stock(const csel::Json& tree, const csel::Selection& selection, const csel::Json& stock,
                    const std::string& collective) {
@@ -40,9 +40,9 @@ bool through_stock(const csel::Json& tree, const csel::Selection& selection, con
     if (!stock.is_object() || !stock.contains(key)) return false;
     const csel::Json& stock_collective = stock.at(key);
     std::vector<csel::Json> copies{stock_collective};
-    if (stock_collective.is_object() && stock_collective.contains("comm_type=intra")) {
-        copies.push_back(stock_collective.at("comm_type=intra"));
-        copies.push_back(csel::strict_comm_size(copies.back()));
+    if (const csel::Json* intra = csel::stock_intra_subtree(stock_collective)) {
+        copies.push_back(*intra);
+        copies.push_back(csel::strict_comm_size(*intra));
     }
     const csel::Json* node = &tree;
     for (const std::string& step : selection.path) {

@@ -18,6 +18,13 @@
 
 namespace hiertune::csel {
 
+namespace {
+
+constexpr char kIntraKey[] = "comm_type=intra";
+constexpr char kCommTypePrefix[] = "comm_type=";
+
+}  // namespace
+
 bool operator==(const Choice& a, const Choice& b) {
     return std::tie(a.stock, a.algorithm, a.params) == std::tie(b.stock, b.algorithm, b.params);
 }
@@ -48,7 +55,8 @@ std::optional<SizeKey> message_size_key(const std::string& collective) {
     // allreduce; for allgather only total_msg_size = recvcount * type size * comm size.
     // Its total_msg_size of gather and scatter is a count (sendcount or recvcount times
     // the comm size, the type's size dropped) and reads the root's count that
-    // MPI_IN_PLACE makes insignificant; barrier has no size.
+    // MPI_IN_PLACE makes insignificant; barrier has no size, and csel.c gives scan and
+    // exscan (and their non-blocking forms) no size key at all.
     if (grammar::mpich_defines("avg_msg_size", collective)) return SizeKey{"avg_msg_size", false};
     if (collective == grammar::Collective::allgather) return SizeKey{"total_msg_size", true};
     return std::nullopt;
@@ -295,22 +303,32 @@ void save_tree(const Json& tree, const std::string& path) {
     if (!out) throw TreeError("cannot write '" + path + "'");
 }
 
+const Json* stock_intra_subtree(const Json& stock_collective) {
+    if (!stock_collective.is_object()) return nullptr;
+    if (stock_collective.contains(kIntraKey)) return &stock_collective.at(kIntraKey);
+    for (const auto& [key, value] : stock_collective.items())
+        if (key.rfind(kCommTypePrefix, 0) == 0) return nullptr;
+    return &stock_collective;
+}
+
 TreeResult build_tree(const Json& stock, const TreeInput& input) {
     if (!stock.is_object()) throw TreeError("stock tree is not a JSON object");
     TreeResult result;
     result.tree = stock;
     for (const auto& [collective, points] : input.choices) {
         const std::string key = "collective=" + collective;
-        if (!result.tree.contains(key) || !result.tree[key].is_object() ||
-            !result.tree[key].contains("comm_type=intra"))
-            throw TreeError("the stock tree has no '" + key + "' with a 'comm_type=intra' subtree");
+        const Json* stock_intra_node = stock.contains(key) ? stock_intra_subtree(stock.at(key)) : nullptr;
+        if (!stock_intra_node)
+            throw TreeError("the stock tree has no '" + key + "' with a '" + kIntraKey +
+                            "' subtree (or one that tests no comm_type)");
         if (points.empty()) continue;
         if (std::all_of(points.begin(), points.end(), [](const SampledChoice& p) { return p.choice.stock; })) {
             result.unchanged.push_back(collective);
             continue;
         }
         Json& node = result.tree[key];
-        const Json stock_intra = strict_comm_size(node["comm_type=intra"]);
+        const Json stock_intra = strict_comm_size(*stock_intra_node);
+        if (!node.contains(kIntraKey)) node = Json{{kIntraKey, Json::object()}, {"comm_type=inter", node}};
         // MPICH makes a comm of one rank per node no parent comm (commutil.c
         // MPIR_Comm_commit: no node_comm, node roots would be the comm itself): its
         // choices go to the other branch.
@@ -323,7 +341,7 @@ TreeResult build_tree(const Json& stock, const TreeInput& input) {
         Json intra = Json::object();
         intra["comm_hierarchy=parent"] = tuned(parent);
         intra["comm_hierarchy=any"] = tuned(flat);
-        node["comm_type=intra"] = std::move(intra);
+        node[kIntraKey] = std::move(intra);
     }
     return result;
 }

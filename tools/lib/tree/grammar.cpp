@@ -26,17 +26,20 @@ std::string upper(std::string text) {
 const std::vector<Param> kHierParams{MPII_HIER_PARAMS_HIER(HIERTUNE_INT_, HIERTUNE_NAME_)};
 const std::vector<Param> kHierDataParams{MPII_HIER_PARAMS_HIER_DATA(HIERTUNE_INT_, HIERTUNE_NAME_)};
 const std::vector<Param> kHierStepsParams{MPII_HIER_PARAMS_HIER_STEPS(HIERTUNE_INT_, HIERTUNE_NAME_)};
+const std::vector<Param> kHierScanParams{MPII_HIER_PARAMS_HIER_SCAN(HIERTUNE_INT_, HIERTUNE_NAME_)};
 const std::vector<Param> kSegParams{MPII_HIER_PARAMS_SEG(HIERTUNE_INT_, HIERTUNE_NAME_)};
 const std::vector<Param> kSegChainParams{MPII_HIER_PARAMS_SEG_CHAIN(HIERTUNE_INT_, HIERTUNE_NAME_)};
 #define kParams_HIER kHierParams
 #define kParams_HIER_DATA kHierDataParams
 #define kParams_HIER_STEPS kHierStepsParams
+#define kParams_HIER_SCAN kHierScanParams
 #define kParams_SEG kSegParams
 #define kParams_SEG_CHAIN kSegChainParams
 // what each parameter family's segsize cuts (hier_grammar.h's comments on MPII_HIER_PARAMS_*)
 #define kSegmentCut_HIER SegmentCut::message
 #define kSegmentCut_HIER_DATA SegmentCut::node_block
 #define kSegmentCut_HIER_STEPS SegmentCut::none
+#define kSegmentCut_HIER_SCAN SegmentCut::none
 #define kSegmentCut_SEG SegmentCut::message
 #define kSegmentCut_SEG_CHAIN SegmentCut::message
 

@@ -21,6 +21,11 @@
 //     "comm_type=inter": <stock>
 //   }
 //
+// A stock collective that tests no comm_type (5.0.1's exscan, iexscan and iscan: MPI
+// defines them on intra-communicators only) is its intra subtree as a whole
+// (stock_intra_subtree); its tuned form gets the two comm_type keys, the stock as it
+// was under "comm_type=inter".
+//
 // Choices tuned at one rank per node go to "comm_hierarchy=any" instead (a
 // comm_size / comm_avg_ppn<=1 / avg_msg_size chain there, stock elsewhere):
 // MPICH 5.0.1 makes such a comm no parent comm (MPIR_Comm_commit makes no node_comm
@@ -101,8 +106,8 @@ bool known_container(const std::string& collective, const std::string& name);
 // The key a tuned branch selects a collective's calls by message size with, and
 // whether the sampled size is per rank (the key's bound is then that times the
 // comm size); nullopt where no key selects the same leaf on every rank by bytes
-// (gather, scatter, barrier): such a collective gets one choice per comm size
-// and ppn.
+// (gather, scatter, barrier, scan, exscan): such a collective gets one choice per
+// comm size and ppn.
 struct SizeKey {
     std::string name;  // "avg_msg_size", "total_msg_size"
     bool per_rank = false;
@@ -176,6 +181,12 @@ struct TreePair {
 };
 TreePair build_tree_pair(const Json& mpir_stock, const Json& ch4_stock, const TreeInput& input);
 
+// The subtree of a stock tree's collective ("collective=NAME"'s value) that calls on an
+// intra-communicator walk: its "comm_type=intra", or the whole of it where no key of its
+// top tests comm_type; nullptr for one with comm_type keys but no intra one, and for a
+// value that is no object.
+const Json* stock_intra_subtree(const Json& stock_collective);
+
 // The stock subtree as build_tree puts it below the tuned keys: every
 // "comm_size<N" rewritten as "comm_size<=N-1" (csel.c prunes "<" strictly but
 // searches it as "<="), algorithm containers unchanged.
@@ -197,7 +208,7 @@ Json load_ch4_tree(const std::string& path, const std::string& option);
 void save_tree(const Json& tree, const std::string& path);
 
 // The stock tree with the tuned branches inserted.  Throws TreeError when a
-// tuned collective has no `comm_type=intra` subtree in the stock tree, and
+// tuned collective has no intra subtree in the stock tree (stock_intra_subtree), and
 // std::invalid_argument for bad input (non-positive sizes, duplicate points,
 // a bound beyond INT_MAX).
 TreeResult build_tree(const Json& stock, const TreeInput& input);

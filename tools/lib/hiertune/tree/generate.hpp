@@ -191,8 +191,8 @@ std::string model_collectives_text();
 // Every collective with a plugin algorithm, the blocking ones (grammar::collectives())
 // then their non-blocking forms (grammar::nonblocking_collectives()).
 const std::vector<std::string>& tuned_collectives();
-// The others than the model's (gather, scatter, barrier, ibcast .. ibarrier): tune
-// picks them from measurement (TuneOptions::measured).
+// The others than the model's (gather, scatter, barrier, scan, exscan, ibcast ..
+// iexscan): tune picks them from measurement (TuneOptions::measured).
 const std::vector<std::string>& measured_collectives();
 
 // The parameters of a candidate as the tree and the measurements name them:

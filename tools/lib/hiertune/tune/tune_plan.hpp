@@ -5,8 +5,8 @@
 //     -> plan_tune   per collective and size: the pick (model_pick: the HAN
 //                    model's best candidate against MPICH's best measured
 //                    point, a close call settled by the candidate's measured
-//                    time; measured_pick for gather, scatter, barrier and the
-//                    non-blocking forms), every
+//                    time; measured_pick for gather, scatter, barrier, scan,
+//                    exscan and the non-blocking forms), every
 //                    configuration's prediction, the verify case
 //     -> close_calls step 2b: the candidates of close calls not yet timed, then
 //                    plan_tune again

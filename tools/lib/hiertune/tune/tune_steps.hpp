@@ -69,9 +69,9 @@ struct TuneOptions {
     // rank, whose whole message is ranks times larger); read through sizes_of
     std::map<std::string, std::vector<std::uint64_t>> collective_sizes;
     // collectives without a task model (measured_collectives(): gather, scatter,
-    // barrier), picked from their measured points, one choice per job shape
-    // (csel::message_size_key: MPICH cannot select them by bytes), and their sizes
-    // (empty: `sizes`; barrier: 0 only)
+    // barrier, scan, exscan, the non-blocking forms), picked from their measured
+    // points, one choice per job shape (csel::message_size_key: MPICH cannot select
+    // them by bytes), and their sizes (empty: `sizes`; barrier: 0 only)
     std::vector<std::string> measured;
     std::vector<std::uint64_t> measured_sizes;
     std::string configs;                                       // as tasks --config
