@@ -429,6 +429,12 @@ int MPII_Hier_sched_wait(MPII_Hier_sched_fn build, const MPII_Hier_call * call);
 /* The hier scan (exclusive: exscan) as one schedule (scan_intra_hier.c): the builder of
  * its three forms, with the call's inter_algo (negative: the CVAR's) */
 int MPII_Hier_scan_sched(const MPII_Hier_call * call, int exclusive, MPIR_TSP_sched_t sched);
+/* The four entries of the hier scan and exscan: the call with inter_algo (negative: the
+ * CVAR's), counted in calls_pvar, built into sched (the non-blocking and persistent forms)
+ * or, sched NULL, run as its schedule and waited for (the blocking form) */
+int MPII_Hier_scan_entry(int exclusive, const void *sendbuf, void *recvbuf, MPI_Aint count,
+                         MPI_Datatype datatype, MPI_Op op, MPIR_Comm * comm, int inter_algo,
+                         int calls_pvar, MPIR_TSP_sched_t sched);
 
 /* The gathered layout (hier_hierarchy.h) over the steps, with a LINEAR or BINOMIAL tree of
  * each step's members (hier_rooted.c); blocks of `block` packed bytes.  A leader's stage

@@ -338,24 +338,36 @@ static int scan_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
     return MPII_Hier_scan_sched(a, 0, sched);
 }
 
+static int exscan_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
+{
+    return MPII_Hier_scan_sched(a, 1, sched);
+}
+
+int MPII_Hier_scan_entry(int exclusive, const void *sendbuf, void *recvbuf, MPI_Aint count,
+                         MPI_Datatype datatype, MPI_Op op, MPIR_Comm * comm, int inter_algo,
+                         int calls_pvar, MPIR_TSP_sched_t sched)
+{
+    const MPII_Hier_params given = MPII_HIER_PARAMS_STEPS(inter_algo, 0);
+    const MPII_Hier_call call = { .sendbuf = sendbuf, .buf = recvbuf, .count = count,
+        .datatype = datatype, .op = op, .comm = comm, .given = &given,
+        .calls_pvar = calls_pvar };
+    if (sched)
+        return MPII_Hier_scan_sched(&call, exclusive, sched);
+    return MPII_Hier_sched_wait(exclusive ? exscan_sched : scan_sched, &call);
+}
+
 int MPIR_Scan_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
                          MPI_Datatype datatype, MPI_Op op, MPIR_Comm * comm_ptr, int inter_algo,
                          int coll_attr)
 {
-    const MPII_Hier_params given = MPII_HIER_PARAMS_STEPS(inter_algo, 0);
-    const MPII_Hier_call call = { .sendbuf = sendbuf, .buf = recvbuf, .count = count,
-        .datatype = datatype, .op = op, .comm = comm_ptr, .given = &given,
-        .calls_pvar = MPII_HIER_PVAR_CALLS(scan, hier) };
-    return MPII_Hier_sched_wait(scan_sched, &call);
+    return MPII_Hier_scan_entry(0, sendbuf, recvbuf, count, datatype, op, comm_ptr, inter_algo,
+                                MPII_HIER_PVAR_CALLS(scan, hier), NULL);
 }
 
 int MPIR_TSP_Iscan_sched_intra_hier(const void *sendbuf, void *recvbuf, MPI_Aint count,
                                     MPI_Datatype datatype, MPI_Op op, MPIR_Comm * comm_ptr,
                                     MPIR_TSP_sched_t sched)
 {
-    const MPII_Hier_params given = MPII_HIER_PARAMS_STEPS(-1, 0);
-    const MPII_Hier_call call = { .sendbuf = sendbuf, .buf = recvbuf, .count = count,
-        .datatype = datatype, .op = op, .comm = comm_ptr, .given = &given,
-        .calls_pvar = MPII_HIER_PVAR_CALLS(iscan, tsp_hier) };
-    return MPII_Hier_scan_sched(&call, 0, sched);
+    return MPII_Hier_scan_entry(0, sendbuf, recvbuf, count, datatype, op, comm_ptr, -1,
+                                MPII_HIER_PVAR_CALLS(iscan, tsp_hier), sched);
 }
