@@ -18,8 +18,8 @@ cp "$srcdir/maint/gen-cvars.py" "$tmp/maint/"
 cp "$srcdir/test/mpi/hier_grammar.py" "$tmp/test/mpi/"
 cp "$srcdir/src/mpi/coll/hier/cvars.txt" "$srcdir/src/mpi/coll/hier/hier_by_size.h" \
     "$tmp/src/mpi/coll/hier/"
-# a new gather inter-node item, between linear and binomial
-sed 's/^\(    X(linear, LINEAR) \\\)$/\1\n    X(flat, FLAT) \\/' \
+# a new gather and scatter inter-node item, between linear and binomial (their lists only)
+sed '/^#define MPII_HIER_INTER_ALGOS_\(GATHER\|SCATTER\)(X)/,/^$/s/^\(    X(linear, LINEAR) \\\)$/\1\n    X(flat, FLAT) \\/' \
     "$srcdir/src/mpi/coll/hier/hier_grammar.h" > "$tmp/src/mpi/coll/hier/hier_grammar.h"
 grep -q 'X(flat, FLAT)' "$tmp/src/mpi/coll/hier/hier_grammar.h" || fail "the test's grammar edit did not apply"
 
