@@ -121,7 +121,9 @@ case ", $ibcast_items," in *", tsp_hier,"*) ;;
 refused MPIR_CVAR_NUM_CLIQUES=2 MPIR_CVAR_IBCAST_INTRA_ALGORITHM=hier -- \
     "MPICH: MPIR_CVAR_IBCAST_INTRA_ALGORITHM=hier is invalid: it accepts $ibcast_items (hier is the blocking name; the non-blocking one is tsp_hier)"
 algos=() algo_count=0
-for coll in BCAST REDUCE ALLREDUCE ALLGATHER GATHER SCATTER BARRIER; do
+# every collective of the grammar, blocking and non-blocking
+for coll in $(python3 -c "import sys; sys.path.insert(0, '$srcdir/test/mpi'); import hier_grammar
+print(' '.join(c.upper() for c in hier_grammar.load('$srcdir').collectives))"); do
     algos+=("MPIR_CVAR_${coll}_INTRA_ALGORITHM=bogus" "MPIR_CVAR_I${coll}_INTRA_ALGORITHM=bogus")
 done
 env "${algos[@]}" "$prefix/bin/mpiexec" -n $ranks "$tmp/cvar_smoke" > "$tmp/out" 2>&1 || true
