@@ -80,6 +80,12 @@ SCAN_ITEMS = {
 }
 
 
+# The reduce-scatter's and reduce-scatter-block's top step: both run the same schedule.
+REDUCE_SCATTER_LINEAR = ("every leader sends each other leader that one's piece of its "
+                         "partial at once and combines the pieces it receives in rank order "
+                         "(any op)")
+
+
 # The lists of their own (MPII_HIER_INTER_ALGOS_<COLL>) and the intra-node list.
 LISTED_ITEM_TEXT = {
     ('allgather', 'auto'): "MPIR_Allgatherv_allcomm_auto (MPICH's selection) of the groups' "
@@ -103,6 +109,8 @@ LISTED_ITEM_TEXT = {
     ('exscan', 'linear'): SCAN_ITEMS['linear'],
     ('scan', 'by_size'): SCAN_ITEMS['by_size'],
     ('exscan', 'by_size'): SCAN_ITEMS['by_size'],
+    ('reduce_scatter', 'linear'): REDUCE_SCATTER_LINEAR,
+    ('reduce_scatter_block', 'linear'): REDUCE_SCATTER_LINEAR,
 }
 
 INTRA_ITEM_TEXT = {

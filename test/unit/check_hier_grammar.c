@@ -590,6 +590,19 @@ START_TEST(requirements)
                                 "{\"algorithm=MPIR_Allreduce_intra_ring\":{}}}}",
                                 MPII_HIER_TREE_MPIR, &p), 1);
     ck_assert(mentions(&p, 0, "MPIR_Allreduce_intra_ring selected where \"is_commutative=yes\""));
+    /* the smp scan combines node by node: only where nodes hold consecutive ranks; an
+     * intercomm branch of a scan is never taken (MPI has no scan on intercomms) */
+    ck_assert_int_eq(check_text("{\"collective=scan\": {\"comm_type=intra\": "
+                                "{\"algorithm=MPIR_Scan_intra_smp\":{}},"
+                                "\"comm_type=inter\": {\"algorithm=MPIR_Scan_intra_smp\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 1);
+    ck_assert(mentions(&p, 0, "collective=scan > comm_type=intra |"));
+    ck_assert(mentions(&p, 0, "where \"is_node_consecutive=yes\" does not hold"));
+    ck_assert_int_eq(check_text("{\"collective=scan\": {\"is_node_consecutive=yes\": "
+                                "{\"algorithm=MPIR_Scan_intra_smp\":{}},"
+                                "\"is_node_consecutive=no\": "
+                                "{\"algorithm=MPIR_Scan_intra_recursive_doubling\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 0);
     /* reduce_scatter_allgather asserts count >= pof2: only after "count<pow2" failed */
     ck_assert_int_eq(check_text("{\"collective=allreduce\": {\"is_op_built_in=yes\": "
                                 "{\"algorithm=MPIR_Allreduce_intra_reduce_scatter_allgather\":{}},"

@@ -97,6 +97,42 @@ static void check_steps(const MPII_Hier_hierarchy * h)
     free(col);
 }
 
+/* The steps for root 0 as runs of ranks (rank-ordered hierarchies): each member's run
+ * holds the ranks that reach the step through it (its group at the step's level, itself at
+ * the finest step), runs follow each other in member order, and each rank is in the run of
+ * its position at every step it takes part in. */
+static void check_member_starts(const MPII_Hier_hierarchy * h)
+{
+    int n = h->nlevels, nranks = h->nranks;
+    int *col = malloc(sizeof(int) * (n + 1)), *first = malloc(sizeof(int) * (nranks + 1));
+    MPII_Hier_step_place *place = malloc(sizeof(MPII_Hier_step_place) * (n + 1));
+    MPII_Hier_hierarchy_columns(h, 0, col);
+    for (int r = 0; r < nranks; r++) {
+        MPII_Hier_hierarchy_steps(h, col, r, place);
+        for (int k = 0; k <= n; k++) {
+            const MPII_Hier_step_place *p = &place[k];
+            if (!p->in)
+                continue;
+            ck_assert_int_eq(MPII_Hier_hierarchy_member_starts(h, k, p->instance, first), p->size);
+            for (int m = 0; m < p->size; m++) {
+                ck_assert_int_lt(first[m], first[m + 1]);
+                int weight = k == n ? 1 :
+                    MPII_Hier_hierarchy_group_size(h, k, h->level[k].group_of[first[m]]);
+                ck_assert_int_eq(first[m + 1] - first[m], weight);
+            }
+            ck_assert(first[p->pos] <= r && r < first[p->pos + 1]);
+            /* the instance's ranks, no more: its first rank starts member 0's run */
+            int lo = k == 0 ? 0 : h->level[k - 1].members[h->level[k - 1].group_start[p->instance]];
+            int len = k == 0 ? nranks : MPII_Hier_hierarchy_group_size(h, k - 1, p->instance);
+            ck_assert_int_eq(first[0], lo);
+            ck_assert_int_eq(first[p->size], lo + len);
+        }
+    }
+    free(col);
+    free(first);
+    free(place);
+}
+
 /* The gathered layout of every root, run as a gather with a LINEAR tree per step: each
  * rank's stage holds rank ids; the finest step gathers in rank order onto its leader, each
  * coarser step's members send the first `weight` blocks of their stage (their own group,
@@ -276,6 +312,8 @@ static int check_hierarchy(int nranks, int depth, const long *keys)
     free(col);
     if (h.nlevels > 0)
         check_steps(&h);
+    if (h.nlevels > 0 && MPII_Hier_hierarchy_is_rank_ordered(&h))
+        check_member_starts(&h);
     check_gathered_layout(&h);
     int nlevels = h.nlevels;
     MPII_Hier_hierarchy_free(&h);

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """Print an MPIR Csel tree that is MPICH's generic.json with bcast, reduce, allreduce,
-allgather, gather, scatter, barrier, scan and exscan on parent communicators sent to the
-hier algorithms with parameters (used by hier_json, hier_gather -json and hier_scan
--tree-blocking),
+allgather, gather, scatter, barrier, scan, exscan, reduce_scatter and reduce_scatter_block
+on parent communicators sent to the hier algorithms with parameters (used by hier_json,
+hier_gather -json, hier_scan and hier_reduce_scatter -tree-blocking),
 or, with `seg`, bcast and reduce sent to segmented trees (used by hier_seg_json), or, with
 `route`, only bcast of at most 4 KiB on parent communicators sent to hier (used by
 hier_route: every other call must keep the device's selection), or, with `sched`, the
 non-blocking collectives on parent communicators sent to the hier schedules (used by
-hier_nb, hier_nb_gather and hier_scan -tree-sched).
+hier_nb, hier_nb_gather, hier_scan and hier_reduce_scatter -tree-sched).
 
     make_hier_tree.py MPICH/maint/tuning/coll/mpir/generic.json [seg|route|sched] > tree.json
 """
@@ -31,6 +31,8 @@ HIER = {
     "barrier": {"algorithm=MPIR_Barrier_intra_hier": {"inter_algo=auto": {}, "intra_algo=binomial": {}}},
     "scan": {"algorithm=MPIR_Scan_intra_hier": {"inter_algo=recursive_doubling": {}}},
     "exscan": {"algorithm=MPIR_Exscan_intra_hier": {"inter_algo=recursive_doubling": {}}},
+    "reduce_scatter": {"algorithm=MPIR_Reduce_scatter_intra_hier": {"inter_algo=linear": {}}},
+    "reduce_scatter_block": {"algorithm=MPIR_Reduce_scatter_block_intra_hier": {"inter_algo=linear": {}}},
 }
 
 SEG = {
@@ -48,6 +50,8 @@ SCHED = {
     "ibarrier": {"algorithm=MPIR_Ibarrier_intra_tsp_hier": {}},
     "iscan": {"algorithm=MPIR_Iscan_intra_tsp_hier": {}},
     "iexscan": {"algorithm=MPIR_Iexscan_intra_tsp_hier": {}},
+    "ireduce_scatter": {"algorithm=MPIR_Ireduce_scatter_intra_tsp_hier": {}},
+    "ireduce_scatter_block": {"algorithm=MPIR_Ireduce_scatter_block_intra_tsp_hier": {}},
 }
 
 ROUTE = {

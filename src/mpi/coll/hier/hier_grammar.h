@@ -50,7 +50,9 @@
     X(scatter, Scatter, SCATTER) \
     X(barrier, Barrier, BARRIER) \
     X(scan, Scan, SCAN) \
-    X(exscan, Exscan, EXSCAN)
+    X(exscan, Exscan, EXSCAN) \
+    X(reduce_scatter, Reduce_scatter, REDUCE_SCATTER) \
+    X(reduce_scatter_block, Reduce_scatter_block, REDUCE_SCATTER_BLOCK)
 
 #define MPII_HIER_ALGORITHMS_BCAST(X) \
     X(bcast, Bcast, BCAST, hier, HIER) \
@@ -86,10 +88,16 @@
     X(barrier, Barrier, BARRIER, hier, HIER_STEPS)
 
 #define MPII_HIER_ALGORITHMS_SCAN(X) \
-    X(scan, Scan, SCAN, hier, HIER_SCAN)
+    X(scan, Scan, SCAN, hier, HIER_TOP)
 
 #define MPII_HIER_ALGORITHMS_EXSCAN(X) \
-    X(exscan, Exscan, EXSCAN, hier, HIER_SCAN)
+    X(exscan, Exscan, EXSCAN, hier, HIER_TOP)
+
+#define MPII_HIER_ALGORITHMS_REDUCE_SCATTER(X) \
+    X(reduce_scatter, Reduce_scatter, REDUCE_SCATTER, hier, HIER_TOP)
+
+#define MPII_HIER_ALGORITHMS_REDUCE_SCATTER_BLOCK(X) \
+    X(reduce_scatter_block, Reduce_scatter_block, REDUCE_SCATTER_BLOCK, hier, HIER_TOP)
 
 #define MPII_HIER_ALGORITHMS(X) \
     MPII_HIER_ALGORITHMS_BCAST(X) \
@@ -100,7 +108,9 @@
     MPII_HIER_ALGORITHMS_SCATTER(X) \
     MPII_HIER_ALGORITHMS_BARRIER(X) \
     MPII_HIER_ALGORITHMS_SCAN(X) \
-    MPII_HIER_ALGORITHMS_EXSCAN(X)
+    MPII_HIER_ALGORITHMS_EXSCAN(X) \
+    MPII_HIER_ALGORITHMS_REDUCE_SCATTER(X) \
+    MPII_HIER_ALGORITHMS_REDUCE_SCATTER_BLOCK(X)
 
 #define MPII_HIER_SCHED_ALGORITHMS(X) \
     X(ibcast, Ibcast, IBCAST, tsp_hier, bcast) \
@@ -111,7 +121,9 @@
     X(iscatter, Iscatter, ISCATTER, tsp_hier, scatter) \
     X(ibarrier, Ibarrier, IBARRIER, tsp_hier, barrier) \
     X(iscan, Iscan, ISCAN, tsp_hier, scan) \
-    X(iexscan, Iexscan, IEXSCAN, tsp_hier, exscan)
+    X(iexscan, Iexscan, IEXSCAN, tsp_hier, exscan) \
+    X(ireduce_scatter, Ireduce_scatter, IREDUCE_SCATTER, tsp_hier, reduce_scatter) \
+    X(ireduce_scatter_block, Ireduce_scatter_block, IREDUCE_SCATTER_BLOCK, tsp_hier, reduce_scatter_block)
 
 /* HAN Table II: segment size (bytes, 0 = one segment), inter-node submodule, its radix
  * (tsp_kary, tsp_knomial; fanout of seg_chain), its pipeline chunk (bytes, 0 = none),
@@ -144,9 +156,10 @@
     NAME(inter_algo, INTER_ALGOS, HIER_INTER_ALGORITHM) \
     NAME(intra_algo, INTRA_ALGOS, HIER_INTRA_ALGORITHM)
 
-/* scan, exscan: the scan among the top leaders (the steps below it run recursive
- * doubling) */
-#define MPII_HIER_PARAMS_HIER_SCAN(INT, NAME) \
+/* scan, exscan, reduce_scatter, reduce_scatter_block: the algorithm among the top
+ * leaders (the steps below it run their own: the scan's recursive doubling, the
+ * reduce-scatter's binomial reduce and scatter) */
+#define MPII_HIER_PARAMS_HIER_TOP(INT, NAME) \
     NAME(inter_algo, INTER_ALGOS, HIER_INTER_ALGORITHM)
 
 /* the segmented trees: segment size in bytes (0 = one segment); seg_chain's number of
@@ -184,7 +197,9 @@
     X(scatter, SCATTER) \
     X(barrier, BARRIER) \
     X(scan, SCAN) \
-    X(exscan, EXSCAN)
+    X(exscan, EXSCAN) \
+    X(reduce_scatter, REDUCE_SCATTER) \
+    X(reduce_scatter_block, REDUCE_SCATTER_BLOCK)
 
 #define MPII_HIER_INTER_ALGOS_ALLGATHER(X) \
     X(auto, AUTO) \
@@ -214,6 +229,12 @@
     X(recursive_doubling, RECURSIVE_DOUBLING) \
     X(linear, LINEAR) \
     X(by_size, BY_SIZE)
+
+#define MPII_HIER_INTER_ALGOS_REDUCE_SCATTER(X) \
+    X(linear, LINEAR)
+
+#define MPII_HIER_INTER_ALGOS_REDUCE_SCATTER_BLOCK(X) \
+    X(linear, LINEAR)
 
 #define MPII_HIER_INTRA_ALGOS(X) \
     X(auto, AUTO) \
@@ -252,6 +273,7 @@
     X(MPIR_Allreduce_intra_ring, is_commutative=yes) \
     X(MPIR_Allreduce_intra_smp, is_commutative=yes) \
     X(MPIR_Allgather_intra_recursive_doubling, comm_size=pow2) \
+    X(MPIR_Scan_intra_smp, is_node_consecutive=yes) \
     X(MPIR_Reduce_scatter_intra_noncommutative, comm_size=pow2) \
     X(MPIR_Reduce_scatter_block_intra_noncommutative, comm_size=pow2) \
     X(MPIR_Reduce_scatter_intra_pairwise, is_commutative=yes) \
@@ -283,7 +305,10 @@
     X(reduce, MPIDI_Reduce_intra_composition_gamma) \
     X(allreduce, MPIDI_Allreduce_intra_composition_beta) \
     X(allgather, MPIDI_Allgather_intra_composition_beta) \
-    X(barrier, MPIDI_Barrier_intra_composition_beta)
+    X(barrier, MPIDI_Barrier_intra_composition_beta) \
+    X(scan, MPIDI_Scan_intra_composition_beta) \
+    X(reduce_scatter, MPIDI_Reduce_scatter_intra_composition_alpha) \
+    X(reduce_scatter_block, MPIDI_Reduce_scatter_block_intra_composition_alpha)
 
 /* ---- derived from the tables ---- */
 
@@ -308,12 +333,23 @@ enum {
 #define MPII_HIER_BARRIER_ENUM_(name_, NAME_) MPII_HIER_BARRIER_INTER_##NAME_,
 #define MPII_HIER_SCAN_ENUM_(name_, NAME_) MPII_HIER_SCAN_INTER_##NAME_,
 #define MPII_HIER_EXSCAN_ENUM_(name_, NAME_) MPII_HIER_EXSCAN_INTER_##NAME_,
+#define MPII_HIER_REDUCE_SCATTER_ENUM_(name_, NAME_) MPII_HIER_REDUCE_SCATTER_INTER_##NAME_,
+#define MPII_HIER_REDUCE_SCATTER_BLOCK_ENUM_(name_, NAME_) \
+    MPII_HIER_REDUCE_SCATTER_BLOCK_INTER_##NAME_,
 enum { MPII_HIER_INTER_ALGOS_ALLGATHER(MPII_HIER_ALLGATHER_ENUM_) MPII_HIER_ALLGATHER_INTER_COUNT };
 enum { MPII_HIER_INTER_ALGOS_GATHER(MPII_HIER_GATHER_ENUM_) MPII_HIER_GATHER_INTER_COUNT };
 enum { MPII_HIER_INTER_ALGOS_SCATTER(MPII_HIER_SCATTER_ENUM_) MPII_HIER_SCATTER_INTER_COUNT };
 enum { MPII_HIER_INTER_ALGOS_BARRIER(MPII_HIER_BARRIER_ENUM_) MPII_HIER_BARRIER_INTER_COUNT };
 enum { MPII_HIER_INTER_ALGOS_SCAN(MPII_HIER_SCAN_ENUM_) MPII_HIER_SCAN_INTER_COUNT };
 enum { MPII_HIER_INTER_ALGOS_EXSCAN(MPII_HIER_EXSCAN_ENUM_) MPII_HIER_EXSCAN_INTER_COUNT };
+enum {
+    MPII_HIER_INTER_ALGOS_REDUCE_SCATTER(MPII_HIER_REDUCE_SCATTER_ENUM_)
+    MPII_HIER_REDUCE_SCATTER_INTER_COUNT
+};
+enum {
+    MPII_HIER_INTER_ALGOS_REDUCE_SCATTER_BLOCK(MPII_HIER_REDUCE_SCATTER_BLOCK_ENUM_)
+    MPII_HIER_REDUCE_SCATTER_BLOCK_INTER_COUNT
+};
 #define MPII_HIER_INTRA_ENUM_(name_, NAME_) MPII_HIER_INTRA_##NAME_,
 enum {
     MPII_HIER_INTRA_ALGOS(MPII_HIER_INTRA_ENUM_)

@@ -298,6 +298,32 @@ void MPII_Hier_hierarchy_step_offsets(const MPII_Hier_hierarchy * h, int level, 
     }
 }
 
+int MPII_Hier_hierarchy_member_starts(const MPII_Hier_hierarchy * h, int step, int instance,
+                                      int *first)
+{
+    if (h->nlevels == 0) {
+        for (int m = 0; m <= h->nranks; m++)
+            first[m] = m;
+        return h->nranks;
+    }
+    if (step == h->nlevels) {
+        const MPII_Hier_level *f = &h->level[step - 1];
+        int size = f->group_start[instance + 1] - f->group_start[instance];
+        for (int m = 0; m < size; m++)
+            first[m] = f->members[f->group_start[instance] + m];
+        first[size] = first[size - 1] + 1;
+        return size;
+    }
+    const MPII_Hier_level *l = &h->level[step];
+    int size = step_size(h, step, instance), g = 0;
+    for (int m = 0; m < size; m++) {
+        g = step_member_group(h, step, instance, m);
+        first[m] = l->members[l->group_start[g]];
+    }
+    first[size] = first[size - 1] + MPII_Hier_hierarchy_group_size(h, step, g);
+    return size;
+}
+
 int MPII_Hier_hierarchy_finest_pos(const MPII_Hier_hierarchy * h, int rank)
 {
     return h->nlevels == 0 ? 0 : h->level[h->nlevels - 1].local_of[rank];

@@ -130,6 +130,13 @@ void MPII_Hier_hierarchy_step_offsets(const MPII_Hier_hierarchy * h, int level, 
                                       int root, long long *offset);
 /* Where rank's block lies (in blocks) in the stage of the root given by col */
 long long MPII_Hier_hierarchy_block_at(const MPII_Hier_hierarchy * h, const int *col, int rank);
+/* Step `step` (0 .. N) of `instance` as runs of consecutive ranks, for a hierarchy whose
+ * groups are blocks of consecutive ranks (MPII_Hier_hierarchy_is_rank_ordered): first[m]
+ * (m = 0 .. size) the lowest rank of member m's group (step N: member m itself), first[size]
+ * one past the last member's; returns size, the step's members.  With no levels the one
+ * step is every rank.  first: room for size + 1. */
+int MPII_Hier_hierarchy_member_starts(const MPII_Hier_hierarchy * h, int step, int instance,
+                                      int *first);
 /* rank's position in its finest group (0 with no levels) */
 int MPII_Hier_hierarchy_finest_pos(const MPII_Hier_hierarchy * h, int rank);
 /* Where rank's finest group starts (in blocks) in that stage: its block less its finest

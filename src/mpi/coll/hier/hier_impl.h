@@ -282,7 +282,9 @@ int MPII_Hier_sched_add_step(struct MPII_Hier_sched_s *sub, MPIR_Comm * comm, in
 typedef struct {
     const void *sendbuf;        /* all but bcast and barrier */
     void *buf;                  /* bcast: the buffer; the others: recvbuf */
-    MPI_Aint count;             /* bcast, reductions: of datatype; gathers, scatter: recvcount */
+    MPI_Aint count;             /* bcast, reductions: of datatype; gathers, scatter: recvcount;
+                                 * reduce_scatter_block: recvcount */
+    const MPI_Aint *counts;     /* reduce_scatter: recvcounts (NULL: the block variant) */
     MPI_Datatype datatype;      /* (gathers, scatter: recvtype) */
     MPI_Op op;                  /* reduce, allreduce, scan, exscan */
     int root;                   /* bcast, reduce, gather, scatter */
@@ -435,6 +437,13 @@ int MPII_Hier_scan_sched(const MPII_Hier_call * call, int exclusive, MPIR_TSP_sc
 int MPII_Hier_scan_entry(int exclusive, const void *sendbuf, void *recvbuf, MPI_Aint count,
                          MPI_Datatype datatype, MPI_Op op, MPIR_Comm * comm, int inter_algo,
                          int calls_pvar, MPIR_TSP_sched_t sched);
+/* The four entries of the hier reduce-scatter and reduce-scatter-block
+ * (reduce_scatter_intra_hier.c): recvcounts, or NULL and every block recvcount elements;
+ * inter_algo, calls_pvar and sched as for MPII_Hier_scan_entry */
+int MPII_Hier_reduce_scatter_entry(const void *sendbuf, void *recvbuf,
+                                   const MPI_Aint * recvcounts, MPI_Aint recvcount,
+                                   MPI_Datatype datatype, MPI_Op op, MPIR_Comm * comm,
+                                   int inter_algo, int calls_pvar, MPIR_TSP_sched_t sched);
 
 /* The gathered layout (hier_hierarchy.h) over the steps, with a LINEAR or BINOMIAL tree of
  * each step's members (hier_rooted.c); blocks of `block` packed bytes.  A leader's stage
