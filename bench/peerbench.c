@@ -1,14 +1,15 @@
 /* peerbench: the neutral benchmark of bench/peers.sh, plain MPI, built against each MPI
  * it compares (MPICH with the plugin, Open MPI).  It times MPI_Bcast, MPI_Reduce,
- * MPI_Allreduce, MPI_Allgather, MPI_Gather, MPI_Scatter, MPI_Barrier, MPI_Scan and
- * MPI_Exscan on MPI_COMM_WORLD, root 0, and prints one CSV line per collective and size
- * (rank 0):
+ * MPI_Allreduce, MPI_Allgather, MPI_Gather, MPI_Scatter, MPI_Barrier, MPI_Scan,
+ * MPI_Exscan, MPI_Reduce_scatter_block and MPI_Reduce_scatter (equal counts) on
+ * MPI_COMM_WORLD, root 0, and prints one CSV line per collective and size (rank 0):
  *
  *   mpi,collective,bytes,ranks,reps,iters,median_us,samples_us
  *
  * bytes: the message for bcast, reduce, allreduce, scan and exscan (MPI_INT, MPI_SUM); the whole
- * gathered or scattered buffer for allgather, gather and scatter (each rank's block is
- * bytes / ranks); 0 for barrier.  A sample is one repetition: a barrier, then `iters`
+ * gathered or scattered buffer for allgather, gather and scatter, the whole reduced vector
+ * for reduce_scatter_block and reduce_scatter (each rank's block is bytes / ranks); 0 for
+ * barrier.  A sample is one repetition: a barrier, then `iters`
  * calls, their time per call on each rank, the maximum over ranks.  The first call of every
  * size is timed alike and its data checked (a wrong byte aborts the job); iters is chosen
  * from its time so that a repetition lasts about 5 ms; then the warm-up calls, then the
@@ -28,7 +29,8 @@ static const double REP_SECONDS = 5e-3;
 static const int MAX_ITERS = 1000;
 
 static const char *const COLLECTIVES[] = {"bcast", "reduce", "allreduce", "allgather",
-                                          "gather", "scatter", "barrier", "scan", "exscan"};
+                                          "gather", "scatter", "barrier", "scan", "exscan",
+                                          "reduce_scatter_block", "reduce_scatter"};
 enum { NCOLL = sizeof COLLECTIVES / sizeof *COLLECTIVES };
 
 static int rank, nranks;
@@ -63,6 +65,7 @@ struct call {
     int coll;
     size_t bytes;      /* as printed */
     size_t block;      /* per rank (gather-like), else the message */
+    int *counts;       /* reduce_scatter: every rank's block in ints */
     unsigned char *send, *recv;
 };
 
@@ -89,6 +92,8 @@ static void fill(struct call *c)
     case 2:
     case 7:
     case 8:
+    case 9:
+    case 10:
         for (size_t i = 0; i < nint; i++)
             ints[i] = int_value(rank, i);
         memset(c->recv, 0, c->bytes);
@@ -122,6 +127,8 @@ static void run_call(struct call *c)
     case 6: MPI_Barrier(MPI_COMM_WORLD); break;
     case 7: MPI_Scan(c->send, c->recv, n / (int) sizeof(int), MPI_INT, MPI_SUM, MPI_COMM_WORLD); break;
     case 8: MPI_Exscan(c->send, c->recv, n / (int) sizeof(int), MPI_INT, MPI_SUM, MPI_COMM_WORLD); break;
+    case 9: MPI_Reduce_scatter_block(c->send, c->recv, n / (int) sizeof(int), MPI_INT, MPI_SUM, MPI_COMM_WORLD); break;
+    case 10: MPI_Reduce_scatter(c->send, c->recv, c->counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD); break;
     }
 }
 
@@ -174,6 +181,12 @@ static long first_wrong(const struct call *c)
     case 7:
     case 8:
         return first_wrong_prefix(c, c->coll == 8 ? rank - 1 : rank);
+    case 9:
+    case 10:    /* this rank's block of the sums */
+        for (size_t i = 0, at = (size_t) rank * c->block / sizeof(int); i < c->block / sizeof(int); i++)
+            if (ints[i] != sum_ranks + (long) nranks * (long) ((at + i) % 13))
+                return (long) i;
+        break;
     }
     return -1;
 }
@@ -233,7 +246,7 @@ int main(int argc, char **argv)
             for (char *tok = strtok(value, ","); tok; tok = strtok(NULL, ",")) {
                 int c = coll_index(tok);
                 if (c < 0 || ncolls == NCOLL)
-                    fail("-C: '%s' is none of bcast reduce allreduce allgather gather scatter barrier scan exscan", tok);
+                    fail("-C: '%s' is none of bcast reduce allreduce allgather gather scatter barrier scan exscan reduce_scatter_block reduce_scatter", tok);
                 colls[ncolls++] = c;
             }
         } else if (strcmp(opt, "-s") == 0) {
@@ -272,13 +285,15 @@ int main(int argc, char **argv)
             }
             if ((c.coll == 1 || c.coll == 2) && c.bytes % sizeof(int))
                 fail("%s of %zu bytes: MPI_INT elements need a multiple of 4", name, c.bytes);
-            if (c.coll >= 3 && c.coll <= 5 && c.bytes % (size_t) nranks)
-                fail("%s of %zu bytes: the buffer is one block per rank, and %d ranks do not divide it",
-                     name, c.bytes, nranks);
-            if (c.coll >= 3 && c.coll <= 5)
-                c.block = c.bytes / (size_t) nranks;
-            else
-                c.block = c.bytes;
+            int per_rank = (c.coll >= 3 && c.coll <= 5) || c.coll >= 9;
+            size_t unit = c.coll >= 9 ? sizeof(int) : 1;
+            if (per_rank && c.bytes % ((size_t) nranks * unit))
+                fail("%s of %zu bytes: the buffer is one block per rank, and %d ranks do not divide it%s",
+                     name, c.bytes, nranks, unit > 1 ? " in MPI_INT elements" : "");
+            c.block = per_rank ? c.bytes / (size_t) nranks : c.bytes;
+            c.counts = malloc(sizeof(int) * (size_t) nranks);
+            for (int r = 0; r < nranks; r++)
+                c.counts[r] = (int) (c.block / sizeof(int));
             if (c.block > (size_t) 1 << 30)
                 fail("%s of %zu bytes: more than 1 GiB per block", name, c.bytes);
             c.send = malloc(c.bytes + 1);
@@ -313,6 +328,7 @@ int main(int argc, char **argv)
             }
             free(c.send);
             free(c.recv);
+            free(c.counts);
         }
     }
     free(samples);

@@ -41,7 +41,7 @@ SCREEN_MAX=4194304
 # rerun appends to it):
 # 5.0.1's multi-leader allreduce composition at 8 B ran for minutes without finishing
 SCREEN_TIMEOUT=180 FINAL_TIMEOUT=900
-ALL_COLLS=(bcast reduce allreduce allgather gather scatter barrier)
+ALL_COLLS=(bcast reduce allreduce allgather gather scatter barrier scan exscan reduce_scatter_block reduce_scatter)
 
 die() { echo "peers: $*" >&2; exit 1; }
 while [ $# -gt 0 ]; do
@@ -127,7 +127,9 @@ han_sweep() {
             for up in libnbc adapt; do
                 for low in tuned sm; do echo "han:up=$up,low=$low"; done
             done ;;
-        barrier) ;;  # HAN's barrier has no parameter: `han` is all of it
+        # HAN's barrier has no parameter (`han` is all of it); HAN has no scan, exscan or
+        # reduce-scatter (`han` is Open MPI's tuned there)
+        barrier | scan | exscan | reduce_scatter_block | reduce_scatter) ;;
     esac
 }
 
@@ -210,11 +212,13 @@ screen_config() {
 
 # ------------------------------------------------------------------ layouts
 
-# sizes of collective $1 up to $2 bytes (barrier: 0), comma-separated
+# sizes of collective $1 up to $2 bytes (barrier: 0), comma-separated; the reduce-scatters'
+# only where the ranks' blocks are whole MPI_INTs
 sizes_upto() {
-    local coll=$1 max=$2 s list=()
+    local coll=$1 max=$2 s list=() unit=1
     [ "$coll" = barrier ] && { echo 0; return; }
-    for s in ${sizes//,/ }; do [ "$s" -le "$max" ] && list+=("$s"); done
+    case $coll in reduce_scatter*) unit=$((4 * ranks)) ;; esac
+    for s in ${sizes//,/ }; do [ "$s" -le "$max" ] && [ $((s % unit)) = 0 ] && list+=("$s"); done
     (IFS=,; echo "${list[*]}")
 }
 
