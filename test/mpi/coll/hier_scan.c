@@ -37,202 +37,17 @@
  * and its dup and at most all.
  */
 
-#include "hier_util.h"
-#include <malloc.h>
+#include "hier_matrix.h"
+#include "hier_op_cases.h"
 
-#define P 1000003LL             /* the affine maps' modulus */
-#define SENTINEL (-77777)       /* recvbuf's holes and whatever must stay untouched */
-#define SEND_HOLE (-5)          /* sendbuf's holes */
-#define NB 8                    /* operations outstanding at once */
 #define NPERS 5                 /* persistent operations */
-
-static int errors, expect_hier, tree_blocking, tree_sched, wrank;
-static int starts = 1000, big = 70000, full;
-
-/* ---- the cases ---- */
-enum { C_SUM_INT, C_SUM_DOUBLE, C_MAX_INT, C_COMPOSE, C_VECTOR, NCASES };
-
-typedef struct {
-    const char *name;
-    MPI_Datatype type;
-    MPI_Op op;
-    int is_double;              /* slots are doubles, else ints */
-    int ext;                    /* slots per element */
-    int ndata;                  /* data slots per element */
-    int off[6];                 /* their slots in the element */
-} op_case;
-
-static op_case cases[NCASES];
-
-/* inout = in o inout for affine maps (a, b): x -> a x + b mod P, not commutative */
-static void compose(void *in, void *inout, int *len, MPI_Datatype * dt)
-{
-    int *x = in, *y = inout;
-    (void) dt;
-    for (int i = 0; i < *len; i++) {
-        long long a = (long long) x[2 * i] * y[2 * i] % P;
-        long long b = ((long long) x[2 * i] * y[2 * i + 1] + x[2 * i + 1]) % P;
-        y[2 * i] = (int) a;
-        y[2 * i + 1] = (int) b;
-    }
-}
-
-/* the sum of the 6 ints of the vector type; the holes are left alone */
-static void vector_sum(void *in, void *inout, int *len, MPI_Datatype * dt)
-{
-    int *x = in, *y = inout;
-    (void) dt;
-    for (int n = 0; n < *len; n++, x += 8, y += 8)
-        for (int b = 0; b < 3; b++)
-            for (int j = 0; j < 2; j++)
-                y[3 * b + j] += x[3 * b + j];
-}
-
-static void make_cases(void)
-{
-    MPI_Datatype pair, vec;
-    MPI_Op op_compose, op_vector;
-    MPI_Type_contiguous(2, MPI_INT, &pair);
-    MPI_Type_commit(&pair);
-    MPI_Type_vector(3, 2, 3, MPI_INT, &vec);
-    MPI_Type_commit(&vec);
-    MPI_Op_create(compose, 0, &op_compose);
-    MPI_Op_create(vector_sum, 1, &op_vector);
-    cases[C_SUM_INT] = (op_case) { "int SUM", MPI_INT, MPI_SUM, 0, 1, 1, {0} };
-    cases[C_SUM_DOUBLE] = (op_case) { "double SUM", MPI_DOUBLE, MPI_SUM, 1, 1, 1, {0} };
-    cases[C_MAX_INT] = (op_case) { "int MAX", MPI_INT, MPI_MAX, 0, 1, 1, {0} };
-    cases[C_COMPOSE] = (op_case) { "affine compose (non-commutative)", pair, op_compose, 0,
-        2, 2, {0, 1} };
-    cases[C_VECTOR] = (op_case) { "vector user-sum", vec, op_vector, 0, 8, 6,
-        {0, 1, 3, 4, 6, 7} };
-}
-
-static void free_cases(void)
-{
-    MPI_Type_free(&cases[C_COMPOSE].type);
-    MPI_Op_free(&cases[C_COMPOSE].op);
-    MPI_Type_free(&cases[C_VECTOR].type);
-    MPI_Op_free(&cases[C_VECTOR].op);
-}
-
-/* data value k (k-th data slot of the buffer) of rank's input in round `seed` */
-static long long input(int kind, int rank, long long k, int seed)
-{
-    switch (kind) {
-        case C_MAX_INT:
-            return (rank * 7919LL + k * 104729LL + seed * 31LL) % 2001 - 1000;
-        case C_COMPOSE:
-            return k % 2 == 0 ? (rank * 7 + k / 2 * 3 + seed) % 97 + 2 :
-                (rank * 13 + k / 2 + seed * 5) % 89;
-        default:
-            return (rank * 7 + k * 13 + seed) % 1000 - 300;
-    }
-}
-
-/* data value k of the combination of ranks 0 .. last, in rank order */
-static long long prefix(int kind, int last, long long k, int seed)
-{
-    long long acc = input(kind, 0, k, seed), a = 1, b = 0;
-    switch (kind) {
-        case C_MAX_INT:
-            for (int r = 1; r <= last; r++) {
-                long long v = input(kind, r, k, seed);
-                acc = v > acc ? v : acc;
-            }
-            return acc;
-        case C_COMPOSE:    /* f_0 o f_1 o ... o f_last, innermost last */
-            for (int r = last; r >= 0; r--) {
-                long long ar = input(kind, r, k - k % 2, seed);
-                long long br = input(kind, r, k - k % 2 + 1, seed);
-                b = (ar * b + br) % P;
-                a = ar * a % P;
-            }
-            return k % 2 == 0 ? a : b;
-        default:
-            for (int r = 1; r <= last; r++)
-                acc += input(kind, r, k, seed);
-            return acc;
-    }
-}
-
-/* ---- the comms ---- */
-enum { W_WORLD, W_REVERSED, W_ODD, W_DUP, NCOMMS };
-
-typedef struct {
-    MPI_Comm comm;              /* MPI_COMM_NULL: this rank is not in it */
-    const char *name;
-    int rank, size;
-    int sure;                   /* a JSON tree for parent comms takes it (world, its dup) */
-    int flat;                   /* some level's groups are not blocks of consecutive ranks:
-                                 * the hier scan runs flat there (counted) */
-} test_comm;
-
-static test_comm comms[NCOMMS];
-
-static void describe(test_comm * tc, MPI_Comm comm, const char *name, int sure)
-{
-    tc->comm = comm;
-    tc->name = name;
-    tc->sure = sure;
-    tc->flat = 0;
-    if (comm == MPI_COMM_NULL)
-        return;
-    MPI_Comm_rank(comm, &tc->rank);
-    MPI_Comm_size(comm, &tc->size);
-    if (expect_hier) {          /* reads the plugin's CVARs */
-        int first, last;
-        int *keys = hier_comm_keys(comm, &first, &last);
-        int multinode = hier_groups(keys, tc->size, 1, 1) > 1 ||
-            hier_kept_levels(keys, tc->size, first, last) > 0;
-        tc->flat = multinode && !hier_groups_are_blocks(keys, tc->size, first, last);
-        free(keys);
-    }
-}
-
-/* describe() is collective over world (hier_comm_keys): the even ranks describe their
- * parity comm too, then leave it */
-static void make_comms(void)
-{
-    MPI_Comm rev, parity, dup;
-    int size;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Comm_split(MPI_COMM_WORLD, 0, size - wrank, &rev);
-    MPI_Comm_split(MPI_COMM_WORLD, wrank % 2, wrank, &parity);
-    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
-    describe(&comms[W_WORLD], MPI_COMM_WORLD, "world", 1);
-    describe(&comms[W_REVERSED], rev, "reversed", 0);
-    describe(&comms[W_ODD], parity, "odd", 0);
-    describe(&comms[W_DUP], dup, "dup", 1);
-    if (wrank % 2 == 0) {
-        MPI_Comm_free(&parity);
-        comms[W_ODD].comm = MPI_COMM_NULL;
-    }
-}
-
-static void free_comms(void)
-{
-    for (int w = W_REVERSED; w < NCOMMS; w++)
-        if (comms[w].comm != MPI_COMM_NULL)
-            MPI_Comm_free(&comms[w].comm);
-}
 
 /* ---- the counters ---- */
 enum { F_SCAN, F_EXSCAN, F_ISCAN, F_IEXSCAN, NFORMS };
-static const char *const pvar_names[NFORMS] = {
+static const char *const form_names[NFORMS] = {
     "coll_hier_scan_hier_count", "coll_hier_exscan_hier_count",
     "coll_hier_iscan_tsp_hier_count", "coll_hier_iexscan_tsp_hier_count"
 };
-
-static unsigned long long calls[NFORMS], sure[NFORMS], fallbacks;
-
-static unsigned long long pvar_now(const char *name)
-{
-    hier_pvar pv;
-    hier_pvar_open(&pv, name);
-    unsigned long long v = hier_pvar_read(&pv);
-    hier_pvar_close(&pv);
-    return v;
-}
 
 /* ---- one operation: its buffers, how to fill and check them ---- */
 typedef struct {
@@ -242,18 +57,14 @@ typedef struct {
     void *send, *recv;
 } scan_op;
 
-/* (as a double: every int is one exactly, and a double slot is compared whole) */
 static double slot_get(const scan_op * o, const void *buf, long long s)
 {
-    return cases[o->kind].is_double ? ((const double *) buf)[s] : ((const int *) buf)[s];
+    return slot_of(cases[o->kind].is_double, buf, s);
 }
 
 static void slot_set(const scan_op * o, void *buf, long long s, long long v)
 {
-    if (cases[o->kind].is_double)
-        ((double *) buf)[s] = (double) v;
-    else
-        ((int *) buf)[s] = (int) v;
+    slot_put(cases[o->kind].is_double, buf, s, v);
 }
 
 static void op_init(scan_op * o, int kind, test_comm * tc, long long count, int exscan,
@@ -331,12 +142,8 @@ static void op_check(const scan_op * o, const char *form)
 /* the counters' expectations for a call or init of o in form f (blocking or schedule) */
 static void count_call(const scan_op * o, int schedule)
 {
-    int f = (schedule ? F_ISCAN : F_SCAN) + o->exscan;
-    if (o->tc->size > 1 && o->count > 0) {
-        calls[f]++;
-        sure[f] += o->tc->sure;
-        fallbacks += o->tc->flat;
-    }
+    if (o->count > 0)
+        count_call_on((schedule ? F_ISCAN : F_SCAN) + o->exscan, o->tc);
 }
 
 static const void *op_sendbuf(const scan_op * o)
@@ -408,35 +215,6 @@ static void run_blocking(test_comm * tc, int light)
 }
 
 /* ---- outstanding operations ---- */
-/* a shuffled order of 0 .. n - 1 from seed */
-static void shuffle(int *idx, int n, unsigned seed)
-{
-    for (int i = 0; i < n; i++)
-        idx[i] = i;
-    for (int i = n - 1; i > 0; i--) {
-        seed = seed * 1103515245u + 12345u;
-        int j = (int) ((seed >> 8) % (unsigned) (i + 1)), t = idx[i];
-        idx[i] = idx[j];
-        idx[j] = t;
-    }
-}
-
-/* complete reqs in the order idx: MPI_Test on each in turn until all are done */
-static void test_loop(MPI_Request * reqs, const int *idx, int n)
-{
-    int left = 0;
-    for (int i = 0; i < n; i++)
-        left += reqs[i] != MPI_REQUEST_NULL;
-    while (left > 0)
-        for (int i = 0; i < n; i++) {
-            int flag = 0;
-            if (reqs[idx[i]] == MPI_REQUEST_NULL)
-                continue;
-            MPI_Test(&reqs[idx[i]], &flag, MPI_STATUS_IGNORE);
-            left -= flag != 0;
-        }
-}
-
 /* NB operations on different buffers over the comms, all started before any completes,
  * completed by MPI_Waitall on a shuffled array or (use_test) MPI_Test loops in a shuffled
  * order (not the same on two ranks) */
@@ -510,12 +288,7 @@ static void run_persistent(void)
         if (s == 100)
             at100 = mallinfo2().uordblks;
     }
-    size_t now = mallinfo2().uordblks, grown = now > at100 ? now - at100 : 0;
-    if (starts >= 200 && grown > 64 * 1024) {
-        errors++;
-        fprintf(stderr, "rank %d: the heap grew by %zu bytes over %d starts of %d persistent "
-                "scans and exscans\n", wrank, grown, starts - 101, n);
-    }
+    check_heap(at100, n, "scans and exscans");
     for (int i = 0; i < n; i++) {
         MPI_Request_free(&reqs[i]);
         op_free(&ops[i]);
@@ -527,77 +300,9 @@ static void run_persistent(void)
 }
 
 /* ---- main ---- */
-/* the counters moved as expected since before[] (fallbacks since fallbacks0) */
-static void check_counters(const unsigned long long *before, unsigned long long fallbacks0)
-{
-    for (int f = 0; f < NFORMS; f++) {
-        int tree = f < F_ISCAN ? tree_blocking : tree_sched;
-        unsigned long long got = pvar_now(pvar_names[f]) - before[f];
-        if (tree ? got >= sure[f] && got <= calls[f] : !expect_hier || got == calls[f])
-            continue;
-        errors++;
-        fprintf(stderr, "rank %d: %s moved by %llu for %llu calls and inits (%s%llu)\n",
-                wrank, pvar_names[f], got, calls[f], tree ? "at least " : "expected ",
-                tree ? sure[f] : calls[f]);
-    }
-    if (expect_hier && !tree_blocking && !tree_sched) {
-        unsigned long long got = pvar_now("coll_hier_flat_fallbacks") - fallbacks0;
-        if (got != fallbacks) {
-            errors++;
-            fprintf(stderr, "rank %d: coll_hier_flat_fallbacks moved by %llu, expected %llu "
-                    "(calls on comms whose groups are not blocks of consecutive ranks)\n",
-                    wrank, got, fallbacks);
-        }
-    }
-}
-
-static void parse_args(int argc, char **argv)
-{
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-expect-hier"))
-            expect_hier = 1;
-        else if (!strcmp(argv[i], "-tree-blocking"))
-            tree_blocking = 1;
-        else if (!strcmp(argv[i], "-tree-sched"))
-            tree_sched = 1;
-        else if (!strcmp(argv[i], "-starts") && i + 1 < argc)
-            starts = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "-big") && i + 1 < argc)
-            big = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "-full"))
-            full = 1;
-    }
-}
-
 int main(int argc, char **argv)
 {
-    int provided, counted;
-    unsigned long long before[NFORMS], fallbacks0 = 0;
-
-    MPI_Init(&argc, &argv);
-    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
-    parse_args(argc, argv);
-    counted = expect_hier || tree_blocking || tree_sched;
-    make_cases();
-    make_comms();
-    for (int f = 0; counted && f < NFORMS; f++)
-        before[f] = pvar_now(pvar_names[f]);
-    if (expect_hier)
-        fallbacks0 = pvar_now("coll_hier_flat_fallbacks");
-
-    for (int w = 0; w < NCOMMS; w++)
-        run_blocking(&comms[w], w == W_ODD || w == W_DUP);
-    for (int batch = 0; batch < 4; batch++)
-        run_outstanding(batch, batch % 2);
-    run_persistent();
-    if (counted)
-        check_counters(before, fallbacks0);
-
-    free_comms();
-    free_cases();
-    hier_report_errors(errors);
-    MPI_T_finalize();
-    MPI_Finalize();
-    return 0;
+    counters = (hier_counters) { NFORMS, F_ISCAN, form_names };
+    return hier_matrix_main(argc, argv, make_cases, free_cases, run_blocking, run_outstanding,
+                            run_persistent);
 }
