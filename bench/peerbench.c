@@ -1,15 +1,16 @@
 /* peerbench: the neutral benchmark of bench/peers.sh, plain MPI, built against each MPI
  * it compares (MPICH with the plugin, Open MPI).  It times MPI_Bcast, MPI_Reduce,
  * MPI_Allreduce, MPI_Allgather, MPI_Gather, MPI_Scatter, MPI_Barrier, MPI_Scan,
- * MPI_Exscan, MPI_Reduce_scatter_block and MPI_Reduce_scatter (equal counts) on
- * MPI_COMM_WORLD, root 0, and prints one CSV line per collective and size (rank 0):
+ * MPI_Exscan, MPI_Reduce_scatter_block, MPI_Reduce_scatter and MPI_Allgatherv (equal
+ * counts, blocks in rank order) on MPI_COMM_WORLD, root 0, and prints one CSV line per
+ * collective and size (rank 0):
  *
  *   mpi,collective,bytes,ranks,reps,iters,median_us,samples_us
  *
  * bytes: the message for bcast, reduce, allreduce, scan and exscan (MPI_INT, MPI_SUM); the whole
- * gathered or scattered buffer for allgather, gather and scatter, the whole reduced vector
- * for reduce_scatter_block and reduce_scatter (each rank's block is bytes / ranks); 0 for
- * barrier.  A sample is one repetition: a barrier, then `iters`
+ * gathered or scattered buffer for allgather, gather, scatter and allgatherv, the whole
+ * reduced vector for reduce_scatter_block and reduce_scatter (each rank's block is bytes /
+ * ranks); 0 for barrier.  A sample is one repetition: a barrier, then `iters`
  * calls, their time per call on each rank, the maximum over ranks.  The first call of every
  * size is timed alike and its data checked (a wrong byte aborts the job); iters is chosen
  * from its time so that a repetition lasts about 5 ms; then the warm-up calls, then the
@@ -30,7 +31,7 @@ static const int MAX_ITERS = 1000;
 
 static const char *const COLLECTIVES[] = {"bcast", "reduce", "allreduce", "allgather",
                                           "gather", "scatter", "barrier", "scan", "exscan",
-                                          "reduce_scatter_block", "reduce_scatter"};
+                                          "reduce_scatter_block", "reduce_scatter", "allgatherv"};
 enum { NCOLL = sizeof COLLECTIVES / sizeof *COLLECTIVES };
 
 static int rank, nranks;
@@ -65,7 +66,8 @@ struct call {
     int coll;
     size_t bytes;      /* as printed */
     size_t block;      /* per rank (gather-like), else the message */
-    int *counts;       /* reduce_scatter: every rank's block in ints */
+    int *counts;       /* reduce_scatter: every rank's block in ints; allgatherv: in bytes */
+    int *displs;       /* allgatherv: every rank's block in order */
     unsigned char *send, *recv;
 };
 
@@ -100,6 +102,7 @@ static void fill(struct call *c)
         break;
     case 3:
     case 4:
+    case 11:
         for (size_t i = 0; i < c->block; i++)
             c->send[i] = pattern(rank, i);
         memset(c->recv, 0, c->bytes);
@@ -129,6 +132,7 @@ static void run_call(struct call *c)
     case 8: MPI_Exscan(c->send, c->recv, n / (int) sizeof(int), MPI_INT, MPI_SUM, MPI_COMM_WORLD); break;
     case 9: MPI_Reduce_scatter_block(c->send, c->recv, n / (int) sizeof(int), MPI_INT, MPI_SUM, MPI_COMM_WORLD); break;
     case 10: MPI_Reduce_scatter(c->send, c->recv, c->counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD); break;
+    case 11: MPI_Allgatherv(c->send, n, MPI_BYTE, c->recv, c->counts, c->displs, MPI_BYTE, MPI_COMM_WORLD); break;
     }
 }
 
@@ -166,6 +170,7 @@ static long first_wrong(const struct call *c)
         break;
     case 3:
     case 4:
+    case 11:
         if (c->coll == 4 && rank != 0)
             break;
         for (int r = 0; r < nranks; r++)
@@ -246,7 +251,7 @@ int main(int argc, char **argv)
             for (char *tok = strtok(value, ","); tok; tok = strtok(NULL, ",")) {
                 int c = coll_index(tok);
                 if (c < 0 || ncolls == NCOLL)
-                    fail("-C: '%s' is none of bcast reduce allreduce allgather gather scatter barrier scan exscan reduce_scatter_block reduce_scatter", tok);
+                    fail("-C: '%s' is none of bcast reduce allreduce allgather gather scatter barrier scan exscan reduce_scatter_block reduce_scatter allgatherv", tok);
                 colls[ncolls++] = c;
             }
         } else if (strcmp(opt, "-s") == 0) {
@@ -286,14 +291,17 @@ int main(int argc, char **argv)
             if ((c.coll == 1 || c.coll == 2) && c.bytes % sizeof(int))
                 fail("%s of %zu bytes: MPI_INT elements need a multiple of 4", name, c.bytes);
             int per_rank = (c.coll >= 3 && c.coll <= 5) || c.coll >= 9;
-            size_t unit = c.coll >= 9 ? sizeof(int) : 1;
+            size_t unit = c.coll == 9 || c.coll == 10 ? sizeof(int) : 1;
             if (per_rank && c.bytes % ((size_t) nranks * unit))
                 fail("%s of %zu bytes: the buffer is one block per rank, and %d ranks do not divide it%s",
                      name, c.bytes, nranks, unit > 1 ? " in MPI_INT elements" : "");
             c.block = per_rank ? c.bytes / (size_t) nranks : c.bytes;
             c.counts = malloc(sizeof(int) * (size_t) nranks);
-            for (int r = 0; r < nranks; r++)
-                c.counts[r] = (int) (c.block / sizeof(int));
+            c.displs = malloc(sizeof(int) * (size_t) nranks);
+            for (int r = 0; r < nranks; r++) {
+                c.counts[r] = (int) (c.coll == 11 ? c.block : c.block / sizeof(int));
+                c.displs[r] = (int) ((size_t) r * c.block);
+            }
             if (c.block > (size_t) 1 << 30)
                 fail("%s of %zu bytes: more than 1 GiB per block", name, c.bytes);
             c.send = malloc(c.bytes + 1);
@@ -329,6 +337,7 @@ int main(int argc, char **argv)
             free(c.send);
             free(c.recv);
             free(c.counts);
+            free(c.displs);
         }
     }
     free(samples);

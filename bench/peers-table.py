@@ -13,8 +13,8 @@
 
 Sizes are bytes as peerbench counts them: the message (bcast, reduce, allreduce, scan,
 exscan), the whole gathered, scattered or reduced buffer (allgather, gather, scatter,
-reduce_scatter_block, reduce_scatter: a rank's block is that divided by the ranks), 0 for
-barrier.  A figure is the median of every repetition of a
+reduce_scatter_block, reduce_scatter, allgatherv: a rank's block is that divided by the
+ranks), 0 for barrier.  A figure is the median of every repetition of a
 configuration in the final run (all rounds pooled); its noise is the half-width of the
 median's 95 % confidence interval (order statistics).
 """
@@ -27,7 +27,7 @@ import subprocess
 import sys
 
 FIXED = ('hier', 'tuned', 'mpich', 'ompi', 'han')
-GATHER_LIKE = ('allgather', 'gather', 'scatter', 'reduce_scatter_block', 'reduce_scatter')
+GATHER_LIKE = ('allgather', 'gather', 'scatter', 'reduce_scatter_block', 'reduce_scatter', 'allgatherv')
 # the columns: a configuration, or the best of a family (its sweep's winners and its
 # shipped configuration)
 FAMILIES = {'mpich best': ('mpich', 'mpich:'), 'han best': ('han', 'han:')}

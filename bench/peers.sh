@@ -41,7 +41,7 @@ SCREEN_MAX=4194304
 # rerun appends to it):
 # 5.0.1's multi-leader allreduce composition at 8 B ran for minutes without finishing
 SCREEN_TIMEOUT=180 FINAL_TIMEOUT=900
-ALL_COLLS=(bcast reduce allreduce allgather gather scatter barrier scan exscan reduce_scatter_block reduce_scatter)
+ALL_COLLS=(bcast reduce allreduce allgather gather scatter barrier scan exscan reduce_scatter_block reduce_scatter allgatherv)
 
 die() { echo "peers: $*" >&2; exit 1; }
 while [ $# -gt 0 ]; do
@@ -127,9 +127,9 @@ han_sweep() {
             for up in libnbc adapt; do
                 for low in tuned sm; do echo "han:up=$up,low=$low"; done
             done ;;
-        # HAN's barrier has no parameter (`han` is all of it); HAN has no scan, exscan or
-        # reduce-scatter (`han` is Open MPI's tuned there)
-        barrier | scan | exscan | reduce_scatter_block | reduce_scatter) ;;
+        # HAN's barrier has no parameter (`han` is all of it); HAN has no scan, exscan,
+        # reduce-scatter or allgatherv (`han` is Open MPI's tuned there)
+        barrier | scan | exscan | reduce_scatter_block | reduce_scatter | allgatherv) ;;
     esac
 }
 

@@ -111,6 +111,7 @@ LISTED_ITEM_TEXT = {
     ('exscan', 'by_size'): SCAN_ITEMS['by_size'],
     ('reduce_scatter', 'linear'): REDUCE_SCATTER_LINEAR,
     ('reduce_scatter_block', 'linear'): REDUCE_SCATTER_LINEAR,
+    ('allgatherv', 'linear'): "every leader sends each other leader its groups' blocks at once",
 }
 
 INTRA_ITEM_TEXT = {

@@ -66,7 +66,7 @@ lines = [l for l in open(sys.argv[1] + '/test/mpi/coll/testlist.in') if not l.st
 missing = []
 for coll in g.collectives:
     forced = [l for l in lines if 'MPIR_CVAR_%s_INTRA_ALGORITHM=hier' % coll.upper() in l]
-    params = g.params(coll, 'hier')     # scan, exscan, reduce_scatter(_block): no intra_algo
+    params = g.params(coll, 'hier')     # scan, exscan, reduce_scatter(_block), allgatherv: no intra_algo
     for kind, names in (('INTER', g.inter_algos(coll) if 'inter_algo' in params else []),
                         ('INTRA', g.intra_algos() if 'intra_algo' in params else [])):
         for name in names:
@@ -86,7 +86,7 @@ import hier_grammar
 g = hier_grammar.load(sys.argv[2])
 SEGSIZES = {'bcast': '0,1024,65536', 'reduce': '1024', 'allreduce': '1024', 'allgather': '1000',
             'gather': None, 'scatter': None, 'barrier': None, 'scan': None, 'exscan': None,
-            'reduce_scatter': None, 'reduce_scatter_block': None}
+            'reduce_scatter': None, 'reduce_scatter_block': None, 'allgatherv': None}
 # MPICH's tests of a collective that coll_cvars.txt leaves out (5.0.1 lists none for
 # exscan): the first ones run in the CI tier, so the quick ones first
 EXTRA_TESTS = {'exscan': {'intra-blocking': ['exscan2 5', 'exscan 10'],
@@ -151,7 +151,7 @@ print("|".join(c.upper() for c in hier_grammar.load(sys.argv[1]).collectives))' 
 scheds=$(python3 -c 'import sys; sys.path.insert(0, sys.argv[1] + "/test/mpi"); import hier_grammar
 print("|".join(e[2] + "_INTRA_ALGORITHM=" + e[3] for e in hier_grammar.load(sys.argv[1]).sched_algorithms))' "$srcdir")
 grep -E "(($colls)_INTRA_ALGORITHM=(hier|seg_[a-z_]+)|$scheds)( |\$)" "$coll/testlist.collalgo" |
-    sed -E '/_INTRA_ALGORITHM=nb /!s/ env=MPIR_CVAR_[A-Z]+_DEVICE_COLLECTIVE=0//' |
+    sed -E '/_INTRA_ALGORITHM=nb /!s/ env=MPIR_CVAR_[A-Z_]+_DEVICE_COLLECTIVE=0//' |
     { n=0 seen=" "
       while read -r line; do
         algo=$(grep -oE '[A-Z]+_INTRA_ALGORITHM=[a-z_]+' <<< "$line")

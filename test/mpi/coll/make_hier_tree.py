@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """Print an MPIR Csel tree that is MPICH's generic.json with bcast, reduce, allreduce,
-allgather, gather, scatter, barrier, scan, exscan, reduce_scatter and reduce_scatter_block
-on parent communicators sent to the hier algorithms with parameters (used by hier_json,
-hier_gather -json, hier_scan and hier_reduce_scatter -tree-blocking),
+allgather, gather, scatter, barrier, scan, exscan, reduce_scatter, reduce_scatter_block and
+allgatherv on parent communicators sent to the hier algorithms with parameters (used by hier_json,
+hier_gather -json, hier_scan, hier_reduce_scatter and hier_allgatherv -tree-blocking),
 or, with `seg`, bcast and reduce sent to segmented trees (used by hier_seg_json), or, with
 `route`, only bcast of at most 4 KiB on parent communicators sent to hier (used by
 hier_route: every other call must keep the device's selection), or, with `sched`, the
 non-blocking collectives on parent communicators sent to the hier schedules (used by
-hier_nb, hier_nb_gather, hier_scan and hier_reduce_scatter -tree-sched).
+hier_nb, hier_nb_gather, hier_scan, hier_reduce_scatter and hier_allgatherv -tree-sched).
 
     make_hier_tree.py MPICH/maint/tuning/coll/mpir/generic.json [seg|route|sched] > tree.json
 """
@@ -33,6 +33,7 @@ HIER = {
     "exscan": {"algorithm=MPIR_Exscan_intra_hier": {"inter_algo=recursive_doubling": {}}},
     "reduce_scatter": {"algorithm=MPIR_Reduce_scatter_intra_hier": {"inter_algo=linear": {}}},
     "reduce_scatter_block": {"algorithm=MPIR_Reduce_scatter_block_intra_hier": {"inter_algo=linear": {}}},
+    "allgatherv": {"algorithm=MPIR_Allgatherv_intra_hier": {"inter_algo=linear": {}}},
 }
 
 SEG = {
@@ -52,6 +53,7 @@ SCHED = {
     "iexscan": {"algorithm=MPIR_Iexscan_intra_tsp_hier": {}},
     "ireduce_scatter": {"algorithm=MPIR_Ireduce_scatter_intra_tsp_hier": {}},
     "ireduce_scatter_block": {"algorithm=MPIR_Ireduce_scatter_block_intra_tsp_hier": {}},
+    "iallgatherv": {"algorithm=MPIR_Iallgatherv_intra_tsp_hier": {}},
 }
 
 ROUTE = {

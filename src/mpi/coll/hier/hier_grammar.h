@@ -52,7 +52,8 @@
     X(scan, Scan, SCAN) \
     X(exscan, Exscan, EXSCAN) \
     X(reduce_scatter, Reduce_scatter, REDUCE_SCATTER) \
-    X(reduce_scatter_block, Reduce_scatter_block, REDUCE_SCATTER_BLOCK)
+    X(reduce_scatter_block, Reduce_scatter_block, REDUCE_SCATTER_BLOCK) \
+    X(allgatherv, Allgatherv, ALLGATHERV)
 
 #define MPII_HIER_ALGORITHMS_BCAST(X) \
     X(bcast, Bcast, BCAST, hier, HIER) \
@@ -99,6 +100,9 @@
 #define MPII_HIER_ALGORITHMS_REDUCE_SCATTER_BLOCK(X) \
     X(reduce_scatter_block, Reduce_scatter_block, REDUCE_SCATTER_BLOCK, hier, HIER_TOP)
 
+#define MPII_HIER_ALGORITHMS_ALLGATHERV(X) \
+    X(allgatherv, Allgatherv, ALLGATHERV, hier, HIER_TOP)
+
 #define MPII_HIER_ALGORITHMS(X) \
     MPII_HIER_ALGORITHMS_BCAST(X) \
     MPII_HIER_ALGORITHMS_REDUCE(X) \
@@ -110,7 +114,8 @@
     MPII_HIER_ALGORITHMS_SCAN(X) \
     MPII_HIER_ALGORITHMS_EXSCAN(X) \
     MPII_HIER_ALGORITHMS_REDUCE_SCATTER(X) \
-    MPII_HIER_ALGORITHMS_REDUCE_SCATTER_BLOCK(X)
+    MPII_HIER_ALGORITHMS_REDUCE_SCATTER_BLOCK(X) \
+    MPII_HIER_ALGORITHMS_ALLGATHERV(X)
 
 #define MPII_HIER_SCHED_ALGORITHMS(X) \
     X(ibcast, Ibcast, IBCAST, tsp_hier, bcast) \
@@ -123,7 +128,8 @@
     X(iscan, Iscan, ISCAN, tsp_hier, scan) \
     X(iexscan, Iexscan, IEXSCAN, tsp_hier, exscan) \
     X(ireduce_scatter, Ireduce_scatter, IREDUCE_SCATTER, tsp_hier, reduce_scatter) \
-    X(ireduce_scatter_block, Ireduce_scatter_block, IREDUCE_SCATTER_BLOCK, tsp_hier, reduce_scatter_block)
+    X(ireduce_scatter_block, Ireduce_scatter_block, IREDUCE_SCATTER_BLOCK, tsp_hier, reduce_scatter_block) \
+    X(iallgatherv, Iallgatherv, IALLGATHERV, tsp_hier, allgatherv)
 
 /* HAN Table II: segment size (bytes, 0 = one segment), inter-node submodule, its radix
  * (tsp_kary, tsp_knomial; fanout of seg_chain), its pipeline chunk (bytes, 0 = none),
@@ -156,9 +162,10 @@
     NAME(inter_algo, INTER_ALGOS, HIER_INTER_ALGORITHM) \
     NAME(intra_algo, INTRA_ALGOS, HIER_INTRA_ALGORITHM)
 
-/* scan, exscan, reduce_scatter, reduce_scatter_block: the algorithm among the top
- * leaders (the steps below it run their own: the scan's recursive doubling, the
- * reduce-scatter's binomial reduce and scatter) */
+/* scan, exscan, reduce_scatter, reduce_scatter_block, allgatherv: the algorithm among the
+ * top leaders (the steps below it run their own: the scan's recursive doubling, the
+ * reduce-scatter's binomial reduce and scatter, the allgatherv's binomial gather and
+ * bcast) */
 #define MPII_HIER_PARAMS_HIER_TOP(INT, NAME) \
     NAME(inter_algo, INTER_ALGOS, HIER_INTER_ALGORITHM)
 
@@ -199,7 +206,8 @@
     X(scan, SCAN) \
     X(exscan, EXSCAN) \
     X(reduce_scatter, REDUCE_SCATTER) \
-    X(reduce_scatter_block, REDUCE_SCATTER_BLOCK)
+    X(reduce_scatter_block, REDUCE_SCATTER_BLOCK) \
+    X(allgatherv, ALLGATHERV)
 
 #define MPII_HIER_INTER_ALGOS_ALLGATHER(X) \
     X(auto, AUTO) \
@@ -234,6 +242,9 @@
     X(linear, LINEAR)
 
 #define MPII_HIER_INTER_ALGOS_REDUCE_SCATTER_BLOCK(X) \
+    X(linear, LINEAR)
+
+#define MPII_HIER_INTER_ALGOS_ALLGATHERV(X) \
     X(linear, LINEAR)
 
 #define MPII_HIER_INTRA_ALGOS(X) \
@@ -308,7 +319,8 @@
     X(barrier, MPIDI_Barrier_intra_composition_beta) \
     X(scan, MPIDI_Scan_intra_composition_beta) \
     X(reduce_scatter, MPIDI_Reduce_scatter_intra_composition_alpha) \
-    X(reduce_scatter_block, MPIDI_Reduce_scatter_block_intra_composition_alpha)
+    X(reduce_scatter_block, MPIDI_Reduce_scatter_block_intra_composition_alpha) \
+    X(allgatherv, MPIDI_Allgatherv_intra_composition_alpha)
 
 /* ---- derived from the tables ---- */
 
@@ -336,6 +348,7 @@ enum {
 #define MPII_HIER_REDUCE_SCATTER_ENUM_(name_, NAME_) MPII_HIER_REDUCE_SCATTER_INTER_##NAME_,
 #define MPII_HIER_REDUCE_SCATTER_BLOCK_ENUM_(name_, NAME_) \
     MPII_HIER_REDUCE_SCATTER_BLOCK_INTER_##NAME_,
+#define MPII_HIER_ALLGATHERV_ENUM_(name_, NAME_) MPII_HIER_ALLGATHERV_INTER_##NAME_,
 enum { MPII_HIER_INTER_ALGOS_ALLGATHER(MPII_HIER_ALLGATHER_ENUM_) MPII_HIER_ALLGATHER_INTER_COUNT };
 enum { MPII_HIER_INTER_ALGOS_GATHER(MPII_HIER_GATHER_ENUM_) MPII_HIER_GATHER_INTER_COUNT };
 enum { MPII_HIER_INTER_ALGOS_SCATTER(MPII_HIER_SCATTER_ENUM_) MPII_HIER_SCATTER_INTER_COUNT };
@@ -350,6 +363,7 @@ enum {
     MPII_HIER_INTER_ALGOS_REDUCE_SCATTER_BLOCK(MPII_HIER_REDUCE_SCATTER_BLOCK_ENUM_)
     MPII_HIER_REDUCE_SCATTER_BLOCK_INTER_COUNT
 };
+enum { MPII_HIER_INTER_ALGOS_ALLGATHERV(MPII_HIER_ALLGATHERV_ENUM_) MPII_HIER_ALLGATHERV_INTER_COUNT };
 #define MPII_HIER_INTRA_ENUM_(name_, NAME_) MPII_HIER_INTRA_##NAME_,
 enum {
     MPII_HIER_INTRA_ALGOS(MPII_HIER_INTRA_ENUM_)

@@ -284,7 +284,9 @@ typedef struct {
     void *buf;                  /* bcast: the buffer; the others: recvbuf */
     MPI_Aint count;             /* bcast, reductions: of datatype; gathers, scatter: recvcount;
                                  * reduce_scatter_block: recvcount */
-    const MPI_Aint *counts;     /* reduce_scatter: recvcounts (NULL: the block variant) */
+    const MPI_Aint *counts;     /* reduce_scatter, allgatherv: recvcounts (NULL: the block
+                                 * variant of reduce_scatter) */
+    const MPI_Aint *displs;     /* allgatherv */
     MPI_Datatype datatype;      /* (gathers, scatter: recvtype) */
     MPI_Op op;                  /* reduce, allreduce, scan, exscan */
     int root;                   /* bcast, reduce, gather, scatter */
@@ -437,6 +439,23 @@ int MPII_Hier_scan_sched(const MPII_Hier_call * call, int exclusive, MPIR_TSP_sc
 int MPII_Hier_scan_entry(int exclusive, const void *sendbuf, void *recvbuf, MPI_Aint count,
                          MPI_Datatype datatype, MPI_Op op, MPIR_Comm * comm, int inter_algo,
                          int calls_pvar, MPIR_TSP_sched_t sched);
+/* One step of a schedule whose groups' data are runs of ranks (hier_run_steps.c),
+ * coarsest first: its comm (NULL: this rank takes no part), the tag of its messages, and
+ * first[m] (m = 0 .. members) the lowest rank of the parent comm whose data reaches the
+ * step through member m (MPII_Hier_hierarchy_member_starts) */
+typedef struct {
+    MPIR_Comm *comm;
+    int tag;
+    int *first;
+} MPII_Hier_run_step;
+/* The steps of call->comm's hierarchy for root 0 (each group's leader its first rank, so a
+ * group's data is the run of its ranks), or the whole comm as one step: while the plugin
+ * creates its comms, on one node that nothing splits, and where some group is not a block
+ * of consecutive ranks (a flat fallback, counted).  MPII_Hier_begin with cvars and
+ * n_inter_algos first; st[0 .. *n - 1], freed by MPII_Hier_run_steps_free. */
+int MPII_Hier_run_steps_plan(const MPII_Hier_call * call, const MPII_Hier_params * cvars,
+                             int n_inter_algos, MPII_Hier_run_step * st, int *n);
+void MPII_Hier_run_steps_free(MPII_Hier_run_step * st, int n);
 /* The four entries of the hier reduce-scatter and reduce-scatter-block
  * (reduce_scatter_intra_hier.c): recvcounts, or NULL and every block recvcount elements;
  * inter_algo, calls_pvar and sched as for MPII_Hier_scan_entry */

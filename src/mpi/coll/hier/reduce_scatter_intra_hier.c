@@ -23,15 +23,6 @@ typedef struct {
     MPI_Aint lo, n;
 } rs_run;
 
-/* One step, coarsest first: its comm (NULL: this rank takes no part), the tag of its
- * messages, and first[m] (m = 0 .. members) the lowest rank of the comm whose block
- * reaches the step through member m (MPII_Hier_hierarchy_member_starts) */
-typedef struct {
-    MPIR_Comm *comm;
-    int tag;
-    int *first;
-} rs_step;
-
 /* A temporary of n elements, freed with the schedule; NULL when out of memory */
 static char *rs_tmp(const rs_ctx * c, MPI_Aint n)
 {
@@ -46,7 +37,8 @@ static char *rs_at(const rs_ctx * c, const rs_run * r, MPI_Aint i)
 }
 
 /* The run of the vector that members m .. m + len - 1 of step st hold between them */
-static rs_run rs_members_run(const rs_ctx * c, const rs_step * st, int m, int len)
+static rs_run rs_members_run(const rs_ctx * c, const MPII_Hier_run_step * st, int m,
+                             int len)
 {
     MPI_Aint lo = c->at[st->first[m]];
     return (rs_run) { NULL, lo, c->at[st->first[m + len]] - lo };
@@ -55,7 +47,8 @@ static rs_run rs_members_run(const rs_ctx * c, const rs_step * st, int m, int le
 /* Up one step: a binomial reduce of the whole vector (*part, ready after *front) to the
  * step's member 0.  A child's subtree holds the members right after those this member has
  * combined so far (nearest child first), so its partial goes after them: rank order. */
-static int rs_up(const rs_ctx * c, const rs_step * st, char **part, int *front)
+static int rs_up(const rs_ctx * c, const MPII_Hier_run_step * st, char **part,
+                 int *front)
 {
     MPII_Hier_tree_node tree;
     MPI_Aint total = c->total;
@@ -87,7 +80,8 @@ static int rs_up(const rs_ctx * c, const rs_step * st, char **part, int *front)
 /* The top step: member j receives piece j (its groups' run) of every other member's
  * partial while it sends theirs, and combines the pieces in member order, member 0's
  * first: rank order.  *have: its groups' run, ready after *front. */
-static int rs_top(const rs_ctx * c, const rs_step * st, char *part, rs_run * have, int *front)
+static int rs_top(const rs_ctx * c, const MPII_Hier_run_step * st, char *part,
+                  rs_run * have, int *front)
 {
     int size = st->comm->local_size, me = st->comm->rank, mpi_errno = MPI_SUCCESS;
     int after = *front, acc_vtx = *front;
@@ -124,7 +118,8 @@ static int rs_top(const rs_ctx * c, const rs_step * st, char *part, rs_run * hav
 
 /* Down one step: member 0 holds its groups' run (*have); a binomial scatter gives each
  * member the run of its subtree's members, which *have becomes (ready after *front). */
-static int rs_down(const rs_ctx * c, const rs_step * st, rs_run * have, int *front)
+static int rs_down(const rs_ctx * c, const MPII_Hier_run_step * st, rs_run * have,
+                   int *front)
 {
     MPII_Hier_tree_node tree;
     int size = st->comm->local_size, me = st->comm->rank, mpi_errno = MPI_SUCCESS;
@@ -157,7 +152,8 @@ static int rs_down(const rs_ctx * c, const rs_step * st, rs_run * have, int *fro
 
 /* Up the steps below the top one finest first, the top step, down the others coarsest
  * first; then this rank's block into recvbuf */
-static int rs_steps(const rs_ctx * c, const MPII_Hier_call * a, const rs_step * steps, int n)
+static int rs_steps(const rs_ctx * c, const MPII_Hier_call * a, const MPII_Hier_run_step * steps,
+                    int n)
 {
     char *part = rs_tmp(c, c->total);
     rs_run have;
@@ -185,58 +181,6 @@ static int rs_steps(const rs_ctx * c, const MPII_Hier_call * a, const rs_step * 
                                     c->type, c->sched, 1, &front, &vtx);
 }
 
-/* The steps of comm's hierarchy for root 0 (each group's leader is its first rank, its
- * groups' blocks one run of the vector), or the whole comm as one step: while the plugin
- * creates its comms, on one node that nothing splits, and where some group is not a block
- * of consecutive ranks (a flat fallback, counted).  steps[k].first: MPL_malloc'd. */
-static int rs_plan(const MPII_Hier_call * a, const MPII_Hier_params * cvars, rs_step * st,
-                   int *n)
-{
-    MPII_Hier_params prm;
-    MPII_Hier_comm *hier;
-    MPII_Hier_steps steps;
-    int tag[MPII_HIER_MAX_STEPS], size = a->comm->local_size;
-    _Static_assert(MPII_HIER_REDUCE_SCATTER_INTER_COUNT ==
-                   MPII_HIER_REDUCE_SCATTER_BLOCK_INTER_COUNT, "one list");
-    int mpi_errno = MPII_Hier_begin(a->comm, a->given, cvars,
-                                    MPII_HIER_REDUCE_SCATTER_INTER_COUNT, a->calls_pvar, &prm,
-                                    &hier);
-
-    *n = 0;
-    if (mpi_errno)
-        return mpi_errno;
-    if (hier && !MPII_Hier_one_node(hier) &&
-        !MPII_Hier_hierarchy_is_rank_ordered(MPII_Hier_used(hier))) {
-        MPII_HIER_PVAR_ADD(FLAT_FALLBACKS, 1);
-        hier = NULL;
-    }
-    if (!hier || MPII_Hier_one_node(hier)) {
-        st[0] = (rs_step) { a->comm, 0, MPL_malloc(sizeof(int) * (size + 1), MPL_MEM_COLL) };
-        *n = 1;
-        if (!st[0].first)
-            return MPI_ERR_NO_MEM;
-        for (int m = 0; m <= size; m++)
-            st[0].first[m] = m;
-        return MPII_Hier_tags_draw(a->comm, 1, 1, &st[0].tag);
-    }
-    mpi_errno = MPII_Hier_steps_get(a->comm, hier, 0, &steps);
-    if (!mpi_errno)
-        mpi_errno = MPII_Hier_step_tags(&steps, tag);
-    for (int k = 0; k < steps.nsteps && !mpi_errno; k++) {
-        MPIR_Comm *comm = steps.step[k].comm;
-        st[(*n)++] = (rs_step) { comm, tag[k], NULL };
-        if (!comm)
-            continue;
-        st[k].first = MPL_malloc(sizeof(int) * (size + 1), MPL_MEM_COLL);
-        if (!st[k].first)
-            return MPI_ERR_NO_MEM;
-        if (MPII_Hier_hierarchy_member_starts(steps.h, k, steps.step[k].instance, st[k].first)
-            != comm->local_size)
-            mpi_errno = MPI_ERR_INTERN;
-    }
-    return mpi_errno;
-}
-
 /* Algorithm: hierarchical reduce-scatter over the N levels, as one schedule (the block
  * variant: every count the same)
  *
@@ -256,13 +200,13 @@ static int rs_plan(const MPII_Hier_call * a, const MPII_Hier_params * cvars, rs_
 static int rs_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
 {
     int block = !a->counts, size = a->comm->local_size, n = 0;
-    const MPII_Hier_params cvars = MPII_HIER_PARAMS_STEPS(block ?
-                                                          MPIR_CVAR_REDUCE_SCATTER_BLOCK_HIER_INTER_ALGORITHM
-                                                          :
-                                                          MPIR_CVAR_REDUCE_SCATTER_HIER_INTER_ALGORITHM,
-                                                          0);
+    const MPII_Hier_params cvars =
+        MPII_HIER_PARAMS_STEPS(block ? MPIR_CVAR_REDUCE_SCATTER_BLOCK_HIER_INTER_ALGORITHM :
+                               MPIR_CVAR_REDUCE_SCATTER_HIER_INTER_ALGORITHM, 0);
     rs_ctx c = { a->datatype, a->op, 0, 0, 0, NULL, 0, sched };
-    rs_step steps[MPII_HIER_MAX_STEPS];
+    MPII_Hier_run_step steps[MPII_HIER_MAX_STEPS];
+    _Static_assert((int) MPII_HIER_REDUCE_SCATTER_INTER_COUNT ==
+                   (int) MPII_HIER_REDUCE_SCATTER_BLOCK_INTER_COUNT, "one list");
     MPI_Aint true_extent, *at = MPL_malloc(sizeof(MPI_Aint) * (size + 1), MPL_MEM_COLL);
     int mpi_errno = at ? MPI_SUCCESS : MPI_ERR_NO_MEM;
 
@@ -282,12 +226,12 @@ static int rs_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
                                              c.type, sched, 0, NULL, &vtx);
     } else if (!mpi_errno && size > 1 && c.total > 0 &&
                MPII_Hier_payload_bytes(c.total, a->datatype) > 0) {
-        mpi_errno = rs_plan(a, &cvars, steps, &n);
+        mpi_errno = MPII_Hier_run_steps_plan(a, &cvars, MPII_HIER_REDUCE_SCATTER_INTER_COUNT,
+                                             steps, &n);
         if (!mpi_errno)
             mpi_errno = rs_steps(&c, a, steps, n);
     }
-    for (int k = 0; k < n; k++)
-        MPL_free(steps[k].first);
+    MPII_Hier_run_steps_free(steps, n);
     MPL_free(at);
     return mpi_errno;
 }
