@@ -30,6 +30,7 @@
 #include "hiertune/tree/collective.hpp"
 #include "mpi_cvars.hpp"
 #include "mpi_job.hpp"
+#include "payload.hpp"
 #include "tune_command.hpp"
 
 namespace hiertune {
@@ -54,12 +55,23 @@ std::vector<Configuration> plan_overlap(const OverlapOptions& options, const Cva
 
 enum class Phase { comm, comp, overlap };
 
+// The width of the table's operation column: the longest operation's name and a space.
+int operation_width() {
+    std::size_t width = 0;
+    for (const std::string& operation : overlap_operations()) width = std::max(width, operation.size());
+    return static_cast<int>(width) + 1;
+}
+
 // One operation at one size: buffers, synchronisation and the timed sequence
 // start, [compute], wait.  Reductions use MPI_UNSIGNED_CHAR with MPI_SUM,
-// the others MPI_BYTE; root 0.
+// the others MPI_BYTE; root 0.  A size is each rank's block where a rank holds one
+// block per rank (iallgather; iallgatherv, bench's layout: Payload::allgatherv_layout;
+// the reduce-scatters: the vector of them out, the rank's own block of the sum in,
+// MPI_Ireduce_scatter with equal recvcounts).
 class Runner {
 public:
-    Runner(std::size_t max_bytes, int rank, int size) : rank_(rank) {
+    Runner(std::size_t max_bytes, int rank, int size)
+        : counts_(static_cast<std::size_t>(size), 0), displs_(static_cast<std::size_t>(size), 0), rank_(rank) {
         try {
             send_.assign(std::max<std::size_t>(max_bytes, 1), static_cast<unsigned char>(rank));
             recv_.assign(std::max<std::size_t>(max_bytes, 1) * static_cast<std::size_t>(size), 0);
@@ -104,11 +116,25 @@ private:
             case grammar::Collective::allgather:
                 MPI_Iallgather(send_.data(), count, MPI_BYTE, recv_.data(), count, MPI_BYTE, comm, request);
                 return;
+            case grammar::Collective::allgatherv:
+                Payload::allgatherv_layout(count, counts_, displs_);  // unchanged until the call completes
+                MPI_Iallgatherv(send_.data(), count, MPI_BYTE, recv_.data(), counts_.data(), displs_.data(), MPI_BYTE,
+                                comm, request);
+                return;
             case grammar::Collective::scan:
                 MPI_Iscan(send_.data(), recv_.data(), count, MPI_UNSIGNED_CHAR, MPI_SUM, comm, request);
                 return;
             case grammar::Collective::exscan:
                 MPI_Iexscan(send_.data(), recv_.data(), count, MPI_UNSIGNED_CHAR, MPI_SUM, comm, request);
+                return;
+            // the vector of one block per rank goes out of recv_ (size blocks), the block into send_
+            case grammar::Collective::reduce_scatter:
+                std::fill(counts_.begin(), counts_.end(), count);  // unchanged until the call completes
+                MPI_Ireduce_scatter(recv_.data(), send_.data(), counts_.data(), MPI_UNSIGNED_CHAR, MPI_SUM, comm,
+                                    request);
+                return;
+            case grammar::Collective::reduce_scatter_block:
+                MPI_Ireduce_scatter_block(recv_.data(), send_.data(), count, MPI_UNSIGNED_CHAR, MPI_SUM, comm, request);
                 return;
             case grammar::Collective::gather:
             case grammar::Collective::scatter:
@@ -167,6 +193,8 @@ private:
 
     std::vector<unsigned char> send_;
     std::vector<unsigned char> recv_;
+    std::vector<int> counts_;  // MPI_Ireduce_scatter's and MPI_Iallgatherv's recvcounts
+    std::vector<int> displs_;  // MPI_Iallgatherv's displs
     int rank_;
 };
 
@@ -194,9 +222,10 @@ public:
             out_ << "operation,algorithm,params,size,comp_us,t_comm_us,t_comp_us,t_measured_us,ratio\n";
         else if (format_ == OutputFormat::osu)
             out_ << "# ratio = (t_measured - max(t_comm, t_comp)) / min(t_comm, t_comp): 0 overlap, 1 none\n"
-                 << std::left << std::setw(13) << "# operation" << std::setw(12) << "algorithm" << std::right
-                 << std::setw(9) << "size" << std::setw(11) << "comp_us" << std::setw(12) << "t_comm_us"
-                 << std::setw(12) << "t_comp_us" << std::setw(11) << "t_meas_us" << std::setw(8) << "ratio" << '\n';
+                 << std::left << std::setw(operation_width()) << "# operation" << std::setw(12) << "algorithm"
+                 << std::right << std::setw(9) << "size" << std::setw(11) << "comp_us" << std::setw(12)
+                 << "t_comm_us" << std::setw(12) << "t_comp_us" << std::setw(11) << "t_meas_us" << std::setw(8)
+                 << "ratio" << '\n';
     }
 
     void row(const Configuration& configuration, const OverlapCell& cell) {
@@ -217,7 +246,7 @@ public:
                   << fixed(cell.comp_us, 1) << ',' << fixed(cell.t_comm_us, 3) << ',' << fixed(cell.t_comp_us, 3) << ','
                  << fixed(cell.t_measured_us, 3) << ',' << fixed(cell.ratio, 4) << '\n';
         } else {
-            out_ << std::left << std::setw(13) << configuration.collective << std::setw(12)
+            out_ << std::left << std::setw(operation_width()) << configuration.collective << std::setw(12)
                  << configuration.algorithm << std::right << std::setw(9) << cell.bytes << std::setw(11)
                  << fixed(cell.comp_us, 1) << std::setw(12) << fixed(cell.t_comm_us, 3) << std::setw(12)
                  << fixed(cell.t_comp_us, 3) << std::setw(11) << fixed(cell.t_measured_us, 3) << std::setw(8)
@@ -428,6 +457,9 @@ int run_overlap(const OverlapOptions& options, std::ostream& out, std::ostream& 
     std::optional<Runner> runner;
     std::optional<ComputeTeam> team;
     try {
+        for (const Configuration& configuration : plan.configurations)
+            if (grammar::is_kind(configuration.collective, grammar::Collective::allgatherv))
+                Payload::check_allgatherv_displacements(configuration.collective, plan.grid.sizes.back(), size);
         runner.emplace(static_cast<std::size_t>(plan.grid.sizes.back()), rank, size);
         team.emplace(calibration, options.threads);
     } catch (const std::exception& e) {

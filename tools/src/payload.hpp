@@ -4,7 +4,9 @@
 #pragma once
 
 #include <algorithm>
+#include <climits>
 #include <cstddef>
+#include <cstdint>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -19,14 +21,19 @@
 
 namespace hiertune {
 
-// Message buffers and the data check.  Reductions (reduce, allreduce, scan, exscan)
-// use MPI_UNSIGNED_CHAR with MPI_SUM (any byte count is valid; the sum mod 256 is
-// exact), the others MPI_BYTE; root 0.  `bytes` is the message of bcast and of the
-// reductions (every rank's contribution and result), and each rank's block of
-// allgather, gather and scatter, whose root (allgather: every rank) holds one block
-// per rank; barrier moves nothing.  A non-blocking form (ibcast, ...) has its
-// blocking form's buffers and data.  Every point resolves its collective's name to a
-// Call once (call_of).
+// Message buffers and the data check.  Reductions (reduce, allreduce, scan, exscan,
+// reduce_scatter, reduce_scatter_block) use MPI_UNSIGNED_CHAR with MPI_SUM (any byte
+// count is valid; the sum mod 256 is exact), the others MPI_BYTE; root 0.  `bytes` is
+// the message of bcast and of reduce, allreduce, scan and exscan (every rank's
+// contribution and result), and each rank's block of allgather, allgatherv, gather,
+// scatter and the reduce-scatters, whose root (allgather, allgatherv, the reduce-scatters:
+// every rank) holds one block per rank: a reduce-scatter sends that vector and receives
+// its own block of the vectors' sum (MPI_Reduce_scatter: equal recvcounts, the block);
+// allgatherv's recvcounts are equal (the block) and its displacements in reversed rank
+// order (allgatherv_layout), so that a call that ignores them puts blocks in the wrong
+// place; barrier moves nothing.  A non-blocking form (ibcast, ...) has its blocking
+// form's buffers and data.  Every point resolves its collective's name to a Call once
+// (call_of).
 class Payload {
 public:
     // A collective's call, resolved from its name once per point (not in the timed
@@ -36,13 +43,40 @@ public:
     // Throws std::logic_error for a name that is not one of supported_collectives().
     static Call call_of(const std::string& name) { return grammar::Collective::parse(name); }
 
+    // MPI_Allgatherv's arguments for blocks of `count` bytes on counts.size() ranks (bench's,
+    // verify's and overlap's): equal recvcounts and displacements in reversed rank order,
+    // rank r's block at allgatherv_place(r) x count, so that a call that ignores them puts
+    // the blocks in the wrong place.  displs has counts.size() elements.
+    static int allgatherv_place(int r, int size) { return size - 1 - r; }
+    static void allgatherv_layout(int count, std::vector<int>& counts, std::vector<int>& displs) {
+        const int size = static_cast<int>(counts.size());
+        for (int r = 0; r < size; ++r) {
+            counts[static_cast<std::size_t>(r)] = count;
+            displs[static_cast<std::size_t>(r)] = allgatherv_place(r, size) * count;
+        }
+    }
+    // Throws std::runtime_error where a displacement of that layout on `size` ranks with
+    // blocks of `bytes` exceeds MPI's int (rank 0's block lies size - 1 blocks in).
+    static void check_allgatherv_displacements(const std::string& collective, std::uint64_t bytes, int size) {
+        if (static_cast<double>(size - 1) * static_cast<double>(bytes) <= INT_MAX) return;
+        throw std::runtime_error(collective + " at " + std::to_string(bytes) + " B per rank on " +
+                                 std::to_string(size) + " ranks: a displacement, (ranks - 1) x the size, exceeds " +
+                                 "MPI's int");
+    }
+
     // Buffers large enough for every point of `points` (those to measure),
     // allocated once, before any timing: the comm-size blocks only where a
     // collective planned needs them.  Throws std::runtime_error if they do not fit.
-    Payload(const std::vector<PointKey>& points, int rank, int size) : rank_(rank), size_(size) {
+    Payload(const std::vector<PointKey>& points, int rank, int size)
+        : counts_(static_cast<std::size_t>(std::max(size, 1)), 0),
+          displs_(static_cast<std::size_t>(std::max(size, 1)), -1),
+          rank_(rank),
+          size_(size) {
         std::size_t send = 1, recv = 1;  // never empty, so data() is a buffer even at size 0
         for (const PointKey& key : points) {
-            const Extent extent = buffer_extent(call_of(key.collective).kind(), static_cast<std::size_t>(key.msg_bytes));
+            const Op op = call_of(key.collective).kind();
+            if (op == Op::allgatherv) check_allgatherv_displacements(key.collective, key.msg_bytes, size);
+            const Extent extent = buffer_extent(op, static_cast<std::size_t>(key.msg_bytes));
             send = std::max(send, extent.send);
             recv = std::max(recv, extent.recv);
         }
@@ -73,11 +107,20 @@ public:
             }
             return;
         }
+        if (is_reduce_scatter(op)) {
+            for (int b = 0; b < size_; ++b) {
+                unsigned char* vector_block = block(send_, b, bytes);
+                for (std::size_t i = 0; i < bytes; ++i) vector_block[i] = vector_byte(i, rep, rank_, b);
+            }
+            for (std::size_t i = 0; i < bytes; ++i)
+                recv_[i] = static_cast<unsigned char>(~expected_block_sum(i, rep, rank_));
+            return;
+        }
         const bool root = rank_ == 0;
-        if (op == Op::allgather || op == Op::gather) {
+        if (op == Op::allgather || op == Op::allgatherv || op == Op::gather) {
             fill_block(send_.data(), bytes, rep, rank_, false);
-            if (op == Op::allgather || root)
-                for (int r = 0; r < size_; ++r) fill_block(block(recv_, r, bytes), bytes, rep, r, true);
+            if (op != Op::gather || root)
+                for (int r = 0; r < size_; ++r) fill_block(placed_block(op, r, bytes), bytes, rep, r, true);
         } else if (op == Op::scatter) {
             if (root)
                 for (int r = 0; r < size_; ++r) fill_block(block(send_, r, bytes), bytes, rep, r, false);
@@ -101,9 +144,14 @@ public:
                 if (recv_[i] != expected_sum(i, rep, summed)) return false;
             return true;
         }
-        if (op == Op::allgather || (op == Op::gather && rank_ == 0)) {
+        if (is_reduce_scatter(op)) {
+            for (std::size_t i = 0; i < bytes; ++i)
+                if (recv_[i] != expected_block_sum(i, rep, rank_)) return false;
+            return true;
+        }
+        if (op == Op::allgather || op == Op::allgatherv || (op == Op::gather && rank_ == 0)) {
             for (int r = 0; r < size_; ++r)
-                if (!block_holds(block(recv_, r, bytes), bytes, rep, r)) return false;
+                if (!block_holds(placed_block(op, r, bytes), bytes, rep, r)) return false;
             return true;
         }
         if (op == Op::scatter) return block_holds(recv_.data(), bytes, rep, rank_);
@@ -131,11 +179,18 @@ private:
             case Op::reduce: return MPI_Reduce(send, recv, count, MPI_UNSIGNED_CHAR, MPI_SUM, 0, comm);
             case Op::allreduce: return MPI_Allreduce(send, recv, count, MPI_UNSIGNED_CHAR, MPI_SUM, comm);
             case Op::allgather: return MPI_Allgather(send, count, MPI_BYTE, recv, count, MPI_BYTE, comm);
+            case Op::allgatherv:
+                return MPI_Allgatherv(send, count, MPI_BYTE, recv, recvcounts(count), displacements(count), MPI_BYTE,
+                                      comm);
             case Op::gather: return MPI_Gather(send, count, MPI_BYTE, recv, count, MPI_BYTE, 0, comm);
             case Op::scatter: return MPI_Scatter(send, count, MPI_BYTE, recv, count, MPI_BYTE, 0, comm);
             case Op::barrier: return MPI_Barrier(comm);
             case Op::scan: return MPI_Scan(send, recv, count, MPI_UNSIGNED_CHAR, MPI_SUM, comm);
             case Op::exscan: return MPI_Exscan(send, recv, count, MPI_UNSIGNED_CHAR, MPI_SUM, comm);
+            case Op::reduce_scatter:
+                return MPI_Reduce_scatter(send, recv, recvcounts(count), MPI_UNSIGNED_CHAR, MPI_SUM, comm);
+            case Op::reduce_scatter_block:
+                return MPI_Reduce_scatter_block(send, recv, count, MPI_UNSIGNED_CHAR, MPI_SUM, comm);
         }
         return MPI_ERR_OTHER;
     }
@@ -150,11 +205,18 @@ private:
             case Op::allreduce:
                 return MPI_Iallreduce(send, recv, count, MPI_UNSIGNED_CHAR, MPI_SUM, comm, request);
             case Op::allgather: return MPI_Iallgather(send, count, MPI_BYTE, recv, count, MPI_BYTE, comm, request);
+            case Op::allgatherv:
+                return MPI_Iallgatherv(send, count, MPI_BYTE, recv, recvcounts(count), displacements(count), MPI_BYTE,
+                                       comm, request);
             case Op::gather: return MPI_Igather(send, count, MPI_BYTE, recv, count, MPI_BYTE, 0, comm, request);
             case Op::scatter: return MPI_Iscatter(send, count, MPI_BYTE, recv, count, MPI_BYTE, 0, comm, request);
             case Op::barrier: return MPI_Ibarrier(comm, request);
             case Op::scan: return MPI_Iscan(send, recv, count, MPI_UNSIGNED_CHAR, MPI_SUM, comm, request);
             case Op::exscan: return MPI_Iexscan(send, recv, count, MPI_UNSIGNED_CHAR, MPI_SUM, comm, request);
+            case Op::reduce_scatter:
+                return MPI_Ireduce_scatter(send, recv, recvcounts(count), MPI_UNSIGNED_CHAR, MPI_SUM, comm, request);
+            case Op::reduce_scatter_block:
+                return MPI_Ireduce_scatter_block(send, recv, count, MPI_UNSIGNED_CHAR, MPI_SUM, comm, request);
         }
         return MPI_ERR_OTHER;
     }
@@ -169,9 +231,12 @@ private:
         const bool root = rank_ == 0;
         switch (op) {
             case Op::bcast: return {bytes, 0};
-            case Op::allgather: return {bytes, all_blocks};
+            case Op::allgather:
+            case Op::allgatherv: return {bytes, all_blocks};
             case Op::gather: return {bytes, root ? all_blocks : 0};
             case Op::scatter: return {root ? all_blocks : 0, bytes};
+            case Op::reduce_scatter:
+            case Op::reduce_scatter_block: return {all_blocks, bytes};
             case Op::barrier: return {0, 0};
             case Op::reduce:
             case Op::allreduce:
@@ -184,6 +249,30 @@ private:
     // The collectives that combine every rank's `bytes` with MPI_SUM.
     static bool is_reduction(Op op) {
         return op == Op::reduce || op == Op::allreduce || op == Op::scan || op == Op::exscan;
+    }
+    // The collectives that sum every rank's vector of one block per rank and leave each
+    // rank its own block of the sum.
+    static bool is_reduce_scatter(Op op) { return op == Op::reduce_scatter || op == Op::reduce_scatter_block; }
+    // MPI_Reduce_scatter's and MPI_Allgatherv's recvcounts: `count` (the block) for every
+    // rank; the array stays as it is until the next call, past a non-blocking call's
+    // completion.
+    const int* recvcounts(int count) {
+        if (counts_.front() != count) std::fill(counts_.begin(), counts_.end(), count);
+        return counts_.data();
+    }
+    // Which block of the receive buffer rank r's block goes to: its own (rank order), for
+    // allgatherv its place in allgatherv_layout.
+    int place(Op op, int r) const { return op == Op::allgatherv ? allgatherv_place(r, size_) : r; }
+    // MPI_Allgatherv's displs for blocks of `count` (allgatherv_layout); kept as
+    // recvcounts() keeps its array.
+    const int* displacements(int count) {
+        if (displs_.front() != allgatherv_place(0, size_) * count || counts_.front() != count)
+            allgatherv_layout(count, counts_, displs_);
+        return displs_.data();
+    }
+    unsigned char* placed_block(Op op, int r, std::size_t bytes) { return block(recv_, place(op, r), bytes); }
+    const unsigned char* placed_block(Op op, int r, std::size_t bytes) const {
+        return block(recv_, place(op, r), bytes);
     }
     // How many ranks, from rank 0 on, this rank's result of a reduction sums: all of
     // them (allreduce; reduce at the root), those up to this one (scan) or before it
@@ -228,6 +317,18 @@ private:
     static unsigned char expected_sum(std::size_t i, std::size_t rep, std::size_t n) {
         return static_cast<unsigned char>(n * (i * 31 + rep * 7) + 13 * (n * (n - 1) / 2));
     }
+    // Byte i of block b of rank `rank`'s vector (the reduce-scatters): its contribution,
+    // and on the block's own rank b the block's mark (block_byte), so that the blocks'
+    // sums differ from each other as the marks do and a block summed into the wrong
+    // rank fails the check.
+    static unsigned char vector_byte(std::size_t i, std::size_t rep, int rank, int b) {
+        return static_cast<unsigned char>(contribution(i, rep, rank) + (rank == b ? block_byte(i, rep, b) : 0));
+    }
+    // Byte i of block b of the vectors' sum over all ranks: the contributions' sum and b's mark.
+    unsigned char expected_block_sum(std::size_t i, std::size_t rep, int b) const {
+        const auto n = static_cast<std::size_t>(size_);
+        return static_cast<unsigned char>(expected_sum(i, rep, n) + block_byte(i, rep, b));
+    }
     // Byte i of rank `rank`'s block in repetition `rep`: each byte differs from
     // the previous repetition's, and the blocks of any two of the first 32768
     // ranks differ (in the first byte among 256 ranks, beyond that in the step
@@ -239,6 +340,8 @@ private:
 
     std::vector<unsigned char> send_;
     std::vector<unsigned char> recv_;
+    std::vector<int> counts_;  // recvcounts()
+    std::vector<int> displs_;  // displacements()
     int rank_;
     int size_;
 };

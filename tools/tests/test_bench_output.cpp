@@ -68,7 +68,13 @@ TEST(Osu, NamesEveryCollectiveBenchTimes) {
         {"gather", "MPI_Gather", "Gather"},          {"scatter", "MPI_Scatter", "Scatter"},
         {"barrier", "MPI_Barrier", "Barrier"},       {"scan", "MPI_Scan", "Scan"},
         {"exscan", "MPI_Exscan", "Exscan"},          {"iscan", "MPI_Iscan", "Non-blocking Scan"},
-        {"iexscan", "MPI_Iexscan", "Non-blocking Exscan"}};
+        {"iexscan", "MPI_Iexscan", "Non-blocking Exscan"},
+        {"reduce_scatter", "MPI_Reduce_scatter", "Reduce_scatter"},
+        {"reduce_scatter_block", "MPI_Reduce_scatter_block", "Reduce_scatter_block"},
+        {"ireduce_scatter", "MPI_Ireduce_scatter", "Non-blocking Reduce_scatter"},
+        {"ireduce_scatter_block", "MPI_Ireduce_scatter_block", "Non-blocking Reduce_scatter_block"},
+        {"allgatherv", "MPI_Allgatherv", "Allgatherv"},
+        {"iallgatherv", "MPI_Iallgatherv", "Non-blocking Allgatherv"}};
     for (const auto& name : names) {
         EXPECT_EQ(mpi_function_name(name[0]), name[1]);
         EXPECT_EQ(osu_title(name[0]), "# OSU MPI " + name[2] + " Latency Test (hiertune bench)");

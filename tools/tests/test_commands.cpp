@@ -31,6 +31,7 @@
 #include "hiertune/common/usage_error.hpp"
 #include "install_tree_cli.hpp"
 #include "learn_cli.hpp"
+#include "link_bound_cli.hpp"
 #include "overlap_cli.hpp"
 #include "overlap_report_cli.hpp"
 #include "payload.hpp"
@@ -556,6 +557,75 @@ TEST_F(CommandLines, ScanAndExscanAreCollectivesOfTheCommands) {
               (std::vector<VerifyCase>{{"exscan", 8, true, 0, false}, {"iscan", 1024, false, 0, false}}));
 }
 
+// bench, tune, verify, overlap and link-bound take reduce_scatter, reduce_scatter_block
+// and their non-blocking forms by MPICH's names, sized per rank (each rank's block).
+TEST_F(CommandLines, ReduceScattersAreCollectivesOfTheCommands) {
+    Bound<BenchCli> bench;
+    bench.parse({"bench", "-C", "reduce_scatter,ireduce_scatter_block", "--sizes", "0,8", "-c", "-a", "all"});
+    const BenchOptions b = bench.command.options();
+    EXPECT_EQ(b.collectives, (std::vector<std::string>{"reduce_scatter", "ireduce_scatter_block"}));
+    EXPECT_EQ(b.sizes, (std::vector<std::uint64_t>{0, 8}));
+    Bound<BenchCli> misspelt;
+    EXPECT_THROW(parse_argv(misspelt.app, {"bench", "-C", "reduce_scatterv"}), CLI::ValidationError);
+    Bound<TuneCli> tune(kHiertune);
+    tune.parse({"tune", "-n", "8", "-C", "bcast,reduce_scatter_block,ireduce_scatter", "--measured-sizes", "1K",
+                "--stock", "/data/g.json"});
+    EXPECT_EQ(tune.command.options().measured, (std::vector<std::string>{"reduce_scatter_block", "ireduce_scatter"}));
+    Bound<VerifyCli> verify;
+    verify.parse({"verify", "--case", "reduce_scatter:8:hier/0", "--case", "ireduce_scatter_block:1024:any"});
+    EXPECT_EQ(verify.command.cases(), (std::vector<VerifyCase>{{"reduce_scatter", 8, true, 0, false},
+                                                               {"ireduce_scatter_block", 1024, false, 0, false}}));
+    Bound<OverlapCli> overlap;
+    overlap.parse({"overlap", "-O", "ireduce_scatter,ireduce_scatter_block", "-m", "1K:4K"});
+    EXPECT_EQ(overlap.command.options().operations,
+              (std::vector<std::string>{"ireduce_scatter", "ireduce_scatter_block"}));
+    Bound<OverlapCli> blocking;
+    EXPECT_THROW(parse_argv(blocking.app, {"overlap", "-O", "reduce_scatter"}), CLI::ValidationError);
+    // 4 nodes x 2 ranks, 1000 B blocks: 6000 B out of each node at 12.5e6 B/s
+    Bound<LinkBoundCli> link_bound;
+    link_bound.parse({"link-bound", "-C", "reduce_scatter,ireduce_scatter_block", "--sizes", "1000", "--nodes", "4",
+                      "--ppn", "2", "--rate", "12.5e6"});
+    ::testing::internal::CaptureStdout();
+    EXPECT_EQ(link_bound.command.run(), 0);
+    EXPECT_EQ(::testing::internal::GetCapturedStdout(),
+              "collective,size,link_bound_us\nreduce_scatter,1000,480.000\nireduce_scatter_block,1000,480.000\n");
+}
+
+// bench, tune, verify, overlap and link-bound take allgatherv and iallgatherv by MPICH's
+// names, sized per rank (each rank's block, as allgather); tune measures them (-C only).
+TEST_F(CommandLines, AllgathervIsACollectiveOfTheCommands) {
+    Bound<BenchCli> bench;
+    bench.parse({"bench", "-C", "allgatherv,iallgatherv", "--sizes", "0,8", "-c", "-a", "all"});
+    const BenchOptions b = bench.command.options();
+    EXPECT_EQ(b.collectives, (std::vector<std::string>{"allgatherv", "iallgatherv"}));
+    EXPECT_EQ(b.sizes, (std::vector<std::uint64_t>{0, 8}));
+    Bound<BenchCli> misspelt;
+    EXPECT_THROW(parse_argv(misspelt.app, {"bench", "-C", "allgatherw"}), CLI::ValidationError);
+    Bound<TuneCli> tune(kHiertune);
+    tune.parse({"tune", "-n", "8", "-C", "allgather,iallgatherv,allgatherv", "--measured-sizes", "1K", "--stock",
+                "/data/g.json"});
+    EXPECT_EQ(tune.command.options().collectives, std::vector<std::string>{"allgather"});
+    EXPECT_EQ(tune.command.options().measured, (std::vector<std::string>{"iallgatherv", "allgatherv"}));
+    Bound<VerifyCli> verify;
+    verify.parse({"verify", "--case", "allgatherv:8:hier/0", "--case", "iallgatherv:1024:any"});
+    EXPECT_EQ(verify.command.cases(), (std::vector<VerifyCase>{{"allgatherv", 8, true, 0, false},
+                                                               {"iallgatherv", 1024, false, 0, false}}));
+    Bound<OverlapCli> overlap;
+    overlap.parse({"overlap", "-O", "iallgather,iallgatherv", "-m", "1K:4K"});
+    EXPECT_EQ(overlap.command.options().operations, (std::vector<std::string>{"iallgather", "iallgatherv"}));
+    Bound<OverlapCli> blocking;
+    EXPECT_THROW(parse_argv(blocking.app, {"overlap", "-O", "allgatherv"}), CLI::ValidationError);
+    // 4 nodes x 2 ranks, 1000 B blocks: the other nodes' 6000 B into each node at 12.5e6 B/s
+    Bound<LinkBoundCli> link_bound;
+    link_bound.parse({"link-bound", "-C", "allgather,allgatherv,iallgatherv", "--sizes", "1000", "--nodes", "4",
+                      "--ppn", "2", "--rate", "12.5e6"});
+    ::testing::internal::CaptureStdout();
+    EXPECT_EQ(link_bound.command.run(), 0);
+    EXPECT_EQ(::testing::internal::GetCapturedStdout(),
+              "collective,size,link_bound_us\nallgather,1000,480.000\nallgatherv,1000,480.000\n"
+              "iallgatherv,1000,480.000\n");
+}
+
 }  // namespace
 
 // payload.hpp's buffers, where the test moves the data as MPI would.
@@ -628,6 +698,110 @@ TEST(Payload, ScanAndExscanHoldEachRanksPrefixSum) {
     }
     EXPECT_TRUE(Payload::call_of("iexscan").nonblocking());
     EXPECT_EQ(Payload::call_of("iexscan").blocking(), Payload::call_of("exscan"));
+}
+
+// What MPI_Reduce_scatter(_block) leaves with MPI_SUM on MPI_UNSIGNED_CHAR and equal
+// blocks of `bytes`: rank r receives block r of the byte-wise sum (mod 256) of every
+// rank's vector, or block (r + shift) mod size (a block summed into the wrong rank).
+void move_block_sums(std::vector<Payload>& ranks, std::size_t bytes, std::size_t shift) {
+    const std::size_t size = ranks.size();
+    std::vector<unsigned char> sum(size * bytes, 0);
+    for (const Payload& rank : ranks) {
+        const std::vector<unsigned char>& vector = PayloadTestAccess::sent(rank);
+        ASSERT_GE(vector.size(), sum.size());
+        for (std::size_t i = 0; i < sum.size(); ++i) sum[i] = static_cast<unsigned char>(sum[i] + vector[i]);
+    }
+    for (std::size_t r = 0; r < size; ++r) {
+        std::vector<unsigned char>& received = PayloadTestAccess::received(ranks[r]);
+        ASSERT_GE(received.size(), bytes);
+        const auto block = sum.begin() + static_cast<std::ptrdiff_t>((r + shift) % size * bytes);
+        std::copy(block, block + static_cast<std::ptrdiff_t>(bytes), received.begin());
+    }
+}
+
+// bench -c and verify on the reduce-scatters (their non-blocking forms: the same data):
+// every rank sends a vector of one block per rank and holds its own block of the vectors'
+// sum; nothing moved, a neighbour's block or another repetition's fail on every rank.
+TEST(Payload, ReduceScattersHoldEachRanksBlockOfTheSum) {
+    constexpr int kSize = 5;
+    constexpr std::size_t kRep = 2;
+    const std::vector<bool> all(kSize, true), none(kSize, false);
+    // 256 B: without each block's mark every block's sum would be the same
+    for (const std::size_t bytes : {std::size_t{256}, std::size_t{300}, std::size_t{1}}) {
+        for (const char* collective : {"reduce_scatter", "reduce_scatter_block", "ireduce_scatter",
+                                       "ireduce_scatter_block"}) {
+            std::vector<Payload> ranks = prepared_payloads(collective, bytes, kSize, kRep);
+            EXPECT_EQ(PayloadTestAccess::sent(ranks[1]).size(), kSize * bytes) << collective;
+            EXPECT_EQ(checked(ranks, collective, bytes, kRep), none) << collective << ": nothing moved";
+            move_block_sums(ranks, bytes, 1);
+            EXPECT_EQ(checked(ranks, collective, bytes, kRep), none) << collective << ": the next rank's block";
+            move_block_sums(ranks, bytes, 0);
+            EXPECT_EQ(checked(ranks, collective, bytes, kRep), all) << collective << " " << bytes;
+            EXPECT_EQ(checked(ranks, collective, bytes, kRep + 1), none) << collective << ": another repetition";
+        }
+    }
+    // 0 bytes: a valid call that moves nothing, and nothing to check
+    std::vector<Payload> empty = prepared_payloads("reduce_scatter", 0, kSize, kRep);
+    EXPECT_EQ(checked(empty, "reduce_scatter", 0, kRep), all);
+    EXPECT_EQ(Payload::call_of("ireduce_scatter_block").blocking(), Payload::call_of("reduce_scatter_block"));
+    EXPECT_NE(Payload::call_of("reduce_scatter"), Payload::call_of("reduce_scatter_block"));
+}
+
+// What MPI_Allgatherv leaves with recvcounts all `bytes` and displs[r] = (size-1-r) x bytes
+// (bench's layout, the reversed rank order): every rank's block at its displacement on
+// every rank; with in_rank_order, at rank r x bytes instead (a call that ignored displs).
+void move_allgatherv_blocks(std::vector<Payload>& ranks, std::size_t bytes, bool in_rank_order) {
+    const std::size_t size = ranks.size();
+    for (std::size_t from = 0; from < size; ++from) {
+        const std::vector<unsigned char>& block = PayloadTestAccess::sent(ranks[from]);
+        ASSERT_GE(block.size(), bytes);
+        const std::size_t at = (in_rank_order ? from : size - 1 - from) * bytes;
+        for (Payload& to : ranks) {
+            std::vector<unsigned char>& received = PayloadTestAccess::received(to);
+            ASSERT_GE(received.size(), size * bytes);
+            std::copy(block.begin(), block.begin() + static_cast<std::ptrdiff_t>(bytes),
+                      received.begin() + static_cast<std::ptrdiff_t>(at));
+        }
+    }
+}
+
+// bench -c, verify and overlap on MPI_Allgatherv (MPI_Iallgatherv: the same data): equal
+// recvcounts, the blocks in reversed rank order; every block is checked at its
+// displacement on every rank, so blocks in rank order, a missing one or another
+// repetition's fail.
+TEST(Payload, AllgathervHoldsEveryBlockAtItsDisplacement) {
+    constexpr int kSize = 5;
+    constexpr std::size_t kRep = 3;
+    std::vector<int> counts(kSize, -1), displs(kSize, -1);
+    Payload::allgatherv_layout(300, counts, displs);
+    EXPECT_EQ(counts, (std::vector<int>{300, 300, 300, 300, 300}));
+    EXPECT_EQ(displs, (std::vector<int>{1200, 900, 600, 300, 0}));
+    const std::vector<bool> all(kSize, true), none(kSize, false);
+    for (const std::size_t bytes : {std::size_t{1}, std::size_t{256}, std::size_t{300}}) {
+        for (const char* collective : {"allgatherv", "iallgatherv"}) {
+            std::vector<Payload> ranks = prepared_payloads(collective, bytes, kSize, kRep);
+            EXPECT_EQ(PayloadTestAccess::received(ranks[2]).size(), kSize * bytes) << collective;
+            EXPECT_EQ(checked(ranks, collective, bytes, kRep), none) << collective << ": nothing moved";
+            move_allgatherv_blocks(ranks, bytes, true);
+            EXPECT_EQ(checked(ranks, collective, bytes, kRep), none) << collective << ": displs ignored";
+            move_allgatherv_blocks(ranks, bytes, false);
+            EXPECT_EQ(checked(ranks, collective, bytes, kRep), all) << collective << " " << bytes;
+            EXPECT_EQ(checked(ranks, collective, bytes, kRep + 1), none) << collective << ": another repetition";
+            // one block lost on one rank: that rank fails
+            std::vector<unsigned char>& received = PayloadTestAccess::received(ranks[1]);
+            received[bytes - 1] = static_cast<unsigned char>(~received[bytes - 1]);  // rank 4's block, at 0
+            EXPECT_EQ(checked(ranks, collective, bytes, kRep), (std::vector<bool>{true, false, true, true, true}));
+        }
+    }
+    // 0 bytes: a valid call that moves nothing, and nothing to check
+    std::vector<Payload> empty = prepared_payloads("allgatherv", 0, kSize, kRep);
+    EXPECT_EQ(checked(empty, "allgatherv", 0, kRep), all);
+    EXPECT_EQ(Payload::call_of("iallgatherv").blocking(), Payload::call_of("allgatherv"));
+    EXPECT_NE(Payload::call_of("allgatherv"), Payload::call_of("allgather"));
+    // displacements that exceed MPI's int: refused before anything is allocated
+    EXPECT_THROW(Payload({PointKey{"allgatherv", 1u << 30, "default", {}}}, 0, 4), std::runtime_error);
+    EXPECT_NO_THROW(Payload::check_allgatherv_displacements("allgatherv", 1u << 30, 2));
+    EXPECT_THROW(Payload::check_allgatherv_displacements("iallgatherv", 1u << 30, 3), std::runtime_error);
 }
 
 // An error is one line however many its message has (install-tree's list of problems,

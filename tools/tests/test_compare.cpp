@@ -40,6 +40,26 @@ TEST(LinkBound, BusiestLinkCarriesTheMessageOrTheAllreduceShare) {
     EXPECT_DOUBLE_EQ(busiest_link_bytes("iexscan", 1000, 2, 8), 1000);
     EXPECT_DOUBLE_EQ(busiest_link_bytes("exscan", 1000, 1, 8), 0);
     EXPECT_DOUBLE_EQ(*link_bound_seconds("iscan", 1250000, 4, 12.5e6, 2), 0.1);
+    // the reduce-scatters, a block of 1000 B per rank on 4 nodes x 2 ranks: each node's
+    // vector holds 8 blocks, the 6 of the other nodes' ranks leave it, (N-1)/N of it, as
+    // allgather's blocks come in (and half of allreduce's 2 (N-1)/N on the 8000 B vector)
+    EXPECT_DOUBLE_EQ(busiest_link_bytes("reduce_scatter", 1000, 4, 2), 6000);
+    EXPECT_DOUBLE_EQ(busiest_link_bytes("reduce_scatter_block", 1000, 4, 2),
+                     busiest_link_bytes("allreduce", 8000, 4) / 2);
+    EXPECT_DOUBLE_EQ(busiest_link_bytes("ireduce_scatter_block", 1000, 2, 3), 3000);
+    EXPECT_DOUBLE_EQ(busiest_link_bytes("ireduce_scatter", 1000, 1, 8), 0);
+    // 2 nodes x 1 rank, 1.25 MB blocks at 12.5e6 B/s: one block each way, 0.1 s
+    EXPECT_DOUBLE_EQ(*link_bound_seconds("reduce_scatter", 1250000, 2, 12.5e6, 1), 0.1);
+    // allgatherv with equal blocks (bench's) is allgather: the other nodes' 6 blocks of
+    // 1 MiB into each of 4 nodes x 2 ranks; its non-blocking form alike
+    EXPECT_DOUBLE_EQ(busiest_link_bytes("allgatherv", 1048576, 4, 2), 6291456);
+    for (const int nodes : {1, 2, 3, 8})
+        for (const int ppn : {1, 2, 5}) {
+            EXPECT_DOUBLE_EQ(busiest_link_bytes("allgatherv", 1000, nodes, ppn),
+                             busiest_link_bytes("allgather", 1000, nodes, ppn));
+            EXPECT_DOUBLE_EQ(busiest_link_bytes("iallgatherv", 1000, nodes, ppn),
+                             busiest_link_bytes("allgather", 1000, nodes, ppn));
+        }
 }
 
 TEST(LinkBound, SecondsAtTheLinkRate) {
@@ -64,6 +84,10 @@ TEST(LinkBound, LeafSwitchesBoundByTheSlowerOfNodeLinkAndUplink) {
     // allgather 1000 B per rank: into a leaf, the other leaf's 4 ranks' blocks: 4000 B at
     // 12.5e6 = 3.2e-4 s; into a node, 6 blocks at 50e6: 1.2e-4 s
     EXPECT_DOUBLE_EQ(*link_bound_seconds("allgather", 1000, 4, 50e6, 2, 2, 12.5e6), 3.2e-4);
+    // reduce_scatter alike: out of a leaf, the other leaf's 4 ranks' blocks of its sums
+    EXPECT_DOUBLE_EQ(*link_bound_seconds("reduce_scatter", 1000, 4, 50e6, 2, 2, 12.5e6), 3.2e-4);
+    // allgatherv as allgather
+    EXPECT_DOUBLE_EQ(*link_bound_seconds("iallgatherv", 1000, 4, 50e6, 2, 2, 12.5e6), 3.2e-4);
     // a fast uplink leaves the node links the bound
     EXPECT_DOUBLE_EQ(*link_bound_seconds("bcast", 1048576, 4, 12.5e6, 2, 2, 1e9), 0.08388608);
     // one leaf: node links only

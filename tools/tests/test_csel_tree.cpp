@@ -300,6 +300,113 @@ TEST(CselTree, ScanStockWithoutCommTypeIsItsIntraSubtree) {
     EXPECT_THROW(build_tree(stock, input), TreeError);  // comm_type keys but no intra one
 }
 
+// MPI_Reduce_scatter(_block) and MPI_Ireduce_scatter: csel.c's total_msg_size is the
+// vector's bytes (the block per rank times the comm size), so the tuned branch selects by
+// it; MPI_Ireduce_scatter_block's is a count (the type size dropped): one choice per shape.
+// MPICH's own algorithms go behind the op they need (pairwise: is_commutative=yes).
+TEST(CselTree, ReduceScattersSelectByTheVectorsBytes) {
+    for (const char* collective : {"reduce_scatter", "ireduce_scatter", "reduce_scatter_block"}) {
+        ASSERT_TRUE(message_size_key(collective)) << collective;
+        EXPECT_EQ(message_size_key(collective)->name, "total_msg_size");
+        EXPECT_TRUE(message_size_key(collective)->per_rank);
+    }
+    EXPECT_FALSE(message_size_key("ireduce_scatter_block"));
+    EXPECT_TRUE(device_composes("reduce_scatter"));
+    EXPECT_FALSE(device_composes("ireduce_scatter"));
+
+    Json stock = small_stock();
+    const Json intra = Json::parse(R"({
+        "is_commutative=yes": {"total_msg_size<524288": {"algorithm=MPIR_Reduce_scatter_intra_recursive_halving": {}},
+                               "total_msg_size=any": {"algorithm=MPIR_Reduce_scatter_intra_pairwise": {}}},
+        "is_commutative=no": {"algorithm=MPIR_Reduce_scatter_intra_recursive_doubling": {}}})");
+    stock["collective=reduce_scatter"] = {{"comm_type=intra", intra},
+        {"comm_type=inter", {{"algorithm=MPIR_Reduce_scatter_inter_remote_reduce_local_scatter", Json::object()}}}};
+    TreeInput input;
+    const Choice hier = Choice::container("MPIR_Reduce_scatter_intra_hier", {{"inter_algo", "linear"}});
+    const Choice pairwise = Choice::container("MPIR_Reduce_scatter_intra_pairwise");
+    input.choices["reduce_scatter"] = {{8, 2, 1024, kStock}, {8, 2, 4096, hier}, {8, 2, 65536, pairwise}};
+    const TreeResult result = build_tree(stock, input);
+    EXPECT_TRUE(check_tree(result.tree, collectives_of(stock)).empty()) << check_tree(result.tree).front();
+    const Json& node = result.tree["collective=reduce_scatter"];
+    EXPECT_EQ(node["comm_type=inter"], stock["collective=reduce_scatter"]["comm_type=inter"]);
+    EXPECT_EQ(node["comm_type=intra"]["comm_hierarchy=any"], intra);
+    // bounds on 8 ranks' vectors: the midpoints of the blocks (2560, 34816) times 8
+    const Json pairwise_leaf{{"is_commutative=yes",
+                              {{"algorithm=MPIR_Reduce_scatter_intra_pairwise", {{"whole_comm=1", Json::object()}}}}},
+                             {"is_commutative=no", intra}};
+    EXPECT_EQ(node["comm_type=intra"]["comm_hierarchy=parent"]["comm_size<=8"]["comm_avg_ppn<=2"],
+              (Json{{"total_msg_size<=20480", intra},
+                    {"total_msg_size<=278528",
+                     {{"algorithm=MPIR_Reduce_scatter_intra_hier", {{"inter_algo=linear", Json::object()}}}}},
+                    {"total_msg_size=any", pairwise_leaf}}));
+
+    input.choices.clear();
+    stock["collective=ireduce_scatter_block"] = Json::parse(R"({
+        "comm_type=intra": {"algorithm=MPIR_Ireduce_scatter_block_intra_sched_pairwise": {}},
+        "comm_type=inter": {"algorithm=MPIR_Ireduce_scatter_block_inter_sched_remote_reduce_local_scatterv": {}}})");
+    const Choice schedule = Choice::container("MPIR_Ireduce_scatter_block_intra_tsp_hier");
+    input.choices["ireduce_scatter_block"] = {{8, 2, 1024, schedule}, {8, 2, 65536, schedule}};
+    const Json tuned = build_tree(stock, input).tree;
+    EXPECT_EQ(tuned["collective=ireduce_scatter_block"]["comm_type=intra"]["comm_hierarchy=parent"]["comm_size<=8"]
+                   ["comm_avg_ppn<=2"],
+              (Json{{"algorithm=MPIR_Ireduce_scatter_block_intra_tsp_hier", Json::object()}}));
+    input.choices["ireduce_scatter_block"] = {{8, 2, 1024, schedule}, {8, 2, 65536, kStock}};  // by size: MPICH cannot
+    EXPECT_THROW(build_tree(stock, input), std::invalid_argument);
+}
+
+// MPI_Allgatherv and MPI_Iallgatherv: csel.c's total_msg_size is the type size times the
+// sum of the recvcounts, bench's equal blocks times the comm size, so the tuned branch
+// selects both by it (per rank x the comm size, as allgather's); MPICH's algorithm gets
+// whole_comm=1 in the blocking form only.
+TEST(CselTree, AllgathervSelectsByTheBlocksTotalBytes) {
+    for (const char* collective : {"allgatherv", "iallgatherv"}) {
+        ASSERT_TRUE(message_size_key(collective)) << collective;
+        EXPECT_EQ(message_size_key(collective)->name, "total_msg_size");
+        EXPECT_TRUE(message_size_key(collective)->per_rank);
+    }
+    EXPECT_TRUE(device_composes("allgatherv"));
+    EXPECT_FALSE(device_composes("iallgatherv"));
+
+    Json stock = small_stock();
+    const Json intra = Json::parse(R"({
+        "comm_size=pow2": {"total_msg_size<524288": {"algorithm=MPIR_Allgatherv_intra_recursive_doubling": {}},
+                           "total_msg_size=any": {"algorithm=MPIR_Allgatherv_intra_ring": {}}},
+        "comm_size=any": {"total_msg_size<81920": {"algorithm=MPIR_Allgatherv_intra_brucks": {}},
+                          "total_msg_size=any": {"algorithm=MPIR_Allgatherv_intra_ring": {}}}})");
+    const Json inter{{"algorithm=MPIR_Allgatherv_inter_remote_gather_local_bcast", Json::object()}};
+    stock["collective=allgatherv"] = {{"comm_type=intra", intra}, {"comm_type=inter", inter}};
+    const Json iintra = Json::parse(R"({"algorithm=MPIR_Iallgatherv_intra_sched_brucks": {}})");
+    stock["collective=iallgatherv"] = {
+        {"comm_type=intra", iintra},
+        {"comm_type=inter", {{"algorithm=MPIR_Iallgatherv_inter_sched_remote_gather_local_bcast", Json::object()}}}};
+    TreeInput input;
+    const Choice hier = Choice::container("MPIR_Allgatherv_intra_hier", {{"inter_algo", "linear"}});
+    input.choices["allgatherv"] = {
+        {8, 2, 1024, kStock}, {8, 2, 4096, hier}, {8, 2, 65536, Choice::container("MPIR_Allgatherv_intra_ring")}};
+    input.choices["iallgatherv"] = {{8, 2, 1024, Choice::container("MPIR_Iallgatherv_intra_tsp_hier")},
+                                    {8, 2, 65536, Choice::container("MPIR_Iallgatherv_intra_sched_ring")}};
+    const TreeResult result = build_tree(stock, input);
+    EXPECT_TRUE(check_tree(result.tree, collectives_of(stock)).empty()) << check_tree(result.tree).front();
+    const Json& node = result.tree["collective=allgatherv"];
+    EXPECT_EQ(node["comm_type=inter"], inter);
+    EXPECT_EQ(node["comm_type=intra"]["comm_hierarchy=any"], intra);
+    // bounds on 8 ranks: the midpoints of the blocks (2560, 34816) times 8
+    EXPECT_EQ(node["comm_type=intra"]["comm_hierarchy=parent"]["comm_size<=8"]["comm_avg_ppn<=2"],
+              (Json{{"total_msg_size<=20480", intra},
+                    {"total_msg_size<=278528",
+                     {{"algorithm=MPIR_Allgatherv_intra_hier", {{"inter_algo=linear", Json::object()}}}}},
+                    {"total_msg_size=any",
+                     {{"algorithm=MPIR_Allgatherv_intra_ring", {{"whole_comm=1", Json::object()}}}}}}));
+    // MPICH's selection below the smallest block (1 KiB x 8), the schedule's midpoint 33280 B
+    // per rank times 8; MPICH's schedule without whole_comm
+    EXPECT_EQ(result.tree["collective=iallgatherv"]["comm_type=intra"]["comm_hierarchy=parent"]["comm_size<=8"]
+                         ["comm_avg_ppn<=2"],
+              (Json{{"total_msg_size<=8191", iintra},
+                    {"total_msg_size<=266240", {{"algorithm=MPIR_Iallgatherv_intra_tsp_hier", Json::object()}}},
+                    {"total_msg_size=any", {{"algorithm=MPIR_Iallgatherv_intra_sched_ring", Json::object()}}}}));
+    EXPECT_EQ(result.tree["collective=iallgatherv"]["comm_type=intra"]["comm_hierarchy=any"], iintra);
+}
+
 // An MPICH algorithm that asserts without a condition on its path (e.g.
 // reduce_scatter_gather: a built-in op, and count >= pof2, "count<pow2" failing before it)
 // gets each condition in the table's order, stock otherwise.
@@ -530,12 +637,41 @@ TEST(CselTreePair, MpichGenericTreesStayValid) {
         input.choices[coll] = {{8, 2, 1024, composition}, {8, 2, 65536, kStock}};
     }
     input.choices["bcast"].push_back({8, 2, 1048576, test::hier_bcast("16384")});
+    // the reduce-scatters: CH4 leaves a multi-node call to the MPIR tree through its
+    // netmod-only composition alpha, behind which the MPIR tree picks hier or MPICH's
+    input.choices["reduce_scatter"] = {
+        {8, 2, 1024, Choice::container("MPIR_Reduce_scatter_intra_hier", {{"inter_algo", "linear"}})},
+        {8, 2, 65536, kStock}};
+    input.choices["reduce_scatter_block"] = {
+        {8, 2, 1024, Choice::container("MPIR_Reduce_scatter_block_intra_recursive_halving")}};
+    // allgatherv alike (its composition alpha), and iallgatherv's MPIR tree alone
+    input.choices["allgatherv"] = {
+        {8, 2, 1024, Choice::container("MPIR_Allgatherv_intra_hier", {{"inter_algo", "linear"}})},
+        {8, 2, 65536, Choice::container("MPIR_Allgatherv_intra_brucks")}};
+    input.choices["iallgatherv"] = {{8, 2, 1024, Choice::container("MPIR_Iallgatherv_intra_tsp_hier")}};
     const TreePair pair = build_tree_pair(load_tree(mpir), load_tree(ch4), input);
     ASSERT_TRUE(pair.ch4);
     EXPECT_EQ(collectives_of(pair.ch4->tree), collectives_of(load_tree(ch4)));
     const std::vector<std::string> problems = grammar::check_tree(pair.ch4->tree, grammar::Level::ch4);
     EXPECT_TRUE(problems.empty()) << problems.front();
-    EXPECT_TRUE(check_tree(pair.mpir.tree, collectives_of(load_tree(mpir))).empty());
+    const std::vector<std::string> mpir_problems = check_tree(pair.mpir.tree, collectives_of(load_tree(mpir)));
+    EXPECT_TRUE(mpir_problems.empty()) << mpir_problems.front();
+    const Json& ch4_block = pair.ch4->tree["collective=reduce_scatter_block"]["comm_type=intra"];
+    EXPECT_EQ(ch4_block["comm_hierarchy=parent"]["comm_size<=8"]["comm_avg_ppn<=2"]["total_msg_size=any"],
+              (Json{{"composition=MPIDI_Reduce_scatter_block_intra_composition_alpha", Json::object()}}));
+    const Json& mpir_block = pair.mpir.tree["collective=reduce_scatter_block"]["comm_type=intra"];
+    EXPECT_EQ(mpir_block["comm_hierarchy=parent"]["comm_size<=8"]["comm_avg_ppn<=2"]["total_msg_size=any"]
+                        ["is_commutative=yes"],
+              (Json{{"algorithm=MPIR_Reduce_scatter_block_intra_recursive_halving", {{"whole_comm=1", Json::object()}}}}));
+    const Json& ch4_allgatherv = pair.ch4->tree["collective=allgatherv"]["comm_type=intra"];
+    // the stock's below the smallest size, the same composition above it
+    const Json alpha{{"composition=MPIDI_Allgatherv_intra_composition_alpha", Json::object()}};
+    EXPECT_EQ(ch4_allgatherv["comm_hierarchy=parent"]["comm_size<=8"]["comm_avg_ppn<=2"],
+              (Json{{"total_msg_size<=8191", alpha}, {"total_msg_size=any", alpha}}));
+    const Json& mpir_allgatherv = pair.mpir.tree["collective=allgatherv"]["comm_type=intra"];
+    EXPECT_EQ(mpir_allgatherv["comm_hierarchy=parent"]["comm_size<=8"]["comm_avg_ppn<=2"]["total_msg_size=any"],
+              (Json{{"algorithm=MPIR_Allgatherv_intra_brucks", {{"whole_comm=1", Json::object()}}}}));
+    EXPECT_FALSE(pair.ch4->tree.contains("collective=iallgatherv"));
 }
 
 }  // namespace

@@ -21,7 +21,8 @@ bool has(const std::vector<std::string>& list, const std::string& item) {
 
 TEST(Grammar, AlgorithmsAndParameters) {
     EXPECT_EQ(collectives(), (std::vector<std::string>{"bcast", "reduce", "allreduce", "allgather", "gather", "scatter",
-                                                       "barrier", "scan", "exscan"}));
+                                                       "barrier", "scan", "exscan", "reduce_scatter",
+                                                       "reduce_scatter_block", "allgatherv"}));
     const Algorithm* hier = find("bcast", "hier");
     ASSERT_NE(hier, nullptr);
     EXPECT_EQ(hier->container, "MPIR_Bcast_intra_hier");
@@ -65,7 +66,8 @@ TEST(Grammar, SegmentSizesCutTheMessageOrBlocks) {
 TEST(Grammar, NonBlockingFormsAreSchedulesWithoutParameters) {
     EXPECT_EQ(nonblocking_collectives(), (std::vector<std::string>{"ibcast", "ireduce", "iallreduce", "iallgather",
                                                                    "igather", "iscatter", "ibarrier", "iscan",
-                                                                   "iexscan"}));
+                                                                   "iexscan", "ireduce_scatter",
+                                                                   "ireduce_scatter_block", "iallgatherv"}));
     const Algorithm* ibcast = hier_algorithm("ibcast");
     ASSERT_NE(ibcast, nullptr);
     EXPECT_EQ(ibcast->item, "tsp_hier");
@@ -112,6 +114,25 @@ TEST(Grammar, CollectivesAreATypeOfTheGrammarsNames) {
     EXPECT_TRUE(grammar::is_kind("iscan", grammar::Collective::scan));
     EXPECT_FALSE(grammar::is_kind("exscan", grammar::Collective::scan));
     EXPECT_FALSE(grammar::Collective::find("iiscan"));
+    // the reduce-scatters: neither reduce's nor each other's, whatever their names begin with
+    EXPECT_EQ(grammar::Collective::find("ireduce_scatter"),
+              grammar::Collective(grammar::Collective::reduce_scatter, true));
+    EXPECT_EQ(grammar::Collective::find("reduce_scatter_block"),
+              grammar::Collective(grammar::Collective::reduce_scatter_block));
+    EXPECT_EQ(grammar::Collective(grammar::Collective::reduce_scatter).mpi_function(), "MPI_Reduce_scatter");
+    EXPECT_EQ(grammar::Collective(grammar::Collective::reduce_scatter_block, true).mpi_function(),
+              "MPI_Ireduce_scatter_block");
+    EXPECT_FALSE(grammar::is_kind("reduce_scatter", grammar::Collective::reduce));
+    EXPECT_FALSE(grammar::is_kind("ireduce_scatter_block", grammar::Collective::reduce_scatter));
+    EXPECT_TRUE(grammar::is_kind("ireduce_scatter_block", grammar::Collective::reduce_scatter_block));
+    EXPECT_FALSE(grammar::Collective::find("reduce_scatterv"));
+    // allgatherv: not allgather's, the v no suffix of allgather's name
+    EXPECT_EQ(grammar::Collective::find("iallgatherv"), grammar::Collective(grammar::Collective::allgatherv, true));
+    EXPECT_EQ(grammar::Collective(grammar::Collective::allgatherv).mpi_function(), "MPI_Allgatherv");
+    EXPECT_EQ(grammar::Collective(grammar::Collective::allgatherv, true).mpi_function(), "MPI_Iallgatherv");
+    EXPECT_FALSE(grammar::is_kind("allgatherv", grammar::Collective::allgather));
+    EXPECT_FALSE(grammar::is_kind("iallgather", grammar::Collective::allgatherv));
+    EXPECT_FALSE(grammar::Collective::find("allgathervv"));
     // no collective of the plugin: MPICH's others, MPI's prefix alone, a name with more
     for (const char* other : {"alltoall", "ialltoall", "i", "", "bcastx", "ii" "bcast", "Bcast"})
         EXPECT_FALSE(grammar::Collective::find(other)) << other;
@@ -186,6 +207,99 @@ TEST(Grammar, ScanAndExscanHaveHierAndTheirSchedules) {
     EXPECT_FALSE(known_container("scan", "MPIR_Exscan_intra_hier"));
 }
 
+// MPI_Reduce_scatter and MPI_Reduce_scatter_block: one hier algorithm each, whose one
+// parameter is the top leaders' step (linear, no segments), and a schedule each for their
+// non-blocking forms; MPICH's own algorithms are known containers of theirs only (not of
+// reduce, not of each other), and csel.c selects them by the vector's bytes and the op.
+TEST(Grammar, ReduceScattersHaveHierAndTheirSchedules) {
+#define HIERTUNE_TEST_NAME_(name_, NAME_) #name_,
+    const std::vector<std::string> kInter{MPII_HIER_INTER_ALGOS_REDUCE_SCATTER(HIERTUNE_TEST_NAME_)};
+    const std::vector<std::string> kBlockInter{MPII_HIER_INTER_ALGOS_REDUCE_SCATTER_BLOCK(HIERTUNE_TEST_NAME_)};
+#undef HIERTUNE_TEST_NAME_
+    for (const std::string coll : {"reduce_scatter", "reduce_scatter_block"}) {
+        const Algorithm* hier = find(coll, "hier");
+        ASSERT_NE(hier, nullptr) << coll;
+        EXPECT_EQ(hier_algorithm(coll), hier);
+        ASSERT_EQ(hier->params.size(), 1u);
+        EXPECT_EQ(hier->params[0].name, "inter_algo");
+        // its own list (hier_grammar.h's MPII_HIER_INTER_ALGOS_REDUCE_SCATTER, _BLOCK)
+        EXPECT_EQ(values(*hier, "inter_algo"), coll == "reduce_scatter" ? kInter : kBlockInter);
+        EXPECT_TRUE(valid(*hier, "inter_algo", "linear"));
+        EXPECT_FALSE(valid(*hier, "inter_algo", "tsp_kary"));
+        EXPECT_FALSE(valid(*hier, "segsize", "4096"));
+        EXPECT_EQ(hier->segments, SegmentCut::none);
+        EXPECT_FALSE(takes_seg_submodules(coll));
+        const Algorithm* schedule = hier_algorithm("i" + coll);
+        ASSERT_NE(schedule, nullptr) << coll;
+        EXPECT_EQ(schedule->item, "tsp_hier");
+        EXPECT_EQ(schedule->blocking, coll);
+        EXPECT_TRUE(schedule->params.empty());
+        for (const std::string& form : {coll, "i" + coll}) {
+            EXPECT_FALSE(mpich_defines("avg_msg_size", form)) << form;
+            EXPECT_TRUE(mpich_defines("total_msg_size", form)) << form;
+            EXPECT_TRUE(mpich_defines("is_commutative", form)) << form;
+        }
+    }
+    EXPECT_EQ(find("reduce_scatter_block", "hier")->container, "MPIR_Reduce_scatter_block_intra_hier");
+    EXPECT_EQ(find("reduce_scatter", "hier")->cvar(find("reduce_scatter", "hier")->params[0]),
+              "MPIR_CVAR_REDUCE_SCATTER_HIER_INTER_ALGORITHM");
+    EXPECT_EQ(find("MPIR_Ireduce_scatter_block_intra_tsp_hier"), hier_algorithm("ireduce_scatter_block"));
+    EXPECT_EQ(requirements("MPIR_Reduce_scatter_block_intra_pairwise"), std::vector<std::string>{"is_commutative=yes"});
+    EXPECT_TRUE(known_container("reduce_scatter", "MPIR_Reduce_scatter_intra_recursive_halving"));
+    EXPECT_TRUE(known_container("reduce_scatter_block", "MPIR_Reduce_scatter_block_intra_pairwise"));
+    EXPECT_TRUE(known_container("ireduce_scatter", "MPIR_Ireduce_scatter_intra_sched_pairwise"));
+    EXPECT_TRUE(known_container("reduce_scatter", "MPIR_Reduce_scatter_inter_remote_reduce_local_scatter"));
+    EXPECT_FALSE(known_container("reduce_scatter", "MPIR_Reduce_scatter_block_intra_pairwise"));
+    EXPECT_FALSE(known_container("reduce", "MPIR_Reduce_scatter_intra_pairwise"));
+    EXPECT_FALSE(known_container("ireduce_scatter", "MPIR_Ireduce_scatter_block_intra_sched_pairwise"));
+    EXPECT_FALSE(known_container("reduce_scatter", "MPIR_Reduce_scatter_block_intra_hier"));
+    EXPECT_TRUE(known_container("exscan", "MPIR_Exscan_allcomm_nb"));
+}
+
+// MPI_Allgatherv: one hier algorithm, whose one parameter is the top leaders' step (its
+// own list, no segments), and a schedule for MPI_Iallgatherv; MPICH's own algorithms are
+// known containers of its own (not allgather's, nor allgather's of it), and csel.c
+// selects both forms by total_msg_size (the sum of the recvcounts' bytes).
+TEST(Grammar, AllgathervHasHierAndItsSchedule) {
+#define HIERTUNE_TEST_NAME_(name_, NAME_) #name_,
+    const std::vector<std::string> kInter{MPII_HIER_INTER_ALGOS_ALLGATHERV(HIERTUNE_TEST_NAME_)};
+#undef HIERTUNE_TEST_NAME_
+    const Algorithm* hier = find("allgatherv", "hier");
+    ASSERT_NE(hier, nullptr);
+    EXPECT_EQ(hier_algorithm("allgatherv"), hier);
+    EXPECT_EQ(hier->container, "MPIR_Allgatherv_intra_hier");
+    ASSERT_EQ(hier->params.size(), 1u);
+    EXPECT_EQ(hier->params[0].name, "inter_algo");
+    EXPECT_EQ(hier->cvar(hier->params[0]), "MPIR_CVAR_ALLGATHERV_HIER_INTER_ALGORITHM");
+    EXPECT_EQ(values(*hier, "inter_algo"), kInter);
+    ASSERT_FALSE(kInter.empty());
+    EXPECT_TRUE(valid(*hier, "inter_algo", kInter.front()));
+    EXPECT_FALSE(valid(*hier, "inter_algo", "ring"));  // allgather's, not allgatherv's
+    EXPECT_FALSE(valid(*hier, "segsize", "4096"));
+    EXPECT_EQ(hier->segments, SegmentCut::none);
+    EXPECT_EQ(segmented_bytes(*hier, 4096, 8), std::nullopt);
+    EXPECT_FALSE(takes_seg_submodules("allgatherv"));
+    const Algorithm* schedule = hier_algorithm("iallgatherv");
+    ASSERT_NE(schedule, nullptr);
+    EXPECT_EQ(schedule->item, "tsp_hier");
+    EXPECT_EQ(schedule->container, "MPIR_Iallgatherv_intra_tsp_hier");
+    EXPECT_EQ(schedule->blocking, "allgatherv");
+    EXPECT_TRUE(schedule->params.empty());
+    EXPECT_EQ(find("MPIR_Iallgatherv_intra_tsp_hier"), schedule);
+    for (const std::string form : {"allgatherv", "iallgatherv"}) {
+        EXPECT_FALSE(mpich_defines("avg_msg_size", form)) << form;
+        EXPECT_TRUE(mpich_defines("total_msg_size", form)) << form;
+        EXPECT_FALSE(mpich_defines("is_commutative", form)) << form;
+    }
+    EXPECT_TRUE(known_container("allgatherv", "MPIR_Allgatherv_intra_brucks"));
+    EXPECT_TRUE(known_container("allgatherv", "MPIR_Allgatherv_inter_remote_gather_local_bcast"));
+    EXPECT_TRUE(known_container("iallgatherv", "MPIR_Iallgatherv_intra_sched_ring"));
+    EXPECT_FALSE(known_container("allgather", "MPIR_Allgatherv_intra_ring"));
+    EXPECT_FALSE(known_container("allgatherv", "MPIR_Allgather_intra_ring"));
+    EXPECT_FALSE(known_container("iallgatherv", "MPIR_Iallgather_intra_sched_ring"));
+    EXPECT_FALSE(known_container("allgather", "MPIR_Allgatherv_intra_hier"));
+}
+
 TEST(Grammar, EachCollectiveHasItsOwnInterNodeSubmodule) {
     const auto bcast = values(*find("bcast", "hier"), "inter_algo");
     const auto reduce = values(*find("reduce", "hier"), "inter_algo");
@@ -229,7 +343,8 @@ TEST(Grammar, CompositionsOfTheCh4Tree) {
     EXPECT_FALSE(composition_container("", 1));
     EXPECT_TRUE(is_composition("MPIDI_Bcast_intra_composition_alpha"));
     EXPECT_FALSE(is_composition("MPIR_Bcast_intra_binomial"));
-    for (const std::string coll : {"bcast", "reduce", "allreduce", "allgather", "barrier"}) {
+    for (const std::string coll : {"bcast", "reduce", "allreduce", "allgather", "barrier", "scan", "reduce_scatter",
+                                   "reduce_scatter_block", "allgatherv"}) {
         const std::optional<std::string> whole = whole_comm_composition(coll);
         ASSERT_TRUE(whole) << coll;
         const auto tree = nlohmann::ordered_json::parse("{\"collective=" + coll + "\": {\"composition=" + *whole + "\": {}}}");
@@ -242,6 +357,18 @@ TEST(Grammar, CompositionsOfTheCh4Tree) {
     EXPECT_EQ(tuned_compositions("barrier"), (std::vector<int>{1, 2}));
     EXPECT_TRUE(tuned_compositions("gather").empty());
     EXPECT_TRUE(tuned_compositions("ibcast").empty());
+    // composed by CH4, but MPICH reads no MPIR_CVAR_<COLL>_COMPOSITION of theirs: only a
+    // CH4 tree selects their compositions, so tune forces none
+    EXPECT_EQ(whole_comm_composition("reduce_scatter"),
+              std::optional<std::string>("MPIDI_Reduce_scatter_intra_composition_alpha"));
+    EXPECT_EQ(whole_comm_composition("scan"), std::optional<std::string>("MPIDI_Scan_intra_composition_beta"));
+    // nor of allgatherv's (MPICH 5.0.1 has no MPIR_CVAR_ALLGATHERV_COMPOSITION)
+    EXPECT_EQ(whole_comm_composition("allgatherv"),
+              std::optional<std::string>("MPIDI_Allgatherv_intra_composition_alpha"));
+    for (const char* coll : {"scan", "reduce_scatter", "reduce_scatter_block", "allgatherv", "iallgatherv"})
+        EXPECT_TRUE(tuned_compositions(coll).empty()) << coll;
+    EXPECT_FALSE(whole_comm_composition("ireduce_scatter"));
+    EXPECT_FALSE(whole_comm_composition("iallgatherv"));
 }
 
 TEST(Grammar, KnownContainersAreMpichsAndThePlugins) {

@@ -262,13 +262,22 @@ TEST(OverlapOperations, CollectivesAreTheNonBlockingOnes) {
                                                           operation != "irecv")
             << operation;
     EXPECT_FALSE(is_collective_operation("bcast"));
-    // the non-blocking reductions, the scans among them
-    for (const char* operation : {"ireduce", "iallreduce", "iscan", "iexscan"}) {
+    // the non-blocking reductions, the scans and the reduce-scatters among them
+    for (const char* operation : {"ireduce", "iallreduce", "iscan", "iexscan", "ireduce_scatter",
+                                  "ireduce_scatter_block"}) {
         EXPECT_EQ(std::count(overlap_operations().begin(), overlap_operations().end(), operation), 1) << operation;
         EXPECT_TRUE(is_collective_operation(operation)) << operation;
     }
     EXPECT_FALSE(is_collective_operation("scan"));
+    EXPECT_FALSE(is_collective_operation("reduce_scatter_block"));
     EXPECT_FALSE(is_collective_operation("igather"));  // not among them
+    // MPI_Iallgatherv, right after MPI_Iallgather
+    const auto iallgather = std::find(overlap_operations().begin(), overlap_operations().end(), "iallgather");
+    ASSERT_NE(iallgather, overlap_operations().end());
+    ASSERT_NE(iallgather + 1, overlap_operations().end());
+    EXPECT_EQ(*(iallgather + 1), "iallgatherv");
+    EXPECT_TRUE(is_collective_operation("iallgatherv"));
+    EXPECT_FALSE(is_collective_operation("allgatherv"));
 }
 
 }  // namespace

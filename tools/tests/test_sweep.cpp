@@ -320,7 +320,8 @@ TEST(Plan, RejectsWhatTheLibraryDoesNotHave) {
     EXPECT_EQ(plan({"allreduce"}, {}).size(), 1u);  // default needs no selector variable
     EXPECT_EQ(usage_error([] { plan({"alltoall"}, {}); }),
               "unknown collective 'alltoall' (bcast, reduce, allreduce, allgather, gather, scatter, barrier, scan, "
-              "exscan, ibcast, ireduce, iallreduce, iallgather, igather, iscatter, ibarrier, iscan or iexscan)");
+              "exscan, reduce_scatter, reduce_scatter_block, allgatherv, ibcast, ireduce, iallreduce, iallgather, "
+              "igather, iscatter, ibarrier, iscan, iexscan, ireduce_scatter, ireduce_scatter_block or iallgatherv)");
     EXPECT_THROW(plan({}, {}), UsageError);
     EXPECT_THROW(plan({"bcast"}, {"hier:no_such_cvar=1"}), UsageError);
     EXPECT_THROW(plan({"bcast"}, {"hier:bcast_hier_segsize=big"}), UsageError);
@@ -331,8 +332,10 @@ TEST(Plan, RejectsWhatTheLibraryDoesNotHave) {
 TEST(Plan, KnowsEveryCollectiveBenchTimes) {
     EXPECT_EQ(supported_collectives(),
               (std::vector<std::string>{"bcast", "reduce", "allreduce", "allgather", "gather", "scatter", "barrier",
-                                        "scan", "exscan", "ibcast", "ireduce", "iallreduce", "iallgather", "igather",
-                                        "iscatter", "ibarrier", "iscan", "iexscan"}));
+                                        "scan", "exscan", "reduce_scatter", "reduce_scatter_block", "allgatherv",
+                                        "ibcast", "ireduce", "iallreduce", "iallgather", "igather", "iscatter",
+                                        "ibarrier", "iscan", "iexscan", "ireduce_scatter", "ireduce_scatter_block",
+                                        "iallgatherv"}));
     // a non-blocking form has its blocking form's sizes: none for MPI_Ibarrier
     EXPECT_EQ(usage_error([] { plan_points({{"ibarrier", "default", {}}}, {8}); }),
               "ibarrier takes no message size: use --sizes 0 (got 8; time the sized collectives in another run)");
@@ -380,6 +383,90 @@ TEST(Plan, ScanAndExscanSweepTheirVariablesItems) {
     EXPECT_EQ(algorithms("iexscan", "all"), (std::vector<std::string>{"default", "sched_recursive_doubling", "tsp_hier"}));
     EXPECT_EQ(plan_points({{"exscan", "default", {}}}, {0, 8}).size(), 2u);
     EXPECT_EQ(plan_points({{"iscan", "default", {}}}, {8}).front().msg_bytes, 8u);
+}
+
+// reduce_scatter, reduce_scatter_block and their non-blocking forms: MPICH's algorithms
+// are the items of their own variables (not reduce's), the plugin's hier and tsp_hier left
+// out of stock; hier's one parameter through its own variable; sized per rank (each
+// rank's block), 0 bytes a valid call; no segment size, so no two hier runs alike.
+TEST(Plan, ReduceScattersSweepTheirVariablesItems) {
+    CvarCatalog catalog = test_catalog();
+    catalog.add(enum_cvar("MPIR_CVAR_REDUCE_SCATTER_INTRA_ALGORITHM",
+                          {"auto", "noncommutative", "pairwise", "recursive_doubling", "recursive_halving", "nb", "hier"}));
+    catalog.add(enum_cvar("MPIR_CVAR_REDUCE_SCATTER_BLOCK_INTRA_ALGORITHM", {"auto", "pairwise", "nb", "hier"}));
+    catalog.add(enum_cvar("MPIR_CVAR_IREDUCE_SCATTER_BLOCK_INTRA_ALGORITHM",
+                          {"auto", "sched_auto", "sched_pairwise", "tsp_recexch", "tsp_hier"}));
+    catalog.add(enum_cvar("MPIR_CVAR_REDUCE_SCATTER_HIER_INTER_ALGORITHM", {"linear"}));
+    catalog.add(typed_cvar("MPIR_CVAR_REDUCE_SCATTER_DEVICE_COLLECTIVE", CvarType::int_));
+    const auto configurations = [&](const std::string& collective, const std::string& spec) {
+        return plan_configurations({collective}, {parse_algorithm_spec(spec)}, {}, catalog);
+    };
+    const auto algorithms = [&](const std::string& collective, const std::string& spec) {
+        std::vector<std::string> names;
+        for (const Configuration& c : configurations(collective, spec)) names.push_back(c.algorithm);
+        return names;
+    };
+    EXPECT_EQ(algorithm_cvar("ireduce_scatter_block"), "MPIR_CVAR_IREDUCE_SCATTER_BLOCK_INTRA_ALGORITHM");
+    EXPECT_EQ(algorithms("reduce_scatter", "stock"),
+              (std::vector<std::string>{"default", "noncommutative", "pairwise", "recursive_doubling",
+                                        "recursive_halving", "nb"}));
+    EXPECT_EQ(algorithms("reduce_scatter_block", "all"), (std::vector<std::string>{"default", "pairwise", "nb", "hier"}));
+    EXPECT_EQ(algorithms("ireduce_scatter_block", "stock"),
+              (std::vector<std::string>{"default", "sched_pairwise", "tsp_recexch"}));
+    EXPECT_EQ(configurations("reduce_scatter", "hier:reduce_scatter_hier_inter_algorithm=linear"),
+              (std::vector<Configuration>{
+                  {"reduce_scatter", "hier", {{"MPIR_CVAR_REDUCE_SCATTER_HIER_INTER_ALGORITHM", "linear"}}}}));
+    EXPECT_NE(usage_error([&] { configurations("reduce_scatter", "hier:reduce_scatter_hier_inter_algorithm=tsp_kary"); })
+                  .find("tsp_kary"),
+              std::string::npos);
+    EXPECT_EQ(plan_points({{"reduce_scatter_block", "default", {}}}, {0, 8}).size(), 2u);
+    EXPECT_EQ(plan_points({{"ireduce_scatter", "default", {}}}, {8}).front().msg_bytes, 8u);
+    const Params linear{{"MPIR_CVAR_REDUCE_SCATTER_HIER_INTER_ALGORITHM", "linear"}};
+    EXPECT_FALSE(same_run(PointKey{"reduce_scatter", 1024, "hier", linear},
+                          PointKey{"reduce_scatter", 1024, "hier", linear}, 2));  // nothing cut
+}
+
+// allgatherv and iallgatherv: MPICH's algorithms are the items of their own variables
+// (not allgather's), the plugin's hier and tsp_hier left out of stock; hier's one
+// parameter through its own variable; sized per rank (each rank's block), 0 bytes a valid
+// call; no segment size, so no two hier runs alike.
+TEST(Plan, AllgathervSweepsItsVariablesItems) {
+    CvarCatalog catalog = test_catalog();
+    catalog.add(enum_cvar("MPIR_CVAR_ALLGATHERV_INTRA_ALGORITHM",
+                          {"auto", "brucks", "recursive_doubling", "ring", "hier"}));
+    catalog.add(enum_cvar("MPIR_CVAR_IALLGATHERV_INTRA_ALGORITHM",
+                          {"auto", "sched_auto", "sched_brucks", "sched_recursive_doubling", "sched_ring",
+                           "tsp_recexch_doubling", "tsp_recexch_halving", "tsp_ring", "tsp_brucks", "tsp_hier"}));
+    catalog.add(enum_cvar("MPIR_CVAR_ALLGATHERV_HIER_INTER_ALGORITHM", {"linear"}));
+    catalog.add(typed_cvar("MPIR_CVAR_ALLGATHERV_DEVICE_COLLECTIVE", CvarType::int_));
+    const auto configurations = [&](const std::string& collective, const std::string& spec) {
+        return plan_configurations({collective}, {parse_algorithm_spec(spec)}, {}, catalog);
+    };
+    const auto algorithms = [&](const std::string& collective, const std::string& spec) {
+        std::vector<std::string> names;
+        for (const Configuration& c : configurations(collective, spec)) names.push_back(c.algorithm);
+        return names;
+    };
+    EXPECT_EQ(algorithm_cvar("iallgatherv"), "MPIR_CVAR_IALLGATHERV_INTRA_ALGORITHM");
+    EXPECT_EQ(algorithms("allgatherv", "stock"), (std::vector<std::string>{"default", "brucks", "recursive_doubling",
+                                                                          "ring"}));
+    EXPECT_EQ(algorithms("allgatherv", "all"),
+              (std::vector<std::string>{"default", "brucks", "recursive_doubling", "ring", "hier"}));
+    EXPECT_EQ(algorithms("iallgatherv", "stock"),
+              (std::vector<std::string>{"default", "sched_brucks", "sched_recursive_doubling", "sched_ring",
+                                        "tsp_recexch_doubling", "tsp_recexch_halving", "tsp_ring", "tsp_brucks"}));
+    EXPECT_EQ(configurations("allgatherv", "hier:allgatherv_hier_inter_algorithm=linear"),
+              (std::vector<Configuration>{
+                  {"allgatherv", "hier", {{"MPIR_CVAR_ALLGATHERV_HIER_INTER_ALGORITHM", "linear"}}}}));
+    // allgather's inter-node steps are not allgatherv's
+    EXPECT_NE(usage_error([&] { configurations("allgatherv", "hier:allgatherv_hier_inter_algorithm=ring"); })
+                  .find("ring"),
+              std::string::npos);
+    EXPECT_EQ(plan_points({{"allgatherv", "default", {}}}, {0, 8}).size(), 2u);
+    EXPECT_EQ(plan_points({{"iallgatherv", "default", {}}}, {8}).front().msg_bytes, 8u);
+    const Params linear{{"MPIR_CVAR_ALLGATHERV_HIER_INTER_ALGORITHM", "linear"}};
+    EXPECT_FALSE(same_run(PointKey{"allgatherv", 1024, "hier", linear}, PointKey{"allgatherv", 1024, "hier", linear},
+                          2));  // nothing cut
 }
 
 // hiertune overlap's operations: MPI_Ibcast's algorithms through MPIR_CVAR_IBCAST_INTRA_ALGORITHM

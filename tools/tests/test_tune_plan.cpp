@@ -3,6 +3,7 @@
 // the sweep's medians beside the picks without recomputing them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "temp_dir.hpp"
@@ -475,6 +476,92 @@ TEST_F(MeasuredPlanTest, ExscanPicksOncePerShapeIntoAStockWithoutCommType) {
     const TunePlan mpich = plan();
     EXPECT_EQ(mpich.cases[0].pick, "MPIR_Exscan_intra_recursive_doubling");
     EXPECT_FALSE(mpich.verify[0].hier);
+}
+
+// reduce_scatter: hier (its one inter-node step) against MPICH's selection and algorithms,
+// a pick per size, since csel.c selects it by the vector's bytes (total_msg_size: the
+// block per rank times the 4 ranks); MPICH's algorithm behind the op it needs.
+TEST_F(MeasuredPlanTest, ReduceScatterPicksPerSizeByTheVectorsBytes) {
+    options_.measured = {"reduce_scatter"};
+    record_pair("reduce_scatter", "default", 10, 100);
+    record_pair("reduce_scatter", "recursive_halving", 8, 100);  // fastest at 1K
+    const Params linear{{"MPIR_CVAR_REDUCE_SCATTER_HIER_INTER_ALGORITHM", "linear"}};
+    db_->record_point(job_, PointKey{"reduce_scatter", 1024, "hier", linear}, summary(12e-6, 12e-8));
+    db_->record_point(job_, PointKey{"reduce_scatter", 65536, "hier", linear}, summary(50e-6, 50e-8));
+    const TunePlan p = plan();
+    ASSERT_TRUE(p.unpredicted.empty());
+    ASSERT_EQ(p.cases.size(), 2u);
+    EXPECT_EQ(p.cases[0].pick, "MPIR_Reduce_scatter_intra_recursive_halving");
+    EXPECT_FALSE(p.verify[0].hier);
+    EXPECT_EQ(p.cases[1].pick, "inter_algo=linear");
+    EXPECT_EQ(p.verify[1], (VerifyCase{"reduce_scatter", 65536, true, 0}));
+    Json stock = mpich_like_stock();
+    const Json intra = Json::parse(R"({"is_commutative=yes": {"algorithm=MPIR_Reduce_scatter_intra_recursive_halving": {}},
+        "is_commutative=no": {"algorithm=MPIR_Reduce_scatter_intra_recursive_doubling": {}}})");
+    stock["collective=reduce_scatter"] = {{"comm_type=intra", intra},
+        {"comm_type=inter", {{"algorithm=MPIR_Reduce_scatter_inter_remote_reduce_local_scatter", Json::object()}}}};
+    const Json tuned = plan_tree(p, stock).tree.tree["collective=reduce_scatter"]["comm_type=intra"]
+                                                   ["comm_hierarchy=parent"]["comm_size<=4"]["comm_avg_ppn<=2"];
+    // below the smallest size measured (1 KiB blocks, 4 KiB vectors) MPICH's selection
+    EXPECT_EQ(tuned.begin().key(), "total_msg_size<=4095") << tuned.dump();
+    EXPECT_EQ(tuned.begin().value(), intra);
+    EXPECT_EQ(tuned["total_msg_size=any"],
+              (Json{{"algorithm=MPIR_Reduce_scatter_intra_hier", {{"inter_algo=linear", Json::object()}}}}));
+    const Json halving{{"algorithm=MPIR_Reduce_scatter_intra_recursive_halving", {{"whole_comm=1", Json::object()}}}};
+    EXPECT_TRUE(std::any_of(tuned.begin(), tuned.end(), [&](const Json& rule) {
+        return rule.contains("is_commutative=yes") && rule["is_commutative=yes"] == halving;
+    })) << tuned.dump();
+}
+
+// allgatherv: hier (its one inter-node step) against MPICH's selection and algorithms, a
+// pick per size, since csel.c selects it by total_msg_size (the block per rank times the
+// 4 ranks), below the smallest size measured MPICH's selection; MPICH's algorithm with
+// whole_comm=1 and verified on the whole comm.
+TEST_F(MeasuredPlanTest, AllgathervPicksPerSizeByTheBlocksTotalBytes) {
+    options_.measured = {"allgatherv"};
+    record_pair("allgatherv", "default", 10, 100);
+    record_pair("allgatherv", "ring", 8, 100);  // fastest at 1K
+    const Params linear{{"MPIR_CVAR_ALLGATHERV_HIER_INTER_ALGORITHM", "linear"}};
+    db_->record_point(job_, PointKey{"allgatherv", 1024, "hier", linear}, summary(12e-6, 12e-8));
+    db_->record_point(job_, PointKey{"allgatherv", 65536, "hier", linear}, summary(50e-6, 50e-8));
+    const TunePlan p = plan();
+    ASSERT_TRUE(p.unpredicted.empty());
+    ASSERT_EQ(p.cases.size(), 2u);
+    EXPECT_EQ(p.cases[0].pick, "MPIR_Allgatherv_intra_ring");
+    EXPECT_EQ(p.verify[0], (VerifyCase{"allgatherv", 1024, false, 0, true}));
+    EXPECT_EQ(p.cases[1].pick, "inter_algo=linear");
+    EXPECT_EQ(p.verify[1], (VerifyCase{"allgatherv", 65536, true, 0}));
+    Json stock = mpich_like_stock();
+    const Json intra = Json::parse(R"({"algorithm=MPIR_Allgatherv_intra_brucks": {}})");
+    stock["collective=allgatherv"] = {
+        {"comm_type=intra", intra},
+        {"comm_type=inter", {{"algorithm=MPIR_Allgatherv_inter_remote_gather_local_bcast", Json::object()}}}};
+    const Json tuned = plan_tree(p, stock).tree.tree["collective=allgatherv"]["comm_type=intra"]
+                                                   ["comm_hierarchy=parent"]["comm_size<=4"]["comm_avg_ppn<=2"];
+    // below the smallest size measured (1 KiB blocks, 4 KiB in all) MPICH's selection
+    EXPECT_EQ(tuned.begin().key(), "total_msg_size<=4095") << tuned.dump();
+    EXPECT_EQ(tuned.begin().value(), intra);
+    EXPECT_EQ(tuned["total_msg_size=any"],
+              (Json{{"algorithm=MPIR_Allgatherv_intra_hier", {{"inter_algo=linear", Json::object()}}}}));
+    const Json ring{{"algorithm=MPIR_Allgatherv_intra_ring", {{"whole_comm=1", Json::object()}}}};
+    EXPECT_TRUE(std::any_of(tuned.begin(), tuned.end(), [&](const Json& rule) { return rule == ring; }))
+        << tuned.dump();
+}
+
+// iallgatherv: its schedule against MPICH's, a pick per size; the recexch schedules,
+// which bench's reversed displacements make fall back to MPICH's selection, never.
+TEST_F(MeasuredPlanTest, IallgathervNeverPicksWhatFellBack) {
+    options_.measured = {"iallgatherv"};
+    record_pair("iallgatherv", "default", 10, 100);
+    record_pair("iallgatherv", "tsp_recexch_doubling", 5, 40);  // its time is a fallback's
+    record_pair("iallgatherv", "tsp_hier", 12, 60);             // slower at 1K, faster at 64K
+    record_pair("iallgatherv", "sched_ring", 11, 90);
+    const TunePlan p = plan();
+    ASSERT_TRUE(p.unpredicted.empty());
+    ASSERT_EQ(p.cases.size(), 2u);
+    EXPECT_EQ(p.cases[0].pick, "stock");
+    EXPECT_EQ(p.cases[1].pick, kDefaultsLabel);
+    EXPECT_EQ(p.verify[1], (VerifyCase{"iallgatherv", 65536, true, 0}));
 }
 
 TreeTimingRow gather_row(std::uint64_t bytes, TreeVerdict verdict) {

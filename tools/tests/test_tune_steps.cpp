@@ -1264,6 +1264,106 @@ TEST(Tune, ScanAndExscanAreMeasured) {
     EXPECT_THROW(parse_verify_case("exscan:0:any"), UsageError);   // a sized collective
 }
 
+// The reduce-scatters and their schedules: measured (no task model), hier with its one
+// inter-node step against MPICH's algorithms at the measured sizes (per rank); verified
+// as hier/0.  CH4 composes them (and scan), but MPICH reads no composition variable of
+// theirs: their stock reference is MPICH's algorithms alone, no forced composition.
+TEST(Tune, ReduceScattersAreMeasured) {
+    TuneOptions o = options();
+    o.collectives = {"reduce_scatter", "allreduce", "reduce_scatter_block", "ireduce_scatter", "scan"};
+    split_measured(o);
+    EXPECT_EQ(o.collectives, std::vector<std::string>{"allreduce"});
+    EXPECT_EQ(o.measured, (std::vector<std::string>{"reduce_scatter", "reduce_scatter_block", "ireduce_scatter", "scan"}));
+    o.measured_sizes = {8, 4096};
+    EXPECT_NO_THROW(check_tune_options(o));
+    std::vector<std::string> inter;
+    for (const std::string& value : grammar::values(*grammar::find("reduce_scatter", "hier"), "inter_algo"))
+        if (value != MPII_HIER_BY_SIZE_ITEM) inter.push_back(value);
+    ASSERT_FALSE(inter.empty());
+    EXPECT_EQ(measured_configs("reduce_scatter_block").front(), (Params{{"inter_algo", inter.front()}}));
+    EXPECT_EQ(measured_configs("ireduce_scatter"), (std::vector<Params>{Params{}}));
+    const std::vector<Launch> launches = measured_launches(o, "h");
+    ASSERT_EQ(launches.size(), 4u);
+    EXPECT_TRUE(contains(launches[0].argv, {"-C", "reduce_scatter", "-a",
+                                            "hier:reduce_scatter_hier_inter_algorithm=" + join(inter, "/"), "--sizes",
+                                            "8,4096"}));
+    EXPECT_TRUE(contains(launches[2].argv, {"-C", "ireduce_scatter", "-a", "tsp_hier", "--sizes", "8,4096"}));
+    const std::vector<Launch> stock = stock_launches(o, "h");
+    EXPECT_TRUE(std::any_of(stock.begin(), stock.end(), [](const Launch& launch) {
+        return contains(launch.argv, {"-C", "reduce_scatter,reduce_scatter_block,ireduce_scatter,scan", "-a", "stock",
+                                      "--sizes", "8,4096"});
+    }));
+    // compositions forced for allreduce alone
+    for (const Launch& launch : stock)
+        for (const std::string& word : launch.argv) {
+            if (word.find("_COMPOSITION") != std::string::npos) {
+                EXPECT_EQ(word, "default:MPIR_CVAR_ALLREDUCE_COMPOSITION=1/2/3");
+            }
+        }
+    for (const std::string& missing : missing_stock_points(o, {})) {
+        if (missing.find("composition") != std::string::npos) {
+            EXPECT_EQ(missing.rfind("allreduce ", 0), 0u) << missing;
+        }
+    }
+    EXPECT_EQ(missing_measured_points(o, {}).front(), "reduce_scatter 8 B inter_algo=" + inter.front());
+    EXPECT_EQ(parse_verify_case("reduce_scatter_block:8:hier/0"),
+              (VerifyCase{"reduce_scatter_block", 8, true, 0, false}));
+    EXPECT_THROW(parse_verify_case("reduce_scatter:8:hier/2"), UsageError);  // counts no segments
+    EXPECT_THROW(parse_verify_case("ireduce_scatter:0:any"), UsageError);    // a sized collective
+}
+
+// allgatherv and its schedule: measured (no task model), not in the default plan; hier
+// with its one inter-node step against MPICH's algorithms at the measured sizes (per
+// rank); verified as hier/0.  CH4 composes allgatherv, but MPICH 5.0.1 has no
+// MPIR_CVAR_ALLGATHERV_COMPOSITION: its stock reference is MPICH's algorithms alone.
+TEST(Tune, AllgathervIsMeasured) {
+    const std::vector<std::string> plan = TuneOptions{}.collectives;  // the default plan
+    EXPECT_EQ(std::count(plan.begin(), plan.end(), "allgatherv"), 0);
+    EXPECT_EQ(std::count(plan.begin(), plan.end(), "iallgatherv"), 0);
+    EXPECT_EQ(std::count(measured_collectives().begin(), measured_collectives().end(), "allgatherv"), 1);
+    EXPECT_EQ(std::count(measured_collectives().begin(), measured_collectives().end(), "iallgatherv"), 1);
+    TuneOptions o = options();
+    o.collectives = {"allgatherv", "allgather", "iallgatherv"};
+    split_measured(o);
+    EXPECT_EQ(o.collectives, std::vector<std::string>{"allgather"});
+    EXPECT_EQ(o.measured, (std::vector<std::string>{"allgatherv", "iallgatherv"}));
+    o.measured_sizes = {8, 4096};
+    EXPECT_NO_THROW(check_tune_options(o));
+    std::vector<std::string> inter;
+    for (const std::string& value : grammar::values(*grammar::find("allgatherv", "hier"), "inter_algo"))
+        if (value != MPII_HIER_BY_SIZE_ITEM) inter.push_back(value);
+    ASSERT_FALSE(inter.empty());
+    EXPECT_EQ(measured_configs("allgatherv").front(), (Params{{"inter_algo", inter.front()}}));
+    EXPECT_EQ(measured_configs("iallgatherv"), (std::vector<Params>{Params{}}));
+    const std::vector<Launch> launches = measured_launches(o, "h");
+    ASSERT_EQ(launches.size(), 2u);
+    EXPECT_TRUE(contains(launches[0].argv, {"-C", "allgatherv", "-a",
+                                            "hier:allgatherv_hier_inter_algorithm=" + join(inter, "/"), "--sizes",
+                                            "8,4096"}));
+    EXPECT_TRUE(contains(launches[1].argv, {"-C", "iallgatherv", "-a", "tsp_hier", "--sizes", "8,4096"}));
+    const std::vector<Launch> stock = stock_launches(o, "h");
+    EXPECT_TRUE(std::any_of(stock.begin(), stock.end(), [](const Launch& launch) {
+        return contains(launch.argv, {"-C", "allgatherv,iallgatherv", "-a", "stock", "--sizes", "8,4096"});
+    }));
+    // compositions forced for allgather alone
+    for (const Launch& launch : stock)
+        for (const std::string& word : launch.argv) {
+            if (word.find("_COMPOSITION") != std::string::npos) {
+                EXPECT_EQ(word.find("ALLGATHERV"), std::string::npos) << word;
+            }
+        }
+    for (const std::string& missing : missing_stock_points(o, {})) {
+        if (missing.find("composition") != std::string::npos) {
+            EXPECT_EQ(missing.rfind("allgather ", 0), 0u) << missing;
+        }
+    }
+    EXPECT_EQ(missing_measured_points(o, {}).front(), "allgatherv 8 B inter_algo=" + inter.front());
+    EXPECT_EQ(parse_verify_case("allgatherv:8:hier/0"), (VerifyCase{"allgatherv", 8, true, 0, false}));
+    EXPECT_EQ(parse_verify_case("iallgatherv:4096:any"), (VerifyCase{"iallgatherv", 4096, false, 0, false}));
+    EXPECT_THROW(parse_verify_case("allgatherv:8:hier/2"), UsageError);  // counts no segments
+    EXPECT_THROW(parse_verify_case("iallgatherv:0:any"), UsageError);    // a sized collective
+}
+
 TEST(Tune, StockReference) {
     TuneOptions o = options();
     o.collectives = {"bcast", "allreduce"};

@@ -53,9 +53,11 @@ OverlapSummary summarize_overlap(const std::vector<OverlapCell>& cells) {
 namespace {
 
 // The collectives whose non-blocking forms overlap times beside isend/irecv.
-constexpr grammar::Collective::Kind kCollectiveKinds[] = {grammar::Collective::bcast,     grammar::Collective::reduce,
-                                                          grammar::Collective::allreduce, grammar::Collective::allgather,
-                                                          grammar::Collective::scan,      grammar::Collective::exscan};
+constexpr grammar::Collective::Kind kCollectiveKinds[] = {
+    grammar::Collective::bcast,          grammar::Collective::reduce,    grammar::Collective::allreduce,
+    grammar::Collective::allgather,      grammar::Collective::allgatherv, grammar::Collective::scan,
+    grammar::Collective::exscan,         grammar::Collective::reduce_scatter,
+    grammar::Collective::reduce_scatter_block};
 
 }  // namespace
 

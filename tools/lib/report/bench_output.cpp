@@ -75,11 +75,14 @@ std::string osu_test(grammar::Collective collective) {
         case grammar::Collective::reduce: test = "Reduce"; break;
         case grammar::Collective::allreduce: test = "Allreduce"; break;
         case grammar::Collective::allgather: test = "Allgather"; break;
+        case grammar::Collective::allgatherv: test = "Allgatherv"; break;
         case grammar::Collective::gather: test = "Gather"; break;
         case grammar::Collective::scatter: test = "Scatter"; break;
         case grammar::Collective::barrier: test = "Barrier"; break;
         case grammar::Collective::scan: test = "Scan"; break;
         case grammar::Collective::exscan: test = "Exscan"; break;
+        case grammar::Collective::reduce_scatter: test = "Reduce_scatter"; break;
+        case grammar::Collective::reduce_scatter_block: test = "Reduce_scatter_block"; break;
     }
     return collective.nonblocking() ? "Non-blocking " + test : test;
 }

@@ -20,11 +20,18 @@ double busiest_link_bytes(const std::string& name, std::uint64_t bytes, int node
         case grammar::Collective::scan:
         case grammar::Collective::exscan: return message;
         case grammar::Collective::allreduce: return 2.0 * (nodes - 1) / nodes * message;
-        // every other node's blocks into each node (allgather), into the root's (gather),
-        // out of the root's (scatter)
+        // every other node's blocks into each node (allgather; allgatherv with equal blocks,
+        // as bench calls it), into the root's (gather), out of the root's (scatter); the
+        // reduce-scatters: of a node's vector of N x ppn blocks, the (N-1) x ppn that the
+        // other nodes' ranks receive must leave the node in some form (each byte of their
+        // sums depends on the node's byte there), and as many come in per node on average:
+        // (N-1)/N of the vector, allreduce's reduce-scatter half
         case grammar::Collective::allgather:
+        case grammar::Collective::allgatherv:
         case grammar::Collective::gather:
-        case grammar::Collective::scatter: return static_cast<double>(nodes - 1) * ppn * message;
+        case grammar::Collective::scatter:
+        case grammar::Collective::reduce_scatter:
+        case grammar::Collective::reduce_scatter_block: return static_cast<double>(nodes - 1) * ppn * message;
         case grammar::Collective::barrier: return 0;
     }
     throw std::logic_error("busiest_link_bytes: a collective without a case");

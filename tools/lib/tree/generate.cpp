@@ -200,6 +200,12 @@ bool tree_can_run(const PointKey& key, int comm_size, int ppn) {
          (key.collective == grammar::Collective::allreduce && key.algorithm == "reduce_scatter_allgather")) &&
         key.msg_bytes < pof2)
         return false;
+    // displs-ordered (MPII_Iallgatherv_is_displs_ordered): bench's displacements are in
+    // reversed rank order, so the forced recexch schedules fell back, and a tree, which
+    // cannot test the order, would call them on any displacements
+    if (key.collective == grammar::Collective(grammar::Collective::allgatherv, true) &&
+        key.algorithm.rfind("tsp_recexch_", 0) == 0)
+        return false;
     return true;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -11,6 +12,7 @@
 
 #include "hier_grammar.h"
 #include "hier_mpich_keys.h"
+#include "hiertune/tree/collective.hpp"
 
 namespace hiertune::grammar {
 
@@ -26,20 +28,20 @@ std::string upper(std::string text) {
 const std::vector<Param> kHierParams{MPII_HIER_PARAMS_HIER(HIERTUNE_INT_, HIERTUNE_NAME_)};
 const std::vector<Param> kHierDataParams{MPII_HIER_PARAMS_HIER_DATA(HIERTUNE_INT_, HIERTUNE_NAME_)};
 const std::vector<Param> kHierStepsParams{MPII_HIER_PARAMS_HIER_STEPS(HIERTUNE_INT_, HIERTUNE_NAME_)};
-const std::vector<Param> kHierScanParams{MPII_HIER_PARAMS_HIER_SCAN(HIERTUNE_INT_, HIERTUNE_NAME_)};
+const std::vector<Param> kHierTopParams{MPII_HIER_PARAMS_HIER_TOP(HIERTUNE_INT_, HIERTUNE_NAME_)};
 const std::vector<Param> kSegParams{MPII_HIER_PARAMS_SEG(HIERTUNE_INT_, HIERTUNE_NAME_)};
 const std::vector<Param> kSegChainParams{MPII_HIER_PARAMS_SEG_CHAIN(HIERTUNE_INT_, HIERTUNE_NAME_)};
 #define kParams_HIER kHierParams
 #define kParams_HIER_DATA kHierDataParams
 #define kParams_HIER_STEPS kHierStepsParams
-#define kParams_HIER_SCAN kHierScanParams
+#define kParams_HIER_TOP kHierTopParams
 #define kParams_SEG kSegParams
 #define kParams_SEG_CHAIN kSegChainParams
 // what each parameter family's segsize cuts (hier_grammar.h's comments on MPII_HIER_PARAMS_*)
 #define kSegmentCut_HIER SegmentCut::message
 #define kSegmentCut_HIER_DATA SegmentCut::node_block
 #define kSegmentCut_HIER_STEPS SegmentCut::none
-#define kSegmentCut_HIER_SCAN SegmentCut::none
+#define kSegmentCut_HIER_TOP SegmentCut::none
 #define kSegmentCut_SEG SegmentCut::message
 #define kSegmentCut_SEG_CHAIN SegmentCut::message
 
@@ -61,6 +63,8 @@ const std::vector<NamedValue> kNamedValues{MPII_HIER_INTER_ALGOS(HIERTUNE_INTER_
 
 #define HIERTUNE_STRING_(s_) s_,
 const std::vector<std::string> kMpichAlgorithms{MPII_HIER_MPICH_ALGORITHMS(HIERTUNE_STRING_)};
+// what follows "MPIR_<Coll>_" in an MPIR container's name
+constexpr const char* kContainerKinds[] = {"intra_", "inter_", "allcomm_"};
 
 using JsonPtr = std::unique_ptr<json_object, decltype(&json_object_put)>;
 
@@ -219,7 +223,13 @@ bool known_container(const std::string& collective, const std::string& container
         return false;
     std::string prefix = "MPIR_" + collective + "_";
     prefix[5] = static_cast<char>(std::toupper(static_cast<unsigned char>(prefix[5])));
-    return container.rfind(prefix, 0) == 0;
+    if (container.rfind(prefix, 0) != 0) return false;
+    // MPIR_<Coll>_intra_..., _inter_..., _allcomm_nb: not another collective's whose name
+    // goes on (MPIR_Reduce_scatter_... is no reduce's, MPIR_Reduce_scatter_block_... no
+    // reduce_scatter's)
+    const std::string rest = container.substr(prefix.size());
+    return std::any_of(std::begin(kContainerKinds), std::end(kContainerKinds),
+                       [&](const char* kind) { return rest.rfind(kind, 0) == 0; });
 }
 
 std::string composition_cvar(const std::string& collective) {
@@ -250,8 +260,16 @@ std::optional<std::string> whole_comm_composition(const std::string& collective)
 }
 
 std::vector<int> tuned_compositions(const std::string& collective) {
+    // the collectives whose MPID_<Coll> reads MPIR_CVAR_<COLL>_COMPOSITION (MPICH 5.0.1's
+    // ch4_coll.h); only a CH4 tree selects the others' compositions (scan's, the
+    // reduce-scatters', allgatherv's)
+    constexpr Collective kForcedByCvar[] = {Collective::bcast, Collective::reduce, Collective::allreduce,
+                                            Collective::allgather, Collective::barrier};
     std::vector<int> values;
-    if (!whole_comm_composition(collective)) return values;
+    if (!whole_comm_composition(collective) ||
+        std::none_of(std::begin(kForcedByCvar), std::end(kForcedByCvar),
+                     [&](Collective forced) { return collective == forced; }))
+        return values;
     for (int n = 1; n <= 3; ++n)
         if (composition_container(collective, n)) values.push_back(n);
     return values;

@@ -21,9 +21,9 @@
 namespace hiertune {
 
 // Bytes the busiest node link carries in one direction for one call of
-// `collective` on `bytes` (per rank for allgather, gather, scatter) over `nodes`
-// nodes of `ppn` ranks (0 on fewer than 2 nodes, and for barrier).  Throws
-// std::invalid_argument for a collective bench does not time.
+// `collective` on `bytes` (per rank for allgather, allgatherv, gather, scatter,
+// reduce_scatter and reduce_scatter_block) over `nodes` nodes of `ppn` ranks (0 on fewer
+// than 2 nodes, and for barrier).  Throws std::invalid_argument for a collective bench does not time.
 double busiest_link_bytes(const std::string& collective, std::uint64_t bytes, int nodes, int ppn = 1);
 
 // busiest_link_bytes / rate (bytes/s), in seconds; nullopt on fewer than 2

@@ -93,7 +93,9 @@ std::optional<csel::Choice> choice_of_point(const PointKey& key);
 // directly, where it asserts or fails: smp on a communicator without a node
 // hierarchy (one rank per node), reduce_scatter_gather (reduce) and
 // reduce_scatter_allgather (allreduce) with fewer bytes than the largest power
-// of two <= comm_size (count < pof2 for MPI_UNSIGNED_CHAR).
+// of two <= comm_size (count < pof2 for MPI_UNSIGNED_CHAR), iallgatherv's
+// tsp_recexch_doubling and tsp_recexch_halving (displacements in rank order only:
+// bench's are reversed, and no key of a tree tests their order).
 bool tree_can_run(const PointKey& key, int comm_size, int ppn);
 
 // What a pair of trees (csel::build_tree_pair) selects for a measured point at
@@ -191,8 +193,9 @@ std::string model_collectives_text();
 // Every collective with a plugin algorithm, the blocking ones (grammar::collectives())
 // then their non-blocking forms (grammar::nonblocking_collectives()).
 const std::vector<std::string>& tuned_collectives();
-// The others than the model's (gather, scatter, barrier, scan, exscan, ibcast ..
-// iexscan): tune picks them from measurement (TuneOptions::measured).
+// The others than the model's (gather, scatter, barrier, scan, exscan, reduce_scatter,
+// reduce_scatter_block, allgatherv, ibcast .. iallgatherv): tune picks them from
+// measurement (TuneOptions::measured).
 const std::vector<std::string>& measured_collectives();
 
 // The parameters of a candidate as the tree and the measurements name them:
