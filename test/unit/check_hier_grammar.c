@@ -590,6 +590,15 @@ START_TEST(requirements)
                                 "{\"algorithm=MPIR_Allreduce_intra_ring\":{}}}}",
                                 MPII_HIER_TREE_MPIR, &p), 1);
     ck_assert(mentions(&p, 0, "MPIR_Allreduce_intra_ring selected where \"is_commutative=yes\""));
+    /* MPICH's recursive doubling allgather(v) asserts a power-of-two comm, blocking and not */
+    ck_assert_int_eq(check_text("{\"collective=iallgatherv\": {\"comm_size=any\": "
+                                "{\"algorithm=MPIR_Iallgatherv_intra_sched_recursive_doubling\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 1);
+    ck_assert(mentions(&p, 0, "where \"comm_size=pow2\" does not hold"));
+    ck_assert_int_eq(check_text("{\"collective=allgatherv\": {\"comm_size=pow2\": "
+                                "{\"algorithm=MPIR_Allgatherv_intra_recursive_doubling\":{}},"
+                                "\"comm_size=any\": {\"algorithm=MPIR_Allgatherv_intra_ring\":{}}}}",
+                                MPII_HIER_TREE_MPIR, &p), 0);
     /* the smp scan combines node by node: only where nodes hold consecutive ranks; an
      * intercomm branch of a scan is never taken (MPI has no scan on intercomms) */
     ck_assert_int_eq(check_text("{\"collective=scan\": {\"comm_type=intra\": "

@@ -284,6 +284,9 @@
     X(MPIR_Allreduce_intra_ring, is_commutative=yes) \
     X(MPIR_Allreduce_intra_smp, is_commutative=yes) \
     X(MPIR_Allgather_intra_recursive_doubling, comm_size=pow2) \
+    X(MPIR_Allgatherv_intra_recursive_doubling, comm_size=pow2) \
+    X(MPIR_Iallgather_intra_sched_recursive_doubling, comm_size=pow2) \
+    X(MPIR_Iallgatherv_intra_sched_recursive_doubling, comm_size=pow2) \
     X(MPIR_Scan_intra_smp, is_node_consecutive=yes) \
     X(MPIR_Reduce_scatter_intra_noncommutative, comm_size=pow2) \
     X(MPIR_Reduce_scatter_block_intra_noncommutative, comm_size=pow2) \
