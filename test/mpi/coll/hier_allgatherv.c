@@ -279,8 +279,7 @@ static void run_blocking(test_comm * tc, int light)
 static void run_outstanding(int batch, int use_test)
 {
     agv_op ops[NB];
-    MPI_Request reqs[NB], shuffled[NB];
-    int idx[NB];
+    MPI_Request reqs[NB];
     for (int i = 0; i < NB; i++) {
         int type = (i + batch) % NTYPES;
         test_comm *tc = &comms[(i + batch / 2) % NCOMMS];
@@ -293,14 +292,7 @@ static void run_outstanding(int batch, int use_test)
         op_fill(&ops[i]);
         op_start(&ops[i], 0, &reqs[i]);
     }
-    shuffle(idx, NB, 2654435761u * (unsigned) (wrank + 1) + (unsigned) batch);
-    if (use_test) {
-        test_loop(reqs, idx, NB);
-    } else {
-        for (int i = 0; i < NB; i++)
-            shuffled[i] = reqs[idx[i]];
-        MPI_Waitall(NB, shuffled, MPI_STATUSES_IGNORE);
-    }
+    complete_shuffled(reqs, NB, batch, use_test);
     for (int i = 0; i < NB; i++) {
         if (ops[i].tc->comm != MPI_COMM_NULL)
             op_check(&ops[i], use_test ? "non-blocking (MPI_Test) " : "non-blocking ");

@@ -191,6 +191,22 @@ static inline void test_loop(MPI_Request * reqs, const int *idx, int n)
         }
 }
 
+/* complete reqs[0 .. n - 1] in an order shuffled from batch (not the same on two ranks):
+ * MPI_Waitall on the shuffled array, or (use_test) MPI_Test loops in that order */
+static inline void complete_shuffled(MPI_Request * reqs, int n, int batch, int use_test)
+{
+    int idx[NB];
+    MPI_Request shuffled[NB];
+    shuffle(idx, n, 2654435761u * (unsigned) (wrank + 1) + (unsigned) batch);
+    if (use_test) {
+        test_loop(reqs, idx, n);
+        return;
+    }
+    for (int i = 0; i < n; i++)
+        shuffled[i] = reqs[idx[i]];
+    MPI_Waitall(n, shuffled, MPI_STATUSES_IGNORE);
+}
+
 /* the heap in use (mallinfo2) may not grow between start 100 (at100) and the last by more
  * than 64 KiB over `starts` >= 200 starts of n persistent requests */
 static inline void check_heap(size_t at100, int n, const char *what)
