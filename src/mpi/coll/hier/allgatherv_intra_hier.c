@@ -21,13 +21,8 @@ typedef struct {
 
 static agv_run agv_members_run(const agv_ctx * c, const MPII_Hier_run_step * st, int m, int len)
 {
-    MPI_Aint lo = c->at[st->first[m]];
-    return (agv_run) { c->packed + lo, c->at[st->first[m + len]] - lo };
-}
-
-static int agv_subtree(const MPII_Hier_run_step * st, int member)
-{
-    return MPII_Hier_tree_subtree_size(MPII_HIER_TREE_BINOMIAL, st->comm->local_size, 0, member);
+    MPI_Aint lo, n = MPII_Hier_run_span(st, c->at, m, len, &lo);
+    return (agv_run) { c->packed + lo, n };
 }
 
 /* Up one step: a binomial gather onto member 0, each child's subtree's run into its place,
@@ -42,13 +37,15 @@ static int agv_up(const agv_ctx * c, const MPII_Hier_run_step * st, int *front)
         return MPI_ERR_NO_MEM;
     in[n_in++] = *front;
     for (int i = 0; i < tree.nchildren && !mpi_errno; i++) {
-        agv_run r = agv_members_run(c, st, tree.children[i], agv_subtree(st, tree.children[i]));
+        int child = tree.children[i];
+        agv_run r = agv_members_run(c, st, child, MPII_Hier_run_subtree(st, child));
         if (r.n > 0)
-            mpi_errno = MPIR_TSP_sched_irecv(r.buf, r.n, MPIR_BYTE_INTERNAL, tree.children[i],
-                                             st->tag, st->comm, c->sched, 0, NULL, &in[n_in++]);
+            mpi_errno = MPIR_TSP_sched_irecv(r.buf, r.n, MPIR_BYTE_INTERNAL, child, st->tag,
+                                             st->comm, c->sched, 0, NULL, &in[n_in++]);
     }
     if (!mpi_errno && tree.parent >= 0) {
-        agv_run r = agv_members_run(c, st, st->comm->rank, agv_subtree(st, st->comm->rank));
+        int me = st->comm->rank;
+        agv_run r = agv_members_run(c, st, me, MPII_Hier_run_subtree(st, me));
         mpi_errno = r.n == 0 ? MPIR_TSP_sched_selective_sink(c->sched, n_in, in, front) :
             MPIR_TSP_sched_isend(r.buf, r.n, MPIR_BYTE_INTERNAL, tree.parent, st->tag, st->comm,
                                  c->sched, n_in, in, front);

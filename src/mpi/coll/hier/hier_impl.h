@@ -456,6 +456,13 @@ typedef struct {
 int MPII_Hier_run_steps_plan(const MPII_Hier_call * call, const MPII_Hier_params * cvars,
                              int n_inter_algos, MPII_Hier_run_step * st, int *n);
 void MPII_Hier_run_steps_free(MPII_Hier_run_step * st, int n);
+/* The part of a vector that members m .. m + len - 1 of st hold between them, where rank r's
+ * part starts at at[r]: its start in *lo, its length returned */
+MPI_Aint MPII_Hier_run_span(const MPII_Hier_run_step * st, const MPI_Aint * at, int m, int len,
+                            MPI_Aint * lo);
+/* The members of member's subtree in st's binomial tree rooted at member 0, the tree these
+ * collectives gather, reduce, scatter and broadcast along */
+int MPII_Hier_run_subtree(const MPII_Hier_run_step * st, int member);
 /* The four entries of the hier reduce-scatter and reduce-scatter-block
  * (reduce_scatter_intra_hier.c): recvcounts, or NULL and every block recvcount elements;
  * inter_algo, calls_pvar and sched as for MPII_Hier_scan_entry */

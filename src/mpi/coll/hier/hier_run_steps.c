@@ -55,3 +55,15 @@ void MPII_Hier_run_steps_free(MPII_Hier_run_step * st, int n)
     for (int k = 0; k < n; k++)
         MPL_free(st[k].first);
 }
+
+MPI_Aint MPII_Hier_run_span(const MPII_Hier_run_step * st, const MPI_Aint * at, int m, int len,
+                            MPI_Aint * lo)
+{
+    *lo = at[st->first[m]];
+    return at[st->first[m + len]] - *lo;
+}
+
+int MPII_Hier_run_subtree(const MPII_Hier_run_step * st, int member)
+{
+    return MPII_Hier_tree_subtree_size(MPII_HIER_TREE_BINOMIAL, st->comm->local_size, 0, member);
+}

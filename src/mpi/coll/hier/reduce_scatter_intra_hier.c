@@ -40,8 +40,9 @@ static char *rs_at(const rs_ctx * c, const rs_run * r, MPI_Aint i)
 static rs_run rs_members_run(const rs_ctx * c, const MPII_Hier_run_step * st, int m,
                              int len)
 {
-    MPI_Aint lo = c->at[st->first[m]];
-    return (rs_run) { NULL, lo, c->at[st->first[m + len]] - lo };
+    rs_run r = { NULL, 0, 0 };
+    r.n = MPII_Hier_run_span(st, c->at, m, len, &r.lo);
+    return r;
 }
 
 /* Up one step: a binomial reduce of the whole vector (*part, ready after *front) to the
@@ -127,9 +128,7 @@ static int rs_down(const rs_ctx * c, const MPII_Hier_run_step * st, rs_run * hav
     if (MPII_Hier_tree_node_init(&tree, MPII_HIER_TREE_BINOMIAL, size, 0, 1, me))
         return MPI_ERR_NO_MEM;
     if (tree.parent >= 0) {
-        rs_run sub = rs_members_run(c, st, me,
-                                    MPII_Hier_tree_subtree_size(MPII_HIER_TREE_BINOMIAL, size, 0,
-                                                                me));
+        rs_run sub = rs_members_run(c, st, me, MPII_Hier_run_subtree(st, me));
         int after = *front;
         sub.buf = rs_tmp(c, sub.n);
         mpi_errno = !sub.buf ? MPI_ERR_NO_MEM : sub.n == 0 ? MPI_SUCCESS :
@@ -139,9 +138,7 @@ static int rs_down(const rs_ctx * c, const MPII_Hier_run_step * st, rs_run * hav
     }
     for (int i = 0; i < tree.nchildren && !mpi_errno; i++) {
         int child = tree.children[i], vtx, after = *front;
-        rs_run sub = rs_members_run(c, st, child,
-                                    MPII_Hier_tree_subtree_size(MPII_HIER_TREE_BINOMIAL, size, 0,
-                                                                child));
+        rs_run sub = rs_members_run(c, st, child, MPII_Hier_run_subtree(st, child));
         if (sub.n > 0)
             mpi_errno = MPIR_TSP_sched_isend(rs_at(c, have, sub.lo), sub.n, c->type, child,
                                              st->tag, st->comm, c->sched, 1, &after, &vtx);
