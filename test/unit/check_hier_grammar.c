@@ -162,6 +162,14 @@ START_TEST(listed_inter_algos)
     ck_assert_int_eq(v, MPII_HIER_ALLGATHER_INTER_RING);
     ck_assert_int_eq(param("MPIR_Barrier_intra_hier", "inter_algo", "dissemination", &v), 0);
     ck_assert_int_eq(v, MPII_HIER_BARRIER_INTER_DISSEMINATION);
+    /* the reduce-scatters' and allgatherv's one item; no other list's */
+    ck_assert_int_eq(param("MPIR_Reduce_scatter_intra_hier", "inter_algo", "linear", &v), 0);
+    ck_assert_int_eq(v, MPII_HIER_REDUCE_SCATTER_INTER_LINEAR);
+    ck_assert_int_eq(param("MPIR_Reduce_scatter_block_intra_hier", "inter_algo", "ring", &v), -1);
+    ck_assert_int_eq(param("MPIR_Allgatherv_intra_hier", "inter_algo", "linear", &v), 0);
+    ck_assert_int_eq(v, MPII_HIER_ALLGATHERV_INTER_LINEAR);
+    ck_assert_int_eq(param("MPIR_Allgatherv_intra_hier", "inter_algo", "by_size", &v), -1);
+    ck_assert_int_eq(param("MPIR_Allgatherv_intra_hier", "segsize", "4096", &v), -1);
     /* the tree collectives' items are not theirs, nor each other's */
     ck_assert_int_eq(param("MPIR_Gather_intra_hier", "inter_algo", "tsp_ring", &v), -1);
     ck_assert_int_eq(param("MPIR_Gather_intra_hier", "inter_algo", "auto", &v), -1);
