@@ -40,17 +40,19 @@ got=$("$emucluster" run --openmpi --ppn 2 -- sh -c 'echo "${OMPI_MCA_mpi_yield_w
 [ "$got" = "$want" ] || fail "mpi_yield_when_idle of 8 ranks on $(nproc) cores: '$got', expected $want"
 
 # peerbench: every collective's data checked, one line each, under both MPIs (hier forced
-# for MPICH), and a size no block split allows refused with the reason
+# for MPICH; 32 B and 65568 B: the smallest and an unaligned size every block split allows
+# in MPI_INT elements on 8 ranks), and a size no block split allows refused with the reason
 for mpi in openmpi mpich; do
     run=("$emucluster" run --ppn 2)
     env=()
     [ $mpi = openmpi ] && run+=(--openmpi)
-    [ $mpi = mpich ] && for c in BCAST REDUCE ALLREDUCE ALLGATHER GATHER SCATTER BARRIER; do
+    [ $mpi = mpich ] && for c in BCAST REDUCE ALLREDUCE ALLGATHER GATHER SCATTER BARRIER SCAN EXSCAN \
+                                 REDUCE_SCATTER_BLOCK REDUCE_SCATTER ALLGATHERV; do
         env+=("MPIR_CVAR_${c}_INTRA_ALGORITHM=hier"); done
-    out=$(env "${env[@]}" "${run[@]}" -- "$tmp/peerbench-$mpi" -s 8,65544,1048576 -r 2 2> "$tmp/err") ||
+    out=$(env "${env[@]}" "${run[@]}" -- "$tmp/peerbench-$mpi" -s 32,65568,1048576 -r 2 2> "$tmp/err") ||
         fail "peerbench ($mpi): $(cat "$tmp/err")"
     lines=$(tail -n +2 <<< "$out" | awk -F, '$7 > 0 && NF == 8' | wc -l)
-    [ "$lines" = 19 ] || fail "peerbench ($mpi): $lines timed lines of 19 (6 collectives x 3 sizes + barrier):
+    [ "$lines" = 34 ] || fail "peerbench ($mpi): $lines timed lines of 34 (11 collectives x 3 sizes + barrier):
 $out"
     if "${run[@]}" -- "$tmp/peerbench-$mpi" -C gather -s 12 > /dev/null 2> "$tmp/err"; then
         fail "peerbench ($mpi) accepted a gather of 12 bytes on 8 ranks"
