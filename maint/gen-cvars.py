@@ -112,6 +112,16 @@ LISTED_ITEM_TEXT = {
     ('reduce_scatter', 'linear'): REDUCE_SCATTER_LINEAR,
     ('reduce_scatter_block', 'linear'): REDUCE_SCATTER_LINEAR,
     ('allgatherv', 'linear'): "every leader sends each other leader its groups' blocks at once",
+    ('alltoall', 'linear'): "every leader sends each other leader the blocks from its groups' "
+                            "ranks to that one's at once",
+    ('alltoall', 'brucks'): "MPICH's Bruck alltoall of those pieces among the leaders "
+                            "(ceil(log2 leaders) rounds), each padded to the widest pair's",
+    ('alltoall', 'direct'): "no leaders: every rank sends every other rank its block at once, "
+                            "starting with the next rank",
+    ('alltoall', 'by_size'): "by the block (hier_by_size.h): direct for blocks longer than "
+                             "MPIR_CVAR_HIER_LATENCY_BYTES or rows too long to hold at a "
+                             "leader, else brucks where its rounds cost no more than linear's "
+                             "start-ups and pieces, linear beyond",
 }
 
 INTRA_ITEM_TEXT = {

@@ -2,12 +2,13 @@
 """Print an MPIR Csel tree that is MPICH's generic.json with bcast, reduce, allreduce,
 allgather, gather, scatter, barrier, scan, exscan, reduce_scatter, reduce_scatter_block and
 allgatherv on parent communicators sent to the hier algorithms with parameters (used by hier_json,
-hier_gather -json, hier_scan, hier_reduce_scatter and hier_allgatherv -tree-blocking),
+hier_gather -json, hier_scan, hier_reduce_scatter, hier_allgatherv and hier_alltoall -tree-blocking),
 or, with `seg`, bcast and reduce sent to segmented trees (used by hier_seg_json), or, with
 `route`, only bcast of at most 4 KiB on parent communicators sent to hier (used by
 hier_route: every other call must keep the device's selection), or, with `sched`, the
 non-blocking collectives on parent communicators sent to the hier schedules (used by
-hier_nb, hier_nb_gather, hier_scan, hier_reduce_scatter and hier_allgatherv -tree-sched).
+hier_nb, hier_nb_gather, hier_scan, hier_reduce_scatter, hier_allgatherv and
+hier_alltoall -tree-sched).
 
     make_hier_tree.py MPICH/maint/tuning/coll/mpir/generic.json [seg|route|sched] > tree.json
 """
@@ -34,6 +35,7 @@ HIER = {
     "reduce_scatter": {"algorithm=MPIR_Reduce_scatter_intra_hier": {"inter_algo=linear": {}}},
     "reduce_scatter_block": {"algorithm=MPIR_Reduce_scatter_block_intra_hier": {"inter_algo=linear": {}}},
     "allgatherv": {"algorithm=MPIR_Allgatherv_intra_hier": {"inter_algo=linear": {}}},
+    "alltoall": {"algorithm=MPIR_Alltoall_intra_hier": {"inter_algo=by_size": {}}},
 }
 
 SEG = {
@@ -54,6 +56,7 @@ SCHED = {
     "ireduce_scatter": {"algorithm=MPIR_Ireduce_scatter_intra_tsp_hier": {}},
     "ireduce_scatter_block": {"algorithm=MPIR_Ireduce_scatter_block_intra_tsp_hier": {}},
     "iallgatherv": {"algorithm=MPIR_Iallgatherv_intra_tsp_hier": {}},
+    "ialltoall": {"algorithm=MPIR_Ialltoall_intra_tsp_hier": {}},
 }
 
 ROUTE = {

@@ -166,6 +166,7 @@ static int agv_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
     const MPII_Hier_params cvars = MPII_HIER_PARAMS_STEPS(MPIR_CVAR_ALLGATHERV_HIER_INTER_ALGORITHM,
                                                           0);
     int size = a->comm->local_size, n = 0, me = a->comm->rank, mpi_errno = MPI_SUCCESS;
+    int inter_algo;             /* linear, the one item */
     MPII_Hier_run_step steps[MPII_HIER_MAX_STEPS];
     MPI_Aint type_size, extent, *at = MPL_malloc(sizeof(MPI_Aint) * (size + 1), MPL_MEM_COLL);
     agv_ctx c = { NULL, at, sched };
@@ -185,7 +186,8 @@ static int agv_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
     } else if (size > 1 && at[size] > 0) {
         c.packed = MPIR_TSP_sched_malloc(at[size], sched);
         mpi_errno = !c.packed ? MPI_ERR_NO_MEM :
-            MPII_Hier_run_steps_plan(a, &cvars, MPII_HIER_ALLGATHERV_INTER_COUNT, steps, &n);
+            MPII_Hier_run_steps_plan(a, &cvars, MPII_HIER_ALLGATHERV_INTER_COUNT, NULL, steps, &n,
+                                     &inter_algo);
         if (!mpi_errno)
             mpi_errno = agv_steps(&c, a, steps, n);
     }

@@ -19,8 +19,8 @@
 /* Parameter blocks: cnt->u.<coll>.intra_<algo>.<param> (what gen_coll.py's dispatch
  * reads), one int per parameter in the grammar's order; a negative value means "take
  * the CVAR".  MPICH's union already has a struct of its own algorithms' parameters for
- * bcast, allreduce, allgather and barrier: the plugin's blocks of those go inside it
- * (MPII_HIER_CSEL_PARAMS(BCAST) etc., one line in each of those structs), and the
+ * bcast, allreduce, allgather, alltoall and barrier: the plugin's blocks of those go inside
+ * it (MPII_HIER_CSEL_PARAMS(BCAST) etc., one line in each of those structs), and the
  * collectives MPICH has no struct for get theirs at the end of the union
  * (MPII_HIER_CSEL_CONTAINER_PARAMS). */
 #define MPII_HIER_CSEL_FIELD_(param_, arg_, cvar_) int param_;

@@ -186,3 +186,14 @@ int MPII_Hier_sized_scan_latency(int64_t bytes, int n, int64_t segsize, int64_t 
         rounds++;
     return rounds * (alpha_bytes + bytes) <= (n - 2 + segs) * (alpha_bytes + seg);
 }
+
+int MPII_Hier_sized_alltoall_aggregate(int64_t block, int size, int64_t alpha_bytes)
+{
+    return block <= alpha_bytes && block * size <= MPII_HIER_ALLTOALL_AGGREGATE_MAX_ROW;
+}
+
+int MPII_Hier_sized_alltoall_brucks(int64_t piece, int n, int64_t alpha_bytes)
+{
+    int64_t rounds = ceil_log2(n);
+    return rounds * (alpha_bytes + (n + 1) / 2 * piece) <= (n - 1) * (alpha_bytes + piece);
+}

@@ -57,6 +57,9 @@
  * shared memory (a bitwise-or reduce of zero-padded copies, a bcast of all of them): each
  * rank holds them on its stack, and the leader's reduce combines them once per rank */
 #define MPII_HIER_SHM_ROOTED_MAX_BYTES 8192
+/* The largest row of blocks (one rank's to every rank) that by_size's alltoall aggregates
+ * through the groups' leaders */
+#define MPII_HIER_ALLTOALL_AGGREGATE_MAX_ROW (1 << 20)
 
 #ifdef __cplusplus
 extern "C" {
@@ -114,6 +117,18 @@ int MPII_Hier_sized_rooted_shm(int node_size, int64_t node_bytes, int64_t cell_b
  * segsize bytes (n - 2 + its segments sends of a segment before the last leader has its
  * prefix); each message costs alpha_bytes + its bytes. */
 int MPII_Hier_sized_scan_latency(int64_t bytes, int n, int64_t segsize, int64_t alpha_bytes);
+/* 1: by_size's alltoall among size ranks with blocks of block bytes aggregates them
+ * through each group's leader (the leaders exchange one piece per pair of groups): a block
+ * no longer than a start-up (block <= alpha_bytes), where the start-ups of the P^2
+ * messages of a direct exchange weigh more than the leaders' extra copies, and a rank's
+ * row of blocks of at most MPII_HIER_ALLTOALL_AGGREGATE_MAX_ROW bytes (a leader holds one
+ * row per rank of its groups, twice); 0: every rank exchanges with every other directly. */
+int MPII_Hier_sized_alltoall_aggregate(int64_t block, int size, int64_t alpha_bytes);
+/* 1: the n members of an alltoall's exchange of pieces of at most piece bytes take Bruck's
+ * algorithm, ceil(log2 n) rounds each moving up to ceil(n / 2) pieces, L (a + ceil(n/2) p),
+ * where it costs no more than sending each other member its piece, (n - 1)(a + p), one
+ * start-up after the other. */
+int MPII_Hier_sized_alltoall_brucks(int64_t piece, int n, int64_t alpha_bytes);
 
 #ifdef __cplusplus
 }

@@ -20,9 +20,12 @@
  * selection runs where hier hands a step to it */
 #define MPICH_BCAST_SHORT_BYTES 12288   /* bcast: binomial up to it (and below 8 ranks) */
 #define MPICH_BCAST_MEDIUM_BYTES 524288 /* then scatter + recursive doubling (pof2) */
+/* MPIR_CVAR_ALLTOALL_THROTTLE's default: the receives and sends MPICH's scattered alltoall
+ * posts at a time */
+#define MPICH_ALLTOALL_THROTTLE 32
 
 static const char *const coll_names[MPII_HIER_CPATH_NCOLLS] = {
-    "bcast", "reduce", "allreduce", "allgather", "gather", "scatter", "barrier"
+    "bcast", "reduce", "allreduce", "allgather", "gather", "scatter", "barrier", "alltoall"
 };
 
 static int ceil_log2(int n)
@@ -82,10 +85,11 @@ int MPII_Hier_cpath_member(const MPII_Hier_cpath_shape * shape, int node, int i)
 
 /* An MPIC_Sendrecv is one op, and the same one repeated (a ring's steps) too: the ops of
  * a ring stay few. */
-#define SIM_SENDRECV (MPII_HIER_CPATH_SHM_RECV + 1)
+#define SIM_SENDRECV (MPII_HIER_CPATH_IRECV + 1)
+#define SIM_WAITALL (SIM_SENDRECV + 1)
 
 typedef struct {
-    int kind;                   /* MPII_Hier_cpath_op, or SIM_SENDRECV */
+    int kind;                   /* MPII_Hier_cpath_op, SIM_SENDRECV or SIM_WAITALL */
     int peer;                   /* SIM_SENDRECV: the destination */
     int src;                    /* SIM_SENDRECV: the source */
     int repeat;                 /* SIM_SENDRECV: times */
@@ -117,6 +121,9 @@ typedef struct {
     int64_t t_in;               /* everything it received so far has arrived */
     int64_t t_shm;              /* its shared-memory steps so far are done */
     int64_t t_rlast;            /* its previous normal receive completed */
+    int posted;                 /* its posted receives not yet matched */
+    int ppc;                    /* the op of the oldest of them, if any, is at or after it */
+    int64_t t_posted;           /* its posted receives matched so far have arrived */
 } sim_state;
 
 /* A message's slot is taken again once it is received and, a normal one, once its
@@ -217,7 +224,7 @@ static sim_op *append_op(MPII_Hier_cpath_sim * sim, int rank, int peer)
 
 void MPII_Hier_cpath_sim_add(MPII_Hier_cpath_sim * sim, int rank, MPII_Hier_cpath_op op, int peer)
 {
-    if ((unsigned) op > MPII_HIER_CPATH_SHM_RECV) {
+    if ((unsigned) op > MPII_HIER_CPATH_IRECV) {
         sim->failed = 1;
         return;
     }
@@ -244,6 +251,13 @@ void MPII_Hier_cpath_sim_sendrecv(MPII_Hier_cpath_sim * sim, int rank, int dst, 
         o->kind = SIM_SENDRECV;
         o->src = src;
     }
+}
+
+void MPII_Hier_cpath_sim_waitall(MPII_Hier_cpath_sim * sim, int rank)
+{
+    sim_op *o = append_op(sim, rank, rank);
+    if (o)
+        o->kind = SIM_WAITALL;
 }
 
 static int64_t weight(const MPII_Hier_cpath_sim * sim, int a, int b)
@@ -319,13 +333,16 @@ static int post_send(MPII_Hier_cpath_sim * sim, int r, int shm, int peer)
     return 1;
 }
 
-/* Rank r's receive op: 1 when matched, 0 while the message is not sent yet, -1 on no
- * memory.  A normal message ends one weight after both its sender let it go and r's
- * previous normal receive completed. */
-static int take_recv(MPII_Hier_cpath_sim * sim, int r, int shm, int peer)
+/* Rank r's receive op: 1 when matched, 0 while the message is not sent yet (or, a
+ * blocking one, while r's posted receives are not all matched: r's receives complete in
+ * program order), -1 on no memory.  A normal message ends one weight after both its sender
+ * let it go and r's previous normal receive completed. */
+static int take_recv(MPII_Hier_cpath_sim * sim, int r, int shm, int peer, int posted)
 {
     sim_inbox *in = &sim->inbox[r];
     sim_state *s = &sim->st[r];
+    if (!shm && !posted && s->posted > 0)
+        return 0;
     while (in->head < in->n && in->ids[in->head] < 0)
         in->head++;
     if (in->head == in->n)
@@ -339,7 +356,10 @@ static int take_recv(MPII_Hier_cpath_sim * sim, int r, int shm, int peer)
             s->t_rlast = m->t;
         }
         m->received = 1;
-        s->t_in = max64(s->t_in, m->t);
+        if (posted)
+            s->t_posted = max64(s->t_posted, m->t);
+        else
+            s->t_in = max64(s->t_in, m->t);
         sim->longest = max64(sim->longest, m->t);
         sim->received++;
         if (shm && free_slot(sim, in->ids[i]) < 0)
@@ -350,32 +370,70 @@ static int take_recv(MPII_Hier_cpath_sim * sim, int r, int shm, int peer)
     return 0;
 }
 
+/* Rank r's posted receives, oldest first, as far as their messages are sent: returns the
+ * receives matched, -1 on no memory */
+static int take_posted(MPII_Hier_cpath_sim * sim, int r)
+{
+    const sim_prog *p = &sim->prog[r];
+    sim_state *s = &sim->st[r];
+    int done = 0;
+    for (; s->posted > 0; s->ppc++) {
+        if (p->ops[s->ppc].kind != MPII_HIER_CPATH_IRECV)
+            continue;
+        int k = take_recv(sim, r, 0, p->ops[s->ppc].peer, 1);
+        if (k <= 0)
+            return k < 0 ? -1 : done;
+        s->posted--;
+        done++;
+    }
+    return done;
+}
+
 /* Rank r's next op, or the next half of its sendrecv: 1 when done, 0 when blocked, -1
- * on no memory */
+ * on no memory.  A posted receive is done once posted; the waitall once all are matched. */
 static int step_op(MPII_Hier_cpath_sim * sim, int r, const sim_op * op)
 {
+    sim_state *s = &sim->st[r];
     switch (op->kind) {
         case MPII_HIER_CPATH_SEND:
         case MPII_HIER_CPATH_SHM_SEND:
             return post_send(sim, r, op->kind == MPII_HIER_CPATH_SHM_SEND, op->peer);
         case MPII_HIER_CPATH_RECV:
         case MPII_HIER_CPATH_SHM_RECV:
-            return take_recv(sim, r, op->kind == MPII_HIER_CPATH_SHM_RECV, op->peer);
-        default:
-            return sim->st[r].sub % 2 ? take_recv(sim, r, 0, op->src) :
+            return take_recv(sim, r, op->kind == MPII_HIER_CPATH_SHM_RECV, op->peer, 0);
+        case MPII_HIER_CPATH_IRECV:
+            if (s->posted++ == 0)
+                s->ppc = s->pc;
+            return 1;
+        case SIM_SENDRECV:
+            return s->sub % 2 ? take_recv(sim, r, 0, op->src, 0) :
                 post_send(sim, r, 0, op->peer);
+        default:
+            if (s->posted > 0)
+                return 0;
+            s->t_in = max64(s->t_in, s->t_posted);
+            return 1;
     }
 }
 
-/* Runs rank r's program as far as it can go; returns the steps done, -1 on no memory. */
+/* Runs rank r's program as far as it can go, its posted receives too; returns the steps
+ * done, -1 on no memory. */
 static int advance(MPII_Hier_cpath_sim * sim, int r)
 {
     const sim_prog *p = &sim->prog[r];
     sim_state *s = &sim->st[r];
-    int done = 0;
+    int done = 0, k;
     while (s->pc < p->n) {
         const sim_op *op = &p->ops[s->pc];
-        int k = step_op(sim, r, op);
+        k = step_op(sim, r, op);
+        if (k == 0) {
+            /* blocked: a posted receive may be what it waits for */
+            k = take_posted(sim, r);
+            if (k > 0) {
+                done += k;
+                continue;
+            }
+        }
         if (k <= 0)
             return k < 0 ? -1 : done;
         done++;
@@ -384,7 +442,8 @@ static int advance(MPII_Hier_cpath_sim * sim, int r)
         s->sub = 0;
         s->pc++;
     }
-    return done;
+    k = take_posted(sim, r);
+    return k < 0 ? -1 : done + k;
 }
 
 static void sim_reset(MPII_Hier_cpath_sim * sim)
@@ -417,7 +476,7 @@ int MPII_Hier_cpath_sim_run(MPII_Hier_cpath_sim * sim, MPII_Hier_cpath_count * c
         }
     } while (moved);
     for (int r = 0; r < sim->nranks; r++)
-        if (sim->st[r].pc < sim->prog[r].n)
+        if (sim->st[r].pc < sim->prog[r].n || sim->st[r].posted > 0)
             return -1;
     if (sim->received != sim->sent)
         return -1;
@@ -613,6 +672,63 @@ static void gen_shm_down(MPII_Hier_cpath_sim * sim, const int *g, int n)
     }
 }
 
+/* MPIR_Alltoall_intra_brucks, and MPIR_TSP_Ialltoall_sched_intra_brucks with k = 2 (the
+ * plugin's): in the round of distance pof2 < n, a send to i + pof2 and a receive from
+ * i - pof2; the round's send does not wait for its receive, the next round's does (its
+ * blocks are packed from what the receive brought) */
+static void gen_alltoall_brucks(MPII_Hier_cpath_sim * sim, const int *g, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int pof2 = 1; pof2 < n; pof2 *= 2)
+            MPII_Hier_cpath_sim_sendrecv(sim, g[i], g[(i + pof2) % n], g[(i - pof2 + n) % n]);
+}
+
+/* Rank i's sends to i + dir d and receives from i - dir d, d = lo .. hi - 1, posted at once
+ * and waited for together; the receives in the order their messages leave (the one port
+ * takes them as they arrive, whatever the order MPI posts them in) */
+static void exchange_at_once(MPII_Hier_cpath_sim * sim, const int *g, int n, int i, int lo,
+                             int hi, int dir)
+{
+    for (int d = lo; d < hi; d++)
+        MPII_Hier_cpath_sim_add(sim, g[i], MPII_HIER_CPATH_IRECV, g[(i - dir * d + n) % n]);
+    for (int d = lo; d < hi; d++)
+        send_to(sim, g[i], g[(i + dir * d + n) % n]);
+    MPII_Hier_cpath_sim_waitall(sim, g[i]);
+}
+
+/* the plugin's linear exchange (a2a_exchange): every rank sends to i + 1, i + 2, ... all
+ * at once, one after the other through its port, and receives from every other rank */
+static void gen_alltoall_linear(MPII_Hier_cpath_sim * sim, const int *g, int n)
+{
+    for (int i = 0; i < n; i++)
+        exchange_at_once(sim, g, n, i, 1, n, 1);
+}
+
+/* MPIR_Alltoall_intra_scattered: batches of MPIR_CVAR_ALLTOALL_THROTTLE peers, to i - d
+ * from i + d, each posted at once and waited for before the next; its first message is
+ * to itself (through the device, not a local copy: an intra-node step) */
+static void gen_alltoall_scattered(MPII_Hier_cpath_sim * sim, const int *g, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int lo = 0; lo < n; lo += MPICH_ALLTOALL_THROTTLE)
+            exchange_at_once(sim, g, n, i, lo,
+                             lo + MPICH_ALLTOALL_THROTTLE < n ? lo + MPICH_ALLTOALL_THROTTLE : n,
+                             -1);
+}
+
+/* MPIR_Alltoall_intra_pairwise: n - 1 MPIC_Sendrecv, with i ^ d on a power of two, else
+ * to i + d from i - d */
+static void gen_alltoall_pairwise(MPII_Hier_cpath_sim * sim, const int *g, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int d = 1; d < n; d++) {
+            if (is_pof2(n))
+                MPII_Hier_cpath_sim_sendrecv(sim, g[i], g[i ^ d], g[i ^ d]);
+            else
+                MPII_Hier_cpath_sim_sendrecv(sim, g[i], g[(i + d) % n], g[(i - d + n) % n]);
+        }
+}
+
 /* ==== MPICH's bcast pick on a node (its auto, where hier hands the step over) ========== */
 
 typedef enum {
@@ -703,6 +819,9 @@ static const algo_entry algos[] = {
     {MPII_HIER_CPATH_BARRIER, "composition_alpha", 0,
      {{ON_NODES, gen_shm_up}, {ON_LEADERS, gen_barrier_dissemination},
       {ON_NODES, gen_shm_down}}},
+    {MPII_HIER_CPATH_ALLTOALL, "brucks", 0, {{ON_ALL, gen_alltoall_brucks}}},
+    {MPII_HIER_CPATH_ALLTOALL, "scattered", 0, {{ON_ALL, gen_alltoall_scattered}}},
+    {MPII_HIER_CPATH_ALLTOALL, "pairwise", 0, {{ON_ALL, gen_alltoall_pairwise}}},
 };
 
 #define NALGOS ((int) (sizeof(algos) / sizeof(algos[0])))
@@ -830,7 +949,8 @@ static void intra_bcast(MPII_Hier_cpath_plan * plan, int ppn, int64_t bytes, int
     plan_step(plan, pick_names[pick], ppn, 0, pick_steps(pick, ppn), &plan->intra_down);
 }
 
-/* gather and scatter inside the node: MPICH's pick, its binomial tree */
+/* gather and scatter inside the node: MPICH's pick, its binomial tree (the alltoall's rows
+ * go along the same tree, the plugin's) */
 static void intra_binomial(MPII_Hier_cpath_plan * plan, int ppn, int *direction)
 {
     if (ppn > 1)
@@ -956,6 +1076,50 @@ static void plan_allgather(MPII_Hier_cpath_plan * plan, const MPII_Hier_cpath_sh
     intra_bcast(plan, ppn, all, 1);
 }
 
+/* the count of gen alone on where of shape, by the simulator: 0, -1 on no memory */
+static int count_on(const MPII_Hier_cpath_shape * shape, scope where, group_gen gen,
+                    MPII_Hier_cpath_count * count)
+{
+    MPII_Hier_cpath_sim *sim = MPII_Hier_cpath_sim_create(shape);
+    if (!sim)
+        return -1;
+    run_on(sim, where, gen);
+    int rc = MPII_Hier_cpath_sim_run(sim, count);
+    MPII_Hier_cpath_sim_free(sim);
+    return rc;
+}
+
+/* by_size's alltoall (alltoall_intra_hier.c): where it aggregates the blocks, each node's
+ * rows gathered onto its leader along the binomial tree, the leaders' pieces of ppn^2
+ * blocks exchanged by Bruck's or all at once (linear), the rows scattered back.  The
+ * exchange among all ranks, each its own group ("direct" all at once, or Bruck's, by the
+ * block): blocks it does not aggregate, groups of one rank, one node, or nodes that are no
+ * runs of ranks (cyclic: the plugin's fallback).  The exchange is simulated: the direct
+ * one's messages mix inter- and intra-node ones.  Returns 0, -1 on no memory. */
+static int plan_alltoall(MPII_Hier_cpath_plan * plan, const MPII_Hier_cpath_shape * shape,
+                         int64_t block, int64_t latency_bytes)
+{
+    int n = shape->nnodes, ppn = shape->ppn, size = n * ppn;
+    int flat = !MPII_Hier_sized_alltoall_aggregate(block, size, latency_bytes) || ppn == 1 ||
+        n == 1 || shape->placement == MPII_HIER_CPATH_CYCLIC;
+    int brucks = MPII_Hier_sized_alltoall_brucks(flat ? block : block * ppn * ppn,
+                                                 flat ? size : n, latency_bytes);
+    MPII_Hier_cpath_count count;
+
+    if (size == 1 || block <= 0)        /* the plugin sends nothing */
+        return 0;
+    if (count_on(shape, flat ? ON_ALL : ON_LEADERS,
+                 brucks ? gen_alltoall_brucks : gen_alltoall_linear, &count) != 0)
+        return -1;
+    if (!flat)
+        intra_binomial(plan, ppn, &plan->intra_up);
+    plan_step(plan, brucks ? "brucks" : flat ? "direct" : "linear", flat ? size : n,
+              count.inter, count.intra, NULL);
+    if (!flat)
+        intra_binomial(plan, ppn, &plan->intra_down);
+    return 0;
+}
+
 static void plan_barrier(MPII_Hier_cpath_plan * plan, const MPII_Hier_cpath_shape * shape)
 {
     if (shape->ppn > 1)
@@ -1001,6 +1165,8 @@ int MPII_Hier_cpath_hier_plan(MPII_Hier_cpath_coll coll, const MPII_Hier_cpath_s
             inter_rooted(plan, n, bytes * ppn, latency_bytes);
             intra_rooted(plan, ppn, bytes * ppn, &plan->intra_down);
             break;
+        case MPII_HIER_CPATH_ALLTOALL:
+            return plan_alltoall(plan, shape, bytes, latency_bytes);
         default:
             plan_barrier(plan, shape);
     }

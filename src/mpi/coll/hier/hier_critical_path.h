@@ -10,6 +10,9 @@
  *  - a rank's k-th receive completes once its previous receive has completed, so that a
  *    binomial reduce costs what its mirror, the binomial bcast, costs (ceil(log2 n)
  *    messages, as hier_by_size.h counts both);
+ *  - receives posted at once (MPI_Irecv, then MPI_Waitall: an alltoall's) hold none of the
+ *    rank's sends before its next waitall; they complete in the order posted (posted in
+ *    the order their messages arrive), and a blocking receive after them after them;
  *  - a shared-memory step (the device's release_gather: every rank of a node to or from
  *    its leader at once) is one intra-node step, not one message per rank.
  * The longest path weighs an inter-node message far more than an intra-node one (2^20 to
@@ -18,7 +21,8 @@
  *
  * Two sources of counts:
  *  - hier's default plan (the by_size submodules): the algorithm of each step picked by
- *    hier_by_size.h as the plugin picks it, counted with its hops (MPII_Hier_sized_hops);
+ *    hier_by_size.h as the plugin picks it, counted with its hops (MPII_Hier_sized_hops;
+ *    the alltoall's exchange: simulated);
  *  - MPICH 5.0.1's algorithms on the same shape: their message pattern, as their source
  *    sends it, simulated on the nnodes * ppn ranks (root rank 0, commutative op; a
  *    message's size never changes the pattern of these).
@@ -61,10 +65,11 @@ typedef enum {
     MPII_HIER_CPATH_ALLGATHER,
     MPII_HIER_CPATH_GATHER,
     MPII_HIER_CPATH_SCATTER,
-    MPII_HIER_CPATH_BARRIER
+    MPII_HIER_CPATH_BARRIER,
+    MPII_HIER_CPATH_ALLTOALL
 } MPII_Hier_cpath_coll;
 
-#define MPII_HIER_CPATH_NCOLLS (MPII_HIER_CPATH_BARRIER + 1)
+#define MPII_HIER_CPATH_NCOLLS (MPII_HIER_CPATH_ALLTOALL + 1)
 
 /* "bcast", ...; NULL outside the enum */
 const char *MPII_Hier_cpath_coll_name(MPII_Hier_cpath_coll coll);
@@ -92,8 +97,9 @@ typedef struct {
 } MPII_Hier_cpath_plan;
 
 /* hier's default plan of coll for a message of bytes (allgather, gather, scatter: per
- * rank) on shape, latency_bytes the links' alpha / beta (MPII_HIER_LATENCY_BYTES_DEFAULT
- * as the plugin's default).  Returns 0, -1 on an invalid shape or collective. */
+ * rank; alltoall: the block each rank sends to each rank) on shape, latency_bytes the
+ * links' alpha / beta (MPII_HIER_LATENCY_BYTES_DEFAULT as the plugin's default).  Returns
+ * 0, -1 on an invalid shape or collective, or no memory (alltoall simulates its exchange). */
 int MPII_Hier_cpath_hier_plan(MPII_Hier_cpath_coll coll, const MPII_Hier_cpath_shape * shape,
                               int64_t bytes, int64_t latency_bytes, MPII_Hier_cpath_plan * plan);
 /* The steps joined by " > " ("shm > recursive_doubling(4) > shm"), "-" for none;
@@ -134,7 +140,8 @@ typedef enum {
     MPII_HIER_CPATH_SEND,
     MPII_HIER_CPATH_RECV,
     MPII_HIER_CPATH_SHM_SEND,   /* one shared-memory step: no serialization with the others */
-    MPII_HIER_CPATH_SHM_RECV
+    MPII_HIER_CPATH_SHM_RECV,
+    MPII_HIER_CPATH_IRECV       /* a receive posted at once with the rank's others */
 } MPII_Hier_cpath_op;
 
 typedef struct MPII_Hier_cpath_sim MPII_Hier_cpath_sim;
@@ -147,6 +154,9 @@ void MPII_Hier_cpath_sim_free(MPII_Hier_cpath_sim * sim);
 void MPII_Hier_cpath_sim_add(MPII_Hier_cpath_sim * sim, int rank, MPII_Hier_cpath_op op, int peer);
 /* MPIC_Sendrecv: the send, then the receive (which the send does not wait for) */
 void MPII_Hier_cpath_sim_sendrecv(MPII_Hier_cpath_sim * sim, int rank, int dst, int src);
+/* MPI_Waitall of rank's posted receives (MPII_HIER_CPATH_IRECV): its later sends wait for
+ * them */
+void MPII_Hier_cpath_sim_waitall(MPII_Hier_cpath_sim * sim, int rank);
 /* Runs the programs; returns 0 with the count of the longest path, -1 when a rank or
  * peer is out of range, a program blocks for ever or a message is never received, or no
  * memory. */

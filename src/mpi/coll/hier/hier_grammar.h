@@ -53,7 +53,8 @@
     X(exscan, Exscan, EXSCAN) \
     X(reduce_scatter, Reduce_scatter, REDUCE_SCATTER) \
     X(reduce_scatter_block, Reduce_scatter_block, REDUCE_SCATTER_BLOCK) \
-    X(allgatherv, Allgatherv, ALLGATHERV)
+    X(allgatherv, Allgatherv, ALLGATHERV) \
+    X(alltoall, Alltoall, ALLTOALL)
 
 #define MPII_HIER_ALGORITHMS_BCAST(X) \
     X(bcast, Bcast, BCAST, hier, HIER) \
@@ -103,6 +104,9 @@
 #define MPII_HIER_ALGORITHMS_ALLGATHERV(X) \
     X(allgatherv, Allgatherv, ALLGATHERV, hier, HIER_TOP)
 
+#define MPII_HIER_ALGORITHMS_ALLTOALL(X) \
+    X(alltoall, Alltoall, ALLTOALL, hier, HIER_TOP)
+
 #define MPII_HIER_ALGORITHMS(X) \
     MPII_HIER_ALGORITHMS_BCAST(X) \
     MPII_HIER_ALGORITHMS_REDUCE(X) \
@@ -115,7 +119,8 @@
     MPII_HIER_ALGORITHMS_EXSCAN(X) \
     MPII_HIER_ALGORITHMS_REDUCE_SCATTER(X) \
     MPII_HIER_ALGORITHMS_REDUCE_SCATTER_BLOCK(X) \
-    MPII_HIER_ALGORITHMS_ALLGATHERV(X)
+    MPII_HIER_ALGORITHMS_ALLGATHERV(X) \
+    MPII_HIER_ALGORITHMS_ALLTOALL(X)
 
 #define MPII_HIER_SCHED_ALGORITHMS(X) \
     X(ibcast, Ibcast, IBCAST, tsp_hier, bcast) \
@@ -129,7 +134,8 @@
     X(iexscan, Iexscan, IEXSCAN, tsp_hier, exscan) \
     X(ireduce_scatter, Ireduce_scatter, IREDUCE_SCATTER, tsp_hier, reduce_scatter) \
     X(ireduce_scatter_block, Ireduce_scatter_block, IREDUCE_SCATTER_BLOCK, tsp_hier, reduce_scatter_block) \
-    X(iallgatherv, Iallgatherv, IALLGATHERV, tsp_hier, allgatherv)
+    X(iallgatherv, Iallgatherv, IALLGATHERV, tsp_hier, allgatherv) \
+    X(ialltoall, Ialltoall, IALLTOALL, tsp_hier, alltoall)
 
 /* HAN Table II: segment size (bytes, 0 = one segment), inter-node submodule, its radix
  * (tsp_kary, tsp_knomial; fanout of seg_chain), its pipeline chunk (bytes, 0 = none),
@@ -162,10 +168,10 @@
     NAME(inter_algo, INTER_ALGOS, HIER_INTER_ALGORITHM) \
     NAME(intra_algo, INTRA_ALGOS, HIER_INTRA_ALGORITHM)
 
-/* scan, exscan, reduce_scatter, reduce_scatter_block, allgatherv: the algorithm among the
- * top leaders (the steps below it run their own: the scan's recursive doubling, the
- * reduce-scatter's binomial reduce and scatter, the allgatherv's binomial gather and
- * bcast) */
+/* scan, exscan, reduce_scatter, reduce_scatter_block, allgatherv, alltoall: the algorithm
+ * among the top leaders (the steps below it run their own: the scan's recursive doubling,
+ * the reduce-scatter's binomial reduce and scatter, the allgatherv's and the alltoall's
+ * binomial gather and scatter or bcast) */
 #define MPII_HIER_PARAMS_HIER_TOP(INT, NAME) \
     NAME(inter_algo, INTER_ALGOS, HIER_INTER_ALGORITHM)
 
@@ -207,7 +213,8 @@
     X(exscan, EXSCAN) \
     X(reduce_scatter, REDUCE_SCATTER) \
     X(reduce_scatter_block, REDUCE_SCATTER_BLOCK) \
-    X(allgatherv, ALLGATHERV)
+    X(allgatherv, ALLGATHERV) \
+    X(alltoall, ALLTOALL)
 
 #define MPII_HIER_INTER_ALGOS_ALLGATHER(X) \
     X(auto, AUTO) \
@@ -246,6 +253,12 @@
 
 #define MPII_HIER_INTER_ALGOS_ALLGATHERV(X) \
     X(linear, LINEAR)
+
+#define MPII_HIER_INTER_ALGOS_ALLTOALL(X) \
+    X(linear, LINEAR) \
+    X(brucks, BRUCKS) \
+    X(direct, DIRECT) \
+    X(by_size, BY_SIZE)
 
 #define MPII_HIER_INTRA_ALGOS(X) \
     X(auto, AUTO) \
@@ -297,6 +310,11 @@
     X(MPIR_Alltoall_intra_brucks, is_sendbuf_inplace=no) \
     X(MPIR_Alltoall_intra_pairwise, is_sendbuf_inplace=no) \
     X(MPIR_Alltoall_intra_scattered, is_sendbuf_inplace=no) \
+    X(MPIR_Alltoall_intra_pairwise_sendrecv_replace, is_sendbuf_inplace=yes) \
+    X(MPIR_Ialltoall_intra_sched_brucks, is_sendbuf_inplace=no) \
+    X(MPIR_Ialltoall_intra_sched_pairwise, is_sendbuf_inplace=no) \
+    X(MPIR_Ialltoall_intra_sched_permuted_sendrecv, is_sendbuf_inplace=no) \
+    X(MPIR_Ialltoall_intra_sched_inplace, is_sendbuf_inplace=yes) \
     X(MPIR_Alltoallv_intra_scattered, is_sendbuf_inplace=no) \
     X(MPIR_Alltoallv_intra_pairwise_sendrecv_replace, is_sendbuf_inplace=yes) \
     X(MPIR_Alltoallw_intra_scattered, is_sendbuf_inplace=no) \
@@ -323,7 +341,8 @@
     X(scan, MPIDI_Scan_intra_composition_beta) \
     X(reduce_scatter, MPIDI_Reduce_scatter_intra_composition_alpha) \
     X(reduce_scatter_block, MPIDI_Reduce_scatter_block_intra_composition_alpha) \
-    X(allgatherv, MPIDI_Allgatherv_intra_composition_alpha)
+    X(allgatherv, MPIDI_Allgatherv_intra_composition_alpha) \
+    X(alltoall, MPIDI_Alltoall_intra_composition_beta)
 
 /* ---- derived from the tables ---- */
 
@@ -352,6 +371,7 @@ enum {
 #define MPII_HIER_REDUCE_SCATTER_BLOCK_ENUM_(name_, NAME_) \
     MPII_HIER_REDUCE_SCATTER_BLOCK_INTER_##NAME_,
 #define MPII_HIER_ALLGATHERV_ENUM_(name_, NAME_) MPII_HIER_ALLGATHERV_INTER_##NAME_,
+#define MPII_HIER_ALLTOALL_ENUM_(name_, NAME_) MPII_HIER_ALLTOALL_INTER_##NAME_,
 enum { MPII_HIER_INTER_ALGOS_ALLGATHER(MPII_HIER_ALLGATHER_ENUM_) MPII_HIER_ALLGATHER_INTER_COUNT };
 enum { MPII_HIER_INTER_ALGOS_GATHER(MPII_HIER_GATHER_ENUM_) MPII_HIER_GATHER_INTER_COUNT };
 enum { MPII_HIER_INTER_ALGOS_SCATTER(MPII_HIER_SCATTER_ENUM_) MPII_HIER_SCATTER_INTER_COUNT };
@@ -367,6 +387,7 @@ enum {
     MPII_HIER_REDUCE_SCATTER_BLOCK_INTER_COUNT
 };
 enum { MPII_HIER_INTER_ALGOS_ALLGATHERV(MPII_HIER_ALLGATHERV_ENUM_) MPII_HIER_ALLGATHERV_INTER_COUNT };
+enum { MPII_HIER_INTER_ALGOS_ALLTOALL(MPII_HIER_ALLTOALL_ENUM_) MPII_HIER_ALLTOALL_INTER_COUNT };
 #define MPII_HIER_INTRA_ENUM_(name_, NAME_) MPII_HIER_INTRA_##NAME_,
 enum {
     MPII_HIER_INTRA_ALGOS(MPII_HIER_INTRA_ENUM_)

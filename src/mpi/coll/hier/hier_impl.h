@@ -224,6 +224,11 @@ int MPII_Hier_by_size_rooted_latency(int n, int64_t group_bytes);
 /* Whether by_size takes recursive doubling (else the pipelined chain) for the scan's step
  * among the n top leaders moving bytes (every rank passes the same) */
 int MPII_Hier_by_size_scan_latency(int n, int64_t bytes);
+/* Whether by_size aggregates an alltoall of blocks of block bytes among size ranks
+ * through the groups' leaders, and whether n top leaders then exchange pieces of at most
+ * piece bytes by Bruck's algorithm (hier_by_size.h; every rank passes the same) */
+int MPII_Hier_by_size_alltoall_aggregate(int64_t block, int size);
+int MPII_Hier_by_size_alltoall_brucks(int64_t piece, int n);
 /* by_size's allreduce algorithm among the leaders for a message of one piece: MPICH's
  * recursive doubling, one step (no CVAR item: by_size picks it) */
 #define MPII_HIER_INTER_RECURSIVE_DOUBLING MPII_HIER_INTER_COUNT
@@ -448,13 +453,18 @@ typedef struct {
     int tag;
     int *first;
 } MPII_Hier_run_step;
+/* Whether a call with the resolved parameters prm runs on the whole comm as one step by
+ * choice (every rank decides alike) */
+typedef int (*MPII_Hier_run_flat_fn) (const MPII_Hier_call * call, const MPII_Hier_params * prm);
 /* The steps of call->comm's hierarchy for root 0 (each group's leader its first rank, so a
- * group's data is the run of its ranks), or the whole comm as one step: while the plugin
- * creates its comms, on one node that nothing splits, and where some group is not a block
- * of consecutive ranks (a flat fallback, counted).  MPII_Hier_begin with cvars and
- * n_inter_algos first; st[0 .. *n - 1], freed by MPII_Hier_run_steps_free. */
+ * group's data is the run of its ranks), or the whole comm as one step: where flat (NULL:
+ * never) says so, while the plugin creates its comms, on one node that nothing splits, and
+ * where some group is not a block of consecutive ranks (a flat fallback, counted).
+ * MPII_Hier_begin with cvars and n_inter_algos first (*inter_algo: the inter_algo it
+ * resolved); st[0 .. *n - 1], freed by MPII_Hier_run_steps_free. */
 int MPII_Hier_run_steps_plan(const MPII_Hier_call * call, const MPII_Hier_params * cvars,
-                             int n_inter_algos, MPII_Hier_run_step * st, int *n);
+                             int n_inter_algos, MPII_Hier_run_flat_fn flat,
+                             MPII_Hier_run_step * st, int *n, int *inter_algo);
 void MPII_Hier_run_steps_free(MPII_Hier_run_step * st, int n);
 /* The part of a vector that members m .. m + len - 1 of st hold between them, where rank r's
  * part starts at at[r]: its start in *lo, its length returned */

@@ -6,7 +6,8 @@
 #include "hier_impl.h"
 
 int MPII_Hier_run_steps_plan(const MPII_Hier_call * a, const MPII_Hier_params * cvars,
-                             int n_inter_algos, MPII_Hier_run_step * st, int *n)
+                             int n_inter_algos, MPII_Hier_run_flat_fn flat,
+                             MPII_Hier_run_step * st, int *n, int *inter_algo)
 {
     MPII_Hier_params prm;
     MPII_Hier_comm *hier;
@@ -18,7 +19,10 @@ int MPII_Hier_run_steps_plan(const MPII_Hier_call * a, const MPII_Hier_params * 
     *n = 0;
     if (mpi_errno)
         return mpi_errno;
-    if (hier && !MPII_Hier_one_node(hier) &&
+    *inter_algo = prm.inter_algo;
+    if (hier && flat && flat(a, &prm))
+        hier = NULL;
+    else if (hier && !MPII_Hier_one_node(hier) &&
         !MPII_Hier_hierarchy_is_rank_ordered(MPII_Hier_used(hier))) {
         MPII_HIER_PVAR_ADD(FLAT_FALLBACKS, 1);
         hier = NULL;

@@ -57,6 +57,16 @@ int MPII_Hier_by_size_scan_latency(int n, int64_t bytes)
     return MPII_Hier_sized_scan_latency(bytes, n, MPII_HIER_SEGSIZE_DEFAULT, latency_bytes());
 }
 
+int MPII_Hier_by_size_alltoall_aggregate(int64_t block, int size)
+{
+    return MPII_Hier_sized_alltoall_aggregate(block, size, latency_bytes());
+}
+
+int MPII_Hier_by_size_alltoall_brucks(int64_t piece, int n)
+{
+    return MPII_Hier_sized_alltoall_brucks(piece, n, latency_bytes());
+}
+
 int MPII_Hier_by_size_rooted_latency(int n, int64_t group_bytes)
 {
     return MPII_Hier_sized_latency(MPII_HIER_SIZED_ROOTED, group_bytes, 1, n, latency_bytes());

@@ -223,8 +223,9 @@ static int rs_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
                                              c.type, sched, 0, NULL, &vtx);
     } else if (!mpi_errno && size > 1 && c.total > 0 &&
                MPII_Hier_payload_bytes(c.total, a->datatype) > 0) {
+        int inter_algo;         /* linear, the one item */
         mpi_errno = MPII_Hier_run_steps_plan(a, &cvars, MPII_HIER_REDUCE_SCATTER_INTER_COUNT,
-                                             steps, &n);
+                                             NULL, steps, &n, &inter_algo);
         if (!mpi_errno)
             mpi_errno = rs_steps(&c, a, steps, n);
     }

@@ -1,0 +1,387 @@
+/*
+ * mpich-hier: hierarchical alltoall, one schedule for its blocking, non-blocking and
+ * persistent forms.
+ */
+
+#include "hier_impl.h"
+
+/* What every vertex of one alltoall's schedule shares.  A row is size blocks, packed in
+ * rank order: on the way up rank s's send row (its blocks to every rank), on the way down
+ * rank d's receive row (every rank's block to it).  This rank holds the rows of ranks
+ * me .. me + rows - 1, its subtrees' (a group's leader is its first rank). */
+typedef struct {
+    MPI_Aint block;             /* bytes of one block */
+    MPI_Aint row;               /* size * block */
+    int me;
+    char *up;                   /* send rows */
+    char *down;                 /* receive rows */
+    MPIR_TSP_sched_t sched;
+} a2a_ctx;
+
+/* The top step of one schedule as its two copies read it: the pieces of each pair of
+ * groups in slots of slot bytes, slot h of send holding this leader's groups' blocks to
+ * member h's groups and slot h of recv member h's groups' blocks to this leader's */
+typedef struct {
+    const a2a_ctx *c;
+    int *first;                 /* [members + 1]: the top step's runs (MPII_Hier_run_step) */
+    int members, m;
+    MPI_Aint slot;
+    char *send, *recv;
+} a2a_top;
+
+/* Each slot's piece from the send rows: for every sending rank s of this leader's groups,
+ * its blocks to member h's ranks */
+static int a2a_pack(MPIR_Comm * comm, int tag, void *data)
+{
+    const a2a_top *t = data;
+    int ng = t->first[t->m + 1] - t->first[t->m];
+
+    for (int h = 0; h < t->members; h++) {
+        int lo = t->first[h], nh = t->first[h + 1] - lo;
+        for (int s = 0; s < ng; s++)
+            memcpy(t->send + h * t->slot + s * nh * t->c->block,
+                   t->c->up + s * t->c->row + lo * t->c->block, nh * t->c->block);
+    }
+    return MPI_SUCCESS;
+}
+
+/* The receive rows from the slots: member h's piece holds, for each of its ranks s, the
+ * blocks to this leader's ranks d */
+static int a2a_unpack(MPIR_Comm * comm, int tag, void *data)
+{
+    const a2a_top *t = data;
+    int ng = t->first[t->m + 1] - t->first[t->m];
+
+    for (int h = 0; h < t->members; h++) {
+        int lo = t->first[h], nh = t->first[h + 1] - lo;
+        const char *piece = t->recv + h * t->slot;
+        for (int s = 0; s < nh; s++)
+            for (int d = 0; d < ng; d++)
+                memcpy(t->c->down + d * t->c->row + (lo + s) * t->c->block,
+                       piece + (s * ng + d) * t->c->block, t->c->block);
+    }
+    return MPI_SUCCESS;
+}
+
+/* The rows of ranks lo .. lo + n - 1 in one of this rank's row arrays */
+static char *a2a_rows_at(const a2a_ctx * c, char *rows, int lo)
+{
+    return rows + (MPI_Aint) (lo - c->me) * c->row;
+}
+
+/* Up one step: a binomial gather onto member 0 of each child's subtree's send rows, then
+ * (below member 0) this member's subtree's rows to its parent */
+static int a2a_up(const a2a_ctx * c, const MPII_Hier_run_step * st, int *front)
+{
+    MPII_Hier_tree_node tree;
+    int in[33], n_in = 0, mpi_errno = MPI_SUCCESS, me = st->comm->rank;
+
+    if (MPII_Hier_tree_node_init(&tree, MPII_HIER_TREE_BINOMIAL, st->comm->local_size, 0, 1, me))
+        return MPI_ERR_NO_MEM;
+    in[n_in++] = *front;
+    for (int i = 0; i < tree.nchildren && !mpi_errno; i++) {
+        int child = tree.children[i], lo = st->first[child];
+        MPI_Aint n = st->first[child + MPII_Hier_run_subtree(st, child)] - lo;
+        mpi_errno = MPIR_TSP_sched_irecv(a2a_rows_at(c, c->up, lo), n * c->row,
+                                         MPIR_BYTE_INTERNAL, child, st->tag, st->comm, c->sched,
+                                         0, NULL, &in[n_in++]);
+    }
+    if (!mpi_errno && tree.parent >= 0) {
+        MPI_Aint n = st->first[me + MPII_Hier_run_subtree(st, me)] - st->first[me];
+        mpi_errno = MPIR_TSP_sched_isend(c->up, n * c->row, MPIR_BYTE_INTERNAL, tree.parent,
+                                         st->tag, st->comm, c->sched, n_in, in, front);
+    } else if (!mpi_errno) {
+        mpi_errno = MPIR_TSP_sched_selective_sink(c->sched, n_in, in, front);
+    }
+    MPII_Hier_tree_node_free(&tree);
+    return mpi_errno;
+}
+
+/* Down one step: below member 0, this member's subtree's receive rows from its parent;
+ * then each child's subtree's rows to it */
+static int a2a_down(const a2a_ctx * c, const MPII_Hier_run_step * st, int *front)
+{
+    MPII_Hier_tree_node tree;
+    int mpi_errno = MPI_SUCCESS, me = st->comm->rank;
+
+    if (MPII_Hier_tree_node_init(&tree, MPII_HIER_TREE_BINOMIAL, st->comm->local_size, 0, 1, me))
+        return MPI_ERR_NO_MEM;
+    if (tree.parent >= 0) {
+        int after = *front;
+        MPI_Aint n = st->first[me + MPII_Hier_run_subtree(st, me)] - st->first[me];
+        mpi_errno = MPIR_TSP_sched_irecv(c->down, n * c->row, MPIR_BYTE_INTERNAL, tree.parent,
+                                         st->tag, st->comm, c->sched, 1, &after, front);
+    }
+    for (int i = 0; i < tree.nchildren && !mpi_errno; i++) {
+        int child = tree.children[i], lo = st->first[child], after = *front, vtx;
+        MPI_Aint n = st->first[child + MPII_Hier_run_subtree(st, child)] - lo;
+        mpi_errno = MPIR_TSP_sched_isend(a2a_rows_at(c, c->down, lo), n * c->row,
+                                         MPIR_BYTE_INTERNAL, child, st->tag, st->comm, c->sched,
+                                         1, &after, &vtx);
+    }
+    MPII_Hier_tree_node_free(&tree);
+    return mpi_errno;
+}
+
+/* The top step's exchange of the packed slots: each leader sends every other one its slot
+ * at once (linear), or MPICH's Bruck alltoall of whole slots among them (brucks; its
+ * vertices wait for everything before them, through fences) */
+static int a2a_exchange(const a2a_top * t, const MPII_Hier_run_step * st, int brucks,
+                        int packed, int *front)
+{
+    int ng = t->first[t->m + 1] - t->first[t->m], n_in = 0, mpi_errno = MPI_SUCCESS;
+    int *in = MPL_malloc(sizeof(int) * t->members, MPL_MEM_COLL);
+
+    if (!in)
+        return MPI_ERR_NO_MEM;
+    if (brucks) {
+        int saved = st->comm->next_sched_tag;
+        st->comm->next_sched_tag = st->tag;     /* every top leader draws the step's tag */
+        mpi_errno = MPIR_TSP_sched_fence(t->c->sched);
+        if (!mpi_errno)
+            mpi_errno = MPIR_TSP_Ialltoall_sched_intra_brucks(t->send, t->slot, MPIR_BYTE_INTERNAL,
+                                                              t->recv, t->slot, MPIR_BYTE_INTERNAL,
+                                                              st->comm, 2, 0, t->c->sched);
+        st->comm->next_sched_tag = saved;
+        if (!mpi_errno)
+            mpi_errno = MPIR_TSP_sched_fence(t->c->sched);
+        if (!mpi_errno)
+            mpi_errno = MPIR_TSP_sched_sink(t->c->sched, front);
+        MPL_free(in);
+        return mpi_errno;
+    }
+    mpi_errno = MPIR_TSP_sched_localcopy(t->send + t->m * t->slot, (MPI_Aint) ng * ng * t->c->block,
+                                         MPIR_BYTE_INTERNAL, t->recv + t->m * t->slot,
+                                         (MPI_Aint) ng * ng * t->c->block, MPIR_BYTE_INTERNAL,
+                                         t->c->sched, 1, &packed, &in[n_in++]);
+    for (int i = 1; i < t->members && !mpi_errno; i++) {
+        int h = (t->m + i) % t->members, vtx;
+        MPI_Aint n = (MPI_Aint) ng * (t->first[h + 1] - t->first[h]) * t->c->block;
+        mpi_errno = MPIR_TSP_sched_isend(t->send + h * t->slot, n, MPIR_BYTE_INTERNAL, h, st->tag,
+                                         st->comm, t->c->sched, 1, &packed, &vtx);
+        if (!mpi_errno)
+            mpi_errno = MPIR_TSP_sched_irecv(t->recv + h * t->slot, n, MPIR_BYTE_INTERNAL, h,
+                                             st->tag, st->comm, t->c->sched, 0, NULL, &in[n_in++]);
+    }
+    if (!mpi_errno)
+        mpi_errno = MPIR_TSP_sched_selective_sink(t->c->sched, n_in, in, front);
+    MPL_free(in);
+    return mpi_errno;
+}
+
+/* The top step: the send rows packed into one slot per member, the slots exchanged
+ * (inter_algo linear or brucks; by_size: Bruck's for slots no longer than a start-up), the
+ * receive rows unpacked from them.  Groups of one rank each: the rows are the slots. */
+static int a2a_top_step(const a2a_ctx * c, const MPII_Hier_run_step * st, int inter_algo,
+                        int *front)
+{
+    int members = st->comm->local_size, widest = 0, mpi_errno = MPI_SUCCESS, brucks, after;
+    a2a_top *t = MPIR_TSP_sched_malloc(sizeof(a2a_top), c->sched);
+
+    if (!t)
+        return MPI_ERR_NO_MEM;
+    for (int h = 0; h < members; h++)
+        widest = MPL_MAX(widest, st->first[h + 1] - st->first[h]);
+    *t = (a2a_top) { c, MPIR_TSP_sched_malloc(sizeof(int) * (members + 1), c->sched),
+        members, st->comm->rank, (MPI_Aint) widest * widest * c->block, c->up, c->down };
+    if (widest > 1) {
+        t->send = MPIR_TSP_sched_malloc(t->slot * members, c->sched);
+        t->recv = MPIR_TSP_sched_malloc(t->slot * members, c->sched);
+    }
+    if (!t->first || !t->send || !t->recv)
+        return MPI_ERR_NO_MEM;
+    memcpy(t->first, st->first, sizeof(int) * (members + 1));
+    brucks = inter_algo == MPII_HIER_ALLTOALL_INTER_BRUCKS ||
+        (inter_algo == MPII_HIER_ALLTOALL_INTER_BY_SIZE &&
+         MPII_Hier_by_size_alltoall_brucks(t->slot, members));
+    /* gentran sets a new vertex's id before it reads the ids it waits for: never one
+     * variable for both */
+    after = *front;
+    if (widest > 1)
+        mpi_errno = MPIR_TSP_sched_cb(a2a_pack, t, c->sched, 1, &after, front);
+    if (!mpi_errno)
+        mpi_errno = a2a_exchange(t, st, brucks, *front, front);
+    after = *front;
+    if (!mpi_errno && widest > 1)
+        mpi_errno = MPIR_TSP_sched_cb(a2a_unpack, t, c->sched, 1, &after, front);
+    return mpi_errno;
+}
+
+/* This rank's send row from sendbuf (recvbuf in place), the steps, then its receive row
+ * to recvbuf */
+static int a2a_steps(const a2a_ctx * c, const MPII_Hier_call * a, const MPII_Hier_run_step * steps,
+                     int n, int inter_algo)
+{
+    int size = a->comm->local_size, front, vtx, mpi_errno;
+    int in_place = a->sendbuf == MPI_IN_PLACE;
+
+    mpi_errno = MPIR_TSP_sched_localcopy(in_place ? a->buf : a->sendbuf,
+                                         size * (in_place ? a->count : a->sendcount),
+                                         in_place ? a->datatype : a->sendtype, c->up, c->row,
+                                         MPIR_BYTE_INTERNAL, c->sched, 0, NULL, &front);
+    for (int k = n - 1; k > 0 && !mpi_errno; k--)
+        if (steps[k].comm)
+            mpi_errno = a2a_up(c, &steps[k], &front);
+    if (!mpi_errno && steps[0].comm)
+        mpi_errno = a2a_top_step(c, &steps[0], inter_algo, &front);
+    for (int k = 1; k < n && !mpi_errno; k++)
+        if (steps[k].comm)
+            mpi_errno = a2a_down(c, &steps[k], &front);
+    if (!mpi_errno)
+        mpi_errno = MPIR_TSP_sched_localcopy(c->down, c->row, MPIR_BYTE_INTERNAL, a->buf,
+                                             size * a->count, a->datatype, c->sched, 1, &front,
+                                             &vtx);
+    return mpi_errno;
+}
+
+/* The flat plan (each rank its own group): every block straight from sendbuf to its
+ * rank's place in recvbuf, all at once, peers in turn from this rank on so no rank is
+ * every rank's first.  No row is packed: a temporary the size of the rows costs its pages
+ * at every call.  In place, this rank's blocks are copied out before any receive lands. */
+static int a2a_flat(const MPII_Hier_call * a, const MPII_Hier_run_step * st,
+                    MPIR_TSP_sched_t sched)
+{
+    int size = a->comm->local_size, me = a->comm->rank, n_in = 0, copied = 0, vtx;
+    int mpi_errno = MPI_SUCCESS, in_place = a->sendbuf == MPI_IN_PLACE;
+    MPI_Aint block = MPII_Hier_payload_bytes(a->count, a->datatype), r_ext, s_ext;
+    const char *send = a->sendbuf;
+    MPI_Aint sendcount = a->sendcount;
+    MPI_Datatype sendtype = a->sendtype;
+
+    MPIR_Datatype_get_extent_macro(a->datatype, r_ext);
+    if (in_place) {
+        char *row = MPIR_TSP_sched_malloc(block * size, sched);
+        if (!row)
+            return MPI_ERR_NO_MEM;
+        mpi_errno = MPIR_TSP_sched_localcopy(a->buf, size * a->count, a->datatype, row,
+                                             block * size, MPIR_BYTE_INTERNAL, sched, 0, NULL,
+                                             &copied);
+        send = row, sendcount = block, sendtype = MPIR_BYTE_INTERNAL, n_in = 1;
+    }
+    MPIR_Datatype_get_extent_macro(sendtype, s_ext);
+    if (!in_place && !mpi_errno)
+        mpi_errno = MPIR_TSP_sched_localcopy(send + me * sendcount * s_ext, sendcount, sendtype,
+                                             (char *) a->buf + me * a->count * r_ext, a->count,
+                                             a->datatype, sched, 0, NULL, &vtx);
+    for (int i = 1; i < size && !mpi_errno; i++) {
+        int to = (me + i) % size, from = (me - i + size) % size;
+        mpi_errno = MPIR_TSP_sched_isend(send + to * sendcount * s_ext, sendcount, sendtype, to,
+                                         st->tag, a->comm, sched, n_in, &copied, &vtx);
+        if (!mpi_errno)
+            mpi_errno = MPIR_TSP_sched_irecv((char *) a->buf + from * a->count * r_ext, a->count,
+                                             a->datatype, from, st->tag, a->comm, sched, n_in,
+                                             &copied, &vtx);
+    }
+    return mpi_errno;
+}
+
+/* The rows this rank holds: its largest run at any step (its subtree's below the top, its
+ * groups' at the top), each starting at its own; -1 where one does not */
+static int a2a_rows(const MPII_Hier_run_step * steps, int n, int me)
+{
+    int rows = 1;
+    for (int k = 0; k < n; k++) {
+        const MPII_Hier_run_step *st = &steps[k];
+        if (!st->comm)
+            continue;
+        int m = st->comm->rank, len = k == 0 ? 1 : MPII_Hier_run_subtree(st, m);
+        if (st->first[m] != me)
+            return -1;
+        rows = MPL_MAX(rows, st->first[m + len] - me);
+    }
+    return rows;
+}
+
+/* Whether the call's blocks go straight from rank to rank instead of through the groups'
+ * leaders: inter_algo direct, or by_size for blocks it does not aggregate */
+static int a2a_direct(const MPII_Hier_call * a, const MPII_Hier_params * prm)
+{
+    if (prm->inter_algo == MPII_HIER_ALLTOALL_INTER_DIRECT)
+        return 1;
+    return prm->inter_algo == MPII_HIER_ALLTOALL_INTER_BY_SIZE &&
+        !MPII_Hier_by_size_alltoall_aggregate(MPII_Hier_payload_bytes(a->count, a->datatype),
+                                              a->comm->local_size);
+}
+
+/* Algorithm: hierarchical alltoall over the N levels, as one schedule
+ *
+ *     each rank's blocks packed into its send row;
+ *     up the steps below the top one, finest first: each group gathers its ranks' send
+ *         rows onto its leader along a binomial tree;
+ *     the top step: each top leader cuts its groups' rows into one piece per other top
+ *         leader (the blocks from its ranks to that one's ranks), and the leaders exchange
+ *         them (inter_algo linear: all at once; brucks: MPICH's Bruck alltoall of the
+ *         pieces padded to the widest pair's); each leader lays what it received out as
+ *         the receive rows of its ranks;
+ *     down the steps, coarsest first: each leader scatters its ranks' receive rows along a
+ *         binomial tree;
+ *     each rank's receive row to recvbuf.
+ * Only the top leaders cross the top level's links, one message per pair of groups (P^2
+ * messages become N^2).  inter_algo direct, or by_size for blocks longer than a start-up
+ * (hier_by_size.h): every block straight from sendbuf to its rank's recvbuf.  The same
+ * where groups are not blocks of consecutive ranks (counted), on one node, and while
+ * the plugin makes its comms.
+ */
+static int a2a_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
+{
+    const MPII_Hier_params cvars = MPII_HIER_PARAMS_STEPS(MPIR_CVAR_ALLTOALL_HIER_INTER_ALGORITHM,
+                                                          0);
+    int size = a->comm->local_size, n = 0, mpi_errno = MPI_SUCCESS, vtx, inter_algo;
+    MPII_Hier_run_step steps[MPII_HIER_MAX_STEPS];
+    a2a_ctx *c = MPIR_TSP_sched_malloc(sizeof(a2a_ctx), sched);
+    MPI_Aint block = MPII_Hier_payload_bytes(a->count, a->datatype);
+
+    if (!c)
+        return MPI_ERR_NO_MEM;
+    if (block == 0 || (size == 1 && a->sendbuf == MPI_IN_PLACE))
+        return MPI_SUCCESS;
+    if (size == 1)
+        return MPIR_TSP_sched_localcopy(a->sendbuf, a->sendcount, a->sendtype, a->buf, a->count,
+                                        a->datatype, sched, 0, NULL, &vtx);
+    mpi_errno = MPII_Hier_run_steps_plan(a, &cvars, MPII_HIER_ALLTOALL_INTER_COUNT, a2a_direct,
+                                         steps, &n, &inter_algo);
+    if (!mpi_errno && steps[0].comm == a->comm) {
+        mpi_errno = a2a_flat(a, &steps[0], sched);
+    } else if (!mpi_errno) {
+        int rows = a2a_rows(steps, n, a->comm->rank);
+        *c = (a2a_ctx) { block, block * size, a->comm->rank, NULL, NULL, sched };
+        if (rows > 0) {
+            c->up = MPIR_TSP_sched_malloc(rows * c->row, sched);
+            c->down = MPIR_TSP_sched_malloc(rows * c->row, sched);
+        }
+        mpi_errno = rows < 0 ? MPI_ERR_INTERN : !c->up || !c->down ? MPI_ERR_NO_MEM :
+            a2a_steps(c, a, steps, n, inter_algo);
+    }
+    MPII_Hier_run_steps_free(steps, n);
+    return mpi_errno;
+}
+
+static int a2a_entry(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, MPI_Aint recvcount, MPI_Datatype recvtype, MPIR_Comm * comm,
+                     int inter_algo, int calls_pvar, MPIR_TSP_sched_t sched)
+{
+    const MPII_Hier_params given = MPII_HIER_PARAMS_STEPS(inter_algo, 0);
+    const MPII_Hier_call call = { .sendbuf = sendbuf, .sendcount = sendcount,
+        .sendtype = sendtype, .buf = recvbuf, .count = recvcount, .datatype = recvtype,
+        .comm = comm, .given = &given, .calls_pvar = calls_pvar };
+    if (sched)
+        return a2a_sched(&call, sched);
+    return MPII_Hier_sched_wait(a2a_sched, &call);
+}
+
+int MPIR_Alltoall_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, MPI_Aint recvcount, MPI_Datatype recvtype,
+                             MPIR_Comm * comm_ptr, int inter_algo, int coll_attr)
+{
+    return a2a_entry(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm_ptr,
+                     inter_algo, MPII_HIER_PVAR_CALLS(alltoall, hier), NULL);
+}
+
+int MPIR_TSP_Ialltoall_sched_intra_hier(const void *sendbuf, MPI_Aint sendcount,
+                                        MPI_Datatype sendtype, void *recvbuf, MPI_Aint recvcount,
+                                        MPI_Datatype recvtype, MPIR_Comm * comm_ptr,
+                                        MPIR_TSP_sched_t sched)
+{
+    return a2a_entry(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm_ptr, -1,
+                     MPII_HIER_PVAR_CALLS(ialltoall, tsp_hier), sched);
+}
