@@ -1,16 +1,17 @@
 /* peerbench: the neutral benchmark of bench/peers.sh, plain MPI, built against each MPI
  * it compares (MPICH with the plugin, Open MPI).  It times MPI_Bcast, MPI_Reduce,
  * MPI_Allreduce, MPI_Allgather, MPI_Gather, MPI_Scatter, MPI_Barrier, MPI_Scan,
- * MPI_Exscan, MPI_Reduce_scatter_block, MPI_Reduce_scatter and MPI_Allgatherv (equal
- * counts, blocks in rank order) on MPI_COMM_WORLD, root 0, and prints one CSV line per
- * collective and size (rank 0):
+ * MPI_Exscan, MPI_Reduce_scatter_block, MPI_Reduce_scatter, MPI_Allgatherv (equal
+ * counts, blocks in rank order) and MPI_Alltoall on MPI_COMM_WORLD, root 0, and prints one
+ * CSV line per collective and size (rank 0):
  *
  *   mpi,collective,bytes,ranks,reps,iters,median_us,samples_us
  *
  * bytes: the message for bcast, reduce, allreduce, scan and exscan (MPI_INT, MPI_SUM); the whole
  * gathered or scattered buffer for allgather, gather, scatter and allgatherv, the whole
- * reduced vector for reduce_scatter_block and reduce_scatter (each rank's block is bytes /
- * ranks); 0 for barrier.  A sample is one repetition: a barrier, then `iters`
+ * reduced vector for reduce_scatter_block and reduce_scatter, one rank's whole send buffer
+ * for alltoall (each rank's block, alltoall's block for one peer, is bytes / ranks); 0 for
+ * barrier.  A sample is one repetition: a barrier, then `iters`
  * calls, their time per call on each rank, the maximum over ranks.  The first call of every
  * size is timed alike and its data checked (a wrong byte aborts the job); iters is chosen
  * from its time so that a repetition lasts about 5 ms; then the warm-up calls, then the
@@ -31,7 +32,8 @@ static const int MAX_ITERS = 1000;
 
 static const char *const COLLECTIVES[] = {"bcast", "reduce", "allreduce", "allgather",
                                           "gather", "scatter", "barrier", "scan", "exscan",
-                                          "reduce_scatter_block", "reduce_scatter", "allgatherv"};
+                                          "reduce_scatter_block", "reduce_scatter", "allgatherv",
+                                          "alltoall"};
 enum { NCOLL = sizeof COLLECTIVES / sizeof *COLLECTIVES };
 
 static int rank, nranks;
@@ -76,6 +78,13 @@ static unsigned char pattern(int r, size_t i)
     return (unsigned char) ((size_t) r * 31 + i * 7 + 1);
 }
 
+/* alltoall: byte i of the block rank `from` sends rank `to` (distinct pairs start their
+ * blocks differently up to 256 pairs: 31 is odd) */
+static unsigned char pair_pattern(int from, int to, size_t i)
+{
+    return pattern(from * nranks + to, i);
+}
+
 static int int_value(int r, size_t i)
 {
     return r + (int) (i % 13);
@@ -114,6 +123,12 @@ static void fill(struct call *c)
                     c->send[(size_t) r * c->block + i] = pattern(r, i);
         memset(c->recv, 0, c->block);
         break;
+    case 12:    /* alltoall: block d for rank d */
+        for (int d = 0; d < nranks; d++)
+            for (size_t i = 0; i < c->block; i++)
+                c->send[(size_t) d * c->block + i] = pair_pattern(rank, d, i);
+        memset(c->recv, 0, c->bytes);
+        break;
     }
 }
 
@@ -133,6 +148,7 @@ static void run_call(struct call *c)
     case 9: MPI_Reduce_scatter_block(c->send, c->recv, n / (int) sizeof(int), MPI_INT, MPI_SUM, MPI_COMM_WORLD); break;
     case 10: MPI_Reduce_scatter(c->send, c->recv, c->counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD); break;
     case 11: MPI_Allgatherv(c->send, n, MPI_BYTE, c->recv, c->counts, c->displs, MPI_BYTE, MPI_COMM_WORLD); break;
+    case 12: MPI_Alltoall(c->send, n, MPI_BYTE, c->recv, n, MPI_BYTE, MPI_COMM_WORLD); break;
     }
 }
 
@@ -191,6 +207,12 @@ static long first_wrong(const struct call *c)
         for (size_t i = 0, at = (size_t) rank * c->block / sizeof(int); i < c->block / sizeof(int); i++)
             if (ints[i] != sum_ranks + (long) nranks * (long) ((at + i) % 13))
                 return (long) i;
+        break;
+    case 12:    /* block s: what rank s put for this one */
+        for (int s = 0; s < nranks; s++)
+            for (size_t i = 0; i < c->block; i++)
+                if (c->recv[(size_t) s * c->block + i] != pair_pattern(s, rank, i))
+                    return (long) ((size_t) s * c->block + i);
         break;
     }
     return -1;
@@ -251,7 +273,7 @@ int main(int argc, char **argv)
             for (char *tok = strtok(value, ","); tok; tok = strtok(NULL, ",")) {
                 int c = coll_index(tok);
                 if (c < 0 || ncolls == NCOLL)
-                    fail("-C: '%s' is none of bcast reduce allreduce allgather gather scatter barrier scan exscan reduce_scatter_block reduce_scatter allgatherv", tok);
+                    fail("-C: '%s' is none of bcast reduce allreduce allgather gather scatter barrier scan exscan reduce_scatter_block reduce_scatter allgatherv alltoall", tok);
                 colls[ncolls++] = c;
             }
         } else if (strcmp(opt, "-s") == 0) {

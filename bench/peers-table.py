@@ -3,9 +3,10 @@
 
   peers-table.py winners DIR COLL FINAL_SIZES
       the sweeps' winners of collective COLL screened in DIR (screen-mpich-COLL.csv,
-      screen-han-COLL.csv, peers.sh's lines): per line a configuration and the final sizes it runs at
-      (those where it won, and every final size above the largest screened one where it
-      won that one); the fixed configurations are left out (they run at every size)
+      screen-han-COLL.csv, screen-ompi-COLL.csv, peers.sh's lines): per line a
+      configuration and the final sizes it runs at (those where it won, and every final
+      size above the largest screened one where it won that one); the fixed
+      configurations are left out (they run at every size)
   peers-table.py report OUT [--hiertune PATH] LAYOUT...
       OUT/LAYOUT/final.csv -> the table per layout and collective (stdout and OUT/peers.md),
       a plot per layout and collective (OUT/LAYOUT-COLL.png: time / link bound against
@@ -13,10 +14,12 @@
 
 Sizes are bytes as peerbench counts them: the message (bcast, reduce, allreduce, scan,
 exscan), the whole gathered, scattered or reduced buffer (allgather, gather, scatter,
-reduce_scatter_block, reduce_scatter, allgatherv: a rank's block is that divided by the
-ranks), 0 for barrier.  A figure is the median of every repetition of a
-configuration in the final run (all rounds pooled); its noise is the half-width of the
-median's 95 % confidence interval (order statistics).
+reduce_scatter_block, reduce_scatter, allgatherv) or a rank's whole send buffer (alltoall);
+a rank's block (alltoall's: what it sends one peer) is that divided by the ranks; 0 for
+barrier.  Open MPI's tuned algorithms forced (ompi:*, swept for alltoall, which HAN has
+not) are peers ("best peer" and its ratios) without a column of their own.  A figure is
+the median of every repetition of a configuration in the final run (all rounds pooled);
+its noise is the half-width of the median's 95 % confidence interval (order statistics).
 """
 
 import collections
@@ -27,11 +30,12 @@ import subprocess
 import sys
 
 FIXED = ('hier', 'tuned', 'mpich', 'ompi', 'han')
-GATHER_LIKE = ('allgather', 'gather', 'scatter', 'reduce_scatter_block', 'reduce_scatter', 'allgatherv')
+GATHER_LIKE = ('allgather', 'gather', 'scatter', 'reduce_scatter_block', 'reduce_scatter', 'allgatherv',
+               'alltoall')
 # the columns: a configuration, or the best of a family (its sweep's winners and its
 # shipped configuration)
 FAMILIES = {'mpich best': ('mpich', 'mpich:'), 'han best': ('han', 'han:')}
-PEERS = ('mpich', 'mpich:', 'ompi', 'han', 'han:')
+PEERS = ('mpich', 'mpich:', 'ompi', 'ompi:', 'han', 'han:')
 LINES = ('hier', 'tuned', 'mpich', 'mpich best', 'ompi', 'han', 'han best')
 
 
@@ -44,7 +48,7 @@ def in_family(config, members):
 def screen_best(dir_, coll):
     """{family: {size: (median_us, config)}} of the screening (screen-FAMILY-COLL.csv)."""
     best = collections.defaultdict(dict)
-    for family in ('mpich', 'han'):
+    for family in ('mpich', 'han', 'ompi'):
         for row in read_peerbench(os.path.join(dir_, 'screen-%s-%s.csv' % (family, coll))):
             size = row['bytes']
             if size not in best[family] or row['median_us'] < best[family][size][0]:
@@ -55,7 +59,7 @@ def screen_best(dir_, coll):
 def winners(dir_, coll, final_sizes):
     best = screen_best(dir_, coll)
     out = collections.OrderedDict()
-    for family in ('mpich', 'han'):
+    for family in ('mpich', 'han', 'ompi'):
         sizes = best.get(family, {})
         if not sizes:
             continue
@@ -314,7 +318,8 @@ def headline_section(rep):
     rep.say('## Headline')
     rep.say()
     rep.say('Ratios above 1: mpich-hier is faster.  "best peer": the fastest of MPICH 5.0.1 (as shipped '
-            'and its best configuration), Open MPI (tuned) and Open MPI HAN (as shipped and at its best) '
+            'and its best configuration), Open MPI (tuned: as shipped, and for alltoall its best algorithm '
+            'forced) and Open MPI HAN (as shipped and at its best) '
             'at each size; barrier: its one size in the 64 KiB column.')
     rep.say()
     rep.say('| layout | collective | 64 KiB: best peer / hier | >= 1 MiB: best peer / hier | '

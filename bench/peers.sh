@@ -9,10 +9,13 @@
 #   mpich:*     the best MPICH 5.0.1 configuration per size: its algorithms forced on the
 #               whole comm and its CH4 compositions (multi-leader included)
 #   ompi        Open MPI as shipped (coll/tuned)
+#   ompi:*      the best coll/tuned algorithm per size, forced (coll_tuned_use_dynamic_rules):
+#               swept for alltoall only, which HAN has not (the others' Open MPI at its best
+#               is HAN's sweep)
 #   han         Open MPI's coll/han as shipped (coll_han_priority 100)
 #   han:*       HAN at its best per size: its up/low modules, adapt's algorithms and the
 #               segment sizes (the winning parameters are the name)
-# Per layout: the two sweeps are screened first, a peerbench job per configuration, one
+# Per layout: the three sweeps are screened first, a peerbench job per configuration, one
 # repetition each, sizes up to SCREEN_MAX (MPICH's configurations are those `hiertune bench
 # -a stock` and the compositions of bench/stock-sweep.sh name); then the final run: per collective, the fixed
 # configurations and each sweep's winners (per size, and at SCREEN_MAX for the sizes above
@@ -41,7 +44,8 @@ SCREEN_MAX=4194304
 # rerun appends to it):
 # 5.0.1's multi-leader allreduce composition at 8 B ran for minutes without finishing
 SCREEN_TIMEOUT=180 FINAL_TIMEOUT=900
-ALL_COLLS=(bcast reduce allreduce allgather gather scatter barrier scan exscan reduce_scatter_block reduce_scatter allgatherv)
+ALL_COLLS=(bcast reduce allreduce allgather gather scatter barrier scan exscan reduce_scatter_block reduce_scatter allgatherv
+           alltoall)
 
 die() { echo "peers: $*" >&2; exit 1; }
 while [ $# -gt 0 ]; do
@@ -92,7 +96,9 @@ mpicc.openmpi -O2 -o "$out/bin/peerbench-openmpi" bench/peerbench.c
 
 # MPICH's sweep of one collective, as peers.sh names its configurations (mpich:ALGORITHM,
 # mpich:composition=N): what `hiertune bench` expands the specs of bench/stock-sweep.sh to
-# (one rank, one tiny point: only the names are wanted); MPICH as shipped is left out
+# (one rank, one tiny point: only the names are wanted); MPICH as shipped is left out, and
+# so is alltoall's pairwise_sendrecv_replace: it takes MPI_IN_PLACE only, and forced on
+# peerbench's call 5.0.1 silently runs its own selection instead
 mpich_sweep() {
     local coll=$1
     # shellcheck disable=SC2046
@@ -102,6 +108,8 @@ mpich_sweep() {
 import csv, re, sys
 for row in csv.DictReader(sys.stdin):
     params = row["params"].strip()
+    if row["algorithm"] == "pairwise_sendrecv_replace":
+        continue
     if row["algorithm"] != "default":
         print("mpich:" + row["algorithm"])
     elif params:
@@ -127,10 +135,31 @@ han_sweep() {
             for up in libnbc adapt; do
                 for low in tuned sm; do echo "han:up=$up,low=$low"; done
             done ;;
-        # HAN's barrier has no parameter (`han` is all of it); HAN has no scan, exscan,
-        # reduce-scatter or allgatherv (`han` is Open MPI's tuned there)
-        barrier | scan | exscan | reduce_scatter_block | reduce_scatter | allgatherv) ;;
+        # HAN's barrier has no parameter (`han` is all of it); HAN (Open MPI 4.1.4) has no
+        # scan, exscan, reduce-scatter, allgatherv or alltoall (`han` is Open MPI's tuned
+        # there; alltoall's tuned algorithms are ompi_sweep's)
+        barrier | scan | exscan | reduce_scatter_block | reduce_scatter | allgatherv | alltoall) ;;
     esac
+}
+
+# Open MPI's coll/tuned sweep of one collective (ompi:ALGORITHM): its algorithms forced,
+# for alltoall only (`ompi_info --param coll tuned --level 9`: coll_tuned_alltoall_algorithm;
+# 0 ignore is `ompi`, 5 two_proc runs on 2 ranks only and fails the call on more)
+ompi_sweep() {
+    case $1 in
+        alltoall) printf 'ompi:%s\n' linear pairwise modified_bruck linear_sync ;;
+    esac
+}
+
+# The environment of Open MPI tuned configuration $2 (ompi:ALGORITHM) for collective $1:
+# the algorithm by its number in Open MPI 4.1.4 (a value it does not know it only warns of,
+# and runs its own choice)
+ompi_env() {
+    local coll=$1 alg=${2#ompi:}
+    local -A number=([alltoall:linear]=1 [alltoall:pairwise]=2 [alltoall:modified_bruck]=3 [alltoall:linear_sync]=4)
+    [ -n "${number[$coll:$alg]:-}" ] || die "no coll/tuned $coll algorithm '$alg'"
+    echo OMPI_MCA_coll_tuned_use_dynamic_rules=1
+    echo "OMPI_MCA_coll_tuned_${coll}_algorithm=${number[$coll:$alg]}"
 }
 
 # The environment of HAN configuration $2 (han:up=...,low=...[,seg=...]) for collective $1
@@ -176,6 +205,7 @@ run_config() {
         mpich:composition=*) env+=("MPIR_CVAR_${C}_COMPOSITION=${name#*=}") ;;
         mpich:*) env+=("MPIR_CVAR_${C}_DEVICE_COLLECTIVE=0" "MPIR_CVAR_${C}_INTRA_ALGORITHM=${name#mpich:}") ;;
         ompi) mpi=openmpi ;;
+        ompi:*) mpi=openmpi; mapfile -t env < <(ompi_env "$coll" "$name") ;;
         han) mpi=openmpi env+=(OMPI_MCA_coll_han_priority=100) ;;
         han:*) mpi=openmpi; mapfile -t env < <(han_env "$coll" "$name") ;;
         *) die "unknown configuration $name" ;;
@@ -226,6 +256,7 @@ declare -A sweep_configs
 for coll in ${colls//,/ }; do
     sweep_configs[mpich-$coll]=$(mpich_sweep "$coll")
     sweep_configs[han-$coll]=$(han_sweep "$coll")
+    sweep_configs[ompi-$coll]=$(ompi_sweep "$coll")
 done
 
 trap '"$emu" down --force > /dev/null 2>&1 || true' EXIT
@@ -249,11 +280,13 @@ for layout in ${layouts//,/ }; do
     } > "$dir/layout.txt"
     echo "== $layout: $status" >&2
 
-    # screening: a job per configuration of each sweep; a rerun keeps the screenings that
-    # finished (remove DIR to screen afresh)
+    # screening: a job per configuration of each sweep (none where it is empty: Open MPI's
+    # tuned one but for alltoall); a rerun keeps the screenings that finished (remove DIR to
+    # screen afresh)
     for coll in ${colls//,/ }; do
         screen=$(sizes_upto "$coll" "$SCREEN_MAX")
-        for family in mpich han; do
+        for family in mpich han ompi; do
+            [ -n "${sweep_configs[$family-$coll]}" ] || continue
             file=$dir/screen-$family-$coll.csv
             [ -f "$file" ] && [ "$(sed -n 1p "$file.sizes" 2> /dev/null)" = "$screen" ] && continue
             echo "-- screening $coll: ${sweep_configs[$family-$coll]//$'\n'/ }" >&2

@@ -4,7 +4,8 @@
 # bench/allgather-ring.sh refuses bad --sizes, --segsizes, --rounds, --layouts, a --base-lib
 # without libmpi.so.0 and unknown options with one line naming the option, and so does
 # bench/hier-ab.sh (--coll, --cvar, --sizes, --rounds, --layouts), and bench/peers.sh (--burst,
-# --rounds, --sizes, --layouts, --colls).
+# --rounds, --sizes, --layouts, --colls); both take every collective bench/peerbench.c
+# times (hier-ab.sh all but barrier).
 set -uo pipefail
 srcdir=${MPICH_HIER_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 script=$srcdir/bench/latency-4x1.sh
@@ -38,4 +39,16 @@ for args in "--burst 3" "--burst 2kbit" "--rounds 0" "--sizes 1M" "--layouts 4x4
     err=$("$peers" $args 2>&1 > /dev/null) && fail "peers.sh accepted $args"
     grep -q -- "^peers: .*${args%% *}" <<< "$err" || fail "peers.sh $args said: $err"
 done
-echo "latency-4x1.sh refuses bad --reps, --rounds and unknown options; allgather-ring.sh, hier-ab.sh and peers.sh bad options"
+# every collective of peerbench's COLLECTIVES gets past --coll / --colls: the scripts stop
+# at the bad option after it
+colls=$(sed -n '/COLLECTIVES\[\] = {/,/};/p' "$srcdir/bench/peerbench.c" | grep -o '"[a-z_]*"' | tr -d '"' | tr '\n' ' ')
+[[ " $colls" == *" alltoall "* ]] || fail "no alltoall among peerbench's collectives: $colls"
+for c in $colls; do
+    if [ "$c" != barrier ]; then
+        err=$("$ab" --coll "$c" --cvar MPIR_CVAR_X=a/b --rounds 0 2>&1 > /dev/null) && fail "hier-ab.sh accepted --rounds 0"
+        grep -q -- "^hier-ab: --rounds" <<< "$err" || fail "hier-ab.sh --coll $c said: $err"
+    fi
+    err=$("$peers" --colls "$c" --layouts 4x4 2>&1 > /dev/null) && fail "peers.sh accepted --layouts 4x4"
+    grep -q -- "^peers: --layouts" <<< "$err" || fail "peers.sh --colls $c said: $err"
+done
+echo "latency-4x1.sh refuses bad --reps, --rounds and unknown options; allgather-ring.sh, hier-ab.sh and peers.sh bad options; hier-ab.sh and peers.sh take peerbench's collectives"

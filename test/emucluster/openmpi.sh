@@ -47,12 +47,12 @@ for mpi in openmpi mpich; do
     env=()
     [ $mpi = openmpi ] && run+=(--openmpi)
     [ $mpi = mpich ] && for c in BCAST REDUCE ALLREDUCE ALLGATHER GATHER SCATTER BARRIER SCAN EXSCAN \
-                                 REDUCE_SCATTER_BLOCK REDUCE_SCATTER ALLGATHERV; do
+                                 REDUCE_SCATTER_BLOCK REDUCE_SCATTER ALLGATHERV ALLTOALL; do
         env+=("MPIR_CVAR_${c}_INTRA_ALGORITHM=hier"); done
     out=$(env "${env[@]}" "${run[@]}" -- "$tmp/peerbench-$mpi" -s 32,65568,1048576 -r 2 2> "$tmp/err") ||
         fail "peerbench ($mpi): $(cat "$tmp/err")"
     lines=$(tail -n +2 <<< "$out" | awk -F, '$7 > 0 && NF == 8' | wc -l)
-    [ "$lines" = 34 ] || fail "peerbench ($mpi): $lines timed lines of 34 (11 collectives x 3 sizes + barrier):
+    [ "$lines" = 37 ] || fail "peerbench ($mpi): $lines timed lines of 37 (12 collectives x 3 sizes + barrier):
 $out"
     if "${run[@]}" -- "$tmp/peerbench-$mpi" -C gather -s 12 > /dev/null 2> "$tmp/err"; then
         fail "peerbench ($mpi) accepted a gather of 12 bytes on 8 ranks"
