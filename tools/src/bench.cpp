@@ -397,7 +397,7 @@ private:
         for (std::size_t i : group) group_results.push_back(result_of(i, measured, measurement, recorded_seconds));
         account(recorded_seconds);
         progress_.clear();
-        compare_configurations(group_results, options_.link_rate, facts_.job.nodes, facts_.job.ppn);
+        compare_configurations(group_results, options_.link_rate, facts_.job.nodes, facts_.job.ppn, facts_.job.ranks);
         for (std::size_t k = 0; k < group.size(); ++k) report_point(group[k], group_results[k]);
         const std::string& collective = plan_.points[group.front()].collective;
         const bool last_of_collective =

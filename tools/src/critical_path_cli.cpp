@@ -24,13 +24,13 @@ CLI::App* CriticalPathCli::bind(CLI::App& app) {
         ->check(CLI::Range(1, critical_path_max_ranks()))
         ->capture_default_str();
     command->add_option("--bytes", bytes_,
-                        "Message sizes, e.g. 8,1K (allgather, gather, scatter: per rank)")
+                        "Message sizes, e.g. 8,1K (allgather, gather, scatter: per rank; alltoall: per pair)")
         ->capture_default_str();
     command->add_option("--placement", placement_,
                         "Ranks on nodes: block (rank r on node r / ppn), cyclic (node r % nodes) or both")
         ->check(CLI::IsMember({"block", "cyclic", "both"}))
         ->capture_default_str();
-    command->add_option("-C,--collective", collectives_, "Collectives (comma-separated; default: all seven)")
+    command->add_option("-C,--collective", collectives_, "Collectives (comma-separated; default: all eight)")
         ->delimiter(',')
         ->check(CLI::IsMember(critical_path_collectives()));
     command->add_option("--latency-bytes", latency_bytes_,

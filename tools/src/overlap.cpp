@@ -67,14 +67,17 @@ int operation_width() {
 // the others MPI_BYTE; root 0.  A size is each rank's block where a rank holds one
 // block per rank (iallgather; iallgatherv, bench's layout: Payload::allgatherv_layout;
 // the reduce-scatters: the vector of them out, the rank's own block of the sum in,
-// MPI_Ireduce_scatter with equal recvcounts).
+// MPI_Ireduce_scatter with equal recvcounts; ialltoall: one block to each rank out, one
+// from each rank in, with `all_blocks_out` a send buffer of them as well).
 class Runner {
 public:
-    Runner(std::size_t max_bytes, int rank, int size)
+    Runner(std::size_t max_bytes, int rank, int size, bool all_blocks_out)
         : counts_(static_cast<std::size_t>(size), 0), displs_(static_cast<std::size_t>(size), 0), rank_(rank) {
+        const std::size_t block = std::max<std::size_t>(max_bytes, 1);
         try {
-            send_.assign(std::max<std::size_t>(max_bytes, 1), static_cast<unsigned char>(rank));
-            recv_.assign(std::max<std::size_t>(max_bytes, 1) * static_cast<std::size_t>(size), 0);
+            send_.assign(all_blocks_out ? block * static_cast<std::size_t>(size) : block,
+                         static_cast<unsigned char>(rank));
+            recv_.assign(block * static_cast<std::size_t>(size), 0);
         } catch (const std::bad_alloc&) {
             throw std::runtime_error("rank " + std::to_string(rank) + " cannot allocate the message buffers");
         }
@@ -135,6 +138,9 @@ private:
                 return;
             case grammar::Collective::reduce_scatter_block:
                 MPI_Ireduce_scatter_block(recv_.data(), send_.data(), count, MPI_UNSIGNED_CHAR, MPI_SUM, comm, request);
+                return;
+            case grammar::Collective::alltoall:  // send_ holds size blocks (all_blocks_out)
+                MPI_Ialltoall(send_.data(), count, MPI_BYTE, recv_.data(), count, MPI_BYTE, comm, request);
                 return;
             case grammar::Collective::gather:
             case grammar::Collective::scatter:
@@ -460,7 +466,10 @@ int run_overlap(const OverlapOptions& options, std::ostream& out, std::ostream& 
         for (const Configuration& configuration : plan.configurations)
             if (grammar::is_kind(configuration.collective, grammar::Collective::allgatherv))
                 Payload::check_allgatherv_displacements(configuration.collective, plan.grid.sizes.back(), size);
-        runner.emplace(static_cast<std::size_t>(plan.grid.sizes.back()), rank, size);
+        const bool alltoall = std::any_of(plan.configurations.begin(), plan.configurations.end(), [](const auto& c) {
+            return grammar::is_kind(c.collective, grammar::Collective::alltoall);
+        });
+        runner.emplace(static_cast<std::size_t>(plan.grid.sizes.back()), rank, size, alltoall);
         team.emplace(calibration, options.threads);
     } catch (const std::exception& e) {
         error = e.what();

@@ -31,9 +31,11 @@ namespace hiertune {
 // its own block of the vectors' sum (MPI_Reduce_scatter: equal recvcounts, the block);
 // allgatherv's recvcounts are equal (the block) and its displacements in reversed rank
 // order (allgatherv_layout), so that a call that ignores them puts blocks in the wrong
-// place; barrier moves nothing.  A non-blocking form (ibcast, ...) has its blocking
-// form's buffers and data.  Every point resolves its collective's name to a Call once
-// (call_of).
+// place; alltoall's is the block each rank sends to each rank (its sendcount and
+// recvcount): every rank sends one block per rank and receives one from each, size x
+// bytes each way, each block its sender's and its receiver's (pair_byte); barrier moves
+// nothing.  A non-blocking form (ibcast, ...) has its blocking form's buffers and data.
+// Every point resolves its collective's name to a Call once (call_of).
 class Payload {
 public:
     // A collective's call, resolved from its name once per point (not in the timed
@@ -116,6 +118,13 @@ public:
                 recv_[i] = static_cast<unsigned char>(~expected_block_sum(i, rep, rank_));
             return;
         }
+        if (op == Op::alltoall) {
+            for (int r = 0; r < size_; ++r) {
+                fill_pair_block(block(send_, r, bytes), bytes, rep, rank_, r, false);
+                fill_pair_block(block(recv_, r, bytes), bytes, rep, r, rank_, true);
+            }
+            return;
+        }
         const bool root = rank_ == 0;
         if (op == Op::allgather || op == Op::allgatherv || op == Op::gather) {
             fill_block(send_.data(), bytes, rep, rank_, false);
@@ -152,6 +161,12 @@ public:
         if (op == Op::allgather || op == Op::allgatherv || (op == Op::gather && rank_ == 0)) {
             for (int r = 0; r < size_; ++r)
                 if (!block_holds(placed_block(op, r, bytes), bytes, rep, r)) return false;
+            return true;
+        }
+        if (op == Op::alltoall) {
+            for (int r = 0; r < size_; ++r)
+                for (std::size_t i = 0; i < bytes; ++i)
+                    if (block(recv_, r, bytes)[i] != pair_byte(i, rep, r, rank_)) return false;
             return true;
         }
         if (op == Op::scatter) return block_holds(recv_.data(), bytes, rep, rank_);
@@ -191,6 +206,7 @@ private:
                 return MPI_Reduce_scatter(send, recv, recvcounts(count), MPI_UNSIGNED_CHAR, MPI_SUM, comm);
             case Op::reduce_scatter_block:
                 return MPI_Reduce_scatter_block(send, recv, count, MPI_UNSIGNED_CHAR, MPI_SUM, comm);
+            case Op::alltoall: return MPI_Alltoall(send, count, MPI_BYTE, recv, count, MPI_BYTE, comm);
         }
         return MPI_ERR_OTHER;
     }
@@ -217,6 +233,7 @@ private:
                 return MPI_Ireduce_scatter(send, recv, recvcounts(count), MPI_UNSIGNED_CHAR, MPI_SUM, comm, request);
             case Op::reduce_scatter_block:
                 return MPI_Ireduce_scatter_block(send, recv, count, MPI_UNSIGNED_CHAR, MPI_SUM, comm, request);
+            case Op::alltoall: return MPI_Ialltoall(send, count, MPI_BYTE, recv, count, MPI_BYTE, comm, request);
         }
         return MPI_ERR_OTHER;
     }
@@ -237,6 +254,7 @@ private:
             case Op::scatter: return {root ? all_blocks : 0, bytes};
             case Op::reduce_scatter:
             case Op::reduce_scatter_block: return {all_blocks, bytes};
+            case Op::alltoall: return {all_blocks, all_blocks};
             case Op::barrier: return {0, 0};
             case Op::reduce:
             case Op::allreduce:
@@ -305,6 +323,14 @@ private:
             if (data[i] != block_byte(i, rep, rank)) return false;
         return true;
     }
+    // The block rank `from` sends rank `to` (alltoall) in repetition `rep`, or its complement.
+    static void fill_pair_block(unsigned char* data, std::size_t bytes, std::size_t rep, int from, int to,
+                                bool complement) {
+        for (std::size_t i = 0; i < bytes; ++i) {
+            const unsigned char byte = pair_byte(i, rep, from, to);
+            data[i] = complement ? static_cast<unsigned char>(~byte) : byte;
+        }
+    }
 
     static unsigned char expected_bcast(std::size_t i, std::size_t rep) {
         return static_cast<unsigned char>(i * 31 + rep * 7 + 1);
@@ -328,6 +354,14 @@ private:
     unsigned char expected_block_sum(std::size_t i, std::size_t rep, int b) const {
         const auto n = static_cast<std::size_t>(size_);
         return static_cast<unsigned char>(expected_sum(i, rep, n) + block_byte(i, rep, b));
+    }
+    // Byte i of the block rank `from` sends rank `to` (alltoall): from's block_byte, twice
+    // to's and i x to (which tells apart beyond the first byte the blocks for two ranks 128
+    // apart), so that a block from another rank, for another rank or the transposed one
+    // (to's block to from) fails the check wherever two ranks' blocks of block_byte differ.
+    static unsigned char pair_byte(std::size_t i, std::size_t rep, int from, int to) {
+        return static_cast<unsigned char>(block_byte(i, rep, from) + 2 * block_byte(i, rep, to) +
+                                          i * static_cast<std::size_t>(to));
     }
     // Byte i of rank `rank`'s block in repetition `rep`: each byte differs from
     // the previous repetition's, and the blocks of any two of the first 32768

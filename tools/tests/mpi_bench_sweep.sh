@@ -2,8 +2,8 @@
 # hiertune bench under mpiexec, 4 ranks on 2 emulated nodes: a database sweep
 # of two bcast algorithms (one with two parameter values) over a few sizes,
 # its rerun (nothing to measure), the db queries, the output formats, the
-# data check (of every collective bench times: scan, exscan, the reduce-scatters and
-# allgatherv with every algorithm of theirs), the oversubscription warning
+# data check (of every collective bench times: scan, exscan, the reduce-scatters,
+# allgatherv and alltoall with every algorithm of theirs), the oversubscription warning
 # and the errors of bad input.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/mpi_common.sh"
@@ -126,6 +126,33 @@ PY
 bench 4 -C iallgatherv --sizes 8 "${fast[@]}" > "$tmp/iagv" 2>/dev/null &&
     grep -q '^# OSU MPI Non-blocking Allgatherv Latency Test' "$tmp/iagv" ||
     fail "no OSU title of MPI_Iallgatherv"
+echo "== alltoall and ialltoall (a block per pair), every algorithm, with the data check"
+bench 4 -C alltoall,ialltoall -a all --sizes 0,3,4096 -c --json "${fast[@]}" > "$tmp/a2a" 2> "$tmp/err11" ||
+    { cat "$tmp/err11"; fail "alltoall run failed"; }
+python3 - "$tmp/a2a" <<'PY' || fail "bad alltoall JSON lines"
+import json, sys
+points = [json.loads(line) for line in open(sys.argv[1])]
+for p in points:
+    assert p["data_check"] == "passed" and p["median_us"] > 0, p
+for c in ("alltoall", "ialltoall"):
+    algorithms = {p["algorithm"] for p in points if p["collective"] == c}
+    assert {"default", "hier" if c[0] != "i" else "tsp_hier"} <= algorithms and len(algorithms) > 2, (c, algorithms)
+    assert {p["size"] for p in points if p["collective"] == c} == {0, 3, 4096}, c
+PY
+# hier with each inter-node step of its own list (by_size: the plugin's choice by size)
+bench 4 -C alltoall -a hier:alltoall_hier_inter_algorithm=linear/brucks/direct/by_size --sizes 4096 -c --json \
+    "${fast[@]}" > "$tmp/a2ah" 2> "$tmp/err12" || { cat "$tmp/err12"; fail "alltoall hier inter-node steps run failed"; }
+python3 - "$tmp/a2ah" <<'PY' || fail "bad alltoall hier JSON lines"
+import json, sys
+points = [json.loads(line) for line in open(sys.argv[1])]
+steps = [p["params"]["MPIR_CVAR_ALLTOALL_HIER_INTER_ALGORITHM"] for p in points]
+assert steps == ["linear", "brucks", "direct", "by_size"], steps
+for p in points:
+    assert p["algorithm"] == "hier" and p["data_check"] == "passed", p
+PY
+bench 4 -C ialltoall --sizes 8 "${fast[@]}" > "$tmp/ia2a" 2>/dev/null &&
+    grep -q '^# OSU MPI Non-blocking Alltoall Latency Test' "$tmp/ia2a" ||
+    fail "no OSU title of MPI_Ialltoall"
 bench 2 -a binomial --sizes 1000 --csv "${fast[@]}" > "$tmp/csv" 2>/dev/null || fail "csv run failed"
 head -1 "$tmp/csv" | grep -q '^collective,size,algorithm,params,median_us,ci_lo_us,ci_hi_us,min_us,max_us' ||
     fail "csv header"

@@ -74,13 +74,15 @@ TEST(Osu, NamesEveryCollectiveBenchTimes) {
         {"ireduce_scatter", "MPI_Ireduce_scatter", "Non-blocking Reduce_scatter"},
         {"ireduce_scatter_block", "MPI_Ireduce_scatter_block", "Non-blocking Reduce_scatter_block"},
         {"allgatherv", "MPI_Allgatherv", "Allgatherv"},
-        {"iallgatherv", "MPI_Iallgatherv", "Non-blocking Allgatherv"}};
+        {"iallgatherv", "MPI_Iallgatherv", "Non-blocking Allgatherv"},
+        {"alltoall", "MPI_Alltoall", "Alltoall"},
+        {"ialltoall", "MPI_Ialltoall", "Non-blocking Alltoall"}};
     for (const auto& name : names) {
         EXPECT_EQ(mpi_function_name(name[0]), name[1]);
         EXPECT_EQ(osu_title(name[0]), "# OSU MPI " + name[2] + " Latency Test (hiertune bench)");
     }
-    EXPECT_EQ(mpi_function_name("alltoall"), "alltoall");  // unknown: as given
-    EXPECT_EQ(osu_title("alltoall"), "# OSU MPI alltoall Latency Test (hiertune bench)");
+    EXPECT_EQ(mpi_function_name("alltoallv"), "alltoallv");  // unknown: as given
+    EXPECT_EQ(osu_title("alltoallv"), "# OSU MPI alltoallv Latency Test (hiertune bench)");
 
     std::ostringstream out;
     Reporter reporter(out, OutputFormat::osu, false, nullptr);

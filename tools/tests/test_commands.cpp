@@ -626,6 +626,42 @@ TEST_F(CommandLines, AllgathervIsACollectiveOfTheCommands) {
               "iallgatherv,1000,480.000\n");
 }
 
+// bench, tune, verify, overlap and link-bound take alltoall and ialltoall by MPICH's names,
+// sized per pair (the block each rank sends each rank); tune measures them (-C only).
+TEST_F(CommandLines, AlltoallIsACollectiveOfTheCommands) {
+    Bound<BenchCli> bench;
+    bench.parse({"bench", "-C", "alltoall,ialltoall", "--sizes", "0,8", "-c", "-a", "all"});
+    const BenchOptions b = bench.command.options();
+    EXPECT_EQ(b.collectives, (std::vector<std::string>{"alltoall", "ialltoall"}));
+    EXPECT_EQ(b.sizes, (std::vector<std::uint64_t>{0, 8}));
+    Bound<BenchCli> other;
+    EXPECT_THROW(parse_argv(other.app, {"bench", "-C", "alltoallv"}), CLI::ValidationError);
+    Bound<TuneCli> tune(kHiertune);
+    tune.parse({"tune", "-n", "8", "-C", "bcast,ialltoall,alltoall", "--measured-sizes", "1K", "--stock",
+                "/data/g.json"});
+    EXPECT_EQ(tune.command.options().collectives, std::vector<std::string>{"bcast"});
+    EXPECT_EQ(tune.command.options().measured, (std::vector<std::string>{"ialltoall", "alltoall"}));
+    Bound<VerifyCli> verify;
+    verify.parse({"verify", "--case", "alltoall:8:hier/0", "--case", "ialltoall:1024:any"});
+    EXPECT_EQ(verify.command.cases(), (std::vector<VerifyCase>{{"alltoall", 8, true, 0, false},
+                                                               {"ialltoall", 1024, false, 0, false}}));
+    Bound<OverlapCli> overlap;
+    overlap.parse({"overlap", "-O", "ialltoall,iallgather", "-m", "1K:4K"});
+    EXPECT_EQ(overlap.command.options().operations, (std::vector<std::string>{"ialltoall", "iallgather"}));
+    Bound<OverlapCli> blocking;
+    EXPECT_THROW(parse_argv(blocking.app, {"overlap", "-O", "alltoall"}), CLI::ValidationError);
+    // 4 nodes x 2 ranks, 1000 B blocks: each node's 2 x 6 blocks out at 12.5e6 B/s, twice
+    // allgather's 6 blocks in
+    Bound<LinkBoundCli> link_bound;
+    link_bound.parse({"link-bound", "-C", "alltoall,ialltoall,allgather", "--sizes", "1000", "--nodes", "4", "--ppn",
+                      "2", "--rate", "12.5e6"});
+    ::testing::internal::CaptureStdout();
+    EXPECT_EQ(link_bound.command.run(), 0);
+    EXPECT_EQ(::testing::internal::GetCapturedStdout(),
+              "collective,size,link_bound_us\nalltoall,1000,960.000\nialltoall,1000,960.000\n"
+              "allgather,1000,480.000\n");
+}
+
 }  // namespace
 
 // payload.hpp's buffers, where the test moves the data as MPI would.
@@ -802,6 +838,60 @@ TEST(Payload, AllgathervHoldsEveryBlockAtItsDisplacement) {
     EXPECT_THROW(Payload({PointKey{"allgatherv", 1u << 30, "default", {}}}, 0, 4), std::runtime_error);
     EXPECT_NO_THROW(Payload::check_allgatherv_displacements("allgatherv", 1u << 30, 2));
     EXPECT_THROW(Payload::check_allgatherv_displacements("iallgatherv", 1u << 30, 3), std::runtime_error);
+}
+
+// What MPI_Alltoall leaves with blocks of `bytes`: rank `to`'s block r holds rank r's
+// block `to`; with `transposed`, its own block r instead (what it sent rank r); with
+// `shift`, the block meant for rank to + shift (mod the size).
+void move_alltoall_blocks(std::vector<Payload>& ranks, std::size_t bytes, bool transposed, std::size_t shift) {
+    const std::size_t size = ranks.size();
+    for (std::size_t to = 0; to < size; ++to) {
+        std::vector<unsigned char>& received = PayloadTestAccess::received(ranks[to]);
+        ASSERT_GE(received.size(), size * bytes);
+        for (std::size_t from = 0; from < size; ++from) {
+            const std::size_t sender = transposed ? to : from;
+            const std::size_t block = ((transposed ? from : to) + shift) % size;
+            const std::vector<unsigned char>& sent = PayloadTestAccess::sent(ranks[sender]);
+            ASSERT_GE(sent.size(), size * bytes);
+            const auto first = sent.begin() + static_cast<std::ptrdiff_t>(block * bytes);
+            std::copy(first, first + static_cast<std::ptrdiff_t>(bytes),
+                      received.begin() + static_cast<std::ptrdiff_t>(from * bytes));
+        }
+    }
+}
+
+// bench -c, verify and overlap on MPI_Alltoall (MPI_Ialltoall: the same data): every rank
+// sends one block per rank and receives one from each, every block checked on every
+// rank, so nothing moved, blocks meant for another rank, the transposed blocks (each
+// rank's own to the others) or another repetition's fail.
+TEST(Payload, AlltoallHoldsEveryRanksBlockForIt) {
+    constexpr int kSize = 5;
+    constexpr std::size_t kRep = 4;
+    const std::vector<bool> all(kSize, true), none(kSize, false);
+    for (const std::size_t bytes : {std::size_t{1}, std::size_t{256}, std::size_t{300}}) {
+        for (const char* collective : {"alltoall", "ialltoall"}) {
+            std::vector<Payload> ranks = prepared_payloads(collective, bytes, kSize, kRep);
+            EXPECT_EQ(PayloadTestAccess::sent(ranks[1]).size(), kSize * bytes) << collective;
+            EXPECT_EQ(PayloadTestAccess::received(ranks[3]).size(), kSize * bytes) << collective;
+            EXPECT_EQ(checked(ranks, collective, bytes, kRep), none) << collective << ": nothing moved";
+            move_alltoall_blocks(ranks, bytes, false, 1);
+            EXPECT_EQ(checked(ranks, collective, bytes, kRep), none) << collective << ": the next rank's blocks";
+            move_alltoall_blocks(ranks, bytes, true, 0);
+            EXPECT_EQ(checked(ranks, collective, bytes, kRep), none) << collective << ": transposed";
+            move_alltoall_blocks(ranks, bytes, false, 0);
+            EXPECT_EQ(checked(ranks, collective, bytes, kRep), all) << collective << " " << bytes;
+            EXPECT_EQ(checked(ranks, collective, bytes, kRep + 1), none) << collective << ": another repetition";
+            // one block lost on one rank: that rank fails
+            std::vector<unsigned char>& received = PayloadTestAccess::received(ranks[2]);
+            received[4 * bytes] = static_cast<unsigned char>(~received[4 * bytes]);  // rank 4's block
+            EXPECT_EQ(checked(ranks, collective, bytes, kRep), (std::vector<bool>{true, true, false, true, true}));
+        }
+    }
+    // 0 bytes: a valid call that moves nothing, and nothing to check
+    std::vector<Payload> empty = prepared_payloads("alltoall", 0, kSize, kRep);
+    EXPECT_EQ(checked(empty, "alltoall", 0, kRep), all);
+    EXPECT_EQ(Payload::call_of("ialltoall").blocking(), Payload::call_of("alltoall"));
+    EXPECT_NE(Payload::call_of("alltoall"), Payload::call_of("allgather"));
 }
 
 // An error is one line however many its message has (install-tree's list of problems,

@@ -27,7 +27,7 @@ TEST(LinkBound, BusiestLinkCarriesTheMessageOrTheAllreduceShare) {
     EXPECT_DOUBLE_EQ(busiest_link_bytes("allreduce", 1000, 8), 1750);
     // one node: no link
     EXPECT_DOUBLE_EQ(busiest_link_bytes("bcast", 1000, 1), 0);
-    EXPECT_THROW(busiest_link_bytes("alltoall", 8, 4), std::invalid_argument);
+    EXPECT_THROW(busiest_link_bytes("alltoallv", 8, 4), std::invalid_argument);
     // 4 nodes x 2 ranks, 1 MiB each: 6 other ranks' blocks cross each node's link
     EXPECT_DOUBLE_EQ(busiest_link_bytes("allgather", 1048576, 4, 2), 6291456);
     EXPECT_DOUBLE_EQ(busiest_link_bytes("gather", 1000, 3, 4), 8000);
@@ -60,6 +60,27 @@ TEST(LinkBound, BusiestLinkCarriesTheMessageOrTheAllreduceShare) {
             EXPECT_DOUBLE_EQ(busiest_link_bytes("iallgatherv", 1000, nodes, ppn),
                              busiest_link_bytes("allgather", 1000, nodes, ppn));
         }
+    // alltoall, 1000 B blocks per pair on 4 nodes x 2 ranks (P = 8): each node's 2 ranks
+    // send 6 blocks each to the other nodes' ranks and receive as many, 12000 B each way;
+    // its non-blocking form alike; one node: none
+    EXPECT_DOUBLE_EQ(busiest_link_bytes("alltoall", 1000, 4, 2), 12000);
+    EXPECT_DOUBLE_EQ(busiest_link_bytes("ialltoall", 1000, 4, 2), 12000);
+    EXPECT_DOUBLE_EQ(busiest_link_bytes("alltoall", 1000, 1, 8), 0);
+    // one rank per node: (P - 1) blocks, allgather's; 2 nodes x 4: 4 x 4 blocks
+    EXPECT_DOUBLE_EQ(busiest_link_bytes("alltoall", 1000, 8, 1), busiest_link_bytes("allgather", 1000, 8, 1));
+    EXPECT_DOUBLE_EQ(busiest_link_bytes("alltoall", 1000, 2, 4), 16000);
+    // uneven: 7 ranks on 3 nodes of at most 3 (3, 2, 2): the fullest node's 3 x 4 blocks,
+    // not 3 x (9 - 3) as 3 full nodes would send; the others' 2 x 5 fewer
+    EXPECT_DOUBLE_EQ(busiest_link_bytes("alltoall", 1000, 3, 3, 7), 12000);
+    EXPECT_DOUBLE_EQ(busiest_link_bytes("alltoall", 1000, 3, 3), 18000);
+    EXPECT_DOUBLE_EQ(busiest_link_bytes("alltoall", 1000, 3, 3, 9), 18000);
+    // 5 ranks on 2 nodes of at most 4 (4, 1): 4 x 1 blocks either way, as the lone rank's 1 x 4
+    EXPECT_DOUBLE_EQ(busiest_link_bytes("alltoall", 1000, 2, 4, 5), 4000);
+    // ranks read by alltoall's bound alone
+    EXPECT_DOUBLE_EQ(busiest_link_bytes("allgather", 1000, 3, 3, 7), busiest_link_bytes("allgather", 1000, 3, 3));
+    // 2 nodes x 1 rank, 1.25 MB blocks at 12.5e6 B/s: one block each way, 0.1 s
+    EXPECT_DOUBLE_EQ(*link_bound_seconds("alltoall", 1250000, 2, 12.5e6, 1), 0.1);
+    EXPECT_DOUBLE_EQ(*link_bound_seconds("alltoall", 1250000, 3, 12.5e6, 3, 7), 1.2);
 }
 
 TEST(LinkBound, SecondsAtTheLinkRate) {
@@ -88,6 +109,9 @@ TEST(LinkBound, LeafSwitchesBoundByTheSlowerOfNodeLinkAndUplink) {
     EXPECT_DOUBLE_EQ(*link_bound_seconds("reduce_scatter", 1000, 4, 50e6, 2, 2, 12.5e6), 3.2e-4);
     // allgatherv as allgather
     EXPECT_DOUBLE_EQ(*link_bound_seconds("iallgatherv", 1000, 4, 50e6, 2, 2, 12.5e6), 3.2e-4);
+    // alltoall 1000 B per pair: out of a leaf, its 4 ranks' blocks to the other leaf's 4:
+    // 16000 B at 12.5e6 = 1.28e-3 s; out of a node, 2 x 6 blocks at 50e6: 2.4e-4 s
+    EXPECT_DOUBLE_EQ(*link_bound_seconds("alltoall", 1000, 4, 50e6, 2, 2, 12.5e6), 1.28e-3);
     // a fast uplink leaves the node links the bound
     EXPECT_DOUBLE_EQ(*link_bound_seconds("bcast", 1048576, 4, 12.5e6, 2, 2, 1e9), 0.08388608);
     // one leaf: node links only
@@ -110,6 +134,12 @@ TEST(Compare, RatiosToTheFirstConfigurationAndToTheBound) {
     compare_configurations(alone, std::nullopt, 4);
     EXPECT_FALSE(alone[0].ratio_to_first);  // nothing to compare with
     EXPECT_FALSE(alone[0].link_bound);      // no rate
+
+    // alltoall's bound on the job's ranks: 7 on 3 nodes of at most 3, 1.25 MB blocks:
+    // 3 x 4 blocks out of the fullest node at 12.5e6 B/s
+    std::vector<PointResult> alltoall{point("alltoall", 1250000, "default", 2.0)};
+    compare_configurations(alltoall, 12.5e6, 3, 3, 7);
+    EXPECT_DOUBLE_EQ(*alltoall[0].link_bound, 1.2);
 }
 
 TEST(Compare, OutputColumns) {

@@ -43,6 +43,13 @@ TEST(CriticalPath, BcastOnFourNodesOfOne) {
     expect_counts(row, {"binomial(4)", 2, 0, "binomial", 2});
 }
 
+TEST(CriticalPath, AlltoallOnFourNodesOfTwo) {
+    // hier: each node's rows onto its leader (binomial, one message), Bruck's among the 4
+    // leaders (2 rounds), the rows back; MPICH's best: Bruck's among all 8 ranks (3 rounds)
+    const CriticalPathRow row = critical_path_row("alltoall", 4, 2, "block", 8);
+    expect_counts(row, {"binomial(2) > brucks(4) > binomial(2)", 2, 2, "brucks", 3});
+}
+
 TEST(CriticalPath, TableNestsCollectivesShapesPlacementsAndSizes) {
     CriticalPathQuery query;
     query.collectives = {"barrier", "gather"};
@@ -65,11 +72,12 @@ TEST(CriticalPath, TableNestsCollectivesShapesPlacementsAndSizes) {
 }
 
 TEST(CriticalPath, RefusesWhatIsNoShape) {
-    EXPECT_THROW(critical_path_row("alltoall", 4, 1, "block", 8), std::invalid_argument);
+    EXPECT_THROW(critical_path_row("alltoallv", 4, 1, "block", 8), std::invalid_argument);
     EXPECT_THROW(critical_path_row("bcast", 4, 1, "round-robin", 8), std::invalid_argument);
     EXPECT_THROW(critical_path_row("bcast", 0, 1, "block", 8), std::invalid_argument);
     EXPECT_THROW(critical_path_row("bcast", critical_path_max_ranks(), 2, "block", 8), std::invalid_argument);
-    EXPECT_EQ(critical_path_collectives().size(), 7u);
+    EXPECT_EQ(critical_path_collectives().size(), 8u);
+    EXPECT_EQ(critical_path_collectives().back(), "alltoall");
 }
 
 }  // namespace

@@ -407,6 +407,62 @@ TEST(CselTree, AllgathervSelectsByTheBlocksTotalBytes) {
     EXPECT_EQ(result.tree["collective=iallgatherv"]["comm_type=intra"]["comm_hierarchy=any"], iintra);
 }
 
+// MPI_Alltoall and MPI_Ialltoall: csel.c's avg_msg_size is sendcount * type size, the
+// block each rank sends each rank, bench's size itself (not per rank times the comm size),
+// so the tuned branch selects both by it; MPICH's own algorithms go behind the
+// is_sendbuf_inplace they need, with whole_comm=1 in the blocking form only.
+TEST(CselTree, AlltoallSelectsByTheBlockPerPair) {
+    for (const char* collective : {"alltoall", "ialltoall"}) {
+        ASSERT_TRUE(message_size_key(collective)) << collective;
+        EXPECT_EQ(message_size_key(collective)->name, "avg_msg_size");
+        EXPECT_FALSE(message_size_key(collective)->per_rank);
+    }
+    EXPECT_TRUE(device_composes("alltoall"));
+    EXPECT_FALSE(device_composes("ialltoall"));
+
+    Json stock = small_stock();
+    const Json intra = Json::parse(R"({
+        "is_sendbuf_inplace=yes": {"algorithm=MPIR_Alltoall_intra_pairwise_sendrecv_replace": {}},
+        "is_sendbuf_inplace=no": {"avg_msg_size<=256": {"algorithm=MPIR_Alltoall_intra_brucks": {}},
+                                  "avg_msg_size=any": {"algorithm=MPIR_Alltoall_intra_pairwise": {}}}})");
+    const Json inter{{"algorithm=MPIR_Alltoall_inter_pairwise_exchange", Json::object()}};
+    stock["collective=alltoall"] = {{"comm_type=intra", intra}, {"comm_type=inter", inter}};
+    // MPICH's schedules need is_sendbuf_inplace as its blocking algorithms do
+    const Json iintra = Json::parse(R"({
+        "is_sendbuf_inplace=yes": {"algorithm=MPIR_Ialltoall_intra_sched_inplace": {}},
+        "is_sendbuf_inplace=no": {"algorithm=MPIR_Ialltoall_intra_sched_brucks": {}}})");
+    stock["collective=ialltoall"] = {
+        {"comm_type=intra", iintra},
+        {"comm_type=inter", {{"algorithm=MPIR_Ialltoall_inter_sched_pairwise_exchange", Json::object()}}}};
+    TreeInput input;
+    const Choice hier = Choice::container("MPIR_Alltoall_intra_hier", {{"inter_algo", "brucks"}});
+    input.choices["alltoall"] = {
+        {8, 2, 1024, kStock}, {8, 2, 4096, hier}, {8, 2, 65536, Choice::container("MPIR_Alltoall_intra_scattered")}};
+    input.choices["ialltoall"] = {{8, 2, 1024, Choice::container("MPIR_Ialltoall_intra_tsp_hier")},
+                                  {8, 2, 65536, Choice::container("MPIR_Ialltoall_intra_tsp_ring")}};
+    const TreeResult result = build_tree(stock, input);
+    EXPECT_TRUE(check_tree(result.tree, collectives_of(stock)).empty()) << check_tree(result.tree).front();
+    const Json& node = result.tree["collective=alltoall"];
+    EXPECT_EQ(node["comm_type=inter"], inter);
+    EXPECT_EQ(node["comm_type=intra"]["comm_hierarchy=any"], intra);
+    // bounds: the midpoints of the blocks (2560, 34816), not times the comm size
+    const Json scattered{{"is_sendbuf_inplace=no",
+                          {{"algorithm=MPIR_Alltoall_intra_scattered", {{"whole_comm=1", Json::object()}}}}},
+                         {"is_sendbuf_inplace=yes", intra}};
+    EXPECT_EQ(node["comm_type=intra"]["comm_hierarchy=parent"]["comm_size<=8"]["comm_avg_ppn<=2"],
+              (Json{{"avg_msg_size<=2560", intra},
+                    {"avg_msg_size<=34816",
+                     {{"algorithm=MPIR_Alltoall_intra_hier", {{"inter_algo=brucks", Json::object()}}}}},
+                    {"avg_msg_size=any", scattered}}));
+    // MPICH's selection below the smallest block, the schedule's midpoint 33280 B; MPICH's
+    // schedule without whole_comm
+    EXPECT_EQ(result.tree["collective=ialltoall"]["comm_type=intra"]["comm_hierarchy=parent"]["comm_size<=8"]
+                         ["comm_avg_ppn<=2"],
+              (Json{{"avg_msg_size<=1023", iintra},
+                    {"avg_msg_size<=33280", {{"algorithm=MPIR_Ialltoall_intra_tsp_hier", Json::object()}}},
+                    {"avg_msg_size=any", {{"algorithm=MPIR_Ialltoall_intra_tsp_ring", Json::object()}}}}));
+}
+
 // An MPICH algorithm that asserts without a condition on its path (e.g.
 // reduce_scatter_gather: a built-in op, and count >= pof2, "count<pow2" failing before it)
 // gets each condition in the table's order, stock otherwise.
@@ -649,6 +705,11 @@ TEST(CselTreePair, MpichGenericTreesStayValid) {
         {8, 2, 1024, Choice::container("MPIR_Allgatherv_intra_hier", {{"inter_algo", "linear"}})},
         {8, 2, 65536, Choice::container("MPIR_Allgatherv_intra_brucks")}};
     input.choices["iallgatherv"] = {{8, 2, 1024, Choice::container("MPIR_Iallgatherv_intra_tsp_hier")}};
+    // alltoall: its multi-leader composition alpha (MPIR_CVAR_ALLTOALL_COMPOSITION=1) at
+    // small blocks, hier behind its netmod-only beta at large ones
+    input.choices["alltoall"] = {
+        {8, 2, 1024, Choice::container("MPIDI_Alltoall_intra_composition_alpha")},
+        {8, 2, 65536, Choice::container("MPIR_Alltoall_intra_hier", {{"inter_algo", "direct"}})}};
     const TreePair pair = build_tree_pair(load_tree(mpir), load_tree(ch4), input);
     ASSERT_TRUE(pair.ch4);
     EXPECT_EQ(collectives_of(pair.ch4->tree), collectives_of(load_tree(ch4)));
@@ -672,6 +733,16 @@ TEST(CselTreePair, MpichGenericTreesStayValid) {
     EXPECT_EQ(mpir_allgatherv["comm_hierarchy=parent"]["comm_size<=8"]["comm_avg_ppn<=2"]["total_msg_size=any"],
               (Json{{"algorithm=MPIR_Allgatherv_intra_brucks", {{"whole_comm=1", Json::object()}}}}));
     EXPECT_FALSE(pair.ch4->tree.contains("collective=iallgatherv"));
+    const Json& ch4_alltoall = pair.ch4->tree["collective=alltoall"]["comm_type=intra"];
+    const Json alltoall_alpha{{"composition=MPIDI_Alltoall_intra_composition_alpha", Json::object()}};
+    const Json alltoall_beta{{"composition=MPIDI_Alltoall_intra_composition_beta", Json::object()}};
+    EXPECT_EQ(ch4_alltoall["comm_hierarchy=parent"]["comm_size<=8"]["comm_avg_ppn<=2"],
+              (Json{{"avg_msg_size<=1023", alltoall_beta},
+                    {"avg_msg_size<=33280", alltoall_alpha},
+                    {"avg_msg_size=any", alltoall_beta}}));
+    const Json& mpir_alltoall = pair.mpir.tree["collective=alltoall"]["comm_type=intra"];
+    EXPECT_EQ(mpir_alltoall["comm_hierarchy=parent"]["comm_size<=8"]["comm_avg_ppn<=2"]["avg_msg_size=any"],
+              (Json{{"algorithm=MPIR_Alltoall_intra_hier", {{"inter_algo=direct", Json::object()}}}}));
 }
 
 }  // namespace

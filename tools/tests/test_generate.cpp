@@ -94,6 +94,15 @@ TEST(GenerateMapping, CompositionPoints) {
     EXPECT_TRUE(composition_ran(point("allreduce", "3"), 4, 4));
     EXPECT_TRUE(composition_ran(point("allgather", "1", 4096), 8, 2));
     EXPECT_FALSE(composition_ran(point("allgather", "1", 4097), 8, 2));
+    // alltoall's multi-leader alpha: a node comm and blocks per pair of at most
+    // MPIR_CVAR_ALLTOALL_SHM_PER_RANK (4096 B); its netmod-only beta anywhere
+    EXPECT_EQ(composition_of_point(point("alltoall", "1")), Choice::container("MPIDI_Alltoall_intra_composition_alpha"));
+    EXPECT_EQ(composition_of_point(point("alltoall", "2")), Choice::container("MPIDI_Alltoall_intra_composition_beta"));
+    EXPECT_FALSE(composition_of_point(point("alltoall", "3")));
+    EXPECT_TRUE(composition_ran(point("alltoall", "1", 4096), 8, 2));
+    EXPECT_FALSE(composition_ran(point("alltoall", "1", 4097), 8, 2));
+    EXPECT_FALSE(composition_ran(point("alltoall", "1", 8), 8, 1));
+    EXPECT_TRUE(composition_ran(point("alltoall", "2", 1048576), 8, 1));
 }
 
 TEST(GenerateMapping, PointsToChoices) {
@@ -197,6 +206,20 @@ TEST(GenerateMapping, WhatATreeMayRun) {
         EXPECT_TRUE(tree_can_run(key("iallgatherv", 1024, other), 8, 2)) << other;
     EXPECT_FALSE(tree_can_run(key("iallgatherv", 1024, "tsp_brucks"), 8, 2));  // its k unread from a tree
     EXPECT_TRUE(tree_can_run(key("allgatherv", 1024, "ring"), 8, 2));
+    // alltoall's in-place-only algorithms: bench's sendbuf is no MPI_IN_PLACE, so the forced
+    // ones fell back, and the tree would call them on it
+    EXPECT_FALSE(tree_can_run(key("alltoall", 1024, "pairwise_sendrecv_replace"), 8, 2));
+    EXPECT_FALSE(tree_can_run(key("ialltoall", 1024, "sched_inplace"), 8, 2));
+    for (const char* other : {"brucks", "pairwise", "scattered", "nb", "default"})
+        EXPECT_TRUE(tree_can_run(key("alltoall", 1024, other), 8, 2)) << other;
+    EXPECT_TRUE(tree_can_run(key("alltoall", 1024, "k_brucks"), 8, 2));  // its k read from a tree
+    EXPECT_TRUE(tree_can_run(key("alltoall", 1024, "hier", {{"MPIR_CVAR_ALLTOALL_HIER_INTER_ALGORITHM", "direct"}}),
+                             8, 2));
+    for (const char* other : {"sched_brucks", "sched_pairwise", "sched_permuted_sendrecv", "tsp_ring", "tsp_hier"})
+        EXPECT_TRUE(tree_can_run(key("ialltoall", 1024, other), 8, 2)) << other;
+    // their k, batch size and buffers unread from a tree
+    EXPECT_FALSE(tree_can_run(key("ialltoall", 1024, "tsp_brucks"), 8, 2));
+    EXPECT_FALSE(tree_can_run(key("ialltoall", 1024, "tsp_scattered"), 8, 2));
     // what a tree cannot express: a stock algorithm with a parameter, a variable not the plugin's
     EXPECT_FALSE(tree_can_run(key("bcast", 1024, "binomial", {{"MPIR_CVAR_BCAST_HIER_SEGSIZE", "16384"}}), 4, 2));
     EXPECT_FALSE(tree_can_run(key("bcast", 1024, "hier", {{"MPIR_CVAR_BCAST_HIER_SEG_WINDOW", "2"}}), 4, 2));

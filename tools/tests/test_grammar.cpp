@@ -22,7 +22,7 @@ bool has(const std::vector<std::string>& list, const std::string& item) {
 TEST(Grammar, AlgorithmsAndParameters) {
     EXPECT_EQ(collectives(), (std::vector<std::string>{"bcast", "reduce", "allreduce", "allgather", "gather", "scatter",
                                                        "barrier", "scan", "exscan", "reduce_scatter",
-                                                       "reduce_scatter_block", "allgatherv"}));
+                                                       "reduce_scatter_block", "allgatherv", "alltoall"}));
     const Algorithm* hier = find("bcast", "hier");
     ASSERT_NE(hier, nullptr);
     EXPECT_EQ(hier->container, "MPIR_Bcast_intra_hier");
@@ -67,7 +67,8 @@ TEST(Grammar, NonBlockingFormsAreSchedulesWithoutParameters) {
     EXPECT_EQ(nonblocking_collectives(), (std::vector<std::string>{"ibcast", "ireduce", "iallreduce", "iallgather",
                                                                    "igather", "iscatter", "ibarrier", "iscan",
                                                                    "iexscan", "ireduce_scatter",
-                                                                   "ireduce_scatter_block", "iallgatherv"}));
+                                                                   "ireduce_scatter_block", "iallgatherv",
+                                                                   "ialltoall"}));
     const Algorithm* ibcast = hier_algorithm("ibcast");
     ASSERT_NE(ibcast, nullptr);
     EXPECT_EQ(ibcast->item, "tsp_hier");
@@ -78,7 +79,7 @@ TEST(Grammar, NonBlockingFormsAreSchedulesWithoutParameters) {
     EXPECT_TRUE(known_container("ibcast", "MPIR_Ibcast_intra_tsp_hier"));
     EXPECT_EQ(hier_algorithm("bcast"), find("bcast", "hier"));
     EXPECT_TRUE(hier_algorithm("bcast")->blocking.empty());
-    EXPECT_EQ(hier_algorithm("alltoall"), nullptr);
+    EXPECT_EQ(hier_algorithm("alltoallv"), nullptr);
 }
 
 TEST(Grammar, CollectivesAreATypeOfTheGrammarsNames) {
@@ -133,14 +134,22 @@ TEST(Grammar, CollectivesAreATypeOfTheGrammarsNames) {
     EXPECT_FALSE(grammar::is_kind("allgatherv", grammar::Collective::allgather));
     EXPECT_FALSE(grammar::is_kind("iallgather", grammar::Collective::allgatherv));
     EXPECT_FALSE(grammar::Collective::find("allgathervv"));
+    // alltoall: a collective of the plugin, MPI_Ialltoall its non-blocking form; its v and
+    // w forms and MPICH's neighbourhood alltoall none
+    EXPECT_EQ(grammar::Collective::find("alltoall"), grammar::Collective(grammar::Collective::alltoall));
+    EXPECT_EQ(grammar::Collective::find("ialltoall"), grammar::Collective(grammar::Collective::alltoall, true));
+    EXPECT_EQ(grammar::Collective(grammar::Collective::alltoall).mpi_function(), "MPI_Alltoall");
+    EXPECT_EQ(grammar::Collective(grammar::Collective::alltoall, true).mpi_function(), "MPI_Ialltoall");
+    EXPECT_TRUE(grammar::is_kind("ialltoall", grammar::Collective::alltoall));
+    EXPECT_FALSE(grammar::is_kind("alltoall", grammar::Collective::allgather));
     // no collective of the plugin: MPICH's others, MPI's prefix alone, a name with more
-    for (const char* other : {"alltoall", "ialltoall", "i", "", "bcastx", "ii" "bcast", "Bcast"})
+    for (const char* other : {"alltoallv", "ialltoallw", "neighbor_alltoall", "i", "", "bcastx", "ii" "bcast", "Bcast"})
         EXPECT_FALSE(grammar::Collective::find(other)) << other;
     try {
-        grammar::Collective::parse("alltoall");
-        ADD_FAILURE() << "parse took alltoall";
+        grammar::Collective::parse("alltoallv");
+        ADD_FAILURE() << "parse took alltoallv";
     } catch (const std::invalid_argument& e) {
-        EXPECT_NE(std::string(e.what()).find("'alltoall' is not a collective of the plugin (bcast, reduce"),
+        EXPECT_NE(std::string(e.what()).find("'alltoallv' is not a collective of the plugin (bcast, reduce"),
                   std::string::npos)
             << e.what();
     }
@@ -300,6 +309,55 @@ TEST(Grammar, AllgathervHasHierAndItsSchedule) {
     EXPECT_FALSE(known_container("allgather", "MPIR_Allgatherv_intra_hier"));
 }
 
+// MPI_Alltoall: one hier algorithm, whose one parameter is the top leaders' step (its own
+// list, no segments), and a schedule for MPI_Ialltoall; MPICH's own algorithms are known
+// containers of its own (not alltoallv's, nor alltoallv's of it), and csel.c selects both
+// forms by avg_msg_size (the block each rank sends each rank) and is_sendbuf_inplace.
+TEST(Grammar, AlltoallHasHierAndItsSchedule) {
+#define HIERTUNE_TEST_NAME_(name_, NAME_) #name_,
+    const std::vector<std::string> kInter{MPII_HIER_INTER_ALGOS_ALLTOALL(HIERTUNE_TEST_NAME_)};
+#undef HIERTUNE_TEST_NAME_
+    const Algorithm* hier = find("alltoall", "hier");
+    ASSERT_NE(hier, nullptr);
+    EXPECT_EQ(hier_algorithm("alltoall"), hier);
+    EXPECT_EQ(hier->container, "MPIR_Alltoall_intra_hier");
+    EXPECT_EQ(find("MPIR_Alltoall_intra_hier"), hier);
+    ASSERT_EQ(hier->params.size(), 1u);
+    EXPECT_EQ(hier->params[0].name, "inter_algo");
+    EXPECT_EQ(hier->cvar(hier->params[0]), "MPIR_CVAR_ALLTOALL_HIER_INTER_ALGORITHM");
+    EXPECT_EQ(values(*hier, "inter_algo"), kInter);
+    ASSERT_FALSE(kInter.empty());
+    EXPECT_EQ(kInter.back(), MPII_HIER_BY_SIZE_ITEM);
+    for (const std::string& item : kInter) EXPECT_TRUE(valid(*hier, "inter_algo", item)) << item;
+    EXPECT_FALSE(valid(*hier, "inter_algo", "ring"));  // allgather's, not alltoall's
+    EXPECT_FALSE(valid(*hier, "segsize", "4096"));
+    EXPECT_EQ(hier->segments, SegmentCut::none);
+    EXPECT_EQ(segmented_bytes(*hier, 4096, 8), std::nullopt);
+    EXPECT_FALSE(takes_seg_submodules("alltoall"));
+    const Algorithm* schedule = hier_algorithm("ialltoall");
+    ASSERT_NE(schedule, nullptr);
+    EXPECT_EQ(schedule->item, "tsp_hier");
+    EXPECT_EQ(schedule->container, "MPIR_Ialltoall_intra_tsp_hier");
+    EXPECT_EQ(schedule->blocking, "alltoall");
+    EXPECT_TRUE(schedule->params.empty());
+    EXPECT_EQ(find("MPIR_Ialltoall_intra_tsp_hier"), schedule);
+    for (const std::string form : {"alltoall", "ialltoall"}) {
+        EXPECT_TRUE(mpich_defines("avg_msg_size", form)) << form;
+        EXPECT_TRUE(mpich_defines("total_msg_size", form)) << form;
+        EXPECT_TRUE(mpich_defines("is_sendbuf_inplace", form)) << form;
+        EXPECT_FALSE(mpich_defines("is_commutative", form)) << form;
+    }
+    EXPECT_EQ(requirements("MPIR_Alltoall_intra_brucks"), std::vector<std::string>{"is_sendbuf_inplace=no"});
+    EXPECT_TRUE(known_container("alltoall", "MPIR_Alltoall_intra_pairwise"));
+    EXPECT_TRUE(known_container("alltoall", "MPIR_Alltoall_inter_pairwise_exchange"));
+    EXPECT_TRUE(known_container("alltoall", "MPIR_Alltoall_allcomm_nb"));
+    EXPECT_TRUE(known_container("ialltoall", "MPIR_Ialltoall_intra_tsp_ring"));
+    EXPECT_FALSE(known_container("alltoall", "MPIR_Alltoallv_intra_scattered"));
+    EXPECT_FALSE(known_container("alltoallv", "MPIR_Alltoall_intra_scattered"));
+    EXPECT_FALSE(known_container("ialltoall", "MPIR_Ialltoallv_intra_tsp_scattered"));
+    EXPECT_FALSE(known_container("allgather", "MPIR_Alltoall_intra_hier"));
+}
+
 TEST(Grammar, EachCollectiveHasItsOwnInterNodeSubmodule) {
     const auto bcast = values(*find("bcast", "hier"), "inter_algo");
     const auto reduce = values(*find("reduce", "hier"), "inter_algo");
@@ -320,7 +378,7 @@ TEST(Grammar, EachCollectiveHasItsOwnInterNodeSubmodule) {
     EXPECT_TRUE(is_seg_submodule("seg_split_binary"));
     EXPECT_FALSE(is_seg_submodule("tsp_ring"));
     for (const char* collective : {"bcast", "reduce", "allreduce"}) EXPECT_TRUE(takes_seg_submodules(collective));
-    for (const char* collective : {"allgather", "gather", "scatter", "barrier", "ibcast", "alltoall"})
+    for (const char* collective : {"allgather", "gather", "scatter", "barrier", "ibcast", "alltoall", "alltoallv"})
         EXPECT_FALSE(takes_seg_submodules(collective)) << collective;
 }
 
@@ -344,7 +402,7 @@ TEST(Grammar, CompositionsOfTheCh4Tree) {
     EXPECT_TRUE(is_composition("MPIDI_Bcast_intra_composition_alpha"));
     EXPECT_FALSE(is_composition("MPIR_Bcast_intra_binomial"));
     for (const std::string coll : {"bcast", "reduce", "allreduce", "allgather", "barrier", "scan", "reduce_scatter",
-                                   "reduce_scatter_block", "allgatherv"}) {
+                                   "reduce_scatter_block", "allgatherv", "alltoall"}) {
         const std::optional<std::string> whole = whole_comm_composition(coll);
         ASSERT_TRUE(whole) << coll;
         const auto tree = nlohmann::ordered_json::parse("{\"collective=" + coll + "\": {\"composition=" + *whole + "\": {}}}");
@@ -369,6 +427,17 @@ TEST(Grammar, CompositionsOfTheCh4Tree) {
         EXPECT_TRUE(tuned_compositions(coll).empty()) << coll;
     EXPECT_FALSE(whole_comm_composition("ireduce_scatter"));
     EXPECT_FALSE(whole_comm_composition("iallgatherv"));
+    // alltoall's MPIR_CVAR_ALLTOALL_COMPOSITION: 1 the multi-leader alpha, 2 the
+    // netmod-only beta, which leaves a multi-node call to the MPIR tree
+    EXPECT_EQ(whole_comm_composition("alltoall"), std::optional<std::string>("MPIDI_Alltoall_intra_composition_beta"));
+    EXPECT_EQ(composition_cvar("alltoall"), "MPIR_CVAR_ALLTOALL_COMPOSITION");
+    EXPECT_EQ(composition_container("alltoall", 1), std::optional<std::string>("MPIDI_Alltoall_intra_composition_alpha"));
+    EXPECT_EQ(composition_container("alltoall", 2), std::optional<std::string>("MPIDI_Alltoall_intra_composition_beta"));
+    EXPECT_FALSE(composition_container("alltoall", 3));
+    EXPECT_EQ(tuned_compositions("alltoall"), (std::vector<int>{1, 2}));
+    EXPECT_TRUE(tuned_compositions("ialltoall").empty());
+    EXPECT_FALSE(whole_comm_composition("ialltoall"));
+    EXPECT_FALSE(whole_comm_composition("alltoallv"));
 }
 
 TEST(Grammar, KnownContainersAreMpichsAndThePlugins) {

@@ -278,6 +278,11 @@ TEST(OverlapOperations, CollectivesAreTheNonBlockingOnes) {
     EXPECT_EQ(*(iallgather + 1), "iallgatherv");
     EXPECT_TRUE(is_collective_operation("iallgatherv"));
     EXPECT_FALSE(is_collective_operation("allgatherv"));
+    // MPI_Ialltoall, the last
+    EXPECT_EQ(overlap_operations().back(), "ialltoall");
+    EXPECT_TRUE(is_collective_operation("ialltoall"));
+    EXPECT_FALSE(is_collective_operation("alltoall"));
+    EXPECT_FALSE(is_collective_operation("ialltoallv"));
 }
 
 }  // namespace

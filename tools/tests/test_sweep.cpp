@@ -318,10 +318,11 @@ TEST(Plan, RejectsWhatTheLibraryDoesNotHave) {
     EXPECT_NE(usage_error([] { plan({"allreduce"}, {"binomial"}); }).find("no MPI_T variable MPIR_CVAR_ALLREDUCE"),
               std::string::npos);
     EXPECT_EQ(plan({"allreduce"}, {}).size(), 1u);  // default needs no selector variable
-    EXPECT_EQ(usage_error([] { plan({"alltoall"}, {}); }),
-              "unknown collective 'alltoall' (bcast, reduce, allreduce, allgather, gather, scatter, barrier, scan, "
-              "exscan, reduce_scatter, reduce_scatter_block, allgatherv, ibcast, ireduce, iallreduce, iallgather, "
-              "igather, iscatter, ibarrier, iscan, iexscan, ireduce_scatter, ireduce_scatter_block or iallgatherv)");
+    EXPECT_EQ(usage_error([] { plan({"alltoallv"}, {}); }),
+              "unknown collective 'alltoallv' (bcast, reduce, allreduce, allgather, gather, scatter, barrier, scan, "
+              "exscan, reduce_scatter, reduce_scatter_block, allgatherv, alltoall, ibcast, ireduce, iallreduce, "
+              "iallgather, igather, iscatter, ibarrier, iscan, iexscan, ireduce_scatter, ireduce_scatter_block, "
+              "iallgatherv or ialltoall)");
     EXPECT_THROW(plan({}, {}), UsageError);
     EXPECT_THROW(plan({"bcast"}, {"hier:no_such_cvar=1"}), UsageError);
     EXPECT_THROW(plan({"bcast"}, {"hier:bcast_hier_segsize=big"}), UsageError);
@@ -333,9 +334,9 @@ TEST(Plan, KnowsEveryCollectiveBenchTimes) {
     EXPECT_EQ(supported_collectives(),
               (std::vector<std::string>{"bcast", "reduce", "allreduce", "allgather", "gather", "scatter", "barrier",
                                         "scan", "exscan", "reduce_scatter", "reduce_scatter_block", "allgatherv",
-                                        "ibcast", "ireduce", "iallreduce", "iallgather", "igather", "iscatter",
-                                        "ibarrier", "iscan", "iexscan", "ireduce_scatter", "ireduce_scatter_block",
-                                        "iallgatherv"}));
+                                        "alltoall", "ibcast", "ireduce", "iallreduce", "iallgather", "igather",
+                                        "iscatter", "ibarrier", "iscan", "iexscan", "ireduce_scatter",
+                                        "ireduce_scatter_block", "iallgatherv", "ialltoall"}));
     // a non-blocking form has its blocking form's sizes: none for MPI_Ibarrier
     EXPECT_EQ(usage_error([] { plan_points({{"ibarrier", "default", {}}}, {8}); }),
               "ibarrier takes no message size: use --sizes 0 (got 8; time the sized collectives in another run)");
@@ -466,6 +467,52 @@ TEST(Plan, AllgathervSweepsItsVariablesItems) {
     EXPECT_EQ(plan_points({{"iallgatherv", "default", {}}}, {8}).front().msg_bytes, 8u);
     const Params linear{{"MPIR_CVAR_ALLGATHERV_HIER_INTER_ALGORITHM", "linear"}};
     EXPECT_FALSE(same_run(PointKey{"allgatherv", 1024, "hier", linear}, PointKey{"allgatherv", 1024, "hier", linear},
+                          2));  // nothing cut
+}
+
+// alltoall and ialltoall: MPICH's algorithms are the items of their own variables (not
+// alltoallv's), the plugin's hier and tsp_hier left out of stock; hier's one parameter,
+// each item of its own list, through its own variable; sized per pair (the block each
+// rank sends each rank), 0 bytes a valid call; no segment size, so no two hier runs alike.
+TEST(Plan, AlltoallSweepsItsVariablesItems) {
+    CvarCatalog catalog = test_catalog();
+    catalog.add(enum_cvar("MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM", {"auto", "brucks", "k_brucks", "nb", "pairwise",
+                                                                 "pairwise_sendrecv_replace", "scattered", "hier"}));
+    catalog.add(enum_cvar("MPIR_CVAR_IALLTOALL_INTRA_ALGORITHM",
+                          {"auto", "sched_auto", "sched_brucks", "sched_inplace", "sched_pairwise",
+                           "sched_permuted_sendrecv", "tsp_ring", "tsp_brucks", "tsp_scattered", "tsp_hier"}));
+    catalog.add(enum_cvar("MPIR_CVAR_ALLTOALL_HIER_INTER_ALGORITHM", {"linear", "brucks", "direct", "by_size"}));
+    catalog.add(typed_cvar("MPIR_CVAR_ALLTOALL_COMPOSITION", CvarType::int_));
+    catalog.add(typed_cvar("MPIR_CVAR_ALLTOALL_DEVICE_COLLECTIVE", CvarType::int_));
+    const auto configurations = [&](const std::string& collective, const std::string& spec) {
+        return plan_configurations({collective}, {parse_algorithm_spec(spec)}, {}, catalog);
+    };
+    const auto algorithms = [&](const std::string& collective, const std::string& spec) {
+        std::vector<std::string> names;
+        for (const Configuration& c : configurations(collective, spec)) names.push_back(c.algorithm);
+        return names;
+    };
+    EXPECT_EQ(algorithm_cvar("ialltoall"), "MPIR_CVAR_IALLTOALL_INTRA_ALGORITHM");
+    EXPECT_EQ(algorithms("alltoall", "stock"),
+              (std::vector<std::string>{"default", "brucks", "k_brucks", "nb", "pairwise", "pairwise_sendrecv_replace",
+                                        "scattered"}));
+    EXPECT_EQ(algorithms("alltoall", "all").back(), "hier");
+    EXPECT_EQ(algorithms("ialltoall", "stock"),
+              (std::vector<std::string>{"default", "sched_brucks", "sched_inplace", "sched_pairwise",
+                                        "sched_permuted_sendrecv", "tsp_ring", "tsp_brucks", "tsp_scattered"}));
+    EXPECT_EQ(configurations("alltoall", "hier:alltoall_hier_inter_algorithm=linear/direct"),
+              (std::vector<Configuration>{
+                  {"alltoall", "hier", {{"MPIR_CVAR_ALLTOALL_HIER_INTER_ALGORITHM", "linear"}}},
+                  {"alltoall", "hier", {{"MPIR_CVAR_ALLTOALL_HIER_INTER_ALGORITHM", "direct"}}}}));
+    EXPECT_EQ(configurations("alltoall", "default:MPIR_CVAR_ALLTOALL_COMPOSITION=2"),
+              (std::vector<Configuration>{{"alltoall", "default", {{"MPIR_CVAR_ALLTOALL_COMPOSITION", "2"}}}}));
+    // allgather's inter-node steps are not alltoall's
+    EXPECT_NE(usage_error([&] { configurations("alltoall", "hier:alltoall_hier_inter_algorithm=ring"); }).find("ring"),
+              std::string::npos);
+    EXPECT_EQ(plan_points({{"alltoall", "default", {}}}, {0, 8}).size(), 2u);
+    EXPECT_EQ(plan_points({{"ialltoall", "default", {}}}, {8}).front().msg_bytes, 8u);
+    const Params brucks{{"MPIR_CVAR_ALLTOALL_HIER_INTER_ALGORITHM", "brucks"}};
+    EXPECT_FALSE(same_run(PointKey{"alltoall", 1024, "hier", brucks}, PointKey{"alltoall", 1024, "hier", brucks},
                           2));  // nothing cut
 }
 

@@ -564,6 +564,47 @@ TEST_F(MeasuredPlanTest, IallgathervNeverPicksWhatFellBack) {
     EXPECT_EQ(p.verify[1], (VerifyCase{"iallgatherv", 65536, true, 0}));
 }
 
+// alltoall: hier (its inter-node steps) against MPICH's selection and algorithms, a pick
+// per size, since csel.c selects it by avg_msg_size (the block per pair itself, not times
+// the ranks), below the smallest size measured MPICH's selection; MPICH's algorithm behind
+// is_sendbuf_inplace=no with whole_comm=1; pairwise_sendrecv_replace, which bench's
+// buffers (not in place) made fall back to MPICH's selection, never.
+TEST_F(MeasuredPlanTest, AlltoallPicksPerSizeByTheBlock) {
+    options_.measured = {"alltoall"};
+    record_pair("alltoall", "default", 10, 100);
+    record_pair("alltoall", "pairwise", 8, 100);                   // fastest at 1K
+    record_pair("alltoall", "pairwise_sendrecv_replace", 5, 40);  // its time is a fallback's
+    const Params brucks{{"MPIR_CVAR_ALLTOALL_HIER_INTER_ALGORITHM", "brucks"}};
+    db_->record_point(job_, PointKey{"alltoall", 1024, "hier", brucks}, summary(12e-6, 12e-8));
+    db_->record_point(job_, PointKey{"alltoall", 65536, "hier", brucks}, summary(50e-6, 50e-8));
+    const TunePlan p = plan();
+    ASSERT_TRUE(p.unpredicted.empty());
+    ASSERT_EQ(p.cases.size(), 2u);
+    EXPECT_EQ(p.cases[0].pick, "MPIR_Alltoall_intra_pairwise");
+    EXPECT_EQ(p.verify[0], (VerifyCase{"alltoall", 1024, false, 0, true}));
+    EXPECT_EQ(p.cases[1].pick, "inter_algo=brucks");
+    EXPECT_EQ(p.verify[1], (VerifyCase{"alltoall", 65536, true, 0}));
+    Json stock = mpich_like_stock();
+    const Json intra = Json::parse(R"({
+        "is_sendbuf_inplace=yes": {"algorithm=MPIR_Alltoall_intra_pairwise_sendrecv_replace": {}},
+        "is_sendbuf_inplace=no": {"algorithm=MPIR_Alltoall_intra_scattered": {}}})");
+    stock["collective=alltoall"] = {
+        {"comm_type=intra", intra},
+        {"comm_type=inter", {{"algorithm=MPIR_Alltoall_inter_pairwise_exchange", Json::object()}}}};
+    const Json tuned = plan_tree(p, stock).tree.tree["collective=alltoall"]["comm_type=intra"]
+                                                   ["comm_hierarchy=parent"]["comm_size<=4"]["comm_avg_ppn<=2"];
+    // below the smallest block measured (1 KiB) MPICH's selection; pairwise up to the
+    // blocks' midpoint (1024 + (65536 - 1024) / 2), behind the is_sendbuf_inplace=no it
+    // needs (MPICH's selection where the call is in place); hier above
+    const Json pairwise{{"algorithm=MPIR_Alltoall_intra_pairwise", {{"whole_comm=1", Json::object()}}}};
+    EXPECT_EQ(tuned, (Json{{"avg_msg_size<=1023", intra},
+                           {"avg_msg_size<=33280",
+                            {{"is_sendbuf_inplace=no", pairwise}, {"is_sendbuf_inplace=yes", intra}}},
+                           {"avg_msg_size=any",
+                            {{"algorithm=MPIR_Alltoall_intra_hier", {{"inter_algo=brucks", Json::object()}}}}}}))
+        << tuned.dump();
+}
+
 TreeTimingRow gather_row(std::uint64_t bytes, TreeVerdict verdict) {
     TreeTimingRow row = timing_row(bytes, verdict);
     row.collective = "gather";

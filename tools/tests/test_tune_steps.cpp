@@ -128,7 +128,7 @@ TEST(TreeTiming, OptionsAreChecked) {
     for (const auto& change : std::vector<void (*)(TuneOptions&)>{
              [](TuneOptions& t) { t.ranks = 1; }, [](TuneOptions& t) { t.nodes = 5; },
              [](TuneOptions& t) { t.sizes = {0}; }, [](TuneOptions& t) { t.sizes.clear(); },
-             [](TuneOptions& t) { t.collectives = {"alltoall"}; },
+             [](TuneOptions& t) { t.collectives = {"alltoallv"}; },
              [](TuneOptions& t) { t.collectives = {"bcast", "bcast"}; }, [](TuneOptions& t) { t.tree_path.clear(); },
              [](TuneOptions& t) { t.tree_rounds = 1; }, [](TuneOptions& t) { t.tree_tolerance = -0.01; },
              [](TuneOptions& t) { t.launcher = {"srun"}; }}) {
@@ -592,7 +592,7 @@ TEST(Tune, VerifyCases) {
     EXPECT_EQ(to_string(whole), "allreduce:4096:whole_comm");
     EXPECT_EQ(parse_verify_case("allreduce:4096:whole_comm"), whole);
     EXPECT_FALSE(parse_verify_case("allreduce:4096:whole_comm") == any);
-    for (const char* bad : {"", "bcast", "bcast:8", "alltoall:8:any", "bcast:0:any", "bcast:x:any", "bcast:8:hier",
+    for (const char* bad : {"", "bcast", "bcast:8", "alltoallv:8:any", "bcast:0:any", "bcast:x:any", "bcast:8:hier",
                             "bcast:8:hier/-1", "bcast:8:hier/x", "bcast:8:stock", "bcast:-8:any", "bcast:8:whole_comm/1",
                             "gather:8:hier/1", "barrier:8:any", "barrier:0:hier/2"})
         EXPECT_THROW(parse_verify_case(bad), UsageError) << bad;
@@ -1131,7 +1131,7 @@ TEST(Tune, TimedGroupsAndMeasuredLaunches) {
               (std::vector<Params>{{{"inter_algo", "auto"}}, {{"inter_algo", "dissemination"}}}));
     // a tree gives a non-blocking form's schedule no parameters: one configuration
     EXPECT_EQ(measured_configs("ibcast"), (std::vector<Params>{Params{}}));
-    EXPECT_THROW(measured_configs("alltoall"), UsageError);
+    EXPECT_THROW(measured_configs("alltoallv"), UsageError);
     const std::vector<Launch> launches = measured_launches(o, "h");
     ASSERT_EQ(launches.size(), 3u);
     EXPECT_EQ(launches[0].step, "measured");
@@ -1362,6 +1362,68 @@ TEST(Tune, AllgathervIsMeasured) {
     EXPECT_EQ(parse_verify_case("iallgatherv:4096:any"), (VerifyCase{"iallgatherv", 4096, false, 0, false}));
     EXPECT_THROW(parse_verify_case("allgatherv:8:hier/2"), UsageError);  // counts no segments
     EXPECT_THROW(parse_verify_case("iallgatherv:0:any"), UsageError);    // a sized collective
+}
+
+// alltoall and its schedule: measured (no task model), not in the default plan; hier with
+// each inter-node step of its own list but by_size against MPICH's algorithms at the
+// measured sizes (the block per pair); verified as hier/0.  MPICH reads
+// MPIR_CVAR_ALLTOALL_COMPOSITION (1 multi-leader alpha, 2 netmod-only beta): step 1 forces
+// both, as allgather's; none of ialltoall.
+TEST(Tune, AlltoallIsMeasured) {
+    const std::vector<std::string> plan = TuneOptions{}.collectives;  // the default plan
+    EXPECT_EQ(std::count(plan.begin(), plan.end(), "alltoall"), 0);
+    EXPECT_EQ(std::count(plan.begin(), plan.end(), "ialltoall"), 0);
+    EXPECT_EQ(std::count(measured_collectives().begin(), measured_collectives().end(), "alltoall"), 1);
+    EXPECT_EQ(std::count(measured_collectives().begin(), measured_collectives().end(), "ialltoall"), 1);
+    TuneOptions o = options();
+    o.collectives = {"alltoall", "bcast", "ialltoall"};
+    split_measured(o);
+    EXPECT_EQ(o.collectives, std::vector<std::string>{"bcast"});
+    EXPECT_EQ(o.measured, (std::vector<std::string>{"alltoall", "ialltoall"}));
+    o.measured_sizes = {8, 4096};
+    EXPECT_NO_THROW(check_tune_options(o));
+    std::vector<std::string> inter;
+    for (const std::string& value : grammar::values(*grammar::find("alltoall", "hier"), "inter_algo"))
+        if (value != MPII_HIER_BY_SIZE_ITEM) inter.push_back(value);
+    ASSERT_GT(inter.size(), 1u);
+    EXPECT_EQ(measured_configs("alltoall").size(), inter.size());
+    EXPECT_EQ(measured_configs("alltoall").front(), (Params{{"inter_algo", inter.front()}}));
+    EXPECT_EQ(measured_configs("ialltoall"), (std::vector<Params>{Params{}}));
+    const std::vector<Launch> launches = measured_launches(o, "h");
+    ASSERT_EQ(launches.size(), 2u);
+    EXPECT_TRUE(contains(launches[0].argv, {"-C", "alltoall", "-a",
+                                            "hier:alltoall_hier_inter_algorithm=" + join(inter, "/"), "--sizes",
+                                            "8,4096"}));
+    EXPECT_TRUE(contains(launches[1].argv, {"-C", "ialltoall", "-a", "tsp_hier", "--sizes", "8,4096"}));
+    const std::vector<Launch> stock = stock_launches(o, "h");
+    EXPECT_TRUE(std::any_of(stock.begin(), stock.end(), [](const Launch& launch) {
+        return contains(launch.argv, {"-C", "alltoall,ialltoall", "-a", "stock", "--sizes", "8,4096"});
+    }));
+    EXPECT_TRUE(std::any_of(stock.begin(), stock.end(), [](const Launch& launch) {
+        return contains(launch.argv,
+                        {"-C", "alltoall", "-a", "default:MPIR_CVAR_ALLTOALL_COMPOSITION=1/2", "--sizes", "8,4096"});
+    }));
+    // compositions forced for bcast and alltoall alone
+    for (const Launch& launch : stock)
+        for (const std::string& word : launch.argv) {
+            if (word.find("_COMPOSITION") != std::string::npos) {
+                EXPECT_TRUE(word == "default:MPIR_CVAR_ALLTOALL_COMPOSITION=1/2" ||
+                            word == "default:MPIR_CVAR_BCAST_COMPOSITION=1/2/3")
+                    << word;
+            }
+        }
+    std::vector<std::string> compositions;
+    for (const std::string& missing : missing_stock_points(o, {}))
+        if (missing.find("composition") != std::string::npos && missing.rfind("bcast ", 0) != 0)
+            compositions.push_back(missing);
+    EXPECT_EQ(compositions, (std::vector<std::string>{"alltoall 8 B composition 1", "alltoall 8 B composition 2",
+                                                      "alltoall 4096 B composition 1", "alltoall 4096 B composition 2"}));
+    EXPECT_EQ(missing_measured_points(o, {}).front(), "alltoall 8 B inter_algo=" + inter.front());
+    EXPECT_EQ(parse_verify_case("alltoall:8:hier/0"), (VerifyCase{"alltoall", 8, true, 0, false}));
+    EXPECT_EQ(parse_verify_case("ialltoall:4096:any"), (VerifyCase{"ialltoall", 4096, false, 0, false}));
+    EXPECT_EQ(parse_verify_case("alltoall:4096:whole_comm"), (VerifyCase{"alltoall", 4096, false, 0, true}));
+    EXPECT_THROW(parse_verify_case("alltoall:8:hier/2"), UsageError);  // counts no segments
+    EXPECT_THROW(parse_verify_case("ialltoall:0:any"), UsageError);    // a sized collective
 }
 
 TEST(Tune, StockReference) {

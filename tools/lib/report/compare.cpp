@@ -7,7 +7,7 @@
 
 namespace hiertune {
 
-double busiest_link_bytes(const std::string& name, std::uint64_t bytes, int nodes, int ppn) {
+double busiest_link_bytes(const std::string& name, std::uint64_t bytes, int nodes, int ppn, int ranks) {
     if (nodes < 2) return 0;
     const std::optional<grammar::Collective> collective = grammar::Collective::find(name);
     if (!collective) throw std::invalid_argument("no link bound for collective '" + name + "'");
@@ -32,14 +32,22 @@ double busiest_link_bytes(const std::string& name, std::uint64_t bytes, int node
         case grammar::Collective::scatter:
         case grammar::Collective::reduce_scatter:
         case grammar::Collective::reduce_scatter_block: return static_cast<double>(nodes - 1) * ppn * message;
+        // alltoall, a block per pair: a node of n ranks sends each of its ranks' blocks to
+        // the P - n ranks elsewhere out and receives as many in, n (P - n) blocks each way;
+        // n (P - n) grows up to n = P / 2 and no other node holds more than P - ppn ranks,
+        // so the fullest node's link is the busiest (P: ranks, or nodes x ppn)
+        case grammar::Collective::alltoall: {
+            const double total = ranks > 0 ? ranks : static_cast<double>(nodes) * ppn;
+            return ppn * (total - ppn) * message;
+        }
         case grammar::Collective::barrier: return 0;
     }
     throw std::logic_error("busiest_link_bytes: a collective without a case");
 }
 
 std::optional<double> link_bound_seconds(const std::string& collective, std::uint64_t bytes, int nodes,
-                                         double rate, int ppn) {
-    const double through = busiest_link_bytes(collective, bytes, nodes, ppn);
+                                         double rate, int ppn, int ranks) {
+    const double through = busiest_link_bytes(collective, bytes, nodes, ppn, ranks);
     if (!(rate > 0) || nodes < 2 || !(through > 0)) return std::nullopt;
     return through / rate;
 }
@@ -57,7 +65,8 @@ std::optional<double> link_bound_seconds(const std::string& collective, std::uin
     return bound;
 }
 
-void compare_configurations(std::vector<PointResult>& group, std::optional<double> link_rate, int nodes, int ppn) {
+void compare_configurations(std::vector<PointResult>& group, std::optional<double> link_rate, int nodes, int ppn,
+                            int ranks) {
     if (group.empty()) return;
     const double first = group.front().summary.median;
     for (PointResult& point : group) {
@@ -65,7 +74,8 @@ void compare_configurations(std::vector<PointResult>& group, std::optional<doubl
         if (group.size() > 1 && first > 0) point.ratio_to_first = point.summary.median / first;
         point.link_bound.reset();
         if (link_rate)
-            point.link_bound = link_bound_seconds(point.key.collective, point.key.msg_bytes, nodes, *link_rate, ppn);
+            point.link_bound =
+                link_bound_seconds(point.key.collective, point.key.msg_bytes, nodes, *link_rate, ppn, ranks);
     }
 }
 

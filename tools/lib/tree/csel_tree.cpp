@@ -52,15 +52,17 @@ bool known_container(const std::string& collective, const std::string& name) {
 
 std::optional<SizeKey> message_size_key(const std::string& collective) {
     // MPICH's csel.c defines avg_msg_size (the bytes of the call) for bcast, reduce and
-    // allreduce; for allgather only total_msg_size = recvcount * type size * comm size,
-    // for allgatherv and iallgatherv the type size times the sum of the recvcounts (ours
-    // equal: each rank's block), for reduce_scatter, ireduce_scatter and
-    // reduce_scatter_block the vector's bytes, the type size times the sum of the
-    // recvcounts (ours: each rank's block) or recvcount * comm size, the same on every rank.  Its total_msg_size of gather,
-    // scatter and ireduce_scatter_block is a count (sendcount or recvcount times the comm
-    // size, the type's size dropped), gather's and scatter's the root's count that
-    // MPI_IN_PLACE makes insignificant; barrier has no size, and csel.c gives scan and
-    // exscan (and their non-blocking forms) no size key at all.
+    // allreduce, and for alltoall and ialltoall (sendcount * type size: the block each
+    // rank sends each rank, bench's size itself); for allgather only total_msg_size =
+    // recvcount * type size * comm size, for allgatherv and iallgatherv the type size
+    // times the sum of the recvcounts (ours equal: each rank's block), for
+    // reduce_scatter, ireduce_scatter and reduce_scatter_block the vector's bytes, the
+    // type size times the sum of the recvcounts (ours: each rank's block) or recvcount *
+    // comm size, the same on every rank.  Its total_msg_size of gather, scatter and
+    // ireduce_scatter_block is a count (sendcount or recvcount times the comm size, the
+    // type's size dropped), gather's and scatter's the root's count that MPI_IN_PLACE
+    // makes insignificant; barrier has no size, and csel.c gives scan and exscan (and
+    // their non-blocking forms) no size key at all.
     if (grammar::mpich_defines("avg_msg_size", collective)) return SizeKey{"avg_msg_size", false};
     constexpr grammar::Collective kTotalBytes[] = {grammar::Collective::allgather,
                                                    grammar::Collective::allgatherv,

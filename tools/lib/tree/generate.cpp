@@ -124,7 +124,10 @@ bool composition_can_run(const std::string& collective, const std::string& conta
                          std::uint64_t msg_bytes) {
     if (grammar::whole_comm_composition(collective) == container) return true;
     if (container == "MPIDI_Allreduce_intra_composition_gamma") return comm_size == ppn;  // one node
-    if (container == "MPIDI_Allgather_intra_composition_alpha")  // MPIR_CVAR_ALLGATHER_SHM_PER_RANK
+    // the multi-leader ones: a node's blocks through its shared memory, each rank's at most
+    // MPIR_CVAR_ALLGATHER_SHM_PER_RANK, MPIR_CVAR_ALLTOALL_SHM_PER_RANK (4096 B: allgather's
+    // size per rank, alltoall's block per pair, as bench counts them)
+    if (container == "MPIDI_Allgather_intra_composition_alpha" || container == "MPIDI_Alltoall_intra_composition_alpha")
         return ppn > 1 && msg_bytes <= 4096;
     // the node-first ones need a node comm (MPIR_Comm_is_parent_comm)
     return ppn > 1;
@@ -205,6 +208,12 @@ bool tree_can_run(const PointKey& key, int comm_size, int ppn) {
     // cannot test the order, would call them on any displacements
     if (key.collective == grammar::Collective(grammar::Collective::allgatherv, true) &&
         key.algorithm.rfind("tsp_recexch_", 0) == 0)
+        return false;
+    // in place only (coll_algorithms.txt's "restrictions: inplace"): bench's sendbuf never
+    // is MPI_IN_PLACE, so the forced ones fell back to MPICH's selection, and a tree would
+    // call them on any sendbuf (MPIR_Alltoall_intra_pairwise_sendrecv_replace asserts)
+    if (grammar::is_kind(key.collective, grammar::Collective::alltoall) &&
+        (key.algorithm == "pairwise_sendrecv_replace" || key.algorithm == "sched_inplace"))
         return false;
     return true;
 }

@@ -261,10 +261,10 @@ std::optional<std::string> whole_comm_composition(const std::string& collective)
 
 std::vector<int> tuned_compositions(const std::string& collective) {
     // the collectives whose MPID_<Coll> reads MPIR_CVAR_<COLL>_COMPOSITION (MPICH 5.0.1's
-    // ch4_coll.h); only a CH4 tree selects the others' compositions (scan's, the
-    // reduce-scatters', allgatherv's)
-    constexpr Collective kForcedByCvar[] = {Collective::bcast, Collective::reduce, Collective::allreduce,
-                                            Collective::allgather, Collective::barrier};
+    // ch4_coll.h; alltoall's: 1 multi-leader alpha, 2 netmod-only beta); only a CH4 tree
+    // selects the others' compositions (scan's, the reduce-scatters', allgatherv's)
+    constexpr Collective kForcedByCvar[] = {Collective::bcast,     Collective::reduce,  Collective::allreduce,
+                                            Collective::allgather, Collective::barrier, Collective::alltoall};
     std::vector<int> values;
     if (!whole_comm_composition(collective) ||
         std::none_of(std::begin(kForcedByCvar), std::end(kForcedByCvar),

@@ -14,7 +14,7 @@ struct CriticalPathRow {
     int nodes = 0;
     int ppn = 0;
     std::string placement;  // "block" or "cyclic"
-    std::uint64_t bytes = 0;  // allgather, gather, scatter: per rank
+    std::uint64_t bytes = 0;  // allgather, gather, scatter: per rank; alltoall: per pair
     std::string hier_plan;    // its steps, "shm > recursive_doubling(4) > shm"
     int hier_inter = 0;       // sequential inter-node messages
     int hier_intra = 0;       // intra-node steps
@@ -26,7 +26,7 @@ struct CriticalPathRow {
 };
 
 struct CriticalPathQuery {
-    std::vector<std::string> collectives;  // empty: all seven
+    std::vector<std::string> collectives;  // empty: all eight
     std::vector<int> nodes;
     std::vector<int> ppn;
     std::vector<std::string> placements;  // "block", "cyclic"
@@ -35,7 +35,7 @@ struct CriticalPathQuery {
 };
 
 // The collectives, in the table's order: bcast, reduce, allreduce, allgather, gather,
-// scatter, barrier.
+// scatter, barrier, alltoall.
 std::vector<std::string> critical_path_collectives();
 // The most ranks a shape may have (nodes x ppn).
 int critical_path_max_ranks();

@@ -22,14 +22,17 @@ namespace hiertune {
 
 // Bytes the busiest node link carries in one direction for one call of
 // `collective` on `bytes` (per rank for allgather, allgatherv, gather, scatter,
-// reduce_scatter and reduce_scatter_block) over `nodes` nodes of `ppn` ranks (0 on fewer
+// reduce_scatter and reduce_scatter_block; alltoall: the block each rank sends each rank)
+// over `nodes` nodes of at most `ppn` ranks, `ranks` in all (0: nodes x ppn; only
+// alltoall's bound reads it: ppn x (ranks - ppn) blocks, the fullest node's) (0 on fewer
 // than 2 nodes, and for barrier).  Throws std::invalid_argument for a collective bench does not time.
-double busiest_link_bytes(const std::string& collective, std::uint64_t bytes, int nodes, int ppn = 1);
+double busiest_link_bytes(const std::string& collective, std::uint64_t bytes, int nodes, int ppn = 1,
+                          int ranks = 0);
 
 // busiest_link_bytes / rate (bytes/s), in seconds; nullopt on fewer than 2
 // nodes, without a positive rate, or when no byte has to cross (barrier).
 std::optional<double> link_bound_seconds(const std::string& collective, std::uint64_t bytes, int nodes,
-                                         double rate, int ppn = 1);
+                                         double rate, int ppn = 1, int ranks = 0);
 
 // A network of leaf switches: `leaves` of them, nodes spread evenly, joined by
 // uplinks of `uplink_rate` (bytes/s).  An uplink carries what busiest_link_bytes
@@ -42,8 +45,8 @@ std::optional<double> link_bound_seconds(const std::string& collective, std::uin
 // Sets ratio_to_first (median / the first point's median) on every point of
 // `group`, the configurations of one size in plan order, when it has more
 // than one (a zero first median gives none), and link_bound from `link_rate`
-// over `nodes` nodes of `ppn` ranks on each (see link_bound_seconds).
+// over `nodes` nodes of at most `ppn` ranks, `ranks` in all (see link_bound_seconds).
 void compare_configurations(std::vector<PointResult>& group, std::optional<double> link_rate, int nodes,
-                            int ppn = 1);
+                            int ppn = 1, int ranks = 0);
 
 }  // namespace hiertune
