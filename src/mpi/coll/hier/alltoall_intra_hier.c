@@ -169,6 +169,15 @@ static int a2a_exchange(const a2a_top * t, const MPII_Hier_run_step * st, int br
     return mpi_errno;
 }
 
+/* Whether the exchange of pieces of piece bytes among members takes MPICH's Bruck
+ * alltoall: inter_algo brucks, or by_size where its rounds cost no more (hier_by_size.h) */
+static int a2a_brucks(int inter_algo, MPI_Aint piece, int members)
+{
+    return inter_algo == MPII_HIER_ALLTOALL_INTER_BRUCKS ||
+        (inter_algo == MPII_HIER_ALLTOALL_INTER_BY_SIZE &&
+         MPII_Hier_by_size_alltoall_brucks(piece, members));
+}
+
 /* The top step: the send rows packed into one slot per member, the slots exchanged
  * (inter_algo linear or brucks; by_size: Bruck's for slots no longer than a start-up), the
  * receive rows unpacked from them.  Groups of one rank each: the rows are the slots. */
@@ -191,9 +200,7 @@ static int a2a_top_step(const a2a_ctx * c, const MPII_Hier_run_step * st, int in
     if (!t->first || !t->send || !t->recv)
         return MPI_ERR_NO_MEM;
     memcpy(t->first, st->first, sizeof(int) * (members + 1));
-    brucks = inter_algo == MPII_HIER_ALLTOALL_INTER_BRUCKS ||
-        (inter_algo == MPII_HIER_ALLTOALL_INTER_BY_SIZE &&
-         MPII_Hier_by_size_alltoall_brucks(t->slot, members));
+    brucks = a2a_brucks(inter_algo, t->slot, members);
     /* gentran sets a new vertex's id before it reads the ids it waits for: never one
      * variable for both */
     after = *front;
@@ -234,8 +241,8 @@ static int a2a_steps(const a2a_ctx * c, const MPII_Hier_call * a, const MPII_Hie
     return mpi_errno;
 }
 
-/* The flat plan (each rank its own group): every block straight from sendbuf to its
- * rank's place in recvbuf, all at once, peers in turn from this rank on so no rank is
+/* The flat plan (each rank its own group) but for Bruck's: every block straight from
+ * sendbuf to its rank's place in recvbuf, all at once, peers in turn from this rank on so no rank is
  * every rank's first.  No row is packed: a temporary the size of the rows costs its pages
  * at every call.  In place, this rank's blocks are copied out before any receive lands. */
 static int a2a_flat(const MPII_Hier_call * a, const MPII_Hier_run_step * st,
@@ -293,7 +300,7 @@ static int a2a_rows(const MPII_Hier_run_step * steps, int n, int me)
 }
 
 /* Whether the call's blocks go straight from rank to rank instead of through the groups'
- * leaders: inter_algo direct, or by_size for blocks it does not aggregate */
+ * leaders: inter_algo direct, or by_size for rows it does not aggregate */
 static int a2a_direct(const MPII_Hier_call * a, const MPII_Hier_params * prm)
 {
     if (prm->inter_algo == MPII_HIER_ALLTOALL_INTER_DIRECT)
@@ -317,9 +324,10 @@ static int a2a_direct(const MPII_Hier_call * a, const MPII_Hier_params * prm)
  *         binomial tree;
  *     each rank's receive row to recvbuf.
  * Only the top leaders cross the top level's links, one message per pair of groups (P^2
- * messages become N^2).  inter_algo direct, or by_size for blocks longer than a start-up
- * (hier_by_size.h): every block straight from sendbuf to its rank's recvbuf.  The same
- * where groups are not blocks of consecutive ranks (counted), on one node, and while
+ * messages become N^2).  inter_algo direct, or by_size for rows longer than a start-up
+ * (hier_by_size.h): each rank its own group, every block straight from sendbuf to its
+ * rank's recvbuf (by_size: Bruck's among all ranks where its rounds cost no more).  The
+ * same where groups are not blocks of consecutive ranks (counted), on one node, and while
  * the plugin makes its comms.
  */
 static int a2a_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
@@ -340,7 +348,7 @@ static int a2a_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
                                         a->datatype, sched, 0, NULL, &vtx);
     mpi_errno = MPII_Hier_run_steps_plan(a, &cvars, MPII_HIER_ALLTOALL_INTER_COUNT, a2a_direct,
                                          steps, &n, &inter_algo);
-    if (!mpi_errno && steps[0].comm == a->comm) {
+    if (!mpi_errno && steps[0].comm == a->comm && !a2a_brucks(inter_algo, block, size)) {
         mpi_errno = a2a_flat(a, &steps[0], sched);
     } else if (!mpi_errno) {
         int rows = a2a_rows(steps, n, a->comm->rank);

@@ -189,7 +189,8 @@ int MPII_Hier_sized_scan_latency(int64_t bytes, int n, int64_t segsize, int64_t 
 
 int MPII_Hier_sized_alltoall_aggregate(int64_t block, int size, int64_t alpha_bytes)
 {
-    return block <= alpha_bytes && block * size <= MPII_HIER_ALLTOALL_AGGREGATE_MAX_ROW;
+    int64_t row = block * size;
+    return row <= alpha_bytes && row <= MPII_HIER_ALLTOALL_AGGREGATE_MAX_ROW;
 }
 
 int MPII_Hier_sized_alltoall_brucks(int64_t piece, int n, int64_t alpha_bytes)

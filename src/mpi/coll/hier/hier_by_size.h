@@ -118,11 +118,13 @@ int MPII_Hier_sized_rooted_shm(int node_size, int64_t node_bytes, int64_t cell_b
  * prefix); each message costs alpha_bytes + its bytes. */
 int MPII_Hier_sized_scan_latency(int64_t bytes, int n, int64_t segsize, int64_t alpha_bytes);
 /* 1: by_size's alltoall among size ranks with blocks of block bytes aggregates them
- * through each group's leader (the leaders exchange one piece per pair of groups): a block
- * no longer than a start-up (block <= alpha_bytes), where the start-ups of the P^2
- * messages of a direct exchange weigh more than the leaders' extra copies, and a rank's
- * row of blocks of at most MPII_HIER_ALLTOALL_AGGREGATE_MAX_ROW bytes (a leader holds one
- * row per rank of its groups, twice); 0: every rank exchanges with every other directly. */
+ * through each group's leader (the leaders exchange one piece per pair of groups): a rank's
+ * whole row of blocks no longer than a start-up (size * block <= alpha_bytes), where the
+ * direct exchange's size - 1 messages a rank cost their start-ups and nothing else, and at
+ * most MPII_HIER_ALLTOALL_AGGREGATE_MAX_ROW bytes (a leader holds one row per rank of its
+ * groups, twice); 0: every rank exchanges with every other directly.  A longer row pays
+ * the gather's, the scatter's and the leaders' copies on top of the same bytes on every
+ * node's link. */
 int MPII_Hier_sized_alltoall_aggregate(int64_t block, int size, int64_t alpha_bytes);
 /* 1: the n members of an alltoall's exchange of pieces of at most piece bytes take Bruck's
  * algorithm, ceil(log2 n) rounds each moving up to ceil(n / 2) pieces, L (a + ceil(n/2) p),
