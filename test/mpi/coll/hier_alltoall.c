@@ -204,6 +204,8 @@ static void op_start(a2a_op * o, int persistent, MPI_Request * req)
     count_call(o, 1);
 }
 
+HIER_MATRIX_DRIVERS(a2a_op)
+
 /* ---- the blocking matrix ---- */
 /* every type: counts 0, 1, 17, 1000 and the large one (int and the pairs only, unless
  * -full), in place on alternate calls (count 1: both); light (the odd ranks, the dup):
@@ -241,40 +243,16 @@ static void run_blocking(test_comm * tc, int light)
 static void run_outstanding(int batch, int use_test)
 {
     a2a_op ops[NB];
-    MPI_Request reqs[NB];
     for (int i = 0; i < NB; i++) {
         int type = (i + batch) % NTYPES;
-        test_comm *tc = &comms[(i + batch / 2) % NCOMMS];
         const long long counts[4] = { 1, 17, 1000, big / types[type].ndata / 64 };
-        op_init(&ops[i], type, tc, counts[(i + batch) % 4], (i / 2 + batch) % 2);
-        ops[i].seed = 100 + NB * batch + i;
-        reqs[i] = MPI_REQUEST_NULL;
-        if (tc->comm == MPI_COMM_NULL)
-            continue;
-        op_fill(&ops[i]);
-        op_start(&ops[i], 0, &reqs[i]);
+        op_init(&ops[i], type, &comms[(i + batch / 2) % NCOMMS], counts[(i + batch) % 4],
+                (i / 2 + batch) % 2);
     }
-    complete_shuffled(reqs, NB, batch, use_test);
-    for (int i = 0; i < NB; i++) {
-        if (ops[i].tc->comm != MPI_COMM_NULL)
-            op_check(&ops[i], use_test ? "non-blocking (MPI_Test) " : "non-blocking ");
-        op_free(&ops[i]);
-    }
+    matrix_outstanding(ops, batch, use_test);
 }
 
 /* ---- persistent operations ---- */
-static void pers_round(a2a_op * ops, MPI_Request * reqs, int n, int s)
-{
-    for (int i = 0; i < n; i++) {
-        ops[i].seed = s % 50;
-        op_fill(&ops[i]);
-    }
-    MPI_Startall(n, reqs);
-    MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
-    for (int i = 0; (s % 97 == 0 || s == starts - 1) && i < n; i++)
-        op_check(&ops[i], "persistent ");
-}
-
 /* initialised once, started `starts` times with new data in the same buffers; one more
  * initialised and freed without a start */
 static void run_persistent(void)
@@ -285,30 +263,12 @@ static void run_persistent(void)
         {T_DOUBLE, W_ODD, 100, 0}
     };
     a2a_op ops[NPERS], never;
-    MPI_Request reqs[NPERS], never_req;
     int n = 0;
-    size_t at100 = 0;
-    for (int i = 0; i < NPERS; i++) {
-        if (comms[spec[i][1]].comm == MPI_COMM_NULL)
-            continue;
-        op_init(&ops[n], spec[i][0], &comms[spec[i][1]], spec[i][2], spec[i][3]);
-        op_start(&ops[n], 1, &reqs[n]);
-        n++;
-    }
-    for (int s = 0; s < starts; s++) {
-        pers_round(ops, reqs, n, s);
-        if (s == 100)
-            at100 = mallinfo2().uordblks;
-    }
-    check_heap(at100, n, "alltoalls");
-    for (int i = 0; i < n; i++) {
-        MPI_Request_free(&reqs[i]);
-        op_free(&ops[i]);
-    }
+    for (int i = 0; i < NPERS; i++)
+        if (comms[spec[i][1]].comm != MPI_COMM_NULL)
+            op_init(&ops[n++], spec[i][0], &comms[spec[i][1]], spec[i][2], spec[i][3]);
     op_init(&never, T_INT, &comms[W_WORLD], 17, 0);
-    op_start(&never, 1, &never_req);
-    MPI_Request_free(&never_req);
-    op_free(&never);
+    matrix_persistent(ops, n, &never, "alltoalls");
 }
 
 /* ---- main ---- */

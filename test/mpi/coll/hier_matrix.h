@@ -219,6 +219,63 @@ static inline void check_heap(size_t at100, int n, const char *what)
     }
 }
 
+/* The outstanding and persistent drivers every matrix test shares, for its operation type
+ * op_t (fields tc and seed; op_fill, op_start, op_check and op_free written before):
+ *   matrix_outstanding(ops, batch, use_test): the NB ops, initialised, filled with their
+ *     batch's seeds and started on the comms that have this rank, completed shuffled
+ *     (complete_shuffled), checked, freed;
+ *   matrix_persistent(ops, n, never, what): the n ops, initialised, each made persistent
+ *     once and started `starts` times with new data in the same buffers (checked every
+ *     97th start and at the last), the heap checked (check_heap), freed; never made
+ *     persistent and freed without a start. */
+#define HIER_MATRIX_DRIVERS(op_t)                                                           \
+static void matrix_outstanding(op_t * ops, int batch, int use_test)                         \
+{                                                                                           \
+    MPI_Request reqs[NB];                                                                   \
+    for (int i = 0; i < NB; i++) {                                                          \
+        ops[i].seed = 100 + NB * batch + i;                                                 \
+        reqs[i] = MPI_REQUEST_NULL;                                                         \
+        if (ops[i].tc->comm == MPI_COMM_NULL)                                               \
+            continue;                                                                       \
+        op_fill(&ops[i]);                                                                   \
+        op_start(&ops[i], 0, &reqs[i]);                                                     \
+    }                                                                                       \
+    complete_shuffled(reqs, NB, batch, use_test);                                           \
+    for (int i = 0; i < NB; i++) {                                                          \
+        if (ops[i].tc->comm != MPI_COMM_NULL)                                               \
+            op_check(&ops[i], use_test ? "non-blocking (MPI_Test) " : "non-blocking ");     \
+        op_free(&ops[i]);                                                                   \
+    }                                                                                       \
+}                                                                                           \
+                                                                                            \
+static void matrix_persistent(op_t * ops, int n, op_t * never, const char *what)            \
+{                                                                                           \
+    MPI_Request reqs[NB], never_req;                                                        \
+    size_t at100 = 0;                                                                       \
+    for (int i = 0; i < n; i++)                                                             \
+        op_start(&ops[i], 1, &reqs[i]);                                                     \
+    for (int s = 0; s < starts; s++) {                                                      \
+        for (int i = 0; i < n; i++) {                                                       \
+            ops[i].seed = s % 50;                                                           \
+            op_fill(&ops[i]);                                                               \
+        }                                                                                   \
+        MPI_Startall(n, reqs);                                                              \
+        MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);                                          \
+        for (int i = 0; (s % 97 == 0 || s == starts - 1) && i < n; i++)                     \
+            op_check(&ops[i], "persistent ");                                               \
+        if (s == 100)                                                                       \
+            at100 = mallinfo2().uordblks;                                                   \
+    }                                                                                       \
+    check_heap(at100, n, what);                                                             \
+    for (int i = 0; i < n; i++) {                                                           \
+        MPI_Request_free(&reqs[i]);                                                         \
+        op_free(&ops[i]);                                                                   \
+    }                                                                                       \
+    op_start(never, 1, &never_req);                                                         \
+    MPI_Request_free(&never_req);                                                           \
+    op_free(never);                                                                         \
+}
+
 /* ---- main ---- */
 static inline void parse_args(int argc, char **argv)
 {

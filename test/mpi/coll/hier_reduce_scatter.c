@@ -198,6 +198,8 @@ static void op_start(rs_op * o, int persistent, MPI_Request * req)
     count_call(o, 1);
 }
 
+HIER_MATRIX_DRIVERS(rs_op)
+
 /* ---- the blocking matrix ---- */
 /* every case: counts 0, 1, 17, 1000 and the large one (int sum and the non-commutative op
  * only, unless -full), both variants, in place on alternate calls (count 1: both); light
@@ -238,40 +240,16 @@ static void run_blocking(test_comm * tc, int light)
 static void run_outstanding(int batch, int use_test)
 {
     rs_op ops[NB];
-    MPI_Request reqs[NB];
     for (int i = 0; i < NB; i++) {
         int kind = (i + batch) % NCASES, per = cases[kind].ndata;
-        test_comm *tc = &comms[(i + batch / 2) % NCOMMS];
         const long long counts[4] = { 1, 17, 1000, big / per / 8 };
-        op_init(&ops[i], kind, tc, counts[(i + batch) % 4], i % 2, (i / 2 + batch) % 2);
-        ops[i].seed = 100 + NB * batch + i;
-        reqs[i] = MPI_REQUEST_NULL;
-        if (tc->comm == MPI_COMM_NULL)
-            continue;
-        op_fill(&ops[i]);
-        op_start(&ops[i], 0, &reqs[i]);
+        op_init(&ops[i], kind, &comms[(i + batch / 2) % NCOMMS], counts[(i + batch) % 4],
+                i % 2, (i / 2 + batch) % 2);
     }
-    complete_shuffled(reqs, NB, batch, use_test);
-    for (int i = 0; i < NB; i++) {
-        if (ops[i].tc->comm != MPI_COMM_NULL)
-            op_check(&ops[i], use_test ? "non-blocking (MPI_Test) " : "non-blocking ");
-        op_free(&ops[i]);
-    }
+    matrix_outstanding(ops, batch, use_test);
 }
 
 /* ---- persistent operations ---- */
-static void pers_round(rs_op * ops, MPI_Request * reqs, int n, int s)
-{
-    for (int i = 0; i < n; i++) {
-        ops[i].seed = s % 50;
-        op_fill(&ops[i]);
-    }
-    MPI_Startall(n, reqs);
-    MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
-    for (int i = 0; (s % 97 == 0 || s == starts - 1) && i < n; i++)
-        op_check(&ops[i], "persistent ");
-}
-
 /* initialised once, started `starts` times with new data in the same buffers; one more
  * initialised and freed without a start */
 static void run_persistent(void)
@@ -282,30 +260,13 @@ static void run_persistent(void)
         {C_SUM_DOUBLE, W_ODD, 1000, 1, 0}
     };
     rs_op ops[NPERS], never;
-    MPI_Request reqs[NPERS], never_req;
     int n = 0;
-    size_t at100 = 0;
-    for (int i = 0; i < NPERS; i++) {
-        if (comms[spec[i][1]].comm == MPI_COMM_NULL)
-            continue;
-        op_init(&ops[n], spec[i][0], &comms[spec[i][1]], spec[i][2], spec[i][3], spec[i][4]);
-        op_start(&ops[n], 1, &reqs[n]);
-        n++;
-    }
-    for (int s = 0; s < starts; s++) {
-        pers_round(ops, reqs, n, s);
-        if (s == 100)
-            at100 = mallinfo2().uordblks;
-    }
-    check_heap(at100, n, "reduce-scatters");
-    for (int i = 0; i < n; i++) {
-        MPI_Request_free(&reqs[i]);
-        op_free(&ops[i]);
-    }
+    for (int i = 0; i < NPERS; i++)
+        if (comms[spec[i][1]].comm != MPI_COMM_NULL)
+            op_init(&ops[n++], spec[i][0], &comms[spec[i][1]], spec[i][2], spec[i][3],
+                    spec[i][4]);
     op_init(&never, C_SUM_INT, &comms[W_WORLD], 17, 1, 0);
-    op_start(&never, 1, &never_req);
-    MPI_Request_free(&never_req);
-    op_free(&never);
+    matrix_persistent(ops, n, &never, "reduce-scatters");
 }
 
 /* ---- main ---- */
