@@ -384,7 +384,8 @@ END_TEST
 
 /* The alltoall: aggregated through the leaders while a rank's row of blocks is no longer
  * than a start-up nor than MPII_HIER_ALLTOALL_AGGREGATE_MAX_ROW; among n members Bruck's
- * while its L (a + ceil(n/2) p) costs no more than (n - 1)(a + p) */
+ * while its L (a + ceil(n/2) p) costs no more than (n - 1)(a + p); the direct exchange in
+ * node rounds from blocks of MPII_HIER_ALLTOALL_ROUNDS_MIN_ALPHAS start-ups */
 START_TEST(by_size_alltoall)
 {
     const int64_t a = MPII_HIER_LATENCY_BYTES_DEFAULT, row = MPII_HIER_ALLTOALL_AGGREGATE_MAX_ROW;
@@ -395,6 +396,10 @@ START_TEST(by_size_alltoall)
     EXPECT(MPII_Hier_sized_alltoall_aggregate(1, 1024, 4 * row) == 1, "a short row, a slow link");
     EXPECT(MPII_Hier_sized_alltoall_aggregate(row / 1024, 1024, 4 * row) == 1, "a full row");
     EXPECT(MPII_Hier_sized_alltoall_aggregate(row / 1024, 1025, 4 * row) == 0, "a row too long");
+    const int64_t rounds_from = MPII_HIER_ALLTOALL_ROUNDS_MIN_ALPHAS * a;
+    EXPECT(MPII_Hier_sized_alltoall_node_rounds(rounds_from, a) == 1, "blocks of the crossover");
+    EXPECT(MPII_Hier_sized_alltoall_node_rounds(rounds_from - 1, a) == 0, "one byte less");
+    EXPECT(MPII_Hier_sized_alltoall_node_rounds(rounds_from, 2 * a) == 0, "a slower start-up");
     for (int n = 2; n <= 256; n *= 2) {
         int64_t L = ceil_log2(n);
         EXPECT(MPII_Hier_sized_alltoall_brucks(1, n, a) == 1, "n %d: 1 B pieces", n);

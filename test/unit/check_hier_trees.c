@@ -770,6 +770,76 @@ START_TEST(trees_subtree_size_is_the_run_of_descendants)
 }
 END_TEST
 
+/* The alltoall's node rounds, on block, cyclic and uneven placements with scattered node
+ * ids: every rank sends to and receives from every rank once; in round j a rank of node a
+ * talks only to node (a + j) % n (sends) and (a - j) % n (receives), nodes numbered by
+ * their lowest rank; the send and receive lists match (r sends to p in the round p
+ * receives from r); round 0 is this rank's own node, started at itself */
+static void check_node_rounds(const int *node, int nids, int size)
+{
+    int to[64], from[64], tr[65], fr[65], index[64], seen[64], n = 0, j_of[64][64];
+    for (int id = 0; id < nids; id++)
+        index[id] = -1;
+    for (int r = 0; r < size; r++)
+        if (index[node[r]] < 0)
+            index[node[r]] = n++;
+    for (int me = 0; me < size; me++) {
+        int rounds = MPII_Hier_alltoall_node_rounds(node, nids, size, me, to, from, tr, fr);
+        int a = index[node[me]];
+        EXPECT(rounds == n, "size %d rank %d: %d rounds, %d nodes", size, me, rounds, n);
+        EXPECT(tr[n] == size && fr[n] == size && to[0] == me && from[0] == me,
+               "size %d rank %d: %d sends, %d receives, first %d %d", size, me, tr[n], fr[n],
+               to[0], from[0]);
+        memset(seen, 0, sizeof(seen));
+        for (int j = 0; j < n; j++)
+            for (int i = tr[j]; i < tr[j + 1]; i++) {
+                EXPECT(index[node[to[i]]] == (a + j) % n, "rank %d round %d sends to %d", me,
+                       j, to[i]);
+                seen[to[i]]++;
+                j_of[me][to[i]] = j;
+            }
+        for (int r = 0; r < size; r++)
+            EXPECT(seen[r] == 1, "rank %d sends to %d %d times", me, r, seen[r]);
+    }
+    for (int me = 0; me < size; me++) {
+        MPII_Hier_alltoall_node_rounds(node, nids, size, me, to, from, tr, fr);
+        for (int j = 0; j < n; j++)
+            for (int i = fr[j]; i < fr[j + 1]; i++)
+                EXPECT(j_of[from[i]][me] == j, "rank %d receives from %d in round %d, sent in %d",
+                       me, from[i], j, j_of[from[i]][me]);
+    }
+}
+
+START_TEST(trees_alltoall_node_rounds)
+{
+    int node[64];
+    for (int nodes = 1; nodes <= 8; nodes++)
+        for (int ppn = 1; ppn <= 8; ppn++) {
+            for (int r = 0; r < nodes * ppn; r++)
+                node[r] = 3 * (r / ppn) + 1;     /* block, ids with gaps */
+            check_node_rounds(node, 3 * nodes + 1, nodes * ppn);
+            for (int r = 0; r < nodes * ppn; r++)
+                node[r] = (nodes - 1 - r % nodes) * 2;  /* cyclic, ids descending */
+            check_node_rounds(node, 2 * nodes, nodes * ppn);
+        }
+    /* uneven: 3, 1 and 2 ranks, interleaved */
+    const int uneven[] = { 4, 0, 4, 2, 2, 4 };
+    check_node_rounds(uneven, 5, 6);
+    int to[6], from[6], tr[7], fr[7];
+    EXPECT(MPII_Hier_alltoall_node_rounds(uneven, 5, 6, 5, to, from, tr, fr) == 3, "3 nodes");
+    /* rank 5, third of id 4 (node 0: 0, 2, 5): round 0 its node from itself on (5, 0, 2);
+     * round 1 to id 0 (node 1: rank 1), from id 2 (node 2: 3, 4, from its place 2 % 2 = 0);
+     * round 2 to node 2, from node 1 */
+    EXPECT(to[0] == 5 && to[1] == 0 && to[2] == 2 && to[3] == 1 && to[4] == 3 && to[5] == 4,
+           "to %d %d %d %d %d %d", to[0], to[1], to[2], to[3], to[4], to[5]);
+    EXPECT(tr[1] == 3 && tr[2] == 4 && fr[1] == 3 && fr[2] == 5, "rounds %d %d, %d %d", tr[1],
+           tr[2], fr[1], fr[2]);
+    EXPECT(MPII_Hier_alltoall_node_rounds(uneven, 4, 6, 0, to, from, tr, fr) == -1, "id 4 of 4");
+    EXPECT(MPII_Hier_alltoall_node_rounds(uneven, 5, 6, 6, to, from, tr, fr) == -1, "rank 6");
+    EXPECT(MPII_Hier_alltoall_node_rounds(NULL, 5, 6, 0, to, from, tr, fr) == -1, "no nodes");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("mpich-hier trees");
@@ -797,6 +867,7 @@ int main(void)
     tcase_add_test(inorder, trees_in_order_binary);
     tcase_add_test(inorder, trees_in_order_binary_reduces_in_rank_order);
     tcase_add_test(inorder, trees_scan_partners_give_prefixes_in_rank_order);
+    tcase_add_test(inorder, trees_alltoall_node_rounds);
     tcase_add_test(split, trees_split_binary_halves_and_partners);
     tcase_add_test(split, trees_split_binary_small_cases);
     tcase_add_test(bad, trees_invalid_input);

@@ -198,3 +198,8 @@ int MPII_Hier_sized_alltoall_brucks(int64_t piece, int n, int64_t alpha_bytes)
     int64_t rounds = ceil_log2(n);
     return rounds * (alpha_bytes + (n + 1) / 2 * piece) <= (n - 1) * (alpha_bytes + piece);
 }
+
+int MPII_Hier_sized_alltoall_node_rounds(int64_t block, int64_t alpha_bytes)
+{
+    return block >= MPII_HIER_ALLTOALL_ROUNDS_MIN_ALPHAS * alpha_bytes;
+}

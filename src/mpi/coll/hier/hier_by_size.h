@@ -60,6 +60,11 @@
 /* The largest row of blocks (one rank's to every rank) that by_size's alltoall aggregates
  * through the groups' leaders */
 #define MPII_HIER_ALLTOALL_AGGREGATE_MAX_ROW (1 << 20)
+/* The blocks, in start-ups (alpha bytes), from which the direct alltoall exchanges in node
+ * rounds, one node pair's flows on each link at a time, instead of all at once: a round
+ * waits for its slowest block, which the flows no longer fighting for the links repays
+ * only when a block takes many start-ups (doc/measurements/alltoall-5.0.1.md) */
+#define MPII_HIER_ALLTOALL_ROUNDS_MIN_ALPHAS 32
 
 #ifdef __cplusplus
 extern "C" {
@@ -131,6 +136,10 @@ int MPII_Hier_sized_alltoall_aggregate(int64_t block, int size, int64_t alpha_by
  * where it costs no more than sending each other member its piece, (n - 1)(a + p), one
  * start-up after the other. */
 int MPII_Hier_sized_alltoall_brucks(int64_t piece, int n, int64_t alpha_bytes);
+/* 1: the direct alltoall of blocks of block bytes exchanges in node rounds
+ * (MPII_Hier_alltoall_node_rounds, each round after the one before): blocks of at least
+ * MPII_HIER_ALLTOALL_ROUNDS_MIN_ALPHAS start-ups; 0: all blocks at once. */
+int MPII_Hier_sized_alltoall_node_rounds(int64_t block, int64_t alpha_bytes);
 
 #ifdef __cplusplus
 }

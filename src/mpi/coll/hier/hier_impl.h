@@ -225,10 +225,12 @@ int MPII_Hier_by_size_rooted_latency(int n, int64_t group_bytes);
  * among the n top leaders moving bytes (every rank passes the same) */
 int MPII_Hier_by_size_scan_latency(int n, int64_t bytes);
 /* Whether by_size aggregates an alltoall of blocks of block bytes among size ranks
- * through the groups' leaders, and whether n top leaders then exchange pieces of at most
- * piece bytes by Bruck's algorithm (hier_by_size.h; every rank passes the same) */
+ * through the groups' leaders, whether n top leaders then exchange pieces of at most
+ * piece bytes by Bruck's algorithm, and whether a direct exchange of blocks of block bytes
+ * runs in node rounds (hier_by_size.h; every rank passes the same) */
 int MPII_Hier_by_size_alltoall_aggregate(int64_t block, int size);
 int MPII_Hier_by_size_alltoall_brucks(int64_t piece, int n);
+int MPII_Hier_by_size_alltoall_node_rounds(int64_t block);
 /* by_size's allreduce algorithm among the leaders for a message of one piece: MPICH's
  * recursive doubling, one step (no CVAR item: by_size picks it) */
 #define MPII_HIER_INTER_RECURSIVE_DOUBLING MPII_HIER_INTER_COUNT

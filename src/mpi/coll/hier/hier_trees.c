@@ -328,3 +328,65 @@ int MPII_Hier_scan_partners(int size, int rank, int *partner)
         partner[rounds++] = (rank ^ mask) < size ? rank ^ mask : -1;
     return rounds;
 }
+
+/* The ranks of node k (members[at[k]] .. members[at[k + 1] - 1]) to out, in rank order
+ * from the one at offset shift among them; returns how many */
+static int node_members(const int *members, const int *at, int k, int shift, int *out)
+{
+    int n = at[k + 1] - at[k];
+    for (int i = 0; i < n; i++)
+        out[i] = members[at[k] + (i + shift) % n];
+    return n;
+}
+
+/* Nodes numbered by their lowest rank: index[id] of each id, members by node in rank
+ * order with node k's from at[k]; returns the number of nodes, -1 on a bad id */
+static int node_table(const int *node, int nids, int size, int *index, int *members, int *at)
+{
+    int n = 0;
+    for (int id = 0; id < nids; id++)
+        index[id] = -1;
+    for (int r = 0; r < size; r++) {
+        if (node[r] < 0 || node[r] >= nids)
+            return -1;
+        if (index[node[r]] < 0)
+            index[node[r]] = n++;
+    }
+    memset(at, 0, sizeof(int) * (n + 1));
+    for (int r = 0; r < size; r++)
+        at[index[node[r]] + 1]++;
+    for (int k = 0; k < n; k++)
+        at[k + 1] += at[k];
+    for (int r = 0, *fill = at; r < size; r++)
+        members[fill[index[node[r]]]++] = r;
+    for (int k = n; k > 0; k--)
+        at[k] = at[k - 1];
+    at[0] = 0;
+    return n;
+}
+
+int MPII_Hier_alltoall_node_rounds(const int *node, int nids, int size, int me, int *to,
+                                   int *from, int *to_round, int *from_round)
+{
+    int n, *index, *members, *at, sent = 0, got = 0, mine, shift;
+    if (!node || nids < 1 || size < 1 || me < 0 || me >= size || !to || !from || !to_round ||
+        !from_round)
+        return -1;
+    index = malloc(sizeof(int) * ((size_t) nids + 2 * size + 1));
+    if (!index)
+        return -1;
+    members = index + nids, at = members + size;
+    n = node_table(node, nids, size, index, members, at);
+    if (n > 0) {
+        mine = index[node[me]];
+        for (shift = 0; members[at[mine] + shift] != me; shift++);
+        for (int j = 0; j < n; j++) {
+            to_round[j] = sent, from_round[j] = got;
+            sent += node_members(members, at, (mine + j) % n, shift, to + sent);
+            got += node_members(members, at, (mine - j + n) % n, shift, from + got);
+        }
+        to_round[n] = sent, from_round[n] = got;
+    }
+    free(index);
+    return n;
+}

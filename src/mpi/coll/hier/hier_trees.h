@@ -123,4 +123,16 @@ void MPII_Hier_tree_in_order_range(int size, int rank, int *lo, int *hi);
  * room for 31. */
 int MPII_Hier_scan_partners(int size, int rank, int *partner);
 
+/* The direct alltoall's exchange in node rounds: with the size ranks on the nodes node[r]
+ * (ids from 0 to below nids, any placement; nodes numbered 0..n-1 by their lowest rank),
+ * in round j every rank of node a sends its blocks to the ranks of node (a + j) % n and
+ * receives from those of node (a - j) % n, so each node's link carries one other node's
+ * blocks each way a round.  Fills, for rank me, to[] and from[] (size entries each, me
+ * among them in round 0) in round order, a round's peers in rank order starting at me's
+ * place in its node (the ranks of a node do not all send to the same rank first); round j
+ * is to[to_round[j]] .. to[to_round[j + 1] - 1], likewise from (to_round, from_round:
+ * room for size + 1).  Returns n, -1 on bad input or no memory. */
+int MPII_Hier_alltoall_node_rounds(const int *node, int nids, int size, int me, int *to,
+                                   int *from, int *to_round, int *from_round);
+
 #endif /* HIER_TREES_H_INCLUDED */
