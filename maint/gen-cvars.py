@@ -118,6 +118,8 @@ LISTED_ITEM_TEXT = {
                             "(ceil(log2 leaders) rounds), each padded to the widest pair's",
     ('alltoall', 'direct'): "no leaders: every rank sends every other rank its block at once, "
                             "starting with the next rank",
+    ('alltoallv', 'direct'): "every rank sends every other rank its block, in node rounds (each "
+                             "after the one before from the mean block hier_by_size.h names)",
     ('alltoall', 'by_size'): "by the block (hier_by_size.h): direct for blocks longer than "
                              "MPIR_CVAR_HIER_LATENCY_BYTES or rows too long to hold at a "
                              "leader, else brucks where its rounds cost no more than linear's "

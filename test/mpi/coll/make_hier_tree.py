@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Print an MPIR Csel tree that is MPICH's generic.json with bcast, reduce, allreduce,
-allgather, gather, scatter, barrier, scan, exscan, reduce_scatter, reduce_scatter_block and
-allgatherv on parent communicators sent to the hier algorithms with parameters (used by hier_json,
-hier_gather -json, hier_scan, hier_reduce_scatter, hier_allgatherv and hier_alltoall -tree-blocking),
+allgather, gather, scatter, barrier, scan, exscan, reduce_scatter, reduce_scatter_block,
+allgatherv, alltoall and alltoallv on parent communicators sent to the hier algorithms with
+parameters (used by hier_json, hier_gather -json, hier_scan, hier_reduce_scatter,
+hier_allgatherv, hier_alltoall and hier_alltoallv -tree-blocking),
 or, with `seg`, bcast and reduce sent to segmented trees (used by hier_seg_json), or, with
 `route`, only bcast of at most 4 KiB on parent communicators sent to hier (used by
 hier_route: every other call must keep the device's selection), or, with `sched`, the
 non-blocking collectives on parent communicators sent to the hier schedules (used by
-hier_nb, hier_nb_gather, hier_scan, hier_reduce_scatter, hier_allgatherv and
-hier_alltoall -tree-sched).
+hier_nb, hier_nb_gather, hier_scan, hier_reduce_scatter, hier_allgatherv,
+hier_alltoall and hier_alltoallv -tree-sched).
 
     make_hier_tree.py MPICH/maint/tuning/coll/mpir/generic.json [seg|route|sched] > tree.json
 """
@@ -36,6 +37,7 @@ HIER = {
     "reduce_scatter_block": {"algorithm=MPIR_Reduce_scatter_block_intra_hier": {"inter_algo=linear": {}}},
     "allgatherv": {"algorithm=MPIR_Allgatherv_intra_hier": {"inter_algo=linear": {}}},
     "alltoall": {"algorithm=MPIR_Alltoall_intra_hier": {"inter_algo=by_size": {}}},
+    "alltoallv": {"algorithm=MPIR_Alltoallv_intra_hier": {"inter_algo=direct": {}}},
 }
 
 SEG = {
@@ -57,6 +59,7 @@ SCHED = {
     "ireduce_scatter_block": {"algorithm=MPIR_Ireduce_scatter_block_intra_tsp_hier": {}},
     "iallgatherv": {"algorithm=MPIR_Iallgatherv_intra_tsp_hier": {}},
     "ialltoall": {"algorithm=MPIR_Ialltoall_intra_tsp_hier": {}},
+    "ialltoallv": {"algorithm=MPIR_Ialltoallv_intra_tsp_hier": {}},
 }
 
 ROUTE = {

@@ -49,7 +49,9 @@ mpi_core_sources += \
     src/mpi/coll/hier/reduce_scatter_block_intra_hier.c \
     src/mpi/coll/hier/allgatherv_intra_hier.c \
     src/mpi/coll/hier/alltoall_intra_hier.c \
+    src/mpi/coll/hier/alltoallv_intra_hier.c \
     src/mpi/coll/hier/hier_run_steps.c \
+    src/mpi/coll/hier/hier_direct.c \
     src/mpi/coll/hier/bcast_intra_seg.c \
     src/mpi/coll/hier/reduce_intra_seg.c \
     src/mpi/coll/hier/hier_seg_sched.c

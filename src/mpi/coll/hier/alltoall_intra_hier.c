@@ -241,106 +241,19 @@ static int a2a_steps(const a2a_ctx * c, const MPII_Hier_call * a, const MPII_Hie
     return mpi_errno;
 }
 
-/* The direct exchange as its vertices read it: blocks from send (sendcount of sendtype
- * each, in rank order), to recvbuf; this rank's peers in node rounds
- * (MPII_Hier_alltoall_node_rounds) */
-typedef struct {
-    const MPII_Hier_call *a;
-    const char *send;
-    MPI_Aint sendcount, s_ext, r_ext;
-    MPI_Datatype sendtype;
-    int *to, *from, *to_round, *from_round, *vtx;
-} a2a_direct_plan;
-
-/* Round j of the direct exchange after the n_in vertices in: this rank's blocks to the
- * round's node, its blocks from the other; *gate: a vertex after all of them */
-static int a2a_direct_round(const a2a_direct_plan * d, const MPII_Hier_run_step * st, int j,
-                            int n_in, int *in, MPIR_TSP_sched_t sched, int *gate)
-{
-    const MPII_Hier_call *a = d->a;
-    int me = a->comm->rank, nv = 0, mpi_errno = MPI_SUCCESS;
-    char *recv = a->buf;
-
-    for (int i = d->to_round[j]; i < d->to_round[j + 1] && !mpi_errno; i++) {
-        int to = d->to[i];
-        if (to == me && a->sendbuf != MPI_IN_PLACE)
-            mpi_errno = MPIR_TSP_sched_localcopy(d->send + to * d->sendcount * d->s_ext,
-                                                 d->sendcount, d->sendtype,
-                                                 recv + me * a->count * d->r_ext, a->count,
-                                                 a->datatype, sched, n_in, in, &d->vtx[nv++]);
-        else if (to != me)
-            mpi_errno = MPIR_TSP_sched_isend(d->send + to * d->sendcount * d->s_ext, d->sendcount,
-                                             d->sendtype, to, st->tag, a->comm, sched, n_in, in,
-                                             &d->vtx[nv++]);
-    }
-    for (int i = d->from_round[j]; i < d->from_round[j + 1] && !mpi_errno; i++)
-        if (d->from[i] != me)
-            mpi_errno = MPIR_TSP_sched_irecv(recv + d->from[i] * a->count * d->r_ext, a->count,
-                                             a->datatype, d->from[i], st->tag, a->comm, sched,
-                                             n_in, in, &d->vtx[nv++]);
-    if (!mpi_errno)
-        mpi_errno = MPIR_TSP_sched_selective_sink(sched, nv, d->vtx, gate);
-    return mpi_errno;
-}
-
-/* This rank's peers in node rounds from the comm's node ids; the number of rounds, -1 on
- * an error (in *mpi_errno) */
-static int a2a_node_rounds(MPIR_Comm * comm, a2a_direct_plan * d, int *mpi_errno)
-{
-    int size = comm->local_size, max_id, *node = MPL_malloc(sizeof(int) * size, MPL_MEM_COLL);
-    int n = -1;
-
-    *mpi_errno = node ? MPID_Get_max_node_id(comm, &max_id) : MPI_ERR_NO_MEM;
-    for (int r = 0; r < size && !*mpi_errno; r++)
-        *mpi_errno = MPID_Get_node_id(comm, r, &node[r]);
-    if (!*mpi_errno)
-        n = MPII_Hier_alltoall_node_rounds(node, max_id + 1, size, comm->rank, d->to, d->from,
-                                           d->to_round, d->from_round);
-    if (!*mpi_errno && n < 0)
-        *mpi_errno = MPI_ERR_INTERN;
-    MPL_free(node);
-    return n;
-}
-
-/* The flat plan (each rank its own group) but for Bruck's: every block straight from
- * sendbuf to its rank's place in recvbuf, posted in node rounds: in round j this rank's
- * node sends to the j-th node after it and receives from the j-th before it.  For blocks
- * by_size takes them for (hier_by_size.h) each round after the one before, so each node's
- * link carries one node pair's flows at a time (round 1, the first across nodes, with
- * round 0, this node's); else all at once.  No row is packed: a temporary the size of the
- * rows costs its pages at every call.  In place, this rank's blocks are copied out before
- * any receive lands. */
+/* The flat plan (each rank its own group) but for Bruck's: the direct exchange in node
+ * rounds (MPII_Hier_direct_exchange), chained for blocks by_size takes it for
+ * (hier_by_size.h).  No row is packed: a temporary the size of the rows costs its pages
+ * at every call. */
 static int a2a_flat(const MPII_Hier_call * a, const MPII_Hier_run_step * st,
                     MPIR_TSP_sched_t sched)
 {
-    int size = a->comm->local_size, copied = -1, gate = -1, n, mpi_errno = MPI_SUCCESS;
-    int *ints = MPIR_TSP_sched_malloc(sizeof(int) * (6 * size + 2), sched), unused;
+    const MPII_Hier_blocks send = { a->sendbuf, NULL, NULL, a->sendcount, a->sendtype };
+    const MPII_Hier_blocks recv = { a->buf, NULL, NULL, a->count, a->datatype };
     MPI_Aint block = MPII_Hier_payload_bytes(a->count, a->datatype);
-    int rounds = MPII_Hier_by_size_alltoall_node_rounds(block);
-    a2a_direct_plan d = { a, a->sendbuf, a->sendcount, 0, 0, a->sendtype };
 
-    if (!ints)
-        return MPI_ERR_NO_MEM;
-    d.to = ints, d.from = ints + size, d.to_round = ints + 2 * size;
-    d.from_round = ints + 3 * size + 1, d.vtx = ints + 4 * size + 2;
-    MPIR_Datatype_get_extent_macro(a->datatype, d.r_ext);
-    if (a->sendbuf == MPI_IN_PLACE) {
-        char *row = MPIR_TSP_sched_malloc(block * size, sched);
-        if (!row)
-            return MPI_ERR_NO_MEM;
-        mpi_errno = MPIR_TSP_sched_localcopy(a->buf, size * a->count, a->datatype, row,
-                                             block * size, MPIR_BYTE_INTERNAL, sched, 0, NULL,
-                                             &copied);
-        d.send = row, d.sendcount = block, d.sendtype = MPIR_BYTE_INTERNAL;
-    }
-    MPIR_Datatype_get_extent_macro(d.sendtype, d.s_ext);
-    n = mpi_errno ? -1 : a2a_node_rounds(a->comm, &d, &mpi_errno);
-    for (int j = 0; j < n && !mpi_errno; j++) {
-        int after = j <= 1 || !rounds ? copied : gate;
-        mpi_errno = a2a_direct_round(&d, st, j, after >= 0, &after, sched,
-                                     j == 0 ? &unused : &gate);
-    }
-    return mpi_errno;
+    return MPII_Hier_direct_exchange(a->comm, st->tag, a->sendbuf == MPI_IN_PLACE ? NULL : &send,
+                                     &recv, MPII_Hier_by_size_alltoall_node_rounds(block), sched);
 }
 
 /* The rows this rank holds: its largest run at any step (its subtree's below the top, its

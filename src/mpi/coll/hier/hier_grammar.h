@@ -54,7 +54,8 @@
     X(reduce_scatter, Reduce_scatter, REDUCE_SCATTER) \
     X(reduce_scatter_block, Reduce_scatter_block, REDUCE_SCATTER_BLOCK) \
     X(allgatherv, Allgatherv, ALLGATHERV) \
-    X(alltoall, Alltoall, ALLTOALL)
+    X(alltoall, Alltoall, ALLTOALL) \
+    X(alltoallv, Alltoallv, ALLTOALLV)
 
 #define MPII_HIER_ALGORITHMS_BCAST(X) \
     X(bcast, Bcast, BCAST, hier, HIER) \
@@ -107,6 +108,9 @@
 #define MPII_HIER_ALGORITHMS_ALLTOALL(X) \
     X(alltoall, Alltoall, ALLTOALL, hier, HIER_TOP)
 
+#define MPII_HIER_ALGORITHMS_ALLTOALLV(X) \
+    X(alltoallv, Alltoallv, ALLTOALLV, hier, HIER_TOP)
+
 #define MPII_HIER_ALGORITHMS(X) \
     MPII_HIER_ALGORITHMS_BCAST(X) \
     MPII_HIER_ALGORITHMS_REDUCE(X) \
@@ -120,7 +124,8 @@
     MPII_HIER_ALGORITHMS_REDUCE_SCATTER(X) \
     MPII_HIER_ALGORITHMS_REDUCE_SCATTER_BLOCK(X) \
     MPII_HIER_ALGORITHMS_ALLGATHERV(X) \
-    MPII_HIER_ALGORITHMS_ALLTOALL(X)
+    MPII_HIER_ALGORITHMS_ALLTOALL(X) \
+    MPII_HIER_ALGORITHMS_ALLTOALLV(X)
 
 #define MPII_HIER_SCHED_ALGORITHMS(X) \
     X(ibcast, Ibcast, IBCAST, tsp_hier, bcast) \
@@ -135,7 +140,8 @@
     X(ireduce_scatter, Ireduce_scatter, IREDUCE_SCATTER, tsp_hier, reduce_scatter) \
     X(ireduce_scatter_block, Ireduce_scatter_block, IREDUCE_SCATTER_BLOCK, tsp_hier, reduce_scatter_block) \
     X(iallgatherv, Iallgatherv, IALLGATHERV, tsp_hier, allgatherv) \
-    X(ialltoall, Ialltoall, IALLTOALL, tsp_hier, alltoall)
+    X(ialltoall, Ialltoall, IALLTOALL, tsp_hier, alltoall) \
+    X(ialltoallv, Ialltoallv, IALLTOALLV, tsp_hier, alltoallv)
 
 /* HAN Table II: segment size (bytes, 0 = one segment), inter-node submodule, its radix
  * (tsp_kary, tsp_knomial; fanout of seg_chain), its pipeline chunk (bytes, 0 = none),
@@ -168,10 +174,11 @@
     NAME(inter_algo, INTER_ALGOS, HIER_INTER_ALGORITHM) \
     NAME(intra_algo, INTRA_ALGOS, HIER_INTRA_ALGORITHM)
 
-/* scan, exscan, reduce_scatter, reduce_scatter_block, allgatherv, alltoall: the algorithm
- * among the top leaders (the steps below it run their own: the scan's recursive doubling,
- * the reduce-scatter's binomial reduce and scatter, the allgatherv's and the alltoall's
- * binomial gather and scatter or bcast) */
+/* scan, exscan, reduce_scatter, reduce_scatter_block, allgatherv, alltoall, alltoallv: the
+ * algorithm among the top leaders (the steps below it run their own: the scan's recursive
+ * doubling, the reduce-scatter's binomial reduce and scatter, the allgatherv's and the
+ * alltoall's binomial gather and scatter or bcast; the alltoallv's direct exchange has
+ * no leaders) */
 #define MPII_HIER_PARAMS_HIER_TOP(INT, NAME) \
     NAME(inter_algo, INTER_ALGOS, HIER_INTER_ALGORITHM)
 
@@ -214,7 +221,8 @@
     X(reduce_scatter, REDUCE_SCATTER) \
     X(reduce_scatter_block, REDUCE_SCATTER_BLOCK) \
     X(allgatherv, ALLGATHERV) \
-    X(alltoall, ALLTOALL)
+    X(alltoall, ALLTOALL) \
+    X(alltoallv, ALLTOALLV)
 
 #define MPII_HIER_INTER_ALGOS_ALLGATHER(X) \
     X(auto, AUTO) \
@@ -259,6 +267,9 @@
     X(brucks, BRUCKS) \
     X(direct, DIRECT) \
     X(by_size, BY_SIZE)
+
+#define MPII_HIER_INTER_ALGOS_ALLTOALLV(X) \
+    X(direct, DIRECT)
 
 #define MPII_HIER_INTRA_ALGOS(X) \
     X(auto, AUTO) \
@@ -317,6 +328,11 @@
     X(MPIR_Ialltoall_intra_sched_inplace, is_sendbuf_inplace=yes) \
     X(MPIR_Alltoallv_intra_scattered, is_sendbuf_inplace=no) \
     X(MPIR_Alltoallv_intra_pairwise_sendrecv_replace, is_sendbuf_inplace=yes) \
+    X(MPIR_Ialltoallv_intra_sched_blocked, is_sendbuf_inplace=no) \
+    X(MPIR_Ialltoallv_intra_sched_inplace, is_sendbuf_inplace=yes) \
+    X(MPIR_Ialltoallv_intra_tsp_scattered, is_sendbuf_inplace=no) \
+    X(MPIR_Ialltoallv_intra_tsp_blocked, is_sendbuf_inplace=no) \
+    X(MPIR_Ialltoallv_intra_tsp_inplace, is_sendbuf_inplace=yes) \
     X(MPIR_Alltoallw_intra_scattered, is_sendbuf_inplace=no) \
     X(MPIDI_Bcast_intra_composition_alpha, comm_hierarchy=parent) \
     X(MPIDI_Bcast_intra_composition_beta, comm_hierarchy=parent) \
@@ -342,7 +358,8 @@
     X(reduce_scatter, MPIDI_Reduce_scatter_intra_composition_alpha) \
     X(reduce_scatter_block, MPIDI_Reduce_scatter_block_intra_composition_alpha) \
     X(allgatherv, MPIDI_Allgatherv_intra_composition_alpha) \
-    X(alltoall, MPIDI_Alltoall_intra_composition_beta)
+    X(alltoall, MPIDI_Alltoall_intra_composition_beta) \
+    X(alltoallv, MPIDI_Alltoallv_intra_composition_alpha)
 
 /* ---- derived from the tables ---- */
 
@@ -372,6 +389,7 @@ enum {
     MPII_HIER_REDUCE_SCATTER_BLOCK_INTER_##NAME_,
 #define MPII_HIER_ALLGATHERV_ENUM_(name_, NAME_) MPII_HIER_ALLGATHERV_INTER_##NAME_,
 #define MPII_HIER_ALLTOALL_ENUM_(name_, NAME_) MPII_HIER_ALLTOALL_INTER_##NAME_,
+#define MPII_HIER_ALLTOALLV_ENUM_(name_, NAME_) MPII_HIER_ALLTOALLV_INTER_##NAME_,
 enum { MPII_HIER_INTER_ALGOS_ALLGATHER(MPII_HIER_ALLGATHER_ENUM_) MPII_HIER_ALLGATHER_INTER_COUNT };
 enum { MPII_HIER_INTER_ALGOS_GATHER(MPII_HIER_GATHER_ENUM_) MPII_HIER_GATHER_INTER_COUNT };
 enum { MPII_HIER_INTER_ALGOS_SCATTER(MPII_HIER_SCATTER_ENUM_) MPII_HIER_SCATTER_INTER_COUNT };
@@ -388,6 +406,7 @@ enum {
 };
 enum { MPII_HIER_INTER_ALGOS_ALLGATHERV(MPII_HIER_ALLGATHERV_ENUM_) MPII_HIER_ALLGATHERV_INTER_COUNT };
 enum { MPII_HIER_INTER_ALGOS_ALLTOALL(MPII_HIER_ALLTOALL_ENUM_) MPII_HIER_ALLTOALL_INTER_COUNT };
+enum { MPII_HIER_INTER_ALGOS_ALLTOALLV(MPII_HIER_ALLTOALLV_ENUM_) MPII_HIER_ALLTOALLV_INTER_COUNT };
 #define MPII_HIER_INTRA_ENUM_(name_, NAME_) MPII_HIER_INTRA_##NAME_,
 enum {
     MPII_HIER_INTRA_ALGOS(MPII_HIER_INTRA_ENUM_)

@@ -302,6 +302,7 @@ typedef struct {
     int calls_pvar;             /* the pvar that counts the call */
     MPI_Aint sendcount;         /* gather, scatter, allgather */
     MPI_Datatype sendtype;
+    const MPI_Aint *sendcounts, *sdispls;       /* alltoallv (counts, displs: the receive's) */
 } MPII_Hier_call;
 typedef int (*MPII_Hier_sched_fn) (const MPII_Hier_call * call, MPIR_TSP_sched_t sched);
 /* A local copy of a prepared call (count 0: none); from or to NULL: its buf */
@@ -482,6 +483,25 @@ int MPII_Hier_reduce_scatter_entry(const void *sendbuf, void *recvbuf,
                                    const MPI_Aint * recvcounts, MPI_Aint recvcount,
                                    MPI_Datatype datatype, MPI_Op op, MPIR_Comm * comm,
                                    int inter_algo, int calls_pvar, MPIR_TSP_sched_t sched);
+
+/* One rank's blocks of an alltoall, one per rank of the comm: block i is counts[i]
+ * elements of type at buf + displs[i] extents (alltoallv); counts and displs NULL: count
+ * elements at buf + i * count extents (alltoall) */
+typedef struct {
+    const void *buf;
+    const MPI_Aint *counts, *displs;
+    MPI_Aint count;
+    MPI_Datatype type;
+} MPII_Hier_blocks;
+/* The direct exchange of the alltoalls (hier_direct.c), onto sched: every block of send
+ * straight to its place in recv of its rank (send NULL: in place, the receive blocks are
+ * copied out first), posted in node rounds (MPII_Hier_alltoall_node_rounds): in round j
+ * this rank's node sends to the j-th node after it and receives from the j-th before it.
+ * chained: each round after the one before (round 1 with round 0, this node's), so each
+ * node's link carries one node pair's flows at a time; else all at once.  tag: one the
+ * comm's ranks drew alike. */
+int MPII_Hier_direct_exchange(MPIR_Comm * comm, int tag, const MPII_Hier_blocks * send,
+                              const MPII_Hier_blocks * recv, int chained, MPIR_TSP_sched_t sched);
 
 /* The gathered layout (hier_hierarchy.h) over the steps, with a LINEAR or BINOMIAL tree of
  * each step's members (hier_rooted.c); blocks of `block` packed bytes.  A leader's stage
