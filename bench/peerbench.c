@@ -2,7 +2,8 @@
  * it compares (MPICH with the plugin, Open MPI).  It times MPI_Bcast, MPI_Reduce,
  * MPI_Allreduce, MPI_Allgather, MPI_Gather, MPI_Scatter, MPI_Barrier, MPI_Scan,
  * MPI_Exscan, MPI_Reduce_scatter_block, MPI_Reduce_scatter, MPI_Allgatherv (equal
- * counts, blocks in rank order) and MPI_Alltoall on MPI_COMM_WORLD, root 0, and prints one
+ * counts, blocks in rank order), MPI_Alltoall and MPI_Alltoallv (alltoall's blocks as
+ * equal counts in rank order) on MPI_COMM_WORLD, root 0, and prints one
  * CSV line per collective and size (rank 0):
  *
  *   mpi,collective,bytes,ranks,reps,iters,median_us,samples_us
@@ -10,7 +11,7 @@
  * bytes: the message for bcast, reduce, allreduce, scan and exscan (MPI_INT, MPI_SUM); the whole
  * gathered or scattered buffer for allgather, gather, scatter and allgatherv, the whole
  * reduced vector for reduce_scatter_block and reduce_scatter, one rank's whole send buffer
- * for alltoall (each rank's block, alltoall's block for one peer, is bytes / ranks); 0 for
+ * for alltoall(v) (each rank's block, alltoall's block for one peer, is bytes / ranks); 0 for
  * barrier.  A sample is one repetition: a barrier, then `iters`
  * calls, their time per call on each rank, the maximum over ranks.  The first call of every
  * size is timed alike and its data checked (a wrong byte aborts the job); iters is chosen
@@ -33,7 +34,7 @@ static const int MAX_ITERS = 1000;
 static const char *const COLLECTIVES[] = {"bcast", "reduce", "allreduce", "allgather",
                                           "gather", "scatter", "barrier", "scan", "exscan",
                                           "reduce_scatter_block", "reduce_scatter", "allgatherv",
-                                          "alltoall"};
+                                          "alltoall", "alltoallv"};
 enum { NCOLL = sizeof COLLECTIVES / sizeof *COLLECTIVES };
 
 static int rank, nranks;
@@ -69,7 +70,7 @@ struct call {
     size_t bytes;      /* as printed */
     size_t block;      /* per rank (gather-like), else the message */
     int *counts;       /* reduce_scatter: every rank's block in ints; allgatherv: in bytes */
-    int *displs;       /* allgatherv: every rank's block in order */
+    int *displs;       /* allgatherv, alltoallv: every rank's block in order */
     unsigned char *send, *recv;
 };
 
@@ -123,7 +124,8 @@ static void fill(struct call *c)
                     c->send[(size_t) r * c->block + i] = pattern(r, i);
         memset(c->recv, 0, c->block);
         break;
-    case 12:    /* alltoall: block d for rank d */
+    case 12:    /* alltoall(v): block d for rank d */
+    case 13:
         for (int d = 0; d < nranks; d++)
             for (size_t i = 0; i < c->block; i++)
                 c->send[(size_t) d * c->block + i] = pair_pattern(rank, d, i);
@@ -149,6 +151,7 @@ static void run_call(struct call *c)
     case 10: MPI_Reduce_scatter(c->send, c->recv, c->counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD); break;
     case 11: MPI_Allgatherv(c->send, n, MPI_BYTE, c->recv, c->counts, c->displs, MPI_BYTE, MPI_COMM_WORLD); break;
     case 12: MPI_Alltoall(c->send, n, MPI_BYTE, c->recv, n, MPI_BYTE, MPI_COMM_WORLD); break;
+    case 13: MPI_Alltoallv(c->send, c->counts, c->displs, MPI_BYTE, c->recv, c->counts, c->displs, MPI_BYTE, MPI_COMM_WORLD); break;
     }
 }
 
@@ -209,6 +212,7 @@ static long first_wrong(const struct call *c)
                 return (long) i;
         break;
     case 12:    /* block s: what rank s put for this one */
+    case 13:
         for (int s = 0; s < nranks; s++)
             for (size_t i = 0; i < c->block; i++)
                 if (c->recv[(size_t) s * c->block + i] != pair_pattern(s, rank, i))
@@ -273,7 +277,7 @@ int main(int argc, char **argv)
             for (char *tok = strtok(value, ","); tok; tok = strtok(NULL, ",")) {
                 int c = coll_index(tok);
                 if (c < 0 || ncolls == NCOLL)
-                    fail("-C: '%s' is none of bcast reduce allreduce allgather gather scatter barrier scan exscan reduce_scatter_block reduce_scatter allgatherv alltoall", tok);
+                    fail("-C: '%s' is none of bcast reduce allreduce allgather gather scatter barrier scan exscan reduce_scatter_block reduce_scatter allgatherv alltoall alltoallv", tok);
                 colls[ncolls++] = c;
             }
         } else if (strcmp(opt, "-s") == 0) {
@@ -321,7 +325,7 @@ int main(int argc, char **argv)
             c.counts = malloc(sizeof(int) * (size_t) nranks);
             c.displs = malloc(sizeof(int) * (size_t) nranks);
             for (int r = 0; r < nranks; r++) {
-                c.counts[r] = (int) (c.coll == 11 ? c.block : c.block / sizeof(int));
+                c.counts[r] = (int) (c.coll == 11 || c.coll == 13 ? c.block : c.block / sizeof(int));
                 c.displs[r] = (int) ((size_t) r * c.block);
             }
             if (c.block > (size_t) 1 << 30)

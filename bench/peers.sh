@@ -45,7 +45,7 @@ SCREEN_MAX=4194304
 # 5.0.1's multi-leader allreduce composition at 8 B ran for minutes without finishing
 SCREEN_TIMEOUT=180 FINAL_TIMEOUT=900
 ALL_COLLS=(bcast reduce allreduce allgather gather scatter barrier scan exscan reduce_scatter_block reduce_scatter allgatherv
-           alltoall)
+           alltoall alltoallv)
 
 die() { echo "peers: $*" >&2; exit 1; }
 while [ $# -gt 0 ]; do
@@ -97,7 +97,7 @@ mpicc.openmpi -O2 -o "$out/bin/peerbench-openmpi" bench/peerbench.c
 # MPICH's sweep of one collective, as peers.sh names its configurations (mpich:ALGORITHM,
 # mpich:composition=N): what `hiertune bench` expands the specs of bench/stock-sweep.sh to
 # (one rank, one tiny point: only the names are wanted); MPICH as shipped is left out, and
-# so is alltoall's pairwise_sendrecv_replace: it takes MPI_IN_PLACE only, and forced on
+# so is alltoall(v)'s pairwise_sendrecv_replace: it takes MPI_IN_PLACE only, and forced on
 # peerbench's call 5.0.1 silently runs its own selection instead
 mpich_sweep() {
     local coll=$1
@@ -136,9 +136,9 @@ han_sweep() {
                 for low in tuned sm; do echo "han:up=$up,low=$low"; done
             done ;;
         # HAN's barrier has no parameter (`han` is all of it); HAN (Open MPI 4.1.4) has no
-        # scan, exscan, reduce-scatter, allgatherv or alltoall (`han` is Open MPI's tuned
+        # scan, exscan, reduce-scatter, allgatherv or alltoall(v) (`han` is Open MPI's tuned
         # there; alltoall's tuned algorithms are ompi_sweep's)
-        barrier | scan | exscan | reduce_scatter_block | reduce_scatter | allgatherv | alltoall) ;;
+        barrier | scan | exscan | reduce_scatter_block | reduce_scatter | allgatherv | alltoall | alltoallv) ;;
     esac
 }
 

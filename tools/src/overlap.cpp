@@ -68,11 +68,15 @@ int operation_width() {
 // block per rank (iallgather; iallgatherv, bench's layout: Payload::allgatherv_layout;
 // the reduce-scatters: the vector of them out, the rank's own block of the sum in,
 // MPI_Ireduce_scatter with equal recvcounts; ialltoall: one block to each rank out, one
-// from each rank in, with `all_blocks_out` a send buffer of them as well).
+// from each rank in, with `all_blocks_out` a send buffer of them as well; ialltoallv the
+// same, bench's layout: Payload::alltoallv_layout).
 class Runner {
 public:
     Runner(std::size_t max_bytes, int rank, int size, bool all_blocks_out)
-        : counts_(static_cast<std::size_t>(size), 0), displs_(static_cast<std::size_t>(size), 0), rank_(rank) {
+        : counts_(static_cast<std::size_t>(size), 0),
+          displs_(static_cast<std::size_t>(size), 0),
+          sdispls_(static_cast<std::size_t>(size), 0),
+          rank_(rank) {
         const std::size_t block = std::max<std::size_t>(max_bytes, 1);
         try {
             send_.assign(all_blocks_out ? block * static_cast<std::size_t>(size) : block,
@@ -142,6 +146,11 @@ private:
             case grammar::Collective::alltoall:  // send_ holds size blocks (all_blocks_out)
                 MPI_Ialltoall(send_.data(), count, MPI_BYTE, recv_.data(), count, MPI_BYTE, comm, request);
                 return;
+            case grammar::Collective::alltoallv:  // as alltoall; the arrays unchanged until the call completes
+                Payload::alltoallv_layout(count, counts_, sdispls_, displs_);
+                MPI_Ialltoallv(send_.data(), counts_.data(), sdispls_.data(), MPI_BYTE, recv_.data(), counts_.data(),
+                               displs_.data(), MPI_BYTE, comm, request);
+                return;
             case grammar::Collective::gather:
             case grammar::Collective::scatter:
             case grammar::Collective::barrier: break;  // not among overlap_operations(): options refuse them
@@ -199,8 +208,9 @@ private:
 
     std::vector<unsigned char> send_;
     std::vector<unsigned char> recv_;
-    std::vector<int> counts_;  // MPI_Ireduce_scatter's and MPI_Iallgatherv's recvcounts
-    std::vector<int> displs_;  // MPI_Iallgatherv's displs
+    std::vector<int> counts_;   // MPI_Ireduce_scatter's, MPI_Iallgatherv's, MPI_Ialltoallv's counts
+    std::vector<int> displs_;   // MPI_Iallgatherv's displs, MPI_Ialltoallv's rdispls
+    std::vector<int> sdispls_;  // MPI_Ialltoallv's sdispls
     int rank_;
 };
 
@@ -436,6 +446,22 @@ int measure_all(OverlapPlan& plan, const OverlapOptions& options, Runner& runner
     return 0;
 }
 
+// Refuses a largest size whose displacements exceed MPI's int (iallgatherv, ialltoallv:
+// Payload::check_displacements) and says whether an operation planned sends every rank a
+// block of its own (ialltoall, ialltoallv), so that the Runner's send buffer holds one
+// block per rank.  Throws std::runtime_error.
+bool check_layouts(const OverlapPlan& plan, int size) {
+    bool all_blocks_out = false;
+    for (const Configuration& configuration : plan.configurations) {
+        const std::optional<grammar::Collective> collective = grammar::Collective::find(configuration.collective);
+        if (!collective) continue;  // isend, irecv, both
+        if (Payload::has_displacements(collective->kind()))
+            Payload::check_displacements(configuration.collective, plan.grid.sizes.back(), size);
+        all_blocks_out = all_blocks_out || Payload::sends_each_rank_a_block(collective->kind());
+    }
+    return all_blocks_out;
+}
+
 }  // namespace
 
 int run_overlap(const OverlapOptions& options, std::ostream& out, std::ostream& err) {
@@ -463,13 +489,8 @@ int run_overlap(const OverlapOptions& options, std::ostream& out, std::ostream& 
     std::optional<Runner> runner;
     std::optional<ComputeTeam> team;
     try {
-        for (const Configuration& configuration : plan.configurations)
-            if (grammar::is_kind(configuration.collective, grammar::Collective::allgatherv))
-                Payload::check_allgatherv_displacements(configuration.collective, plan.grid.sizes.back(), size);
-        const bool alltoall = std::any_of(plan.configurations.begin(), plan.configurations.end(), [](const auto& c) {
-            return grammar::is_kind(c.collective, grammar::Collective::alltoall);
-        });
-        runner.emplace(static_cast<std::size_t>(plan.grid.sizes.back()), rank, size, alltoall);
+        const bool all_blocks_out = check_layouts(plan, size);
+        runner.emplace(static_cast<std::size_t>(plan.grid.sizes.back()), rank, size, all_blocks_out);
         team.emplace(calibration, options.threads);
     } catch (const std::exception& e) {
         error = e.what();

@@ -33,9 +33,11 @@ namespace hiertune {
 // order (allgatherv_layout), so that a call that ignores them puts blocks in the wrong
 // place; alltoall's is the block each rank sends to each rank (its sendcount and
 // recvcount): every rank sends one block per rank and receives one from each, size x
-// bytes each way, each block its sender's and its receiver's (pair_byte); barrier moves
-// nothing.  A non-blocking form (ibcast, ...) has its blocking form's buffers and data.
-// Every point resolves its collective's name to a Call once (call_of).
+// bytes each way, each block its sender's and its receiver's (pair_byte); alltoallv's
+// too, with every count the block and the blocks received at allgatherv's reversed
+// displacements (alltoallv_layout); barrier moves nothing.  A non-blocking form (ibcast,
+// ...) has its blocking form's buffers and data.  Every point resolves its collective's
+// name to a Call once (call_of).
 class Payload {
 public:
     // A collective's call, resolved from its name once per point (not in the timed
@@ -57,11 +59,27 @@ public:
             displs[static_cast<std::size_t>(r)] = allgatherv_place(r, size) * count;
         }
     }
-    // Throws std::runtime_error where a displacement of that layout on `size` ranks with
+    // MPI_Alltoallv's arguments for blocks of `count` bytes on counts.size() ranks (bench's,
+    // verify's and overlap's): every sendcount and recvcount the block (one array serves
+    // both), the blocks sent in rank order (sdispls[r] = r x count) and received at
+    // allgatherv_layout's reversed displacements (rdispls), so that a call that ignores
+    // rdispls puts the blocks in the wrong place.  sdispls and rdispls have counts.size()
+    // elements.
+    static void alltoallv_layout(int count, std::vector<int>& counts, std::vector<int>& sdispls,
+                                 std::vector<int>& rdispls) {
+        allgatherv_layout(count, counts, rdispls);
+        for (std::size_t r = 0; r < sdispls.size(); ++r) sdispls[r] = static_cast<int>(r) * count;
+    }
+    // The collectives called with displacements (allgatherv_layout, alltoallv_layout),
+    // which check_displacements bounds.
+    static bool has_displacements(Op op) { return op == Op::allgatherv || op == Op::alltoallv; }
+    // The collectives that send every rank a block of its own (size blocks out and in).
+    static bool sends_each_rank_a_block(Op op) { return op == Op::alltoall || op == Op::alltoallv; }
+    // Throws std::runtime_error where a displacement of those layouts on `size` ranks with
     // blocks of `bytes` exceeds MPI's int (rank 0's block lies size - 1 blocks in).
-    static void check_allgatherv_displacements(const std::string& collective, std::uint64_t bytes, int size) {
+    static void check_displacements(const std::string& collective, std::uint64_t bytes, int size) {
         if (static_cast<double>(size - 1) * static_cast<double>(bytes) <= INT_MAX) return;
-        throw std::runtime_error(collective + " at " + std::to_string(bytes) + " B per rank on " +
+        throw std::runtime_error(collective + " at " + std::to_string(bytes) + " B blocks on " +
                                  std::to_string(size) + " ranks: a displacement, (ranks - 1) x the size, exceeds " +
                                  "MPI's int");
     }
@@ -72,12 +90,13 @@ public:
     Payload(const std::vector<PointKey>& points, int rank, int size)
         : counts_(static_cast<std::size_t>(std::max(size, 1)), 0),
           displs_(static_cast<std::size_t>(std::max(size, 1)), -1),
+          sdispls_(static_cast<std::size_t>(std::max(size, 1)), -1),
           rank_(rank),
           size_(size) {
         std::size_t send = 1, recv = 1;  // never empty, so data() is a buffer even at size 0
         for (const PointKey& key : points) {
             const Op op = call_of(key.collective).kind();
-            if (op == Op::allgatherv) check_allgatherv_displacements(key.collective, key.msg_bytes, size);
+            if (has_displacements(op)) check_displacements(key.collective, key.msg_bytes, size);
             const Extent extent = buffer_extent(op, static_cast<std::size_t>(key.msg_bytes));
             send = std::max(send, extent.send);
             recv = std::max(recv, extent.recv);
@@ -118,10 +137,10 @@ public:
                 recv_[i] = static_cast<unsigned char>(~expected_block_sum(i, rep, rank_));
             return;
         }
-        if (op == Op::alltoall) {
+        if (sends_each_rank_a_block(op)) {
             for (int r = 0; r < size_; ++r) {
                 fill_pair_block(block(send_, r, bytes), bytes, rep, rank_, r, false);
-                fill_pair_block(block(recv_, r, bytes), bytes, rep, r, rank_, true);
+                fill_pair_block(placed_block(op, r, bytes), bytes, rep, r, rank_, true);
             }
             return;
         }
@@ -163,10 +182,10 @@ public:
                 if (!block_holds(placed_block(op, r, bytes), bytes, rep, r)) return false;
             return true;
         }
-        if (op == Op::alltoall) {
+        if (sends_each_rank_a_block(op)) {
             for (int r = 0; r < size_; ++r)
                 for (std::size_t i = 0; i < bytes; ++i)
-                    if (block(recv_, r, bytes)[i] != pair_byte(i, rep, r, rank_)) return false;
+                    if (placed_block(op, r, bytes)[i] != pair_byte(i, rep, r, rank_)) return false;
             return true;
         }
         if (op == Op::scatter) return block_holds(recv_.data(), bytes, rep, rank_);
@@ -207,6 +226,9 @@ private:
             case Op::reduce_scatter_block:
                 return MPI_Reduce_scatter_block(send, recv, count, MPI_UNSIGNED_CHAR, MPI_SUM, comm);
             case Op::alltoall: return MPI_Alltoall(send, count, MPI_BYTE, recv, count, MPI_BYTE, comm);
+            case Op::alltoallv:
+                return MPI_Alltoallv(send, recvcounts(count), send_displacements(count), MPI_BYTE, recv,
+                                     recvcounts(count), displacements(count), MPI_BYTE, comm);
         }
         return MPI_ERR_OTHER;
     }
@@ -234,6 +256,9 @@ private:
             case Op::reduce_scatter_block:
                 return MPI_Ireduce_scatter_block(send, recv, count, MPI_UNSIGNED_CHAR, MPI_SUM, comm, request);
             case Op::alltoall: return MPI_Ialltoall(send, count, MPI_BYTE, recv, count, MPI_BYTE, comm, request);
+            case Op::alltoallv:
+                return MPI_Ialltoallv(send, recvcounts(count), send_displacements(count), MPI_BYTE, recv,
+                                      recvcounts(count), displacements(count), MPI_BYTE, comm, request);
         }
         return MPI_ERR_OTHER;
     }
@@ -254,7 +279,8 @@ private:
             case Op::scatter: return {root ? all_blocks : 0, bytes};
             case Op::reduce_scatter:
             case Op::reduce_scatter_block: return {all_blocks, bytes};
-            case Op::alltoall: return {all_blocks, all_blocks};
+            case Op::alltoall:
+            case Op::alltoallv: return {all_blocks, all_blocks};
             case Op::barrier: return {0, 0};
             case Op::reduce:
             case Op::allreduce:
@@ -271,22 +297,28 @@ private:
     // The collectives that sum every rank's vector of one block per rank and leave each
     // rank its own block of the sum.
     static bool is_reduce_scatter(Op op) { return op == Op::reduce_scatter || op == Op::reduce_scatter_block; }
-    // MPI_Reduce_scatter's and MPI_Allgatherv's recvcounts: `count` (the block) for every
-    // rank; the array stays as it is until the next call, past a non-blocking call's
-    // completion.
+    // MPI_Reduce_scatter's and MPI_Allgatherv's recvcounts, MPI_Alltoallv's sendcounts and
+    // recvcounts: `count` (the block) for every rank; the array stays as it is until the
+    // next call, past a non-blocking call's completion.
     const int* recvcounts(int count) {
         if (counts_.front() != count) std::fill(counts_.begin(), counts_.end(), count);
         return counts_.data();
     }
     // Which block of the receive buffer rank r's block goes to: its own (rank order), for
-    // allgatherv its place in allgatherv_layout.
-    int place(Op op, int r) const { return op == Op::allgatherv ? allgatherv_place(r, size_) : r; }
-    // MPI_Allgatherv's displs for blocks of `count` (allgatherv_layout); kept as
-    // recvcounts() keeps its array.
+    // allgatherv and alltoallv its place in allgatherv_layout.
+    int place(Op op, int r) const { return has_displacements(op) ? allgatherv_place(r, size_) : r; }
+    // MPI_Allgatherv's displs and MPI_Alltoallv's rdispls for blocks of `count`
+    // (allgatherv_layout); kept as recvcounts() keeps its array.
     const int* displacements(int count) {
         if (displs_.front() != allgatherv_place(0, size_) * count || counts_.front() != count)
             allgatherv_layout(count, counts_, displs_);
         return displs_.data();
+    }
+    // MPI_Alltoallv's sdispls for blocks of `count` (alltoallv_layout: rank order), kept
+    // alike; the last is (size - 1) x count.
+    const int* send_displacements(int count) {
+        if (sdispls_.back() != (size_ - 1) * count) alltoallv_layout(count, counts_, sdispls_, displs_);
+        return sdispls_.data();
     }
     unsigned char* placed_block(Op op, int r, std::size_t bytes) { return block(recv_, place(op, r), bytes); }
     const unsigned char* placed_block(Op op, int r, std::size_t bytes) const {
@@ -374,8 +406,9 @@ private:
 
     std::vector<unsigned char> send_;
     std::vector<unsigned char> recv_;
-    std::vector<int> counts_;  // recvcounts()
-    std::vector<int> displs_;  // displacements()
+    std::vector<int> counts_;   // recvcounts()
+    std::vector<int> displs_;   // displacements()
+    std::vector<int> sdispls_;  // send_displacements()
     int rank_;
     int size_;
 };

@@ -86,7 +86,7 @@ expect_bad "--ppn" ht critical-path --nodes 4 --ppn 512
 expect_bad "--bytes" ht critical-path --bytes 1Q
 expect_bad "--bytes" ht critical-path --bytes 0
 expect_bad "--placement" ht critical-path --placement round-robin
-expect_bad "--collective" ht critical-path -C alltoallv
+expect_bad "--collective" ht critical-path -C alltoallw
 expect_bad "--latency-bytes" ht critical-path --latency-bytes nan
 expect_bad "--from" ht generate --db "$absent" --stock "$stock" -o "$tmp/t.json" --from nowhere
 expect_bad "--comm-sizes" ht generate --db "$absent" --stock "$stock" -o "$tmp/t.json" --from analytic --comm-sizes 1

@@ -3,7 +3,7 @@
 # of two bcast algorithms (one with two parameter values) over a few sizes,
 # its rerun (nothing to measure), the db queries, the output formats, the
 # data check (of every collective bench times: scan, exscan, the reduce-scatters,
-# allgatherv and alltoall with every algorithm of theirs), the oversubscription warning
+# allgatherv, alltoall and alltoallv with every algorithm of theirs), the oversubscription warning
 # and the errors of bad input.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/mpi_common.sh"
@@ -153,6 +153,22 @@ PY
 bench 4 -C ialltoall --sizes 8 "${fast[@]}" > "$tmp/ia2a" 2>/dev/null &&
     grep -q '^# OSU MPI Non-blocking Alltoall Latency Test' "$tmp/ia2a" ||
     fail "no OSU title of MPI_Ialltoall"
+echo "== alltoallv and ialltoallv (a block per pair, reversed rdispls), every algorithm, with the data check"
+bench 4 -C alltoallv,ialltoallv -a all --sizes 0,3,4096 -c --json "${fast[@]}" > "$tmp/a2av" 2> "$tmp/err13" ||
+    { cat "$tmp/err13"; fail "alltoallv run failed"; }
+python3 - "$tmp/a2av" <<'PY' || fail "bad alltoallv JSON lines"
+import json, sys
+points = [json.loads(line) for line in open(sys.argv[1])]
+for p in points:
+    assert p["data_check"] == "passed" and p["median_us"] > 0, p
+for c in ("alltoallv", "ialltoallv"):
+    algorithms = {p["algorithm"] for p in points if p["collective"] == c}
+    assert {"default", "hier" if c[0] != "i" else "tsp_hier"} <= algorithms and len(algorithms) > 2, (c, algorithms)
+    assert {p["size"] for p in points if p["collective"] == c} == {0, 3, 4096}, c
+PY
+bench 4 -C ialltoallv --sizes 8 "${fast[@]}" > "$tmp/ia2av" 2>/dev/null &&
+    grep -q '^# OSU MPI Non-blocking Alltoallv Latency Test' "$tmp/ia2av" ||
+    fail "no OSU title of MPI_Ialltoallv"
 bench 2 -a binomial --sizes 1000 --csv "${fast[@]}" > "$tmp/csv" 2>/dev/null || fail "csv run failed"
 head -1 "$tmp/csv" | grep -q '^collective,size,algorithm,params,median_us,ci_lo_us,ci_hi_us,min_us,max_us' ||
     fail "csv header"

@@ -76,13 +76,15 @@ TEST(Osu, NamesEveryCollectiveBenchTimes) {
         {"allgatherv", "MPI_Allgatherv", "Allgatherv"},
         {"iallgatherv", "MPI_Iallgatherv", "Non-blocking Allgatherv"},
         {"alltoall", "MPI_Alltoall", "Alltoall"},
-        {"ialltoall", "MPI_Ialltoall", "Non-blocking Alltoall"}};
+        {"ialltoall", "MPI_Ialltoall", "Non-blocking Alltoall"},
+        {"alltoallv", "MPI_Alltoallv", "Alltoallv"},
+        {"ialltoallv", "MPI_Ialltoallv", "Non-blocking Alltoallv"}};
     for (const auto& name : names) {
         EXPECT_EQ(mpi_function_name(name[0]), name[1]);
         EXPECT_EQ(osu_title(name[0]), "# OSU MPI " + name[2] + " Latency Test (hiertune bench)");
     }
-    EXPECT_EQ(mpi_function_name("alltoallv"), "alltoallv");  // unknown: as given
-    EXPECT_EQ(osu_title("alltoallv"), "# OSU MPI alltoallv Latency Test (hiertune bench)");
+    EXPECT_EQ(mpi_function_name("alltoallw"), "alltoallw");  // unknown: as given
+    EXPECT_EQ(osu_title("alltoallw"), "# OSU MPI alltoallw Latency Test (hiertune bench)");
 
     std::ostringstream out;
     Reporter reporter(out, OutputFormat::osu, false, nullptr);

@@ -635,7 +635,7 @@ TEST_F(CommandLines, AlltoallIsACollectiveOfTheCommands) {
     EXPECT_EQ(b.collectives, (std::vector<std::string>{"alltoall", "ialltoall"}));
     EXPECT_EQ(b.sizes, (std::vector<std::uint64_t>{0, 8}));
     Bound<BenchCli> other;
-    EXPECT_THROW(parse_argv(other.app, {"bench", "-C", "alltoallv"}), CLI::ValidationError);
+    EXPECT_THROW(parse_argv(other.app, {"bench", "-C", "alltoallw"}), CLI::ValidationError);
     Bound<TuneCli> tune(kHiertune);
     tune.parse({"tune", "-n", "8", "-C", "bcast,ialltoall,alltoall", "--measured-sizes", "1K", "--stock",
                 "/data/g.json"});
@@ -660,6 +660,37 @@ TEST_F(CommandLines, AlltoallIsACollectiveOfTheCommands) {
     EXPECT_EQ(::testing::internal::GetCapturedStdout(),
               "collective,size,link_bound_us\nalltoall,1000,960.000\nialltoall,1000,960.000\n"
               "allgather,1000,480.000\n");
+}
+
+// bench, tune, verify, overlap and link-bound take alltoallv and ialltoallv as they take
+// alltoall, sized per pair (every count the block); tune measures them (-C only); the
+// link bound is alltoall's.
+TEST_F(CommandLines, AlltoallvIsACollectiveOfTheCommands) {
+    Bound<BenchCli> bench;
+    bench.parse({"bench", "-C", "alltoallv,ialltoallv", "--sizes", "0,8", "-c", "-a", "all"});
+    EXPECT_EQ(bench.command.options().collectives, (std::vector<std::string>{"alltoallv", "ialltoallv"}));
+    Bound<TuneCli> tune(kHiertune);
+    tune.parse({"tune", "-n", "8", "-C", "bcast,alltoallv,ialltoallv", "--measured-sizes", "1K", "--stock",
+                "/data/g.json"});
+    EXPECT_EQ(tune.command.options().collectives, std::vector<std::string>{"bcast"});
+    EXPECT_EQ(tune.command.options().measured, (std::vector<std::string>{"alltoallv", "ialltoallv"}));
+    Bound<VerifyCli> verify;
+    verify.parse({"verify", "--case", "alltoallv:8:hier/0", "--case", "ialltoallv:1024:any"});
+    EXPECT_EQ(verify.command.cases(), (std::vector<VerifyCase>{{"alltoallv", 8, true, 0, false},
+                                                               {"ialltoallv", 1024, false, 0, false}}));
+    Bound<OverlapCli> overlap;
+    overlap.parse({"overlap", "-O", "ialltoallv", "-m", "1K:4K"});
+    EXPECT_EQ(overlap.command.options().operations, std::vector<std::string>{"ialltoallv"});
+    Bound<OverlapCli> blocking;
+    EXPECT_THROW(parse_argv(blocking.app, {"overlap", "-O", "alltoallv"}), CLI::ValidationError);
+    Bound<LinkBoundCli> link_bound;
+    link_bound.parse({"link-bound", "-C", "alltoallv,ialltoallv,alltoall", "--sizes", "1000", "--nodes", "4", "--ppn",
+                      "2", "--rate", "12.5e6"});
+    ::testing::internal::CaptureStdout();
+    EXPECT_EQ(link_bound.command.run(), 0);
+    EXPECT_EQ(::testing::internal::GetCapturedStdout(),
+              "collective,size,link_bound_us\nalltoallv,1000,960.000\nialltoallv,1000,960.000\n"
+              "alltoall,1000,960.000\n");
 }
 
 }  // namespace
@@ -836,8 +867,8 @@ TEST(Payload, AllgathervHoldsEveryBlockAtItsDisplacement) {
     EXPECT_NE(Payload::call_of("allgatherv"), Payload::call_of("allgather"));
     // displacements that exceed MPI's int: refused before anything is allocated
     EXPECT_THROW(Payload({PointKey{"allgatherv", 1u << 30, "default", {}}}, 0, 4), std::runtime_error);
-    EXPECT_NO_THROW(Payload::check_allgatherv_displacements("allgatherv", 1u << 30, 2));
-    EXPECT_THROW(Payload::check_allgatherv_displacements("iallgatherv", 1u << 30, 3), std::runtime_error);
+    EXPECT_NO_THROW(Payload::check_displacements("allgatherv", 1u << 30, 2));
+    EXPECT_THROW(Payload::check_displacements("iallgatherv", 1u << 30, 3), std::runtime_error);
 }
 
 // What MPI_Alltoall leaves with blocks of `bytes`: rank `to`'s block r holds rank r's
@@ -892,6 +923,68 @@ TEST(Payload, AlltoallHoldsEveryRanksBlockForIt) {
     EXPECT_EQ(checked(empty, "alltoall", 0, kRep), all);
     EXPECT_EQ(Payload::call_of("ialltoall").blocking(), Payload::call_of("alltoall"));
     EXPECT_NE(Payload::call_of("alltoall"), Payload::call_of("allgather"));
+}
+
+// What MPI_Alltoallv leaves with bench's arguments for blocks of `bytes`
+// (Payload::alltoallv_layout): rank `to` receives rank r's block at sdispls[to] at
+// rdispls[r], sendcount and recvcount alike.
+void move_alltoallv_blocks(std::vector<Payload>& ranks, std::size_t bytes) {
+    const std::size_t size = ranks.size();
+    std::vector<int> counts(size, -1), sdispls(size, -1), rdispls(size, -1);
+    Payload::alltoallv_layout(static_cast<int>(bytes), counts, sdispls, rdispls);
+    for (std::size_t to = 0; to < size; ++to) {
+        std::vector<unsigned char>& received = PayloadTestAccess::received(ranks[to]);
+        ASSERT_GE(received.size(), size * bytes);
+        for (std::size_t from = 0; from < size; ++from) {
+            const std::vector<unsigned char>& sent = PayloadTestAccess::sent(ranks[from]);
+            ASSERT_GE(sent.size(), size * bytes);
+            const auto first = sent.begin() + sdispls[to];
+            std::copy(first, first + counts[to], received.begin() + rdispls[from]);
+        }
+    }
+}
+
+// bench -c, verify and overlap on MPI_Alltoallv (MPI_Ialltoallv: the same data): alltoall's
+// blocks, every count the block, sent in rank order and received at reversed
+// displacements; every block checked at its displacement on every rank, so blocks in rank
+// order (rdispls ignored: what MPI_Alltoall leaves), transposed ones, a missing one or
+// another repetition's fail.
+TEST(Payload, AlltoallvHoldsEveryRanksBlockAtItsDisplacement) {
+    constexpr int kSize = 5;
+    constexpr std::size_t kRep = 2;
+    std::vector<int> counts(kSize, -1), sdispls(kSize, -1), rdispls(kSize, -1);
+    Payload::alltoallv_layout(300, counts, sdispls, rdispls);
+    EXPECT_EQ(counts, (std::vector<int>{300, 300, 300, 300, 300}));
+    EXPECT_EQ(sdispls, (std::vector<int>{0, 300, 600, 900, 1200}));
+    EXPECT_EQ(rdispls, (std::vector<int>{1200, 900, 600, 300, 0}));
+    const std::vector<bool> all(kSize, true), none(kSize, false);
+    for (const std::size_t bytes : {std::size_t{1}, std::size_t{256}, std::size_t{300}}) {
+        for (const char* collective : {"alltoallv", "ialltoallv"}) {
+            std::vector<Payload> ranks = prepared_payloads(collective, bytes, kSize, kRep);
+            EXPECT_EQ(PayloadTestAccess::sent(ranks[1]).size(), kSize * bytes) << collective;
+            EXPECT_EQ(PayloadTestAccess::received(ranks[3]).size(), kSize * bytes) << collective;
+            EXPECT_EQ(checked(ranks, collective, bytes, kRep), none) << collective << ": nothing moved";
+            move_alltoall_blocks(ranks, bytes, false, 0);
+            EXPECT_EQ(checked(ranks, collective, bytes, kRep), none) << collective << ": rdispls ignored";
+            move_alltoall_blocks(ranks, bytes, true, 0);
+            EXPECT_EQ(checked(ranks, collective, bytes, kRep), none) << collective << ": transposed";
+            move_alltoallv_blocks(ranks, bytes);
+            EXPECT_EQ(checked(ranks, collective, bytes, kRep), all) << collective << " " << bytes;
+            EXPECT_EQ(checked(ranks, collective, bytes, kRep + 1), none) << collective << ": another repetition";
+            // one block lost on one rank: that rank fails
+            std::vector<unsigned char>& received = PayloadTestAccess::received(ranks[2]);
+            received[0] = static_cast<unsigned char>(~received[0]);  // rank 4's block, at 0
+            EXPECT_EQ(checked(ranks, collective, bytes, kRep), (std::vector<bool>{true, true, false, true, true}));
+        }
+    }
+    // 0 bytes: a valid call that moves nothing, and nothing to check
+    std::vector<Payload> empty = prepared_payloads("alltoallv", 0, kSize, kRep);
+    EXPECT_EQ(checked(empty, "alltoallv", 0, kRep), all);
+    EXPECT_EQ(Payload::call_of("ialltoallv").blocking(), Payload::call_of("alltoallv"));
+    EXPECT_NE(Payload::call_of("alltoallv"), Payload::call_of("alltoall"));
+    // displacements that exceed MPI's int: refused before anything is allocated
+    EXPECT_THROW(Payload({PointKey{"alltoallv", 1u << 30, "default", {}}}, 0, 4), std::runtime_error);
+    EXPECT_THROW(Payload::check_displacements("ialltoallv", 1u << 30, 3), std::runtime_error);
 }
 
 // An error is one line however many its message has (install-tree's list of problems,

@@ -27,7 +27,7 @@ TEST(LinkBound, BusiestLinkCarriesTheMessageOrTheAllreduceShare) {
     EXPECT_DOUBLE_EQ(busiest_link_bytes("allreduce", 1000, 8), 1750);
     // one node: no link
     EXPECT_DOUBLE_EQ(busiest_link_bytes("bcast", 1000, 1), 0);
-    EXPECT_THROW(busiest_link_bytes("alltoallv", 8, 4), std::invalid_argument);
+    EXPECT_THROW(busiest_link_bytes("alltoallw", 8, 4), std::invalid_argument);
     // 4 nodes x 2 ranks, 1 MiB each: 6 other ranks' blocks cross each node's link
     EXPECT_DOUBLE_EQ(busiest_link_bytes("allgather", 1048576, 4, 2), 6291456);
     EXPECT_DOUBLE_EQ(busiest_link_bytes("gather", 1000, 3, 4), 8000);
@@ -76,7 +76,16 @@ TEST(LinkBound, BusiestLinkCarriesTheMessageOrTheAllreduceShare) {
     EXPECT_DOUBLE_EQ(busiest_link_bytes("alltoall", 1000, 3, 3, 9), 18000);
     // 5 ranks on 2 nodes of at most 4 (4, 1): 4 x 1 blocks either way, as the lone rank's 1 x 4
     EXPECT_DOUBLE_EQ(busiest_link_bytes("alltoall", 1000, 2, 4, 5), 4000);
-    // ranks read by alltoall's bound alone
+    // alltoallv with equal counts (bench's) is alltoall, blocking and not, even or uneven
+    for (const char* v : {"alltoallv", "ialltoallv"})
+        for (const int nodes : {1, 2, 3, 8})
+            for (const int ppn : {1, 2, 5})
+                for (const int ranks : {0, nodes * ppn - 1})
+                    EXPECT_DOUBLE_EQ(busiest_link_bytes(v, 1000, nodes, ppn, ranks),
+                                     busiest_link_bytes("alltoall", 1000, nodes, ppn, ranks))
+                        << v << " " << nodes << "x" << ppn << " " << ranks;
+    EXPECT_DOUBLE_EQ(busiest_link_bytes("alltoallv", 1000, 3, 3, 7), 12000);
+    // ranks read by alltoall's and alltoallv's bounds alone
     EXPECT_DOUBLE_EQ(busiest_link_bytes("allgather", 1000, 3, 3, 7), busiest_link_bytes("allgather", 1000, 3, 3));
     // 2 nodes x 1 rank, 1.25 MB blocks at 12.5e6 B/s: one block each way, 0.1 s
     EXPECT_DOUBLE_EQ(*link_bound_seconds("alltoall", 1250000, 2, 12.5e6, 1), 0.1);
@@ -135,11 +144,13 @@ TEST(Compare, RatiosToTheFirstConfigurationAndToTheBound) {
     EXPECT_FALSE(alone[0].ratio_to_first);  // nothing to compare with
     EXPECT_FALSE(alone[0].link_bound);      // no rate
 
-    // alltoall's bound on the job's ranks: 7 on 3 nodes of at most 3, 1.25 MB blocks:
-    // 3 x 4 blocks out of the fullest node at 12.5e6 B/s
-    std::vector<PointResult> alltoall{point("alltoall", 1250000, "default", 2.0)};
+    // alltoall's and alltoallv's bound on the job's ranks: 7 on 3 nodes of at most 3,
+    // 1.25 MB blocks: 3 x 4 blocks out of the fullest node at 12.5e6 B/s
+    std::vector<PointResult> alltoall{point("alltoall", 1250000, "default", 2.0),
+                                      point("alltoallv", 1250000, "default", 2.0)};
     compare_configurations(alltoall, 12.5e6, 3, 3, 7);
     EXPECT_DOUBLE_EQ(*alltoall[0].link_bound, 1.2);
+    EXPECT_DOUBLE_EQ(*alltoall[1].link_bound, 1.2);
 }
 
 TEST(Compare, OutputColumns) {

@@ -72,7 +72,7 @@ TEST(CriticalPath, TableNestsCollectivesShapesPlacementsAndSizes) {
 }
 
 TEST(CriticalPath, RefusesWhatIsNoShape) {
-    EXPECT_THROW(critical_path_row("alltoallv", 4, 1, "block", 8), std::invalid_argument);
+    EXPECT_THROW(critical_path_row("alltoallw", 4, 1, "block", 8), std::invalid_argument);
     EXPECT_THROW(critical_path_row("bcast", 4, 1, "round-robin", 8), std::invalid_argument);
     EXPECT_THROW(critical_path_row("bcast", 0, 1, "block", 8), std::invalid_argument);
     EXPECT_THROW(critical_path_row("bcast", critical_path_max_ranks(), 2, "block", 8), std::invalid_argument);

@@ -243,6 +243,22 @@ TEST(CselShow, MessageSizeKeys) {
     EXPECT_EQ(pick(bcast, b), "ANY");  // 4096 B x 8
 }
 
+// alltoallv's total_msg_size is the sendcounts' sum, the block per pair times the comm
+// size (every count alike); csel.c has no avg_msg_size or count of it (it asserts), and
+// tests is_sendbuf_inplace as alltoall's.
+TEST(CselShow, AlltoallvTotalIsTheSendcountsSum) {
+    const Json chain = Json::parse(R"({"total_msg_size<=8192": {"algorithm=LE8K": {}},
+                                       "total_msg_size=any": {"algorithm=ANY": {}}})");
+    const Json avg = Json::parse(R"({"avg_msg_size<=8": {"algorithm=A": {}}, "avg_msg_size=any": {"algorithm=B": {}}})");
+    const Json count = Json::parse(R"({"count<=8": {"algorithm=A": {}}, "count=any": {"algorithm=B": {}}})");
+    for (const char* coll : {"alltoallv", "ialltoallv"}) {
+        EXPECT_EQ(pick(tree_of(coll, chain), point(coll, 8, 4, 1024)), "LE8K") << coll;  // 1024 x 8
+        EXPECT_EQ(pick(tree_of(coll, chain), point(coll, 8, 4, 1025)), "ANY") << coll;
+        EXPECT_EQ(select(tree_of(coll, avg), point(coll, 8, 4, 8)).kind, Selection::Kind::undefined) << coll;
+        EXPECT_EQ(select(tree_of(coll, count), point(coll, 8, 4, 8)).kind, Selection::Kind::undefined) << coll;
+    }
+}
+
 // A tree of the collective whose one branch point is a yes/no property of the call.
 Json yes_no_tree(const std::string& collective, const std::string& key, const std::string& yes_algorithm,
                  const std::string& no_algorithm) {
@@ -272,6 +288,8 @@ TEST(CselShow, PropertiesOfTheCall) {
 
     expect_picks_as_flag_changes(yes_no_tree("alltoall", "is_sendbuf_inplace", "INPLACE", "COPY"),
                                  point("alltoall", 4, 2, 8), &CallPoint::is_sendbuf_inplace, "COPY", "INPLACE");
+    expect_picks_as_flag_changes(yes_no_tree("ialltoallv", "is_sendbuf_inplace", "INPLACE", "COPY"),
+                                 point("ialltoallv", 4, 2, 8), &CallPoint::is_sendbuf_inplace, "COPY", "INPLACE");
     expect_picks_as_flag_changes(yes_no_tree("reduce_scatter", "is_block_regular", "REGULAR", "IRREGULAR"),
                                  point("reduce_scatter", 4, 2, 8), &CallPoint::is_block_regular, "REGULAR",
                                  "IRREGULAR");
@@ -573,6 +591,29 @@ TEST(CselShowBuiltTree, FlatChoicesSkipMpichSubcomms) {
     EXPECT_EQ(roots.path, (std::vector<std::string>{"collective=bcast", "comm_type=intra", "comm_hierarchy=any",
                                                     "comm_size<=4", "comm_avg_ppn=any", "comm_size<=7",
                                                     "avg_msg_size=any"}));
+}
+
+// An alltoallv tree tuned at 8 ranks, 2 per node, by the block per pair: the tree's
+// total_msg_size bounds (the blocks' times 8) select the tuned choices at the blocks the
+// call sends, as csel.c sums the sendcounts.
+TEST(CselShowBuiltTree, AlltoallvTunedByTheBlockSelectsAtTheBlock) {
+    Json stock = small_stock();
+    const Json intra{{"is_sendbuf_inplace=yes", algo("MPIR_Alltoallv_intra_pairwise_sendrecv_replace")},
+                     {"is_sendbuf_inplace=no", algo("MPIR_Alltoallv_intra_scattered")}};
+    stock["collective=alltoallv"] = {{"comm_type=intra", intra},
+                                     {"comm_type=inter", algo("MPIR_Alltoallv_inter_pairwise_exchange")}};
+    TreeInput input;
+    input.choices["alltoallv"] = {
+        {8, 2, 1024, Choice::container("MPIR_Alltoallv_intra_hier", {{"inter_algo", "direct"}})},
+        {8, 2, 65536, Choice::stock_tree()}};
+    const Json tree = build_tree(stock, input).tree;
+    EXPECT_TRUE(check_tree(tree).empty()) << check_tree(tree).front();
+    const std::string hier = "MPIR_Alltoallv_intra_hier inter_algo=direct";
+    EXPECT_EQ(pick(tree, point("alltoallv", 8, 4, 1024)), hier);
+    // the blocks' midpoint, 1024 + (65536 - 1024) / 2, times 8 in the tree
+    EXPECT_EQ(pick(tree, point("alltoallv", 8, 4, 33280)), hier);
+    EXPECT_EQ(pick(tree, point("alltoallv", 8, 4, 33281)), "MPIR_Alltoallv_intra_scattered");
+    EXPECT_EQ(pick(tree, point("alltoallv", 8, 4, 1023)), "MPIR_Alltoallv_intra_scattered");
 }
 
 TEST(CselShowBuiltTree, TableOfTheTunedTree) {

@@ -463,6 +463,62 @@ TEST(CselTree, AlltoallSelectsByTheBlockPerPair) {
                     {"avg_msg_size=any", {{"algorithm=MPIR_Ialltoall_intra_tsp_ring", Json::object()}}}}));
 }
 
+// MPI_Alltoallv and MPI_Ialltoallv: csel.c has no avg_msg_size of theirs (it asserts);
+// its total_msg_size is the sendtype's size times the sendcounts' sum, bench's block per
+// pair times the comm size, so the tuned branch selects both by it as allgatherv's;
+// MPICH's own algorithms go behind the is_sendbuf_inplace they need, with whole_comm=1 in
+// the blocking form only.
+TEST(CselTree, AlltoallvSelectsByTheSendcountsSum) {
+    for (const char* collective : {"alltoallv", "ialltoallv"}) {
+        ASSERT_TRUE(message_size_key(collective)) << collective;
+        EXPECT_EQ(message_size_key(collective)->name, "total_msg_size");
+        EXPECT_TRUE(message_size_key(collective)->per_rank);
+    }
+    EXPECT_FALSE(message_size_key("alltoallw"));
+    EXPECT_TRUE(device_composes("alltoallv"));
+    EXPECT_FALSE(device_composes("ialltoallv"));
+
+    Json stock = small_stock();
+    const Json intra = Json::parse(R"({
+        "is_sendbuf_inplace=yes": {"algorithm=MPIR_Alltoallv_intra_pairwise_sendrecv_replace": {}},
+        "is_sendbuf_inplace=no": {"algorithm=MPIR_Alltoallv_intra_scattered": {}}})");
+    const Json inter{{"algorithm=MPIR_Alltoallv_inter_pairwise_exchange", Json::object()}};
+    stock["collective=alltoallv"] = {{"comm_type=intra", intra}, {"comm_type=inter", inter}};
+    const Json iintra = Json::parse(R"({
+        "is_sendbuf_inplace=yes": {"algorithm=MPIR_Ialltoallv_intra_sched_inplace": {}},
+        "is_sendbuf_inplace=no": {"algorithm=MPIR_Ialltoallv_intra_sched_blocked": {}}})");
+    stock["collective=ialltoallv"] = {
+        {"comm_type=intra", iintra},
+        {"comm_type=inter", {{"algorithm=MPIR_Ialltoallv_inter_sched_pairwise_exchange", Json::object()}}}};
+    TreeInput input;
+    const Choice hier = Choice::container("MPIR_Alltoallv_intra_hier", {{"inter_algo", "direct"}});
+    input.choices["alltoallv"] = {
+        {8, 2, 1024, kStock}, {8, 2, 4096, hier}, {8, 2, 65536, Choice::container("MPIR_Alltoallv_intra_scattered")}};
+    input.choices["ialltoallv"] = {{8, 2, 1024, Choice::container("MPIR_Ialltoallv_intra_tsp_hier")},
+                                   {8, 2, 65536, kStock}};
+    const TreeResult result = build_tree(stock, input);
+    EXPECT_TRUE(check_tree(result.tree, collectives_of(stock)).empty()) << check_tree(result.tree).front();
+    const Json& node = result.tree["collective=alltoallv"];
+    EXPECT_EQ(node["comm_type=inter"], inter);
+    EXPECT_EQ(node["comm_type=intra"]["comm_hierarchy=any"], intra);
+    // bounds on 8 ranks: the midpoints of the blocks (2560, 34816) times 8
+    const Json scattered{{"is_sendbuf_inplace=no",
+                          {{"algorithm=MPIR_Alltoallv_intra_scattered", {{"whole_comm=1", Json::object()}}}}},
+                         {"is_sendbuf_inplace=yes", intra}};
+    EXPECT_EQ(node["comm_type=intra"]["comm_hierarchy=parent"]["comm_size<=8"]["comm_avg_ppn<=2"],
+              (Json{{"total_msg_size<=20480", intra},
+                    {"total_msg_size<=278528",
+                     {{"algorithm=MPIR_Alltoallv_intra_hier", {{"inter_algo=direct", Json::object()}}}}},
+                    {"total_msg_size=any", scattered}}));
+    // MPICH's selection below the smallest block (1 KiB x 8) and above the schedule's
+    // midpoint, 33280 B per pair times 8
+    EXPECT_EQ(result.tree["collective=ialltoallv"]["comm_type=intra"]["comm_hierarchy=parent"]["comm_size<=8"]
+                         ["comm_avg_ppn<=2"],
+              (Json{{"total_msg_size<=8191", iintra},
+                    {"total_msg_size<=266240", {{"algorithm=MPIR_Ialltoallv_intra_tsp_hier", Json::object()}}},
+                    {"total_msg_size=any", iintra}}));
+}
+
 // An MPICH algorithm that asserts without a condition on its path (e.g.
 // reduce_scatter_gather: a built-in op, and count >= pof2, "count<pow2" failing before it)
 // gets each condition in the table's order, stock otherwise.

@@ -220,6 +220,19 @@ TEST(GenerateMapping, WhatATreeMayRun) {
     // their k, batch size and buffers unread from a tree
     EXPECT_FALSE(tree_can_run(key("ialltoall", 1024, "tsp_brucks"), 8, 2));
     EXPECT_FALSE(tree_can_run(key("ialltoall", 1024, "tsp_scattered"), 8, 2));
+    // alltoallv's and ialltoallv's in-place-only algorithms likewise
+    EXPECT_FALSE(tree_can_run(key("alltoallv", 1024, "pairwise_sendrecv_replace"), 8, 2));
+    for (const char* inplace : {"sched_inplace", "tsp_inplace"})
+        EXPECT_FALSE(tree_can_run(key("ialltoallv", 1024, inplace), 8, 2)) << inplace;
+    for (const char* other : {"scattered", "nb", "default"})
+        EXPECT_TRUE(tree_can_run(key("alltoallv", 1024, other), 8, 2)) << other;
+    EXPECT_TRUE(tree_can_run(key("alltoallv", 1024, "hier", {{"MPIR_CVAR_ALLTOALLV_HIER_INTER_ALGORITHM", "direct"}}),
+                             8, 2));
+    for (const char* other : {"sched_blocked", "tsp_hier"})
+        EXPECT_TRUE(tree_can_run(key("ialltoallv", 1024, other), 8, 2)) << other;
+    // their batch size and blocks unread from a tree
+    for (const char* unread : {"tsp_scattered", "tsp_blocked"})
+        EXPECT_FALSE(tree_can_run(key("ialltoallv", 1024, unread), 8, 2)) << unread;
     // what a tree cannot express: a stock algorithm with a parameter, a variable not the plugin's
     EXPECT_FALSE(tree_can_run(key("bcast", 1024, "binomial", {{"MPIR_CVAR_BCAST_HIER_SEGSIZE", "16384"}}), 4, 2));
     EXPECT_FALSE(tree_can_run(key("bcast", 1024, "hier", {{"MPIR_CVAR_BCAST_HIER_SEG_WINDOW", "2"}}), 4, 2));

@@ -22,7 +22,8 @@ bool has(const std::vector<std::string>& list, const std::string& item) {
 TEST(Grammar, AlgorithmsAndParameters) {
     EXPECT_EQ(collectives(), (std::vector<std::string>{"bcast", "reduce", "allreduce", "allgather", "gather", "scatter",
                                                        "barrier", "scan", "exscan", "reduce_scatter",
-                                                       "reduce_scatter_block", "allgatherv", "alltoall"}));
+                                                       "reduce_scatter_block", "allgatherv", "alltoall",
+                                                       "alltoallv"}));
     const Algorithm* hier = find("bcast", "hier");
     ASSERT_NE(hier, nullptr);
     EXPECT_EQ(hier->container, "MPIR_Bcast_intra_hier");
@@ -68,7 +69,7 @@ TEST(Grammar, NonBlockingFormsAreSchedulesWithoutParameters) {
                                                                    "igather", "iscatter", "ibarrier", "iscan",
                                                                    "iexscan", "ireduce_scatter",
                                                                    "ireduce_scatter_block", "iallgatherv",
-                                                                   "ialltoall"}));
+                                                                   "ialltoall", "ialltoallv"}));
     const Algorithm* ibcast = hier_algorithm("ibcast");
     ASSERT_NE(ibcast, nullptr);
     EXPECT_EQ(ibcast->item, "tsp_hier");
@@ -79,7 +80,7 @@ TEST(Grammar, NonBlockingFormsAreSchedulesWithoutParameters) {
     EXPECT_TRUE(known_container("ibcast", "MPIR_Ibcast_intra_tsp_hier"));
     EXPECT_EQ(hier_algorithm("bcast"), find("bcast", "hier"));
     EXPECT_TRUE(hier_algorithm("bcast")->blocking.empty());
-    EXPECT_EQ(hier_algorithm("alltoallv"), nullptr);
+    EXPECT_EQ(hier_algorithm("alltoallw"), nullptr);
 }
 
 TEST(Grammar, CollectivesAreATypeOfTheGrammarsNames) {
@@ -134,22 +135,30 @@ TEST(Grammar, CollectivesAreATypeOfTheGrammarsNames) {
     EXPECT_FALSE(grammar::is_kind("allgatherv", grammar::Collective::allgather));
     EXPECT_FALSE(grammar::is_kind("iallgather", grammar::Collective::allgatherv));
     EXPECT_FALSE(grammar::Collective::find("allgathervv"));
-    // alltoall: a collective of the plugin, MPI_Ialltoall its non-blocking form; its v and
-    // w forms and MPICH's neighbourhood alltoall none
+    // alltoall and alltoallv: collectives of the plugin, MPI_Ialltoall and MPI_Ialltoallv
+    // their non-blocking forms (alltoallv no suffix of alltoall's name); the w form and
+    // MPICH's neighbourhood alltoall none
     EXPECT_EQ(grammar::Collective::find("alltoall"), grammar::Collective(grammar::Collective::alltoall));
     EXPECT_EQ(grammar::Collective::find("ialltoall"), grammar::Collective(grammar::Collective::alltoall, true));
     EXPECT_EQ(grammar::Collective(grammar::Collective::alltoall).mpi_function(), "MPI_Alltoall");
     EXPECT_EQ(grammar::Collective(grammar::Collective::alltoall, true).mpi_function(), "MPI_Ialltoall");
     EXPECT_TRUE(grammar::is_kind("ialltoall", grammar::Collective::alltoall));
     EXPECT_FALSE(grammar::is_kind("alltoall", grammar::Collective::allgather));
+    EXPECT_EQ(grammar::Collective::find("alltoallv"), grammar::Collective(grammar::Collective::alltoallv));
+    EXPECT_EQ(grammar::Collective::find("ialltoallv"), grammar::Collective(grammar::Collective::alltoallv, true));
+    EXPECT_EQ(grammar::Collective(grammar::Collective::alltoallv).mpi_function(), "MPI_Alltoallv");
+    EXPECT_EQ(grammar::Collective(grammar::Collective::alltoallv, true).mpi_function(), "MPI_Ialltoallv");
+    EXPECT_FALSE(grammar::is_kind("alltoallv", grammar::Collective::alltoall));
+    EXPECT_FALSE(grammar::is_kind("ialltoall", grammar::Collective::alltoallv));
     // no collective of the plugin: MPICH's others, MPI's prefix alone, a name with more
-    for (const char* other : {"alltoallv", "ialltoallw", "neighbor_alltoall", "i", "", "bcastx", "ii" "bcast", "Bcast"})
+    for (const char* other : {"alltoallw", "ialltoallw", "neighbor_alltoall", "neighbor_alltoallv", "i", "",
+                              "bcastx", "ii" "bcast", "Bcast"})
         EXPECT_FALSE(grammar::Collective::find(other)) << other;
     try {
-        grammar::Collective::parse("alltoallv");
-        ADD_FAILURE() << "parse took alltoallv";
+        grammar::Collective::parse("alltoallw");
+        ADD_FAILURE() << "parse took alltoallw";
     } catch (const std::invalid_argument& e) {
-        EXPECT_NE(std::string(e.what()).find("'alltoallv' is not a collective of the plugin (bcast, reduce"),
+        EXPECT_NE(std::string(e.what()).find("'alltoallw' is not a collective of the plugin (bcast, reduce"),
                   std::string::npos)
             << e.what();
     }
@@ -358,6 +367,50 @@ TEST(Grammar, AlltoallHasHierAndItsSchedule) {
     EXPECT_FALSE(known_container("allgather", "MPIR_Alltoall_intra_hier"));
 }
 
+// MPI_Alltoallv: one hier algorithm, whose one parameter is its own list (the direct
+// exchange alone: no leaders, no by_size, no segments), and a schedule for
+// MPI_Ialltoallv; MPICH's own algorithms are known containers of its own (not alltoall's
+// nor alltoallw's), and csel.c selects both forms by total_msg_size (the sendcounts' sum:
+// it asserts on avg_msg_size and count) and is_sendbuf_inplace.
+TEST(Grammar, AlltoallvHasHierAndItsSchedule) {
+#define HIERTUNE_TEST_NAME_(name_, NAME_) #name_,
+    const std::vector<std::string> kInter{MPII_HIER_INTER_ALGOS_ALLTOALLV(HIERTUNE_TEST_NAME_)};
+#undef HIERTUNE_TEST_NAME_
+    const Algorithm* hier = find("alltoallv", "hier");
+    ASSERT_NE(hier, nullptr);
+    EXPECT_EQ(hier_algorithm("alltoallv"), hier);
+    EXPECT_EQ(hier->container, "MPIR_Alltoallv_intra_hier");
+    EXPECT_EQ(find("MPIR_Alltoallv_intra_hier"), hier);
+    ASSERT_EQ(hier->params.size(), 1u);
+    EXPECT_EQ(hier->params[0].name, "inter_algo");
+    EXPECT_EQ(hier->cvar(hier->params[0]), "MPIR_CVAR_ALLTOALLV_HIER_INTER_ALGORITHM");
+    EXPECT_EQ(values(*hier, "inter_algo"), kInter);
+    EXPECT_TRUE(valid(*hier, "inter_algo", "direct"));
+    EXPECT_FALSE(valid(*hier, "inter_algo", "brucks"));  // alltoall's, not alltoallv's
+    EXPECT_FALSE(valid(*hier, "segsize", "4096"));
+    EXPECT_EQ(hier->segments, SegmentCut::none);
+    EXPECT_FALSE(takes_seg_submodules("alltoallv"));
+    const Algorithm* schedule = hier_algorithm("ialltoallv");
+    ASSERT_NE(schedule, nullptr);
+    EXPECT_EQ(schedule->container, "MPIR_Ialltoallv_intra_tsp_hier");
+    EXPECT_EQ(schedule->blocking, "alltoallv");
+    EXPECT_TRUE(schedule->params.empty());
+    for (const std::string form : {"alltoallv", "ialltoallv"}) {
+        EXPECT_FALSE(mpich_defines("avg_msg_size", form)) << form;
+        EXPECT_FALSE(mpich_defines("count", form)) << form;
+        EXPECT_TRUE(mpich_defines("total_msg_size", form)) << form;
+        EXPECT_TRUE(mpich_defines("is_sendbuf_inplace", form)) << form;
+    }
+    EXPECT_EQ(requirements("MPIR_Alltoallv_intra_scattered"), std::vector<std::string>{"is_sendbuf_inplace=no"});
+    EXPECT_TRUE(known_container("alltoallv", "MPIR_Alltoallv_intra_scattered"));
+    EXPECT_TRUE(known_container("alltoallv", "MPIR_Alltoallv_inter_pairwise_exchange"));
+    EXPECT_TRUE(known_container("ialltoallv", "MPIR_Ialltoallv_intra_sched_blocked"));
+    EXPECT_FALSE(known_container("alltoallv", "MPIR_Alltoallw_intra_scattered"));
+    EXPECT_FALSE(known_container("alltoallv", "MPIR_Alltoall_intra_hier"));
+    EXPECT_FALSE(known_container("alltoall", "MPIR_Alltoallv_intra_hier"));
+    EXPECT_FALSE(known_container("ialltoall", "MPIR_Ialltoallv_intra_tsp_hier"));
+}
+
 TEST(Grammar, EachCollectiveHasItsOwnInterNodeSubmodule) {
     const auto bcast = values(*find("bcast", "hier"), "inter_algo");
     const auto reduce = values(*find("reduce", "hier"), "inter_algo");
@@ -437,7 +490,13 @@ TEST(Grammar, CompositionsOfTheCh4Tree) {
     EXPECT_EQ(tuned_compositions("alltoall"), (std::vector<int>{1, 2}));
     EXPECT_TRUE(tuned_compositions("ialltoall").empty());
     EXPECT_FALSE(whole_comm_composition("ialltoall"));
-    EXPECT_FALSE(whole_comm_composition("alltoallv"));
+    EXPECT_FALSE(whole_comm_composition("alltoallw"));
+    // alltoallv: CH4's one composition, the netmod-only alpha, but MPICH 5.0.1 reads no
+    // MPIR_CVAR_ALLTOALLV_COMPOSITION: tune forces none
+    EXPECT_EQ(composition_container("alltoallv", 1),
+              std::optional<std::string>("MPIDI_Alltoallv_intra_composition_alpha"));
+    EXPECT_FALSE(composition_container("alltoallv", 2));
+    for (const char* coll : {"alltoallv", "ialltoallv"}) EXPECT_TRUE(tuned_compositions(coll).empty()) << coll;
 }
 
 TEST(Grammar, KnownContainersAreMpichsAndThePlugins) {

@@ -278,11 +278,15 @@ TEST(OverlapOperations, CollectivesAreTheNonBlockingOnes) {
     EXPECT_EQ(*(iallgather + 1), "iallgatherv");
     EXPECT_TRUE(is_collective_operation("iallgatherv"));
     EXPECT_FALSE(is_collective_operation("allgatherv"));
-    // MPI_Ialltoall, the last
-    EXPECT_EQ(overlap_operations().back(), "ialltoall");
+    // MPI_Ialltoall and MPI_Ialltoallv, the last
+    ASSERT_GE(overlap_operations().size(), 2u);
+    EXPECT_EQ(*(overlap_operations().end() - 2), "ialltoall");
+    EXPECT_EQ(overlap_operations().back(), "ialltoallv");
     EXPECT_TRUE(is_collective_operation("ialltoall"));
     EXPECT_FALSE(is_collective_operation("alltoall"));
-    EXPECT_FALSE(is_collective_operation("ialltoallv"));
+    EXPECT_TRUE(is_collective_operation("ialltoallv"));
+    EXPECT_FALSE(is_collective_operation("alltoallv"));
+    EXPECT_FALSE(is_collective_operation("ialltoallw"));
 }
 
 }  // namespace

@@ -318,11 +318,11 @@ TEST(Plan, RejectsWhatTheLibraryDoesNotHave) {
     EXPECT_NE(usage_error([] { plan({"allreduce"}, {"binomial"}); }).find("no MPI_T variable MPIR_CVAR_ALLREDUCE"),
               std::string::npos);
     EXPECT_EQ(plan({"allreduce"}, {}).size(), 1u);  // default needs no selector variable
-    EXPECT_EQ(usage_error([] { plan({"alltoallv"}, {}); }),
-              "unknown collective 'alltoallv' (bcast, reduce, allreduce, allgather, gather, scatter, barrier, scan, "
-              "exscan, reduce_scatter, reduce_scatter_block, allgatherv, alltoall, ibcast, ireduce, iallreduce, "
-              "iallgather, igather, iscatter, ibarrier, iscan, iexscan, ireduce_scatter, ireduce_scatter_block, "
-              "iallgatherv or ialltoall)");
+    EXPECT_EQ(usage_error([] { plan({"alltoallw"}, {}); }),
+              "unknown collective 'alltoallw' (bcast, reduce, allreduce, allgather, gather, scatter, barrier, scan, "
+              "exscan, reduce_scatter, reduce_scatter_block, allgatherv, alltoall, alltoallv, ibcast, ireduce, "
+              "iallreduce, iallgather, igather, iscatter, ibarrier, iscan, iexscan, ireduce_scatter, "
+              "ireduce_scatter_block, iallgatherv, ialltoall or ialltoallv)");
     EXPECT_THROW(plan({}, {}), UsageError);
     EXPECT_THROW(plan({"bcast"}, {"hier:no_such_cvar=1"}), UsageError);
     EXPECT_THROW(plan({"bcast"}, {"hier:bcast_hier_segsize=big"}), UsageError);
@@ -334,9 +334,9 @@ TEST(Plan, KnowsEveryCollectiveBenchTimes) {
     EXPECT_EQ(supported_collectives(),
               (std::vector<std::string>{"bcast", "reduce", "allreduce", "allgather", "gather", "scatter", "barrier",
                                         "scan", "exscan", "reduce_scatter", "reduce_scatter_block", "allgatherv",
-                                        "alltoall", "ibcast", "ireduce", "iallreduce", "iallgather", "igather",
-                                        "iscatter", "ibarrier", "iscan", "iexscan", "ireduce_scatter",
-                                        "ireduce_scatter_block", "iallgatherv", "ialltoall"}));
+                                        "alltoall", "alltoallv", "ibcast", "ireduce", "iallreduce", "iallgather",
+                                        "igather", "iscatter", "ibarrier", "iscan", "iexscan", "ireduce_scatter",
+                                        "ireduce_scatter_block", "iallgatherv", "ialltoall", "ialltoallv"}));
     // a non-blocking form has its blocking form's sizes: none for MPI_Ibarrier
     EXPECT_EQ(usage_error([] { plan_points({{"ibarrier", "default", {}}}, {8}); }),
               "ibarrier takes no message size: use --sizes 0 (got 8; time the sized collectives in another run)");
@@ -514,6 +514,46 @@ TEST(Plan, AlltoallSweepsItsVariablesItems) {
     const Params brucks{{"MPIR_CVAR_ALLTOALL_HIER_INTER_ALGORITHM", "brucks"}};
     EXPECT_FALSE(same_run(PointKey{"alltoall", 1024, "hier", brucks}, PointKey{"alltoall", 1024, "hier", brucks},
                           2));  // nothing cut
+}
+
+// alltoallv and ialltoallv: MPICH's algorithms are the items of their own variables (not
+// alltoall's), the plugin's hier and tsp_hier left out of stock; hier's one parameter, the
+// one item of its own list (direct: not alltoall's brucks), through its own variable;
+// sized per pair as alltoall, 0 bytes a valid call; no segment size.
+TEST(Plan, AlltoallvSweepsItsVariablesItems) {
+    CvarCatalog catalog = test_catalog();
+    catalog.add(enum_cvar("MPIR_CVAR_ALLTOALLV_INTRA_ALGORITHM",
+                          {"auto", "nb", "pairwise_sendrecv_replace", "scattered", "hier"}));
+    catalog.add(enum_cvar("MPIR_CVAR_IALLTOALLV_INTRA_ALGORITHM",
+                          {"auto", "sched_auto", "sched_blocked", "sched_inplace", "tsp_scattered", "tsp_blocked",
+                           "tsp_inplace", "tsp_hier"}));
+    catalog.add(enum_cvar("MPIR_CVAR_ALLTOALLV_HIER_INTER_ALGORITHM", {"direct"}));
+    catalog.add(enum_cvar("MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM", {"auto", "brucks", "hier"}));
+    const auto configurations = [&](const std::string& collective, const std::string& spec) {
+        return plan_configurations({collective}, {parse_algorithm_spec(spec)}, {}, catalog);
+    };
+    const auto algorithms = [&](const std::string& collective, const std::string& spec) {
+        std::vector<std::string> names;
+        for (const Configuration& c : configurations(collective, spec)) names.push_back(c.algorithm);
+        return names;
+    };
+    EXPECT_EQ(algorithm_cvar("alltoallv"), "MPIR_CVAR_ALLTOALLV_INTRA_ALGORITHM");
+    EXPECT_EQ(algorithm_cvar("ialltoallv"), "MPIR_CVAR_IALLTOALLV_INTRA_ALGORITHM");
+    EXPECT_EQ(algorithms("alltoallv", "stock"),
+              (std::vector<std::string>{"default", "nb", "pairwise_sendrecv_replace", "scattered"}));
+    EXPECT_EQ(algorithms("alltoallv", "all").back(), "hier");
+    EXPECT_EQ(algorithms("ialltoallv", "stock"),
+              (std::vector<std::string>{"default", "sched_blocked", "sched_inplace", "tsp_scattered", "tsp_blocked",
+                                        "tsp_inplace"}));
+    EXPECT_EQ(configurations("alltoallv", "hier:alltoallv_hier_inter_algorithm=direct"),
+              (std::vector<Configuration>{
+                  {"alltoallv", "hier", {{"MPIR_CVAR_ALLTOALLV_HIER_INTER_ALGORITHM", "direct"}}}}));
+    // alltoall's inter-node steps are not alltoallv's
+    EXPECT_NE(usage_error([&] { configurations("alltoallv", "hier:alltoallv_hier_inter_algorithm=brucks"); })
+                  .find("brucks"),
+              std::string::npos);
+    EXPECT_EQ(plan_points({{"alltoallv", "default", {}}}, {0, 8}).size(), 2u);
+    EXPECT_EQ(plan_points({{"ialltoallv", "default", {}}}, {8}).front().msg_bytes, 8u);
 }
 
 // hiertune overlap's operations: MPI_Ibcast's algorithms through MPIR_CVAR_IBCAST_INTRA_ALGORITHM

@@ -605,6 +605,44 @@ TEST_F(MeasuredPlanTest, AlltoallPicksPerSizeByTheBlock) {
         << tuned.dump();
 }
 
+// alltoallv: as alltoall, but csel.c selects it by total_msg_size (the sendcounts' sum:
+// the block per pair times the 4 ranks; it asserts on avg_msg_size), so the chain's
+// bounds are the blocks' times 4; pairwise_sendrecv_replace (in place only) never.
+TEST_F(MeasuredPlanTest, AlltoallvPicksPerSizeByTheSendcountsSum) {
+    options_.measured = {"alltoallv"};
+    record_pair("alltoallv", "default", 10, 100);
+    record_pair("alltoallv", "scattered", 8, 100);                  // fastest at 1K
+    record_pair("alltoallv", "pairwise_sendrecv_replace", 5, 40);  // its time is a fallback's
+    const Params direct{{"MPIR_CVAR_ALLTOALLV_HIER_INTER_ALGORITHM", "direct"}};
+    db_->record_point(job_, PointKey{"alltoallv", 1024, "hier", direct}, summary(12e-6, 12e-8));
+    db_->record_point(job_, PointKey{"alltoallv", 65536, "hier", direct}, summary(50e-6, 50e-8));
+    const TunePlan p = plan();
+    ASSERT_TRUE(p.unpredicted.empty());
+    ASSERT_EQ(p.cases.size(), 2u);
+    EXPECT_EQ(p.cases[0].pick, "MPIR_Alltoallv_intra_scattered");
+    EXPECT_EQ(p.verify[0], (VerifyCase{"alltoallv", 1024, false, 0, true}));
+    EXPECT_EQ(p.cases[1].pick, "inter_algo=direct");
+    EXPECT_EQ(p.verify[1], (VerifyCase{"alltoallv", 65536, true, 0}));
+    Json stock = mpich_like_stock();
+    const Json intra = Json::parse(R"({
+        "is_sendbuf_inplace=yes": {"algorithm=MPIR_Alltoallv_intra_pairwise_sendrecv_replace": {}},
+        "is_sendbuf_inplace=no": {"algorithm=MPIR_Alltoallv_intra_scattered": {}}})");
+    stock["collective=alltoallv"] = {
+        {"comm_type=intra", intra},
+        {"comm_type=inter", {{"algorithm=MPIR_Alltoallv_inter_pairwise_exchange", Json::object()}}}};
+    const Json tuned = plan_tree(p, stock).tree.tree["collective=alltoallv"]["comm_type=intra"]
+                                                   ["comm_hierarchy=parent"]["comm_size<=4"]["comm_avg_ppn<=2"];
+    // below the smallest size measured (1 KiB blocks, 4 KiB sent) MPICH's selection;
+    // scattered up to the midpoint of 4 KiB and 256 KiB sent (4096 + (262144 - 4096) / 2)
+    const Json scattered{{"algorithm=MPIR_Alltoallv_intra_scattered", {{"whole_comm=1", Json::object()}}}};
+    EXPECT_EQ(tuned, (Json{{"total_msg_size<=4095", intra},
+                           {"total_msg_size<=133120",
+                            {{"is_sendbuf_inplace=no", scattered}, {"is_sendbuf_inplace=yes", intra}}},
+                           {"total_msg_size=any",
+                            {{"algorithm=MPIR_Alltoallv_intra_hier", {{"inter_algo=direct", Json::object()}}}}}}))
+        << tuned.dump();
+}
+
 TreeTimingRow gather_row(std::uint64_t bytes, TreeVerdict verdict) {
     TreeTimingRow row = timing_row(bytes, verdict);
     row.collective = "gather";

@@ -128,7 +128,7 @@ TEST(TreeTiming, OptionsAreChecked) {
     for (const auto& change : std::vector<void (*)(TuneOptions&)>{
              [](TuneOptions& t) { t.ranks = 1; }, [](TuneOptions& t) { t.nodes = 5; },
              [](TuneOptions& t) { t.sizes = {0}; }, [](TuneOptions& t) { t.sizes.clear(); },
-             [](TuneOptions& t) { t.collectives = {"alltoallv"}; },
+             [](TuneOptions& t) { t.collectives = {"alltoallw"}; },
              [](TuneOptions& t) { t.collectives = {"bcast", "bcast"}; }, [](TuneOptions& t) { t.tree_path.clear(); },
              [](TuneOptions& t) { t.tree_rounds = 1; }, [](TuneOptions& t) { t.tree_tolerance = -0.01; },
              [](TuneOptions& t) { t.launcher = {"srun"}; }}) {
@@ -592,7 +592,7 @@ TEST(Tune, VerifyCases) {
     EXPECT_EQ(to_string(whole), "allreduce:4096:whole_comm");
     EXPECT_EQ(parse_verify_case("allreduce:4096:whole_comm"), whole);
     EXPECT_FALSE(parse_verify_case("allreduce:4096:whole_comm") == any);
-    for (const char* bad : {"", "bcast", "bcast:8", "alltoallv:8:any", "bcast:0:any", "bcast:x:any", "bcast:8:hier",
+    for (const char* bad : {"", "bcast", "bcast:8", "alltoallw:8:any", "bcast:0:any", "bcast:x:any", "bcast:8:hier",
                             "bcast:8:hier/-1", "bcast:8:hier/x", "bcast:8:stock", "bcast:-8:any", "bcast:8:whole_comm/1",
                             "gather:8:hier/1", "barrier:8:any", "barrier:0:hier/2"})
         EXPECT_THROW(parse_verify_case(bad), UsageError) << bad;
@@ -1131,7 +1131,7 @@ TEST(Tune, TimedGroupsAndMeasuredLaunches) {
               (std::vector<Params>{{{"inter_algo", "auto"}}, {{"inter_algo", "dissemination"}}}));
     // a tree gives a non-blocking form's schedule no parameters: one configuration
     EXPECT_EQ(measured_configs("ibcast"), (std::vector<Params>{Params{}}));
-    EXPECT_THROW(measured_configs("alltoallv"), UsageError);
+    EXPECT_THROW(measured_configs("alltoallw"), UsageError);
     const std::vector<Launch> launches = measured_launches(o, "h");
     ASSERT_EQ(launches.size(), 3u);
     EXPECT_EQ(launches[0].step, "measured");
@@ -1424,6 +1424,47 @@ TEST(Tune, AlltoallIsMeasured) {
     EXPECT_EQ(parse_verify_case("alltoall:4096:whole_comm"), (VerifyCase{"alltoall", 4096, false, 0, true}));
     EXPECT_THROW(parse_verify_case("alltoall:8:hier/2"), UsageError);  // counts no segments
     EXPECT_THROW(parse_verify_case("ialltoall:0:any"), UsageError);    // a sized collective
+}
+
+// alltoallv and its schedule: measured as alltoall, not in the default plan; hier with
+// the one inter-node step of its own list (direct) against MPICH's algorithms at the
+// measured sizes (the block per pair); verified as hier/0.  MPICH reads no
+// MPIR_CVAR_ALLTOALLV_COMPOSITION: step 1 forces no composition of either form.
+TEST(Tune, AlltoallvIsMeasured) {
+    const std::vector<std::string> plan = TuneOptions{}.collectives;  // the default plan
+    for (const char* form : {"alltoallv", "ialltoallv"}) {
+        EXPECT_EQ(std::count(plan.begin(), plan.end(), form), 0) << form;
+        EXPECT_EQ(std::count(measured_collectives().begin(), measured_collectives().end(), form), 1) << form;
+    }
+    TuneOptions o = options();
+    o.collectives = {"alltoallv", "bcast", "ialltoallv"};
+    split_measured(o);
+    EXPECT_EQ(o.collectives, std::vector<std::string>{"bcast"});
+    EXPECT_EQ(o.measured, (std::vector<std::string>{"alltoallv", "ialltoallv"}));
+    o.measured_sizes = {8, 4096};
+    EXPECT_NO_THROW(check_tune_options(o));
+    EXPECT_EQ(measured_configs("alltoallv"), (std::vector<Params>{{{"inter_algo", "direct"}}}));
+    EXPECT_EQ(measured_configs("ialltoallv"), (std::vector<Params>{Params{}}));
+    const std::vector<Launch> launches = measured_launches(o, "h");
+    ASSERT_EQ(launches.size(), 2u);
+    EXPECT_TRUE(contains(launches[0].argv, {"-C", "alltoallv", "-a", "hier:alltoallv_hier_inter_algorithm=direct",
+                                            "--sizes", "8,4096"}));
+    EXPECT_TRUE(contains(launches[1].argv, {"-C", "ialltoallv", "-a", "tsp_hier", "--sizes", "8,4096"}));
+    const std::vector<Launch> stock = stock_launches(o, "h");
+    EXPECT_TRUE(std::any_of(stock.begin(), stock.end(), [](const Launch& launch) {
+        return contains(launch.argv, {"-C", "alltoallv,ialltoallv", "-a", "stock", "--sizes", "8,4096"});
+    }));
+    for (const Launch& launch : stock)
+        for (const std::string& word : launch.argv)
+            EXPECT_EQ(word.find("ALLTOALLV_COMPOSITION"), std::string::npos) << word;
+    for (const std::string& missing : missing_stock_points(o, {}))
+        EXPECT_FALSE(missing.rfind("alltoallv ", 0) == 0 && missing.find("composition") != std::string::npos)
+            << missing;
+    EXPECT_EQ(missing_measured_points(o, {}).front(), "alltoallv 8 B inter_algo=direct");
+    EXPECT_EQ(parse_verify_case("alltoallv:8:hier/0"), (VerifyCase{"alltoallv", 8, true, 0, false}));
+    EXPECT_EQ(parse_verify_case("ialltoallv:4096:any"), (VerifyCase{"ialltoallv", 4096, false, 0, false}));
+    EXPECT_THROW(parse_verify_case("alltoallv:8:hier/2"), UsageError);  // counts no segments
+    EXPECT_THROW(parse_verify_case("ialltoallv:0:any"), UsageError);    // a sized collective
 }
 
 TEST(Tune, StockReference) {

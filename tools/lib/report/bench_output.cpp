@@ -84,6 +84,7 @@ std::string osu_test(grammar::Collective collective) {
         case grammar::Collective::reduce_scatter: test = "Reduce_scatter"; break;
         case grammar::Collective::reduce_scatter_block: test = "Reduce_scatter_block"; break;
         case grammar::Collective::alltoall: test = "Alltoall"; break;
+        case grammar::Collective::alltoallv: test = "Alltoallv"; break;
     }
     return collective.nonblocking() ? "Non-blocking " + test : test;
 }

@@ -32,11 +32,13 @@ double busiest_link_bytes(const std::string& name, std::uint64_t bytes, int node
         case grammar::Collective::scatter:
         case grammar::Collective::reduce_scatter:
         case grammar::Collective::reduce_scatter_block: return static_cast<double>(nodes - 1) * ppn * message;
-        // alltoall, a block per pair: a node of n ranks sends each of its ranks' blocks to
-        // the P - n ranks elsewhere out and receives as many in, n (P - n) blocks each way;
-        // n (P - n) grows up to n = P / 2 and no other node holds more than P - ppn ranks,
-        // so the fullest node's link is the busiest (P: ranks, or nodes x ppn)
-        case grammar::Collective::alltoall: {
+        // alltoall, a block per pair (alltoallv with equal counts, as bench calls it): a
+        // node of n ranks sends each of its ranks' blocks to the P - n ranks elsewhere out
+        // and receives as many in, n (P - n) blocks each way; n (P - n) grows up to n = P / 2
+        // and no other node holds more than P - ppn ranks, so the fullest node's link is the
+        // busiest (P: ranks, or nodes x ppn)
+        case grammar::Collective::alltoall:
+        case grammar::Collective::alltoallv: {
             const double total = ranks > 0 ? ranks : static_cast<double>(nodes) * ppn;
             return ppn * (total - ppn) * message;
         }

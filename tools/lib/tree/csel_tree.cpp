@@ -55,10 +55,12 @@ std::optional<SizeKey> message_size_key(const std::string& collective) {
     // allreduce, and for alltoall and ialltoall (sendcount * type size: the block each
     // rank sends each rank, bench's size itself); for allgather only total_msg_size =
     // recvcount * type size * comm size, for allgatherv and iallgatherv the type size
-    // times the sum of the recvcounts (ours equal: each rank's block), for
-    // reduce_scatter, ireduce_scatter and reduce_scatter_block the vector's bytes, the
-    // type size times the sum of the recvcounts (ours: each rank's block) or recvcount *
-    // comm size, the same on every rank.  Its total_msg_size of gather, scatter and
+    // times the sum of the recvcounts (ours equal: each rank's block), for alltoallv and
+    // ialltoallv (whose avg_msg_size csel.c asserts on) the sendtype's size times the sum
+    // of the sendcounts (ours equal: the block per pair), for reduce_scatter,
+    // ireduce_scatter and reduce_scatter_block the vector's bytes, the type size times the
+    // sum of the recvcounts (ours: each rank's block) or recvcount * comm size, the same
+    // on every rank.  Its total_msg_size of gather, scatter and
     // ireduce_scatter_block is a count (sendcount or recvcount times the comm size, the
     // type's size dropped), gather's and scatter's the root's count that MPI_IN_PLACE
     // makes insignificant; barrier has no size, and csel.c gives scan and exscan (and
@@ -67,6 +69,8 @@ std::optional<SizeKey> message_size_key(const std::string& collective) {
     constexpr grammar::Collective kTotalBytes[] = {grammar::Collective::allgather,
                                                    grammar::Collective::allgatherv,
                                                    grammar::Collective(grammar::Collective::allgatherv, true),
+                                                   grammar::Collective::alltoallv,
+                                                   grammar::Collective(grammar::Collective::alltoallv, true),
                                                    grammar::Collective::reduce_scatter,
                                                    grammar::Collective(grammar::Collective::reduce_scatter, true),
                                                    grammar::Collective::reduce_scatter_block};

@@ -209,11 +209,15 @@ bool tree_can_run(const PointKey& key, int comm_size, int ppn) {
     if (key.collective == grammar::Collective(grammar::Collective::allgatherv, true) &&
         key.algorithm.rfind("tsp_recexch_", 0) == 0)
         return false;
-    // in place only (coll_algorithms.txt's "restrictions: inplace"): bench's sendbuf never
-    // is MPI_IN_PLACE, so the forced ones fell back to MPICH's selection, and a tree would
-    // call them on any sendbuf (MPIR_Alltoall_intra_pairwise_sendrecv_replace asserts)
-    if (grammar::is_kind(key.collective, grammar::Collective::alltoall) &&
-        (key.algorithm == "pairwise_sendrecv_replace" || key.algorithm == "sched_inplace"))
+    // in place only (coll_algorithms.txt's "restrictions: inplace": alltoall's and
+    // alltoallv's pairwise_sendrecv_replace, their schedules' sched_inplace, ialltoallv's
+    // tsp_inplace): bench's sendbuf never is MPI_IN_PLACE, so the forced ones fell back to
+    // MPICH's selection, and a tree would call them on any sendbuf
+    // (MPIR_Alltoall_intra_pairwise_sendrecv_replace asserts)
+    if ((grammar::is_kind(key.collective, grammar::Collective::alltoall) ||
+         grammar::is_kind(key.collective, grammar::Collective::alltoallv)) &&
+        (key.algorithm == "pairwise_sendrecv_replace" || key.algorithm == "sched_inplace" ||
+         key.algorithm == "tsp_inplace"))
         return false;
     return true;
 }

@@ -106,8 +106,9 @@ bool known_container(const std::string& collective, const std::string& name);
 // The key a tuned branch selects a collective's calls by message size with, and
 // whether the sampled size is per rank (the key's bound is then that times the
 // comm size: allgather, allgatherv, iallgatherv, reduce_scatter, ireduce_scatter and
-// reduce_scatter_block, whose size is each rank's block; alltoall and ialltoall:
-// avg_msg_size, the block per pair itself); nullopt where no key selects
+// reduce_scatter_block, whose size is each rank's block, and alltoallv and ialltoallv,
+// whose size is the block per pair; alltoall and ialltoall: avg_msg_size, the block per
+// pair itself); nullopt where no key selects
 // the same leaf on every rank by bytes (gather, scatter, barrier, scan, exscan,
 // ireduce_scatter_block): such a collective gets one choice per comm size and ppn.
 struct SizeKey {

@@ -95,9 +95,9 @@ std::optional<csel::Choice> choice_of_point(const PointKey& key);
 // reduce_scatter_allgather (allreduce) with fewer bytes than the largest power
 // of two <= comm_size (count < pof2 for MPI_UNSIGNED_CHAR), iallgatherv's
 // tsp_recexch_doubling and tsp_recexch_halving (displacements in rank order only:
-// bench's are reversed, and no key of a tree tests their order), alltoall's
-// pairwise_sendrecv_replace and ialltoall's sched_inplace (MPI_IN_PLACE only: bench's
-// sendbuf never is).
+// bench's are reversed, and no key of a tree tests their order), alltoall's and
+// alltoallv's pairwise_sendrecv_replace, ialltoall's and ialltoallv's sched_inplace and
+// ialltoallv's tsp_inplace (MPI_IN_PLACE only: bench's sendbuf never is).
 bool tree_can_run(const PointKey& key, int comm_size, int ppn);
 
 // What a pair of trees (csel::build_tree_pair) selects for a measured point at
@@ -196,8 +196,8 @@ std::string model_collectives_text();
 // then their non-blocking forms (grammar::nonblocking_collectives()).
 const std::vector<std::string>& tuned_collectives();
 // The others than the model's (gather, scatter, barrier, scan, exscan, reduce_scatter,
-// reduce_scatter_block, allgatherv, alltoall, ibcast .. ialltoall): tune picks them from
-// measurement (TuneOptions::measured).
+// reduce_scatter_block, allgatherv, alltoall, alltoallv, ibcast .. ialltoallv): tune
+// picks them from measurement (TuneOptions::measured).
 const std::vector<std::string>& measured_collectives();
 
 // The parameters of a candidate as the tree and the measurements name them:

@@ -69,11 +69,12 @@ struct TuneOptions {
     // rank, whose whole message is ranks times larger); read through sizes_of
     std::map<std::string, std::vector<std::uint64_t>> collective_sizes;
     // collectives without a task model (measured_collectives(): gather, scatter,
-    // barrier, scan, exscan, the reduce-scatters, allgatherv, alltoall, the non-blocking
-    // forms), picked from their measured points, one choice per job shape where MPICH
-    // cannot select them by bytes, else one per size (csel::message_size_key), and their
-    // sizes (empty: `sizes`; barrier: 0 only; the reduce-scatters' and allgatherv's: per
-    // rank; alltoall's: per pair, the block each rank sends each rank)
+    // barrier, scan, exscan, the reduce-scatters, allgatherv, alltoall, alltoallv, the
+    // non-blocking forms), picked from their measured points, one choice per job shape
+    // where MPICH cannot select them by bytes, else one per size (csel::message_size_key),
+    // and their sizes (empty: `sizes`; barrier: 0 only; the reduce-scatters' and
+    // allgatherv's: per rank; alltoall's and alltoallv's: per pair, the block each rank
+    // sends each rank)
     std::vector<std::string> measured;
     std::vector<std::uint64_t> measured_sizes;
     std::string configs;                                       // as tasks --config
