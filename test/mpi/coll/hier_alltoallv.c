@@ -26,43 +26,9 @@
  */
 
 #include "hier_matrix.h"
+#include "hier_type_cases.h"
 
 #define NPERS 5                 /* persistent operations */
-
-/* ---- the types ---- */
-enum { T_INT, T_DOUBLE, T_PAIR, T_VECTOR, NTYPES };
-
-typedef struct {
-    const char *name;
-    MPI_Datatype send, recv;
-    int send_per_recv;          /* send elements per receive element */
-    int is_double;              /* slots are doubles, else ints */
-    int ext;                    /* slots per element */
-    int ndata;                  /* data slots per element */
-    int off[6];                 /* their slots in the element */
-} type_case;
-
-static type_case types[NTYPES];
-
-static void make_types(void)
-{
-    MPI_Datatype pair, vec;
-    MPI_Type_contiguous(2, MPI_INT, &pair);
-    MPI_Type_commit(&pair);
-    MPI_Type_vector(3, 2, 3, MPI_INT, &vec);
-    MPI_Type_commit(&vec);
-    types[T_INT] = (type_case) { "int", MPI_INT, MPI_INT, 1, 0, 1, 1, {0} };
-    types[T_DOUBLE] = (type_case) { "double", MPI_DOUBLE, MPI_DOUBLE, 1, 1, 1, 1, {0} };
-    types[T_PAIR] = (type_case) { "ints as pairs", MPI_INT, pair, 2, 0, 2, 2, {0, 1} };
-    types[T_VECTOR] = (type_case) { "vector with holes", vec, vec, 1, 0, 8, 6,
-        {0, 1, 3, 4, 6, 7} };
-}
-
-static void free_types(void)
-{
-    MPI_Type_free(&types[T_PAIR].recv);
-    MPI_Type_free(&types[T_VECTOR].recv);
-}
 
 /* data value k of the block from rank `from` to rank `to` in round `seed` */
 static long long input(int from, int to, long long k, int seed)
@@ -288,6 +254,6 @@ static void run_persistent(void)
 int main(int argc, char **argv)
 {
     counters = (hier_counters) { NFORMS, F_IA2AV, form_names };
-    return hier_matrix_main(argc, argv, make_types, free_types, run_blocking, run_outstanding,
+    return hier_matrix_main(argc, argv, make_type_cases, free_type_cases, run_blocking, run_outstanding,
                             run_persistent);
 }
