@@ -20,8 +20,9 @@
  *                by MPI_Waitall on a shuffled array or by MPI_Test loops in a shuffled order
  *   persistent   MPI_Alltoall_init on the comms, started -starts N times (1000), results
  *                checked every 97th start and at the last; from 200 starts, the heap in use
- *                (mallinfo2) may not grow between start 100 and the last by more than 64
- *                KiB; one more initialised and freed unstarted
+ *                (mallinfo2) may not grow by more than 32 KiB
+ *                in both halves from start 100 (hier_matrix.h); one more initialised
+ *                and freed unstarted
  *
  * -expect-hier: the counters coll_hier_alltoall_hier_count and
  * coll_hier_ialltoall_tsp_hier_count must count every call (and init) that has data on a
@@ -179,70 +180,24 @@ static void op_start(a2a_op * o, int persistent, MPI_Request * req)
 
 HIER_MATRIX_DRIVERS(a2a_op)
 
-/* ---- the blocking matrix ---- */
-/* every type: counts 0, 1, 17, 1000 and the large one (int and the pairs only, unless
- * -full), in place on alternate calls (count 1: both); light (the odd ranks, the dup):
- * counts 1 and 1000 only.  -full: every count both ways, on every comm. */
-static void run_blocking(test_comm * tc, int light)
+/* ---- the runs (hier_type_cases.h) ---- */
+static const int pers_spec[NPERS][4] = {   /* type, comm, count, in place */
+    {T_INT, W_WORLD, 100, 0}, {T_PAIR, W_WORLD, 17, 0},
+    {T_INT, W_REVERSED, 1, 1}, {T_VECTOR, W_DUP, 17, 1},
+    {T_DOUBLE, W_ODD, 100, 0}
+};
+
+static long long large_count(int type, const test_comm * tc)
 {
-    int iter = 0;
-    if (tc->comm == MPI_COMM_NULL)
-        return;
-    light = light && !full;
-    for (int type = 0; type < NTYPES; type++) {
-        const long long counts[5] = { 0, 1, 17, 1000, big / types[type].ndata / tc->size };
-        for (int n = 0; n < 5; n++) {
-            if ((n == 4 && !full && type != T_INT && type != T_PAIR) ||
-                (light && n != 1 && n != 3))
-                continue;
-            for (int in_place = 0; in_place < 2; in_place++) {
-                int both = full || (n == 1 && !light);
-                if (!both && in_place != (n + type) % 2)
-                    continue;
-                a2a_op o;
-                op_init(&o, type, tc, counts[n], in_place);
-                o.seed = iter++;
-                op_blocking(&o);
-                op_free(&o);
-            }
-        }
-    }
+    return big / types[type].ndata / tc->size;
 }
 
-/* ---- outstanding operations ---- */
-/* NB operations on different buffers over the comms, all started before any completes,
- * completed by MPI_Waitall on a shuffled array or (use_test) MPI_Test loops in a shuffled
- * order (not the same on two ranks) */
-static void run_outstanding(int batch, int use_test)
+static long long nb_large_count(int type)
 {
-    a2a_op ops[NB];
-    for (int i = 0; i < NB; i++) {
-        int type = (i + batch) % NTYPES;
-        const long long counts[4] = { 1, 17, 1000, big / types[type].ndata / 64 };
-        op_init(&ops[i], type, &comms[(i + batch / 2) % NCOMMS], counts[(i + batch) % 4],
-                (i / 2 + batch) % 2);
-    }
-    matrix_outstanding(ops, batch, use_test);
+    return big / types[type].ndata / 64;
 }
 
-/* ---- persistent operations ---- */
-/* initialised once, started `starts` times with new data in the same buffers; one more
- * initialised and freed without a start */
-static void run_persistent(void)
-{
-    static const int spec[NPERS][4] = {   /* type, comm, count, in place */
-        {T_INT, W_WORLD, 100, 0}, {T_PAIR, W_WORLD, 17, 0},
-        {T_INT, W_REVERSED, 1, 1}, {T_VECTOR, W_DUP, 17, 1},
-        {T_DOUBLE, W_ODD, 100, 0}
-    };
-    a2a_op ops[NPERS], never;
-    int n = 0;
-    for (int i = 0; i < NPERS; i++)
-        if (comms[spec[i][1]].comm != MPI_COMM_NULL)
-            op_init(&ops[n++], spec[i][0], &comms[spec[i][1]], spec[i][2], spec[i][3]);
-    op_init(&never, T_INT, &comms[W_WORLD], 17, 0);
-    matrix_persistent(ops, n, &never, "alltoalls");
-}
+HIER_TYPED_MATRIX_RUNS(a2a_op, "alltoalls")
 
 /* ---- main ---- */
 int main(int argc, char **argv)

@@ -190,70 +190,29 @@ static void op_start(a2av_op * o, int persistent, MPI_Request * req)
 
 HIER_MATRIX_DRIVERS(a2av_op)
 
-/* ---- the blocking matrix ---- */
-/* every type: bases 0, 1, 17, 1000 and the large one (int and the pairs only, unless
- * -full), in place on alternate calls (base 1: both); light (the odd ranks, the dup):
- * bases 1 and 1000 only.  -full: every base both ways, on every comm. */
-static void run_blocking(test_comm * tc, int light)
+/* ---- the runs (hier_type_cases.h) ---- */
+static const int pers_spec[NPERS][4] = {   /* type, comm, count, in place */
+    {T_INT, W_WORLD, 100, 0}, {T_PAIR, W_WORLD, 17, 0},
+    {T_INT, W_REVERSED, 1, 1}, {T_VECTOR, W_DUP, 17, 1},
+    {T_DOUBLE, W_ODD, 100, 0}
+};
+
+static long long large_count(int type, const test_comm * tc)
 {
-    int iter = 0;
-    if (tc->comm == MPI_COMM_NULL)
-        return;
-    light = light && !full;
-    for (int type = 0; type < NTYPES; type++) {
-        const long long bases[5] = { 0, 1, 17, 1000, big / types[type].ndata / tc->size / 2 };
-        for (int n = 0; n < 5; n++) {
-            if ((n == 4 && !full && type != T_INT && type != T_PAIR) ||
-                (light && n != 1 && n != 3))
-                continue;
-            for (int in_place = 0; in_place < 2; in_place++) {
-                int both = full || (n == 1 && !light);
-                if (!both && in_place != (n + type) % 2)
-                    continue;
-                a2av_op o;
-                op_init(&o, type, tc, bases[n], in_place);
-                o.seed = iter++;
-                op_blocking(&o);
-                op_free(&o);
-            }
-        }
-    }
+    return big / types[type].ndata / tc->size / 2;
 }
 
-/* ---- outstanding operations ---- */
-static void run_outstanding(int batch, int use_test)
+static long long nb_large_count(int type)
 {
-    a2av_op ops[NB];
-    for (int i = 0; i < NB; i++) {
-        int type = (i + batch) % NTYPES;
-        const long long bases[4] = { 1, 17, 1000, big / types[type].ndata / 128 };
-        op_init(&ops[i], type, &comms[(i + batch / 2) % NCOMMS], bases[(i + batch) % 4],
-                (i / 2 + batch) % 2);
-    }
-    matrix_outstanding(ops, batch, use_test);
+    return big / types[type].ndata / 128;
 }
 
-/* ---- persistent operations ---- */
-static void run_persistent(void)
-{
-    static const int spec[NPERS][4] = {   /* type, comm, base, in place */
-        {T_INT, W_WORLD, 100, 0}, {T_PAIR, W_WORLD, 17, 0},
-        {T_INT, W_REVERSED, 1, 1}, {T_VECTOR, W_DUP, 17, 1},
-        {T_DOUBLE, W_ODD, 100, 0}
-    };
-    a2av_op ops[NPERS], never;
-    int n = 0;
-    for (int i = 0; i < NPERS; i++)
-        if (comms[spec[i][1]].comm != MPI_COMM_NULL)
-            op_init(&ops[n++], spec[i][0], &comms[spec[i][1]], spec[i][2], spec[i][3]);
-    op_init(&never, T_INT, &comms[W_WORLD], 17, 0);
-    matrix_persistent(ops, n, &never, "alltoallvs");
-}
+HIER_TYPED_MATRIX_RUNS(a2av_op, "alltoallvs")
 
 /* ---- main ---- */
 int main(int argc, char **argv)
 {
     counters = (hier_counters) { NFORMS, F_IA2AV, form_names };
-    return hier_matrix_main(argc, argv, make_type_cases, free_type_cases, run_blocking, run_outstanding,
-                            run_persistent);
+    return hier_matrix_main(argc, argv, make_type_cases, free_type_cases, run_blocking,
+                            run_outstanding, run_persistent);
 }

@@ -25,8 +25,9 @@
  *                shuffled order
  *   persistent   MPI_Scan_init/MPI_Exscan_init on the comms, started -starts N times
  *                (1000), results checked every 97th start and at the last; from 200
- *                starts, the heap in use (mallinfo2) may not grow between start 100 and
- *                the last by more than 64 KiB; one more initialised and freed unstarted
+ *                starts, the heap in use (mallinfo2) may not grow by more than 32 KiB
+ *                in both halves from start 100 (hier_matrix.h); one more initialised
+ *                and freed unstarted
  *
  * -expect-hier: the plugin's counters coll_hier_{scan,exscan}_hier_count and
  * coll_hier_{iscan,iexscan}_tsp_hier_count must count every call (and init) that has data
