@@ -83,8 +83,23 @@ def register_algorithms(text, g):
         if specs:
             entry += ['        extra_params: ' + ', '.join(s[0] for s in specs),
                       '        cvar_params: ' + ', '.join(s[3] for s in specs)]
-        lines[end:end] = entry
+        at = first_allcomm(lines, start, end)
+        lines[at:at] = entry
     return '\n'.join(lines)
+
+
+def first_allcomm(lines, start, end):
+    """Where an intra algorithm goes in the section lines[start:end]: before its first
+    allcomm algorithm, or at its end.  MPICH 5.0.1's gen_coll.py names every algorithm
+    listed after an allcomm one MPIR_<Coll>_allcomm_<algo> in the Csel switch of
+    MPIR_<Coll>_allcomm_auto (gatherv, scatterv: their linear is allcomm)."""
+    algo_at = None
+    for i in range(start + 1, end):
+        if re.match(r'^    \w+$', lines[i]):
+            algo_at = i
+        elif algo_at is not None and re.match(r'^\s+allcomm:\s*1\s*$', lines[i]):
+            return algo_at
+    return end
 
 
 def register_cvar_items(text, g):

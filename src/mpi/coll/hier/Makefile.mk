@@ -50,6 +50,8 @@ mpi_core_sources += \
     src/mpi/coll/hier/allgatherv_intra_hier.c \
     src/mpi/coll/hier/alltoall_intra_hier.c \
     src/mpi/coll/hier/alltoallv_intra_hier.c \
+    src/mpi/coll/hier/gatherv_intra_hier.c \
+    src/mpi/coll/hier/scatterv_intra_hier.c \
     src/mpi/coll/hier/hier_run_steps.c \
     src/mpi/coll/hier/hier_direct.c \
     src/mpi/coll/hier/bcast_intra_seg.c \

@@ -6,55 +6,8 @@
 #include "hier_impl.h"
 
 /* What every vertex of one allgatherv's schedule shares: every rank's block, packed in
- * rank order (the bytes of the receive type's signature) */
-typedef struct {
-    char *packed;
-    const MPI_Aint *at;         /* [size + 1] where each rank's block starts in packed */
-    MPIR_TSP_sched_t sched;
-} agv_ctx;
-
-/* The packed bytes of the ranks that reach step st through members m .. m + len - 1 */
-typedef struct {
-    char *buf;
-    MPI_Aint n;
-} agv_run;
-
-static agv_run agv_members_run(const agv_ctx * c, const MPII_Hier_run_step * st, int m, int len)
-{
-    MPI_Aint lo, n = MPII_Hier_run_span(st, c->at, m, len, &lo);
-    return (agv_run) { c->packed + lo, n };
-}
-
-/* Up one step: a binomial gather onto member 0, each child's subtree's run into its place,
- * then (below member 0) this member's subtree's run to its parent */
-static int agv_up(const agv_ctx * c, const MPII_Hier_run_step * st, int *front)
-{
-    MPII_Hier_tree_node tree;
-    int in[33], n_in = 0, mpi_errno = MPI_SUCCESS;
-
-    if (MPII_Hier_tree_node_init(&tree, MPII_HIER_TREE_BINOMIAL, st->comm->local_size, 0, 1,
-                                 st->comm->rank))
-        return MPI_ERR_NO_MEM;
-    in[n_in++] = *front;
-    for (int i = 0; i < tree.nchildren && !mpi_errno; i++) {
-        int child = tree.children[i];
-        agv_run r = agv_members_run(c, st, child, MPII_Hier_run_subtree(st, child));
-        if (r.n > 0)
-            mpi_errno = MPIR_TSP_sched_irecv(r.buf, r.n, MPIR_BYTE_INTERNAL, child, st->tag,
-                                             st->comm, c->sched, 0, NULL, &in[n_in++]);
-    }
-    if (!mpi_errno && tree.parent >= 0) {
-        int me = st->comm->rank;
-        agv_run r = agv_members_run(c, st, me, MPII_Hier_run_subtree(st, me));
-        mpi_errno = r.n == 0 ? MPIR_TSP_sched_selective_sink(c->sched, n_in, in, front) :
-            MPIR_TSP_sched_isend(r.buf, r.n, MPIR_BYTE_INTERNAL, tree.parent, st->tag, st->comm,
-                                 c->sched, n_in, in, front);
-    } else if (!mpi_errno) {
-        mpi_errno = MPIR_TSP_sched_selective_sink(c->sched, n_in, in, front);
-    }
-    MPII_Hier_tree_node_free(&tree);
-    return mpi_errno;
-}
+ * rank order (the bytes of the receive type's signature), at[r] where rank r's starts */
+typedef MPII_Hier_run_vector agv_ctx;
 
 /* The top step: each member sends its groups' run to every other member (each starting
  * with the next one) and receives theirs into their places */
@@ -62,14 +15,14 @@ static int agv_top(const agv_ctx * c, const MPII_Hier_run_step * st, int *front)
 {
     int size = st->comm->local_size, me = st->comm->rank, after = *front, n_in = 0, vtx;
     int *in = MPL_malloc(sizeof(int) * size, MPL_MEM_COLL), mpi_errno = MPI_SUCCESS;
-    agv_run mine = agv_members_run(c, st, me, 1);
+    MPII_Hier_run_piece mine = MPII_Hier_run_members(c, st, me, 1);
 
     if (!in)
         return MPI_ERR_NO_MEM;
     in[n_in++] = *front;
     for (int i = 1; i < size && !mpi_errno; i++) {
         int peer = (me + i) % size;
-        agv_run theirs = agv_members_run(c, st, peer, 1);
+        MPII_Hier_run_piece theirs = MPII_Hier_run_members(c, st, peer, 1);
         if (mine.n > 0)
             mpi_errno = MPIR_TSP_sched_isend(mine.buf, mine.n, MPIR_BYTE_INTERNAL, peer, st->tag,
                                              st->comm, c->sched, 1, &after, &vtx);
@@ -128,7 +81,7 @@ static int agv_steps(const agv_ctx * c, const MPII_Hier_call * a, const MPII_Hie
                                              c->sched, 0, NULL, &front);
     for (int k = n - 1; k > 0 && !mpi_errno; k--)
         if (steps[k].comm)
-            mpi_errno = agv_up(c, &steps[k], &front);
+            mpi_errno = MPII_Hier_run_gather_up(c, &steps[k], &front);
     if (!mpi_errno && steps[0].comm)
         mpi_errno = agv_top(c, &steps[0], &front);
     for (int k = 1; k < n && !mpi_errno; k++)

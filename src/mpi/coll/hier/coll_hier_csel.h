@@ -38,7 +38,9 @@
     X(reduce_scatter, REDUCE_SCATTER) \
     X(reduce_scatter_block, REDUCE_SCATTER_BLOCK) \
     X(allgatherv, ALLGATHERV) \
-    X(alltoallv, ALLTOALLV)
+    X(alltoallv, ALLTOALLV) \
+    X(gatherv, GATHERV) \
+    X(scatterv, SCATTERV)
 #define MPII_HIER_CSEL_OWN_STRUCT_(coll_, COLL_) struct { MPII_HIER_CSEL_PARAMS(COLL_) } coll_;
 #define MPII_HIER_CSEL_CONTAINER_PARAMS MPII_HIER_CSEL_OWN_STRUCTS(MPII_HIER_CSEL_OWN_STRUCT_)
 

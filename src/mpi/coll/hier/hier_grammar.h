@@ -55,7 +55,9 @@
     X(reduce_scatter_block, Reduce_scatter_block, REDUCE_SCATTER_BLOCK) \
     X(allgatherv, Allgatherv, ALLGATHERV) \
     X(alltoall, Alltoall, ALLTOALL) \
-    X(alltoallv, Alltoallv, ALLTOALLV)
+    X(alltoallv, Alltoallv, ALLTOALLV) \
+    X(gatherv, Gatherv, GATHERV) \
+    X(scatterv, Scatterv, SCATTERV)
 
 #define MPII_HIER_ALGORITHMS_BCAST(X) \
     X(bcast, Bcast, BCAST, hier, HIER) \
@@ -111,6 +113,12 @@
 #define MPII_HIER_ALGORITHMS_ALLTOALLV(X) \
     X(alltoallv, Alltoallv, ALLTOALLV, hier, HIER_TOP)
 
+#define MPII_HIER_ALGORITHMS_GATHERV(X) \
+    X(gatherv, Gatherv, GATHERV, hier, HIER_TOP)
+
+#define MPII_HIER_ALGORITHMS_SCATTERV(X) \
+    X(scatterv, Scatterv, SCATTERV, hier, HIER_TOP)
+
 #define MPII_HIER_ALGORITHMS(X) \
     MPII_HIER_ALGORITHMS_BCAST(X) \
     MPII_HIER_ALGORITHMS_REDUCE(X) \
@@ -125,7 +133,9 @@
     MPII_HIER_ALGORITHMS_REDUCE_SCATTER_BLOCK(X) \
     MPII_HIER_ALGORITHMS_ALLGATHERV(X) \
     MPII_HIER_ALGORITHMS_ALLTOALL(X) \
-    MPII_HIER_ALGORITHMS_ALLTOALLV(X)
+    MPII_HIER_ALGORITHMS_ALLTOALLV(X) \
+    MPII_HIER_ALGORITHMS_GATHERV(X) \
+    MPII_HIER_ALGORITHMS_SCATTERV(X)
 
 #define MPII_HIER_SCHED_ALGORITHMS(X) \
     X(ibcast, Ibcast, IBCAST, tsp_hier, bcast) \
@@ -141,7 +151,9 @@
     X(ireduce_scatter_block, Ireduce_scatter_block, IREDUCE_SCATTER_BLOCK, tsp_hier, reduce_scatter_block) \
     X(iallgatherv, Iallgatherv, IALLGATHERV, tsp_hier, allgatherv) \
     X(ialltoall, Ialltoall, IALLTOALL, tsp_hier, alltoall) \
-    X(ialltoallv, Ialltoallv, IALLTOALLV, tsp_hier, alltoallv)
+    X(ialltoallv, Ialltoallv, IALLTOALLV, tsp_hier, alltoallv) \
+    X(igatherv, Igatherv, IGATHERV, tsp_hier, gatherv) \
+    X(iscatterv, Iscatterv, ISCATTERV, tsp_hier, scatterv)
 
 /* HAN Table II: segment size (bytes, 0 = one segment), inter-node submodule, its radix
  * (tsp_kary, tsp_knomial; fanout of seg_chain), its pipeline chunk (bytes, 0 = none),
@@ -174,11 +186,11 @@
     NAME(inter_algo, INTER_ALGOS, HIER_INTER_ALGORITHM) \
     NAME(intra_algo, INTRA_ALGOS, HIER_INTRA_ALGORITHM)
 
-/* scan, exscan, reduce_scatter, reduce_scatter_block, allgatherv, alltoall, alltoallv: the
- * algorithm among the top leaders (the steps below it run their own: the scan's recursive
- * doubling, the reduce-scatter's binomial reduce and scatter, the allgatherv's and the
- * alltoall's binomial gather and scatter or bcast; the alltoallv's direct exchange has
- * no leaders) */
+/* scan, exscan, reduce_scatter, reduce_scatter_block, allgatherv, alltoall, alltoallv,
+ * gatherv, scatterv: the algorithm among the top leaders (the steps below it run their
+ * own: the scan's recursive doubling, the reduce-scatter's binomial reduce and scatter,
+ * the allgatherv's, the alltoall's, the gatherv's and the scatterv's binomial gather and
+ * scatter or bcast; the alltoallv's direct exchange has no leaders) */
 #define MPII_HIER_PARAMS_HIER_TOP(INT, NAME) \
     NAME(inter_algo, INTER_ALGOS, HIER_INTER_ALGORITHM)
 
@@ -222,7 +234,9 @@
     X(reduce_scatter_block, REDUCE_SCATTER_BLOCK) \
     X(allgatherv, ALLGATHERV) \
     X(alltoall, ALLTOALL) \
-    X(alltoallv, ALLTOALLV)
+    X(alltoallv, ALLTOALLV) \
+    X(gatherv, GATHERV) \
+    X(scatterv, SCATTERV)
 
 #define MPII_HIER_INTER_ALGOS_ALLGATHER(X) \
     X(auto, AUTO) \
@@ -270,6 +284,12 @@
 
 #define MPII_HIER_INTER_ALGOS_ALLTOALLV(X) \
     X(direct, DIRECT)
+
+#define MPII_HIER_INTER_ALGOS_GATHERV(X) \
+    X(linear, LINEAR)
+
+#define MPII_HIER_INTER_ALGOS_SCATTERV(X) \
+    X(linear, LINEAR)
 
 #define MPII_HIER_INTRA_ALGOS(X) \
     X(auto, AUTO) \
@@ -359,7 +379,9 @@
     X(reduce_scatter_block, MPIDI_Reduce_scatter_block_intra_composition_alpha) \
     X(allgatherv, MPIDI_Allgatherv_intra_composition_alpha) \
     X(alltoall, MPIDI_Alltoall_intra_composition_beta) \
-    X(alltoallv, MPIDI_Alltoallv_intra_composition_alpha)
+    X(alltoallv, MPIDI_Alltoallv_intra_composition_alpha) \
+    X(gatherv, MPIDI_Gatherv_intra_composition_alpha) \
+    X(scatterv, MPIDI_Scatterv_intra_composition_alpha)
 
 /* ---- derived from the tables ---- */
 
@@ -390,6 +412,8 @@ enum {
 #define MPII_HIER_ALLGATHERV_ENUM_(name_, NAME_) MPII_HIER_ALLGATHERV_INTER_##NAME_,
 #define MPII_HIER_ALLTOALL_ENUM_(name_, NAME_) MPII_HIER_ALLTOALL_INTER_##NAME_,
 #define MPII_HIER_ALLTOALLV_ENUM_(name_, NAME_) MPII_HIER_ALLTOALLV_INTER_##NAME_,
+#define MPII_HIER_GATHERV_ENUM_(name_, NAME_) MPII_HIER_GATHERV_INTER_##NAME_,
+#define MPII_HIER_SCATTERV_ENUM_(name_, NAME_) MPII_HIER_SCATTERV_INTER_##NAME_,
 enum { MPII_HIER_INTER_ALGOS_ALLGATHER(MPII_HIER_ALLGATHER_ENUM_) MPII_HIER_ALLGATHER_INTER_COUNT };
 enum { MPII_HIER_INTER_ALGOS_GATHER(MPII_HIER_GATHER_ENUM_) MPII_HIER_GATHER_INTER_COUNT };
 enum { MPII_HIER_INTER_ALGOS_SCATTER(MPII_HIER_SCATTER_ENUM_) MPII_HIER_SCATTER_INTER_COUNT };
@@ -407,6 +431,8 @@ enum {
 enum { MPII_HIER_INTER_ALGOS_ALLGATHERV(MPII_HIER_ALLGATHERV_ENUM_) MPII_HIER_ALLGATHERV_INTER_COUNT };
 enum { MPII_HIER_INTER_ALGOS_ALLTOALL(MPII_HIER_ALLTOALL_ENUM_) MPII_HIER_ALLTOALL_INTER_COUNT };
 enum { MPII_HIER_INTER_ALGOS_ALLTOALLV(MPII_HIER_ALLTOALLV_ENUM_) MPII_HIER_ALLTOALLV_INTER_COUNT };
+enum { MPII_HIER_INTER_ALGOS_GATHERV(MPII_HIER_GATHERV_ENUM_) MPII_HIER_GATHERV_INTER_COUNT };
+enum { MPII_HIER_INTER_ALGOS_SCATTERV(MPII_HIER_SCATTERV_ENUM_) MPII_HIER_SCATTERV_INTER_COUNT };
 #define MPII_HIER_INTRA_ENUM_(name_, NAME_) MPII_HIER_INTRA_##NAME_,
 enum {
     MPII_HIER_INTRA_ALGOS(MPII_HIER_INTRA_ENUM_)

@@ -285,6 +285,18 @@ typedef int (*MPII_Hier_task_fn) (void *ctx, const MPII_Hier_task * task,
  * after the n_in vertices in. */
 int MPII_Hier_sched_add_step(struct MPII_Hier_sched_s *sub, MPIR_Comm * comm, int n_in,
                              int *in, MPIR_TSP_sched_t sched, int *vtx);
+/* A vertex of sched, after the n_in vertices in, whose gentran sub-schedule build(ctx, sub)
+ * fills when the vertex is first issued: from what those vertices received (the counts
+ * of a v-collective that only the root knows), which shape its messages.  It is built
+ * once; a persistent request's later starts rerun it (their counts are the ones of
+ * MPI_<Coll>_init).  ctx lives as long as sched (MPIR_TSP_sched_malloc); build draws no
+ * tags (only some ranks build, at different times: the tags come with ctx). */
+typedef int (*MPII_Hier_deferred_fn) (void *ctx, MPIR_TSP_sched_t sub);
+/* types: the call's datatypes build will use (MPI_DATATYPE_NULL: none), held with the
+ * vertex */
+int MPII_Hier_sched_add_deferred(MPIR_Comm * comm, MPII_Hier_deferred_fn build, void *ctx,
+                                 const MPI_Datatype types[2], int n_in, int *in,
+                                 MPIR_TSP_sched_t sched, int *vtx);
 /* One call of a hier collective as its schedule builder takes it */
 typedef struct {
     const void *sendbuf;        /* all but bcast and barrier */
@@ -450,11 +462,13 @@ int MPII_Hier_scan_entry(int exclusive, const void *sendbuf, void *recvbuf, MPI_
 /* One step of a schedule whose groups' data are runs of ranks (hier_run_steps.c),
  * coarsest first: its comm (NULL: this rank takes no part), the tag of its messages, and
  * first[m] (m = 0 .. members) the lowest rank of the parent comm whose data reaches the
- * step through member m (MPII_Hier_hierarchy_member_starts) */
+ * step through member m (MPII_Hier_hierarchy_member_starts; member m is that rank); the
+ * top step's first and members on every rank, the others' where comm is set */
 typedef struct {
     MPIR_Comm *comm;
     int tag;
     int *first;
+    int members;
 } MPII_Hier_run_step;
 /* Whether a call with the resolved parameters prm runs on the whole comm as one step by
  * choice (every rank decides alike) */
@@ -476,6 +490,48 @@ MPI_Aint MPII_Hier_run_span(const MPII_Hier_run_step * st, const MPI_Aint * at, 
 /* The members of member's subtree in st's binomial tree rooted at member 0, the tree these
  * collectives gather, reduce, scatter and broadcast along */
 int MPII_Hier_run_subtree(const MPII_Hier_run_step * st, int member);
+/* A vector of packed blocks, one per rank of the parent comm, that one rank's schedule
+ * moves along run steps: rank r's block at packed + at[r] (at[r + 1] where it ends); at
+ * needs entries only for the ranks this rank's steps move (its subtrees' runs), and may
+ * count from any rank (negative before it) */
+typedef struct {
+    char *packed;
+    const MPI_Aint *at;
+    MPIR_TSP_sched_t sched;
+} MPII_Hier_run_vector;
+typedef struct {
+    char *buf;
+    MPI_Aint n;
+} MPII_Hier_run_piece;
+/* The packed bytes of the ranks that reach step st through members m .. m + len - 1 */
+MPII_Hier_run_piece MPII_Hier_run_members(const MPII_Hier_run_vector * v,
+                                          const MPII_Hier_run_step * st, int m, int len);
+/* Up step st after *front: a binomial gather onto member 0, each child's subtree's run
+ * into its place, then (below member 0) this member's subtree's run to its parent; *front
+ * becomes the last vertex.  Runs of no bytes move no message. */
+int MPII_Hier_run_gather_up(const MPII_Hier_run_vector * v, const MPII_Hier_run_step * st,
+                            int *front);
+/* Down step st after *front: below member 0, this member's subtree's run from its parent
+ * (then *front), then each child's subtree's run to it. */
+int MPII_Hier_run_scatter_down(const MPII_Hier_run_vector * v, const MPII_Hier_run_step * st,
+                               int *front);
+/* The ranks whose blocks a rank of steps st[0 .. n - 1] moves below the top step: me ..
+ * the returned end - 1, its largest subtree's run (its window: the runs of its subtrees
+ * at every step all start with it) */
+int MPII_Hier_run_window_end(const MPII_Hier_run_step * st, int n, int me);
+/* st[0 .. n - 1] (with their first arrays, size + 1 each) copied into sched's memory, for
+ * vertices built after the plan is freed; NULL when there is no room */
+MPII_Hier_run_step *MPII_Hier_run_steps_keep(const MPII_Hier_run_step * st, int n, int size,
+                                             MPIR_TSP_sched_t sched);
+/* The offsets of a run of packed blocks, in sched's memory: at[from] = 0, at[r + 1] =
+ * at[r] + bytes[r - base] for r = from .. to - 1 (at has to + 1 entries; those below from
+ * are not set) */
+MPI_Aint *MPII_Hier_run_offsets(const MPI_Aint * bytes, int from, int to, int base,
+                                MPIR_TSP_sched_t sched);
+/* a[0 .. n - 1] copied into sched's memory (NULL when there is no room): a call's count
+ * and displacement arrays that vertices built later read, as MPICH's bindings free the
+ * ones they pass (converted from int) when the call returns */
+const MPI_Aint *MPII_Hier_keep_array(const MPI_Aint * a, int n, MPIR_TSP_sched_t sched);
 /* The four entries of the hier reduce-scatter and reduce-scatter-block
  * (reduce_scatter_intra_hier.c): recvcounts, or NULL and every block recvcount elements;
  * inter_algo, calls_pvar and sched as for MPII_Hier_scan_entry */

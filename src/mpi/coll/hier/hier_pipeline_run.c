@@ -97,6 +97,9 @@ typedef struct {
     MPIR_Comm *comm;
     MPIR_Request *started;      /* MPIR_SCHED_NORMAL: the running schedule's request */
     MPIR_Request *record;       /* MPIR_SCHED_GENTRAN: where the schedule records errors */
+    MPII_Hier_deferred_fn build;        /* deferred: builds s (gentran) when first issued */
+    void *ctx;
+    MPI_Datatype held[2];       /* deferred: the call's types, held until it is built */
 } step_vertex;
 
 /* poll a gentran sub-schedule; its errors are in v->record */
@@ -115,12 +118,28 @@ static int step_vertex_poke(step_vertex * v, int *done)
     return mpi_errno;
 }
 
+/* A deferred vertex's schedule, built at its first issue (a persistent request's later
+ * starts rerun it: the data it was built from are the same at every start) */
+static int step_vertex_build(step_vertex * v)
+{
+    int mpi_errno = MPII_Hier_sched_new(&v->s, MPIR_SCHED_GENTRAN, v->comm, true);
+
+    if (!mpi_errno)
+        mpi_errno = v->build(v->ctx, v->s.sched);
+    v->build = NULL;
+    return mpi_errno;
+}
+
 static int step_vertex_issue(void *data, int *done)
 {
     step_vertex *v = data;
     int mpi_errno = MPI_SUCCESS;
 
     *done = 0;
+    if (v->build)
+        mpi_errno = step_vertex_build(v);
+    if (mpi_errno)
+        return mpi_errno;
     if (v->s.type == MPIR_SCHED_GENTRAN) {
         MPII_Genutil_sched_t *g = v->s.sched;
         MPIR_TSP_sched_reset(g);
@@ -160,6 +179,9 @@ static int step_vertex_free(void *data)
     MPII_Hier_sched_discard(&v->s);
     if (v->record)
         MPIR_Request_free(v->record);
+    for (int i = 0; i < 2; i++)
+        if (v->held[i] != MPI_DATATYPE_NULL)
+            MPIR_Datatype_release_if_not_builtin(v->held[i]);
     MPL_free(v);
     return MPI_SUCCESS;
 }
@@ -185,23 +207,12 @@ int MPII_Hier_sched_trivial_reduction(const MPII_Hier_call * call, MPIR_TSP_sche
                                     call->count, call->datatype, sched, 0, NULL, &vtx);
 }
 
-int MPII_Hier_sched_add_step(MPII_Hier_sched * sub, MPIR_Comm * comm, int n_in, int *in,
-                             MPIR_TSP_sched_t sched, int *vtx)
+static int step_vertex_add(step_vertex * v, int n_in, int *in, MPIR_TSP_sched_t sched, int *vtx)
 {
     int mpi_errno = MPI_SUCCESS;
-    step_vertex *v = MPL_malloc(sizeof(step_vertex), MPL_MEM_COLL);
     int type_id = MPIR_TSP_sched_new_type(sched, step_vertex_issue, step_vertex_complete,
                                           step_vertex_free);
 
-    if (!v) {
-        MPII_Hier_sched_discard(sub);
-        MPIR_ERR_SETANDJUMP(mpi_errno, MPI_ERR_OTHER, "**nomem");
-    }
-    v->s = *sub;
-    v->comm = comm;
-    v->started = NULL;
-    v->record = NULL;
-    sub->sched = NULL;  /* the vertex owns it now */
     if (v->s.type == MPIR_SCHED_GENTRAN) {
         v->record = MPIR_Request_create(MPIR_REQUEST_KIND__COLL);
         if (!v->record) {
@@ -217,6 +228,43 @@ int MPII_Hier_sched_add_step(MPII_Hier_sched * sub, MPIR_Comm * comm, int n_in, 
     return mpi_errno;
   fn_fail:
     goto fn_exit;
+}
+
+int MPII_Hier_sched_add_step(MPII_Hier_sched * sub, MPIR_Comm * comm, int n_in, int *in,
+                             MPIR_TSP_sched_t sched, int *vtx)
+{
+    step_vertex *v = MPL_calloc(1, sizeof(step_vertex), MPL_MEM_COLL);
+
+    if (!v) {
+        MPII_Hier_sched_discard(sub);
+        return MPI_ERR_NO_MEM;
+    }
+    v->held[0] = v->held[1] = MPI_DATATYPE_NULL;
+    v->s = *sub;
+    v->comm = comm;
+    sub->sched = NULL;  /* the vertex owns it now */
+    return step_vertex_add(v, n_in, in, sched, vtx);
+}
+
+int MPII_Hier_sched_add_deferred(MPIR_Comm * comm, MPII_Hier_deferred_fn build, void *ctx,
+                                 const MPI_Datatype types[2], int n_in, int *in,
+                                 MPIR_TSP_sched_t sched, int *vtx)
+{
+    step_vertex *v = MPL_calloc(1, sizeof(step_vertex), MPL_MEM_COLL);
+
+    if (!v)
+        return MPI_ERR_NO_MEM;
+    v->s = (MPII_Hier_sched) { MPIR_SCHED_GENTRAN, NULL };
+    v->comm = comm;
+    v->build = build;
+    v->ctx = ctx;
+    /* the user may free them once the call returns */
+    for (int i = 0; i < 2; i++) {
+        v->held[i] = types[i];
+        if (types[i] != MPI_DATATYPE_NULL)
+            MPIR_Datatype_add_ref_if_not_builtin(types[i]);
+    }
+    return step_vertex_add(v, n_in, in, sched, vtx);
 }
 
 /* The schedule form: every task of every segment this rank takes part in becomes a vertex

@@ -1,0 +1,240 @@
+/*
+ * mpich-hier: hierarchical scatterv, one schedule for its blocking, non-blocking and
+ * persistent forms.
+ */
+
+#include "hier_impl.h"
+
+/* What the deferred part of one scatterv's schedule is built from: the call (its arrays
+ * the caller's, valid until the request completes or is freed), the steps for root 0,
+ * the tag of the root's messages to the top leaders, and this rank's window (ranks lo ..
+ * end - 1: me .. at a non-root, every rank at the root) with their bytes as the counts
+ * phase brought them */
+typedef struct {
+    MPII_Hier_call a;
+    MPII_Hier_run_step *steps;
+    int n, tag, lo, end;
+    MPI_Aint *bytes;            /* [end - lo] */
+} sv_ctx;
+
+/* The root: every block packed in rank order, then each top leader's run to it (the
+ * root's own group's too when it does not lead it; that run comes back down over what
+ * it sent, hence *front after the sends) */
+static int sv_root(const sv_ctx * c, const MPII_Hier_run_vector * v, int *front)
+{
+    const MPII_Hier_call *a = &c->a;
+    const MPII_Hier_run_step *top = &c->steps[0];
+    int me = a->root, n_in = 0, packed, mpi_errno = MPI_SUCCESS;
+    int *in = MPIR_TSP_sched_malloc(sizeof(int) * (a->comm->local_size + top->members + 1),
+                                    v->sched);
+    MPI_Aint extent;
+
+    if (!in)
+        return MPI_ERR_NO_MEM;
+    MPIR_Datatype_get_extent_macro(a->sendtype, extent);
+    for (int r = 0; r < a->comm->local_size && !mpi_errno; r++)
+        if (v->at[r + 1] > v->at[r])
+            mpi_errno = MPIR_TSP_sched_localcopy((char *) a->sendbuf + a->displs[r] * extent,
+                                                 a->sendcounts[r], a->sendtype,
+                                                 v->packed + v->at[r], v->at[r + 1] - v->at[r],
+                                                 MPIR_BYTE_INTERNAL, v->sched, 0, NULL,
+                                                 &in[n_in++]);
+    if (!mpi_errno)
+        mpi_errno = MPIR_TSP_sched_selective_sink(v->sched, n_in, in, &packed);
+    n_in = 0;
+    in[n_in++] = packed;
+    for (int m = 0; m < top->members && !mpi_errno; m++) {
+        MPII_Hier_run_piece r = MPII_Hier_run_members(v, top, m, 1);
+        if (r.n > 0 && top->first[m] != me)
+            mpi_errno = MPIR_TSP_sched_isend(r.buf, r.n, MPIR_BYTE_INTERNAL, top->first[m],
+                                             c->tag, a->comm, v->sched, 1, &packed,
+                                             &in[n_in++]);
+    }
+    return mpi_errno ? mpi_errno : MPIR_TSP_sched_selective_sink(v->sched, n_in, in, front);
+}
+
+/* The data phase, built once the counts are in: the root's runs to the top leaders, down
+ * the steps below the top one, this rank's block to recvbuf (not the root's in place) */
+static int sv_build(void *data, MPIR_TSP_sched_t sub)
+{
+    const sv_ctx *c = data;
+    const MPII_Hier_call *a = &c->a;
+    const MPII_Hier_run_step *top = &c->steps[0];
+    int me = a->comm->rank, front, vtx, mpi_errno = MPI_SUCCESS;
+    MPII_Hier_run_vector v = { NULL, MPII_Hier_run_offsets(c->bytes, c->lo, c->end, c->lo, sub),
+        sub
+    };
+
+    if (!v.at)
+        return MPI_ERR_NO_MEM;
+    /* at[lo] is 0: rank lo's block first */
+    if (v.at[c->end] > 0 && !(v.packed = MPIR_TSP_sched_malloc(v.at[c->end], sub)))
+        return MPI_ERR_NO_MEM;
+    if (me == a->root) {
+        mpi_errno = sv_root(c, &v, &front);
+    } else if (top->comm) {
+        MPII_Hier_run_piece r = MPII_Hier_run_members(&v, top, top->comm->rank, 1);
+        mpi_errno = r.n == 0 ? MPIR_TSP_sched_selective_sink(sub, 0, NULL, &front) :
+            MPIR_TSP_sched_irecv(r.buf, r.n, MPIR_BYTE_INTERNAL, a->root, c->tag, a->comm, sub,
+                                 0, NULL, &front);
+    } else {
+        mpi_errno = MPIR_TSP_sched_selective_sink(sub, 0, NULL, &front);
+    }
+    for (int k = 1; k < c->n && !mpi_errno; k++)
+        if (c->steps[k].comm)
+            mpi_errno = MPII_Hier_run_scatter_down(&v, &c->steps[k], &front);
+    if (!mpi_errno && a->buf != MPI_IN_PLACE && v.at[me + 1] > v.at[me])
+        mpi_errno = MPIR_TSP_sched_localcopy(v.packed + v.at[me], v.at[me + 1] - v.at[me],
+                                             MPIR_BYTE_INTERNAL, a->buf, a->count, a->datatype,
+                                             sub, 1, &front, &vtx);
+    return mpi_errno;
+}
+
+/* The counts phase: the root sends each top leader its run's bytes, which go down the
+ * steps below the top one into each member's window (the data phase's receives need
+ * them; the root has its sendcounts, a leaf its recvcount) */
+static int sv_counts(sv_ctx * c, MPIR_TSP_sched_t sched, int *front)
+{
+    const MPII_Hier_call *a = &c->a;
+    const MPII_Hier_run_step *top = &c->steps[0];
+    int me = a->comm->rank, mpi_errno = MPI_SUCCESS;
+    MPI_Aint *one = MPIR_TSP_sched_malloc(sizeof(MPI_Aint) * (c->end - c->lo), sched);
+    MPII_Hier_run_vector v = { NULL, NULL, sched };
+
+    c->bytes = MPIR_TSP_sched_malloc(sizeof(MPI_Aint) * (c->end - c->lo), sched);
+    if (!one || !c->bytes)
+        return MPI_ERR_NO_MEM;
+    for (int r = c->lo; r < c->end; r++)
+        one[r - c->lo] = sizeof(MPI_Aint);
+    v.packed = (char *) c->bytes;
+    if (!(v.at = MPII_Hier_run_offsets(one, c->lo, c->end, c->lo, sched)))
+        return MPI_ERR_NO_MEM;
+    if (me == a->root) {
+        MPI_Aint type_size;
+        int *in = MPIR_TSP_sched_malloc(sizeof(int) * (top->members + 1), sched), n_in = 0;
+        if (!in)
+            return MPI_ERR_NO_MEM;
+        MPIR_Datatype_get_size_macro(a->sendtype, type_size);
+        for (int r = 0; r < a->comm->local_size; r++)
+            c->bytes[r] = a->sendcounts[r] * type_size;
+        mpi_errno = MPIR_TSP_sched_selective_sink(sched, 0, NULL, &in[n_in++]);
+        for (int m = 0; m < top->members && !mpi_errno; m++) {
+            MPII_Hier_run_piece r = MPII_Hier_run_members(&v, top, m, 1);
+            if (top->first[m] != me && c->n > 1)
+                mpi_errno = MPIR_TSP_sched_isend(r.buf, r.n, MPIR_BYTE_INTERNAL, top->first[m],
+                                                 c->tag, a->comm, sched, 0, NULL, &in[n_in++]);
+        }
+        if (!mpi_errno)
+            mpi_errno = MPIR_TSP_sched_selective_sink(sched, n_in, in, front);
+    } else if (top->comm && c->n > 1) {
+        MPII_Hier_run_piece r = MPII_Hier_run_members(&v, top, top->comm->rank, 1);
+        mpi_errno = MPIR_TSP_sched_irecv(r.buf, r.n, MPIR_BYTE_INTERNAL, a->root, c->tag,
+                                         a->comm, sched, 0, NULL, front);
+    } else {
+        MPI_Aint type_size;
+        MPIR_Datatype_get_size_macro(a->datatype, type_size);
+        c->bytes[0] = a->count * type_size;     /* a leaf of the steps, or flat */
+        mpi_errno = MPIR_TSP_sched_selective_sink(sched, 0, NULL, front);
+    }
+    for (int k = 1; k < c->n && !mpi_errno; k++)
+        if (c->steps[k].comm)
+            mpi_errno = MPII_Hier_run_scatter_down(&v, &c->steps[k], front);
+    return mpi_errno;
+}
+
+/* Algorithm: hierarchical scatterv over the N levels, as one schedule
+ *
+ * Only the root knows every count, so the schedule runs in two phases on the steps for
+ * root 0 (each group's leader its first rank, its data the run of its ranks):
+ *     counts: the root sends each top leader the bytes of its groups' blocks, which each
+ *         leader scatters down the steps below the top one, binomial trees, so that each
+ *         member knows its subtrees' blocks;
+ *     data (a deferred vertex, built from those counts when they are in): the root packs
+ *         every block in rank order and sends each top leader its groups' run
+ *         (inter_algo linear), which goes down the same trees; each rank copies its block
+ *         to recvbuf.
+ * Only the top leaders' runs cross the top level's links, one message each.  Groups that
+ * are not blocks of consecutive ranks, one node, and calls while the plugin makes its
+ * comms: the root sends every rank its block.
+ */
+static int sv_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
+{
+    const MPII_Hier_params cvars = MPII_HIER_PARAMS_STEPS(MPIR_CVAR_SCATTERV_HIER_INTER_ALGORITHM,
+                                                          0);
+    int size = a->comm->local_size, me = a->comm->rank, n = 0, inter_algo, front, vtx, mpi_errno;
+    MPII_Hier_run_step steps[MPII_HIER_MAX_STEPS];
+    sv_ctx *c = MPIR_TSP_sched_malloc(sizeof(sv_ctx), sched);
+
+    if (!c)
+        return MPI_ERR_NO_MEM;
+    if (size == 1) {
+        MPI_Aint extent;
+        MPIR_Datatype_get_extent_macro(a->sendtype, extent);
+        return a->buf == MPI_IN_PLACE || a->sendcounts[0] == 0 ? MPI_SUCCESS :
+            MPIR_TSP_sched_localcopy((char *) a->sendbuf + a->displs[0] * extent,
+                                     a->sendcounts[0], a->sendtype, a->buf, a->count,
+                                     a->datatype, sched, 0, NULL, &vtx);
+    }
+    *c = (sv_ctx) { *a, NULL, 0, 0, 0, 0, NULL };
+    c->a.given = NULL;
+    if (me == a->root) {
+        c->a.sendcounts = MPII_Hier_keep_array(a->sendcounts, size, sched);
+        c->a.displs = MPII_Hier_keep_array(a->displs, size, sched);
+        if (!c->a.sendcounts || !c->a.displs)
+            return MPI_ERR_NO_MEM;
+    }
+    mpi_errno = MPII_Hier_run_steps_plan(a, &cvars, MPII_HIER_SCATTERV_INTER_COUNT, NULL, steps,
+                                         &n, &inter_algo);
+    if (!mpi_errno)
+        mpi_errno = MPII_Hier_tags_draw(a->comm, 1, 1, &c->tag);
+    if (!mpi_errno) {
+        c->n = n;
+        c->lo = me == a->root ? 0 : me;
+        c->end = me == a->root ? size : MPII_Hier_run_window_end(steps, n, me);
+        c->steps = MPII_Hier_run_steps_keep(steps, n, size, sched);
+        mpi_errno = !c->steps ? MPI_ERR_NO_MEM : sv_counts(c, sched, &front);
+    }
+    if (!mpi_errno) {
+        const MPI_Datatype types[2] = {
+            me == a->root ? a->sendtype : MPI_DATATYPE_NULL,
+            a->buf == MPI_IN_PLACE ? MPI_DATATYPE_NULL : a->datatype
+        };
+        mpi_errno = MPII_Hier_sched_add_deferred(a->comm, sv_build, c, types, 1, &front, sched,
+                                                 &vtx);
+    }
+    MPII_Hier_run_steps_free(steps, n);
+    return mpi_errno;
+}
+
+static int sv_entry(const void *sendbuf, const MPI_Aint * sendcounts, const MPI_Aint * displs,
+                    MPI_Datatype sendtype, void *recvbuf, MPI_Aint recvcount,
+                    MPI_Datatype recvtype, int root, MPIR_Comm * comm, int inter_algo,
+                    int calls_pvar, MPIR_TSP_sched_t sched)
+{
+    const MPII_Hier_params given = MPII_HIER_PARAMS_STEPS(inter_algo, 0);
+    const MPII_Hier_call call = { .sendbuf = sendbuf, .sendcounts = sendcounts,
+        .displs = displs, .sendtype = sendtype, .buf = recvbuf, .count = recvcount,
+        .datatype = recvtype, .root = root, .comm = comm, .given = &given,
+        .calls_pvar = calls_pvar };
+    if (sched)
+        return sv_sched(&call, sched);
+    return MPII_Hier_sched_wait(sv_sched, &call);
+}
+
+int MPIR_Scatterv_intra_hier(const void *sendbuf, const MPI_Aint sendcounts[],
+                             const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf,
+                             MPI_Aint recvcount, MPI_Datatype recvtype, int root,
+                             MPIR_Comm * comm_ptr, int inter_algo, int coll_attr)
+{
+    return sv_entry(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                    comm_ptr, inter_algo, MPII_HIER_PVAR_CALLS(scatterv, hier), NULL);
+}
+
+int MPIR_TSP_Iscatterv_sched_intra_hier(const void *sendbuf, const MPI_Aint sendcounts[],
+                                        const MPI_Aint displs[], MPI_Datatype sendtype,
+                                        void *recvbuf, MPI_Aint recvcount, MPI_Datatype recvtype,
+                                        int root, MPIR_Comm * comm_ptr, MPIR_TSP_sched_t sched)
+{
+    return sv_entry(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                    comm_ptr, -1, MPII_HIER_PVAR_CALLS(iscatterv, tsp_hier), sched);
+}
