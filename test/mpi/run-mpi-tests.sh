@@ -66,7 +66,7 @@ lines = [l for l in open(sys.argv[1] + '/test/mpi/coll/testlist.in') if not l.st
 missing = []
 for coll in g.collectives:
     forced = [l for l in lines if 'MPIR_CVAR_%s_INTRA_ALGORITHM=hier' % coll.upper() in l]
-    params = g.params(coll, 'hier')     # scan, exscan, reduce_scatter(_block), allgatherv, alltoall(v): no intra_algo
+    params = g.params(coll, 'hier')     # scan, exscan, reduce_scatter(_block), allgatherv, alltoall(v), gatherv, scatterv: no intra_algo
     for kind, names in (('INTER', g.inter_algos(coll) if 'inter_algo' in params else []),
                         ('INTRA', g.intra_algos() if 'intra_algo' in params else [])):
         for name in names:
@@ -87,7 +87,7 @@ g = hier_grammar.load(sys.argv[2])
 SEGSIZES = {'bcast': '0,1024,65536', 'reduce': '1024', 'allreduce': '1024', 'allgather': '1000',
             'gather': None, 'scatter': None, 'barrier': None, 'scan': None, 'exscan': None,
             'reduce_scatter': None, 'reduce_scatter_block': None, 'allgatherv': None,
-            'alltoall': None, 'alltoallv': None}
+            'alltoall': None, 'alltoallv': None, 'gatherv': None, 'scatterv': None}
 # MPICH's tests of a collective that coll_cvars.txt leaves out (5.0.1 lists none for
 # exscan): the first ones run in the CI tier, so the quick ones first
 EXTRA_TESTS = {'exscan': {'intra-blocking': ['exscan2 5', 'exscan 10'],

@@ -1,8 +1,9 @@
 /*
  * mpich-hier: the four type cases of the matrix tests that move blocks of data
- * (hier_allgatherv, hier_alltoall, hier_alltoallv): MPI_INT both sides; MPI_DOUBLE; ints
- * sent as MPI_INT and received as pairs (MPI_Type_contiguous(2, MPI_INT): different but
- * matching signatures); a vector with holes both sides (MPI_Type_vector(3, 2, 3, MPI_INT)).
+ * (hier_allgatherv, hier_alltoall, hier_alltoallv, hier_gatherv, hier_scatterv): MPI_INT
+ * both sides; MPI_DOUBLE; ints sent as MPI_INT and received as pairs
+ * (MPI_Type_contiguous(2, MPI_INT): different but matching signatures; hier_scatterv's
+ * root sends the pairs); a vector with holes both sides (MPI_Type_vector(3, 2, 3, MPI_INT)).
  * A buffer is slots of ints or doubles; an element of the receive type spans `ext` slots,
  * `ndata` of them data at `off`.
  */

@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 """Print an MPIR Csel tree that is MPICH's generic.json with bcast, reduce, allreduce,
 allgather, gather, scatter, barrier, scan, exscan, reduce_scatter, reduce_scatter_block,
-allgatherv, alltoall and alltoallv on parent communicators sent to the hier algorithms with
-parameters (used by hier_json, hier_gather -json, hier_scan, hier_reduce_scatter,
-hier_allgatherv, hier_alltoall and hier_alltoallv -tree-blocking),
+allgatherv, alltoall, alltoallv, gatherv and scatterv on parent communicators sent to the
+hier algorithms with parameters (used by hier_json, hier_gather -json, hier_scan,
+hier_reduce_scatter, hier_allgatherv, hier_alltoall, hier_alltoallv, hier_gatherv and
+hier_scatterv -tree-blocking),
 or, with `seg`, bcast and reduce sent to segmented trees (used by hier_seg_json), or, with
 `route`, only bcast of at most 4 KiB on parent communicators sent to hier (used by
 hier_route: every other call must keep the device's selection), or, with `sched`, the
 non-blocking collectives on parent communicators sent to the hier schedules (used by
 hier_nb, hier_nb_gather, hier_scan, hier_reduce_scatter, hier_allgatherv,
-hier_alltoall and hier_alltoallv -tree-sched).
+hier_alltoall, hier_alltoallv, hier_gatherv and hier_scatterv -tree-sched).
 
     make_hier_tree.py MPICH/maint/tuning/coll/mpir/generic.json [seg|route|sched] > tree.json
 """
@@ -38,6 +39,8 @@ HIER = {
     "allgatherv": {"algorithm=MPIR_Allgatherv_intra_hier": {"inter_algo=linear": {}}},
     "alltoall": {"algorithm=MPIR_Alltoall_intra_hier": {"inter_algo=by_size": {}}},
     "alltoallv": {"algorithm=MPIR_Alltoallv_intra_hier": {"inter_algo=direct": {}}},
+    "gatherv": {"algorithm=MPIR_Gatherv_intra_hier": {"inter_algo=linear": {}}},
+    "scatterv": {"algorithm=MPIR_Scatterv_intra_hier": {"inter_algo=linear": {}}},
 }
 
 SEG = {
@@ -60,6 +63,8 @@ SCHED = {
     "iallgatherv": {"algorithm=MPIR_Iallgatherv_intra_tsp_hier": {}},
     "ialltoall": {"algorithm=MPIR_Ialltoall_intra_tsp_hier": {}},
     "ialltoallv": {"algorithm=MPIR_Ialltoallv_intra_tsp_hier": {}},
+    "igatherv": {"algorithm=MPIR_Igatherv_intra_tsp_hier": {}},
+    "iscatterv": {"algorithm=MPIR_Iscatterv_intra_tsp_hier": {}},
 }
 
 ROUTE = {
@@ -77,12 +82,18 @@ def main():
         node = tree["collective=" + coll]
         # sibling keys are an if/else-if chain in file order: parent comms first; a
         # collective without comm_type keys (exscan, iscan, iexscan: intra only) is
-        # split by comm_hierarchy at its top
+        # split by comm_hierarchy at its top, one whose stock algorithm serves both
+        # kinds of comm (gatherv, scatterv, igatherv, iscatterv: allcomm) under
+        # comm_type=intra, its intercomms kept on the stock one (an intercomm may be
+        # a parent comm too)
         key = "comm_type=intra" if "comm_type=intra" in node else None
         stock_intra = node[key] if key else dict(node)
         split = {"comm_hierarchy=parent": hier, "comm_hierarchy=any": stock_intra}
         if key:
             node[key] = split
+        elif "_allcomm_" in json.dumps(node):
+            tree["collective=" + coll] = {"comm_type=intra": split,
+                                          "comm_type=inter": dict(node)}
         else:
             tree["collective=" + coll] = split
     json.dump(tree, sys.stdout, indent=2)

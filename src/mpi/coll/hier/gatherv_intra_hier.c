@@ -208,13 +208,23 @@ static int gv_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
 static int gv_entry(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype,
                     void *recvbuf, const MPI_Aint * recvcounts, const MPI_Aint * displs,
                     MPI_Datatype recvtype, int root, MPIR_Comm * comm, int inter_algo,
-                    int calls_pvar, MPIR_TSP_sched_t sched)
+                    int calls_pvar, int coll_attr, MPIR_TSP_sched_t sched)
 {
     const MPII_Hier_params given = MPII_HIER_PARAMS_STEPS(inter_algo, 0);
     const MPII_Hier_call call = { .sendbuf = sendbuf, .sendcount = sendcount,
         .sendtype = sendtype, .buf = recvbuf, .counts = recvcounts, .displs = displs,
         .datatype = recvtype, .root = root, .comm = comm, .given = &given,
         .calls_pvar = calls_pvar };
+    /* a tuning file may name it for an intercomm (MPICH's own tree keys gatherv by no
+     * comm_type): MPICH's linear algorithm takes both kinds of comm */
+    if (comm->comm_kind == MPIR_COMM_KIND__INTERCOMM) {
+        MPII_HIER_PVAR_ADD(FLAT_FALLBACKS, 1);
+        return sched ? MPIR_TSP_Igatherv_sched_allcomm_linear(sendbuf, sendcount, sendtype,
+                                                              recvbuf, recvcounts, displs,
+                                                              recvtype, root, comm, sched) :
+            MPIR_Gatherv_allcomm_linear(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                        recvtype, root, comm, coll_attr);
+    }
     if (sched)
         return gv_sched(&call, sched);
     return MPII_Hier_sched_wait(gv_sched, &call);
@@ -226,7 +236,7 @@ int MPIR_Gatherv_intra_hier(const void *sendbuf, MPI_Aint sendcount, MPI_Datatyp
                             int coll_attr)
 {
     return gv_entry(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
-                    comm_ptr, inter_algo, MPII_HIER_PVAR_CALLS(gatherv, hier), NULL);
+                    comm_ptr, inter_algo, MPII_HIER_PVAR_CALLS(gatherv, hier), coll_attr, NULL);
 }
 
 int MPIR_TSP_Igatherv_sched_intra_hier(const void *sendbuf, MPI_Aint sendcount,
@@ -236,5 +246,5 @@ int MPIR_TSP_Igatherv_sched_intra_hier(const void *sendbuf, MPI_Aint sendcount,
                                        MPIR_TSP_sched_t sched)
 {
     return gv_entry(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
-                    comm_ptr, -1, MPII_HIER_PVAR_CALLS(igatherv, tsp_hier), sched);
+                    comm_ptr, -1, MPII_HIER_PVAR_CALLS(igatherv, tsp_hier), 0, sched);
 }

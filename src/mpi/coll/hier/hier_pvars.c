@@ -34,8 +34,9 @@ static const struct {
                                                 "pieces of node blocks the leaders of "
                                                 "MPIR_Allgather_intra_hier received (ring)"},
     [MPII_HIER_PVAR_FLAT_FALLBACKS] = {"coll_hier_flat_fallbacks",
-                                       "hier reduce/allreduce calls on several nodes run flat "
-                                       "(non-commutative op, nodes not blocks of consecutive ranks)"},
+                                       "hier calls on several nodes run flat (non-commutative op, "
+                                       "nodes not blocks of consecutive ranks; gatherv, "
+                                       "scatterv: intercomms)"},
     [MPII_HIER_PVAR_MPIR_ROUTED] = {"coll_hier_mpir_routed",
                                     "MPI_Bcast/Reduce/Allreduce/Barrier calls on multi-node comms "
                                     "that the device handed to the MPIR level because a plugin algorithm "

@@ -209,13 +209,23 @@ static int sv_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
 static int sv_entry(const void *sendbuf, const MPI_Aint * sendcounts, const MPI_Aint * displs,
                     MPI_Datatype sendtype, void *recvbuf, MPI_Aint recvcount,
                     MPI_Datatype recvtype, int root, MPIR_Comm * comm, int inter_algo,
-                    int calls_pvar, MPIR_TSP_sched_t sched)
+                    int calls_pvar, int coll_attr, MPIR_TSP_sched_t sched)
 {
     const MPII_Hier_params given = MPII_HIER_PARAMS_STEPS(inter_algo, 0);
     const MPII_Hier_call call = { .sendbuf = sendbuf, .sendcounts = sendcounts,
         .displs = displs, .sendtype = sendtype, .buf = recvbuf, .count = recvcount,
         .datatype = recvtype, .root = root, .comm = comm, .given = &given,
         .calls_pvar = calls_pvar };
+    /* a tuning file may name it for an intercomm (MPICH's own tree keys scatterv by no
+     * comm_type): MPICH's linear algorithm takes both kinds of comm */
+    if (comm->comm_kind == MPIR_COMM_KIND__INTERCOMM) {
+        MPII_HIER_PVAR_ADD(FLAT_FALLBACKS, 1);
+        return sched ? MPIR_TSP_Iscatterv_sched_allcomm_linear(sendbuf, sendcounts, displs,
+                                                               sendtype, recvbuf, recvcount,
+                                                               recvtype, root, comm, sched) :
+            MPIR_Scatterv_allcomm_linear(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                                         recvtype, root, comm, coll_attr);
+    }
     if (sched)
         return sv_sched(&call, sched);
     return MPII_Hier_sched_wait(sv_sched, &call);
@@ -227,7 +237,7 @@ int MPIR_Scatterv_intra_hier(const void *sendbuf, const MPI_Aint sendcounts[],
                              MPIR_Comm * comm_ptr, int inter_algo, int coll_attr)
 {
     return sv_entry(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
-                    comm_ptr, inter_algo, MPII_HIER_PVAR_CALLS(scatterv, hier), NULL);
+                    comm_ptr, inter_algo, MPII_HIER_PVAR_CALLS(scatterv, hier), coll_attr, NULL);
 }
 
 int MPIR_TSP_Iscatterv_sched_intra_hier(const void *sendbuf, const MPI_Aint sendcounts[],
@@ -236,5 +246,5 @@ int MPIR_TSP_Iscatterv_sched_intra_hier(const void *sendbuf, const MPI_Aint send
                                         int root, MPIR_Comm * comm_ptr, MPIR_TSP_sched_t sched)
 {
     return sv_entry(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
-                    comm_ptr, -1, MPII_HIER_PVAR_CALLS(iscatterv, tsp_hier), sched);
+                    comm_ptr, -1, MPII_HIER_PVAR_CALLS(iscatterv, tsp_hier), 0, sched);
 }

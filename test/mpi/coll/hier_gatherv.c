@@ -1,0 +1,293 @@
+/*
+ * mpich-hier: MPI_Gatherv (MPIR_Gatherv_intra_hier) in its three forms: blocking,
+ * non-blocking (MPI_Igatherv) and persistent (MPI_Gatherv_init), run with
+ * MPIR_CVAR_GATHERV_INTRA_ALGORITHM=hier and MPIR_CVAR_IGATHERV_INTRA_ALGORITHM=tsp_hier
+ * (or a Csel JSON tree) on emulated nodes.
+ *
+ *   comms        world, a split of all ranks with reversed keys (on round-robin cliques
+ *                the groups are no blocks of consecutive ranks), the odd ranks, a dup
+ *   roots        rank 0, the last rank and a middle one ((size - 1) / 2: on 4 x 2 by
+ *                block neither a node's leader nor its last rank), in turn on each comm's
+ *                calls; -full: every blocking call at each of the three
+ *   types        MPI_INT both sides; MPI_DOUBLE; ints sent as MPI_INT and received as
+ *                pairs (different but matching signatures); a vector with holes both sides
+ *                (hier_type_cases.h)
+ *   counts       per-rank bases 0, 1, 17, 1000 and a large one (-big N ints over the comm,
+ *                70000): rank r sends base + r % 2 elements, none where r % 3 == 1 (the
+ *                root too), none at all for base 0; the root's displacements in reversed
+ *                rank order with a gap of one element before each block; recvbuf,
+ *                recvcounts and displs NULL on the other ranks; MPI_IN_PLACE at the root
+ *                on alternate calls (base 1: both)
+ *   reference    every data value of every block checked at its displacement at the root
+ *                (in place: its own block, which it does not send, must stay); the gaps,
+ *                the holes and recvbuf past the last block must keep their sentinel; every
+ *                rank's sendbuf must stay as it was
+ *   outstanding  batches of 8 MPI_Igatherv on different buffers and roots over the comms,
+ *                completed by MPI_Waitall on a shuffled array or by MPI_Test loops in a
+ *                shuffled order
+ *   persistent   MPI_Gatherv_init on the comms, started -starts N times (1000), the heap
+ *                checked (hier_matrix.h); one more initialised and freed unstarted
+ *
+ * -expect-hier: the counters coll_hier_gatherv_hier_count and
+ * coll_hier_igatherv_tsp_hier_count must count every call (and init) on a comm of several
+ * ranks, once (only the root knows the counts: a call without data is counted too), and
+ * coll_hier_flat_fallbacks those on a comm whose groups of some level are not blocks of
+ * consecutive ranks (hier_comm_keys).  -tree-blocking / -tree-sched: as hier_matrix.h says.
+ */
+
+#include "hier_matrix.h"
+#include "hier_type_cases.h"
+
+#define NPERS 5                 /* persistent operations */
+
+/* data value k of rank's block in round `seed` */
+static long long input(int rank, long long k, int seed)
+{
+    return (rank * 7919LL + k * 13 + seed * 31LL) % 100003 - 500;
+}
+
+/* ---- the counters ---- */
+enum { F_GV, F_IGV, NFORMS };
+static const char *const form_names[NFORMS] = {
+    "coll_hier_gatherv_hier_count", "coll_hier_igatherv_tsp_hier_count"
+};
+
+/* ---- the roots: 0, the last rank, a middle one, in turn per comm (every rank of a comm
+ * initialises the same operations on it in the same order); fixed_root >= 0: that one ---- */
+static int root_turn[NCOMMS], fixed_root = -1;
+
+static int next_root(const test_comm * tc)
+{
+    int pick = fixed_root >= 0 ? fixed_root : root_turn[tc - comms]++ % 3;
+    return pick == 0 ? 0 : pick == 1 ? tc->size - 1 : (tc->size - 1) / 2;
+}
+
+/* ---- one operation: its buffers, how to fill and check them ---- */
+typedef struct {
+    int type, in_place, seed, root;
+    test_comm *tc;
+    long long base;             /* the counts' base */
+    int *counts, *displs;       /* in receive elements (every rank knows them; only the
+                                 * root passes them) */
+    long long total, slots;     /* receive elements incl. gaps; recvbuf's slots (root) */
+    long long send_slots;       /* sendbuf's slots */
+    void *send, *recv;          /* recv: the root's only */
+} gv_op;
+
+static double slot_get(const gv_op * o, const void *buf, long long s)
+{
+    return slot_of(types[o->type].is_double, buf, s);
+}
+
+static void slot_set(const gv_op * o, void *buf, long long s, long long v)
+{
+    slot_put(types[o->type].is_double, buf, s, v);
+}
+
+static void op_init(gv_op * o, int type, test_comm * tc, long long base, int in_place)
+{
+    const type_case *t = &types[type];
+    size_t slot = t->is_double ? sizeof(double) : sizeof(int);
+    *o = (gv_op) { type, in_place, 0, 0, tc, base, NULL, NULL, 0, 0, 0, NULL, NULL };
+    if (tc->comm == MPI_COMM_NULL)
+        return;
+    o->root = next_root(tc);
+    o->counts = malloc(sizeof(int) * tc->size);
+    o->displs = malloc(sizeof(int) * tc->size);
+    for (int r = tc->size - 1; r >= 0; r--) {     /* reversed rank order, a gap before each */
+        o->counts[r] = base == 0 || r % 3 == 1 ? 0 : (int) base + r % 2;
+        o->displs[r] = (int) o->total + 1;
+        o->total += o->counts[r] + 1;
+    }
+    o->send_slots = (long long) o->counts[tc->rank] * t->ext + 1;
+    o->send = malloc((size_t) o->send_slots * slot);
+    if (tc->rank == o->root) {
+        o->slots = (o->total + 1) * t->ext;
+        o->recv = malloc((size_t) o->slots * slot);
+    }
+}
+
+static void op_free(gv_op * o)
+{
+    free(o->counts);
+    free(o->displs);
+    free(o->send);
+    free(o->recv);
+}
+
+/* slot of data value k of rank r's block in the root's recvbuf */
+static long long data_slot(const gv_op * o, int r, long long k)
+{
+    const type_case *t = &types[o->type];
+    return (o->displs[r] + k / t->ndata) * t->ext + t->off[k % t->ndata];
+}
+
+/* slot of data value k in sendbuf (the send types' layouts equal the receive one) */
+static long long send_slot(const gv_op * o, long long k)
+{
+    const type_case *t = &types[o->type];
+    return k / t->ndata * t->ext + t->off[k % t->ndata];
+}
+
+/* sendbuf: this rank's block, SEND_HOLE in the holes and past the end; the root's recvbuf:
+ * SENTINEL, and in place the root's block at its displacement */
+static void op_fill(gv_op * o)
+{
+    const type_case *t = &types[o->type];
+    int me = o->tc->rank;
+    long long mine = (long long) o->counts[me] * t->ndata;
+    for (long long s = 0; s < o->send_slots; s++)
+        slot_set(o, o->send, s, SEND_HOLE);
+    for (long long s = 0; s < o->slots; s++)
+        slot_set(o, o->recv, s, SENTINEL);
+    for (long long k = 0; k < mine; k++) {
+        if (o->in_place && me == o->root)
+            slot_set(o, o->recv, data_slot(o, me, k), input(me, k, o->seed));
+        else
+            slot_set(o, o->send, send_slot(o, k), input(me, k, o->seed));
+    }
+}
+
+static void report(const gv_op * o, const char *form, const char *what, long long bad,
+                   long long first, double got, long long want)
+{
+    if (bad && errors++ < 10)
+        fprintf(stderr, "rank %d (world %d): %sgatherv%s at root %d on %s (size %d), %s, "
+                "base %lld, round %d: %s: %lld wrong slots, first slot %lld is %.17g, "
+                "expected %lld%s\n", o->tc->rank, wrank, form,
+                o->in_place ? " in place" : "", o->root, o->tc->name, o->tc->size,
+                types[o->type].name, o->base, o->seed, what, bad, first, got, want,
+                want == SENTINEL ? " (the sentinel: a gap, hole or past the end)" : "");
+}
+
+static void op_check(const gv_op * o, const char *form)
+{
+    const type_case *t = &types[o->type];
+    int me = o->tc->rank;
+    long long bad = 0, first = -1, want = 0;
+    double got = 0;
+
+    /* sendbuf as it was (the root's in place is not passed) */
+    if (!(o->in_place && me == o->root)) {
+        char *is_data = calloc((size_t) o->send_slots, 1);
+        for (long long k = 0; k < (long long) o->counts[me] * t->ndata; k++) {
+            long long s = send_slot(o, k), w = input(me, k, o->seed);
+            double g = slot_get(o, o->send, s);
+            is_data[s] = 1;
+            if (g != (double) w && bad++ == 0)
+                first = s, got = g, want = w;
+        }
+        for (long long s = 0; s < o->send_slots; s++) {
+            double g = slot_get(o, o->send, s);
+            if (!is_data[s] && g != (double) SEND_HOLE && bad++ == 0)
+                first = s, got = g, want = SEND_HOLE;
+        }
+        free(is_data);
+        report(o, form, "sendbuf changed", bad, first, got, want);
+    }
+    if (me != o->root)
+        return;
+    bad = 0;
+    char *is_data = calloc((size_t) o->slots, 1);
+    for (int r = 0; r < o->tc->size; r++)
+        for (long long k = 0; k < (long long) o->counts[r] * t->ndata; k++) {
+            long long s = data_slot(o, r, k), w = input(r, k, o->seed);
+            double g = slot_get(o, o->recv, s);
+            is_data[s] = 1;
+            if (g != (double) w && bad++ == 0)
+                first = s, got = g, want = w;
+        }
+    for (long long s = 0; s < o->slots; s++) {
+        double g = slot_get(o, o->recv, s);
+        if (!is_data[s] && g != (double) SENTINEL && bad++ == 0)
+            first = s, got = g, want = SENTINEL;
+    }
+    free(is_data);
+    report(o, form, "recvbuf", bad, first, got, want);
+}
+
+/* every call on a comm of several ranks: only the root knows whether there are data */
+static void count_call(const gv_op * o, int schedule)
+{
+    count_call_on(schedule ? F_IGV : F_GV, o->tc);
+}
+
+/* the arguments: recvbuf, recvcounts and displs NULL but at the root */
+static void op_args(const gv_op * o, const void **sb, int *sc, const int **rc, const int **rd)
+{
+    int at_root = o->tc->rank == o->root;
+    *sb = o->in_place && at_root ? MPI_IN_PLACE : o->send;
+    *sc = o->counts[o->tc->rank] * types[o->type].send_per_recv;
+    *rc = at_root ? o->counts : NULL;
+    *rd = at_root ? o->displs : NULL;
+}
+
+static void op_blocking(gv_op * o)
+{
+    const void *sb;
+    const int *rc, *rd;
+    int sc;
+    op_fill(o);
+    op_args(o, &sb, &sc, &rc, &rd);
+    MPI_Gatherv(sb, sc, types[o->type].send, o->recv, rc, rd, types[o->type].recv, o->root,
+                o->tc->comm);
+    count_call(o, 0);
+    op_check(o, "");
+}
+
+/* start o non-blocking, or (persistent) init it */
+static void op_start(gv_op * o, int persistent, MPI_Request * req)
+{
+    const type_case *t = &types[o->type];
+    const void *sb;
+    const int *rc, *rd;
+    int sc;
+    op_args(o, &sb, &sc, &rc, &rd);
+    if (persistent)
+        MPI_Gatherv_init(sb, sc, t->send, o->recv, rc, rd, t->recv, o->root, o->tc->comm,
+                         MPI_INFO_NULL, req);
+    else
+        MPI_Igatherv(sb, sc, t->send, o->recv, rc, rd, t->recv, o->root, o->tc->comm, req);
+    count_call(o, 1);
+}
+
+HIER_MATRIX_DRIVERS(gv_op)
+
+/* ---- the runs (hier_type_cases.h) ---- */
+static const int pers_spec[NPERS][4] = {   /* type, comm, count, in place */
+    {T_INT, W_WORLD, 1000, 0}, {T_PAIR, W_WORLD, 17, 1},
+    {T_INT, W_REVERSED, 1, 1}, {T_VECTOR, W_DUP, 17, 1},
+    {T_DOUBLE, W_ODD, 1000, 0}
+};
+
+static long long large_count(int type, const test_comm * tc)
+{
+    return big / types[type].ndata / tc->size;
+}
+
+static long long nb_large_count(int type)
+{
+    return big / types[type].ndata / 8;
+}
+
+HIER_TYPED_MATRIX_RUNS(gv_op, "gathervs")
+
+/* the blocking matrix; -full: all of it at each root */
+static void run_blocking_roots(test_comm * tc, int light)
+{
+    if (!full) {
+        run_blocking(tc, light);
+        return;
+    }
+    for (fixed_root = 0; fixed_root < 3; fixed_root++)
+        run_blocking(tc, light);
+    fixed_root = -1;
+}
+
+/* ---- main ---- */
+int main(int argc, char **argv)
+{
+    counters = (hier_counters) { NFORMS, F_IGV, form_names };
+    return hier_matrix_main(argc, argv, make_type_cases, free_type_cases, run_blocking_roots,
+                            run_outstanding, run_persistent);
+}
