@@ -7,7 +7,8 @@
 # rotated each round): hier forced (MPIR_CVAR_<COLL>_INTRA_ALGORITHM=hier) with NAME set to
 # each value, then MPICH as shipped; each a bench/peerbench.c job (its sizes: the bytes
 # every rank ends with, a rank's block size / ranks for gather, scatter, allgather(v), the
-# reduce-scatters and alltoall(v), whose block is what a rank sends one peer),
+# reduce-scatters, gatherv and scatterv (the mean of their uneven blocks) and alltoall(v),
+# whose block is what a rank sends one peer),
 # a call's time the median of 3 repetitions, max over ranks.  A figure is the median of
 # the rounds' times; beside it the link bound (`hiertune link-bound`) and the ratio to the
 # first value.  Root; needs the build (./quickstart check).  Output: DIR/LAYOUT.csv and the
@@ -30,8 +31,8 @@ while [ $# -gt 0 ]; do
     esac
 done
 case $coll in bcast | reduce | allreduce | allgather | gather | scatter | scan | exscan | \
-    reduce_scatter | reduce_scatter_block | allgatherv | alltoall | alltoallv) ;;
-    *) die "--coll '$coll': one of bcast reduce allreduce allgather gather scatter scan exscan reduce_scatter reduce_scatter_block allgatherv alltoall alltoallv" ;; esac
+    reduce_scatter | reduce_scatter_block | allgatherv | alltoall | alltoallv | gatherv | scatterv) ;;
+    *) die "--coll '$coll': one of bcast reduce allreduce allgather gather scatter scan exscan reduce_scatter reduce_scatter_block allgatherv alltoall alltoallv gatherv scatterv" ;; esac
 [[ $cvar =~ ^MPIR_CVAR_[A-Z0-9_]+=[A-Za-z0-9_]+(/[A-Za-z0-9_]+)+$ ]] ||
     die "--cvar '$cvar': need MPIR_CVAR_NAME=VALUE/VALUE[/...]"
 [[ $sizes =~ ^[0-9]+(,[0-9]+)*$ ]] || die "--sizes $sizes: need bytes,bytes,..."
@@ -62,7 +63,8 @@ for layout in ${layouts//,/ }; do
     done
     "$emu" down > /dev/null
     per_rank=$sizes
-    case $coll in allgather | gather | scatter | reduce_scatter | reduce_scatter_block | allgatherv | alltoall | alltoallv)
+    case $coll in allgather | gather | scatter | reduce_scatter | reduce_scatter_block | allgatherv | alltoall | alltoallv | \
+        gatherv | scatterv)
         per_rank=$(tr , '\n' <<< "$sizes" | awk -v n="$ranks" '{ printf "%s%d", (NR > 1 ? "," : ""), $1 / n }') ;;
     esac
     tools/hiertune link-bound -C "$coll" --sizes "$per_rank" "${bound[@]}" > "$out/$layout.bound.csv"

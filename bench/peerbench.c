@@ -2,14 +2,16 @@
  * it compares (MPICH with the plugin, Open MPI).  It times MPI_Bcast, MPI_Reduce,
  * MPI_Allreduce, MPI_Allgather, MPI_Gather, MPI_Scatter, MPI_Barrier, MPI_Scan,
  * MPI_Exscan, MPI_Reduce_scatter_block, MPI_Reduce_scatter, MPI_Allgatherv (equal
- * counts, blocks in rank order), MPI_Alltoall and MPI_Alltoallv (alltoall's blocks as
- * equal counts in rank order) on MPI_COMM_WORLD, root 0, and prints one
- * CSV line per collective and size (rank 0):
+ * counts, blocks in rank order), MPI_Alltoall, MPI_Alltoallv (alltoall's blocks as
+ * equal counts in rank order), MPI_Gatherv and MPI_Scatterv (uneven blocks in rank order:
+ * hiertune bench's, each pair of ranks half a block more and less, see uneven_block) on
+ * MPI_COMM_WORLD, root 0, and prints one CSV line per collective and size (rank 0):
  *
  *   mpi,collective,bytes,ranks,reps,iters,median_us,samples_us
  *
  * bytes: the message for bcast, reduce, allreduce, scan and exscan (MPI_INT, MPI_SUM); the whole
- * gathered or scattered buffer for allgather, gather, scatter and allgatherv, the whole
+ * gathered or scattered buffer for allgather, gather, scatter, allgatherv, gatherv and
+ * scatterv (a rank's block, its mean for gatherv and scatterv, is bytes / ranks), the whole
  * reduced vector for reduce_scatter_block and reduce_scatter, one rank's whole send buffer
  * for alltoall(v) (each rank's block, alltoall's block for one peer, is bytes / ranks); 0 for
  * barrier.  A sample is one repetition: a barrier, then `iters`
@@ -34,7 +36,7 @@ static const int MAX_ITERS = 1000;
 static const char *const COLLECTIVES[] = {"bcast", "reduce", "allreduce", "allgather",
                                           "gather", "scatter", "barrier", "scan", "exscan",
                                           "reduce_scatter_block", "reduce_scatter", "allgatherv",
-                                          "alltoall", "alltoallv"};
+                                          "alltoall", "alltoallv", "gatherv", "scatterv"};
 enum { NCOLL = sizeof COLLECTIVES / sizeof *COLLECTIVES };
 
 static int rank, nranks;
@@ -69,8 +71,9 @@ struct call {
     int coll;
     size_t bytes;      /* as printed */
     size_t block;      /* per rank (gather-like), else the message */
-    int *counts;       /* reduce_scatter: every rank's block in ints; allgatherv: in bytes */
-    int *displs;       /* allgatherv, alltoallv: every rank's block in order */
+    int *counts;       /* reduce_scatter: every rank's block in ints; allgatherv, alltoallv,
+                        * gatherv, scatterv: in bytes */
+    int *displs;       /* allgatherv, alltoallv, gatherv, scatterv: every rank's block in order */
     unsigned char *send, *recv;
 };
 
@@ -84,6 +87,17 @@ static unsigned char pattern(int r, size_t i)
 static unsigned char pair_pattern(int from, int to, size_t i)
 {
     return pattern(from * nranks + to, i);
+}
+
+/* gatherv, scatterv: rank r's block for a mean of `block` bytes, as hiertune bench gives
+ * it (tools/lib/common/sizes.cpp uneven_block): the ranks of each pair hold block + block / 2
+ * and block - block / 2, an odd count's last rank `block`, so that the blocks add up to
+ * the whole buffer */
+static size_t uneven_block(int r, size_t block)
+{
+    if (r % 2 == 0 && r == nranks - 1)
+        return block;
+    return r % 2 == 0 ? block + block / 2 : block - block / 2;
 }
 
 static int int_value(int r, size_t i)
@@ -131,6 +145,18 @@ static void fill(struct call *c)
                 c->send[(size_t) d * c->block + i] = pair_pattern(rank, d, i);
         memset(c->recv, 0, c->bytes);
         break;
+    case 14:    /* gatherv: this rank's uneven block */
+        for (int i = 0; i < c->counts[rank]; i++)
+            c->send[i] = pattern(rank, (size_t) i);
+        memset(c->recv, 0, c->bytes);
+        break;
+    case 15:    /* scatterv: rank r's uneven block at its displacement in the root's buffer */
+        if (rank == 0)
+            for (int r = 0; r < nranks; r++)
+                for (int i = 0; i < c->counts[r]; i++)
+                    c->send[c->displs[r] + i] = pattern(r, (size_t) i);
+        memset(c->recv, 0, (size_t) c->counts[rank]);
+        break;
     }
 }
 
@@ -152,6 +178,8 @@ static void run_call(struct call *c)
     case 11: MPI_Allgatherv(c->send, n, MPI_BYTE, c->recv, c->counts, c->displs, MPI_BYTE, MPI_COMM_WORLD); break;
     case 12: MPI_Alltoall(c->send, n, MPI_BYTE, c->recv, n, MPI_BYTE, MPI_COMM_WORLD); break;
     case 13: MPI_Alltoallv(c->send, c->counts, c->displs, MPI_BYTE, c->recv, c->counts, c->displs, MPI_BYTE, MPI_COMM_WORLD); break;
+    case 14: MPI_Gatherv(c->send, c->counts[rank], MPI_BYTE, c->recv, c->counts, c->displs, MPI_BYTE, 0, MPI_COMM_WORLD); break;
+    case 15: MPI_Scatterv(c->send, c->counts, c->displs, MPI_BYTE, c->recv, c->counts[rank], MPI_BYTE, 0, MPI_COMM_WORLD); break;
     }
 }
 
@@ -218,6 +246,17 @@ static long first_wrong(const struct call *c)
                 if (c->recv[(size_t) s * c->block + i] != pair_pattern(s, rank, i))
                     return (long) ((size_t) s * c->block + i);
         break;
+    case 14:    /* every rank's block at its displacement, at the root */
+        for (int r = 0; rank == 0 && r < nranks; r++)
+            for (int i = 0; i < c->counts[r]; i++)
+                if (c->recv[c->displs[r] + i] != pattern(r, (size_t) i))
+                    return (long) c->displs[r] + i;
+        break;
+    case 15:
+        for (int i = 0; i < c->counts[rank]; i++)
+            if (c->recv[i] != pattern(rank, (size_t) i))
+                return i;
+        break;
     }
     return -1;
 }
@@ -277,7 +316,7 @@ int main(int argc, char **argv)
             for (char *tok = strtok(value, ","); tok; tok = strtok(NULL, ",")) {
                 int c = coll_index(tok);
                 if (c < 0 || ncolls == NCOLL)
-                    fail("-C: '%s' is none of bcast reduce allreduce allgather gather scatter barrier scan exscan reduce_scatter_block reduce_scatter allgatherv alltoall alltoallv", tok);
+                    fail("-C: '%s' is none of bcast reduce allreduce allgather gather scatter barrier scan exscan reduce_scatter_block reduce_scatter allgatherv alltoall alltoallv gatherv scatterv", tok);
                 colls[ncolls++] = c;
             }
         } else if (strcmp(opt, "-s") == 0) {
@@ -325,8 +364,11 @@ int main(int argc, char **argv)
             c.counts = malloc(sizeof(int) * (size_t) nranks);
             c.displs = malloc(sizeof(int) * (size_t) nranks);
             for (int r = 0; r < nranks; r++) {
-                c.counts[r] = (int) (c.coll == 11 || c.coll == 13 ? c.block : c.block / sizeof(int));
-                c.displs[r] = (int) ((size_t) r * c.block);
+                int uneven = c.coll == 14 || c.coll == 15;
+                c.counts[r] = (int) (uneven ? uneven_block(r, c.block)
+                                     : c.coll == 11 || c.coll == 13 ? c.block : c.block / sizeof(int));
+                /* in bytes, blocks in rank order */
+                c.displs[r] = r == 0 ? 0 : c.displs[r - 1] + (uneven ? c.counts[r - 1] : (int) c.block);
             }
             if (c.block > (size_t) 1 << 30)
                 fail("%s of %zu bytes: more than 1 GiB per block", name, c.bytes);

@@ -14,8 +14,9 @@
 
 Sizes are bytes as peerbench counts them: the message (bcast, reduce, allreduce, scan,
 exscan), the whole gathered, scattered or reduced buffer (allgather, gather, scatter,
-reduce_scatter_block, reduce_scatter, allgatherv) or a rank's whole send buffer (alltoall(v));
-a rank's block (alltoall's: what it sends one peer) is that divided by the ranks; 0 for
+reduce_scatter_block, reduce_scatter, allgatherv, gatherv, scatterv) or a rank's whole send
+buffer (alltoall(v)); a rank's block (alltoall's: what it sends one peer; gatherv's and
+scatterv's: the mean of their uneven blocks) is that divided by the ranks; 0 for
 barrier.  Open MPI's tuned algorithms forced (ompi:*, swept for alltoall, which HAN has
 not) are peers ("best peer" and its ratios) without a column of their own.  A figure is
 the median of every repetition of a configuration in the final run (all rounds pooled);
@@ -31,7 +32,7 @@ import sys
 
 FIXED = ('hier', 'tuned', 'mpich', 'ompi', 'han')
 GATHER_LIKE = ('allgather', 'gather', 'scatter', 'reduce_scatter_block', 'reduce_scatter', 'allgatherv',
-               'alltoall', 'alltoallv')
+               'alltoall', 'alltoallv', 'gatherv', 'scatterv')
 # the columns: a configuration, or the best of a family (its sweep's winners and its
 # shipped configuration)
 FAMILIES = {'mpich best': ('mpich', 'mpich:'), 'han best': ('han', 'han:')}

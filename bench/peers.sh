@@ -45,7 +45,7 @@ SCREEN_MAX=4194304
 # 5.0.1's multi-leader allreduce composition at 8 B ran for minutes without finishing
 SCREEN_TIMEOUT=180 FINAL_TIMEOUT=900
 ALL_COLLS=(bcast reduce allreduce allgather gather scatter barrier scan exscan reduce_scatter_block reduce_scatter allgatherv
-           alltoall alltoallv)
+           alltoall alltoallv gatherv scatterv)
 
 die() { echo "peers: $*" >&2; exit 1; }
 while [ $# -gt 0 ]; do
@@ -136,9 +136,10 @@ han_sweep() {
                 for low in tuned sm; do echo "han:up=$up,low=$low"; done
             done ;;
         # HAN's barrier has no parameter (`han` is all of it); HAN (Open MPI 4.1.4) has no
-        # scan, exscan, reduce-scatter, allgatherv or alltoall(v) (`han` is Open MPI's tuned
-        # there; alltoall's tuned algorithms are ompi_sweep's)
-        barrier | scan | exscan | reduce_scatter_block | reduce_scatter | allgatherv | alltoall | alltoallv) ;;
+        # scan, exscan, reduce-scatter, allgatherv, alltoall(v), gatherv or scatterv (`han` is
+        # Open MPI's tuned there; alltoall's tuned algorithms are ompi_sweep's)
+        barrier | scan | exscan | reduce_scatter_block | reduce_scatter | allgatherv | alltoall | alltoallv | gatherv | \
+            scatterv) ;;
     esac
 }
 

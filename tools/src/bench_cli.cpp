@@ -33,9 +33,10 @@ CLI::App* BenchCli::bind(CLI::App& app) {
                       "[MIN:]MAX: powers of two from MIN (default 1) to MAX, OSU style; K/M/G suffixes "
                       "(default 1:1048576 unless --sizes). allgather, allgatherv, gather, scatter, reduce_scatter, "
                       "reduce_scatter_block: the bytes each rank sends/receives (root, allgather, allgatherv: "
-                      "size x ranks; the reduce-scatters: each rank's block, size x ranks sent); alltoall, "
-                      "alltoallv: the bytes each rank sends to each peer, the block (size x ranks sent and "
-                      "received); barrier: --sizes 0 only");
+                      "size x ranks; the reduce-scatters: each rank's block, size x ranks sent); gatherv, "
+                      "scatterv: the mean of the ranks' uneven blocks (rank pairs size +/- size/2; root: size x "
+                      "ranks); alltoall, alltoallv: the bytes each rank sends to each peer, the block (size x ranks "
+                      "sent and received); barrier: --sizes 0 only");
     bench->add_option("--sizes", sizes_, "Explicit sizes, e.g. 3,1000,65537 (added to -m)")->allow_extra_args(false);
     add_stopping_options(*bench, stopping_, "point", "Cap on wall-clock seconds per point, its own turns (0: none)");
     bench->add_option("-r,--reps", reps_,

@@ -23,8 +23,9 @@ CLI::App* LinkBoundCli::bind(CLI::App& app) {
         ->delimiter(',');
     command->add_option("--sizes", sizes_,
                         "Sizes, e.g. 8,1K,1M (allgather, allgatherv, gather, scatter, reduce_scatter, "
-                        "reduce_scatter_block: per rank; alltoall, alltoallv: per pair, the block each rank "
-                        "sends each rank; as bench counts them)")
+                        "reduce_scatter_block: per rank; gatherv, scatterv: per rank, the mean of bench's uneven "
+                        "blocks; alltoall, alltoallv: per pair, the block each rank sends each rank; as bench "
+                        "counts them)")
         ->required();
     command->add_option("--nodes", nodes_, "Nodes")->required()->check(positive_number());
     command->add_option("--ppn", ppn_, "Ranks per node")->capture_default_str()->check(positive_number());

@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hiertune/models/overlap.hpp"
+#include "hiertune/common/sizes.hpp"
 #include "hiertune/common/text.hpp"
 #include "hiertune/report/overlap_report.hpp"
 #include "hiertune/common/stats.hpp"
@@ -68,19 +69,20 @@ int operation_width() {
 // block per rank (iallgather; iallgatherv, bench's layout: Payload::allgatherv_layout;
 // the reduce-scatters: the vector of them out, the rank's own block of the sum in,
 // MPI_Ireduce_scatter with equal recvcounts; ialltoall: one block to each rank out, one
-// from each rank in, with `all_blocks_out` a send buffer of them as well; ialltoallv the
-// same, bench's layout: Payload::alltoallv_layout).
+// from each rank in, with a send buffer of them as well; ialltoallv the same, bench's
+// layout: Payload::alltoallv_layout; igatherv and iscatterv: bench's uneven blocks,
+// Payload::uneven_layout, the root's all of them).  The send buffer holds
+// `send_bytes` (send_buffer_bytes), at least one block.
 class Runner {
 public:
-    Runner(std::size_t max_bytes, int rank, int size, bool all_blocks_out)
+    Runner(std::size_t max_bytes, std::size_t send_bytes, int rank, int size)
         : counts_(static_cast<std::size_t>(size), 0),
           displs_(static_cast<std::size_t>(size), 0),
           sdispls_(static_cast<std::size_t>(size), 0),
           rank_(rank) {
         const std::size_t block = std::max<std::size_t>(max_bytes, 1);
         try {
-            send_.assign(all_blocks_out ? block * static_cast<std::size_t>(size) : block,
-                         static_cast<unsigned char>(rank));
+            send_.assign(std::max(send_bytes, block), static_cast<unsigned char>(rank));
             recv_.assign(block * static_cast<std::size_t>(size), 0);
         } catch (const std::bad_alloc&) {
             throw std::runtime_error("rank " + std::to_string(rank) + " cannot allocate the message buffers");
@@ -143,13 +145,25 @@ private:
             case grammar::Collective::reduce_scatter_block:
                 MPI_Ireduce_scatter_block(recv_.data(), send_.data(), count, MPI_UNSIGNED_CHAR, MPI_SUM, comm, request);
                 return;
-            case grammar::Collective::alltoall:  // send_ holds size blocks (all_blocks_out)
+            case grammar::Collective::alltoall:  // send_ holds size blocks (send_buffer_bytes)
                 MPI_Ialltoall(send_.data(), count, MPI_BYTE, recv_.data(), count, MPI_BYTE, comm, request);
                 return;
             case grammar::Collective::alltoallv:  // as alltoall; the arrays unchanged until the call completes
                 Payload::alltoallv_layout(count, counts_, sdispls_, displs_);
                 MPI_Ialltoallv(send_.data(), counts_.data(), sdispls_.data(), MPI_BYTE, recv_.data(), counts_.data(),
                                displs_.data(), MPI_BYTE, comm, request);
+                return;
+            // the root's blocks in (gatherv) or out of (scatterv) recv_, a rank's own block
+            // out of or into send_; the arrays unchanged until the call completes
+            case grammar::Collective::gatherv:
+                Payload::uneven_layout(bytes, counts_, displs_);
+                MPI_Igatherv(send_.data(), own_count(), MPI_BYTE, recv_.data(), counts_.data(), displs_.data(),
+                             MPI_BYTE, 0, comm, request);
+                return;
+            case grammar::Collective::scatterv:
+                Payload::uneven_layout(bytes, counts_, displs_);
+                MPI_Iscatterv(recv_.data(), counts_.data(), displs_.data(), MPI_BYTE, send_.data(), own_count(),
+                              MPI_BYTE, 0, comm, request);
                 return;
             case grammar::Collective::gather:
             case grammar::Collective::scatter:
@@ -206,10 +220,15 @@ private:
         return MPI_Wtime() - begin;
     }
 
+    // this rank's block of igatherv and iscatterv (counts_ as Payload::uneven_layout made it)
+    int own_count() const { return counts_[static_cast<std::size_t>(rank_)]; }
+
     std::vector<unsigned char> send_;
     std::vector<unsigned char> recv_;
-    std::vector<int> counts_;   // MPI_Ireduce_scatter's, MPI_Iallgatherv's, MPI_Ialltoallv's counts
-    std::vector<int> displs_;   // MPI_Iallgatherv's displs, MPI_Ialltoallv's rdispls
+    // MPI_Ireduce_scatter's, MPI_Iallgatherv's, MPI_Ialltoallv's, MPI_Igatherv's and
+    // MPI_Iscatterv's counts
+    std::vector<int> counts_;
+    std::vector<int> displs_;  // MPI_Iallgatherv's, MPI_Igatherv's, MPI_Iscatterv's displs; MPI_Ialltoallv's rdispls
     std::vector<int> sdispls_;  // MPI_Ialltoallv's sdispls
     int rank_;
 };
@@ -446,20 +465,25 @@ int measure_all(OverlapPlan& plan, const OverlapOptions& options, Runner& runner
     return 0;
 }
 
-// Refuses a largest size whose displacements exceed MPI's int (iallgatherv, ialltoallv:
-// Payload::check_displacements) and says whether an operation planned sends every rank a
-// block of its own (ialltoall, ialltoallv), so that the Runner's send buffer holds one
-// block per rank.  Throws std::runtime_error.
-bool check_layouts(const OverlapPlan& plan, int size) {
-    bool all_blocks_out = false;
+// Refuses a largest size whose displacements exceed MPI's int (iallgatherv, ialltoallv,
+// igatherv, iscatterv: Payload::check_displacements) and gives the bytes the Runner's send
+// buffer needs at the largest size: a block per rank where an operation planned sends
+// every rank a block of its own (ialltoall, ialltoallv), the largest uneven block (rank
+// 0's) for igatherv's and iscatterv's own block, else one block.  Throws
+// std::runtime_error.
+std::size_t send_buffer_bytes(const OverlapPlan& plan, int size) {
+    const std::uint64_t largest = plan.grid.sizes.back();
+    std::uint64_t send = largest;
     for (const Configuration& configuration : plan.configurations) {
         const std::optional<grammar::Collective> collective = grammar::Collective::find(configuration.collective);
         if (!collective) continue;  // isend, irecv, both
         if (Payload::has_displacements(collective->kind()))
-            Payload::check_displacements(configuration.collective, plan.grid.sizes.back(), size);
-        all_blocks_out = all_blocks_out || Payload::sends_each_rank_a_block(collective->kind());
+            Payload::check_displacements(configuration.collective, largest, size);
+        if (Payload::sends_each_rank_a_block(collective->kind()))
+            send = std::max(send, largest * static_cast<std::uint64_t>(size));
+        if (Payload::has_uneven_blocks(collective->kind())) send = std::max(send, uneven_block(0, size, largest));
     }
-    return all_blocks_out;
+    return static_cast<std::size_t>(send);
 }
 
 }  // namespace
@@ -489,8 +513,7 @@ int run_overlap(const OverlapOptions& options, std::ostream& out, std::ostream& 
     std::optional<Runner> runner;
     std::optional<ComputeTeam> team;
     try {
-        const bool all_blocks_out = check_layouts(plan, size);
-        runner.emplace(static_cast<std::size_t>(plan.grid.sizes.back()), rank, size, all_blocks_out);
+        runner.emplace(static_cast<std::size_t>(plan.grid.sizes.back()), send_buffer_bytes(plan, size), rank, size);
         team.emplace(calibration, options.threads);
     } catch (const std::exception& e) {
         error = e.what();

@@ -44,8 +44,9 @@ CLI::App* OverlapCli::bind(CLI::App& app) {
         ->allow_extra_args(false);
     overlap->add_option("-m,--message-size", size_range_,
                         "MIN:MAX: the powers of two from MIN to MAX; K/M/G suffixes (iallgather, iallgatherv, "
-                        "ireduce_scatter, ireduce_scatter_block: per rank; ialltoall, ialltoallv: the block each "
-                        "rank sends each rank)")
+                        "ireduce_scatter, ireduce_scatter_block: per rank; igatherv, iscatterv: per rank, the "
+                        "mean of bench's uneven blocks; ialltoall, ialltoallv: the block each rank sends each "
+                        "rank)")
         ->capture_default_str();
     overlap->add_option("--comp", comp_us_, "MIN_US:MAX_US: computation times, log-spaced")
         ->delimiter(':')

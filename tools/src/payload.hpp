@@ -15,6 +15,7 @@
 
 #include <mpi.h>
 
+#include "hiertune/common/sizes.hpp"
 #include "hiertune/db/measure_db.hpp"
 #include "hiertune/tree/collective.hpp"
 #include "hiertune/tune/sweep.hpp"
@@ -35,9 +36,11 @@ namespace hiertune {
 // recvcount): every rank sends one block per rank and receives one from each, size x
 // bytes each way, each block its sender's and its receiver's (pair_byte); alltoallv's
 // too, with every count the block and the blocks received at allgatherv's reversed
-// displacements (alltoallv_layout); barrier moves nothing.  A non-blocking form (ibcast,
-// ...) has its blocking form's buffers and data.  Every point resolves its collective's
-// name to a Call once (call_of).
+// displacements (alltoallv_layout); gatherv's and scatterv's is the mean of the uneven
+// blocks (uneven_block) the ranks send to or receive from the root, which holds them in
+// reversed rank order (uneven_layout); barrier moves nothing.  A non-blocking form
+// (ibcast, ...) has its blocking form's buffers and data.  Every point resolves its
+// collective's name to a Call once (call_of).
 class Payload {
 public:
     // A collective's call, resolved from its name once per point (not in the timed
@@ -70,9 +73,29 @@ public:
         allgatherv_layout(count, counts, rdispls);
         for (std::size_t r = 0; r < sdispls.size(); ++r) sdispls[r] = static_cast<int>(r) * count;
     }
-    // The collectives called with displacements (allgatherv_layout, alltoallv_layout),
-    // which check_displacements bounds.
-    static bool has_displacements(Op op) { return op == Op::allgatherv || op == Op::alltoallv; }
+    // MPI_Gatherv's recvcounts and displs, MPI_Scatterv's sendcounts and displs, for `bytes`
+    // per rank on counts.size() ranks (bench's, verify's and overlap's): rank r's block
+    // uneven_block(r, ...) bytes, the blocks in reversed rank order (rank size - 1's at 0),
+    // so that a call that takes every count alike or ignores displs misplaces blocks.
+    // displs has counts.size() elements.
+    static void uneven_layout(std::size_t bytes, std::vector<int>& counts, std::vector<int>& displs) {
+        const int size = static_cast<int>(counts.size());
+        std::size_t offset = 0;  // size x bytes at the end, which may exceed an int
+        for (int r = size - 1; r >= 0; --r) {
+            const auto at = static_cast<std::size_t>(r);
+            counts[at] = static_cast<int>(uneven_block(r, size, bytes));
+            displs[at] = static_cast<int>(offset);
+            offset += static_cast<std::size_t>(counts[at]);
+        }
+    }
+    // The collectives of uneven_layout: a root and blocks of different sizes.
+    static bool has_uneven_blocks(Op op) { return op == Op::gatherv || op == Op::scatterv; }
+    // The collectives called with displacements (allgatherv_layout, alltoallv_layout,
+    // uneven_layout), which check_displacements bounds (the uneven ones' largest, rank
+    // 0's, is size x bytes less its block, which exceeds bytes).
+    static bool has_displacements(Op op) {
+        return op == Op::allgatherv || op == Op::alltoallv || has_uneven_blocks(op);
+    }
     // The collectives that send every rank a block of its own (size blocks out and in).
     static bool sends_each_rank_a_block(Op op) { return op == Op::alltoall || op == Op::alltoallv; }
     // Throws std::runtime_error where a displacement of those layouts on `size` ranks with
@@ -91,6 +114,8 @@ public:
         : counts_(static_cast<std::size_t>(std::max(size, 1)), 0),
           displs_(static_cast<std::size_t>(std::max(size, 1)), -1),
           sdispls_(static_cast<std::size_t>(std::max(size, 1)), -1),
+          uneven_counts_(static_cast<std::size_t>(std::max(size, 1)), 0),
+          uneven_displs_(static_cast<std::size_t>(std::max(size, 1)), 0),
           rank_(rank),
           size_(size) {
         std::size_t send = 1, recv = 1;  // never empty, so data() is a buffer even at size 0
@@ -115,6 +140,10 @@ public:
     // this repetition's values, receivers their complement.
     void prepare(Call call, std::size_t bytes, std::size_t rep) {
         const Op op = call.kind();
+        if (has_uneven_blocks(op)) {
+            prepare_uneven(op, bytes, rep);
+            return;
+        }
         if (op == Op::bcast) {
             for (std::size_t i = 0; i < bytes; ++i)
                 send_[i] = rank_ == 0 ? expected_bcast(i, rep) : static_cast<unsigned char>(~expected_bcast(i, rep));
@@ -160,6 +189,7 @@ public:
     // True if this rank holds the right result of repetition `rep`.
     bool check(Call call, std::size_t bytes, std::size_t rep) const {
         const Op op = call.kind();
+        if (has_uneven_blocks(op)) return check_uneven(op, bytes, rep);
         if (op == Op::bcast) {
             for (std::size_t i = 0; i < bytes; ++i)
                 if (send_[i] != expected_bcast(i, rep)) return false;
@@ -229,6 +259,14 @@ private:
             case Op::alltoallv:
                 return MPI_Alltoallv(send, recvcounts(count), send_displacements(count), MPI_BYTE, recv,
                                      recvcounts(count), displacements(count), MPI_BYTE, comm);
+            case Op::gatherv:
+                lay_out_uneven(bytes);
+                return MPI_Gatherv(send, own_uneven_count(), MPI_BYTE, recv, uneven_counts_.data(),
+                                   uneven_displs_.data(), MPI_BYTE, 0, comm);
+            case Op::scatterv:
+                lay_out_uneven(bytes);
+                return MPI_Scatterv(send, uneven_counts_.data(), uneven_displs_.data(), MPI_BYTE, recv,
+                                    own_uneven_count(), MPI_BYTE, 0, comm);
         }
         return MPI_ERR_OTHER;
     }
@@ -259,6 +297,14 @@ private:
             case Op::alltoallv:
                 return MPI_Ialltoallv(send, recvcounts(count), send_displacements(count), MPI_BYTE, recv,
                                       recvcounts(count), displacements(count), MPI_BYTE, comm, request);
+            case Op::gatherv:
+                lay_out_uneven(bytes);
+                return MPI_Igatherv(send, own_uneven_count(), MPI_BYTE, recv, uneven_counts_.data(),
+                                    uneven_displs_.data(), MPI_BYTE, 0, comm, request);
+            case Op::scatterv:
+                lay_out_uneven(bytes);
+                return MPI_Iscatterv(send, uneven_counts_.data(), uneven_displs_.data(), MPI_BYTE, recv,
+                                     own_uneven_count(), MPI_BYTE, 0, comm, request);
         }
         return MPI_ERR_OTHER;
     }
@@ -277,6 +323,9 @@ private:
             case Op::allgatherv: return {bytes, all_blocks};
             case Op::gather: return {bytes, root ? all_blocks : 0};
             case Op::scatter: return {root ? all_blocks : 0, bytes};
+            // the blocks add up to all_blocks; rank 0's is the largest
+            case Op::gatherv: return {uneven_block(0, size_, bytes), root ? all_blocks : 0};
+            case Op::scatterv: return {root ? all_blocks : 0, uneven_block(0, size_, bytes)};
             case Op::reduce_scatter:
             case Op::reduce_scatter_block: return {all_blocks, bytes};
             case Op::alltoall:
@@ -319,6 +368,46 @@ private:
     const int* send_displacements(int count) {
         if (sdispls_.back() != (size_ - 1) * count) alltoallv_layout(count, counts_, sdispls_, displs_);
         return sdispls_.data();
+    }
+    // uneven_layout's arrays for `bytes` per rank, made again only when the size changes
+    // (not in the timed window of a point) and kept past a non-blocking call's completion.
+    void lay_out_uneven(std::size_t bytes) {
+        if (uneven_bytes_ == bytes) return;
+        uneven_layout(bytes, uneven_counts_, uneven_displs_);
+        uneven_bytes_ = bytes;
+    }
+    // This rank's uneven block: its sendcount (gatherv) or recvcount (scatterv).
+    int own_uneven_count() const { return uneven_counts_[static_cast<std::size_t>(rank_)]; }
+    // Where rank r's uneven block lies in the root's buffer of all of them (recv_ for
+    // gatherv, send_ for scatterv), and its bytes.
+    std::size_t uneven_offset(int r) const {
+        return static_cast<std::size_t>(uneven_displs_[static_cast<std::size_t>(r)]);
+    }
+    std::size_t uneven_count(int r) const {
+        return static_cast<std::size_t>(uneven_counts_[static_cast<std::size_t>(r)]);
+    }
+    // gatherv: every rank's block out, the root's buffer of them their complement;
+    // scatterv: the root's buffer of every block out, each rank's block in its complement.
+    void prepare_uneven(Op op, std::size_t bytes, std::size_t rep) {
+        lay_out_uneven(bytes);
+        const bool gatherv = op == Op::gatherv;
+        if (gatherv)
+            fill_block(send_.data(), uneven_count(rank_), rep, rank_, false);
+        else
+            fill_block(recv_.data(), uneven_count(rank_), rep, rank_, true);
+        if (rank_ != 0) return;
+        std::vector<unsigned char>& all = gatherv ? recv_ : send_;
+        for (int r = 0; r < size_; ++r) fill_block(all.data() + uneven_offset(r), uneven_count(r), rep, r, gatherv);
+    }
+    // gatherv: every block at its displacement at the root (nothing received elsewhere);
+    // scatterv: this rank's block.  False for a size prepare_uneven did not lay out.
+    bool check_uneven(Op op, std::size_t bytes, std::size_t rep) const {
+        if (uneven_bytes_ != bytes) return false;
+        if (op == Op::scatterv) return block_holds(recv_.data(), uneven_count(rank_), rep, rank_);
+        if (rank_ != 0) return true;
+        for (int r = 0; r < size_; ++r)
+            if (!block_holds(recv_.data() + uneven_offset(r), uneven_count(r), rep, r)) return false;
+        return true;
     }
     unsigned char* placed_block(Op op, int r, std::size_t bytes) { return block(recv_, place(op, r), bytes); }
     const unsigned char* placed_block(Op op, int r, std::size_t bytes) const {
@@ -409,6 +498,9 @@ private:
     std::vector<int> counts_;   // recvcounts()
     std::vector<int> displs_;   // displacements()
     std::vector<int> sdispls_;  // send_displacements()
+    std::vector<int> uneven_counts_;  // lay_out_uneven()
+    std::vector<int> uneven_displs_;
+    std::size_t uneven_bytes_ = SIZE_MAX;  // the size they were laid out for; none yet
     int rank_;
     int size_;
 };

@@ -141,7 +141,8 @@ std::string open_counters(const std::vector<VerifyCase>& cases, std::map<std::st
         const std::string prefix = "coll_hier_" + c.collective + "_" + hier->item + "_";
         entry.first = std::make_unique<Counter>(prefix + "count");
         // gather, scatter, barrier, scan, exscan, the reduce-scatters, allgatherv, alltoall,
-        // alltoallv and the schedules count no segments: their counter reads 0
+        // alltoallv, gatherv, scatterv and the schedules count no segments: their counter
+        // reads 0
         entry.second = std::make_unique<Counter>(prefix + "segments");
         if (!all_ok(entry.first->ok()))
             return "no MPI_T counter " + prefix + "count: the library is not MPICH built with mpich-hier";

@@ -3,10 +3,35 @@
 # of two bcast algorithms (one with two parameter values) over a few sizes,
 # its rerun (nothing to measure), the db queries, the output formats, the
 # data check (of every collective bench times: scan, exscan, the reduce-scatters,
-# allgatherv, alltoall and alltoallv with every algorithm of theirs), the oversubscription warning
-# and the errors of bad input.
+# allgatherv, alltoall, alltoallv, gatherv and scatterv with every algorithm of theirs),
+# the oversubscription warning and the errors of bad input.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/mpi_common.sh"
+
+# bench of every algorithm (-a all) of the collectives COLLS at SIZES with the data check:
+# every point passed, every collective timed at every size by MPICH's selection, its
+# plugin algorithm (hier; a non-blocking form's tsp_hier) and another of MPICH's
+every_algorithm_checked() {  # COLLS SIZES
+    local out=$tmp/every-${1//,/-}
+    bench 4 -C "$1" -a all --sizes "$2" -c --json "${fast[@]}" > "$out" 2> "$out.err" ||
+        { cat "$out.err"; fail "$1 run failed"; }
+    python3 - "$out" "$1" "$2" <<'PY' || fail "bad $1 JSON lines"
+import json, sys
+points = [json.loads(line) for line in open(sys.argv[1])]
+for p in points:
+    assert p["data_check"] == "passed" and p["median_us"] > 0, p
+for c in sys.argv[2].split(","):
+    algorithms = {p["algorithm"] for p in points if p["collective"] == c}
+    assert {"default", "hier" if c[0] != "i" else "tsp_hier"} <= algorithms and len(algorithms) > 2, (c, algorithms)
+    assert {p["size"] for p in points if p["collective"] == c} == {int(s) for s in sys.argv[3].split(",")}, c
+PY
+}
+
+# bench's OSU title of the collective COLL names its test TITLE
+osu_title_is() {  # COLL TITLE
+    bench 4 -C "$1" --sizes 8 "${fast[@]}" > "$tmp/title" 2>/dev/null &&
+        grep -q "^# OSU MPI $2 Latency Test" "$tmp/title" || fail "no OSU title of $1 ($2)"
+}
 
 db=$tmp/sweep.sqlite
 sweep=(--db "$db" -a binomial -a hier:bcast_hier_segsize=1K/64K -m 8:512 --sizes 1000,65537 -c)
@@ -75,34 +100,10 @@ bench 4 -C barrier --sizes 0 -c "${fast[@]}" > "$tmp/barrier" 2> "$tmp/err7" ||
 grep -q '^# OSU MPI Barrier Latency Test' "$tmp/barrier" && [ "$(grep -c '^0 ' "$tmp/barrier")" = 1 ] ||
     { cat "$tmp/barrier"; fail "barrier: expected one row of size 0"; }
 echo "== scan, exscan and their non-blocking forms, every algorithm, with the data check"
-bench 4 -C scan,exscan,iscan,iexscan -a all --sizes 3,4096 -c --json "${fast[@]}" > "$tmp/scans" 2> "$tmp/err8" ||
-    { cat "$tmp/err8"; fail "scan/exscan run failed"; }
-python3 - "$tmp/scans" <<'PY' || fail "bad scan/exscan JSON lines"
-import json, sys
-points = [json.loads(line) for line in open(sys.argv[1])]
-for p in points:
-    assert p["data_check"] == "passed" and p["median_us"] > 0, p
-for c in ("scan", "exscan", "iscan", "iexscan"):
-    algorithms = {p["algorithm"] for p in points if p["collective"] == c}
-    assert {"default", "hier" if c[0] != "i" else "tsp_hier"} <= algorithms, (c, algorithms)
-    assert {p["size"] for p in points if p["collective"] == c} == {3, 4096}, c
-PY
+every_algorithm_checked scan,exscan,iscan,iexscan 3,4096
 echo "== reduce_scatter, reduce_scatter_block and their non-blocking forms (per-rank blocks), every algorithm, with the data check"
-bench 4 -C reduce_scatter,reduce_scatter_block,ireduce_scatter,ireduce_scatter_block -a all --sizes 3,4096 -c --json \
-    "${fast[@]}" > "$tmp/rs" 2> "$tmp/err9" || { cat "$tmp/err9"; fail "reduce-scatter run failed"; }
-python3 - "$tmp/rs" <<'PY' || fail "bad reduce-scatter JSON lines"
-import json, sys
-points = [json.loads(line) for line in open(sys.argv[1])]
-for p in points:
-    assert p["data_check"] == "passed" and p["median_us"] > 0, p
-for c in ("reduce_scatter", "reduce_scatter_block", "ireduce_scatter", "ireduce_scatter_block"):
-    algorithms = {p["algorithm"] for p in points if p["collective"] == c}
-    assert {"default", "hier" if c[0] != "i" else "tsp_hier"} <= algorithms and len(algorithms) > 2, (c, algorithms)
-    assert {p["size"] for p in points if p["collective"] == c} == {3, 4096}, c
-PY
-bench 4 -C ireduce_scatter_block --sizes 8 "${fast[@]}" > "$tmp/rsb" 2>/dev/null &&
-    grep -q '^# OSU MPI Non-blocking Reduce_scatter_block Latency Test' "$tmp/rsb" ||
-    fail "no OSU title of MPI_Ireduce_scatter_block"
+every_algorithm_checked reduce_scatter,reduce_scatter_block,ireduce_scatter,ireduce_scatter_block 3,4096
+osu_title_is ireduce_scatter_block "Non-blocking Reduce_scatter_block"
 echo "== allgatherv and iallgatherv (per-rank blocks at reversed displacements), every algorithm, with the data check"
 # MPICH 5.0.1's MPIR_TSP_Iallgatherv_sched_intra_brucks leaves rank 0's blocks in rank
 # order where the displacements are not (rank 0 gathers into recvbuf itself and never
@@ -123,22 +124,9 @@ for c in ("allgatherv", "iallgatherv"):
     assert {"default", "hier" if c[0] != "i" else "tsp_hier"} <= algorithms and len(algorithms) > 2, (c, algorithms)
     assert {p["size"] for p in points if p["collective"] == c} == {3, 4096}, c
 PY
-bench 4 -C iallgatherv --sizes 8 "${fast[@]}" > "$tmp/iagv" 2>/dev/null &&
-    grep -q '^# OSU MPI Non-blocking Allgatherv Latency Test' "$tmp/iagv" ||
-    fail "no OSU title of MPI_Iallgatherv"
+osu_title_is iallgatherv "Non-blocking Allgatherv"
 echo "== alltoall and ialltoall (a block per pair), every algorithm, with the data check"
-bench 4 -C alltoall,ialltoall -a all --sizes 0,3,4096 -c --json "${fast[@]}" > "$tmp/a2a" 2> "$tmp/err11" ||
-    { cat "$tmp/err11"; fail "alltoall run failed"; }
-python3 - "$tmp/a2a" <<'PY' || fail "bad alltoall JSON lines"
-import json, sys
-points = [json.loads(line) for line in open(sys.argv[1])]
-for p in points:
-    assert p["data_check"] == "passed" and p["median_us"] > 0, p
-for c in ("alltoall", "ialltoall"):
-    algorithms = {p["algorithm"] for p in points if p["collective"] == c}
-    assert {"default", "hier" if c[0] != "i" else "tsp_hier"} <= algorithms and len(algorithms) > 2, (c, algorithms)
-    assert {p["size"] for p in points if p["collective"] == c} == {0, 3, 4096}, c
-PY
+every_algorithm_checked alltoall,ialltoall 0,3,4096
 # hier with each inter-node step of its own list (by_size: the plugin's choice by size)
 bench 4 -C alltoall -a hier:alltoall_hier_inter_algorithm=linear/brucks/direct/by_size --sizes 4096 -c --json \
     "${fast[@]}" > "$tmp/a2ah" 2> "$tmp/err12" || { cat "$tmp/err12"; fail "alltoall hier inter-node steps run failed"; }
@@ -150,25 +138,14 @@ assert steps == ["linear", "brucks", "direct", "by_size"], steps
 for p in points:
     assert p["algorithm"] == "hier" and p["data_check"] == "passed", p
 PY
-bench 4 -C ialltoall --sizes 8 "${fast[@]}" > "$tmp/ia2a" 2>/dev/null &&
-    grep -q '^# OSU MPI Non-blocking Alltoall Latency Test' "$tmp/ia2a" ||
-    fail "no OSU title of MPI_Ialltoall"
+osu_title_is ialltoall "Non-blocking Alltoall"
 echo "== alltoallv and ialltoallv (a block per pair, reversed rdispls), every algorithm, with the data check"
-bench 4 -C alltoallv,ialltoallv -a all --sizes 0,3,4096 -c --json "${fast[@]}" > "$tmp/a2av" 2> "$tmp/err13" ||
-    { cat "$tmp/err13"; fail "alltoallv run failed"; }
-python3 - "$tmp/a2av" <<'PY' || fail "bad alltoallv JSON lines"
-import json, sys
-points = [json.loads(line) for line in open(sys.argv[1])]
-for p in points:
-    assert p["data_check"] == "passed" and p["median_us"] > 0, p
-for c in ("alltoallv", "ialltoallv"):
-    algorithms = {p["algorithm"] for p in points if p["collective"] == c}
-    assert {"default", "hier" if c[0] != "i" else "tsp_hier"} <= algorithms and len(algorithms) > 2, (c, algorithms)
-    assert {p["size"] for p in points if p["collective"] == c} == {0, 3, 4096}, c
-PY
-bench 4 -C ialltoallv --sizes 8 "${fast[@]}" > "$tmp/ia2av" 2>/dev/null &&
-    grep -q '^# OSU MPI Non-blocking Alltoallv Latency Test' "$tmp/ia2av" ||
-    fail "no OSU title of MPI_Ialltoallv"
+every_algorithm_checked alltoallv,ialltoallv 0,3,4096
+osu_title_is ialltoallv "Non-blocking Alltoallv"
+echo "== gatherv, scatterv and their non-blocking forms (uneven blocks at reversed displacements), every algorithm, with the data check"
+every_algorithm_checked gatherv,scatterv,igatherv,iscatterv 0,3,4096
+osu_title_is igatherv "Non-blocking Gatherv"
+osu_title_is scatterv "Scatterv"
 bench 2 -a binomial --sizes 1000 --csv "${fast[@]}" > "$tmp/csv" 2>/dev/null || fail "csv run failed"
 head -1 "$tmp/csv" | grep -q '^collective,size,algorithm,params,median_us,ci_lo_us,ci_hi_us,min_us,max_us' ||
     fail "csv header"

@@ -78,7 +78,11 @@ TEST(Osu, NamesEveryCollectiveBenchTimes) {
         {"alltoall", "MPI_Alltoall", "Alltoall"},
         {"ialltoall", "MPI_Ialltoall", "Non-blocking Alltoall"},
         {"alltoallv", "MPI_Alltoallv", "Alltoallv"},
-        {"ialltoallv", "MPI_Ialltoallv", "Non-blocking Alltoallv"}};
+        {"ialltoallv", "MPI_Ialltoallv", "Non-blocking Alltoallv"},
+        {"gatherv", "MPI_Gatherv", "Gatherv"},
+        {"igatherv", "MPI_Igatherv", "Non-blocking Gatherv"},
+        {"scatterv", "MPI_Scatterv", "Scatterv"},
+        {"iscatterv", "MPI_Iscatterv", "Non-blocking Scatterv"}};
     for (const auto& name : names) {
         EXPECT_EQ(mpi_function_name(name[0]), name[1]);
         EXPECT_EQ(osu_title(name[0]), "# OSU MPI " + name[2] + " Latency Test (hiertune bench)");

@@ -72,6 +72,19 @@ struct Bound {
     }
 };
 
+// What `hiertune link-bound` prints for `collectives` at 1000 B on `nodes` nodes of `ppn`
+// ranks with links of 12.5e6 B/s (its exit status 0).
+std::string link_bound_csv(const std::string& collectives, int nodes, int ppn) {
+    Bound<LinkBoundCli> link_bound;
+    link_bound.parse({"link-bound", "-C", collectives, "--sizes", "1000", "--nodes", std::to_string(nodes), "--ppn",
+                      std::to_string(ppn), "--rate", "12.5e6"});
+    ::testing::internal::CaptureStdout();
+    const int status = link_bound.command.run();
+    const std::string csv = ::testing::internal::GetCapturedStdout();
+    EXPECT_EQ(status, 0);
+    return csv;
+}
+
 // The words after the hiertune path of a launch: what the job's hiertune parses.
 std::vector<std::string> job_args(const Launch& launch) {
     const auto at = std::find(launch.argv.begin(), launch.argv.end(), kHiertune);
@@ -582,12 +595,7 @@ TEST_F(CommandLines, ReduceScattersAreCollectivesOfTheCommands) {
     Bound<OverlapCli> blocking;
     EXPECT_THROW(parse_argv(blocking.app, {"overlap", "-O", "reduce_scatter"}), CLI::ValidationError);
     // 4 nodes x 2 ranks, 1000 B blocks: 6000 B out of each node at 12.5e6 B/s
-    Bound<LinkBoundCli> link_bound;
-    link_bound.parse({"link-bound", "-C", "reduce_scatter,ireduce_scatter_block", "--sizes", "1000", "--nodes", "4",
-                      "--ppn", "2", "--rate", "12.5e6"});
-    ::testing::internal::CaptureStdout();
-    EXPECT_EQ(link_bound.command.run(), 0);
-    EXPECT_EQ(::testing::internal::GetCapturedStdout(),
+    EXPECT_EQ(link_bound_csv("reduce_scatter,ireduce_scatter_block", 4, 2),
               "collective,size,link_bound_us\nreduce_scatter,1000,480.000\nireduce_scatter_block,1000,480.000\n");
 }
 
@@ -616,12 +624,7 @@ TEST_F(CommandLines, AllgathervIsACollectiveOfTheCommands) {
     Bound<OverlapCli> blocking;
     EXPECT_THROW(parse_argv(blocking.app, {"overlap", "-O", "allgatherv"}), CLI::ValidationError);
     // 4 nodes x 2 ranks, 1000 B blocks: the other nodes' 6000 B into each node at 12.5e6 B/s
-    Bound<LinkBoundCli> link_bound;
-    link_bound.parse({"link-bound", "-C", "allgather,allgatherv,iallgatherv", "--sizes", "1000", "--nodes", "4",
-                      "--ppn", "2", "--rate", "12.5e6"});
-    ::testing::internal::CaptureStdout();
-    EXPECT_EQ(link_bound.command.run(), 0);
-    EXPECT_EQ(::testing::internal::GetCapturedStdout(),
+    EXPECT_EQ(link_bound_csv("allgather,allgatherv,iallgatherv", 4, 2),
               "collective,size,link_bound_us\nallgather,1000,480.000\nallgatherv,1000,480.000\n"
               "iallgatherv,1000,480.000\n");
 }
@@ -652,12 +655,7 @@ TEST_F(CommandLines, AlltoallIsACollectiveOfTheCommands) {
     EXPECT_THROW(parse_argv(blocking.app, {"overlap", "-O", "alltoall"}), CLI::ValidationError);
     // 4 nodes x 2 ranks, 1000 B blocks: each node's 2 x 6 blocks out at 12.5e6 B/s, twice
     // allgather's 6 blocks in
-    Bound<LinkBoundCli> link_bound;
-    link_bound.parse({"link-bound", "-C", "alltoall,ialltoall,allgather", "--sizes", "1000", "--nodes", "4", "--ppn",
-                      "2", "--rate", "12.5e6"});
-    ::testing::internal::CaptureStdout();
-    EXPECT_EQ(link_bound.command.run(), 0);
-    EXPECT_EQ(::testing::internal::GetCapturedStdout(),
+    EXPECT_EQ(link_bound_csv("alltoall,ialltoall,allgather", 4, 2),
               "collective,size,link_bound_us\nalltoall,1000,960.000\nialltoall,1000,960.000\n"
               "allgather,1000,480.000\n");
 }
@@ -683,14 +681,40 @@ TEST_F(CommandLines, AlltoallvIsACollectiveOfTheCommands) {
     EXPECT_EQ(overlap.command.options().operations, std::vector<std::string>{"ialltoallv"});
     Bound<OverlapCli> blocking;
     EXPECT_THROW(parse_argv(blocking.app, {"overlap", "-O", "alltoallv"}), CLI::ValidationError);
-    Bound<LinkBoundCli> link_bound;
-    link_bound.parse({"link-bound", "-C", "alltoallv,ialltoallv,alltoall", "--sizes", "1000", "--nodes", "4", "--ppn",
-                      "2", "--rate", "12.5e6"});
-    ::testing::internal::CaptureStdout();
-    EXPECT_EQ(link_bound.command.run(), 0);
-    EXPECT_EQ(::testing::internal::GetCapturedStdout(),
+    EXPECT_EQ(link_bound_csv("alltoallv,ialltoallv,alltoall", 4, 2),
               "collective,size,link_bound_us\nalltoallv,1000,960.000\nialltoallv,1000,960.000\n"
               "alltoall,1000,960.000\n");
+}
+
+// bench, tune, verify and link-bound take gatherv, scatterv and their schedules, overlap
+// the schedules, sized per rank (the mean of bench's uneven blocks); tune measures them
+// (-C only); the link bound is the uneven blocks off the root's node.
+TEST_F(CommandLines, GathervAndScattervAreCollectivesOfTheCommands) {
+    const std::vector<std::string> rooted{"gatherv", "igatherv", "scatterv", "iscatterv"};
+    Bound<BenchCli> bench;
+    bench.parse({"bench", "-C", "gatherv,igatherv,scatterv,iscatterv", "--sizes", "0,8", "-c", "-a", "all"});
+    EXPECT_EQ(bench.command.options().collectives, rooted);
+    for (const char* blocking : {"gatherv", "scatterv"}) {
+        Bound<OverlapCli> refused;
+        EXPECT_THROW(parse_argv(refused.app, {"overlap", "-O", blocking}), CLI::ValidationError) << blocking;
+    }
+    Bound<OverlapCli> overlap;
+    overlap.parse({"overlap", "-O", "iscatterv,igatherv", "-m", "1K:4K"});
+    EXPECT_EQ(overlap.command.options().operations, (std::vector<std::string>{"iscatterv", "igatherv"}));
+    // bcast to the task model, the others measured, in the order given
+    Bound<TuneCli> tune(kHiertune);
+    tune.parse({"tune", "-n", "8", "-C", "bcast,gatherv,igatherv,scatterv,iscatterv", "--measured-sizes", "1K",
+                "--stock", "/data/g.json"});
+    EXPECT_EQ(tune.command.options().measured, rooted);
+    EXPECT_EQ(tune.command.options().collectives, std::vector<std::string>{"bcast"});
+    Bound<VerifyCli> verify;
+    verify.parse({"verify", "--case", "gatherv:8:hier/0", "--case", "iscatterv:1024:any"});
+    EXPECT_EQ(verify.command.cases(), (std::vector<VerifyCase>{{"gatherv", 8, true, 0, false},
+                                                               {"iscatterv", 1024, false, 0, false}}));
+    // 3 nodes x 3 ranks, 1000 B per rank: ranks 3 .. 8's uneven blocks, 5500 B, through the
+    // root's node link at 12.5e6 B/s; gather's six 1000 B blocks 480 us
+    EXPECT_EQ(link_bound_csv("gatherv,iscatterv,gather", 3, 3),
+              "collective,size,link_bound_us\ngatherv,1000,440.000\niscatterv,1000,440.000\ngather,1000,480.000\n");
 }
 
 }  // namespace
@@ -985,6 +1009,70 @@ TEST(Payload, AlltoallvHoldsEveryRanksBlockAtItsDisplacement) {
     // displacements that exceed MPI's int: refused before anything is allocated
     EXPECT_THROW(Payload({PointKey{"alltoallv", 1u << 30, "default", {}}}, 0, 4), std::runtime_error);
     EXPECT_THROW(Payload::check_displacements("ialltoallv", 1u << 30, 3), std::runtime_error);
+}
+
+// What MPI_Gatherv (`gather`) or MPI_Scatterv leaves where a call moves rank r's block of
+// counts[r] bytes between that rank's buffer and the root's at displs[r] (bench's
+// arguments: Payload::uneven_layout; a call that misreads them: other arrays).
+void move_uneven_blocks(std::vector<Payload>& ranks, bool gather, const std::vector<int>& counts,
+                        const std::vector<int>& displs) {
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+        const auto count = static_cast<std::size_t>(counts[r]), at = static_cast<std::size_t>(displs[r]);
+        const std::vector<unsigned char>& from = PayloadTestAccess::sent(ranks[gather ? r : 0]);
+        std::vector<unsigned char>& to = PayloadTestAccess::received(ranks[gather ? 0 : r]);
+        const std::size_t from_at = gather ? 0 : at, to_at = gather ? at : 0;
+        ASSERT_GE(from.size(), from_at + count);
+        ASSERT_GE(to.size(), to_at + count);
+        std::copy(from.begin() + from_at, from.begin() + from_at + count, to.begin() + to_at);
+    }
+}
+
+// bench -c, verify and overlap on MPI_Gatherv and MPI_Scatterv (their non-blocking forms:
+// the same data): uneven blocks (half a block more and less on each pair of ranks) in
+// reversed rank order at the root; a call that takes every count alike or ignores displs
+// fails on the root (rank 0's block misplaced), one that moves nothing or another
+// repetition's wherever data is received (gatherv: the root alone).
+TEST(Payload, GathervAndScattervHoldEveryUnevenBlockInPlace) {
+    constexpr int kSize = 5;
+    constexpr std::size_t kRep = 2;
+    std::vector<int> counts(kSize, -1), displs(kSize, -1);
+    Payload::uneven_layout(300, counts, displs);
+    // displacements that exceed MPI's int: refused before anything is allocated
+    EXPECT_THROW(Payload({PointKey{"gatherv", 1u << 30, "default", {}}}, 0, 4), std::runtime_error);
+    EXPECT_EQ(counts, (std::vector<int>{450, 150, 450, 150, 300}));
+    EXPECT_EQ(displs, (std::vector<int>{1050, 900, 450, 300, 0}));
+    EXPECT_EQ(Payload::call_of("igatherv").blocking(), Payload::call_of("gatherv"));
+    EXPECT_NE(Payload::call_of("scatterv"), Payload::call_of("scatter"));
+    // 0 bytes: a valid call that moves nothing, and nothing to check
+    const std::vector<bool> all(kSize, true);
+    std::vector<Payload> empty = prepared_payloads("scatterv", 0, kSize, kRep);
+    EXPECT_EQ(checked(empty, "scatterv", 0, kRep), all);
+    for (const std::size_t bytes : {std::size_t{2}, std::size_t{300}}) {
+        std::vector<int> equal(kSize, -1), reversed(kSize, -1), right(kSize, -1), in_rank_order(kSize, 0);
+        Payload::allgatherv_layout(static_cast<int>(bytes), equal, reversed);
+        Payload::uneven_layout(bytes, right, displs);
+        for (int r = 1; r < kSize; ++r) in_rank_order[r] = in_rank_order[r - 1] + right[r - 1];
+        for (const char* collective : {"gatherv", "igatherv", "scatterv", "iscatterv"}) {
+            const bool gather = Payload::call_of(collective).kind() == grammar::Collective::gatherv;
+            std::vector<bool> wrong(kSize, gather);  // gatherv: the root alone receives
+            wrong[0] = false;
+            std::vector<Payload> ranks = prepared_payloads(collective, bytes, kSize, kRep);
+            EXPECT_EQ(PayloadTestAccess::sent(ranks[gather ? 1 : 0]).size(),
+                      gather ? bytes + bytes / 2 : kSize * bytes);
+            EXPECT_EQ(PayloadTestAccess::received(ranks[gather ? 0 : 1]).size(),
+                      gather ? kSize * bytes : bytes + bytes / 2);
+            EXPECT_EQ(checked(ranks, collective, bytes, kRep), wrong) << collective << ": nothing moved";
+            // (scatterv: a rank whose block the wrong arrays still cover holds it)
+            move_uneven_blocks(ranks, gather, equal, reversed);
+            EXPECT_NE(checked(ranks, collective, bytes, kRep), all) << collective << ": every count alike";
+            EXPECT_FALSE(checked(ranks, collective, bytes, kRep)[0]) << collective << ": every count alike";
+            move_uneven_blocks(ranks, gather, right, in_rank_order);
+            EXPECT_FALSE(checked(ranks, collective, bytes, kRep)[0]) << collective << ": displs ignored";
+            move_uneven_blocks(ranks, gather, right, displs);
+            EXPECT_EQ(checked(ranks, collective, bytes, kRep), all) << collective << " " << bytes;
+            EXPECT_EQ(checked(ranks, collective, bytes, kRep + 1), wrong) << collective << ": another repetition";
+        }
+    }
 }
 
 // An error is one line however many its message has (install-tree's list of problems,

@@ -85,11 +85,29 @@ TEST(LinkBound, BusiestLinkCarriesTheMessageOrTheAllreduceShare) {
                                      busiest_link_bytes("alltoall", 1000, nodes, ppn, ranks))
                         << v << " " << nodes << "x" << ppn << " " << ranks;
     EXPECT_DOUBLE_EQ(busiest_link_bytes("alltoallv", 1000, 3, 3, 7), 12000);
-    // ranks read by alltoall's and alltoallv's bounds alone
+    // ranks read by alltoall's, alltoallv's, gatherv's and scatterv's bounds alone
     EXPECT_DOUBLE_EQ(busiest_link_bytes("allgather", 1000, 3, 3, 7), busiest_link_bytes("allgather", 1000, 3, 3));
     // 2 nodes x 1 rank, 1.25 MB blocks at 12.5e6 B/s: one block each way, 0.1 s
     EXPECT_DOUBLE_EQ(*link_bound_seconds("alltoall", 1250000, 2, 12.5e6, 1), 0.1);
     EXPECT_DOUBLE_EQ(*link_bound_seconds("alltoall", 1250000, 3, 12.5e6, 3, 7), 1.2);
+}
+
+// gatherv into and scatterv out of the root's node: as gather's and scatter's, every block
+// of the ranks off that node (the first ppn ranks), bench's uneven ones (1000 B per rank:
+// 1500 B on even ranks, 500 B on odd ones, an odd size's last rank 1000 B): gather's bound
+// where the root's node holds whole pairs, less where it holds half of one
+TEST(LinkBound, RootedVCollectivesCarryTheUnevenBlocksOffTheRootsNode) {
+    for (const char* v : {"gatherv", "igatherv", "scatterv", "iscatterv"}) {
+        EXPECT_DOUBLE_EQ(busiest_link_bytes(v, 1000, 4, 2), 6000) << v;
+        EXPECT_DOUBLE_EQ(busiest_link_bytes(v, 1000, 1, 8), 0) << v;  // one node
+    }
+    // 3 nodes x 3 ranks: ranks 3 .. 8, 500 + 1500 + 500 + 1500 + 500 + 1000, not gather's 6000
+    EXPECT_DOUBLE_EQ(busiest_link_bytes("gatherv", 1000, 3, 3), 5500);
+    EXPECT_DOUBLE_EQ(busiest_link_bytes("gather", 1000, 3, 3), 6000);
+    // 7 ranks on 3 nodes of at most 3: ranks 3 .. 6, 500 + 1500 + 500 + 1000
+    EXPECT_DOUBLE_EQ(busiest_link_bytes("scatterv", 1000, 3, 3, 7), 3500);
+    // 2 nodes x 1 rank, 1.25 MB per rank at 12.5e6 B/s: rank 1's 625000 B, 0.05 s
+    EXPECT_DOUBLE_EQ(*link_bound_seconds("igatherv", 1250000, 2, 12.5e6, 1), 0.05);
 }
 
 TEST(LinkBound, SecondsAtTheLinkRate) {

@@ -358,6 +358,19 @@ TEST(CselShow, KeysUndefinedForTheCollectiveAssert) {
                                   "defined for barrier");
     EXPECT_EQ(select(tree, point("bcast", 4, 2, 8)).kind, Selection::Kind::undefined);
     EXPECT_EQ(select(tree, point("ibcast", 4, 2, 8)).kind, Selection::Kind::undefined);  // get_count has no ibcast
+    // gatherv, scatterv and their schedules: csel.c sizes them by none of its keys, nor
+    // tests their sendbuf; a tree without such a key selects
+    for (const char* coll : {"gatherv", "igatherv", "scatterv", "iscatterv"}) {
+        for (const auto& [held, other] : {std::pair<std::string, std::string>{"count<=8", "count=any"},
+                                          {"avg_msg_size<=8", "avg_msg_size=any"},
+                                          {"total_msg_size<=8", "total_msg_size=any"},
+                                          {"is_sendbuf_inplace=yes", "is_sendbuf_inplace=no"}}) {
+            const Json chain{{held, algo("A")}, {other, algo("B")}};
+            EXPECT_EQ(select(tree_of(coll, chain), point(coll, 8, 4, 8)).kind, Selection::Kind::undefined)
+                << coll << " " << held;
+        }
+        EXPECT_EQ(pick(tree_of(coll, algo("A")), point(coll, 8, 4, 8)), "A") << coll;
+    }
 }
 
 TEST(CselShow, TreesAndPointsMpichRefuses) {

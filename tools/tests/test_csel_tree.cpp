@@ -519,6 +519,47 @@ TEST(CselTree, AlltoallvSelectsByTheSendcountsSum) {
                     {"total_msg_size=any", iintra}}));
 }
 
+// MPI_Gatherv, MPI_Scatterv and their schedules: csel.c sizes none of them (one choice per
+// shape, two by size refused), and MPICH's stock names the collective's bare allcomm
+// container (generic.json's "collective=gatherv"), the intra subtree of a tuned
+// collective, which gets both comm_type keys; MPICH's own algorithm a tree picks is its
+// allcomm container, whole_comm=1 in the blocking form only.
+TEST(CselTree, GathervAndScattervGetOneChoicePerShape) {
+    for (const char* collective : {"gatherv", "igatherv", "scatterv", "iscatterv"})
+        EXPECT_FALSE(message_size_key(collective)) << collective;
+    EXPECT_EQ(container_name("gatherv", "linear"), "MPIR_Gatherv_allcomm_linear");
+    EXPECT_EQ(container_name("iscatterv", "tsp_linear"), "MPIR_Iscatterv_allcomm_tsp_linear");
+    EXPECT_EQ(container_name("scatterv", "nb"), "MPIR_Scatterv_allcomm_nb");
+    EXPECT_EQ(container_name("gatherv", "hier"), "MPIR_Gatherv_intra_hier");
+
+    Json stock = small_stock();
+    for (const char* collective : {"gatherv", "scatterv", "iscatterv"})
+        stock["collective=" + std::string(collective)] =
+            Json{{"algorithm=" + container_name(collective, collective[0] == 'i' ? "sched_linear" : "linear"),
+                  Json::object()}};
+    const Choice hier = Choice::container("MPIR_Gatherv_intra_hier", {{"inter_algo", "linear"}});
+    TreeInput input;
+    input.choices["gatherv"] = {{8, 2, 1024, hier}, {8, 2, 65536, hier}};
+    input.choices["scatterv"] = {{8, 2, 1024, Choice::container("MPIR_Scatterv_allcomm_linear")}};
+    input.choices["iscatterv"] = {{8, 2, 1024, Choice::container("MPIR_Iscatterv_allcomm_tsp_linear")}};
+    const TreeResult result = build_tree(stock, input);
+    EXPECT_TRUE(check_tree(result.tree, collectives_of(stock)).empty()) << check_tree(result.tree).front();
+    EXPECT_EQ(result.message_rules, 0u);
+    const auto tuned = [&](const std::string& collective) {
+        return result.tree["collective=" + collective]["comm_type=intra"]["comm_hierarchy=parent"]["comm_size<=8"]
+                          ["comm_avg_ppn<=2"];
+    };
+    const Json& gatherv = stock["collective=gatherv"];
+    EXPECT_EQ(result.tree["collective=gatherv"]["comm_type=inter"], gatherv);
+    EXPECT_EQ(result.tree["collective=gatherv"]["comm_type=intra"]["comm_hierarchy=any"], gatherv);
+    EXPECT_EQ(tuned("gatherv"), (Json{{"algorithm=MPIR_Gatherv_intra_hier", {{"inter_algo=linear", Json::object()}}}}));
+    EXPECT_EQ(tuned("scatterv"), Json::parse(R"({"algorithm=MPIR_Scatterv_allcomm_linear": {"whole_comm=1": {}}})"));
+    EXPECT_EQ(tuned("iscatterv"), Json::parse(R"({"algorithm=MPIR_Iscatterv_allcomm_tsp_linear": {}})"));
+
+    input.choices["gatherv"] = {{8, 2, 1024, hier}, {8, 2, 65536, kStock}};  // by size: MPICH cannot
+    EXPECT_THROW(build_tree(stock, input), std::invalid_argument);
+}
+
 // An MPICH algorithm that asserts without a condition on its path (e.g.
 // reduce_scatter_gather: a built-in op, and count >= pof2, "count<pow2" failing before it)
 // gets each condition in the table's order, stock otherwise.
@@ -642,6 +683,9 @@ TEST(CselTree, MpichGenericTreeStaysComplete) {
                                   {8, 2, 65536, Choice::container("MPIR_Allreduce_intra_hier",
                                                                   {{"segsize", "8192"}, {"intra_algo", "shm"}})}};
     input.choices["reduce"] = {{8, 2, 65536, Choice::container("MPIR_Reduce_intra_hier", {{"segsize", "4096"}})}};
+    // generic.json's gatherv and scatterv: a bare allcomm container, no comm_type
+    input.choices["gatherv"] = {{8, 2, 1024, Choice::container("MPIR_Gatherv_intra_hier", {{"inter_algo", "linear"}})}};
+    input.choices["iscatterv"] = {{8, 2, 1024, Choice::container("MPIR_Iscatterv_allcomm_tsp_linear")}};
     const TreeResult result = build_tree(stock, input);
     const auto problems = check_tree(result.tree, all);
     EXPECT_TRUE(problems.empty()) << problems.front();

@@ -233,6 +233,20 @@ TEST(GenerateMapping, WhatATreeMayRun) {
     // their batch size and blocks unread from a tree
     for (const char* unread : {"tsp_scattered", "tsp_blocked"})
         EXPECT_FALSE(tree_can_run(key("ialltoallv", 1024, unread), 8, 2)) << unread;
+    // gatherv's and scatterv's: every algorithm (coll_algorithms.txt lists no restriction),
+    // MPICH's by their allcomm containers; hier with its own step only
+    for (const char* coll : {"gatherv", "scatterv"}) {
+        for (const char* mpich : {"linear", "nb", "default"})
+            EXPECT_TRUE(tree_can_run(key(coll, 8, mpich), 8, 2)) << mpich;
+        for (const char* mpich : {"sched_linear", "tsp_linear", "tsp_hier"})
+            EXPECT_TRUE(tree_can_run(key("i" + std::string(coll), 8, mpich), 8, 1)) << mpich;
+    }
+    EXPECT_EQ(choice_of_point(key("igatherv", 8, "tsp_linear")), Choice::container("MPIR_Igatherv_allcomm_tsp_linear"));
+    EXPECT_EQ(choice_of_point(key("scatterv", 8, "hier", {{"MPIR_CVAR_SCATTERV_HIER_INTER_ALGORITHM", "linear"}})),
+              Choice::container("MPIR_Scatterv_intra_hier", {{"inter_algo", "linear"}}));
+    EXPECT_FALSE(
+        tree_can_run(key("gatherv", 8, "hier", {{"MPIR_CVAR_GATHERV_HIER_INTER_ALGORITHM", "binomial"}}), 8, 2));
+    EXPECT_FALSE(tree_can_run(key("gatherv", 8, "binomial"), 8, 2));  // gather's, no container of gatherv
     // what a tree cannot express: a stock algorithm with a parameter, a variable not the plugin's
     EXPECT_FALSE(tree_can_run(key("bcast", 1024, "binomial", {{"MPIR_CVAR_BCAST_HIER_SEGSIZE", "16384"}}), 4, 2));
     EXPECT_FALSE(tree_can_run(key("bcast", 1024, "hier", {{"MPIR_CVAR_BCAST_HIER_SEG_WINDOW", "2"}}), 4, 2));

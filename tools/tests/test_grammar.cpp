@@ -19,11 +19,46 @@ bool has(const std::vector<std::string>& list, const std::string& item) {
     return std::find(list.begin(), list.end(), item) != list.end();
 }
 
+// A collective whose hier algorithm takes one parameter, the top leaders' step from a
+// list of its own (hier_grammar.h's MPII_HIER_INTER_ALGOS_<COLL>), and whose
+// non-blocking form has the parameterless tsp_hier schedule.
+struct OneStepHier {
+    std::string collective;  // "alltoallv"
+    std::string container;   // "MPIR_Alltoallv_intra_hier"
+    std::string schedule;    // "MPIR_Ialltoallv_intra_tsp_hier"
+    std::string cvar;        // "MPIR_CVAR_ALLTOALLV_HIER_INTER_ALGORITHM"
+};
+
+// Its algorithms as the grammar gives them: no segments, and `inter` the whole list.
+void expect_one_step_hier(const OneStepHier& c, const std::vector<std::string>& inter) {
+    const Algorithm* hier = find(c.collective, "hier");
+    ASSERT_NE(hier, nullptr) << c.collective;
+    EXPECT_EQ(hier_algorithm(c.collective), hier);
+    EXPECT_EQ(hier->container, c.container);
+    EXPECT_EQ(find(c.container), hier);
+    ASSERT_EQ(hier->params.size(), 1u) << c.collective;
+    EXPECT_EQ(hier->params[0].name, "inter_algo");
+    EXPECT_EQ(hier->cvar(hier->params[0]), c.cvar);
+    EXPECT_EQ(values(*hier, "inter_algo"), inter) << c.collective;
+    for (const std::string& item : inter) EXPECT_TRUE(valid(*hier, "inter_algo", item)) << item;
+    EXPECT_FALSE(valid(*hier, "segsize", "4096")) << c.collective;
+    EXPECT_EQ(hier->segments, SegmentCut::none);
+    EXPECT_EQ(segmented_bytes(*hier, 4096, 8), std::nullopt);
+    EXPECT_FALSE(takes_seg_submodules(c.collective));
+    const Algorithm* schedule = hier_algorithm("i" + c.collective);
+    ASSERT_NE(schedule, nullptr) << c.collective;
+    EXPECT_EQ(schedule->item, "tsp_hier");
+    EXPECT_EQ(schedule->container, c.schedule);
+    EXPECT_EQ(find(c.schedule), schedule);
+    EXPECT_EQ(schedule->blocking, c.collective);
+    EXPECT_TRUE(schedule->params.empty());
+}
+
 TEST(Grammar, AlgorithmsAndParameters) {
     EXPECT_EQ(collectives(), (std::vector<std::string>{"bcast", "reduce", "allreduce", "allgather", "gather", "scatter",
                                                        "barrier", "scan", "exscan", "reduce_scatter",
                                                        "reduce_scatter_block", "allgatherv", "alltoall",
-                                                       "alltoallv"}));
+                                                       "alltoallv", "gatherv", "scatterv"}));
     const Algorithm* hier = find("bcast", "hier");
     ASSERT_NE(hier, nullptr);
     EXPECT_EQ(hier->container, "MPIR_Bcast_intra_hier");
@@ -69,7 +104,8 @@ TEST(Grammar, NonBlockingFormsAreSchedulesWithoutParameters) {
                                                                    "igather", "iscatter", "ibarrier", "iscan",
                                                                    "iexscan", "ireduce_scatter",
                                                                    "ireduce_scatter_block", "iallgatherv",
-                                                                   "ialltoall", "ialltoallv"}));
+                                                                   "ialltoall", "ialltoallv", "igatherv",
+                                                                   "iscatterv"}));
     const Algorithm* ibcast = hier_algorithm("ibcast");
     ASSERT_NE(ibcast, nullptr);
     EXPECT_EQ(ibcast->item, "tsp_hier");
@@ -150,9 +186,18 @@ TEST(Grammar, CollectivesAreATypeOfTheGrammarsNames) {
     EXPECT_EQ(grammar::Collective(grammar::Collective::alltoallv, true).mpi_function(), "MPI_Ialltoallv");
     EXPECT_FALSE(grammar::is_kind("alltoallv", grammar::Collective::alltoall));
     EXPECT_FALSE(grammar::is_kind("ialltoall", grammar::Collective::alltoallv));
+    // gatherv and scatterv: neither gather's nor scatter's, and allgatherv no "all" before gatherv
+    EXPECT_EQ(grammar::Collective::find("igatherv"), grammar::Collective(grammar::Collective::gatherv, true));
+    EXPECT_EQ(grammar::Collective::find("scatterv"), grammar::Collective(grammar::Collective::scatterv));
+    EXPECT_EQ(grammar::Collective(grammar::Collective::gatherv).mpi_function(), "MPI_Gatherv");
+    EXPECT_EQ(grammar::Collective(grammar::Collective::scatterv, true).mpi_function(), "MPI_Iscatterv");
+    EXPECT_FALSE(grammar::is_kind("gatherv", grammar::Collective::gather));
+    EXPECT_FALSE(grammar::is_kind("iscatter", grammar::Collective::scatterv));
+    EXPECT_FALSE(grammar::is_kind("allgatherv", grammar::Collective::gatherv));
+    EXPECT_FALSE(grammar::is_kind("iallgatherv", grammar::Collective::gatherv));
     // no collective of the plugin: MPICH's others, MPI's prefix alone, a name with more
     for (const char* other : {"alltoallw", "ialltoallw", "neighbor_alltoall", "neighbor_alltoallv", "i", "",
-                              "bcastx", "ii" "bcast", "Bcast"})
+                              "bcastx", "ii" "bcast", "Bcast", "gathervv", "iigatherv"})
         EXPECT_FALSE(grammar::Collective::find(other)) << other;
     try {
         grammar::Collective::parse("alltoallw");
@@ -282,28 +327,11 @@ TEST(Grammar, AllgathervHasHierAndItsSchedule) {
 #define HIERTUNE_TEST_NAME_(name_, NAME_) #name_,
     const std::vector<std::string> kInter{MPII_HIER_INTER_ALGOS_ALLGATHERV(HIERTUNE_TEST_NAME_)};
 #undef HIERTUNE_TEST_NAME_
-    const Algorithm* hier = find("allgatherv", "hier");
-    ASSERT_NE(hier, nullptr);
-    EXPECT_EQ(hier_algorithm("allgatherv"), hier);
-    EXPECT_EQ(hier->container, "MPIR_Allgatherv_intra_hier");
-    ASSERT_EQ(hier->params.size(), 1u);
-    EXPECT_EQ(hier->params[0].name, "inter_algo");
-    EXPECT_EQ(hier->cvar(hier->params[0]), "MPIR_CVAR_ALLGATHERV_HIER_INTER_ALGORITHM");
-    EXPECT_EQ(values(*hier, "inter_algo"), kInter);
     ASSERT_FALSE(kInter.empty());
-    EXPECT_TRUE(valid(*hier, "inter_algo", kInter.front()));
-    EXPECT_FALSE(valid(*hier, "inter_algo", "ring"));  // allgather's, not allgatherv's
-    EXPECT_FALSE(valid(*hier, "segsize", "4096"));
-    EXPECT_EQ(hier->segments, SegmentCut::none);
-    EXPECT_EQ(segmented_bytes(*hier, 4096, 8), std::nullopt);
-    EXPECT_FALSE(takes_seg_submodules("allgatherv"));
-    const Algorithm* schedule = hier_algorithm("iallgatherv");
-    ASSERT_NE(schedule, nullptr);
-    EXPECT_EQ(schedule->item, "tsp_hier");
-    EXPECT_EQ(schedule->container, "MPIR_Iallgatherv_intra_tsp_hier");
-    EXPECT_EQ(schedule->blocking, "allgatherv");
-    EXPECT_TRUE(schedule->params.empty());
-    EXPECT_EQ(find("MPIR_Iallgatherv_intra_tsp_hier"), schedule);
+    expect_one_step_hier({"allgatherv", "MPIR_Allgatherv_intra_hier", "MPIR_Iallgatherv_intra_tsp_hier",
+                          "MPIR_CVAR_ALLGATHERV_HIER_INTER_ALGORITHM"},
+                         kInter);
+    EXPECT_FALSE(valid(*find("allgatherv", "hier"), "inter_algo", "ring"));  // allgather's, not allgatherv's
     for (const std::string form : {"allgatherv", "iallgatherv"}) {
         EXPECT_FALSE(mpich_defines("avg_msg_size", form)) << form;
         EXPECT_TRUE(mpich_defines("total_msg_size", form)) << form;
@@ -376,25 +404,11 @@ TEST(Grammar, AlltoallvHasHierAndItsSchedule) {
 #define HIERTUNE_TEST_NAME_(name_, NAME_) #name_,
     const std::vector<std::string> kInter{MPII_HIER_INTER_ALGOS_ALLTOALLV(HIERTUNE_TEST_NAME_)};
 #undef HIERTUNE_TEST_NAME_
-    const Algorithm* hier = find("alltoallv", "hier");
-    ASSERT_NE(hier, nullptr);
-    EXPECT_EQ(hier_algorithm("alltoallv"), hier);
-    EXPECT_EQ(hier->container, "MPIR_Alltoallv_intra_hier");
-    EXPECT_EQ(find("MPIR_Alltoallv_intra_hier"), hier);
-    ASSERT_EQ(hier->params.size(), 1u);
-    EXPECT_EQ(hier->params[0].name, "inter_algo");
-    EXPECT_EQ(hier->cvar(hier->params[0]), "MPIR_CVAR_ALLTOALLV_HIER_INTER_ALGORITHM");
-    EXPECT_EQ(values(*hier, "inter_algo"), kInter);
-    EXPECT_TRUE(valid(*hier, "inter_algo", "direct"));
-    EXPECT_FALSE(valid(*hier, "inter_algo", "brucks"));  // alltoall's, not alltoallv's
-    EXPECT_FALSE(valid(*hier, "segsize", "4096"));
-    EXPECT_EQ(hier->segments, SegmentCut::none);
-    EXPECT_FALSE(takes_seg_submodules("alltoallv"));
-    const Algorithm* schedule = hier_algorithm("ialltoallv");
-    ASSERT_NE(schedule, nullptr);
-    EXPECT_EQ(schedule->container, "MPIR_Ialltoallv_intra_tsp_hier");
-    EXPECT_EQ(schedule->blocking, "alltoallv");
-    EXPECT_TRUE(schedule->params.empty());
+    expect_one_step_hier({"alltoallv", "MPIR_Alltoallv_intra_hier", "MPIR_Ialltoallv_intra_tsp_hier",
+                          "MPIR_CVAR_ALLTOALLV_HIER_INTER_ALGORITHM"},
+                         kInter);
+    EXPECT_TRUE(valid(*find("alltoallv", "hier"), "inter_algo", "direct"));
+    EXPECT_FALSE(valid(*find("alltoallv", "hier"), "inter_algo", "brucks"));  // alltoall's, not alltoallv's
     for (const std::string form : {"alltoallv", "ialltoallv"}) {
         EXPECT_FALSE(mpich_defines("avg_msg_size", form)) << form;
         EXPECT_FALSE(mpich_defines("count", form)) << form;
@@ -409,6 +423,45 @@ TEST(Grammar, AlltoallvHasHierAndItsSchedule) {
     EXPECT_FALSE(known_container("alltoallv", "MPIR_Alltoall_intra_hier"));
     EXPECT_FALSE(known_container("alltoall", "MPIR_Alltoallv_intra_hier"));
     EXPECT_FALSE(known_container("ialltoall", "MPIR_Ialltoallv_intra_tsp_hier"));
+}
+
+// MPI_Gatherv and MPI_Scatterv: one hier algorithm each, whose one parameter is the top
+// leaders' step from its own list (linear: not gather's or scatter's binomial), and a
+// schedule each for MPI_Igatherv and MPI_Iscatterv; MPICH's own algorithms are allcomm
+// containers of theirs only (not gather's or scatter's, nor of each other), and csel.c
+// defines none of its keys by size or buffer for the four (a tree gives them one choice
+// per job shape).
+TEST(Grammar, GathervAndScattervHaveHierAndTheirSchedules) {
+#define HIERTUNE_TEST_NAME_(name_, NAME_) #name_,
+    const std::vector<std::string> kGathervInter{MPII_HIER_INTER_ALGOS_GATHERV(HIERTUNE_TEST_NAME_)};
+    const std::vector<std::string> kScattervInter{MPII_HIER_INTER_ALGOS_SCATTERV(HIERTUNE_TEST_NAME_)};
+#undef HIERTUNE_TEST_NAME_
+    EXPECT_EQ(kGathervInter, std::vector<std::string>{"linear"});
+    expect_one_step_hier({"gatherv", "MPIR_Gatherv_intra_hier", "MPIR_Igatherv_intra_tsp_hier",
+                          "MPIR_CVAR_GATHERV_HIER_INTER_ALGORITHM"},
+                         kGathervInter);
+    expect_one_step_hier({"scatterv", "MPIR_Scatterv_intra_hier", "MPIR_Iscatterv_intra_tsp_hier",
+                          "MPIR_CVAR_SCATTERV_HIER_INTER_ALGORITHM"},
+                         kScattervInter);
+    EXPECT_FALSE(valid(*find("gatherv", "hier"), "inter_algo", "binomial"));  // gather's, not gatherv's
+    EXPECT_FALSE(valid(*find("scatterv", "hier"), "inter_algo", "by_size"));  // scatter's
+    for (const char* form : {"gatherv", "igatherv", "scatterv", "iscatterv"})
+        for (const char* key : {"count", "avg_msg_size", "total_msg_size", "is_sendbuf_inplace"})
+            EXPECT_FALSE(mpich_defines(key, form)) << form << " " << key;
+    for (const char* mpich : {"MPIR_Gatherv_allcomm_linear", "MPIR_Gatherv_allcomm_nb"}) {
+        EXPECT_TRUE(known_container("gatherv", mpich)) << mpich;
+        EXPECT_TRUE(requirements(mpich).empty()) << mpich;
+        EXPECT_FALSE(known_container("gather", mpich)) << mpich;
+        EXPECT_FALSE(known_container("scatterv", mpich)) << mpich;
+    }
+    EXPECT_TRUE(known_container("igatherv", "MPIR_Igatherv_allcomm_tsp_linear"));
+    EXPECT_TRUE(known_container("scatterv", "MPIR_Scatterv_allcomm_linear"));
+    EXPECT_TRUE(known_container("iscatterv", "MPIR_Iscatterv_allcomm_sched_linear"));
+    EXPECT_FALSE(known_container("gatherv", "MPIR_Gatherv_intra_linear"));  // MPICH's is allcomm only
+    EXPECT_FALSE(known_container("gatherv", "MPIR_Gather_intra_binomial"));
+    EXPECT_FALSE(known_container("allgatherv", "MPIR_Gatherv_intra_hier"));
+    EXPECT_FALSE(known_container("gatherv", "MPIR_Allgatherv_intra_hier"));
+    EXPECT_FALSE(known_container("iscatter", "MPIR_Iscatterv_intra_tsp_hier"));
 }
 
 TEST(Grammar, EachCollectiveHasItsOwnInterNodeSubmodule) {
@@ -431,7 +484,8 @@ TEST(Grammar, EachCollectiveHasItsOwnInterNodeSubmodule) {
     EXPECT_TRUE(is_seg_submodule("seg_split_binary"));
     EXPECT_FALSE(is_seg_submodule("tsp_ring"));
     for (const char* collective : {"bcast", "reduce", "allreduce"}) EXPECT_TRUE(takes_seg_submodules(collective));
-    for (const char* collective : {"allgather", "gather", "scatter", "barrier", "ibcast", "alltoall", "alltoallv"})
+    for (const char* collective :
+         {"allgather", "gather", "scatter", "barrier", "ibcast", "alltoall", "alltoallv", "gatherv", "scatterv"})
         EXPECT_FALSE(takes_seg_submodules(collective)) << collective;
 }
 
@@ -455,7 +509,7 @@ TEST(Grammar, CompositionsOfTheCh4Tree) {
     EXPECT_TRUE(is_composition("MPIDI_Bcast_intra_composition_alpha"));
     EXPECT_FALSE(is_composition("MPIR_Bcast_intra_binomial"));
     for (const std::string coll : {"bcast", "reduce", "allreduce", "allgather", "barrier", "scan", "reduce_scatter",
-                                   "reduce_scatter_block", "allgatherv", "alltoall"}) {
+                                   "reduce_scatter_block", "allgatherv", "alltoall", "gatherv", "scatterv"}) {
         const std::optional<std::string> whole = whole_comm_composition(coll);
         ASSERT_TRUE(whole) << coll;
         const auto tree = nlohmann::ordered_json::parse("{\"collective=" + coll + "\": {\"composition=" + *whole + "\": {}}}");
@@ -497,6 +551,14 @@ TEST(Grammar, CompositionsOfTheCh4Tree) {
               std::optional<std::string>("MPIDI_Alltoallv_intra_composition_alpha"));
     EXPECT_FALSE(composition_container("alltoallv", 2));
     for (const char* coll : {"alltoallv", "ialltoallv"}) EXPECT_TRUE(tuned_compositions(coll).empty()) << coll;
+    // gatherv's and scatterv's netmod-only alpha (checked with the others' above), whose
+    // variable MPICH 5.0.1 has not either
+    for (const std::string coll : {"gatherv", "scatterv"}) {
+        EXPECT_EQ(composition_container(coll, 1), whole_comm_composition(coll)) << coll;
+        EXPECT_FALSE(composition_container(coll, 2)) << coll;
+        for (const std::string& form : {coll, "i" + coll}) EXPECT_TRUE(tuned_compositions(form).empty()) << form;
+    }
+    EXPECT_EQ(whole_comm_composition("scatterv"), std::optional<std::string>("MPIDI_Scatterv_intra_composition_alpha"));
 }
 
 TEST(Grammar, KnownContainersAreMpichsAndThePlugins) {

@@ -4,6 +4,7 @@
 
 #include "temp_dir.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -68,6 +69,28 @@ TEST(Sizes, UnionOfRangeAndListsIsSortedAndUnique) {
     EXPECT_EQ(message_sizes("", {"65537,3"}), (Sizes{3, 65537}));  // no default range with a list
     for (const char* bad : {"3,,5", ",3", "3,", "3;5"})
         EXPECT_THROW(message_sizes("", {bad}), UsageError) << bad;
+}
+
+// gatherv's and scatterv's blocks: half a block more and less on each pair of ranks, so
+// they differ from 2 bytes on, and add up to size x bytes on any size (an odd size's last
+// rank the block itself); rank 0's the largest.
+TEST(Sizes, UnevenBlocksAddUpToTheSizePerRank) {
+    EXPECT_EQ(uneven_block(0, 4, 1000), 1500u);
+    EXPECT_EQ(uneven_block(1, 4, 1000), 500u);
+    EXPECT_EQ(uneven_block(4, 5, 1000), 1000u);  // no pair
+    EXPECT_EQ(uneven_block(1, 2, 3), 2u);        // 3 - 3 / 2
+    EXPECT_EQ(uneven_block(0, 2, 1), 1u);        // one byte does not split
+    EXPECT_EQ(uneven_block(0, 1, 1000), 1000u);
+    for (const int size : {1, 2, 3, 7, 8})
+        for (const std::uint64_t bytes : {0u, 1u, 3u, 1000u, 1u << 30}) {
+            std::uint64_t sum = 0, largest = 0;
+            for (int r = 0; r < size; ++r) {
+                sum += uneven_block(r, size, bytes);
+                largest = std::max(largest, uneven_block(r, size, bytes));
+            }
+            EXPECT_EQ(sum, bytes * static_cast<std::uint64_t>(size)) << size << " x " << bytes;
+            EXPECT_EQ(largest, uneven_block(0, size, bytes)) << size << " x " << bytes;
+        }
 }
 
 // ---------------------------------------------------------------- catalogue
@@ -320,9 +343,9 @@ TEST(Plan, RejectsWhatTheLibraryDoesNotHave) {
     EXPECT_EQ(plan({"allreduce"}, {}).size(), 1u);  // default needs no selector variable
     EXPECT_EQ(usage_error([] { plan({"alltoallw"}, {}); }),
               "unknown collective 'alltoallw' (bcast, reduce, allreduce, allgather, gather, scatter, barrier, scan, "
-              "exscan, reduce_scatter, reduce_scatter_block, allgatherv, alltoall, alltoallv, ibcast, ireduce, "
-              "iallreduce, iallgather, igather, iscatter, ibarrier, iscan, iexscan, ireduce_scatter, "
-              "ireduce_scatter_block, iallgatherv, ialltoall or ialltoallv)");
+              "exscan, reduce_scatter, reduce_scatter_block, allgatherv, alltoall, alltoallv, gatherv, scatterv, "
+              "ibcast, ireduce, iallreduce, iallgather, igather, iscatter, ibarrier, iscan, iexscan, "
+              "ireduce_scatter, ireduce_scatter_block, iallgatherv, ialltoall, ialltoallv, igatherv or iscatterv)");
     EXPECT_THROW(plan({}, {}), UsageError);
     EXPECT_THROW(plan({"bcast"}, {"hier:no_such_cvar=1"}), UsageError);
     EXPECT_THROW(plan({"bcast"}, {"hier:bcast_hier_segsize=big"}), UsageError);
@@ -334,9 +357,10 @@ TEST(Plan, KnowsEveryCollectiveBenchTimes) {
     EXPECT_EQ(supported_collectives(),
               (std::vector<std::string>{"bcast", "reduce", "allreduce", "allgather", "gather", "scatter", "barrier",
                                         "scan", "exscan", "reduce_scatter", "reduce_scatter_block", "allgatherv",
-                                        "alltoall", "alltoallv", "ibcast", "ireduce", "iallreduce", "iallgather",
-                                        "igather", "iscatter", "ibarrier", "iscan", "iexscan", "ireduce_scatter",
-                                        "ireduce_scatter_block", "iallgatherv", "ialltoall", "ialltoallv"}));
+                                        "alltoall", "alltoallv", "gatherv", "scatterv", "ibcast", "ireduce",
+                                        "iallreduce", "iallgather", "igather", "iscatter", "ibarrier", "iscan",
+                                        "iexscan", "ireduce_scatter", "ireduce_scatter_block", "iallgatherv",
+                                        "ialltoall", "ialltoallv", "igatherv", "iscatterv"}));
     // a non-blocking form has its blocking form's sizes: none for MPI_Ibarrier
     EXPECT_EQ(usage_error([] { plan_points({{"ibarrier", "default", {}}}, {8}); }),
               "ibarrier takes no message size: use --sizes 0 (got 8; time the sized collectives in another run)");
@@ -360,6 +384,20 @@ TEST(Plan, KnowsEveryCollectiveBenchTimes) {
               std::string::npos);
 }
 
+// The configurations `-a spec` gives one collective with the variables of `catalog`.
+std::vector<Configuration> configurations_of(const CvarCatalog& catalog, const std::string& collective,
+                                             const std::string& spec) {
+    return plan_configurations({collective}, {parse_algorithm_spec(spec)}, {}, catalog);
+}
+
+// Their algorithms, in plan order.
+std::vector<std::string> algorithms_of(const CvarCatalog& catalog, const std::string& collective,
+                                       const std::string& spec) {
+    std::vector<std::string> names;
+    for (const Configuration& c : configurations_of(catalog, collective, spec)) names.push_back(c.algorithm);
+    return names;
+}
+
 // scan, exscan and their non-blocking forms: MPICH's algorithms are the items of their own
 // variables (those of the MPICH built against: no list of names here), the plugin's hier
 // and tsp_hier left out of stock; sized like allreduce (0 bytes is a valid call).
@@ -367,21 +405,20 @@ TEST(Plan, ScanAndExscanSweepTheirVariablesItems) {
     CvarCatalog catalog = test_catalog();
     catalog.add(enum_cvar("MPIR_CVAR_SCAN_INTRA_ALGORITHM", {"auto", "smp", "recursive_doubling", "nb", "hier"}));
     catalog.add(enum_cvar("MPIR_CVAR_EXSCAN_INTRA_ALGORITHM", {"auto", "recursive_doubling", "nb", "hier"}));
-    catalog.add(enum_cvar("MPIR_CVAR_ISCAN_INTRA_ALGORITHM", {"auto", "sched_auto", "sched_smp", "sched_recursive_doubling",
-                                                             "tsp_recursive_doubling", "tsp_hier"}));
-    catalog.add(enum_cvar("MPIR_CVAR_IEXSCAN_INTRA_ALGORITHM", {"auto", "sched_auto", "sched_recursive_doubling", "tsp_hier"}));
-    const auto algorithms = [&](const std::string& collective, const std::string& spec) {
-        std::vector<std::string> names;
-        for (const Configuration& c : plan_configurations({collective}, {parse_algorithm_spec(spec)}, {}, catalog))
-            names.push_back(c.algorithm);
-        return names;
-    };
+    catalog.add(enum_cvar(
+        "MPIR_CVAR_ISCAN_INTRA_ALGORITHM",
+        {"auto", "sched_auto", "sched_smp", "sched_recursive_doubling", "tsp_recursive_doubling", "tsp_hier"}));
+    catalog.add(
+        enum_cvar("MPIR_CVAR_IEXSCAN_INTRA_ALGORITHM", {"auto", "sched_auto", "sched_recursive_doubling", "tsp_hier"}));
     EXPECT_EQ(algorithm_cvar("iexscan"), "MPIR_CVAR_IEXSCAN_INTRA_ALGORITHM");
-    EXPECT_EQ(algorithms("scan", "stock"), (std::vector<std::string>{"default", "smp", "recursive_doubling", "nb"}));
-    EXPECT_EQ(algorithms("exscan", "all"), (std::vector<std::string>{"default", "recursive_doubling", "nb", "hier"}));
-    EXPECT_EQ(algorithms("iscan", "stock"),
+    EXPECT_EQ(algorithms_of(catalog, "scan", "stock"),
+              (std::vector<std::string>{"default", "smp", "recursive_doubling", "nb"}));
+    EXPECT_EQ(algorithms_of(catalog, "exscan", "all"),
+              (std::vector<std::string>{"default", "recursive_doubling", "nb", "hier"}));
+    EXPECT_EQ(algorithms_of(catalog, "iscan", "stock"),
               (std::vector<std::string>{"default", "sched_smp", "sched_recursive_doubling", "tsp_recursive_doubling"}));
-    EXPECT_EQ(algorithms("iexscan", "all"), (std::vector<std::string>{"default", "sched_recursive_doubling", "tsp_hier"}));
+    EXPECT_EQ(algorithms_of(catalog, "iexscan", "all"),
+              (std::vector<std::string>{"default", "sched_recursive_doubling", "tsp_hier"}));
     EXPECT_EQ(plan_points({{"exscan", "default", {}}}, {0, 8}).size(), 2u);
     EXPECT_EQ(plan_points({{"iscan", "default", {}}}, {8}).front().msg_bytes, 8u);
 }
@@ -392,33 +429,28 @@ TEST(Plan, ScanAndExscanSweepTheirVariablesItems) {
 // rank's block), 0 bytes a valid call; no segment size, so no two hier runs alike.
 TEST(Plan, ReduceScattersSweepTheirVariablesItems) {
     CvarCatalog catalog = test_catalog();
-    catalog.add(enum_cvar("MPIR_CVAR_REDUCE_SCATTER_INTRA_ALGORITHM",
-                          {"auto", "noncommutative", "pairwise", "recursive_doubling", "recursive_halving", "nb", "hier"}));
+    catalog.add(
+        enum_cvar("MPIR_CVAR_REDUCE_SCATTER_INTRA_ALGORITHM",
+                  {"auto", "noncommutative", "pairwise", "recursive_doubling", "recursive_halving", "nb", "hier"}));
     catalog.add(enum_cvar("MPIR_CVAR_REDUCE_SCATTER_BLOCK_INTRA_ALGORITHM", {"auto", "pairwise", "nb", "hier"}));
     catalog.add(enum_cvar("MPIR_CVAR_IREDUCE_SCATTER_BLOCK_INTRA_ALGORITHM",
                           {"auto", "sched_auto", "sched_pairwise", "tsp_recexch", "tsp_hier"}));
     catalog.add(enum_cvar("MPIR_CVAR_REDUCE_SCATTER_HIER_INTER_ALGORITHM", {"linear"}));
     catalog.add(typed_cvar("MPIR_CVAR_REDUCE_SCATTER_DEVICE_COLLECTIVE", CvarType::int_));
-    const auto configurations = [&](const std::string& collective, const std::string& spec) {
-        return plan_configurations({collective}, {parse_algorithm_spec(spec)}, {}, catalog);
-    };
-    const auto algorithms = [&](const std::string& collective, const std::string& spec) {
-        std::vector<std::string> names;
-        for (const Configuration& c : configurations(collective, spec)) names.push_back(c.algorithm);
-        return names;
-    };
     EXPECT_EQ(algorithm_cvar("ireduce_scatter_block"), "MPIR_CVAR_IREDUCE_SCATTER_BLOCK_INTRA_ALGORITHM");
-    EXPECT_EQ(algorithms("reduce_scatter", "stock"),
+    EXPECT_EQ(algorithms_of(catalog, "reduce_scatter", "stock"),
               (std::vector<std::string>{"default", "noncommutative", "pairwise", "recursive_doubling",
                                         "recursive_halving", "nb"}));
-    EXPECT_EQ(algorithms("reduce_scatter_block", "all"), (std::vector<std::string>{"default", "pairwise", "nb", "hier"}));
-    EXPECT_EQ(algorithms("ireduce_scatter_block", "stock"),
+    EXPECT_EQ(algorithms_of(catalog, "reduce_scatter_block", "all"),
+              (std::vector<std::string>{"default", "pairwise", "nb", "hier"}));
+    EXPECT_EQ(algorithms_of(catalog, "ireduce_scatter_block", "stock"),
               (std::vector<std::string>{"default", "sched_pairwise", "tsp_recexch"}));
-    EXPECT_EQ(configurations("reduce_scatter", "hier:reduce_scatter_hier_inter_algorithm=linear"),
+    EXPECT_EQ(configurations_of(catalog, "reduce_scatter", "hier:reduce_scatter_hier_inter_algorithm=linear"),
               (std::vector<Configuration>{
                   {"reduce_scatter", "hier", {{"MPIR_CVAR_REDUCE_SCATTER_HIER_INTER_ALGORITHM", "linear"}}}}));
-    EXPECT_NE(usage_error([&] { configurations("reduce_scatter", "hier:reduce_scatter_hier_inter_algorithm=tsp_kary"); })
-                  .find("tsp_kary"),
+    EXPECT_NE(usage_error([&] {
+                  configurations_of(catalog, "reduce_scatter", "hier:reduce_scatter_hier_inter_algorithm=tsp_kary");
+              }).find("tsp_kary"),
               std::string::npos);
     EXPECT_EQ(plan_points({{"reduce_scatter_block", "default", {}}}, {0, 8}).size(), 2u);
     EXPECT_EQ(plan_points({{"ireduce_scatter", "default", {}}}, {8}).front().msg_bytes, 8u);
@@ -440,28 +472,21 @@ TEST(Plan, AllgathervSweepsItsVariablesItems) {
                            "tsp_recexch_doubling", "tsp_recexch_halving", "tsp_ring", "tsp_brucks", "tsp_hier"}));
     catalog.add(enum_cvar("MPIR_CVAR_ALLGATHERV_HIER_INTER_ALGORITHM", {"linear"}));
     catalog.add(typed_cvar("MPIR_CVAR_ALLGATHERV_DEVICE_COLLECTIVE", CvarType::int_));
-    const auto configurations = [&](const std::string& collective, const std::string& spec) {
-        return plan_configurations({collective}, {parse_algorithm_spec(spec)}, {}, catalog);
-    };
-    const auto algorithms = [&](const std::string& collective, const std::string& spec) {
-        std::vector<std::string> names;
-        for (const Configuration& c : configurations(collective, spec)) names.push_back(c.algorithm);
-        return names;
-    };
     EXPECT_EQ(algorithm_cvar("iallgatherv"), "MPIR_CVAR_IALLGATHERV_INTRA_ALGORITHM");
-    EXPECT_EQ(algorithms("allgatherv", "stock"), (std::vector<std::string>{"default", "brucks", "recursive_doubling",
-                                                                          "ring"}));
-    EXPECT_EQ(algorithms("allgatherv", "all"),
+    EXPECT_EQ(algorithms_of(catalog, "allgatherv", "stock"),
+              (std::vector<std::string>{"default", "brucks", "recursive_doubling", "ring"}));
+    EXPECT_EQ(algorithms_of(catalog, "allgatherv", "all"),
               (std::vector<std::string>{"default", "brucks", "recursive_doubling", "ring", "hier"}));
-    EXPECT_EQ(algorithms("iallgatherv", "stock"),
+    EXPECT_EQ(algorithms_of(catalog, "iallgatherv", "stock"),
               (std::vector<std::string>{"default", "sched_brucks", "sched_recursive_doubling", "sched_ring",
                                         "tsp_recexch_doubling", "tsp_recexch_halving", "tsp_ring", "tsp_brucks"}));
-    EXPECT_EQ(configurations("allgatherv", "hier:allgatherv_hier_inter_algorithm=linear"),
+    EXPECT_EQ(configurations_of(catalog, "allgatherv", "hier:allgatherv_hier_inter_algorithm=linear"),
               (std::vector<Configuration>{
                   {"allgatherv", "hier", {{"MPIR_CVAR_ALLGATHERV_HIER_INTER_ALGORITHM", "linear"}}}}));
     // allgather's inter-node steps are not allgatherv's
-    EXPECT_NE(usage_error([&] { configurations("allgatherv", "hier:allgatherv_hier_inter_algorithm=ring"); })
-                  .find("ring"),
+    EXPECT_NE(usage_error([&] {
+                  configurations_of(catalog, "allgatherv", "hier:allgatherv_hier_inter_algorithm=ring");
+              }).find("ring"),
               std::string::npos);
     EXPECT_EQ(plan_points({{"allgatherv", "default", {}}}, {0, 8}).size(), 2u);
     EXPECT_EQ(plan_points({{"iallgatherv", "default", {}}}, {8}).front().msg_bytes, 8u);
@@ -484,30 +509,24 @@ TEST(Plan, AlltoallSweepsItsVariablesItems) {
     catalog.add(enum_cvar("MPIR_CVAR_ALLTOALL_HIER_INTER_ALGORITHM", {"linear", "brucks", "direct", "by_size"}));
     catalog.add(typed_cvar("MPIR_CVAR_ALLTOALL_COMPOSITION", CvarType::int_));
     catalog.add(typed_cvar("MPIR_CVAR_ALLTOALL_DEVICE_COLLECTIVE", CvarType::int_));
-    const auto configurations = [&](const std::string& collective, const std::string& spec) {
-        return plan_configurations({collective}, {parse_algorithm_spec(spec)}, {}, catalog);
-    };
-    const auto algorithms = [&](const std::string& collective, const std::string& spec) {
-        std::vector<std::string> names;
-        for (const Configuration& c : configurations(collective, spec)) names.push_back(c.algorithm);
-        return names;
-    };
     EXPECT_EQ(algorithm_cvar("ialltoall"), "MPIR_CVAR_IALLTOALL_INTRA_ALGORITHM");
-    EXPECT_EQ(algorithms("alltoall", "stock"),
+    EXPECT_EQ(algorithms_of(catalog, "alltoall", "stock"),
               (std::vector<std::string>{"default", "brucks", "k_brucks", "nb", "pairwise", "pairwise_sendrecv_replace",
                                         "scattered"}));
-    EXPECT_EQ(algorithms("alltoall", "all").back(), "hier");
-    EXPECT_EQ(algorithms("ialltoall", "stock"),
+    EXPECT_EQ(algorithms_of(catalog, "alltoall", "all").back(), "hier");
+    EXPECT_EQ(algorithms_of(catalog, "ialltoall", "stock"),
               (std::vector<std::string>{"default", "sched_brucks", "sched_inplace", "sched_pairwise",
                                         "sched_permuted_sendrecv", "tsp_ring", "tsp_brucks", "tsp_scattered"}));
-    EXPECT_EQ(configurations("alltoall", "hier:alltoall_hier_inter_algorithm=linear/direct"),
+    EXPECT_EQ(configurations_of(catalog, "alltoall", "hier:alltoall_hier_inter_algorithm=linear/direct"),
               (std::vector<Configuration>{
                   {"alltoall", "hier", {{"MPIR_CVAR_ALLTOALL_HIER_INTER_ALGORITHM", "linear"}}},
                   {"alltoall", "hier", {{"MPIR_CVAR_ALLTOALL_HIER_INTER_ALGORITHM", "direct"}}}}));
-    EXPECT_EQ(configurations("alltoall", "default:MPIR_CVAR_ALLTOALL_COMPOSITION=2"),
+    EXPECT_EQ(configurations_of(catalog, "alltoall", "default:MPIR_CVAR_ALLTOALL_COMPOSITION=2"),
               (std::vector<Configuration>{{"alltoall", "default", {{"MPIR_CVAR_ALLTOALL_COMPOSITION", "2"}}}}));
     // allgather's inter-node steps are not alltoall's
-    EXPECT_NE(usage_error([&] { configurations("alltoall", "hier:alltoall_hier_inter_algorithm=ring"); }).find("ring"),
+    EXPECT_NE(usage_error([&] {
+                  configurations_of(catalog, "alltoall", "hier:alltoall_hier_inter_algorithm=ring");
+              }).find("ring"),
               std::string::npos);
     EXPECT_EQ(plan_points({{"alltoall", "default", {}}}, {0, 8}).size(), 2u);
     EXPECT_EQ(plan_points({{"ialltoall", "default", {}}}, {8}).front().msg_bytes, 8u);
@@ -529,31 +548,61 @@ TEST(Plan, AlltoallvSweepsItsVariablesItems) {
                            "tsp_inplace", "tsp_hier"}));
     catalog.add(enum_cvar("MPIR_CVAR_ALLTOALLV_HIER_INTER_ALGORITHM", {"direct"}));
     catalog.add(enum_cvar("MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM", {"auto", "brucks", "hier"}));
-    const auto configurations = [&](const std::string& collective, const std::string& spec) {
-        return plan_configurations({collective}, {parse_algorithm_spec(spec)}, {}, catalog);
-    };
-    const auto algorithms = [&](const std::string& collective, const std::string& spec) {
-        std::vector<std::string> names;
-        for (const Configuration& c : configurations(collective, spec)) names.push_back(c.algorithm);
-        return names;
-    };
     EXPECT_EQ(algorithm_cvar("alltoallv"), "MPIR_CVAR_ALLTOALLV_INTRA_ALGORITHM");
     EXPECT_EQ(algorithm_cvar("ialltoallv"), "MPIR_CVAR_IALLTOALLV_INTRA_ALGORITHM");
-    EXPECT_EQ(algorithms("alltoallv", "stock"),
+    EXPECT_EQ(algorithms_of(catalog, "alltoallv", "stock"),
               (std::vector<std::string>{"default", "nb", "pairwise_sendrecv_replace", "scattered"}));
-    EXPECT_EQ(algorithms("alltoallv", "all").back(), "hier");
-    EXPECT_EQ(algorithms("ialltoallv", "stock"),
+    EXPECT_EQ(algorithms_of(catalog, "alltoallv", "all").back(), "hier");
+    EXPECT_EQ(algorithms_of(catalog, "ialltoallv", "stock"),
               (std::vector<std::string>{"default", "sched_blocked", "sched_inplace", "tsp_scattered", "tsp_blocked",
                                         "tsp_inplace"}));
-    EXPECT_EQ(configurations("alltoallv", "hier:alltoallv_hier_inter_algorithm=direct"),
+    EXPECT_EQ(configurations_of(catalog, "alltoallv", "hier:alltoallv_hier_inter_algorithm=direct"),
               (std::vector<Configuration>{
                   {"alltoallv", "hier", {{"MPIR_CVAR_ALLTOALLV_HIER_INTER_ALGORITHM", "direct"}}}}));
     // alltoall's inter-node steps are not alltoallv's
-    EXPECT_NE(usage_error([&] { configurations("alltoallv", "hier:alltoallv_hier_inter_algorithm=brucks"); })
-                  .find("brucks"),
+    EXPECT_NE(usage_error([&] {
+                  configurations_of(catalog, "alltoallv", "hier:alltoallv_hier_inter_algorithm=brucks");
+              }).find("brucks"),
               std::string::npos);
     EXPECT_EQ(plan_points({{"alltoallv", "default", {}}}, {0, 8}).size(), 2u);
     EXPECT_EQ(plan_points({{"ialltoallv", "default", {}}}, {8}).front().msg_bytes, 8u);
+}
+
+// gatherv, scatterv and their schedules: MPICH's algorithms are the items of their own
+// variables (not gather's or scatter's), the plugin's hier and tsp_hier left out of stock;
+// hier's one parameter, the one item of its own list (linear: not gather's binomial),
+// through its own variable; sized per rank as gather (the mean of bench's uneven
+// blocks), 0 bytes a valid call; no segment size, so no two hier runs alike.
+TEST(Plan, GathervAndScattervSweepTheirVariablesItems) {
+    CvarCatalog catalog = test_catalog();
+    const std::pair<std::string, std::string> kNames[] = {{"gatherv", "GATHERV"}, {"scatterv", "SCATTERV"}};
+    for (const auto& [coll, name] : kNames) {
+        catalog.add(enum_cvar("MPIR_CVAR_" + name + "_INTRA_ALGORITHM", {"auto", "linear", "nb", "hier"}));
+        catalog.add(enum_cvar("MPIR_CVAR_I" + name + "_INTRA_ALGORITHM",
+                              {"auto", "sched_auto", "sched_linear", "tsp_linear", "tsp_hier"}));
+        catalog.add(enum_cvar("MPIR_CVAR_" + name + "_HIER_INTER_ALGORITHM", {"linear"}));
+    }
+    catalog.add(enum_cvar("MPIR_CVAR_GATHER_INTRA_ALGORITHM", {"auto", "binomial", "hier"}));
+    for (const auto& [coll, name] : kNames) {
+        EXPECT_EQ(algorithms_of(catalog, coll, "stock"), (std::vector<std::string>{"default", "linear", "nb"}));
+        EXPECT_EQ(algorithms_of(catalog, coll, "all").back(), "hier");
+        EXPECT_EQ(algorithms_of(catalog, "i" + coll, "stock"),
+                  (std::vector<std::string>{"default", "sched_linear", "tsp_linear"}));
+        EXPECT_EQ(algorithms_of(catalog, "i" + coll, "all").back(), "tsp_hier");
+        const std::string cvar = "MPIR_CVAR_" + name + "_HIER_INTER_ALGORITHM";
+        EXPECT_EQ(configurations_of(catalog, coll, "hier:" + coll + "_hier_inter_algorithm=linear"),
+                  (std::vector<Configuration>{{coll, "hier", {{cvar, "linear"}}}}));
+        EXPECT_EQ(plan_points({{coll, "default", {}}}, {0, 8}).size(), 2u) << coll;
+        EXPECT_FALSE(same_run(PointKey{coll, 1024, "hier", {{cvar, "linear"}}},
+                              PointKey{coll, 1024, "hier", {{cvar, "linear"}}}, 2));  // nothing cut
+    }
+    EXPECT_EQ(algorithm_cvar("igatherv"), "MPIR_CVAR_IGATHERV_INTRA_ALGORITHM");
+    // gather's inter-node steps are not gatherv's
+    EXPECT_NE(usage_error([&] {
+                  configurations_of(catalog, "gatherv", "hier:gatherv_hier_inter_algorithm=binomial");
+              }).find("binomial"),
+              std::string::npos);
+    EXPECT_EQ(algorithms_of(catalog, "gather", "stock"), (std::vector<std::string>{"default", "binomial"}));
 }
 
 // hiertune overlap's operations: MPI_Ibcast's algorithms through MPIR_CVAR_IBCAST_INTRA_ALGORITHM

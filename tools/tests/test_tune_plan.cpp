@@ -643,6 +643,52 @@ TEST_F(MeasuredPlanTest, AlltoallvPicksPerSizeByTheSendcountsSum) {
         << tuned.dump();
 }
 
+// gatherv and scatterv: hier (its one inter-node step) against MPICH's selection and
+// algorithms, one choice per shape (csel.c sizes neither), into MPICH 5.0.1's stock of a
+// bare allcomm container (no comm_type); MPICH's algorithm, picked, is its allcomm
+// container on the whole comm (whole_comm=1), verified as routed there.
+TEST_F(MeasuredPlanTest, GathervAndScattervPickOncePerShapeIntoABareStock) {
+    struct Case {
+        std::string collective;
+        std::string cvar;          // hier's inter-node step
+        std::string linear;        // MPICH's container of linear, generic.json's stock
+        double hier_1k, hier_64k;  // us; MPICH's selection 10 / 100, linear 8 / 80
+        bool hier_picked;
+    };
+    const Case cases[] = {
+        {"gatherv", "MPIR_CVAR_GATHERV_HIER_INTER_ALGORITHM", "MPIR_Gatherv_allcomm_linear", 9, 90, false},
+        {"scatterv", "MPIR_CVAR_SCATTERV_HIER_INTER_ALGORITHM", "MPIR_Scatterv_allcomm_linear", 5, 50, true}};
+    for (const Case& c : cases) {
+        job_ = db_->find_or_create_job(JobDescription{"box-" + c.collective, 4, 2, 2, "block", "b"});
+        options_.measured = {c.collective};
+        record_pair(c.collective, "default", 10, 100);
+        record_pair(c.collective, "linear", 8, 80);
+        record_pair(c.collective, "nb", 20, 200);
+        const Params hier{{c.cvar, "linear"}};
+        db_->record_point(job_, PointKey{c.collective, 1024, "hier", hier},
+                          summary(c.hier_1k * 1e-6, c.hier_1k * 1e-8));
+        db_->record_point(job_, PointKey{c.collective, 65536, "hier", hier},
+                          summary(c.hier_64k * 1e-6, c.hier_64k * 1e-8));
+        const TunePlan p = plan();
+        ASSERT_TRUE(p.unpredicted.empty()) << c.collective;
+        ASSERT_EQ(p.cases.size(), 2u) << c.collective;
+        const std::string pick = c.hier_picked ? "inter_algo=linear" : c.linear;
+        EXPECT_EQ(p.cases[0].pick, pick);
+        EXPECT_EQ(p.cases[1].pick, pick);
+        EXPECT_EQ(p.verify[1], (VerifyCase{c.collective, 65536, c.hier_picked, 0, !c.hier_picked})) << c.collective;
+        Json stock = mpich_like_stock();
+        const Json bare{{"algorithm=" + c.linear, Json::object()}};
+        stock["collective=" + c.collective] = bare;
+        const Json tree = plan_tree(p, stock).tree.tree["collective=" + c.collective];
+        const Json leaf = c.hier_picked ? Json{{"algorithm=" + csel::container_name(c.collective, "hier"),
+                                                {{"inter_algo=linear", Json::object()}}}}
+                                        : Json{{"algorithm=" + c.linear, {{"whole_comm=1", Json::object()}}}};
+        EXPECT_EQ(tree["comm_type=intra"]["comm_hierarchy=parent"]["comm_size<=4"]["comm_avg_ppn<=2"], leaf)
+            << tree.dump();
+        EXPECT_EQ(tree["comm_type=inter"], bare);
+    }
+}
+
 TreeTimingRow gather_row(std::uint64_t bytes, TreeVerdict verdict) {
     TreeTimingRow row = timing_row(bytes, verdict);
     row.collective = "gather";

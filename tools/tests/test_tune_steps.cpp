@@ -1426,6 +1426,21 @@ TEST(Tune, AlltoallIsMeasured) {
     EXPECT_THROW(parse_verify_case("ialltoall:0:any"), UsageError);    // a sized collective
 }
 
+// Options whose -C names `measured` with bcast after the first of them, split as tune
+// splits them (bcast the model's, the others measured) and checked, at measured sizes 8
+// and 4096.
+TuneOptions measured_beside_bcast(const std::vector<std::string>& measured) {
+    TuneOptions o = options();
+    o.collectives = measured;
+    o.collectives.insert(o.collectives.begin() + 1, "bcast");
+    split_measured(o);
+    EXPECT_EQ(o.collectives, std::vector<std::string>{"bcast"});
+    EXPECT_EQ(o.measured, measured);
+    o.measured_sizes = {8, 4096};
+    EXPECT_NO_THROW(check_tune_options(o));
+    return o;
+}
+
 // alltoallv and its schedule: measured as alltoall, not in the default plan; hier with
 // the one inter-node step of its own list (direct) against MPICH's algorithms at the
 // measured sizes (the block per pair); verified as hier/0.  MPICH reads no
@@ -1436,13 +1451,7 @@ TEST(Tune, AlltoallvIsMeasured) {
         EXPECT_EQ(std::count(plan.begin(), plan.end(), form), 0) << form;
         EXPECT_EQ(std::count(measured_collectives().begin(), measured_collectives().end(), form), 1) << form;
     }
-    TuneOptions o = options();
-    o.collectives = {"alltoallv", "bcast", "ialltoallv"};
-    split_measured(o);
-    EXPECT_EQ(o.collectives, std::vector<std::string>{"bcast"});
-    EXPECT_EQ(o.measured, (std::vector<std::string>{"alltoallv", "ialltoallv"}));
-    o.measured_sizes = {8, 4096};
-    EXPECT_NO_THROW(check_tune_options(o));
+    const TuneOptions o = measured_beside_bcast({"alltoallv", "ialltoallv"});
     EXPECT_EQ(measured_configs("alltoallv"), (std::vector<Params>{{{"inter_algo", "direct"}}}));
     EXPECT_EQ(measured_configs("ialltoallv"), (std::vector<Params>{Params{}}));
     const std::vector<Launch> launches = measured_launches(o, "h");
@@ -1465,6 +1474,43 @@ TEST(Tune, AlltoallvIsMeasured) {
     EXPECT_EQ(parse_verify_case("ialltoallv:4096:any"), (VerifyCase{"ialltoallv", 4096, false, 0, false}));
     EXPECT_THROW(parse_verify_case("alltoallv:8:hier/2"), UsageError);  // counts no segments
     EXPECT_THROW(parse_verify_case("ialltoallv:0:any"), UsageError);    // a sized collective
+}
+
+// gatherv, scatterv and their schedules: measured (-C only, not in the default plan), each
+// in a job of its own, hier with the one inter-node step of its own list (linear), the
+// schedules once; MPICH's algorithms at the measured sizes (the mean block per rank) in
+// the stock job, no composition forced (MPICH reads no MPIR_CVAR_GATHERV_COMPOSITION);
+// verified as hier/0 or any, sized.
+TEST(Tune, GathervAndScattervAreMeasured) {
+    const std::vector<std::string> rooted{"gatherv", "iscatterv", "scatterv", "igatherv"};
+    const std::vector<std::string> plan = TuneOptions{}.collectives;  // the default plan
+    for (const std::string& form : rooted) {
+        EXPECT_EQ(std::count(plan.begin(), plan.end(), form), 0) << form;
+        EXPECT_EQ(std::count(measured_collectives().begin(), measured_collectives().end(), form), 1) << form;
+    }
+    const TuneOptions o = measured_beside_bcast(rooted);
+    EXPECT_EQ(measured_configs("scatterv"), (std::vector<Params>{{{"inter_algo", "linear"}}}));
+    EXPECT_EQ(measured_configs("igatherv"), (std::vector<Params>{Params{}}));
+    const std::vector<Launch> launches = measured_launches(o, "h");
+    ASSERT_EQ(launches.size(), 4u);
+    EXPECT_TRUE(contains(launches[0].argv,
+                         {"-C", "gatherv", "-a", "hier:gatherv_hier_inter_algorithm=linear", "--sizes", "8,4096"}));
+    EXPECT_TRUE(contains(launches[1].argv, {"-C", "iscatterv", "-a", "tsp_hier", "--sizes", "8,4096"}));
+    EXPECT_TRUE(contains(launches[2].argv, {"-a", "hier:scatterv_hier_inter_algorithm=linear"}));
+    const std::vector<Launch> stock = stock_launches(o, "h");
+    EXPECT_TRUE(std::any_of(stock.begin(), stock.end(), [](const Launch& launch) {
+        return contains(launch.argv, {"-C", "gatherv,iscatterv,scatterv,igatherv", "-a", "stock", "--sizes", "8,4096"});
+    }));
+    for (const Launch& launch : stock)
+        for (const std::string& word : launch.argv)
+            EXPECT_TRUE(word.find("GATHERV_COMPOSITION") == std::string::npos &&
+                        word.find("SCATTERV_COMPOSITION") == std::string::npos)
+                << word;
+    EXPECT_EQ(missing_measured_points(o, {}).front(), "gatherv 8 B inter_algo=linear");
+    // no segments counted, a size > 0
+    for (const char* bad : {"gatherv:8:hier/2", "iscatterv:0:any"}) EXPECT_THROW(parse_verify_case(bad), UsageError);
+    EXPECT_EQ(parse_verify_case("scatterv:8:hier/0"), (VerifyCase{"scatterv", 8, true, 0, false}));
+    EXPECT_EQ(parse_verify_case("igatherv:4096:any"), (VerifyCase{"igatherv", 4096, false, 0, false}));
 }
 
 TEST(Tune, StockReference) {

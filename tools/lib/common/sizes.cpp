@@ -88,4 +88,9 @@ std::vector<std::uint64_t> message_sizes(const std::string& range,
     return sizes;
 }
 
+std::uint64_t uneven_block(int rank, int size, std::uint64_t bytes) {
+    if (rank % 2 == 0 && rank == size - 1) return bytes;  // an odd size's last rank has no pair
+    return rank % 2 == 0 ? bytes + bytes / 2 : bytes - bytes / 2;
+}
+
 }  // namespace hiertune

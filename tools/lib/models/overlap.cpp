@@ -57,7 +57,8 @@ constexpr grammar::Collective::Kind kCollectiveKinds[] = {
     grammar::Collective::bcast,          grammar::Collective::reduce,    grammar::Collective::allreduce,
     grammar::Collective::allgather,      grammar::Collective::allgatherv, grammar::Collective::scan,
     grammar::Collective::exscan,         grammar::Collective::reduce_scatter,
-    grammar::Collective::reduce_scatter_block, grammar::Collective::alltoall, grammar::Collective::alltoallv};
+    grammar::Collective::reduce_scatter_block, grammar::Collective::alltoall, grammar::Collective::alltoallv,
+    grammar::Collective::gatherv,        grammar::Collective::scatterv};
 
 }  // namespace
 

@@ -85,6 +85,8 @@ std::string osu_test(grammar::Collective collective) {
         case grammar::Collective::reduce_scatter_block: test = "Reduce_scatter_block"; break;
         case grammar::Collective::alltoall: test = "Alltoall"; break;
         case grammar::Collective::alltoallv: test = "Alltoallv"; break;
+        case grammar::Collective::gatherv: test = "Gatherv"; break;
+        case grammar::Collective::scatterv: test = "Scatterv"; break;
     }
     return collective.nonblocking() ? "Non-blocking " + test : test;
 }

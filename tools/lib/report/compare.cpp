@@ -2,10 +2,23 @@
 
 #include <stdexcept>
 
+#include "hiertune/common/sizes.hpp"
 #include "hiertune/tree/collective.hpp"
 #include "hiertune/tune/sweep.hpp"
 
 namespace hiertune {
+
+namespace {
+
+// The bytes of bench's uneven blocks (uneven_block) of `bytes` per rank on `ranks` ranks
+// that lie off the root's node, whose ranks are the first `ppn` (block placement, root 0).
+double uneven_blocks_off_root_node(std::uint64_t bytes, int ppn, int ranks) {
+    double sum = 0;
+    for (int r = ppn; r < ranks; ++r) sum += static_cast<double>(uneven_block(r, ranks, bytes));
+    return sum;
+}
+
+}  // namespace
 
 double busiest_link_bytes(const std::string& name, std::uint64_t bytes, int nodes, int ppn, int ranks) {
     if (nodes < 2) return 0;
@@ -32,6 +45,11 @@ double busiest_link_bytes(const std::string& name, std::uint64_t bytes, int node
         case grammar::Collective::scatter:
         case grammar::Collective::reduce_scatter:
         case grammar::Collective::reduce_scatter_block: return static_cast<double>(nodes - 1) * ppn * message;
+        // gatherv into, scatterv out of the root's node: as gather and scatter, every block
+        // of the other nodes' ranks, bench's uneven ones summed (P: ranks, or nodes x ppn)
+        case grammar::Collective::gatherv:
+        case grammar::Collective::scatterv:
+            return uneven_blocks_off_root_node(bytes, ppn, ranks > 0 ? ranks : nodes * ppn);
         // alltoall, a block per pair (alltoallv with equal counts, as bench calls it): a
         // node of n ranks sends each of its ranks' blocks to the P - n ranks elsewhere out
         // and receives as many in, n (P - n) blocks each way; n (P - n) grows up to n = P / 2

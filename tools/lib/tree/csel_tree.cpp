@@ -42,7 +42,10 @@ std::string container_name(const std::string& collective, const std::string& alg
         throw std::invalid_argument("container name needs a collective and an algorithm");
     std::string coll = collective;
     coll[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(coll[0])));
-    if (algorithm_item == "nb") return "MPIR_" + coll + "_allcomm_nb";
+    // one container for intra- and inter-communicators (gatherv's and scatterv's linear,
+    // their schedules' sched_linear and tsp_linear): MPICH has no intra one of that name
+    const std::string allcomm = "MPIR_" + coll + "_allcomm_" + algorithm_item;
+    if (algorithm_item == "nb" || known_container(collective, allcomm)) return allcomm;
     return "MPIR_" + coll + "_intra_" + algorithm_item;
 }
 
@@ -63,8 +66,9 @@ std::optional<SizeKey> message_size_key(const std::string& collective) {
     // on every rank.  Its total_msg_size of gather, scatter and
     // ireduce_scatter_block is a count (sendcount or recvcount times the comm size, the
     // type's size dropped), gather's and scatter's the root's count that MPI_IN_PLACE
-    // makes insignificant; barrier has no size, and csel.c gives scan and exscan (and
-    // their non-blocking forms) no size key at all.
+    // makes insignificant; barrier has no size, and csel.c gives scan, exscan, gatherv
+    // and scatterv (and their non-blocking forms) no size key at all (gatherv's and
+    // scatterv's counts, bench's uneven blocks, are summed by none of its keys).
     if (grammar::mpich_defines("avg_msg_size", collective)) return SizeKey{"avg_msg_size", false};
     constexpr grammar::Collective kTotalBytes[] = {grammar::Collective::allgather,
                                                    grammar::Collective::allgatherv,

@@ -263,7 +263,8 @@ std::vector<int> tuned_compositions(const std::string& collective) {
     // the collectives whose MPID_<Coll> reads MPIR_CVAR_<COLL>_COMPOSITION (MPICH 5.0.1's
     // ch4_coll.h; alltoall's: 1 multi-leader alpha, 2 netmod-only beta); only a CH4 tree
     // selects the others' compositions (scan's, the reduce-scatters', allgatherv's,
-    // alltoallv's netmod-only alpha: MPID_Alltoallv reads no MPIR_CVAR_ALLTOALLV_COMPOSITION)
+    // alltoallv's, gatherv's and scatterv's netmod-only alpha: MPID_Alltoallv, MPID_Gatherv
+    // and MPID_Scatterv read no MPIR_CVAR_<COLL>_COMPOSITION)
     constexpr Collective kForcedByCvar[] = {Collective::bcast,     Collective::reduce,  Collective::allreduce,
                                             Collective::allgather, Collective::barrier, Collective::alltoall};
     std::vector<int> values;

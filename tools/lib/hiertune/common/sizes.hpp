@@ -34,4 +34,12 @@ std::vector<std::uint64_t> parse_size_list(std::string_view list);
 std::vector<std::uint64_t> message_sizes(const std::string& range,
                                          const std::vector<std::string>& size_lists);
 
+// Rank `rank`'s block of MPI_Gatherv and MPI_Scatterv (and their non-blocking forms) as
+// bench, verify and overlap call them with a size of `bytes` per rank on `size` ranks:
+// the ranks of each pair (2k, 2k + 1) hold bytes + bytes / 2 and bytes - bytes / 2, the
+// last rank of an odd size `bytes`, so that the counts differ (from 2 bytes on: a call
+// that takes every count alike fails the data check) while they add up to size x bytes,
+// as gather's blocks do; rank 0's is the largest.
+std::uint64_t uneven_block(int rank, int size, std::uint64_t bytes);
+
 }  // namespace hiertune

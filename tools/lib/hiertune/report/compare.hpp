@@ -21,12 +21,13 @@
 namespace hiertune {
 
 // Bytes the busiest node link carries in one direction for one call of
-// `collective` on `bytes` (per rank for allgather, allgatherv, gather, scatter,
-// reduce_scatter and reduce_scatter_block; alltoall, alltoallv: the block each rank sends
-// each rank) over `nodes` nodes of at most `ppn` ranks, `ranks` in all (0: nodes x ppn;
-// only alltoall's and alltoallv's bound reads it: ppn x (ranks - ppn) blocks, the fullest
-// node's) (0 on fewer than 2 nodes, and for barrier).  Throws std::invalid_argument for
-// a collective bench does not time.
+// `collective` on `bytes` (per rank for allgather, allgatherv, gather, scatter, gatherv,
+// scatterv, reduce_scatter and reduce_scatter_block; alltoall, alltoallv: the block each
+// rank sends each rank) over `nodes` nodes of at most `ppn` ranks, `ranks` in all (0:
+// nodes x ppn; only alltoall's and alltoallv's bound reads it, ppn x (ranks - ppn)
+// blocks, the fullest node's, and gatherv's and scatterv's, the uneven blocks of ranks
+// ppn .. ranks - 1) (0 on fewer than 2 nodes, and for barrier).  Throws
+// std::invalid_argument for a collective bench does not time.
 double busiest_link_bytes(const std::string& collective, std::uint64_t bytes, int nodes, int ppn = 1,
                           int ranks = 0);
 

@@ -95,7 +95,9 @@ bool operator==(const Choice& a, const Choice& b);
 bool operator!=(const Choice& a, const Choice& b);
 
 // An item of MPIR_CVAR_<COLL>_INTRA_ALGORITHM to its container name: "bcast",
-// "hier" -> "MPIR_Bcast_intra_hier"; "nb" -> "MPIR_Bcast_allcomm_nb".
+// "hier" -> "MPIR_Bcast_intra_hier"; "nb" -> "MPIR_Bcast_allcomm_nb", and so every item
+// MPICH knows only as an allcomm container ("gatherv", "linear" ->
+// "MPIR_Gatherv_allcomm_linear": coll_algorithms.txt's "allcomm: 1").
 std::string container_name(const std::string& collective, const std::string& algorithm_item);
 
 // Whether MPICH with the plugin knows this MPIR container for the
@@ -110,7 +112,8 @@ bool known_container(const std::string& collective, const std::string& name);
 // whose size is the block per pair; alltoall and ialltoall: avg_msg_size, the block per
 // pair itself); nullopt where no key selects
 // the same leaf on every rank by bytes (gather, scatter, barrier, scan, exscan,
-// ireduce_scatter_block): such a collective gets one choice per comm size and ppn.
+// ireduce_scatter_block; gatherv, scatterv and their schedules, which csel.c sizes not at
+// all): such a collective gets one choice per comm size and ppn.
 struct SizeKey {
     std::string name;  // "avg_msg_size", "total_msg_size"
     bool per_rank = false;

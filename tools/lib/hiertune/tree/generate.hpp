@@ -196,8 +196,8 @@ std::string model_collectives_text();
 // then their non-blocking forms (grammar::nonblocking_collectives()).
 const std::vector<std::string>& tuned_collectives();
 // The others than the model's (gather, scatter, barrier, scan, exscan, reduce_scatter,
-// reduce_scatter_block, allgatherv, alltoall, alltoallv, ibcast .. ialltoallv): tune
-// picks them from measurement (TuneOptions::measured).
+// reduce_scatter_block, allgatherv, alltoall, alltoallv, gatherv, scatterv, ibcast ..
+// iscatterv): tune picks them from measurement (TuneOptions::measured).
 const std::vector<std::string>& measured_collectives();
 
 // The parameters of a candidate as the tree and the measurements name them:

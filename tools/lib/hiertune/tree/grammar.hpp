@@ -111,8 +111,8 @@ std::optional<std::string> whole_comm_composition(const std::string& collective)
 // GPU buffers through the host, allreduce's delta a tree cannot name), for the
 // collectives CH4 composes on host buffers (whole_comm_composition) whose variable MPICH
 // reads (bcast, reduce, allreduce, allgather, barrier, alltoall; not scan's, the
-// reduce-scatters', allgatherv's or alltoallv's: only a CH4 tree selects their
-// compositions); none for the others.
+// reduce-scatters', allgatherv's, alltoallv's, gatherv's or scatterv's: only a CH4 tree
+// selects their compositions); none for the others.
 std::vector<int> tuned_compositions(const std::string& collective);
 
 // The collectives MPICH's trees may name ("collective=NAME"), from MPICH's csel.c

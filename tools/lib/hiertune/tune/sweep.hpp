@@ -54,8 +54,8 @@ AlgorithmSpec parse_algorithm_spec(std::string_view text);
 
 // What bench times: the grammar's collectives (bcast, reduce, allreduce, allgather,
 // gather, scatter, barrier, scan, exscan, reduce_scatter, reduce_scatter_block,
-// allgatherv, alltoall, alltoallv), then their non-blocking forms ibcast .. ialltoallv
-// (started and waited for at once), MPICH's names, as in its CVARs.
+// allgatherv, alltoall, alltoallv, gatherv, scatterv), then their non-blocking forms
+// ibcast .. iscatterv (started and waited for at once), MPICH's names, as in its CVARs.
 const std::vector<std::string>& supported_collectives();
 // "bcast, reduce, ... or barrier", for error messages.
 std::string collective_list();

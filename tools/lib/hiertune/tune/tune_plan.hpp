@@ -6,8 +6,9 @@
 //                    model's best candidate against MPICH's best measured
 //                    point, a close call settled by the candidate's measured
 //                    time; measured_pick for gather, scatter, barrier, scan,
-//                    exscan, the reduce-scatters, allgatherv, alltoall, alltoallv
-//                    and the non-blocking forms), every configuration's prediction, the
+//                    exscan, the reduce-scatters, allgatherv, alltoall, alltoallv,
+//                    gatherv, scatterv and the non-blocking forms), every
+//                    configuration's prediction, the
 //                    verify case
 //     -> close_calls step 2b: the candidates of close calls not yet timed, then
 //                    plan_tune again

@@ -69,12 +69,13 @@ struct TuneOptions {
     // rank, whose whole message is ranks times larger); read through sizes_of
     std::map<std::string, std::vector<std::uint64_t>> collective_sizes;
     // collectives without a task model (measured_collectives(): gather, scatter,
-    // barrier, scan, exscan, the reduce-scatters, allgatherv, alltoall, alltoallv, the
-    // non-blocking forms), picked from their measured points, one choice per job shape
-    // where MPICH cannot select them by bytes, else one per size (csel::message_size_key),
-    // and their sizes (empty: `sizes`; barrier: 0 only; the reduce-scatters' and
-    // allgatherv's: per rank; alltoall's and alltoallv's: per pair, the block each rank
-    // sends each rank)
+    // barrier, scan, exscan, the reduce-scatters, allgatherv, alltoall, alltoallv,
+    // gatherv, scatterv, the non-blocking forms), picked from their measured points, one
+    // choice per job shape where MPICH cannot select them by bytes, else one per size
+    // (csel::message_size_key), and their sizes (empty: `sizes`; barrier: 0 only; the
+    // reduce-scatters', allgatherv's, gatherv's and scatterv's: per rank, the last two's
+    // the mean of their uneven blocks; alltoall's and alltoallv's: per pair, the block each
+    // rank sends each rank)
     std::vector<std::string> measured;
     std::vector<std::uint64_t> measured_sizes;
     std::string configs;                                       // as tasks --config
@@ -325,7 +326,8 @@ struct VerifyCase {
     std::uint64_t msg_bytes = 0;
     bool hier = false;       // true: hier must run, with `segments` segments (allgather: on its leaders,
                              // the pieces each receives; 0: not checked, as where hier counts none:
-                             // gather, scatter, barrier, or a pick by measurement); false: any algorithm
+                             // gather, scatter, barrier, gatherv, scatterv, or a pick by measurement);
+                             // false: any algorithm
     std::uint64_t segments = 0;
     // one of MPICH's algorithms the tree marks whole_comm=1: the device must hand the
     // call to the MPIR level (pvar coll_hier_mpir_routed: once on every rank)
