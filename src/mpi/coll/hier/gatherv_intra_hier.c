@@ -5,16 +5,34 @@
 
 #include "hier_impl.h"
 
-/* What the deferred part of one gatherv's schedule is built from: the call (its arrays
- * the caller's, valid until the request completes or is freed), the steps for root 0,
- * the tag of the top leaders' messages to the root, and this rank's window (ranks me ..
- * end - 1) with their bytes as the counts phase gathered them */
+/* What the deferred part of one gatherv's schedule is built from: the call (the root's
+ * arrays kept with the schedule), the steps for root 0, the tags of the top leaders' runs
+ * to the root (tag) and of the blocks that go straight to it (tag + 1), and this rank's
+ * window (ranks me .. end - 1) with the bytes of their blocks that go through the leaders
+ * (MPII_Hier_rooted_v_tree_bytes) as the counts phase gathered them */
 typedef struct {
     MPII_Hier_call a;
     MPII_Hier_run_step *steps;
     int n, tag, end;
     MPI_Aint *bytes;            /* [end - me] */
 } gv_ctx;
+
+/* The bytes of rank r's block (this rank's own where it is not the root) */
+static MPI_Aint gv_block(const MPII_Hier_call * a, int r)
+{
+    MPI_Aint type_size;
+    int counted = a->comm->rank == a->root;     /* the root's own may be in place */
+
+    MPIR_Datatype_get_size_macro(counted ? a->datatype : a->sendtype, type_size);
+    return (counted ? a->counts[r] : a->sendcount) * type_size;
+}
+
+/* Whether rank r's block goes straight to the root */
+static int gv_direct(const MPII_Hier_call * a, int r)
+{
+    MPI_Aint bytes = gv_block(a, r);
+    return bytes > 0 && MPII_Hier_rooted_v_tree_bytes(bytes) == 0;
+}
 
 /* The packed offsets of this rank's blocks: every rank's at the root (its recvcounts),
  * else its window's, counted from itself */
@@ -25,12 +43,11 @@ static MPI_Aint *gv_offsets(const gv_ctx * c, MPIR_TSP_sched_t sub)
 
     if (me != a->root)
         return MPII_Hier_run_offsets(c->bytes, me, c->end, me, sub);
-    MPI_Aint type_size, *bytes = MPIR_TSP_sched_malloc(sizeof(MPI_Aint) * size, sub);
+    MPI_Aint *bytes = MPIR_TSP_sched_malloc(sizeof(MPI_Aint) * size, sub);
     if (!bytes)
         return NULL;
-    MPIR_Datatype_get_size_macro(a->datatype, type_size);
     for (int r = 0; r < size; r++)
-        bytes[r] = a->counts[r] * type_size;
+        bytes[r] = MPII_Hier_rooted_v_tree_bytes(gv_block(a, r));
     return MPII_Hier_run_offsets(bytes, 0, size, 0, sub);
 }
 
@@ -53,20 +70,34 @@ static int gv_own(const gv_ctx * c, const MPII_Hier_run_vector * v, int *front)
                                     v->sched, 0, NULL, front);
 }
 
-/* The root: each top leader's run into its place (its own group's once the root's own
- * steps are done, as it comes back over what the root sent up), then every block to
- * recvbuf (not its own in place) */
+/* The root: the blocks that go straight to it into recvbuf (its own copied, where not in
+ * place), each top leader's run into its place (its own group's once the root's own
+ * steps are done, as it comes back over what the root sent up), then every block of a run
+ * to recvbuf (not its own in place) */
 static int gv_root(const gv_ctx * c, const MPII_Hier_run_vector * v, int front)
 {
     const MPII_Hier_call *a = &c->a;
     const MPII_Hier_run_step *top = &c->steps[0];
-    int me = a->root, n_in = 0, done, vtx, mpi_errno = MPI_SUCCESS;
-    int *in = MPIR_TSP_sched_malloc(sizeof(int) * (top->members + 1), v->sched);
+    int me = a->root, size = a->comm->local_size, n_in = 0, done, vtx, mpi_errno = MPI_SUCCESS;
+    int *in = MPIR_TSP_sched_malloc(sizeof(int) * (top->members + size + 1), v->sched);
     MPI_Aint extent;
 
     if (!in)
         return MPI_ERR_NO_MEM;
+    MPIR_Datatype_get_extent_macro(a->datatype, extent);
     in[n_in++] = front;
+    for (int r = 0; r < size && !mpi_errno; r++) {
+        char *at = (char *) a->buf + a->displs[r] * extent;
+        if (!gv_direct(a, r))
+            continue;
+        if (r != me)
+            mpi_errno = MPIR_TSP_sched_irecv(at, a->counts[r], a->datatype, r, c->tag + 1,
+                                             a->comm, v->sched, 0, NULL, &in[n_in++]);
+        else if (a->sendbuf != MPI_IN_PLACE)
+            mpi_errno = MPIR_TSP_sched_localcopy(a->sendbuf, a->sendcount, a->sendtype, at,
+                                                 a->counts[r], a->datatype, v->sched, 0, NULL,
+                                                 &in[n_in++]);
+    }
     for (int m = 0; m < top->members && !mpi_errno; m++) {
         int lo = top->first[m], own = lo <= me && me < top->first[m + 1];
         MPII_Hier_run_piece r = MPII_Hier_run_members(v, top, m, 1);
@@ -76,7 +107,6 @@ static int gv_root(const gv_ctx * c, const MPII_Hier_run_vector * v, int front)
     }
     if (!mpi_errno)
         mpi_errno = MPIR_TSP_sched_selective_sink(v->sched, n_in, in, &done);
-    MPIR_Datatype_get_extent_macro(a->datatype, extent);
     for (int r = 0; r < a->comm->local_size && !mpi_errno; r++)
         if (v->at[r + 1] > v->at[r] && !(r == me && a->sendbuf == MPI_IN_PLACE))
             mpi_errno = MPIR_TSP_sched_localcopy(v->packed + v->at[r], v->at[r + 1] - v->at[r],
@@ -108,6 +138,9 @@ static int gv_build(void *data, MPIR_TSP_sched_t sub)
             mpi_errno = MPII_Hier_run_gather_up(&v, &c->steps[k], &front);
     if (!mpi_errno && me == root)
         return gv_root(c, &v, front);
+    if (!mpi_errno && gv_direct(&c->a, me))
+        mpi_errno = MPIR_TSP_sched_isend(c->a.sendbuf, c->a.sendcount, c->a.sendtype, root,
+                                         c->tag + 1, c->a.comm, sub, 0, NULL, &vtx);
     if (!mpi_errno && top->comm) {
         MPII_Hier_run_piece r = MPII_Hier_run_members(&v, top, top->comm->rank, 1);
         if (r.n > 0)
@@ -123,7 +156,7 @@ static int gv_counts(gv_ctx * c, MPIR_TSP_sched_t sched, int *front)
 {
     const MPII_Hier_call *a = &c->a;
     int me = a->comm->rank, mpi_errno;
-    MPI_Aint type_size, *one = MPIR_TSP_sched_malloc(sizeof(MPI_Aint) * (c->end - me), sched);
+    MPI_Aint *one = MPIR_TSP_sched_malloc(sizeof(MPI_Aint) * (c->end - me), sched);
     MPII_Hier_run_vector v = { NULL, NULL, sched };
 
     c->bytes = MPIR_TSP_sched_malloc(sizeof(MPI_Aint) * (c->end - me), sched);
@@ -134,9 +167,7 @@ static int gv_counts(gv_ctx * c, MPIR_TSP_sched_t sched, int *front)
     v.packed = (char *) c->bytes;
     if (!(v.at = MPII_Hier_run_offsets(one, me, c->end, me, sched)))
         return MPI_ERR_NO_MEM;
-    MPIR_Datatype_get_size_macro(a->sendbuf == MPI_IN_PLACE ? a->datatype : a->sendtype,
-                                 type_size);
-    c->bytes[0] = (a->sendbuf == MPI_IN_PLACE ? a->counts[me] : a->sendcount) * type_size;
+    c->bytes[0] = MPII_Hier_rooted_v_tree_bytes(gv_block(a, me));
     mpi_errno = MPIR_TSP_sched_selective_sink(sched, 0, NULL, front);
     for (int k = c->n - 1; k > 0 && !mpi_errno; k--)
         if (c->steps[k].comm)
@@ -150,11 +181,14 @@ static int gv_counts(gv_ctx * c, MPIR_TSP_sched_t sched, int *front)
  * root 0 (each group's leader its first rank, its data the run of its ranks):
  *     counts: each rank's bytes gathered up the steps below the top one, binomial trees,
  *         so that each leader knows its subtrees' blocks;
- *     data (a deferred vertex, built from those counts when they are in): each block
- *         packed in rank order, gathered up the same trees, then each top leader sends
- *         its groups' run to the root (inter_algo linear), which copies every block to
- *         its displacement in recvbuf.
- * Only the top leaders cross the top level's links, one message each.  Groups that are
+ *     data (a deferred vertex, built from those counts when they are in): each block no
+ *         longer than a start-up packed in rank order, gathered up the same trees, then
+ *         each top leader sends its groups' run to the root (inter_algo linear), which
+ *         copies every block to its displacement in recvbuf; a longer block goes
+ *         straight from its rank's sendbuf to the root's recvbuf
+ *         (MPII_Hier_sized_rooted_v_direct: each rank knows its own, the leaders and the
+ *         root theirs from the counts).
+ * Only the top leaders' runs and the long blocks cross the top level's links.  Groups that are
  * not blocks of consecutive ranks, one node, and calls while the plugin makes its
  * comms: every rank sends its block straight to the root.
  */
@@ -186,7 +220,7 @@ static int gv_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
     mpi_errno = MPII_Hier_run_steps_plan(a, &cvars, MPII_HIER_GATHERV_INTER_COUNT, NULL, steps,
                                          &n, &inter_algo);
     if (!mpi_errno)
-        mpi_errno = MPII_Hier_tags_draw(a->comm, 1, 1, &c->tag);
+        mpi_errno = MPII_Hier_tags_draw(a->comm, 2, 1, &c->tag);
     if (!mpi_errno) {
         c->n = n;
         c->end = MPII_Hier_run_window_end(steps, n, a->comm->rank);

@@ -203,3 +203,8 @@ int MPII_Hier_sized_alltoall_node_rounds(int64_t block, int64_t alpha_bytes)
 {
     return block >= MPII_HIER_ALLTOALL_ROUNDS_MIN_ALPHAS * alpha_bytes;
 }
+
+int MPII_Hier_sized_rooted_v_direct(int64_t block, int64_t alpha_bytes)
+{
+    return block > alpha_bytes;
+}

@@ -140,6 +140,12 @@ int MPII_Hier_sized_alltoall_brucks(int64_t piece, int n, int64_t alpha_bytes);
  * (MPII_Hier_alltoall_node_rounds, each round after the one before): blocks of at least
  * MPII_HIER_ALLTOALL_ROUNDS_MIN_ALPHAS start-ups; 0: all blocks at once. */
 int MPII_Hier_sized_alltoall_node_rounds(int64_t block, int64_t alpha_bytes);
+/* 1: a block of a rooted v-collective (gatherv, scatterv) of block bytes goes straight
+ * between its rank and the root, from and to the user's buffers: longer than a start-up,
+ * where the leaders' store-and-forward of it (and the root's copies) would cost more than
+ * the start-up it saves; 0: through its leaders, packed with its group's.  Each rank
+ * decides for its own block, the root and the leaders for theirs by the same rule. */
+int MPII_Hier_sized_rooted_v_direct(int64_t block, int64_t alpha_bytes);
 
 #ifdef __cplusplus
 }

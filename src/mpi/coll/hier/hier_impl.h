@@ -231,6 +231,10 @@ int MPII_Hier_by_size_scan_latency(int n, int64_t bytes);
 int MPII_Hier_by_size_alltoall_aggregate(int64_t block, int size);
 int MPII_Hier_by_size_alltoall_brucks(int64_t piece, int n);
 int MPII_Hier_by_size_alltoall_node_rounds(int64_t block);
+/* The bytes of a gatherv's or scatterv's block of block bytes that go through the leaders:
+ * 0 where it goes straight between its rank and the root (MPII_Hier_sized_rooted_v_direct
+ * with MPIR_CVAR_HIER_LATENCY_BYTES), else all of them */
+int64_t MPII_Hier_rooted_v_tree_bytes(int64_t block);
 /* by_size's allreduce algorithm among the leaders for a message of one piece: MPICH's
  * recursive doubling, one step (no CVAR item: by_size picks it) */
 #define MPII_HIER_INTER_RECURSIVE_DOUBLING MPII_HIER_INTER_COUNT

@@ -17,6 +17,23 @@ typedef struct {
     MPI_Aint *bytes;            /* [end - lo] */
 } sv_ctx;
 
+/* The bytes of rank r's block (this rank's own where it is not the root) */
+static MPI_Aint sv_block(const MPII_Hier_call * a, int r)
+{
+    MPI_Aint type_size;
+    int root = a->comm->rank == a->root;        /* the root's own recvbuf may be in place */
+
+    MPIR_Datatype_get_size_macro(root ? a->sendtype : a->datatype, type_size);
+    return (root ? a->sendcounts[r] : a->count) * type_size;
+}
+
+/* Whether rank r's block goes straight from the root (MPII_Hier_sized_rooted_v_direct) */
+static int sv_direct(const MPII_Hier_call * a, int r)
+{
+    MPI_Aint bytes = sv_block(a, r);
+    return bytes > 0 && MPII_Hier_rooted_v_tree_bytes(bytes) == 0;
+}
+
 /* The root: every block packed in rank order, then each top leader's run to it (the
  * root's own group's too when it does not lead it; that run comes back down over what
  * it sent, hence *front after the sends) */
@@ -25,7 +42,7 @@ static int sv_root(const sv_ctx * c, const MPII_Hier_run_vector * v, int *front)
     const MPII_Hier_call *a = &c->a;
     const MPII_Hier_run_step *top = &c->steps[0];
     int me = a->root, n_in = 0, packed, mpi_errno = MPI_SUCCESS;
-    int *in = MPIR_TSP_sched_malloc(sizeof(int) * (a->comm->local_size + top->members + 1),
+    int *in = MPIR_TSP_sched_malloc(sizeof(int) * (2 * a->comm->local_size + top->members + 1),
                                     v->sched);
     MPI_Aint extent;
 
@@ -43,6 +60,18 @@ static int sv_root(const sv_ctx * c, const MPII_Hier_run_vector * v, int *front)
         mpi_errno = MPIR_TSP_sched_selective_sink(v->sched, n_in, in, &packed);
     n_in = 0;
     in[n_in++] = packed;
+    for (int r = 0; r < a->comm->local_size && !mpi_errno; r++) {
+        const char *from = (const char *) a->sendbuf + a->displs[r] * extent;
+        if (!sv_direct(a, r))
+            continue;
+        if (r != me)
+            mpi_errno = MPIR_TSP_sched_isend(from, a->sendcounts[r], a->sendtype, r, c->tag + 1,
+                                             a->comm, v->sched, 0, NULL, &in[n_in++]);
+        else if (a->buf != MPI_IN_PLACE)
+            mpi_errno = MPIR_TSP_sched_localcopy(from, a->sendcounts[r], a->sendtype, a->buf,
+                                                 a->count, a->datatype, v->sched, 0, NULL,
+                                                 &in[n_in++]);
+    }
     for (int m = 0; m < top->members && !mpi_errno; m++) {
         MPII_Hier_run_piece r = MPII_Hier_run_members(v, top, m, 1);
         if (r.n > 0 && top->first[m] != me)
@@ -70,7 +99,12 @@ static int sv_build(void *data, MPIR_TSP_sched_t sub)
     /* at[lo] is 0: rank lo's block first */
     if (v.at[c->end] > 0 && !(v.packed = MPIR_TSP_sched_malloc(v.at[c->end], sub)))
         return MPI_ERR_NO_MEM;
-    if (me == a->root) {
+    if (me != a->root && sv_direct(a, me))
+        mpi_errno = MPIR_TSP_sched_irecv(a->buf, a->count, a->datatype, a->root, c->tag + 1,
+                                         a->comm, sub, 0, NULL, &vtx);
+    if (mpi_errno) {
+        return mpi_errno;
+    } else if (me == a->root) {
         mpi_errno = sv_root(c, &v, &front);
     } else if (top->comm) {
         MPII_Hier_run_piece r = MPII_Hier_run_members(&v, top, top->comm->rank, 1);
@@ -110,13 +144,11 @@ static int sv_counts(sv_ctx * c, MPIR_TSP_sched_t sched, int *front)
     if (!(v.at = MPII_Hier_run_offsets(one, c->lo, c->end, c->lo, sched)))
         return MPI_ERR_NO_MEM;
     if (me == a->root) {
-        MPI_Aint type_size;
         int *in = MPIR_TSP_sched_malloc(sizeof(int) * (top->members + 1), sched), n_in = 0;
         if (!in)
             return MPI_ERR_NO_MEM;
-        MPIR_Datatype_get_size_macro(a->sendtype, type_size);
         for (int r = 0; r < a->comm->local_size; r++)
-            c->bytes[r] = a->sendcounts[r] * type_size;
+            c->bytes[r] = MPII_Hier_rooted_v_tree_bytes(sv_block(a, r));
         mpi_errno = MPIR_TSP_sched_selective_sink(sched, 0, NULL, &in[n_in++]);
         for (int m = 0; m < top->members && !mpi_errno; m++) {
             MPII_Hier_run_piece r = MPII_Hier_run_members(&v, top, m, 1);
@@ -131,9 +163,7 @@ static int sv_counts(sv_ctx * c, MPIR_TSP_sched_t sched, int *front)
         mpi_errno = MPIR_TSP_sched_irecv(r.buf, r.n, MPIR_BYTE_INTERNAL, a->root, c->tag,
                                          a->comm, sched, 0, NULL, front);
     } else {
-        MPI_Aint type_size;
-        MPIR_Datatype_get_size_macro(a->datatype, type_size);
-        c->bytes[0] = a->count * type_size;     /* a leaf of the steps, or flat */
+        c->bytes[0] = MPII_Hier_rooted_v_tree_bytes(sv_block(a, me));   /* a leaf, or flat */
         mpi_errno = MPIR_TSP_sched_selective_sink(sched, 0, NULL, front);
     }
     for (int k = 1; k < c->n && !mpi_errno; k++)
@@ -150,10 +180,12 @@ static int sv_counts(sv_ctx * c, MPIR_TSP_sched_t sched, int *front)
  *         leader scatters down the steps below the top one, binomial trees, so that each
  *         member knows its subtrees' blocks;
  *     data (a deferred vertex, built from those counts when they are in): the root packs
- *         every block in rank order and sends each top leader its groups' run
- *         (inter_algo linear), which goes down the same trees; each rank copies its block
- *         to recvbuf.
- * Only the top leaders' runs cross the top level's links, one message each.  Groups that
+ *         every block no longer than a start-up in rank order and sends each top leader
+ *         its groups' run (inter_algo linear), which goes down the same trees; each rank
+ *         copies its block to recvbuf; a longer block goes straight from the root's
+ *         sendbuf to its rank's recvbuf (MPII_Hier_sized_rooted_v_direct: each rank knows
+ *         its own, the leaders and the root theirs from the counts).
+ * Only the top leaders' runs and the long blocks cross the top level's links.  Groups that
  * are not blocks of consecutive ranks, one node, and calls while the plugin makes its
  * comms: the root sends every rank its block.
  */
@@ -186,7 +218,7 @@ static int sv_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
     mpi_errno = MPII_Hier_run_steps_plan(a, &cvars, MPII_HIER_SCATTERV_INTER_COUNT, NULL, steps,
                                          &n, &inter_algo);
     if (!mpi_errno)
-        mpi_errno = MPII_Hier_tags_draw(a->comm, 1, 1, &c->tag);
+        mpi_errno = MPII_Hier_tags_draw(a->comm, 2, 1, &c->tag);
     if (!mpi_errno) {
         c->n = n;
         c->lo = me == a->root ? 0 : me;
