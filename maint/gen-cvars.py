@@ -121,9 +121,10 @@ LISTED_ITEM_TEXT = {
     ('alltoallv', 'direct'): "every rank sends every other rank its block, in node rounds (each "
                              "after the one before from the mean block hier_by_size.h names)",
     ('gatherv', 'linear'): "every top leader sends the root its groups' blocks, after the "
-                           "counts went up",
+                           "counts went up; a block longer than a start-up goes straight "
+                           "from its rank",
     ('scatterv', 'linear'): "the root sends every top leader its groups' blocks, after their "
-                            "counts",
+                            "counts; a block longer than a start-up goes straight to its rank",
     ('alltoall', 'by_size'): "by the block (hier_by_size.h): direct for blocks longer than "
                              "MPIR_CVAR_HIER_LATENCY_BYTES or rows too long to hold at a "
                              "leader, else brucks where its rounds cost no more than linear's "

@@ -70,34 +70,48 @@ static int gv_own(const gv_ctx * c, const MPII_Hier_run_vector * v, int *front)
                                     v->sched, 0, NULL, front);
 }
 
-/* The root: the blocks that go straight to it into recvbuf (its own copied, where not in
- * place), each top leader's run into its place (its own group's once the root's own
+/* The blocks that go straight to the root, posted with the schedule (they need no
+ * counts): the root receives them into recvbuf (copies its own, where not in place),
+ * their ranks send them from sendbuf */
+static int gv_direct_blocks(const MPII_Hier_call * a, int tag, MPIR_TSP_sched_t sched)
+{
+    int me = a->comm->rank, vtx, mpi_errno = MPI_SUCCESS;
+    MPI_Aint extent;
+
+    if (me != a->root)
+        return !gv_direct(a, me) ? MPI_SUCCESS :
+            MPIR_TSP_sched_isend(a->sendbuf, a->sendcount, a->sendtype, a->root, tag, a->comm,
+                                 sched, 0, NULL, &vtx);
+    MPIR_Datatype_get_extent_macro(a->datatype, extent);
+    for (int r = 0; r < a->comm->local_size && !mpi_errno; r++) {
+        char *at = (char *) a->buf + a->displs[r] * extent;
+        if (!gv_direct(a, r))
+            continue;
+        if (r != me)
+            mpi_errno = MPIR_TSP_sched_irecv(at, a->counts[r], a->datatype, r, tag, a->comm,
+                                             sched, 0, NULL, &vtx);
+        else if (a->sendbuf != MPI_IN_PLACE)
+            mpi_errno = MPIR_TSP_sched_localcopy(a->sendbuf, a->sendcount, a->sendtype, at,
+                                                 a->counts[r], a->datatype, sched, 0, NULL, &vtx);
+    }
+    return mpi_errno;
+}
+
+/* The root: each top leader's run into its place (its own group's once the root's own
  * steps are done, as it comes back over what the root sent up), then every block of a run
  * to recvbuf (not its own in place) */
 static int gv_root(const gv_ctx * c, const MPII_Hier_run_vector * v, int front)
 {
     const MPII_Hier_call *a = &c->a;
     const MPII_Hier_run_step *top = &c->steps[0];
-    int me = a->root, size = a->comm->local_size, n_in = 0, done, vtx, mpi_errno = MPI_SUCCESS;
-    int *in = MPIR_TSP_sched_malloc(sizeof(int) * (top->members + size + 1), v->sched);
+    int me = a->root, n_in = 0, done, vtx, mpi_errno = MPI_SUCCESS;
+    int *in = MPIR_TSP_sched_malloc(sizeof(int) * (top->members + 1), v->sched);
     MPI_Aint extent;
 
     if (!in)
         return MPI_ERR_NO_MEM;
     MPIR_Datatype_get_extent_macro(a->datatype, extent);
     in[n_in++] = front;
-    for (int r = 0; r < size && !mpi_errno; r++) {
-        char *at = (char *) a->buf + a->displs[r] * extent;
-        if (!gv_direct(a, r))
-            continue;
-        if (r != me)
-            mpi_errno = MPIR_TSP_sched_irecv(at, a->counts[r], a->datatype, r, c->tag + 1,
-                                             a->comm, v->sched, 0, NULL, &in[n_in++]);
-        else if (a->sendbuf != MPI_IN_PLACE)
-            mpi_errno = MPIR_TSP_sched_localcopy(a->sendbuf, a->sendcount, a->sendtype, at,
-                                                 a->counts[r], a->datatype, v->sched, 0, NULL,
-                                                 &in[n_in++]);
-    }
     for (int m = 0; m < top->members && !mpi_errno; m++) {
         int lo = top->first[m], own = lo <= me && me < top->first[m + 1];
         MPII_Hier_run_piece r = MPII_Hier_run_members(v, top, m, 1);
@@ -138,9 +152,6 @@ static int gv_build(void *data, MPIR_TSP_sched_t sub)
             mpi_errno = MPII_Hier_run_gather_up(&v, &c->steps[k], &front);
     if (!mpi_errno && me == root)
         return gv_root(c, &v, front);
-    if (!mpi_errno && gv_direct(&c->a, me))
-        mpi_errno = MPIR_TSP_sched_isend(c->a.sendbuf, c->a.sendcount, c->a.sendtype, root,
-                                         c->tag + 1, c->a.comm, sub, 0, NULL, &vtx);
     if (!mpi_errno && top->comm) {
         MPII_Hier_run_piece r = MPII_Hier_run_members(&v, top, top->comm->rank, 1);
         if (r.n > 0)
@@ -227,6 +238,8 @@ static int gv_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
         c->steps = MPII_Hier_run_steps_keep(steps, n, size, sched);
         mpi_errno = !c->steps ? MPI_ERR_NO_MEM : gv_counts(c, sched, &front);
     }
+    if (!mpi_errno)
+        mpi_errno = gv_direct_blocks(&c->a, c->tag + 1, sched);
     if (!mpi_errno) {
         const MPI_Datatype types[2] = {
             a->sendbuf == MPI_IN_PLACE ? MPI_DATATYPE_NULL : a->sendtype,

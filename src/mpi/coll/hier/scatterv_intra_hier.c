@@ -34,6 +34,33 @@ static int sv_direct(const MPII_Hier_call * a, int r)
     return bytes > 0 && MPII_Hier_rooted_v_tree_bytes(bytes) == 0;
 }
 
+/* The blocks that go straight from the root, posted with the schedule (they need no
+ * counts): the root sends them from sendbuf (copies its own, where not in place), their
+ * ranks receive them into recvbuf */
+static int sv_direct_blocks(const MPII_Hier_call * a, int tag, MPIR_TSP_sched_t sched)
+{
+    int me = a->comm->rank, vtx, mpi_errno = MPI_SUCCESS;
+    MPI_Aint extent;
+
+    if (me != a->root)
+        return !sv_direct(a, me) ? MPI_SUCCESS :
+            MPIR_TSP_sched_irecv(a->buf, a->count, a->datatype, a->root, tag, a->comm, sched, 0,
+                                 NULL, &vtx);
+    MPIR_Datatype_get_extent_macro(a->sendtype, extent);
+    for (int r = 0; r < a->comm->local_size && !mpi_errno; r++) {
+        const char *from = (const char *) a->sendbuf + a->displs[r] * extent;
+        if (!sv_direct(a, r))
+            continue;
+        if (r != me)
+            mpi_errno = MPIR_TSP_sched_isend(from, a->sendcounts[r], a->sendtype, r, tag,
+                                             a->comm, sched, 0, NULL, &vtx);
+        else if (a->buf != MPI_IN_PLACE)
+            mpi_errno = MPIR_TSP_sched_localcopy(from, a->sendcounts[r], a->sendtype, a->buf,
+                                                 a->count, a->datatype, sched, 0, NULL, &vtx);
+    }
+    return mpi_errno;
+}
+
 /* The root: every block packed in rank order, then each top leader's run to it (the
  * root's own group's too when it does not lead it; that run comes back down over what
  * it sent, hence *front after the sends) */
@@ -42,7 +69,7 @@ static int sv_root(const sv_ctx * c, const MPII_Hier_run_vector * v, int *front)
     const MPII_Hier_call *a = &c->a;
     const MPII_Hier_run_step *top = &c->steps[0];
     int me = a->root, n_in = 0, packed, mpi_errno = MPI_SUCCESS;
-    int *in = MPIR_TSP_sched_malloc(sizeof(int) * (2 * a->comm->local_size + top->members + 1),
+    int *in = MPIR_TSP_sched_malloc(sizeof(int) * (a->comm->local_size + top->members + 1),
                                     v->sched);
     MPI_Aint extent;
 
@@ -60,18 +87,6 @@ static int sv_root(const sv_ctx * c, const MPII_Hier_run_vector * v, int *front)
         mpi_errno = MPIR_TSP_sched_selective_sink(v->sched, n_in, in, &packed);
     n_in = 0;
     in[n_in++] = packed;
-    for (int r = 0; r < a->comm->local_size && !mpi_errno; r++) {
-        const char *from = (const char *) a->sendbuf + a->displs[r] * extent;
-        if (!sv_direct(a, r))
-            continue;
-        if (r != me)
-            mpi_errno = MPIR_TSP_sched_isend(from, a->sendcounts[r], a->sendtype, r, c->tag + 1,
-                                             a->comm, v->sched, 0, NULL, &in[n_in++]);
-        else if (a->buf != MPI_IN_PLACE)
-            mpi_errno = MPIR_TSP_sched_localcopy(from, a->sendcounts[r], a->sendtype, a->buf,
-                                                 a->count, a->datatype, v->sched, 0, NULL,
-                                                 &in[n_in++]);
-    }
     for (int m = 0; m < top->members && !mpi_errno; m++) {
         MPII_Hier_run_piece r = MPII_Hier_run_members(v, top, m, 1);
         if (r.n > 0 && top->first[m] != me)
@@ -99,12 +114,7 @@ static int sv_build(void *data, MPIR_TSP_sched_t sub)
     /* at[lo] is 0: rank lo's block first */
     if (v.at[c->end] > 0 && !(v.packed = MPIR_TSP_sched_malloc(v.at[c->end], sub)))
         return MPI_ERR_NO_MEM;
-    if (me != a->root && sv_direct(a, me))
-        mpi_errno = MPIR_TSP_sched_irecv(a->buf, a->count, a->datatype, a->root, c->tag + 1,
-                                         a->comm, sub, 0, NULL, &vtx);
-    if (mpi_errno) {
-        return mpi_errno;
-    } else if (me == a->root) {
+    if (me == a->root) {
         mpi_errno = sv_root(c, &v, &front);
     } else if (top->comm) {
         MPII_Hier_run_piece r = MPII_Hier_run_members(&v, top, top->comm->rank, 1);
@@ -226,6 +236,8 @@ static int sv_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
         c->steps = MPII_Hier_run_steps_keep(steps, n, size, sched);
         mpi_errno = !c->steps ? MPI_ERR_NO_MEM : sv_counts(c, sched, &front);
     }
+    if (!mpi_errno)
+        mpi_errno = sv_direct_blocks(&c->a, c->tag + 1, sched);
     if (!mpi_errno) {
         const MPI_Datatype types[2] = {
             me == a->root ? a->sendtype : MPI_DATATYPE_NULL,
