@@ -167,16 +167,9 @@ static int gv_counts(gv_ctx * c, MPIR_TSP_sched_t sched, int *front)
 {
     const MPII_Hier_call *a = &c->a;
     int me = a->comm->rank, mpi_errno;
-    MPI_Aint *one = MPIR_TSP_sched_malloc(sizeof(MPI_Aint) * (c->end - me), sched);
-    MPII_Hier_run_vector v = { NULL, NULL, sched };
+    MPII_Hier_run_vector v;
 
-    c->bytes = MPIR_TSP_sched_malloc(sizeof(MPI_Aint) * (c->end - me), sched);
-    if (!one || !c->bytes)
-        return MPI_ERR_NO_MEM;
-    for (int r = me; r < c->end; r++)
-        one[r - me] = sizeof(MPI_Aint);
-    v.packed = (char *) c->bytes;
-    if (!(v.at = MPII_Hier_run_offsets(one, me, c->end, me, sched)))
+    if (!(c->bytes = MPII_Hier_run_counts(me, c->end, sched, &v)))
         return MPI_ERR_NO_MEM;
     c->bytes[0] = MPII_Hier_rooted_v_tree_bytes(gv_block(a, me));
     mpi_errno = MPIR_TSP_sched_selective_sink(sched, 0, NULL, front);

@@ -532,6 +532,9 @@ MPII_Hier_run_step *MPII_Hier_run_steps_keep(const MPII_Hier_run_step * st, int 
  * are not set) */
 MPI_Aint *MPII_Hier_run_offsets(const MPI_Aint * bytes, int from, int to, int base,
                                 MPIR_TSP_sched_t sched);
+/* A vector of one count (MPI_Aint) per rank lo .. end - 1 in sched's memory, returned,
+ * and *v moving it along run steps; NULL when there is no room */
+MPI_Aint *MPII_Hier_run_counts(int lo, int end, MPIR_TSP_sched_t sched, MPII_Hier_run_vector * v);
 /* a[0 .. n - 1] copied into sched's memory (NULL when there is no room): a call's count
  * and displacement arrays that vertices built later read, as MPICH's bindings free the
  * ones they pass (converted from int) when the call returns */

@@ -142,16 +142,9 @@ static int sv_counts(sv_ctx * c, MPIR_TSP_sched_t sched, int *front)
     const MPII_Hier_call *a = &c->a;
     const MPII_Hier_run_step *top = &c->steps[0];
     int me = a->comm->rank, mpi_errno = MPI_SUCCESS;
-    MPI_Aint *one = MPIR_TSP_sched_malloc(sizeof(MPI_Aint) * (c->end - c->lo), sched);
-    MPII_Hier_run_vector v = { NULL, NULL, sched };
+    MPII_Hier_run_vector v;
 
-    c->bytes = MPIR_TSP_sched_malloc(sizeof(MPI_Aint) * (c->end - c->lo), sched);
-    if (!one || !c->bytes)
-        return MPI_ERR_NO_MEM;
-    for (int r = c->lo; r < c->end; r++)
-        one[r - c->lo] = sizeof(MPI_Aint);
-    v.packed = (char *) c->bytes;
-    if (!(v.at = MPII_Hier_run_offsets(one, c->lo, c->end, c->lo, sched)))
+    if (!(c->bytes = MPII_Hier_run_counts(c->lo, c->end, sched, &v)))
         return MPI_ERR_NO_MEM;
     if (me == a->root) {
         int *in = MPIR_TSP_sched_malloc(sizeof(int) * (top->members + 1), sched), n_in = 0;
