@@ -4,7 +4,8 @@
 #   reduce_inplace_root  the default path's MPI_Reduce at every root, MPI_IN_PLACE
 #                        (maint/patches/06), by-block, round-robin and uneven layouts
 #   hier_route           the device hands a call to the MPIR level only when a plugin
-#                        algorithm is selected there (maint/patches/04)
+#                        algorithm, or one of MPICH's marked whole_comm=1, is selected
+#                        there (maint/patches/04)
 # Env: MPICH_HIER_BUILDDIR (MPICH's tree, for its generic.json; set by make check).
 source "$(dirname "$0")/common.sh"
 builddir=${MPICH_HIER_BUILDDIR:-$srcdir/build}
@@ -15,6 +16,7 @@ for p in reduce_inplace_root hier_route; do
         "$srcdir/test/mpi/coll/$p.c" || fail "cannot build $p.c"
 done
 "$srcdir/test/mpi/coll/make_hier_tree.py" "$generic" route > "$tmp/route_tree.json"
+"$srcdir/test/mpi/coll/make_hier_tree.py" "$generic" whole > "$tmp/whole_tree.json"
 
 "$emucluster" up --nodes 3 --rate 1gbit > /dev/null 2>&1
 
@@ -35,17 +37,30 @@ $(head -20 "$tmp/out")"
 done
 expect_clean "reduce_inplace_root --ppn 1,3,2" --ppn 1,3,2 -- "$tmp/reduce_inplace_root"
 
-# routing: nothing selected, stock CVAR values, a tree naming small bcasts, forced hier
+# routing: nothing selected, stock CVAR values, a tree naming small bcasts, forced hier,
+# a tree marking MPICH's algorithms of the netmod-composed collectives whole_comm=1
 ppn=(--ppn 2,2,1)
 expect_clean "hier_route, no CVAR" "${ppn[@]}" -- "$tmp/hier_route"
 expect_clean "hier_route, stock CVAR values" "${ppn[@]}" \
     --env MPIR_CVAR_BCAST_INTRA_ALGORITHM=binomial \
     --env MPIR_CVAR_REDUCE_INTRA_ALGORITHM=reduce_scatter_gather \
-    --env MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=recursive_doubling -- "$tmp/hier_route"
+    --env MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=recursive_doubling \
+    --env MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM=pairwise \
+    --env MPIR_CVAR_GATHERV_INTRA_ALGORITHM=linear -- "$tmp/hier_route"
 expect_clean "hier_route, tree naming bcast <= 4 KiB" "${ppn[@]}" \
     --env MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE="$tmp/route_tree.json" -- \
     "$tmp/hier_route" -routed bcast_small
 expect_clean "hier_route, hier forced for reduce and allreduce" "${ppn[@]}" \
     --env MPIR_CVAR_REDUCE_INTRA_ALGORITHM=hier --env MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=hier -- \
     "$tmp/hier_route" -routed reduce,allreduce
+composed=reduce_scatter,reduce_scatter_block,allgatherv,alltoall,alltoallv,gatherv,scatterv
+forced=()
+for coll in ${composed//,/ }; do
+    forced+=(--env "MPIR_CVAR_${coll^^}_INTRA_ALGORITHM=hier")
+done
+expect_clean "hier_route, hier forced for the netmod-composed collectives" "${ppn[@]}" \
+    "${forced[@]}" -- "$tmp/hier_route" -routed "$composed"
+expect_clean "hier_route, tree marking MPICH's algorithms whole_comm=1" "${ppn[@]}" \
+    --env MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE="$tmp/whole_tree.json" -- \
+    "$tmp/hier_route" -whole "$composed"
 echo "PASS: MPI tests on the emulated cluster's nodes"

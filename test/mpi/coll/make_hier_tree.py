@@ -7,12 +7,15 @@ hier_reduce_scatter, hier_allgatherv, hier_alltoall, hier_alltoallv, hier_gather
 hier_scatterv -tree-blocking),
 or, with `seg`, bcast and reduce sent to segmented trees (used by hier_seg_json), or, with
 `route`, only bcast of at most 4 KiB on parent communicators sent to hier (used by
-hier_route: every other call must keep the device's selection), or, with `sched`, the
+hier_route: every other call must keep the device's selection), or, with `whole`, the
+collectives CH4's tree composes but bcast, reduce, allreduce, allgather, barrier and scan
+on parent communicators sent to one of MPICH's algorithms marked whole_comm=1 (used by
+hier_route -whole: the device must hand them to the MPIR level), or, with `sched`, the
 non-blocking collectives on parent communicators sent to the hier schedules (used by
 hier_nb, hier_nb_gather, hier_scan, hier_reduce_scatter, hier_allgatherv,
 hier_alltoall, hier_alltoallv, hier_gatherv and hier_scatterv -tree-sched).
 
-    make_hier_tree.py MPICH/maint/tuning/coll/mpir/generic.json [seg|route|sched] > tree.json
+    make_hier_tree.py MPICH/maint/tuning/coll/mpir/generic.json [seg|route|whole|sched] > tree.json
 """
 import json
 import sys
@@ -38,7 +41,7 @@ HIER = {
     "reduce_scatter_block": {"algorithm=MPIR_Reduce_scatter_block_intra_hier": {"inter_algo=linear": {}}},
     "allgatherv": {"algorithm=MPIR_Allgatherv_intra_hier": {"inter_algo=linear": {}}},
     "alltoall": {"algorithm=MPIR_Alltoall_intra_hier": {"inter_algo=by_size": {}}},
-    "alltoallv": {"algorithm=MPIR_Alltoallv_intra_hier": {"inter_algo=direct": {}}},
+    "alltoallv": {"algorithm=MPIR_Alltoallv_intra_hier": {"inter_algo=linear": {}}},
     "gatherv": {"algorithm=MPIR_Gatherv_intra_hier": {"inter_algo=linear": {}}},
     "scatterv": {"algorithm=MPIR_Scatterv_intra_hier": {"inter_algo=linear": {}}},
 }
@@ -72,12 +75,30 @@ ROUTE = {
               "avg_msg_size=any": {"algorithm=MPIR_Bcast_intra_binomial": {}}},
 }
 
+WHOLE_COMM = {"whole_comm=1": {}}
+WHOLE = {
+    "reduce_scatter": {"algorithm=MPIR_Reduce_scatter_intra_recursive_doubling": WHOLE_COMM},
+    "reduce_scatter_block": {
+        "algorithm=MPIR_Reduce_scatter_block_intra_recursive_doubling": WHOLE_COMM},
+    "allgatherv": {"algorithm=MPIR_Allgatherv_intra_ring": WHOLE_COMM},
+    "alltoall": {
+        "is_sendbuf_inplace=no": {"algorithm=MPIR_Alltoall_intra_pairwise": WHOLE_COMM},
+        "is_sendbuf_inplace=yes": {
+            "algorithm=MPIR_Alltoall_intra_pairwise_sendrecv_replace": WHOLE_COMM}},
+    "alltoallv": {
+        "is_sendbuf_inplace=no": {"algorithm=MPIR_Alltoallv_intra_scattered": WHOLE_COMM},
+        "is_sendbuf_inplace=yes": {
+            "algorithm=MPIR_Alltoallv_intra_pairwise_sendrecv_replace": WHOLE_COMM}},
+    "gatherv": {"algorithm=MPIR_Gatherv_allcomm_linear": WHOLE_COMM},
+    "scatterv": {"algorithm=MPIR_Scatterv_allcomm_linear": WHOLE_COMM},
+}
+
 
 def main():
     with open(sys.argv[1]) as f:
         tree = json.load(f)
     mode = sys.argv[2] if len(sys.argv) > 2 else ""
-    chosen = {"seg": SEG, "route": ROUTE, "sched": SCHED}.get(mode, HIER)
+    chosen = {"seg": SEG, "route": ROUTE, "whole": WHOLE, "sched": SCHED}.get(mode, HIER)
     for coll, hier in chosen.items():
         node = tree["collective=" + coll]
         # sibling keys are an if/else-if chain in file order: parent comms first; a
