@@ -120,6 +120,9 @@ LISTED_ITEM_TEXT = {
                             "starting with the next rank",
     ('alltoallv', 'direct'): "every rank sends every other rank its block, in node rounds (each "
                              "after the one before from the mean block hier_by_size.h names)",
+    ('alltoallv', 'linear'): "every rank's counts, then its blocks, go up to its top leader; "
+                             "every top leader sends each other one the blocks from its groups' "
+                             "ranks to that one's at once",
     ('gatherv', 'linear'): "every top leader sends the root its groups' blocks, after the "
                            "counts went up; a block longer than a start-up goes straight "
                            "from its rank",

@@ -88,6 +88,9 @@ SEGSIZES = {'bcast': '0,1024,65536', 'reduce': '1024', 'allreduce': '1024', 'all
             'gather': None, 'scatter': None, 'barrier': None, 'scan': None, 'exscan': None,
             'reduce_scatter': None, 'reduce_scatter_block': None, 'allgatherv': None,
             'alltoall': None, 'alltoallv': None, 'gatherv': None, 'scatterv': None}
+# inter-node items MPICH's tests run too (the first in the CI tier): the alltoallv's exchange
+# through the leaders besides its direct one
+INTER = {'alltoallv': 'linear,direct'}
 # MPICH's tests of a collective that coll_cvars.txt leaves out (5.0.1 lists none for
 # exscan): the first ones run in the CI tier, so the quick ones first
 EXTRA_TESTS = {'exscan': {'intra-blocking': ['exscan2 5', 'exscan 10'],
@@ -125,6 +128,8 @@ for line in open(sys.argv[1]):
         out.append('            hier\n')
         if SEGSIZES[coll]:
             out.append('                .MPIR_CVAR_%s_HIER_SEGSIZE=%s\n' % (coll.upper(), SEGSIZES[coll]))
+        if coll in INTER:
+            out.append('                .MPIR_CVAR_%s_HIER_INTER_ALGORITHM=%s\n' % (coll.upper(), INTER[coll]))
         for algo in SEG.get(coll, []):
             out.append('            %s\n' % algo)
             out.append('                .MPIR_CVAR_%s_SEG_SEGSIZE=1000\n' % coll.upper())
@@ -136,6 +141,9 @@ for line in open(sys.argv[1]):
             if SEGSIZES[coll]:
                 out.append('                .MPIR_CVAR_%s_HIER_SEGSIZE=%s\n'
                            % (coll.upper(), SEGSIZES[coll].split(',')[-1]))
+            if coll in INTER:
+                out.append('                .MPIR_CVAR_%s_HIER_INTER_ALGORITHM=%s\n'
+                           % (coll.upper(), INTER[coll].split(',')[0]))
 sys.stdout.write(''.join(out))
 PY
 sed 's/"coll_cvars.txt"/"coll_cvars_hier.txt"/' "$suite/maint/gen_coll_cvar.py" \

@@ -21,7 +21,9 @@
  *
  * -expect-hier: the counters coll_hier_alltoallv_hier_count and
  * coll_hier_ialltoallv_tsp_hier_count must count every call (and init) on a comm of
- * several ranks, once; no call falls back (the exchange is direct by design).
+ * several ranks, once; with MPIR_CVAR_ALLTOALLV_HIER_INTER_ALGORITHM=linear (through the
+ * leaders) coll_hier_flat_fallbacks those on a comm whose groups of some level are not
+ * blocks of consecutive ranks, else none (the direct exchange needs no leaders).
  * -tree-blocking / -tree-sched: as hier_matrix.h says.
  */
 
@@ -34,6 +36,16 @@
 static long long input(int from, int to, long long k, int seed)
 {
     return (from * 7919LL + to * 104729LL + k * 13 + seed * 31LL) % 100003 - 500;
+}
+
+/* MPIR_CVAR_ALLTOALLV_HIER_INTER_ALGORITHM=linear: the exchange through the leaders */
+static int leaders;
+
+static void make_types(void)
+{
+    const char *inter = getenv("MPIR_CVAR_ALLTOALLV_HIER_INTER_ALGORITHM");
+    leaders = inter && !strcmp(inter, "linear");
+    make_type_cases();
 }
 
 /* ---- the counters ---- */
@@ -160,7 +172,7 @@ static void op_check(const a2av_op * o, const char *form)
 static void count_call(const a2av_op * o, int schedule)
 {
     test_comm tc = *o->tc;
-    tc.flat = 0;
+    tc.flat = tc.flat && leaders;
     count_call_on(schedule ? F_IA2AV : F_A2AV, &tc);
 }
 
@@ -213,6 +225,6 @@ HIER_TYPED_MATRIX_RUNS(a2av_op, "alltoallvs")
 int main(int argc, char **argv)
 {
     counters = (hier_counters) { NFORMS, F_IA2AV, form_names };
-    return hier_matrix_main(argc, argv, make_type_cases, free_type_cases, run_blocking,
+    return hier_matrix_main(argc, argv, make_types, free_type_cases, run_blocking,
                             run_outstanding, run_persistent);
 }

@@ -189,8 +189,8 @@
 /* scan, exscan, reduce_scatter, reduce_scatter_block, allgatherv, alltoall, alltoallv,
  * gatherv, scatterv: the algorithm among the top leaders (the steps below it run their
  * own: the scan's recursive doubling, the reduce-scatter's binomial reduce and scatter,
- * the allgatherv's, the alltoall's, the gatherv's and the scatterv's binomial gather and
- * scatter or bcast; the alltoallv's direct exchange has no leaders) */
+ * the allgatherv's, the alltoall's, the alltoallv's, the gatherv's and the scatterv's
+ * binomial gather and scatter or bcast; the alltoallv's direct exchange has no leaders) */
 #define MPII_HIER_PARAMS_HIER_TOP(INT, NAME) \
     NAME(inter_algo, INTER_ALGOS, HIER_INTER_ALGORITHM)
 
@@ -283,7 +283,8 @@
     X(by_size, BY_SIZE)
 
 #define MPII_HIER_INTER_ALGOS_ALLTOALLV(X) \
-    X(direct, DIRECT)
+    X(direct, DIRECT) \
+    X(linear, LINEAR)
 
 #define MPII_HIER_INTER_ALGOS_GATHERV(X) \
     X(linear, LINEAR)
@@ -367,7 +368,9 @@
 
 /* The composition of each collective CH4 composes that runs MPIR_<Coll>_impl on a
  * multi-node comm whole (its netmod step, ch4_coll.h): where a CH4 tree leaves the call to
- * the MPIR tree.  X(collective, container) */
+ * the MPIR tree.  maint/patches/04 asks MPII_Hier_wants_mpir_level before CH4's selection
+ * of each of these collectives, so a whole_comm=1 leaf of them is routed and counted.
+ * X(collective, container) */
 #define MPII_HIER_CH4_WHOLE_COMM_COMPOSITIONS(X) \
     X(bcast, MPIDI_Bcast_intra_composition_gamma) \
     X(reduce, MPIDI_Reduce_intra_composition_gamma) \
