@@ -404,6 +404,9 @@ START_TEST(by_size_alltoall)
     EXPECT(MPII_Hier_sized_rooted_v_direct(a + 1, a) == 1, "v: one byte more");
     EXPECT(MPII_Hier_sized_rooted_v_direct(0, a) == 0, "v: no bytes");
     EXPECT(MPII_Hier_sized_rooted_v_direct(a + 1, 2 * a) == 0, "v: a slower start-up");
+    EXPECT(MPII_Hier_sized_rooted_v_with_counts(a, a) == 1, "v: a run of a start-up");
+    EXPECT(MPII_Hier_sized_rooted_v_with_counts(a + 1, a) == 0, "v: a run one byte longer");
+    EXPECT(MPII_Hier_sized_rooted_v_with_counts(0, a) == 1, "v: an empty run");
     for (int n = 2; n <= 256; n *= 2) {
         int64_t L = ceil_log2(n);
         EXPECT(MPII_Hier_sized_alltoall_brucks(1, n, a) == 1, "n %d: 1 B pieces", n);

@@ -1442,7 +1442,7 @@ TuneOptions measured_beside_bcast(const std::vector<std::string>& measured) {
 }
 
 // alltoallv and its schedule: measured as alltoall, not in the default plan; hier with
-// the one inter-node step of its own list (direct) against MPICH's algorithms at the
+// each inter-node step of its own list (direct, linear) against MPICH's algorithms at the
 // measured sizes (the block per pair); verified as hier/0.  MPICH reads no
 // MPIR_CVAR_ALLTOALLV_COMPOSITION: step 1 forces no composition of either form.
 TEST(Tune, AlltoallvIsMeasured) {
@@ -1452,12 +1452,14 @@ TEST(Tune, AlltoallvIsMeasured) {
         EXPECT_EQ(std::count(measured_collectives().begin(), measured_collectives().end(), form), 1) << form;
     }
     const TuneOptions o = measured_beside_bcast({"alltoallv", "ialltoallv"});
-    EXPECT_EQ(measured_configs("alltoallv"), (std::vector<Params>{{{"inter_algo", "direct"}}}));
+    EXPECT_EQ(measured_configs("alltoallv"),
+              (std::vector<Params>{{{"inter_algo", "direct"}}, {{"inter_algo", "linear"}}}));
     EXPECT_EQ(measured_configs("ialltoallv"), (std::vector<Params>{Params{}}));
     const std::vector<Launch> launches = measured_launches(o, "h");
     ASSERT_EQ(launches.size(), 2u);
-    EXPECT_TRUE(contains(launches[0].argv, {"-C", "alltoallv", "-a", "hier:alltoallv_hier_inter_algorithm=direct",
-                                            "--sizes", "8,4096"}));
+    EXPECT_TRUE(contains(launches[0].argv, {"-C", "alltoallv", "-a",
+                                            "hier:alltoallv_hier_inter_algorithm=direct/linear", "--sizes",
+                                            "8,4096"}));
     EXPECT_TRUE(contains(launches[1].argv, {"-C", "ialltoallv", "-a", "tsp_hier", "--sizes", "8,4096"}));
     const std::vector<Launch> stock = stock_launches(o, "h");
     EXPECT_TRUE(std::any_of(stock.begin(), stock.end(), [](const Launch& launch) {

@@ -208,3 +208,8 @@ int MPII_Hier_sized_rooted_v_direct(int64_t block, int64_t alpha_bytes)
 {
     return block > alpha_bytes;
 }
+
+int MPII_Hier_sized_rooted_v_with_counts(int64_t run_bytes, int64_t alpha_bytes)
+{
+    return run_bytes <= alpha_bytes;
+}

@@ -146,6 +146,12 @@ int MPII_Hier_sized_alltoall_node_rounds(int64_t block, int64_t alpha_bytes);
  * the start-up it saves; 0: through its leaders, packed with its group's.  Each rank
  * decides for its own block, the root and the leaders for theirs by the same rule. */
 int MPII_Hier_sized_rooted_v_direct(int64_t block, int64_t alpha_bytes);
+/* 1: a scatterv's run of run_bytes packed bytes for one top leader rides in the root's
+ * message of that run's counts, which arrives first (no longer than a start-up: a second
+ * message would add its start-up to the run's time); 0: the run follows in a message of
+ * its own.  The root decides from its counts, the leader by the same rule from the counts
+ * it received, into a buffer with room for a start-up's bytes after them. */
+int MPII_Hier_sized_rooted_v_with_counts(int64_t run_bytes, int64_t alpha_bytes);
 
 #ifdef __cplusplus
 }

@@ -235,6 +235,10 @@ int MPII_Hier_by_size_alltoall_node_rounds(int64_t block);
  * 0 where it goes straight between its rank and the root (MPII_Hier_sized_rooted_v_direct
  * with MPIR_CVAR_HIER_LATENCY_BYTES), else all of them */
 int64_t MPII_Hier_rooted_v_tree_bytes(int64_t block);
+/* MPII_Hier_sized_rooted_v_with_counts with MPIR_CVAR_HIER_LATENCY_BYTES, and the room
+ * a leader leaves for such a run after its counts */
+int MPII_Hier_rooted_v_with_counts(int64_t run_bytes);
+int64_t MPII_Hier_rooted_v_with_counts_room(void);
 /* by_size's allreduce algorithm among the leaders for a message of one piece: MPICH's
  * recursive doubling, one step (no CVAR item: by_size picks it) */
 #define MPII_HIER_INTER_RECURSIVE_DOUBLING MPII_HIER_INTER_COUNT

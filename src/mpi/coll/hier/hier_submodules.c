@@ -77,6 +77,16 @@ int64_t MPII_Hier_rooted_v_tree_bytes(int64_t block)
     return MPII_Hier_sized_rooted_v_direct(block, latency_bytes()) ? 0 : block;
 }
 
+int MPII_Hier_rooted_v_with_counts(int64_t run_bytes)
+{
+    return MPII_Hier_sized_rooted_v_with_counts(run_bytes, latency_bytes());
+}
+
+int64_t MPII_Hier_rooted_v_with_counts_room(void)
+{
+    return latency_bytes();
+}
+
 int MPII_Hier_by_size_rooted_latency(int n, int64_t group_bytes)
 {
     return MPII_Hier_sized_latency(MPII_HIER_SIZED_ROOTED, group_bytes, 1, n, latency_bytes());

@@ -5,16 +5,18 @@
 
 #include "hier_impl.h"
 
-/* What the deferred part of one scatterv's schedule is built from: the call (its arrays
- * the caller's, valid until the request completes or is freed), the steps for root 0,
- * the tag of the root's messages to the top leaders, and this rank's window (ranks lo ..
- * end - 1: me .. at a non-root, every rank at the root) with their bytes as the counts
- * phase brought them */
+/* What the deferred part of one scatterv's schedule is built from: the call (the root's
+ * arrays kept with the schedule), the steps for root 0, the tag of the root's messages
+ * to the top leaders, and this rank's window (ranks me .. end - 1) with their bytes as the
+ * counts phase brought them; on a top leader (the root where it leads its group) they
+ * are the start of its run's message from the root, whose packed blocks follow them
+ * where they rode with the counts (MPII_Hier_rooted_v_with_counts) */
 typedef struct {
     MPII_Hier_call a;
     MPII_Hier_run_step *steps;
-    int n, tag, lo, end;
-    MPI_Aint *bytes;            /* [end - lo] */
+    int n, tag, end;
+    MPI_Aint *bytes;            /* [end - me] */
+    int top_leader;             /* the counts came in (or, at the root, are) a run's message */
 } sv_ctx;
 
 /* The bytes of rank r's block (this rank's own where it is not the root) */
@@ -61,68 +63,99 @@ static int sv_direct_blocks(const MPII_Hier_call * a, int tag, MPIR_TSP_sched_t 
     return mpi_errno;
 }
 
-/* The root: every block packed in rank order, then each top leader's run to it (the
- * root's own group's too when it does not lead it; that run comes back down over what
- * it sent, hence *front after the sends) */
-static int sv_root(const sv_ctx * c, const MPII_Hier_run_vector * v, int *front)
+/* The root's message to top member m: its run's bytes, then its run's blocks packed in
+ * rank order, copied from sendbuf (after the vertices in[0 .. *n_in - 1] already there);
+ * returned, its length in *len, and in *with_counts whether the blocks ride with the
+ * counts (else they follow in a message of their own) */
+static char *sv_root_message(const sv_ctx * c, int m, const MPI_Aint * bytes, int *in, int *n_in,
+                             MPI_Aint * len, int *with_counts, MPIR_TSP_sched_t sched)
 {
     const MPII_Hier_call *a = &c->a;
     const MPII_Hier_run_step *top = &c->steps[0];
-    int me = a->root, n_in = 0, packed, mpi_errno = MPI_SUCCESS;
-    int *in = MPIR_TSP_sched_malloc(sizeof(int) * (a->comm->local_size + top->members + 1),
-                                    v->sched);
-    MPI_Aint extent;
+    int lo = top->first[m], hi = top->first[m + 1], mpi_errno = MPI_SUCCESS;
+    MPI_Aint counts = sizeof(MPI_Aint) * (hi - lo), data = 0, at = counts, extent;
 
-    if (!in)
-        return MPI_ERR_NO_MEM;
+    for (int r = lo; r < hi; r++)
+        data += bytes[r];
+    char *msg = MPIR_TSP_sched_malloc(counts + MPL_MAX(data, 1), sched);
+    if (!msg)
+        return NULL;
+    memcpy(msg, bytes + lo, counts);
     MPIR_Datatype_get_extent_macro(a->sendtype, extent);
-    for (int r = 0; r < a->comm->local_size && !mpi_errno; r++)
-        if (v->at[r + 1] > v->at[r])
+    for (int r = lo; r < hi && !mpi_errno; at += bytes[r], r++)
+        if (bytes[r] > 0)
             mpi_errno = MPIR_TSP_sched_localcopy((char *) a->sendbuf + a->displs[r] * extent,
-                                                 a->sendcounts[r], a->sendtype,
-                                                 v->packed + v->at[r], v->at[r + 1] - v->at[r],
-                                                 MPIR_BYTE_INTERNAL, v->sched, 0, NULL,
-                                                 &in[n_in++]);
-    if (!mpi_errno)
-        mpi_errno = MPIR_TSP_sched_selective_sink(v->sched, n_in, in, &packed);
-    n_in = 0;
-    in[n_in++] = packed;
-    for (int m = 0; m < top->members && !mpi_errno; m++) {
-        MPII_Hier_run_piece r = MPII_Hier_run_members(v, top, m, 1);
-        if (r.n > 0 && top->first[m] != me)
-            mpi_errno = MPIR_TSP_sched_isend(r.buf, r.n, MPIR_BYTE_INTERNAL, top->first[m],
-                                             c->tag, a->comm, v->sched, 1, &packed,
-                                             &in[n_in++]);
-    }
-    return mpi_errno ? mpi_errno : MPIR_TSP_sched_selective_sink(v->sched, n_in, in, front);
+                                                 a->sendcounts[r], a->sendtype, msg + at, bytes[r],
+                                                 MPIR_BYTE_INTERNAL, sched, 0, NULL, &in[(*n_in)++]);
+    *len = counts + data;
+    *with_counts = MPII_Hier_rooted_v_with_counts(data);
+    return mpi_errno ? NULL : msg;
 }
 
-/* The data phase, built once the counts are in: the root's runs to the top leaders, down
- * the steps below the top one, this rank's block to recvbuf (not the root's in place) */
+/* The root's messages: to each top leader (to its own group's leader where it leads none)
+ * its run's counts, with its run's blocks where they ride along, else the blocks right
+ * after; its own group's message kept as its counts where it leads it */
+static int sv_root_counts(sv_ctx * c, MPIR_TSP_sched_t sched, int *front)
+{
+    const MPII_Hier_call *a = &c->a;
+    const MPII_Hier_run_step *top = &c->steps[0];
+    int size = a->comm->local_size, me = a->root, n_in = 0, mpi_errno = MPI_SUCCESS;
+    int *in = MPIR_TSP_sched_malloc(sizeof(int) * (size + 2 * top->members + 1), sched);
+    MPI_Aint *bytes = MPIR_TSP_sched_malloc(sizeof(MPI_Aint) * size, sched);
+
+    if (!in || !bytes)
+        return MPI_ERR_NO_MEM;
+    for (int r = 0; r < size; r++)
+        bytes[r] = MPII_Hier_rooted_v_tree_bytes(sv_block(a, r));
+    mpi_errno = MPIR_TSP_sched_selective_sink(sched, 0, NULL, &in[n_in++]);
+    for (int m = 0; m < top->members && !mpi_errno; m++) {
+        int from = n_in, with_counts, packed;
+        MPI_Aint len, counts = sizeof(MPI_Aint) * (top->first[m + 1] - top->first[m]);
+        char *msg = sv_root_message(c, m, bytes, in, &n_in, &len, &with_counts, sched);
+        if (!msg)
+            return MPI_ERR_NO_MEM;
+        if (top->first[m] == me) {      /* its own run: kept, the packing waited for below */
+            c->bytes = (MPI_Aint *) msg;
+            c->top_leader = 1;
+            continue;
+        }
+        mpi_errno = MPIR_TSP_sched_selective_sink(sched, n_in - from, in + from, &packed);
+        n_in = from;
+        if (!mpi_errno)
+            mpi_errno = MPIR_TSP_sched_isend(msg, with_counts ? len : counts, MPIR_BYTE_INTERNAL,
+                                             top->first[m], c->tag, a->comm, sched, 1, &packed,
+                                             &in[n_in++]);
+        if (!mpi_errno && !with_counts)
+            mpi_errno = MPIR_TSP_sched_isend(msg + counts, len - counts, MPIR_BYTE_INTERNAL,
+                                             top->first[m], c->tag, a->comm, sched, 1, &packed,
+                                             &in[n_in++]);
+    }
+    return mpi_errno ? mpi_errno : MPIR_TSP_sched_selective_sink(sched, n_in, in, front);
+}
+
+/* The data phase, built once the counts are in: a top leader's run (with its counts, or
+ * from the root now), down the steps below the top one, this rank's block to recvbuf (not
+ * the root's in place) */
 static int sv_build(void *data, MPIR_TSP_sched_t sub)
 {
     const sv_ctx *c = data;
     const MPII_Hier_call *a = &c->a;
-    const MPII_Hier_run_step *top = &c->steps[0];
     int me = a->comm->rank, front, vtx, mpi_errno = MPI_SUCCESS;
-    MPII_Hier_run_vector v = { NULL, MPII_Hier_run_offsets(c->bytes, c->lo, c->end, c->lo, sub),
-        sub
-    };
+    MPII_Hier_run_vector v = { NULL, MPII_Hier_run_offsets(c->bytes, me, c->end, me, sub), sub };
 
     if (!v.at)
         return MPI_ERR_NO_MEM;
-    /* at[lo] is 0: rank lo's block first */
-    if (v.at[c->end] > 0 && !(v.packed = MPIR_TSP_sched_malloc(v.at[c->end], sub)))
-        return MPI_ERR_NO_MEM;
-    if (me == a->root) {
-        mpi_errno = sv_root(c, &v, &front);
-    } else if (top->comm) {
-        MPII_Hier_run_piece r = MPII_Hier_run_members(&v, top, top->comm->rank, 1);
-        mpi_errno = r.n == 0 ? MPIR_TSP_sched_selective_sink(sub, 0, NULL, &front) :
-            MPIR_TSP_sched_irecv(r.buf, r.n, MPIR_BYTE_INTERNAL, a->root, c->tag, a->comm, sub,
-                                 0, NULL, &front);
-    } else {
+    /* at[me] is 0: this rank's block first */
+    if (c->top_leader && (me == a->root || MPII_Hier_rooted_v_with_counts(v.at[c->end]))) {
+        v.packed = (char *) (c->bytes + (c->end - me));
         mpi_errno = MPIR_TSP_sched_selective_sink(sub, 0, NULL, &front);
+    } else {
+        if (v.at[c->end] > 0 && !(v.packed = MPIR_TSP_sched_malloc(v.at[c->end], sub)))
+            return MPI_ERR_NO_MEM;
+        mpi_errno = !c->top_leader || v.at[c->end] == 0 ?
+            MPIR_TSP_sched_selective_sink(sub, 0, NULL, &front) :
+            MPIR_TSP_sched_irecv(v.packed, v.at[c->end], MPIR_BYTE_INTERNAL, a->root, c->tag,
+                                 a->comm, sub, 0, NULL, &front);
     }
     for (int k = 1; k < c->n && !mpi_errno; k++)
         if (c->steps[k].comm)
@@ -134,9 +167,9 @@ static int sv_build(void *data, MPIR_TSP_sched_t sub)
     return mpi_errno;
 }
 
-/* The counts phase: the root sends each top leader its run's bytes, which go down the
- * steps below the top one into each member's window (the data phase's receives need
- * them; the root has its sendcounts, a leaf its recvcount) */
+/* The counts phase: the root sends each top leader its run's bytes (and blocks, where
+ * they ride along), which go down the steps below the top one into each member's window
+ * (the data phase's receives need them; a leaf knows its recvcount) */
 static int sv_counts(sv_ctx * c, MPIR_TSP_sched_t sched, int *front)
 {
     const MPII_Hier_call *a = &c->a;
@@ -144,31 +177,25 @@ static int sv_counts(sv_ctx * c, MPIR_TSP_sched_t sched, int *front)
     int me = a->comm->rank, mpi_errno = MPI_SUCCESS;
     MPII_Hier_run_vector v;
 
-    if (!(c->bytes = MPII_Hier_run_counts(c->lo, c->end, sched, &v)))
+    if (!(c->bytes = MPII_Hier_run_counts(me, c->end, sched, &v)))
         return MPI_ERR_NO_MEM;
+    c->bytes[0] = MPII_Hier_rooted_v_tree_bytes(sv_block(a, me));      /* a leaf's */
     if (me == a->root) {
-        int *in = MPIR_TSP_sched_malloc(sizeof(int) * (top->members + 1), sched), n_in = 0;
-        if (!in)
+        mpi_errno = sv_root_counts(c, sched, front);
+    } else if (top->comm) {
+        MPI_Aint counts = sizeof(MPI_Aint) * (c->end - me);
+        char *msg = MPIR_TSP_sched_malloc(counts + MPII_Hier_rooted_v_with_counts_room(), sched);
+        if (!msg)
             return MPI_ERR_NO_MEM;
-        for (int r = 0; r < a->comm->local_size; r++)
-            c->bytes[r] = MPII_Hier_rooted_v_tree_bytes(sv_block(a, r));
-        mpi_errno = MPIR_TSP_sched_selective_sink(sched, 0, NULL, &in[n_in++]);
-        for (int m = 0; m < top->members && !mpi_errno; m++) {
-            MPII_Hier_run_piece r = MPII_Hier_run_members(&v, top, m, 1);
-            if (top->first[m] != me && c->n > 1)
-                mpi_errno = MPIR_TSP_sched_isend(r.buf, r.n, MPIR_BYTE_INTERNAL, top->first[m],
-                                                 c->tag, a->comm, sched, 0, NULL, &in[n_in++]);
-        }
-        if (!mpi_errno)
-            mpi_errno = MPIR_TSP_sched_selective_sink(sched, n_in, in, front);
-    } else if (top->comm && c->n > 1) {
-        MPII_Hier_run_piece r = MPII_Hier_run_members(&v, top, top->comm->rank, 1);
-        mpi_errno = MPIR_TSP_sched_irecv(r.buf, r.n, MPIR_BYTE_INTERNAL, a->root, c->tag,
-                                         a->comm, sched, 0, NULL, front);
+        c->bytes = (MPI_Aint *) msg;
+        c->top_leader = 1;
+        mpi_errno = MPIR_TSP_sched_irecv(msg, counts + MPII_Hier_rooted_v_with_counts_room(),
+                                         MPIR_BYTE_INTERNAL, a->root, c->tag, a->comm, sched, 0,
+                                         NULL, front);
     } else {
-        c->bytes[0] = MPII_Hier_rooted_v_tree_bytes(sv_block(a, me));   /* a leaf, or flat */
         mpi_errno = MPIR_TSP_sched_selective_sink(sched, 0, NULL, front);
     }
+    v.packed = (char *) c->bytes;
     for (int k = 1; k < c->n && !mpi_errno; k++)
         if (c->steps[k].comm)
             mpi_errno = MPII_Hier_run_scatter_down(&v, &c->steps[k], front);
@@ -179,18 +206,21 @@ static int sv_counts(sv_ctx * c, MPIR_TSP_sched_t sched, int *front)
  *
  * Only the root knows every count, so the schedule runs in two phases on the steps for
  * root 0 (each group's leader its first rank, its data the run of its ranks):
- *     counts: the root sends each top leader the bytes of its groups' blocks, which each
- *         leader scatters down the steps below the top one, binomial trees, so that each
- *         member knows its subtrees' blocks;
- *     data (a deferred vertex, built from those counts when they are in): the root packs
- *         every block no longer than a start-up in rank order and sends each top leader
- *         its groups' run (inter_algo linear), which goes down the same trees; each rank
- *         copies its block to recvbuf; a longer block goes straight from the root's
- *         sendbuf to its rank's recvbuf (MPII_Hier_sized_rooted_v_direct: each rank knows
- *         its own, the leaders and the root theirs from the counts).
- * Only the top leaders' runs and the long blocks cross the top level's links.  Groups that
- * are not blocks of consecutive ranks, one node, and calls while the plugin makes its
- * comms: the root sends every rank its block.
+ *     counts: the root packs every block no longer than a start-up in rank order and
+ *         sends each top leader one message (inter_algo linear): the bytes of its groups'
+ *         blocks, then, where the run is no longer than a start-up
+ *         (MPII_Hier_sized_rooted_v_with_counts), the run itself, else the run in a second
+ *         message; each leader scatters the counts down the steps below the top one,
+ *         binomial trees, so that each member knows its subtrees' blocks;
+ *     data (a deferred vertex, built from those counts when they are in): each top leader
+ *         takes its run from the counts' message or receives it, and it goes down the
+ *         same trees; each rank copies its block to recvbuf; a longer block goes straight
+ *         from the root's sendbuf to its rank's recvbuf (MPII_Hier_sized_rooted_v_direct:
+ *         each rank knows its own, the leaders and the root theirs from the counts).
+ * Only the top leaders' runs and the long blocks cross the top level's links: one message
+ * per top leader where its run is short.  Groups that are not blocks of consecutive
+ * ranks, one node, and calls while the plugin makes its comms: the root sends every rank
+ * its block (with its count).
  */
 static int sv_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
 {
@@ -210,7 +240,7 @@ static int sv_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
                                      a->sendcounts[0], a->sendtype, a->buf, a->count,
                                      a->datatype, sched, 0, NULL, &vtx);
     }
-    *c = (sv_ctx) { *a, NULL, 0, 0, 0, 0, NULL };
+    *c = (sv_ctx) { *a, NULL, 0, 0, 0, NULL, 0 };
     c->a.given = NULL;
     if (me == a->root) {
         c->a.sendcounts = MPII_Hier_keep_array(a->sendcounts, size, sched);
@@ -224,8 +254,7 @@ static int sv_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
         mpi_errno = MPII_Hier_tags_draw(a->comm, 2, 1, &c->tag);
     if (!mpi_errno) {
         c->n = n;
-        c->lo = me == a->root ? 0 : me;
-        c->end = me == a->root ? size : MPII_Hier_run_window_end(steps, n, me);
+        c->end = MPII_Hier_run_window_end(steps, n, me);
         c->steps = MPII_Hier_run_steps_keep(steps, n, size, sched);
         mpi_errno = !c->steps ? MPI_ERR_NO_MEM : sv_counts(c, sched, &front);
     }
