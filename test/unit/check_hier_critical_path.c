@@ -543,6 +543,7 @@ START_TEST(names)
         ck_assert_int_eq(MPII_Hier_cpath_coll_parse(MPII_Hier_cpath_coll_name(c)), c);
     ck_assert_int_eq(MPII_Hier_cpath_coll_parse("alltoall"), MPII_HIER_CPATH_ALLTOALL);
     ck_assert_int_eq(MPII_Hier_cpath_coll_parse("alltoallv"), -1);
+    ck_assert_int_eq(MPII_Hier_cpath_coll_parse("scatterv"), MPII_HIER_CPATH_SCATTERV);
     ck_assert_ptr_null(MPII_Hier_cpath_coll_name(MPII_HIER_CPATH_NCOLLS));
     for (int a = 0; a < MPII_Hier_cpath_nalgos(); a++)
         ck_assert_int_eq(MPII_Hier_cpath_algo_find(MPII_Hier_cpath_algo_coll(a),
@@ -669,7 +670,10 @@ static void check_shape(MPII_Hier_cpath_coll coll, const MPII_Hier_cpath_shape *
         print_row("criterion FAILED", coll, s, bytes, &row);
     }
     /* shared memory in the node: at most one step each way */
-    int bounded = coll == MPII_HIER_CPATH_ALLTOALL ? 0 : coll != MPII_HIER_CPATH_ALLGATHER ||
+    /* the alltoall's rows and the v-collectives' counts and blocks go along binomial trees */
+    int tree = coll == MPII_HIER_CPATH_ALLTOALL || coll == MPII_HIER_CPATH_GATHERV ||
+        coll == MPII_HIER_CPATH_SCATTERV;
+    int bounded = tree ? 0 : coll != MPII_HIER_CPATH_ALLGATHER ||
         MPII_Hier_sized_intra_shm(bytes * s->nnodes * s->ppn,
                                   MPII_HIER_SHM_CELL_BYTES_MPICH_DEFAULT);
     if (!bounded)
@@ -708,6 +712,54 @@ START_TEST(criterion_inter_node_messages)
            t.failed, t.shapes);
     EXPECT(t.intra_over == 0, "%s: more than one intra-node step per direction on %d shapes",
            MPII_Hier_cpath_coll_name(coll), t.intra_over);
+}
+END_TEST
+
+/* The gatherv and scatterv (MPICH has only linear for them): where blocks no longer than a
+ * start-up go through the leaders (block placement, several ranks a node), the root
+ * exchanges one message with each other leader, N - 1 in a row, where MPICH's linear
+ * exchanges one with every rank off its node, P - ppn; the same where every rank is a
+ * node, or the placement is cyclic (flat).  The scatterv's runs ride with their counts
+ * while a run is no longer than a start-up, else follow them (twice N - 1). */
+START_TEST(rooted_v_against_mpich)
+{
+    const int shapes[][2] = { {4, 2}, {8, 2}, {4, 4}, {16, 4}, {8, 8}, {3, 16}, {8, 1} };
+    const MPII_Hier_cpath_coll colls[2] = { MPII_HIER_CPATH_GATHERV, MPII_HIER_CPATH_SCATTERV };
+    for (int k = 0; k < 7; k++)
+        for (int c = 0; c < 2; c++)
+            for (int b = 0; b < 2; b++) {
+                int n = shapes[k][0], ppn = shapes[k][1];
+                MPII_Hier_cpath_shape s = shape_of(n, ppn, MPII_HIER_CPATH_BLOCK);
+                MPII_Hier_cpath_count linear = mpich(colls[c], "linear", n, ppn,
+                                                     MPII_HIER_CPATH_BLOCK);
+                MPII_Hier_cpath_row row;
+                ck_assert_int_eq(MPII_Hier_cpath_compare(colls[c], &s, criterion_bytes[b],
+                                                         MPII_HIER_LATENCY_BYTES_DEFAULT,
+                                                         &row), 0);
+                int twice = c == 1 && criterion_bytes[b] * ppn > MPII_HIER_LATENCY_BYTES_DEFAULT;
+                ck_assert_int_eq(linear.inter, n * ppn - ppn);
+                ck_assert_int_eq(row.hier.count.inter, (twice ? 2 : 1) * (n - 1));
+                if (ppn > 1)
+                    ck_assert_int_lt(row.hier.count.inter, linear.inter);
+                s.placement = MPII_HIER_CPATH_CYCLIC;
+                ck_assert_int_eq(MPII_Hier_cpath_compare(colls[c], &s, criterion_bytes[b],
+                                                         MPII_HIER_LATENCY_BYTES_DEFAULT,
+                                                         &row), 0);
+                ck_assert_int_eq(row.hier.count.inter, linear.inter);
+            }
+    char t[160];
+    plan_of(MPII_HIER_CPATH_SCATTERV, 4, 2, 8, t, sizeof(t));
+    ck_assert_str_eq(t, "linear with runs(4) > binomial counts(2) > binomial(2)");
+    plan_of(MPII_HIER_CPATH_SCATTERV, 3, 16, 1024, t, sizeof(t));
+    ck_assert_str_eq(t, "linear, twice(3) > binomial counts(16) > binomial(16)");
+    plan_of(MPII_HIER_CPATH_GATHERV, 4, 2, 8, t, sizeof(t));
+    ck_assert_str_eq(t, "binomial counts(2) > binomial(2) > linear(4)");
+    plan_of(MPII_HIER_CPATH_GATHERV, 4, 2, 65536, t, sizeof(t));
+    ck_assert_str_eq(t, "binomial counts(2) > direct(8)");
+    plan_of(MPII_HIER_CPATH_SCATTERV, 4, 2, 65536, t, sizeof(t));
+    ck_assert_str_eq(t, "linear counts(4) > binomial counts(2) > direct(8)");
+    plan_of(MPII_HIER_CPATH_GATHERV, 8, 1, 8, t, sizeof(t));
+    ck_assert_str_eq(t, "linear(8)");
 }
 END_TEST
 
@@ -789,6 +841,7 @@ int main(void)
     tcase_add_test(model, alltoall_plans);
     tcase_add_loop_test(criterion, criterion_inter_node_messages, 0, MPII_HIER_CPATH_NCOLLS);
     tcase_add_test(criterion, alltoall_against_mpich);
+    tcase_add_test(criterion, rooted_v_against_mpich);
     suite_add_tcase(s, sim);
     suite_add_tcase(s, model);
     suite_add_tcase(s, criterion);

@@ -25,7 +25,8 @@
 #define MPICH_ALLTOALL_THROTTLE 32
 
 static const char *const coll_names[MPII_HIER_CPATH_NCOLLS] = {
-    "bcast", "reduce", "allreduce", "allgather", "gather", "scatter", "barrier", "alltoall"
+    "bcast", "reduce", "allreduce", "allgather", "gather", "scatter", "barrier", "alltoall",
+    "gatherv", "scatterv"
 };
 
 static int ceil_log2(int n)
@@ -672,6 +673,26 @@ static void gen_shm_down(MPII_Hier_cpath_sim * sim, const int *g, int n)
     }
 }
 
+/* MPIR_Gatherv_allcomm_linear: every rank sends its block to g[0], which posts every
+ * receive at once */
+static void gen_gatherv_linear(MPII_Hier_cpath_sim * sim, const int *g, int n)
+{
+    for (int i = 1; i < n; i++) {
+        send_to(sim, g[i], g[0]);
+        MPII_Hier_cpath_sim_add(sim, g[0], MPII_HIER_CPATH_IRECV, g[i]);
+    }
+    MPII_Hier_cpath_sim_waitall(sim, g[0]);
+}
+
+/* MPIR_Scatterv_allcomm_linear: g[0] sends every rank its block, one after the other */
+static void gen_scatterv_linear(MPII_Hier_cpath_sim * sim, const int *g, int n)
+{
+    for (int i = 1; i < n; i++) {
+        send_to(sim, g[0], g[i]);
+        recv_from(sim, g[i], g[0]);
+    }
+}
+
 /* MPIR_Alltoall_intra_brucks, and MPIR_TSP_Ialltoall_sched_intra_brucks with k = 2 (the
  * plugin's): in the round of distance pof2 < n, a send to i + pof2 and a receive from
  * i - pof2; the round's send does not wait for its receive, the next round's does (its
@@ -822,6 +843,8 @@ static const algo_entry algos[] = {
     {MPII_HIER_CPATH_ALLTOALL, "brucks", 0, {{ON_ALL, gen_alltoall_brucks}}},
     {MPII_HIER_CPATH_ALLTOALL, "scattered", 0, {{ON_ALL, gen_alltoall_scattered}}},
     {MPII_HIER_CPATH_ALLTOALL, "pairwise", 0, {{ON_ALL, gen_alltoall_pairwise}}},
+    {MPII_HIER_CPATH_GATHERV, "linear", 0, {{ON_ALL, gen_gatherv_linear}}},
+    {MPII_HIER_CPATH_SCATTERV, "linear", 0, {{ON_ALL, gen_scatterv_linear}}},
 };
 
 #define NALGOS ((int) (sizeof(algos) / sizeof(algos[0])))
@@ -1120,6 +1143,76 @@ static int plan_alltoall(MPII_Hier_cpath_plan * plan, const MPII_Hier_cpath_shap
     return 0;
 }
 
+/* The gatherv's and scatterv's plan (gatherv_intra_hier.c, scatterv_intra_hier.c), every
+ * rank a block of block bytes, simulated: the blocks that go straight between their rank
+ * and the root (MPII_Hier_sized_rooted_v_direct) first, as they are posted with the
+ * schedule; then, on several nodes of several ranks in block placement, the counts (the
+ * gatherv's up the node's binomial tree; the scatterv's from the root to each leader,
+ * with the leader's run where MPII_Hier_sized_rooted_v_with_counts takes it, then down
+ * the tree) and the blocks through the leaders (up the tree and each leader to the root;
+ * the scatterv's run, unless it rode with the counts, from the root, then down the
+ * tree).  Elsewhere (one node, one rank a node, cyclic placement: the plugin's flat plan)
+ * every block between its rank and the root.  Returns 0, -1 on no memory. */
+static int plan_rooted_v(MPII_Hier_cpath_plan * plan, const MPII_Hier_cpath_shape * shape,
+                         int64_t block, int64_t latency_bytes, int gather)
+{
+    int n = shape->nnodes, ppn = shape->ppn, size = n * ppn;
+    int flat = n == 1 || ppn == 1 || shape->placement == MPII_HIER_CPATH_CYCLIC;
+    int direct = MPII_Hier_sized_rooted_v_direct(block, latency_bytes);
+    int with_counts = MPII_Hier_sized_rooted_v_with_counts(direct ? 0 : block * ppn,
+                                                           latency_bytes);
+    group_gen linear = gather ? gen_gatherv_linear : gen_scatterv_linear;
+    group_gen tree = gather ? gen_reduce_binomial : gen_bcast_binomial;
+    MPII_Hier_cpath_count count;
+    MPII_Hier_cpath_sim *sim;
+
+    if (size == 1)
+        return 0;
+    if (!(sim = MPII_Hier_cpath_sim_create(shape)))
+        return -1;
+    if (flat || direct)
+        run_on(sim, ON_ALL, linear);
+    if (!flat && !gather)
+        run_on(sim, ON_LEADERS, linear);
+    if (!flat)
+        run_on(sim, ON_NODES, tree);
+    if (!flat && !direct) {
+        if (gather)
+            run_on(sim, ON_NODES, tree);
+        if (!gather && !with_counts)
+            run_on(sim, ON_LEADERS, linear);
+        run_on(sim, gather ? ON_LEADERS : ON_NODES, gather ? linear : tree);
+    }
+    int rc = MPII_Hier_cpath_sim_run(sim, &count);
+    MPII_Hier_cpath_sim_free(sim);
+    if (rc != 0)
+        return -1;
+    /* the steps in the order they start, each with its member count; the simulated
+     * count goes with the last */
+    const char *names[3] = { "linear" };
+    int members[3] = { size }, nsteps = 1;
+    if (!flat && gather && direct) {
+        nsteps = 2;
+        names[0] = "binomial counts", members[0] = ppn;
+        names[1] = "direct", members[1] = size;
+    } else if (!flat && gather) {
+        nsteps = 3;
+        names[0] = "binomial counts", members[0] = ppn;
+        names[1] = "binomial", members[1] = ppn;
+        names[2] = "linear", members[2] = n;
+    } else if (!flat) {
+        nsteps = 3;
+        names[0] = direct ? "linear counts" : with_counts ? "linear with runs" : "linear, twice";
+        members[0] = n;
+        names[1] = "binomial counts", members[1] = ppn;
+        names[2] = direct ? "direct" : "binomial", members[2] = direct ? size : ppn;
+    }
+    for (int k = 0; k < nsteps; k++)
+        plan_step(plan, names[k], members[k], k == nsteps - 1 ? count.inter : 0,
+                  k == nsteps - 1 ? count.intra : 0, NULL);
+    return 0;
+}
+
 static void plan_barrier(MPII_Hier_cpath_plan * plan, const MPII_Hier_cpath_shape * shape)
 {
     if (shape->ppn > 1)
@@ -1167,6 +1260,10 @@ int MPII_Hier_cpath_hier_plan(MPII_Hier_cpath_coll coll, const MPII_Hier_cpath_s
             break;
         case MPII_HIER_CPATH_ALLTOALL:
             return plan_alltoall(plan, shape, bytes, latency_bytes);
+        case MPII_HIER_CPATH_GATHERV:
+        case MPII_HIER_CPATH_SCATTERV:
+            return plan_rooted_v(plan, shape, bytes, latency_bytes,
+                                 coll == MPII_HIER_CPATH_GATHERV);
         default:
             plan_barrier(plan, shape);
     }

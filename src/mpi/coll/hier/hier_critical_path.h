@@ -66,10 +66,12 @@ typedef enum {
     MPII_HIER_CPATH_GATHER,
     MPII_HIER_CPATH_SCATTER,
     MPII_HIER_CPATH_BARRIER,
-    MPII_HIER_CPATH_ALLTOALL
+    MPII_HIER_CPATH_ALLTOALL,
+    MPII_HIER_CPATH_GATHERV,
+    MPII_HIER_CPATH_SCATTERV
 } MPII_Hier_cpath_coll;
 
-#define MPII_HIER_CPATH_NCOLLS (MPII_HIER_CPATH_ALLTOALL + 1)
+#define MPII_HIER_CPATH_NCOLLS (MPII_HIER_CPATH_SCATTERV + 1)
 
 /* "bcast", ...; NULL outside the enum */
 const char *MPII_Hier_cpath_coll_name(MPII_Hier_cpath_coll coll);
@@ -96,8 +98,8 @@ typedef struct {
     int intra_down;             /* and after it */
 } MPII_Hier_cpath_plan;
 
-/* hier's default plan of coll for a message of bytes (allgather, gather, scatter: per
- * rank; alltoall: the block each rank sends to each rank) on shape, latency_bytes the
+/* hier's default plan of coll for a message of bytes (allgather, gather, scatter,
+ * gatherv, scatterv: per rank; alltoall: the block each rank sends to each rank) on shape, latency_bytes the
  * links' alpha / beta (MPII_HIER_LATENCY_BYTES_DEFAULT as the plugin's default).  Returns
  * 0, -1 on an invalid shape or collective, or no memory (alltoall simulates its exchange). */
 int MPII_Hier_cpath_hier_plan(MPII_Hier_cpath_coll coll, const MPII_Hier_cpath_shape * shape,
