@@ -10,12 +10,15 @@ or, with `seg`, bcast and reduce sent to segmented trees (used by hier_seg_json)
 hier_route: every other call must keep the device's selection), or, with `whole`, the
 collectives CH4's tree composes but bcast, reduce, allreduce, allgather, barrier and scan
 on parent communicators sent to one of MPICH's algorithms marked whole_comm=1 (used by
-hier_route -whole: the device must hand them to the MPIR level), or, with `sched`, the
+hier_route -whole: the device must hand them to the MPIR level), or, with `allcomm`,
+gatherv, scatterv, igatherv and iscatterv on every communicator, intercomms too, sent to
+the hier algorithms (used by MPICH's icgatherv and icscatterv: the plugin runs MPICH's
+linear algorithm on an intercomm a tree sends it), or, with `sched`, the
 non-blocking collectives on parent communicators sent to the hier schedules (used by
 hier_nb, hier_nb_gather, hier_scan, hier_reduce_scatter, hier_allgatherv,
 hier_alltoall, hier_alltoallv, hier_gatherv and hier_scatterv -tree-sched).
 
-    make_hier_tree.py MPICH/maint/tuning/coll/mpir/generic.json [seg|route|whole|sched] > tree.json
+    make_hier_tree.py MPICH/maint/tuning/coll/mpir/generic.json [seg|route|whole|allcomm|sched] > tree.json
 """
 import json
 import sys
@@ -93,11 +96,23 @@ WHOLE = {
     "scatterv": {"algorithm=MPIR_Scatterv_allcomm_linear": WHOLE_COMM},
 }
 
+ALLCOMM = {
+    "gatherv": {"algorithm=MPIR_Gatherv_intra_hier": {}},
+    "scatterv": {"algorithm=MPIR_Scatterv_intra_hier": {}},
+    "igatherv": {"algorithm=MPIR_Igatherv_intra_tsp_hier": {}},
+    "iscatterv": {"algorithm=MPIR_Iscatterv_intra_tsp_hier": {}},
+}
+
 
 def main():
     with open(sys.argv[1]) as f:
         tree = json.load(f)
     mode = sys.argv[2] if len(sys.argv) > 2 else ""
+    if mode == "allcomm":
+        tree.update({"collective=" + coll: leaf for coll, leaf in ALLCOMM.items()})
+        json.dump(tree, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return
     chosen = {"seg": SEG, "route": ROUTE, "whole": WHOLE, "sched": SCHED}.get(mode, HIER)
     for coll, hier in chosen.items():
         node = tree["collective=" + coll]
