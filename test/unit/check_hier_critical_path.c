@@ -747,19 +747,24 @@ START_TEST(rooted_v_against_mpich)
                                                          &row), 0);
                 ck_assert_int_eq(row.hier.count.inter, linear.inter);
             }
-    char t[160];
-    plan_of(MPII_HIER_CPATH_SCATTERV, 4, 2, 8, t, sizeof(t));
-    ck_assert_str_eq(t, "linear with runs(4) > binomial counts(2) > binomial(2)");
-    plan_of(MPII_HIER_CPATH_SCATTERV, 3, 16, 1024, t, sizeof(t));
-    ck_assert_str_eq(t, "linear, twice(3) > binomial counts(16) > binomial(16)");
-    plan_of(MPII_HIER_CPATH_GATHERV, 4, 2, 8, t, sizeof(t));
-    ck_assert_str_eq(t, "binomial counts(2) > binomial(2) > linear(4)");
-    plan_of(MPII_HIER_CPATH_GATHERV, 4, 2, 65536, t, sizeof(t));
-    ck_assert_str_eq(t, "binomial counts(2) > direct(8)");
-    plan_of(MPII_HIER_CPATH_SCATTERV, 4, 2, 65536, t, sizeof(t));
-    ck_assert_str_eq(t, "linear counts(4) > binomial counts(2) > direct(8)");
-    plan_of(MPII_HIER_CPATH_GATHERV, 8, 1, 8, t, sizeof(t));
-    ck_assert_str_eq(t, "linear(8)");
+    static const struct {
+        MPII_Hier_cpath_coll coll;
+        int n, ppn;
+        int64_t bytes;
+        const char *plan;
+    } plans[] = {
+        {MPII_HIER_CPATH_SCATTERV, 4, 2, 8, "linear with runs(4) > binomial counts(2) > binomial(2)"},
+        {MPII_HIER_CPATH_SCATTERV, 3, 16, 1024, "linear, twice(3) > binomial counts(16) > binomial(16)"},
+        {MPII_HIER_CPATH_SCATTERV, 4, 2, 65536, "linear counts(4) > binomial counts(2) > direct(8)"},
+        {MPII_HIER_CPATH_GATHERV, 4, 2, 8, "binomial counts(2) > binomial(2) > linear(4)"},
+        {MPII_HIER_CPATH_GATHERV, 4, 2, 65536, "binomial counts(2) > direct(8)"},
+        {MPII_HIER_CPATH_GATHERV, 8, 1, 8, "linear(8)"},
+    };
+    for (size_t k = 0; k < sizeof(plans) / sizeof(plans[0]); k++) {
+        char t[160];
+        plan_of(plans[k].coll, plans[k].n, plans[k].ppn, plans[k].bytes, t, sizeof(t));
+        ck_assert_str_eq(t, plans[k].plan);
+    }
 }
 END_TEST
 
