@@ -53,6 +53,8 @@ done
     > "$coll/hier_sched_tree.json"
 "$srcdir/test/mpi/coll/make_hier_tree.py" "$mpich_tree/maint/tuning/coll/mpir/generic.json" allcomm \
     > "$coll/hier_allcomm_tree.json"
+"$srcdir/test/mpi/coll/make_hier_tree.py" "$mpich_tree/maint/tuning/coll/mpir/generic.json" intercomm \
+    > "$coll/hier_intercomm_tree.json"
 # lines marked "#full " run in the full tier only (MPICH_HIER_FULL=1)
 full_lines='/^#full /d'
 [ "${MPICH_HIER_FULL:-0}" = 1 ] && full_lines='s/^#full //'

@@ -13,12 +13,15 @@ on parent communicators sent to one of MPICH's algorithms marked whole_comm=1 (u
 hier_route -whole: the device must hand them to the MPIR level), or, with `allcomm`,
 gatherv, scatterv, igatherv and iscatterv on every communicator, intercomms too, sent to
 the hier algorithms (used by MPICH's icgatherv and icscatterv: the plugin runs MPICH's
-linear algorithm on an intercomm a tree sends it), or, with `sched`, the
+linear algorithm on an intercomm a tree sends it), or, with `intercomm`, bcast, reduce,
+allreduce, alltoall, ibcast and gatherv on every communicator sent to the plugin's
+algorithms (used by hier_intercomm: on an intercomm all but the gatherv's refuse), or,
+with `sched`, the
 non-blocking collectives on parent communicators sent to the hier schedules (used by
 hier_nb, hier_nb_gather, hier_scan, hier_reduce_scatter, hier_allgatherv,
 hier_alltoall, hier_alltoallv, hier_gatherv and hier_scatterv -tree-sched).
 
-    make_hier_tree.py MPICH/maint/tuning/coll/mpir/generic.json [seg|route|whole|allcomm|sched] > tree.json
+    make_hier_tree.py MPICH/maint/tuning/coll/mpir/generic.json [seg|route|whole|allcomm|intercomm|sched] > tree.json
 """
 import json
 import sys
@@ -103,13 +106,23 @@ ALLCOMM = {
     "iscatterv": {"algorithm=MPIR_Iscatterv_intra_tsp_hier": {}},
 }
 
+INTERCOMM = {
+    "bcast": {"algorithm=MPIR_Bcast_intra_hier": {}},
+    "reduce": {"algorithm=MPIR_Reduce_intra_seg_binomial": {}},
+    "allreduce": {"algorithm=MPIR_Allreduce_intra_hier": {}},
+    "alltoall": {"algorithm=MPIR_Alltoall_intra_hier": {}},
+    "ibcast": {"algorithm=MPIR_Ibcast_intra_tsp_hier": {}},
+    "gatherv": {"algorithm=MPIR_Gatherv_intra_hier": {}},
+}
+
 
 def main():
     with open(sys.argv[1]) as f:
         tree = json.load(f)
     mode = sys.argv[2] if len(sys.argv) > 2 else ""
-    if mode == "allcomm":
-        tree.update({"collective=" + coll: leaf for coll, leaf in ALLCOMM.items()})
+    if mode in ("allcomm", "intercomm"):
+        leaves = ALLCOMM if mode == "allcomm" else INTERCOMM
+        tree.update({"collective=" + coll: leaf for coll, leaf in leaves.items()})
         json.dump(tree, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return

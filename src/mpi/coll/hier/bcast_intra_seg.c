@@ -26,6 +26,8 @@ int MPII_Hier_seg_bcast(void *buffer, MPI_Aint count, MPI_Datatype datatype, int
 
     MPIR_FUNC_ENTER;
 
+    MPIR_ERR_CHKANDJUMP(comm->comm_kind != MPIR_COMM_KIND__INTRACOMM, mpi_errno, MPI_ERR_COMM,
+                        "**commnotintra");
     MPIR_ERR_CHKANDJUMP2(segsize < 0, mpi_errno, MPI_ERR_ARG, "**argneg", "**argneg %s %d",
                          "seg bcast segment size", segsize);
     if (comm->local_size == 1 || !MPII_Hier_payload_bytes(count, datatype))

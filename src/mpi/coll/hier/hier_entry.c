@@ -13,6 +13,10 @@ int MPII_Hier_begin(MPIR_Comm * comm, const MPII_Hier_params * given,
     int mpi_errno = MPI_SUCCESS;
 
     *hier = NULL;
+    /* a tuning file that names it where intercomms reach it (no comm_type=intra on the
+     * path): an error, not an intracommunicator's pattern on an intercomm */
+    MPIR_ERR_CHKANDJUMP(comm->comm_kind != MPIR_COMM_KIND__INTRACOMM, mpi_errno, MPI_ERR_COMM,
+                        "**commnotintra");
     mpi_errno = MPII_Hier_params_resolve(prm, given, cvars, n_inter_algos);
     MPIR_ERR_CHECK(mpi_errno);
     mpi_errno = MPII_Hier_get(comm, hier);

@@ -18,6 +18,8 @@ int MPII_Hier_seg_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
 
     MPIR_FUNC_ENTER;
 
+    MPIR_ERR_CHKANDJUMP(comm->comm_kind != MPIR_COMM_KIND__INTRACOMM, mpi_errno, MPI_ERR_COMM,
+                        "**commnotintra");
     MPIR_ERR_CHKANDJUMP2(segsize < 0, mpi_errno, MPI_ERR_ARG, "**argneg", "**argneg %s %d",
                          "seg reduce segment size", segsize);
     mpi_errno = MPII_Hier_sched_new(&s, MPIR_SCHED_GENTRAN, comm, false);
