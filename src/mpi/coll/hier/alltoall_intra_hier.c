@@ -15,6 +15,7 @@ typedef struct {
     int me;
     char *up;                   /* send rows */
     char *down;                 /* receive rows */
+    const MPI_Aint *at;         /* rank r's row at (r - me) * row (MPII_Hier_run_vector) */
     MPIR_TSP_sched_t sched;
 } a2a_ctx;
 
@@ -61,66 +62,6 @@ static int a2a_unpack(MPIR_Comm * comm, int tag, void *data)
                        piece + (s * ng + d) * t->c->block, t->c->block);
     }
     return MPI_SUCCESS;
-}
-
-/* The rows of ranks lo .. lo + n - 1 in one of this rank's row arrays */
-static char *a2a_rows_at(const a2a_ctx * c, char *rows, int lo)
-{
-    return rows + (MPI_Aint) (lo - c->me) * c->row;
-}
-
-/* Up one step: a binomial gather onto member 0 of each child's subtree's send rows, then
- * (below member 0) this member's subtree's rows to its parent */
-static int a2a_up(const a2a_ctx * c, const MPII_Hier_run_step * st, int *front)
-{
-    MPII_Hier_tree_node tree;
-    int in[33], n_in = 0, mpi_errno = MPI_SUCCESS, me = st->comm->rank;
-
-    if (MPII_Hier_tree_node_init(&tree, MPII_HIER_TREE_BINOMIAL, st->comm->local_size, 0, 1, me))
-        return MPI_ERR_NO_MEM;
-    in[n_in++] = *front;
-    for (int i = 0; i < tree.nchildren && !mpi_errno; i++) {
-        int child = tree.children[i], lo = st->first[child];
-        MPI_Aint n = st->first[child + MPII_Hier_run_subtree(st, child)] - lo;
-        mpi_errno = MPIR_TSP_sched_irecv(a2a_rows_at(c, c->up, lo), n * c->row,
-                                         MPIR_BYTE_INTERNAL, child, st->tag, st->comm, c->sched,
-                                         0, NULL, &in[n_in++]);
-    }
-    if (!mpi_errno && tree.parent >= 0) {
-        MPI_Aint n = st->first[me + MPII_Hier_run_subtree(st, me)] - st->first[me];
-        mpi_errno = MPIR_TSP_sched_isend(c->up, n * c->row, MPIR_BYTE_INTERNAL, tree.parent,
-                                         st->tag, st->comm, c->sched, n_in, in, front);
-    } else if (!mpi_errno) {
-        mpi_errno = MPIR_TSP_sched_selective_sink(c->sched, n_in, in, front);
-    }
-    MPII_Hier_tree_node_free(&tree);
-    return mpi_errno;
-}
-
-/* Down one step: below member 0, this member's subtree's receive rows from its parent;
- * then each child's subtree's rows to it */
-static int a2a_down(const a2a_ctx * c, const MPII_Hier_run_step * st, int *front)
-{
-    MPII_Hier_tree_node tree;
-    int mpi_errno = MPI_SUCCESS, me = st->comm->rank;
-
-    if (MPII_Hier_tree_node_init(&tree, MPII_HIER_TREE_BINOMIAL, st->comm->local_size, 0, 1, me))
-        return MPI_ERR_NO_MEM;
-    if (tree.parent >= 0) {
-        int after = *front;
-        MPI_Aint n = st->first[me + MPII_Hier_run_subtree(st, me)] - st->first[me];
-        mpi_errno = MPIR_TSP_sched_irecv(c->down, n * c->row, MPIR_BYTE_INTERNAL, tree.parent,
-                                         st->tag, st->comm, c->sched, 1, &after, front);
-    }
-    for (int i = 0; i < tree.nchildren && !mpi_errno; i++) {
-        int child = tree.children[i], lo = st->first[child], after = *front, vtx;
-        MPI_Aint n = st->first[child + MPII_Hier_run_subtree(st, child)] - lo;
-        mpi_errno = MPIR_TSP_sched_isend(a2a_rows_at(c, c->down, lo), n * c->row,
-                                         MPIR_BYTE_INTERNAL, child, st->tag, st->comm, c->sched,
-                                         1, &after, &vtx);
-    }
-    MPII_Hier_tree_node_free(&tree);
-    return mpi_errno;
 }
 
 /* The top step's exchange of the packed slots: each leader sends every other one its slot
@@ -226,14 +167,16 @@ static int a2a_steps(const a2a_ctx * c, const MPII_Hier_call * a, const MPII_Hie
                                          size * (in_place ? a->count : a->sendcount),
                                          in_place ? a->datatype : a->sendtype, c->up, c->row,
                                          MPIR_BYTE_INTERNAL, c->sched, 0, NULL, &front);
+    /* up the steps, finest first, along binomial trees; then down, coarsest first */
+    MPII_Hier_run_vector up = { c->up, c->at, c->sched }, down = { c->down, c->at, c->sched };
     for (int k = n - 1; k > 0 && !mpi_errno; k--)
         if (steps[k].comm)
-            mpi_errno = a2a_up(c, &steps[k], &front);
+            mpi_errno = MPII_Hier_run_gather_up(&up, &steps[k], &front);
     if (!mpi_errno && steps[0].comm)
         mpi_errno = a2a_top_step(c, &steps[0], inter_algo, &front);
     for (int k = 1; k < n && !mpi_errno; k++)
         if (steps[k].comm)
-            mpi_errno = a2a_down(c, &steps[k], &front);
+            mpi_errno = MPII_Hier_run_scatter_down(&down, &steps[k], &front);
     if (!mpi_errno)
         mpi_errno = MPIR_TSP_sched_localcopy(c->down, c->row, MPIR_BYTE_INTERNAL, a->buf,
                                              size * a->count, a->datatype, c->sched, 1, &front,
@@ -326,12 +269,14 @@ static int a2a_sched(const MPII_Hier_call * a, MPIR_TSP_sched_t sched)
         mpi_errno = a2a_flat(a, &steps[0], sched);
     } else if (!mpi_errno) {
         int rows = a2a_rows(steps, n, a->comm->rank);
-        *c = (a2a_ctx) { block, block * size, a->comm->rank, NULL, NULL, sched };
+        int me = a->comm->rank;
+        *c = (a2a_ctx) { block, block * size, me, NULL, NULL, NULL, sched };
         if (rows > 0) {
             c->up = MPIR_TSP_sched_malloc(rows * c->row, sched);
             c->down = MPIR_TSP_sched_malloc(rows * c->row, sched);
+            c->at = MPII_Hier_run_uniform_offsets(me, me + rows, c->row, sched);
         }
-        mpi_errno = rows < 0 ? MPI_ERR_INTERN : !c->up || !c->down ? MPI_ERR_NO_MEM :
+        mpi_errno = rows < 0 ? MPI_ERR_INTERN : !c->up || !c->down || !c->at ? MPI_ERR_NO_MEM :
             a2a_steps(c, a, steps, n, inter_algo);
     }
     MPII_Hier_run_steps_free(steps, n);

@@ -253,13 +253,11 @@ static int a2av_counts(a2av_ctx * c, MPIR_TSP_sched_t sched, int *front)
     const MPII_Hier_blocks side = a2av_send_side(a);
     int me = a->comm->rank, size = a->comm->local_size, mpi_errno;
     MPI_Aint row = 2 * size * (MPI_Aint) sizeof(MPI_Aint);
-    MPI_Aint *at = MPIR_TSP_sched_malloc(sizeof(MPI_Aint) * (c->end + 1), sched);
+    MPI_Aint *at = MPII_Hier_run_uniform_offsets(me, c->end, row, sched);
 
     c->rows = MPIR_TSP_sched_malloc(row * (c->end - me), sched);
     if (!at || !c->rows)
         return MPI_ERR_NO_MEM;
-    for (int r = me; r <= c->end; r++)
-        at[r] = (r - me) * row;
     for (int r = 0; r < size; r++) {
         c->rows[r] = MPII_Hier_payload_bytes(side.counts[r], side.type);
         c->rows[size + r] = MPII_Hier_payload_bytes(a->counts[r], a->datatype);

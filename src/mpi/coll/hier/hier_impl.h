@@ -536,6 +536,9 @@ MPII_Hier_run_step *MPII_Hier_run_steps_keep(const MPII_Hier_run_step * st, int 
  * are not set) */
 MPI_Aint *MPII_Hier_run_offsets(const MPI_Aint * bytes, int from, int to, int base,
                                 MPIR_TSP_sched_t sched);
+/* The offsets of a run of blocks of each bytes for ranks lo .. end - 1, in sched's memory
+ * (at[lo] = 0 .. at[end]; NULL when there is no room) */
+MPI_Aint *MPII_Hier_run_uniform_offsets(int lo, int end, MPI_Aint each, MPIR_TSP_sched_t sched);
 /* A vector of one count (MPI_Aint) per rank lo .. end - 1 in sched's memory, returned,
  * and *v moving it along run steps; NULL when there is no room */
 MPI_Aint *MPII_Hier_run_counts(int lo, int end, MPIR_TSP_sched_t sched, MPII_Hier_run_vector * v);

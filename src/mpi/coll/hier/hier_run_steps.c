@@ -180,15 +180,22 @@ MPI_Aint *MPII_Hier_run_offsets(const MPI_Aint * bytes, int from, int to, int ba
     return at;
 }
 
+MPI_Aint *MPII_Hier_run_uniform_offsets(int lo, int end, MPI_Aint each, MPIR_TSP_sched_t sched)
+{
+    MPI_Aint *at = MPIR_TSP_sched_malloc(sizeof(MPI_Aint) * (end + 1), sched);
+
+    for (int r = lo; at && r <= end; r++)
+        at[r] = (r - lo) * each;
+    return at;
+}
+
 MPI_Aint *MPII_Hier_run_counts(int lo, int end, MPIR_TSP_sched_t sched, MPII_Hier_run_vector * v)
 {
     MPI_Aint *counts = MPIR_TSP_sched_malloc(sizeof(MPI_Aint) * (end - lo), sched);
-    MPI_Aint *at = MPIR_TSP_sched_malloc(sizeof(MPI_Aint) * (end + 1), sched);
+    MPI_Aint *at = MPII_Hier_run_uniform_offsets(lo, end, sizeof(MPI_Aint), sched);
 
     if (!counts || !at)
         return NULL;
-    for (int r = lo; r <= end; r++)
-        at[r] = (r - lo) * (MPI_Aint) sizeof(MPI_Aint);
     *v = (MPII_Hier_run_vector) { (char *) counts, at, sched };
     return counts;
 }
