@@ -37,14 +37,9 @@
 
 #include "hier_matrix.h"
 #include "hier_type_cases.h"
+#include "hier_rooted_v.h"
 
 #define NPERS 5                 /* persistent operations */
-
-/* data value k of rank's block in round `seed` */
-static long long input(int rank, long long k, int seed)
-{
-    return (rank * 7919LL + k * 13 + seed * 31LL) % 100003 - 500;
-}
 
 /* ---- the counters ---- */
 enum { F_GV, F_IGV, NFORMS };
@@ -52,103 +47,26 @@ static const char *const form_names[NFORMS] = {
     "coll_hier_gatherv_hier_count", "coll_hier_igatherv_tsp_hier_count"
 };
 
-/* ---- the roots: 0, the last rank, a middle one, in turn per comm (every rank of a comm
- * initialises the same operations on it in the same order); fixed_root >= 0: that one ---- */
-static int root_turn[NCOMMS], fixed_root = -1;
-
-static int next_root(const test_comm * tc)
-{
-    int pick = fixed_root >= 0 ? fixed_root : root_turn[tc - comms]++ % 3;
-    return pick == 0 ? 0 : pick == 1 ? tc->size - 1 : (tc->size - 1) / 2;
-}
-
-/* ---- one operation: its buffers, how to fill and check them ---- */
-typedef struct {
-    int type, in_place, seed, root;
-    test_comm *tc;
-    long long base;             /* the counts' base */
-    int *counts, *displs;       /* in receive elements (every rank knows them; only the
-                                 * root passes them) */
-    long long total, slots;     /* receive elements incl. gaps; recvbuf's slots (root) */
-    long long send_slots;       /* sendbuf's slots */
-    void *send, *recv;          /* recv: the root's only */
-} gv_op;
-
-static double slot_get(const gv_op * o, const void *buf, long long s)
-{
-    return slot_of(types[o->type].is_double, buf, s);
-}
-
-static void slot_set(const gv_op * o, void *buf, long long s, long long v)
-{
-    slot_put(types[o->type].is_double, buf, s, v);
-}
-
-static void op_init(gv_op * o, int type, test_comm * tc, long long base, int in_place)
-{
-    const type_case *t = &types[type];
-    size_t slot = t->is_double ? sizeof(double) : sizeof(int);
-    *o = (gv_op) { type, in_place, 0, 0, tc, base, NULL, NULL, 0, 0, 0, NULL, NULL };
-    if (tc->comm == MPI_COMM_NULL)
-        return;
-    o->root = next_root(tc);
-    o->counts = malloc(sizeof(int) * tc->size);
-    o->displs = malloc(sizeof(int) * tc->size);
-    for (int r = tc->size - 1; r >= 0; r--) {     /* reversed rank order, a gap before each */
-        o->counts[r] = base == 0 || r % 3 == 1 ? 0 : (int) base + r % 2;
-        o->displs[r] = (int) o->total + 1;
-        o->total += o->counts[r] + 1;
-    }
-    o->send_slots = (long long) o->counts[tc->rank] * t->ext + 1;
-    o->send = malloc((size_t) o->send_slots * slot);
-    if (tc->rank == o->root) {
-        o->slots = (o->total + 1) * t->ext;
-        o->recv = malloc((size_t) o->slots * slot);
-    }
-}
-
-static void op_free(gv_op * o)
-{
-    free(o->counts);
-    free(o->displs);
-    free(o->send);
-    free(o->recv);
-}
-
-/* slot of data value k of rank r's block in the root's recvbuf */
-static long long data_slot(const gv_op * o, int r, long long k)
-{
-    const type_case *t = &types[o->type];
-    return (o->displs[r] + k / t->ndata) * t->ext + t->off[k % t->ndata];
-}
-
-/* slot of data value k in sendbuf (the send types' layouts equal the receive one) */
-static long long send_slot(const gv_op * o, long long k)
-{
-    const type_case *t = &types[o->type];
-    return k / t->ndata * t->ext + t->off[k % t->ndata];
-}
-
 /* sendbuf: this rank's block, SEND_HOLE in the holes and past the end; the root's recvbuf:
  * SENTINEL, and in place the root's block at its displacement */
-static void op_fill(gv_op * o)
+static void op_fill(rv_op * o)
 {
     const type_case *t = &types[o->type];
     int me = o->tc->rank;
     long long mine = (long long) o->counts[me] * t->ndata;
-    for (long long s = 0; s < o->send_slots; s++)
-        slot_set(o, o->send, s, SEND_HOLE);
+    for (long long s = 0; s < o->own_slots; s++)
+        slot_set(o, o->own, s, SEND_HOLE);
     for (long long s = 0; s < o->slots; s++)
-        slot_set(o, o->recv, s, SENTINEL);
+        slot_set(o, o->all, s, SENTINEL);
     for (long long k = 0; k < mine; k++) {
         if (o->in_place && me == o->root)
-            slot_set(o, o->recv, data_slot(o, me, k), input(me, k, o->seed));
+            slot_set(o, o->all, data_slot(o, me, k), input(me, k, o->seed));
         else
-            slot_set(o, o->send, send_slot(o, k), input(me, k, o->seed));
+            slot_set(o, o->own, own_slot(o, k), input(me, k, o->seed));
     }
 }
 
-static void report(const gv_op * o, const char *form, const char *what, long long bad,
+static void report(const rv_op * o, const char *form, const char *what, long long bad,
                    long long first, double got, long long want)
 {
     if (bad && errors++ < 10)
@@ -160,7 +78,7 @@ static void report(const gv_op * o, const char *form, const char *what, long lon
                 want == SENTINEL ? " (the sentinel: a gap, hole or past the end)" : "");
 }
 
-static void op_check(const gv_op * o, const char *form)
+static void op_check(const rv_op * o, const char *form)
 {
     const type_case *t = &types[o->type];
     int me = o->tc->rank;
@@ -169,16 +87,16 @@ static void op_check(const gv_op * o, const char *form)
 
     /* sendbuf as it was (the root's in place is not passed) */
     if (!(o->in_place && me == o->root)) {
-        char *is_data = calloc((size_t) o->send_slots, 1);
+        char *is_data = calloc((size_t) o->own_slots, 1);
         for (long long k = 0; k < (long long) o->counts[me] * t->ndata; k++) {
-            long long s = send_slot(o, k), w = input(me, k, o->seed);
-            double g = slot_get(o, o->send, s);
+            long long s = own_slot(o, k), w = input(me, k, o->seed);
+            double g = slot_get(o, o->own, s);
             is_data[s] = 1;
             if (g != (double) w && bad++ == 0)
                 first = s, got = g, want = w;
         }
-        for (long long s = 0; s < o->send_slots; s++) {
-            double g = slot_get(o, o->send, s);
+        for (long long s = 0; s < o->own_slots; s++) {
+            double g = slot_get(o, o->own, s);
             if (!is_data[s] && g != (double) SEND_HOLE && bad++ == 0)
                 first = s, got = g, want = SEND_HOLE;
         }
@@ -192,13 +110,13 @@ static void op_check(const gv_op * o, const char *form)
     for (int r = 0; r < o->tc->size; r++)
         for (long long k = 0; k < (long long) o->counts[r] * t->ndata; k++) {
             long long s = data_slot(o, r, k), w = input(r, k, o->seed);
-            double g = slot_get(o, o->recv, s);
+            double g = slot_get(o, o->all, s);
             is_data[s] = 1;
             if (g != (double) w && bad++ == 0)
                 first = s, got = g, want = w;
         }
     for (long long s = 0; s < o->slots; s++) {
-        double g = slot_get(o, o->recv, s);
+        double g = slot_get(o, o->all, s);
         if (!is_data[s] && g != (double) SENTINEL && bad++ == 0)
             first = s, got = g, want = SENTINEL;
     }
@@ -207,36 +125,36 @@ static void op_check(const gv_op * o, const char *form)
 }
 
 /* every call on a comm of several ranks: only the root knows whether there are data */
-static void count_call(const gv_op * o, int schedule)
+static void count_call(const rv_op * o, int schedule)
 {
     count_call_on(schedule ? F_IGV : F_GV, o->tc);
 }
 
 /* the arguments: recvbuf, recvcounts and displs NULL but at the root */
-static void op_args(const gv_op * o, const void **sb, int *sc, const int **rc, const int **rd)
+static void op_args(const rv_op * o, const void **sb, int *sc, const int **rc, const int **rd)
 {
     int at_root = o->tc->rank == o->root;
-    *sb = o->in_place && at_root ? MPI_IN_PLACE : o->send;
+    *sb = o->in_place && at_root ? MPI_IN_PLACE : o->own;
     *sc = o->counts[o->tc->rank] * types[o->type].send_per_recv;
     *rc = at_root ? o->counts : NULL;
     *rd = at_root ? o->displs : NULL;
 }
 
-static void op_blocking(gv_op * o)
+static void op_blocking(rv_op * o)
 {
     const void *sb;
     const int *rc, *rd;
     int sc;
     op_fill(o);
     op_args(o, &sb, &sc, &rc, &rd);
-    MPI_Gatherv(sb, sc, types[o->type].send, o->recv, rc, rd, types[o->type].recv, o->root,
+    MPI_Gatherv(sb, sc, types[o->type].send, o->all, rc, rd, types[o->type].recv, o->root,
                 o->tc->comm);
     count_call(o, 0);
     op_check(o, "");
 }
 
 /* start o non-blocking, or (persistent) init it */
-static void op_start(gv_op * o, int persistent, MPI_Request * req)
+static void op_start(rv_op * o, int persistent, MPI_Request * req)
 {
     const type_case *t = &types[o->type];
     const void *sb;
@@ -244,14 +162,14 @@ static void op_start(gv_op * o, int persistent, MPI_Request * req)
     int sc;
     op_args(o, &sb, &sc, &rc, &rd);
     if (persistent)
-        MPI_Gatherv_init(sb, sc, t->send, o->recv, rc, rd, t->recv, o->root, o->tc->comm,
+        MPI_Gatherv_init(sb, sc, t->send, o->all, rc, rd, t->recv, o->root, o->tc->comm,
                          MPI_INFO_NULL, req);
     else
-        MPI_Igatherv(sb, sc, t->send, o->recv, rc, rd, t->recv, o->root, o->tc->comm, req);
+        MPI_Igatherv(sb, sc, t->send, o->all, rc, rd, t->recv, o->root, o->tc->comm, req);
     count_call(o, 1);
 }
 
-HIER_MATRIX_DRIVERS(gv_op)
+HIER_MATRIX_DRIVERS(rv_op)
 
 /* ---- the runs (hier_type_cases.h) ---- */
 static const int pers_spec[NPERS][4] = {   /* type, comm, count, in place */
@@ -270,7 +188,7 @@ static long long nb_large_count(int type)
     return big / types[type].ndata / 8;
 }
 
-HIER_TYPED_MATRIX_RUNS(gv_op, "gathervs")
+HIER_TYPED_MATRIX_RUNS(rv_op, "gathervs")
 
 /* the blocking matrix; -full: all of it at each root */
 static void run_blocking_roots(test_comm * tc, int light)

@@ -37,14 +37,9 @@
 
 #include "hier_matrix.h"
 #include "hier_type_cases.h"
+#include "hier_rooted_v.h"
 
 #define NPERS 5                 /* persistent operations */
-
-/* data value k of the root's block for rank `rank` in round `seed` */
-static long long input(int rank, long long k, int seed)
-{
-    return (rank * 7919LL + k * 13 + seed * 31LL) % 100003 - 500;
-}
 
 /* ---- the counters ---- */
 enum { F_SV, F_ISV, NFORMS };
@@ -52,98 +47,21 @@ static const char *const form_names[NFORMS] = {
     "coll_hier_scatterv_hier_count", "coll_hier_iscatterv_tsp_hier_count"
 };
 
-/* ---- the roots: 0, the last rank, a middle one, in turn per comm (every rank of a comm
- * initialises the same operations on it in the same order); fixed_root >= 0: that one ---- */
-static int root_turn[NCOMMS], fixed_root = -1;
-
-static int next_root(const test_comm * tc)
-{
-    int pick = fixed_root >= 0 ? fixed_root : root_turn[tc - comms]++ % 3;
-    return pick == 0 ? 0 : pick == 1 ? tc->size - 1 : (tc->size - 1) / 2;
-}
-
-/* ---- one operation: its buffers, how to fill and check them ---- */
-typedef struct {
-    int type, in_place, seed, root;
-    test_comm *tc;
-    long long base;             /* the counts' base */
-    int *counts, *displs;       /* in the root's elements (the cases' receive type; every
-                                 * rank knows them, only the root passes them) */
-    long long total, slots;     /* the root's elements incl. gaps; its sendbuf's slots */
-    long long recv_slots;       /* recvbuf's slots */
-    void *send, *recv;          /* send: the root's only */
-} sv_op;
-
-static double slot_get(const sv_op * o, const void *buf, long long s)
-{
-    return slot_of(types[o->type].is_double, buf, s);
-}
-
-static void slot_set(const sv_op * o, void *buf, long long s, long long v)
-{
-    slot_put(types[o->type].is_double, buf, s, v);
-}
-
-static void op_init(sv_op * o, int type, test_comm * tc, long long base, int in_place)
-{
-    const type_case *t = &types[type];
-    size_t slot = t->is_double ? sizeof(double) : sizeof(int);
-    *o = (sv_op) { type, in_place, 0, 0, tc, base, NULL, NULL, 0, 0, 0, NULL, NULL };
-    if (tc->comm == MPI_COMM_NULL)
-        return;
-    o->root = next_root(tc);
-    o->counts = malloc(sizeof(int) * tc->size);
-    o->displs = malloc(sizeof(int) * tc->size);
-    for (int r = tc->size - 1; r >= 0; r--) {     /* reversed rank order, a gap before each */
-        o->counts[r] = base == 0 || r % 3 == 1 ? 0 : (int) base + r % 2;
-        o->displs[r] = (int) o->total + 1;
-        o->total += o->counts[r] + 1;
-    }
-    o->recv_slots = (long long) o->counts[tc->rank] * t->ext + 1;
-    o->recv = malloc((size_t) o->recv_slots * slot);
-    if (tc->rank == o->root) {
-        o->slots = (o->total + 1) * t->ext;
-        o->send = malloc((size_t) o->slots * slot);
-    }
-}
-
-static void op_free(sv_op * o)
-{
-    free(o->counts);
-    free(o->displs);
-    free(o->send);
-    free(o->recv);
-}
-
-/* slot of data value k of rank r's block in the root's sendbuf */
-static long long data_slot(const sv_op * o, int r, long long k)
-{
-    const type_case *t = &types[o->type];
-    return (o->displs[r] + k / t->ndata) * t->ext + t->off[k % t->ndata];
-}
-
-/* slot of data value k in recvbuf (the receive side's layout equals the root's) */
-static long long recv_slot(const sv_op * o, long long k)
-{
-    const type_case *t = &types[o->type];
-    return k / t->ndata * t->ext + t->off[k % t->ndata];
-}
-
 /* the root's sendbuf: every rank's block at its displacement, SEND_HOLE elsewhere;
  * recvbuf: SENTINEL */
-static void op_fill(sv_op * o)
+static void op_fill(rv_op * o)
 {
     const type_case *t = &types[o->type];
     for (long long s = 0; s < o->slots; s++)
-        slot_set(o, o->send, s, SEND_HOLE);
-    for (long long s = 0; s < o->recv_slots; s++)
-        slot_set(o, o->recv, s, SENTINEL);
-    for (int r = 0; o->send && r < o->tc->size; r++)
+        slot_set(o, o->all, s, SEND_HOLE);
+    for (long long s = 0; s < o->own_slots; s++)
+        slot_set(o, o->own, s, SENTINEL);
+    for (int r = 0; o->all && r < o->tc->size; r++)
         for (long long k = 0; k < (long long) o->counts[r] * t->ndata; k++)
-            slot_set(o, o->send, data_slot(o, r, k), input(r, k, o->seed));
+            slot_set(o, o->all, data_slot(o, r, k), input(r, k, o->seed));
 }
 
-static void report(const sv_op * o, const char *form, const char *what, long long bad,
+static void report(const rv_op * o, const char *form, const char *what, long long bad,
                    long long first, double got, long long want)
 {
     if (bad && errors++ < 10)
@@ -155,7 +73,7 @@ static void report(const sv_op * o, const char *form, const char *what, long lon
                 want == SENTINEL ? " (the sentinel: a hole or past the end)" : "");
 }
 
-static void op_check(const sv_op * o, const char *form)
+static void op_check(const rv_op * o, const char *form)
 {
     const type_case *t = &types[o->type];
     int me = o->tc->rank;
@@ -164,16 +82,16 @@ static void op_check(const sv_op * o, const char *form)
 
     /* recvbuf: this rank's block (not the root's in place: recvbuf is not passed) */
     if (!(o->in_place && me == o->root)) {
-        char *is_data = calloc((size_t) o->recv_slots, 1);
+        char *is_data = calloc((size_t) o->own_slots, 1);
         for (long long k = 0; k < (long long) o->counts[me] * t->ndata; k++) {
-            long long s = recv_slot(o, k), w = input(me, k, o->seed);
-            double g = slot_get(o, o->recv, s);
+            long long s = own_slot(o, k), w = input(me, k, o->seed);
+            double g = slot_get(o, o->own, s);
             is_data[s] = 1;
             if (g != (double) w && bad++ == 0)
                 first = s, got = g, want = w;
         }
-        for (long long s = 0; s < o->recv_slots; s++) {
-            double g = slot_get(o, o->recv, s);
+        for (long long s = 0; s < o->own_slots; s++) {
+            double g = slot_get(o, o->own, s);
             if (!is_data[s] && g != (double) SENTINEL && bad++ == 0)
                 first = s, got = g, want = SENTINEL;
         }
@@ -188,13 +106,13 @@ static void op_check(const sv_op * o, const char *form)
     for (int r = 0; r < o->tc->size; r++)
         for (long long k = 0; k < (long long) o->counts[r] * t->ndata; k++) {
             long long s = data_slot(o, r, k), w = input(r, k, o->seed);
-            double g = slot_get(o, o->send, s);
+            double g = slot_get(o, o->all, s);
             is_data[s] = 1;
             if (g != (double) w && bad++ == 0)
                 first = s, got = g, want = w;
         }
     for (long long s = 0; s < o->slots; s++) {
-        double g = slot_get(o, o->send, s);
+        double g = slot_get(o, o->all, s);
         if (!is_data[s] && g != (double) SEND_HOLE && bad++ == 0)
             first = s, got = g, want = SEND_HOLE;
     }
@@ -203,37 +121,37 @@ static void op_check(const sv_op * o, const char *form)
 }
 
 /* every call on a comm of several ranks: only the root knows whether there are data */
-static void count_call(const sv_op * o, int schedule)
+static void count_call(const rv_op * o, int schedule)
 {
     count_call_on(schedule ? F_ISV : F_SV, o->tc);
 }
 
 /* the arguments: sendbuf, sendcounts and displs NULL but at the root; the root's recvbuf
  * MPI_IN_PLACE in place */
-static void op_args(const sv_op * o, const int **sc, const int **sd, void **rb, int *rc)
+static void op_args(const rv_op * o, const int **sc, const int **sd, void **rb, int *rc)
 {
     int at_root = o->tc->rank == o->root;
     *sc = at_root ? o->counts : NULL;
     *sd = at_root ? o->displs : NULL;
-    *rb = o->in_place && at_root ? MPI_IN_PLACE : o->recv;
+    *rb = o->in_place && at_root ? MPI_IN_PLACE : o->own;
     *rc = o->counts[o->tc->rank] * types[o->type].send_per_recv;
 }
 
-static void op_blocking(sv_op * o)
+static void op_blocking(rv_op * o)
 {
     const int *sc, *sd;
     void *rb;
     int rc;
     op_fill(o);
     op_args(o, &sc, &sd, &rb, &rc);
-    MPI_Scatterv(o->send, sc, sd, types[o->type].recv, rb, rc, types[o->type].send, o->root,
+    MPI_Scatterv(o->all, sc, sd, types[o->type].recv, rb, rc, types[o->type].send, o->root,
                  o->tc->comm);
     count_call(o, 0);
     op_check(o, "");
 }
 
 /* start o non-blocking, or (persistent) init it */
-static void op_start(sv_op * o, int persistent, MPI_Request * req)
+static void op_start(rv_op * o, int persistent, MPI_Request * req)
 {
     const type_case *t = &types[o->type];
     const int *sc, *sd;
@@ -241,14 +159,14 @@ static void op_start(sv_op * o, int persistent, MPI_Request * req)
     int rc;
     op_args(o, &sc, &sd, &rb, &rc);
     if (persistent)
-        MPI_Scatterv_init(o->send, sc, sd, t->recv, rb, rc, t->send, o->root, o->tc->comm,
+        MPI_Scatterv_init(o->all, sc, sd, t->recv, rb, rc, t->send, o->root, o->tc->comm,
                           MPI_INFO_NULL, req);
     else
-        MPI_Iscatterv(o->send, sc, sd, t->recv, rb, rc, t->send, o->root, o->tc->comm, req);
+        MPI_Iscatterv(o->all, sc, sd, t->recv, rb, rc, t->send, o->root, o->tc->comm, req);
     count_call(o, 1);
 }
 
-HIER_MATRIX_DRIVERS(sv_op)
+HIER_MATRIX_DRIVERS(rv_op)
 
 /* ---- the runs (hier_type_cases.h) ---- */
 static const int pers_spec[NPERS][4] = {   /* type, comm, count, in place */
@@ -267,7 +185,7 @@ static long long nb_large_count(int type)
     return big / types[type].ndata / 8;
 }
 
-HIER_TYPED_MATRIX_RUNS(sv_op, "scattervs")
+HIER_TYPED_MATRIX_RUNS(rv_op, "scattervs")
 
 /* the blocking matrix; -full: all of it at each root */
 static void run_blocking_roots(test_comm * tc, int light)
