@@ -41,7 +41,7 @@ static MPII_Hier_blocks a2av_send_side(const MPII_Hier_call * a)
     return (MPII_Hier_blocks) { (void *) a->sendbuf, a->sendcounts, a->sdispls, 0, a->sendtype };
 }
 
-/* packed: 1 copies the blocks of side into the row at row (pack), 0 the row into them */
+/* pack: 1 copies the blocks of side into the row at row, 0 the row into them */
 static int a2av_copy_row(const MPII_Hier_blocks * side, const MPI_Aint * bytes, char *row,
                          int size, int pack)
 {
