@@ -695,7 +695,7 @@ private:
 
     // The main job's plan from what the database holds now.
     void plan_main() {
-        plan_ = plan_tune(options_, db_->tasks(job_.id), db_->points(job_.id), job_.description.nodes, seg_candidates_);
+        plan_ = plan_tune(options_, db_->tasks(job_.id), db_->points(job_.id), job_.description, seg_candidates_);
         if (!plan_.unpredicted.empty())
             throw TuneError("step 2 (model): no prediction for " + plan_.unpredicted.front() +
                             " (task benchmarks missing in " + options_.db_path + ")");
@@ -756,7 +756,7 @@ private:
     // Each further shape's picks from its measurements alone.
     void plan_shapes() {
         for (ShapeRun& run : shapes_) {
-            run.plan = plan_tune(run.options, {}, db_->points(run.job.id), run.job.description.nodes);
+            run.plan = plan_tune(run.options, {}, db_->points(run.job.id), run.job.description);
             if (!run.plan.unpredicted.empty())
                 throw TuneError("step 2 (shape " + to_string(run.shape) + "): no measurement for " +
                                 run.plan.unpredicted.front());

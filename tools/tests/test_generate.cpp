@@ -192,6 +192,14 @@ TEST(GenerateMapping, WhatATreeMayRun) {
     EXPECT_TRUE(tree_can_run(key("bcast", 1024, "hier", {{"MPIR_CVAR_BCAST_HIER_SEGSIZE", "16384"}}), 4, 2));
     // smp falls back to MPICH's selection without a node hierarchy
     EXPECT_FALSE(tree_can_run(key("bcast", 1024, "smp"), 4, 1));
+    // conditions the job's layout decides (grammar::requirements)
+    EXPECT_TRUE(tree_can_run(key("scan", 1024, "smp"), 4, 2));
+    EXPECT_FALSE(tree_can_run(key("scan", 1024, "smp"), 4, 2, false));  // round robin
+    EXPECT_FALSE(layout_meets("MPIR_Scan_intra_smp", 4, 4, true));      // one node
+    EXPECT_TRUE(tree_can_run(key("allgatherv", 1024, "recursive_doubling"), 8, 2));
+    EXPECT_FALSE(tree_can_run(key("allgatherv", 1024, "recursive_doubling"), 6, 2));
+    EXPECT_FALSE(tree_can_run(key("reduce_scatter", 1024, "noncommutative"), 6, 2));
+    EXPECT_TRUE(layout_meets("MPIR_Bcast_intra_binomial", 6, 2, false));
     EXPECT_TRUE(tree_can_run(key("bcast", 1024, "smp"), 4, 2));
     // count >= pof2(ranks): 8 ranks need 8 bytes, 6 ranks 4
     EXPECT_FALSE(tree_can_run(key("reduce", 4, "reduce_scatter_gather"), 8, 2));

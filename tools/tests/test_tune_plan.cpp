@@ -86,7 +86,7 @@ protected:
         for (const auto& [bytes, us] : {std::pair<std::uint64_t, double>{1024, 5}, {8192, at_8k}, {65536, 200}})
             db_->record_point(job_, PointKey{"bcast", bytes, "default", {}}, summary(us * 1e-6, us * 1e-8));
     }
-    TunePlan plan() const { return plan_tune(options_, db_->tasks(job_), db_->points(job_), 2); }
+    TunePlan plan() const { return plan_tune(options_, db_->tasks(job_), db_->points(job_), JobDescription{"box", 4, 2, 2, "block", "b"}); }
     GenerateReport generated() const {
         GenerateOptions generate;
         generate.source = GenerateSource::model;
@@ -375,7 +375,7 @@ TEST_F(MeasuredPlanTest, FurtherShapesShareTheTree) {
     record(65536, "linear", 50);
     record(1024, "binomial", 10);
     record(65536, "binomial", 100);
-    const TunePlan shape = plan_tune(options_, {}, db_->points(job_), 2);
+    const TunePlan shape = plan_tune(options_, {}, db_->points(job_), JobDescription{"box", 2, 2, 1, "block", "b"});
     EXPECT_EQ(shape.comm_size, 2);
     EXPECT_EQ(shape.ppn, 1);
     ASSERT_EQ(shape.cases.size(), 2u);

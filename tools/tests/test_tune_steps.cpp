@@ -41,6 +41,11 @@ TuneOptions options() {
     return o;
 }
 
+// The measured job of options(): 4 ranks on `nodes` nodes, placed as given.
+JobDescription job_on_nodes(int nodes, const std::string& placement = "block") {
+    return JobDescription{"box", 4, nodes, (4 + nodes - 1) / nodes, placement, ""};
+}
+
 bool contains(const std::vector<std::string>& argv, const std::vector<std::string>& run) {
     return std::search(argv.begin(), argv.end(), run.begin(), run.end()) != argv.end();
 }
@@ -706,7 +711,7 @@ TEST(Tune, CasesFromStoredData) {
         point(1024, "sched_binomial", 4096, 11e-6),  point(1024, "sched_binomial", 32768, 14e-6),
         point(65536, "tsp_kary", 4096, 80e-6),       point(65536, "tsp_kary", 32768, 30e-6),
         point(65536, "sched_binomial", 4096, 90e-6), point(65536, "sched_binomial", 32768, 60e-6)};
-    const TunePlan result = plan_tune(options(), stored_tasks(), points, 2);
+    const TunePlan result = plan_tune(options(), stored_tasks(), points, job_on_nodes(2));
     EXPECT_TRUE(result.unpredicted.empty());
     ASSERT_EQ(result.cases.size(), 2u);
     const SizeCase& small = result.cases[0];
@@ -737,7 +742,7 @@ TEST(Tune, ShortMessagesArePredictedAtTheirLength) {
         tasks.push_back(task(name, "tsp_kary", 1024, us * 1e-6));
     TuneOptions o = options();
     o.sizes = {1024, 2048};
-    const TunePlan result = plan_tune(o, tasks, {}, 2);
+    const TunePlan result = plan_tune(o, tasks, {}, job_on_nodes(2));
     ASSERT_EQ(result.cases.size(), 2u);
     for (const ConfigTime& config : result.cases[0].configs)
         if (config.config.find("tsp_kary") != std::string::npos) {
@@ -758,7 +763,7 @@ TEST(Tune, CasesSkipTheRingForBcastAndModelItsIaForAllreduce) {
     const std::vector<std::pair<std::string, double>> ia{{"sr", 1}, {"ia", 2},    {"iasr", 3},
                                                          {"sbiasr", 4}, {"sbia", 5}, {"sb", 6}};
     for (const auto& [name, us] : ia) tasks.push_back(task(name, "tsp_allreduce_ring", 4096, us * 1e-6, "allreduce"));
-    const TunePlan result = plan_tune(o, tasks, {}, 2);
+    const TunePlan result = plan_tune(o, tasks, {}, job_on_nodes(2));
     EXPECT_EQ(result.skipped, std::vector<std::string>{"bcast: inter_algo=tsp_allreduce_ring skipped "
                                                        "(tsp_allreduce_ring is allreduce only)"});
     // no allreduce tasks for kary and binomial: those stay unpredicted, the sizes are not
@@ -780,7 +785,7 @@ TEST(Tune, CasesSkipTheRingForBcastAndModelItsIaForAllreduce) {
 
 TEST(Tune, StockPointWinsWhereMeasuredFaster) {
     std::vector<StoredPoint> points{point(1024, "", 0, 5e-6)};  // default: 5 us < 11 us predicted
-    const TunePlan result = plan_tune(options(), stored_tasks(), points, 2);
+    const TunePlan result = plan_tune(options(), stored_tasks(), points, job_on_nodes(2));
     ASSERT_EQ(result.cases.size(), 2u);
     EXPECT_EQ(result.cases[0].pick, kStockLabel);
     EXPECT_EQ(result.cases[0].configs.back().config, kStockLabel);
@@ -802,7 +807,7 @@ StoredPoint with_noise(StoredPoint point, double relative) {
 // model does not decide: its candidates' measured times do (beyond their noise), and
 // until they are measured the case is a close call for step 2b to time.
 TEST(Tune, CloseCallsAreSettledByTheCandidatesTime) {
-    const auto plan = [](std::vector<StoredPoint> points) { return plan_tune(options(), stored_tasks(), points, 2); };
+    const auto plan = [](std::vector<StoredPoint> points) { return plan_tune(options(), stored_tasks(), points, job_on_nodes(2)); };
     // predicted 11 us (kary; 4096 and 32768 cut 1 KiB alike: one run, timed under 4096)
     // against MPICH's 15 us: a close call, not yet timed
     TunePlan result = plan({point(1024, "", 0, 15e-6)});
@@ -971,7 +976,7 @@ TEST(Tune, FastestMpichAlgorithmIsTheStockCandidate) {
     tree.key.params = {{"MPIR_CVAR_BCAST_TREE_KVAL", "4"}};
     binomial.key.algorithm = "binomial";
     const std::vector<StoredPoint> points{point(1024, "", 0, 5e-6), tree, binomial};
-    const TunePlan result = plan_tune(options(), stored_tasks(), points, 2);
+    const TunePlan result = plan_tune(options(), stored_tasks(), points, job_on_nodes(2));
     ASSERT_EQ(result.cases.size(), 2u);
     EXPECT_EQ(result.cases[0].pick, "MPIR_Bcast_intra_tree is_non_blocking=1 k=4 tree_type=kary");
     std::vector<std::string> labels;
@@ -991,6 +996,30 @@ TEST(Tune, FastestMpichAlgorithmIsTheStockCandidate) {
     EXPECT_FALSE(best_stock_points({tree}, "bcast", 4, 2).at(1024).choice.stock);  // no selection measured
 }
 
+// An algorithm forced on a job whose layout fails its condition fell back to MPICH's
+// selection (scan's smp needs ranks numbered node by node): no pick, and a job whose
+// placement meets it may pick it.
+TEST(Tune, AnAlgorithmTheLayoutFailsIsNoCandidate) {
+    TuneOptions o = options();
+    o.collectives = {};
+    o.measured = {"scan"};
+    o.measured_sizes = {1024};
+    StoredPoint smp = point(1024, "", 0, 2e-6);
+    smp.key.collective = "scan";
+    smp.key.algorithm = "smp";
+    StoredPoint selection = point(1024, "", 0, 5e-6);
+    selection.key.collective = "scan";
+    const std::vector<StoredPoint> points{selection, smp};
+    const TunePlan round_robin = plan_tune(o, {}, points, job_on_nodes(2, "round-robin"));
+    ASSERT_EQ(round_robin.cases.size(), 1u);
+    EXPECT_EQ(round_robin.cases[0].pick, kStockLabel);
+    EXPECT_FALSE(round_robin.verify[0].whole_comm);
+    const TunePlan block = plan_tune(o, {}, points, job_on_nodes(2));
+    ASSERT_EQ(block.cases.size(), 1u);
+    EXPECT_EQ(block.cases[0].pick, "MPIR_Scan_intra_smp");
+    EXPECT_TRUE(block.verify[0].whole_comm);
+}
+
 // MPICH's CH4 compositions measured in step 1 compete as its algorithms do, where the
 // forced one ran as itself; a composition pick goes into the CH4 tree of the pair, and
 // step 4 checks its data only.
@@ -1005,7 +1034,7 @@ TEST(Tune, ACh4CompositionIsAStockCandidate) {
     EXPECT_EQ(best_stock_points(points, "bcast", 4, 2).at(1024).label, "MPIDI_Bcast_intra_composition_beta");
     EXPECT_TRUE(best_stock_points(points, "bcast", 4, 1).at(1024).choice.stock);
 
-    TunePlan result = plan_tune(options(), stored_tasks(), points, 2);
+    TunePlan result = plan_tune(options(), stored_tasks(), points, job_on_nodes(2));
     ASSERT_EQ(result.cases.size(), 2u);
     EXPECT_EQ(result.cases[0].pick, "MPIDI_Bcast_intra_composition_beta");
     EXPECT_EQ(result.verify[0], (VerifyCase{"bcast", 1024, false, 0, false}));
@@ -1044,7 +1073,7 @@ TEST(Tune, ACh4CompositionIsAStockCandidate) {
 TEST(Tune, SizesWithoutTasksAreNamed) {
     TuneOptions o = options();
     o.collectives = {"bcast", "allreduce"};  // no allreduce tasks stored
-    const TunePlan result = plan_tune(o, stored_tasks(), {}, 2);
+    const TunePlan result = plan_tune(o, stored_tasks(), {}, job_on_nodes(2));
     EXPECT_EQ(result.cases.size(), 2u);
     EXPECT_EQ(result.unpredicted, (std::vector<std::string>{"allreduce 1024 B", "allreduce 65536 B"}));
 }
@@ -1185,7 +1214,7 @@ TEST(Tune, ACollectiveTunedAtItsOwnSizes) {
     EXPECT_TRUE(contains(tasks[0].argv, {"--max-message", "65536"}));
     EXPECT_TRUE(contains(tasks[0].argv, {"--sizes", "1024,4096"}));  // allgather's sg
     // the plan asks for allgather at its own sizes only
-    const TunePlan plan = plan_tune(o, {}, {}, 2);
+    const TunePlan plan = plan_tune(o, {}, {}, job_on_nodes(2));
     std::vector<std::string> unpredicted = plan.unpredicted;
     EXPECT_EQ(std::count_if(unpredicted.begin(), unpredicted.end(),
                             [](const std::string& what) { return what.rfind("allgather", 0) == 0; }),

@@ -192,10 +192,22 @@ std::optional<csel::Choice> choice_of_point(const PointKey& key) {
     return csel::Choice::container(name, params);
 }
 
-bool tree_can_run(const PointKey& key, int comm_size, int ppn) {
-    if (!choice_of_point(key)) return false;
+bool layout_meets(const std::string& container, int comm_size, int ppn, bool node_consecutive) {
+    const bool pow2 = comm_size > 0 && (comm_size & (comm_size - 1)) == 0;
+    // MPII_Comm_is_node_consecutive: ranks numbered node by node on 2 .. size-1 nodes
+    const bool consecutive = node_consecutive && ppn > 1 && ppn < comm_size;
+    for (const std::string& condition : grammar::requirements(container))
+        if ((condition == "comm_size=pow2" && !pow2) || (condition == "is_node_consecutive=yes" && !consecutive))
+            return false;
+    return true;
+}
+
+bool tree_can_run(const PointKey& key, int comm_size, int ppn, bool node_consecutive) {
+    const std::optional<csel::Choice> choice = choice_of_point(key);
+    if (!choice) return false;
     // MPIR_Comm_is_parent_comm fails with one rank per node: MPICH builds no node comm
     if (key.algorithm == "smp" && ppn == 1) return false;
+    if (!choice->stock && !layout_meets(choice->algorithm, comm_size, ppn, node_consecutive)) return false;
     // count >= comm_ptr->coll.pof2 (count = bytes of MPI_UNSIGNED_CHAR)
     std::uint64_t pof2 = 1;
     while (pof2 * 2 <= static_cast<std::uint64_t>(comm_size)) pof2 *= 2;
@@ -222,15 +234,17 @@ bool tree_can_run(const PointKey& key, int comm_size, int ppn) {
     return true;
 }
 
-std::optional<csel::Choice> tree_choice_of_point(const PointKey& key, int comm_size, int ppn) {
+std::optional<csel::Choice> tree_choice_of_point(const PointKey& key, int comm_size, int ppn, bool node_consecutive) {
     if (const std::optional<csel::Choice> composition = composition_of_point(key))
         return composition_ran(key, comm_size, ppn) ? composition : std::nullopt;
-    return tree_can_run(key, comm_size, ppn) ? choice_of_point(key) : std::nullopt;
+    return tree_can_run(key, comm_size, ppn, node_consecutive) ? choice_of_point(key) : std::nullopt;
 }
 
 std::pair<int, int> tree_position(const JobDescription& job) {
     return {job.ranks, (job.ranks + job.nodes - 1) / job.nodes};
 }
+
+bool node_consecutive(const JobDescription& job) { return job.placement == "block"; }
 
 std::vector<csel::SampledChoice> best_measured(const Job& job, const std::vector<StoredPoint>& points,
                                                const std::string& collective, std::size_t* skipped) {
@@ -240,7 +254,7 @@ std::vector<csel::SampledChoice> best_measured(const Job& job, const std::vector
     for (const StoredPoint& point : points) {
         if (point.key.collective != collective) continue;
         const std::optional<csel::Choice> choice = choice_of_point(point.key);
-        if (!choice || !tree_can_run(point.key, comm_size, ppn)) {
+        if (!choice || !tree_can_run(point.key, comm_size, ppn, node_consecutive(job.description))) {
             ++not_expressible;
             continue;
         }
@@ -303,11 +317,12 @@ Params candidate_params(const han::Candidate& candidate) {
 }
 
 std::map<std::uint64_t, StockPoint> best_stock_points(const std::vector<StoredPoint>& points,
-                                                      const std::string& collective, int comm_size, int ppn) {
+                                                      const std::string& collective, int comm_size, int ppn,
+                                                      bool node_consecutive) {
     std::map<std::uint64_t, StockPoint> selection, forced;
     for (const StoredPoint& point : points) {
         if (point.key.collective != collective || grammar::find(collective, point.key.algorithm)) continue;
-        const std::optional<csel::Choice> choice = tree_choice_of_point(point.key, comm_size, ppn);
+        const std::optional<csel::Choice> choice = tree_choice_of_point(point.key, comm_size, ppn, node_consecutive);
         if (!choice) continue;
         StockPoint candidate{*choice, choice->describe(), point.summary.median, point.summary.relative_half_width()};
         auto& best = choice->stock ? selection : forced;
@@ -475,7 +490,7 @@ std::vector<csel::SampledChoice> model_choices(const MeasureDb& db, const Job& j
     context.ppn = position.second;
     if (context.candidates.empty()) return {};
     const std::map<std::uint64_t, StockPoint> stock =
-        best_stock_points(points, collective, position.first, position.second);
+        best_stock_points(points, collective, position.first, position.second, node_consecutive(job.description));
     context.has_stock = !stock.empty();
     std::vector<std::uint64_t> sizes = options.sizes;
     if (sizes.empty())

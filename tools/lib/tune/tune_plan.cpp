@@ -45,7 +45,8 @@ void measured_options(const TunePlan& plan, const std::string& collective, const
                       std::map<std::uint64_t, Summary>& stock, std::vector<MeasuredOption>& options) {
     for (const StoredPoint& point : points) {
         if (point.key.collective != collective) continue;
-        const std::optional<csel::Choice> choice = tree_choice_of_point(point.key, plan.comm_size, plan.ppn);
+        const std::optional<csel::Choice> choice =
+            tree_choice_of_point(point.key, plan.comm_size, plan.ppn, plan.node_consecutive);
         if (!choice) continue;
         if (choice->stock) {
             stock[point.key.msg_bytes] = point.summary;
@@ -187,7 +188,8 @@ Medians measured_medians(const TunePlan& plan, const std::set<std::string>& coll
         const grammar::Algorithm* hier = grammar::hier_algorithm(collective);
         if (choice && hier && choice->algorithm == hier->container) {
             measured[{collective, point.key.msg_bytes, config_label(choice->params)}] = point.summary;
-        } else if (const std::optional<csel::Choice> mpich = tree_choice_of_point(point.key, plan.comm_size, plan.ppn);
+        } else if (const std::optional<csel::Choice> mpich =
+                       tree_choice_of_point(point.key, plan.comm_size, plan.ppn, plan.node_consecutive);
                    mpich && !grammar::find(collective, point.key.algorithm)) {
             measured[{collective, point.key.msg_bytes, mpich->describe()}] = point.summary;
             if (stock_labels) (*stock_labels)[{collective, point.key.msg_bytes}].push_back(mpich->describe());
@@ -284,11 +286,13 @@ void plan_model_case(TunePlan& plan, const std::string& collective, std::uint64_
 }  // namespace
 
 TunePlan plan_tune(const TuneOptions& options, const std::vector<StoredTask>& tasks,
-                   const std::vector<StoredPoint>& points, int nodes,
+                   const std::vector<StoredPoint>& points, const JobDescription& job,
                    const std::map<std::string, std::vector<han::Candidate>>& seg_candidates) {
     const std::vector<Params> configs = parse_task_configs(options.configs);
     TunePlan plan;
+    const int nodes = job.nodes;
     plan.nodes = nodes;
+    plan.node_consecutive = node_consecutive(job);
     plan.comm_size = options.ranks;
     plan.ppn = (options.ranks + nodes - 1) / std::max(nodes, 1);  // the tree's comm_avg_ppn
     plan.model = options.model;
@@ -305,7 +309,7 @@ TunePlan plan_tune(const TuneOptions& options, const std::vector<StoredTask>& ta
         own.candidates = search_space_candidates(all, space);
 
         const std::map<std::uint64_t, StockPoint> best_stock =
-            best_stock_points(points, collective, plan.comm_size, plan.ppn);
+            best_stock_points(points, collective, plan.comm_size, plan.ppn, plan.node_consecutive);
         own.stock_measured = !best_stock.empty();
         for (std::uint64_t bytes : sizes_of(options, collective)) {
             const auto stock_found = best_stock.find(bytes);

@@ -98,16 +98,29 @@ std::optional<csel::Choice> choice_of_point(const PointKey& key);
 // bench's are reversed, and no key of a tree tests their order), alltoall's and
 // alltoallv's pairwise_sendrecv_replace, ialltoall's and ialltoallv's sched_inplace and
 // ialltoallv's tsp_inplace (MPI_IN_PLACE only: bench's sendbuf never is).
-bool tree_can_run(const PointKey& key, int comm_size, int ppn);
+// node_consecutive: the job's ranks are numbered node by node (block placement), so
+// that MPICH's algorithms needing is_node_consecutive=yes ran as themselves where the
+// job has 2 .. comm_size-1 nodes (layout_meets).
+bool tree_can_run(const PointKey& key, int comm_size, int ppn, bool node_consecutive = true);
+
+// Whether a job of comm_size ranks, ppn per node, meets the conditions of MPICH's
+// container that its layout decides (grammar::requirements: comm_size=pow2,
+// is_node_consecutive=yes).  Where it does not, the algorithm forced through its
+// variable fell back to MPICH's selection (MPII_COLLECTIVE_FALLBACK_CHECK), and a tree
+// puts the container behind the condition, so that such a job would not run it either.
+bool layout_meets(const std::string& container, int comm_size, int ppn, bool node_consecutive);
 
 // What a pair of trees (csel::build_tree_pair) selects for a measured point at
 // comm_size ranks, ppn per node: the forced composition where it ran as itself
 // (composition_ran), else choice_of_point where tree_can_run; nullopt where a tree
 // cannot run what the point measured.
-std::optional<csel::Choice> tree_choice_of_point(const PointKey& key, int comm_size, int ppn);
+std::optional<csel::Choice> tree_choice_of_point(const PointKey& key, int comm_size, int ppn,
+                                                 bool node_consecutive = true);
 
 // The (comm_size, ppn) a job is filed under in the tree.
 std::pair<int, int> tree_position(const JobDescription& job);
+// Whether the job's ranks are numbered node by node (tree_can_run's node_consecutive).
+bool node_consecutive(const JobDescription& job);
 
 // Per size, the fastest point of the collective a tree can run at the job's
 // position (tree_can_run; ties: fewer parameters, then the choice's text).
@@ -141,7 +154,8 @@ struct StockPoint {
     double noise = 0;  // the median's relative CI half-width (Summary::relative_half_width)
 };
 std::map<std::uint64_t, StockPoint> best_stock_points(const std::vector<StoredPoint>& points,
-                                                      const std::string& collective, int comm_size, int ppn);
+                                                      const std::string& collective, int comm_size, int ppn,
+                                                      bool node_consecutive = true);
 
 // hier's container of collective with params (MPIR_<Coll>_intra_hier), and whether a
 // choice is one.

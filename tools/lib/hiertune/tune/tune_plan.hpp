@@ -67,6 +67,7 @@ struct TunePlan {
     int comm_size = 0;  // the tree position of the job (generate.hpp tree_position)
     int ppn = 0;
     int nodes = 0;
+    bool node_consecutive = true;  // the job's ranks numbered node by node (generate.hpp)
     han::ModelOptions model;
     std::map<std::string, CollectivePlan> collectives;
     // per collective and size, in the options' order: the pick and every
@@ -99,9 +100,10 @@ std::vector<CloseCallTiming> untimed_close_calls(const TunePlan& plan);
 // models give: generate.hpp seg_inter_candidates_of).  Configurations without
 // a pipeline for a collective (bcast: inter_algo=tsp_allreduce_ring) are left
 // out and named in `skipped` (task_bench configs_for).  The cases carry the
-// measurements of `points` (measure_plan).
+// measurements of `points` (measure_plan).  job: the measured job, whose nodes
+// and placement decide which of MPICH's algorithms ran as themselves (tree_can_run).
 TunePlan plan_tune(const TuneOptions& options, const std::vector<StoredTask>& tasks,
-                   const std::vector<StoredPoint>& points, int nodes,
+                   const std::vector<StoredPoint>& points, const JobDescription& job,
                    const std::map<std::string, std::vector<han::Candidate>>& seg_candidates = {});
 
 // One alternative to MPICH's selection for a collective without a task model:
