@@ -133,6 +133,9 @@ void TuneCli::bind_tree_and_model(CLI::App& tune) {
     tune.add_flag("--allow-tree-slower", allow_tree_slower_,
                   "Report sizes where the tree is slower than no tree beyond the noise, but exit 0 (e.g. on "
                   "emulated cliques, where timings measure the scheduler)");
+    tune.add_flag("--time-every-size", time_every_size_,
+                  "Step 5: time also the sizes where the tree picked MPICH's selection (by default not: the tree "
+                  "runs there what no tree runs)");
     tune.add_flag("--keep-unproven", keep_unproven_,
                   "Step 5b: keep the picks at sizes where the tree was not measured faster than no tree beyond "
                   "the noise (by default they become MPICH's own selection, and the tree is made, verified and "
@@ -227,6 +230,7 @@ TuneOptions TuneCli::options() const {
     options.tree_tolerance = tree_tolerance_percent_ / 100;
     options.allow_tree_slower = allow_tree_slower_;
     options.keep_unproven = keep_unproven_;
+    options.time_every_size = time_every_size_;
     options.budget_s = budget_s_;
     if (command_->count("--install") > 0) options.install_prefix = install_prefix_.empty() ? mpich_prefix() : install_prefix_;
     options.stock = !no_stock_;

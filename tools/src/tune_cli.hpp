@@ -66,6 +66,7 @@ private:
     double tree_tolerance_percent_ = 5;
     bool allow_tree_slower_ = false;
     bool keep_unproven_ = false;
+    bool time_every_size_ = false;
     double budget_s_ = 0;  // --budget in seconds, 0: none
     std::string install_prefix_;  // --install's value; given without one: mpich_prefix()
     bool prune_ = false;

@@ -186,7 +186,7 @@ int run_tree_rounds(const TuneOptions& options, const std::string& hiertune, con
                     const std::string& title,
                     const std::function<bool(const TimedGroup&, int, const std::string&)>& stored,
                     const std::function<void(const TreeTimingOutput&)>& store, std::ostream& out) {
-    const std::vector<TimedGroup> groups = timed_groups(options);
+    const std::vector<TimedGroup> groups = tree_timed_groups(options);
     int jobs = 0;
     for (int round = 1; round <= options.tree_rounds; ++round)
         for (const bool with_tree : {true, false})
@@ -209,6 +209,18 @@ int run_tree_rounds(const TuneOptions& options, const std::string& hiertune, con
                 ++jobs;
             }
     return jobs;
+}
+
+// The tree timing step 5 stored for a job's tree: a row per size it timed (none where
+// the tree picked MPICH's selection at every size).
+TreeTimingReport stored_tree_timing(const TuneOptions& options, const MeasureDb& db, JobId job,
+                                    const std::string& digest, bool allow_slower) {
+    const std::vector<TreeTimingCase> cases = tree_timing_cases(options, db.tree_timings(job, digest));
+    if (!cases.empty()) return evaluate_tree_timings(cases, options.tree_tolerance, allow_slower);
+    TreeTimingReport none;
+    none.tolerance = options.tree_tolerance;
+    none.allow_slower = allow_slower;
+    return none;
 }
 
 // The one-line error of a tree slower than no tree beyond the noise.
@@ -296,6 +308,9 @@ void tree_timing_step(const TuneOptions& options, const std::string& hiertune, c
     };
     const auto start = std::chrono::steady_clock::now();
     const int jobs = run_tree_rounds(options, hiertune, output_dir, "step 5 (tree timing)", is_stored, store, out);
+    if (!options.same_as_no_tree.empty())
+        out << "not timed: " << options.same_as_no_tree.size()
+            << " sizes where the tree runs MPICH's selection, as no tree does\n";
     if (jobs == 0)
         out << "tree " << digest << " timed in " << options.db_path << " (" << options.tree_rounds
             << " rounds): nothing to measure\n";
@@ -403,8 +418,7 @@ void write_tune_report(const TuneOptions& options, const Job& job, const Measure
     const PickReports reports = validate_picks(options, job, db, plan, time_of, sweep_cut);
     TreeTimingReport tree_report;
     try {
-        tree_report = evaluate_tree_timings(tree_timing_cases(options, db.tree_timings(job.id, digest)),
-                                            options.tree_tolerance, options.allow_tree_slower);
+        tree_report = stored_tree_timing(options, db, job.id, digest, options.allow_tree_slower);
         mark_same_choices(plan, tree_report, reverted);
     } catch (const std::runtime_error& e) {  // ValidationError, or a round missing
         throw TuneError(std::string("step 7 (report): the tree timing: ") + e.what());
@@ -454,8 +468,7 @@ struct ShapeRun {
 // A further shape's tree timing as a report (its same-choice rows marked).
 TreeTimingReport shape_tree_timing(const ShapeRun& run, const MeasureDb& db, const std::string& digest, bool allow) {
     try {
-        TreeTimingReport report = evaluate_tree_timings(
-            tree_timing_cases(run.options, db.tree_timings(run.job.id, digest)), run.options.tree_tolerance, allow);
+        TreeTimingReport report = stored_tree_timing(run.options, db, run.job.id, digest, allow);
         mark_same_choices(run.plan, report, run.reverted);
         return report;
     } catch (const std::runtime_error& e) {
@@ -809,8 +822,14 @@ private:
                      {verify_launch(run.options, hiertune_, options_.tree_path, run.plan.verify)}, out_);
     }
 
+    // The sizes where the tree picked MPICH's selection run what no tree runs: not timed
+    // (fixed here, before step 5b puts more picks back, so that the report finds the
+    // rows step 5 timed).
     void time_tree() {
+        if (!options_.time_every_size) options_.same_as_no_tree = stock_cases(plan_);
         tree_timing_step(options_, hiertune_, job_, *db_, digest_, report_dir_, out_);
+        for (ShapeRun& run : shapes_)
+            if (!run.options.time_every_size) run.options.same_as_no_tree = stock_cases(run.plan);
         for (const ShapeRun& run : shapes_)
             tree_timing_step(run.options, hiertune_, run.job, *db_, digest_,
                              report_dir_ / ("shape-" + to_string(run.shape)), out_);
@@ -826,6 +845,9 @@ private:
             for (const std::string& line : predicted_shape_lines(predicted, basis_)) shapes_text += line + '\n';
         }
         std::vector<std::string> notes = shared_cores_lines(plan_, db_->shared_cores(job_.id), options_.keep_unproven);
+        if (!options_.same_as_no_tree.empty())
+            notes.push_back("tree timing: " + std::to_string(options_.same_as_no_tree.size()) +
+                            " sizes not timed, where the tree picked MPICH's selection (it runs what no tree runs)");
         for (const std::string& line : budget_lines(options_.budget_s, elapsed(), budget_cuts_)) notes.push_back(line);
         for (const std::string& line : spend_lines(spent_, options_.budget_s, elapsed())) notes.push_back(line);
         write_tune_report(options_, job_, *db_, plan_, reverted_, timed_digest_, notes, !budget_cuts_.empty(),
@@ -840,8 +862,7 @@ private:
     void keep_measured_faster_picks() {
         TreeTimingReport timing;
         try {
-            timing = evaluate_tree_timings(tree_timing_cases(options_, db_->tree_timings(job_.id, digest_)),
-                                           options_.tree_tolerance, true);
+            timing = stored_tree_timing(options_, *db_, job_.id, digest_, true);
         } catch (const std::runtime_error& e) {
             throw TuneError(std::string("step 5b: the tree timing: ") + e.what());
         }

@@ -22,7 +22,7 @@ args=(tune -n 4 --nodes 2 -C bcast,allreduce --sizes 2K,24K,200K -s 8K
       --config inter_algo=tsp_kary/sched_binomial/tsp_allreduce_ring,intra_algo=binomial
       --db "$db" -o "$tree" --report "$report" --stock "$stock" --mpiexec "$mpiexec"
       --task-warmup 1 --task-reps 5 --bench-warmup 1 --bench-min-reps 3 --bench-reps 10 --max-time 1
-      --tree-rounds 2 --allow-tree-slower --keep-unproven --allow-cliques)
+      --tree-rounds 2 --allow-tree-slower --keep-unproven --allow-cliques --time-every-size)
 
 echo "== tune"
 start=$SECONDS
@@ -476,6 +476,16 @@ for coll in ("gather", "barrier", "iscatter", "ibarrier"):
     # CH4 hands a non-blocking call to the MPIR level whole: no route mark
     assert not coll.startswith("i") or "whole_comm=1" not in keys(parent), coll
 PY
+
+# step 5 leaves out the sizes where the tree picked MPICH's selection (no --time-every-size):
+# those it names and those the report times make the 6 (collective, size)
+untimed=$(sed -nE "s/^not timed: ([0-9]+) sizes where the tree runs MPICH's selection, as no tree does$/\1/p" "$tmp/ms_out")
+timed=$(sed -nE 's/^tree vs no tree: [0-9]+ of ([0-9]+) sizes slower beyond the noise: .*/\1/p' "$tmp/ms-report/report.txt")
+[ "$((${untimed:-0} + ${timed:-0}))" = 6 ] || fail "step 5: ${untimed:-0} sizes not timed and ${timed:-none} timed, not 6"
+if [ -n "$untimed" ]; then
+    grep -qx "tree timing: $untimed sizes not timed, where the tree picked MPICH's selection (it runs what no tree runs)" \
+        "$tmp/ms-report/report.txt" || fail "the report does not say which sizes step 5 left out"
+fi
 
 echo "== --shapes: further job shapes measured in jobs of their own, keyed in one tree, verified, timed"
 "$hiertune" "${ms[@]}" --shapes 2x1,3x1 > "$tmp/sh_out" 2> "$tmp/sh_err" ||

@@ -279,6 +279,30 @@ TEST(TreeTiming, RoundsStoredAndCases) {
     EXPECT_EQ(cases[0].no_tree, (std::vector<double>{3, 7}));
     EXPECT_EQ(cases[1].tree, (std::vector<double>{2, 6}));
     EXPECT_EQ(cases[1].no_tree, (std::vector<double>{4, 8}));
+    // a size where the tree runs MPICH's selection is not timed, and no case wants it
+    o.same_as_no_tree = {{"bcast", 65536}};
+    const std::vector<TreeTimingCase> timed = tree_timing_cases(o, {stored[0], stored[2], stored[3], stored[5]});
+    ASSERT_EQ(timed.size(), 1u);
+    EXPECT_EQ(timed[0].msg_bytes, 1024u);
+}
+
+// Step 5 times the sizes where the tree picked other than MPICH's selection, each
+// collective's remaining sizes regrouped; a collective with none is left out.
+TEST(Tune, TreeTimingLeavesOutTheSameChoice) {
+    TuneOptions o = options();
+    o.collectives = {"bcast", "reduce"};
+    o.sizes = {1024, 8192, 65536};
+    o.measured = {"gather", "barrier"};
+    o.measured_sizes = {8192};
+    o.same_as_no_tree = {{"bcast", 1024}, {"reduce", 1024}, {"gather", 8192}};
+    const std::vector<TimedGroup> groups = tree_timed_groups(o);
+    ASSERT_EQ(groups.size(), 2u);
+    EXPECT_EQ(groups[0].collectives, (std::vector<std::string>{"bcast", "reduce"}));
+    EXPECT_EQ(groups[0].sizes, (std::vector<std::uint64_t>{8192, 65536}));
+    EXPECT_EQ(groups[1].collectives, (std::vector<std::string>{"barrier"}));
+    o.same_as_no_tree.insert({"barrier", 0});
+    EXPECT_EQ(tree_timed_groups(o).size(), 1u);
+    EXPECT_EQ(timed_groups(o).size(), 3u);  // the steps that measure keep every size
 }
 
 // seg_* inter-node configurations: no task benchmarks (no stand-in), a fit on one

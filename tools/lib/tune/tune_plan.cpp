@@ -134,11 +134,17 @@ void plan_measured(TunePlan& plan, const std::string& collective, const std::vec
 
 }  // namespace
 
+std::set<std::pair<std::string, std::uint64_t>> stock_cases(const TunePlan& plan) {
+    std::set<std::pair<std::string, std::uint64_t>> stock;
+    for (const SizeCase& c : plan.cases)
+        if (c.pick == kStockLabel) stock.insert({c.collective, c.msg_bytes});
+    return stock;
+}
+
 void mark_same_choices(const TunePlan& plan, TreeTimingReport& timing, const std::vector<RevertedPick>& reverted) {
+    const std::set<std::pair<std::string, std::uint64_t>> stock = stock_cases(plan);
     for (TreeTimingRow& row : timing.rows) {
-        row.same_choice = std::any_of(plan.cases.begin(), plan.cases.end(), [&](const SizeCase& c) {
-            return c.collective == row.collective && c.msg_bytes == row.msg_bytes && c.pick == kStockLabel;
-        });
+        row.same_choice = stock.count({row.collective, row.msg_bytes}) > 0;
         row.put_back = std::any_of(reverted.begin(), reverted.end(), [&](const RevertedPick& r) {
             return r.collective == row.collective && r.msg_bytes == row.msg_bytes;
         });

@@ -167,6 +167,24 @@ std::vector<TimedGroup> timed_groups(const TuneOptions& options) {
     return groups;
 }
 
+std::vector<TimedGroup> tree_timed_groups(const TuneOptions& options) {
+    std::vector<TimedGroup> groups;
+    for (const TimedGroup& group : timed_groups(options))
+        for (const std::string& collective : group.collectives) {
+            std::vector<std::uint64_t> sizes;
+            for (std::uint64_t bytes : group.sizes)
+                if (!options.same_as_no_tree.count({collective, bytes})) sizes.push_back(bytes);
+            if (sizes.empty()) continue;
+            const auto same =
+                std::find_if(groups.begin(), groups.end(), [&](const TimedGroup& g) { return g.sizes == sizes; });
+            if (same != groups.end())
+                same->collectives.push_back(collective);
+            else
+                groups.push_back({{collective}, sizes});
+        }
+    return groups;
+}
+
 void split_measured(TuneOptions& options) {
     std::vector<std::string> model;
     for (const std::string& collective : options.collectives) {
@@ -916,7 +934,7 @@ bool tree_round_stored(const TimedGroup& group, const std::vector<TreeTiming>& t
 
 std::vector<TreeTimingCase> tree_timing_cases(const TuneOptions& options, const std::vector<TreeTiming>& timings) {
     std::vector<TreeTimingCase> cases;
-    for (const TimedGroup& group : timed_groups(options))
+    for (const TimedGroup& group : tree_timed_groups(options))
         for (const std::string& collective : group.collectives)
             for (std::uint64_t bytes : group.sizes) {
                 TreeTimingCase c{collective, bytes, {}, {}};

@@ -155,6 +155,10 @@ struct RevertedPick {
 // row for are left.  Returns the picks put back, in plan order.
 std::vector<RevertedPick> keep_measured_faster(TunePlan& plan, const TreeTimingReport& timing);
 
+// The (collective, size) of the plan's cases whose pick is MPICH's selection: the tree
+// runs there what no tree runs.
+std::set<std::pair<std::string, std::uint64_t>> stock_cases(const TunePlan& plan);
+
 // Marks the rows of sizes where the plan's pick is MPICH's selection
 // (TreeTimingRow::same_choice): the tree runs there what no tree runs; of those, the
 // ones step 5b put back (TreeTimingRow::put_back instead).

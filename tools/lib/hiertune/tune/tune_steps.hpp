@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <istream>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -109,6 +110,11 @@ struct TuneOptions {
     int tree_rounds = 3;           // rounds of the two jobs (>= 2)
     double tree_tolerance = 0.05;  // a slower tree fails below ratio 1 - tolerance
     bool allow_tree_slower = false;
+    // (collective, size) where the tree runs MPICH's selection, as no tree does (the
+    // plan's stock picks, set by tune before step 5 unless time_every_size): step 5 does
+    // not time them
+    std::set<std::pair<std::string, std::uint64_t>> same_as_no_tree;
+    bool time_every_size = false;
     // step 5b: keep every pick, also where the tree was not measured faster than no tree
     bool keep_unproven = false;
     // further job shapes inside the allocation, each measured in jobs of its own (every
@@ -146,6 +152,9 @@ std::vector<std::uint64_t> model_sizes(const TuneOptions& options);
 // options.collectives at sizes_of, the measured ones at measured_sizes (or
 // sizes) and barrier at 0, groups with the same sizes merged, empty ones left out.
 std::vector<TimedGroup> timed_groups(const TuneOptions& options);
+// The groups step 5 times: timed_groups without options.same_as_no_tree, regrouped
+// by sizes, empty ones left out.
+std::vector<TimedGroup> tree_timed_groups(const TuneOptions& options);
 
 // Moves the collectives of options.collectives that have no task model into
 // options.measured (in their order), so that -C may name any of them.
@@ -381,8 +390,8 @@ bool same_layout(const JobDescription& a, const JobDescription& b);
 bool tree_round_stored(const TimedGroup& group, const std::vector<TreeTiming>& timings, int round,
                        const std::string& variant);
 
-// Rounds 1 .. options.tree_rounds of both variants per collective and size,
-// in the options' order, for evaluate_tree_timings.  Throws
+// Rounds 1 .. options.tree_rounds of both variants per collective and size of
+// tree_timed_groups, in the options' order, for evaluate_tree_timings.  Throws
 // std::runtime_error naming the first (collective, size, round, variant)
 // missing.
 std::vector<TreeTimingCase> tree_timing_cases(const TuneOptions& options, const std::vector<TreeTiming>& timings);
