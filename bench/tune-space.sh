@@ -10,7 +10,9 @@ tune_inter=tsp_kary/tsp_ring/tsp_allreduce_ring   # tsp_allreduce_ring: allreduc
 tune_intra=binomial/shm
 # without a task model: measured, one choice per job shape (barrier, ibarrier: no size);
 # the non-blocking forms against MPICH's selection and each of its algorithms
-tune_measured=gather,scatter,barrier,ibcast,ireduce,iallreduce,iallgather,igather,iscatter,ibarrier
+tune_measured=gather,scatter,barrier,scan,exscan,reduce_scatter,reduce_scatter_block,allgatherv,alltoall,alltoallv,gatherv,scatterv
+tune_measured+=,ibcast,ireduce,iallreduce,iallgather,igather,iscatter,ibarrier,iscan,iexscan,ireduce_scatter
+tune_measured+=,ireduce_scatter_block,iallgatherv,ialltoall,ialltoallv,igatherv,iscatterv
 tune_measured_sizes=8K:128K
 # further job shapes inside the allocation (nodes x ranks per node), each measured in
 # jobs of its own (every collective above: hier against MPICH's selection, at the
