@@ -150,14 +150,24 @@ std::vector<std::uint64_t> model_sizes(const TuneOptions& options) {
     return {sizes.begin(), sizes.end()};
 }
 
+namespace {
+
+// collective into the group of the same sizes, or a new group at the end
+void add_to_group(std::vector<TimedGroup>& groups, const std::string& collective,
+                  const std::vector<std::uint64_t>& sizes) {
+    const auto same = std::find_if(groups.begin(), groups.end(), [&](const TimedGroup& g) { return g.sizes == sizes; });
+    if (same != groups.end())
+        same->collectives.push_back(collective);
+    else
+        groups.push_back({{collective}, sizes});
+}
+
+}  // namespace
+
 std::vector<TimedGroup> timed_groups(const TuneOptions& options) {
     std::vector<TimedGroup> groups;
     const auto add = [&](const std::string& collective, const std::vector<std::uint64_t>& sizes) {
-        const auto same = std::find_if(groups.begin(), groups.end(), [&](const TimedGroup& g) { return g.sizes == sizes; });
-        if (same != groups.end())
-            same->collectives.push_back(collective);
-        else
-            groups.push_back({{collective}, sizes});
+        add_to_group(groups, collective, sizes);
     };
     for (const std::string& collective : options.collectives) add(collective, sizes_of(options, collective));
     for (const std::string& collective : options.measured)
@@ -174,13 +184,7 @@ std::vector<TimedGroup> tree_timed_groups(const TuneOptions& options) {
             std::vector<std::uint64_t> sizes;
             for (std::uint64_t bytes : group.sizes)
                 if (!options.same_as_no_tree.count({collective, bytes})) sizes.push_back(bytes);
-            if (sizes.empty()) continue;
-            const auto same =
-                std::find_if(groups.begin(), groups.end(), [&](const TimedGroup& g) { return g.sizes == sizes; });
-            if (same != groups.end())
-                same->collectives.push_back(collective);
-            else
-                groups.push_back({{collective}, sizes});
+            if (!sizes.empty()) add_to_group(groups, collective, sizes);
         }
     return groups;
 }
